@@ -1,0 +1,39 @@
+#pragma once
+// Activation functions that can be fused into the epilogue of a kernel.
+// Every kernel that takes an Activation applies it to each output element
+// after bias, exactly as the standalone ONNX op would.
+#include <algorithm>
+#include <cmath>
+
+namespace octet::kernels {
+
+enum class ActKind { none, relu, clip, sigmoid, hard_sigmoid, hard_swish };
+
+struct Activation {
+  ActKind kind = ActKind::none;
+  float min = 0.0f;    // clip lower bound
+  float max = 0.0f;    // clip upper bound
+  float alpha = 0.2f;  // hard_sigmoid slope
+  float beta = 0.5f;   // hard_sigmoid offset
+
+  static Activation relu() { return {ActKind::relu}; }
+  static Activation clip(float lo, float hi) { return {ActKind::clip, lo, hi}; }
+  static Activation sigmoid() { return {ActKind::sigmoid}; }
+  static Activation hard_sigmoid(float a, float b) { return {ActKind::hard_sigmoid, 0, 0, a, b}; }
+  static Activation hard_swish() { return {ActKind::hard_swish}; }
+};
+
+inline float apply(const Activation& act, float x) {
+  switch (act.kind) {
+    case ActKind::none: return x;
+    // max(x, 0) written so that NaN propagates like ONNX Runtime's Relu.
+    case ActKind::relu: return x < 0.0f ? 0.0f : x;
+    case ActKind::clip: return x < act.min ? act.min : (x > act.max ? act.max : x);
+    case ActKind::sigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case ActKind::hard_sigmoid: return std::clamp(act.alpha * x + act.beta, 0.0f, 1.0f);
+    case ActKind::hard_swish: return x * std::clamp(x / 6.0f + 0.5f, 0.0f, 1.0f);
+  }
+  return x;
+}
+
+}  // namespace octet::kernels

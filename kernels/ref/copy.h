@@ -1,0 +1,21 @@
+#pragma once
+// Data movement: transposes, concatenation slices and padding are all strided copies.
+#include <cstdint>
+
+namespace octet::kernels {
+
+// Copies every element of a `rank`-dimensional box of extent `dims` from src (read through
+// src_strides) to dst (written through dst_strides). Strides are in elements of
+// elem_size bytes. Works for any trivially copyable element type.
+void copy_strided(int rank, const int64_t* dims, const void* src, const int64_t* src_strides,
+                  void* dst, const int64_t* dst_strides, int elem_size);
+
+enum class PadMode { constant, reflect, edge };
+
+// Pads a dense row-major x of extent in_dims into a dense y of extent
+// in_dims[i] + pads_begin[i] + pads_end[i]. Negative pads crop. reflect mirrors
+// without repeating the edge element (ONNX semantics); edge repeats it.
+void f32_pad__ref(int rank, const int64_t* in_dims, const int64_t* pads_begin,
+                  const int64_t* pads_end, PadMode mode, float value, const float* x, float* y);
+
+}  // namespace octet::kernels

@@ -1,0 +1,33 @@
+#pragma once
+// Scalar FP32 pooling over NHWC activations.
+#include <cstdint>
+
+namespace octet::kernels {
+
+struct Pool2dShape {
+  int batch = 1;
+  int in_h = 1, in_w = 1, channels = 1;
+  int out_h = 1, out_w = 1;
+  int kernel_h = 1, kernel_w = 1;
+  int stride_h = 1, stride_w = 1;
+  int dilation_h = 1, dilation_w = 1;
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+// Max over the window positions that fall inside the input (padding never wins).
+// With ceil_mode the last window may run past pad_bottom / pad_right; those
+// positions are ignored too.
+void f32_maxpool2d_nhwc__ref(const Pool2dShape& s, const float* input, float* output);
+
+// Average over the window. count_include_pad = false divides by the number of
+// positions inside the input. count_include_pad = true divides by the number of
+// positions inside the padded input (input plus the explicit pads), so a window that
+// runs past the pads in ceil_mode is still not counted beyond them (ONNX Runtime's rule).
+void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input,
+                             float* output);
+
+// Mean over H*W for each (n, c): input [batch][hw][channels] -> output [batch][channels].
+void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input,
+                                  float* output);
+
+}  // namespace octet::kernels
