@@ -1,0 +1,85 @@
+#include "kernels/ref/copy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace octet::kernels {
+
+namespace {
+
+// Calls f(index) for every multi-index of the box `dims`, last dimension fastest.
+template <class F>
+void for_each_index(int rank, const int64_t* dims, F&& f) {
+  for (int d = 0; d < rank; ++d) {
+    if (dims[d] <= 0) return;
+  }
+  std::vector<int64_t> idx(rank, 0);
+  for (;;) {
+    f(idx.data());
+    int d = rank - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+// Maps a coordinate of the padded output (already shifted by pads_begin) onto the input
+// axis of extent n; returns -1 when it falls in the constant padding.
+int64_t source_coord(int64_t i, int64_t n, PadMode mode) {
+  if (i >= 0 && i < n) return i;
+  if (mode == PadMode::constant || n == 0) return -1;
+  if (mode == PadMode::edge) return std::clamp<int64_t>(i, 0, n - 1);
+  if (n == 1) return 0;
+  // Reflect about the edge elements without repeating them: period 2(n-1).
+  const int64_t period = 2 * (n - 1);
+  int64_t r = i % period;
+  if (r < 0) r += period;
+  return r < n ? r : period - r;
+}
+
+}  // namespace
+
+void copy_strided(int rank, const int64_t* dims, const void* src, const int64_t* src_strides,
+                  void* dst, const int64_t* dst_strides, int elem_size) {
+  const auto* s = static_cast<const unsigned char*>(src);
+  auto* d = static_cast<unsigned char*>(dst);
+  for_each_index(rank, dims, [&](const int64_t* idx) {
+    int64_t s_off = 0, d_off = 0;
+    for (int k = 0; k < rank; ++k) {
+      s_off += idx[k] * src_strides[k];
+      d_off += idx[k] * dst_strides[k];
+    }
+    std::memcpy(d + d_off * elem_size, s + s_off * elem_size, elem_size);
+  });
+}
+
+void f32_pad__ref(int rank, const int64_t* in_dims, const int64_t* pads_begin,
+                  const int64_t* pads_end, PadMode mode, float value, const float* x, float* y) {
+  std::vector<int64_t> out_dims(rank);
+  std::vector<int64_t> in_strides(rank);
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    out_dims[d] = in_dims[d] + pads_begin[d] + pads_end[d];
+    in_strides[d] = stride;
+    stride *= in_dims[d];
+  }
+
+  int64_t out = 0;
+  for_each_index(rank, out_dims.data(), [&](const int64_t* idx) {
+    int64_t in_off = 0;
+    for (int d = 0; d < rank; ++d) {
+      const int64_t i = source_coord(idx[d] - pads_begin[d], in_dims[d], mode);
+      if (i < 0) {
+        y[out++] = value;
+        return;
+      }
+      in_off += i * in_strides[d];
+    }
+    y[out++] = x[in_off];
+  });
+}
+
+}  // namespace octet::kernels

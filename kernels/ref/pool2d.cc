@@ -1,0 +1,83 @@
+#include "kernels/ref/pool2d.h"
+
+#include <cstddef>
+#include <limits>
+
+namespace octet::kernels {
+
+namespace {
+
+bool inside(int v, int lo, int hi) { return v >= lo && v < hi; }
+
+}  // namespace
+
+void f32_maxpool2d_nhwc__ref(const Pool2dShape& s, const float* input, float* output) {
+  for (int n = 0; n < s.batch; ++n) {
+    for (int oy = 0; oy < s.out_h; ++oy) {
+      for (int ox = 0; ox < s.out_w; ++ox) {
+        for (int c = 0; c < s.channels; ++c) {
+          // A window with no position inside the input yields lowest(), as in ONNX Runtime.
+          float best = std::numeric_limits<float>::lowest();
+          for (int ky = 0; ky < s.kernel_h; ++ky) {
+            const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+            if (!inside(iy, 0, s.in_h)) continue;
+            for (int kx = 0; kx < s.kernel_w; ++kx) {
+              const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+              if (!inside(ix, 0, s.in_w)) continue;
+              const float v =
+                  input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
+              if (v > best) best = v;
+            }
+          }
+          output[((static_cast<size_t>(n) * s.out_h + oy) * s.out_w + ox) * s.channels + c] = best;
+        }
+      }
+    }
+  }
+}
+
+void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input,
+                             float* output) {
+  for (int n = 0; n < s.batch; ++n) {
+    for (int oy = 0; oy < s.out_h; ++oy) {
+      for (int ox = 0; ox < s.out_w; ++ox) {
+        for (int c = 0; c < s.channels; ++c) {
+          double sum = 0.0;
+          int in_input = 0;
+          int in_padded = 0;
+          for (int ky = 0; ky < s.kernel_h; ++ky) {
+            const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+            for (int kx = 0; kx < s.kernel_w; ++kx) {
+              const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+              if (inside(iy, -s.pad_top, s.in_h + s.pad_bottom) &&
+                  inside(ix, -s.pad_left, s.in_w + s.pad_right)) {
+                ++in_padded;
+              }
+              if (inside(iy, 0, s.in_h) && inside(ix, 0, s.in_w)) {
+                ++in_input;
+                sum += input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
+              }
+            }
+          }
+          const int count = count_include_pad ? in_padded : in_input;
+          // An empty window (only possible with pads >= kernel) averages to 0 rather than 0/0.
+          output[((static_cast<size_t>(n) * s.out_h + oy) * s.out_w + ox) * s.channels + c] =
+              count > 0 ? static_cast<float>(sum / count) : 0.0f;
+        }
+      }
+    }
+  }
+}
+
+void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input,
+                                  float* output) {
+  for (int n = 0; n < batch; ++n) {
+    for (int c = 0; c < channels; ++c) {
+      double sum = 0.0;
+      for (int p = 0; p < hw; ++p) sum += input[(static_cast<size_t>(n) * hw + p) * channels + c];
+      output[static_cast<size_t>(n) * channels + c] = static_cast<float>(sum / hw);
+    }
+  }
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,59 @@
+#include "kernels/ref/reduce.h"
+
+#include <vector>
+
+namespace octet::kernels {
+
+namespace {
+
+// Calls f(index) for every multi-index of the box `dims`, last dimension fastest.
+template <class F>
+void for_each_index(int rank, const int64_t* dims, F&& f) {
+  for (int d = 0; d < rank; ++d) {
+    if (dims[d] <= 0) return;
+  }
+  std::vector<int64_t> idx(rank, 0);
+  for (;;) {
+    f(idx.data());
+    int d = rank - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+}  // namespace
+
+void f32_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* reduced,
+                                  const float* x, const int64_t* x_strides, float* y) {
+  // y is dense over dims with every reduced extent set to 1, so a reduced
+  // dimension has stride 0 in y.
+  std::vector<int64_t> y_strides(rank, 0);
+  int64_t y_count = 1;
+  int64_t reduced_count = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (reduced[d]) {
+      reduced_count *= dims[d];
+    } else {
+      y_strides[d] = y_count;
+      y_count *= dims[d];
+    }
+  }
+
+  std::vector<double> sums(y_count, 0.0);
+  for_each_index(rank, dims, [&](const int64_t* idx) {
+    int64_t x_off = 0, y_off = 0;
+    for (int d = 0; d < rank; ++d) {
+      x_off += idx[d] * x_strides[d];
+      y_off += idx[d] * y_strides[d];
+    }
+    sums[y_off] += x[x_off];
+  });
+  for (int64_t i = 0; i < y_count; ++i) {
+    y[i] = static_cast<float>(sums[i] / static_cast<double>(reduced_count));
+  }
+}
+
+}  // namespace octet::kernels

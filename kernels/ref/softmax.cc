@@ -1,0 +1,25 @@
+#include "kernels/ref/softmax.h"
+
+#include <cmath>
+
+namespace octet::kernels {
+
+void f32_softmax__ref(int64_t outer, int64_t axis_len, int64_t inner, const float* x, float* y) {
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * axis_len * inner + i;
+      float max = x[base];
+      for (int64_t k = 1; k < axis_len; ++k) max = std::fmax(max, x[base + k * inner]);
+      double sum = 0.0;
+      for (int64_t k = 0; k < axis_len; ++k) {
+        sum += std::exp(static_cast<double>(x[base + k * inner]) - max);
+      }
+      for (int64_t k = 0; k < axis_len; ++k) {
+        const int64_t j = base + k * inner;
+        y[j] = static_cast<float>(std::exp(static_cast<double>(x[j]) - max) / sum);
+      }
+    }
+  }
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,254 @@
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <vector>
+
+#include "kernels/ref/conv2d.h"
+#include "kernels/ref/gemm.h"
+#include "tests/kernels/ref_test_util.h"
+
+namespace octet::kernels {
+namespace {
+
+using testing::all_near;
+using testing::random_floats;
+
+std::vector<float> conv(const Conv2dShape& s, const std::vector<float>& in,
+                        const std::vector<float>& w, const float* bias = nullptr,
+                        Activation act = {}) {
+  std::vector<float> out(static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.out_c, -999.0f);
+  f32_conv2d_nhwc__ref(s, in.data(), w.data(), bias, act, out.data());
+  return out;
+}
+
+// Row-major rows x cols values cols * r + c + 1: the data of the hand-computed cases.
+std::vector<float> ramp(int rows, int cols) {
+  std::vector<float> v(static_cast<size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) v[r * cols + c] = static_cast<float>(cols * r + c + 1);
+  return v;
+}
+
+TEST(Conv2dRef, Kernel3x3On4x4NoPadding) {
+  Conv2dShape s;
+  s.in_h = s.in_w = 4;
+  s.kernel_h = s.kernel_w = 3;
+  s.out_h = s.out_w = 2;
+  // in[r][c] = 4r + c + 1, w[ky][kx] = 3ky + kx + 1. By hand:
+  // out(oy, ox) = sum w * (4ky + kx + 1) + (4oy + ox) * sum w = 348 + 45 (4oy + ox).
+  EXPECT_TRUE(all_near(conv(s, ramp(4, 4), ramp(3, 3)), {348, 393, 528, 573}));
+}
+
+TEST(Conv2dRef, PaddingOneWithBiasAndClip) {
+  Conv2dShape s;
+  s.in_h = s.in_w = 4;
+  s.kernel_h = s.kernel_w = 3;
+  s.out_h = s.out_w = 4;
+  s.pad_top = s.pad_left = 1;
+  const float bias = -100.0f;
+  auto out = conv(s, ramp(4, 4), ramp(3, 3), &bias);
+  // Corner (0,0) sees only w[1..2][1..2] over in[0..1][0..1]: 5*1 + 6*2 + 8*5 + 9*6 = 111.
+  EXPECT_FLOAT_EQ(out[0], 111.0f - 100.0f);
+  // (1,1) is the full window of the unpadded case: 348.
+  EXPECT_FLOAT_EQ(out[1 * 4 + 1], 348.0f - 100.0f);
+  // Corner (3,3) sees w[0..1][0..1] over in[2..3][2..3]: 1*11 + 2*12 + 4*15 + 5*16 = 175.
+  EXPECT_FLOAT_EQ(out[3 * 4 + 3], 175.0f - 100.0f);
+
+  auto clipped = conv(s, ramp(4, 4), ramp(3, 3), &bias, Activation::clip(0.0f, 100.0f));
+  EXPECT_FLOAT_EQ(clipped[0], 11.0f);
+  EXPECT_FLOAT_EQ(clipped[1 * 4 + 1], 100.0f);
+  const float big_bias = -200.0f;
+  auto relu = conv(s, ramp(4, 4), ramp(3, 3), &big_bias, Activation::relu());
+  EXPECT_FLOAT_EQ(relu[0], 0.0f);
+  EXPECT_FLOAT_EQ(relu[1 * 4 + 1], 148.0f);
+}
+
+TEST(Conv2dRef, PointwiseMixesChannelsInOnnxWeightOrder) {
+  Conv2dShape s;
+  s.in_w = 2;
+  s.out_w = 2;
+  s.in_c = 2;
+  s.out_c = 3;
+  // NHWC pixels [1,2] and [3,4]; weights [oc][ic].
+  const std::vector<float> in = {1, 2, 3, 4};
+  const std::vector<float> w = {1, 0, 0, 1, 2, -1};
+  const float bias[] = {0.5f, 0.0f, -1.0f};
+  EXPECT_TRUE(all_near(conv(s, in, w, bias), {1.5f, 2, -1, 3.5f, 4, 1}));
+}
+
+TEST(Conv2dRef, DepthwiseKeepsChannelsApart) {
+  Conv2dShape s;
+  s.in_h = s.in_w = 3;
+  s.in_c = s.out_c = s.groups = 2;
+  s.kernel_h = s.kernel_w = 2;
+  s.out_h = s.out_w = 2;
+  // Channel 0 holds v = 3r + c + 1, channel 1 holds 10 v.
+  std::vector<float> in;
+  for (float v : ramp(3, 3)) {
+    in.push_back(v);
+    in.push_back(10 * v);
+  }
+  // ch0: [[1,2],[3,4]] -> 10v + 27; ch1: [[1,0],[0,2]] on 10v -> 30v + 80.
+  const std::vector<float> w = {1, 2, 3, 4, 1, 0, 0, 2};
+  EXPECT_TRUE(all_near(conv(s, in, w), {37, 110, 47, 140, 67, 200, 77, 230}));
+}
+
+TEST(Conv2dRef, Dilation2) {
+  Conv2dShape s;
+  s.in_h = s.in_w = 5;
+  s.kernel_h = s.kernel_w = 3;
+  s.dilation_h = s.dilation_w = 2;
+  s.out_h = s.out_w = 1;
+  // in[r][c] = 5r + c + 1 sampled at r, c in {0, 2, 4}: sum w[ky][kx] * (10ky + 2kx + 1)
+  // = (1+6+15) + (44+65+90) + (147+184+225) = 777.
+  EXPECT_TRUE(all_near(conv(s, ramp(5, 5), ramp(3, 3)), {777}));
+}
+
+TEST(Conv2dRef, Stride2WithPaddingOnlyBottomRight) {
+  Conv2dShape s;
+  s.in_h = s.in_w = 4;
+  s.kernel_h = s.kernel_w = 3;
+  s.stride_h = s.stride_w = 2;
+  s.pad_top = s.pad_left = 0;  // pad_bottom = pad_right = 1
+  s.out_h = (4 + 0 + 1 - 3) / 2 + 1;
+  s.out_w = s.out_h;
+  ASSERT_EQ(s.out_h, 2);
+  // Windows start at rows/cols 0 and 2; the second one runs into the bottom/right pad.
+  // (0,1): 1*3+2*4 + 4*7+5*8 + 7*11+8*12 = 252; (1,0): 1*9+2*10+3*11 + 4*13+5*14+6*15 = 274;
+  // (1,1): 1*11+2*12 + 4*15+5*16 = 175.
+  EXPECT_TRUE(all_near(conv(s, ramp(4, 4), ramp(3, 3)), {348, 252, 274, 175}));
+}
+
+TEST(Conv2dRef, AccumulatesInDouble) {
+  Conv2dShape s;
+  s.in_c = 3;
+  const std::vector<float> in = {1e8f, 1.0f, -1e8f};
+  const std::vector<float> w = {1, 1, 1};
+  // float accumulation in this order gives 0.
+  EXPECT_TRUE(all_near(conv(s, in, w), {1.0f}));
+}
+
+// ---- Independent cross-checks ------------------------------------------------------------
+
+struct Geometry {
+  int batch, in_h, in_w, in_c, out_c, k_h, k_w, stride_h, stride_w, dil_h, dil_w;
+  int pad_top, pad_left, pad_bottom, pad_right, groups;
+};
+
+void PrintTo(const Geometry& g, std::ostream* os) {
+  *os << "n" << g.batch << " in" << g.in_h << "x" << g.in_w << "x" << g.in_c << " out_c" << g.out_c
+      << " k" << g.k_h << "x" << g.k_w << " s" << g.stride_h << "x" << g.stride_w << " d" << g.dil_h
+      << "x" << g.dil_w << " pads(t,l,b,r)=" << g.pad_top << "," << g.pad_left << ","
+      << g.pad_bottom << "," << g.pad_right << " groups" << g.groups;
+}
+
+Conv2dShape make_shape(const Geometry& g) {
+  Conv2dShape s;
+  s.batch = g.batch;
+  s.in_h = g.in_h;
+  s.in_w = g.in_w;
+  s.in_c = g.in_c;
+  s.out_c = g.out_c;
+  s.kernel_h = g.k_h;
+  s.kernel_w = g.k_w;
+  s.stride_h = g.stride_h;
+  s.stride_w = g.stride_w;
+  s.dilation_h = g.dil_h;
+  s.dilation_w = g.dil_w;
+  s.pad_top = g.pad_top;
+  s.pad_left = g.pad_left;
+  s.groups = g.groups;
+  s.out_h = (g.in_h + g.pad_top + g.pad_bottom - g.dil_h * (g.k_h - 1) - 1) / g.stride_h + 1;
+  s.out_w = (g.in_w + g.pad_left + g.pad_right - g.dil_w * (g.k_w - 1) - 1) / g.stride_w + 1;
+  return s;
+}
+
+// Dense conv as im2col followed by the reference GEMM:
+// patches [batch*out_h*out_w][in_c*k_h*k_w] x weights^T, bias broadcast along rows via C.
+std::vector<float> conv_by_im2col_gemm(const Conv2dShape& s, const std::vector<float>& in,
+                                       const std::vector<float>& w, const std::vector<float>& bias) {
+  const int m = s.batch * s.out_h * s.out_w;
+  const int k = s.in_c * s.kernel_h * s.kernel_w;
+  std::vector<float> patches(static_cast<size_t>(m) * k, 0.0f);
+  for (int n = 0; n < s.batch; ++n)
+    for (int oy = 0; oy < s.out_h; ++oy)
+      for (int ox = 0; ox < s.out_w; ++ox) {
+        const int row = (n * s.out_h + oy) * s.out_w + ox;
+        for (int ic = 0; ic < s.in_c; ++ic)
+          for (int ky = 0; ky < s.kernel_h; ++ky)
+            for (int kx = 0; kx < s.kernel_w; ++kx) {
+              const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+              const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+              if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w) continue;
+              const int col = (ic * s.kernel_h + ky) * s.kernel_w + kx;
+              patches[static_cast<size_t>(row) * k + col] =
+                  in[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
+            }
+      }
+  GemmShape g;
+  g.m = m;
+  g.n = s.out_c;
+  g.k = k;
+  g.trans_b = true;  // ONNX conv weights are [out_c][in_c*k_h*k_w]
+  std::vector<float> out(static_cast<size_t>(m) * s.out_c);
+  f32_gemm__ref(g, 1.0f, patches.data(), w.data(), 1.0f, bias.data(), 0, 1, Activation{},
+                out.data());
+  return out;
+}
+
+class Conv2dCrossCheck : public ::testing::TestWithParam<Geometry> {};
+
+TEST_P(Conv2dCrossCheck, DenseMatchesIm2colGemm) {
+  Geometry g = GetParam();
+  g.groups = 1;
+  const Conv2dShape s = make_shape(g);
+  const auto in = random_floats(static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c, 1);
+  const auto w = random_floats(static_cast<size_t>(s.out_c) * s.in_c * s.kernel_h * s.kernel_w, 2);
+  const auto bias = random_floats(s.out_c, 3);
+  EXPECT_TRUE(all_near(conv(s, in, w, bias.data()), conv_by_im2col_gemm(s, in, w, bias), 1e-5, 1e-6));
+}
+
+TEST_P(Conv2dCrossCheck, GroupedMatchesPerGroupDense) {
+  const Conv2dShape s = make_shape(GetParam());
+  const int icg = s.in_c / s.groups;
+  const int ocg = s.out_c / s.groups;
+  const auto in = random_floats(static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c, 4);
+  const auto w = random_floats(static_cast<size_t>(s.out_c) * icg * s.kernel_h * s.kernel_w, 5);
+  const auto bias = random_floats(s.out_c, 6);
+  const auto grouped = conv(s, in, w, bias.data());
+
+  const int pixels_in = s.batch * s.in_h * s.in_w;
+  const int pixels_out = s.batch * s.out_h * s.out_w;
+  const int w_per_oc = icg * s.kernel_h * s.kernel_w;
+  std::vector<float> expected(grouped.size());
+  for (int gi = 0; gi < s.groups; ++gi) {
+    Conv2dShape d = s;
+    d.groups = 1;
+    d.in_c = icg;
+    d.out_c = ocg;
+    std::vector<float> in_g(static_cast<size_t>(pixels_in) * icg);
+    for (int p = 0; p < pixels_in; ++p)
+      for (int c = 0; c < icg; ++c) in_g[p * icg + c] = in[p * s.in_c + gi * icg + c];
+    const std::vector<float> w_g(w.begin() + gi * ocg * w_per_oc, w.begin() + (gi + 1) * ocg * w_per_oc);
+    const auto out_g = conv(d, in_g, w_g, bias.data() + gi * ocg);
+    for (int p = 0; p < pixels_out; ++p)
+      for (int c = 0; c < ocg; ++c) expected[p * s.out_c + gi * ocg + c] = out_g[p * ocg + c];
+  }
+  EXPECT_TRUE(all_near(grouped, expected));
+}
+
+// batch, in_h, in_w, in_c, out_c, k_h, k_w, stride_h, stride_w, dil_h, dil_w,
+// pad_top, pad_left, pad_bottom, pad_right, groups
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, Conv2dCrossCheck,
+    ::testing::Values(Geometry{1, 5, 5, 4, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+                      Geometry{2, 7, 6, 6, 9, 3, 2, 2, 1, 1, 1, 1, 0, 1, 1, 3},
+                      Geometry{1, 9, 9, 4, 4, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 4},
+                      Geometry{3, 1, 1, 8, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},
+                      Geometry{1, 8, 7, 3, 6, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 3},
+                      Geometry{2, 6, 6, 5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},
+                      Geometry{1, 6, 5, 3, 6, 5, 5, 1, 2, 1, 1, 2, 2, 2, 2, 3},
+                      Geometry{1, 4, 4, 2, 3, 2, 2, 3, 3, 1, 1, 0, 0, 2, 2, 1}));
+
+}  // namespace
+}  // namespace octet::kernels

@@ -1,0 +1,135 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "kernels/ref/pool2d.h"
+#include "tests/kernels/ref_test_util.h"
+
+namespace octet::kernels {
+namespace {
+
+using testing::all_near;
+
+std::vector<float> maxpool(const Pool2dShape& s, const std::vector<float>& in) {
+  std::vector<float> out(static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.channels, -999.0f);
+  f32_maxpool2d_nhwc__ref(s, in.data(), out.data());
+  return out;
+}
+
+std::vector<float> avgpool(const Pool2dShape& s, bool count_include_pad,
+                           const std::vector<float>& in) {
+  std::vector<float> out(static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.channels, -999.0f);
+  f32_avgpool2d_nhwc__ref(s, count_include_pad, in.data(), out.data());
+  return out;
+}
+
+// Row-major rows x cols values cols * r + c + 1.
+std::vector<float> ramp(int rows, int cols) {
+  std::vector<float> v(static_cast<size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) v[r * cols + c] = static_cast<float>(cols * r + c + 1);
+  return v;
+}
+
+TEST(MaxPool2dRef, PaddingNeverWinsOverNegativeValues) {
+  Pool2dShape s;
+  s.in_h = s.in_w = 3;
+  s.out_h = s.out_w = 3;
+  s.kernel_h = s.kernel_w = 3;
+  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+  std::vector<float> in = ramp(3, 3);
+  for (float& v : in) v = -v;
+  // The max of -(3r + c + 1) is at the smallest valid r and c of each window; a padded 0
+  // would win everywhere if padding were counted.
+  EXPECT_TRUE(all_near(maxpool(s, in), {-1, -1, -2, -1, -1, -2, -4, -4, -5}));
+}
+
+// 4x4 input, kernel 3, stride 2, pads 1 on every side, ceil_mode: out = ceil(3 / 2) + 1 = 3.
+// Window rows/cols: {-1..1}, {1..3}, {3..5}; the last runs one past the bottom/right pad.
+Pool2dShape ceil_mode_shape() {
+  Pool2dShape s;
+  s.in_h = s.in_w = 4;
+  s.out_h = s.out_w = 3;
+  s.kernel_h = s.kernel_w = 3;
+  s.stride_h = s.stride_w = 2;
+  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+  return s;
+}
+
+TEST(MaxPool2dRef, CeilModeTwoChannels) {
+  Pool2dShape s = ceil_mode_shape();
+  s.channels = 2;
+  std::vector<float> in;
+  for (float v : ramp(4, 4)) {
+    in.push_back(v);
+    in.push_back(-v);  // the max of -v picks the smallest v: tests the window's low edge
+  }
+  const std::vector<float> want = {6,  -1,  8,  -2,  8,  -4,  14, -5, 16,
+                                   -6, 16,  -8, 14,  -13, 16, -14, 16, -16};
+  EXPECT_TRUE(all_near(maxpool(s, in), want));
+}
+
+TEST(MaxPool2dRef, Dilation2SkipsNeighbours) {
+  Pool2dShape s;
+  s.in_h = s.in_w = 5;
+  s.out_h = s.out_w = 3;
+  s.kernel_h = s.kernel_w = 2;
+  s.dilation_h = s.dilation_w = 2;
+  std::vector<float> in(25, 0.0f);
+  in[1 * 5 + 1] = 9.0f;
+  // Window (y, x) samples rows {y, y+2} and cols {x, x+2}: only (1,1) reaches in[1][1].
+  std::vector<float> want(9, 0.0f);
+  want[1 * 3 + 1] = 9.0f;
+  EXPECT_TRUE(all_near(maxpool(s, in), want));
+  want[1 * 3 + 1] = 9.0f / 4.0f;
+  EXPECT_TRUE(all_near(avgpool(s, false, in), want));
+}
+
+TEST(MaxPool2dRef, BatchesAreIndependent) {
+  Pool2dShape s;
+  s.batch = 2;
+  s.in_h = s.in_w = 2;
+  s.kernel_h = s.kernel_w = 2;
+  const std::vector<float> in = {1, 5, 2, 3, -7, -2, -3, -4};
+  EXPECT_TRUE(all_near(maxpool(s, in), {5, -2}));
+}
+
+// Sums over the in-input part of each ceil-mode window of ramp(4, 4):
+// rows/cols inside the input are {0,1}, {1,2,3}, {3}.
+const std::vector<float> kCeilSums = {14, 30, 12, 57, 99, 36, 27, 45, 16};
+
+TEST(AvgPool2dRef, CeilModeExcludingPad) {
+  // Divisors are the in-input counts {2,3,1} x {2,3,1}.
+  const std::vector<float> want = {14.0f / 4, 30.0f / 6, 12.0f / 2, 57.0f / 6, 99.0f / 9,
+                                   36.0f / 3, 27.0f / 2, 45.0f / 3, 16.0f / 1};
+  EXPECT_TRUE(all_near(avgpool(ceil_mode_shape(), false, ramp(4, 4)), want, 1e-6));
+}
+
+TEST(AvgPool2dRef, CeilModeIncludingPadStopsAtThePads) {
+  // Divisors count the pads but not the ceil-mode overrun: {3,3,2} x {3,3,2}.
+  const std::vector<float> want = {14.0f / 9, 30.0f / 9, 12.0f / 6, 57.0f / 9, 99.0f / 9,
+                                   36.0f / 6, 27.0f / 6, 45.0f / 6, 16.0f / 4};
+  EXPECT_TRUE(all_near(avgpool(ceil_mode_shape(), true, ramp(4, 4)), want, 1e-6));
+}
+
+TEST(AvgPool2dRef, NoPaddingStride2) {
+  Pool2dShape s;
+  s.in_h = s.in_w = 4;
+  s.out_h = s.out_w = 2;
+  s.kernel_h = s.kernel_w = 2;
+  s.stride_h = s.stride_w = 2;
+  // Means of {1,2,5,6}, {3,4,7,8}, {9,10,13,14}, {11,12,15,16}.
+  EXPECT_TRUE(all_near(avgpool(s, true, ramp(4, 4)), {3.5f, 5.5f, 11.5f, 13.5f}));
+  EXPECT_TRUE(all_near(avgpool(s, false, ramp(4, 4)), {3.5f, 5.5f, 11.5f, 13.5f}));
+}
+
+TEST(GlobalAvgPoolRef, MeanPerBatchAndChannel) {
+  // [batch 2][hw 3][channels 2]
+  const std::vector<float> in = {1, 10, 2, 20, 6, 60, -1, 0, -2, 0, -3, 3};
+  std::vector<float> out(4, -999.0f);
+  f32_global_avgpool_nhwc__ref(2, 3, 2, in.data(), out.data());
+  EXPECT_TRUE(all_near(out, {3, 30, -2, 1}));
+}
+
+}  // namespace
+}  // namespace octet::kernels
