@@ -1,0 +1,38 @@
+// ONNX Runtime as a test oracle: runs a model through tools/ort/ort_run.mjs (Node + the
+// onnxruntime-node pinned in third_party/onnxruntime-node) and hands back its outputs.
+//
+// Tests that need it skip when it is missing:
+//   if (auto why = octet::testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+//
+// Environment: OCTET_NODE picks the node binary (default: `node` on PATH); OCTET_ORT_NODE_DIR
+// (read by the runner) points at another folder holding node_modules/onnxruntime-node.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "tools/npy.h"
+
+namespace octet::testing {
+
+struct OrtOptions {
+  int threads = 1;                // intra-op threads; inter-op is always 1, execution sequential
+  std::string graph_opt = "all";  // disabled | basic | extended | all
+};
+
+// Why ONNX Runtime cannot be used (node missing, onnxruntime-node not installed, ...), with the
+// command that fixes it; empty when it is available. Checked once per process.
+std::string ort_unavailable_reason();
+
+// The ONNX Runtime version the runner loads ("1.30.0"), or "" when unavailable.
+std::string ort_version();
+
+// Runs the model in ONNX Runtime (CPU) on `inputs` (by input name) and returns every model output
+// by name. Works in a fresh temporary directory that is removed afterwards. Throws
+// std::runtime_error carrying the runner's stderr if ONNX Runtime is unavailable or fails.
+// Input names must not contain '=' (the runner's NAME=FILE syntax).
+std::map<std::string, npy::Array> run_ort(const std::string& model_path,
+                                          const std::map<std::string, npy::Array>& inputs,
+                                          const OrtOptions& opt = {});
+
+}  // namespace octet::testing

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Installs what octet needs to build and test on Debian 12 (bookworm), then ONNX Runtime's Node
+# binding (the reference oracle) into third_party/onnxruntime-node/node_modules.
+# Idempotent: a second run installs nothing and says so.
+#
+#   tools/setup.sh           # apt packages + onnxruntime-node
+#   tools/setup.sh --no-ort  # apt packages only
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ORT_DIR="$ROOT/third_party/onnxruntime-node"
+
+# nodejs and npm are handled apart: they are installed only if the commands are missing, so a
+# newer Node (e.g. NodeSource's, whose npm is not a Debian package) is never replaced.
+APT_PACKAGES=(
+  build-essential cmake ninja-build git pkg-config
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  libxsimd-dev libcpuinfo-dev libpthreadpool-dev
+  libbenchmark-dev libgtest-dev libgmock-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev zlib1g-dev
+  dataset-fashion-mnist
+)
+
+with_ort=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-ort) with_ort=0 ;;
+    -h|--help) sed -n '2,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "setup: $*"; }
+
+# --- Debian packages -------------------------------------------------------------------------
+installed() {
+  [[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" == ii* ]]
+}
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  installed "$p" || missing+=("$p")
+done
+if ! command -v node >/dev/null 2>&1; then missing+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then
+  # Debian's npm would sit on top of a Node that did not come with it; only add it to Debian's own.
+  if command -v node >/dev/null 2>&1 && ! installed nodejs; then
+    echo "setup.sh: 'node' is installed outside apt but 'npm' is missing; install npm with that Node" >&2
+    exit 1
+  fi
+  missing+=(npm)
+fi
+
+if ((${#missing[@]} == 0)); then
+  say "all apt packages are present (node $(node --version), npm $(npm --version 2>/dev/null))"
+else
+  if ((EUID == 0)); then
+    SUDO=()
+  elif command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    echo "setup.sh: need root or sudo to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  say "installing apt packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# --- ONNX Runtime (Node binding) -------------------------------------------------------------
+if ((with_ort == 0)); then
+  say "--no-ort: not installing onnxruntime-node"
+  exit 0
+fi
+
+# npm ci is redone only when the lock file changed since the last successful install.
+stamp="$ORT_DIR/node_modules/.octet-lock.sha256"
+want="$(sha256sum "$ORT_DIR/package-lock.json" | cut -d' ' -f1)"
+if [[ -d "$ORT_DIR/node_modules/onnxruntime-node" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+  say "onnxruntime-node is up to date in third_party/onnxruntime-node/node_modules"
+else
+  # --ignore-scripts: the package's postinstall downloads CUDA/TensorRT providers from NuGet and
+  # fails offline; the CPU binaries we use ship inside the npm tarball.
+  say "installing onnxruntime-node: (cd third_party/onnxruntime-node && npm ci --ignore-scripts)"
+  (cd "$ORT_DIR" && npm ci --ignore-scripts --no-audit --no-fund)
+  echo "$want" > "$stamp"
+fi
+
+say "checking the runner: $(node "$ROOT/tools/ort/ort_run.mjs" --version)"
