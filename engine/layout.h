@@ -1,0 +1,41 @@
+#pragma once
+// Physical layouts of runtime tensors. Shapes stay in ONNX logical order (N, C, H, W);
+// a layout says in which order those dimensions are laid out in memory.
+#include <cstdint>
+#include <vector>
+
+#include "engine/ir.h"
+
+namespace octet {
+
+enum class Layout : uint8_t {
+  row_major,      // logical order, last dimension contiguous
+  channels_last,  // for rank >= 3: N, spatial..., C (NHWC for rank 4)
+};
+
+const char* layout_name(Layout l);
+
+// Memory order of the logical dimensions, outermost first.
+std::vector<int> memory_order(int rank, Layout l);
+
+// Strides in elements, indexed by logical dimension.
+std::vector<int64_t> strides_of(const ir::Dims& dims, Layout l);
+
+// True when both layouts put the elements of a tensor of these dims at the same
+// offsets, e.g. NCHW and NHWC with H = W = 1, so switching layouts needs no copy.
+bool same_memory(const ir::Dims& dims, Layout a, Layout b);
+
+struct TensorInfo {
+  ir::DType dtype = ir::DType::f32;
+  ir::Dims dims;
+  Layout layout = Layout::row_major;
+
+  int64_t count() const { return ir::element_count(dims); }
+  size_t bytes() const { return size_t(count()) * ir::dtype_size(dtype); }
+  std::vector<int64_t> strides() const { return strides_of(dims, layout); }
+};
+
+// Copies a tensor from one layout to another (or between any two stride sets).
+void relayout(const TensorInfo& src_info, const void* src, Layout dst_layout, void* dst);
+
+}  // namespace octet

@@ -1,0 +1,77 @@
+#include "engine/op_registry.h"
+
+#include <cstring>
+#include <map>
+
+namespace octet {
+
+const TensorInfo& OpContext::info(size_t i) const {
+  if (!has(i)) fail("input " + std::to_string(i) + " is required");
+  return *in[i];
+}
+
+const ir::TensorData& OpContext::constant(size_t i, const char* what) const {
+  if (!has(i)) fail(std::string(what) + " (input " + std::to_string(i) + ") is required");
+  if (i >= in_const.size() || !in_const[i])
+    fail(std::string(what) + " ('" + node.inputs[i] + "') must be a constant; octet does not "
+         "support it computed at run time");
+  return *in_const[i];
+}
+
+void OpContext::fail(const std::string& msg) const {
+  throw ir::Error(ir::Graph::describe(node) + ", opset " + std::to_string(opset) + ": " + msg);
+}
+
+int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return a;
+}
+
+std::optional<Layout> any_layout(const OpContext&, size_t) { return std::nullopt; }
+std::optional<Layout> want_row_major(const OpContext&, size_t) { return Layout::row_major; }
+std::optional<Layout> want_channels_last(const OpContext&, size_t) { return Layout::channels_last; }
+
+const OpImpl* find_op(const std::string& op_type) {
+  static const std::map<std::string, OpImpl> table = [] {
+    OpTable t;
+    register_conv_ops(t);
+    register_pool_ops(t);
+    register_elementwise_ops(t);
+    register_gemm_ops(t);
+    register_shape_ops(t);
+    register_misc_ops(t);
+    return std::map<std::string, OpImpl>(t.begin(), t.end());
+  }();
+  auto it = table.find(op_type);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+}  // namespace octet
+
+namespace octet {
+
+std::vector<ir::TensorData> evaluate_now(const OpImpl& impl, const OpContext& ctx,
+                                         const std::vector<TensorInfo>& outs,
+                                         const std::vector<const void*>& in) {
+  std::vector<std::vector<std::byte>> bufs;
+  std::vector<void*> out_ptrs;
+  for (const auto& o : outs) {
+    bufs.emplace_back(o.bytes() + 1);  // + 1: a valid address for empty tensors
+    out_ptrs.push_back(bufs.back().data());
+  }
+  impl.build(ctx, in, out_ptrs)();
+  std::vector<ir::TensorData> result;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    ir::TensorData t = ir::TensorData::make(outs[i].dtype, outs[i].dims);
+    if (same_memory(outs[i].dims, outs[i].layout, Layout::row_major))
+      std::memcpy(t.bytes.data(), bufs[i].data(), t.bytes.size());
+    else
+      relayout(outs[i], bufs[i].data(), Layout::row_major, t.bytes.data());
+    result.push_back(std::move(t));
+  }
+  return result;
+}
+
+}  // namespace octet

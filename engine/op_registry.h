@@ -1,0 +1,68 @@
+#pragma once
+// How the planner runs an ONNX op: shape inference, the layouts it wants, and the kernel call.
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/ir.h"
+#include "engine/layout.h"
+
+namespace octet {
+
+// What an op sees of one node while it is being planned.
+struct OpContext {
+  const ir::Node& node;
+  int64_t opset;
+  std::vector<const TensorInfo*> in;            // nullptr for an omitted optional input
+  std::vector<const ir::TensorData*> in_const;  // contents when the input is a constant
+
+  bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }
+  const TensorInfo& info(size_t i) const;
+  // Contents of an input that must be known at plan time (weights, shapes, axes).
+  const ir::TensorData& constant(size_t i, const char* what) const;
+  [[noreturn]] void fail(const std::string& msg) const;  // throws ir::Error naming the node
+};
+
+using Kernel = std::function<void()>;
+
+struct OpImpl {
+  // Layout a non-constant input must arrive in; nullopt accepts any.
+  std::function<std::optional<Layout>(const OpContext&, size_t input)> want_layout;
+  // Output dtypes, dims and layouts from the inputs (whose layouts are final by now).
+  std::function<std::vector<TensorInfo>(const OpContext&)> infer;
+  // The kernel call, with every buffer at its final address.
+  std::function<Kernel(const OpContext&, std::span<const void* const> in, std::span<void* const> out)> build;
+  // Computable from input shapes alone (Shape): folded at plan time even for activations.
+  bool shape_only = false;
+  // Multiply-accumulates per run, for reports (0 when not meaningful).
+  std::function<int64_t(const OpContext&, const std::vector<TensorInfo>& out)> macs;
+};
+
+const OpImpl* find_op(const std::string& op_type);
+
+// Registration, one function per family (engine/ops/*.cc).
+using OpTable = std::vector<std::pair<std::string, OpImpl>>;
+void register_conv_ops(OpTable& t);
+void register_pool_ops(OpTable& t);
+void register_elementwise_ops(OpTable& t);
+void register_gemm_ops(OpTable& t);
+void register_shape_ops(OpTable& t);
+void register_misc_ops(OpTable& t);
+
+// Helpers shared by op files.
+int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank);
+std::optional<Layout> any_layout(const OpContext&, size_t);
+std::optional<Layout> want_row_major(const OpContext&, size_t);
+std::optional<Layout> want_channels_last(const OpContext&, size_t);
+
+}  // namespace octet
+
+namespace octet {
+// Runs one op right away on inputs whose contents are known (constant folding) and
+// returns its outputs in row-major order. `outs` is what impl.infer returned for ctx.
+std::vector<ir::TensorData> evaluate_now(const OpImpl& impl, const OpContext& ctx,
+                                         const std::vector<TensorInfo>& outs,
+                                         const std::vector<const void*>& in);
+}  // namespace octet

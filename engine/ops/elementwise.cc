@@ -1,0 +1,163 @@
+// Element-wise FP32 ops: activations, broadcasting arithmetic and inference BatchNorm.
+#include <limits>
+
+#include "engine/op_registry.h"
+#include "kernels/ref/elementwise.h"
+
+namespace octet {
+namespace {
+
+using kernels::Activation;
+
+void require_f32(const OpContext& c, size_t i) {
+  if (c.info(i).dtype != ir::DType::f32)
+    c.fail(std::string("input ") + std::to_string(i) + " is " + ir::dtype_name(c.info(i).dtype) +
+           "; only float32 is supported");
+}
+
+float scalar_input(const OpContext& c, size_t i, const char* what, float dflt) {
+  if (!c.has(i)) return dflt;
+  const auto& t = c.constant(i, what);
+  if (t.dtype != ir::DType::f32 || t.count() != 1) c.fail(std::string(what) + " must be a float32 scalar");
+  return t.as<float>()[0];
+}
+
+Activation unary_activation(const OpContext& c) {
+  const std::string& op = c.node.op;
+  if (op == "Relu") return Activation::relu();
+  if (op == "Sigmoid") return Activation::sigmoid();
+  if (op == "HardSwish") return Activation::hard_swish();
+  if (op == "HardSigmoid") return Activation::hard_sigmoid(c.node.attrs.f("alpha"), c.node.attrs.f("beta"));
+  const float inf = std::numeric_limits<float>::infinity();
+  return Activation::clip(scalar_input(c, 1, "min", -inf), scalar_input(c, 2, "max", inf));
+}
+
+OpImpl unary_op() {
+  OpImpl u;
+  u.want_layout = any_layout;
+  u.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c, 0);
+    unary_activation(c);  // validates Clip's bounds
+    return {c.info(0)};
+  };
+  u.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    auto act = unary_activation(c);
+    int64_t n = c.info(0).count();
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    return [=] { kernels::f32_unary__ref(act, n, x, y); };
+  };
+  return u;
+}
+
+ir::Dims broadcast_dims(const OpContext& c) {
+  const auto& a = c.info(0).dims;
+  const auto& b = c.info(1).dims;
+  size_t rank = std::max(a.size(), b.size());
+  ir::Dims out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      c.fail("shapes " + ir::dims_str(a) + " and " + ir::dims_str(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Keeps channels-last flowing: the output takes the layout of a full-size input.
+Layout binary_layout(const OpContext& c, const ir::Dims& out) {
+  for (size_t i = 0; i < 2; ++i)
+    if (c.info(i).dims == out && c.info(i).layout == Layout::channels_last && out.size() >= 3)
+      return Layout::channels_last;
+  return Layout::row_major;
+}
+
+kernels::BinaryOp binary_kind(const std::string& op) {
+  if (op == "Add") return kernels::BinaryOp::add;
+  if (op == "Sub") return kernels::BinaryOp::sub;
+  if (op == "Mul") return kernels::BinaryOp::mul;
+  return kernels::BinaryOp::div;
+}
+
+OpImpl binary_op() {
+  OpImpl b;
+  b.want_layout = any_layout;
+  b.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c, 0);
+    require_f32(c, 1);
+    ir::Dims out = broadcast_dims(c);
+    return {{ir::DType::f32, out, binary_layout(c, out)}};
+  };
+  b.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    ir::Dims dims = broadcast_dims(c);
+    const int rank = int(dims.size());
+    if (rank > kernels::kMaxRank) c.fail("rank above 8 is not supported");
+    auto order = memory_order(rank, binary_layout(c, dims));
+    // Input strides indexed like the output's memory order; 0 where an input broadcasts.
+    auto input_strides = [&](size_t i) {
+      const TensorInfo& t = c.info(i);
+      auto s = t.strides();
+      std::vector<int64_t> aligned(size_t(rank), 0);
+      size_t off = size_t(rank) - t.dims.size();
+      for (size_t d = 0; d < t.dims.size(); ++d)
+        aligned[off + d] = t.dims[d] == 1 ? 0 : s[d];
+      std::vector<int64_t> phys(static_cast<size_t>(rank));
+      for (int k = 0; k < rank; ++k) phys[size_t(k)] = aligned[size_t(order[size_t(k)])];
+      return phys;
+    };
+    std::vector<int64_t> phys_dims(static_cast<size_t>(rank));
+    for (int k = 0; k < rank; ++k) phys_dims[size_t(k)] = dims[size_t(order[size_t(k)])];
+    auto sa = input_strides(0), sb = input_strides(1);
+    auto op = binary_kind(c.node.op);
+    auto a = static_cast<const float*>(in[0]);
+    auto bp = static_cast<const float*>(in[1]);
+    auto y = static_cast<float*>(out[0]);
+    return [=] {
+      kernels::f32_binary_strided__ref(op, rank, phys_dims.data(), a, sa.data(), bp, sb.data(),
+                                       Activation{}, y);
+    };
+  };
+  return b;
+}
+
+OpImpl batchnorm_op() {
+  OpImpl bn;
+  bn.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == 0 ? Layout::channels_last : Layout::row_major;
+  };
+  bn.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c, 0);
+    const auto& x = c.info(0);
+    if (x.dims.size() < 2) c.fail("X must have rank >= 2, got " + ir::dims_str(x.dims));
+    for (size_t i = 1; i <= 4; ++i) {
+      require_f32(c, i);
+      if (c.info(i).count() != x.dims[1])
+        c.fail("input " + std::to_string(i) + " must hold one value per channel (" + std::to_string(x.dims[1]) + ")");
+    }
+    return {x};
+  };
+  bn.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const auto& x = c.info(0);
+    int channels = int(x.dims[1]);
+    int64_t pixels = x.count() / std::max<int64_t>(1, channels);
+    float eps = c.node.attrs.f("epsilon");
+    auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
+    auto xs = p(0), scale = p(1), bias = p(2), mean = p(3), var = p(4);
+    auto y = static_cast<float*>(out[0]);
+    return [=] {
+      kernels::f32_batchnorm_channels_last__ref(pixels, channels, xs, scale, bias, mean, var, eps, y);
+    };
+  };
+  return bn;
+}
+
+}  // namespace
+
+void register_elementwise_ops(OpTable& t) {
+  for (const char* op : {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "Clip"}) t.emplace_back(op, unary_op());
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) t.emplace_back(op, binary_op());
+  t.emplace_back("BatchNormalization", batchnorm_op());
+}
+
+}  // namespace octet

@@ -1,0 +1,23 @@
+#include "engine/ops/fused_activation.h"
+
+namespace octet::ops {
+
+kernels::Activation fused_activation(const ir::Node& n) {
+  using kernels::Activation;
+  if (!n.attrs.has("fused_act")) return {};
+  const std::string& kind = n.attrs.s("fused_act");
+  const std::vector<float> p = n.attrs.has("fused_act_params") ? n.attrs.floats("fused_act_params")
+                                                               : std::vector<float>{};
+  if (kind == "Relu") return Activation::relu();
+  if (kind == "Clip") return Activation::clip(p.at(0), p.at(1));
+  if (kind == "Sigmoid") return Activation::sigmoid();
+  if (kind == "HardSigmoid") return Activation::hard_sigmoid(p.at(0), p.at(1));
+  if (kind == "HardSwish") return Activation::hard_swish();
+  throw std::logic_error("unknown fused activation " + kind);
+}
+
+std::string fused_activation_name(const ir::Node& n) {
+  return n.attrs.has("fused_act") ? n.attrs.s("fused_act") : "";
+}
+
+}  // namespace octet::ops

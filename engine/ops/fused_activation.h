@@ -1,0 +1,15 @@
+#pragma once
+// The activation a pass fused into a producer node, stored as node attributes:
+// "fused_act" = op type of the removed activation node, "fused_act_params" = its
+// parameters ([min, max] for Clip, [alpha, beta] for HardSigmoid).
+#include <string>
+
+#include "engine/ir.h"
+#include "kernels/ref/activation.h"
+
+namespace octet::ops {
+
+kernels::Activation fused_activation(const ir::Node& n);
+std::string fused_activation_name(const ir::Node& n);  // "" when none
+
+}  // namespace octet::ops

@@ -1,0 +1,171 @@
+// Softmax, ReduceMean and Pad (FP32).
+#include <cstring>
+#include <memory>
+
+#include "engine/op_registry.h"
+#include "kernels/ref/copy.h"
+#include "kernels/ref/reduce.h"
+#include "kernels/ref/softmax.h"
+
+namespace octet {
+namespace {
+
+void require_f32(const OpContext& c) {
+  if (c.info(0).dtype != ir::DType::f32) c.fail("only float32 input is supported");
+}
+
+OpImpl softmax_op() {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c);
+    normalize_axis(c, c.node.attrs.i("axis"), int64_t(c.info(0).dims.size()));
+    return {{ir::DType::f32, c.info(0).dims, Layout::row_major}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const auto& d = c.info(0).dims;
+    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(d.size()));
+    int64_t outer = 1, len = 1, inner = 1;
+    const bool coerce = c.node.attrs.i("coerce_2d", 0) != 0;
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (int64_t(i) < axis) outer *= d[i];
+      else if (int64_t(i) == axis || coerce) len *= d[i];
+      else inner *= d[i];
+    }
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    return [=] { kernels::f32_softmax__ref(outer, len, inner, x, y); };
+  };
+  return op;
+}
+
+struct Reduction {
+  std::vector<bool> reduced;
+  ir::Dims out;
+  bool identity = false;
+};
+
+Reduction reduction(const OpContext& c) {
+  const auto& d = c.info(0).dims;
+  Reduction r;
+  r.reduced.assign(d.size(), false);
+  std::vector<int64_t> axes;
+  if (c.has(1)) axes = c.constant(1, "axes").to_i64();
+  if (axes.empty()) {
+    if (c.node.attrs.i("noop_with_empty_axes") != 0) r.identity = true;
+    else r.reduced.assign(d.size(), true);
+  }
+  for (int64_t a : axes) r.reduced[size_t(normalize_axis(c, a, int64_t(d.size())))] = true;
+  const bool keep = c.node.attrs.i("keepdims") != 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (!r.reduced[i]) r.out.push_back(d[i]);
+    else if (keep) r.out.push_back(1);
+  }
+  return r;
+}
+
+OpImpl reduce_mean_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c);
+    auto r = reduction(c);
+    if (r.identity) return {c.info(0)};
+    return {{ir::DType::f32, r.out, Layout::row_major}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    auto r = reduction(c);
+    const TensorInfo& x = c.info(0);
+    auto xp = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    if (r.identity) {
+      size_t bytes = x.bytes();
+      return [=] { std::memcpy(y, xp, bytes); };
+    }
+    ir::Dims dims = x.dims;
+    auto strides = x.strides();
+    // vector<bool> has no data(); keep a plain array for the kernel.
+    std::shared_ptr<bool[]> flags(new bool[dims.size()]);
+    for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
+    return [=] {
+      kernels::f32_reduce_mean_strided__ref(int(dims.size()), dims.data(), flags.get(), xp, strides.data(), y);
+    };
+  };
+  return op;
+}
+
+struct PadSpec {
+  std::vector<int64_t> begin, end;
+  kernels::PadMode mode;
+  float value = 0.0f;
+  ir::Dims out;
+};
+
+PadSpec pad_spec(const OpContext& c) {
+  const auto& d = c.info(0).dims;
+  const size_t rank = d.size();
+  auto pads = c.constant(1, "pads").to_i64();
+  std::vector<int64_t> axes;
+  if (c.has(3)) {
+    axes = c.constant(3, "axes").to_i64();
+    for (auto& a : axes) a = normalize_axis(c, a, int64_t(rank));
+  } else {
+    for (size_t i = 0; i < rank; ++i) axes.push_back(int64_t(i));
+  }
+  if (pads.size() != 2 * axes.size())
+    c.fail("pads has " + std::to_string(pads.size()) + " values, expected " + std::to_string(2 * axes.size()));
+  PadSpec p;
+  p.begin.assign(rank, 0);
+  p.end.assign(rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    p.begin[size_t(axes[i])] = pads[i];
+    p.end[size_t(axes[i])] = pads[i + axes.size()];
+  }
+  const std::string& mode = c.node.attrs.s("mode");
+  p.mode = mode == "reflect" ? kernels::PadMode::reflect
+           : mode == "edge"  ? kernels::PadMode::edge
+                             : kernels::PadMode::constant;
+  if (c.has(2)) {
+    const auto& v = c.constant(2, "constant_value");
+    if (v.dtype != ir::DType::f32 || v.count() != 1) c.fail("constant_value must be a float32 scalar");
+    p.value = v.as<float>()[0];
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t e = d[i] + p.begin[i] + p.end[i];
+    if (e < 0) c.fail("pads crop dimension " + std::to_string(i) + " below zero");
+    if (p.mode == kernels::PadMode::reflect && (p.begin[i] >= d[i] || p.end[i] >= d[i]) && (p.begin[i] > 0 || p.end[i] > 0))
+      c.fail("reflect pads must be smaller than the dimension they pad");
+    if (p.mode == kernels::PadMode::edge && d[i] == 0 && e > 0) c.fail("edge-padding an empty dimension");
+    p.out.push_back(e);
+  }
+  return p;
+}
+
+OpImpl pad_op() {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c);
+    return {{ir::DType::f32, pad_spec(c).out, Layout::row_major}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    auto p = pad_spec(c);
+    ir::Dims dims = c.info(0).dims;
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    return [=] {
+      kernels::f32_pad__ref(int(dims.size()), dims.data(), p.begin.data(), p.end.data(), p.mode, p.value, x, y);
+    };
+  };
+  return op;
+}
+
+}  // namespace
+
+void register_misc_ops(OpTable& t) {
+  t.emplace_back("Softmax", softmax_op());
+  t.emplace_back("ReduceMean", reduce_mean_op());
+  t.emplace_back("Pad", pad_op());
+}
+
+}  // namespace octet

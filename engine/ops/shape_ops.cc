@@ -1,0 +1,260 @@
+// Shape arithmetic and data movement: Shape, Gather, Unsqueeze, Squeeze, Reshape, Flatten,
+// Concat, Identity, Dropout, Constant. Any element type; they move bytes, not numbers.
+#include <cstring>
+
+#include "engine/op_registry.h"
+#include "kernels/ref/copy.h"
+
+namespace octet {
+namespace {
+
+Kernel copy_kernel(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+  size_t bytes = c.info(0).bytes();
+  const void* x = in[0];
+  void* y = out[0];
+  return [=] { std::memcpy(y, x, bytes); };
+}
+
+// Ops whose output is the input's bytes in row-major order under another shape.
+OpImpl reshaping_op(std::function<ir::Dims(const OpContext&)> out_dims) {
+  OpImpl op;
+  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == 0 ? std::optional(Layout::row_major) : std::nullopt;
+  };
+  op.infer = [out_dims](const OpContext& c) -> std::vector<TensorInfo> {
+    ir::Dims d = out_dims(c);
+    if (ir::element_count(d) != c.info(0).count())
+      c.fail("cannot reshape " + ir::dims_str(c.info(0).dims) + " (" + std::to_string(c.info(0).count()) +
+             " elements) to " + ir::dims_str(d));
+    return {{c.info(0).dtype, d, Layout::row_major}};
+  };
+  op.build = copy_kernel;
+  return op;
+}
+
+std::vector<int64_t> constant_axes(const OpContext& c, size_t i, int64_t rank) {
+  std::vector<int64_t> axes = c.constant(i, "axes").to_i64();
+  for (auto& a : axes) a = normalize_axis(c, a, rank);
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) c.fail("axes repeat a dimension");
+  return axes;
+}
+
+ir::Dims unsqueeze_dims(const OpContext& c) {
+  const auto& in = c.info(0).dims;
+  int64_t rank = int64_t(in.size() + size_t(c.constant(1, "axes").count()));
+  auto axes = constant_axes(c, 1, rank);
+  ir::Dims out;
+  size_t next = 0, ai = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (ai < axes.size() && axes[ai] == d) { out.push_back(1); ++ai; }
+    else out.push_back(in[next++]);
+  }
+  return out;
+}
+
+ir::Dims squeeze_dims(const OpContext& c) {
+  const auto& in = c.info(0).dims;
+  std::vector<int64_t> axes;
+  if (c.has(1)) axes = constant_axes(c, 1, int64_t(in.size()));
+  ir::Dims out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    bool listed = std::find(axes.begin(), axes.end(), int64_t(d)) != axes.end();
+    if (listed && in[d] != 1) c.fail("cannot squeeze dimension " + std::to_string(d) + " of " + ir::dims_str(in));
+    if (listed || (axes.empty() && in[d] == 1)) continue;
+    out.push_back(in[d]);
+  }
+  return out;
+}
+
+ir::Dims reshape_dims(const OpContext& c) {
+  const auto& in = c.info(0).dims;
+  auto shape = c.constant(1, "shape").to_i64();
+  bool allow_zero = c.node.attrs.i("allowzero", 0) != 0;
+  ir::Dims out(shape.size());
+  int infer_at = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (infer_at >= 0) c.fail("shape has more than one -1");
+      infer_at = int(i);
+      continue;
+    }
+    if (shape[i] < -1) c.fail("shape has a negative extent " + std::to_string(shape[i]));
+    if (shape[i] == 0 && !allow_zero) {
+      if (i >= in.size()) c.fail("shape copies dimension " + std::to_string(i) + " that the input lacks");
+      out[i] = in[i];
+    } else {
+      out[i] = shape[i];
+    }
+    known *= out[i];
+  }
+  if (infer_at >= 0) {
+    int64_t total = ir::element_count(in);
+    if (known == 0 || total % known)
+      c.fail("cannot infer the -1 extent reshaping " + ir::dims_str(in) + " to " + ir::dims_str(shape));
+    out[size_t(infer_at)] = total / known;
+  }
+  return out;
+}
+
+ir::Dims flatten_dims(const OpContext& c) {
+  const auto& in = c.info(0).dims;
+  int64_t axis = c.node.attrs.i("axis");
+  if (axis < 0) axis += int64_t(in.size());
+  if (axis < 0 || axis > int64_t(in.size())) c.fail("axis out of range for " + ir::dims_str(in));
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < in.size(); ++i) (int64_t(i) < axis ? outer : inner) *= in[i];
+  return {outer, inner};
+}
+
+OpImpl shape_op() {
+  OpImpl op;
+  op.shape_only = true;
+  op.want_layout = any_layout;
+  auto range = [](const OpContext& c) {
+    int64_t rank = int64_t(c.info(0).dims.size());
+    auto clampi = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t(0), rank); };
+    int64_t start = clampi(c.node.attrs.i("start", 0));
+    int64_t end = clampi(c.node.attrs.i("end", rank));
+    return std::pair{start, std::max(start, end)};
+  };
+  op.infer = [range](const OpContext& c) -> std::vector<TensorInfo> {
+    auto [s, e] = range(c);
+    return {{ir::DType::s64, {e - s}, Layout::row_major}};
+  };
+  op.build = [range](const OpContext& c, std::span<const void* const>, std::span<void* const> out) -> Kernel {
+    auto [s, e] = range(c);
+    std::vector<int64_t> dims(c.info(0).dims.begin() + s, c.info(0).dims.begin() + e);
+    auto y = static_cast<int64_t*>(out[0]);
+    return [=] { std::copy(dims.begin(), dims.end(), y); };
+  };
+  return op;
+}
+
+OpImpl gather_op() {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const auto& data = c.info(0).dims;
+    if (data.empty()) c.fail("data must have rank >= 1");
+    auto it = c.info(1).dtype;
+    if (it != ir::DType::s64 && it != ir::DType::s32) c.fail("indices must be int32 or int64");
+    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(data.size()));
+    ir::Dims out(data.begin(), data.begin() + axis);
+    out.insert(out.end(), c.info(1).dims.begin(), c.info(1).dims.end());
+    out.insert(out.end(), data.begin() + axis + 1, data.end());
+    return {{c.info(0).dtype, out, Layout::row_major}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const auto& data = c.info(0).dims;
+    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(data.size()));
+    int64_t outer = 1, inner = int64_t(ir::dtype_size(c.info(0).dtype));
+    for (int64_t d = 0; d < axis; ++d) outer *= data[size_t(d)];
+    for (size_t d = size_t(axis) + 1; d < data.size(); ++d) inner *= data[d];
+    int64_t len = data[size_t(axis)], n_idx = c.info(1).count();
+    bool idx64 = c.info(1).dtype == ir::DType::s64;
+    auto x = static_cast<const std::byte*>(in[0]);
+    const void* idx = in[1];
+    auto y = static_cast<std::byte*>(out[0]);
+    std::string where = ir::Graph::describe(c.node);
+    return [=] {
+      for (int64_t j = 0; j < n_idx; ++j) {
+        int64_t k = idx64 ? static_cast<const int64_t*>(idx)[j] : static_cast<const int32_t*>(idx)[j];
+        if (k < 0) k += len;
+        if (k < 0 || k >= len) throw ir::Error(where + ": index out of range");
+        for (int64_t o = 0; o < outer; ++o)
+          std::memcpy(y + (o * n_idx + j) * inner, x + (o * len + k) * inner, size_t(inner));
+      }
+    };
+  };
+  return op;
+}
+
+OpImpl concat_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  auto out_layout = [](const OpContext& c) {
+    for (size_t i = 0; i < c.in.size(); ++i)
+      if (c.info(i).layout != Layout::channels_last) return Layout::row_major;
+    return Layout::channels_last;
+  };
+  op.infer = [out_layout](const OpContext& c) -> std::vector<TensorInfo> {
+    if (c.in.empty()) c.fail("needs at least one input");
+    const TensorInfo& first = c.info(0);
+    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
+    ir::Dims out = first.dims;
+    out[size_t(axis)] = 0;
+    for (size_t i = 0; i < c.in.size(); ++i) {
+      const auto& d = c.info(i).dims;
+      bool ok = d.size() == out.size() && c.info(i).dtype == first.dtype;
+      for (size_t k = 0; ok && k < d.size(); ++k) ok = int64_t(k) == axis || d[k] == first.dims[k];
+      if (!ok) c.fail("input " + std::to_string(i) + " " + ir::dims_str(d) + " does not match " + ir::dims_str(first.dims));
+      out[size_t(axis)] += d[size_t(axis)];
+    }
+    return {{first.dtype, out, out_layout(c)}};
+  };
+  op.build = [out_layout](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const TensorInfo& first = c.info(0);
+    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
+    ir::Dims out_dims = first.dims;
+    out_dims[size_t(axis)] = 0;
+    for (size_t i = 0; i < c.in.size(); ++i) out_dims[size_t(axis)] += c.info(i).dims[size_t(axis)];
+    auto out_strides = strides_of(out_dims, out_layout(c));
+    int elem = int(ir::dtype_size(first.dtype));
+    struct Piece { ir::Dims dims; std::vector<int64_t> strides; const void* src; int64_t offset; };
+    std::vector<Piece> pieces;
+    int64_t at = 0;
+    for (size_t i = 0; i < c.in.size(); ++i) {
+      pieces.push_back({c.info(i).dims, c.info(i).strides(), in[i], at * out_strides[size_t(axis)]});
+      at += c.info(i).dims[size_t(axis)];
+    }
+    auto y = static_cast<std::byte*>(out[0]);
+    return [=] {
+      for (const auto& p : pieces)
+        kernels::copy_strided(int(p.dims.size()), p.dims.data(), p.src, p.strides.data(), y + p.offset * elem,
+                              out_strides.data(), elem);
+    };
+  };
+  return op;
+}
+
+OpImpl passthrough_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> { return {c.info(0)}; };
+  op.build = copy_kernel;
+  return op;
+}
+
+OpImpl constant_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const auto& v = c.node.attrs.t("value");
+    return {{v.dtype, v.dims, Layout::row_major}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const>, std::span<void* const> out) -> Kernel {
+    auto v = c.node.attrs.t("value");
+    void* y = out[0];
+    return [=] { std::memcpy(y, v.bytes.data(), v.bytes.size()); };
+  };
+  return op;
+}
+
+}  // namespace
+
+void register_shape_ops(OpTable& t) {
+  t.emplace_back("Shape", shape_op());
+  t.emplace_back("Gather", gather_op());
+  t.emplace_back("Concat", concat_op());
+  t.emplace_back("Unsqueeze", reshaping_op(unsqueeze_dims));
+  t.emplace_back("Squeeze", reshaping_op(squeeze_dims));
+  t.emplace_back("Reshape", reshaping_op(reshape_dims));
+  t.emplace_back("Flatten", reshaping_op(flatten_dims));
+  t.emplace_back("Identity", passthrough_op());
+  t.emplace_back("Dropout", passthrough_op());
+  t.emplace_back("Constant", constant_op());
+}
+
+}  // namespace octet

@@ -1,0 +1,96 @@
+#include "engine/ops/spatial.h"
+
+#include <cmath>
+
+namespace octet::ops {
+
+void require_spatial_rank(const OpContext& c, const TensorInfo& x, const char* what) {
+  if (x.dims.size() != 3 && x.dims.size() != 4)
+    c.fail(std::string(what) + " must have rank 3 or 4 (1-D or 2-D spatial), got " +
+           ir::dims_str(x.dims) + "; 3-D spatial ops are not supported");
+}
+
+Window resolve_window(const OpContext& c, const std::vector<int64_t>& in_spatial,
+                      const std::vector<int64_t>& kernel, bool ceil_mode) {
+  const auto& a = c.node.attrs;
+  const size_t r = in_spatial.size();
+  Window w;
+  w.spatial_rank = int(r);
+  w.in = in_spatial;
+  w.kernel = kernel;
+  auto list = [&](const char* name, int64_t dflt, size_t n) {
+    std::vector<int64_t> v = a.has(name) ? a.ints(name) : std::vector<int64_t>{};
+    if (v.empty()) v.assign(n, dflt);
+    if (v.size() != n)
+      c.fail(std::string(name) + " has " + std::to_string(v.size()) + " values, expected " + std::to_string(n));
+    return v;
+  };
+  if (w.kernel.size() != r) c.fail("kernel_shape must have " + std::to_string(r) + " values");
+  w.strides = list("strides", 1, r);
+  w.dilations = list("dilations", 1, r);
+  auto pads = list("pads", 0, 2 * r);
+  for (size_t i = 0; i < r; ++i) {
+    if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1)
+      c.fail("kernel, strides and dilations must be positive");
+    if (pads[i] < 0 || pads[i + r] < 0) c.fail("negative pads are not supported");
+  }
+  w.pad_begin.assign(pads.begin(), pads.begin() + long(r));
+  w.pad_end.assign(pads.begin() + long(r), pads.end());
+
+  const std::string auto_pad = a.has("auto_pad") ? a.s("auto_pad") : "NOTSET";
+  w.out.resize(r);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t eff_k = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    const int64_t s = w.strides[i];
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      w.out[i] = (w.in[i] + s - 1) / s;
+      int64_t total = std::max<int64_t>(0, (w.out[i] - 1) * s + eff_k - w.in[i]);
+      int64_t small = total / 2;
+      w.pad_begin[i] = auto_pad == "SAME_UPPER" ? small : total - small;
+      w.pad_end[i] = total - w.pad_begin[i];
+      continue;
+    }
+    if (auto_pad == "VALID") {
+      w.pad_begin[i] = w.pad_end[i] = 0;
+    } else if (auto_pad != "NOTSET") {
+      c.fail("auto_pad '" + auto_pad + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+    }
+    const int64_t span = w.in[i] + w.pad_begin[i] + w.pad_end[i] - eff_k;
+    if (span < 0)
+      c.fail("the window (" + std::to_string(eff_k) + ") is larger than the padded input (" +
+             std::to_string(w.in[i] + w.pad_begin[i] + w.pad_end[i]) + ")");
+    if (ceil_mode) {
+      w.out[i] = (span + s - 1) / s + 1;
+      // The last window must start inside the input or the leading padding.
+      if ((w.out[i] - 1) * s >= w.in[i] + w.pad_begin[i]) --w.out[i];
+    } else {
+      w.out[i] = span / s + 1;
+    }
+  }
+  return w;
+}
+
+Window2d as_2d(const Window& w) {
+  Window2d v{};
+  const bool one_d = w.spatial_rank == 1;
+  auto pick = [&](const std::vector<int64_t>& x, int dim2, int64_t one) {
+    return int(one_d ? (dim2 == 0 ? one : x[0]) : x[size_t(dim2)]);
+  };
+  v.in_h = pick(w.in, 0, 1);
+  v.in_w = pick(w.in, 1, 1);
+  v.out_h = pick(w.out, 0, 1);
+  v.out_w = pick(w.out, 1, 1);
+  v.k_h = pick(w.kernel, 0, 1);
+  v.k_w = pick(w.kernel, 1, 1);
+  v.s_h = pick(w.strides, 0, 1);
+  v.s_w = pick(w.strides, 1, 1);
+  v.d_h = pick(w.dilations, 0, 1);
+  v.d_w = pick(w.dilations, 1, 1);
+  v.pad_top = pick(w.pad_begin, 0, 0);
+  v.pad_left = pick(w.pad_begin, 1, 0);
+  v.pad_bottom = pick(w.pad_end, 0, 0);
+  v.pad_right = pick(w.pad_end, 1, 0);
+  return v;
+}
+
+}  // namespace octet::ops

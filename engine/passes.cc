@@ -1,0 +1,216 @@
+#include "engine/passes.h"
+
+#include <cmath>
+#include <set>
+
+#include "engine/op_registry.h"
+
+namespace octet::passes {
+namespace {
+
+// Points every reader of `from` at `to`; graph outputs keep their names, so when `from`
+// is one, the producer of `to` is renamed instead.
+void replace_uses(ir::Graph& g, const std::string& from, const std::string& to) {
+  for (auto& n : g.nodes)
+    for (auto& in : n.inputs)
+      if (in == from) in = to;
+}
+
+// The single node reading `name`, or nullptr when it has several readers or is an output.
+ir::Node* sole_consumer(ir::Graph& g, const std::string& name) {
+  if (g.is_graph_output(name)) return nullptr;
+  auto c = g.consumers(name);
+  if (c.size() != 1) return nullptr;
+  ir::Node& n = g.nodes[c[0]];
+  int uses = 0;
+  for (const auto& in : n.inputs) uses += in == name;
+  return uses == 1 ? &n : nullptr;
+}
+
+ir::Node* producer_of(ir::Graph& g, const std::string& name) {
+  for (auto& n : g.nodes)
+    for (const auto& o : n.outputs)
+      if (o == name) return &n;
+  return nullptr;
+}
+
+void erase_marked(ir::Graph& g, const std::set<const ir::Node*>& dead) {
+  std::vector<ir::Node> kept;
+  for (auto& n : g.nodes)
+    if (!dead.count(&n)) kept.push_back(std::move(n));
+  g.nodes = std::move(kept);
+}
+
+}  // namespace
+
+int remove_identities(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& n : g.nodes) {
+    if (n.op != "Identity" && n.op != "Dropout") continue;
+    const std::string in = n.inputs.at(0), out = n.outputs.at(0);
+    if (g.is_graph_output(out)) {
+      // Keep the output's name: rename what the input's producer writes, if it can be.
+      ir::Node* p = producer_of(g, in);
+      if (!p || g.is_graph_output(in) || g.consumers(in).size() != 1) continue;
+      for (auto& o : p->outputs) if (o == in) o = out;
+      g.values[out].dtype = g.value(in).dtype;
+    } else {
+      replace_uses(g, out, in);
+    }
+    dead.insert(&n);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
+}
+
+int fold_constants(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& n : g.nodes) {
+    bool all_const = true;
+    for (const auto& in : n.inputs) all_const = all_const && (in.empty() || g.is_constant(in));
+    const OpImpl* impl = find_op(n.op);
+    if (!all_const || !impl) continue;
+    std::vector<TensorInfo> infos;
+    std::vector<const void*> ptrs;
+    OpContext ctx{n, g.opset, {}, {}};
+    infos.reserve(n.inputs.size());
+    for (const auto& in : n.inputs) {
+      if (in.empty()) {
+        infos.emplace_back();
+        ptrs.push_back(nullptr);
+        continue;
+      }
+      const ir::TensorData& t = *g.value(in).constant;
+      infos.push_back({t.dtype, t.dims, Layout::row_major});
+      ptrs.push_back(t.bytes.data());
+    }
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      ctx.in.push_back(n.inputs[i].empty() ? nullptr : &infos[i]);
+      ctx.in_const.push_back(n.inputs[i].empty() ? nullptr : &*g.value(n.inputs[i]).constant);
+    }
+    auto outs = impl->infer(ctx);
+    auto results = evaluate_now(*impl, ctx, outs, ptrs);
+    for (size_t i = 0; i < n.outputs.size() && i < results.size(); ++i) {
+      if (n.outputs[i].empty()) continue;
+      ir::Value& v = g.values[n.outputs[i]];
+      v.name = n.outputs[i];
+      v.dtype = results[i].dtype;
+      v.dims = results[i].dims;
+      v.constant = std::move(results[i]);
+    }
+    dead.insert(&n);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
+}
+
+int fold_batchnorm(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& conv : g.nodes) {
+    if (conv.op != "Conv" || !g.is_constant(conv.input(1)) || (conv.has_input(2) && !g.is_constant(conv.input(2))))
+      continue;
+    ir::Node* bn = sole_consumer(g, conv.outputs[0]);
+    if (!bn || bn->op != "BatchNormalization" || conv.attrs.has("fused_act")) continue;
+    bool params_const = true;
+    for (size_t i = 1; i <= 4; ++i) params_const = params_const && g.is_constant(bn->input(i));
+    if (!params_const) continue;
+    const ir::TensorData& w = *g.value(conv.input(1)).constant;
+    const int64_t out_c = w.dims.at(0);
+    auto param = [&](size_t i) { return g.value(bn->input(i)).constant->values<float>(); };
+    if (w.dtype != ir::DType::f32 || param(1).size() != size_t(out_c)) continue;
+    auto scale = param(1), beta = param(2), mean = param(3), var = param(4);
+    const double eps = bn->attrs.f("epsilon");
+    ir::TensorData new_w = w;
+    std::vector<float> new_b(size_t(out_c), 0.0f);
+    const float* old_b = conv.has_input(2) ? g.value(conv.input(2)).constant->as<float>() : nullptr;
+    const int64_t per_channel = w.count() / out_c;
+    for (int64_t c = 0; c < out_c; ++c) {
+      const double k = double(scale[size_t(c)]) / std::sqrt(double(var[size_t(c)]) + eps);
+      for (int64_t j = 0; j < per_channel; ++j)
+        new_w.as<float>()[c * per_channel + j] = float(w.as<float>()[c * per_channel + j] * k);
+      const double b = old_b ? old_b[c] : 0.0;
+      new_b[size_t(c)] = float((b - mean[size_t(c)]) * k + beta[size_t(c)]);
+    }
+    // New names: the original initializers may be shared with other nodes.
+    ir::Value wv{conv.name + ".bn_folded_weight", ir::DType::f32, new_w.dims, std::move(new_w)};
+    ir::Value bv{conv.name + ".bn_folded_bias", ir::DType::f32, ir::Dims{out_c},
+                 ir::TensorData::f32({out_c}, new_b)};
+    conv.inputs.resize(3);
+    conv.inputs[1] = wv.name;
+    conv.inputs[2] = bv.name;
+    g.values[wv.name] = std::move(wv);
+    g.values[bv.name] = std::move(bv);
+    // The conv now writes what the BatchNorm wrote.
+    conv.outputs[0] = bn->outputs[0];
+    dead.insert(bn);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
+}
+
+int fuse_activations(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& p : g.nodes) {
+    if ((p.op != "Conv" && p.op != "Gemm") || p.attrs.has("fused_act")) continue;
+    ir::Node* act = sole_consumer(g, p.outputs[0]);
+    if (!act) continue;
+    std::vector<float> params;
+    if (act->op == "Clip") {
+      float lo = -INFINITY, hi = INFINITY;
+      bool ok = true;
+      for (size_t i = 1; i <= 2; ++i) {
+        if (!act->has_input(i)) continue;
+        if (!g.is_constant(act->input(i))) { ok = false; break; }
+        const auto& t = *g.value(act->input(i)).constant;
+        if (t.dtype != ir::DType::f32 || t.count() != 1) { ok = false; break; }
+        (i == 1 ? lo : hi) = t.as<float>()[0];
+      }
+      if (!ok) continue;
+      params = {lo, hi};
+    } else if (act->op == "HardSigmoid") {
+      params = {act->attrs.f("alpha"), act->attrs.f("beta")};
+    } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish") {
+      continue;
+    }
+    p.attrs.set("fused_act", act->op);
+    if (!params.empty()) p.attrs.set("fused_act_params", params);
+    p.outputs[0] = act->outputs[0];
+    dead.insert(act);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
+}
+
+int remove_unused(ir::Graph& g) {
+  std::set<std::string> needed(g.outputs.begin(), g.outputs.end());
+  std::set<const ir::Node*> dead;
+  for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
+    bool used = false;
+    for (const auto& o : it->outputs) used = used || needed.count(o);
+    if (!used) {
+      dead.insert(&*it);
+      continue;
+    }
+    for (const auto& in : it->inputs) needed.insert(in);
+  }
+  erase_marked(g, dead);
+  int removed = int(dead.size());
+  for (auto it = g.values.begin(); it != g.values.end();) {
+    bool is_input = std::find(g.inputs.begin(), g.inputs.end(), it->first) != g.inputs.end();
+    if (!needed.count(it->first) && !is_input) it = g.values.erase(it);
+    else ++it;
+  }
+  return removed;
+}
+
+std::vector<PassCount> optimize(ir::Graph& g) {
+  std::vector<PassCount> report;
+  report.push_back({"remove Identity/Dropout", remove_identities(g)});
+  report.push_back({"fold constants", fold_constants(g)});
+  report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
+  report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
+  report.push_back({"remove unused nodes", remove_unused(g)});
+  return report;
+}
+
+}  // namespace octet::passes

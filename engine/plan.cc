@@ -1,0 +1,225 @@
+#include "engine/plan.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+namespace octet {
+namespace {
+
+constexpr size_t kAlign = 64;
+
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+}  // namespace
+
+Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims) : graph_(graph) {
+  for (const auto& [name, v] : graph.values) {
+    if (!v.constant) continue;
+    PlanValue pv;
+    pv.info = {v.constant->dtype, v.constant->dims, Layout::row_major};
+    pv.constant = &*v.constant;
+    values_[name] = pv;
+  }
+  for (const auto& name : graph.inputs) {
+    auto it = input_dims.find(name);
+    if (it == input_dims.end()) throw ir::Error(graph.source + ": no shape given for input '" + name + "'");
+    PlanValue pv;
+    pv.info = {graph.value(name).dtype, it->second, Layout::row_major};
+    values_[name] = pv;
+  }
+  for (const auto& n : graph.nodes) add_node(n);
+  for (const auto& out : graph.outputs) {
+    auto it = values_.find(out);
+    if (it == values_.end()) throw ir::Error(graph.source + ": output '" + out + "' is not computed");
+    it->second.last_use = std::numeric_limits<int>::max();
+  }
+  place_in_arena();
+  build_kernels();
+}
+
+const ir::TensorData* Plan::own(ir::TensorData t) {
+  owned_.push_back(std::move(t));
+  return &owned_.back();
+}
+
+OpContext Plan::context(const ir::Node& n, const std::vector<std::string>& inputs,
+                        const std::vector<TensorInfo>& infos) const {
+  OpContext ctx{n, graph_.opset, {}, {}};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ctx.in.push_back(inputs[i].empty() ? nullptr : &infos[i]);
+    ctx.in_const.push_back(inputs[i].empty() ? nullptr : values_.at(inputs[i]).constant);
+  }
+  return ctx;
+}
+
+// Returns the name of a value holding `name` in layout `want`, adding a relayout step
+// (or, for a constant, a relayouted copy) when the memory order differs.
+std::string Plan::ensure_layout(const std::string& name, Layout want) {
+  PlanValue& v = values_.at(name);
+  if (same_memory(v.info.dims, v.info.layout, want)) return name;
+  std::string alias = name + "@" + layout_name(want);
+  if (values_.count(alias)) return alias;
+  PlanValue out;
+  out.info = v.info;
+  out.info.layout = want;
+  if (v.constant) {
+    ir::TensorData t = ir::TensorData::make(v.info.dtype, v.info.dims);
+    relayout(v.info, v.constant->bytes.data(), want, t.bytes.data());
+    out.constant = own(std::move(t));
+  } else {
+    out.producer = int(pending_.size());
+    v.last_use = int(pending_.size());
+    pending_.push_back({nullptr, {name}, {v.info}, {alias}});
+  }
+  values_[alias] = out;
+  return alias;
+}
+
+void Plan::add_node(const ir::Node& n) {
+  const OpImpl* impl = find_op(n.op);
+  if (!impl) throw ir::Error(graph_.source + ": " + ir::Graph::describe(n) + ": no implementation");
+  const OpContext probe{n, graph_.opset, {}, {}};
+  bool all_const = true;
+  for (const auto& in : n.inputs)
+    if (!in.empty() && !values_.at(in).constant) all_const = false;
+  all_const = all_const || impl->shape_only;
+
+  std::vector<std::string> names;
+  std::vector<TensorInfo> infos;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    std::string name = n.inputs[i];
+    if (!name.empty() && !all_const) {
+      if (auto want = impl->want_layout(probe, i)) {
+        name = ensure_layout(name, *want);
+        infos.push_back(values_.at(name).info);
+        infos.back().layout = *want;  // same memory, possibly a different name for it
+        names.push_back(name);
+        continue;
+      }
+    }
+    names.push_back(name);
+    infos.push_back(name.empty() ? TensorInfo{} : values_.at(name).info);
+  }
+  OpContext ctx = context(n, names, infos);
+  std::vector<TensorInfo> outs = impl->infer(ctx);
+  if (outs.size() < n.outputs.size()) {
+    size_t used = 0;
+    for (const auto& o : n.outputs) used += !o.empty();
+    if (used > outs.size()) ctx.fail("produces fewer outputs than the graph uses");
+  }
+  if (all_const) {
+    fold(n, *impl, ctx, outs);
+    return;
+  }
+  const int step = int(pending_.size());
+  for (const auto& name : names)
+    if (!name.empty() && !values_.at(name).constant) values_.at(name).last_use = step;
+  std::vector<std::string> out_names;
+  for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i) {
+    out_names.push_back(n.outputs[i]);
+    if (n.outputs[i].empty()) continue;
+    PlanValue pv;
+    pv.info = outs[i];
+    pv.producer = pv.last_use = step;
+    values_[n.outputs[i]] = pv;
+  }
+  pending_.push_back({&n, names, infos, out_names});
+}
+
+// Runs a node whose inputs are all known now and keeps its outputs as constants.
+void Plan::fold(const ir::Node& n, const OpImpl& impl, OpContext& ctx, const std::vector<TensorInfo>& outs) {
+  std::vector<const void*> in_ptrs;
+  for (const auto& in : n.inputs) {
+    const ir::TensorData* c = in.empty() ? nullptr : values_.at(in).constant;
+    in_ptrs.push_back(c ? c->bytes.data() : nullptr);  // Shape reads no data
+  }
+  std::vector<ir::TensorData> results = evaluate_now(impl, ctx, outs, in_ptrs);
+  for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i) {
+    if (n.outputs[i].empty()) continue;
+    const ir::TensorData* t = own(std::move(results[i]));
+    PlanValue pv;
+    pv.info = {t->dtype, t->dims, Layout::row_major};
+    pv.constant = t;
+    values_[n.outputs[i]] = pv;
+  }
+}
+
+// First-fit placement, largest tensors first: two tensors may share memory when their
+// lifetimes [producer, last_use] do not overlap.
+void Plan::place_in_arena() {
+  std::vector<PlanValue*> live;
+  for (auto& [name, v] : values_)
+    if (!v.constant) live.push_back(&v);
+  std::stable_sort(live.begin(), live.end(),
+                   [](const PlanValue* a, const PlanValue* b) { return a->info.bytes() > b->info.bytes(); });
+  std::vector<PlanValue*> placed;
+  for (PlanValue* v : live) {
+    const size_t size = align_up(std::max<size_t>(v->info.bytes(), 1));
+    std::vector<std::pair<size_t, size_t>> busy;
+    for (const PlanValue* p : placed)
+      if (!(p->last_use < v->producer || v->last_use < p->producer))
+        busy.emplace_back(p->offset, p->offset + align_up(std::max<size_t>(p->info.bytes(), 1)));
+    std::sort(busy.begin(), busy.end());
+    size_t offset = 0;
+    for (const auto& [b, e] : busy) {
+      if (offset + size <= b) break;
+      offset = std::max(offset, e);
+    }
+    v->offset = offset;
+    arena_bytes_ = std::max(arena_bytes_, offset + size);
+    placed.push_back(v);
+  }
+  arena_storage_.resize(arena_bytes_ + kAlign);
+  auto base = reinterpret_cast<uintptr_t>(arena_storage_.data());
+  arena_ = arena_storage_.data() + (align_up(base) - base);
+}
+
+void Plan::build_kernels() {
+  for (const Pending& p : pending_) {
+    std::vector<const void*> in;
+    for (const auto& name : p.inputs) in.push_back(name.empty() ? nullptr : std::as_const(*this).data(name));
+    std::vector<void*> out;
+    for (const auto& name : p.outputs) out.push_back(name.empty() ? nullptr : data(name));
+    PlanStep step;
+    if (!p.node) {
+      const TensorInfo src = p.input_infos[0];
+      const Layout want = values_.at(p.outputs[0]).info.layout;
+      step.node = "relayout " + p.inputs[0];
+      step.op = std::string("Relayout to ") + layout_name(want);
+      step.outputs = {values_.at(p.outputs[0]).info};
+      const void* s = in[0];
+      void* d = out[0];
+      step.run = [=] { relayout(src, s, want, d); };
+    } else {
+      const OpImpl* impl = find_op(p.node->op);
+      OpContext ctx = context(*p.node, p.inputs, p.input_infos);
+      step.node = p.node->name;
+      step.op = p.node->op;
+      for (const auto& o : p.outputs) if (!o.empty()) step.outputs.push_back(values_.at(o).info);
+      step.macs = impl->macs ? impl->macs(ctx, step.outputs) : 0;
+      step.run = impl->build(ctx, in, out);
+    }
+    steps_.push_back(std::move(step));
+  }
+}
+
+const PlanValue& Plan::value(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw ir::Error("plan has no tensor '" + name + "'");
+  return it->second;
+}
+
+void* Plan::data(const std::string& name) {
+  const PlanValue& v = value(name);
+  if (v.constant) throw std::logic_error("data() on constant " + name);
+  return arena_ + v.offset;
+}
+
+const void* Plan::data(const std::string& name) const {
+  const PlanValue& v = value(name);
+  return v.constant ? static_cast<const void*>(v.constant->bytes.data()) : arena_ + v.offset;
+}
+
+}  // namespace octet

@@ -1,0 +1,74 @@
+#pragma once
+// A plan is a graph bound to concrete input shapes: shapes inferred, shape arithmetic and
+// constants folded, layouts fixed (relayout steps inserted where an op needs another
+// one), every activation given a place in one arena sized from tensor lifetimes, and one
+// kernel call per step. Running a plan allocates nothing.
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/ir.h"
+#include "engine/layout.h"
+#include "engine/op_registry.h"
+
+namespace octet {
+
+struct PlanStep {
+  std::string node;   // node name, or "relayout <tensor>" for inserted steps
+  std::string op;     // op type
+  std::vector<TensorInfo> outputs;
+  int64_t macs = 0;
+  Kernel run;
+};
+
+struct PlanValue {
+  TensorInfo info;
+  const ir::TensorData* constant = nullptr;  // row-major contents, owned by the graph or the plan
+  size_t offset = 0;               // arena offset otherwise
+  int producer = -1;               // step index; -1 for graph inputs and constants
+  int last_use = -1;
+};
+
+class Plan {
+ public:
+  // Throws ir::Error when a shape does not work out or an op rejects its inputs.
+  Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims);
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  const std::vector<PlanStep>& steps() const { return steps_; }
+  const PlanValue& value(const std::string& name) const;
+  void* data(const std::string& name);  // arena address of an activation or input
+  const void* data(const std::string& name) const;
+  size_t arena_bytes() const { return arena_bytes_; }
+  const std::map<std::string, PlanValue>& values() const { return values_; }
+
+ private:
+  struct Pending {
+    const ir::Node* node;                 // nullptr for a relayout step
+    std::vector<std::string> inputs;      // value names after relayout
+    std::vector<TensorInfo> input_infos;  // the layouts the op sees
+    std::vector<std::string> outputs;
+  };
+  void add_node(const ir::Node& n);
+  std::string ensure_layout(const std::string& name, Layout want);
+  void fold(const ir::Node& n, const OpImpl& impl, OpContext& ctx, const std::vector<TensorInfo>& outs);
+  const ir::TensorData* own(ir::TensorData t);
+  OpContext context(const ir::Node& n, const std::vector<std::string>& inputs,
+                    const std::vector<TensorInfo>& infos) const;
+  void place_in_arena();
+  void build_kernels();
+
+  const ir::Graph& graph_;
+  std::map<std::string, PlanValue> values_;
+  std::deque<ir::TensorData> owned_;  // folded constants; deque keeps addresses stable
+  std::vector<Pending> pending_;
+  std::vector<PlanStep> steps_;
+  std::vector<std::byte> arena_storage_;
+  std::byte* arena_ = nullptr;  // arena_storage_ aligned to a cache line
+  size_t arena_bytes_ = 0;
+};
+
+}  // namespace octet

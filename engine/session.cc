@@ -1,0 +1,95 @@
+#include "engine/session.h"
+
+#include <cstring>
+#include <utility>
+
+#include "loader/onnx_loader.h"
+
+namespace octet {
+
+Session Session::load(const std::string& path) { return Session(loader::load_onnx(path)); }
+
+Session::Session(ir::Graph graph) : graph_(std::move(graph)) {
+  pass_report_ = passes::optimize(graph_);
+  for (const auto& name : graph_.inputs) {
+    const ir::Value& v = graph_.value(name);
+    if (!v.dims) throw ir::Error(graph_.source + ": input '" + name + "' has no declared shape");
+    inputs_.push_back({name, v.dtype, *v.dims});
+  }
+  // Validate the whole graph once with batch 1 so that a model octet cannot run fails at
+  // load, not at the first run.
+  std::vector<ir::Dims> dims;
+  for (const auto& in : inputs_) {
+    ir::Dims d = in.dims;
+    for (auto& e : d) if (e < 0) e = 1;
+    dims.push_back(d);
+  }
+  const Plan& plan = plan_for(dims);
+  for (const auto& name : graph_.outputs) {
+    const PlanValue& pv = plan.value(name);
+    ir::Dims d = pv.info.dims;
+    const ir::Value& v = graph_.value(name);
+    // Output extents that follow the batch are reported as unknown.
+    if (v.dims && v.dims->size() == d.size())
+      for (size_t i = 0; i < d.size(); ++i) if ((*v.dims)[i] < 0) d[i] = -1;
+    if (!v.dims && !d.empty() && !inputs_.empty() && inputs_[0].dims.size() > 0 && inputs_[0].dims[0] < 0) d[0] = -1;
+    outputs_.push_back({name, pv.info.dtype, d});
+  }
+}
+
+Session::Session(Session&&) noexcept = default;
+Session::~Session() = default;
+
+const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims) {
+  auto it = plans_.find(input_dims);
+  if (it != plans_.end()) return *it->second;
+  std::map<std::string, ir::Dims> named;
+  for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = input_dims.at(i);
+  if (plans_.size() >= 8) plans_.clear();  // bound memory when callers vary shapes a lot
+  auto plan = std::make_unique<Plan>(graph_, named);
+  return *plans_.emplace(input_dims, std::move(plan)).first->second;
+}
+
+std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inputs,
+                                         std::vector<StepTiming>* timings) {
+  if (inputs.size() != inputs_.size())
+    throw ir::Error(graph_.source + ": the model takes " + std::to_string(inputs_.size()) + " input(s), got " +
+                    std::to_string(inputs.size()));
+  std::vector<ir::Dims> dims;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorSpec& spec = inputs_[i];
+    const ir::TensorData& t = inputs[i];
+    bool ok = t.dtype == spec.dtype && t.dims.size() == spec.dims.size();
+    for (size_t d = 0; ok && d < t.dims.size(); ++d) ok = spec.dims[d] < 0 || spec.dims[d] == t.dims[d];
+    if (!ok)
+      throw ir::Error(graph_.source + ": input '" + spec.name + "' expects " + ir::dtype_name(spec.dtype) + " " +
+                      ir::dims_str(spec.dims) + ", got " + ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims));
+    dims.push_back(t.dims);
+  }
+  auto* plan = const_cast<Plan*>(&plan_for(dims));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    std::memcpy(plan->data(inputs_[i].name), inputs[i].bytes.data(), inputs[i].bytes.size());
+  if (timings) timings->clear();
+  for (const auto& step : plan->steps()) {
+    if (!timings) {
+      step.run();
+      continue;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    step.run();
+    auto t1 = std::chrono::steady_clock::now();
+    timings->push_back({step.node, step.op, std::chrono::duration<double, std::micro>(t1 - t0).count()});
+  }
+  std::vector<ir::TensorData> out;
+  for (const auto& name : graph_.outputs) {
+    const PlanValue& v = plan->value(name);
+    ir::TensorData t = ir::TensorData::make(v.info.dtype, v.info.dims);
+    const void* src = std::as_const(*plan).data(name);
+    if (same_memory(v.info.dims, v.info.layout, Layout::row_major)) std::memcpy(t.bytes.data(), src, t.bytes.size());
+    else relayout(v.info, src, Layout::row_major, t.bytes.data());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace octet

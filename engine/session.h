@@ -1,0 +1,55 @@
+#pragma once
+// The public API: load a model, inspect its inputs and outputs, run it with any batch size.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/ir.h"
+#include "engine/passes.h"
+#include "engine/plan.h"
+
+namespace octet {
+
+struct TensorSpec {
+  std::string name;
+  ir::DType dtype;
+  ir::Dims dims;  // -1 for the batch (or any other run-time) dimension
+};
+
+struct StepTiming {
+  std::string node, op;
+  double microseconds = 0;
+};
+
+class Session {
+ public:
+  // Loads and optimizes; throws ir::Error with a message naming the file, node and op.
+  static Session load(const std::string& path);
+  explicit Session(ir::Graph graph);
+  Session(Session&&) noexcept;
+  ~Session();
+
+  const std::vector<TensorSpec>& inputs() const { return inputs_; }
+  const std::vector<TensorSpec>& outputs() const { return outputs_; }
+  const ir::Graph& graph() const { return graph_; }
+  const std::vector<passes::PassCount>& pass_report() const { return pass_report_; }
+
+  // Inputs in the order of inputs(); outputs in the order of outputs(), row-major (NCHW).
+  // Input dtype, rank and every fixed dimension are checked; a plan is built (and cached)
+  // for each new set of input shapes. `timings`, when given, receives one entry per step.
+  std::vector<ir::TensorData> run(const std::vector<ir::TensorData>& inputs,
+                                  std::vector<StepTiming>* timings = nullptr);
+
+  // The plan for these input shapes (built if needed), e.g. to list kernels and MACs.
+  const Plan& plan_for(const std::vector<ir::Dims>& input_dims);
+
+ private:
+  ir::Graph graph_;
+  std::vector<passes::PassCount> pass_report_;
+  std::vector<TensorSpec> inputs_, outputs_;
+  std::map<std::vector<ir::Dims>, std::unique_ptr<Plan>> plans_;
+};
+
+}  // namespace octet

@@ -1,0 +1,25 @@
+#pragma once
+// One importer per supported ONNX op: which attributes it accepts, their defaults, and how
+// opset differences are normalised (e.g. Clip's min/max move from attributes to inputs).
+#include <string>
+#include <vector>
+
+#include "engine/ir.h"
+
+namespace octet::loader {
+
+struct ImportContext {
+  ir::Graph& graph;
+  int64_t opset;
+  // Adds a constant tensor to the graph under a fresh name and returns that name.
+  std::string add_constant(const std::string& hint, ir::TensorData data);
+};
+
+// Validates and normalises `node` in place. Throws ir::Error (without the file prefix;
+// the caller adds it) when the op or one of its attributes is not supported.
+void import_node(ir::Node& node, ImportContext& ctx);
+
+// Op types octet can execute (default ONNX domain).
+const std::vector<std::string>& supported_ops();
+
+}  // namespace octet::loader

@@ -1,0 +1,235 @@
+#include "loader/onnx_loader.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "loader/importers.h"
+
+namespace octet::loader {
+namespace {
+
+using ir::DType;
+using ir::Error;
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const char* onnx_type_name(int t) {
+  return onnx::TensorProto_DataType_IsValid(t)
+             ? onnx::TensorProto_DataType_Name(onnx::TensorProto_DataType(t)).c_str()
+             : "UNKNOWN";
+}
+
+DType convert_dtype(int t) {
+  switch (t) {
+    case onnx::TensorProto::FLOAT: return DType::f32;
+    case onnx::TensorProto::DOUBLE: return DType::f64;
+    case onnx::TensorProto::UINT8: return DType::u8;
+    case onnx::TensorProto::INT8: return DType::s8;
+    case onnx::TensorProto::INT32: return DType::s32;
+    case onnx::TensorProto::INT64: return DType::s64;
+    case onnx::TensorProto::BOOL: return DType::b8;
+    default:
+      throw Error(std::string("data type ") + onnx_type_name(t) +
+                  " is not supported (float, double, uint8, int8, int32, int64, bool)");
+  }
+}
+
+// Copies a typed repeated field into the tensor, narrowing to the element type.
+template <class Dst, class Field>
+void copy_field(const Field& field, ir::TensorData& td) {
+  if (field.size() != td.count())
+    throw Error("holds " + std::to_string(field.size()) + " values, its shape needs " +
+                std::to_string(td.count()));
+  Dst* out = td.as<Dst>();
+  for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Dst>(field.Get(i));
+}
+
+ir::TensorData convert_tensor(const onnx::TensorProto& t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    throw Error("its data is stored in an external file; octet needs self-contained models "
+                "(re-save with onnx.save_model(..., save_as_external_data=False))");
+  if (t.has_segment()) throw Error("segmented tensors are not supported");
+  ir::Dims dims(t.dims().begin(), t.dims().end());
+  for (int64_t d : dims) if (d < 0) throw Error("has a negative dimension");
+  ir::TensorData td = ir::TensorData::make(convert_dtype(t.data_type()), dims);
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != td.bytes.size())
+      throw Error("raw data has " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
+                  std::to_string(td.bytes.size()));
+    std::memcpy(td.bytes.data(), t.raw_data().data(), td.bytes.size());
+    return td;
+  }
+  switch (td.dtype) {
+    case DType::f32: copy_field<float>(t.float_data(), td); break;
+    case DType::f64: copy_field<double>(t.double_data(), td); break;
+    case DType::s64: copy_field<int64_t>(t.int64_data(), td); break;
+    case DType::s32: copy_field<int32_t>(t.int32_data(), td); break;
+    case DType::u8: copy_field<uint8_t>(t.int32_data(), td); break;
+    case DType::s8: copy_field<int8_t>(t.int32_data(), td); break;
+    case DType::b8: copy_field<uint8_t>(t.int32_data(), td); break;
+  }
+  return td;
+}
+
+ir::AttrValue convert_attribute(const onnx::AttributeProto& a) {
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: return int64_t(a.i());
+    case onnx::AttributeProto::FLOAT: return a.f();
+    case onnx::AttributeProto::STRING: return a.s();
+    case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case onnx::AttributeProto::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
+    case onnx::AttributeProto::TENSOR: return convert_tensor(a.t());
+    default:
+      throw Error("attribute '" + a.name() + "' has type " +
+                  onnx::AttributeProto_AttributeType_Name(a.type()) + ", which is not supported");
+  }
+}
+
+// Reads a value_info entry: element type and shape, unknown extents as -1.
+ir::Value convert_value_info(const onnx::ValueInfoProto& vi) {
+  ir::Value v;
+  v.name = vi.name();
+  if (!vi.type().has_tensor_type()) throw Error("'" + vi.name() + "' is not a tensor");
+  const auto& tt = vi.type().tensor_type();
+  try {
+    v.dtype = convert_dtype(tt.elem_type());
+  } catch (const Error& e) {
+    throw Error("'" + vi.name() + "': " + e.what());
+  }
+  if (tt.has_shape()) {
+    ir::Dims dims;
+    for (const auto& d : tt.shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    v.dims = dims;
+  }
+  return v;
+}
+
+int64_t default_opset(const onnx::ModelProto& m, const std::string& source) {
+  for (const auto& o : m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  if (m.opset_import_size() == 0) return 1;  // IR version 2 files carry no opset_import
+  throw Error(source + ": the model imports no default ONNX opset");
+}
+
+ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) {
+  ir::Graph g;
+  g.source = source;
+  g.opset = default_opset(model, source);
+  const auto& gp = model.graph();
+
+  for (const auto& init : gp.initializer()) {
+    ir::Value v;
+    v.name = init.name();
+    try {
+      v.constant = convert_tensor(init);
+    } catch (const Error& e) {
+      throw Error(source + ": initializer '" + init.name() + "': " + e.what());
+    }
+    v.dtype = v.constant->dtype;
+    v.dims = v.constant->dims;
+    g.values[v.name] = std::move(v);
+  }
+  auto declare = [&](const onnx::ValueInfoProto& vi) {
+    ir::Value v;
+    try {
+      v = convert_value_info(vi);
+    } catch (const Error& e) {
+      throw Error(source + ": " + e.what());
+    }
+    auto it = g.values.find(v.name);
+    if (it == g.values.end()) g.values[v.name] = std::move(v);
+    else if (!it->second.dims) it->second.dims = v.dims;
+  };
+  for (const auto& in : gp.input()) {
+    bool is_init = g.values.count(in.name()) && g.values[in.name()].constant;
+    declare(in);
+    if (!is_init) g.inputs.push_back(in.name());
+  }
+  for (const auto& out : gp.output()) {
+    declare(out);
+    g.outputs.push_back(out.name());
+  }
+  for (const auto& vi : gp.value_info()) {
+    try {
+      declare(vi);
+    } catch (const Error&) {
+      // value_info is only a hint; an exotic type there does not stop the model.
+    }
+  }
+
+  std::set<std::string> produced(g.inputs.begin(), g.inputs.end());
+  for (const auto& [name, v] : g.values) if (v.constant) produced.insert(name);
+  ImportContext ctx{g, g.opset};
+  for (int idx = 0; idx < gp.node_size(); ++idx) {
+    const auto& np = gp.node(idx);
+    ir::Node n;
+    n.op = np.op_type();
+    n.name = np.name().empty() ? n.op + "_" + std::to_string(idx) : np.name();
+    n.inputs.assign(np.input().begin(), np.input().end());
+    n.outputs.assign(np.output().begin(), np.output().end());
+    auto where = [&] {
+      return source + ": node '" + n.name + "' (" + n.op + ", opset " + std::to_string(g.opset) + "): ";
+    };
+    if (!np.domain().empty() && np.domain() != "ai.onnx")
+      throw Error(where() + "domain '" + np.domain() + "' is not supported");
+    try {
+      for (const auto& a : np.attribute()) n.attrs.set(a.name(), convert_attribute(a));
+      import_node(n, ctx);
+    } catch (const Error& e) {
+      throw Error(where() + e.what());
+    }
+    for (const auto& in : n.inputs)
+      if (!in.empty() && !produced.count(in))
+        throw Error(where() + "input '" + in + "' is neither a graph input, an initializer nor an "
+                    "earlier node's output (missing initializer or nodes out of order)");
+    for (const auto& out : n.outputs) {
+      if (out.empty()) continue;
+      produced.insert(out);
+      if (!g.values.count(out)) g.values[out] = ir::Value{out};
+    }
+    g.nodes.push_back(std::move(n));
+  }
+  for (const auto& out : g.outputs)
+    if (!produced.count(out)) throw Error(source + ": graph output '" + out + "' is never produced");
+  for (auto& [name, v] : g.values)
+    if (v.constant) v.dims = v.constant->dims;
+  return g;
+}
+
+}  // namespace
+
+ir::Graph load_onnx_bytes(const std::string& bytes, const std::string& source) {
+  onnx::ModelProto model;
+  if (bytes.empty()) throw Error(source + ": file is empty, not an ONNX model");
+  if (!model.ParseFromString(bytes))
+    throw Error(source + ": not a valid ONNX model (protobuf parse failed: truncated or not ONNX)");
+  if (!model.has_graph() || model.graph().node_size() == 0)
+    throw Error(source + ": not an ONNX model (no graph or an empty graph)");
+  if (model.graph().output_size() == 0) throw Error(source + ": the graph has no outputs");
+  return build_graph(model, source);
+}
+
+ir::Graph load_onnx(const std::string& path) { return load_onnx_bytes(read_file(path), path); }
+
+ir::TensorData load_tensor_pb(const std::string& path) {
+  onnx::TensorProto t;
+  std::string bytes = read_file(path);
+  if (!t.ParseFromString(bytes)) throw Error(path + ": not a serialized onnx.TensorProto");
+  try {
+    return convert_tensor(t);
+  } catch (const Error& e) {
+    throw Error(path + ": tensor '" + t.name() + "' " + e.what());
+  }
+}
+
+}  // namespace octet::loader

@@ -1,0 +1,107 @@
+// `octet info model.onnx`: what is in a model and what it costs.
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include "engine/session.h"
+#include "loader/onnx_loader.h"
+#include "tools/cli/commands.h"
+
+namespace octet::cli {
+namespace {
+
+struct InfoOptions {
+  std::string model;
+  bool json = false;
+  int batch = 1;
+};
+
+nlohmann::json dims_json(const ir::Dims& d) {
+  nlohmann::json j = nlohmann::json::array();
+  for (int64_t e : d) j.push_back(e < 0 ? nlohmann::json("N") : nlohmann::json(e));
+  return j;
+}
+
+int run_info(const InfoOptions& o) {
+  ir::Graph original = loader::load_onnx(o.model);
+  std::map<std::string, int> ops_in_file;
+  for (const auto& n : original.nodes) ops_in_file[n.op]++;
+  int64_t params = 0;
+  for (const auto& [name, v] : original.values)
+    if (v.constant && v.constant->dtype == ir::DType::f32) params += v.constant->count();
+
+  Session session(original);
+  std::vector<ir::Dims> dims;
+  for (const auto& in : session.inputs()) {
+    ir::Dims d = in.dims;
+    for (auto& e : d) if (e < 0) e = o.batch;
+    dims.push_back(d);
+  }
+  const Plan& plan = session.plan_for(dims);
+  int64_t total_macs = 0;
+  for (const auto& s : plan.steps()) total_macs += s.macs;
+  const auto file_bytes = std::filesystem::file_size(o.model);
+
+  nlohmann::json j;
+  j["model"] = o.model;
+  j["file_bytes"] = file_bytes;
+  j["opset"] = original.opset;
+  j["parameters"] = params;
+  j["batch"] = o.batch;
+  for (const auto& in : session.inputs())
+    j["inputs"].push_back({{"name", in.name}, {"dtype", ir::dtype_name(in.dtype)}, {"shape", dims_json(in.dims)}});
+  for (const auto& out : session.outputs())
+    j["outputs"].push_back({{"name", out.name}, {"dtype", ir::dtype_name(out.dtype)}, {"shape", dims_json(out.dims)}});
+  j["ops_in_file"] = ops_in_file;
+  for (const auto& p : session.pass_report()) j["passes"][p.pass] = p.changed;
+  for (const auto& s : plan.steps()) {
+    nlohmann::json step = {{"node", s.node}, {"op", s.op}, {"macs", s.macs}};
+    if (!s.outputs.empty()) step["output_shape"] = dims_json(s.outputs[0].dims);
+    j["steps"].push_back(step);
+  }
+  j["total_macs"] = total_macs;
+  j["arena_bytes"] = plan.arena_bytes();
+
+  if (o.json) {
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("model      {}\nfile       {:.1f} KB ({} bytes)\nopset      {}\nparameters {}\n", o.model,
+             double(file_bytes) / 1024.0, file_bytes, original.opset, params);
+  for (const auto& in : session.inputs())
+    fmt::print("input      {} {} {}\n", in.name, ir::dtype_name(in.dtype), ir::dims_str(in.dims));
+  for (const auto& out : session.outputs())
+    fmt::print("output     {} {} {}\n", out.name, ir::dtype_name(out.dtype), ir::dims_str(out.dims));
+  fmt::print("\nops in the file ({} nodes):\n", original.nodes.size());
+  for (const auto& [op, count] : ops_in_file) fmt::print("  {:<20} {}\n", op, count);
+  fmt::print("\ngraph passes:\n");
+  for (const auto& p : session.pass_report()) fmt::print("  {:<34} {} node(s)\n", p.pass, p.changed);
+  fmt::print("\nexecution plan at batch {} ({} steps, arena {:.1f} KB):\n", o.batch, plan.steps().size(),
+             double(plan.arena_bytes()) / 1024.0);
+  fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}\n", "#", "node", "op", "output", "MACs");
+  for (size_t i = 0; i < plan.steps().size(); ++i) {
+    const auto& s = plan.steps()[i];
+    std::string op = s.op;
+    for (const auto& n : session.graph().nodes)
+      if (n.name == s.node && n.attrs.has("fused_act")) op += "+" + n.attrs.s("fused_act");
+    fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}\n", i, s.node.substr(0, 34), op,
+               s.outputs.empty() ? "" : ir::dims_str(s.outputs[0].dims), s.macs ? fmt::format("{}", s.macs) : "");
+  }
+  fmt::print("\ntotal      {:.2f} M MACs per batch of {}\n", double(total_macs) / 1e6, o.batch);
+  return 0;
+}
+
+}  // namespace
+
+Command add_info_command(CLI::App& app) {
+  auto o = std::make_shared<InfoOptions>();
+  auto* cmd = app.add_subcommand("info", "Show a model's inputs, outputs, ops, parameters and MACs per layer");
+  cmd->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
+  cmd->add_flag("--json", o->json, "Print machine-readable JSON instead of tables");
+  cmd->add_option("--batch", o->batch, "Batch size used for shapes and MACs")->check(CLI::PositiveNumber);
+  return [o, cmd]() -> int { return cmd->parsed() ? run_info(*o) : -1; };
+}
+
+}  // namespace octet::cli

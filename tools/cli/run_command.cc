@@ -1,0 +1,122 @@
+// `octet run model.onnx`: run a model on .npy input or random data and show the top classes.
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "engine/session.h"
+#include "tools/cli/commands.h"
+#include "tools/tensor_io.h"
+
+namespace octet::cli {
+namespace {
+
+struct RunOptions {
+  std::string model;
+  std::vector<std::string> inputs;  // .npy files, one per model input, in order
+  bool random = false;
+  uint64_t seed = 1;
+  float random_lo = 0.0f, random_hi = 1.0f;
+  int batch = 1;
+  int top = 5;
+  std::string output_dir;
+  bool profile = false;
+};
+
+ir::TensorData random_input(const TensorSpec& spec, const RunOptions& o, std::mt19937_64& rng) {
+  ir::Dims d = spec.dims;
+  for (auto& e : d) if (e < 0) e = o.batch;
+  if (spec.dtype != ir::DType::f32) throw ir::Error("--random fills float32 inputs only; '" + spec.name + "' is " +
+                                                    ir::dtype_name(spec.dtype));
+  ir::TensorData t = ir::TensorData::make(ir::DType::f32, d);
+  std::uniform_real_distribution<float> dist(o.random_lo, o.random_hi);
+  for (int64_t i = 0; i < t.count(); ++i) t.as<float>()[i] = dist(rng);
+  return t;
+}
+
+void print_top_k(const TensorSpec& spec, const ir::TensorData& t, int k) {
+  if (t.dtype != ir::DType::f32 || t.dims.size() != 2) {
+    fmt::print("output '{}' {}: not a [batch, classes] tensor, no top-k\n", spec.name, ir::dims_str(t.dims));
+    return;
+  }
+  const int64_t rows = t.dims[0], classes = t.dims[1];
+  k = int(std::min<int64_t>(k, classes));
+  fmt::print("output '{}' {}: top-{} per image (class: value)\n", spec.name, ir::dims_str(t.dims), k);
+  std::vector<int64_t> idx(static_cast<size_t>(classes));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = t.as<float>() + r * classes;
+    std::iota(idx.begin(), idx.end(), 0);
+    std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int64_t a, int64_t b) { return row[a] > row[b]; });
+    std::string line;
+    for (int i = 0; i < k; ++i) line += fmt::format("  {:>4}: {:<12.6g}", idx[size_t(i)], row[idx[size_t(i)]]);
+    fmt::print("  image {:>4}{}\n", r, line);
+  }
+}
+
+std::string file_name_for(const std::string& tensor) {
+  std::string s = tensor;
+  for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return s + ".npy";
+}
+
+int run_model(const RunOptions& o) {
+  if (o.random == !o.inputs.empty()) throw ir::Error("give either --input FILE.npy (one per model input) or --random");
+  Session session = Session::load(o.model);
+  std::vector<ir::TensorData> inputs;
+  std::mt19937_64 rng(o.seed);
+  if (o.random) {
+    for (const auto& spec : session.inputs()) inputs.push_back(random_input(spec, o, rng));
+  } else {
+    if (o.inputs.size() != session.inputs().size())
+      throw ir::Error(fmt::format("the model has {} input(s), got {} --input file(s)", session.inputs().size(),
+                                 o.inputs.size()));
+    for (const auto& path : o.inputs) inputs.push_back(from_npy(npy::read(path)));
+  }
+  std::vector<StepTiming> timings;
+  auto outputs = session.run(inputs, o.profile ? &timings : nullptr);
+  for (size_t i = 0; i < outputs.size(); ++i) print_top_k(session.outputs()[i], outputs[i], o.top);
+  if (o.profile) {
+    double total = 0;
+    for (const auto& t : timings) total += t.microseconds;
+    fmt::print("\nprofile (one run, first run includes cold caches):\n");
+    for (const auto& t : timings)
+      fmt::print("  {:<34} {:<22} {:>10.1f} us {:>5.1f}%\n", t.node.substr(0, 34), t.op, t.microseconds,
+                 100.0 * t.microseconds / std::max(total, 1e-9));
+    fmt::print("  {:<57} {:>10.1f} us\n", "total", total);
+  }
+  if (!o.output_dir.empty()) {
+    std::filesystem::create_directories(o.output_dir);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      auto path = std::filesystem::path(o.output_dir) / file_name_for(session.outputs()[i].name);
+      npy::write(path.string(), to_npy(outputs[i]));
+      fmt::print("wrote {}\n", path.string());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Run a model (FP32) on .npy inputs or random data; print top-k per image");
+  cmd->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--input", o->inputs, ".npy file for each model input, in order")->check(CLI::ExistingFile);
+  cmd->add_flag("--random", o->random, "Use uniform random inputs instead of --input");
+  cmd->add_option("--seed", o->seed, "Seed for --random");
+  cmd->add_option("--random-range", [o](const CLI::results_t& r) {
+        if (r.size() != 2) return false;
+        o->random_lo = std::stof(r[0]);
+        o->random_hi = std::stof(r[1]);
+        return o->random_lo < o->random_hi;
+      }, "LO HI: range of --random values (default 0 1; e.g. 0 255 for raw-pixel models)")->expected(2);
+  cmd->add_option("--batch", o->batch, "Batch size for --random (the dynamic dimension)")->check(CLI::PositiveNumber);
+  cmd->add_option("--top", o->top, "How many classes to print per image")->check(CLI::PositiveNumber);
+  cmd->add_option("--output-dir", o->output_dir, "Write every output as DIR/<output name>.npy");
+  cmd->add_flag("--profile", o->profile, "Print the time of every step");
+  return [o, cmd]() -> int { return cmd->parsed() ? run_model(*o) : -1; };
+}
+
+}  // namespace octet::cli

@@ -1,0 +1,28 @@
+// The `octet` command line.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "engine/ir.h"
+#include "tools/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"octet: run ONNX CNNs in FP32 and INT8 on hand-written kernels and see where the time goes"};
+  app.require_subcommand(1);
+  std::vector<octet::cli::Command> commands = {octet::cli::add_info_command(app),
+                                               octet::cli::add_run_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (const auto& c : commands) {
+      int rc = c();
+      if (rc >= 0) return rc;
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "octet: error: {}\n", e.what());
+    return 1;
+  }
+  return 1;
+}
