@@ -9,7 +9,8 @@ int main(int argc, char** argv) {
   CLI::App app{"octet: run ONNX CNNs in FP32 and INT8 on hand-written kernels and see where the time goes"};
   app.require_subcommand(1);
   std::vector<octet::cli::Command> commands = {octet::cli::add_info_command(app),
-                                               octet::cli::add_run_command(app)};
+                                               octet::cli::add_run_command(app),
+                                               octet::cli::add_compare_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

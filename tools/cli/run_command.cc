@@ -22,6 +22,7 @@ struct RunOptions {
   int batch = 1;
   int top = 5;
   std::string output_dir;
+  std::string save_inputs_dir;
   bool profile = false;
 };
 
@@ -74,6 +75,12 @@ int run_model(const RunOptions& o) {
                                  o.inputs.size()));
     for (const auto& path : o.inputs) inputs.push_back(from_npy(npy::read(path)));
   }
+  if (!o.save_inputs_dir.empty()) {
+    std::filesystem::create_directories(o.save_inputs_dir);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      npy::write((std::filesystem::path(o.save_inputs_dir) / file_name_for(session.inputs()[i].name)).string(),
+                 to_npy(inputs[i]));
+  }
   std::vector<StepTiming> timings;
   auto outputs = session.run(inputs, o.profile ? &timings : nullptr);
   for (size_t i = 0; i < outputs.size(); ++i) print_top_k(session.outputs()[i], outputs[i], o.top);
@@ -115,6 +122,7 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--batch", o->batch, "Batch size for --random (the dynamic dimension)")->check(CLI::PositiveNumber);
   cmd->add_option("--top", o->top, "How many classes to print per image")->check(CLI::PositiveNumber);
   cmd->add_option("--output-dir", o->output_dir, "Write every output as DIR/<output name>.npy");
+  cmd->add_option("--save-inputs", o->save_inputs_dir, "Write the inputs used as DIR/<input name>.npy");
   cmd->add_flag("--profile", o->profile, "Print the time of every step");
   return [o, cmd]() -> int { return cmd->parsed() ? run_model(*o) : -1; };
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sets up the machine, builds octet and runs every test: first a Release build, then the
+# same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
+#
+#   tools/test.sh                      # everything (what CI runs)
+#   OCTET_SKIP_SANITIZE=1 tools/test.sh  # Release build only
+#
+# The sanitizer pass limits the ResNet8 parity test to OCTET_PARITY_LIMIT images (64 by
+# default) because the reference kernels run ~15x slower under ASan.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JOBS="$(nproc)"
+
+"$ROOT/tools/setup.sh"
+
+echo "== Release build and tests"
+cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$ROOT/build" -j "$JOBS"
+ctest --test-dir "$ROOT/build" --output-on-failure -j "$JOBS"
+
+if [[ "${OCTET_SKIP_SANITIZE:-0}" != 1 ]]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+  cmake -S "$ROOT" -B "$ROOT/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCTET_SANITIZE=ON >/dev/null
+  cmake --build "$ROOT/build-asan" -j "$JOBS"
+  OCTET_PARITY_LIMIT="${OCTET_PARITY_LIMIT:-64}" ctest --test-dir "$ROOT/build-asan" --output-on-failure -j "$JOBS"
+fi
+echo "== all tests passed"
