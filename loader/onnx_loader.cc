@@ -189,7 +189,7 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
       throw Error(where() + e.what());
     }
     for (const auto& in : n.inputs)
-      if (!in.empty() && !produced.count(in))
+      if (!in.empty() && !produced.count(in) && !g.is_constant(in))
         throw Error(where() + "input '" + in + "' is neither a graph input, an initializer nor an "
                     "earlier node's output (missing initializer or nodes out of order)");
     for (const auto& out : n.outputs) {
