@@ -4,27 +4,12 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/ref/index_walk.h"
+
 namespace octet::kernels {
 
 namespace {
 
-// Calls f(index) for every multi-index of the box `dims`, last dimension fastest.
-template <class F>
-void for_each_index(int rank, const int64_t* dims, F&& f) {
-  for (int d = 0; d < rank; ++d) {
-    if (dims[d] <= 0) return;
-  }
-  std::vector<int64_t> idx(rank, 0);
-  for (;;) {
-    f(idx.data());
-    int d = rank - 1;
-    for (; d >= 0; --d) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
 
 // Maps a coordinate of the padded output (already shifted by pads_begin) onto the input
 // axis of extent n; returns -1 when it falls in the constant padding.

@@ -3,27 +3,12 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/ref/index_walk.h"
+
 namespace octet::kernels {
 
 namespace {
 
-// Calls f(index) for every multi-index of the box `dims`, last dimension fastest.
-template <class F>
-void for_each_index(int rank, const int64_t* dims, F&& f) {
-  for (int d = 0; d < rank; ++d) {
-    if (dims[d] <= 0) return;
-  }
-  std::vector<int64_t> idx(rank, 0);
-  for (;;) {
-    f(idx.data());
-    int d = rank - 1;
-    for (; d >= 0; --d) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
 
 int64_t offset(int rank, const int64_t* idx, const int64_t* strides) {
   int64_t off = 0;
