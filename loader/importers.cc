@@ -49,6 +49,13 @@ void reject_unless(Node& n, const std::string& attr, int64_t allowed, const std:
     throw Error(attr + "=" + std::to_string(n.attrs.i(attr)) + " is not supported (" + why + ")");
 }
 
+// BatchNormalization and Dropout before opset 7. Like ONNX's 6 -> 7 version converter, only an
+// explicit is_test=0 means training; a missing is_test is taken as inference.
+void drop_is_test(Node& n) {
+  if (n.attrs.i("is_test") == 0) throw Error("is_test=0 is not supported (training mode; inference only)");
+  n.attrs.erase("is_test");
+}
+
 const std::map<std::string, Importer>& importers() {
   static const std::map<std::string, Importer> table = [] {
     std::map<std::string, Importer> t;
@@ -59,10 +66,13 @@ const std::map<std::string, Importer>& importers() {
     conv_attrs.push_back({"group", i64(1)});
     t["Conv"] = {1, conv_attrs, {}};
 
-    t["BatchNormalization"] = {7,
+    t["BatchNormalization"] = {1,
                                {{"epsilon", f32(1e-5f)}, {"momentum", f32(0.9f)},
-                                {"spatial", i64(1)}, {"training_mode", i64(0)}},
+                                {"spatial", i64(1)}, {"training_mode", i64(0)},
+                                {"is_test", i64(1)}, {"consumed_inputs", ints()}},
                                [](Node& n, ImportContext&) {
+                                 drop_is_test(n);
+                                 n.attrs.erase("consumed_inputs");
                                  reject_unless(n, "training_mode", 0, "inference only");
                                  reject_unless(n, "spatial", 1, "per-activation BatchNorm");
                                  if (n.outputs.size() > 1)
@@ -101,14 +111,18 @@ const std::map<std::string, Importer>& importers() {
     pool_attrs.push_back({"ceil_mode", i64(0)});
     auto avg_attrs = pool_attrs;
     avg_attrs.push_back({"count_include_pad", i64(0)});
-    t["AveragePool"] = {7, avg_attrs, {}};
+    t["AveragePool"] = {1, avg_attrs, {}};  // opsets 1-6 only lack count_include_pad
     auto max_attrs = pool_attrs;
     max_attrs.push_back({"storage_order", i64(0)});
     t["MaxPool"] = {1, max_attrs, [](Node& n, ImportContext&) {
                       if (n.outputs.size() > 1 && !n.outputs[1].empty())
                         throw Error("the Indices output is not supported");
                     }};
-    t["Gemm"] = {7, {{"alpha", f32(1.0f)}, {"beta", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)}}, {}};
+    // Before opset 7 `broadcast` allows C to broadcast; octet always does (a superset).
+    t["Gemm"] = {1,
+                 {{"alpha", f32(1.0f)}, {"beta", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)},
+                  {"broadcast", i64(0)}},
+                 [](Node& n, ImportContext&) { n.attrs.erase("broadcast"); }};
     t["MatMul"] = {1, {}, {}};
     t["Flatten"] = {1, {{"axis", i64(1)}}, {}};
     t["Reshape"] = {5, {{"allowzero", i64(0)}}, {}};
@@ -133,10 +147,22 @@ const std::map<std::string, Importer>& importers() {
                 }};
     t["Concat"] = {4, {{"axis", std::nullopt}}, {}};
     t["Identity"] = {1, {}, {}};
-    t["Dropout"] = {1, {{"ratio", f32(0.5f)}, {"seed", i64(0)}, {"is_test", i64(1)}},
-                    [](Node& n, ImportContext&) {
+    t["Dropout"] = {1,
+                    {{"ratio", f32(0.5f)}, {"seed", i64(0)}, {"is_test", i64(1)}, {"consumed_inputs", ints()}},
+                    [](Node& n, ImportContext& ctx) {
+                      drop_is_test(n);
+                      n.attrs.erase("consumed_inputs");
                       if (n.outputs.size() > 1 && !n.outputs[1].empty())
                         throw Error("the mask output is not supported (inference only)");
+                      // From opset 12 training_mode is an input: only a known false is inference.
+                      if (n.has_input(2)) {
+                        auto it = ctx.graph.values.find(n.inputs[2]);
+                        const auto* t = it != ctx.graph.values.end() && it->second.constant
+                                            ? &*it->second.constant : nullptr;
+                        if (!t || t->count() != 1 || t->to_i64()[0] != 0)
+                          throw Error("training mode (training_mode input '" + n.inputs[2] +
+                                      "' not a constant false) is not supported (inference only)");
+                      }
                     }};
     t["Constant"] = {1,
                      {{"value", std::nullopt}},

@@ -41,7 +41,8 @@ ConvGeometry conv_geometry(const OpContext& c) {
 
 std::vector<TensorInfo> infer_conv(const OpContext& c) {
   ConvGeometry g = conv_geometry(c);
-  if (c.info(0).dtype != ir::DType::f32) c.fail("only float32 Conv is supported here");
+  if (c.info(0).dtype != ir::DType::f32)
+    c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " Conv is not supported (only float32)");
   ir::Dims out = {g.batch, g.out_c};
   out.insert(out.end(), g.window.out.begin(), g.window.out.end());
   return {{ir::DType::f32, out, Layout::channels_last}};

@@ -11,15 +11,23 @@ using kernels::Activation;
 
 void require_f32(const OpContext& c, size_t i) {
   if (c.info(i).dtype != ir::DType::f32)
-    c.fail(std::string("input ") + std::to_string(i) + " is " + ir::dtype_name(c.info(i).dtype) +
-           "; only float32 is supported");
+    c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " " + c.node.op + " (input " + std::to_string(i) +
+           ") is not supported (only float32)");
 }
 
+bool is_constant(const OpContext& c, size_t i) { return i < c.in_const.size() && c.in_const[i]; }
+
+// A bound known at plan time, or `dflt` when absent or computed at run time (see runtime_bound).
 float scalar_input(const OpContext& c, size_t i, const char* what, float dflt) {
   if (!c.has(i)) return dflt;
-  const auto& t = c.constant(i, what);
-  if (t.dtype != ir::DType::f32 || t.count() != 1) c.fail(std::string(what) + " must be a float32 scalar");
-  return t.as<float>()[0];
+  if (c.info(i).dtype != ir::DType::f32 || c.info(i).count() != 1)
+    c.fail(std::string(what) + " must be a float32 scalar");
+  return is_constant(c, i) ? c.in_const[i]->as<float>()[0] : dflt;
+}
+
+// Where the kernel reads a bound that is only known at run time; nullptr otherwise.
+const float* runtime_bound(const OpContext& c, size_t i, std::span<const void* const> in) {
+  return c.has(i) && !is_constant(c, i) ? static_cast<const float*>(in[i]) : nullptr;
 }
 
 Activation unary_activation(const OpContext& c) {
@@ -41,10 +49,19 @@ OpImpl unary_op() {
     return {c.info(0)};
   };
   u.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    auto act = unary_activation(c);
+    const auto act = unary_activation(c);
     int64_t n = c.info(0).count();
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
+    const float* lo = c.node.op == "Clip" ? runtime_bound(c, 1, in) : nullptr;
+    const float* hi = c.node.op == "Clip" ? runtime_bound(c, 2, in) : nullptr;
+    if (lo || hi)
+      return [=] {
+        auto a = act;
+        if (lo) a.min = *lo;
+        if (hi) a.max = *hi;
+        kernels::f32_unary__ref(a, n, x, y);
+      };
     return [=] { kernels::f32_unary__ref(act, n, x, y); };
   };
   return u;

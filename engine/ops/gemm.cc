@@ -17,7 +17,8 @@ GemmGeometry gemm_geometry(const OpContext& c) {
   if (a.size() != 2 || b.size() != 2)
     c.fail("A " + ir::dims_str(a) + " and B " + ir::dims_str(b) + " must be 2-D");
   for (size_t i = 0; i < 3; ++i)
-    if (c.has(i) && c.info(i).dtype != ir::DType::f32) c.fail("only float32 Gemm is supported");
+    if (c.has(i) && c.info(i).dtype != ir::DType::f32)
+      c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " Gemm is not supported (only float32)");
   GemmGeometry g;
   g.s.trans_a = c.node.attrs.i("transA") != 0;
   g.s.trans_b = c.node.attrs.i("transB") != 0;
@@ -79,8 +80,9 @@ struct MatMulGeometry {
 
 MatMulGeometry matmul_geometry(const OpContext& c) {
   ir::Dims a = c.info(0).dims, b = c.info(1).dims;
-  if (c.info(0).dtype != ir::DType::f32 || c.info(1).dtype != ir::DType::f32)
-    c.fail("only float32 MatMul is supported");
+  for (size_t i = 0; i < 2; ++i)
+    if (c.info(i).dtype != ir::DType::f32)
+      c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " MatMul is not supported (only float32)");
   if (a.empty() || b.empty()) c.fail("MatMul operands must have rank >= 1");
   const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   if (a_vec) a.insert(a.begin(), 1);

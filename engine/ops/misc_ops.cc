@@ -11,7 +11,8 @@ namespace octet {
 namespace {
 
 void require_f32(const OpContext& c) {
-  if (c.info(0).dtype != ir::DType::f32) c.fail("only float32 input is supported");
+  if (c.info(0).dtype != ir::DType::f32)
+    c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
 }
 
 OpImpl softmax_op() {

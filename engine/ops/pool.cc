@@ -16,8 +16,13 @@ ops::Window pool_window(const OpContext& c) {
   return ops::resolve_window(c, spatial, ks, c.node.attrs.i("ceil_mode") != 0);
 }
 
+void require_f32(const OpContext& c) {
+  if (c.info(0).dtype != ir::DType::f32)
+    c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
+}
+
 std::vector<TensorInfo> infer_pool(const OpContext& c) {
-  if (c.info(0).dtype != ir::DType::f32) c.fail("only float32 pooling is supported here");
+  require_f32(c);
   ops::Window w = pool_window(c);
   ir::Dims out = {c.info(0).dims[0], c.info(0).dims[1]};
   out.insert(out.end(), w.out.begin(), w.out.end());
@@ -38,7 +43,7 @@ kernels::Pool2dShape pool_shape(const OpContext& c) {
 
 std::vector<TensorInfo> infer_global_pool(const OpContext& c) {
   const TensorInfo& x = c.info(0);
-  if (x.dtype != ir::DType::f32) c.fail("only float32 pooling is supported here");
+  require_f32(c);
   if (x.dims.size() < 3) c.fail("X must have rank >= 3, got " + ir::dims_str(x.dims));
   ir::Dims out(x.dims.size(), 1);
   out[0] = x.dims[0];
