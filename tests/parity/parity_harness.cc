@@ -1,0 +1,143 @@
+#include "tests/parity/parity_harness.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "tests/util/onnx_builder.h"
+
+#ifndef OCTET_SOURCE_DIR
+#error "OCTET_SOURCE_DIR must be defined (tests/CMakeLists.txt does it)"
+#endif
+
+namespace octet::parity {
+
+namespace fs = std::filesystem;
+
+void Figures::merge(const Figures& o) {
+  max_abs_diff = std::max(max_abs_diff, o.max_abs_diff);
+  max_abs_ref = std::max(max_abs_ref, o.max_abs_ref);
+  top1_agree += o.top1_agree;
+  top1_rows += o.top1_rows;
+  if (!o.shape_ok) {
+    shape_ok = false;
+    shape_note = o.shape_note;
+  }
+}
+
+std::vector<int64_t> argmax_rows(const float* data, int64_t rows, int64_t cols) {
+  std::vector<int64_t> out(size_t(rows), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = data + r * cols;
+    out[size_t(r)] = int64_t(std::max_element(row, row + cols) - row);
+  }
+  return out;
+}
+
+Figures compare(const ir::TensorData& octet, const npy::Array& ort) {
+  Figures f;
+  if (octet.dtype != ir::DType::f32 || ort.dtype != npy::DType::f32) {
+    f.shape_ok = false;
+    f.shape_note = std::string("dtype: octet ") + ir::dtype_name(octet.dtype) + ", ORT " + npy::dtype_name(ort.dtype);
+    return f;
+  }
+  if (octet.dims != ort.shape) {
+    f.shape_ok = false;
+    f.shape_note = "shape: octet " + ir::dims_str(octet.dims) + ", ORT " + ir::dims_str(ort.shape);
+    return f;
+  }
+  const float* a = octet.as<float>();
+  const float* b = ort.as<float>();
+  const int64_t n = ort.count();
+  for (int64_t i = 0; i < n; ++i) {
+    // A NaN on either side counts as an infinite difference.
+    const double d = std::fabs(double(a[i]) - double(b[i]));
+    f.max_abs_diff = std::isnan(d) ? INFINITY : std::max(f.max_abs_diff, d);
+    f.max_abs_ref = std::max(f.max_abs_ref, std::fabs(double(b[i])));
+  }
+  if (ort.shape.size() == 2 && ort.shape[1] > 1) {
+    const auto ta = argmax_rows(a, ort.shape[0], ort.shape[1]);
+    const auto tb = argmax_rows(b, ort.shape[0], ort.shape[1]);
+    f.top1_rows = ort.shape[0];
+    for (size_t r = 0; r < ta.size(); ++r) f.top1_agree += ta[r] == tb[r];
+  }
+  return f;
+}
+
+std::string describe(const Figures& f) {
+  if (!f.shape_ok) return "MISMATCH " + f.shape_note;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "max|diff| %.3g  max|ORT| %.4g  ratio %.3g", f.max_abs_diff, f.max_abs_ref,
+                f.ratio());
+  std::string s = buf;
+  if (f.top1_rows > 0) s += "  top-1 " + std::to_string(f.top1_agree) + "/" + std::to_string(f.top1_rows);
+  return s;
+}
+
+namespace {
+std::mutex lines_mutex;
+std::vector<Line>& lines() {
+  static std::vector<Line> v;
+  return v;
+}
+}  // namespace
+
+void report(const Line& line) {
+  std::cout << "[ PARITY   ] " << line.model << " batch " << line.batch << " " << line.output << ": "
+            << describe(line.figures) << (line.figures.within_tolerance() && line.figures.top1_identical() ? "" : "  FAIL")
+            << std::endl;
+  std::lock_guard<std::mutex> lock(lines_mutex);
+  lines().push_back(line);
+}
+
+const std::vector<Line>& reported() { return lines(); }
+
+std::vector<ir::TensorData> random_inputs(const std::vector<ir::Dims>& input_dims, int64_t batch, uint32_t seed) {
+  std::vector<ir::TensorData> out;
+  for (size_t i = 0; i < input_dims.size(); ++i) {
+    ir::Dims d = input_dims[i];
+    for (auto& e : d) if (e < 0) e = batch;
+    const auto values = testing::random_normal(size_t(ir::element_count(d)), seed + uint32_t(i) * 7919u);
+    out.push_back(ir::TensorData::f32(d, values));
+  }
+  return out;
+}
+
+ScratchDir::ScratchDir(const std::string& prefix) {
+  std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    throw std::runtime_error("cannot create a temporary directory " + pattern + ": " + std::strerror(errno));
+  path_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  if (keep_) {
+    std::cout << "[ PARITY   ] kept " << path_.string() << " for inspection" << std::endl;
+    return;
+  }
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+fs::path shared_dir() { return fs::path(OCTET_SOURCE_DIR) / ".." / "shared"; }
+
+int64_t env_limit(const char* name, int64_t dflt) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  char* end = nullptr;
+  const long long n = std::strtoll(v, &end, 10);
+  if (*end != '\0' || n <= 0)
+    throw std::invalid_argument(std::string(name) + "='" + v + "' is not a positive integer");
+  return n;
+}
+
+}  // namespace octet::parity

@@ -1,0 +1,117 @@
+// Beyond the torch-export patterns: op variants and layout mixes a converter or a hand-written
+// model can produce (Clip with one bound, Gemm alpha/beta, opset-11 Softmax on 4-D, negative
+// Pad, broadcasting against channels-last maps, batched MatMul after Reshape, BatchNorm that
+// cannot be folded), and one session reused across many batch sizes (the plan cache).
+#include <gtest/gtest.h>
+
+#include "tests/parity/parity_fixture.h"
+
+namespace octet::parity {
+namespace {
+
+using testing::OnnxBuilder;
+
+TEST_F(ParityTest, ClipWithOneBound) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 4, 5, 6});
+  auto y = b.node("Conv", {x, b.random_normal_init("w", {8, 4, 3, 3})}, {{"pads", {1, 1, 1, 1}}});
+  b.output(b.node("Clip", {y, "", b.initializer("hi", {}, {0.5f})}));  // fused into the conv, max only
+  b.output(b.node("Clip", {x, b.initializer("lo", {}, {-0.5f})}));     // standalone, min only
+  check_model(b, "clip_one_bound");
+}
+
+TEST_F(ParityTest, GemmAlphaBetaAndNoBias) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 12});
+  auto w = b.random_normal_init("w", {12, 7});
+  b.output(b.node("Gemm", {x, w}, {{"alpha", 0.5f}}));
+  auto y = b.node("Gemm", {x, w, b.random_normal_init("c", {1, 7})}, {{"alpha", 0.5f}, {"beta", 2.0f}});
+  b.output(b.node("Relu", {b.node("Gemm", {y, b.random_normal_init("w2", {7, 12})})}));
+  check_model(b, "gemm_alpha_beta");
+}
+
+// Opset 11: Softmax flattens to 2-D at its axis; Squeeze axes are an attribute.
+TEST_F(ParityTest, Opset11ShapeAndSoftmaxVariants) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(11);
+  auto x = b.input("x", {-1, 4, 3, 5});
+  auto y = b.node("Conv", {x, b.random_normal_init("w", {6, 4, 1, 1})});
+  b.output(b.node("Softmax", {y}, {{"axis", 1}}));
+  b.output(b.node("Flatten", {y}, {{"axis", 2}}));
+  b.output(b.node("Concat", {y, x}, {{"axis", -3}}));
+  b.output(b.node("MaxPool", {y}, {{"kernel_shape", {2, 3}}, {"dilations", {1, 2}}, {"pads", {1, 1, 0, 1}}}));
+  b.output(b.node("Squeeze", {b.node("GlobalAveragePool", {y})}, {{"axes", {2, 3}}}));
+  auto centred = b.node("Sub", {y, b.node("ReduceMean", {y}, {{"axes", {1}}, {"keepdims", 1}})});
+  b.output(b.node("Div", {centred, b.initializer("d", {6, 1, 1}, {1, 2, 3, 4, 5, 6})}));
+  check_model(b, "opset11_variants");
+}
+
+TEST_F(ParityTest, BatchNormThatCannotBeFolded) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 4, 3, 5});
+  auto bn = [&](const std::string& in, int64_t c) {
+    return b.node("BatchNormalization", {in, b.random_uniform_init("", {c}, 0.5f, 2.0f), b.random_normal_init("", {c}),
+                                         b.random_normal_init("", {c}), b.random_uniform_init("", {c}, 0.5f, 2.0f)});
+  };
+  auto y = b.node("Conv", {x, b.random_normal_init("w", {6, 4, 1, 1})});
+  b.output(bn(x, 4));  // on the graph input
+  b.output(y);         // the conv output is also read by the BatchNorm below
+  b.output(bn(y, 6));
+  check_model(b, "batchnorm_unfolded");
+}
+
+TEST_F(ParityTest, BroadcastAgainstChannelsLastMaps) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 4, 3, 5});
+  auto y = b.node("Conv", {x, b.random_normal_init("w", {4, 4, 1, 1})});
+  auto gate = b.node("Sigmoid", {b.node("GlobalAveragePool", {y})});
+  b.output(b.node("Mul", {gate, y}));                                     // the small operand first
+  b.output(b.node("Sub", {b.random_normal_init("c", {4, 1, 1}), y}));     // per channel
+  b.output(b.node("Sub", {b.random_normal_init("r", {5}), y}));           // along W
+  b.output(b.node("Div", {y, b.random_uniform_init("h", {3, 1}, 1.0f, 2.0f)}));  // along H
+  b.output(b.node("Add", {x, y}));                                        // row-major + channels-last
+  b.output(b.node("Mul", {b.node("GlobalAveragePool", {x}), b.node("ReduceMean", {y}, {{"axes", {1}}, {"keepdims", 1}})}));
+  check_model(b, "broadcast_channels_last");
+}
+
+TEST_F(ParityTest, PadCropAndReflect) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 4, 6, 5});
+  auto y = b.node("Conv", {x, b.random_normal_init("w", {4, 4, 1, 1})});
+  b.output(b.node("Pad", {y, b.initializer_i64("p", {8}, {0, 0, -1, 2, 0, 0, 1, -2})}));
+  b.output(b.node("Pad", {x, b.initializer_i64("p2", {8}, {0, 1, 0, 0, 0, -1, 0, 0})}));  // shifts channels
+  b.output(b.node("Pad", {y, b.initializer_i64("q", {8}, {0, 0, 2, 1, 0, 0, 1, 3})}, {{"mode", "reflect"}}));
+  check_model(b, "pad_crop_reflect");
+}
+
+TEST_F(ParityTest, ReshapeThenBatchedMatMul) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 4, 3, 5});
+  auto y = b.node("Conv", {x, b.random_normal_init("w", {6, 4, 1, 1})});
+  auto r = b.node("Reshape", {y, b.initializer_i64("s", {3}, {0, 6, -1})});  // [N, 6, 15]
+  b.output(b.node("MatMul", {r, b.random_normal_init("k", {15, 4})}));        // [N, 6, 4]
+  b.output(b.node("MatMul", {b.random_normal_init("k2", {2, 6}), r}));        // [N, 2, 15]
+  b.output(b.node("Unsqueeze", {y, b.initializer_i64("ax", {1}, {1})}));      // [N, 1, 6, 3, 5]
+  check_model(b, "reshape_batched_matmul");
+}
+
+// One session, more batch sizes than the plan cache holds (8), revisiting earlier ones.
+TEST_F(ParityTest, ManyBatchSizesOneSession) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 3, 6, 6});
+  auto y = b.node("Relu", {b.node("Conv", {x, b.random_normal_init("w", {8, 3, 3, 3}), b.random_normal_init("bias", {8})},
+                                  {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}})});
+  auto f = b.node("Flatten", {b.node("GlobalAveragePool", {y})});
+  b.output(b.node("Gemm", {f, b.random_normal_init("fc", {10, 8}, 0.0f, 0.5f)}, {{"transB", 1}}));
+  check_model(b, "many_batch_sizes", {1, 5, 2, 3, 4, 6, 7, 8, 9, 1, 5});
+}
+
+}  // namespace
+}  // namespace octet::parity
