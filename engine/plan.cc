@@ -14,7 +14,9 @@ size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 }  // namespace
 
-Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims) : graph_(graph) {
+Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims,
+           const std::map<std::string, ir::TensorData>& known_inputs)
+    : graph_(graph) {
   for (const auto& [name, v] : graph.values) {
     if (!v.constant) continue;
     PlanValue pv;
@@ -27,6 +29,7 @@ Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_
     if (it == input_dims.end()) throw ir::Error(graph.source + ": no shape given for input '" + name + "'");
     PlanValue pv;
     pv.info = {graph.value(name).dtype, it->second, Layout::row_major};
+    if (auto known = known_inputs.find(name); known != known_inputs.end()) pv.constant = own(known->second);
     values_[name] = pv;
   }
   for (const auto& n : graph.nodes) add_node(n);

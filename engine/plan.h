@@ -34,7 +34,10 @@ struct PlanValue {
 class Plan {
  public:
   // Throws ir::Error when a shape does not work out or an op rejects its inputs.
-  Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims);
+  // `known_inputs` are graph inputs whose contents decide shapes (e.g. an int64 shape fed
+  // to Reshape): the plan treats them as constants, so it is only valid for those values.
+  Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims,
+       const std::map<std::string, ir::TensorData>& known_inputs = {});
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 

@@ -17,7 +17,17 @@ Session::Session(ir::Graph graph) : graph_(std::move(graph)) {
     inputs_.push_back({name, v.dtype, *v.dims});
   }
   // Validate the whole graph once with batch 1 so that a model octet cannot run fails at
-  // load, not at the first run.
+  // load, not at the first run. Not possible when integer inputs (shapes fed at run time)
+  // decide the shapes: then the declared output types stand until the first run.
+  bool shapes_known = true;
+  for (const auto& in : inputs_) shapes_known = shapes_known && in.dtype != ir::DType::s64 && in.dtype != ir::DType::s32;
+  if (!shapes_known) {
+    for (const auto& name : graph_.outputs) {
+      const ir::Value& v = graph_.value(name);
+      outputs_.push_back({name, v.dtype, v.dims.value_or(ir::Dims{})});
+    }
+    return;
+  }
   std::vector<ir::Dims> dims;
   for (const auto& in : inputs_) {
     ir::Dims d = in.dims;
@@ -32,7 +42,7 @@ Session::Session(ir::Graph graph) : graph_(std::move(graph)) {
     // Output extents that follow the batch are reported as unknown.
     if (v.dims && v.dims->size() == d.size())
       for (size_t i = 0; i < d.size(); ++i) if ((*v.dims)[i] < 0) d[i] = -1;
-    if (!v.dims && !d.empty() && !inputs_.empty() && inputs_[0].dims.size() > 0 && inputs_[0].dims[0] < 0) d[0] = -1;
+    if (!v.dims && !d.empty() && !inputs_.empty() && !inputs_[0].dims.empty() && inputs_[0].dims[0] < 0) d[0] = -1;
     outputs_.push_back({name, pv.info.dtype, d});
   }
 }
@@ -40,14 +50,29 @@ Session::Session(ir::Graph graph) : graph_(std::move(graph)) {
 Session::Session(Session&&) noexcept = default;
 Session::~Session() = default;
 
-const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims) {
-  auto it = plans_.find(input_dims);
+const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims) { return plan_for(input_dims, {}); }
+
+const Plan& Session::plan_for(const std::vector<ir::TensorData>& inputs) {
+  std::vector<ir::Dims> dims;
+  std::map<std::string, ir::TensorData> known;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    dims.push_back(inputs[i].dims);
+    if (inputs[i].dtype == ir::DType::s64 || inputs[i].dtype == ir::DType::s32) known[inputs_[i].name] = inputs[i];
+  }
+  return plan_for(dims, known);
+}
+
+const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims,
+                              const std::map<std::string, ir::TensorData>& known) {
+  PlanKey key{input_dims, {}};
+  for (const auto& [name, t] : known) key.second[name] = t.bytes;
+  auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
   std::map<std::string, ir::Dims> named;
   for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = input_dims.at(i);
   if (plans_.size() >= 8) plans_.clear();  // bound memory when callers vary shapes a lot
-  auto plan = std::make_unique<Plan>(graph_, named);
-  return *plans_.emplace(input_dims, std::move(plan)).first->second;
+  auto plan = std::make_unique<Plan>(graph_, named, known);
+  return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 
 std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inputs,
@@ -55,7 +80,6 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
   if (inputs.size() != inputs_.size())
     throw ir::Error(graph_.source + ": the model takes " + std::to_string(inputs_.size()) + " input(s), got " +
                     std::to_string(inputs.size()));
-  std::vector<ir::Dims> dims;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec& spec = inputs_[i];
     const ir::TensorData& t = inputs[i];
@@ -64,11 +88,11 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
     if (!ok)
       throw ir::Error(graph_.source + ": input '" + spec.name + "' expects " + ir::dtype_name(spec.dtype) + " " +
                       ir::dims_str(spec.dims) + ", got " + ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims));
-    dims.push_back(t.dims);
   }
-  auto* plan = const_cast<Plan*>(&plan_for(dims));
+  auto* plan = const_cast<Plan*>(&plan_for(inputs));
   for (size_t i = 0; i < inputs.size(); ++i)
-    std::memcpy(plan->data(inputs_[i].name), inputs[i].bytes.data(), inputs[i].bytes.size());
+    if (!plan->value(inputs_[i].name).constant)
+      std::memcpy(plan->data(inputs_[i].name), inputs[i].bytes.data(), inputs[i].bytes.size());
   if (timings) timings->clear();
   for (const auto& step : plan->steps()) {
     if (!timings) {

@@ -44,12 +44,17 @@ class Session {
 
   // The plan for these input shapes (built if needed), e.g. to list kernels and MACs.
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims);
+  // Integer inputs (shapes, axes, pads fed at run time) are part of a plan's key: their
+  // contents are folded into the plan as constants.
+  const Plan& plan_for(const std::vector<ir::TensorData>& inputs);
 
  private:
   ir::Graph graph_;
   std::vector<passes::PassCount> pass_report_;
   std::vector<TensorSpec> inputs_, outputs_;
-  std::map<std::vector<ir::Dims>, std::unique_ptr<Plan>> plans_;
+  using PlanKey = std::pair<std::vector<ir::Dims>, std::map<std::string, std::vector<std::byte>>>;
+  const Plan& plan_for(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
+  std::map<PlanKey, std::unique_ptr<Plan>> plans_;
 };
 
 }  // namespace octet
