@@ -26,6 +26,10 @@ const char* dtype_name(DType t) {
   return "?";
 }
 
+void copy_bytes(void* dst, const void* src, size_t n) {
+  if (n) std::memcpy(dst, src, n);
+}
+
 int64_t element_count(const Dims& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
@@ -55,14 +59,14 @@ TensorData TensorData::make(DType t, Dims d) {
 TensorData TensorData::f32(Dims d, std::span<const float> v) {
   TensorData td = make(DType::f32, std::move(d));
   if (int64_t(v.size()) != td.count()) throw std::logic_error("TensorData::f32 size mismatch");
-  std::memcpy(td.bytes.data(), v.data(), v.size_bytes());
+  copy_bytes(td.bytes.data(), v.data(), v.size_bytes());
   return td;
 }
 
 TensorData TensorData::s64(Dims d, std::span<const int64_t> v) {
   TensorData td = make(DType::s64, std::move(d));
   if (int64_t(v.size()) != td.count()) throw std::logic_error("TensorData::s64 size mismatch");
-  std::memcpy(td.bytes.data(), v.data(), v.size_bytes());
+  copy_bytes(td.bytes.data(), v.data(), v.size_bytes());
   return td;
 }
 

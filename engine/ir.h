@@ -21,6 +21,10 @@ const char* dtype_name(DType t);
 
 using Dims = std::vector<int64_t>;  // a negative extent is a dimension unknown until run time
 
+// memcpy that accepts empty ranges: an empty vector's data() may be null, and passing
+// null to memcpy is undefined even for zero bytes.
+void copy_bytes(void* dst, const void* src, size_t n);
+
 int64_t element_count(const Dims& dims);  // product of the extents; throws on unknown ones
 std::string dims_str(const Dims& dims);   // "[N,3,32,32]" (unknown extents print as N)
 

@@ -66,7 +66,7 @@ std::vector<ir::TensorData> evaluate_now(const OpImpl& impl, const OpContext& ct
   for (size_t i = 0; i < outs.size(); ++i) {
     ir::TensorData t = ir::TensorData::make(outs[i].dtype, outs[i].dims);
     if (same_memory(outs[i].dims, outs[i].layout, Layout::row_major))
-      std::memcpy(t.bytes.data(), bufs[i].data(), t.bytes.size());
+      ir::copy_bytes(t.bytes.data(), bufs[i].data(), t.bytes.size());
     else
       relayout(outs[i], bufs[i].data(), Layout::row_major, t.bytes.data());
     result.push_back(std::move(t));

@@ -92,7 +92,7 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
   auto* plan = const_cast<Plan*>(&plan_for(inputs));
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!plan->value(inputs_[i].name).constant)
-      std::memcpy(plan->data(inputs_[i].name), inputs[i].bytes.data(), inputs[i].bytes.size());
+      ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data(), inputs[i].bytes.size());
   if (timings) timings->clear();
   for (const auto& step : plan->steps()) {
     if (!timings) {
@@ -109,7 +109,7 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
     const PlanValue& v = plan->value(name);
     ir::TensorData t = ir::TensorData::make(v.info.dtype, v.info.dims);
     const void* src = std::as_const(*plan).data(name);
-    if (same_memory(v.info.dims, v.info.layout, Layout::row_major)) std::memcpy(t.bytes.data(), src, t.bytes.size());
+    if (same_memory(v.info.dims, v.info.layout, Layout::row_major)) ir::copy_bytes(t.bytes.data(), src, t.bytes.size());
     else relayout(v.info, src, Layout::row_major, t.bytes.data());
     out.push_back(std::move(t));
   }

@@ -66,7 +66,7 @@ ir::TensorData convert_tensor(const onnx::TensorProto& t) {
     if (t.raw_data().size() != td.bytes.size())
       throw Error("raw data has " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
                   std::to_string(td.bytes.size()));
-    std::memcpy(td.bytes.data(), t.raw_data().data(), td.bytes.size());
+    ir::copy_bytes(td.bytes.data(), t.raw_data().data(), td.bytes.size());
     return td;
   }
   switch (td.dtype) {

@@ -81,7 +81,7 @@ OpImpl reduce_mean_op() {
     auto y = static_cast<float*>(out[0]);
     if (r.identity) {
       size_t bytes = x.bytes();
-      return [=] { std::memcpy(y, xp, bytes); };
+      return [=] { ir::copy_bytes(y, xp, bytes); };
     }
     ir::Dims dims = x.dims;
     auto strides = x.strides();

@@ -12,7 +12,7 @@ Kernel copy_kernel(const OpContext& c, std::span<const void* const> in, std::spa
   size_t bytes = c.info(0).bytes();
   const void* x = in[0];
   void* y = out[0];
-  return [=] { std::memcpy(y, x, bytes); };
+  return [=] { ir::copy_bytes(y, x, bytes); };
 }
 
 // Ops whose output is the input's bytes in row-major order under another shape.
@@ -164,7 +164,7 @@ OpImpl gather_op() {
         if (k < 0) k += len;
         if (k < 0 || k >= len) throw ir::Error(where + ": index out of range");
         for (int64_t o = 0; o < outer; ++o)
-          std::memcpy(y + (o * n_idx + j) * inner, x + (o * len + k) * inner, size_t(inner));
+          ir::copy_bytes(y + (o * n_idx + j) * inner, x + (o * len + k) * inner, size_t(inner));
       }
     };
   };
@@ -237,7 +237,7 @@ OpImpl constant_op() {
   op.build = [](const OpContext& c, std::span<const void* const>, std::span<void* const> out) -> Kernel {
     auto v = c.node.attrs.t("value");
     void* y = out[0];
-    return [=] { std::memcpy(y, v.bytes.data(), v.bytes.size()); };
+    return [=] { ir::copy_bytes(y, v.bytes.data(), v.bytes.size()); };
   };
   return op;
 }
