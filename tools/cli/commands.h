@@ -11,5 +11,6 @@ using Command = std::function<int()>;
 Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_eval_command(CLI::App& app);
 
 }  // namespace octet::cli
