@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "tests/util/cli_runner.h"
 #include "tests/util/ort_oracle.h"
 
 namespace {
@@ -15,20 +16,7 @@ using json = nlohmann::json;
 const fs::path kSource = OCTET_SOURCE_DIR;
 const fs::path kShared = kSource / ".." / "shared";
 
-struct CliResult {
-  int status;
-  std::string out;
-};
-
-CliResult run_cli(const std::string& args) {
-  std::string cmd = std::string(OCTET_CLI) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using octet::testing::run_cli;
 
 // Images per model in sanitizer builds, where the reference kernels are ~10x slower.
 std::string limit_flag(int64_t release_limit) {
@@ -47,9 +35,9 @@ TEST(Eval, ReproducesResNet8AccuracyOnCifarSubset) {
   if (!fs::exists(model) || !fs::exists(data)) GTEST_SKIP() << "../shared (ResNet8 and the CIFAR-10 subset) is absent";
   std::string limit = limit_flag(0);
   auto r = run_cli("eval " + model.string() + " --data cifar10:" + data.string() + limit +
-                   " --latency-images 5 --json --no-progress");
-  ASSERT_EQ(r.status, 0) << r.out;
-  json j = json::parse(r.out);
+                   " --latency-images 5 --json --no-progress", false);
+  ASSERT_EQ(r.status, 0) << r.output;
+  json j = json::parse(r.output);
   const auto& acc = j["octet"]["accuracy"];
   if (!limit.empty()) GTEST_SKIP() << "accuracy is only checked over all 846 images (OCTET_EVAL_LIMIT is set)";
   // ../shared/models/README.md: 742/846 with per-class counts airplane 63/83 ... truck 91/94.
@@ -68,8 +56,8 @@ TEST(Eval, BundledModelsMatchOnnxRuntime) {
     ++models;
     auto r = run_cli("eval " + entry.path().string() + limit_flag(2000) +
                      " --compare-ort --latency-images 5 --json --no-progress");
-    ASSERT_EQ(r.status, 0) << entry.path() << "\n" << r.out;
-    json j = json::parse(r.out);
+    ASSERT_EQ(r.status, 0) << entry.path() << "\n" << r.output;
+    json j = json::parse(r.output);
     const auto& o = j["octet"]["accuracy"];
     const auto& t = j["ort"]["accuracy"];
     EXPECT_EQ(o["top1_correct"], t["top1_correct"]) << entry.path();
@@ -89,8 +77,8 @@ TEST(Eval, ClearErrors) {
   for (const std::string& args : {std::string("eval ") + model.string(),
                                    "eval " + model.string() + " --data fashion-mnist:test --limit 10",
                                    "eval " + model.string() + " --data nonsense:x"}) {
-    auto r = run_cli(args);
-    EXPECT_EQ(r.status, 1) << args << "\n" << r.out;
+    auto r = run_cli(args, false);
+    EXPECT_EQ(r.status, 1) << args << "\n" << r.output;
   }
 }
 

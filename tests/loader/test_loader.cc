@@ -8,6 +8,7 @@
 
 #include "engine/session.h"
 #include "loader/onnx_loader.h"
+#include "tests/util/cli_runner.h"
 
 namespace octet {
 namespace {
@@ -371,20 +372,7 @@ TEST(Importers, ConstantValueFloatBecomesTensor) {
 
 // ---- the CLI turns every error into one line and a non-zero exit ----
 
-struct CliResult {
-  int status;
-  std::string output;
-};
-
-CliResult run_cli(const std::string& args) {
-  std::string cmd = std::string(OCTET_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using testing::run_cli;
 
 TEST(Cli, ErrorsAreOneLineWithNonZeroExit) {
   namespace fs = std::filesystem;
@@ -402,15 +390,15 @@ TEST(Cli, ErrorsAreOneLineWithNonZeroExit) {
   };
   for (const auto& path : bad) {
     for (const std::string& cmd : {"info " + path, "run " + path + " --random"}) {
-      auto r = run_cli(cmd);
+      auto r = run_cli(cmd, true);
       EXPECT_EQ(r.status, 1) << cmd << "\n" << r.output;
       EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << cmd << "\n" << r.output;
       EXPECT_EQ(r.output.rfind("octet: error: ", 0), 0u) << r.output;
     }
   }
-  auto missing = run_cli("info " + (dir / "missing.onnx").string());
+  auto missing = run_cli("info " + (dir / "missing.onnx").string(), true);
   EXPECT_NE(missing.status, 0) << missing.output;
-  auto ok = run_cli("run " + write("relu.onnx", good) + " --random --batch 2");
+  auto ok = run_cli("run " + write("relu.onnx", good) + " --random --batch 2", true);
   EXPECT_EQ(ok.status, 0) << ok.output;
   fs::remove_all(dir);
 }
