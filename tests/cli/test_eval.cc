@@ -55,7 +55,7 @@ TEST(Eval, BundledModelsMatchOnnxRuntime) {
     if (entry.path().extension() != ".onnx" || !fs::exists(fs::path(entry.path()).replace_extension(".json"))) continue;
     ++models;
     auto r = run_cli("eval " + entry.path().string() + limit_flag(2000) +
-                     " --compare-ort --latency-images 5 --json --no-progress");
+                     " --compare-ort --latency-images 5 --json --no-progress", false);
     ASSERT_EQ(r.status, 0) << entry.path() << "\n" << r.output;
     json j = json::parse(r.output);
     const auto& o = j["octet"]["accuracy"];
