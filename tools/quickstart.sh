@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Sets up the machine, builds octet (Release) and runs the main job on the default model:
-# `octet info` and an FP32 `octet run`, checked against ONNX Runtime on the same input.
+# Sets up the machine, builds octet (Release) and runs the main job: `octet info` and
+# `octet eval --compare-ort` of the bundled TinyNet on the 10,000 Fashion-MNIST test images,
+# with ONNX Runtime side by side (accuracy, agreement, latency).
 #
-# Default model: the MLPerf Tiny ResNet8 in ../shared/models when it is there (with a batch
-# of real CIFAR-10 test images); otherwise a CNN from the ONNX test suite (libonnx-testdata)
-# on random input. Pass a model path to use your own: tools/quickstart.sh model.onnx
+#   tools/quickstart.sh                  # TinyNet on Fashion-MNIST
+#   tools/quickstart.sh models/resnet8.onnx
+#   tools/quickstart.sh my.onnx --data images:my_pictures/   # any extra flags go to octet eval
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,30 +14,11 @@ cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$ROOT/build" -j "$(nproc)" --target octet
 OCTET="$ROOT/build/tools/octet"
 
-model="${1:-}"
-random_range=(0 1)
-if [[ -z "$model" ]]; then
-  if [[ -f "$ROOT/../shared/models/resnet8_cifar10_fp32.onnx" ]]; then
-    model="$ROOT/../shared/models/resnet8_cifar10_fp32.onnx"
-    random_range=(0 255)  # this model takes raw pixel values
-  else
-    model=/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d_groups/model.onnx
-  fi
-fi
+model="${1:-$ROOT/models/tinynet.onnx}"
+shift || true
 
 echo "== octet info $model"
 "$OCTET" info "$model"
-
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
 echo
-echo "== octet run (batch 4, random input, seed 1)"
-"$OCTET" run "$model" --random --random-range "${random_range[@]}" --batch 4 --top 3 \
-  --save-inputs "$out/in" --output-dir "$out/octet"
-
-echo
-echo "== the same input through ONNX Runtime"
-args=()
-for f in "$out"/in/*.npy; do args+=(--input "$(basename "$f" .npy)=$f"); done
-node "$ROOT/tools/ort/ort_run.mjs" --model "$model" "${args[@]}" --output-dir "$out/ort"
-"$OCTET" compare "$out/octet" "$out/ort"
+echo "== octet eval $model --compare-ort $*"
+"$OCTET" eval "$model" --compare-ort "$@"
