@@ -14,7 +14,9 @@ cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$ROOT/build" -j "$(nproc)" --target octet
 OCTET="$ROOT/build/tools/octet"
 
-model="${1:-$ROOT/models/tinynet.onnx}"
+default="$ROOT/models/tinynet.onnx"
+[[ -f "$default" ]] || default="$ROOT/models/resnet8.onnx"
+model="${1:-$default}"
 shift || true
 
 echo "== octet info $model"
