@@ -1,0 +1,149 @@
+// Bit-exactness needs every float step rounded as written. GCC contracts a * b + c into
+// one fused multiply-add whenever the target has FMA (even in ISO mode, even across
+// statements), which changes the rounding; turn contraction off for this file.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include "kernels/ref/qlinear.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace octet::kernels {
+
+AxisSplit split_at_axis(int rank, const int64_t* dims, int axis) {
+  if (axis < -rank || axis >= rank) {
+    throw std::invalid_argument("per-axis quantization: axis " + std::to_string(axis) +
+                                " is out of range for a rank-" + std::to_string(rank) +
+                                " tensor (expected [" + std::to_string(-rank) + ", " +
+                                std::to_string(rank - 1) + "])");
+  }
+  if (axis < 0) axis += rank;
+  AxisSplit s;
+  for (int d = 0; d < axis; ++d) s.outer *= dims[d];
+  s.extent = dims[axis];
+  for (int d = axis + 1; d < rank; ++d) s.inner *= dims[d];
+  return s;
+}
+
+namespace {
+
+void check_axis_params(const char* kernel, const AxisSplit& s, size_t scales, size_t zero_points) {
+  if (static_cast<int64_t>(scales) != s.extent ||
+      (zero_points != 0 && static_cast<int64_t>(zero_points) != s.extent)) {
+    throw std::invalid_argument(std::string(kernel) + ": " + std::to_string(scales) +
+                                " scales and " + std::to_string(zero_points) +
+                                " zero points for an axis of extent " + std::to_string(s.extent) +
+                                " (zero points may also be absent)");
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void q8_quantize_linear__ref(int64_t count, const float* x, float scale, int32_t zero_point, T* y) {
+  for (int64_t i = 0; i < count; ++i) y[i] = quantize_one<T>(x[i], scale, zero_point);
+}
+
+template <typename T>
+void q8_quantize_linear_per_axis__ref(int rank, const int64_t* dims, int axis, const float* x,
+                                      std::span<const float> scale,
+                                      std::span<const int32_t> zero_point, T* y) {
+  const AxisSplit s = split_at_axis(rank, dims, axis);
+  check_axis_params("q8_quantize_linear_per_axis__ref", s, scale.size(), zero_point.size());
+  size_t i = 0;
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t a = 0; a < s.extent; ++a) {
+      const int32_t zp = zero_point.empty() ? 0 : zero_point[a];
+      for (int64_t in = 0; in < s.inner; ++in, ++i) y[i] = quantize_one<T>(x[i], scale[a], zp);
+    }
+  }
+}
+
+template <typename T>
+void q8_dequantize_linear__ref(int64_t count, const T* x, float scale, int32_t zero_point,
+                               float* y) {
+  for (int64_t i = 0; i < count; ++i) y[i] = dequantize_value(x[i], scale, zero_point);
+}
+
+template <typename T>
+void q8_dequantize_linear_per_axis__ref(int rank, const int64_t* dims, int axis, const T* x,
+                                        std::span<const float> scale,
+                                        std::span<const int32_t> zero_point, float* y) {
+  const AxisSplit s = split_at_axis(rank, dims, axis);
+  check_axis_params("q8_dequantize_linear_per_axis__ref", s, scale.size(), zero_point.size());
+  size_t i = 0;
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t a = 0; a < s.extent; ++a) {
+      const int32_t zp = zero_point.empty() ? 0 : zero_point[a];
+      for (int64_t in = 0; in < s.inner; ++in, ++i) y[i] = dequantize_value(x[i], scale[a], zp);
+    }
+  }
+}
+
+template <typename TY>
+void q8_requantize__ref(int64_t rows, int channels, const int32_t* acc, const int32_t* bias,
+                        const Requantization& rq, TY* y) {
+  check_requantization<TY>("q8_requantize__ref", rq, static_cast<size_t>(channels));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int c = 0; c < channels; ++c) {
+      const size_t i = static_cast<size_t>(r) * channels + c;
+      // int32 wrap-around, computed without signed overflow.
+      const int32_t a = bias == nullptr ? acc[i]
+                                        : static_cast<int32_t>(static_cast<uint32_t>(acc[i]) +
+                                                               static_cast<uint32_t>(bias[c]));
+      y[i] = static_cast<TY>(
+          requantize_value(a, rq.multiplier_of(c), rq.zero_point, rq.qmin, rq.qmax));
+    }
+  }
+}
+
+DynamicQuantization qu8_dynamic_quantize_linear__ref(int64_t count, const float* x, uint8_t* y) {
+  // The range always contains 0, so starting from 0 is the same as min(0, min x).
+  float rmin = 0.0f;
+  float rmax = 0.0f;
+  for (int64_t i = 0; i < count; ++i) {
+    rmin = std::min(rmin, x[i]);
+    rmax = std::max(rmax, x[i]);
+  }
+  DynamicQuantization q;
+  // All-zero input: an empty range would make scale 0 and the zero point 0/0.
+  q.scale = rmax == rmin ? 1.0f : (rmax - rmin) / 255.0f;
+  const float initial_zero_point = 0.0f - rmin / q.scale;
+  q.zero_point =
+      static_cast<uint8_t>(round_half_even(std::clamp(initial_zero_point, 0.0f, 255.0f)));
+  q8_quantize_linear__ref<uint8_t>(count, x, q.scale, q.zero_point, y);
+  return q;
+}
+
+template void q8_quantize_linear__ref<uint8_t>(int64_t, const float*, float, int32_t, uint8_t*);
+template void q8_quantize_linear__ref<int8_t>(int64_t, const float*, float, int32_t, int8_t*);
+template void q8_quantize_linear_per_axis__ref<uint8_t>(int, const int64_t*, int, const float*,
+                                                        std::span<const float>,
+                                                        std::span<const int32_t>, uint8_t*);
+template void q8_quantize_linear_per_axis__ref<int8_t>(int, const int64_t*, int, const float*,
+                                                       std::span<const float>,
+                                                       std::span<const int32_t>, int8_t*);
+template void q8_dequantize_linear__ref<uint8_t>(int64_t, const uint8_t*, float, int32_t, float*);
+template void q8_dequantize_linear__ref<int8_t>(int64_t, const int8_t*, float, int32_t, float*);
+template void q8_dequantize_linear__ref<int32_t>(int64_t, const int32_t*, float, int32_t, float*);
+template void q8_dequantize_linear_per_axis__ref<uint8_t>(int, const int64_t*, int, const uint8_t*,
+                                                          std::span<const float>,
+                                                          std::span<const int32_t>, float*);
+template void q8_dequantize_linear_per_axis__ref<int8_t>(int, const int64_t*, int, const int8_t*,
+                                                         std::span<const float>,
+                                                         std::span<const int32_t>, float*);
+template void q8_dequantize_linear_per_axis__ref<int32_t>(int, const int64_t*, int, const int32_t*,
+                                                          std::span<const float>,
+                                                          std::span<const int32_t>, float*);
+template void q8_requantize__ref<uint8_t>(int64_t, int, const int32_t*, const int32_t*,
+                                          const Requantization&, uint8_t*);
+template void q8_requantize__ref<int8_t>(int64_t, int, const int32_t*, const int32_t*,
+                                         const Requantization&, int8_t*);
+
+}  // namespace octet::kernels

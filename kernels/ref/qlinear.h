@@ -1,0 +1,65 @@
+#pragma once
+// Scalar QuantizeLinear, DequantizeLinear, requantization and DynamicQuantizeLinear: the
+// conversions between float and the quantized types, following ONNX / ONNX Runtime
+// bit for bit. The math (rounding, division, saturation) is in docs/requantization.md.
+//
+// T is uint8_t or int8_t for quantized outputs; DequantizeLinear also takes int32_t
+// (the encoding of a bias, whose zero point must be 0). Zero points are passed as int32
+// and must lie in T's range.
+#include <cstdint>
+#include <span>
+
+#include "kernels/ref/qmath.h"
+
+namespace octet::kernels {
+
+// QuantizeLinear, per tensor: y = saturate(round_half_even(x / scale) + zero_point).
+template <typename T>
+void q8_quantize_linear__ref(int64_t count, const float* x, float scale, int32_t zero_point, T* y);
+
+// QuantizeLinear, per axis: x has shape dims[0..rank); scale (and zero_point, unless it is
+// empty, meaning 0) hold dims[axis] values. axis may be negative (counts from the back,
+// ONNX's rule); an axis outside [-rank, rank) throws std::invalid_argument.
+template <typename T>
+void q8_quantize_linear_per_axis__ref(int rank, const int64_t* dims, int axis, const float* x,
+                                      std::span<const float> scale,
+                                      std::span<const int32_t> zero_point, T* y);
+
+// DequantizeLinear, per tensor: y = float(x - zero_point) * scale, the subtraction in integers.
+template <typename T>
+void q8_dequantize_linear__ref(int64_t count, const T* x, float scale, int32_t zero_point,
+                               float* y);
+
+// DequantizeLinear, per axis (same shape rules as the per-axis quantize).
+template <typename T>
+void q8_dequantize_linear_per_axis__ref(int rank, const int64_t* dims, int axis, const T* x,
+                                        std::span<const float> scale,
+                                        std::span<const int32_t> zero_point, float* y);
+
+// Requantization of int32 accumulators laid out [rows][channels] (NHWC pixels or GEMM rows
+// by output channels): y = clamp(round_half_even(float(acc + bias[c]) * m[c]) + zp, qmin, qmax).
+// bias may be nullptr; the bias add wraps in 32 bits like the SIMD integer add it models.
+template <typename TY>
+void q8_requantize__ref(int64_t rows, int channels, const int32_t* acc, const int32_t* bias,
+                        const Requantization& rq, TY* y);
+
+// DynamicQuantizeLinear (uint8 only, per tensor):
+//   rmin = min(0, min x), rmax = max(0, max x)
+//   scale = (rmax - rmin) / 255, or 1 when rmax == rmin (all-zero input; ONNX Runtime's
+//           value, see docs/requantization.md for how the ONNX artifacts disagree)
+//   zero_point = round_half_even(clamp(0 - rmin / scale, 0, 255))
+//   y = saturate(round_half_even(x / scale) + zero_point)
+// An empty input gives scale 1, zero point 0. NaN inputs are not supported.
+struct DynamicQuantization {
+  float scale = 1.0f;
+  uint8_t zero_point = 0;
+};
+DynamicQuantization qu8_dynamic_quantize_linear__ref(int64_t count, const float* x, uint8_t* y);
+
+// The (outer, axis extent, inner) split of a shape around an axis; throws on a bad axis.
+struct AxisSplit {
+  int64_t outer = 1, extent = 1, inner = 1;
+};
+AxisSplit split_at_axis(int rank, const int64_t* dims, int axis);
+
+}  // namespace octet::kernels
