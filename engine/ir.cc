@@ -118,6 +118,13 @@ bool Graph::is_graph_output(const std::string& name) const {
   return false;
 }
 
+int64_t Graph::parameter_count() const {
+  int64_t n = 0;
+  for (const auto& [name, v] : values)
+    if (v.constant && (v.constant->dtype == DType::f32 || v.constant->dtype == DType::f64)) n += v.constant->count();
+  return n;
+}
+
 std::string Graph::describe(const Node& n) {
   return "node '" + n.name + "' (" + n.op + ")";
 }

@@ -106,6 +106,8 @@ struct Graph {
   // Nodes reading `name`, by index in `nodes`.
   std::vector<size_t> consumers(const std::string& name) const;
   bool is_graph_output(const std::string& name) const;
+  // Elements of the float constants: the model's parameters as stored.
+  int64_t parameter_count() const;
   // "node 'conv1' (Conv)" for messages.
   static std::string describe(const Node& n);
 };

@@ -233,10 +233,7 @@ int run_eval(EvalOptions o) {
   json report;
   report["model"] = o.model;
   report["file_bytes"] = std::filesystem::file_size(o.model);
-  int64_t params = 0;
-  for (const auto& [name, v] : session.graph().values)
-    if (v.constant && v.constant->dtype == ir::DType::f32) params += v.constant->count();
-  report["parameters"] = params;
+  report["parameters"] = session.graph().parameter_count();
   report["data"] = d.description;
   report["classes"] = classes;
 

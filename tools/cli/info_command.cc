@@ -28,9 +28,7 @@ int run_info(const InfoOptions& o) {
   ir::Graph original = loader::load_onnx(o.model);
   std::map<std::string, int> ops_in_file;
   for (const auto& n : original.nodes) ops_in_file[n.op]++;
-  int64_t params = 0;
-  for (const auto& [name, v] : original.values)
-    if (v.constant && v.constant->dtype == ir::DType::f32) params += v.constant->count();
+  const int64_t params = original.parameter_count();
 
   Session session(original);
   std::vector<ir::Dims> dims;
