@@ -130,38 +130,6 @@ TEST(Conv2dRef, AccumulatesInDouble) {
 
 // ---- Independent cross-checks ------------------------------------------------------------
 
-struct Geometry {
-  int batch, in_h, in_w, in_c, out_c, k_h, k_w, stride_h, stride_w, dil_h, dil_w;
-  int pad_top, pad_left, pad_bottom, pad_right, groups;
-};
-
-void PrintTo(const Geometry& g, std::ostream* os) {
-  *os << "n" << g.batch << " in" << g.in_h << "x" << g.in_w << "x" << g.in_c << " out_c" << g.out_c
-      << " k" << g.k_h << "x" << g.k_w << " s" << g.stride_h << "x" << g.stride_w << " d" << g.dil_h
-      << "x" << g.dil_w << " pads(t,l,b,r)=" << g.pad_top << "," << g.pad_left << ","
-      << g.pad_bottom << "," << g.pad_right << " groups" << g.groups;
-}
-
-Conv2dShape make_shape(const Geometry& g) {
-  Conv2dShape s;
-  s.batch = g.batch;
-  s.in_h = g.in_h;
-  s.in_w = g.in_w;
-  s.in_c = g.in_c;
-  s.out_c = g.out_c;
-  s.kernel_h = g.k_h;
-  s.kernel_w = g.k_w;
-  s.stride_h = g.stride_h;
-  s.stride_w = g.stride_w;
-  s.dilation_h = g.dil_h;
-  s.dilation_w = g.dil_w;
-  s.pad_top = g.pad_top;
-  s.pad_left = g.pad_left;
-  s.groups = g.groups;
-  s.out_h = (g.in_h + g.pad_top + g.pad_bottom - g.dil_h * (g.k_h - 1) - 1) / g.stride_h + 1;
-  s.out_w = (g.in_w + g.pad_left + g.pad_right - g.dil_w * (g.k_w - 1) - 1) / g.stride_w + 1;
-  return s;
-}
 
 // Dense conv as im2col followed by the reference GEMM:
 // patches [batch*out_h*out_w][in_c*k_h*k_w] x weights^T, bias broadcast along rows via C.
@@ -196,12 +164,12 @@ std::vector<float> conv_by_im2col_gemm(const Conv2dShape& s, const std::vector<f
   return out;
 }
 
-class Conv2dCrossCheck : public ::testing::TestWithParam<Geometry> {};
+class Conv2dCrossCheck : public ::testing::TestWithParam<testing::ConvGeometry> {};
 
 TEST_P(Conv2dCrossCheck, DenseMatchesIm2colGemm) {
-  Geometry g = GetParam();
+  testing::ConvGeometry g = GetParam();
   g.groups = 1;
-  const Conv2dShape s = make_shape(g);
+  const Conv2dShape s = testing::conv_shape(g);
   const auto in = random_floats(static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c, 1);
   const auto w = random_floats(static_cast<size_t>(s.out_c) * s.in_c * s.kernel_h * s.kernel_w, 2);
   const auto bias = random_floats(s.out_c, 3);
@@ -209,7 +177,7 @@ TEST_P(Conv2dCrossCheck, DenseMatchesIm2colGemm) {
 }
 
 TEST_P(Conv2dCrossCheck, GroupedMatchesPerGroupDense) {
-  const Conv2dShape s = make_shape(GetParam());
+  const Conv2dShape s = testing::conv_shape(GetParam());
   const int icg = s.in_c / s.groups;
   const int ocg = s.out_c / s.groups;
   const auto in = random_floats(static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c, 4);
@@ -241,14 +209,14 @@ TEST_P(Conv2dCrossCheck, GroupedMatchesPerGroupDense) {
 // pad_top, pad_left, pad_bottom, pad_right, groups
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Conv2dCrossCheck,
-    ::testing::Values(Geometry{1, 5, 5, 4, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
-                      Geometry{2, 7, 6, 6, 9, 3, 2, 2, 1, 1, 1, 1, 0, 1, 1, 3},
-                      Geometry{1, 9, 9, 4, 4, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 4},
-                      Geometry{3, 1, 1, 8, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},
-                      Geometry{1, 8, 7, 3, 6, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 3},
-                      Geometry{2, 6, 6, 5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},
-                      Geometry{1, 6, 5, 3, 6, 5, 5, 1, 2, 1, 1, 2, 2, 2, 2, 3},
-                      Geometry{1, 4, 4, 2, 3, 2, 2, 3, 3, 1, 1, 0, 0, 2, 2, 1}));
+    ::testing::Values(testing::ConvGeometry{1, 5, 5, 4, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+                      testing::ConvGeometry{2, 7, 6, 6, 9, 3, 2, 2, 1, 1, 1, 1, 0, 1, 1, 3},
+                      testing::ConvGeometry{1, 9, 9, 4, 4, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 4},
+                      testing::ConvGeometry{3, 1, 1, 8, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},
+                      testing::ConvGeometry{1, 8, 7, 3, 6, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 3},
+                      testing::ConvGeometry{2, 6, 6, 5, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},
+                      testing::ConvGeometry{1, 6, 5, 3, 6, 5, 5, 1, 2, 1, 1, 2, 2, 2, 2, 3},
+                      testing::ConvGeometry{1, 4, 4, 2, 3, 2, 2, 3, 3, 1, 1, 0, 0, 2, 2, 1}));
 
 }  // namespace
 }  // namespace octet::kernels

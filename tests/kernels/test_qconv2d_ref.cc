@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/kernels/ref_test_util.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qconv2d.h"
 #include "kernels/ref/qlinear.h"
@@ -218,38 +219,6 @@ TEST(QConv2dRef, PaddingReadsTheInputZeroPointInt8) {
 
 // ---- Against an independent float computation -----------------------------------------
 
-struct QGeometry {
-  int batch, in_h, in_w, in_c, out_c, k_h, k_w, stride_h, stride_w, dil_h, dil_w;
-  int pad_top, pad_left, pad_bottom, pad_right, groups;
-};
-
-void PrintTo(const QGeometry& g, std::ostream* os) {
-  *os << "n" << g.batch << " in" << g.in_h << "x" << g.in_w << "x" << g.in_c << " out_c" << g.out_c
-      << " k" << g.k_h << "x" << g.k_w << " s" << g.stride_h << "x" << g.stride_w << " d" << g.dil_h
-      << "x" << g.dil_w << " pads(t,l,b,r)=" << g.pad_top << "," << g.pad_left << ","
-      << g.pad_bottom << "," << g.pad_right << " groups" << g.groups;
-}
-
-Conv2dShape shape_of(const QGeometry& g) {
-  Conv2dShape s;
-  s.batch = g.batch;
-  s.in_h = g.in_h;
-  s.in_w = g.in_w;
-  s.in_c = g.in_c;
-  s.out_c = g.out_c;
-  s.kernel_h = g.k_h;
-  s.kernel_w = g.k_w;
-  s.stride_h = g.stride_h;
-  s.stride_w = g.stride_w;
-  s.dilation_h = g.dil_h;
-  s.dilation_w = g.dil_w;
-  s.pad_top = g.pad_top;
-  s.pad_left = g.pad_left;
-  s.groups = g.groups;
-  s.out_h = (g.in_h + g.pad_top + g.pad_bottom - g.dil_h * (g.k_h - 1) - 1) / g.stride_h + 1;
-  s.out_w = (g.in_w + g.pad_left + g.pad_right - g.dil_w * (g.k_w - 1) - 1) / g.stride_w + 1;
-  return s;
-}
 
 struct FloatCheck {
   int outputs = 0, near_ties = 0, off_by_one = 0;
@@ -334,10 +303,10 @@ FloatCheck float_cross_check(const Conv2dShape& s, int32_t x_zp, int32_t w_zp, i
   return result;
 }
 
-class QConv2dFloatCrossCheck : public ::testing::TestWithParam<QGeometry> {};
+class QConv2dFloatCrossCheck : public ::testing::TestWithParam<octet::kernels::testing::ConvGeometry> {};
 
 TEST_P(QConv2dFloatCrossCheck, IntegerPathMatchesDequantizedFloatConv) {
-  const Conv2dShape s = shape_of(GetParam());
+  const Conv2dShape s = octet::kernels::testing::conv_shape(GetParam());
   FloatCheck total;
   uint32_t seed = 1;
   auto add = [&](const FloatCheck& r) {
@@ -377,13 +346,13 @@ TEST_P(QConv2dFloatCrossCheck, IntegerPathMatchesDequantizedFloatConv) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, QConv2dFloatCrossCheck,
     ::testing::Values(
-        QGeometry{2, 5, 6, 4, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // dense, pad 1
-        QGeometry{1, 7, 7, 6, 6, 3, 3, 2, 2, 1, 1, 1, 0, 1, 1, 6},    // depthwise, stride 2
-        QGeometry{1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // depthwise, multiplier 2
-        QGeometry{1, 5, 5, 4, 6, 3, 1, 1, 2, 2, 1, 2, 0, 0, 1, 2},    // grouped, dilated
-        QGeometry{3, 1, 1, 16, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   // 1x1 spatial
-        QGeometry{1, 4, 4, 3, 5, 3, 3, 1, 1, 1, 1, 2, 2, 0, 0, 1},    // asymmetric pads
-        QGeometry{1, 9, 8, 5, 7, 5, 5, 2, 1, 1, 2, 2, 3, 2, 1, 1}));  // 5x5, odd sizes
+        octet::kernels::testing::ConvGeometry{2, 5, 6, 4, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // dense, pad 1
+        octet::kernels::testing::ConvGeometry{1, 7, 7, 6, 6, 3, 3, 2, 2, 1, 1, 1, 0, 1, 1, 6},    // depthwise, stride 2
+        octet::kernels::testing::ConvGeometry{1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // depthwise, multiplier 2
+        octet::kernels::testing::ConvGeometry{1, 5, 5, 4, 6, 3, 1, 1, 2, 2, 1, 2, 0, 0, 1, 2},    // grouped, dilated
+        octet::kernels::testing::ConvGeometry{3, 1, 1, 16, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   // 1x1 spatial
+        octet::kernels::testing::ConvGeometry{1, 4, 4, 3, 5, 3, 3, 1, 1, 1, 1, 2, 2, 0, 0, 1},    // asymmetric pads
+        octet::kernels::testing::ConvGeometry{1, 9, 8, 5, 7, 5, 5, 2, 1, 1, 2, 2, 3, 2, 1, 1}));  // 5x5, odd sizes
 
 // ---- Adversarial accumulators ---------------------------------------------------------
 
