@@ -100,16 +100,11 @@ void q8_conv2d_nhwc__ref(const Conv2dShape& s, const TX* x, int32_t x_zero_point
                                                 std::span<const int32_t>, const int32_t*,          \
                                                 const Requantization&, TY*);
 
-OCTET_QCONV_ACC(uint8_t, int8_t)
-OCTET_QCONV_ACC(uint8_t, uint8_t)
-OCTET_QCONV_ACC(int8_t, int8_t)
-OCTET_QCONV_ACC(int8_t, uint8_t)
-OCTET_QCONV(uint8_t, int8_t, uint8_t)
-OCTET_QCONV(uint8_t, uint8_t, uint8_t)
-OCTET_QCONV(int8_t, int8_t, int8_t)
-OCTET_QCONV(uint8_t, int8_t, int8_t)
-OCTET_QCONV(int8_t, int8_t, uint8_t)
-OCTET_QCONV(int8_t, uint8_t, int8_t)
+#define OCTET_Q8_ACC OCTET_QCONV_ACC
+#define OCTET_Q8_REQ OCTET_QCONV
+#include "kernels/ref/q8_type_combinations.inc"
+#undef OCTET_Q8_ACC
+#undef OCTET_Q8_REQ
 
 #undef OCTET_QCONV_ACC
 #undef OCTET_QCONV

@@ -91,16 +91,11 @@ void q8_gemm__ref(const GemmShape& s, const TA* a, int32_t a_zero_point, const T
                                          std::span<const int32_t>, const int32_t*, int64_t,     \
                                          int64_t, const Requantization&, TY*);
 
-OCTET_QGEMM_INT32(uint8_t, int8_t)
-OCTET_QGEMM_INT32(uint8_t, uint8_t)
-OCTET_QGEMM_INT32(int8_t, int8_t)
-OCTET_QGEMM_INT32(int8_t, uint8_t)
-OCTET_QGEMM(uint8_t, int8_t, uint8_t)
-OCTET_QGEMM(uint8_t, uint8_t, uint8_t)
-OCTET_QGEMM(int8_t, int8_t, int8_t)
-OCTET_QGEMM(uint8_t, int8_t, int8_t)
-OCTET_QGEMM(int8_t, int8_t, uint8_t)
-OCTET_QGEMM(int8_t, uint8_t, int8_t)
+#define OCTET_Q8_ACC OCTET_QGEMM_INT32
+#define OCTET_Q8_REQ OCTET_QGEMM
+#include "kernels/ref/q8_type_combinations.inc"
+#undef OCTET_Q8_ACC
+#undef OCTET_Q8_REQ
 
 #undef OCTET_QGEMM_INT32
 #undef OCTET_QGEMM

@@ -38,6 +38,14 @@ inline ::testing::AssertionResult all_near(const std::vector<float>& got,
   return ::testing::AssertionSuccess();
 }
 
+// Row-major rows x cols values cols * r + c + 1: the data of the hand-computed cases.
+inline std::vector<float> ramp(int rows, int cols) {
+  std::vector<float> v(static_cast<size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) v[size_t(r * cols + c)] = static_cast<float>(cols * r + c + 1);
+  return v;
+}
+
 // Conv geometry for parameterized tests, with the output extent derived from the pads.
 struct ConvGeometry {
   int batch, in_h, in_w, in_c, out_c, k_h, k_w, stride_h, stride_w, dil_h, dil_w;

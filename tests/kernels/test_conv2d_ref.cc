@@ -11,6 +11,7 @@ namespace octet::kernels {
 namespace {
 
 using testing::all_near;
+using testing::ramp;
 using testing::random_floats;
 
 std::vector<float> conv(const Conv2dShape& s, const std::vector<float>& in,
@@ -21,13 +22,6 @@ std::vector<float> conv(const Conv2dShape& s, const std::vector<float>& in,
   return out;
 }
 
-// Row-major rows x cols values cols * r + c + 1: the data of the hand-computed cases.
-std::vector<float> ramp(int rows, int cols) {
-  std::vector<float> v(static_cast<size_t>(rows) * cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) v[r * cols + c] = static_cast<float>(cols * r + c + 1);
-  return v;
-}
 
 TEST(Conv2dRef, Kernel3x3On4x4NoPadding) {
   Conv2dShape s;

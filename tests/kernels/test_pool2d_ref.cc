@@ -9,6 +9,7 @@ namespace octet::kernels {
 namespace {
 
 using testing::all_near;
+using testing::ramp;
 
 std::vector<float> maxpool(const Pool2dShape& s, const std::vector<float>& in) {
   std::vector<float> out(static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.channels, -999.0f);
@@ -23,13 +24,6 @@ std::vector<float> avgpool(const Pool2dShape& s, bool count_include_pad,
   return out;
 }
 
-// Row-major rows x cols values cols * r + c + 1.
-std::vector<float> ramp(int rows, int cols) {
-  std::vector<float> v(static_cast<size_t>(rows) * cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) v[r * cols + c] = static_cast<float>(cols * r + c + 1);
-  return v;
-}
 
 TEST(MaxPool2dRef, PaddingNeverWinsOverNegativeValues) {
   Pool2dShape s;
