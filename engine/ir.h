@@ -84,6 +84,7 @@ class Attrs {
 struct Node {
   std::string name;
   std::string op;                    // ONNX op type, e.g. "Conv"
+  std::string domain;                // "" for the default ONNX domain, or "com.microsoft"
   std::vector<std::string> inputs;   // "" marks an omitted optional input
   std::vector<std::string> outputs;
   Attrs attrs;

@@ -42,6 +42,10 @@ const OpImpl* find_op(const std::string& op_type) {
     register_gemm_ops(t);
     register_shape_ops(t);
     register_misc_ops(t);
+    register_quantize_ops(t);
+    register_qconv_ops(t);
+    register_qgemm_ops(t);
+    register_qelementwise_ops(t);
     return std::map<std::string, OpImpl>(t.begin(), t.end());
   }();
   auto it = table.find(op_type);

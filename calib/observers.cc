@@ -1,0 +1,1 @@
+#include "calib/observers.h"

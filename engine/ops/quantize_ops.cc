@@ -1,0 +1,7 @@
+#include "engine/op_registry.h"
+
+namespace octet {
+
+void register_quantize_ops(OpTable&) {}
+
+}  // namespace octet
