@@ -3,45 +3,14 @@
 #include <cmath>
 #include <set>
 
+#include "engine/graph_edit.h"
 #include "engine/op_registry.h"
 
 namespace octet::passes {
-namespace {
-
-// Points every reader of `from` at `to`; graph outputs keep their names, so when `from`
-// is one, the producer of `to` is renamed instead.
-void replace_uses(ir::Graph& g, const std::string& from, const std::string& to) {
-  for (auto& n : g.nodes)
-    for (auto& in : n.inputs)
-      if (in == from) in = to;
-}
-
-// The single node reading `name`, or nullptr when it has several readers or is an output.
-ir::Node* sole_consumer(ir::Graph& g, const std::string& name) {
-  if (g.is_graph_output(name)) return nullptr;
-  auto c = g.consumers(name);
-  if (c.size() != 1) return nullptr;
-  ir::Node& n = g.nodes[c[0]];
-  int uses = 0;
-  for (const auto& in : n.inputs) uses += in == name;
-  return uses == 1 ? &n : nullptr;
-}
-
-ir::Node* producer_of(ir::Graph& g, const std::string& name) {
-  for (auto& n : g.nodes)
-    for (const auto& o : n.outputs)
-      if (o == name) return &n;
-  return nullptr;
-}
-
-void erase_marked(ir::Graph& g, const std::set<const ir::Node*>& dead) {
-  std::vector<ir::Node> kept;
-  for (auto& n : g.nodes)
-    if (!dead.count(&n)) kept.push_back(std::move(n));
-  g.nodes = std::move(kept);
-}
-
-}  // namespace
+using graph_edit::erase_marked;
+using graph_edit::producer_of;
+using graph_edit::replace_uses;
+using graph_edit::sole_consumer;
 
 int remove_identities(ir::Graph& g) {
   std::set<const ir::Node*> dead;
@@ -63,9 +32,10 @@ int remove_identities(ir::Graph& g) {
   return int(dead.size());
 }
 
-int fold_constants(ir::Graph& g) {
+int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops) {
   std::set<const ir::Node*> dead;
   for (auto& n : g.nodes) {
+    if (keep_ops.count(n.op)) continue;
     bool all_const = true;
     for (const auto& in : n.inputs) all_const = all_const && (in.empty() || g.is_constant(in));
     const OpImpl* impl = find_op(n.op);
@@ -203,12 +173,18 @@ int remove_unused(ir::Graph& g) {
   return removed;
 }
 
-std::vector<PassCount> optimize(ir::Graph& g) {
+std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   std::vector<PassCount> report;
   report.push_back({"remove Identity/Dropout", remove_identities(g)});
+  if (o.fuse_qdq) {
+    // Weights stay DequantizeLinear(int8 constant) until the node units are matched;
+    // whatever is left unmatched is folded to float right after.
+    fold_constants(g, {"DequantizeLinear"});
+    report.push_back({"fuse QDQ node units into INT8 ops", fuse_qdq(g)});
+  }
   report.push_back({"fold constants", fold_constants(g)});
   report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
-  report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
+  if (o.fuse_activations) report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
   report.push_back({"remove unused nodes", remove_unused(g)});
   return report;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Graph rewrites applied once after loading, before any plan is built. Each returns how
 // many nodes it changed, for `octet info`.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,13 @@
 namespace octet::passes {
 
 int remove_identities(ir::Graph& g);   // Identity and inference Dropout
-int fold_constants(ir::Graph& g);      // nodes whose inputs are all constants (Constant included)
+// Nodes whose inputs are all constants (Constant included), except ops in keep_ops.
+int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
+// QDQ node units (DequantizeLinear on the inputs, QuantizeLinear on the output) into the
+// INT8 ops ONNX Runtime fuses them into: QLinearConv, QGemm, QLinearMatMul, QLinearAdd,
+// QLinearMul, QLinearSigmoid, QLinearGlobalAveragePool, QLinearAveragePool; Relu/Clip made
+// redundant by the output clamp removed; data movement run on the integers. engine/passes_qdq.cc.
+int fuse_qdq(ir::Graph& g);
 int fold_batchnorm(ir::Graph& g);      // BatchNormalization into the preceding Conv's weights and bias
 int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish into Conv or Gemm
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
@@ -18,7 +25,11 @@ struct PassCount {
   std::string pass;
   int changed;
 };
+struct Options {
+  bool fuse_qdq = true;          // off: a QDQ model runs every op in float between its Q/DQ pairs
+  bool fuse_activations = true;  // off: every activation tensor stays observable (calibration)
+};
 // The default pipeline, in order.
-std::vector<PassCount> optimize(ir::Graph& g);
+std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});
 
 }  // namespace octet::passes

@@ -1,1 +1,347 @@
+// fuse_qdq: QDQ node units into INT8 ops, the way ONNX Runtime's CPU provider fuses them, so
+// that a QDQ model (octet's own export or one written by onnxruntime.quantization) runs in
+// integers and agrees with ORT. A node unit is an op whose float inputs all come from
+// DequantizeLinear and whose single output feeds exactly one QuantizeLinear:
+//
+//   DQ(x) ─┐
+//   DQ(w) ─┼─ Conv ─(Relu|Clip)─ Q   ==>   QLinearConv(x, w, bias_int32) with Q's scale/zp
+//   DQ(b) ─┘
+//
+// A Relu (Clip) between the op and Q is dropped when Q's own clamp already does its work:
+// Relu when Q's zero point is the type's minimum (so q >= zp means real >= 0), Clip when the
+// range Q can represent lies inside [min, max]. Units that do not match stay in float between
+// their Q/DQ pairs; fold_constants then turns the weights' DequantizeLinear into float.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "engine/graph_edit.h"
 #include "engine/passes.h"
+#include "kernels/ref/qmath.h"
+
+namespace octet::passes {
+namespace {
+
+using graph_edit::add_constant;
+using graph_edit::producer_of;
+using graph_edit::sole_consumer;
+using ir::DType;
+
+bool is_8bit(DType t) { return t == DType::u8 || t == DType::s8; }
+
+const ir::TensorData* constant_of(const ir::Graph& g, const std::string& name) {
+  if (name.empty() || !g.is_constant(name)) return nullptr;
+  return &*g.value(name).constant;
+}
+
+// The element type of a tensor that a DequantizeLinear reads: a constant's, a graph
+// input's, or what a QuantizeLinear writes (its zero point's type, uint8 without one).
+std::optional<DType> quantized_type(ir::Graph& g, const std::string& name) {
+  if (const auto* c = constant_of(g, name)) return c->dtype;
+  if (std::find(g.inputs.begin(), g.inputs.end(), name) != g.inputs.end()) return g.value(name).dtype;
+  const ir::Node* p = producer_of(g, name);
+  if (p && p->op == "QuantizeLinear" && p->domain.empty()) {
+    if (!p->has_input(2)) return DType::u8;
+    if (const auto* zp = constant_of(g, p->input(2))) return zp->dtype;
+  }
+  return std::nullopt;
+}
+
+// Scale and zero point of a Q or DQ node, both constants. per_tensor: one value each.
+struct QuantArgs {
+  std::string data;     // the quantized tensor (DQ's input, Q's output)
+  std::string scale, zero_point;
+  DType type = DType::u8;
+  const ir::TensorData* scale_c = nullptr;
+  const ir::TensorData* zp_c = nullptr;  // nullptr: no zero point (0)
+  int64_t axis = 1;
+  int64_t count() const { return scale_c->count(); }
+  int32_t zp_at(int64_t i) const {
+    if (!zp_c) return 0;
+    auto v = zp_c->to_i64();
+    return int32_t(v[size_t(zp_c->count() == 1 ? 0 : i)]);
+  }
+  float scale_at(int64_t i) const { return scale_c->as<float>()[scale_c->count() == 1 ? 0 : i]; }
+};
+
+std::optional<QuantArgs> quant_args(ir::Graph& g, const ir::Node& n, const std::string& data, DType type) {
+  QuantArgs a;
+  a.data = data;
+  a.type = type;
+  a.scale = n.input(1);
+  a.scale_c = constant_of(g, a.scale);
+  if (!a.scale_c || a.scale_c->dtype != DType::f32 || a.scale_c->dims.size() > 1) return std::nullopt;
+  if (n.has_input(2)) {
+    a.zero_point = n.input(2);
+    a.zp_c = constant_of(g, a.zero_point);
+    if (!a.zp_c || a.zp_c->count() != a.scale_c->count() || a.zp_c->dtype != type) return std::nullopt;
+  }
+  a.axis = n.attrs.i("axis", 1);
+  for (float s : a.scale_c->values<float>())
+    if (!(s > 0) || !std::isfinite(s)) return std::nullopt;
+  return a;
+}
+
+// The DequantizeLinear producing `name`, when its parameters are constants.
+std::optional<QuantArgs> dq_input(ir::Graph& g, const std::string& name) {
+  const ir::Node* p = producer_of(g, name);
+  if (!p || p->op != "DequantizeLinear" || !p->domain.empty()) return std::nullopt;
+  auto type = quantized_type(g, p->input(0));
+  if (!type || !(is_8bit(*type) || *type == DType::s32)) return std::nullopt;
+  return quant_args(g, *p, p->input(0), *type);
+}
+
+std::optional<QuantArgs> per_tensor_dq(ir::Graph& g, const std::string& name) {
+  auto a = dq_input(g, name);
+  if (!a || a->count() != 1 || !is_8bit(a->type)) return std::nullopt;
+  return a;
+}
+
+// The QuantizeLinear that is the only reader of `name`, possibly through a Relu or Clip
+// that its clamp makes redundant. `removed` receives the nodes the unit absorbs.
+std::optional<QuantArgs> q_output(ir::Graph& g, const std::string& name, std::vector<const ir::Node*>& removed) {
+  ir::Node* c = sole_consumer(g, name);
+  ir::Node* act = nullptr;
+  if (c && (c->op == "Relu" || c->op == "Clip") && c->domain.empty()) {
+    act = c;
+    c = sole_consumer(g, act->outputs[0]);
+  }
+  if (!c || c->op != "QuantizeLinear" || !c->domain.empty()) return std::nullopt;
+  DType type = DType::u8;
+  if (c->has_input(2)) {
+    const auto* zp = constant_of(g, c->input(2));
+    if (!zp) return std::nullopt;
+    type = zp->dtype;
+  }
+  if (!is_8bit(type)) return std::nullopt;
+  auto q = quant_args(g, *c, c->outputs[0], type);
+  if (!q || q->count() != 1) return std::nullopt;
+  if (act) {
+    const int32_t qmin = type == DType::u8 ? 0 : -128, qmax = type == DType::u8 ? 255 : 127;
+    const float lowest = q->scale_at(0) * float(qmin - q->zp_at(0));
+    const float highest = q->scale_at(0) * float(qmax - q->zp_at(0));
+    if (act->op == "Relu") {
+      if (q->zp_at(0) != qmin) return std::nullopt;
+    } else {
+      float lo = -INFINITY, hi = INFINITY;
+      for (size_t i = 1; i <= 2; ++i) {
+        if (!act->has_input(i)) continue;
+        const auto* b = constant_of(g, act->input(i));
+        if (!b || b->dtype != DType::f32 || b->count() != 1) return std::nullopt;
+        (i == 1 ? lo : hi) = b->as<float>()[0];
+      }
+      if (!(lo <= lowest && highest <= hi)) return std::nullopt;
+    }
+    removed.push_back(act);
+  }
+  removed.push_back(c);
+  return q;
+}
+
+std::string zero_point_name(ir::Graph& g, const QuantArgs& a, const std::string& hint) {
+  if (!a.zero_point.empty()) return a.zero_point;
+  return add_constant(g, hint, ir::TensorData::make(a.type, {}));
+}
+
+// A float bias quantized as ORT's quantizer does it: scale = x_scale * w_scale[c] (float32),
+// value = round_half_even(b / scale) saturated to int32.
+std::string quantize_bias(ir::Graph& g, const ir::TensorData& b, const QuantArgs& x, const QuantArgs& w,
+                          const std::string& hint) {
+  ir::TensorData q = ir::TensorData::make(DType::s32, b.dims);
+  for (int64_t c = 0; c < b.count(); ++c) {
+    const float scale = x.scale_at(0) * w.scale_at(c);
+    const double v = std::nearbyint(double(b.as<float>()[c]) / double(scale));
+    q.as<int32_t>()[c] = int32_t(std::clamp(v, double(std::numeric_limits<int32_t>::min()),
+                                            double(std::numeric_limits<int32_t>::max())));
+  }
+  return add_constant(g, hint, std::move(q));
+}
+
+// The int32 bias of a conv or gemm unit: a DequantizeLinear of an int32 constant (used as
+// is, like ORT), or a float constant quantized here. "" when there is none; nullopt when
+// the bias cannot be expressed.
+std::optional<std::string> int32_bias(ir::Graph& g, const ir::Node& n, size_t slot, const QuantArgs& x,
+                                      const QuantArgs& w, int64_t channels) {
+  if (!n.has_input(slot)) return std::string();
+  const std::string& name = n.input(slot);
+  if (auto b = dq_input(g, name)) {
+    const auto* c = constant_of(g, b->data);
+    if (!c || b->type != DType::s32 || c->count() != channels) return std::nullopt;
+    return b->data;
+  }
+  const auto* f = constant_of(g, name);
+  if (!f || f->dtype != DType::f32 || f->count() != channels) return std::nullopt;
+  return quantize_bias(g, *f, x, w, n.name + ".bias_int32");
+}
+
+// Weights quantized per tensor, or per channel along `axis` with `channels` values.
+bool weights_fit(const QuantArgs& w, int64_t axis, int64_t channels, int64_t rank) {
+  if (!is_8bit(w.type)) return false;
+  if (w.count() == 1) return true;
+  const int64_t a = w.axis < 0 ? w.axis + rank : w.axis;
+  return a == axis && w.count() == channels;
+}
+
+void become(ir::Node& n, const std::string& op, const std::string& domain, std::vector<std::string> inputs,
+            const std::string& output) {
+  n.op = op;
+  n.domain = domain;
+  n.inputs = std::move(inputs);
+  n.outputs = {output};
+}
+
+bool fuse_conv(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+  auto x = per_tensor_dq(g, n.input(0));
+  auto w = dq_input(g, n.input(1));
+  if (!x || !w || !constant_of(g, w->data)) return false;
+  const auto& wd = constant_of(g, w->data)->dims;
+  const int64_t channels = wd.empty() ? 0 : wd[0];
+  if (!weights_fit(*w, 0, channels, int64_t(wd.size()))) return false;
+  auto bias = int32_bias(g, n, 2, *x, *w, channels);
+  if (!bias) return false;
+  auto y = q_output(g, n.outputs[0], removed);
+  if (!y) return false;
+  std::vector<std::string> in = {x->data, x->scale, zero_point_name(g, *x, n.name + ".x_zero_point"),
+                                 w->data, w->scale, zero_point_name(g, *w, n.name + ".w_zero_point"),
+                                 y->scale, zero_point_name(g, *y, n.name + ".y_zero_point")};
+  if (!bias->empty()) in.push_back(*bias);
+  become(n, "QLinearConv", "", in, y->data);
+  return true;
+}
+
+bool fuse_gemm(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+  if (n.attrs.i("transA", 0) != 0 || (n.has_input(2) && n.attrs.f("beta", 1.0f) != 1.0f)) return false;
+  auto a = per_tensor_dq(g, n.input(0));
+  auto b = dq_input(g, n.input(1));
+  if (!a || !b || !constant_of(g, b->data)) return false;
+  const auto& bd = constant_of(g, b->data)->dims;
+  if (bd.size() != 2) return false;
+  const bool trans_b = n.attrs.i("transB", 0) != 0;
+  const int64_t channels = trans_b ? bd[0] : bd[1];
+  if (!weights_fit(*b, trans_b ? 0 : 1, channels, 2)) return false;
+  auto bias = int32_bias(g, n, 2, *a, *b, channels);
+  if (!bias) return false;
+  // Without a Q after it the unit still runs in integers, with a float output (ORT does the same).
+  std::vector<const ir::Node*> absorbed;
+  auto y = q_output(g, n.outputs[0], absorbed);
+  std::vector<std::string> in = {a->data, a->scale, zero_point_name(g, *a, n.name + ".a_zero_point"),
+                                 b->data, b->scale, zero_point_name(g, *b, n.name + ".b_zero_point"),
+                                 *bias};
+  std::string out = n.outputs[0];
+  if (y) {
+    in.push_back(y->scale);
+    in.push_back(zero_point_name(g, *y, n.name + ".y_zero_point"));
+    out = y->data;
+    removed.insert(removed.end(), absorbed.begin(), absorbed.end());
+  }
+  ir::Attrs attrs;
+  attrs.set("alpha", n.attrs.f("alpha", 1.0f));
+  attrs.set("transA", int64_t{0});
+  attrs.set("transB", int64_t{trans_b});
+  n.attrs = attrs;
+  become(n, "QGemm", "com.microsoft", in, out);
+  return true;
+}
+
+bool fuse_matmul(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+  auto a = per_tensor_dq(g, n.input(0));
+  auto b = per_tensor_dq(g, n.input(1));
+  if (!a || !b) return false;
+  auto y = q_output(g, n.outputs[0], removed);
+  if (!y) return false;
+  become(n, "QLinearMatMul", "",
+         {a->data, a->scale, zero_point_name(g, *a, n.name + ".a_zero_point"), b->data, b->scale,
+          zero_point_name(g, *b, n.name + ".b_zero_point"), y->scale,
+          zero_point_name(g, *y, n.name + ".y_zero_point")},
+         y->data);
+  return true;
+}
+
+// Add and Mul: both operands and the output per tensor, all of one 8-bit type (ORT's rule).
+bool fuse_binary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<const ir::Node*>& removed) {
+  auto a = per_tensor_dq(g, n.input(0));
+  auto b = per_tensor_dq(g, n.input(1));
+  if (!a || !b || a->type != b->type) return false;
+  auto y = q_output(g, n.outputs[0], removed);
+  if (!y || y->type != a->type) return false;
+  become(n, qop, "com.microsoft",
+         {a->data, a->scale, zero_point_name(g, *a, n.name + ".a_zero_point"), b->data, b->scale,
+          zero_point_name(g, *b, n.name + ".b_zero_point"), y->scale,
+          zero_point_name(g, *y, n.name + ".y_zero_point")},
+         y->data);
+  return true;
+}
+
+// GlobalAveragePool, AveragePool, Sigmoid: one input, same type in and out.
+bool fuse_unary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<const ir::Node*>& removed) {
+  auto x = per_tensor_dq(g, n.input(0));
+  if (!x) return false;
+  auto y = q_output(g, n.outputs[0], removed);
+  if (!y || y->type != x->type) return false;
+  if (qop != "QLinearSigmoid") n.attrs.set("channels_last", int64_t{0});
+  become(n, qop, "com.microsoft",
+         {x->data, x->scale, zero_point_name(g, *x, n.name + ".x_zero_point"), y->scale,
+          zero_point_name(g, *y, n.name + ".y_zero_point")},
+         y->data);
+  return true;
+}
+
+// Data movement between equal Q/DQ parameters runs on the integers: DQ -> Reshape -> Q
+// becomes Reshape of the quantized tensor.
+bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+  auto x = per_tensor_dq(g, n.input(0));
+  if (!x) return false;
+  std::vector<const ir::Node*> absorbed;
+  ir::Node* c = sole_consumer(g, n.outputs[0]);
+  if (!c || c->op != "QuantizeLinear") return false;
+  auto y = q_output(g, n.outputs[0], absorbed);
+  if (!y || y->type != x->type || y->scale_at(0) != x->scale_at(0) || y->zp_at(0) != x->zp_at(0)) return false;
+  removed.insert(removed.end(), absorbed.begin(), absorbed.end());
+  n.inputs[0] = x->data;
+  n.outputs[0] = y->data;
+  return true;
+}
+
+}  // namespace
+
+int fuse_qdq(ir::Graph& g) {
+  int fused = 0;
+  std::set<const ir::Node*> dead;
+  for (auto& n : g.nodes) {
+    if (!n.domain.empty() || dead.count(&n) || n.outputs.empty()) continue;
+    std::vector<const ir::Node*> removed;
+    bool done = false;
+    if (n.op == "Conv") done = fuse_conv(g, n, removed);
+    else if (n.op == "Gemm") done = fuse_gemm(g, n, removed);
+    else if (n.op == "MatMul") done = fuse_matmul(g, n, removed);
+    else if (n.op == "Add") done = fuse_binary(g, n, "QLinearAdd", removed);
+    else if (n.op == "Mul") done = fuse_binary(g, n, "QLinearMul", removed);
+    else if (n.op == "GlobalAveragePool") done = fuse_unary(g, n, "QLinearGlobalAveragePool", removed);
+    else if (n.op == "AveragePool") done = fuse_unary(g, n, "QLinearAveragePool", removed);
+    else if (n.op == "Sigmoid") done = fuse_unary(g, n, "QLinearSigmoid", removed);
+    else if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
+             n.op == "MaxPool" || n.op == "Transpose")
+      done = n.outputs.size() == 1 && fuse_data_movement(g, n, removed);
+    else if (n.op == "Shape") {
+      // Shape does not care whether it reads the float or the quantized tensor.
+      if (auto x = dq_input(g, n.input(0)); x && !constant_of(g, x->data)) {
+        n.inputs[0] = x->data;
+        done = true;
+      }
+    }
+    if (!done) continue;
+    ++fused;
+    dead.insert(removed.begin(), removed.end());
+    // The output is now integer; the loader typed node outputs as float.
+    for (const auto& o : n.outputs) {
+      ir::Value& v = g.values[o];
+      v.name = o;
+      v.dims.reset();
+    }
+  }
+  graph_edit::erase_marked(g, dead);
+  return fused;
+}
+
+}  // namespace octet::passes

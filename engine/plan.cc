@@ -192,6 +192,7 @@ void Plan::build_kernels() {
       step.node = "relayout " + p.inputs[0];
       step.op = std::string("Relayout to ") + layout_name(want);
       step.outputs = {values_.at(p.outputs[0]).info};
+      step.output_names = {p.outputs[0]};
       const void* s = in[0];
       void* d = out[0];
       step.run = [=] { relayout(src, s, want, d); };
@@ -200,7 +201,11 @@ void Plan::build_kernels() {
       OpContext ctx = context(*p.node, p.inputs, p.input_infos);
       step.node = p.node->name;
       step.op = p.node->op;
-      for (const auto& o : p.outputs) if (!o.empty()) step.outputs.push_back(values_.at(o).info);
+      for (const auto& o : p.outputs) {
+        if (o.empty()) continue;
+        step.outputs.push_back(values_.at(o).info);
+        step.output_names.push_back(o);
+      }
       step.macs = impl->macs ? impl->macs(ctx, step.outputs) : 0;
       step.run = impl->build(ctx, in, out);
     }

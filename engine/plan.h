@@ -19,6 +19,7 @@ struct PlanStep {
   std::string node;   // node name, or "relayout <tensor>" for inserted steps
   std::string op;     // op type
   std::vector<TensorInfo> outputs;
+  std::vector<std::string> output_names;  // value names, parallel to outputs
   int64_t macs = 0;
   Kernel run;
 };

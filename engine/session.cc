@@ -7,10 +7,12 @@
 
 namespace octet {
 
-Session Session::load(const std::string& path) { return Session(loader::load_onnx(path)); }
+Session Session::load(const std::string& path, const SessionOptions& options) {
+  return Session(loader::load_onnx(path), options);
+}
 
-Session::Session(ir::Graph graph) : graph_(std::move(graph)) {
-  pass_report_ = passes::optimize(graph_);
+Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::move(graph)) {
+  pass_report_ = passes::optimize(graph_, options.passes);
   for (const auto& name : graph_.inputs) {
     const ir::Value& v = graph_.value(name);
     if (!v.dims) throw ir::Error(graph_.source + ": input '" + name + "' has no declared shape");
@@ -76,7 +78,8 @@ const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims,
 }
 
 std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inputs,
-                                         std::vector<StepTiming>* timings) {
+                                         std::vector<StepTiming>* timings,
+                                         const ValueObserver* observer) {
   if (inputs.size() != inputs_.size())
     throw ir::Error(graph_.source + ": the model takes " + std::to_string(inputs_.size()) + " input(s), got " +
                     std::to_string(inputs.size()));
@@ -94,15 +97,20 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
     if (!plan->value(inputs_[i].name).constant)
       ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data(), inputs[i].bytes.size());
   if (timings) timings->clear();
+  if (observer)
+    for (const auto& name : graph_.inputs) (*observer)(name, plan->value(name).info, std::as_const(*plan).data(name));
   for (const auto& step : plan->steps()) {
     if (!timings) {
       step.run();
-      continue;
+    } else {
+      auto t0 = std::chrono::steady_clock::now();
+      step.run();
+      auto t1 = std::chrono::steady_clock::now();
+      timings->push_back({step.node, step.op, std::chrono::duration<double, std::micro>(t1 - t0).count()});
     }
-    auto t0 = std::chrono::steady_clock::now();
-    step.run();
-    auto t1 = std::chrono::steady_clock::now();
-    timings->push_back({step.node, step.op, std::chrono::duration<double, std::micro>(t1 - t0).count()});
+    if (observer)
+      for (size_t i = 0; i < step.output_names.size(); ++i)
+        (*observer)(step.output_names[i], step.outputs[i], std::as_const(*plan).data(step.output_names[i]));
   }
   std::vector<ir::TensorData> out;
   for (const auto& name : graph_.outputs) {

@@ -1,6 +1,7 @@
 #pragma once
 // The public API: load a model, inspect its inputs and outputs, run it with any batch size.
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +19,14 @@ struct TensorSpec {
   ir::Dims dims;  // -1 for the batch (or any other run-time) dimension
 };
 
+struct SessionOptions {
+  passes::Options passes;
+};
+
+// Called after each step with every value the step wrote, in the plan's physical layout
+// (info.layout says which); `data` is only valid during the call (the arena is reused).
+using ValueObserver = std::function<void(const std::string& name, const TensorInfo& info, const void* data)>;
+
 struct StepTiming {
   std::string node, op;
   double microseconds = 0;
@@ -26,8 +35,8 @@ struct StepTiming {
 class Session {
  public:
   // Loads and optimizes; throws ir::Error with a message naming the file, node and op.
-  static Session load(const std::string& path);
-  explicit Session(ir::Graph graph);
+  static Session load(const std::string& path, const SessionOptions& options = {});
+  explicit Session(ir::Graph graph, const SessionOptions& options = {});
   Session(Session&&) noexcept;
   ~Session();
 
@@ -40,7 +49,8 @@ class Session {
   // Input dtype, rank and every fixed dimension are checked; a plan is built (and cached)
   // for each new set of input shapes. `timings`, when given, receives one entry per step.
   std::vector<ir::TensorData> run(const std::vector<ir::TensorData>& inputs,
-                                  std::vector<StepTiming>* timings = nullptr);
+                                  std::vector<StepTiming>* timings = nullptr,
+                                  const ValueObserver* observer = nullptr);
 
   // The plan for these input shapes (built if needed), e.g. to list kernels and MACs.
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims);

@@ -1,0 +1,60 @@
+#include "engine/graph_edit.h"
+
+#include <vector>
+
+namespace octet::graph_edit {
+
+void replace_uses(ir::Graph& g, const std::string& from, const std::string& to) {
+  for (auto& n : g.nodes)
+    for (auto& in : n.inputs)
+      if (in == from) in = to;
+}
+
+ir::Node* sole_consumer(ir::Graph& g, const std::string& name) {
+  if (g.is_graph_output(name)) return nullptr;
+  auto c = g.consumers(name);
+  if (c.size() != 1) return nullptr;
+  ir::Node& n = g.nodes[c[0]];
+  int uses = 0;
+  for (const auto& in : n.inputs) uses += in == name;
+  return uses == 1 ? &n : nullptr;
+}
+
+ir::Node* producer_of(ir::Graph& g, const std::string& name) {
+  for (auto& n : g.nodes)
+    for (const auto& o : n.outputs)
+      if (o == name) return &n;
+  return nullptr;
+}
+
+const ir::Node* producer_of(const ir::Graph& g, const std::string& name) {
+  return producer_of(const_cast<ir::Graph&>(g), name);
+}
+
+void erase_marked(ir::Graph& g, const std::set<const ir::Node*>& dead) {
+  std::vector<ir::Node> kept;
+  for (auto& n : g.nodes)
+    if (!dead.count(&n)) kept.push_back(std::move(n));
+  g.nodes = std::move(kept);
+}
+
+std::string fresh_name(const ir::Graph& g, const std::string& hint) {
+  if (!g.values.count(hint)) return hint;
+  for (int i = 1;; ++i) {
+    std::string name = hint + "_" + std::to_string(i);
+    if (!g.values.count(name)) return name;
+  }
+}
+
+std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data) {
+  std::string name = fresh_name(g, hint);
+  ir::Value v;
+  v.name = name;
+  v.dtype = data.dtype;
+  v.dims = data.dims;
+  v.constant = std::move(data);
+  g.values[name] = std::move(v);
+  return name;
+}
+
+}  // namespace octet::graph_edit

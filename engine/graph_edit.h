@@ -1,0 +1,23 @@
+#pragma once
+// Small graph-editing helpers shared by the passes (engine/passes*.cc).
+#include <set>
+#include <string>
+
+#include "engine/ir.h"
+
+namespace octet::graph_edit {
+
+// Points every reader of `from` at `to` (graph outputs are names, not readers: callers that
+// may touch one rename the producer instead).
+void replace_uses(ir::Graph& g, const std::string& from, const std::string& to);
+// The single node reading `name` (once), or nullptr when it has several readers or is an output.
+ir::Node* sole_consumer(ir::Graph& g, const std::string& name);
+ir::Node* producer_of(ir::Graph& g, const std::string& name);
+const ir::Node* producer_of(const ir::Graph& g, const std::string& name);
+void erase_marked(ir::Graph& g, const std::set<const ir::Node*>& dead);
+// A fresh value name starting with `hint` that the graph does not use yet.
+std::string fresh_name(const ir::Graph& g, const std::string& hint);
+// Adds a constant under a fresh name and returns that name.
+std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data);
+
+}  // namespace octet::graph_edit
