@@ -1,0 +1,71 @@
+#include "calib/calibrate.h"
+
+#include <span>
+
+#include "engine/passes.h"
+#include "engine/session.h"
+
+namespace octet::calib {
+namespace {
+
+bool is_quantized_op(const ir::Node& n) {
+  return n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "DynamicQuantizeLinear" ||
+         n.op.rfind("QLinear", 0) == 0 || n.op == "ConvInteger" || n.op == "MatMulInteger" || n.op == "QGemm";
+}
+
+passes::Options unfused() {
+  passes::Options o;
+  o.fuse_qdq = false;
+  o.fuse_activations = false;
+  return o;
+}
+
+}  // namespace
+
+ir::Graph prepare_for_quantization(ir::Graph graph) {
+  for (const auto& n : graph.nodes)
+    if (is_quantized_op(n))
+      throw ir::Error(graph.source + ": the model is already quantized (" + ir::Graph::describe(n) +
+                      "); quantize its FP32 original instead");
+  passes::optimize(graph, unfused());
+  return graph;
+}
+
+std::map<std::string, std::unique_ptr<Observer>> observe_activations(const ir::Graph& prepared,
+                                                                      const std::vector<ir::TensorData>& batches,
+                                                                      const CalibrationOptions& options,
+                                                                      const Progress& progress) {
+  if (batches.empty()) throw ir::Error("calibration set is empty: give at least one image");
+  SessionOptions so;
+  so.passes = unfused();
+  Session session(prepared, so);
+
+  std::map<std::string, std::unique_ptr<Observer>> observers;
+  auto observer_for = [&](const std::string& name) -> Observer& {
+    auto& o = observers[name];
+    if (!o) o = make_observer(options.method, options.observer);
+    return *o;
+  };
+  const bool histograms = make_observer(options.method, options.observer)->needs_histogram();
+  const int passes = histograms ? 2 : 1;
+  const int total = int(batches.size()) * passes;
+  for (int pass = 0; pass < passes; ++pass) {
+    for (size_t b = 0; b < batches.size(); ++b) {
+      ValueObserver watch = [&](const std::string& name, const TensorInfo& info, const void* data) {
+        if (info.dtype != ir::DType::f32) return;
+        std::span<const float> values(static_cast<const float*>(data), size_t(info.count()));
+        try {
+          if (pass == 0) observer_for(name).observe_range(values);
+          else observer_for(name).observe_histogram(values);
+        } catch (const std::exception& e) {
+          throw ir::Error("calibration batch " + std::to_string(b + 1) + ", tensor '" + name + "': " + e.what());
+        }
+      };
+      session.run({batches[b]}, nullptr, &watch);
+      if (progress) progress(pass * int(batches.size()) + int(b) + 1, total, pass == 0 ? "ranges" : "histograms");
+    }
+  }
+  return observers;
+}
+
+}  // namespace octet::calib

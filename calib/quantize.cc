@@ -1,0 +1,347 @@
+#include "calib/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "engine/graph_edit.h"
+#include "engine/passes.h"
+#include "kernels/ref/qmath.h"
+
+namespace octet::calib {
+namespace {
+
+using graph_edit::add_constant;
+using ir::DType;
+using Observers = std::map<std::string, std::unique_ptr<Observer>>;
+
+enum class Kind { none, compute, passthrough };
+
+const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name) {
+  if (name.empty() || !g.is_constant(name)) return nullptr;
+  const ir::TensorData& t = *g.value(name).constant;
+  return t.dtype == DType::f32 ? &t : nullptr;
+}
+
+// What the pass can do with a node, and why not when it cannot.
+Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, std::string& why) {
+  auto observed = [&](size_t i) { return n.has_input(i) && obs.count(n.input(i)); };
+  if (!n.domain.empty()) return why = "foreign domain", Kind::none;
+  if (n.op == "Conv") {
+    if (!observed(0) || !float_constant(g, n.input(1))) return why = "weights are not constant", Kind::none;
+    if (n.has_input(2) && !float_constant(g, n.input(2))) return why = "bias is not constant", Kind::none;
+    return Kind::compute;
+  }
+  if (n.op == "Gemm") {
+    const auto* b = float_constant(g, n.input(1));
+    if (!observed(0) || !b || b->dims.size() != 2) return why = "B is not a constant matrix", Kind::none;
+    if (n.attrs.i("transA", 0) || n.attrs.f("alpha", 1.0f) != 1.0f)
+      return why = "transA or alpha != 1 (QGemm form not used)", Kind::none;
+    const int64_t channels = n.attrs.i("transB", 0) ? b->dims[0] : b->dims[1];
+    if (n.has_input(2)) {
+      const auto* c = float_constant(g, n.input(2));
+      if (!c || c->count() != channels || n.attrs.f("beta", 1.0f) != 1.0f)
+        return why = "C is not a constant per-column bias with beta 1", Kind::none;
+    }
+    return Kind::compute;
+  }
+  if (n.op == "MatMul") {
+    const auto* b = float_constant(g, n.input(1));
+    if (!observed(0) || !b || b->dims.size() != 2) return why = "B is not a constant matrix", Kind::none;
+    return Kind::compute;
+  }
+  if (n.op == "Add" || n.op == "Mul") {
+    if (!observed(0) || !observed(1)) return why = "an operand is a constant", Kind::none;
+    return Kind::compute;
+  }
+  if (n.op == "GlobalAveragePool" || n.op == "AveragePool" || n.op == "Sigmoid")
+    return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none);
+  if (n.op == "MaxPool" || n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
+      n.op == "Transpose")
+    return observed(0) && n.outputs.size() == 1 ? Kind::passthrough : (why = "input is not an activation", Kind::none);
+  why = "no INT8 form in octet";
+  return Kind::none;
+}
+
+// Activation inputs a quantized compute node reads through DequantizeLinear.
+std::vector<size_t> activation_slots(const ir::Node& n) {
+  if (n.op == "Add" || n.op == "Mul") return {0, 1};
+  return {0};
+}
+
+bool absorbs_activations(const ir::Node& n) {
+  return n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul" || n.op == "Add" || n.op == "Mul";
+}
+
+// Whether Q with `p` gives the same integers with or without a preceding Clip(lo, hi): true
+// when the clip bounds lie at or beyond half a step outside the range Q represents
+// (anything the clip would move is saturated to the same end code by Q anyway).
+bool clamp_covers(const QParams& p, const QuantTarget& t, float lo, float hi) {
+  const double s = p.scale;
+  const double lowest = s * (t.qmin() - p.zero_point), highest = s * (t.qmax() - p.zero_point);
+  return lo <= lowest + s / 2 && hi >= highest - s / 2;
+}
+
+struct ClipBounds {
+  float lo = -INFINITY, hi = INFINITY;
+};
+
+std::optional<ClipBounds> clip_bounds(const ir::Graph& g, const ir::Node& act) {
+  ClipBounds b;
+  if (act.op == "Relu") return ClipBounds{0.0f, INFINITY};
+  if (act.op != "Clip") return std::nullopt;
+  for (size_t i = 1; i <= 2; ++i) {
+    if (!act.has_input(i)) continue;
+    const auto* t = float_constant(g, act.input(i));
+    if (!t || t->count() != 1) return std::nullopt;
+    (i == 1 ? b.lo : b.hi) = t->as<float>()[0];
+  }
+  return b;
+}
+
+class Quantizer {
+ public:
+  Quantizer(const ir::Graph& prepared, const Observers& obs, const QuantizeOptions& o, QuantizeReport& r)
+      : g_(prepared), obs_(obs), opt_(o), report_(r) {
+    act_target_.type = o.activations;
+    weight_target_.type = QType::s8;
+    weight_target_.symmetric = true;
+    weight_target_.narrow = true;
+  }
+
+  ir::Graph run() {
+    classify_nodes();
+    absorb_activations();
+    mark_tensors();
+    emit();
+    return std::move(g_);
+  }
+
+ private:
+  QParams params_of(const std::string& name) {
+    auto it = params_.find(name);
+    if (it != params_.end()) return it->second;
+    const Observer& o = *obs_.at(name);
+    bool degenerate = false;
+    QParams p = qparams_from_range(o.range(act_target_), act_target_, &degenerate);
+    if (degenerate)
+      report_.warnings.push_back("tensor '" + name + "' was 0 on every calibration image: scale 1, zero point " +
+                                 std::to_string(p.zero_point));
+    return params_[name] = p;
+  }
+
+  void classify_nodes() {
+    for (auto& n : g_.nodes) {
+      std::string why;
+      Kind k = opt_.keep_float.count(n.op) ? (why = "kept in float (--keep-float)", Kind::none)
+                                           : classify(g_, n, obs_, why);
+      kind_[n.name] = k;
+      if (k == Kind::none && n.op != "Relu" && n.op != "Clip")
+        report_.float_ops.push_back(ir::Graph::describe(n) + ": " + why);
+    }
+  }
+
+  // Relu / Clip right after a quantized compute node disappear into its output clamp.
+  void absorb_activations() {
+    std::set<const ir::Node*> dead;
+    for (auto& n : g_.nodes) {
+      if (kind_[n.name] != Kind::compute || !absorbs_activations(n)) continue;
+      ir::Node* act = graph_edit::sole_consumer(g_, n.outputs[0]);
+      if (!act || !obs_.count(act->outputs[0])) continue;
+      auto bounds = clip_bounds(g_, *act);
+      if (!bounds || !clamp_covers(params_of(act->outputs[0]), act_target_, bounds->lo, bounds->hi)) continue;
+      report_.absorbed.push_back(ir::Graph::describe(*act) + " into " + ir::Graph::describe(n));
+      n.outputs[0] = act->outputs[0];
+      dead.insert(act);
+    }
+    graph_edit::erase_marked(g_, dead);
+    for (const auto& n : g_.nodes)
+      if ((n.op == "Relu" || n.op == "Clip") && kind_[n.name] == Kind::none)
+        report_.float_ops.push_back(ir::Graph::describe(n) + ": not made redundant by an INT8 output clamp");
+  }
+
+  void mark_tensors() {
+    for (const auto& n : g_.nodes) {
+      const Kind k = kind_[n.name];
+      if (k == Kind::compute) {
+        for (size_t slot : activation_slots(n)) marked_.insert(n.input(slot));
+        marked_.insert(n.outputs[0]);
+        report_.quantized.push_back(ir::Graph::describe(n));
+      } else if (k == Kind::passthrough && marked_.count(n.input(0))) {
+        // Same parameters in and out, so the op runs on the integers.
+        marked_.insert(n.outputs[0]);
+        params_[n.outputs[0]] = params_of(n.input(0));
+        report_.quantized.push_back(ir::Graph::describe(n));
+      }
+    }
+    // Tensors the pass never observed (shape values and the like) cannot be quantized.
+    for (auto it = marked_.begin(); it != marked_.end();)
+      it = obs_.count(*it) ? std::next(it) : marked_.erase(it);
+  }
+
+  std::string scalar_scale(const std::string& hint, float s) {
+    return add_constant(g_, hint, ir::TensorData::f32({}, std::vector<float>{s}));
+  }
+  std::string scalar_zero_point(const std::string& hint, int32_t zp, QType t) {
+    ir::TensorData d = ir::TensorData::make(t == QType::u8 ? DType::u8 : DType::s8, {});
+    if (t == QType::u8) d.as<uint8_t>()[0] = uint8_t(zp);
+    else d.as<int8_t>()[0] = int8_t(zp);
+    return add_constant(g_, hint, std::move(d));
+  }
+
+  ir::Node qdq_node(const std::string& op, const std::string& name, const std::string& in, const std::string& scale,
+                    const std::string& zp, const std::string& out, std::optional<int64_t> axis = {}) {
+    ir::Node n;
+    n.op = op;
+    n.name = name;
+    n.inputs = {in, scale, zp};
+    n.outputs = {out};
+    if (axis) n.attrs.set("axis", *axis);
+    g_.values[out].name = out;
+    return n;
+  }
+
+  // Q then DQ of activation T; `src` is what Q reads and `dst` what DQ writes.
+  void activation_pair(std::vector<ir::Node>& out, const std::string& t, const std::string& src,
+                       const std::string& dst) {
+    const QParams p = params_of(t);
+    const std::string scale = scalar_scale(t + "_scale", p.scale);
+    const std::string zp = scalar_zero_point(t + "_zero_point", p.zero_point, act_target_.type);
+    const std::string q = graph_edit::fresh_name(g_, t + "_quantized");
+    out.push_back(qdq_node("QuantizeLinear", t + "_QuantizeLinear", src, scale, zp, q));
+    out.push_back(qdq_node("DequantizeLinear", t + "_DequantizeLinear", q, scale, zp, dst));
+  }
+
+  // Weights as int8 symmetric (per channel along `axis` of a rank-2+ tensor, or per tensor),
+  // returning the DQ output name; `scales` receives the per-channel (or single) scales.
+  std::string quantize_weights(std::vector<ir::Node>& out, const ir::Node& n, size_t slot, int64_t axis,
+                               std::vector<float>& scales) {
+    const ir::TensorData& w = *g_.value(n.input(slot)).constant;
+    const int64_t channels = w.dims.at(size_t(axis));
+    int64_t inner = 1;
+    for (size_t d = size_t(axis) + 1; d < w.dims.size(); ++d) inner *= w.dims[d];
+    auto channel_of = [&](int64_t i) { return (i / inner) % channels; };
+    const bool per_channel = opt_.per_channel;
+    std::vector<Range> ranges(per_channel ? size_t(channels) : 1);
+    for (int64_t i = 0; i < w.count(); ++i) {
+      Range& r = ranges[per_channel ? size_t(channel_of(i)) : 0];
+      const float v = w.as<float>()[i];
+      r.min = std::min(r.min, v);
+      r.max = std::max(r.max, v);
+    }
+    std::vector<QParams> qp;
+    for (const Range& r : ranges) qp.push_back(qparams_from_range(r, weight_target_));
+    ir::TensorData q = ir::TensorData::make(DType::s8, w.dims);
+    for (int64_t i = 0; i < w.count(); ++i) {
+      const QParams& p = qp[per_channel ? size_t(channel_of(i)) : 0];
+      q.as<int8_t>()[i] = int8_t(kernels::quantize_value(w.as<float>()[i], p.scale, 0, weight_target_.qmin(),
+                                                        weight_target_.qmax()));
+    }
+    scales.clear();
+    for (const QParams& p : qp) scales.push_back(p.scale);
+    const ir::Dims vec_dims = per_channel ? ir::Dims{channels} : ir::Dims{};
+    const std::string base = n.input(slot);
+    const std::string qname = add_constant(g_, base + "_quantized", std::move(q));
+    const std::string sname = add_constant(g_, base + "_scale", ir::TensorData::f32(vec_dims, scales));
+    const std::string zname = add_constant(g_, base + "_zero_point", ir::TensorData::make(DType::s8, vec_dims));
+    const std::string dq = graph_edit::fresh_name(g_, base + "_dequantized");
+    out.push_back(qdq_node("DequantizeLinear", base + "_DequantizeLinear", qname, sname, zname, dq,
+                           per_channel ? std::optional<int64_t>(axis) : std::nullopt));
+    return dq;
+  }
+
+  // bias int32 = round_half_even(b / (x_scale * w_scale[c])), scale x_scale * w_scale[c] in float32.
+  std::string quantize_bias(std::vector<ir::Node>& out, const ir::Node& n, size_t slot, float x_scale,
+                            const std::vector<float>& w_scales) {
+    const ir::TensorData& b = *g_.value(n.input(slot)).constant;
+    const int64_t channels = b.count();
+    std::vector<float> scales;
+    for (float ws : w_scales) scales.push_back(x_scale * ws);
+    ir::TensorData q = ir::TensorData::make(DType::s32, {channels});
+    int saturated = 0;
+    for (int64_t c = 0; c < channels; ++c) {
+      const float v = std::nearbyint(b.as<float>()[c] / scales[scales.size() == 1 ? 0 : size_t(c)]);
+      const float lim = 2147483520.0f;  // the largest float below 2^31
+      saturated += std::fabs(v) > lim;
+      q.as<int32_t>()[c] = int32_t(std::clamp(v, -lim, lim));
+    }
+    if (saturated)
+      report_.warnings.push_back(ir::Graph::describe(n) + ": " + std::to_string(saturated) +
+                                 " bias value(s) saturated int32");
+    const ir::Dims vec_dims = scales.size() == 1 ? ir::Dims{} : ir::Dims{channels};
+    const std::string base = n.input(slot);
+    const std::string qname = add_constant(g_, base + "_quantized", std::move(q));
+    const std::string sname = add_constant(g_, base + "_scale", ir::TensorData::f32(vec_dims, scales));
+    const std::string zname = add_constant(g_, base + "_zero_point", ir::TensorData::make(DType::s32, vec_dims));
+    const std::string dq = graph_edit::fresh_name(g_, base + "_dequantized");
+    out.push_back(qdq_node("DequantizeLinear", base + "_DequantizeLinear", qname, sname, zname, dq,
+                           scales.size() == 1 ? std::nullopt : std::optional<int64_t>(0)));
+    return dq;
+  }
+
+  void emit() {
+    std::vector<ir::Node> out;
+    for (const auto& in : g_.inputs) {
+      if (!marked_.count(in)) continue;
+      const std::string dq = graph_edit::fresh_name(g_, in + "_dequantized");
+      activation_pair(out, in, in, dq);
+      graph_edit::replace_uses(g_, in, dq);  // g_.nodes: the Q just emitted is in `out`
+    }
+    std::vector<ir::Node> nodes = std::move(g_.nodes);
+    g_.nodes.clear();
+    for (auto& n : nodes) {
+      if (kind_[n.name] == Kind::compute && (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul")) {
+        const int64_t axis = n.op == "Conv" ? 0 : (n.op == "Gemm" && n.attrs.i("transB", 0) ? 0 : 1);
+        std::vector<float> w_scales;
+        n.inputs[1] = quantize_weights(out, n, 1, axis, w_scales);
+        if (n.has_input(2)) n.inputs[2] = quantize_bias(out, n, 2, params_of(n.input(0)).scale, w_scales);
+      }
+      std::vector<std::pair<std::string, std::string>> pairs;  // tensor, float name its producer writes
+      for (auto& o : n.outputs) {
+        if (!marked_.count(o)) continue;
+        const std::string raw = graph_edit::fresh_name(g_, o + "_float");
+        g_.values[raw].name = raw;
+        pairs.emplace_back(o, raw);
+        o = raw;
+      }
+      out.push_back(std::move(n));
+      for (const auto& [t, raw] : pairs) activation_pair(out, t, raw, t);
+    }
+    g_.nodes = std::move(out);
+    g_.opset = std::max<int64_t>(g_.opset, 13);
+    passes::remove_unused(g_);
+  }
+
+  ir::Graph g_;
+  const Observers& obs_;
+  const QuantizeOptions& opt_;
+  QuantizeReport& report_;
+  QuantTarget act_target_, weight_target_;
+  std::map<std::string, Kind> kind_;
+  std::map<std::string, QParams> params_;
+  std::set<std::string> marked_;
+};
+
+}  // namespace
+
+ir::Graph quantize_graph(const ir::Graph& prepared, const Observers& observers, const QuantizeOptions& options,
+                         QuantizeReport* report) {
+  QuantizeReport local;
+  QuantizeReport& r = report ? *report : local;
+  ir::Graph q = Quantizer(prepared, observers, options, r).run();
+  if (r.quantized.empty())
+    throw ir::Error(prepared.source + ": nothing to quantize (no Conv, Gemm, MatMul, Add, Mul, pooling or "
+                    "Sigmoid on activations with constant weights)");
+  return q;
+}
+
+ir::Graph quantize_model(const ir::Graph& fp32, const std::vector<ir::TensorData>& batches,
+                         const CalibrationOptions& calibration, const QuantizeOptions& options,
+                         QuantizeReport* report, const Progress& progress) {
+  ir::Graph prepared = prepare_for_quantization(fp32);
+  auto observers = observe_activations(prepared, batches, calibration, progress);
+  return quantize_graph(prepared, observers, options, report);
+}
+
+}  // namespace octet::calib
