@@ -1,7 +1,7 @@
 // Element-wise FP32 ops: activations, broadcasting arithmetic and inference BatchNorm.
 #include <limits>
 
-#include "engine/op_registry.h"
+#include "engine/ops/broadcast.h"
 #include "kernels/ref/elementwise.h"
 
 namespace octet {
@@ -67,28 +67,7 @@ OpImpl unary_op() {
   return u;
 }
 
-ir::Dims broadcast_dims(const OpContext& c) {
-  const auto& a = c.info(0).dims;
-  const auto& b = c.info(1).dims;
-  size_t rank = std::max(a.size(), b.size());
-  ir::Dims out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      c.fail("shapes " + ir::dims_str(a) + " and " + ir::dims_str(b) + " do not broadcast");
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
-// Keeps channels-last flowing: the output takes the layout of a full-size input.
-Layout binary_layout(const OpContext& c, const ir::Dims& out) {
-  for (size_t i = 0; i < 2; ++i)
-    if (c.info(i).dims == out && c.info(i).layout == Layout::channels_last && out.size() >= 3)
-      return Layout::channels_last;
-  return Layout::row_major;
-}
+ir::Dims broadcast_dims(const OpContext& c) { return ops::broadcast_dims(c, c.info(0).dims, c.info(1).dims); }
 
 kernels::BinaryOp binary_kind(const std::string& op) {
   if (op == "Add") return kernels::BinaryOp::add;
@@ -104,35 +83,20 @@ OpImpl binary_op() {
     require_f32(c, 0);
     require_f32(c, 1);
     ir::Dims out = broadcast_dims(c);
-    return {{ir::DType::f32, out, binary_layout(c, out)}};
+    return {{ir::DType::f32, out, ops::broadcast_layout(c.info(0), c.info(1), out)}};
   };
   b.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     ir::Dims dims = broadcast_dims(c);
-    const int rank = int(dims.size());
-    if (rank > kernels::kMaxRank) c.fail("rank above 8 is not supported");
-    auto order = memory_order(rank, binary_layout(c, dims));
-    // Input strides indexed like the output's memory order; 0 where an input broadcasts.
-    auto input_strides = [&](size_t i) {
-      const TensorInfo& t = c.info(i);
-      auto s = t.strides();
-      std::vector<int64_t> aligned(size_t(rank), 0);
-      size_t off = size_t(rank) - t.dims.size();
-      for (size_t d = 0; d < t.dims.size(); ++d)
-        aligned[off + d] = t.dims[d] == 1 ? 0 : s[d];
-      std::vector<int64_t> phys(static_cast<size_t>(rank));
-      for (int k = 0; k < rank; ++k) phys[size_t(k)] = aligned[size_t(order[size_t(k)])];
-      return phys;
-    };
-    std::vector<int64_t> phys_dims(static_cast<size_t>(rank));
-    for (int k = 0; k < rank; ++k) phys_dims[size_t(k)] = dims[size_t(order[size_t(k)])];
-    auto sa = input_strides(0), sb = input_strides(1);
+    if (int(dims.size()) > kernels::kMaxRank) c.fail("rank above 8 is not supported");
+    const auto box =
+        ops::strided_broadcast(c.info(0), c.info(1), dims, ops::broadcast_layout(c.info(0), c.info(1), dims));
     auto op = binary_kind(c.node.op);
     auto a = static_cast<const float*>(in[0]);
     auto bp = static_cast<const float*>(in[1]);
     auto y = static_cast<float*>(out[0]);
     return [=] {
-      kernels::f32_binary_strided__ref(op, rank, phys_dims.data(), a, sa.data(), bp, sb.data(),
-                                       Activation{}, y);
+      kernels::f32_binary_strided__ref(op, box.rank, box.dims.data(), a, box.a_strides.data(), bp,
+                                       box.b_strides.data(), Activation{}, y);
     };
   };
   return b;

@@ -93,4 +93,82 @@ Window2d as_2d(const Window& w) {
   return v;
 }
 
+ConvGeometry conv_geometry(const OpContext& c, size_t x_input, size_t w_input) {
+  const TensorInfo& x = c.info(x_input);
+  const TensorInfo& w = c.info(w_input);
+  require_spatial_rank(c, x, "X");
+  if (w.dims.size() != x.dims.size())
+    c.fail("W " + ir::dims_str(w.dims) + " must have the rank of X " + ir::dims_str(x.dims));
+  ConvGeometry g;
+  g.batch = x.dims[0];
+  g.in_c = x.dims[1];
+  g.out_c = w.dims[0];
+  g.groups = c.node.attrs.i("group", 1);
+  if (g.groups < 1 || g.in_c % g.groups || g.out_c % g.groups)
+    c.fail("group " + std::to_string(g.groups) + " must divide the input channels (" +
+           std::to_string(g.in_c) + ") and the output channels (" + std::to_string(g.out_c) + ")");
+  if (w.dims[1] * g.groups != g.in_c)
+    c.fail("W " + ir::dims_str(w.dims) + " expects " + std::to_string(w.dims[1] * g.groups) +
+           " input channels, X " + ir::dims_str(x.dims) + " has " + std::to_string(g.in_c));
+  std::vector<int64_t> spatial(x.dims.begin() + 2, x.dims.end());
+  std::vector<int64_t> kernel(w.dims.begin() + 2, w.dims.end());
+  if (c.node.attrs.has("kernel_shape")) {
+    const auto& ks = c.node.attrs.ints("kernel_shape");
+    if (!ks.empty() && ks != kernel) c.fail("kernel_shape does not match the weights " + ir::dims_str(w.dims));
+  }
+  g.window = resolve_window(c, spatial, kernel, false);
+  return g;
+}
+
+ir::Dims ConvGeometry::out_dims() const {
+  ir::Dims out = {batch, out_c};
+  out.insert(out.end(), window.out.begin(), window.out.end());
+  return out;
+}
+
+kernels::Conv2dShape conv2d_shape(const ConvGeometry& g) {
+  Window2d w = as_2d(g.window);
+  kernels::Conv2dShape s;
+  s.batch = int(g.batch);
+  s.in_h = w.in_h; s.in_w = w.in_w; s.in_c = int(g.in_c);
+  s.out_h = w.out_h; s.out_w = w.out_w; s.out_c = int(g.out_c);
+  s.kernel_h = w.k_h; s.kernel_w = w.k_w;
+  s.stride_h = w.s_h; s.stride_w = w.s_w;
+  s.dilation_h = w.d_h; s.dilation_w = w.d_w;
+  s.pad_top = w.pad_top; s.pad_left = w.pad_left;
+  s.groups = int(g.groups);
+  return s;
+}
+
+int64_t conv_macs(const OpContext& c, size_t w_input, const TensorInfo& out) {
+  const auto& w = c.info(w_input).dims;
+  int64_t per_output = 1;
+  for (size_t i = 1; i < w.size(); ++i) per_output *= w[i];
+  return out.count() * per_output;
+}
+
+Window pool_window(const OpContext& c) {
+  const TensorInfo& x = c.info(0);
+  require_spatial_rank(c, x, "X");
+  const std::vector<int64_t> ks =
+      c.node.attrs.has("kernel_shape") ? c.node.attrs.ints("kernel_shape") : std::vector<int64_t>{};
+  if (ks.size() + 2 != x.dims.size())
+    c.fail("kernel_shape needs " + std::to_string(x.dims.size() - 2) + " values for X " + ir::dims_str(x.dims));
+  if (c.node.attrs.i("storage_order", 0) != 0) c.fail("storage_order=1 is not supported");
+  std::vector<int64_t> spatial(x.dims.begin() + 2, x.dims.end());
+  return resolve_window(c, spatial, ks, c.node.attrs.i("ceil_mode", 0) != 0);
+}
+
+kernels::Pool2dShape pool2d_shape(const OpContext& c, const Window& window) {
+  Window2d w = as_2d(window);
+  kernels::Pool2dShape s;
+  s.batch = int(c.info(0).dims[0]);
+  s.channels = int(c.info(0).dims[1]);
+  s.in_h = w.in_h; s.in_w = w.in_w; s.out_h = w.out_h; s.out_w = w.out_w;
+  s.kernel_h = w.k_h; s.kernel_w = w.k_w; s.stride_h = w.s_h; s.stride_w = w.s_w;
+  s.dilation_h = w.d_h; s.dilation_w = w.d_w;
+  s.pad_top = w.pad_top; s.pad_left = w.pad_left; s.pad_bottom = w.pad_bottom; s.pad_right = w.pad_right;
+  return s;
+}
+
 }  // namespace octet::ops

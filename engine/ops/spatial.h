@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "engine/op_registry.h"
+#include "kernels/ref/conv2d.h"
+#include "kernels/ref/pool2d.h"
 
 namespace octet::ops {
 
@@ -24,5 +26,22 @@ Window2d as_2d(const Window& w);
 
 // Rank must be 3 (N, C, L) or 4 (N, C, H, W).
 void require_spatial_rank(const OpContext& c, const TensorInfo& x, const char* what);
+
+// Conv geometry (Conv, QLinearConv, ConvInteger): X is input x_input, W (ONNX order
+// [M, C / group, kernel...]) is input w_input; attributes group, kernel_shape, pads,
+// strides, dilations, auto_pad.
+struct ConvGeometry {
+  Window window;
+  int64_t batch, in_c, out_c, groups;
+  ir::Dims out_dims() const;  // [N, M, spatial...]
+};
+ConvGeometry conv_geometry(const OpContext& c, size_t x_input, size_t w_input);
+kernels::Conv2dShape conv2d_shape(const ConvGeometry& g);
+// Multiply-accumulates: every output element sums over C / group * kernel positions.
+int64_t conv_macs(const OpContext& c, size_t w_input, const TensorInfo& out);
+
+// Pooling window of input 0 from kernel_shape, pads, strides, dilations, auto_pad, ceil_mode.
+Window pool_window(const OpContext& c);
+kernels::Pool2dShape pool2d_shape(const OpContext& c, const Window& w);
 
 }  // namespace octet::ops
