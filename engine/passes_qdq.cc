@@ -36,7 +36,8 @@ const ir::TensorData* constant_of(const ir::Graph& g, const std::string& name) {
 }
 
 // The element type of a tensor that a DequantizeLinear reads: a constant's, a graph
-// input's, or what a QuantizeLinear writes (its zero point's type, uint8 without one).
+// input's, what a QuantizeLinear writes (its zero point's type, uint8 without one), or
+// what a unit fused earlier in this pass writes (recorded in its value's dtype).
 std::optional<DType> quantized_type(ir::Graph& g, const std::string& name) {
   if (const auto* c = constant_of(g, name)) return c->dtype;
   if (std::find(g.inputs.begin(), g.inputs.end(), name) != g.inputs.end()) return g.value(name).dtype;
@@ -45,6 +46,7 @@ std::optional<DType> quantized_type(ir::Graph& g, const std::string& name) {
     if (!p->has_input(2)) return DType::u8;
     if (const auto* zp = constant_of(g, p->input(2))) return zp->dtype;
   }
+  if (auto it = g.values.find(name); it != g.values.end() && is_8bit(it->second.dtype)) return it->second.dtype;
   return std::nullopt;
 }
 
@@ -303,6 +305,18 @@ bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>&
   return true;
 }
 
+// The 8-bit type a fused node writes: its y_zero_point's type (QGemm without one writes float).
+std::optional<DType> output_type(ir::Graph& g, const ir::Node& n) {
+  if (n.op == "Shape") return DType::s64;
+  size_t zp_slot = 0;
+  if (n.op == "QLinearConv" || n.op == "QLinearMatMul" || n.op == "QLinearAdd" || n.op == "QLinearMul") zp_slot = 7;
+  else if (n.op == "QGemm") zp_slot = 8;
+  else if (n.op.rfind("QLinear", 0) == 0) zp_slot = 4;
+  else return quantized_type(g, n.input(0));  // data movement keeps its input's type
+  if (!n.has_input(zp_slot) || !g.is_constant(n.input(zp_slot))) return std::nullopt;
+  return g.value(n.input(zp_slot)).constant->dtype;
+}
+
 }  // namespace
 
 int fuse_qdq(ir::Graph& g) {
@@ -333,11 +347,12 @@ int fuse_qdq(ir::Graph& g) {
     if (!done) continue;
     ++fused;
     dead.insert(removed.begin(), removed.end());
-    // The output is now integer; the loader typed node outputs as float.
+    // The output is now what the absorbed QuantizeLinear wrote (the loader typed it float).
     for (const auto& o : n.outputs) {
       ir::Value& v = g.values[o];
       v.name = o;
       v.dims.reset();
+      if (auto t = output_type(g, n)) v.dtype = *t;
     }
   }
   graph_edit::erase_marked(g, dead);

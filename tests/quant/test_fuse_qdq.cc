@@ -1,0 +1,250 @@
+// fuse_qdq on hand-built QDQ graphs: which node units become INT8 ops, which Relu/Clip the
+// output clamp absorbs, and which units must stay in float.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/passes.h"
+
+namespace octet {
+namespace {
+
+using ir::DType;
+using ir::TensorData;
+
+TensorData scalar_f32(float v) { return TensorData::f32({}, std::vector<float>{v}); }
+TensorData scalar_q(DType t, int v) {
+  TensorData d = TensorData::make(t, {});
+  if (t == DType::u8) d.as<uint8_t>()[0] = uint8_t(v);
+  else d.as<int8_t>()[0] = int8_t(v);
+  return d;
+}
+
+// A small QDQ graph builder: x -> Q -> DQ -> op ... with constants added by name.
+struct QdqGraph {
+  ir::Graph g;
+  QdqGraph() {
+    g.source = "test";
+    g.opset = 13;
+    g.inputs = {"x"};
+    g.values["x"] = ir::Value{"x", DType::f32, ir::Dims{1, 4, 5, 5}, std::nullopt};
+  }
+  std::string constant(const std::string& name, TensorData t) {
+    ir::Value v{name, t.dtype, t.dims, std::move(t)};
+    g.values[name] = std::move(v);
+    return name;
+  }
+  std::string node(const std::string& op, std::vector<std::string> in, const std::string& out, ir::Attrs a = {}) {
+    ir::Node n;
+    n.name = out + "_node";
+    n.op = op;
+    n.inputs = std::move(in);
+    n.outputs = {out};
+    n.attrs = std::move(a);
+    g.nodes.push_back(std::move(n));
+    g.values[out].name = out;
+    return out;
+  }
+  // Q then DQ of `t` with per-tensor parameters; returns the DQ output.
+  std::string qdq(const std::string& t, float scale, DType type, int zp) {
+    auto s = constant(t + "_s", scalar_f32(scale));
+    auto z = constant(t + "_z", scalar_q(type, zp));
+    auto q = node("QuantizeLinear", {t, s, z}, t + "_q");
+    return node("DequantizeLinear", {q, s, z}, t + "_dq");
+  }
+  // DQ of an int8 weight constant [4, 4/group, 3, 3], per channel along axis 0.
+  std::string weights(int64_t in_per_group) {
+    TensorData w = TensorData::make(DType::s8, {4, in_per_group, 3, 3});
+    for (int64_t i = 0; i < w.count(); ++i) w.as<int8_t>()[i] = int8_t((i * 37) % 255 - 127);
+    auto wq = constant("w", std::move(w));
+    auto ws = constant("w_s", TensorData::f32({4}, std::vector<float>{0.01f, 0.02f, 0.03f, 0.04f}));
+    auto wz = constant("w_z", TensorData::make(DType::s8, {4}));
+    ir::Attrs a;
+    a.set("axis", int64_t{0});
+    return node("DequantizeLinear", {wq, ws, wz}, "w_dq", a);
+  }
+  std::string bias() {
+    TensorData b = TensorData::make(DType::s32, {4});
+    for (int i = 0; i < 4; ++i) b.as<int32_t>()[i] = 100 * i - 150;
+    auto bq = constant("b", std::move(b));
+    auto bs = constant("b_s", TensorData::f32({4}, std::vector<float>{1e-4f, 2e-4f, 3e-4f, 4e-4f}));
+    auto bz = constant("b_z", TensorData::make(DType::s32, {4}));
+    ir::Attrs a;
+    a.set("axis", int64_t{0});
+    return node("DequantizeLinear", {bq, bs, bz}, "b_dq", a);
+  }
+  static ir::Attrs conv_attrs() {
+    ir::Attrs a;
+    a.set("auto_pad", std::string("NOTSET"));
+    a.set("dilations", std::vector<int64_t>{});
+    a.set("kernel_shape", std::vector<int64_t>{});
+    a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    a.set("strides", std::vector<int64_t>{});
+    a.set("group", int64_t{1});
+    return a;
+  }
+};
+
+std::vector<std::string> ops(const ir::Graph& g) {
+  std::vector<std::string> o;
+  for (const auto& n : g.nodes) o.push_back(n.op);
+  return o;
+}
+bool has_op(const ir::Graph& g, const std::string& op) {
+  auto o = ops(g);
+  return std::find(o.begin(), o.end(), op) != o.end();
+}
+const ir::Node& only(const ir::Graph& g, const std::string& op) {
+  for (const auto& n : g.nodes)
+    if (n.op == op) return n;
+  throw std::runtime_error("no " + op);
+}
+
+// x -> Q/DQ -> Conv(DQ w, DQ b) -> [act] -> Q/DQ -> y
+QdqGraph conv_unit(const std::string& act, DType out_type, int out_zp) {
+  QdqGraph q;
+  auto x = q.qdq("x", 0.05f, DType::u8, 128);
+  auto y = q.node("Conv", {x, q.weights(4), q.bias()}, "conv", QdqGraph::conv_attrs());
+  if (act == "Relu") y = q.node("Relu", {y}, "relu");
+  if (act == "Clip6") {
+    auto lo = q.constant("lo", scalar_f32(0));
+    auto hi = q.constant("hi", scalar_f32(6));
+    y = q.node("Clip", {y, lo, hi}, "clip");
+  }
+  auto out = q.qdq(y, 0.02f, out_type, out_zp);
+  q.g.outputs = {out};
+  return q;
+}
+
+TEST(FuseQdq, ConvUnitBecomesQLinearConvWithInt32Bias) {
+  auto q = conv_unit("", DType::u8, 10);
+  passes::optimize(q.g);
+  EXPECT_EQ(ops(q.g), (std::vector<std::string>{"QuantizeLinear", "QLinearConv", "DequantizeLinear"}));
+  const ir::Node& c = only(q.g, "QLinearConv");
+  ASSERT_EQ(c.inputs.size(), 9u);
+  EXPECT_EQ(c.inputs[0], "x_q");
+  EXPECT_EQ(c.inputs[3], "w");   // the int8 weights, not their float version
+  EXPECT_EQ(c.inputs[4], "w_s");
+  EXPECT_EQ(c.inputs[8], "b");   // the int32 bias as written
+  EXPECT_EQ(c.attrs.ints("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(c.outputs[0], "conv_q");
+}
+
+TEST(FuseQdq, ReluAbsorbedOnlyWhenZeroPointIsTheTypeMinimum) {
+  auto absorbed = conv_unit("Relu", DType::u8, 0);
+  passes::optimize(absorbed.g);
+  EXPECT_TRUE(has_op(absorbed.g, "QLinearConv"));
+  EXPECT_FALSE(has_op(absorbed.g, "Relu"));
+
+  auto signed_min = conv_unit("Relu", DType::s8, -128);
+  passes::optimize(signed_min.g);
+  EXPECT_TRUE(has_op(signed_min.g, "QLinearConv"));
+
+  // zp 10: codes 0..9 stand for negative values the Relu would have zeroed.
+  auto kept = conv_unit("Relu", DType::u8, 10);
+  passes::optimize(kept.g);
+  EXPECT_FALSE(has_op(kept.g, "QLinearConv"));
+  EXPECT_TRUE(has_op(kept.g, "Conv"));
+}
+
+TEST(FuseQdq, ClipAbsorbedOnlyWhenQRangeLiesInside) {
+  // scale 0.02, zp 0: Q covers [0, 5.1] inside [0, 6].
+  auto inside = conv_unit("Clip6", DType::u8, 0);
+  passes::optimize(inside.g);
+  EXPECT_TRUE(has_op(inside.g, "QLinearConv"));
+  EXPECT_FALSE(has_op(inside.g, "Clip"));
+  // zp 100: Q reaches -2.0, below the clip's 0.
+  auto outside = conv_unit("Clip6", DType::u8, 100);
+  passes::optimize(outside.g);
+  EXPECT_FALSE(has_op(outside.g, "QLinearConv"));
+}
+
+TEST(FuseQdq, FloatWeightsWithoutDequantizeStayFloat) {
+  QdqGraph q;
+  auto x = q.qdq("x", 0.05f, DType::u8, 128);
+  auto w = q.constant("wf", TensorData::make(DType::f32, {4, 4, 3, 3}));
+  auto y = q.node("Conv", {x, w}, "conv", QdqGraph::conv_attrs());
+  q.g.outputs = {q.qdq(y, 0.02f, DType::u8, 0)};
+  passes::optimize(q.g);
+  EXPECT_TRUE(has_op(q.g, "Conv"));
+  EXPECT_FALSE(has_op(q.g, "QLinearConv"));
+}
+
+TEST(FuseQdq, UnmatchedWeightDequantizeFoldsToFloat) {
+  // No Q after the conv: the unit cannot be fused, and its weights end up as a float constant.
+  QdqGraph q;
+  auto x = q.qdq("x", 0.05f, DType::u8, 128);
+  q.g.outputs = {q.node("Conv", {x, q.weights(4)}, "conv", QdqGraph::conv_attrs())};
+  passes::optimize(q.g);
+  const ir::Node& c = only(q.g, "Conv");
+  ASSERT_TRUE(q.g.is_constant(c.inputs[1]));
+  const TensorData& w = *q.g.value(c.inputs[1]).constant;
+  EXPECT_EQ(w.dtype, DType::f32);
+  EXPECT_FLOAT_EQ(w.as<float>()[0], -127 * 0.01f);  // (i*37 % 255 - 127) * scale[0] at i = 0
+}
+
+TEST(FuseQdq, AddMulPoolSigmoidBecomeContribOps) {
+  QdqGraph q;
+  auto a = q.qdq("x", 0.05f, DType::u8, 128);
+  auto gap = q.qdq(q.node("GlobalAveragePool", {a}, "gap"), 0.01f, DType::u8, 128);
+  auto sig = q.qdq(q.node("Sigmoid", {gap}, "sig"), 1.0f / 255, DType::u8, 0);
+  auto mul = q.qdq(q.node("Mul", {a, sig}, "mul"), 0.05f, DType::u8, 128);
+  auto add = q.qdq(q.node("Add", {mul, a}, "add"), 0.1f, DType::u8, 128);
+  q.g.outputs = {add};
+  passes::optimize(q.g);
+  for (const char* op : {"QLinearGlobalAveragePool", "QLinearSigmoid", "QLinearMul", "QLinearAdd"}) {
+    ASSERT_TRUE(has_op(q.g, op)) << op;
+    EXPECT_EQ(only(q.g, op).domain, "com.microsoft") << op;
+  }
+  for (const char* op : {"GlobalAveragePool", "Sigmoid", "Mul", "Add"}) EXPECT_FALSE(has_op(q.g, op)) << op;
+}
+
+TEST(FuseQdq, AddWithMixedOperandTypesStaysFloat) {
+  QdqGraph q;
+  auto a = q.qdq("x", 0.05f, DType::u8, 128);
+  auto b = q.qdq(q.node("Relu", {a}, "r"), 0.05f, DType::s8, 0);
+  q.g.outputs = {q.qdq(q.node("Add", {a, b}, "add"), 0.1f, DType::u8, 128)};
+  passes::optimize(q.g);
+  EXPECT_TRUE(has_op(q.g, "Add"));
+  EXPECT_FALSE(has_op(q.g, "QLinearAdd"));
+}
+
+TEST(FuseQdq, ReshapeRunsOnIntegersOnlyWithEqualParameters) {
+  for (float out_scale : {0.05f, 0.06f}) {
+    QdqGraph q;
+    auto a = q.qdq("x", 0.05f, DType::u8, 128);
+    auto shape = q.constant("shape", TensorData::s64({2}, std::vector<int64_t>{1, -1}));
+    q.g.outputs = {q.qdq(q.node("Reshape", {a, shape}, "flat"), out_scale, DType::u8, 128)};
+    passes::optimize(q.g);
+    const ir::Node& r = only(q.g, "Reshape");
+    if (out_scale == 0.05f) EXPECT_EQ(r.inputs[0], "x_q");
+    else EXPECT_EQ(r.inputs[0], "x_dq");
+  }
+}
+
+TEST(FuseQdq, GemmWithoutQuantizeGivesFloatOutputQGemm) {
+  QdqGraph q;
+  q.g.values["x"].dims = ir::Dims{1, 8};
+  auto a = q.qdq("x", 0.05f, DType::u8, 128);
+  TensorData b = TensorData::make(DType::s8, {3, 8});
+  auto bq = q.constant("b", std::move(b));
+  auto bs = q.constant("b_s", scalar_f32(0.01f));
+  auto bz = q.constant("b_z", scalar_q(DType::s8, 0));
+  auto bdq = q.node("DequantizeLinear", {bq, bs, bz}, "b_dq");
+  auto c = q.constant("c", TensorData::f32({3}, std::vector<float>{0.5f, -0.25f, 1.0f}));
+  ir::Attrs at;
+  at.set("transB", int64_t{1});
+  q.g.outputs = {q.node("Gemm", {a, bdq, c}, "fc", at)};
+  passes::optimize(q.g);
+  const ir::Node& g = only(q.g, "QGemm");
+  ASSERT_EQ(g.inputs.size(), 7u);  // no y_scale / y_zero_point: float output
+  const TensorData& bias = *q.g.value(g.inputs[6]).constant;
+  ASSERT_EQ(bias.dtype, DType::s32);
+  // round_half_even(c / (0.05 * 0.01)): 0.5 / 5e-4 = 1000, -0.25 / 5e-4 = -500, 1 / 5e-4 = 2000
+  EXPECT_EQ(bias.as<int32_t>()[0], 1000);
+  EXPECT_EQ(bias.as<int32_t>()[1], -500);
+  EXPECT_EQ(bias.as<int32_t>()[2], 2000);
+}
+
+}  // namespace
+}  // namespace octet
