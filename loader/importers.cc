@@ -1,10 +1,14 @@
 #include "loader/importers.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace octet::loader {
 namespace {
@@ -20,10 +24,21 @@ struct AttrSpec {
 };
 
 struct Importer {
-  int64_t min_opset = 1;
+  int64_t min_opset = 1;  // of the default domain; contrib ops have no opset of their own here
   std::vector<AttrSpec> attrs;
   std::function<void(Node&, ImportContext&)> normalize;  // may be empty
 };
+
+// The importers of ONNX Runtime's com.microsoft contrib ops; every other one is of the default
+// ONNX domain. Contrib ops are version 1 of their domain, so they have no opset rule here.
+bool is_contrib_op(const std::string& op) {
+  static const std::set<std::string> ops = {"QLinearAdd",       "QLinearMul",       "QLinearSigmoid",
+                                            "QLinearLeakyRelu", "QLinearGlobalAveragePool",
+                                            "QLinearAveragePool", "QGemm"};
+  return ops.count(op) != 0;
+}
+
+std::string domain_of(const std::string& op) { return is_contrib_op(op) ? kMicrosoftDomain : ""; }
 
 AttrValue ints() { return std::vector<int64_t>{}; }
 AttrValue str(const char* s) { return std::string(s); }
@@ -54,6 +69,94 @@ void reject_unless(Node& n, const std::string& attr, int64_t allowed, const std:
 void drop_is_test(Node& n) {
   if (n.attrs.i("is_test") == 0) throw Error("is_test=0 is not supported (training mode; inference only)");
   n.attrs.erase("is_test");
+}
+
+// QuantizeLinear's output_dtype (opset 21): 0 lets y_zero_point's type (or uint8) decide.
+void check_quantized_output_dtype(const Node& n) {
+  const int64_t t = n.attrs.i("output_dtype");
+  if (t == 0 || t == onnx::TensorProto::UINT8 || t == onnx::TensorProto::INT8) return;
+  throw Error("output_dtype=" + onnx_type_name(t) +
+              " is not supported (uint8 or int8; float8, 4-bit and 16-bit outputs are not implemented)");
+}
+
+void reject_blocked(const Node& n) {
+  if (n.attrs.i("block_size") != 0)
+    throw Error("block_size=" + std::to_string(n.attrs.i("block_size")) +
+                " is not supported (blocked quantization; octet quantizes per tensor or per axis)");
+}
+
+// An optional attribute naming a float type that octet only has in float32 (0: unspecified).
+void require_float32_type_attr(const Node& n, const std::string& attr, const char* what) {
+  const int64_t t = n.attrs.i(attr);
+  if (t != 0 && t != onnx::TensorProto::FLOAT)
+    throw Error(attr + "=" + onnx_type_name(t) + " is not supported (" + what + ")");
+}
+
+void reject_channels_last_node(Node& n, ImportContext&) {
+  if (n.attrs.i("channels_last") != 0)
+    throw Error("channels_last=1 is not supported (octet expects the NCHW form of this op; ONNX Runtime "
+                "writes the NHWC form only into its own optimized graphs)");
+}
+
+bool cast_target_supported(int64_t to) {
+  switch (to) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::BOOL: return true;
+    default: return false;
+  }
+}
+
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, the integer conv / matmul ops, Cast,
+// and the com.microsoft contrib ops that ONNX Runtime's quantization tools write.
+void add_quantization_importers(std::map<std::string, Importer>& t, const std::vector<AttrSpec>& conv_attrs) {
+  // axis defaults to 1 from opset 13 on; before, the op is per tensor and axis is never read.
+  // saturate only matters for float8 outputs, which are rejected, so any value is accepted.
+  t["QuantizeLinear"] = {10,
+                         {{"axis", i64(1)}, {"saturate", i64(1)}, {"block_size", i64(0)},
+                          {"output_dtype", i64(0)}, {"precision", i64(0)}},
+                         [](Node& n, ImportContext&) {
+                           reject_blocked(n);
+                           check_quantized_output_dtype(n);
+                           require_float32_type_attr(n, "precision", "the division is done in float32");
+                         }};
+  t["DequantizeLinear"] = {10,
+                           {{"axis", i64(1)}, {"block_size", i64(0)}, {"output_dtype", i64(0)}},
+                           [](Node& n, ImportContext&) {
+                             reject_blocked(n);
+                             require_float32_type_attr(n, "output_dtype", "float32 output only");
+                           }};
+  t["DynamicQuantizeLinear"] = {11, {}, {}};
+  t["QLinearConv"] = {10, conv_attrs, {}};
+  t["ConvInteger"] = {10, conv_attrs, {}};
+  t["QLinearMatMul"] = {10, {}, {}};
+  t["MatMulInteger"] = {10, {}, {}};
+  // Before opset 6 `to` is a type name string; those files predate quantization entirely.
+  // saturate (19) and round_mode (24) only affect float8 targets.
+  t["Cast"] = {6,
+               {{"to", std::nullopt}, {"saturate", i64(1)}, {"round_mode", str("up")}},
+               [](Node& n, ImportContext&) {
+                 if (!std::holds_alternative<int64_t>(n.attrs.all().at("to")))
+                   throw Error("attribute 'to' should be int (a TensorProto data type)");
+                 if (!cast_target_supported(n.attrs.i("to")))
+                   throw Error("Cast to " + onnx_type_name(n.attrs.i("to")) +
+                               " is not supported (float, double, uint8, int8, int32, int64, bool)");
+               }};
+
+  for (const char* op : {"QLinearAdd", "QLinearMul", "QLinearSigmoid"}) t[op] = {1, {}, {}};
+  t["QLinearLeakyRelu"] = {1, {{"alpha", f32(0.01f)}}, {}};
+  t["QLinearGlobalAveragePool"] = {1, {{"channels_last", i64(0)}}, reject_channels_last_node};
+  // AveragePool's attributes as ONNX Runtime's schema lists them: no dilations.
+  t["QLinearAveragePool"] = {1,
+                             {{"auto_pad", str("NOTSET")}, {"kernel_shape", std::nullopt}, {"pads", ints()},
+                              {"strides", ints()}, {"ceil_mode", i64(0)}, {"count_include_pad", i64(0)},
+                              {"channels_last", i64(0)}},
+                             reject_channels_last_node};
+  t["QGemm"] = {1, {{"alpha", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)}}, {}};
 }
 
 const std::map<std::string, Importer>& importers() {
@@ -178,6 +281,7 @@ const std::map<std::string, Importer>& importers() {
                       else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
                       else axes_attr_to_input(n, ctx);
                     }};
+    add_quantization_importers(t, conv_attrs);
     return t;
   }();
   return table;
@@ -195,12 +299,38 @@ void normalize_constant(Node& n) {
   if (v) n.attrs.set("value", std::move(*v));
 }
 
+std::string unsupported_op(const Node& n) {
+  if (n.domain == kMicrosoftDomain) {
+    std::string known;
+    for (const auto& op : supported_contrib_ops()) known += (known.empty() ? "" : ", ") + op;
+    return "op type '" + n.op + "' of domain '" + kMicrosoftDomain + "' is not supported (octet runs " + known +
+           " from that domain)";
+  }
+  if (is_contrib_op(n.op))
+    return "op type '" + n.op + "' is not supported in the default ONNX domain (octet runs it as a " +
+           kMicrosoftDomain + " contrib op: set the node's domain)";
+  return "op type '" + n.op + "' is not supported";
+}
+
 std::string type_name(const AttrValue& v) {
   static const char* names[] = {"int", "float", "string", "ints", "floats", "tensor"};
   return names[v.index()];
 }
 
 }  // namespace
+
+std::string onnx_type_name(int64_t code) {
+  // TensorProto.DataType, written out because the ONNX headers octet builds against may predate
+  // the newest codes (float8 from ONNX 1.14, 4-bit from 1.16, ...).
+  static const char* names[] = {"UNDEFINED", "FLOAT",   "UINT8",     "INT8",           "UINT16",
+                                "INT16",     "INT32",   "INT64",     "STRING",         "BOOL",
+                                "FLOAT16",   "DOUBLE",  "UINT32",    "UINT64",         "COMPLEX64",
+                                "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+                                "FLOAT8E5M2FNUZ", "UINT4", "INT4",   "FLOAT4E2M1",     "FLOAT8E8M0",
+                                "UINT2",     "INT2"};
+  if (code >= 0 && code < int64_t(std::size(names))) return names[code];
+  return "type code " + std::to_string(code);
+}
 
 std::string ImportContext::add_constant(const std::string& hint, ir::TensorData data) {
   std::string name = hint;
@@ -216,9 +346,9 @@ std::string ImportContext::add_constant(const std::string& hint, ir::TensorData 
 
 void import_node(Node& node, ImportContext& ctx) {
   auto it = importers().find(node.op);
-  if (it == importers().end()) throw Error("op type '" + node.op + "' is not supported");
+  if (it == importers().end() || domain_of(node.op) != node.domain) throw Error(unsupported_op(node));
   const Importer& imp = it->second;
-  if (ctx.opset < imp.min_opset)
+  if (node.domain.empty() && ctx.opset < imp.min_opset)
     throw Error(node.op + " before opset " + std::to_string(imp.min_opset) + " is not supported");
 
   if (node.op == "Constant") normalize_constant(node);
@@ -244,12 +374,24 @@ void import_node(Node& node, ImportContext& ctx) {
   if (imp.normalize) imp.normalize(node, ctx);
 }
 
+namespace {
+
+std::vector<std::string> ops_of_domain(const std::string& domain) {
+  std::vector<std::string> v;
+  for (const auto& [op, imp] : importers())
+    if (domain_of(op) == domain) v.push_back(op);
+  return v;
+}
+
+}  // namespace
+
 const std::vector<std::string>& supported_ops() {
-  static const std::vector<std::string> ops = [] {
-    std::vector<std::string> v;
-    for (const auto& [k, _] : importers()) v.push_back(k);
-    return v;
-  }();
+  static const std::vector<std::string> ops = ops_of_domain("");
+  return ops;
+}
+
+const std::vector<std::string>& supported_contrib_ops() {
+  static const std::vector<std::string> ops = ops_of_domain(kMicrosoftDomain);
   return ops;
 }
 

@@ -19,7 +19,15 @@ struct ImportContext {
 // the caller adds it) when the op or one of its attributes is not supported.
 void import_node(ir::Node& node, ImportContext& ctx);
 
-// Op types octet can execute (default ONNX domain).
+// Op types octet can execute: of the default ONNX domain, and of com.microsoft (ONNX Runtime's
+// contrib ops that its quantization tools write). Nodes carry their domain in ir::Node::domain.
 const std::vector<std::string>& supported_ops();
+const std::vector<std::string>& supported_contrib_ops();
+
+// "FLOAT", "INT4", ... for an ONNX TensorProto data type code; "type code N" when unknown.
+std::string onnx_type_name(int64_t code);
+
+// The domain name of ONNX Runtime's contrib ops.
+inline constexpr const char* kMicrosoftDomain = "com.microsoft";
 
 }  // namespace octet::loader

@@ -23,12 +23,6 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-const char* onnx_type_name(int t) {
-  return onnx::TensorProto_DataType_IsValid(t)
-             ? onnx::TensorProto_DataType_Name(onnx::TensorProto_DataType(t)).c_str()
-             : "UNKNOWN";
-}
-
 DType convert_dtype(int t) {
   switch (t) {
     case onnx::TensorProto::FLOAT: return DType::f32;
@@ -39,7 +33,7 @@ DType convert_dtype(int t) {
     case onnx::TensorProto::INT64: return DType::s64;
     case onnx::TensorProto::BOOL: return DType::b8;
     default:
-      throw Error(std::string("data type ") + onnx_type_name(t) +
+      throw Error("data type " + onnx_type_name(t) +
                   " is not supported (float, double, uint8, int8, int32, int64, bool)");
   }
 }
@@ -180,7 +174,8 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
     auto where = [&] {
       return source + ": node '" + n.name + "' (" + n.op + ", opset " + std::to_string(g.opset) + "): ";
     };
-    if (!np.domain().empty() && np.domain() != "ai.onnx")
+    if (np.domain() == kMicrosoftDomain) n.domain = kMicrosoftDomain;
+    else if (!np.domain().empty() && np.domain() != "ai.onnx")
       throw Error(where() + "domain '" + np.domain() + "' is not supported");
     try {
       for (const auto& a : np.attribute()) n.attrs.set(a.name(), convert_attribute(a));

@@ -53,11 +53,21 @@ void fill_tensor(onnx::TensorProto* t, const std::string& name, const TensorValu
       for (int64_t x : v.i) t->add_int64_data(x);
       break;
     case ElemType::s32:
+    case ElemType::u8:
+    case ElemType::s8: {
       if (v.i.size() != n) throw std::invalid_argument("tensor '" + name + "': wrong number of values");
-      for (int64_t x : v.i) t->add_int32_data(int32_t(x));
+      const int64_t lo = v.type == ElemType::u8 ? 0 : v.type == ElemType::s8 ? -128 : INT32_MIN;
+      const int64_t hi = v.type == ElemType::u8 ? 255 : v.type == ElemType::s8 ? 127 : INT32_MAX;
+      for (int64_t x : v.i) {
+        if (x < lo || x > hi)
+          throw std::invalid_argument("tensor '" + name + "': value " + std::to_string(x) + " does not fit its type");
+        t->add_int32_data(int32_t(x));  // ONNX stores 8-bit and 32-bit integers in int32_data
+      }
       break;
+    }
     default:
-      throw std::invalid_argument("tensor '" + name + "': only float32, int32 and int64 constants are supported");
+      throw std::invalid_argument("tensor '" + name +
+                                  "': only float32, uint8, int8, int32 and int64 constants are supported");
   }
 }
 
@@ -122,6 +132,14 @@ TensorValue TensorValue::f32(std::vector<int64_t> dims, std::vector<float> value
 TensorValue TensorValue::s64(std::vector<int64_t> dims, std::vector<int64_t> values) {
   TensorValue t;
   t.type = ElemType::s64;
+  t.dims = std::move(dims);
+  t.i = std::move(values);
+  return t;
+}
+
+TensorValue TensorValue::ints(ElemType type, std::vector<int64_t> dims, std::vector<int64_t> values) {
+  TensorValue t;
+  t.type = type;
   t.dims = std::move(dims);
   t.i = std::move(values);
   return t;
@@ -225,6 +243,20 @@ std::vector<std::string> OnnxBuilder::node_multi(const std::string& op, const st
 std::string OnnxBuilder::node(const std::string& op, const std::vector<std::string>& inputs, const Attrs& attrs,
                               const std::string& name) {
   return node_multi(op, inputs, 1, attrs, name).front();
+}
+
+void OnnxBuilder::set_domain(const std::string& output, const std::string& domain, int64_t version) {
+  onnx::NodeProto* producer = nullptr;
+  for (auto& n : *graph().mutable_node())
+    for (const auto& o : n.output())
+      if (o == output) producer = &n;
+  if (!producer) throw std::invalid_argument("set_domain: no node produces '" + output + "'");
+  producer->set_domain(domain);
+  for (const auto& op : model_->opset_import())
+    if (op.domain() == domain) return;
+  auto* op = model_->add_opset_import();
+  op->set_domain(domain);
+  op->set_version(version);
 }
 
 std::string OnnxBuilder::constant(const TensorValue& t, const std::string& name) {

@@ -39,10 +39,15 @@ struct TensorValue {
   ElemType type = ElemType::f32;
   std::vector<int64_t> dims;  // empty: a scalar
   std::vector<float> f;       // when type == f32
-  std::vector<int64_t> i;     // when type == s64 (or s32)
+  std::vector<int64_t> i;     // when type == s64, s32, u8 or s8 (written as int32_data for the last three)
 
   static TensorValue f32(std::vector<int64_t> dims, std::vector<float> values);
   static TensorValue s64(std::vector<int64_t> dims, std::vector<int64_t> values);
+  // Quantized tensors: values must fit the type (checked when the tensor is written).
+  static TensorValue ints(ElemType type, std::vector<int64_t> dims, std::vector<int64_t> values);
+  static TensorValue u8(std::vector<int64_t> dims, std::vector<int64_t> values) { return ints(ElemType::u8, dims, values); }
+  static TensorValue s8(std::vector<int64_t> dims, std::vector<int64_t> values) { return ints(ElemType::s8, dims, values); }
+  static TensorValue s32(std::vector<int64_t> dims, std::vector<int64_t> values) { return ints(ElemType::s32, dims, values); }
   static TensorValue scalar_f32(float v) { return f32({}, {v}); }
   static TensorValue scalar_s64(int64_t v) { return s64({}, {v}); }
 };
@@ -116,6 +121,10 @@ class OnnxBuilder {
   std::vector<std::string> node_multi(const std::string& op, const std::vector<std::string>& inputs,
                                       size_t outputs, const Attrs& attrs = {}, const std::string& name = "",
                                       const std::vector<std::string>& output_names = {});
+  // Puts the node that produced `output` into `domain` (e.g. "com.microsoft" for ONNX Runtime's
+  // contrib ops) and imports that domain at `version` (once per domain).
+  void set_domain(const std::string& output, const std::string& domain, int64_t version = 1);
+
   // A Constant node holding `t` (the way torch.onnx.export writes small constants).
   std::string constant(const TensorValue& t, const std::string& name = "");
 
