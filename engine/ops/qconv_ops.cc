@@ -1,7 +1,170 @@
-#include "engine/op_registry.h"
+// QLinearConv and ConvInteger (ONNX opset 10) in integers, NHWC activations, ONNX-ordered
+// weights: the scalar INT8 reference kernels (kernels/ref/qconv2d.h) behind the planner.
+// Bit-exact with ONNX Runtime: int32 accumulation with the input zero point as the padding
+// value, then MLAS's requantization (docs/requantization.md sections 5 to 7).
+
+// Quantization parameters are derived in float here; keep every float step as written.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include "engine/ops/qparams.h"
+#include "engine/ops/spatial.h"
+#include "kernels/ref/qconv2d.h"
 
 namespace octet {
+namespace {
 
-void register_qconv_ops(OpTable&) {}
+using ir::DType;
+
+// ---- QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, [B]
+
+enum QLinearConvInput : size_t { kX, kXScale, kXZeroPoint, kW, kWScale, kWZeroPoint, kYScale, kYZeroPoint, kBias };
+
+ops::ConvGeometry qlinearconv_geometry(const OpContext& c) {
+  ops::ConvGeometry g = ops::conv_geometry(c, kX, kW);
+  ops::require_q8(c, kX, "x");
+  ops::require_q8(c, kW, "w");
+  // x and y are per tensor; w per tensor or per output channel (ONNX allows unequal
+  // per-channel weight zero points; ONNX Runtime does not, the reference kernel does).
+  ops::require_scale(c, kXScale, "x_scale");
+  ops::require_zero_point(c, kXZeroPoint, "x_zero_point", c.info(kX).dtype);
+  ops::require_scale(c, kWScale, "w_scale", g.out_c);
+  ops::require_zero_point(c, kWZeroPoint, "w_zero_point", c.info(kW).dtype, g.out_c);
+  ops::require_scale(c, kYScale, "y_scale");
+  ops::quantized_output_type(c, kYZeroPoint);
+  if (c.has(kBias)) {
+    const TensorInfo& b = c.info(kBias);
+    if (b.dtype != DType::s32 || b.count() != g.out_c)
+      c.fail("B must be int32 with one value per output channel (" + std::to_string(g.out_c) + "), got " +
+             ir::dtype_name(b.dtype) + " " + ir::dims_str(b.dims));
+  }
+  ops::require_clamp_activation(c);
+  return g;
+}
+
+std::vector<TensorInfo> infer_qlinearconv(const OpContext& c) {
+  ops::ConvGeometry g = qlinearconv_geometry(c);
+  return {{ops::quantized_output_type(c, kYZeroPoint), g.out_dims(), Layout::channels_last}};
+}
+
+// Everything QLinearConv derives from its quantization parameters.
+struct QConvParams {
+  int32_t x_zero_point = 0;
+  std::vector<int32_t> w_zero_point;  // 1 or out_c values
+  std::vector<float> multiplier;      // 1 or out_c values: (x_scale * w_scale[c]) / y_scale
+  int32_t y_zero_point = 0, qmin = 0, qmax = 0;
+};
+
+template <class TY>
+QConvParams derive_qconv_params(const kernels::Activation& act, const ops::ParamInputs& p) {
+  QConvParams q;
+  q.x_zero_point = p[kXZeroPoint].int_scalar();
+  q.w_zero_point = p[kWZeroPoint].ints();
+  const float x_scale = p[kXScale].scalar(), y_scale = p[kYScale].scalar();
+  for (float w_scale : p[kWScale].floats())
+    q.multiplier.push_back(kernels::requant_multiplier(x_scale, w_scale, y_scale));
+  q.y_zero_point = p[kYZeroPoint].int_scalar();
+  ops::output_clamp<TY>(act, {y_scale, q.y_zero_point}, &q.qmin, &q.qmax);
+  return q;
+}
+
+Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+  const kernels::Conv2dShape s = ops::conv2d_shape(qlinearconv_geometry(c));
+  const ops::ChannelsLastInput x(c.info(kX), in[kX]);
+  const void* w = in[kW];
+  const auto* bias = c.has(kBias) ? static_cast<const int32_t*>(in[kBias]) : nullptr;
+  void* y = out[0];
+  const DType tx = c.info(kX).dtype, tw = c.info(kW).dtype, ty = ops::quantized_output_type(c, kYZeroPoint);
+  Kernel k = ops::visit_q8_req_types(tx, tw, ty, [&](auto tx_tag, auto tw_tag, auto ty_tag) -> Kernel {
+    using TX = decltype(tx_tag);
+    using TW = decltype(tw_tag);
+    using TY = decltype(ty_tag);
+    const kernels::Activation act = ops::fused_activation(c.node);
+    return ops::with_params(
+        c, in, {kXScale, kXZeroPoint, kWScale, kWZeroPoint, kYScale, kYZeroPoint},
+        [act](const ops::ParamInputs& p) { return derive_qconv_params<TY>(act, p); },
+        [=](const QConvParams& q) {
+          const kernels::Requantization rq{q.multiplier, q.y_zero_point, q.qmin, q.qmax};
+          kernels::q8_conv2d_nhwc__ref(s, static_cast<const TX*>(x.get()), q.x_zero_point,
+                                       static_cast<const TW*>(w), q.w_zero_point, bias, rq, static_cast<TY*>(y));
+        });
+  });
+  if (!k)
+    c.fail(std::string("x ") + ir::dtype_name(tx) + ", w " + ir::dtype_name(tw) + ", y " + ir::dtype_name(ty) +
+           " is not supported; octet runs " + ops::q8_req_type_list());
+  return k;
+}
+
+// ---- ConvInteger: x, w, [x_zero_point], [w_zero_point] -> int32
+
+enum ConvIntegerInput : size_t { kIntX, kIntW, kIntXZeroPoint, kIntWZeroPoint };
+
+ops::ConvGeometry convinteger_geometry(const OpContext& c) {
+  ops::ConvGeometry g = ops::conv_geometry(c, kIntX, kIntW);
+  ops::require_q8(c, kIntX, "x");
+  ops::require_q8(c, kIntW, "w");
+  ops::require_zero_point(c, kIntXZeroPoint, "x_zero_point", c.info(kIntX).dtype);
+  ops::require_zero_point(c, kIntWZeroPoint, "w_zero_point", c.info(kIntW).dtype, g.out_c);
+  return g;
+}
+
+struct ConvIntegerParams {
+  int32_t x_zero_point = 0;
+  std::vector<int32_t> w_zero_point;
+};
+
+Kernel build_convinteger(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+  const kernels::Conv2dShape s = ops::conv2d_shape(convinteger_geometry(c));
+  const ops::ChannelsLastInput x(c.info(kIntX), in[kIntX]);
+  const void* w = in[kIntW];
+  auto* y = static_cast<int32_t*>(out[0]);
+  const DType tx = c.info(kIntX).dtype, tw = c.info(kIntW).dtype;
+  Kernel k = ops::visit_q8_acc_types(tx, tw, [&](auto tx_tag, auto tw_tag) -> Kernel {
+    using TX = decltype(tx_tag);
+    using TW = decltype(tw_tag);
+    // The zero points may come from a DynamicQuantizeLinear, i.e. only at run time.
+    return ops::with_params(
+        c, in, {kIntXZeroPoint, kIntWZeroPoint},
+        [](const ops::ParamInputs& p) {
+          return ConvIntegerParams{p[kIntXZeroPoint].int_scalar(), p[kIntWZeroPoint].ints()};
+        },
+        [=](const ConvIntegerParams& q) {
+          kernels::q8_conv2d_nhwc_acc__ref(s, static_cast<const TX*>(x.get()), q.x_zero_point,
+                                           static_cast<const TW*>(w), q.w_zero_point, nullptr, y);
+        });
+  });
+  if (!k) c.fail(std::string("x ") + ir::dtype_name(tx) + " with w " + ir::dtype_name(tw) + " is not supported");
+  return k;
+}
+
+// Activations channels-last, everything else (weights in ONNX order, parameters) row-major.
+std::optional<Layout> want_x_channels_last(const OpContext&, size_t i) {
+  return i == 0 ? Layout::channels_last : Layout::row_major;
+}
+
+}  // namespace
+
+void register_qconv_ops(OpTable& t) {
+  OpImpl qconv;
+  qconv.want_layout = want_x_channels_last;
+  qconv.infer = infer_qlinearconv;
+  qconv.build = build_qlinearconv;
+  qconv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, kW, out[0]); };
+  t.emplace_back("QLinearConv", qconv);
+
+  OpImpl convint;
+  convint.want_layout = want_x_channels_last;
+  convint.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    return {{DType::s32, convinteger_geometry(c).out_dims(), Layout::channels_last}};
+  };
+  convint.build = build_convinteger;
+  convint.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    return ops::conv_macs(c, kIntW, out[0]);
+  };
+  t.emplace_back("ConvInteger", convint);
+}
 
 }  // namespace octet

@@ -1,7 +1,243 @@
-#include "engine/op_registry.h"
+// ONNX Runtime's com.microsoft INT8 element-wise and pooling ops on the scalar INT8 reference
+// kernels (kernels/ref/qelementwise.h, qpool2d.h): QLinearAdd, QLinearMul (numpy broadcast,
+// any layout), QLinearSigmoid and QLinearLeakyRelu (256-entry tables),
+// QLinearGlobalAveragePool and QLinearAveragePool (channels-last). Every scale and zero point
+// is per tensor; the output has the input's element type. Formulas: docs/requantization.md
+// sections 9 to 11.
+
+// The lookup tables are computed in float here; keep every float step as written.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include <array>
+
+#include "engine/ops/broadcast.h"
+#include "engine/ops/qparams.h"
+#include "engine/ops/spatial.h"
+#include "kernels/ref/qelementwise.h"
+#include "kernels/ref/qpool2d.h"
 
 namespace octet {
+namespace {
 
-void register_qelementwise_ops(OpTable&) {}
+using ir::DType;
+using kernels::QuantParams;
+
+// ---- QLinearAdd, QLinearMul: A, A_scale, [A_zero_point], B, B_scale, [B_zero_point], C_scale, [C_zero_point]
+
+enum BinaryInput : size_t { kA, kAScale, kAZeroPoint, kB, kBScale, kBZeroPoint, kCScale, kCZeroPoint };
+
+ir::Dims qbinary_dims(const OpContext& c) {
+  ops::require_q8(c, kA, "A");
+  const DType t = c.info(kA).dtype;
+  if (c.info(kB).dtype != t)
+    c.fail(std::string("A is ") + ir::dtype_name(t) + " and B " + ir::dtype_name(c.info(kB).dtype) +
+           "; both must have the same type");
+  ops::require_scale(c, kAScale, "A_scale");
+  ops::require_zero_point(c, kAZeroPoint, "A_zero_point", t);
+  ops::require_scale(c, kBScale, "B_scale");
+  ops::require_zero_point(c, kBZeroPoint, "B_zero_point", t);
+  ops::require_scale(c, kCScale, "C_scale");
+  ops::require_zero_point(c, kCZeroPoint, "C_zero_point", t);
+  return ops::broadcast_dims(c, c.info(kA).dims, c.info(kB).dims);
+}
+
+struct BinaryParams {
+  QuantParams a, b, y;
+};
+
+Kernel build_qbinary(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+  const ir::Dims dims = qbinary_dims(c);
+  const ops::StridedBroadcast box =
+      ops::strided_broadcast(c.info(kA), c.info(kB), dims, ops::broadcast_layout(c.info(kA), c.info(kB), dims));
+  const bool add = c.node.op == "QLinearAdd";
+  const void* a = in[kA];
+  const void* b = in[kB];
+  void* y = out[0];
+  return ops::visit_q8_type(c.info(kA).dtype, [&](auto tag) -> Kernel {
+    using T = decltype(tag);
+    return ops::with_params(
+        c, in, {kAScale, kAZeroPoint, kBScale, kBZeroPoint, kCScale, kCZeroPoint},
+        [](const ops::ParamInputs& p) {
+          return BinaryParams{p[kAScale].quant(p[kAZeroPoint]), p[kBScale].quant(p[kBZeroPoint]),
+                              p[kCScale].quant(p[kCZeroPoint])};
+        },
+        [=](const BinaryParams& p) {
+          const auto ta = static_cast<const T*>(a);
+          const auto tb = static_cast<const T*>(b);
+          const auto ty = static_cast<T*>(y);
+          constexpr int32_t lo = kernels::qmin_of<T>(), hi = kernels::qmax_of<T>();
+          // ORT's recipes, not the Q/DQ graph's: octet's target is bit-parity with ORT. Add is
+          // MLAS's AVX2 kernel (ratios to the output scale, zero points folded before rounding,
+          // FMAs); Mul is MLAS's x86 / NEON kernel. They can differ from DQ -> op -> Q by 1 on
+          // near-ties; ORT's scalar-operand shortcut in Add is not modelled (see the doc).
+          if (add)
+            kernels::q8_add_ratio_fma_strided__ref(box.rank, box.dims.data(), ta, box.a_strides.data(), p.a, tb,
+                                                   box.b_strides.data(), p.b, p.y, lo, hi, ty);
+          else
+            kernels::q8_mul_ratio_strided__ref(box.rank, box.dims.data(), ta, box.a_strides.data(), p.a, tb,
+                                               box.b_strides.data(), p.b, p.y, lo, hi, ty);
+        });
+  });
+}
+
+OpImpl qbinary_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const ir::Dims out = qbinary_dims(c);
+    return {{c.info(kA).dtype, out, ops::broadcast_layout(c.info(kA), c.info(kB), out)}};
+  };
+  op.build = build_qbinary;
+  return op;
+}
+
+// ---- Unary: X, X_scale, [X_zero_point], Y_scale, [Y_zero_point] (+ pooling attributes)
+
+enum UnaryInput : size_t { kX, kXScale, kXZeroPoint, kYScale, kYZeroPoint };
+
+void check_qunary(const OpContext& c) {
+  ops::require_q8(c, kX, "X");
+  const DType t = c.info(kX).dtype;
+  ops::require_scale(c, kXScale, "X_scale");
+  ops::require_zero_point(c, kXZeroPoint, "X_zero_point", t);
+  ops::require_scale(c, kYScale, "Y_scale");
+  ops::require_zero_point(c, kYZeroPoint, "Y_zero_point", t);
+}
+
+struct UnaryParams {
+  QuantParams x, y;
+};
+
+UnaryParams derive_unary(const ops::ParamInputs& p) {
+  return {p[kXScale].quant(p[kXZeroPoint]), p[kYScale].quant(p[kYZeroPoint])};
+}
+
+constexpr std::initializer_list<size_t> kUnaryParams = {kXScale, kXZeroPoint, kYScale, kYZeroPoint};
+
+// QLinearSigmoid, QLinearLeakyRelu: table[byte] = Q(f(DQ(byte))), built from the parameters.
+template <class T>
+std::array<T, 256> activation_table(const std::string& op, float alpha, const UnaryParams& q) {
+  std::array<T, 256> table;
+  if (op == "QLinearSigmoid") {
+    kernels::q8_activation_table__ref(kernels::Activation::sigmoid(), q.x, q.y, table.data());
+    return table;
+  }
+  // LeakyRelu is not one of the FP32 activations; its table is built the same way as
+  // q8_activation_table__ref builds one (ORT's QLinearLeakyRelu does the same).
+  for (int byte = 0; byte < 256; ++byte) {
+    const T v = static_cast<T>(static_cast<uint8_t>(byte));
+    const float x = kernels::dequantize_value(v, q.x.scale, q.x.zero_point);
+    const float f = x >= 0.0f ? x : alpha * x;
+    table[size_t(byte)] = kernels::quantize_one<T>(f, q.y.scale, q.y.zero_point);
+  }
+  return table;
+}
+
+OpImpl qlookup_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    check_qunary(c);
+    return {c.info(kX)};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    check_qunary(c);
+    const int64_t count = c.info(kX).count();
+    const std::string op_type = c.node.op;
+    const float alpha = c.node.attrs.f("alpha", 0.01f);
+    const void* x = in[kX];
+    void* y = out[0];
+    return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
+      using T = decltype(tag);
+      return ops::with_params(
+          c, in, kUnaryParams,
+          [op_type, alpha](const ops::ParamInputs& p) { return activation_table<T>(op_type, alpha, derive_unary(p)); },
+          [=](const std::array<T, 256>& table) {
+            kernels::q8_lookup__ref(count, static_cast<const T*>(x), table.data(), static_cast<T*>(y));
+          });
+    });
+  };
+  return op;
+}
+
+// The NCHW form only: octet keeps the data channels-last in memory anyway.
+void require_nchw_form(const OpContext& c) {
+  if (c.node.attrs.i("channels_last", 0) != 0) c.fail("channels_last=1 is not supported");
+}
+
+OpImpl qglobal_avgpool_op() {
+  OpImpl op;
+  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == kX ? Layout::channels_last : Layout::row_major;
+  };
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    check_qunary(c);
+    require_nchw_form(c);
+    const TensorInfo& x = c.info(kX);
+    if (x.dims.size() < 3) c.fail("X must have rank >= 3, got " + ir::dims_str(x.dims));
+    ir::Dims out(x.dims.size(), 1);
+    out[0] = x.dims[0];
+    out[1] = x.dims[1];
+    return {{x.dtype, out, Layout::channels_last}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const auto& d = c.info(kX).dims;
+    const int batch = int(d[0]), channels = int(d[1]);
+    const int hw = int(ir::element_count(d) / std::max<int64_t>(1, d[0] * d[1]));
+    const ops::ChannelsLastInput x(c.info(kX), in[kX]);
+    void* y = out[0];
+    return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
+      using T = decltype(tag);
+      return ops::with_params(c, in, kUnaryParams, derive_unary, [=](const UnaryParams& p) {
+        kernels::q8_global_avgpool_nhwc__ref(batch, hw, channels, static_cast<const T*>(x.get()), p.x, p.y,
+                                             static_cast<T*>(y));
+      });
+    });
+  };
+  return op;
+}
+
+OpImpl qavgpool_op() {
+  OpImpl op;
+  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == kX ? Layout::channels_last : Layout::row_major;
+  };
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    check_qunary(c);
+    require_nchw_form(c);
+    const ops::Window w = ops::pool_window(c);
+    ir::Dims out = {c.info(kX).dims[0], c.info(kX).dims[1]};
+    out.insert(out.end(), w.out.begin(), w.out.end());
+    return {{c.info(kX).dtype, out, Layout::channels_last}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const kernels::Pool2dShape s = ops::pool2d_shape(c, ops::pool_window(c));
+    const bool include_pad = c.node.attrs.i("count_include_pad", 0) != 0;
+    const ops::ChannelsLastInput x(c.info(kX), in[kX]);
+    void* y = out[0];
+    return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
+      using T = decltype(tag);
+      return ops::with_params(c, in, kUnaryParams, derive_unary, [=](const UnaryParams& p) {
+        kernels::q8_avgpool2d_nhwc__ref(s, include_pad, static_cast<const T*>(x.get()), p.x, p.y, static_cast<T*>(y));
+      });
+    });
+  };
+  return op;
+}
+
+}  // namespace
+
+void register_qelementwise_ops(OpTable& t) {
+  t.emplace_back("QLinearAdd", qbinary_op());
+  t.emplace_back("QLinearMul", qbinary_op());
+  t.emplace_back("QLinearSigmoid", qlookup_op());
+  t.emplace_back("QLinearLeakyRelu", qlookup_op());
+  t.emplace_back("QLinearGlobalAveragePool", qglobal_avgpool_op());
+  t.emplace_back("QLinearAveragePool", qavgpool_op());
+}
 
 }  // namespace octet
