@@ -122,7 +122,7 @@ bool all_ones(const Node&, const AttrValue& v) {
 }
 // Before opset 21 QuantizeLinear's output type is y_zero_point's type (uint8 when absent).
 bool output_type_implied(const Node& n, const AttrValue& v) {
-  return equals<0>(n, v) || n.has_input(2);
+  return equals<0>(n, v) || n.has_input(2) || equals<onnx::TensorProto::UINT8>(n, v);
 }
 // A float type attribute octet can only hold as float32 (0: unset): the same as leaving it out,
 // since octet's scales are float32.

@@ -5,7 +5,8 @@
 // The loader normalises every op to its newest form (Clip bounds, Squeeze/Unsqueeze axes and
 // Pad pads as inputs, legacy attributes dropped); the writer emits opset max(graph opset, 13)
 // and turns each op back into the form valid at that opset (e.g. ReduceMean axes become an
-// attribute again below opset 18). Loading what it writes gives the same graph back.
+// attribute again below opset 18). Loading what it writes gives the same graph back when the
+// graph was loaded at opset 13 or later (older ones come back in their opset-13 form).
 #include <string>
 
 #include "engine/ir.h"
