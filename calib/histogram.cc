@@ -9,7 +9,11 @@
 namespace octet::calib {
 
 Histogram::Histogram(double lo, double hi, int bins)
-    : lo_(lo), hi_(hi), width_((hi - lo) / bins), counts_(static_cast<size_t>(bins), 0) {
+    : lo_(lo),
+      hi_(hi),
+      width_((hi - lo) / bins),
+      bins_per_unit_(bins / (hi - lo)),
+      counts_(static_cast<size_t>(bins), 0) {
   if (bins < 1 || !std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi) || !(width_ > 0))
     throw ir::Error("histogram needs a finite range lo < hi and at least one bin, got [" +
                     std::to_string(lo) + ", " + std::to_string(hi) + "] with " +
@@ -21,9 +25,9 @@ double Histogram::edge(int i) const {
 }
 
 int Histogram::bin_of(double v) const {
-  const double i = std::floor((v - lo_) / width_);
-  if (!(i >= 0)) return 0;
-  return i >= bins() ? bins() - 1 : static_cast<int>(i);
+  const double i = (v - lo_) * bins_per_unit_;
+  if (!(i > 0)) return 0;
+  return i >= bins() ? bins() - 1 : static_cast<int>(i);  // truncation is floor here
 }
 
 void Histogram::add(std::span<const float> x) {

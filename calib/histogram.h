@@ -41,6 +41,7 @@ class Histogram {
 
  private:
   double lo_, hi_, width_;
+  double bins_per_unit_;  // 1 / width_, so binning multiplies instead of dividing
   std::vector<int64_t> counts_;
   int64_t zeros_ = 0;
   int64_t total_ = 0;

@@ -26,6 +26,8 @@ int32_t level_of(double v, const QParams& qp, const QuantTarget& t) {
                                          static_cast<double>(t.qmax())));
 }
 
+double cube(double v) { return v * v * v; }
+
 }  // namespace
 
 double kl_divergence(const Histogram& h, Range r, const QuantTarget& t) {
@@ -50,28 +52,28 @@ double kl_divergence(const Histogram& h, Range r, const QuantTarget& t) {
     return p;
   };
 
+  // Walk the bins once; a group is the run of bins whose centres quantize to one level.
   double kl = 0;
   int g0 = i0;
-  while (g0 <= i1) {
-    // A group: the run of bins whose centres quantize to the same level.
-    const int32_t level = level_of(h.edge(g0) + 0.5 * h.width(), qp, t);
-    int g1 = g0;
-    while (g1 + 1 <= i1 && level_of(h.edge(g1 + 1) + 0.5 * h.width(), qp, t) == level) ++g1;
-
+  int32_t level = level_of(h.edge(i0) + 0.5 * h.width(), qp, t);
+  for (int i = i0; i <= i1 + 1; ++i) {
+    const int32_t next = i <= i1 ? level_of(h.edge(i) + 0.5 * h.width(), qp, t) : level + 1;
+    if (next == level) continue;
     double group_mass = 0;
     int nonempty = 0;
-    for (int i = g0; i <= g1; ++i) {
-      group_mass += static_cast<double>(n[static_cast<size_t>(i)]);
-      if (p_of(i) > 0) ++nonempty;
+    for (int j = g0; j < i; ++j) {
+      group_mass += static_cast<double>(n[static_cast<size_t>(j)]);
+      if (p_of(j) > 0) ++nonempty;
     }
-    for (int i = g0; i <= g1; ++i) {
-      const double p = p_of(i) / total;
+    for (int j = g0; j < i; ++j) {
+      const double p = p_of(j) / total;
       if (p == 0) continue;
       const double q = group_mass / nonempty / inside;
       if (q == 0) return std::numeric_limits<double>::infinity();
       kl += p * std::log(p / q);
     }
-    g0 = g1 + 1;
+    g0 = i;
+    level = next;
   }
   return kl;
 }
@@ -95,11 +97,11 @@ double expected_mse(const Histogram& h, Range r, const QuantTarget& t) {
     if (in_hi > in_lo) err += density * (in_hi - in_lo) * rounding;
     if (e0 < a) {  // integral of (a - x)^2 over the part of the bin below a
       const double u = std::min(e1, a);
-      err += density * (std::pow(a - e0, 3) - std::pow(a - u, 3)) / 3;
+      err += density * (cube(a - e0) - cube(a - u)) / 3;
     }
     if (e1 > b) {  // integral of (x - b)^2 over the part above b
       const double u = std::max(e0, b);
-      err += density * (std::pow(e1 - b, 3) - std::pow(u - b, 3)) / 3;
+      err += density * (cube(e1 - b) - cube(u - b)) / 3;
     }
   }
   return h.total() > 0 ? err / static_cast<double>(h.total()) : 0;
