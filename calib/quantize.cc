@@ -119,10 +119,14 @@ class Quantizer {
   }
 
  private:
-  QParams params_of(const std::string& name) {
+  QParams params_of(const std::string& tensor) {
+    auto alias = alias_.find(tensor);
+    const std::string& name = alias == alias_.end() ? tensor : alias->second;
     auto it = params_.find(name);
     if (it != params_.end()) return it->second;
-    const Observer& o = *obs_.at(name);
+    auto ob = obs_.find(name);
+    if (ob == obs_.end()) throw ir::Error("internal: tensor '" + name + "' was not observed during calibration");
+    const Observer& o = *ob->second;
     bool degenerate = false;
     QParams p = qparams_from_range(o.range(act_target_), act_target_, &degenerate);
     if (degenerate)
@@ -287,6 +291,7 @@ class Quantizer {
       const std::string dq = graph_edit::fresh_name(g_, in + "_dequantized");
       activation_pair(out, in, in, dq);
       graph_edit::replace_uses(g_, in, dq);  // g_.nodes: the Q just emitted is in `out`
+      alias_[dq] = in;
     }
     std::vector<ir::Node> nodes = std::move(g_.nodes);
     g_.nodes.clear();
@@ -321,6 +326,7 @@ class Quantizer {
   std::map<std::string, Kind> kind_;
   std::map<std::string, QParams> params_;
   std::set<std::string> marked_;
+  std::map<std::string, std::string> alias_;  // a graph input's DequantizeLinear output -> the input
 };
 
 }  // namespace

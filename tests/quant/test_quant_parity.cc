@@ -1,0 +1,211 @@
+// calibrate -> quantize -> export QDQ -> ONNX Runtime, against octet running the same graph as
+// INT8 ops. The int8 outputs (the final DequantizeLinear's input, read back through its scale)
+// must be identical on >= 99% of values and never more than 1 LSB apart; top-1 must agree.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "calib/quantize.h"
+#include "engine/session.h"
+#include "loader/onnx_loader.h"
+#include "loader/onnx_writer.h"
+#include "tests/util/onnx_builder.h"
+#include "tests/util/ort_oracle.h"
+#include "tools/datasets/dataset.h"
+#include "tools/model_card.h"
+
+namespace octet {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::OnnxBuilder;
+
+struct Lsb {
+  int64_t values = 0, identical = 0, max_lsb = 0;
+  int64_t rows = 0, same_top1 = 0;
+};
+
+// The scale of the DequantizeLinear writing graph output `name`.
+float output_scale(const ir::Graph& g, const std::string& name) {
+  for (const auto& n : g.nodes)
+    if (n.op == "DequantizeLinear" && n.outputs[0] == name) return g.value(n.input(1)).constant->as<float>()[0];
+  throw std::runtime_error("output '" + name + "' is not written by a DequantizeLinear");
+}
+
+void compare_int8(const ir::TensorData& octet, const npy::Array& ort, float scale, int64_t classes, Lsb& lsb) {
+  ASSERT_EQ(octet.count(), ort.count());
+  const float* a = octet.as<float>();
+  const float* b = ort.as<float>();
+  for (int64_t i = 0; i < octet.count(); ++i) {
+    const int64_t d = std::llround(std::fabs(double(a[i]) - double(b[i])) / scale);
+    lsb.values++;
+    lsb.identical += d == 0;
+    lsb.max_lsb = std::max(lsb.max_lsb, d);
+  }
+  for (int64_t r = 0; r < octet.count() / classes; ++r) {
+    auto top = [&](const float* p) { return std::max_element(p + r * classes, p + (r + 1) * classes) - (p + r * classes); };
+    lsb.rows++;
+    lsb.same_top1 += top(a) == top(b);
+  }
+}
+
+npy::Array to_npy(const ir::TensorData& t) {
+  npy::Array a;
+  a.dtype = npy::DType::f32;
+  a.shape = t.dims;
+  a.data = t.bytes;
+  return a;
+}
+
+// Runs `qdq` in octet and (through a written file) in ORT on `batches`, accumulating LSB figures.
+Lsb octet_vs_ort(const ir::Graph& qdq, const std::vector<ir::TensorData>& batches, const std::string& tag) {
+  const fs::path file = fs::temp_directory_path() / ("octet-quant-" + tag + "-" + std::to_string(::getpid()) + ".onnx");
+  loader::save_onnx(qdq, file.string());
+  Session s{ir::Graph(qdq)};
+  const std::string in = qdq.inputs.at(0), out = qdq.outputs.at(0);
+  const float scale = output_scale(qdq, out);
+  Lsb lsb;
+  for (const auto& b : batches) {
+    auto mine = s.run({b});
+    auto theirs = testing::run_ort(file.string(), {{in, to_npy(b)}});
+    compare_int8(mine[0], theirs.at(out), scale, mine[0].dims.back(), lsb);
+  }
+  fs::remove(file);
+  return lsb;
+}
+
+void expect_parity(const Lsb& l, const std::string& what) {
+  const double identical = double(l.identical) / double(l.values);
+  std::printf("[ parity ] %-44s int8 outputs identical %6.2f%% (%lld/%lld), max %lld LSB, top-1 %lld/%lld\n",
+              what.c_str(), 100 * identical, (long long)l.identical, (long long)l.values, (long long)l.max_lsb,
+              (long long)l.same_top1, (long long)l.rows);
+  EXPECT_GE(identical, 0.99) << what;
+  EXPECT_LE(l.max_lsb, 1) << what;
+  EXPECT_GE(double(l.same_top1), 0.995 * double(l.rows)) << what;
+}
+
+// Inverted residual with squeeze-excitation, a residual add and a classifier: every op the
+// quantizer handles, at a size ORT and octet run in milliseconds.
+ir::Graph se_block_model() {
+  OnnxBuilder b(13, "se_block", 7);
+  auto x = b.input("input", {-1, 3, 12, 12});
+  auto c1 = b.node("Conv", {x, b.random_normal_init("w1", {8, 3, 3, 3}, 0, 0.3f), b.random_normal_init("b1", {8}, 0, 0.1f)},
+                   {{"pads", {1, 1, 1, 1}}});
+  auto r1 = b.node("Relu", {c1});
+  auto dw = b.node("Conv", {r1, b.random_normal_init("wd", {8, 1, 3, 3}, 0, 0.4f), b.random_normal_init("bd", {8}, 0, 0.1f)},
+                   {{"pads", {1, 1, 1, 1}}, {"group", 8}});
+  auto six = b.node("Clip", {dw, b.initializer("lo", {}, {0.0f}), b.initializer("hi", {}, {6.0f})});
+  auto gap = b.node("GlobalAveragePool", {six});
+  auto s1 = b.node("Relu", {b.node("Conv", {gap, b.random_normal_init("ws1", {4, 8, 1, 1}, 0, 0.5f),
+                                             b.random_normal_init("bs1", {4}, 0, 0.1f)})});
+  auto s2 = b.node("Sigmoid", {b.node("Conv", {s1, b.random_normal_init("ws2", {8, 4, 1, 1}, 0, 0.5f),
+                                                b.random_normal_init("bs2", {8}, 0, 0.1f)})});
+  auto gated = b.node("Mul", {six, s2});
+  auto proj = b.node("Conv", {gated, b.random_normal_init("wp", {8, 8, 1, 1}, 0, 0.3f), b.random_normal_init("bp", {8}, 0, 0.1f)});
+  auto res = b.node("Relu", {b.node("Add", {proj, r1})});
+  auto pooled = b.node("Flatten", {b.node("GlobalAveragePool", {res})});
+  auto logits = b.node("Gemm", {pooled, b.random_normal_init("fc", {10, 8}, 0, 0.5f), b.random_normal_init("fcb", {10}, 0, 0.1f)},
+                       {{"transB", 1}}, "logits_node");
+  b.output(logits);
+  return loader::load_onnx_bytes(b.serialize(), "se_block");
+}
+
+std::vector<ir::TensorData> uniform_batches(int count, int64_t batch, const ir::Dims& chw, uint32_t seed) {
+  std::vector<ir::TensorData> out;
+  for (int i = 0; i < count; ++i) {
+    ir::Dims d = {batch};
+    d.insert(d.end(), chw.begin(), chw.end());
+    auto v = testing::random_uniform(size_t(ir::element_count(d)), seed + uint32_t(i), -1.0f, 2.0f);
+    out.push_back(ir::TensorData::f32(d, v));
+  }
+  return out;
+}
+
+struct Variant {
+  calib::Method method;
+  bool per_channel;
+  calib::QType act;
+  std::string name;
+};
+
+TEST(QuantParity, SeBlockEveryMethodGranularityAndActivationType) {
+  if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const ir::Graph fp32 = se_block_model();
+  const auto calib = uniform_batches(4, 8, {3, 12, 12}, 100);
+  const auto eval = uniform_batches(3, 16, {3, 12, 12}, 200);
+  const std::vector<Variant> variants = {
+      {calib::Method::minmax, true, calib::QType::u8, "minmax per-channel u8"},
+      {calib::Method::minmax, false, calib::QType::u8, "minmax per-tensor u8"},
+      {calib::Method::minmax, true, calib::QType::s8, "minmax per-channel s8"},
+      {calib::Method::percentile, true, calib::QType::u8, "percentile per-channel u8"},
+      {calib::Method::entropy, true, calib::QType::u8, "entropy per-channel u8"},
+      {calib::Method::mse, false, calib::QType::s8, "mse per-tensor s8"},
+  };
+  for (const auto& v : variants) {
+    calib::CalibrationOptions co;
+    co.method = v.method;
+    calib::QuantizeOptions qo;
+    qo.per_channel = v.per_channel;
+    qo.activations = v.act;
+    calib::QuantizeReport report;
+    ir::Graph qdq = calib::quantize_model(fp32, calib, co, qo, &report);
+    EXPECT_TRUE(report.float_ops.empty()) << v.name << ": " << report.float_ops.front();
+    expect_parity(octet_vs_ort(qdq, eval, "se"), "se-block " + v.name);
+  }
+}
+
+TEST(QuantParity, OctetRunsTheQdqModelInIntegers) {
+  const ir::Graph fp32 = se_block_model();
+  ir::Graph qdq = calib::quantize_model(fp32, uniform_batches(2, 4, {3, 12, 12}, 1), {}, {});
+  Session s{std::move(qdq)};
+  std::map<std::string, int> ops;
+  for (const auto& n : s.graph().nodes) ops[n.op]++;
+  EXPECT_EQ(ops["QLinearConv"], 5);
+  EXPECT_EQ(ops["QLinearAdd"], 1);
+  EXPECT_EQ(ops["QLinearMul"], 1);
+  EXPECT_EQ(ops["QLinearSigmoid"], 1);
+  EXPECT_EQ(ops["QLinearGlobalAveragePool"], 2);
+  EXPECT_EQ(ops["QGemm"], 1);
+  EXPECT_EQ(ops["QuantizeLinear"], 1);    // the graph input
+  EXPECT_EQ(ops["DequantizeLinear"], 1);  // the logits
+  EXPECT_EQ(ops["Conv"] + ops["Relu"] + ops["Clip"] + ops["Add"] + ops["Mul"] + ops["Gemm"], 0);
+}
+
+// The bundled models on Fashion-MNIST: calibrate on training images, compare on test images.
+class BundledModelParity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BundledModelParity, MinMaxPerChannelMatchesOrt) {
+  if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::string model = std::string(OCTET_SOURCE_DIR) + "/models/" + GetParam() + ".onnx";
+  data::Dataset train, test;
+  try {
+    data::LoadOptions lo;
+    lo.limit = 200;
+    train = data::load_dataset("fashion-mnist:train", lo);
+    const char* limit = std::getenv("OCTET_PARITY_LIMIT");
+    lo.limit = limit ? std::atoi(limit) : 500;
+    test = data::load_dataset("fashion-mnist:test", lo);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "Fashion-MNIST not installed (apt-get install dataset-fashion-mnist): " << e.what();
+  }
+  const ModelCard card = *find_model_card(model);
+  auto batches = [&](const data::Dataset& d, int64_t batch) {
+    std::vector<ir::TensorData> out;
+    for (int64_t b = 0; b < d.count(); b += batch) {
+      const int64_t n = std::min(batch, d.count() - b);
+      ir::TensorData t = ir::TensorData::make(ir::DType::f32, {n, 1, 28, 28});
+      for (int64_t i = 0; i < n * 784; ++i) t.as<float>()[i] = card.normalize(0, d.image(b)[i]);
+      out.push_back(std::move(t));
+    }
+    return out;
+  };
+  ir::Graph qdq = calib::quantize_model(loader::load_onnx(model), batches(train, 50), {}, {});
+  expect_parity(octet_vs_ort(qdq, batches(test, 100), GetParam()), GetParam() + " minmax per-channel u8");
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, BundledModelParity, ::testing::Values("tinynet", "resnet8"));
+
+}  // namespace
+}  // namespace octet
