@@ -1,4 +1,4 @@
-// MaxPool, AveragePool and GlobalAveragePool (FP32) over channels-last activations.
+// MaxPool (FP32, uint8, int8), AveragePool and GlobalAveragePool (FP32) over channels-last activations.
 #include "engine/ops/spatial.h"
 #include "kernels/ref/pool2d.h"
 
@@ -10,12 +10,24 @@ void require_f32(const OpContext& c) {
     c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
 }
 
-std::vector<TensorInfo> infer_pool(const OpContext& c) {
-  require_f32(c);
+std::vector<TensorInfo> pool_output(const OpContext& c) {
   ops::Window w = ops::pool_window(c);
   ir::Dims out = {c.info(0).dims[0], c.info(0).dims[1]};
   out.insert(out.end(), w.out.begin(), w.out.end());
-  return {{ir::DType::f32, out, Layout::channels_last}};
+  return {{c.info(0).dtype, out, Layout::channels_last}};
+}
+
+std::vector<TensorInfo> infer_pool(const OpContext& c) {
+  require_f32(c);
+  return pool_output(c);
+}
+
+// MaxPool also runs on 8-bit quantized tensors, where ONNX Runtime's QDQ fusion leaves it.
+std::vector<TensorInfo> infer_maxpool(const OpContext& c) {
+  const ir::DType t = c.info(0).dtype;
+  if (t != ir::DType::f32 && t != ir::DType::u8 && t != ir::DType::s8)
+    c.fail(std::string(ir::dtype_name(t)) + " MaxPool is not supported (float32, uint8, int8)");
+  return pool_output(c);
 }
 
 kernels::Pool2dShape pool_shape(const OpContext& c) { return ops::pool2d_shape(c, ops::pool_window(c)); }
@@ -33,12 +45,25 @@ std::vector<TensorInfo> infer_global_pool(const OpContext& c) {
 }  // namespace
 
 void register_pool_ops(OpTable& t) {
-  OpImpl maxpool{want_channels_last, infer_pool,
+  OpImpl maxpool{want_channels_last, infer_maxpool,
                  [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
                    auto s = pool_shape(c);
-                   auto x = static_cast<const float*>(in[0]);
-                   auto y = static_cast<float*>(out[0]);
-                   return [=] { kernels::f32_maxpool2d_nhwc__ref(s, x, y); };
+                   const void* x = in[0];
+                   void* y = out[0];
+                   switch (c.info(0).dtype) {
+                     case ir::DType::u8:
+                       return [=] {
+                         kernels::q8_maxpool2d_nhwc__ref(s, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y));
+                       };
+                     case ir::DType::s8:
+                       return [=] {
+                         kernels::q8_maxpool2d_nhwc__ref(s, static_cast<const int8_t*>(x), static_cast<int8_t*>(y));
+                       };
+                     default:
+                       return [=] {
+                         kernels::f32_maxpool2d_nhwc__ref(s, static_cast<const float*>(x), static_cast<float*>(y));
+                       };
+                   }
                  }};
   t.emplace_back("MaxPool", maxpool);
 

@@ -9,23 +9,22 @@ namespace {
 
 bool inside(int v, int lo, int hi) { return v >= lo && v < hi; }
 
-}  // namespace
-
-void f32_maxpool2d_nhwc__ref(const Pool2dShape& s, const float* input, float* output) {
+// Max over the window positions inside the input, for any ordered element type.
+template <typename T>
+void maxpool2d_nhwc(const Pool2dShape& s, const T* input, T* output) {
   for (int n = 0; n < s.batch; ++n) {
     for (int oy = 0; oy < s.out_h; ++oy) {
       for (int ox = 0; ox < s.out_w; ++ox) {
         for (int c = 0; c < s.channels; ++c) {
           // A window with no position inside the input yields lowest(), as in ONNX Runtime.
-          float best = std::numeric_limits<float>::lowest();
+          T best = std::numeric_limits<T>::lowest();
           for (int ky = 0; ky < s.kernel_h; ++ky) {
             const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
             if (!inside(iy, 0, s.in_h)) continue;
             for (int kx = 0; kx < s.kernel_w; ++kx) {
               const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
               if (!inside(ix, 0, s.in_w)) continue;
-              const float v =
-                  input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
+              const T v = input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
               if (v > best) best = v;
             }
           }
@@ -35,6 +34,20 @@ void f32_maxpool2d_nhwc__ref(const Pool2dShape& s, const float* input, float* ou
     }
   }
 }
+
+}  // namespace
+
+void f32_maxpool2d_nhwc__ref(const Pool2dShape& s, const float* input, float* output) {
+  maxpool2d_nhwc(s, input, output);
+}
+
+template <typename T>
+void q8_maxpool2d_nhwc__ref(const Pool2dShape& s, const T* input, T* output) {
+  maxpool2d_nhwc(s, input, output);
+}
+
+template void q8_maxpool2d_nhwc__ref<uint8_t>(const Pool2dShape&, const uint8_t*, uint8_t*);
+template void q8_maxpool2d_nhwc__ref<int8_t>(const Pool2dShape&, const int8_t*, int8_t*);
 
 void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input,
                              float* output) {

@@ -1,5 +1,5 @@
 #pragma once
-// Scalar FP32 pooling over NHWC activations.
+// Scalar pooling over NHWC activations: FP32, and max pooling of 8-bit quantized values.
 #include <cstdint>
 
 namespace octet::kernels {
@@ -18,6 +18,14 @@ struct Pool2dShape {
 // With ceil_mode the last window may run past pad_bottom / pad_right; those
 // positions are ignored too.
 void f32_maxpool2d_nhwc__ref(const Pool2dShape& s, const float* input, float* output);
+
+// The same max over 8-bit quantized activations (T = uint8_t or int8_t). With a positive scale,
+// dequantization is increasing, so the max of the integers is the integer of the max: no
+// requantization, the output keeps the input's scale and zero point (ONNX Runtime drops the
+// Q/DQ pair around a MaxPool for this reason). A window with no position inside the input
+// yields the type's lowest value.
+template <typename T>
+void q8_maxpool2d_nhwc__ref(const Pool2dShape& s, const T* input, T* output);
 
 // Average over the window. count_include_pad = false divides by the number of
 // positions inside the input. count_include_pad = true divides by the number of
