@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   std::vector<octet::cli::Command> commands = {octet::cli::add_info_command(app),
                                                octet::cli::add_run_command(app),
                                                octet::cli::add_eval_command(app),
+                                               octet::cli::add_quantize_command(app),
                                                octet::cli::add_compare_command(app)};
   try {
     app.parse(argc, argv);

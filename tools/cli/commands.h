@@ -12,5 +12,6 @@ Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
+Command add_quantize_command(CLI::App& app);
 
 }  // namespace octet::cli

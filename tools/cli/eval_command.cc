@@ -1,5 +1,6 @@
 // `octet eval model.onnx`: accuracy and latency on a dataset, optionally side by side with
-// ONNX Runtime on the same images, batch size and thread count.
+// ONNX Runtime on the same images, batch size and thread count; in FP32, in INT8 (the model
+// quantized in memory, or an already-quantized model) or both side by side.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -9,7 +10,13 @@
 #include <fmt/format.h>
 
 #include "engine/session.h"
+#include "loader/onnx_loader.h"
+#include "loader/onnx_writer.h"
+#include "tools/cli/calibration.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/eval_report.h"
+#include "tools/cli/int8_parity.h"
+#include "tools/cli/model_inputs.h"
 #include "tools/datasets/dataset.h"
 #include "tools/metrics.h"
 #include "tools/model_card.h"
@@ -20,10 +27,12 @@
 namespace octet::cli {
 namespace {
 
+namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 struct EvalOptions {
   std::string model, data;
+  std::string precision;  // fp32 | int8 | both; empty: int8 for a quantized model, else fp32
   int64_t limit = -1;
   int batch = 64;
   int threads = 1;
@@ -32,6 +41,7 @@ struct EvalOptions {
   bool json = false;
   bool compare_ort = false;
   bool progress = true;
+  CalibrationArgs calib;
 };
 
 // One latency measurement: per-run milliseconds at a batch size and thread count.
@@ -42,39 +52,13 @@ struct Timing {
   int64_t images;
 };
 
-ir::TensorData make_inputs(const data::Dataset& d, const ModelCard& card, const TensorSpec& spec) {
-  if (spec.dims.size() != 4) throw ir::Error("octet eval needs an image model with one [N,C,H,W] input");
-  const int64_t c = spec.dims[1], h = spec.dims[2], w = spec.dims[3];
-  if (d.channels != c || d.height != h || d.width != w)
-    throw ir::Error(fmt::format("the data has {}x{}x{} images (CxHxW), the model takes {}x{}x{}: pick data that "
-                                "fits the model (--data)", d.channels, d.height, d.width, c, h, w));
-  ir::TensorData t = ir::TensorData::make(ir::DType::f32, {d.count(), c, h, w});
-  float* out = t.as<float>();
-  const int64_t plane = h * w;
-  for (int64_t i = 0; i < d.count(); ++i) {
-    const uint8_t* img = d.image(i);
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t p = 0; p < plane; ++p)
-        out[(i * c + ch) * plane + p] = card.normalize(int(ch), img[ch * plane + p]);
-  }
-  return t;
-}
-
-ir::TensorData slice(const ir::TensorData& all, int64_t begin, int64_t end) {
-  ir::Dims d = all.dims;
-  d[0] = end - begin;
-  ir::TensorData t = ir::TensorData::make(all.dtype, d);
-  const size_t row = all.bytes.size() / size_t(all.dims[0]);
-  ir::copy_bytes(t.bytes.data(), all.bytes.data() + size_t(begin) * row, t.bytes.size());
-  return t;
-}
-
-// Runs octet over every image in batches; returns the [count, classes] scores and times
-// each batch.
-std::vector<float> run_octet(Session& s, const ir::TensorData& all, int batch, Timing& timing, bool progress) {
+// Runs octet over every image in batches; returns the [count, classes] scores (output 0) and,
+// when tap_index >= 0, that output too; times each batch.
+std::vector<float> run_octet(Session& s, const ir::TensorData& all, int batch, Timing& timing, bool progress,
+                             const std::string& label, int tap_index, std::vector<float>* tap) {
   const int64_t n = all.dims[0];
   std::vector<float> scores;
-  Progress bar("octet", n, progress);
+  Progress bar(label, n, progress);
   for (int64_t b = 0; b < n; b += batch) {
     auto in = slice(all, b, std::min<int64_t>(n, b + batch));
     auto t0 = std::chrono::steady_clock::now();
@@ -83,6 +67,10 @@ std::vector<float> run_octet(Session& s, const ir::TensorData& all, int batch, T
     timing.run_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     const float* p = out[0].as<float>();
     scores.insert(scores.end(), p, p + out[0].count());
+    if (tap_index >= 0) {
+      const ir::TensorData& t = out[size_t(tap_index)];
+      tap->insert(tap->end(), t.as<float>(), t.as<float>() + t.count());
+    }
     bar.update(std::min<int64_t>(n, b + batch));
   }
   timing.images = n;
@@ -145,105 +133,39 @@ json metrics_json(const ClassificationMetrics& m, const std::vector<std::string>
           {"top1_correct", m.top1_correct}, {"per_class", per_class}, {"confusion", m.confusion}};
 }
 
-void print_report(const json& r) {
-  fmt::print("model    {} ({:.1f} KB, {} parameters)\n", r["model"].get<std::string>(),
-             r["file_bytes"].get<double>() / 1024.0, r["parameters"].get<int64_t>());
-  fmt::print("data     {}\n", r["data"].get<std::string>());
-  const bool ort = r.contains("ort");
-  auto pct = [](double v) { return fmt::format("{:.2f}%", 100 * v); };
-  fmt::print("\n{:<34} {:>14} {:>14} {:>10}\n", "", "octet", ort ? "ORT " + r["ort"]["version"].get<std::string>() : "",
-             ort ? "octet/ORT" : "");
-  const auto& om = r["octet"]["accuracy"];
-  fmt::print("{:<34} {:>14} {:>14}\n", "top-1", pct(om["top1"]), ort ? pct(r["ort"]["accuracy"]["top1"]) : "");
-  fmt::print("{:<34} {:>14} {:>14}\n", "top-5", pct(om["top5"]), ort ? pct(r["ort"]["accuracy"]["top5"]) : "");
-  if (ort) {
-    const auto& a = r["agreement"];
-    fmt::print("{:<34} {:>14}\n", "top-1 agreement",
-               fmt::format("{}/{}", a["same_top1"].get<int64_t>(), a["images"].get<int64_t>()));
-    fmt::print("{:<34} {:>14}\n", "max |octet - ORT| (max |ORT|)",
-               fmt::format("{:.2g} ({:.3g})", a["max_abs_diff"].get<double>(), a["max_abs_ref"].get<double>()));
-  }
-  fmt::print("\nlatency, ms per image after warm-up (per-batch figures in --json)\n");
-  fmt::print("  {:<20} {:^42} {:^42} {:>9}\n", "", "octet", ort ? "ORT" : "", ort ? "octet/ORT" : "");
-  std::string head;
-  for (const char* h : {"mean", "P50", "P95", "std", "IQR", "CV"}) head += fmt::format("{:>7}", h);
-  fmt::print("  {:<20} {:>42} {:>42} {:>9}\n", "", head, ort ? head : "", ort ? "(P50)" : "");
-  auto cells = [](const json& e) {
-    if (e.is_null()) return fmt::format("{:>42}", "-");
-    const auto& s = e["per_image_ms"];
-    std::string out;
-    for (const char* k : {"mean", "p50", "p95", "std", "iqr"}) out += fmt::format("{:>7.3f}", s[k].get<double>());
-    return out + fmt::format("{:>6.0f}%", 100 * s["cv"].get<double>());
-  };
-  for (const auto& t : r["latency"]) {
-    const json& o = t["octet"];
-    const json ortj = t.contains("ort") ? t["ort"] : json();
-    std::string ratio;
-    if (!o.is_null() && !ortj.is_null() && ortj["per_image_ms"]["p50"].get<double>() > 0)
-      ratio = fmt::format("{:.2f}x", o["per_image_ms"]["p50"].get<double>() / ortj["per_image_ms"]["p50"].get<double>());
-    const int threads = t["threads"];
-    fmt::print("  {:<20} {} {} {:>9}\n", fmt::format("batch {}, {} thread{}", t["batch"].get<int>(), threads,
-                                                      threads > 1 ? "s" : ""),
-               cells(o), ort ? cells(ortj) : "", ratio);
-  }
-  if (r.contains("note")) fmt::print("\nnote: {}\n", r["note"].get<std::string>());
+// The evaluation set, shared by every precision.
+struct EvalData {
+  data::Dataset dataset;
+  ir::TensorData inputs;
+  npy::Array inputs_np;  // the same floats, for ONNX Runtime
+  std::vector<std::string> classes;
+  std::string input_name;
+};
 
-  const auto& pc = om["per_class"];
-  fmt::print("\nper class (octet)      correct/total   top-1\n");
-  for (const auto& c : pc) {
-    int64_t total = c["total"], correct = c["correct"];
-    fmt::print("  {:<20} {:>6}/{:<6} {:>7.2f}%\n", c["class"].get<std::string>(), correct, total,
-               total ? 100.0 * double(correct) / double(total) : 0.0);
-  }
-  fmt::print("\nconfusion matrix (octet; rows = true class, columns = predicted)\n      ");
-  const auto& cm = om["confusion"];
-  for (size_t j = 0; j < cm.size(); ++j) fmt::print("{:>6}", j);
-  fmt::print("\n");
-  for (size_t i = 0; i < cm.size(); ++i) {
-    fmt::print("  {:>3} ", i);
-    for (const auto& v : cm[i]) fmt::print("{:>6}", v.get<int64_t>());
-    fmt::print("\n");
-  }
-}
+// One precision: octet on `session` and, with --compare-ort, ONNX Runtime on `ort_model`.
+// `tap` names an extra output of both (the INT8 logits) whose values are returned.
+struct PrecisionRun {
+  json report;  // "octet", "ort", "agreement", "latency"
+  std::vector<float> octet_tap, ort_tap;
+};
 
-int run_eval(EvalOptions o) {
-  Session session = Session::load(o.model);
-  if (session.inputs().size() != 1 || session.outputs().empty())
-    throw ir::Error("octet eval needs a model with one image input and a [N, classes] output");
-  ModelCard card = find_model_card(o.model).value_or(ModelCard{});
-  if (o.data.empty()) o.data = card.data;
-  if (o.data.empty())
-    throw ir::Error(o.model + " has no model card with a default dataset: give --data SPEC (e.g. "
-                    "fashion-mnist:test, cifar10:FILE.bin, images:DIR)");
-  const TensorSpec& in_spec = session.inputs()[0];
-  data::LoadOptions lo;
-  lo.limit = o.limit;
-  // Pictures from a folder are resized and converted to what the model takes; a dataset of
-  // fixed-size images must already fit (checked by make_inputs).
-  if (in_spec.dims.size() == 4 && o.data.rfind("images:", 0) == 0) {
-    lo.channels = int(in_spec.dims[1]);
-    lo.height = int(in_spec.dims[2]);
-    lo.width = int(in_spec.dims[3]);
-  }
-  data::Dataset d = data::load_dataset(o.data, lo);
-  if (d.count() == 0) throw ir::Error("the dataset '" + o.data + "' has no images");
-  std::vector<std::string> classes = card.classes.empty() ? d.class_names : card.classes;
-  ir::TensorData all = make_inputs(d, card, in_spec);
-
-  json report;
-  report["model"] = o.model;
-  report["file_bytes"] = std::filesystem::file_size(o.model);
-  report["parameters"] = session.graph().parameter_count();
-  report["data"] = d.description;
-  report["classes"] = classes;
+PrecisionRun evaluate(Session& session, const std::string& label, const std::string& ort_model, const EvalData& e,
+                      const EvalOptions& o, const std::string& tap = "") {
+  PrecisionRun run;
+  json& report = run.report;
+  const int64_t count = e.dataset.count();
+  int tap_index = -1;
+  for (size_t i = 0; i < session.outputs().size(); ++i)
+    if (!tap.empty() && session.outputs()[i].name == tap) tap_index = int(i);
 
   // Accuracy pass, timed per batch.
   Timing octet_batch{"octet", o.batch, 1, {}, 0};
-  std::vector<float> scores = run_octet(session, all, o.batch, octet_batch, o.progress);
-  const int n_classes = int(scores.size() / size_t(d.count()));
-  auto metrics = classify(scores.data(), d.count(), n_classes, d.labels);
-  report["octet"]["accuracy"] = metrics_json(metrics, classes);
-  Timing octet_b1 = time_octet_batch1(session, all, o.latency_images, o.warmup);
+  std::vector<float> scores = run_octet(session, e.inputs, o.batch, octet_batch, o.progress, label, tap_index,
+                                        &run.octet_tap);
+  const int n_classes = int(scores.size() / size_t(count));
+  auto metrics = classify(scores.data(), count, n_classes, e.dataset.labels);
+  report["octet"]["accuracy"] = metrics_json(metrics, e.classes);
+  Timing octet_b1 = time_octet_batch1(session, e.inputs, o.latency_images, o.warmup);
 
   // Latency rows: octet runs single-threaded (its thread pool comes with the fast kernels).
   const int all_cores = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -255,30 +177,31 @@ int run_eval(EvalOptions o) {
   rows[{o.batch, 1}]["octet"] = timing_json(octet_batch);
 
   if (o.compare_ort) {
-    if (auto why = ort::unavailable_reason(); !why.empty()) throw ir::Error("--compare-ort: " + why);
-    npy::Array all_np;
-    all_np.dtype = npy::DType::f32;
-    all_np.shape = all.dims;
-    all_np.data = all.bytes;
     std::map<std::string, npy::Array> ort_out;
-    Timing ob = time_ort(o.model, in_spec.name, all_np, o.batch, o.threads, o, &ort_out);
-    const npy::Array& ort_scores = ort_out.at(session.outputs()[0].name);
-    if (ort_scores.count() != int64_t(scores.size())) throw ir::Error("ORT returned a different output size");
-    auto ort_metrics = classify(ort_scores.as<float>(), d.count(), n_classes, d.labels);
-    report["ort"]["accuracy"] = metrics_json(ort_metrics, classes);
+    Timing ob = time_ort(ort_model, e.input_name, e.inputs_np, o.batch, o.threads, o, &ort_out);
+    const auto scores_it = ort_out.find(session.outputs()[0].name);
+    if (scores_it == ort_out.end() || scores_it->second.count() != int64_t(scores.size()))
+      throw ir::Error("ONNX Runtime's output '" + session.outputs()[0].name + "' is missing or has another size");
+    const npy::Array& ort_scores = scores_it->second;
+    auto ort_metrics = classify(ort_scores.as<float>(), count, n_classes, e.dataset.labels);
+    report["ort"]["accuracy"] = metrics_json(ort_metrics, e.classes);
     report["ort"]["version"] = ort::version();
-    auto agree = compare_scores(scores.data(), ort_scores.as<float>(), d.count(), n_classes);
+    auto agree = compare_scores(scores.data(), ort_scores.as<float>(), count, n_classes);
     report["agreement"] = {{"same_top1", agree.same_top1}, {"images", agree.images},
                            {"max_abs_diff", agree.max_abs_diff}, {"max_abs_ref", agree.max_abs_ref}};
+    if (tap_index >= 0 && ort_out.count(tap)) {
+      const npy::Array& t = ort_out.at(tap);
+      run.ort_tap.assign(t.as<float>(), t.as<float>() + t.count());
+    }
     rows[{o.batch, o.threads}]["ort"] = timing_json(ob);
-    const int64_t b1_images = std::min<int64_t>(o.latency_images, d.count());
-    npy::Array head = all_np;
+    const int64_t b1_images = std::min<int64_t>(o.latency_images, count);
+    npy::Array head = e.inputs_np;
     head.shape[0] = b1_images;
-    head.data.resize(all_np.data.size() / size_t(d.count()) * size_t(b1_images));
+    head.data.resize(e.inputs_np.data.size() / size_t(count) * size_t(b1_images));
     for (const auto& [batch, threads] : configs) {
       if (rows[{batch, threads}].contains("ort")) continue;
-      const npy::Array& src = batch == 1 ? head : all_np;
-      rows[{batch, threads}]["ort"] = timing_json(time_ort(o.model, in_spec.name, src, batch, threads, o, nullptr));
+      const npy::Array& src = batch == 1 ? head : e.inputs_np;
+      rows[{batch, threads}]["ort"] = timing_json(time_ort(ort_model, e.input_name, src, batch, threads, o, nullptr));
     }
   }
   for (const auto& [batch, threads] : configs) {
@@ -291,8 +214,137 @@ int run_eval(EvalOptions o) {
   }
   if (all_cores > 1) report["note"] = "octet runs single-threaded for now (its reference kernels have no thread pool); "
                                       "multi-thread rows show ONNX Runtime only";
+  return run;
+}
+
+// The INT8 model to evaluate: the QDQ graph (quantized here, or the model itself), the file
+// ONNX Runtime runs, and where the final INT8 logits can be compared.
+struct Int8Model {
+  ir::Graph graph;         // for the octet Session (with the logits tap as an extra output)
+  std::string ort_path;    // the model file ORT runs (a temporary file unless it is MODEL itself)
+  int64_t bytes = 0;       // serialized QDQ model
+  std::optional<LogitsTap> tap;
+  std::optional<QuantizeResult> quantized;  // when quantized in memory
+};
+
+Int8Model prepare_int8(const ir::Graph& graph, bool model_is_quantized, const EvalOptions& o, const TempDir* tmp) {
+  Int8Model m;
+  if (model_is_quantized) {
+    m.graph = graph;
+    m.bytes = int64_t(fs::file_size(o.model));
+  } else {
+    m.quantized = quantize_for_cli(graph, o.model, o.calib);
+    m.graph = m.quantized->graph;
+    m.bytes = int64_t(loader::save_onnx_bytes(m.graph).size());
+  }
+  m.tap = find_logits_tap(m.graph);
+  if (m.tap) m.graph = with_tap_output(std::move(m.graph), *m.tap);
+  m.ort_path = o.model;
+  if (tmp && (!model_is_quantized || (m.tap && m.tap->extra_output))) {
+    m.ort_path = (tmp->path() / "int8_qdq.onnx").string();
+    loader::save_onnx(m.graph, m.ort_path);
+  }
+  return m;
+}
+
+json tap_json(const Int8Model& m, const PrecisionRun& run) {
+  if (!m.tap) return {{"skipped", "the output is not computed from a DequantizeLinear"}};
+  if (run.octet_tap.empty() || run.octet_tap.size() != run.ort_tap.size())
+    return {{"tensor", m.tap->tensor}, {"skipped", "ONNX Runtime did not return the tensor"}};
+  TapComparison c = compare_tap(run.octet_tap, run.ort_tap, m.tap->scale);
+  json j = {{"tensor", m.tap->tensor}, {"node", m.tap->node}, {"values", c.values}, {"identical", c.identical},
+            {"identical_share", c.values ? double(c.identical) / double(c.values) : 0.0},
+            {"max_abs_diff", c.max_abs_diff}, {"added_as_output", m.tap->extra_output}};
+  if (m.tap->scale > 0) {
+    j["scale"] = m.tap->scale;
+    j["max_lsb"] = c.max_lsb;
+  }
+  return j;
+}
+
+json int8_origin_json(const Int8Model& m) {
+  return {{"source", m.quantized ? "quantized in memory" : "model"}, {"bytes", m.bytes}};
+}
+
+int run_eval(EvalOptions o) {
+  ir::Graph graph = loader::load_onnx(o.model);
+  std::string quantized_node;
+  const bool model_is_quantized = is_quantized(graph, &quantized_node);
+  if (o.precision.empty()) o.precision = model_is_quantized ? "int8" : "fp32";
+  if (o.precision != "fp32" && o.precision != "int8" && o.precision != "both")
+    throw ir::Error("--precision must be fp32, int8 or both, got '" + o.precision + "'");
+  if (model_is_quantized && o.precision != "int8")
+    throw ir::Error(o.model + " is already quantized (" + quantized_node + "): there is no FP32 original to " +
+                    (o.precision == "both" ? "compare with" : "run") +
+                    "; use --precision int8, or evaluate the FP32 model with --precision both");
+  const bool want_fp32 = o.precision != "int8", want_int8 = o.precision != "fp32";
+  if (want_int8 && !model_is_quantized) parse_settings(o.calib);  // fail on a bad option before any work
+  if (o.compare_ort)
+    if (auto why = ort::unavailable_reason(); !why.empty()) throw ir::Error("--compare-ort: " + why);
+
+  const TensorSpec input = image_input(graph, o.model);
+  ModelCard card = find_model_card(o.model).value_or(ModelCard{});
+  if (o.data.empty()) o.data = card.data;
+  if (o.data.empty())
+    throw ir::Error(o.model + " has no model card with a default dataset: give --data SPEC (e.g. "
+                    "fashion-mnist:test, cifar10:FILE.bin, images:DIR)");
+
+  // INT8 first: a calibration problem (a test split, an empty set) fails before the long FP32 pass.
+  std::optional<TempDir> tmp;
+  if (want_int8 && o.compare_ort) tmp.emplace();
+  std::optional<Int8Model> int8;
+  if (want_int8) {
+    o.calib.batch = o.batch;
+    o.calib.progress = o.progress;
+    int8 = prepare_int8(graph, model_is_quantized, o, tmp ? &*tmp : nullptr);
+  }
+
+  EvalData e;
+  e.dataset = load_dataset_for(o.data, input, o.limit);
+  if (e.dataset.count() == 0) throw ir::Error("the dataset '" + o.data + "' has no images");
+  e.classes = card.classes.empty() ? e.dataset.class_names : card.classes;
+  e.inputs = make_inputs(e.dataset, card, input);
+  e.input_name = input.name;
+  e.inputs_np.dtype = npy::DType::f32;
+  e.inputs_np.shape = e.inputs.dims;
+  e.inputs_np.data = e.inputs.bytes;
+
+  json report;
+  report["model"] = o.model;
+  report["file_bytes"] = fs::file_size(o.model);
+  report["parameters"] = graph.parameter_count();
+  report["data"] = e.dataset.description;
+  report["classes"] = e.classes;
+  report["precision"] = o.precision;
+  report["batch"] = o.batch;
+  if (int8) {
+    report["int8_model"] = int8_origin_json(*int8);
+    if (int8->quantized) report["calibration"] = quantize_report_json(*int8->quantized);
+  }
+
+  std::optional<PrecisionRun> fp32_run, int8_run;
+  if (want_fp32) {
+    Session session(graph);
+    fp32_run = evaluate(session, o.precision == "both" ? "octet FP32" : "octet", o.model, e, o);
+  }
+  if (int8) {
+    Session session(int8->graph);
+    int8_run = evaluate(session, "octet INT8", int8->ort_path, e, o, int8->tap ? int8->tap->tensor : "");
+    if (o.compare_ort) int8_run->report["int8_logits"] = tap_json(*int8, *int8_run);
+  }
+
+  if (o.precision == "both") {
+    report["fp32"] = fp32_run->report;
+    report["int8"] = int8_run->report;
+    report["int8_bytes"] = int8->bytes;
+    report["size_ratio"] = int8->bytes ? double(report["file_bytes"].get<int64_t>()) / double(int8->bytes) : 0.0;
+    if (o.json) fmt::print("{}\n", report.dump(2));
+    else print_both_report(report);
+    return 0;
+  }
+  report.update(fp32_run ? fp32_run->report : int8_run->report);
   if (o.json) fmt::print("{}\n", report.dump(2));
-  else print_report(report);
+  else print_single_report(report);
   return 0;
 }
 
@@ -300,23 +352,29 @@ int run_eval(EvalOptions o) {
 
 Command add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
-  auto* cmd = app.add_subcommand("eval", "Accuracy and latency on a dataset, optionally side by side with ONNX Runtime");
+  auto* cmd = app.add_subcommand("eval", "Accuracy and latency on a dataset, in FP32, INT8 or both, optionally side by "
+                                         "side with ONNX Runtime");
   cmd->add_option("model", o->model, "ONNX model file (its card model.json gives preprocessing and data)")
       ->required()->check(CLI::ExistingFile);
   cmd->add_option("--data", o->data,
                   "Dataset: fashion-mnist[:train|:test][@DIR], cifar10:FILE[,FILE...], images:DIR, "
                   "idx:IMAGES,LABELS (default: the model card's)");
+  cmd->add_option("--precision", o->precision,
+                  "fp32, int8 (the model quantized in memory with the calibration options below, or the model itself "
+                  "when it is already quantized) or both side by side (default: fp32; int8 for a quantized model)");
   cmd->add_option("--limit", o->limit, "Evaluate at most N images")->check(CLI::PositiveNumber);
-  cmd->add_option("--batch", o->batch, "Batch size of the accuracy pass and the batch-N latency row")
+  cmd->add_option("--batch", o->batch, "Batch size of the accuracy pass, the batch-N latency row and calibration")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o->threads, "Threads for ONNX Runtime's accuracy pass (latency rows also use 1 and all cores)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--latency-images", o->latency_images, "Images timed one by one for the batch-1 rows")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--warmup", o->warmup, "Untimed runs before timing");
-  cmd->add_flag("--compare-ort", o->compare_ort, "Run ONNX Runtime on the same inputs and report it side by side");
+  cmd->add_flag("--compare-ort", o->compare_ort, "Run ONNX Runtime on the same inputs (and the same INT8 QDQ model) "
+                                                "and report it side by side");
   cmd->add_flag("--json", o->json, "Print the report as JSON");
   cmd->add_flag("!--no-progress", o->progress, "No progress output on stderr");
+  add_calibration_options(cmd, o->calib);
   return [o, cmd]() -> int { return cmd->parsed() ? run_eval(*o) : -1; };
 }
 

@@ -1,0 +1,173 @@
+#include "tools/cli/eval_report.h"
+
+#include <fmt/format.h>
+
+namespace octet::cli {
+namespace {
+
+using json = nlohmann::json;
+
+std::string pct(const json& v) { return fmt::format("{:.2f}%", 100 * v.get<double>()); }
+std::string kb(const json& v) { return fmt::format("{:.1f} KB", v.get<double>() / 1024.0); }
+
+// The INT8 model's origin: the file itself, or what calibration made of the FP32 one.
+void print_int8_origin(const json& r) {
+  if (!r.contains("int8_model")) return;
+  const auto& m = r["int8_model"];
+  if (m["source"] == "model") {
+    fmt::print("int8     the model itself (already quantized)\n");
+    return;
+  }
+  const auto& c = r["calibration"];
+  fmt::print("int8     quantized in memory ({} QDQ): {}, weights {}, activations {}\n", kb(m["bytes"]),
+             c["method"].get<std::string>(), c["weights"].get<std::string>(), c["activations"].get<std::string>());
+  fmt::print("         calibrated on {} images ({}) of {}\n", c["images"].get<int64_t>(),
+             c["selection"].get<std::string>(), c["data"].get<std::string>());
+  fmt::print("         {} nodes in INT8, {} kept in float, {} activations absorbed, {} warnings\n",
+             c["quantized"].size(), c["float_ops"].size(), c["absorbed"].size(), c["warnings"].size());
+  for (const auto& f : c["float_ops"]) fmt::print("           float: {}\n", f.get<std::string>());
+  for (const auto& w : c["warnings"]) fmt::print("           warning: {}\n", w.get<std::string>());
+}
+
+std::string logits_line(const json& l) {
+  if (l.contains("skipped")) return "int8 logits: not compared (" + l["skipped"].get<std::string>() + ")";
+  std::string s = fmt::format("int8 logits identical: {:.2f}%", 100 * l["identical_share"].get<double>());
+  if (l.contains("max_lsb")) s += fmt::format(" (max {} LSB)", l["max_lsb"].get<int64_t>());
+  return s + fmt::format("  [{} vs ORT, {} values]", l["tensor"].get<std::string>(), l["values"].get<int64_t>());
+}
+
+// Per-image P50 of one engine at (batch, 1 thread), or null.
+json p50(const json& section, int batch, const char* engine) {
+  for (const auto& row : section["latency"])
+    if (row["batch"] == batch && row["threads"] == 1 && row.contains(engine) && !row[engine].is_null())
+      return row[engine]["per_image_ms"]["p50"];
+  return nullptr;
+}
+
+}  // namespace
+
+void print_single_report(const json& r) {
+  const std::string prec = r.value("precision", "fp32") == "int8" ? " INT8" : "";
+  fmt::print("model    {} ({:.1f} KB, {} parameters)\n", r["model"].get<std::string>(),
+             r["file_bytes"].get<double>() / 1024.0, r["parameters"].get<int64_t>());
+  fmt::print("data     {}\n", r["data"].get<std::string>());
+  print_int8_origin(r);
+  const bool ort = r.contains("ort");
+  fmt::print("\n{:<34} {:>14} {:>14} {:>10}\n", "", "octet" + prec,
+             ort ? "ORT " + r["ort"]["version"].get<std::string>() + prec : "", ort ? "octet/ORT" : "");
+  const auto& om = r["octet"]["accuracy"];
+  fmt::print("{:<34} {:>14} {:>14}\n", "top-1", pct(om["top1"]), ort ? pct(r["ort"]["accuracy"]["top1"]) : "");
+  fmt::print("{:<34} {:>14} {:>14}\n", "top-5", pct(om["top5"]), ort ? pct(r["ort"]["accuracy"]["top5"]) : "");
+  if (ort) {
+    const auto& a = r["agreement"];
+    fmt::print("{:<34} {:>14}\n", "top-1 agreement",
+               fmt::format("{}/{}", a["same_top1"].get<int64_t>(), a["images"].get<int64_t>()));
+    fmt::print("{:<34} {:>14}\n", "max |octet - ORT| (max |ORT|)",
+               fmt::format("{:.2g} ({:.3g})", a["max_abs_diff"].get<double>(), a["max_abs_ref"].get<double>()));
+    if (r.contains("int8_logits")) fmt::print("{}\n", logits_line(r["int8_logits"]));
+  }
+  fmt::print("\nlatency, ms per image after warm-up (per-batch figures in --json)\n");
+  fmt::print("  {:<20} {:^42} {:^42} {:>9}\n", "", "octet" + prec, ort ? "ORT" + prec : "", ort ? "octet/ORT" : "");
+  std::string head;
+  for (const char* h : {"mean", "P50", "P95", "std", "IQR", "CV"}) head += fmt::format("{:>7}", h);
+  fmt::print("  {:<20} {:>42} {:>42} {:>9}\n", "", head, ort ? head : "", ort ? "(P50)" : "");
+  auto cells = [](const json& e) {
+    if (e.is_null()) return fmt::format("{:>42}", "-");
+    const auto& s = e["per_image_ms"];
+    std::string out;
+    for (const char* k : {"mean", "p50", "p95", "std", "iqr"}) out += fmt::format("{:>7.3f}", s[k].get<double>());
+    return out + fmt::format("{:>6.0f}%", 100 * s["cv"].get<double>());
+  };
+  for (const auto& t : r["latency"]) {
+    const json& o = t["octet"];
+    const json ortj = t.contains("ort") ? t["ort"] : json();
+    std::string ratio;
+    if (!o.is_null() && !ortj.is_null() && ortj["per_image_ms"]["p50"].get<double>() > 0)
+      ratio = fmt::format("{:.2f}x", o["per_image_ms"]["p50"].get<double>() / ortj["per_image_ms"]["p50"].get<double>());
+    const int threads = t["threads"];
+    fmt::print("  {:<20} {} {} {:>9}\n", fmt::format("batch {}, {} thread{}", t["batch"].get<int>(), threads,
+                                                      threads > 1 ? "s" : ""),
+               cells(o), ort ? cells(ortj) : "", ratio);
+  }
+  if (r.contains("note")) fmt::print("\nnote: {}\n", r["note"].get<std::string>());
+
+  const auto& pc = om["per_class"];
+  fmt::print("\nper class (octet{})      correct/total   top-1\n", prec);
+  for (const auto& c : pc) {
+    int64_t total = c["total"], correct = c["correct"];
+    fmt::print("  {:<20} {:>6}/{:<6} {:>7.2f}%\n", c["class"].get<std::string>(), correct, total,
+               total ? 100.0 * double(correct) / double(total) : 0.0);
+  }
+  fmt::print("\nconfusion matrix (octet{}; rows = true class, columns = predicted)\n      ", prec);
+  const auto& cm = om["confusion"];
+  for (size_t j = 0; j < cm.size(); ++j) fmt::print("{:>6}", j);
+  fmt::print("\n");
+  for (size_t i = 0; i < cm.size(); ++i) {
+    fmt::print("  {:>3} ", i);
+    for (const auto& v : cm[i]) fmt::print("{:>6}", v.get<int64_t>());
+    fmt::print("\n");
+  }
+}
+
+void print_both_report(const json& r) {
+  const json& f = r["fp32"];
+  const json& q = r["int8"];
+  const bool ort = f.contains("ort");
+  fmt::print("model    {} ({}, {} parameters)\n", r["model"].get<std::string>(), kb(r["file_bytes"]),
+             r["parameters"].get<int64_t>());
+  fmt::print("data     {}\n", r["data"].get<std::string>());
+  print_int8_origin(r);
+
+  // Columns: octet FP32, octet INT8, and with --compare-ort ORT FP32, ORT INT8.
+  auto row = [&](const std::string& label, const std::string& of, const std::string& oq, const std::string& rf,
+                 const std::string& rq) {
+    fmt::print("{:<30} {:>12} {:>12}", label, of, oq);
+    if (ort) fmt::print(" {:>12} {:>12}", rf, rq);
+    fmt::print("\n");
+  };
+  auto acc = [&](const json& section, const char* engine, const char* k) {
+    return section.contains(engine) ? pct(section[engine]["accuracy"][k]) : std::string();
+  };
+  auto drop = [&](const char* engine) {
+    if (!f.contains(engine)) return std::string();
+    const double d = 100 * (f[engine]["accuracy"]["top1"].get<double>() - q[engine]["accuracy"]["top1"].get<double>());
+    return fmt::format("{:.2f}", d);
+  };
+  auto ms = [](const json& v) { return v.is_null() ? std::string("-") : fmt::format("{:.3f}", v.get<double>()); };
+  auto speed = [](const json& fp, const json& i8) {
+    if (fp.is_null() || i8.is_null() || i8.get<double>() <= 0) return std::string("-");
+    return fmt::format("{:.2f}x", fp.get<double>() / i8.get<double>());
+  };
+  const int batch = r["batch"];
+  const std::string version = ort ? " " + f["ort"]["version"].get<std::string>() : "";
+  fmt::print("\n");
+  row("", "octet FP32", "octet INT8", "ORT FP32", "ORT INT8");
+  row("top-1", acc(f, "octet", "top1"), acc(q, "octet", "top1"), acc(f, "ort", "top1"), acc(q, "ort", "top1"));
+  row("top-5", acc(f, "octet", "top5"), acc(q, "octet", "top5"), acc(f, "ort", "top5"), acc(q, "ort", "top5"));
+  row("top-1 drop, points (FP32-INT8)", "", drop("octet"), "", drop("ort"));
+  row("model size", kb(r["file_bytes"]), kb(r["int8_bytes"]), kb(r["file_bytes"]), kb(r["int8_bytes"]));
+  row("size FP32/INT8", "", fmt::format("{:.2f}x", r["size_ratio"].get<double>()), "",
+      fmt::format("{:.2f}x", r["size_ratio"].get<double>()));
+  for (int b : {1, batch}) {
+    row(fmt::format("P50 ms/image, batch {}", b), ms(p50(f, b, "octet")), ms(p50(q, b, "octet")),
+        ms(p50(f, b, "ort")), ms(p50(q, b, "ort")));
+    if (b == batch && batch == 1) break;
+  }
+  for (int b : {1, batch}) {
+    row(fmt::format("INT8 speed-up, batch {}", b), "", speed(p50(f, b, "octet"), p50(q, b, "octet")), "",
+        speed(p50(f, b, "ort"), p50(q, b, "ort")));
+    if (b == batch && batch == 1) break;
+  }
+  if (ort) {
+    auto agree = [](const json& a) {
+      return fmt::format("{}/{}", a["same_top1"].get<int64_t>(), a["images"].get<int64_t>());
+    };
+    row("top-1 agreement with ORT", agree(f["agreement"]), agree(q["agreement"]), "", "");
+    if (q.contains("int8_logits")) fmt::print("{}\n", logits_line(q["int8_logits"]));
+    fmt::print("(ORT{} runs the same QDQ model as octet INT8)\n", version);
+  }
+  fmt::print("\nlatency: one thread, after warm-up; INT8 speed-up = FP32 P50 / INT8 P50 (above 1: INT8 is faster).\n"
+             "Per-class accuracy, every latency row and the per-batch figures are in --json.\n");
+}
+
+}  // namespace octet::cli

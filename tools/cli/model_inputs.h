@@ -1,0 +1,31 @@
+#pragma once
+// Dataset images as model inputs, preprocessed with the model card: shared by `octet eval`
+// (the evaluation set) and calibration (`octet quantize`, `octet eval --precision int8`), so
+// a model is calibrated on exactly the numbers it is evaluated on.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/ir.h"
+#include "engine/session.h"
+#include "tools/datasets/dataset.h"
+#include "tools/model_card.h"
+
+namespace octet::cli {
+
+// The graph's single image input, as a Session would report it. Throws ir::Error when the
+// model does not have exactly one input.
+TensorSpec image_input(const ir::Graph& g, const std::string& model_path);
+
+// Loads SPEC for a model taking `input`: a folder of pictures is resized and converted to the
+// model's size and channels; a dataset of fixed-size images must already fit (make_inputs
+// checks). At most `limit` images (-1: all).
+data::Dataset load_dataset_for(const std::string& spec, const TensorSpec& input, int64_t limit = -1);
+
+// [count, C, H, W] float32, each pixel normalized by the card: (pixel * scale - mean) / std.
+ir::TensorData make_inputs(const data::Dataset& d, const ModelCard& card, const TensorSpec& input);
+
+// Images [begin, end) of a batch tensor (dim 0 is the image).
+ir::TensorData slice(const ir::TensorData& all, int64_t begin, int64_t end);
+
+}  // namespace octet::cli
