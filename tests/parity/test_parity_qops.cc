@@ -1,0 +1,569 @@
+// octet's INT8 ops against ONNX Runtime on the same model and the same random integer inputs.
+// Each model is one quantized op (or a short chain, to see an op read channels-last data)
+// whose raw uint8 / int8 / int32 output is a graph output, compared element by element.
+// Conv, MatMul, Gemm and the global pool must agree bit for bit. QLinearAdd, QLinearMul and
+// QLinearSigmoid may differ by 1 on near-ties (ORT's kernels vary by ISA and operand shape,
+// docs/requantization.md sections 9 and 10): their share of differing elements is printed and
+// bounded.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/session.h"
+#include "tests/parity/parity_fixture.h"
+#include "tools/tensor_io.h"
+
+namespace octet::parity {
+namespace {
+
+using ir::DType;
+using testing::ElemType;
+using testing::OnnxBuilder;
+using testing::TensorValue;
+
+constexpr const char* kMicrosoft = "com.microsoft";
+
+// ---- Running both and comparing
+
+// How one octet output agrees with ORT's.
+struct Agreement {
+  std::string output;
+  int64_t elements = 0, differ = 0;
+  double max_diff = 0;
+  size_t distinct = 0;  // distinct values in ORT's output: a constant output proves little
+  double share() const { return elements ? double(differ) / double(elements) : 0.0; }
+};
+
+double element(const ir::TensorData& t, int64_t i) {
+  switch (t.dtype) {
+    case DType::u8: return t.as<uint8_t>()[i];
+    case DType::s8: return t.as<int8_t>()[i];
+    case DType::s32: return t.as<int32_t>()[i];
+    case DType::f32: return t.as<float>()[i];
+    default: throw std::logic_error("unexpected output type");
+  }
+}
+
+// Uniform over the whole type range for integers, normal for floats; deterministic per seed.
+ir::TensorData random_tensor(DType t, const ir::Dims& d, std::mt19937& rng) {
+  ir::TensorData out = ir::TensorData::make(t, d);
+  for (int64_t i = 0; i < out.count(); ++i) {
+    const uint32_t r = rng();
+    switch (t) {
+      case DType::u8: out.as<uint8_t>()[i] = uint8_t(r & 0xff); break;
+      case DType::s8: out.as<int8_t>()[i] = int8_t(int(r & 0xff) - 128); break;
+      case DType::f32: out.as<float>()[i] = float(int(r % 2001) - 1000) / 250.0f; break;
+      default: throw std::logic_error("unexpected input type");
+    }
+  }
+  return out;
+}
+
+std::vector<Agreement> run_both(const OnnxBuilder& model, const std::string& name, int64_t batch, uint32_t seed) {
+  ScratchDir dir("octet-qparity");
+  const std::string path = (dir.path() / (name + ".onnx")).string();
+  model.save(path);
+  Session session = Session::load(path);
+
+  std::mt19937 rng(seed + uint32_t(batch) * 101u);
+  std::vector<ir::TensorData> inputs;
+  std::map<std::string, npy::Array> ort_inputs;
+  for (const auto& spec : session.inputs()) {
+    ir::Dims d = spec.dims;
+    for (auto& e : d) if (e < 0) e = batch;
+    inputs.push_back(random_tensor(spec.dtype, d, rng));
+    ort_inputs[spec.name] = to_npy(inputs.back());
+  }
+  const auto ours = session.run(inputs);
+  const auto theirs = testing::run_ort(path, ort_inputs);
+
+  std::vector<Agreement> result;
+  for (size_t o = 0; o < ours.size(); ++o) {
+    const std::string& out_name = session.outputs()[o].name;
+    const ir::TensorData ref = from_npy(theirs.at(out_name));
+    EXPECT_EQ(ours[o].dtype, ref.dtype) << name << ": " << out_name;
+    EXPECT_EQ(ours[o].dims, ref.dims) << name << ": " << out_name;
+    Agreement a;
+    a.output = out_name;
+    if (ours[o].dtype != ref.dtype || ours[o].dims != ref.dims) {
+      a.differ = a.elements = 1;
+      a.max_diff = INFINITY;
+      result.push_back(a);
+      continue;
+    }
+    std::set<double> values;
+    a.elements = ref.count();
+    for (int64_t i = 0; i < ref.count(); ++i) {
+      const double x = element(ours[o], i), r = element(ref, i);
+      values.insert(r);
+      if (x != r) {
+        ++a.differ;
+        a.max_diff = std::max(a.max_diff, std::fabs(x - r));
+      }
+    }
+    a.distinct = values.size();
+    std::cout << "[ QPARITY  ] " << name << " batch " << batch << " " << out_name << ": " << a.differ << " of "
+              << a.elements << " differ (" << 100.0 * a.share() << "%), max |diff| " << a.max_diff << ", "
+              << a.distinct << " distinct values" << std::endl;
+    result.push_back(a);
+  }
+  return result;
+}
+
+// Every output bit-exact, at each batch size.
+void expect_exact(const OnnxBuilder& model, const std::string& name, const std::vector<int64_t>& batches = {1, 3},
+                  size_t min_distinct = 16) {
+  for (int64_t batch : batches) {
+    for (const Agreement& a : run_both(model, name, batch, 7)) {
+      EXPECT_EQ(a.differ, 0) << name << " batch " << batch << " " << a.output << ": max |diff| " << a.max_diff;
+      EXPECT_GE(a.distinct, std::min<size_t>(min_distinct, size_t(a.elements) / 2))
+          << name << " " << a.output << ": the output is nearly constant";
+    }
+  }
+}
+
+// At most 1 apart, on at most `max_share` of the elements.
+void expect_within_one(const OnnxBuilder& model, const std::string& name, double max_share,
+                       const std::vector<int64_t>& batches = {1, 3}, size_t min_distinct = 16) {
+  for (int64_t batch : batches) {
+    for (const Agreement& a : run_both(model, name, batch, 11)) {
+      EXPECT_LE(a.max_diff, 1.0) << name << " batch " << batch << " " << a.output;
+      EXPECT_LE(a.share(), max_share) << name << " batch " << batch << " " << a.output;
+      EXPECT_GE(a.distinct, std::min<size_t>(min_distinct, size_t(a.elements) / 2))
+          << name << " " << a.output << ": the output is nearly constant";
+    }
+  }
+}
+
+// ---- Model pieces
+
+ElemType elem(DType t) { return t == DType::u8 ? ElemType::u8 : ElemType::s8; }
+
+// An initializer with a fresh name.
+std::string constant(OnnxBuilder& b, const TensorValue& t) {
+  static int count = 0;
+  return b.initializer("k" + std::to_string(++count), t);
+}
+std::string scalar_f(OnnxBuilder& b, float v) { return constant(b, TensorValue::scalar_f32(v)); }
+std::string zero_point(OnnxBuilder& b, DType t, int64_t v) { return constant(b, TensorValue::ints(elem(t), {}, {v})); }
+
+std::vector<int64_t> random_ints(std::mt19937& rng, size_t n, int64_t lo, int64_t hi) {
+  std::vector<int64_t> v(n);
+  for (auto& x : v) x = lo + int64_t(rng() % uint32_t(hi - lo + 1));
+  return v;
+}
+
+std::vector<float> random_scales(std::mt19937& rng, size_t n, float lo, float hi) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = lo + (hi - lo) * float(rng() % 1000) / 1000.0f;
+  return v;
+}
+
+// Weights of type t: s8 symmetric in [-127, 127]; u8 spread around zero point w_zp.
+std::vector<int64_t> random_weights(std::mt19937& rng, DType t, size_t n) {
+  return t == DType::s8 ? random_ints(rng, n, -127, 127) : random_ints(rng, n, 0, 255);
+}
+
+// An output scale that spreads sum_k (x - zx)(w - zw) over ~ +-64 output steps for random
+// full-range operands (each factor has a standard deviation of about 74).
+float spread_scale(float in_scale, float w_scale, int64_t k) { return in_scale * w_scale * 74.0f * 74.0f * std::sqrt(float(k)) / 40.0f; }
+
+struct QConvCase {
+  DType x = DType::u8, w = DType::s8, y = DType::u8;
+  int64_t in_c = 4, out_c = 6, h = 7, width = 6, kernel = 3, group = 1;
+  std::vector<int64_t> strides = {1, 1}, pads = {1, 1, 1, 1}, dilations = {1, 1};
+  bool per_channel = false, bias = true, one_d = false;
+  int64_t x_zp = 131, w_zp = 0, y_zp = 120;
+};
+
+OnnxBuilder qlinearconv_model(const QConvCase& q) {
+  OnnxBuilder b(13);
+  std::mt19937 rng(1234);
+  std::vector<int64_t> x_dims = {-1, q.in_c, q.h, q.width}, w_dims = {q.out_c, q.in_c / q.group, q.kernel, q.kernel};
+  if (q.one_d) {
+    x_dims = {-1, q.in_c, q.width};
+    w_dims = {q.out_c, q.in_c / q.group, q.kernel};
+  }
+  const auto x = b.input("x", x_dims, elem(q.x));
+  const size_t w_count = testing::count_of(w_dims);
+  const int64_t k = w_dims[1] * q.kernel * (q.one_d ? 1 : q.kernel);
+  const size_t scales = q.per_channel ? size_t(q.out_c) : 1;
+  const auto w_scale = random_scales(rng, scales, 0.004f, 0.02f);
+  std::vector<int64_t> scale_dims = q.per_channel ? std::vector<int64_t>{q.out_c} : std::vector<int64_t>{};
+  const float x_scale = 0.05f;
+  std::vector<std::string> in = {
+      x,
+      scalar_f(b, x_scale),
+      zero_point(b, q.x, q.x_zp),
+      b.initializer("w", TensorValue::ints(elem(q.w), w_dims, random_weights(rng, q.w, w_count))),
+      b.initializer("w_scale", TensorValue::f32(scale_dims, w_scale)),
+      b.initializer("w_zero_point", TensorValue::ints(elem(q.w), scale_dims, std::vector<int64_t>(scales, q.w_zp))),
+      scalar_f(b, spread_scale(x_scale, w_scale[0], k)),
+      zero_point(b, q.y, q.y_zp)};
+  if (q.bias) in.push_back(b.initializer("bias", TensorValue::s32({q.out_c}, random_ints(rng, size_t(q.out_c), -3000, 3000))));
+  std::vector<int64_t> strides = q.strides, pads = q.pads, dilations = q.dilations;
+  if (q.one_d) {
+    strides.resize(1);
+    dilations.resize(1);
+    pads = {q.pads[0], q.pads[2]};
+  }
+  b.output(b.node("QLinearConv", in,
+                  {{"group", q.group}, {"strides", strides}, {"pads", pads}, {"dilations", dilations}}),
+           elem(q.y));
+  return b;
+}
+
+// ---- QLinearConv
+
+TEST(QOpsParity, QLinearConvU8S8PerTensor) {
+  OCTET_SKIP_WITHOUT_ORT();
+  expect_exact(qlinearconv_model({}), "qconv_u8s8_per_tensor");
+}
+
+TEST(QOpsParity, QLinearConvU8S8PerChannelStride2AsymmetricPadsNoBias) {
+  OCTET_SKIP_WITHOUT_ORT();
+  QConvCase q;
+  q.per_channel = true;
+  q.bias = false;
+  q.strides = {2, 2};
+  q.pads = {0, 1, 2, 0};
+  q.h = 9;
+  q.width = 8;
+  expect_exact(qlinearconv_model(q), "qconv_u8s8_per_channel_stride2");
+}
+
+TEST(QOpsParity, QLinearConvS8DepthwisePerChannel) {
+  OCTET_SKIP_WITHOUT_ORT();
+  QConvCase q;
+  q.x = q.w = q.y = DType::s8;
+  q.in_c = q.out_c = q.group = 8;
+  q.per_channel = true;
+  q.x_zp = -5;
+  q.y_zp = 3;
+  expect_exact(qlinearconv_model(q), "qconv_s8_depthwise");
+}
+
+TEST(QOpsParity, QLinearConvS8GroupedDilated) {
+  OCTET_SKIP_WITHOUT_ORT();
+  QConvCase q;
+  q.x = q.w = q.y = DType::s8;
+  q.in_c = 6;
+  q.out_c = 4;
+  q.group = 2;
+  q.dilations = {2, 1};
+  q.pads = {2, 1, 2, 1};
+  q.x_zp = 0;
+  q.y_zp = 0;
+  expect_exact(qlinearconv_model(q), "qconv_s8_grouped_dilated");
+}
+
+TEST(QOpsParity, QLinearConvU8U8Pointwise) {
+  OCTET_SKIP_WITHOUT_ORT();
+  QConvCase q;
+  q.w = DType::u8;
+  q.w_zp = 128;
+  q.kernel = 1;
+  q.pads = {0, 0, 0, 0};
+  q.in_c = 16;
+  q.out_c = 8;
+  q.per_channel = true;
+  expect_exact(qlinearconv_model(q), "qconv_u8u8_1x1");
+}
+
+TEST(QOpsParity, QLinearConv1d) {
+  OCTET_SKIP_WITHOUT_ORT();
+  QConvCase q;
+  q.one_d = true;
+  q.width = 11;
+  q.per_channel = true;
+  expect_exact(qlinearconv_model(q), "qconv_1d");
+}
+
+// Zero points at the ends of the range: the padding must read x_zero_point.
+TEST(QOpsParity, QLinearConvExtremeZeroPoints) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (int64_t x_zp : {0, 255}) {
+    QConvCase q;
+    q.x_zp = x_zp;
+    q.y_zp = 255 - x_zp;
+    q.per_channel = true;
+    expect_exact(qlinearconv_model(q), "qconv_u8_x_zp_" + std::to_string(x_zp), {2}, 4);
+  }
+  for (int64_t x_zp : {-128, 127}) {
+    QConvCase q;
+    q.x = q.w = q.y = DType::s8;
+    q.x_zp = x_zp;
+    q.y_zp = x_zp;
+    expect_exact(qlinearconv_model(q), "qconv_s8_x_zp_" + std::to_string(x_zp), {2}, 4);
+  }
+}
+
+// ---- ConvInteger
+
+TEST(QOpsParity, ConvIntegerU8U8WithZeroPoints) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  std::mt19937 rng(5);
+  const auto x = b.input("x", {-1, 3, 6, 5}, ElemType::u8);
+  const auto w = b.initializer("w", TensorValue::u8({4, 3, 3, 3}, random_ints(rng, 108, 0, 255)));
+  b.output(b.node("ConvInteger", {x, w, zero_point(b, DType::u8, 140), zero_point(b, DType::u8, 120)},
+                  {{"pads", {1, 0, 1, 2}}, {"strides", {1, 2}}}),
+           ElemType::s32);
+  expect_exact(b, "convinteger_u8u8");
+}
+
+// The dynamic-quantization pattern: the activation's zero point only exists at run time.
+TEST(QOpsParity, ConvIntegerU8S8AfterDynamicQuantizeLinear) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  std::mt19937 rng(6);
+  const auto x = b.input("x", {-1, 4, 5, 5});
+  const auto q = b.node_multi("DynamicQuantizeLinear", {x}, 3);
+  const auto w = b.initializer("w", TensorValue::s8({6, 4, 3, 3}, random_ints(rng, 216, -127, 127)));
+  b.output(b.node("ConvInteger", {q[0], w, q[2]}, {{"pads", {1, 1, 1, 1}}}), ElemType::s32);
+  b.output(q[2], ElemType::u8);
+  expect_exact(b, "convinteger_u8s8_dynamic", {1, 3}, 1);
+}
+
+// ---- QLinearMatMul, MatMulInteger
+
+OnnxBuilder qlinearmatmul_model(std::vector<int64_t> a_dims, std::vector<int64_t> b_dims, DType tb, bool per_column) {
+  OnnxBuilder b(13);
+  std::mt19937 rng(9);
+  const auto a = b.input("a", a_dims, ElemType::u8);
+  const int64_t k = b_dims[b_dims.size() - 2], n = b_dims.back();
+  const auto bw = b.initializer("b", TensorValue::ints(elem(tb), b_dims, random_weights(rng, tb, testing::count_of(b_dims))));
+  const size_t count = per_column ? size_t(n) : 1;
+  std::vector<int64_t> sd = per_column ? std::vector<int64_t>{n} : std::vector<int64_t>{};
+  const auto b_scale = random_scales(rng, count, 0.005f, 0.02f);
+  const int64_t b_zp = tb == DType::u8 ? 128 : 0;
+  b.output(b.node("QLinearMatMul",
+                  {a, scalar_f(b, 0.04f), zero_point(b, DType::u8, 118), bw, constant(b, TensorValue::f32(sd, b_scale)),
+                   constant(b, TensorValue::ints(elem(tb), sd, std::vector<int64_t>(count, b_zp))),
+                   scalar_f(b, spread_scale(0.04f, b_scale[0], k)), zero_point(b, DType::u8, 125)}),
+           ElemType::u8);
+  return b;
+}
+
+TEST(QOpsParity, QLinearMatMul2d) {
+  OCTET_SKIP_WITHOUT_ORT();
+  expect_exact(qlinearmatmul_model({-1, 24}, {24, 10}, DType::s8, false), "qmatmul_2d_u8s8");
+  expect_exact(qlinearmatmul_model({-1, 24}, {24, 10}, DType::u8, false), "qmatmul_2d_u8u8");
+}
+
+TEST(QOpsParity, QLinearMatMulBatched) {
+  OCTET_SKIP_WITHOUT_ORT();
+  expect_exact(qlinearmatmul_model({-1, 3, 5, 16}, {16, 7}, DType::s8, false), "qmatmul_batched_b_broadcast");
+  expect_exact(qlinearmatmul_model({-1, 5, 16}, {2, 1, 16, 7}, DType::u8, false), "qmatmul_batched_both");
+}
+
+TEST(QOpsParity, QLinearMatMulPerColumn) {
+  OCTET_SKIP_WITHOUT_ORT();
+  expect_exact(qlinearmatmul_model({-1, 24}, {24, 10}, DType::s8, true), "qmatmul_per_column");
+}
+
+TEST(QOpsParity, MatMulInteger) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (DType tb : {DType::u8, DType::s8}) {
+    OnnxBuilder b(13);
+    std::mt19937 rng(10);
+    const auto a = b.input("a", {-1, 4, 20}, ElemType::u8);
+    const auto bw = b.initializer("b", TensorValue::ints(elem(tb), {20, 9}, random_weights(rng, tb, 180)));
+    const auto b_zp = constant(b, TensorValue::ints(elem(tb), {9}, random_ints(rng, 9, 0, tb == DType::u8 ? 255 : 20)));
+    b.output(b.node("MatMulInteger", {a, bw, zero_point(b, DType::u8, 100), b_zp}), ElemType::s32);
+    expect_exact(b, std::string("matmulinteger_u8") + (tb == DType::u8 ? "u8" : "s8"));
+  }
+}
+
+// ---- QGemm
+
+struct QGemmCase {
+  DType tb = DType::s8;
+  bool trans_b = false, bias = true, quantized = true, per_column = true;
+  float alpha = 1.0f;
+};
+
+OnnxBuilder qgemm_model(const QGemmCase& q) {
+  OnnxBuilder b(13);
+  std::mt19937 rng(12);
+  const int64_t k = 32, n = 10;
+  const auto a = b.input("a", {-1, k}, ElemType::u8);
+  std::vector<int64_t> bd = q.trans_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
+  const size_t count = q.per_column ? size_t(n) : 1;
+  std::vector<int64_t> sd = q.per_column ? std::vector<int64_t>{n} : std::vector<int64_t>{};
+  const auto b_scale = random_scales(rng, count, 0.005f, 0.02f);
+  std::vector<std::string> in = {
+      a, scalar_f(b, 0.03f), zero_point(b, DType::u8, 127),
+      b.initializer("b", TensorValue::ints(elem(q.tb), bd, random_weights(rng, q.tb, size_t(k * n)))),
+      constant(b, TensorValue::f32(sd, b_scale)),
+      constant(b, TensorValue::ints(elem(q.tb), sd, std::vector<int64_t>(count, q.tb == DType::u8 ? 128 : 0))),
+      q.bias ? b.initializer("c", TensorValue::s32({n}, random_ints(rng, size_t(n), -20000, 20000))) : ""};
+  if (q.quantized) {
+    in.push_back(scalar_f(b, spread_scale(0.03f * q.alpha, b_scale[0], k)));
+    in.push_back(zero_point(b, DType::u8, 131));
+  }
+  const auto y = b.node("QGemm", in, {{"alpha", q.alpha}, {"transB", int64_t(q.trans_b)}});
+  b.set_domain(y, kMicrosoft);
+  b.output(y, q.quantized ? ElemType::u8 : ElemType::f32);
+  return b;
+}
+
+TEST(QOpsParity, QGemmQuantizedOutput) {
+  OCTET_SKIP_WITHOUT_ORT();
+  expect_exact(qgemm_model({}), "qgemm_bias");
+  expect_exact(qgemm_model({.bias = false}), "qgemm_no_bias");
+  expect_exact(qgemm_model({.trans_b = true, .per_column = false}), "qgemm_transb_per_tensor");
+  expect_exact(qgemm_model({.tb = DType::u8, .trans_b = true, .alpha = 0.75f}), "qgemm_u8u8_transb_alpha");
+}
+
+TEST(QOpsParity, QGemmFloatOutput) {
+  OCTET_SKIP_WITHOUT_ORT();
+  expect_exact(qgemm_model({.quantized = false}), "qgemm_float");
+  expect_exact(qgemm_model({.trans_b = true, .quantized = false, .alpha = 0.5f}), "qgemm_float_transb_alpha");
+}
+
+// ---- Element-wise and pooling contrib ops
+
+std::string ms_node(OnnxBuilder& b, const std::string& op, const std::vector<std::string>& in, const testing::Attrs& attrs = {}) {
+  const auto y = b.node(op, in, attrs);
+  b.set_domain(y, kMicrosoft);
+  return y;
+}
+
+struct Q {
+  float scale;
+  int64_t zp;
+};
+
+std::string qbinary(OnnxBuilder& b, const std::string& op, DType t, const std::string& a, Q qa, const std::string& bb, Q qb, Q qy) {
+  return ms_node(b, op,
+                 {a, scalar_f(b, qa.scale), zero_point(b, t, qa.zp), bb, scalar_f(b, qb.scale), zero_point(b, t, qb.zp),
+                  scalar_f(b, qy.scale), zero_point(b, t, qy.zp)});
+}
+
+std::string qunary(OnnxBuilder& b, const std::string& op, DType t, const std::string& x, Q qx, Q qy,
+                   const testing::Attrs& attrs = {}) {
+  return ms_node(b, op, {x, scalar_f(b, qx.scale), zero_point(b, t, qx.zp), scalar_f(b, qy.scale), zero_point(b, t, qy.zp)},
+                 attrs);
+}
+
+// Calibrated-looking scales with no simple ratio between them, and scales in exact ratios
+// (every other input pair lands on a tie): the worst case for agreeing with ORT.
+TEST(QOpsParity, QLinearAddBroadcast) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (DType t : {DType::u8, DType::s8}) {
+    const int64_t z = t == DType::u8 ? 128 : 0;
+    OnnxBuilder b(13);
+    const auto x = b.input("x", {-1, 6, 5, 4}, elem(t));
+    const auto full = b.input("full", {-1, 6, 5, 4}, elem(t));
+    const auto per_channel = b.input("per_channel", {1, 6, 1, 1}, elem(t));
+    b.output(qbinary(b, "QLinearAdd", t, x, {0.0213f, z + 3}, full, {0.0178f, z - 9}, {0.0301f, z + 1}), elem(t));
+    b.output(qbinary(b, "QLinearAdd", t, x, {0.0213f, z + 3}, per_channel, {0.0178f, z - 9}, {0.0301f, z + 1}), elem(t));
+    expect_within_one(b, std::string("qadd_calibrated_") + ir::dtype_name(t), 0.01);
+
+    OnnxBuilder ties(13);
+    const auto tx = ties.input("x", {-1, 6, 5, 4}, elem(t));
+    const auto tf = ties.input("full", {-1, 6, 5, 4}, elem(t));
+    const auto tc = ties.input("per_channel", {1, 6, 1, 1}, elem(t));
+    const auto ts = ties.input("scalar", {1}, elem(t));
+    ties.output(qbinary(ties, "QLinearAdd", t, tx, {0.05f, z}, tf, {0.05f, z + 1}, {0.1f, z - 1}), elem(t));
+    ties.output(qbinary(ties, "QLinearAdd", t, tx, {0.05f, z}, tc, {0.05f, z + 1}, {0.1f, z - 1}), elem(t));
+    ties.output(qbinary(ties, "QLinearAdd", t, ts, {0.5f, z + 1}, tx, {0.25f, z}, {1.0f, z - 1}), elem(t));
+    expect_within_one(ties, std::string("qadd_exact_ratios_") + ir::dtype_name(t), 0.02);
+  }
+}
+
+TEST(QOpsParity, QLinearMulSeGate) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (DType t : {DType::u8, DType::s8}) {
+    const int64_t z = t == DType::u8 ? 0 : -128;
+    OnnxBuilder b(13);
+    const auto x = b.input("x", {-1, 6, 5, 4}, elem(t));
+    const auto gate = b.input("gate", {-1, 6, 1, 1}, elem(t));
+    b.output(qbinary(b, "QLinearMul", t, x, {0.0371f, z + 20}, gate, {1.0f / 255.0f, z}, {0.0287f, z + 5}), elem(t));
+    // Exact ratios and an odd zero point: many ties, where the zero point's place matters.
+    b.output(qbinary(b, "QLinearMul", t, x, {0.5f, z + 128}, gate, {0.25f, z + 127}, {1.0f, z + 131}), elem(t));
+    expect_within_one(b, std::string("qmul_se_gate_") + ir::dtype_name(t), 0.02);
+  }
+}
+
+TEST(QOpsParity, QLinearSigmoid) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const auto xu = b.input("xu", {-1, 4, 8, 8}, ElemType::u8);
+  const auto xs = b.input("xs", {-1, 4, 8, 8}, ElemType::s8);
+  b.output(qunary(b, "QLinearSigmoid", DType::u8, xu, {0.05f, 128}, {1.0f / 256.0f, 0}), ElemType::u8);
+  b.output(qunary(b, "QLinearSigmoid", DType::s8, xs, {0.04f, 3}, {1.0f / 256.0f, -128}), ElemType::s8);
+  expect_within_one(b, "qsigmoid", 0.02);
+}
+
+TEST(QOpsParity, QLinearGlobalAveragePool) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const auto xu = b.input("xu", {-1, 16, 7, 5}, ElemType::u8);
+  const auto xs = b.input("xs", {-1, 16, 6, 6}, ElemType::s8);
+  b.output(qunary(b, "QLinearGlobalAveragePool", DType::u8, xu, {0.05f, 128}, {0.01f, 120}, {{"channels_last", 0}}),
+           ElemType::u8);
+  b.output(qunary(b, "QLinearGlobalAveragePool", DType::s8, xs, {0.04f, -3}, {0.0075f, 5}, {{"channels_last", 0}}),
+           ElemType::s8);
+  expect_exact(b, "qgap", {1, 4}, 8);
+}
+
+TEST(QOpsParity, QLinearAveragePool) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (int64_t include_pad : {0, 1}) {
+    for (int64_t ceil_mode : {0, 1}) {
+      OnnxBuilder b(13);
+      const auto xu = b.input("xu", {-1, 5, 8, 7}, ElemType::u8);
+      const auto xs = b.input("xs", {-1, 5, 8, 7}, ElemType::s8);
+      const testing::Attrs attrs = {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 0, 1, 1}},
+                                    {"count_include_pad", include_pad}, {"ceil_mode", ceil_mode}, {"channels_last", 0}};
+      b.output(qunary(b, "QLinearAveragePool", DType::u8, xu, {0.05f, 128}, {0.02f, 125}, attrs), ElemType::u8);
+      b.output(qunary(b, "QLinearAveragePool", DType::s8, xs, {0.04f, -3}, {0.015f, 5}, attrs), ElemType::s8);
+      expect_exact(b, "qavgpool_pad" + std::to_string(include_pad) + "_ceil" + std::to_string(ceil_mode), {1, 2}, 8);
+    }
+  }
+}
+
+// The ops on channels-last data: conv output (NHWC inside octet) into the global pool, the
+// SE-gate Mul against the pooled [N, C, 1, 1] map, and a residual Add of two conv outputs.
+TEST(QOpsParity, ChannelsLastChain) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  std::mt19937 rng(21);
+  const auto x = b.input("x", {-1, 4, 6, 5}, ElemType::u8);
+  auto conv = [&](const std::string& in, int64_t out_c, float y_scale) {
+    return b.node("QLinearConv",
+                  {in, scalar_f(b, 0.05f), zero_point(b, DType::u8, 128),
+                   constant(b, TensorValue::s8({out_c, 4, 3, 3}, random_ints(rng, size_t(out_c) * 36, -127, 127))),
+                   scalar_f(b, 0.01f), zero_point(b, DType::s8, 0), scalar_f(b, y_scale), zero_point(b, DType::u8, 100)},
+                  {{"pads", {1, 1, 1, 1}}});
+  };
+  const auto c1 = conv(x, 8, 0.25f), c2 = conv(x, 8, 0.3f);
+  const auto gap = qunary(b, "QLinearGlobalAveragePool", DType::u8, c1, {0.25f, 100}, {0.05f, 110}, {{"channels_last", 0}});
+  const auto gated = qbinary(b, "QLinearMul", DType::u8, c1, {0.25f, 100}, gap, {0.05f, 110}, {0.3f, 90});
+  const auto sum = qbinary(b, "QLinearAdd", DType::u8, c1, {0.25f, 100}, c2, {0.3f, 100}, {0.41f, 95});
+  b.output(c1, ElemType::u8);
+  b.output(gap, ElemType::u8);
+  b.output(gated, ElemType::u8);
+  b.output(sum, ElemType::u8);
+  for (int64_t batch : {1, 3}) {
+    for (const Agreement& a : run_both(b, "channels_last_chain", batch, 3)) {
+      const bool exact = a.output == c1 || a.output == gap;  // Mul and Add may differ on near-ties
+      EXPECT_LE(a.max_diff, exact ? 0.0 : 1.0) << a.output << " at batch " << batch;
+      EXPECT_LE(a.share(), exact ? 0.0 : 0.02) << a.output << " at batch " << batch;
+      EXPECT_GE(a.distinct, std::min<size_t>(8, size_t(a.elements) / 4)) << a.output << ": nearly constant";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace octet::parity
