@@ -147,6 +147,9 @@ void add_quantization_importers(std::map<std::string, Importer>& t, const std::v
                                " is not supported (float, double, uint8, int8, int32, int64, bool)");
                }};
 
+  // The target type is input 1's element type, which the loader has already checked.
+  t["CastLike"] = {15, {{"saturate", i64(1)}, {"round_mode", str("up")}}, {}};
+
   for (const char* op : {"QLinearAdd", "QLinearMul", "QLinearSigmoid"}) t[op] = {1, {}, {}};
   t["QLinearLeakyRelu"] = {1, {{"alpha", f32(0.01f)}}, {}};
   t["QLinearGlobalAveragePool"] = {1, {{"channels_last", i64(0)}}, reject_channels_last_node};

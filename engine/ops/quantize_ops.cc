@@ -1,4 +1,4 @@
-// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and Cast: the conversions between
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and Cast (CastLike): the conversions between
 // float and the quantized integer types (math in docs/requantization.md, sections 3 and 8).
 //
 // All four are element-wise, so they accept activations in any layout and keep it. A per-axis
@@ -280,7 +280,9 @@ OpImpl dynamic_quantize_linear_op() {
 
 // ---- Cast ----
 
+// Cast's `to`, or for CastLike the element type of its second input.
 DType cast_target(const OpContext& c) {
+  if (c.node.op == "CastLike") return c.info(1).dtype;
   auto t = dtype_of_onnx_code(c.node.attrs.i("to"));
   if (!t) c.fail("Cast to type " + std::to_string(c.node.attrs.i("to")) + " is not supported");
   return *t;
@@ -330,6 +332,7 @@ void register_quantize_ops(OpTable& t) {
   t.emplace_back("DequantizeLinear", dequantize_linear_op());
   t.emplace_back("DynamicQuantizeLinear", dynamic_quantize_linear_op());
   t.emplace_back("Cast", cast_op());
+  t.emplace_back("CastLike", cast_op());
 }
 
 }  // namespace octet

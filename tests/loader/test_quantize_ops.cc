@@ -275,6 +275,16 @@ TEST(QuantizeOps, CastTruncatesTowardZeroAndKeepsLayout) {
   EXPECT_EQ(values<uint8_t>(out[3]), (std::vector<uint8_t>{1, 1, 0, 1, 1, 1, 1, 1}));
 }
 
+TEST(QuantizeOps, CastLikeTakesTheTypeOfItsSecondInput) {
+  OnnxBuilder b(15);
+  auto x = b.input("x", {4});
+  auto like = b.initializer("like", TensorValue::s8({1}, {0}));
+  b.output(b.node("CastLike", {x, like}), ElemType::s8);
+  auto out = session_of(b).run({tensor(ir::DType::f32, {4}, std::vector<float>{-1.9f, 0.5f, 127.5f, 128.0f})});
+  EXPECT_EQ(out[0].dtype, ir::DType::s8);
+  EXPECT_EQ(values<int8_t>(out[0]), (std::vector<int8_t>{-1, 0, 127, -128}));
+}
+
 // ---- against ONNX Runtime ----
 
 #define SKIP_WITHOUT_ORT()                                                                        \
