@@ -50,7 +50,7 @@ Granularity granularity(const OpContext& c, const char* scale_name, const char* 
   const TensorInfo& x = c.info(0);
   const TensorInfo& s = c.info(1);
   if (s.dtype != DType::f32)
-    c.fail(std::string(scale_name) + " is " + type_str(s.dtype) + "; only float32 scales are supported");
+    c.fail(std::string(scale_name) + " of type " + type_str(s.dtype) + " is not supported (float32 only)");
   if (c.has(2) && c.info(2).dims != s.dims && c.info(2).count() != s.count())
     c.fail(std::string(zp_name) + " " + ir::dims_str(c.info(2).dims) + " must have the shape of " + scale_name +
            " " + ir::dims_str(s.dims));
@@ -157,7 +157,7 @@ DType quantized_type(const OpContext& c) {
   if (!c.has(2)) return from_attr.value_or(DType::u8);  // ONNX: no zero point means uint8
   const DType zp = c.info(2).dtype;
   if (zp != DType::u8 && zp != DType::s8)
-    c.fail("y_zero_point is " + type_str(zp) + "; only uint8 and int8 outputs are supported");
+    c.fail("y_zero_point of type " + type_str(zp) + " is not supported (uint8 or int8)");
   if (from_attr && *from_attr != zp)
     c.fail("output_dtype (" + type_str(*from_attr) + ") differs from y_zero_point's type (" + type_str(zp) + ")");
   return zp;
@@ -168,7 +168,7 @@ OpImpl quantize_linear_op() {
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const TensorInfo& x = c.info(0);
-    if (x.dtype != DType::f32) c.fail("x is " + type_str(x.dtype) + "; only float32 input is supported");
+    if (x.dtype != DType::f32) c.fail("x of type " + type_str(x.dtype) + " is not supported (float32 only)");
     granularity(c, "y_scale", "y_zero_point");
     return {{quantized_type(c), x.dims, x.layout}};
   };
@@ -211,7 +211,7 @@ OpImpl dequantize_linear_op() {
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const TensorInfo& x = c.info(0);
     if (x.dtype != DType::u8 && x.dtype != DType::s8 && x.dtype != DType::s32)
-      c.fail("x is " + type_str(x.dtype) + "; only uint8, int8 and int32 inputs are supported");
+      c.fail("x of type " + type_str(x.dtype) + " is not supported (uint8, int8 or int32)");
     if (c.has(2) && c.info(2).dtype != x.dtype)
       c.fail("x_zero_point is " + type_str(c.info(2).dtype) + ", x is " + type_str(x.dtype) + "; they must match");
     granularity(c, "x_scale", "x_zero_point");
@@ -260,7 +260,7 @@ OpImpl dynamic_quantize_linear_op() {
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const TensorInfo& x = c.info(0);
-    if (x.dtype != DType::f32) c.fail("x is " + type_str(x.dtype) + "; only float32 input is supported");
+    if (x.dtype != DType::f32) c.fail("x of type " + type_str(x.dtype) + " is not supported (float32 only)");
     return {{DType::u8, x.dims, x.layout}, {DType::f32, {}, Layout::row_major}, {DType::u8, {}, Layout::row_major}};
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
