@@ -206,13 +206,18 @@ const std::map<std::string, Importer>& importers() {
                  }};
     for (const char* op : {"Add", "Sub", "Mul", "Div"}) t[op] = {7, {}, {}};
     t["GlobalAveragePool"] = {1, {}, {}};
-    t["ReduceMean"] = {1,
-                       {{"keepdims", i64(1)}, {"noop_with_empty_axes", i64(0)}, {"axes", ints()}},
-                       [](Node& n, ImportContext& ctx) {
-                         if (ctx.opset >= 18) n.attrs.erase("axes");
-                         else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
-                         else axes_attr_to_input(n, ctx);
-                       }};
+    // From opset 18 (ReduceMin / ReduceMax too) the axes are an input.
+    for (const char* op : {"ReduceMean", "ReduceMin", "ReduceMax"})
+      t[op] = {1,
+               {{"keepdims", i64(1)}, {"noop_with_empty_axes", i64(0)}, {"axes", ints()}},
+               [](Node& n, ImportContext& ctx) {
+                 if (ctx.opset >= 18) n.attrs.erase("axes");
+                 else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
+                 else axes_attr_to_input(n, ctx);
+               }};
+    // Before opset 8 Min / Max do not broadcast; octet always does (a superset).
+    for (const char* op : {"Min", "Max"}) t[op] = {6, {}, {}};
+    t["Round"] = {11, {}, {}};
     auto pool_attrs = conv_geometry;
     pool_attrs.push_back({"ceil_mode", i64(0)});
     auto avg_attrs = pool_attrs;

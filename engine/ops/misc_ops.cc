@@ -1,9 +1,11 @@
-// Softmax, ReduceMean and Pad (FP32).
+// Softmax, ReduceMean / ReduceMin / ReduceMax, Min / Max, Round and Pad (FP32).
 #include <cstring>
 #include <memory>
 
 #include "engine/op_registry.h"
+#include "engine/ops/broadcast.h"
 #include "kernels/ref/copy.h"
+#include "kernels/ref/minmax.h"
 #include "kernels/ref/reduce.h"
 #include "kernels/ref/softmax.h"
 
@@ -65,15 +67,103 @@ Reduction reduction(const OpContext& c) {
   return r;
 }
 
-OpImpl reduce_mean_op() {
+std::vector<TensorInfo> infer_reduce(const OpContext& c) {
+  require_f32(c);
+  auto r = reduction(c);
+  if (r.identity) return {c.info(0)};
+  return {{ir::DType::f32, r.out, Layout::row_major}};
+}
+
+// ReduceMin / ReduceMax: the input is read through its strides, in whatever layout it has.
+OpImpl reduce_extremum_op(kernels::Extremum kind) {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = infer_reduce;
+  op.build = [kind](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    auto r = reduction(c);
+    const TensorInfo& x = c.info(0);
+    auto xp = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    if (r.identity) {
+      size_t bytes = x.bytes();
+      return [=] { ir::copy_bytes(y, xp, bytes); };
+    }
+    ir::Dims dims = x.dims;
+    auto strides = x.strides();
+    std::shared_ptr<bool[]> flags(new bool[dims.size()]);
+    for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
+    return [=] {
+      kernels::f32_reduce_extremum_strided__ref(kind, int(dims.size()), dims.data(), flags.get(), xp,
+                                                strides.data(), y);
+    };
+  };
+  return op;
+}
+
+// Min / Max of one or more inputs with numpy broadcasting, folded one input at a time into
+// the (row-major) output.
+ir::Dims variadic_broadcast_dims(const OpContext& c) {
+  if (c.in.empty()) c.fail("needs at least one input");
+  ir::Dims out = c.info(0).dims;
+  for (size_t i = 1; i < c.in.size(); ++i) out = ops::broadcast_dims(c, out, c.info(i).dims);
+  return out;
+}
+
+OpImpl variadic_extremum_op(kernels::Extremum kind) {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    for (size_t i = 0; i < c.in.size(); ++i)
+      if (c.info(i).dtype != ir::DType::f32)
+        c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " " + c.node.op + " (input " + std::to_string(i) +
+               ") is not supported (only float32)");
+    return {{ir::DType::f32, variadic_broadcast_dims(c), Layout::row_major}};
+  };
+  op.build = [kind](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const ir::Dims dims = variadic_broadcast_dims(c);
+    const TensorInfo y_info{ir::DType::f32, dims, Layout::row_major};
+    struct Step {
+      ops::StridedBroadcast geometry;
+      const float* a;  // the previous result, or input 0 for the first step
+      const float* b;
+    };
+    auto y = static_cast<float*>(out[0]);
+    std::vector<Step> steps;
+    // The first step broadcasts input 0 against itself into y; each later one folds input i in.
+    steps.push_back({ops::strided_broadcast(c.info(0), c.info(0), dims, Layout::row_major),
+                     static_cast<const float*>(in[0]), static_cast<const float*>(in[0])});
+    for (size_t i = 1; i < c.in.size(); ++i)
+      steps.push_back({ops::strided_broadcast(y_info, c.info(i), dims, Layout::row_major), y,
+                       static_cast<const float*>(in[i])});
+    return [=] {
+      for (const Step& s : steps)
+        kernels::f32_extremum_strided__ref(kind, s.geometry.rank, s.geometry.dims.data(), s.a,
+                                           s.geometry.a_strides.data(), s.b, s.geometry.b_strides.data(), y);
+    };
+  };
+  return op;
+}
+
+OpImpl round_op() {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     require_f32(c);
-    auto r = reduction(c);
-    if (r.identity) return {c.info(0)};
-    return {{ir::DType::f32, r.out, Layout::row_major}};
+    return {c.info(0)};
   };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const int64_t n = c.info(0).count();
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    return [=] { kernels::f32_round_half_even__ref(n, x, y); };
+  };
+  return op;
+}
+
+OpImpl reduce_mean_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = infer_reduce;
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto r = reduction(c);
     const TensorInfo& x = c.info(0);
@@ -166,6 +256,11 @@ OpImpl pad_op() {
 void register_misc_ops(OpTable& t) {
   t.emplace_back("Softmax", softmax_op());
   t.emplace_back("ReduceMean", reduce_mean_op());
+  t.emplace_back("ReduceMin", reduce_extremum_op(kernels::Extremum::min));
+  t.emplace_back("ReduceMax", reduce_extremum_op(kernels::Extremum::max));
+  t.emplace_back("Min", variadic_extremum_op(kernels::Extremum::min));
+  t.emplace_back("Max", variadic_extremum_op(kernels::Extremum::max));
+  t.emplace_back("Round", round_op());
   t.emplace_back("Pad", pad_op());
 }
 
