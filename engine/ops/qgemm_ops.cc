@@ -31,8 +31,11 @@ struct MatrixParam {
   int64_t size = 1;                    // values per matrix: 1, M or N
   std::vector<int64_t> batch_strides;  // in matrices; empty when every batch shares them
 
-  int64_t offset(const ops::MatMulGeometry& g, int64_t bi) const {
-    return batch_strides.empty() ? 0 : g.matrix_index(bi, batch_strides) * size;
+  // Batch bi's values out of all of them.
+  template <class T>
+  std::span<const T> of(const std::vector<T>& values, const ops::MatMulGeometry& g, int64_t bi) const {
+    const int64_t offset = batch_strides.empty() ? 0 : g.matrix_index(bi, batch_strides) * size;
+    return std::span<const T>(values).subspan(size_t(offset), size_t(size));
   }
 };
 
@@ -45,8 +48,9 @@ MatrixParam matrix_param(const OpContext& c, size_t i, const char* what, const o
   const int64_t extent = rows ? g.m : g.n;
   const char* shape = rows ? "[M] or [..., M, 1]" : "[N] or [..., 1, N]";
   auto bad = [&] {
-    c.fail(std::string(what) + " " + ir::dims_str(d) + " is neither a scalar nor " + (rows ? "per row " : "per column ") +
-           shape + " with " + (rows ? "M = " : "N = ") + std::to_string(extent));
+    c.fail(std::string(what) + " " + ir::dims_str(d) + " is neither a scalar nor " +
+           (rows ? "per row " : "per column ") + shape + " with " + (rows ? "M = " : "N = ") +
+           std::to_string(extent));
   };
   p.size = extent;
   if (d.size() == 1) {
@@ -129,15 +133,14 @@ Kernel build_qlinearmatmul(const OpContext& c, std::span<const void* const> in, 
                                p[kBZeroPoint].ints(), p[kYScale].scalar(), p[kYZeroPoint].int_scalar()};
         },
         [=](const QMatMulParams& p) {
-          auto part = [&](const auto& values, const MatrixParam& mp, int64_t bi) {
-            return std::span(values).subspan(size_t(mp.offset(q.g, bi)), size_t(mp.size));
-          };
-          for (int64_t bi = 0; bi < q.g.batches(); ++bi) {
-            const TA* ab = static_cast<const TA*>(a) + q.g.matrix_index(bi, q.g.a_batch_strides) * q.g.m * q.g.k;
-            const TB* bb = static_cast<const TB*>(b) + q.g.matrix_index(bi, q.g.b_batch_strides) * q.g.k * q.g.n;
-            kernels::q8_qlinear_matmul__ref(s, ab, part(p.a_scale, q.a_scale, bi), part(p.a_zero_point, q.a_zero_point, bi),
-                                            bb, part(p.b_scale, q.b_scale, bi), part(p.b_zero_point, q.b_zero_point, bi),
-                                            p.y_scale, p.y_zero_point, static_cast<TY*>(y) + bi * q.g.m * q.g.n);
+          const ops::MatMulGeometry& g = q.g;
+          for (int64_t bi = 0; bi < g.batches(); ++bi) {
+            const TA* ab = static_cast<const TA*>(a) + g.matrix_index(bi, g.a_batch_strides) * g.m * g.k;
+            const TB* bb = static_cast<const TB*>(b) + g.matrix_index(bi, g.b_batch_strides) * g.k * g.n;
+            kernels::q8_qlinear_matmul__ref(
+                s, ab, q.a_scale.of(p.a_scale, g, bi), q.a_zero_point.of(p.a_zero_point, g, bi), bb,
+                q.b_scale.of(p.b_scale, g, bi), q.b_zero_point.of(p.b_zero_point, g, bi), p.y_scale,
+                p.y_zero_point, static_cast<TY*>(y) + bi * g.m * g.n);
           }
         });
   });
@@ -188,12 +191,12 @@ Kernel build_matmulinteger(const OpContext& c, std::span<const void* const> in, 
           return IntMatMulParams{p[kIntAZeroPoint].ints(), p[kIntBZeroPoint].ints()};
         },
         [=](const IntMatMulParams& p) {
-          for (int64_t bi = 0; bi < q.g.batches(); ++bi) {
-            const TA* ab = static_cast<const TA*>(a) + q.g.matrix_index(bi, q.g.a_batch_strides) * q.g.m * q.g.k;
-            const TB* bb = static_cast<const TB*>(b) + q.g.matrix_index(bi, q.g.b_batch_strides) * q.g.k * q.g.n;
-            auto za = std::span(p.a_zero_point).subspan(size_t(q.a_zero_point.offset(q.g, bi)), size_t(q.a_zero_point.size));
-            auto zb = std::span(p.b_zero_point).subspan(size_t(q.b_zero_point.offset(q.g, bi)), size_t(q.b_zero_point.size));
-            kernels::q8_gemm_int32__ref(s, ab, za, bb, zb, nullptr, 0, 0, y + bi * q.g.m * q.g.n);
+          const ops::MatMulGeometry& g = q.g;
+          for (int64_t bi = 0; bi < g.batches(); ++bi) {
+            const TA* ab = static_cast<const TA*>(a) + g.matrix_index(bi, g.a_batch_strides) * g.m * g.k;
+            const TB* bb = static_cast<const TB*>(b) + g.matrix_index(bi, g.b_batch_strides) * g.k * g.n;
+            kernels::q8_gemm_int32__ref(s, ab, q.a_zero_point.of(p.a_zero_point, g, bi), bb,
+                                        q.b_zero_point.of(p.b_zero_point, g, bi), nullptr, 0, 0, y + bi * g.m * g.n);
           }
         });
   });

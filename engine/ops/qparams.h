@@ -64,6 +64,7 @@ inline void require_zero_point(const OpContext& c, size_t i, const char* what, i
 inline ir::DType quantized_output_type(const OpContext& c, size_t zero_point) {
   if (!c.has(zero_point)) return ir::DType::u8;
   require_q8(c, zero_point, "the output zero point");
+  require_zero_point(c, zero_point, "the output zero point", c.info(zero_point).dtype);
   return c.info(zero_point).dtype;
 }
 

@@ -238,21 +238,25 @@ TEST(QOpsEngine, UnsupportedTypeCombinationIsNamed) {
 
 TEST(QOpsEngine, BadParameterShapesAreNamed) {
   OnnxBuilder b(13);
+  auto init = [&](OnnxBuilder& m, const TensorValue& t) {
+    static int count = 0;
+    return m.initializer("k" + std::to_string(++count), t);
+  };
   const auto x = b.input("x", {1, 2, 3, 3}, ElemType::u8);
   b.output(b.node("QLinearConv",
-                  {x, b.initializer("xs", TensorValue::scalar_f32(0.1f)), b.initializer("xz", TensorValue::u8({}, {0})),
-                   b.initializer("w", TensorValue::s8({3, 2, 1, 1}, {1, 2, 3, 4, 5, 6})),
-                   b.initializer("ws", TensorValue::f32({2}, {0.1f, 0.2f})), b.initializer("wz", TensorValue::s8({}, {0})),
-                   b.initializer("ys", TensorValue::scalar_f32(0.1f)), b.initializer("yz", TensorValue::u8({}, {0}))}),
+                  {x, init(b, TensorValue::scalar_f32(0.1f)), init(b, TensorValue::u8({}, {0})),
+                   init(b, TensorValue::s8({3, 2, 1, 1}, {1, 2, 3, 4, 5, 6})),
+                   init(b, TensorValue::f32({2}, {0.1f, 0.2f})), init(b, TensorValue::s8({}, {0})),
+                   init(b, TensorValue::scalar_f32(0.1f)), init(b, TensorValue::u8({}, {0}))}),
            ElemType::u8);
   expect_load_error(b, "w_scale [2] must be a scalar or a 1-D tensor of 3 values");
 
   OnnxBuilder g(13);
   const auto a = g.input("a", {2, 4}, ElemType::u8);
-  const auto y = g.node("QGemm", {a, g.initializer("as", TensorValue::scalar_f32(0.1f)), g.initializer("az", TensorValue::u8({}, {0})),
-                                  g.initializer("b", TensorValue::s8({4, 3}, std::vector<int64_t>(12, 1))),
-                                  g.initializer("bs", TensorValue::scalar_f32(0.1f)), g.initializer("bz", TensorValue::s8({}, {0})),
-                                  "", g.initializer("ys", TensorValue::scalar_f32(0.1f))});
+  const auto y = g.node("QGemm", {a, init(g, TensorValue::scalar_f32(0.1f)), init(g, TensorValue::u8({}, {0})),
+                                  init(g, TensorValue::s8({4, 3}, std::vector<int64_t>(12, 1))),
+                                  init(g, TensorValue::scalar_f32(0.1f)), init(g, TensorValue::s8({}, {0})), "",
+                                  init(g, TensorValue::scalar_f32(0.1f))});
   g.set_domain(y, "com.microsoft");
   g.output(y, ElemType::f32);
   expect_load_error(g, "y_scale and y_zero_point must be given together");

@@ -174,7 +174,9 @@ std::vector<int64_t> random_weights(std::mt19937& rng, DType t, size_t n) {
 
 // An output scale that spreads sum_k (x - zx)(w - zw) over ~ +-64 output steps for random
 // full-range operands (each factor has a standard deviation of about 74).
-float spread_scale(float in_scale, float w_scale, int64_t k) { return in_scale * w_scale * 74.0f * 74.0f * std::sqrt(float(k)) / 40.0f; }
+float spread_scale(float in_scale, float w_scale, int64_t k) {
+  return in_scale * w_scale * 74.0f * 74.0f * std::sqrt(float(k)) / 40.0f;
+}
 
 struct QConvCase {
   DType x = DType::u8, w = DType::s8, y = DType::u8;
@@ -208,7 +210,8 @@ OnnxBuilder qlinearconv_model(const QConvCase& q) {
       b.initializer("w_zero_point", TensorValue::ints(elem(q.w), scale_dims, std::vector<int64_t>(scales, q.w_zp))),
       scalar_f(b, spread_scale(x_scale, w_scale[0], k)),
       zero_point(b, q.y, q.y_zp)};
-  if (q.bias) in.push_back(b.initializer("bias", TensorValue::s32({q.out_c}, random_ints(rng, size_t(q.out_c), -3000, 3000))));
+  if (q.bias)
+    in.push_back(b.initializer("bias", TensorValue::s32({q.out_c}, random_ints(rng, size_t(q.out_c), -3000, 3000))));
   std::vector<int64_t> strides = q.strides, pads = q.pads, dilations = q.dilations;
   if (q.one_d) {
     strides.resize(1);
@@ -340,7 +343,8 @@ OnnxBuilder qlinearmatmul_model(std::vector<int64_t> a_dims, std::vector<int64_t
   std::mt19937 rng(9);
   const auto a = b.input("a", a_dims, ElemType::u8);
   const int64_t k = b_dims[b_dims.size() - 2], n = b_dims.back();
-  const auto bw = b.initializer("b", TensorValue::ints(elem(tb), b_dims, random_weights(rng, tb, testing::count_of(b_dims))));
+  const auto bw =
+      b.initializer("b", TensorValue::ints(elem(tb), b_dims, random_weights(rng, tb, testing::count_of(b_dims))));
   const size_t count = per_column ? size_t(n) : 1;
   std::vector<int64_t> sd = per_column ? std::vector<int64_t>{n} : std::vector<int64_t>{};
   const auto b_scale = random_scales(rng, count, 0.005f, 0.02f);
@@ -389,13 +393,14 @@ struct QGemmCase {
   DType tb = DType::s8;
   bool trans_b = false, bias = true, quantized = true, per_column = true;
   float alpha = 1.0f;
+  bool trans_a = false;
 };
 
 OnnxBuilder qgemm_model(const QGemmCase& q) {
   OnnxBuilder b(13);
   std::mt19937 rng(12);
   const int64_t k = 32, n = 10;
-  const auto a = b.input("a", {-1, k}, ElemType::u8);
+  const auto a = b.input("a", q.trans_a ? std::vector<int64_t>{k, -1} : std::vector<int64_t>{-1, k}, ElemType::u8);
   std::vector<int64_t> bd = q.trans_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
   const size_t count = q.per_column ? size_t(n) : 1;
   std::vector<int64_t> sd = q.per_column ? std::vector<int64_t>{n} : std::vector<int64_t>{};
@@ -410,7 +415,8 @@ OnnxBuilder qgemm_model(const QGemmCase& q) {
     in.push_back(scalar_f(b, spread_scale(0.03f * q.alpha, b_scale[0], k)));
     in.push_back(zero_point(b, DType::u8, 131));
   }
-  const auto y = b.node("QGemm", in, {{"alpha", q.alpha}, {"transB", int64_t(q.trans_b)}});
+  const auto y =
+      b.node("QGemm", in, {{"alpha", q.alpha}, {"transA", int64_t(q.trans_a)}, {"transB", int64_t(q.trans_b)}});
   b.set_domain(y, kMicrosoft);
   b.output(y, q.quantized ? ElemType::u8 : ElemType::f32);
   return b;
@@ -422,6 +428,7 @@ TEST(QOpsParity, QGemmQuantizedOutput) {
   expect_exact(qgemm_model({.bias = false}), "qgemm_no_bias");
   expect_exact(qgemm_model({.trans_b = true, .per_column = false}), "qgemm_transb_per_tensor");
   expect_exact(qgemm_model({.tb = DType::u8, .trans_b = true, .alpha = 0.75f}), "qgemm_u8u8_transb_alpha");
+  expect_exact(qgemm_model({.trans_a = true}), "qgemm_transa");
 }
 
 TEST(QOpsParity, QGemmFloatOutput) {
@@ -432,7 +439,8 @@ TEST(QOpsParity, QGemmFloatOutput) {
 
 // ---- Element-wise and pooling contrib ops
 
-std::string ms_node(OnnxBuilder& b, const std::string& op, const std::vector<std::string>& in, const testing::Attrs& attrs = {}) {
+std::string ms_node(OnnxBuilder& b, const std::string& op, const std::vector<std::string>& in,
+                    const testing::Attrs& attrs = {}) {
   const auto y = b.node(op, in, attrs);
   b.set_domain(y, kMicrosoft);
   return y;
@@ -443,7 +451,8 @@ struct Q {
   int64_t zp;
 };
 
-std::string qbinary(OnnxBuilder& b, const std::string& op, DType t, const std::string& a, Q qa, const std::string& bb, Q qb, Q qy) {
+std::string qbinary(OnnxBuilder& b, const std::string& op, DType t, const std::string& a, Q qa, const std::string& bb,
+                    Q qb, Q qy) {
   return ms_node(b, op,
                  {a, scalar_f(b, qa.scale), zero_point(b, t, qa.zp), bb, scalar_f(b, qb.scale), zero_point(b, t, qb.zp),
                   scalar_f(b, qy.scale), zero_point(b, t, qy.zp)});
@@ -451,7 +460,8 @@ std::string qbinary(OnnxBuilder& b, const std::string& op, DType t, const std::s
 
 std::string qunary(OnnxBuilder& b, const std::string& op, DType t, const std::string& x, Q qx, Q qy,
                    const testing::Attrs& attrs = {}) {
-  return ms_node(b, op, {x, scalar_f(b, qx.scale), zero_point(b, t, qx.zp), scalar_f(b, qy.scale), zero_point(b, t, qy.zp)},
+  return ms_node(b, op,
+                 {x, scalar_f(b, qx.scale), zero_point(b, t, qx.zp), scalar_f(b, qy.scale), zero_point(b, t, qy.zp)},
                  attrs);
 }
 
@@ -466,7 +476,8 @@ TEST(QOpsParity, QLinearAddBroadcast) {
     const auto full = b.input("full", {-1, 6, 5, 4}, elem(t));
     const auto per_channel = b.input("per_channel", {1, 6, 1, 1}, elem(t));
     b.output(qbinary(b, "QLinearAdd", t, x, {0.0213f, z + 3}, full, {0.0178f, z - 9}, {0.0301f, z + 1}), elem(t));
-    b.output(qbinary(b, "QLinearAdd", t, x, {0.0213f, z + 3}, per_channel, {0.0178f, z - 9}, {0.0301f, z + 1}), elem(t));
+    b.output(qbinary(b, "QLinearAdd", t, x, {0.0213f, z + 3}, per_channel, {0.0178f, z - 9}, {0.0301f, z + 1}),
+             elem(t));
     expect_within_one(b, std::string("qadd_calibrated_") + ir::dtype_name(t), 0.01);
 
     OnnxBuilder ties(13);
@@ -503,6 +514,16 @@ TEST(QOpsParity, QLinearSigmoid) {
   b.output(qunary(b, "QLinearSigmoid", DType::u8, xu, {0.05f, 128}, {1.0f / 256.0f, 0}), ElemType::u8);
   b.output(qunary(b, "QLinearSigmoid", DType::s8, xs, {0.04f, 3}, {1.0f / 256.0f, -128}), ElemType::s8);
   expect_within_one(b, "qsigmoid", 0.02);
+}
+
+TEST(QOpsParity, QLinearLeakyRelu) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const auto xu = b.input("xu", {-1, 4, 8, 8}, ElemType::u8);
+  const auto xs = b.input("xs", {-1, 4, 8, 8}, ElemType::s8);
+  b.output(qunary(b, "QLinearLeakyRelu", DType::u8, xu, {0.05f, 128}, {0.03f, 40}, {{"alpha", 0.1f}}), ElemType::u8);
+  b.output(qunary(b, "QLinearLeakyRelu", DType::s8, xs, {0.04f, 3}, {0.025f, -90}, {{"alpha", 0.3f}}), ElemType::s8);
+  expect_exact(b, "qleakyrelu");
 }
 
 TEST(QOpsParity, QLinearGlobalAveragePool) {
@@ -544,11 +565,13 @@ TEST(QOpsParity, ChannelsLastChain) {
     return b.node("QLinearConv",
                   {in, scalar_f(b, 0.05f), zero_point(b, DType::u8, 128),
                    constant(b, TensorValue::s8({out_c, 4, 3, 3}, random_ints(rng, size_t(out_c) * 36, -127, 127))),
-                   scalar_f(b, 0.01f), zero_point(b, DType::s8, 0), scalar_f(b, y_scale), zero_point(b, DType::u8, 100)},
+                   scalar_f(b, 0.01f), zero_point(b, DType::s8, 0), scalar_f(b, y_scale),
+                   zero_point(b, DType::u8, 100)},
                   {{"pads", {1, 1, 1, 1}}});
   };
   const auto c1 = conv(x, 8, 0.25f), c2 = conv(x, 8, 0.3f);
-  const auto gap = qunary(b, "QLinearGlobalAveragePool", DType::u8, c1, {0.25f, 100}, {0.05f, 110}, {{"channels_last", 0}});
+  const auto gap =
+      qunary(b, "QLinearGlobalAveragePool", DType::u8, c1, {0.25f, 100}, {0.05f, 110}, {{"channels_last", 0}});
   const auto gated = qbinary(b, "QLinearMul", DType::u8, c1, {0.25f, 100}, gap, {0.05f, 110}, {0.3f, 90});
   const auto sum = qbinary(b, "QLinearAdd", DType::u8, c1, {0.25f, 100}, c2, {0.3f, 100}, {0.41f, 95});
   b.output(c1, ElemType::u8);
