@@ -61,7 +61,7 @@ TapComparison compare_tap(std::span<const float> octet, std::span<const float> o
 }
 
 TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "octet-XXXXXX").string();
+  std::string pattern = (std::filesystem::temp_directory_path() / "octet-eval-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw ir::Error("cannot create a temporary folder in " + pattern);
   path_ = pattern;
 }

@@ -2,6 +2,7 @@
 // training images and write it as a standard ONNX QDQ model (octet and ONNX Runtime both run it).
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,44 @@ void check_output_path(const std::string& model, const std::string& out) {
   if (fs::is_directory(out, ec)) throw ir::Error("-o " + out + " is a folder; give a file name such as model_int8.onnx");
 }
 
+// The FP32 model's card copied beside the INT8 model (OUT.onnx -> OUT.json), so `octet eval
+// OUT.onnx` feeds it the same preprocessed images without flags. Never overwrites a card that is
+// already there. Returns what it did, for the report ("" when the FP32 model has no card).
+std::string write_card(const std::string& model, const std::string& out, const QuantizeResult& q) {
+  std::error_code ec;
+  const fs::path src = fs::path(model).replace_extension(".json");
+  const fs::path dst = fs::path(out).replace_extension(".json");
+  if (!fs::exists(src, ec)) return "";
+  if (fs::exists(dst, ec)) return "kept the existing " + dst.string();
+  std::ifstream in(src);
+  json card;
+  try {
+    card = json::parse(in);
+  } catch (const json::exception& e) {
+    throw ir::Error(src.string() + ": malformed model card: " + e.what());
+  }
+  card["model"] = fs::path(out).filename().string();
+  card["quantization"] = {{"from", fs::path(model).filename().string()},
+                          {"method", calib::method_name(q.settings.calibration.method)},
+                          {"calibration_images", q.images},
+                          {"calibration_data", q.data}};
+  const fs::path tmp = dst.string() + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << card.dump(2) << "\n";
+    if (!f) {
+      fs::remove(tmp, ec);
+      throw ir::Error("cannot write the model card " + dst.string());
+    }
+  }
+  fs::rename(tmp, dst, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw ir::Error("cannot write the model card " + dst.string() + ": " + ec.message());
+  }
+  return "wrote " + dst.string() + " (from " + src.string() + ")";
+}
+
 int run_quantize(const QuantizeCommandOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   parse_settings(o.calib);  // a bad --method or --act fails before anything is read
@@ -56,6 +95,7 @@ int run_quantize(const QuantizeCommandOptions& o) {
                        fs::path(o.model).filename().string(), calib::method_name(q.settings.calibration.method),
                        q.images);
   loader::save_onnx(q.graph, o.out, wo);
+  const std::string card = write_card(o.model, o.out, q);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   const auto fp32_bytes = fs::file_size(o.model), int8_bytes = fs::file_size(o.out);
@@ -68,6 +108,7 @@ int run_quantize(const QuantizeCommandOptions& o) {
               {"size_ratio", ratio},
               {"octet_int8_ops", int8_ops},
               {"seconds", seconds},
+              {"card", card},
               {"calibration", quantize_report_json(q)}};
     fmt::print("{}\n", j.dump(2));
     return 0;
@@ -82,6 +123,7 @@ int run_quantize(const QuantizeCommandOptions& o) {
   fmt::print("time         {:.1f} s (data {:.1f} s, calibration {:.1f} s, quantization {:.2f} s)\n", seconds,
              q.load_seconds, q.calibrate_seconds, q.quantize_seconds);
   fmt::print("wrote        {}\n", o.out);
+  if (!card.empty()) fmt::print("card         {}\n", card);
   return 0;
 }
 
