@@ -516,6 +516,23 @@ TEST(QOpsParity, QLinearSigmoid) {
   expect_within_one(b, "qsigmoid", 0.02);
 }
 
+// Every table entry: 4096 random bytes hit all 256 values (with near certainty), for several
+// parameter sets. ORT evaluates the logistic function with MLAS's approximation, octet with
+// 1 / (1 + exp(-x)); an entry moves only when that lands within an ulp of a rounding tie.
+TEST(QOpsParity, QLinearSigmoidWholeTables) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const auto xu = b.input("xu", {1, 4096}, ElemType::u8);
+  const auto xs = b.input("xs", {1, 4096}, ElemType::s8);
+  for (Q qx : {Q{0.1f, 128}, Q{0.0625f, 100}, Q{0.0213f, 131}, Q{0.25f, 0}})
+    for (Q qy : {Q{1.0f / 256.0f, 0}, Q{1.0f / 255.0f, 0}, Q{0.0041f, 3}})
+      b.output(qunary(b, "QLinearSigmoid", DType::u8, xu, qx, qy), ElemType::u8);
+  for (Q qx : {Q{0.1f, 0}, Q{0.05f, -20}, Q{0.0371f, 7}})
+    for (Q qy : {Q{1.0f / 256.0f, -128}, Q{1.0f / 255.0f, -128}, Q{0.0043f, -120}})
+      b.output(qunary(b, "QLinearSigmoid", DType::s8, xs, qx, qy), ElemType::s8);
+  expect_within_one(b, "qsigmoid_tables", 0.02, {1}, 16);
+}
+
 TEST(QOpsParity, QLinearLeakyRelu) {
   OCTET_SKIP_WITHOUT_ORT();
   OnnxBuilder b(13);
