@@ -422,6 +422,49 @@ TEST(QuantizeOpsOrt, QuantizedMaxPoolAndConcatOnNhwcMatchOnnxRuntime) {
   expect_same_as_ort(b, "qmaxpool", {random_floats({1, 3, 7, 7}, 11, -2.0f, 2.0f)});
 }
 
+TEST(QuantizeOpsOrt, DynamicQuantizationGraphMatchesOnnxRuntime) {
+  // What onnxruntime.quantization.quantize_dynamic writes for a Conv and a MatMul: the input is
+  // quantized per call, the integer op runs, and the scale product is computed at run time.
+  SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13, "dynamic", 3);
+  auto int8_init = [&](const std::string& name, std::vector<int64_t> dims) {
+    std::vector<int64_t> v;
+    for (float f : b.uniform(testing::count_of(dims), -127.0f, 128.0f)) v.push_back(int64_t(std::floor(f)));
+    return b.initializer(name, TensorValue::s8(dims, v));
+  };
+  auto x = b.input("x", {2, 3, 6, 6});
+  auto xq = b.node_multi("DynamicQuantizeLinear", {x}, 3);
+  auto conv = b.node("ConvInteger", {xq[0], int8_init("w", {4, 3, 3, 3}), xq[2],
+                                     b.initializer("w_zp", TensorValue::s8({}, {0}))},
+                     {{"pads", {1, 1, 1, 1}}});
+  auto conv_scale = b.node("Mul", {xq[1], b.initializer("w_scale", {}, {0.0123f})});
+  auto conv_out = b.node("Add", {b.node("Mul", {b.node("Cast", {conv}, {{"to", 1}}), conv_scale}),
+                                 b.initializer("conv_bias", {4, 1, 1}, {0.5f, -0.25f, 0.0f, 1.0f})});
+  auto flat = b.node("Flatten", {b.node("Relu", {conv_out})});  // [2, 144]
+  auto fq = b.node_multi("DynamicQuantizeLinear", {flat}, 3);
+  auto mm = b.node("MatMulInteger", {fq[0], int8_init("m", {144, 5}), fq[2],
+                                     b.initializer("m_zp", TensorValue::s8({}, {0}))});
+  auto mm_scale = b.node("Mul", {fq[1], b.initializer("m_scale", {}, {0.0071f})});
+  b.output(b.node("Mul", {b.node("Cast", {mm}, {{"to", 1}}), mm_scale}), {2, 5});
+  // Unoptimized ORT runs these exact ops; its fused DynamicQuantizeMatMul may round differently.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("octet-dynamic-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "dynamic.onnx").string();
+  b.save(path);
+  Session session = Session::load(path);
+  for (uint32_t seed : {4u, 5u}) {
+    const ir::TensorData input = random_floats({2, 3, 6, 6}, seed, -1.0f, 3.0f);
+    const auto ours = session.run({input});
+    testing::OrtOptions opt;
+    opt.graph_opt = "disabled";
+    const auto theirs = testing::run_ort(path, {{"x", to_npy(input)}}, opt);
+    const ir::TensorData ref = from_npy(theirs.at(session.outputs()[0].name));
+    EXPECT_TRUE(ours[0].bytes == ref.bytes) << "seed " << seed << ": not bit-identical to ONNX Runtime";
+  }
+  fs::remove_all(dir);
+}
+
 // ---- a model written by ONNX Runtime itself ----
 
 // Runs tools/ort/ort_fuse.mjs (no shell): ORT writes the graph it runs for `model`.
