@@ -7,7 +7,6 @@
 // when the kernel is built; computed ones (DynamicQuantizeLinear's outputs, scale products of
 // dynamically quantized graphs) are read by the kernel on every run.
 #include <algorithm>
-#include <memory>
 #include <optional>
 
 #include "engine/op_registry.h"
