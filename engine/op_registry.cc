@@ -57,15 +57,38 @@ const OpImpl* find_op(const std::string& op_type) {
 namespace octet {
 
 std::vector<ir::TensorData> evaluate_now(const OpImpl& impl, const OpContext& ctx,
-                                         const std::vector<TensorInfo>& outs,
+                                         const std::vector<TensorInfo>& row_major_outs,
                                          const std::vector<const void*>& in) {
+  // Constants are row-major; an op that wants another layout (Conv reads NHWC) gets a
+  // relayouted copy, exactly as the planner would insert a relayout step before it.
+  OpContext c = ctx;
+  std::vector<TensorInfo> infos(ctx.in.size());
+  std::vector<std::vector<std::byte>> moved;
+  std::vector<const void*> ptrs = in;
+  bool relaid = false;
+  for (size_t i = 0; i < ctx.in.size(); ++i) {
+    if (!ctx.in[i]) continue;
+    infos[i] = *ctx.in[i];
+    auto want = impl.want_layout ? impl.want_layout(ctx, i) : std::nullopt;
+    if (want && *want != infos[i].layout) {
+      if (!same_memory(infos[i].dims, infos[i].layout, *want)) {
+        moved.emplace_back(infos[i].bytes());
+        relayout(infos[i], in[i], *want, moved.back().data());
+        ptrs[i] = moved.back().data();
+      }
+      infos[i].layout = *want;
+      relaid = true;
+    }
+    c.in[i] = &infos[i];
+  }
+  const std::vector<TensorInfo> outs = relaid ? impl.infer(c) : row_major_outs;
   std::vector<std::vector<std::byte>> bufs;
   std::vector<void*> out_ptrs;
   for (const auto& o : outs) {
     bufs.emplace_back(o.bytes() + 1);  // + 1: a valid address for empty tensors
     out_ptrs.push_back(bufs.back().data());
   }
-  impl.build(ctx, in, out_ptrs)();
+  impl.build(c, ptrs, out_ptrs)();
   std::vector<ir::TensorData> result;
   for (size_t i = 0; i < outs.size(); ++i) {
     ir::TensorData t = ir::TensorData::make(outs[i].dtype, outs[i].dims);

@@ -65,8 +65,9 @@ std::optional<Layout> want_channels_last(const OpContext&, size_t);
 
 namespace octet {
 // Runs one op right away on inputs whose contents are known (constant folding) and
-// returns its outputs in row-major order. `outs` is what impl.infer returned for ctx.
+// returns its outputs in row-major order. `row_major_outs` is what impl.infer returned for
+// ctx with every input row-major (inputs an op wants in another layout are relayouted here).
 std::vector<ir::TensorData> evaluate_now(const OpImpl& impl, const OpContext& ctx,
-                                         const std::vector<TensorInfo>& outs,
+                                         const std::vector<TensorInfo>& row_major_outs,
                                          const std::vector<const void*>& in);
 }  // namespace octet
