@@ -53,16 +53,16 @@ void print_single_report(const json& r) {
   fmt::print("data     {}\n", r["data"].get<std::string>());
   print_int8_origin(r);
   const bool ort = r.contains("ort");
-  fmt::print("\n{:<34} {:>14} {:>14} {:>10}\n", "", "octet" + prec,
+  fmt::print("\n{:<32} {:>16} {:>16} {:>10}\n", "", "octet" + prec,
              ort ? "ORT " + r["ort"]["version"].get<std::string>() + prec : "", ort ? "octet/ORT" : "");
   const auto& om = r["octet"]["accuracy"];
-  fmt::print("{:<34} {:>14} {:>14}\n", "top-1", pct(om["top1"]), ort ? pct(r["ort"]["accuracy"]["top1"]) : "");
-  fmt::print("{:<34} {:>14} {:>14}\n", "top-5", pct(om["top5"]), ort ? pct(r["ort"]["accuracy"]["top5"]) : "");
+  fmt::print("{:<32} {:>16} {:>16}\n", "top-1", pct(om["top1"]), ort ? pct(r["ort"]["accuracy"]["top1"]) : "");
+  fmt::print("{:<32} {:>16} {:>16}\n", "top-5", pct(om["top5"]), ort ? pct(r["ort"]["accuracy"]["top5"]) : "");
   if (ort) {
     const auto& a = r["agreement"];
-    fmt::print("{:<34} {:>14}\n", "top-1 agreement",
+    fmt::print("{:<32} {:>16}\n", "top-1 agreement",
                fmt::format("{}/{}", a["same_top1"].get<int64_t>(), a["images"].get<int64_t>()));
-    fmt::print("{:<34} {:>14}\n", "max |octet - ORT| (max |ORT|)",
+    fmt::print("{:<32} {:>16}\n", "max |octet - ORT| (max |ORT|)",
                fmt::format("{:.2g} ({:.3g})", a["max_abs_diff"].get<double>(), a["max_abs_ref"].get<double>()));
     if (r.contains("int8_logits")) fmt::print("{}\n", logits_line(r["int8_logits"]));
   }
