@@ -72,9 +72,8 @@ void q8_add_ratio_fma_strided__ref(int rank, const int64_t* dims, const T* a,
   check_clamp<T>("q8_add_ratio_fma_strided__ref", y_min, y_max);
   const float ra = a_q.scale / y_q.scale;
   const float rb = b_q.scale / y_q.scale;
-  const float za = ra * static_cast<float>(a_q.zero_point);
   const float zb = rb * static_cast<float>(b_q.zero_point);
-  const float zab = za + zb;
+  const float zab = std::fma(ra, static_cast<float>(a_q.zero_point), zb);
   const float k = static_cast<float>(y_q.zero_point) - zab;
   binary_walk(rank, dims, a, a_strides, b, b_strides, y, [&](int32_t qa, int32_t qb) {
     const float t = std::fma(static_cast<float>(qb), rb, k);

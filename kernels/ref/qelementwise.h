@@ -28,7 +28,8 @@ void q8_add_strided__ref(int rank, const int64_t* dims, const T* a, const int64_
 // AVX2 when neither input is a broadcast scalar), a named variant for bit-exact
 // comparison with ORT; can differ from q8_add_strided__ref by 1 on near-ties:
 //   ra = a.scale / y.scale, rb = b.scale / y.scale
-//   k  = float(y.zero_point) - (ra * a.zero_point + rb * b.zero_point)
+//   k  = float(y.zero_point) - fma(ra, a.zero_point, rb * b.zero_point)
+//        (MLAS's source has ra * za + rb * zb; ORT's build contracts it into that FMA)
 //   y  = clamp(round_half_even(fma(qa, ra, fma(qb, rb, k))), y_min, y_max)
 template <typename T>
 void q8_add_ratio_fma_strided__ref(int rank, const int64_t* dims, const T* a,

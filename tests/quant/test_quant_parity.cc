@@ -174,11 +174,12 @@ TEST(QuantParity, OctetRunsTheQdqModelInIntegers) {
 }
 
 // The bundled models on Fashion-MNIST: calibrate on training images, compare on test images.
-class BundledModelParity : public ::testing::TestWithParam<std::string> {};
+class BundledModelParity : public ::testing::TestWithParam<std::tuple<std::string, calib::Method, bool>> {};
 
-TEST_P(BundledModelParity, MinMaxPerChannelMatchesOrt) {
+TEST_P(BundledModelParity, MatchesOrt) {
+  const auto [name, method, per_channel] = GetParam();
   if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
-  const std::string model = std::string(OCTET_SOURCE_DIR) + "/models/" + GetParam() + ".onnx";
+  const std::string model = std::string(OCTET_SOURCE_DIR) + "/models/" + name + ".onnx";
   data::Dataset train, test;
   try {
     data::LoadOptions lo;
@@ -201,11 +202,90 @@ TEST_P(BundledModelParity, MinMaxPerChannelMatchesOrt) {
     }
     return out;
   };
-  ir::Graph qdq = calib::quantize_model(loader::load_onnx(model), batches(train, 50), {}, {});
-  expect_parity(octet_vs_ort(qdq, batches(test, 100), GetParam()), GetParam() + " minmax per-channel u8");
+  calib::CalibrationOptions co;
+  co.method = method;
+  calib::QuantizeOptions qo;
+  qo.per_channel = per_channel;
+  ir::Graph qdq = calib::quantize_model(loader::load_onnx(model), batches(train, 50), co, qo);
+  expect_parity(octet_vs_ort(qdq, batches(test, 100), name),
+                name + " " + calib::method_name(method) + (per_channel ? " per-channel" : " per-tensor") + " u8");
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, BundledModelParity, ::testing::Values("tinynet", "resnet8"));
+INSTANTIATE_TEST_SUITE_P(Models, BundledModelParity,
+                         ::testing::Values(std::make_tuple("tinynet", calib::Method::minmax, true),
+                                           std::make_tuple("resnet8", calib::Method::minmax, true),
+                                           std::make_tuple("resnet8", calib::Method::entropy, false)));
+
+}  // namespace
+}  // namespace octet
+
+namespace octet {
+namespace {
+
+// Every pair of uint8 codes through a QDQ residual Add whose operands both have non-zero zero
+// points: ORT's fused QLinearAdd folds the zero points into one constant with an FMA (its
+// compiler contracts ra * za + rb * zb), which decides near-ties. octet must match every code.
+TEST(QuantParity, QdqAddMatchesOrtOnEveryCodePair) {
+  if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  struct Params { float sa, sb, sy; int za, zb, zy; };
+  // Found by searching random parameters for the most code pairs on which the contracted and
+  // the plain constant round differently (15 and 8 of 65,536); typical ones have none.
+  const std::vector<Params> cases = {{0.0160068646f, 0.0412515178f, 0.0295522436f, 113, 168, 84},
+                                     {0.00723856688f, 0.01675703f, 0.0303222537f, 173, 131, 103},
+                                     {0.0213f, 0.0178f, 0.0301f, 131, 119, 127}};
+  for (const auto& p : cases) {
+    ir::Graph g;
+    g.source = "qdq_add";
+    g.opset = 13;
+    g.inputs = {"a", "b"};
+    g.values["a"] = ir::Value{"a", ir::DType::f32, ir::Dims{256, 256}, std::nullopt};
+    g.values["b"] = ir::Value{"b", ir::DType::f32, ir::Dims{256, 256}, std::nullopt};
+    auto constant = [&](const std::string& name, ir::TensorData t) {
+      g.values[name] = ir::Value{name, t.dtype, t.dims, std::move(t)};
+    };
+    auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
+      ir::Node n;
+      n.name = out + "_node";
+      n.op = op;
+      n.inputs = std::move(in);
+      n.outputs = {out};
+      g.nodes.push_back(n);
+      g.values[out].name = out;
+    };
+    auto qdq = [&](const std::string& t, float s, int zp) {
+      constant(t + "_s", ir::TensorData::f32({}, std::vector<float>{s}));
+      ir::TensorData z = ir::TensorData::make(ir::DType::u8, {});
+      z.as<uint8_t>()[0] = uint8_t(zp);
+      constant(t + "_z", z);
+      node("QuantizeLinear", {t, t + "_s", t + "_z"}, t + "_q");
+      node("DequantizeLinear", {t + "_q", t + "_s", t + "_z"}, t + "_dq");
+      return t + "_dq";
+    };
+    node("Add", {qdq("a", p.sa, p.za), qdq("b", p.sb, p.zb)}, "sum");
+    g.outputs = {qdq("sum", p.sy, p.zy)};
+    // Inputs that quantize to every (a, b) code pair: row i is code i of a, column j code j of b.
+    ir::TensorData a = ir::TensorData::make(ir::DType::f32, {256, 256}), b = a;
+    for (int i = 0; i < 256; ++i)
+      for (int j = 0; j < 256; ++j) {
+        a.as<float>()[i * 256 + j] = p.sa * float(i - p.za);
+        b.as<float>()[i * 256 + j] = p.sb * float(j - p.zb);
+      }
+    const fs::path file = fs::temp_directory_path() / ("octet-qdq-add-" + std::to_string(::getpid()) + ".onnx");
+    loader::save_onnx(g, file.string());
+    Session s{ir::Graph(g)};
+    bool fused = false;
+    for (const auto& n : s.graph().nodes) fused = fused || n.op == "QLinearAdd";
+    ASSERT_TRUE(fused);
+    auto mine = s.run({a, b});
+    auto theirs = testing::run_ort(file.string(), {{"a", to_npy(a)}, {"b", to_npy(b)}});
+    fs::remove(file);
+    const float* x = mine[0].as<float>();
+    const float* y = theirs.at(g.outputs[0]).as<float>();
+    int64_t differ = 0;
+    for (int64_t i = 0; i < mine[0].count(); ++i) differ += x[i] != y[i];
+    EXPECT_EQ(differ, 0) << "scales " << p.sa << ", " << p.sb << " -> " << p.sy;
+  }
+}
 
 }  // namespace
 }  // namespace octet
