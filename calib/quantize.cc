@@ -141,7 +141,10 @@ class Quantizer {
       Kind k = opt_.keep_float.count(n.op) ? (why = "kept in float (--keep-float)", Kind::none)
                                            : classify(g_, n, obs_, why);
       kind_[n.name] = k;
-      if (k == Kind::none && n.op != "Relu" && n.op != "Clip")
+      // Shape arithmetic (Shape, Gather, Concat of int64) computes no float tensor: nothing to report.
+      bool writes_float = false;
+      for (const auto& o : n.outputs) writes_float = writes_float || obs_.count(o);
+      if (k == Kind::none && writes_float && n.op != "Relu" && n.op != "Clip")
         report_.float_ops.push_back(ir::Graph::describe(n) + ": " + why);
     }
   }
