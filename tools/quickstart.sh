@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Sets up the machine, builds octet (Release) and runs the main job: `octet info` and
-# `octet eval --compare-ort` of the bundled TinyNet on the 10,000 Fashion-MNIST test images,
-# with ONNX Runtime side by side (accuracy, agreement, latency).
+# `octet eval --precision both --compare-ort` of the bundled TinyNet: calibrated on 1000
+# Fashion-MNIST training images, FP32 and INT8 evaluated on the 10,000 test images, with ONNX
+# Runtime running the same FP32 and QDQ models side by side (accuracy, agreement, latency).
 #
 #   tools/quickstart.sh                  # TinyNet on Fashion-MNIST
 #   tools/quickstart.sh models/resnet8.onnx
-#   tools/quickstart.sh my.onnx --data images:my_pictures/   # any extra flags go to octet eval
+#   tools/quickstart.sh my.onnx --data images:my_pictures/ --calib images:my_calibration/
+#                                        # any extra flags go to octet eval
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,5 +24,5 @@ shift || true
 echo "== octet info $model"
 "$OCTET" info "$model"
 echo
-echo "== octet eval $model --compare-ort $*"
-"$OCTET" eval "$model" --compare-ort "$@"
+echo "== octet eval $model --precision both --compare-ort $*"
+"$OCTET" eval "$model" --precision both --compare-ort "$@"
