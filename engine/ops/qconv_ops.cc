@@ -4,11 +4,7 @@
 // value, then MLAS's requantization (docs/requantization.md sections 5 to 7).
 
 // Quantization parameters are derived in float here; keep every float step as written.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "kernels/ref/fp_contract_off.h"
 
 #include "engine/ops/qparams.h"
 #include "engine/ops/spatial.h"

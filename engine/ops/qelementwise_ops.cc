@@ -6,11 +6,7 @@
 // sections 9 to 11.
 
 // The lookup tables are computed in float here; keep every float step as written.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "kernels/ref/fp_contract_off.h"
 
 #include <array>
 

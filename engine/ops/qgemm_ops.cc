@@ -5,11 +5,7 @@
 
 // Quantization parameters and QGemm's float output are computed here; keep every float
 // step as written.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "kernels/ref/fp_contract_off.h"
 
 #include <cstring>
 

@@ -1,11 +1,4 @@
-// Bit-exactness needs every float step rounded as written. GCC contracts a * b + c into
-// one fused multiply-add whenever the target has FMA (even in ISO mode, even across
-// statements), which changes the rounding; turn contraction off for this file.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "kernels/ref/fp_contract_off.h"  // every float step rounds as written
 
 #include "kernels/ref/qlinear.h"
 
