@@ -289,3 +289,30 @@ TEST(QuantParity, QdqAddMatchesOrtOnEveryCodePair) {
 
 }  // namespace
 }  // namespace octet
+
+namespace octet {
+namespace {
+
+// A calibration batch that drives an activation to Inf must stop calibration with the tensor's
+// name, never produce a scale.
+TEST(QuantCalibration, NonFiniteActivationIsAnErrorNamingTheTensor) {
+  OnnxBuilder b(13, "inf", 1);
+  auto x = b.input("input", {-1, 1, 4, 4});
+  auto d = b.node("Div", {x, b.initializer("zero", {}, {0.0f})}, {}, "divide");
+  auto y = b.node("Conv", {d, b.random_normal_init("w", {2, 1, 1, 1})}, {}, "conv");
+  b.output(y);
+  const ir::Graph g = loader::load_onnx_bytes(b.serialize(), "inf");
+  const auto batches = uniform_batches(1, 2, {1, 4, 4}, 3);
+  try {
+    calib::quantize_model(g, batches, {}, {});
+    FAIL() << "expected an error";
+  } catch (const ir::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("divide_output_0"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("batch 1"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(calib::quantize_model(g, {}, {}, {}), ir::Error);  // empty calibration set
+}
+
+}  // namespace
+}  // namespace octet
