@@ -1,5 +1,6 @@
 // Softmax, ReduceMean / ReduceMin / ReduceMax, Min / Max, Round and Pad (FP32).
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include "engine/op_registry.h"
@@ -74,12 +75,16 @@ std::vector<TensorInfo> infer_reduce(const OpContext& c) {
   return {{ir::DType::f32, r.out, Layout::row_major}};
 }
 
-// ReduceMin / ReduceMax: the input is read through its strides, in whatever layout it has.
-OpImpl reduce_extremum_op(kernels::Extremum kind) {
+// A reduction op (ReduceMean, ReduceMin, ReduceMax): the input is read through its strides,
+// in whatever layout it has. `reduce` is the strided kernel call.
+using StridedReduce = std::function<void(int rank, const int64_t* dims, const bool* reduced, const float* x,
+                                         const int64_t* strides, float* y)>;
+
+OpImpl reduce_op(StridedReduce reduce) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = infer_reduce;
-  op.build = [kind](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+  op.build = [reduce](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto r = reduction(c);
     const TensorInfo& x = c.info(0);
     auto xp = static_cast<const float*>(in[0]);
@@ -90,14 +95,17 @@ OpImpl reduce_extremum_op(kernels::Extremum kind) {
     }
     ir::Dims dims = x.dims;
     auto strides = x.strides();
+    // vector<bool> has no data(); keep a plain array for the kernel.
     std::shared_ptr<bool[]> flags(new bool[dims.size()]);
     for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
-    return [=] {
-      kernels::f32_reduce_extremum_strided__ref(kind, int(dims.size()), dims.data(), flags.get(), xp,
-                                                strides.data(), y);
-    };
+    return [=] { reduce(int(dims.size()), dims.data(), flags.get(), xp, strides.data(), y); };
   };
   return op;
+}
+
+OpImpl reduce_extremum_op(kernels::Extremum kind) {
+  return reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
+                          float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); });
 }
 
 // Min / Max of one or more inputs with numpy broadcasting, folded one input at a time into
@@ -160,30 +168,7 @@ OpImpl round_op() {
   return op;
 }
 
-OpImpl reduce_mean_op() {
-  OpImpl op;
-  op.want_layout = any_layout;
-  op.infer = infer_reduce;
-  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    auto r = reduction(c);
-    const TensorInfo& x = c.info(0);
-    auto xp = static_cast<const float*>(in[0]);
-    auto y = static_cast<float*>(out[0]);
-    if (r.identity) {
-      size_t bytes = x.bytes();
-      return [=] { ir::copy_bytes(y, xp, bytes); };
-    }
-    ir::Dims dims = x.dims;
-    auto strides = x.strides();
-    // vector<bool> has no data(); keep a plain array for the kernel.
-    std::shared_ptr<bool[]> flags(new bool[dims.size()]);
-    for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
-    return [=] {
-      kernels::f32_reduce_mean_strided__ref(int(dims.size()), dims.data(), flags.get(), xp, strides.data(), y);
-    };
-  };
-  return op;
-}
+OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref); }
 
 struct PadSpec {
   std::vector<int64_t> begin, end;
