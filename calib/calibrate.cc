@@ -8,11 +8,6 @@
 namespace octet::calib {
 namespace {
 
-bool is_quantized_op(const ir::Node& n) {
-  return n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "DynamicQuantizeLinear" ||
-         n.op.rfind("QLinear", 0) == 0 || n.op == "ConvInteger" || n.op == "MatMulInteger" || n.op == "QGemm";
-}
-
 passes::Options unfused() {
   passes::Options o;
   o.fuse_qdq = false;
@@ -22,11 +17,21 @@ passes::Options unfused() {
 
 }  // namespace
 
+bool is_quantized(const ir::Graph& g, std::string* first) {
+  for (const auto& n : g.nodes) {
+    const bool q = n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "DynamicQuantizeLinear" ||
+                   n.op.starts_with("QLinear") || n.op == "QGemm" || n.op == "ConvInteger" || n.op == "MatMulInteger";
+    if (q) {
+      if (first) *first = ir::Graph::describe(n);
+      return true;
+    }
+  }
+  return false;
+}
+
 ir::Graph prepare_for_quantization(ir::Graph graph) {
-  for (const auto& n : graph.nodes)
-    if (is_quantized_op(n))
-      throw ir::Error(graph.source + ": the model is already quantized (" + ir::Graph::describe(n) +
-                      "); quantize its FP32 original instead");
+  if (std::string node; is_quantized(graph, &node))
+    throw ir::Error(graph.source + ": the model is already quantized (" + node + "); quantize its FP32 original instead");
   passes::optimize(graph, unfused());
   return graph;
 }

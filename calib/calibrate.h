@@ -11,6 +11,11 @@
 
 namespace octet::calib {
 
+// Whether the graph already holds quantized ops (QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear, QLinear*, QGemm, ConvInteger, MatMulInteger); `first` receives
+// "node 'x' (Op)" of the first one.
+bool is_quantized(const ir::Graph& g, std::string* first = nullptr);
+
 // The FP32 graph as quantization sees it: Identity/Dropout removed, constants folded,
 // BatchNorm folded into Conv, activations NOT fused (each activation tensor keeps its own
 // name and range) and nothing else changed. Throws ir::Error when the graph is already

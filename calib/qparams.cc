@@ -91,22 +91,28 @@ Range finite_min_max(std::span<const float> w, const char* what, int64_t channel
 }  // namespace
 
 std::vector<QParams> weight_qparams_per_channel(std::span<const float> w, int64_t channels,
-                                                const QuantTarget& t) {
+                                                const QuantTarget& t, int64_t inner) {
   if (channels <= 0)
     throw ir::Error("per-channel weight quantization: channel count must be positive, got " +
                     std::to_string(channels));
-  if (w.size() % static_cast<size_t>(channels) != 0)
+  if (inner == 0 && w.size() % static_cast<size_t>(channels) == 0) inner = int64_t(w.size()) / channels;
+  if (inner <= 0 || w.size() % static_cast<size_t>(channels * inner) != 0)
     throw ir::Error("per-channel weight quantization: " + std::to_string(w.size()) +
-                    " weights do not split into " + std::to_string(channels) +
-                    " equal output channels");
-  const size_t per_channel = w.size() / static_cast<size_t>(channels);
-  std::vector<QParams> out;
-  out.reserve(static_cast<size_t>(channels));
-  for (int64_t c = 0; c < channels; ++c) {
-    const Range r = finite_min_max(w.subspan(static_cast<size_t>(c) * per_channel, per_channel),
-                                   "per-channel weight quantization", c);
-    out.push_back(qparams_from_range(r, t));
+                    " weights do not split into " + std::to_string(channels) + " output channels");
+  std::vector<Range> ranges(static_cast<size_t>(channels));
+  std::vector<bool> seen(static_cast<size_t>(channels), false);
+  for (size_t i = 0; i < w.size(); ++i) {
+    const auto c = static_cast<size_t>((int64_t(i) / inner) % channels);
+    const float v = w[i];
+    if (!std::isfinite(v))
+      throw ir::Error("per-channel weight quantization: weight element " + std::to_string(i) + " in output channel " +
+                      std::to_string(c) + " is " + std::to_string(v) + "; weights must be finite to be quantized");
+    ranges[c] = seen[c] ? Range{std::min(ranges[c].min, v), std::max(ranges[c].max, v)} : Range{v, v};
+    seen[c] = true;
   }
+  std::vector<QParams> out;
+  out.reserve(ranges.size());
+  for (const Range& r : ranges) out.push_back(qparams_from_range(r, t));
   return out;
 }
 

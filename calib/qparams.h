@@ -49,12 +49,14 @@ struct QParams {
 // bound, or when the range is so wide that the scale overflows.
 QParams qparams_from_range(Range r, const QuantTarget& t, bool* degenerate = nullptr);
 
-// Per-output-channel parameters for a float weight tensor [channels, ...] laid out with
-// axis 0 outermost: one QParams per channel, from that channel's own min and max. A channel
-// of zeros gets scale 1 and zero point 0. Throws ir::Error when channels does not divide
-// the element count or a weight is not finite.
+// Per-output-channel parameters for a float weight tensor: one QParams per channel, from
+// that channel's own min and max. Element i belongs to channel (i / inner) % channels, i.e.
+// the channel axis has `inner` elements after it (Gemm's B without transB has its output
+// channels last: inner 1); inner 0 means the channel axis is outermost ([channels, ...]). A
+// channel of zeros gets scale 1 and zero point 0. Throws ir::Error when the shape does not
+// split that way or a weight is not finite.
 std::vector<QParams> weight_qparams_per_channel(std::span<const float> w, int64_t channels,
-                                                const QuantTarget& t);
+                                                const QuantTarget& t, int64_t inner = 0);
 
 // One QParams for the whole weight tensor, from its min and max.
 QParams weight_qparams_per_tensor(std::span<const float> w, const QuantTarget& t);

@@ -225,20 +225,18 @@ class Quantizer {
   std::string quantize_weights(std::vector<ir::Node>& out, const ir::Node& n, size_t slot, int64_t axis,
                                std::vector<float>& scales) {
     const ir::TensorData& w = *g_.value(n.input(slot)).constant;
+    std::vector<QParams> qp;
     const int64_t channels = w.dims.at(size_t(axis));
     int64_t inner = 1;
     for (size_t d = size_t(axis) + 1; d < w.dims.size(); ++d) inner *= w.dims[d];
     auto channel_of = [&](int64_t i) { return (i / inner) % channels; };
     const bool per_channel = opt_.per_channel;
-    std::vector<Range> ranges(per_channel ? size_t(channels) : 1);
-    for (int64_t i = 0; i < w.count(); ++i) {
-      Range& r = ranges[per_channel ? size_t(channel_of(i)) : 0];
-      const float v = w.as<float>()[i];
-      r.min = std::min(r.min, v);
-      r.max = std::max(r.max, v);
+    try {
+      qp = per_channel ? weight_qparams_per_channel(w.values<float>(), channels, weight_target_, inner)
+                       : std::vector<QParams>{weight_qparams_per_tensor(w.values<float>(), weight_target_)};
+    } catch (const ir::Error& e) {
+      throw ir::Error(ir::Graph::describe(n) + ": " + e.what());
     }
-    std::vector<QParams> qp;
-    for (const Range& r : ranges) qp.push_back(qparams_from_range(r, weight_target_));
     ir::TensorData q = ir::TensorData::make(DType::s8, w.dims);
     for (int64_t i = 0; i < w.count(); ++i) {
       const QParams& p = qp[per_channel ? size_t(channel_of(i)) : 0];
@@ -268,10 +266,9 @@ class Quantizer {
     ir::TensorData q = ir::TensorData::make(DType::s32, {channels});
     int saturated = 0;
     for (int64_t c = 0; c < channels; ++c) {
-      const float v = std::nearbyint(b.as<float>()[c] / scales[scales.size() == 1 ? 0 : size_t(c)]);
-      const float lim = 2147483520.0f;  // the largest float below 2^31
-      saturated += std::fabs(v) > lim;
-      q.as<int32_t>()[c] = int32_t(std::clamp(v, -lim, lim));
+      bool sat = false;
+      q.as<int32_t>()[c] = kernels::quantize_bias_value(b.as<float>()[c], scales[scales.size() == 1 ? 0 : size_t(c)], &sat);
+      saturated += sat;
     }
     if (saturated)
       report_.warnings.push_back(ir::Graph::describe(n) + ": " + std::to_string(saturated) +

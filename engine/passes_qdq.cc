@@ -59,11 +59,7 @@ struct QuantArgs {
   const ir::TensorData* zp_c = nullptr;  // nullptr: no zero point (0)
   int64_t axis = 1;
   int64_t count() const { return scale_c->count(); }
-  int32_t zp_at(int64_t i) const {
-    if (!zp_c) return 0;
-    auto v = zp_c->to_i64();
-    return int32_t(v[size_t(zp_c->count() == 1 ? 0 : i)]);
-  }
+  int32_t zp = 0;  // the (first) zero point; the units that read it are per tensor
   float scale_at(int64_t i) const { return scale_c->as<float>()[scale_c->count() == 1 ? 0 : i]; }
 };
 
@@ -78,6 +74,7 @@ std::optional<QuantArgs> quant_args(ir::Graph& g, const ir::Node& n, const std::
     a.zero_point = n.input(2);
     a.zp_c = constant_of(g, a.zero_point);
     if (!a.zp_c || a.zp_c->count() != a.scale_c->count() || a.zp_c->dtype != type) return std::nullopt;
+    if (a.zp_c->count() > 0) a.zp = int32_t(a.zp_c->to_i64()[0]);
   }
   a.axis = n.attrs.i("axis", 1);
   for (float s : a.scale_c->values<float>())
@@ -121,10 +118,10 @@ std::optional<QuantArgs> q_output(ir::Graph& g, const std::string& name, std::ve
   if (!q || q->count() != 1) return std::nullopt;
   if (act) {
     const int32_t qmin = type == DType::u8 ? 0 : -128, qmax = type == DType::u8 ? 255 : 127;
-    const float lowest = q->scale_at(0) * float(qmin - q->zp_at(0));
-    const float highest = q->scale_at(0) * float(qmax - q->zp_at(0));
+    const float lowest = q->scale_at(0) * float(qmin - q->zp);
+    const float highest = q->scale_at(0) * float(qmax - q->zp);
     if (act->op == "Relu") {
-      if (q->zp_at(0) != qmin) return std::nullopt;
+      if (q->zp != qmin) return std::nullopt;
     } else {
       float lo = -INFINITY, hi = INFINITY;
       for (size_t i = 1; i <= 2; ++i) {
@@ -146,17 +143,12 @@ std::string zero_point_name(ir::Graph& g, const QuantArgs& a, const std::string&
   return add_constant(g, hint, ir::TensorData::make(a.type, {}));
 }
 
-// A float bias quantized as ORT's quantizer does it: scale = x_scale * w_scale[c] (float32),
-// value = round_half_even(b / scale) saturated to int32.
+// A float bias quantized as ORT's quantizer does it (kernels::quantize_bias_value).
 std::string quantize_bias(ir::Graph& g, const ir::TensorData& b, const QuantArgs& x, const QuantArgs& w,
                           const std::string& hint) {
   ir::TensorData q = ir::TensorData::make(DType::s32, b.dims);
-  for (int64_t c = 0; c < b.count(); ++c) {
-    const float scale = x.scale_at(0) * w.scale_at(c);
-    const double v = std::nearbyint(double(b.as<float>()[c]) / double(scale));
-    q.as<int32_t>()[c] = int32_t(std::clamp(v, double(std::numeric_limits<int32_t>::min()),
-                                            double(std::numeric_limits<int32_t>::max())));
-  }
+  for (int64_t c = 0; c < b.count(); ++c)
+    q.as<int32_t>()[c] = kernels::quantize_bias_value(b.as<float>()[c], x.scale_at(0) * w.scale_at(c));
   return add_constant(g, hint, std::move(q));
 }
 
@@ -298,7 +290,7 @@ bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>&
   ir::Node* c = sole_consumer(g, n.outputs[0]);
   if (!c || c->op != "QuantizeLinear") return false;
   auto y = q_output(g, n.outputs[0], absorbed);
-  if (!y || y->type != x->type || y->scale_at(0) != x->scale_at(0) || y->zp_at(0) != x->zp_at(0)) return false;
+  if (!y || y->type != x->type || y->scale_at(0) != x->scale_at(0) || y->zp != x->zp) return false;
   removed.insert(removed.end(), absorbed.begin(), absorbed.end());
   n.inputs[0] = x->data;
   n.outputs[0] = y->data;

@@ -38,6 +38,20 @@ void check_axis_params(const char* kernel, const AxisSplit& s, size_t scales, si
 
 }  // namespace
 
+// Calls f(element index, scale, zero point) for every element of a per-axis tensor, in order.
+template <typename F>
+void for_each_per_axis(const char* who, int rank, const int64_t* dims, int axis, std::span<const float> scale,
+                       std::span<const int32_t> zero_point, F&& f) {
+  const AxisSplit s = split_at_axis(rank, dims, axis);
+  check_axis_params(who, s, scale.size(), zero_point.size());
+  size_t i = 0;
+  for (int64_t o = 0; o < s.outer; ++o)
+    for (int64_t a = 0; a < s.extent; ++a) {
+      const int32_t zp = zero_point.empty() ? 0 : zero_point[size_t(a)];
+      for (int64_t in = 0; in < s.inner; ++in, ++i) f(i, scale[size_t(a)], zp);
+    }
+}
+
 template <typename T>
 void q8_quantize_linear__ref(int64_t count, const float* x, float scale, int32_t zero_point, T* y) {
   for (int64_t i = 0; i < count; ++i) y[i] = quantize_one<T>(x[i], scale, zero_point);
@@ -47,15 +61,8 @@ template <typename T>
 void q8_quantize_linear_per_axis__ref(int rank, const int64_t* dims, int axis, const float* x,
                                       std::span<const float> scale,
                                       std::span<const int32_t> zero_point, T* y) {
-  const AxisSplit s = split_at_axis(rank, dims, axis);
-  check_axis_params("q8_quantize_linear_per_axis__ref", s, scale.size(), zero_point.size());
-  size_t i = 0;
-  for (int64_t o = 0; o < s.outer; ++o) {
-    for (int64_t a = 0; a < s.extent; ++a) {
-      const int32_t zp = zero_point.empty() ? 0 : zero_point[a];
-      for (int64_t in = 0; in < s.inner; ++in, ++i) y[i] = quantize_one<T>(x[i], scale[a], zp);
-    }
-  }
+  for_each_per_axis("q8_quantize_linear_per_axis__ref", rank, dims, axis, scale, zero_point,
+                    [&](size_t i, float sc, int32_t zp) { y[i] = quantize_one<T>(x[i], sc, zp); });
 }
 
 template <typename T>
@@ -68,15 +75,8 @@ template <typename T>
 void q8_dequantize_linear_per_axis__ref(int rank, const int64_t* dims, int axis, const T* x,
                                         std::span<const float> scale,
                                         std::span<const int32_t> zero_point, float* y) {
-  const AxisSplit s = split_at_axis(rank, dims, axis);
-  check_axis_params("q8_dequantize_linear_per_axis__ref", s, scale.size(), zero_point.size());
-  size_t i = 0;
-  for (int64_t o = 0; o < s.outer; ++o) {
-    for (int64_t a = 0; a < s.extent; ++a) {
-      const int32_t zp = zero_point.empty() ? 0 : zero_point[a];
-      for (int64_t in = 0; in < s.inner; ++in, ++i) y[i] = dequantize_value(x[i], scale[a], zp);
-    }
-  }
+  for_each_per_axis("q8_dequantize_linear_per_axis__ref", rank, dims, axis, scale, zero_point,
+                    [&](size_t i, float sc, int32_t zp) { y[i] = dequantize_value(x[i], sc, zp); });
 }
 
 template <typename TY>

@@ -56,6 +56,16 @@ T quantize_one(float x, float scale, int32_t zero_point) {
   return static_cast<T>(quantize_value(x, scale, zero_point, qmin_of<T>(), qmax_of<T>()));
 }
 
+// An int32 bias the way ONNX Runtime's quantizer writes one: round_half_even(b / scale) with
+// the division in float32 and scale = x_scale * w_scale[c]. Values beyond int32 saturate (at
+// the largest float below 2^31) and set *saturated.
+inline int32_t quantize_bias_value(float b, float scale, bool* saturated = nullptr) {
+  constexpr float limit = 2147483520.0f;
+  const float v = round_half_even(b / scale);
+  if (saturated) *saturated = !(std::fabs(v) <= limit);
+  return static_cast<int32_t>(v > limit ? limit : (v < -limit ? -limit : v));
+}
+
 // DequantizeLinear for one value: (q - zero_point) in integers, then one float multiply.
 inline float dequantize_value(int32_t q, float scale, int32_t zero_point) {
   return static_cast<float>(static_cast<int64_t>(q) - zero_point) * scale;

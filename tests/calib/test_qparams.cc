@@ -158,6 +158,18 @@ TEST(WeightQParams, PerChannelWithAZeroChannel) {
   EXPECT_EQ(t.zero_point, 0);
 }
 
+TEST(WeightQParams, PerChannelAlongTheLastAxis) {
+  // Gemm's B without transB is [K=2, N=3]: output channel j is column j (inner 1).
+  const std::vector<float> w = {1.27f, -0.5f, 0.0f,
+                                -0.3f, 2.54f, 0.0f};
+  const std::vector<QParams> p = weight_qparams_per_channel(w, 3, kS8SymNarrow, 1);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_NEAR(p[0].scale, 0.01f, 1e-9f);
+  EXPECT_NEAR(p[1].scale, 0.02f, 1e-9f);
+  EXPECT_EQ(p[2].scale, 1.0f);  // a column of zeros
+  EXPECT_THROW(weight_qparams_per_channel(w, 4, kS8SymNarrow, 1), ir::Error);
+}
+
 TEST(WeightQParams, BadShapesAndValuesThrow) {
   const std::vector<float> w = {1, 2, 3, 4, 5, 6};
   EXPECT_THROW(weight_qparams_per_channel(w, 4, kS8SymNarrow), ir::Error);

@@ -13,8 +13,11 @@
 #include "loader/onnx_writer.h"
 #include "tests/util/onnx_builder.h"
 #include "tests/util/ort_oracle.h"
+#include "tools/cli/int8_parity.h"
+#include "tools/cli/model_inputs.h"
 #include "tools/datasets/dataset.h"
 #include "tools/model_card.h"
+#include "tools/tensor_io.h"
 
 namespace octet {
 namespace {
@@ -27,36 +30,15 @@ struct Lsb {
   int64_t rows = 0, same_top1 = 0;
 };
 
-// The scale of the DequantizeLinear writing graph output `name`.
-float output_scale(const ir::Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.op == "DequantizeLinear" && n.outputs[0] == name) return g.value(n.input(1)).constant->as<float>()[0];
-  throw std::runtime_error("output '" + name + "' is not written by a DequantizeLinear");
-}
-
-void compare_int8(const ir::TensorData& octet, const npy::Array& ort, float scale, int64_t classes, Lsb& lsb) {
-  ASSERT_EQ(octet.count(), ort.count());
-  const float* a = octet.as<float>();
-  const float* b = ort.as<float>();
-  for (int64_t i = 0; i < octet.count(); ++i) {
-    const int64_t d = std::llround(std::fabs(double(a[i]) - double(b[i])) / scale);
-    lsb.values++;
-    lsb.identical += d == 0;
-    lsb.max_lsb = std::max(lsb.max_lsb, d);
-  }
+void count_top1(const ir::TensorData& octet, const npy::Array& ort, Lsb& lsb) {
+  const int64_t classes = octet.dims.back();
+  auto top = [&](const float* p, int64_t r) {
+    return std::max_element(p + r * classes, p + (r + 1) * classes) - (p + r * classes);
+  };
   for (int64_t r = 0; r < octet.count() / classes; ++r) {
-    auto top = [&](const float* p) { return std::max_element(p + r * classes, p + (r + 1) * classes) - (p + r * classes); };
     lsb.rows++;
-    lsb.same_top1 += top(a) == top(b);
+    lsb.same_top1 += top(octet.as<float>(), r) == top(ort.as<float>(), r);
   }
-}
-
-npy::Array to_npy(const ir::TensorData& t) {
-  npy::Array a;
-  a.dtype = npy::DType::f32;
-  a.shape = t.dims;
-  a.data = t.bytes;
-  return a;
 }
 
 // Runs `qdq` in octet and (through a written file) in ORT on `batches`, accumulating LSB figures.
@@ -65,12 +47,20 @@ Lsb octet_vs_ort(const ir::Graph& qdq, const std::vector<ir::TensorData>& batche
   loader::save_onnx(qdq, file.string());
   Session s{ir::Graph(qdq)};
   const std::string in = qdq.inputs.at(0), out = qdq.outputs.at(0);
-  const float scale = output_scale(qdq, out);
+  const auto tap = cli::find_logits_tap(qdq);
+  EXPECT_TRUE(tap && tap->tensor == out && tap->scale > 0) << "the output must come from a per-tensor DequantizeLinear";
   Lsb lsb;
   for (const auto& b : batches) {
     auto mine = s.run({b});
     auto theirs = testing::run_ort(file.string(), {{in, to_npy(b)}});
-    compare_int8(mine[0], theirs.at(out), scale, mine[0].dims.back(), lsb);
+    const npy::Array& ort_out = theirs.at(out);
+    EXPECT_EQ(mine[0].count(), ort_out.count());
+    const cli::TapComparison c =
+        cli::compare_tap(mine[0].values<float>(), {ort_out.as<float>(), size_t(ort_out.count())}, tap ? tap->scale : 1);
+    lsb.values += c.values;
+    lsb.identical += c.identical;
+    lsb.max_lsb = std::max(lsb.max_lsb, c.max_lsb);
+    count_top1(mine[0], ort_out, lsb);
   }
   fs::remove(file);
   return lsb;
@@ -192,21 +182,16 @@ TEST_P(BundledModelParity, MatchesOrt) {
     GTEST_SKIP() << "Fashion-MNIST not installed (apt-get install dataset-fashion-mnist): " << e.what();
   }
   const ModelCard card = *find_model_card(model);
+  const ir::Graph fp32 = loader::load_onnx(model);
+  const TensorSpec input = cli::image_input(fp32, model);
   auto batches = [&](const data::Dataset& d, int64_t batch) {
-    std::vector<ir::TensorData> out;
-    for (int64_t b = 0; b < d.count(); b += batch) {
-      const int64_t n = std::min(batch, d.count() - b);
-      ir::TensorData t = ir::TensorData::make(ir::DType::f32, {n, 1, 28, 28});
-      for (int64_t i = 0; i < n * 784; ++i) t.as<float>()[i] = card.normalize(0, d.image(b)[i]);
-      out.push_back(std::move(t));
-    }
-    return out;
+    return cli::split_batches(cli::make_inputs(d, card, input), batch);
   };
   calib::CalibrationOptions co;
   co.method = method;
   calib::QuantizeOptions qo;
   qo.per_channel = per_channel;
-  ir::Graph qdq = calib::quantize_model(loader::load_onnx(model), batches(train, 50), co, qo);
+  ir::Graph qdq = calib::quantize_model(fp32, batches(train, 50), co, qo);
   expect_parity(octet_vs_ort(qdq, batches(test, 100), name),
                 name + " " + calib::method_name(method) + (per_channel ? " per-channel" : " per-tensor") + " u8");
 }

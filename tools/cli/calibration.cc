@@ -39,20 +39,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The images at `rows` (the description keeps naming the whole source).
-data::Dataset subset(const data::Dataset& d, const std::vector<int64_t>& rows) {
-  data::Dataset out;
-  out.description = d.description;
-  out.channels = d.channels, out.height = d.height, out.width = d.width;
-  out.class_names = d.class_names;
-  for (int64_t i : rows) {
-    out.pixels.insert(out.pixels.end(), d.image(i), d.image(i) + d.image_bytes());
-    out.labels.push_back(d.labels[size_t(i)]);
-    if (!d.sources.empty()) out.sources.push_back(d.sources[size_t(i)]);
-  }
-  return out;
-}
-
 }  // namespace
 
 void add_calibration_options(CLI::App* cmd, CalibrationArgs& a) {
@@ -135,22 +121,10 @@ std::string calibration_spec(const CalibrationArgs& a, const std::optional<Model
   return spec;
 }
 
-bool is_quantized(const ir::Graph& g, std::string* first) {
-  for (const auto& n : g.nodes) {
-    const bool q = n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "DynamicQuantizeLinear" ||
-                   n.op.starts_with("QLinear") || n.op == "QGemm" || n.op == "ConvInteger" || n.op == "MatMulInteger";
-    if (q) {
-      if (first) *first = ir::Graph::describe(n);
-      return true;
-    }
-  }
-  return false;
-}
-
 QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_path, const CalibrationArgs& a) {
   QuantizeResult r;
   r.settings = parse_settings(a);
-  if (std::string node; is_quantized(fp32, &node))
+  if (std::string node; calib::is_quantized(fp32, &node))
     throw ir::Error(model_path + " is already quantized (" + node + "); quantize its FP32 original instead");
   const std::optional<ModelCard> card = find_model_card(model_path);
   const std::string spec = calibration_spec(a, card, model_path);
@@ -161,7 +135,7 @@ QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_
   data::Dataset d = load_dataset_for(spec, input, a.per_class > 0 ? -1 : a.count);
   if (d.count() == 0) throw ir::Error("the calibration set is empty: '" + spec + "' has no images");
   if (a.per_class > 0) {
-    d = subset(d, data::stratified_indices(d, a.per_class));
+    d = data::subset(d, data::stratified_indices(d, a.per_class));
     r.selection = fmt::format("{} per class", a.per_class);
   } else {
     r.selection = fmt::format("first {}", d.count());
@@ -169,9 +143,8 @@ QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_
   ir::TensorData all = make_inputs(d, card.value_or(ModelCard{}), input);
   r.images = all.dims[0];
   r.data = d.description;
-  std::vector<ir::TensorData> batches;
   const int batch = std::max(1, a.batch);
-  for (int64_t b = 0; b < r.images; b += batch) batches.push_back(slice(all, b, std::min<int64_t>(r.images, b + batch)));
+  const std::vector<ir::TensorData> batches = split_batches(all, batch);
   r.load_seconds = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();

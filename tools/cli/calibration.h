@@ -52,9 +52,6 @@ bool names_test_split(const std::string& spec, std::string* why = nullptr);
 std::string calibration_spec(const CalibrationArgs& a, const std::optional<ModelCard>& card,
                              const std::string& model_path);
 
-// True when the graph holds QuantizeLinear / DequantizeLinear / QLinear* / integer ops: it is
-// already an INT8 model. `first`, when given, receives a description of the first such node.
-bool is_quantized(const ir::Graph& g, std::string* first = nullptr);
 
 struct QuantizeResult {
   ir::Graph graph;  // QDQ form, ready for loader::save_onnx and for Session

@@ -269,7 +269,7 @@ json int8_origin_json(const Int8Model& m) {
 int run_eval(EvalOptions o) {
   ir::Graph graph = loader::load_onnx(o.model);
   std::string quantized_node;
-  const bool model_is_quantized = is_quantized(graph, &quantized_node);
+  const bool model_is_quantized = calib::is_quantized(graph, &quantized_node);
   if (o.precision.empty()) o.precision = model_is_quantized ? "int8" : "fp32";
   if (o.precision != "fp32" && o.precision != "int8" && o.precision != "both")
     throw ir::Error("--precision must be fp32, int8 or both, got '" + o.precision + "'");

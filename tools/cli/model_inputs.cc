@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace octet::cli {
 
 TensorSpec image_input(const ir::Graph& g, const std::string& model_path) {
@@ -51,6 +53,13 @@ ir::TensorData slice(const ir::TensorData& all, int64_t begin, int64_t end) {
   const size_t row = all.bytes.size() / size_t(all.dims[0]);
   ir::copy_bytes(t.bytes.data(), all.bytes.data() + size_t(begin) * row, t.bytes.size());
   return t;
+}
+
+std::vector<ir::TensorData> split_batches(const ir::TensorData& all, int64_t batch, int64_t limit) {
+  const int64_t n = limit < 0 ? all.dims[0] : std::min(limit, all.dims[0]);
+  std::vector<ir::TensorData> out;
+  for (int64_t b = 0; b < n; b += batch) out.push_back(slice(all, b, std::min(n, b + batch)));
+  return out;
 }
 
 }  // namespace octet::cli

@@ -28,4 +28,7 @@ ir::TensorData make_inputs(const data::Dataset& d, const ModelCard& card, const 
 // Images [begin, end) of a batch tensor (dim 0 is the image).
 ir::TensorData slice(const ir::TensorData& all, int64_t begin, int64_t end);
 
+// The first `limit` images (-1: all) in batches of `batch` (the last one may be smaller).
+std::vector<ir::TensorData> split_batches(const ir::TensorData& all, int64_t batch, int64_t limit = -1);
+
 }  // namespace octet::cli

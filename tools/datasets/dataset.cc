@@ -137,6 +137,19 @@ Dataset load_dataset(const std::string& spec, const LoadOptions& opt) {
   return d;
 }
 
+Dataset subset(const Dataset& d, const std::vector<int64_t>& rows) {
+  Dataset out;
+  out.description = d.description;
+  out.channels = d.channels, out.height = d.height, out.width = d.width;
+  out.class_names = d.class_names;
+  for (int64_t i : rows) {
+    out.pixels.insert(out.pixels.end(), d.image(i), d.image(i) + d.image_bytes());
+    out.labels.push_back(d.labels[size_t(i)]);
+    if (!d.sources.empty()) out.sources.push_back(d.sources[size_t(i)]);
+  }
+  return out;
+}
+
 std::vector<int64_t> stratified_indices(const Dataset& d, int per_class) {
   if (per_class < 1) throw std::runtime_error("stratified selection needs at least 1 image per class, got " +
                                               std::to_string(per_class));

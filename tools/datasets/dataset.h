@@ -51,4 +51,7 @@ Dataset load_dataset(const std::string& spec, const LoadOptions& opt = {});
 // has a label or per_class < 1.
 std::vector<int64_t> stratified_indices(const Dataset& d, int per_class);
 
+// The images at `rows`, in that order (the description keeps naming the whole source).
+Dataset subset(const Dataset& d, const std::vector<int64_t>& rows);
+
 }  // namespace octet::data
