@@ -1,0 +1,110 @@
+#include "kernels/isa.h"
+
+#include <cpuinfo.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace octet::kernels {
+namespace {
+
+bool probe(Isa isa) {
+  if (isa == Isa::scalar) return true;
+  if (!cpuinfo_initialize()) return false;
+  const bool avx2 = cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3();
+  const bool avx512 = avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
+                      cpuinfo_has_x86_avx512dq() && cpuinfo_has_x86_avx512vl();
+  const bool vnni = avx512 && cpuinfo_has_x86_avx512vnni();
+  switch (isa) {
+    case Isa::scalar: return true;
+    case Isa::avx2: return avx2;
+    case Isa::avxvnni: return vnni;  // EVEX-encoded ymm vpdpbusd, see isa.h
+    case Isa::avx512: return avx512;
+    case Isa::avx512vnni: return vnni;
+  }
+  return false;
+}
+
+Isa highest_supported() {
+  Isa best = Isa::scalar;
+  for (Isa isa : kAllIsas)
+    if (probe(isa)) best = isa;
+  return best;
+}
+
+std::string supported_list() {
+  std::string s;
+  for (Isa isa : kAllIsas)
+    if (probe(isa)) s += (s.empty() ? "" : ", ") + std::string(isa_name(isa));
+  return s;
+}
+
+Isa limit_from_environment() {
+  const char* env = std::getenv("OCTET_ISA");
+  if (env == nullptr || *env == '\0') return highest_supported();
+  std::optional<Isa> isa = parse_isa(env);
+  if (!isa) throw std::invalid_argument("OCTET_ISA='" + std::string(env) + "' is not one of " + isa_names());
+  if (!probe(*isa))
+    throw std::invalid_argument("OCTET_ISA=" + std::string(env) + ": this CPU does not support it (it supports " +
+                                supported_list() + ")");
+  return *isa;
+}
+
+Isa& limit() {
+  static Isa value = limit_from_environment();
+  return value;
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::scalar: return "scalar";
+    case Isa::avx2: return "avx2";
+    case Isa::avxvnni: return "avxvnni";
+    case Isa::avx512: return "avx512";
+    case Isa::avx512vnni: return "avx512vnni";
+  }
+  return "?";
+}
+
+std::optional<Isa> parse_isa(std::string_view name) {
+  for (Isa isa : kAllIsas)
+    if (name == isa_name(isa)) return isa;
+  return std::nullopt;
+}
+
+std::string isa_names() {
+  std::string s;
+  for (Isa isa : kAllIsas) s += (s.empty() ? "" : "|") + std::string(isa_name(isa));
+  return s;
+}
+
+bool isa_supported(Isa isa) {
+  static const bool supported[] = {probe(Isa::scalar), probe(Isa::avx2), probe(Isa::avxvnni), probe(Isa::avx512),
+                                   probe(Isa::avx512vnni)};
+  return supported[static_cast<int>(isa)];
+}
+
+Isa detected_isa() {
+  static const Isa isa = highest_supported();
+  return isa;
+}
+
+Isa active_isa() { return limit(); }
+
+std::vector<Isa> runnable_isas() {
+  std::vector<Isa> out;
+  for (Isa isa : kAllIsas)
+    if (isa <= active_isa() && isa_supported(isa)) out.push_back(isa);
+  return out;
+}
+
+void set_isa_limit(Isa isa) {
+  if (!isa_supported(isa))
+    throw std::invalid_argument("--isa " + std::string(isa_name(isa)) + ": this CPU does not support it (it supports " +
+                                supported_list() + ")");
+  limit() = isa;
+}
+
+}  // namespace octet::kernels
