@@ -34,8 +34,11 @@ Isa highest_supported() {
 
 std::string supported_list() {
   std::string s;
-  for (Isa isa : kAllIsas)
-    if (probe(isa)) s += (s.empty() ? "" : ", ") + std::string(isa_name(isa));
+  for (Isa isa : kAllIsas) {
+    if (!probe(isa)) continue;
+    if (!s.empty()) s += ", ";
+    s += isa_name(isa);
+  }
   return s;
 }
 
@@ -76,7 +79,10 @@ std::optional<Isa> parse_isa(std::string_view name) {
 
 std::string isa_names() {
   std::string s;
-  for (Isa isa : kAllIsas) s += (s.empty() ? "" : "|") + std::string(isa_name(isa));
+  for (Isa isa : kAllIsas) {
+    if (!s.empty()) s += "|";
+    s += isa_name(isa);
+  }
   return s;
 }
 
