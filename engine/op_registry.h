@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <pthreadpool.h>
+
 #include "engine/ir.h"
 #include "engine/layout.h"
+#include "kernels/isa.h"
 
 namespace octet {
 
@@ -17,12 +20,19 @@ struct OpContext {
   int64_t opset;
   std::vector<const TensorInfo*> in;            // nullptr for an omitted optional input
   std::vector<const ir::TensorData*> in_const;  // contents when the input is a constant
+  kernels::Isa isa = kernels::Isa::scalar;  // the highest ISA build() may choose kernels for
+  pthreadpool_t threadpool = nullptr;       // kernels split their work over it (nullptr: caller's thread)
+  std::string* kernel_name = nullptr;       // where build() reports the kernel it chose
 
   bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }
   const TensorInfo& info(size_t i) const;
   // Contents of an input that must be known at plan time (weights, shapes, axes).
   const ir::TensorData& constant(size_t i, const char* what) const;
   [[noreturn]] void fail(const std::string& msg) const;  // throws ir::Error naming the node
+  // build() names the kernel it chose (e.g. "f32_igemm_8x32__avx512"), for `octet info --kernels`.
+  void report_kernel(std::string name) const {
+    if (kernel_name) *kernel_name = std::move(name);
+  }
 };
 
 using Kernel = std::function<void()>;

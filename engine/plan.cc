@@ -15,8 +15,8 @@ size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
 Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims,
-           const std::map<std::string, ir::TensorData>& known_inputs)
-    : graph_(graph) {
+           const std::map<std::string, ir::TensorData>& known_inputs, const PlanOptions& options)
+    : graph_(graph), options_(options) {
   for (const auto& [name, v] : graph.values) {
     if (!v.constant) continue;
     PlanValue pv;
@@ -196,9 +196,13 @@ void Plan::build_kernels() {
       const void* s = in[0];
       void* d = out[0];
       step.run = [=] { relayout(src, s, want, d); };
+      step.kernel = "relayout__ref";
     } else {
       const OpImpl* impl = find_op(p.node->op);
       OpContext ctx = context(*p.node, p.inputs, p.input_infos);
+      ctx.isa = options_.isa;
+      ctx.threadpool = options_.threadpool;
+      ctx.kernel_name = &step.kernel;
       step.node = p.node->name;
       step.op = p.node->op;
       for (const auto& o : p.outputs) {

@@ -18,6 +18,7 @@ namespace octet {
 struct PlanStep {
   std::string node;   // node name, or "relayout <tensor>" for inserted steps
   std::string op;     // op type
+  std::string kernel; // the kernel build() chose, "" when the op did not say
   std::vector<TensorInfo> outputs;
   std::vector<std::string> output_names;  // value names, parallel to outputs
   int64_t macs = 0;
@@ -32,13 +33,19 @@ struct PlanValue {
   int last_use = -1;
 };
 
+// How kernels are chosen and run.
+struct PlanOptions {
+  kernels::Isa isa = kernels::Isa::scalar;  // highest ISA kernels may use (Session passes active_isa())
+  pthreadpool_t threadpool = nullptr;       // not owned; nullptr runs every kernel on the caller's thread
+};
+
 class Plan {
  public:
   // Throws ir::Error when a shape does not work out or an op rejects its inputs.
   // `known_inputs` are graph inputs whose contents decide shapes (e.g. an int64 shape fed
   // to Reshape): the plan treats them as constants, so it is only valid for those values.
   Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims,
-       const std::map<std::string, ir::TensorData>& known_inputs = {});
+       const std::map<std::string, ir::TensorData>& known_inputs = {}, const PlanOptions& options = {});
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
@@ -66,6 +73,7 @@ class Plan {
   void build_kernels();
 
   const ir::Graph& graph_;
+  PlanOptions options_;
   std::map<std::string, PlanValue> values_;
   std::deque<ir::TensorData> owned_;  // folded constants; deque keeps addresses stable
   std::vector<Pending> pending_;

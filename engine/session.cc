@@ -11,7 +11,18 @@ Session Session::load(const std::string& path, const SessionOptions& options) {
   return Session(loader::load_onnx(path), options);
 }
 
+void Session::ThreadpoolDeleter::operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
+
 Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::move(graph)) {
+  if (options.threads < 1) throw std::invalid_argument("threads must be at least 1, got " + std::to_string(options.threads));
+  if (options.threads > 1) {
+    threadpool_.reset(pthreadpool_create(static_cast<size_t>(options.threads)));
+    if (!threadpool_) throw std::runtime_error("could not start " + std::to_string(options.threads) + " threads");
+  }
+  plan_options_.isa = options.isa.value_or(kernels::active_isa());
+  if (!kernels::isa_supported(plan_options_.isa))
+    throw std::invalid_argument(std::string("this CPU cannot run ") + kernels::isa_name(plan_options_.isa) + " kernels");
+  plan_options_.threadpool = threadpool_.get();
   pass_report_ = passes::optimize(graph_, options.passes);
   for (const auto& name : graph_.inputs) {
     const ir::Value& v = graph_.value(name);
@@ -73,7 +84,7 @@ const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims,
   std::map<std::string, ir::Dims> named;
   for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = input_dims.at(i);
   if (plans_.size() >= 8) plans_.clear();  // bound memory when callers vary shapes a lot
-  auto plan = std::make_unique<Plan>(graph_, named, known);
+  auto plan = std::make_unique<Plan>(graph_, named, known, plan_options_);
   return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct TensorSpec {
 
 struct SessionOptions {
   passes::Options passes;
+  int threads = 1;  // kernels split their work over this many threads (the caller's included)
+  std::optional<kernels::Isa> isa;  // cap on the kernels' ISA; default kernels::active_isa()
 };
 
 // Called after each step with every value the step wrote, in the plan's physical layout
@@ -65,6 +68,11 @@ class Session {
   using PlanKey = std::pair<std::vector<ir::Dims>, std::map<std::string, std::vector<std::byte>>>;
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
   std::map<PlanKey, std::unique_ptr<Plan>> plans_;
+  struct ThreadpoolDeleter {
+    void operator()(pthreadpool_t p) const;
+  };
+  std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, ThreadpoolDeleter> threadpool_;
+  PlanOptions plan_options_;
 };
 
 }  // namespace octet

@@ -4,10 +4,12 @@
 
 #include "engine/ir.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/engine_options.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"octet: run ONNX CNNs in FP32 and INT8 on hand-written kernels and see where the time goes"};
   app.require_subcommand(1);
+  octet::cli::add_engine_options(app);
   std::vector<octet::cli::Command> commands = {octet::cli::add_info_command(app),
                                                octet::cli::add_run_command(app),
                                                octet::cli::add_eval_command(app),

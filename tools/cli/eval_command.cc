@@ -14,6 +14,7 @@
 #include "loader/onnx_writer.h"
 #include "tools/cli/calibration.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/engine_options.h"
 #include "tools/cli/eval_report.h"
 #include "tools/cli/int8_parity.h"
 #include "tools/cli/model_inputs.h"
@@ -324,11 +325,11 @@ int run_eval(EvalOptions o) {
 
   std::optional<PrecisionRun> fp32_run, int8_run;
   if (want_fp32) {
-    Session session(graph);
+    Session session(graph, engine_session_options());
     fp32_run = evaluate(session, o.precision == "both" ? "octet FP32" : "octet", o.model, e, o);
   }
   if (int8) {
-    Session session(int8->graph);
+    Session session(int8->graph, engine_session_options());
     int8_run = evaluate(session, "octet INT8", int8->ort_path, e, o, int8->tap ? int8->tap->tensor : "");
     if (o.compare_ort) int8_run->report["int8_logits"] = tap_json(*int8, *int8_run);
   }

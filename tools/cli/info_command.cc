@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include "engine/session.h"
+#include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/engine_options.h"
 
 namespace octet::cli {
 namespace {
@@ -15,6 +17,7 @@ namespace {
 struct InfoOptions {
   std::string model;
   bool json = false;
+  bool kernels = false;
   int batch = 1;
 };
 
@@ -30,7 +33,7 @@ int run_info(const InfoOptions& o) {
   for (const auto& n : original.nodes) ops_in_file[n.op]++;
   const int64_t params = original.parameter_count();
 
-  Session session(original);
+  Session session(original, engine_session_options());
   std::vector<ir::Dims> dims;
   for (const auto& in : session.inputs()) {
     ir::Dims d = in.dims;
@@ -55,12 +58,13 @@ int run_info(const InfoOptions& o) {
   j["ops_in_file"] = ops_in_file;
   for (const auto& p : session.pass_report()) j["passes"][p.pass] = p.changed;
   for (const auto& s : plan.steps()) {
-    nlohmann::json step = {{"node", s.node}, {"op", s.op}, {"macs", s.macs}};
+    nlohmann::json step = {{"node", s.node}, {"op", s.op}, {"kernel", s.kernel}, {"macs", s.macs}};
     if (!s.outputs.empty()) step["output_shape"] = dims_json(s.outputs[0].dims);
     j["steps"].push_back(step);
   }
   j["total_macs"] = total_macs;
   j["arena_bytes"] = plan.arena_bytes();
+  j["isa"] = kernels::isa_name(kernels::active_isa());
 
   if (o.json) {
     fmt::print("{}\n", j.dump(2));
@@ -76,16 +80,18 @@ int run_info(const InfoOptions& o) {
   for (const auto& [op, count] : ops_in_file) fmt::print("  {:<20} {}\n", op, count);
   fmt::print("\ngraph passes:\n");
   for (const auto& p : session.pass_report()) fmt::print("  {:<34} {} node(s)\n", p.pass, p.changed);
-  fmt::print("\nexecution plan at batch {} ({} steps, arena {:.1f} KB):\n", o.batch, plan.steps().size(),
-             double(plan.arena_bytes()) / 1024.0);
-  fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}\n", "#", "node", "op", "output", "MACs");
+  fmt::print("\nexecution plan at batch {} ({} steps, arena {:.1f} KB, kernels up to {}):\n", o.batch,
+             plan.steps().size(), double(plan.arena_bytes()) / 1024.0, engine_summary());
+  fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}{}\n", "#", "node", "op", "output", "MACs",
+             o.kernels ? "  kernel" : "");
   for (size_t i = 0; i < plan.steps().size(); ++i) {
     const auto& s = plan.steps()[i];
     std::string op = s.op;
     for (const auto& n : session.graph().nodes)
       if (n.name == s.node && n.attrs.has("fused_act")) op += "+" + n.attrs.s("fused_act");
-    fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}\n", i, s.node.substr(0, 34), op,
-               s.outputs.empty() ? "" : ir::dims_str(s.outputs[0].dims), s.macs ? fmt::format("{}", s.macs) : "");
+    fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}{}\n", i, s.node.substr(0, 34), op,
+               s.outputs.empty() ? "" : ir::dims_str(s.outputs[0].dims), s.macs ? fmt::format("{}", s.macs) : "",
+               o.kernels ? "  " + (s.kernel.empty() ? std::string("-") : s.kernel) : "");
   }
   fmt::print("\ntotal      {:.2f} M MACs per batch of {}\n", double(total_macs) / 1e6, o.batch);
   return 0;
@@ -98,6 +104,7 @@ Command add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show a model's inputs, outputs, ops, parameters and MACs per layer");
   cmd->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--json", o->json, "Print machine-readable JSON instead of tables");
+  cmd->add_flag("--kernels", o->kernels, "Show the kernel chosen for each step (see --isa)");
   cmd->add_option("--batch", o->batch, "Batch size used for shapes and MACs")->check(CLI::PositiveNumber);
   return [o, cmd]() -> int { return cmd->parsed() ? run_info(*o) : -1; };
 }

@@ -8,6 +8,7 @@
 
 #include "engine/session.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/engine_options.h"
 #include "tools/tensor_io.h"
 
 namespace octet::cli {
@@ -64,7 +65,7 @@ std::string file_name_for(const std::string& tensor) {
 
 int run_model(const RunOptions& o) {
   if (o.random == !o.inputs.empty()) throw ir::Error("give either --input FILE.npy (one per model input) or --random");
-  Session session = Session::load(o.model);
+  Session session = Session::load(o.model, engine_session_options());
   std::vector<ir::TensorData> inputs;
   std::mt19937_64 rng(o.seed);
   if (o.random) {

@@ -1,0 +1,54 @@
+#include "tools/cli/engine_options.h"
+
+#include <fmt/format.h>
+
+#include "kernels/isa.h"
+
+namespace octet::cli {
+namespace {
+
+struct EngineOptions {
+  std::string isa;
+  int threads = 1;
+};
+
+EngineOptions& options() {
+  static EngineOptions o;
+  return o;
+}
+
+}  // namespace
+
+void add_engine_options(CLI::App& app) {
+  app.fallthrough();
+  app.add_option("--isa", options().isa,
+                 "Highest instruction set the kernels may use: " + kernels::isa_names() +
+                     " (default: the best this CPU has; same as the OCTET_ISA variable)")
+      ->check([](const std::string& v) -> std::string {
+        return kernels::parse_isa(v) ? "" : "must be one of " + kernels::isa_names();
+      });
+  app.add_option("--threads", options().threads, "Threads the kernels split their work over (default 1)")
+      ->check(CLI::Range(1, 256));
+  app.parse_complete_callback([] {
+    if (options().isa.empty()) return;
+    try {
+      kernels::set_isa_limit(*kernels::parse_isa(options().isa));
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError(e.what());
+    }
+  });
+}
+
+SessionOptions engine_session_options() {
+  SessionOptions s;
+  s.threads = options().threads;
+  s.isa = kernels::active_isa();
+  return s;
+}
+
+std::string engine_summary() {
+  const int t = options().threads;
+  return fmt::format("{}, {} thread{}", kernels::isa_name(kernels::active_isa()), t, t == 1 ? "" : "s");
+}
+
+}  // namespace octet::cli

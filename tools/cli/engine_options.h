@@ -1,0 +1,16 @@
+#pragma once
+// Options every subcommand that runs a model shares: --isa (cap the kernels' instruction set,
+// like OCTET_ISA) and --threads. They may be given before or after the subcommand.
+#include <CLI/CLI.hpp>
+
+#include "engine/session.h"
+
+namespace octet::cli {
+
+void add_engine_options(CLI::App& app);
+// SessionOptions for every Session the command builds (passes at their defaults).
+SessionOptions engine_session_options();
+// "avx512vnni, 1 thread": what the kernels run with, for reports.
+std::string engine_summary();
+
+}  // namespace octet::cli
