@@ -1,0 +1,357 @@
+// The INT8 parameter derivations below must round exactly as the reference kernels' do.
+#include "kernels/ref/fp_contract_off.h"
+
+#include "kernels/elementwise/eltwise.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels/ref/pool2d.h"
+#include "kernels/ref/qelementwise.h"
+#include "kernels/ref/qpool2d.h"
+
+namespace octet::kernels {
+
+namespace {
+
+template <class Fn, size_t N>
+const EltwiseUkernel<Fn>* pick(const EltwiseUkernel<Fn> (&list)[N], Isa isa) {
+  return pick_eltwise(std::span<const EltwiseUkernel<Fn>>(list, N), isa);
+}
+
+// Runs body(start, count) over [0, range) in pieces of `tile`, on the pool when there is more
+// than one piece.
+template <class Body>
+void parallel_pieces(pthreadpool_t pool, size_t range, size_t tile, const Body& body) {
+  if (range == 0) return;
+  if (pool == nullptr || range <= tile) {
+    body(size_t{0}, range);
+    return;
+  }
+  struct Context {
+    const Body* body;
+  } ctx{&body};
+  pthreadpool_parallelize_1d_tile_1d(
+      pool,
+      [](void* p, size_t start, size_t count) { (*static_cast<Context*>(p)->body)(start, count); },
+      &ctx, range, tile, 0);
+}
+
+// Calls kernel(rows, a_offset, b_offset, y_offset) over every [rows][cols] tile of t, split
+// into pieces of about kEltwiseMinPiece elements. Offsets are in elements.
+template <class Tile>
+void run_tiled(const BinaryTiling& t, pthreadpool_t pool, const Tile& tile) {
+  const int64_t outer = t.outer_count();
+  const int64_t tile_elements = t.rows * t.cols;
+  auto outer_offsets = [&](int64_t index, int64_t* a_off, int64_t* b_off) {
+    *a_off = *b_off = 0;
+    for (int d = t.outer_rank - 1; d >= 0; --d) {
+      const int64_t i = index % t.outer_dims[d];
+      index /= t.outer_dims[d];
+      *a_off += i * t.outer_a[d];
+      *b_off += i * t.outer_b[d];
+    }
+  };
+  if (outer == 1 && t.rows == 1) {
+    // One contiguous run (the same-shape case): pieces along it.
+    const size_t piece = std::max<size_t>(kEltwiseMinPiece, 64);
+    parallel_pieces(pool, size_t(t.cols), piece, [&](size_t start, size_t count) {
+      tile(int64_t{1}, int64_t(count), int64_t(start), int64_t(start), int64_t(start));
+    });
+    return;
+  }
+  // Pieces of whole rows, never crossing an outer index.
+  const size_t rows_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(std::max<int64_t>(1, t.cols)));
+  const size_t pieces_per_outer = (size_t(t.rows) + rows_per_piece - 1) / rows_per_piece;
+  parallel_pieces(pool, size_t(outer) * pieces_per_outer, 1, [&](size_t start, size_t count) {
+    for (size_t p = start; p < start + count; ++p) {
+      const int64_t o = int64_t(p / pieces_per_outer);
+      const int64_t r0 = int64_t((p % pieces_per_outer) * rows_per_piece);
+      const int64_t rows = std::min<int64_t>(int64_t(rows_per_piece), t.rows - r0);
+      int64_t a_off, b_off;
+      outer_offsets(o, &a_off, &b_off);
+      tile(rows, t.cols, a_off + r0 * t.a_row_stride, b_off + r0 * t.b_row_stride,
+           o * tile_elements + r0 * t.cols);
+    }
+  });
+}
+
+void copy_box(int rank, const int64_t* dims, const int64_t* a, const int64_t* b, int64_t* dims_out,
+              int64_t* a_out, int64_t* b_out) {
+  if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("eltwise: rank above 8 is not supported");
+  std::copy(dims, dims + rank, dims_out);
+  std::copy(a, a + rank, a_out);
+  std::copy(b, b + rank, b_out);
+}
+
+const char* binary_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return "add";
+    case BinaryOp::sub: return "sub";
+    case BinaryOp::mul: return "mul";
+    case BinaryOp::div: return "div";
+  }
+  return "?";
+}
+
+}  // namespace
+
+int64_t BinaryTiling::outer_count() const {
+  int64_t n = 1;
+  for (int d = 0; d < outer_rank; ++d) n *= outer_dims[d];
+  return n;
+}
+
+BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides) {
+  BinaryTiling t;
+  // Size-1 dimensions do not move any pointer; drop them, then merge a dimension into the
+  // one after it when both inputs step through the pair as through one dimension.
+  int64_t d[kMaxRank], sa[kMaxRank], sb[kMaxRank];
+  int n = 0;
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] == 0) {  // empty output: nothing to do, any tiling serves
+      t.fits = true;
+      return t;
+    }
+    if (dims[i] == 1) continue;
+    if (n > 0 && sa[n - 1] == a_strides[i] * dims[i] && sb[n - 1] == b_strides[i] * dims[i]) {
+      d[n - 1] *= dims[i];
+      sa[n - 1] = a_strides[i];
+      sb[n - 1] = b_strides[i];
+      continue;
+    }
+    d[n] = dims[i];
+    sa[n] = a_strides[i];
+    sb[n] = b_strides[i];
+    ++n;
+  }
+  t.rows = 1;
+  if (n == 0) {  // a single element
+    t.fits = true;
+    t.cols = 1;
+    return t;
+  }
+  if (sa[n - 1] != 1 || sb[n - 1] != 1) return t;
+  t.fits = true;
+  t.cols = d[n - 1];
+  if (n >= 2) {
+    t.rows = d[n - 2];
+    t.a_row_stride = sa[n - 2];
+    t.b_row_stride = sb[n - 2];
+  }
+  t.outer_rank = std::max(0, n - 2);
+  for (int i = 0; i < t.outer_rank; ++i) {
+    t.outer_dims[i] = d[i];
+    t.outer_a[i] = sa[i];
+    t.outer_b[i] = sb[i];
+  }
+  return t;
+}
+
+// ---- FP32 ----
+
+F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides,
+                     const int64_t* b_strides, Isa isa)
+    : op_(op), rank_(rank) {
+  copy_box(rank, dims, a_strides, b_strides, dims_, a_strides_, b_strides_);
+  tiling_ = tile_binary(rank, dims, a_strides, b_strides);
+  if (!tiling_.fits) return;
+  if (op == BinaryOp::add) ukernel_ = pick(kF32AddUkernels, isa);
+  if (op == BinaryOp::mul) ukernel_ = pick(kF32MulUkernels, isa);
+}
+
+std::string F32Binary::kernel_name() const {
+  return ukernel_ ? ukernel_->name : std::string("f32_binary_strided__ref(") + binary_name(op_) + ")";
+}
+
+void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool) const {
+  if (!ukernel_) {
+    f32_binary_strided__ref(op_, rank_, dims_, a, a_strides_, b, b_strides_, Activation{}, y);
+    return;
+  }
+  const F32BinaryUkernel fn = ukernel_->fn;
+  const BinaryTiling& t = tiling_;
+  run_tiled(t, pool, [&](int64_t rows, int64_t cols, int64_t a_off, int64_t b_off, int64_t y_off) {
+    fn(size_t(rows), size_t(cols), a + a_off, size_t(t.a_row_stride), b + b_off, size_t(t.b_row_stride),
+       y + y_off);
+  });
+}
+
+F32Unary::F32Unary(ActKind kind, Isa isa) : kind_(kind) {
+  if (kind == ActKind::relu || kind == ActKind::clip) clamp_ = pick(kF32ClampUkernels, isa);
+  if (kind == ActKind::sigmoid) sigmoid_ = pick(kF32SigmoidUkernels, isa);
+}
+
+std::string F32Unary::kernel_name() const {
+  if (clamp_) return clamp_->name;
+  if (sigmoid_) return sigmoid_->name;
+  return "f32_unary__ref";
+}
+
+void F32Unary::run(const Activation& act, int64_t n, const float* x, float* y, pthreadpool_t pool) const {
+  float lo = 0.0f, hi = INFINITY;
+  if (kind_ == ActKind::clip) {
+    lo = act.min;
+    hi = act.max;
+  }
+  // The ref's Clip returns min when min > max; max-then-min would return max.
+  const bool use_clamp = clamp_ && (act.kind == ActKind::relu || (act.kind == ActKind::clip && !(lo > hi)));
+  const bool use_sigmoid = sigmoid_ && act.kind == ActKind::sigmoid;
+  parallel_pieces(pool, size_t(n), kEltwiseMinPiece, [&](size_t start, size_t count) {
+    if (use_clamp) clamp_->fn(count, x + start, y + start, lo, hi);
+    else if (use_sigmoid) sigmoid_->fn(count, x + start, y + start);
+    else f32_unary__ref(act, int64_t(count), x + start, y + start);
+  });
+}
+
+F32GlobalAvgPool::F32GlobalAvgPool(int batch, int hw, int channels, Isa isa)
+    : batch_(batch), hw_(hw), channels_(channels) {
+  if (hw > 0) ukernel_ = pick(kF32GapUkernels, isa);
+}
+
+std::string F32GlobalAvgPool::kernel_name() const {
+  return ukernel_ ? ukernel_->name : "f32_global_avgpool_nhwc__ref";
+}
+
+void F32GlobalAvgPool::run(const float* x, float* y, pthreadpool_t pool) const {
+  if (!ukernel_) {
+    f32_global_avgpool_nhwc__ref(batch_, hw_, channels_, x, y);
+    return;
+  }
+  const size_t image = size_t(hw_) * size_t(channels_);
+  parallel_pieces(pool, size_t(batch_), 1, [&](size_t start, size_t count) {
+    for (size_t n = start; n < start + count; ++n)
+      ukernel_->fn(size_t(hw_), size_t(channels_), x + n * image, y + n * size_t(channels_));
+  });
+}
+
+// ---- INT8 ----
+
+Q8AddParams q8_add_params(QuantParams a, QuantParams b, QuantParams y, int32_t y_min, int32_t y_max) {
+  // q8_add_ratio_fma_strided__ref's constants, step for step.
+  const float ra = a.scale / y.scale;
+  const float rb = b.scale / y.scale;
+  const float zb = rb * static_cast<float>(b.zero_point);
+  const float zab = std::fma(ra, static_cast<float>(a.zero_point), zb);
+  const float k = static_cast<float>(y.zero_point) - zab;
+  return {ra, rb, k, static_cast<float>(y_min), static_cast<float>(y_max)};
+}
+
+Q8MulParams q8_mul_params(QuantParams a, QuantParams b, QuantParams y, int32_t y_min, int32_t y_max) {
+  const float sab = a.scale * b.scale;
+  const float r = sab / y.scale;
+  return {a.zero_point, b.zero_point, r, static_cast<float>(y.zero_point), static_cast<float>(y_min),
+          static_cast<float>(y_max)};
+}
+
+Q8GapParams q8_gap_params(int hw, QuantParams x, QuantParams y, Q8 type) {
+  // q8_global_avgpool_nhwc__ref's multiplier and bias; the int32 sums wrap like the ref's
+  // int64 sum converted to int32.
+  const float yhw = y.scale * static_cast<float>(hw);
+  const float multiplier = x.scale / yhw;
+  const auto bias = static_cast<int32_t>(-static_cast<int64_t>(x.zero_point) * hw);
+  return {bias, multiplier, y.zero_point, static_cast<float>(q8_min(type) - y.zero_point),
+          static_cast<float>(q8_max(type) - y.zero_point)};
+}
+
+Q8Binary::Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int64_t* a_strides,
+                   const int64_t* b_strides, Isa isa)
+    : kind_(kind), type_(type), rank_(rank) {
+  copy_box(rank, dims, a_strides, b_strides, dims_, a_strides_, b_strides_);
+  tiling_ = tile_binary(rank, dims, a_strides, b_strides);
+  if (!tiling_.fits) return;
+  if (kind == Kind::add) add_ = type == Q8::u8 ? pick(kQu8AddUkernels, isa) : pick(kQs8AddUkernels, isa);
+  else mul_ = type == Q8::u8 ? pick(kQu8MulUkernels, isa) : pick(kQs8MulUkernels, isa);
+}
+
+std::string Q8Binary::kernel_name() const {
+  if (add_) return add_->name;
+  if (mul_) return mul_->name;
+  return kind_ == Kind::add ? "q8_add_ratio_fma_strided__ref" : "q8_mul_ratio_strided__ref";
+}
+
+namespace {
+
+template <class T>
+void q8_binary_ref(Q8Binary::Kind kind, int rank, const int64_t* dims, const void* a, const int64_t* as,
+                   QuantParams a_q, const void* b, const int64_t* bs, QuantParams b_q, QuantParams y_q,
+                   int32_t y_min, int32_t y_max, void* y) {
+  auto ta = static_cast<const T*>(a);
+  auto tb = static_cast<const T*>(b);
+  auto ty = static_cast<T*>(y);
+  if (kind == Q8Binary::Kind::add)
+    q8_add_ratio_fma_strided__ref(rank, dims, ta, as, a_q, tb, bs, b_q, y_q, y_min, y_max, ty);
+  else
+    q8_mul_ratio_strided__ref(rank, dims, ta, as, a_q, tb, bs, b_q, y_q, y_min, y_max, ty);
+}
+
+void check_q8_clamp(Q8 type, int32_t y_min, int32_t y_max) {
+  if (y_min < q8_min(type) || y_max > q8_max(type) || y_min > y_max)
+    throw std::invalid_argument("Q8Binary: output clamp [" + std::to_string(y_min) + ", " + std::to_string(y_max) +
+                                "] is not inside the " + q8_name(type) + " range");
+}
+
+}  // namespace
+
+void Q8Binary::run(const void* a, QuantParams a_q, const void* b, QuantParams b_q, QuantParams y_q, int32_t y_min,
+                   int32_t y_max, void* y, pthreadpool_t pool) const {
+  if (!add_ && !mul_) {
+    if (type_ == Q8::u8)
+      q8_binary_ref<uint8_t>(kind_, rank_, dims_, a, a_strides_, a_q, b, b_strides_, b_q, y_q, y_min, y_max, y);
+    else
+      q8_binary_ref<int8_t>(kind_, rank_, dims_, a, a_strides_, a_q, b, b_strides_, b_q, y_q, y_min, y_max, y);
+    return;
+  }
+  check_q8_clamp(type_, y_min, y_max);
+  auto pa = static_cast<const int8_t*>(a);  // byte pointers: one element is one byte
+  auto pb = static_cast<const int8_t*>(b);
+  auto py = static_cast<int8_t*>(y);
+  const BinaryTiling& t = tiling_;
+  if (add_) {
+    const Q8AddParams p = q8_add_params(a_q, b_q, y_q, y_min, y_max);
+    const Q8AddUkernel fn = add_->fn;
+    run_tiled(t, pool, [&](int64_t rows, int64_t cols, int64_t a_off, int64_t b_off, int64_t y_off) {
+      fn(size_t(rows), size_t(cols), pa + a_off, size_t(t.a_row_stride), pb + b_off, size_t(t.b_row_stride),
+         py + y_off, p);
+    });
+  } else {
+    const Q8MulParams p = q8_mul_params(a_q, b_q, y_q, y_min, y_max);
+    const Q8MulUkernel fn = mul_->fn;
+    run_tiled(t, pool, [&](int64_t rows, int64_t cols, int64_t a_off, int64_t b_off, int64_t y_off) {
+      fn(size_t(rows), size_t(cols), pa + a_off, size_t(t.a_row_stride), pb + b_off, size_t(t.b_row_stride),
+         py + y_off, p);
+    });
+  }
+}
+
+Q8GlobalAvgPool::Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa isa)
+    : type_(type), batch_(batch), hw_(hw), channels_(channels) {
+  if (hw > 0) ukernel_ = type == Q8::u8 ? pick(kQu8GapUkernels, isa) : pick(kQs8GapUkernels, isa);
+}
+
+std::string Q8GlobalAvgPool::kernel_name() const {
+  return ukernel_ ? ukernel_->name : "q8_global_avgpool_nhwc__ref";
+}
+
+void Q8GlobalAvgPool::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {
+  if (!ukernel_) {
+    if (type_ == Q8::u8)
+      q8_global_avgpool_nhwc__ref(batch_, hw_, channels_, static_cast<const uint8_t*>(x), x_q, y_q,
+                                  static_cast<uint8_t*>(y));
+    else
+      q8_global_avgpool_nhwc__ref(batch_, hw_, channels_, static_cast<const int8_t*>(x), x_q, y_q,
+                                  static_cast<int8_t*>(y));
+    return;
+  }
+  const Q8GapParams p = q8_gap_params(hw_, x_q, y_q, type_);
+  const size_t image = size_t(hw_) * size_t(channels_);
+  auto px = static_cast<const int8_t*>(x);
+  auto py = static_cast<int8_t*>(y);
+  parallel_pieces(pool, size_t(batch_), 1, [&](size_t start, size_t count) {
+    for (size_t n = start; n < start + count; ++n)
+      ukernel_->fn(size_t(hw_), size_t(channels_), px + n * image, py + n * size_t(channels_), p);
+  });
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,138 @@
+#pragma once
+// Drivers for the element-wise and global-pooling microkernels of kernels/eltwise_list.h:
+// each one chooses its microkernel once (the highest-ISA entry with isa <= the requested
+// level that the CPU runs) and falls back to the scalar reference kernel for shapes or
+// parameters the microkernels do not take. kernel_name() says which ran.
+//
+// Binary ops take the strided form the reference kernels take (kernels/ref/elementwise.h): y
+// dense in `dims` order, a and b read through their own strides (0 broadcasts). Adjacent
+// dimensions are merged until the last one is contiguous in both inputs; the broadcasts that
+// reduce to rows of a contiguous row (same shape, the NHWC per-channel gate [N,1,1,C] against
+// [N,H,W,C], a row vector) run on the microkernels, the rest (a scalar operand, a transposed
+// input) on the reference.
+//
+// Threads: run() splits large tensors into pieces of at least kEltwiseMinPiece elements over
+// a pthreadpool (nullptr: the calling thread).
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "kernels/eltwise_list.h"
+#include "kernels/q8_type.h"
+#include "kernels/ref/activation.h"
+#include "kernels/ref/elementwise.h"
+#include "kernels/ref/qmath.h"
+
+namespace octet::kernels {
+
+inline constexpr size_t kEltwiseMinPiece = 32 * 1024;
+
+// The first entry of `list` (highest ISA first) that may run at `isa`; nullptr when none.
+template <class Fn>
+const EltwiseUkernel<Fn>* pick_eltwise(std::span<const EltwiseUkernel<Fn>> list, Isa isa) {
+  for (const auto& k : list)
+    if (k.isa <= isa && isa_supported(k.isa)) return &k;
+  return nullptr;
+}
+
+// A broadcast box reduced to an outer loop of [rows][cols] tiles, cols contiguous in a, b and y.
+struct BinaryTiling {
+  bool fits = false;  // false: the last dimension is not contiguous in both inputs
+  int outer_rank = 0;
+  int64_t outer_dims[kMaxRank] = {}, outer_a[kMaxRank] = {}, outer_b[kMaxRank] = {};
+  int64_t rows = 0, cols = 0, a_row_stride = 0, b_row_stride = 0;
+
+  int64_t outer_count() const;
+};
+BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides);
+
+// ---- FP32 ----
+
+// Add, Sub, Mul, Div; Add and Mul have microkernels.
+class F32Binary {
+ public:
+  F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
+            Isa isa);
+  std::string kernel_name() const;
+  void run(const float* a, const float* b, float* y, pthreadpool_t pool) const;
+
+ private:
+  BinaryOp op_;
+  int rank_;
+  int64_t dims_[kMaxRank], a_strides_[kMaxRank], b_strides_[kMaxRank];
+  BinaryTiling tiling_;
+  const EltwiseUkernel<F32BinaryUkernel>* ukernel_ = nullptr;
+};
+
+// A unary activation over n contiguous values: Relu and Clip (f32_clamp), Sigmoid
+// (f32_sigmoid); any other Activation runs on f32_unary__ref.
+class F32Unary {
+ public:
+  F32Unary(ActKind kind, Isa isa);
+  std::string kernel_name() const;
+  // act carries the Clip bounds, which may change between calls (run-time inputs).
+  void run(const Activation& act, int64_t n, const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  ActKind kind_;
+  const EltwiseUkernel<F32ClampUkernel>* clamp_ = nullptr;
+  const EltwiseUkernel<F32UnaryUkernel>* sigmoid_ = nullptr;
+};
+
+// GlobalAveragePool NHWC: x [batch][hw][channels] -> y [batch][channels].
+class F32GlobalAvgPool {
+ public:
+  F32GlobalAvgPool(int batch, int hw, int channels, Isa isa);
+  std::string kernel_name() const;
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  int batch_, hw_, channels_;
+  const EltwiseUkernel<F32GapUkernel>* ukernel_ = nullptr;
+};
+
+// ---- INT8 (T = uint8_t or int8_t, chosen at run time by Q8) ----
+
+// The microkernels' parameters, derived exactly as the reference variants derive them.
+Q8AddParams q8_add_params(QuantParams a, QuantParams b, QuantParams y, int32_t y_min, int32_t y_max);
+Q8MulParams q8_mul_params(QuantParams a, QuantParams b, QuantParams y, int32_t y_min, int32_t y_max);
+Q8GapParams q8_gap_params(int hw, QuantParams x, QuantParams y, Q8 type);
+
+// QLinearAdd bit-exact with q8_add_ratio_fma_strided__ref, QLinearMul with
+// q8_mul_ratio_strided__ref (ORT's x86 recipes; docs/requantization.md section 9).
+class Q8Binary {
+ public:
+  enum class Kind { add, mul };
+  Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
+           Isa isa);
+  std::string kernel_name() const;
+  void run(const void* a, QuantParams a_q, const void* b, QuantParams b_q, QuantParams y_q, int32_t y_min,
+           int32_t y_max, void* y, pthreadpool_t pool) const;
+
+ private:
+  Kind kind_;
+  Q8 type_;
+  int rank_;
+  int64_t dims_[kMaxRank], a_strides_[kMaxRank], b_strides_[kMaxRank];
+  BinaryTiling tiling_;
+  const EltwiseUkernel<Q8AddUkernel>* add_ = nullptr;
+  const EltwiseUkernel<Q8MulUkernel>* mul_ = nullptr;
+};
+
+// QLinearGlobalAveragePool NHWC, bit-exact with q8_global_avgpool_nhwc__ref.
+class Q8GlobalAvgPool {
+ public:
+  Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa isa);
+  std::string kernel_name() const;
+  void run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const;
+
+ private:
+  Q8 type_;
+  int batch_, hw_, channels_;
+  const EltwiseUkernel<Q8GapUkernel>* ukernel_ = nullptr;
+};
+
+}  // namespace octet::kernels

@@ -1,0 +1,107 @@
+#pragma once
+// Every element-wise and global-pooling microkernel, FP32 and INT8: the one list the drivers
+// (kernels/elementwise/eltwise.h), the tests (tests/simd/test_eltwise.cc) and the benchmarks
+// (bench/eltwise_bench.cc) iterate. Adding a kernel is one line in the table of its op.
+//
+// Shapes the microkernels see (the drivers reduce any broadcast they accept to these):
+//   binary   a [rows][cols] and b [rows][cols], each read with its own row stride in elements
+//            (0 repeats one row: the SE gate [N,1,1,C] against a [N,H,W,C] map), y dense
+//            [rows][cols]. rows = 1 is the same-shape case.
+//   unary    n contiguous elements.
+//   gap      one image: x [hw][channels] -> y [channels] (NHWC global average pool).
+// The scalar reference kernels (kernels/ref/) are the last resort and are not in these tables.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "kernels/isa.h"
+
+namespace octet::kernels {
+
+// ---- FP32 ----
+using F32BinaryUkernel = void (*)(size_t rows, size_t cols, const float* a, size_t a_row_stride, const float* b,
+                                  size_t b_row_stride, float* y);
+// y = min(max(x, lo), hi) with NaN passing through, exactly like the ref's Relu / Clip.
+using F32ClampUkernel = void (*)(size_t n, const float* x, float* y, float lo, float hi);
+using F32UnaryUkernel = void (*)(size_t n, const float* x, float* y);
+using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float* y);
+
+// ---- INT8 (the element type is in the kernel's name; pointers are uint8_t* or int8_t*) ----
+
+// QLinearAdd as q8_add_ratio_fma_strided__ref computes it (MLAS's AVX2 recipe):
+//   y = clamp(round_half_even(fma(qa, ra, fma(qb, rb, k))), lo, hi)
+struct Q8AddParams {
+  float ra, rb, k;
+  float lo, hi;  // the output clamp [y_min, y_max] as floats
+};
+// QLinearMul as q8_mul_ratio_strided__ref computes it:
+//   y = clamp(round_half_even(float((qa - a_zp) * (qb - b_zp)) * r + y_zp), lo, hi)
+struct Q8MulParams {
+  int32_t a_zero_point, b_zero_point;
+  float r, y_zero_point;
+  float lo, hi;
+};
+// QLinearGlobalAveragePool as q8_global_avgpool_nhwc__ref computes it:
+//   acc = bias + sum_p x[p][c]  (bias = -hw * x_zp),  y = clamp(round_half_even(acc * m), lo, hi) + y_zp
+// with lo = qmin - y_zp, hi = qmax - y_zp (requantize_value's float clamp).
+struct Q8GapParams {
+  int32_t bias;
+  float multiplier;
+  int32_t y_zero_point;
+  float lo, hi;
+};
+
+using Q8AddUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_row_stride, const void* b,
+                              size_t b_row_stride, void* y, const Q8AddParams& p);
+using Q8MulUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_row_stride, const void* b,
+                              size_t b_row_stride, void* y, const Q8MulParams& p);
+using Q8GapUkernel = void (*)(size_t hw, size_t channels, const void* x, void* y, const Q8GapParams& p);
+
+template <class Fn>
+struct EltwiseUkernel {
+  const char* name;
+  Isa isa;
+  Fn fn;
+};
+
+// ---- The microkernels (kernels/x86/eltwise__<isa>.cc), one namespace per ISA ----
+#define OCTET_ELTWISE_DECLARE(isa)                                                                         \
+  namespace isa {                                                                                          \
+  void f32_add(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
+  void f32_mul(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
+  void f32_clamp(size_t, const float*, float*, float, float);                                               \
+  void f32_sigmoid(size_t, const float*, float*);                                                          \
+  void f32_gap(size_t, size_t, const float*, float*);                                                      \
+  void qu8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
+  void qs8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
+  void qu8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
+  void qs8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
+  void qu8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
+  void qs8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
+  }
+OCTET_ELTWISE_DECLARE(avx2)
+OCTET_ELTWISE_DECLARE(avx512)
+#undef OCTET_ELTWISE_DECLARE
+
+// Highest ISA first: the driver takes the first entry it may run.
+#define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP)                                            \
+  inline constexpr EltwiseUkernel<FN_TYPE> NAME[] = {                                     \
+      {#OP "__avx512", Isa::avx512, &avx512::OP},                                         \
+      {#OP "__avx2", Isa::avx2, &avx2::OP},                                               \
+  };
+
+OCTET_ELTWISE_TABLE(kF32AddUkernels, F32BinaryUkernel, f32_add)
+OCTET_ELTWISE_TABLE(kF32MulUkernels, F32BinaryUkernel, f32_mul)
+OCTET_ELTWISE_TABLE(kF32ClampUkernels, F32ClampUkernel, f32_clamp)
+OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)
+OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
+OCTET_ELTWISE_TABLE(kQu8AddUkernels, Q8AddUkernel, qu8_add)
+OCTET_ELTWISE_TABLE(kQs8AddUkernels, Q8AddUkernel, qs8_add)
+OCTET_ELTWISE_TABLE(kQu8MulUkernels, Q8MulUkernel, qu8_mul)
+OCTET_ELTWISE_TABLE(kQs8MulUkernels, Q8MulUkernel, qs8_mul)
+OCTET_ELTWISE_TABLE(kQu8GapUkernels, Q8GapUkernel, qu8_gap)
+OCTET_ELTWISE_TABLE(kQs8GapUkernels, Q8GapUkernel, qs8_gap)
+
+#undef OCTET_ELTWISE_TABLE
+
+}  // namespace octet::kernels
