@@ -1,0 +1,152 @@
+#include "kernels/conv/f32_conv.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace octet::kernels {
+
+namespace {
+
+bool plain_gemm_shape(const Conv2dShape& s) {
+  return s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+         s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
+}
+
+const Conv2dShape& checked(const Conv2dShape& s, const Activation& act) {
+  if (!F32Conv::supports(s, act))
+    throw std::invalid_argument("F32Conv: unsupported conv (groups " + std::to_string(s.groups) +
+                                ", in_c " + std::to_string(s.in_c) + ", out_c " + std::to_string(s.out_c) +
+                                "): needs groups == 1 and positive sizes");
+  return s;
+}
+
+const F32GemmKernel& runnable(const F32GemmKernel& kernel) {
+  if (!isa_supported(kernel.isa))
+    throw std::invalid_argument(std::string(kernel.igemm_name) + " needs " + isa_name(kernel.isa) +
+                                ", which this CPU does not support");
+  return kernel;
+}
+
+struct ConvTask {
+  const F32GemmKernel* kernel;
+  const float* x;
+  float* y;
+  const float* w;
+  size_t block_stride;
+  const float* const* indirection;
+  const float* zero;
+  size_t in_c, out_c, ks;
+  size_t image_in, image_pixels;  // floats per input image, output pixels per image
+  F32MinMax clamp;
+  const Activation* act;
+  bool act_after;
+};
+
+// Plain GEMM: the pixels of all images are the rows.
+void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t cols) {
+  const auto& t = *static_cast<const ConvTask*>(context);
+  float* c = t.y + row * t.out_c + col;
+  t.kernel->gemm(rows, cols, t.in_c, t.x + row * t.in_c, t.in_c, t.w + col / t.kernel->nr * t.block_stride, c,
+                 t.out_c, t.clamp);
+  if (t.act_after) apply_activation_f32(*t.act, rows, cols, c, t.out_c);
+}
+
+void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_t rows, size_t cols) {
+  const auto& t = *static_cast<const ConvTask*>(context);
+  const size_t mr = t.kernel->mr;
+  float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + col;
+  t.kernel->igemm(rows, cols, t.in_c, t.ks, t.indirection + pixel / mr * t.ks * mr, image * t.image_in, t.zero,
+                  t.w + col / t.kernel->nr * t.block_stride, c, t.out_c, t.clamp);
+  if (t.act_after) apply_activation_f32(*t.act, rows, cols, c, t.out_c);
+}
+
+}  // namespace
+
+bool F32Conv::supports(const Conv2dShape& s, const Activation&) {
+  return s.groups == 1 && s.batch > 0 && s.in_h > 0 && s.in_w > 0 && s.in_c > 0 && s.out_h > 0 && s.out_w > 0 &&
+         s.out_c > 0 && s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 &&
+         s.dilation_h > 0 && s.dilation_w > 0;
+}
+
+F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa)
+    : F32Conv(s, weights, bias, act,
+              choose_f32_gemm_kernel(isa, static_cast<int64_t>(checked(s, act).out_h) * s.out_w, s.out_c)) {}
+
+F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
+                 const F32GemmKernel& kernel)
+    : s_(checked(s, act)),
+      act_(act),
+      clamp_(f32_clamp_for(act)),
+      kernel_(&runnable(kernel)),
+      plain_gemm_(plain_gemm_shape(s)),
+      weights_(s.out_c, int64_t{s.kernel_h} * s.kernel_w, s.in_c, kernel.nr, bias,
+               [&](int64_t o, int64_t tap, int64_t k) {
+                 // ONNX [out_c][in_c][kh][kw]; tap = ky * kw + kx.
+                 return weights[(o * s.in_c + k) * s.kernel_h * s.kernel_w + tap];
+               }),
+      zero_(static_cast<size_t>(s.in_c), 0.0f) {
+  name_ = plain_gemm_ ? kernel.gemm_name : kernel.igemm_name;
+}
+
+void F32Conv::bind(const float* x) {
+  bound_ = x;
+  if (plain_gemm_) return;
+  const size_t mr = kernel_->mr;
+  const size_t ks = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+  const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
+  const size_t tiles = (pixels + mr - 1) / mr;
+  indirection_.resize(tiles * ks * mr);
+  for (size_t tile = 0; tile < tiles; ++tile) {
+    for (size_t r = 0; r < mr; ++r) {
+      // Rows past the last pixel repeat it: the kernel reads MR rows, stores only the valid ones.
+      const size_t pixel = std::min(tile * mr + r, pixels - 1);
+      const int oy = static_cast<int>(pixel / s_.out_w), ox = static_cast<int>(pixel % s_.out_w);
+      for (int ky = 0; ky < s_.kernel_h; ++ky) {
+        const int iy = oy * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
+        for (int kx = 0; kx < s_.kernel_w; ++kx) {
+          const int ix = ox * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
+          const size_t tap = static_cast<size_t>(ky) * s_.kernel_w + kx;
+          const bool inside = iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w;
+          indirection_[(tile * ks + tap) * mr + r] =
+              inside ? x + (static_cast<size_t>(iy) * s_.in_w + ix) * s_.in_c : zero_.data();
+        }
+      }
+    }
+  }
+}
+
+void F32Conv::run(const float* x, float* y, pthreadpool_t pool) const {
+  if (!plain_gemm_ && (x != bound_ || bound_ == nullptr))
+    throw std::logic_error("F32Conv::run: input address differs from the one passed to bind(); call bind(x) first");
+  const size_t in_c = s_.in_c, out_c = s_.out_c;
+  const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
+  ConvTask task{kernel_,
+                x,
+                y,
+                weights_.data(),
+                weights_.block_stride(),
+                indirection_.data(),
+                zero_.data(),
+                in_c,
+                out_c,
+                static_cast<size_t>(s_.kernel_h) * s_.kernel_w,
+                static_cast<size_t>(s_.in_h) * s_.in_w * in_c,
+                pixels,
+                clamp_,
+                &act_,
+                activation_after_kernel(act_)};
+  const size_t mr = kernel_->mr;
+  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t batch = s_.batch;
+  if (plain_gemm_) {
+    const size_t rows = batch * pixels;
+    const size_t col_tile = threads > 1 && (rows + mr - 1) / mr < 4 * threads ? kernel_->nr : out_c;
+    pthreadpool_parallelize_2d_tile_2d(pool, run_gemm_tile, &task, rows, out_c, mr, col_tile, 0);
+    return;
+  }
+  const size_t row_tiles = batch * ((pixels + mr - 1) / mr);
+  const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? kernel_->nr : out_c;
+  pthreadpool_parallelize_3d_tile_2d(pool, run_igemm_tile, &task, batch, pixels, out_c, mr, col_tile, 0);
+}
+
+}  // namespace octet::kernels

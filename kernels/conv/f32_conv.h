@@ -1,0 +1,55 @@
+#pragma once
+// FP32 dense convolution (groups == 1), NHWC, on the GEMM / IGEMM microkernels of
+// kernels/f32_gemm_list.h. A 1x1, stride-1, unpadded conv is a plain GEMM over the pixels;
+// every other conv is an indirect GEMM: bind() builds, once per input address, MR row
+// pointers per kernel tap for each tile of output pixels (pointing at the zero row where the
+// tap falls into padding), and run() only walks them.
+#include <pthreadpool.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm.h"
+#include "kernels/isa.h"
+#include "kernels/ref/activation.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet::kernels {
+
+class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / pads, NHWC
+ public:
+  // groups == 1 and every size positive; any activation (none / relu / clip fuse into the
+  // kernel, the others are applied to each output tile right after it is computed).
+  static bool supports(const Conv2dShape& s, const Activation& act);
+  // weights ONNX order [out_c][in_c][kh][kw]; bias [out_c] or nullptr. Packs here.
+  // Chooses the best microkernel with isa <= `isa` that the CPU supports; throws
+  // std::invalid_argument if none (i.e. isa == scalar): callers use the ref kernel then.
+  F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa);
+  // Or pick an exact list entry (tests / benchmarks).
+  F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
+          const F32GemmKernel& kernel);
+
+  const std::string& kernel_name() const { return name_; }
+  const F32GemmKernel& kernel() const { return *kernel_; }
+  // True when the conv runs as a plain GEMM (1x1, stride 1, no padding): bind() is then free.
+  bool is_plain_gemm() const { return plain_gemm_; }
+
+  void bind(const float* x);  // builds the indirection for this input address (allocates)
+  // y = conv(x); x must be the bound address (bind again if it changed). No allocation.
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  Conv2dShape s_;
+  Activation act_;
+  F32MinMax clamp_;
+  const F32GemmKernel* kernel_;
+  std::string name_;
+  bool plain_gemm_;
+  F32PackedWeights weights_;
+  std::vector<float> zero_;                // in_c zeros: the row every padding tap reads
+  std::vector<const float*> indirection_;  // [pixel tile][tap][MR], for image 0 of the bound x
+  const float* bound_ = nullptr;
+};
+
+}  // namespace octet::kernels

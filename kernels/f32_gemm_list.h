@@ -1,0 +1,70 @@
+#pragma once
+// The FP32 GEMM / IGEMM microkernels (f32_gemm_list.inc) as a table.
+//
+// Both forms compute a tile of at most MR rows of Y = clamp(bias + A·W) and walk the output
+// channels NR at a time until nc are done, storing only the valid columns.
+//
+// Packed weights (one NR block after the other, channels past n zero-filled):
+//   bias[NR], then [ks][kc][NR]
+// where kc is the reduction length per tap (in_c for a conv, K for a GEMM) and ks the number
+// of kernel taps (kernel_h·kernel_w for a conv, 1 for a GEMM).
+//
+// gemm:  row r of A starts at a + r·a_stride (rows >= mr are never read).
+// igemm: "indirect" A: for each of the ks taps, MR row pointers to kc-long input rows (an
+//        NHWC pixel), tap-major: a[p·MR + r]. A pointer equal to `zero` (a row of kc zeros,
+//        for padding) is used as is; every other pointer gets a_offset elements added, so one
+//        indirection buffer serves every image of a batch. Rows >= mr must still be readable
+//        (the driver repeats the last valid pixel).
+// c rows are c_stride elements apart.
+#include <cstddef>
+#include <span>
+
+#include "kernels/isa.h"
+
+namespace octet::kernels {
+
+// Output clamp of the fused epilogue: y = min(max(acc, min), max); NaN passes through
+// (max/min are applied with the accumulator as the operand returned on NaN), like ONNX Relu/Clip.
+struct F32MinMax {
+  float min;
+  float max;
+};
+
+using F32GemmUkernel = void (*)(size_t mr, size_t nc, size_t kc, const float* a, size_t a_stride,
+                                const float* w, float* c, size_t c_stride, const F32MinMax& clamp);
+using F32IgemmUkernel = void (*)(size_t mr, size_t nc, size_t kc, size_t ks, const float* const* a,
+                                 size_t a_offset, const float* zero, const float* w, float* c,
+                                 size_t c_stride, const F32MinMax& clamp);
+
+struct F32GemmKernel {
+  const char* gemm_name;   // "f32_gemm_8x32__avx512"
+  const char* igemm_name;  // "f32_igemm_8x32__avx512"
+  Isa isa;
+  int mr;
+  int nr;
+  F32GemmUkernel gemm;
+  F32IgemmUkernel igemm;
+};
+
+#define OCTET_F32_GEMM_TILE(isa, mr, nr)                                                          \
+  namespace isa {                                                                                 \
+  void f32_gemm_##mr##x##nr(size_t mr_, size_t nc, size_t kc, const float* a, size_t a_stride,    \
+                            const float* w, float* c, size_t c_stride, const F32MinMax& clamp);   \
+  void f32_igemm_##mr##x##nr(size_t mr_, size_t nc, size_t kc, size_t ks, const float* const* a,  \
+                             size_t a_offset, const float* zero, const float* w, float* c,        \
+                             size_t c_stride, const F32MinMax& clamp);                            \
+  }
+#include "kernels/f32_gemm_list.inc"
+#undef OCTET_F32_GEMM_TILE
+
+inline constexpr F32GemmKernel kF32GemmKernels[] = {
+#define OCTET_F32_GEMM_TILE(isa, mr, nr)                                                        \
+  {"f32_gemm_" #mr "x" #nr "__" #isa, "f32_igemm_" #mr "x" #nr "__" #isa, Isa::isa, mr, nr,     \
+   &isa::f32_gemm_##mr##x##nr, &isa::f32_igemm_##mr##x##nr},
+#include "kernels/f32_gemm_list.inc"
+#undef OCTET_F32_GEMM_TILE
+};
+
+inline std::span<const F32GemmKernel> f32_gemm_kernels() { return kF32GemmKernels; }
+
+}  // namespace octet::kernels

@@ -1,0 +1,112 @@
+#include "kernels/gemm/f32_gemm.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace octet::kernels {
+
+const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n) {
+  const F32GemmKernel* best = nullptr;
+  int64_t best_work = 0;
+  for (const F32GemmKernel& k : f32_gemm_kernels()) {
+    if (k.isa > isa || !isa_supported(k.isa)) continue;
+    const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
+    const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
+    const bool better = best == nullptr || k.isa > best->isa ||
+                        (k.isa == best->isa && (work < best_work || (work == best_work && k.mr * k.nr > best->mr * best->nr)));
+    if (better) {
+      best = &k;
+      best_work = work;
+    }
+  }
+  if (best == nullptr)
+    throw std::invalid_argument(std::string("no FP32 GEMM microkernel for ISA level ") + isa_name(isa) +
+                                " on this CPU: use the ref kernel");
+  return *best;
+}
+
+F32MinMax f32_clamp_for(const Activation& act) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  switch (act.kind) {
+    case ActKind::relu: return {0.0f, inf};
+    case ActKind::clip: return {act.min, act.max};
+    default: return {-inf, inf};
+  }
+}
+
+bool activation_after_kernel(const Activation& act) {
+  return act.kind != ActKind::none && act.kind != ActKind::relu && act.kind != ActKind::clip;
+}
+
+void apply_activation_f32(const Activation& act, size_t rows, size_t cols, float* y, size_t ld) {
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) y[r * ld + c] = apply(act, y[r * ld + c]);
+}
+
+namespace {
+
+const F32GemmKernel& runnable(const F32GemmKernel& kernel) {
+  if (!isa_supported(kernel.isa))
+    throw std::invalid_argument(std::string(kernel.gemm_name) + " needs " + isa_name(kernel.isa) +
+                                ", which this CPU does not support");
+  return kernel;
+}
+
+int64_t positive(int64_t value, const char* what) {
+  if (value <= 0)
+    throw std::invalid_argument(std::string("F32Gemm: ") + what + " must be positive, got " + std::to_string(value));
+  return value;
+}
+
+struct GemmTask {
+  const F32GemmKernel* kernel;
+  const float* a;
+  const float* w;
+  size_t block_stride;
+  float* y;
+  size_t k, n;
+  F32MinMax clamp;
+  const Activation* act;
+  bool act_after;
+};
+
+void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t cols) {
+  const auto& t = *static_cast<const GemmTask*>(context);
+  float* c = t.y + row * t.n + col;
+  t.kernel->gemm(rows, cols, t.k, t.a + row * t.k, t.k, t.w + col / t.kernel->nr * t.block_stride, c, t.n,
+                 t.clamp);
+  if (t.act_after) apply_activation_f32(*t.act, rows, cols, c, t.n);
+}
+
+}  // namespace
+
+F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
+                 Isa isa)
+    : F32Gemm(k, n, b, trans_b, bias, act, choose_f32_gemm_kernel(isa, 0, n)) {}
+
+F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
+                 const F32GemmKernel& kernel)
+    : k_(positive(k, "k")),
+      n_(positive(n, "n")),
+      act_(act),
+      clamp_(f32_clamp_for(act)),
+      kernel_(&runnable(kernel)),
+      name_(kernel.gemm_name),
+      weights_(n, 1, k, kernel.nr, bias, [&](int64_t o, int64_t, int64_t kk) {
+        return trans_b ? b[o * k + kk] : b[kk * n + o];
+      }) {}
+
+void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool) const {
+  if (m <= 0) return;
+  GemmTask task{kernel_, a, weights_.data(), weights_.block_stride(), y, static_cast<size_t>(k_),
+                static_cast<size_t>(n_), clamp_, &act_, activation_after_kernel(act_)};
+  const size_t mr = kernel_->mr;
+  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  // One task covers all n columns unless there are too few row tiles to keep the threads busy.
+  const size_t row_tiles = (static_cast<size_t>(m) + mr - 1) / mr;
+  const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? kernel_->nr : static_cast<size_t>(n_);
+  pthreadpool_parallelize_2d_tile_2d(pool, run_gemm_tile, &task, static_cast<size_t>(m), static_cast<size_t>(n_),
+                                     mr, col_tile, 0);
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,98 @@
+#pragma once
+// FP32 GEMM with a constant B (ONNX Gemm / MatMul against weights), on the microkernels of
+// kernels/f32_gemm_list.h, plus what the FP32 drivers share: weight packing and the choice
+// of microkernel.
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "kernels/f32_gemm_list.h"
+#include "kernels/isa.h"
+#include "kernels/ref/activation.h"
+
+namespace octet::kernels {
+
+// Weights in a microkernel's layout (f32_gemm_list.h): per block of nr output channels,
+// bias[nr] then [ks][kc][nr], channels past n zero. 64-byte aligned.
+class F32PackedWeights {
+ public:
+  F32PackedWeights() = default;
+  // weight_at(o, p, k): weight of output channel o, tap p, reduction index k.
+  template <class WeightAt>
+  F32PackedWeights(int64_t n, int64_t ks, int64_t kc, int nr, const float* bias, WeightAt weight_at);
+
+  const float* data() const { return data_.get(); }
+  // Floats from one nr block to the next.
+  size_t block_stride() const { return block_stride_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float[], Free> data_;
+  size_t block_stride_ = 0;
+};
+
+// The microkernel a driver uses for an m x n output (m <= 0: not known yet, only n counts): among the entries of the highest Isa
+// that is <= `isa` and that this CPU supports, the one with the least padded work
+// (ceil(m/MR)·MR · ceil(n/NR)·NR; ties go to the larger tile). Throws std::invalid_argument
+// when no entry qualifies (isa == scalar): the caller runs the ref kernel then.
+const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n);
+
+// The clamp the microkernel applies for `act` (none / relu / clip fuse; anything else is
+// applied by the driver after the kernel, see activation_after_kernel).
+F32MinMax f32_clamp_for(const Activation& act);
+bool activation_after_kernel(const Activation& act);
+// Applies `act` to rows x cols of y (row stride ld) in place.
+void apply_activation_f32(const Activation& act, size_t rows, size_t cols, float* y, size_t ld);
+
+class F32Gemm {
+ public:
+  // b is [k][n] row-major, or [n][k] when trans_b; bias is [n] or nullptr. Packs here.
+  // Chooses the best microkernel with isa <= `isa` that the CPU supports; throws
+  // std::invalid_argument if none (isa == scalar): callers use the ref kernel then.
+  F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
+          Isa isa);
+  // Uses exactly this list entry (tests / benchmarks); throws std::invalid_argument when the
+  // CPU cannot run it.
+  F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
+          const F32GemmKernel& kernel);
+
+  const std::string& kernel_name() const { return name_; }
+  const F32GemmKernel& kernel() const { return *kernel_; }
+
+  // y[m][n] = act(a[m][k] · B + bias). No allocation.
+  void run(int64_t m, const float* a, float* y, pthreadpool_t pool) const;
+
+ private:
+  int64_t k_, n_;
+  Activation act_;
+  F32MinMax clamp_;
+  const F32GemmKernel* kernel_;
+  std::string name_;
+  F32PackedWeights weights_;
+};
+
+template <class WeightAt>
+F32PackedWeights::F32PackedWeights(int64_t n, int64_t ks, int64_t kc, int nr, const float* bias,
+                                   WeightAt weight_at) {
+  const int64_t blocks = (n + nr - 1) / nr;
+  block_stride_ = static_cast<size_t>(nr + ks * kc * nr);
+  const size_t bytes = (blocks * block_stride_ * sizeof(float) + 63) / 64 * 64;
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  if (!data_) throw std::bad_alloc();
+  float* out = data_.get();
+  for (int64_t block = 0; block < blocks; ++block) {
+    const int64_t first = block * nr;
+    for (int64_t j = 0; j < nr; ++j) *out++ = (first + j < n && bias != nullptr) ? bias[first + j] : 0.0f;
+    for (int64_t p = 0; p < ks; ++p)
+      for (int64_t k = 0; k < kc; ++k)
+        for (int64_t j = 0; j < nr; ++j) *out++ = first + j < n ? weight_at(first + j, p, k) : 0.0f;
+  }
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,264 @@
+// F32Conv (dense NHWC conv on the FP32 GEMM / IGEMM microkernels) against f32_conv2d_nhwc__ref,
+// for every entry of kernels/f32_gemm_list.h this CPU supports.
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/conv/f32_conv.h"
+#include "kernels/f32_gemm_list.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet::kernels {
+namespace {
+
+struct PoolDeleter {
+  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
+};
+using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
+
+// Builds one conv, runs the ref kernel and the fast one on the same random data, and checks
+// |y - ref| <= 1e-5 * sum|x*w| + 1e-6 per output (the bound comes from a second ref run on
+// absolute values, so it is computed independently of the fast kernel).
+class F32ConvTester {
+ public:
+  F32ConvTester& batch(int v) { s_.batch = v; return *this; }
+  F32ConvTester& input(int h, int w, int c) { s_.in_h = h; s_.in_w = w; s_.in_c = c; return *this; }
+  F32ConvTester& out_c(int v) { s_.out_c = v; return *this; }
+  F32ConvTester& kernel(int h, int w) { s_.kernel_h = h; s_.kernel_w = w; return *this; }
+  F32ConvTester& stride(int h, int w) { s_.stride_h = h; s_.stride_w = w; return *this; }
+  F32ConvTester& dilation(int h, int w) { s_.dilation_h = h; s_.dilation_w = w; return *this; }
+  F32ConvTester& pads(int top, int left, int bottom, int right) {
+    s_.pad_top = top; s_.pad_left = left; pad_bottom_ = bottom; pad_right_ = right; return *this;
+  }
+  F32ConvTester& activation(const Activation& a) { act_ = a; return *this; }
+  F32ConvTester& bias(bool v) { bias_ = v; return *this; }
+  F32ConvTester& seed(uint32_t v) { seed_ = v; return *this; }
+  F32ConvTester& pool(pthreadpool_t p) { pool_ = p; return *this; }
+  F32ConvTester& shape(const Conv2dShape& s) { s_ = s; shape_given_ = true; return *this; }
+
+  Conv2dShape conv_shape() const {
+    if (shape_given_) return s_;
+    Conv2dShape s = s_;
+    s.out_h = (s.in_h + s.pad_top + pad_bottom_ - s.dilation_h * (s.kernel_h - 1) - 1) / s.stride_h + 1;
+    s.out_w = (s.in_w + s.pad_left + pad_right_ - s.dilation_w * (s.kernel_w - 1) - 1) / s.stride_w + 1;
+    return s;
+  }
+
+  // Returns the fast kernel's output (for the thread-equality checks).
+  std::vector<float> test(const F32GemmKernel& k) const {
+    const Conv2dShape s = conv_shape();
+    std::mt19937 rng(seed_);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c);
+    std::vector<float> w(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
+    std::vector<float> b(s.out_c);
+    for (float& v : x) v = dist(rng);
+    for (float& v : w) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
+    std::vector<float> expected(out_size), bound(out_size), y(out_size, std::nanf(""));
+    const float* bias = bias_ ? b.data() : nullptr;
+    f32_conv2d_nhwc__ref(s, x.data(), w.data(), bias, act_, expected.data());
+    std::vector<float> ax(x.size()), aw(w.size()), ab(b.size());
+    std::transform(x.begin(), x.end(), ax.begin(), [](float v) { return std::fabs(v); });
+    std::transform(w.begin(), w.end(), aw.begin(), [](float v) { return std::fabs(v); });
+    std::transform(b.begin(), b.end(), ab.begin(), [](float v) { return std::fabs(v); });
+    f32_conv2d_nhwc__ref(s, ax.data(), aw.data(), bias ? ab.data() : nullptr, Activation{}, bound.data());
+
+    F32Conv conv(s, w.data(), bias, act_, k);
+    conv.bind(x.data());
+    conv.run(x.data(), y.data(), pool_);
+    for (size_t i = 0; i < out_size; ++i) {
+      const float tol = 1e-5f * bound[i] + 1e-6f;
+      if (!(std::fabs(y[i] - expected[i]) <= tol)) {
+        ADD_FAILURE() << conv.kernel_name() << " " << describe(s) << ": output " << i << " (channel "
+                      << i % s.out_c << ") is " << y[i] << ", expected " << expected[i] << " +- " << tol;
+        break;
+      }
+    }
+    return y;
+  }
+
+  static std::string describe(const Conv2dShape& s) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "N%d %dx%dx%d -> %dx%dx%d k%dx%d s%dx%d d%dx%d pad(t%d,l%d)", s.batch, s.in_h,
+                  s.in_w, s.in_c, s.out_h, s.out_w, s.out_c, s.kernel_h, s.kernel_w, s.stride_h, s.stride_w,
+                  s.dilation_h, s.dilation_w, s.pad_top, s.pad_left);
+    return buf;
+  }
+
+ private:
+  Conv2dShape s_;
+  int pad_bottom_ = 0, pad_right_ = 0;
+  Activation act_;
+  bool bias_ = true;
+  uint32_t seed_ = 1;
+  pthreadpool_t pool_ = nullptr;
+  bool shape_given_ = false;
+};
+
+// The list entries this CPU can run; records which ran.
+std::vector<const F32GemmKernel*> supported_kernels() {
+  std::vector<const F32GemmKernel*> out;
+  std::string ran;
+  for (const F32GemmKernel& k : f32_gemm_kernels()) {
+    if (!isa_supported(k.isa)) {
+      std::printf("skipping %s: this CPU lacks %s\n", k.igemm_name, isa_name(k.isa));
+      continue;
+    }
+    out.push_back(&k);
+    ran += std::string(k.igemm_name) + " ";
+  }
+  ::testing::Test::RecordProperty("kernels_run", ran);
+  return out;
+}
+
+Activation random_activation(std::mt19937& rng) {
+  switch (rng() % 6) {
+    case 0: return Activation::relu();
+    case 1: return Activation::clip(-0.5f, 0.75f);
+    case 2: return Activation::clip(0.0f, 6.0f);
+    case 3: return Activation::hard_swish();
+    default: return Activation{};
+  }
+}
+
+// Random small convs: channels 1..65 (around NR = 16 / 24 / 32 and not multiples of 8), kernels
+// 1x1 / 3x3 / 5x5 / 1x3 / 3x1 / 2x2, stride 1-2, dilation 1-2, asymmetric pads including
+// bottom/right only, spatial down to 1x1, batch 1-3.
+TEST(F32Conv, RandomShapesEveryKernel) {
+  const auto kernels = supported_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
+  std::mt19937 rng(20261122);
+  const int kernel_sizes[][2] = {{1, 1}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {2, 2}};
+  constexpr int kShapes = 700;
+  for (int i = 0; i < kShapes; ++i) {
+    const auto& ks = kernel_sizes[rng() % 6];
+    const int stride = 1 + rng() % 2, dilation = rng() % 4 == 0 ? 2 : 1;
+    const int pt = rng() % ks[0], pb = rng() % ks[0], pl = rng() % ks[1], pr = rng() % ks[1];
+    const int min_h = std::max(1, dilation * (ks[0] - 1) + 1 - pt - pb);
+    const int min_w = std::max(1, dilation * (ks[1] - 1) + 1 - pl - pr);
+    F32ConvTester t;
+    t.batch(1 + (rng() % 5 == 0 ? rng() % 3 : 0))
+        .input(min_h + rng() % 9, min_w + rng() % 9, 1 + rng() % 40)
+        .out_c(1 + rng() % 65)
+        .kernel(ks[0], ks[1])
+        .stride(stride, rng() % 3 == 0 ? 3 - stride : stride)
+        .dilation(dilation, dilation)
+        .pads(pt, pl, pb, pr)
+        .bias(rng() % 4 != 0)
+        .activation(random_activation(rng))
+        .seed(i);
+    for (const F32GemmKernel* k : kernels) t.test(*k);
+    if (HasFailure()) break;
+  }
+}
+
+TEST(F32Conv, ChannelSweepAroundTheTile) {
+  for (const F32GemmKernel* k : supported_kernels()) {
+    for (int c = 1; c <= 2 * k->nr + 1; ++c) {
+      F32ConvTester().input(5, 4, c).out_c(c).kernel(3, 3).pads(1, 1, 1, 1).seed(c).test(*k);
+      F32ConvTester().input(3, 5, 7).out_c(c).kernel(1, 1).seed(c).test(*k);  // plain GEMM path
+    }
+  }
+}
+
+// MLPerf ResNet8's stride-2 convs pad bottom/right only; plus the first layer and a deep one.
+TEST(F32Conv, LayerSizedShapes) {
+  auto conv = [](int hw, int ci, int co, int k, int s, int ptl, int pbr) {
+    F32ConvTester t;
+    t.input(hw, hw, ci).out_c(co).kernel(k, k).stride(s, s).pads(ptl, ptl, pbr, pbr);
+    return t;
+  };
+  for (const F32GemmKernel* k : supported_kernels()) {
+    conv(32, 3, 16, 3, 1, 1, 1).activation(Activation::relu()).test(*k);
+    conv(32, 16, 32, 3, 2, 0, 1).test(*k);
+    conv(16, 32, 64, 1, 2, 0, 0).test(*k);
+    conv(8, 64, 64, 3, 1, 1, 1).activation(Activation::relu()).test(*k);
+    conv(7, 48, 128, 1, 1, 0, 0).batch(3).test(*k);
+  }
+}
+
+TEST(F32Conv, TwoThreadsGiveTheSameOutput) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  for (const F32GemmKernel* k : supported_kernels()) {
+    F32ConvTester t;
+    t.batch(2).input(9, 7, 19).out_c(45).kernel(3, 3).pads(1, 0, 1, 2).activation(Activation::relu());
+    const std::vector<float> serial = t.test(*k);
+    const std::vector<float> threaded = t.pool(pool.get()).test(*k);
+    EXPECT_EQ(serial, threaded) << k->igemm_name;
+    F32ConvTester g;  // few row tiles: the threads split the channels
+    g.input(2, 3, 24).out_c(70).kernel(1, 1);
+    EXPECT_EQ(g.test(*k), g.pool(pool.get()).test(*k)) << k->gemm_name;
+  }
+}
+
+TEST(F32Conv, ChoosesTheHighestSupportedIsaAndRejectsScalar) {
+  Conv2dShape s;
+  s.in_h = s.in_w = s.out_h = s.out_w = 4;
+  s.in_c = 8;
+  s.out_c = 16;
+  std::vector<float> w(16 * 8, 0.5f);
+  EXPECT_THROW(F32Conv(s, w.data(), nullptr, Activation{}, Isa::scalar), std::invalid_argument);
+  for (Isa isa : runnable_isas()) {
+    if (isa == Isa::scalar) continue;
+    F32Conv conv(s, w.data(), nullptr, Activation{}, isa);
+    Isa best = Isa::scalar;
+    for (const F32GemmKernel& k : f32_gemm_kernels())
+      if (k.isa <= isa && isa_supported(k.isa)) best = std::max(best, k.isa);
+    EXPECT_EQ(conv.kernel().isa, best) << conv.kernel_name();
+    EXPECT_TRUE(conv.is_plain_gemm());
+    EXPECT_EQ(conv.kernel_name().rfind("f32_gemm_", 0), 0u) << conv.kernel_name();
+  }
+  Conv2dShape grouped = s;
+  grouped.groups = 2;
+  EXPECT_FALSE(F32Conv::supports(grouped, Activation{}));
+}
+
+TEST(F32Conv, RunWithoutBindingTheInputThrows) {
+  const auto kernels = supported_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
+  Conv2dShape s;
+  s.in_h = s.in_w = s.out_h = s.out_w = 4;
+  s.kernel_h = s.kernel_w = 3;
+  s.pad_top = s.pad_left = 1;
+  std::vector<float> w(9, 1.0f), x(16, 1.0f), x2(16, 1.0f), y(16);
+  F32Conv conv(s, w.data(), nullptr, Activation{}, *kernels.front());
+  EXPECT_THROW(conv.run(x.data(), y.data(), nullptr), std::logic_error);
+  conv.bind(x.data());
+  EXPECT_THROW(conv.run(x2.data(), y.data(), nullptr), std::logic_error);
+  conv.run(x.data(), y.data(), nullptr);
+  EXPECT_EQ(y[0], 4.0f);   // corner: 2x2 taps inside
+  EXPECT_EQ(y[5], 9.0f);   // interior
+}
+
+TEST(F32Conv, ReluAndClipPropagateNaN) {
+  for (const F32GemmKernel* k : supported_kernels()) {
+    Conv2dShape s;
+    s.in_h = s.in_w = s.out_h = s.out_w = 2;
+    s.out_c = 3;
+    std::vector<float> w = {1.0f, -1.0f, 2.0f}, x = {std::nanf(""), -1.0f, 3.0f, 10.0f}, y(12);
+    for (const Activation& act : {Activation::relu(), Activation::clip(0.0f, 6.0f)}) {
+      F32Conv conv(s, w.data(), nullptr, act, *k);
+      conv.run(x.data(), y.data(), nullptr);
+      for (int c = 0; c < 3; ++c) EXPECT_TRUE(std::isnan(y[c])) << k->gemm_name;
+      const std::vector<float> rest(y.begin() + 3, y.end());
+      if (act.kind == ActKind::relu)
+        EXPECT_EQ(rest, (std::vector<float>{0, 1, 0, 3, 0, 6, 10, 0, 20})) << k->gemm_name;
+      else
+        EXPECT_EQ(rest, (std::vector<float>{0, 1, 0, 3, 0, 6, 6, 0, 6})) << k->gemm_name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace octet::kernels

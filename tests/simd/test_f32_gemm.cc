@@ -1,0 +1,162 @@
+// F32Gemm (Gemm / MatMul with a constant B on the FP32 GEMM microkernels) against
+// f32_gemm__ref, for every entry of kernels/f32_gemm_list.h this CPU supports.
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm.h"
+#include "kernels/ref/gemm.h"
+
+namespace octet::kernels {
+namespace {
+
+// Runs the ref GEMM and F32Gemm on the same random data; |y - ref| <= 1e-5 * sum|a*b| + 1e-6,
+// the bound coming from a second ref run on absolute values.
+class F32GemmTester {
+ public:
+  F32GemmTester& m(int v) { m_ = v; return *this; }
+  F32GemmTester& n(int v) { n_ = v; return *this; }
+  F32GemmTester& k(int v) { k_ = v; return *this; }
+  F32GemmTester& trans_b(bool v) { trans_b_ = v; return *this; }
+  F32GemmTester& bias(bool v) { bias_ = v; return *this; }
+  F32GemmTester& activation(const Activation& a) { act_ = a; return *this; }
+  F32GemmTester& seed(uint32_t v) { seed_ = v; return *this; }
+  F32GemmTester& pool(pthreadpool_t p) { pool_ = p; return *this; }
+
+  std::vector<float> test(const F32GemmKernel& kernel) const {
+    std::mt19937 rng(seed_);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> a(size_t(m_) * k_), b(size_t(k_) * n_), c(n_);
+    for (float& v : a) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    for (float& v : c) v = dist(rng);
+    GemmShape s;
+    s.m = m_;
+    s.n = n_;
+    s.k = k_;
+    s.trans_b = trans_b_;
+    const float* bias = bias_ ? c.data() : nullptr;
+    std::vector<float> expected(size_t(m_) * n_), bound(expected.size()), y(expected.size(), std::nanf(""));
+    f32_gemm__ref(s, 1.0f, a.data(), b.data(), 1.0f, bias, 0, 1, act_, expected.data());
+    auto absolute = [](std::vector<float> v) {
+      for (float& e : v) e = std::fabs(e);
+      return v;
+    };
+    const std::vector<float> aa = absolute(a), ab = absolute(b), ac = absolute(c);
+    f32_gemm__ref(s, 1.0f, aa.data(), ab.data(), 1.0f, bias ? ac.data() : nullptr, 0, 1, Activation{},
+                  bound.data());
+
+    F32Gemm gemm(k_, n_, b.data(), trans_b_, bias, act_, kernel);
+    gemm.run(m_, a.data(), y.data(), pool_);
+    for (size_t i = 0; i < y.size(); ++i) {
+      const float tol = 1e-5f * bound[i] + 1e-6f;
+      if (!(std::fabs(y[i] - expected[i]) <= tol)) {
+        ADD_FAILURE() << gemm.kernel_name() << " m" << m_ << " n" << n_ << " k" << k_
+                      << (trans_b_ ? " trans_b" : "") << ": y[" << i / n_ << "][" << i % n_ << "] is " << y[i]
+                      << ", expected " << expected[i] << " +- " << tol;
+        break;
+      }
+    }
+    return y;
+  }
+
+ private:
+  int m_ = 1, n_ = 1, k_ = 1;
+  bool trans_b_ = false, bias_ = true;
+  Activation act_;
+  uint32_t seed_ = 1;
+  pthreadpool_t pool_ = nullptr;
+};
+
+std::vector<const F32GemmKernel*> supported_kernels() {
+  std::vector<const F32GemmKernel*> out;
+  for (const F32GemmKernel& k : f32_gemm_kernels()) {
+    if (isa_supported(k.isa)) {
+      out.push_back(&k);
+      std::printf("running %s\n", k.gemm_name);
+    } else {
+      std::printf("skipping %s: this CPU lacks %s\n", k.gemm_name, isa_name(k.isa));
+    }
+  }
+  return out;
+}
+
+TEST(F32Gemm, RandomShapesEveryKernel) {
+  const auto kernels = supported_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
+  std::mt19937 rng(7);
+  const Activation acts[] = {Activation{}, Activation::relu(), Activation::clip(-0.25f, 0.5f),
+                             Activation::sigmoid(), Activation::hard_sigmoid(0.2f, 0.5f)};
+  for (int i = 0; i < 400; ++i) {
+    F32GemmTester t;
+    t.m(1 + rng() % 40)
+        .n(1 + rng() % 70)
+        .k(1 + rng() % 90)
+        .trans_b(rng() % 2)
+        .bias(rng() % 4 != 0)
+        .activation(acts[rng() % 5])
+        .seed(i);
+    for (const F32GemmKernel* k : kernels) t.test(*k);
+    if (HasFailure()) break;
+  }
+}
+
+TEST(F32Gemm, EveryRowAndColumnCountAroundTheTile) {
+  for (const F32GemmKernel* k : supported_kernels())
+    for (int m = 1; m <= 2 * k->mr + 1; ++m)
+      for (int n = 1; n <= 2 * k->nr + 1; n += (n < k->nr - 1 || n > k->nr + 1) ? 3 : 1)
+        F32GemmTester().m(m).n(n).k(17).seed(m * 100 + n).test(*k);
+}
+
+TEST(F32Gemm, FullyConnectedLayersAndALargeOne) {
+  for (const F32GemmKernel* k : supported_kernels()) {
+    F32GemmTester().m(1).k(64).n(10).trans_b(true).test(*k);
+    F32GemmTester().m(3).k(128).n(32).activation(Activation::relu()).test(*k);
+    F32GemmTester().m(37).k(576).n(64).test(*k);
+  }
+}
+
+TEST(F32Gemm, TwoThreadsGiveTheSameOutput) {
+  std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2),
+                                                                                             pthreadpool_destroy);
+  ASSERT_NE(pool, nullptr);
+  for (const F32GemmKernel* k : supported_kernels()) {
+    for (int m : {1, 5, 200}) {
+      F32GemmTester t;
+      t.m(m).n(77).k(33).activation(Activation::relu());
+      EXPECT_EQ(t.test(*k), t.pool(pool.get()).test(*k)) << k->gemm_name << " m" << m;
+    }
+  }
+}
+
+TEST(F32Gemm, ChoiceFollowsTheIsaAndTheTileFit) {
+  std::vector<float> b(64 * 16, 1.0f);
+  EXPECT_THROW(F32Gemm(64, 16, b.data(), false, nullptr, Activation{}, Isa::scalar), std::invalid_argument);
+  // The least padded work wins; a tie goes to the larger tile.
+  struct Case {
+    Isa isa;
+    int n;
+    const char* expected;
+  };
+  const Case cases[] = {{Isa::avx2, 16, "f32_gemm_6x16__avx2"},     {Isa::avx2, 24, "f32_gemm_4x24__avx2"},
+                        {Isa::avx2, 10, "f32_gemm_6x16__avx2"},     {Isa::avx512, 16, "f32_gemm_12x16__avx512"},
+                        {Isa::avx512, 10, "f32_gemm_12x16__avx512"}, {Isa::avx512, 64, "f32_gemm_8x32__avx512"},
+                        {Isa::avx512, 48, "f32_gemm_12x16__avx512"}, {Isa::avx512vnni, 32, "f32_gemm_8x32__avx512"}};
+  for (const Case& c : cases) {
+    if (!isa_supported(c.isa)) continue;
+    std::vector<float> w(size_t(c.n) * 8, 1.0f);
+    EXPECT_EQ(F32Gemm(8, c.n, w.data(), false, nullptr, Activation{}, c.isa).kernel_name(), c.expected)
+        << isa_name(c.isa) << " n=" << c.n;
+  }
+}
+
+}  // namespace
+}  // namespace octet::kernels
