@@ -1,6 +1,8 @@
 // Conv (FP32): NHWC activations, ONNX-ordered weights, fused bias and activation.
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/spatial.h"
+#include "kernels/conv/f32_conv.h"
+#include "kernels/conv/f32_dwconv.h"
 #include "kernels/ref/conv2d.h"
 
 namespace octet {
@@ -20,6 +22,24 @@ std::vector<TensorInfo> infer_conv(const OpContext& c) {
   return {{ir::DType::f32, g.out_dims(), Layout::channels_last}};
 }
 
+// A SIMD kernel (weights packed now, indirection bound to x's arena address) when the
+// weights and bias are constants and a kernel fits; an empty Kernel otherwise.
+template <class FastConv>
+Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernels::Activation& act, const float* x,
+                 const float* w, const float* b, float* y) {
+  if (!FastConv::supports(s, act)) return {};
+  std::shared_ptr<FastConv> conv;
+  try {
+    conv = std::make_shared<FastConv>(s, w, b, act, c.isa);
+  } catch (const std::invalid_argument&) {
+    return {};  // no microkernel at this ISA level
+  }
+  conv->bind(x);
+  c.report_kernel(conv->kernel_name());
+  pthreadpool_t pool = c.threadpool;
+  return [conv, x, y, pool] { conv->run(x, y, pool); };
+}
+
 Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   kernels::Conv2dShape s = ops::conv2d_shape(conv_geometry(c));
   auto act = ops::fused_activation(c.node);
@@ -27,6 +47,14 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   auto wt = static_cast<const float*>(in[1]);
   auto b = c.has(2) ? static_cast<const float*>(in[2]) : nullptr;
   auto y = static_cast<float*>(out[0]);
+  const bool constant_params = c.in_const[1] != nullptr && (!c.has(2) || c.in_const[2] != nullptr);
+  if (c.isa != kernels::Isa::scalar && constant_params) {
+    const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c;
+    Kernel k = depthwise ? fast_conv<kernels::F32DwConv>(c, s, act, x, wt, b, y)
+                         : (s.groups == 1 ? fast_conv<kernels::F32Conv>(c, s, act, x, wt, b, y) : Kernel{});
+    if (k) return k;
+  }
+  c.report_kernel("f32_conv2d_nhwc__ref");
   return [=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, act, y); };
 }
 

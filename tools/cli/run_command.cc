@@ -25,6 +25,7 @@ struct RunOptions {
   std::string output_dir;
   std::string save_inputs_dir;
   bool profile = false;
+  int profile_runs = 200;
 };
 
 ir::TensorData random_input(const TensorSpec& spec, const RunOptions& o, std::mt19937_64& rng) {
@@ -63,6 +64,44 @@ std::string file_name_for(const std::string& tensor) {
   return s + ".npy";
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
+}
+
+// Median time of every step over `runs` runs (after a warm-up run), with the kernel each step
+// runs and its arithmetic rate: where the time goes.
+void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, int runs) {
+  std::vector<std::vector<double>> us;
+  std::vector<double> totals;
+  session.run(inputs);
+  for (int r = 0; r < runs; ++r) {
+    std::vector<StepTiming> timings;
+    session.run(inputs, &timings);
+    us.resize(timings.size());
+    double total = 0;
+    for (size_t i = 0; i < timings.size(); ++i) {
+      us[i].push_back(timings[i].microseconds);
+      total += timings[i].microseconds;
+    }
+    totals.push_back(total);
+  }
+  const Plan& plan = session.plan_for(inputs);
+  std::vector<double> med;
+  double sum = 0;
+  for (const auto& v : us) sum += med.emplace_back(median_of(v));
+  fmt::print("\nprofile: median of {} runs per step ({})\n", runs, engine_summary());
+  fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9} {:>6} {:>9}\n", "#", "node", "op", "kernel", "us", "%", "GFLOP/s");
+  for (size_t i = 0; i < med.size() && i < plan.steps().size(); ++i) {
+    const PlanStep& s = plan.steps()[i];
+    const std::string rate = s.macs ? fmt::format("{:.1f}", 2.0 * double(s.macs) / med[i] / 1e3) : "";
+    fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9.2f} {:>6.1f} {:>9}\n", i, s.node.substr(0, 34), s.op.substr(0, 20),
+               s.kernel.empty() ? "-" : s.kernel, med[i], 100.0 * med[i] / std::max(sum, 1e-9), rate);
+  }
+  fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9.2f}   (median whole run {:.2f} us)\n", "", "sum of step medians", "",
+             "", sum, median_of(totals));
+}
+
 int run_model(const RunOptions& o) {
   if (o.random == !o.inputs.empty()) throw ir::Error("give either --input FILE.npy (one per model input) or --random");
   Session session = Session::load(o.model, engine_session_options());
@@ -82,18 +121,9 @@ int run_model(const RunOptions& o) {
       npy::write((std::filesystem::path(o.save_inputs_dir) / file_name_for(session.inputs()[i].name)).string(),
                  to_npy(inputs[i]));
   }
-  std::vector<StepTiming> timings;
-  auto outputs = session.run(inputs, o.profile ? &timings : nullptr);
+  auto outputs = session.run(inputs);
   for (size_t i = 0; i < outputs.size(); ++i) print_top_k(session.outputs()[i], outputs[i], o.top);
-  if (o.profile) {
-    double total = 0;
-    for (const auto& t : timings) total += t.microseconds;
-    fmt::print("\nprofile (one run, first run includes cold caches):\n");
-    for (const auto& t : timings)
-      fmt::print("  {:<34} {:<22} {:>10.1f} us {:>5.1f}%\n", t.node.substr(0, 34), t.op, t.microseconds,
-                 100.0 * t.microseconds / std::max(total, 1e-9));
-    fmt::print("  {:<57} {:>10.1f} us\n", "total", total);
-  }
+  if (o.profile) print_profile(session, inputs, o.profile_runs);
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -124,7 +154,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--top", o->top, "How many classes to print per image")->check(CLI::PositiveNumber);
   cmd->add_option("--output-dir", o->output_dir, "Write every output as DIR/<output name>.npy");
   cmd->add_option("--save-inputs", o->save_inputs_dir, "Write the inputs used as DIR/<input name>.npy");
-  cmd->add_flag("--profile", o->profile, "Print the time of every step");
+  cmd->add_flag("--profile", o->profile, "Print the median time of every step, its kernel and GFLOP/s");
+  cmd->add_option("--profile-runs", o->profile_runs, "Runs the --profile medians are taken over (default 200)")
+      ->check(CLI::PositiveNumber);
   return [o, cmd]() -> int { return cmd->parsed() ? run_model(*o) : -1; };
 }
 
