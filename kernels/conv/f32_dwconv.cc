@@ -1,0 +1,129 @@
+#include "kernels/conv/f32_dwconv.h"
+
+#include <limits>
+#include <stdexcept>
+
+#include "kernels/conv/dwconv_indirection.h"
+
+namespace octet::kernels {
+namespace {
+
+bool is_depthwise(const Conv2dShape& s) {
+  return s.groups == s.in_c && s.out_c == s.in_c && s.in_c >= 1 && s.batch >= 1 && s.kernel_h >= 1 &&
+         s.kernel_w >= 1 && s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1 &&
+         s.out_h >= 1 && s.out_w >= 1;
+}
+
+const F32DwConvKernel* pick(Isa isa) {
+  for (const F32DwConvKernel& k : kF32DwConvKernels) {
+    if (k.isa <= isa && isa_supported(k.isa)) return &k;
+  }
+  return nullptr;
+}
+
+struct RowTask {
+  const F32DwConv* conv;
+  float* y;
+};
+
+}  // namespace
+
+bool F32DwConv::supports(const Conv2dShape& s, const Activation& act) {
+  return is_depthwise(s) &&
+         (act.kind == ActKind::none || act.kind == ActKind::relu || act.kind == ActKind::clip);
+}
+
+F32DwConv::F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
+                     Isa isa)
+    : s_(s), act_(act), kernel_(pick(isa)) {
+  init(weights, bias);
+}
+
+F32DwConv::F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
+                     const F32DwConvKernel& kernel)
+    : s_(s), act_(act), kernel_(&kernel) {
+  if (!isa_supported(kernel.isa)) {
+    throw std::invalid_argument(std::string("F32DwConv: kernel ") + kernel.name + " needs " +
+                                isa_name(kernel.isa) + ", which this CPU does not support");
+  }
+  init(weights, bias);
+}
+
+void F32DwConv::init(const float* weights, const float* bias) {
+  if (!supports(s_, act_)) {
+    throw std::invalid_argument(
+        "F32DwConv: expected a depthwise conv (groups == in_c == out_c, positive sizes) with no "
+        "activation, ReLU or Clip; got groups " + std::to_string(s_.groups) + ", in_c " +
+        std::to_string(s_.in_c) + ", out_c " + std::to_string(s_.out_c));
+  }
+  const size_t C = static_cast<size_t>(s_.in_c);
+  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+  min_ = -std::numeric_limits<float>::infinity();
+  max_ = std::numeric_limits<float>::infinity();
+  if (act_.kind == ActKind::relu) min_ = 0.0f;
+  if (act_.kind == ActKind::clip) {
+    min_ = act_.min;
+    max_ = act_.max;
+  }
+  if (kernel_ == nullptr) {
+    name_ = "f32_conv2d_nhwc__ref";
+    ref_weights_.assign(weights, weights + C * taps);
+    if (bias) ref_bias_.assign(bias, bias + C);
+    return;
+  }
+  name_ = kernel_->name;
+  const size_t tile = static_cast<size_t>(kernel_->channel_tile);
+  const size_t blocks = (C + tile - 1) / tile;
+  packed_.assign(blocks * (taps + 1) * tile, 0.0f);
+  for (size_t c = 0; c < C; ++c) {
+    float* block = packed_.data() + (c / tile) * (taps + 1) * tile + c % tile;
+    block[0] = bias ? bias[c] : 0.0f;
+    for (size_t t = 0; t < taps; ++t) block[(t + 1) * tile] = weights[c * taps + t];
+  }
+  pad_row_.assign(static_cast<size_t>(s_.in_w) * C, 0.0f);
+  cols_ = dw_interior_columns(s_);
+}
+
+void F32DwConv::bind(const float* x) {
+  bound_x_ = x;
+  if (kernel_ == nullptr) return;
+  build_dw_indirection(s_, cols_, x, pad_row_.data(), row_ptrs_, border_taps_);
+}
+
+void F32DwConv::row_task(void* context, size_t row) {
+  const RowTask& task = *static_cast<const RowTask*>(context);
+  task.conv->run_row(row, task.y);
+}
+
+void F32DwConv::run_row(size_t row, float* y) const {
+  const size_t C = static_cast<size_t>(s_.in_c);
+  const int taps = s_.kernel_h * s_.kernel_w;
+  float* y_row = y + row * s_.out_w * C;
+  const float* const* border = border_taps_.data() + row * cols_.border() * taps;
+  if (cols_.lo > 0) {
+    kernel_->indirect({border, static_cast<size_t>(cols_.lo), C, taps, packed_.data(), y_row, min_, max_});
+  }
+  if (cols_.hi > cols_.lo) {
+    kernel_->row({row_ptrs_.data() + row * s_.kernel_h, static_cast<size_t>(cols_.hi - cols_.lo), C,
+                  static_cast<size_t>(s_.stride_w) * C, static_cast<size_t>(s_.dilation_w) * C, s_.kernel_h,
+                  s_.kernel_w, packed_.data(), y_row + cols_.lo * C, min_, max_});
+  }
+  if (cols_.hi < s_.out_w) {
+    kernel_->indirect({border + static_cast<size_t>(cols_.lo) * taps, static_cast<size_t>(s_.out_w - cols_.hi), C,
+                       taps, packed_.data(), y_row + cols_.hi * C, min_, max_});
+  }
+}
+
+void F32DwConv::run(const float* x, float* y, pthreadpool_t pool) const {
+  if (x != bound_x_ || x == nullptr) {
+    throw std::invalid_argument("F32DwConv::run: the input is not the one bind() was given; call bind(x) first");
+  }
+  if (kernel_ == nullptr) {
+    f32_conv2d_nhwc__ref(s_, x, ref_weights_.data(), ref_bias_.empty() ? nullptr : ref_bias_.data(), act_, y);
+    return;
+  }
+  RowTask task{this, y};
+  pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
+}
+
+}  // namespace octet::kernels

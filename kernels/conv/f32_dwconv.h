@@ -1,0 +1,60 @@
+#pragma once
+// FP32 depthwise convolution (groups == in_c == out_c, channel multiplier 1) over NHWC
+// activations, on the fastest microkernel of kernels/dwconv_list.h the requested ISA allows;
+// the scalar ref conv (kernels/ref/conv2d.h) when none does.
+//
+// Life cycle: construct once per layer (packs the weights), bind() once per input address
+// (builds the row pointers and the border indirection), run() any number of times on that
+// input (no allocation; threads split the output rows).
+#include <pthreadpool.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/conv/dwconv_indirection.h"
+#include "kernels/dwconv_list.h"
+#include "kernels/isa.h"
+#include "kernels/ref/activation.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet::kernels {
+
+class F32DwConv {
+ public:
+  // Depthwise geometry (groups == in_c == out_c) and an activation the epilogue can clamp to
+  // (none, relu, clip).
+  static bool supports(const Conv2dShape& s, const Activation& act);
+
+  // weights: ONNX order [C][1][kernel_h][kernel_w]; bias: [C] or nullptr.
+  F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa);
+  // Runs exactly `kernel` (tests and benchmarks); the CPU must support kernel.isa.
+  F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
+            const F32DwConvKernel& kernel);
+
+  const std::string& kernel_name() const { return name_; }
+
+  // x: [batch][in_h][in_w][C]. run() must then be given the same x.
+  void bind(const float* x);
+  // y: [batch][out_h][out_w][C]. pool may be nullptr (calling thread only).
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  void init(const float* weights, const float* bias);
+  static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)
+  void run_row(size_t row, float* y) const;
+
+  Conv2dShape s_;
+  Activation act_;
+  const F32DwConvKernel* kernel_ = nullptr;  // nullptr: the ref conv
+  std::string name_;
+  std::vector<float> packed_;
+  std::vector<float> ref_weights_, ref_bias_;
+  std::vector<float> pad_row_;
+  float min_, max_;
+  DwColumns cols_;
+  const float* bound_x_ = nullptr;
+  std::vector<const float*> row_ptrs_;     // [batch * out_h][kernel_h]
+  std::vector<const float*> border_taps_;  // [batch * out_h][border pixels][kernel_h * kernel_w]
+};
+
+}  // namespace octet::kernels

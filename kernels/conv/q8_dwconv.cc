@@ -1,0 +1,166 @@
+#include "kernels/conv/q8_dwconv.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "kernels/ref/qconv2d.h"
+
+namespace octet::kernels {
+namespace {
+
+bool is_depthwise(const Conv2dShape& s) {
+  return s.groups == s.in_c && s.out_c == s.in_c && s.in_c >= 1 && s.batch >= 1 && s.kernel_h >= 1 &&
+         s.kernel_w >= 1 && s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1 &&
+         s.out_h >= 1 && s.out_w >= 1;
+}
+
+const Q8DwConvKernel* pick(Isa isa) {
+  for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
+    if (k.isa <= isa && isa_supported(k.isa)) return &k;
+  }
+  return nullptr;
+}
+
+struct RowTask {
+  const Q8DwConv* conv;
+  uint8_t* y;
+};
+
+template <typename TX, typename TY>
+void run_ref(const Conv2dShape& s, const void* x, int32_t x_zp, const int8_t* w, const int32_t* bias,
+             const Requantization& rq, void* y) {
+  const int32_t w_zero_point = 0;
+  q8_conv2d_nhwc__ref<TX, int8_t, TY>(s, static_cast<const TX*>(x), x_zp, w, {&w_zero_point, 1}, bias, rq,
+                                      static_cast<TY*>(y));
+}
+
+}  // namespace
+
+bool Q8DwConv::supports(const Conv2dShape& s, Q8 /*x_type*/, Q8 /*y_type*/) { return is_depthwise(s); }
+
+Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
+                   const Requantization& rq, Q8 y_type, Isa isa)
+    : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(pick(isa)) {
+  init(w, bias, rq);
+}
+
+Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
+                   const Requantization& rq, Q8 y_type, const Q8DwConvKernel& kernel)
+    : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(&kernel) {
+  if (!isa_supported(kernel.isa)) {
+    throw std::invalid_argument(std::string("Q8DwConv: kernel ") + kernel.name + " needs " +
+                                isa_name(kernel.isa) + ", which this CPU does not support");
+  }
+  init(w, bias, rq);
+}
+
+void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& rq) {
+  if (!supports(s_, x_type_, y_type_)) {
+    throw std::invalid_argument(
+        "Q8DwConv: expected a depthwise conv (groups == in_c == out_c, positive sizes); got groups " +
+        std::to_string(s_.groups) + ", in_c " + std::to_string(s_.in_c) + ", out_c " + std::to_string(s_.out_c));
+  }
+  if (x_zero_point_ < q8_min(x_type_) || x_zero_point_ > q8_max(x_type_)) {
+    throw std::invalid_argument("Q8DwConv: input zero point " + std::to_string(x_zero_point_) + " is outside " +
+                                q8_name(x_type_));
+  }
+  const size_t C = static_cast<size_t>(s_.in_c);
+  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+  check_per_channel("Q8DwConv", "the requantization multiplier", rq.multiplier.size(), C);
+  if (rq.qmin < q8_min(y_type_) || rq.qmax > q8_max(y_type_) || rq.qmin > rq.qmax) {
+    throw std::invalid_argument("Q8DwConv: output clamp [" + std::to_string(rq.qmin) + ", " +
+                                std::to_string(rq.qmax) + "] is not inside " + q8_name(y_type_) + "'s range");
+  }
+  ref_multiplier_.resize(C);
+  for (size_t c = 0; c < C; ++c) ref_multiplier_[c] = rq.multiplier_of(c);
+  if (kernel_ == nullptr) {
+    name_ = "q8_conv2d_nhwc__ref";
+    ref_w_.assign(w, w + C * taps);
+    if (bias) ref_bias_.assign(bias, bias + C);
+    ref_zero_point_ = rq.zero_point;
+    ref_qmin_ = rq.qmin;
+    ref_qmax_ = rq.qmax;
+    return;
+  }
+  name_ = kernel_->name;
+  const size_t tile = static_cast<size_t>(kernel_->channel_tile);
+  const size_t blocks = (C + tile - 1) / tile;
+  const size_t block_words = (taps + 2) * tile;
+  packed_.assign(blocks * block_words, 0);
+  for (size_t c = 0; c < C; ++c) {
+    int32_t* block = packed_.data() + (c / tile) * block_words + c % tile;
+    int64_t sum_w = 0;
+    for (size_t t = 0; t < taps; ++t) {
+      const int8_t wt = w[c * taps + t];
+      sum_w += wt;
+      // The weight in the low 16 bits, zero above: vpmaddwd then multiplies it with the
+      // activation's low half and adds 0 for the high half (see q8_dwconv__avx512.cc).
+      block[(t + 1) * tile] = static_cast<int32_t>(static_cast<uint16_t>(static_cast<int16_t>(wt)));
+    }
+    // The padding reads x_zero_point, so sum((x - zp) * w) = sum(x * w) - zp * sum(w) over every
+    // tap; computed in int64 and wrapped to int32 like the accumulator itself.
+    const int64_t folded = (bias ? bias[c] : 0) - static_cast<int64_t>(x_zero_point_) * sum_w;
+    block[0] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(folded)));
+    std::memcpy(&block[(taps + 1) * tile], &ref_multiplier_[c], sizeof(float));
+  }
+  ep_.x_signed = x_type_ == Q8::s8;
+  ep_.y_signed = y_type_ == Q8::s8;
+  ep_.lo = static_cast<float>(rq.qmin - rq.zero_point);
+  ep_.hi = static_cast<float>(rq.qmax - rq.zero_point);
+  ep_.zero_point = rq.zero_point;
+  pad_row_.assign(static_cast<size_t>(s_.in_w) * C, static_cast<uint8_t>(x_zero_point_));
+  cols_ = dw_interior_columns(s_);
+}
+
+void Q8DwConv::bind(const void* x) {
+  bound_x_ = static_cast<const uint8_t*>(x);
+  if (kernel_ == nullptr) return;
+  build_dw_indirection(s_, cols_, bound_x_, pad_row_.data(), row_ptrs_, border_taps_);
+}
+
+void Q8DwConv::row_task(void* context, size_t row) {
+  const RowTask& task = *static_cast<const RowTask*>(context);
+  task.conv->run_row(row, task.y);
+}
+
+void Q8DwConv::run_row(size_t row, uint8_t* y) const {
+  const size_t C = static_cast<size_t>(s_.in_c);
+  const int taps = s_.kernel_h * s_.kernel_w;
+  uint8_t* y_row = y + row * s_.out_w * C;
+  const uint8_t* const* border = border_taps_.data() + row * cols_.border() * taps;
+  if (cols_.lo > 0) {
+    kernel_->indirect({border, static_cast<size_t>(cols_.lo), C, taps, packed_.data(), y_row, ep_});
+  }
+  if (cols_.hi > cols_.lo) {
+    kernel_->row({row_ptrs_.data() + row * s_.kernel_h, static_cast<size_t>(cols_.hi - cols_.lo), C,
+                  static_cast<size_t>(s_.stride_w) * C, static_cast<size_t>(s_.dilation_w) * C, s_.kernel_h,
+                  s_.kernel_w, packed_.data(), y_row + cols_.lo * C, ep_});
+  }
+  if (cols_.hi < s_.out_w) {
+    kernel_->indirect({border + static_cast<size_t>(cols_.lo) * taps, static_cast<size_t>(s_.out_w - cols_.hi), C,
+                       taps, packed_.data(), y_row + cols_.hi * C, ep_});
+  }
+}
+
+void Q8DwConv::run(const void* x, void* y, pthreadpool_t pool) const {
+  if (x != bound_x_ || x == nullptr) {
+    throw std::invalid_argument("Q8DwConv::run: the input is not the one bind() was given; call bind(x) first");
+  }
+  if (kernel_ == nullptr) {
+    const Requantization rq{ref_multiplier_, ref_zero_point_, ref_qmin_, ref_qmax_};
+    const int32_t* bias = ref_bias_.empty() ? nullptr : ref_bias_.data();
+    const int8_t* w = ref_w_.data();
+    if (x_type_ == Q8::u8) {
+      y_type_ == Q8::u8 ? run_ref<uint8_t, uint8_t>(s_, x, x_zero_point_, w, bias, rq, y)
+                        : run_ref<uint8_t, int8_t>(s_, x, x_zero_point_, w, bias, rq, y);
+    } else {
+      y_type_ == Q8::u8 ? run_ref<int8_t, uint8_t>(s_, x, x_zero_point_, w, bias, rq, y)
+                        : run_ref<int8_t, int8_t>(s_, x, x_zero_point_, w, bias, rq, y);
+    }
+    return;
+  }
+  RowTask task{this, static_cast<uint8_t*>(y)};
+  pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,68 @@
+#pragma once
+// INT8 depthwise convolution (QLinearConv with groups == in_c == out_c, channel multiplier 1)
+// over NHWC activations: u8 or s8 activations with any zero point, s8 weights with zero point
+// 0 (per-channel scales), int32 bias, per-channel requantization to u8 or s8 with a clamp.
+// Bit-exact with q8_conv2d_nhwc__ref (kernels/ref/qconv2d.h; math in docs/requantization.md).
+// Picks the fastest microkernel of kernels/dwconv_list.h the requested ISA allows, the
+// scalar ref conv when none does. Life cycle as F32DwConv (kernels/conv/f32_dwconv.h).
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/conv/dwconv_indirection.h"
+#include "kernels/dwconv_list.h"
+#include "kernels/isa.h"
+#include "kernels/q8_type.h"
+#include "kernels/ref/conv2d.h"
+#include "kernels/ref/qmath.h"
+
+namespace octet::kernels {
+
+class Q8DwConv {
+ public:
+  // Depthwise geometry (groups == in_c == out_c). Weights must be s8 with zero point 0; the
+  // caller checks that and uses the ref kernel otherwise.
+  static bool supports(const Conv2dShape& s, Q8 x_type, Q8 y_type);
+
+  // w: ONNX order [C][1][kernel_h][kernel_w]; bias: [C] or nullptr; rq.multiplier has 1 or C
+  // values, [rq.qmin, rq.qmax] inside y_type's range.
+  Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
+           const Requantization& rq, Q8 y_type, Isa isa);
+  // Runs exactly `kernel` (tests and benchmarks); the CPU must support kernel.isa.
+  Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
+           const Requantization& rq, Q8 y_type, const Q8DwConvKernel& kernel);
+
+  const std::string& kernel_name() const { return name_; }
+
+  // x: [batch][in_h][in_w][C] of x_type. run() must then be given the same x.
+  void bind(const void* x);
+  // y: [batch][out_h][out_w][C] of y_type. pool may be nullptr (calling thread only).
+  void run(const void* x, void* y, pthreadpool_t pool) const;
+
+ private:
+  void init(const int8_t* w, const int32_t* bias, const Requantization& rq);
+  static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)
+  void run_row(size_t row, uint8_t* y) const;
+
+  Conv2dShape s_;
+  Q8 x_type_, y_type_;
+  int32_t x_zero_point_;
+  const Q8DwConvKernel* kernel_ = nullptr;  // nullptr: the ref conv
+  std::string name_;
+  std::vector<int32_t> packed_;
+  Q8DwEpilogue ep_{};
+  // The ref path keeps the operands as given.
+  std::vector<int8_t> ref_w_;
+  std::vector<int32_t> ref_bias_;
+  std::vector<float> ref_multiplier_;
+  int32_t ref_zero_point_ = 0, ref_qmin_ = 0, ref_qmax_ = 0;
+  std::vector<uint8_t> pad_row_;  // x_zero_point bytes
+  DwColumns cols_;
+  const uint8_t* bound_x_ = nullptr;
+  std::vector<const uint8_t*> row_ptrs_;
+  std::vector<const uint8_t*> border_taps_;
+};
+
+}  // namespace octet::kernels

@@ -1,0 +1,445 @@
+// Depthwise conv kernels (kernels/dwconv_list.h) against the scalar ref convs: FP32 within a
+// tolerance scaled by sum|x*w|, INT8 bit-exact, for every list entry this CPU supports, on
+// random shapes (channels around the tile, 1x1 / 3x3 / 5x5 / 1x3 / 3x1 / 2x2 / 7x7 kernels,
+// strides 1-3, dilation 2, asymmetric pads, 1x1 spatial, batch 1-3), the depthwise layers of
+// the bundled models, and adversarial INT8 values.
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bench/layer_shapes.h"
+#include "kernels/conv/f32_dwconv.h"
+#include "kernels/conv/q8_dwconv.h"
+#include "kernels/dwconv_list.h"
+#include "kernels/ref/conv2d.h"
+#include "kernels/ref/qconv2d.h"
+
+namespace octet::kernels {
+namespace {
+
+std::string describe(const Conv2dShape& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "N%d %dx%dx%d -> %dx%d k%dx%d s%dx%d d%dx%d pad(t%d,l%d)", s.batch, s.in_h,
+                s.in_w, s.in_c, s.out_h, s.out_w, s.kernel_h, s.kernel_w, s.stride_h, s.stride_w, s.dilation_h,
+                s.dilation_w, s.pad_top, s.pad_left);
+  return buf;
+}
+
+// out_h / out_w from the pads on all four sides; false when the window does not fit.
+bool finish_shape(Conv2dShape& s, int pad_bottom, int pad_right) {
+  const int span_h = s.dilation_h * (s.kernel_h - 1) + 1, span_w = s.dilation_w * (s.kernel_w - 1) + 1;
+  const int h = s.in_h + s.pad_top + pad_bottom - span_h, w = s.in_w + s.pad_left + pad_right - span_w;
+  if (h < 0 || w < 0) return false;
+  s.out_h = h / s.stride_h + 1;
+  s.out_w = w / s.stride_w + 1;
+  s.out_c = s.in_c;
+  s.groups = s.in_c;
+  return true;
+}
+
+// A random depthwise shape: mostly tiny, channels 1..2*tile+1 (tile 16 covers the ymm tile 8).
+Conv2dShape random_shape(std::mt19937& rng) {
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  static const int kKernels[][2] = {{1, 1}, {3, 3}, {3, 3}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {2, 2}, {7, 7}};
+  for (;;) {
+    Conv2dShape s;
+    s.batch = uni(1, 10) == 1 ? uni(2, 3) : 1;
+    s.in_c = uni(0, 3) == 0 ? 16 * uni(1, 3) : uni(1, 33);
+    const auto& k = kKernels[uni(0, 8)];
+    s.kernel_h = k[0];
+    s.kernel_w = k[1];
+    s.stride_h = s.stride_w = uni(0, 9) < 6 ? 1 : (uni(0, 5) ? 2 : 3);
+    if (uni(0, 7) == 0) s.stride_w = uni(1, 2);
+    s.dilation_h = s.dilation_w = uni(0, 5) == 0 ? 2 : 1;
+    if (uni(0, 7) == 0) s.dilation_h = uni(1, 2);
+    s.in_h = uni(0, 9) == 0 ? 1 : uni(1, 12);
+    s.in_w = uni(0, 9) == 0 ? 1 : uni(1, 14);
+    s.pad_top = uni(0, s.kernel_h - 1);
+    s.pad_left = uni(0, s.kernel_w - 1);
+    int pad_bottom = uni(0, s.kernel_h - 1), pad_right = uni(0, s.kernel_w - 1);
+    if (uni(0, 5) == 0) {  // bottom/right only, like MLPerf ResNet8's stride-2 convs
+      s.pad_top = s.pad_left = 0;
+      pad_bottom = s.kernel_h - 1;
+      pad_right = s.kernel_w - 1;
+    }
+    if (finish_shape(s, pad_bottom, pad_right)) return s;
+  }
+}
+
+std::vector<Conv2dShape> model_dw_shapes() {
+  std::vector<Conv2dShape> out;
+  for (const auto& layer : bench::conv_layers()) {
+    if (layer.shape.groups > 1) out.push_back(layer.shape);
+  }
+  return out;
+}
+
+struct Pool {
+  pthreadpool_t pool = pthreadpool_create(2);
+  ~Pool() { pthreadpool_destroy(pool); }
+};
+
+// ---------------------------------------------------------------------------------------- FP32
+
+class F32DwConvTester {
+ public:
+  F32DwConvTester& shape(const Conv2dShape& s) { s_ = s; return *this; }
+  F32DwConvTester& activation(const Activation& a) { act_ = a; return *this; }
+  F32DwConvTester& with_bias(bool b) { bias_ = b; return *this; }
+  F32DwConvTester& pool(pthreadpool_t p) { pool_ = p; return *this; }
+
+  // Runs `kernel` and the ref on the same random data; returns false (with a test failure)
+  // on the first mismatch.
+  bool test(const F32DwConvKernel& kernel, std::mt19937& rng) const {
+    const size_t C = s_.in_c, taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(s_.batch) * s_.in_h * s_.in_w * C), w(C * taps), b(C);
+    for (float& v : x) v = dist(rng);
+    for (float& v : w) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    const size_t out_size = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * C;
+    std::vector<float> expected(out_size), magnitude(out_size), y(out_size, std::nanf(""));
+    const float* bias = bias_ ? b.data() : nullptr;
+    f32_conv2d_nhwc__ref(s_, x.data(), w.data(), bias, act_, expected.data());
+    // sum |x| |w| per output, the scale of the rounding error of any summation order.
+    std::vector<float> ax(x.size()), aw(w.size());
+    std::transform(x.begin(), x.end(), ax.begin(), [](float v) { return std::fabs(v); });
+    std::transform(w.begin(), w.end(), aw.begin(), [](float v) { return std::fabs(v); });
+    f32_conv2d_nhwc__ref(s_, ax.data(), aw.data(), nullptr, Activation{}, magnitude.data());
+
+    F32DwConv conv(s_, w.data(), bias, act_, kernel);
+    EXPECT_EQ(conv.kernel_name(), kernel.name);
+    conv.bind(x.data());
+    conv.run(x.data(), y.data(), pool_);
+    for (size_t i = 0; i < out_size; ++i) {
+      const float tol = 1e-5f * (magnitude[i] + 1.0f) + 1e-6f;
+      if (!(std::fabs(y[i] - expected[i]) <= tol)) {
+        ADD_FAILURE() << kernel.name << " " << describe(s_) << " act " << static_cast<int>(act_.kind)
+                      << ": y[" << i << "] (channel " << i % C << ") = " << y[i] << ", expected " << expected[i];
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  Conv2dShape s_;
+  Activation act_;
+  bool bias_ = true;
+  pthreadpool_t pool_ = nullptr;
+};
+
+Activation random_activation(std::mt19937& rng) {
+  switch (rng() % 4) {
+    case 0: return Activation{};
+    case 1: return Activation::relu();
+    case 2: return Activation::clip(0.0f, 6.0f);
+    default: return Activation::clip(-0.5f, 0.25f);
+  }
+}
+
+TEST(F32DwConv, RandomShapesEveryKernel) {
+  Pool threads;
+  for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
+    if (!isa_supported(kernel.isa)) {
+      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+      continue;
+    }
+    std::mt19937 rng(1234);
+    int ran = 0;
+    for (int i = 0; i < 1000; ++i) {
+      const Conv2dShape s = random_shape(rng);
+      F32DwConvTester t;
+      t.shape(s).activation(random_activation(rng)).with_bias(rng() % 4 != 0);
+      if (i % 10 == 0) t.pool(threads.pool);
+      if (!t.test(kernel, rng)) return;
+      ++ran;
+    }
+    std::printf("%s: %d random shapes\n", kernel.name, ran);
+    RecordProperty(kernel.name, ran);
+  }
+}
+
+TEST(F32DwConv, ModelLayersEveryKernel) {
+  Pool threads;
+  for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
+    if (!isa_supported(kernel.isa)) {
+      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+      continue;
+    }
+    std::mt19937 rng(99);
+    for (Conv2dShape s : model_dw_shapes()) {
+      for (int batch : {1, 2}) {
+        s.batch = batch;
+        ASSERT_TRUE(F32DwConvTester().shape(s).activation(Activation::clip(0, 6)).pool(batch == 2 ? threads.pool : nullptr).test(kernel, rng));
+      }
+    }
+  }
+}
+
+TEST(F32DwConv, PicksTheHighestAllowedKernel) {
+  Conv2dShape s{1, 5, 5, 8, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1};
+  ASSERT_TRUE(finish_shape(s, 1, 1));
+  std::vector<float> w(8 * 9, 0.5f);
+  EXPECT_EQ(F32DwConv(s, w.data(), nullptr, Activation{}, Isa::scalar).kernel_name(), "f32_conv2d_nhwc__ref");
+  for (Isa isa : runnable_isas()) {
+    std::string expected = "f32_conv2d_nhwc__ref";
+    for (const F32DwConvKernel& k : kF32DwConvKernels) {
+      if (k.isa <= isa && isa_supported(k.isa)) {
+        expected = k.name;
+        break;
+      }
+    }
+    EXPECT_EQ(F32DwConv(s, w.data(), nullptr, Activation{}, isa).kernel_name(), expected) << isa_name(isa);
+  }
+  // The ref fallback computes too.
+  std::vector<float> x(5 * 5 * 8, 1.0f), y(5 * 5 * 8);
+  F32DwConv ref(s, w.data(), nullptr, Activation{}, Isa::scalar);
+  ref.bind(x.data());
+  ref.run(x.data(), y.data(), nullptr);
+  EXPECT_FLOAT_EQ(y[0], 4 * 0.5f);           // corner: 2x2 taps inside
+  EXPECT_FLOAT_EQ(y[(2 * 5 + 2) * 8], 4.5f);  // centre: 9 taps
+}
+
+TEST(F32DwConv, RejectsWhatItCannotRun) {
+  Conv2dShape dense;
+  dense.in_c = dense.out_c = 4;
+  EXPECT_FALSE(F32DwConv::supports(dense, Activation{}));
+  Conv2dShape dw = dense;
+  dw.groups = 4;
+  EXPECT_TRUE(F32DwConv::supports(dw, Activation::relu()));
+  EXPECT_FALSE(F32DwConv::supports(dw, Activation::sigmoid()));
+  std::vector<float> w(4);
+  EXPECT_THROW(F32DwConv(dense, w.data(), nullptr, Activation{}, Isa::avx512), std::invalid_argument);
+  F32DwConv conv(dw, w.data(), nullptr, Activation{}, active_isa());
+  std::vector<float> x(4), y(4);
+  EXPECT_THROW(conv.run(x.data(), y.data(), nullptr), std::invalid_argument);  // not bound
+}
+
+// ---------------------------------------------------------------------------------------- INT8
+
+enum class Fill { random, max_magnitude };
+
+class Q8DwConvTester {
+ public:
+  Q8DwConvTester& shape(const Conv2dShape& s) { s_ = s; return *this; }
+  Q8DwConvTester& types(Q8 x, Q8 y) { x_type_ = x; y_type_ = y; return *this; }
+  Q8DwConvTester& x_zero_point(int32_t zp) { x_zp_ = zp; return *this; }
+  Q8DwConvTester& y_zero_point(int32_t zp) { y_zp_ = zp; return *this; }
+  Q8DwConvTester& clamp(int32_t lo, int32_t hi) { qmin_ = lo; qmax_ = hi; narrowed_ = true; return *this; }
+  Q8DwConvTester& fill(Fill f) { fill_ = f; return *this; }
+  // Multipliers 2^-10 .. 2^2 instead of ones fitted to the accumulator range.
+  Q8DwConvTester& power_of_two_multipliers(bool on) { pow2_ = on; return *this; }
+  Q8DwConvTester& per_tensor_multiplier(bool on) { per_tensor_ = on; return *this; }
+  Q8DwConvTester& with_bias(bool b) { bias_ = b; return *this; }
+  Q8DwConvTester& pool(pthreadpool_t p) { pool_ = p; return *this; }
+
+  bool test(const Q8DwConvKernel& kernel, std::mt19937& rng) const {
+    const size_t C = s_.in_c, taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+    const size_t in_size = static_cast<size_t>(s_.batch) * s_.in_h * s_.in_w * C;
+    const size_t out_size = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * C;
+    std::vector<uint8_t> x(in_size);
+    std::vector<int8_t> w(C * taps);
+    std::vector<int32_t> b(C);
+    auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const int xmin = q8_min(x_type_), xmax = q8_max(x_type_);
+    if (fill_ == Fill::max_magnitude) {
+      // Every activation at one end of its range, every weight +-127 (or -128): the largest
+      // products, where an int16 pair sum would saturate.
+      const int xv = uni(0, 1) ? xmax : xmin;
+      for (uint8_t& v : x) v = static_cast<uint8_t>(xv);
+      const int wsign = uni(0, 2);
+      for (int8_t& v : w) v = static_cast<int8_t>(wsign == 0 ? 127 : wsign == 1 ? -127 : (uni(0, 1) ? 127 : -128));
+      for (int32_t& v : b) v = uni(-100000, 100000);
+    } else {
+      for (uint8_t& v : x) v = static_cast<uint8_t>(uni(xmin, xmax));
+      for (int8_t& v : w) v = static_cast<int8_t>(uni(-127, 127));
+      for (int32_t& v : b) v = uni(-20000, 20000);
+    }
+    const int32_t* bias = bias_ ? b.data() : nullptr;
+    const int32_t w_zero_point = 0;
+
+    // Multipliers: fitted so the outputs use the whole output range, or powers of two.
+    std::vector<int32_t> acc(out_size);
+    if (x_type_ == Q8::u8) {
+      q8_conv2d_nhwc_acc__ref<uint8_t, int8_t>(s_, x.data(), x_zp_, w.data(), {&w_zero_point, 1}, bias, acc.data());
+    } else {
+      q8_conv2d_nhwc_acc__ref<int8_t, int8_t>(s_, reinterpret_cast<const int8_t*>(x.data()), x_zp_, w.data(),
+                                              {&w_zero_point, 1}, bias, acc.data());
+    }
+    std::vector<float> multiplier(per_tensor_ ? 1 : C);
+    for (size_t c = 0; c < multiplier.size(); ++c) {
+      if (pow2_) {
+        multiplier[c] = std::ldexp(1.0f, uni(-10, 2));
+      } else {
+        int64_t lo = 0, hi = 0;
+        for (size_t i = c; i < out_size; i += C) {
+          lo = std::min<int64_t>(lo, acc[i]);
+          hi = std::max<int64_t>(hi, acc[i]);
+        }
+        multiplier[c] = 255.0f / static_cast<float>(std::max<int64_t>(hi - lo, 1)) *
+                        std::uniform_real_distribution<float>(0.7f, 1.3f)(rng);
+      }
+    }
+    Requantization rq{multiplier, y_zp_, narrowed_ ? qmin_ : q8_min(y_type_), narrowed_ ? qmax_ : q8_max(y_type_)};
+
+    std::vector<uint8_t> expected(out_size), y(out_size, 0x5A);
+    run_ref(x.data(), w.data(), bias, rq, expected.data());
+    Q8DwConv conv(s_, x_type_, x_zp_, w.data(), bias, rq, y_type_, kernel);
+    EXPECT_EQ(conv.kernel_name(), kernel.name);
+    conv.bind(x.data());
+    conv.run(x.data(), y.data(), pool_);
+    for (size_t i = 0; i < out_size; ++i) {
+      if (y[i] != expected[i]) {
+        ADD_FAILURE() << kernel.name << " " << describe(s_) << " x " << q8_name(x_type_) << " zp " << x_zp_ << ", y "
+                      << q8_name(y_type_) << " zp " << y_zp_ << " clamp [" << rq.qmin << ", " << rq.qmax << "]: y[" << i
+                      << "] (channel " << i % C << ", acc " << acc[i] << ") = " << int{y[i]} << ", expected "
+                      << int{expected[i]} << " (as bytes)";
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  void run_ref(const uint8_t* x, const int8_t* w, const int32_t* bias, const Requantization& rq, uint8_t* y) const {
+    const int32_t wz = 0;
+    const std::span<const int32_t> w_zero_point(&wz, 1);
+    const auto* xs = reinterpret_cast<const int8_t*>(x);
+    auto* ys = reinterpret_cast<int8_t*>(y);
+    if (x_type_ == Q8::u8 && y_type_ == Q8::u8) q8_conv2d_nhwc__ref(s_, x, x_zp_, w, w_zero_point, bias, rq, y);
+    if (x_type_ == Q8::u8 && y_type_ == Q8::s8) q8_conv2d_nhwc__ref(s_, x, x_zp_, w, w_zero_point, bias, rq, ys);
+    if (x_type_ == Q8::s8 && y_type_ == Q8::u8) q8_conv2d_nhwc__ref(s_, xs, x_zp_, w, w_zero_point, bias, rq, y);
+    if (x_type_ == Q8::s8 && y_type_ == Q8::s8) q8_conv2d_nhwc__ref(s_, xs, x_zp_, w, w_zero_point, bias, rq, ys);
+  }
+
+  Conv2dShape s_;
+  Q8 x_type_ = Q8::u8, y_type_ = Q8::u8;
+  int32_t x_zp_ = 0, y_zp_ = 0, qmin_ = 0, qmax_ = 0;
+  bool narrowed_ = false, pow2_ = false, per_tensor_ = false, bias_ = true;
+  Fill fill_ = Fill::random;
+  pthreadpool_t pool_ = nullptr;
+};
+
+int32_t random_zero_point(Q8 t, std::mt19937& rng) {
+  static const int32_t kU8[] = {0, 1, 127, 128, 255};
+  static const int32_t kS8[] = {-128, -1, 0, 127};
+  if (rng() % 3 == 0) return std::uniform_int_distribution<int32_t>(q8_min(t), q8_max(t))(rng);
+  return t == Q8::u8 ? kU8[rng() % 5] : kS8[rng() % 4];
+}
+
+// Applies the random INT8 options every test shares: types, zero points, clamps, multipliers.
+Q8DwConvTester random_q8_tester(const Conv2dShape& s, int i, std::mt19937& rng) {
+  Q8DwConvTester t;
+  const Q8 x_type = (i & 1) ? Q8::s8 : Q8::u8, y_type = (i & 2) ? Q8::s8 : Q8::u8;
+  t.shape(s).types(x_type, y_type).x_zero_point(random_zero_point(x_type, rng));
+  t.y_zero_point(random_zero_point(y_type, rng));
+  if (rng() % 4 == 0) {
+    const int32_t a = std::uniform_int_distribution<int32_t>(q8_min(y_type), q8_max(y_type))(rng);
+    const int32_t b = std::uniform_int_distribution<int32_t>(q8_min(y_type), q8_max(y_type))(rng);
+    t.clamp(std::min(a, b), std::max(a, b));
+  }
+  t.power_of_two_multipliers(rng() % 4 == 0).per_tensor_multiplier(rng() % 5 == 0).with_bias(rng() % 5 != 0);
+  return t;
+}
+
+TEST(Q8DwConv, RandomShapesEveryKernel) {
+  Pool threads;
+  for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
+    if (!isa_supported(kernel.isa)) {
+      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+      continue;
+    }
+    std::mt19937 rng(4321);
+    int ran = 0;
+    for (int i = 0; i < 1200; ++i) {
+      Q8DwConvTester t = random_q8_tester(random_shape(rng), i, rng);
+      if (i % 10 == 0) t.pool(threads.pool);
+      if (!t.test(kernel, rng)) return;
+      ++ran;
+    }
+    std::printf("%s: %d random shapes\n", kernel.name, ran);
+    RecordProperty(kernel.name, ran);
+  }
+}
+
+TEST(Q8DwConv, AdversarialValuesEveryKernel) {
+  for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
+    if (!isa_supported(kernel.isa)) {
+      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+      continue;
+    }
+    std::mt19937 rng(777);
+    for (int i = 0; i < 300; ++i) {
+      Conv2dShape s = random_shape(rng);
+      if (i % 3 == 0) {  // many taps: large sums of maximal products
+        s = Conv2dShape{};
+        s.in_c = 1 + static_cast<int>(rng() % 33);
+        s.in_h = s.in_w = 9;
+        s.kernel_h = s.kernel_w = 7 + 2 * static_cast<int>(rng() % 2);
+        s.pad_top = s.pad_left = static_cast<int>(rng() % 4);
+        ASSERT_TRUE(finish_shape(s, 3, 3));
+      }
+      Q8DwConvTester t = random_q8_tester(s, i, rng);
+      t.fill(Fill::max_magnitude);
+      if (i % 2) t.power_of_two_multipliers(true);
+      if (!t.test(kernel, rng)) return;
+    }
+  }
+}
+
+TEST(Q8DwConv, ModelLayersEveryKernel) {
+  Pool threads;
+  for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
+    if (!isa_supported(kernel.isa)) {
+      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+      continue;
+    }
+    std::mt19937 rng(55);
+    int i = 0;
+    for (Conv2dShape s : model_dw_shapes()) {
+      for (int batch : {1, 2}) {
+        s.batch = batch;
+        Q8DwConvTester t = random_q8_tester(s, i++, rng);
+        ASSERT_TRUE(t.pool(batch == 2 ? threads.pool : nullptr).test(kernel, rng));
+      }
+    }
+  }
+}
+
+TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
+  Conv2dShape s{1, 5, 5, 8, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1};
+  ASSERT_TRUE(finish_shape(s, 1, 1));
+  std::vector<int8_t> w(8 * 9, 2);
+  const float one = 1.0f;
+  const Requantization rq{{&one, 1}, 10, 0, 255};
+  for (Isa isa : runnable_isas()) {
+    std::string expected = "q8_conv2d_nhwc__ref";
+    for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
+      if (k.isa <= isa && isa_supported(k.isa)) {
+        expected = k.name;
+        break;
+      }
+    }
+    EXPECT_EQ(Q8DwConv(s, Q8::u8, 3, w.data(), nullptr, rq, Q8::u8, isa).kernel_name(), expected) << isa_name(isa);
+  }
+  // x = 5 with zero point 3: each tap inside adds (5 - 3) * 2 = 4, padding adds 0.
+  std::vector<uint8_t> x(5 * 5 * 8, 5), y(5 * 5 * 8);
+  Q8DwConv ref(s, Q8::u8, 3, w.data(), nullptr, rq, Q8::u8, Isa::scalar);
+  EXPECT_EQ(ref.kernel_name(), "q8_conv2d_nhwc__ref");
+  ref.bind(x.data());
+  ref.run(x.data(), y.data(), nullptr);
+  EXPECT_EQ(y[0], 10 + 4 * 4);
+  EXPECT_EQ(y[(2 * 5 + 2) * 8], 10 + 9 * 4);
+}
+
+}  // namespace
+}  // namespace octet::kernels
