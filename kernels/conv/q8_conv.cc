@@ -1,0 +1,168 @@
+#include "kernels/conv/q8_conv.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/ref/qconv2d.h"
+
+namespace octet::kernels {
+
+namespace {
+
+void check_arguments(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point,
+                     const Requantization& rq, Q8 y_type) {
+  if (!Q8Conv::supports(s, x_type, y_type)) {
+    throw std::invalid_argument(
+        "Q8Conv: only dense (groups == 1) convolutions with positive sizes; got groups " +
+        std::to_string(s.groups) + ", in_c " + std::to_string(s.in_c) + ", out_c " +
+        std::to_string(s.out_c));
+  }
+  if (x_zero_point < q8_min(x_type) || x_zero_point > q8_max(x_type)) {
+    throw std::invalid_argument("Q8Conv: x zero point " + std::to_string(x_zero_point) +
+                                " is outside " + q8_name(x_type));
+  }
+  check_per_channel("Q8Conv", "the requantization multiplier", rq.multiplier.size(),
+                    static_cast<size_t>(s.out_c));
+  if (rq.qmin < q8_min(y_type) || rq.qmax > q8_max(y_type) || rq.qmin > rq.qmax) {
+    throw std::invalid_argument("Q8Conv: output clamp [" + std::to_string(rq.qmin) + ", " +
+                                std::to_string(rq.qmax) + "] is not inside " + q8_name(y_type));
+  }
+}
+
+}  // namespace
+
+bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
+  return s.groups == 1 && s.batch >= 1 && s.in_h >= 1 && s.in_w >= 1 && s.in_c >= 1 &&
+         s.out_h >= 1 && s.out_w >= 1 && s.out_c >= 1 && s.kernel_h >= 1 && s.kernel_w >= 1 &&
+         s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1;
+}
+
+Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
+               const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa)
+    : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point) {
+  check_arguments(s, x_type, x_zero_point, rq, y_type);
+  const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
+  kernel_ = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
+                                  static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
+  init(w, bias, rq);
+}
+
+Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
+               const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel)
+    : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(&kernel) {
+  check_arguments(s, x_type, x_zero_point, rq, y_type);
+  if (kernel.x_type != x_type) {
+    throw std::invalid_argument(std::string("Q8Conv: kernel ") + kernel.name + " takes " +
+                                q8_name(kernel.x_type) + " activations, not " + q8_name(x_type));
+  }
+  if (!isa_supported(kernel.isa)) {
+    throw std::invalid_argument(std::string("Q8Conv: this CPU cannot run ") + kernel.name);
+  }
+  init(w, bias, rq);
+}
+
+void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq) {
+  multiplier_.assign(rq.multiplier.begin(), rq.multiplier.end());
+  y_zero_point_ = rq.zero_point;
+  qmin_ = rq.qmin;
+  qmax_ = rq.qmax;
+  const size_t in_c = static_cast<size_t>(s_.in_c);
+  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+  if (kernel_ == nullptr) {
+    name_ = "q8_conv2d_nhwc__ref";
+    weights_.assign(w, w + static_cast<size_t>(s_.out_c) * in_c * taps);
+    if (bias != nullptr) bias_.assign(bias, bias + s_.out_c);
+    return;
+  }
+  name_ = kernel_->name;
+  // ONNX order [c][k][tap]; the kernel wants tap-major rows of in_c (NHWC pixels).
+  auto weight_at = [&](size_t c, size_t t, size_t k) { return w[(c * in_c + k) * taps + t]; };
+  packed_ = pack_q8_weights(*kernel_, static_cast<size_t>(s_.out_c), taps, in_c, weight_at, bias,
+                            multiplier_, x_type_, x_zero_point_);
+  zero_row_.assign(in_c, static_cast<uint8_t>(x_zero_point_));
+}
+
+void Q8Conv::bind(const void* x) {
+  if (kernel_ == nullptr) return;
+  const uint8_t* base = static_cast<const uint8_t*>(x);
+  const size_t mr = static_cast<size_t>(kernel_->mr);
+  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+  const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
+  const size_t groups = (pixels + mr - 1) / mr;
+  indirection_.resize(groups * taps * mr);
+  for (size_t g = 0; g < groups; ++g) {
+    for (size_t i = 0; i < mr; ++i) {
+      // Rows past the last pixel repeat it: the kernel computes them and stores nothing.
+      const size_t p = std::min(g * mr + i, pixels - 1);
+      const size_t ox = p % s_.out_w;
+      const size_t oy = p / s_.out_w % s_.out_h;
+      const size_t n = p / s_.out_w / s_.out_h;
+      for (int ky = 0; ky < s_.kernel_h; ++ky) {
+        const int iy = static_cast<int>(oy) * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
+        for (int kx = 0; kx < s_.kernel_w; ++kx) {
+          const int ix = static_cast<int>(ox) * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
+          const size_t t = static_cast<size_t>(ky) * s_.kernel_w + kx;
+          const bool inside = iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w;
+          indirection_[(g * taps + t) * mr + i] =
+              inside ? base + ((n * s_.in_h + iy) * s_.in_w + ix) * s_.in_c : zero_row_.data();
+        }
+      }
+    }
+  }
+  bound_x_ = base;
+}
+
+void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
+  if (kernel_ == nullptr) {
+    run_reference(x, y);
+    return;
+  }
+  if (bound_x_ == nullptr) throw std::logic_error("Q8Conv::run: bind() was never called");
+  const size_t mr = static_cast<size_t>(kernel_->mr);
+  const size_t nr = static_cast<size_t>(kernel_->nr);
+  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+  const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
+  const size_t out_c = static_cast<size_t>(s_.out_c);
+  const ptrdiff_t a_offset = static_cast<const uint8_t*>(x) - bound_x_;
+  uint8_t* y_base = static_cast<uint8_t*>(y);
+  const float lo = static_cast<float>(qmin_ - y_zero_point_);
+  const float hi = static_cast<float>(qmax_ - y_zero_point_);
+  auto tile = [&](size_t g, size_t b) {
+    Q8IgemmArgs args;
+    args.mr = std::min(mr, pixels - g * mr);
+    args.nc = std::min(nr, out_c - b * nr);
+    args.kc = static_cast<size_t>(s_.in_c);
+    args.ks = taps;
+    args.a = indirection_.data() + g * taps * mr;
+    args.zero = zero_row_.data();
+    args.a_offset = a_offset;
+    args.w = packed_.bytes.data() + b * packed_.block_bytes;
+    args.y = y_base + g * mr * out_c + b * nr;
+    args.y_row_stride = out_c;
+    args.lo = lo;
+    args.hi = hi;
+    args.y_zero_point = y_zero_point_;
+    kernel_->fn(args);
+  };
+  pthreadpool_parallelize_2d(pool, tile, (pixels + mr - 1) / mr, (out_c + nr - 1) / nr);
+}
+
+void Q8Conv::run_reference(const void* x, void* y) const {
+  const Requantization rq{multiplier_, y_zero_point_, qmin_, qmax_};
+  const int32_t w_zero_point[] = {0};
+  const int32_t* bias = bias_.empty() ? nullptr : bias_.data();
+  auto call = [&](auto x_tag, auto y_tag) {
+    using TX = decltype(x_tag);
+    using TY = decltype(y_tag);
+    q8_conv2d_nhwc__ref<TX, int8_t, TY>(s_, static_cast<const TX*>(x), x_zero_point_,
+                                        weights_.data(), w_zero_point, bias, rq,
+                                        static_cast<TY*>(y));
+  };
+  if (x_type_ == Q8::u8) {
+    y_type_ == Q8::u8 ? call(uint8_t{}, uint8_t{}) : call(uint8_t{}, int8_t{});
+  } else {
+    y_type_ == Q8::u8 ? call(int8_t{}, uint8_t{}) : call(int8_t{}, int8_t{});
+  }
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,69 @@
+#pragma once
+// QLinearConv (groups == 1) over NHWC activations with the INT8 IGEMM microkernels of
+// kernels/q8_gemm_list.h. Weights are s8 with zero point 0 (the caller checks the weight zero
+// points and falls back to q8_conv2d_nhwc__ref otherwise). Results are bit-exact with
+// q8_conv2d_nhwc__ref (docs/requantization.md).
+//
+// Life cycle: the constructor packs the weights (zero point folded into the bias, see
+// q8_gemm_list.h); bind(x) builds the indirection buffer for one input address; run() may then
+// be called with that address or any other input of the same shape (the pointers are offset)
+// and never allocates. When no microkernel fits (isa == scalar, or a CPU without AVX2) the
+// reference kernel runs instead and kernel_name() says so.
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/q8_pack.h"
+#include "kernels/isa.h"
+#include "kernels/q8_gemm_list.h"
+#include "kernels/q8_type.h"
+#include "kernels/ref/conv2d.h"
+#include "kernels/ref/qmath.h"
+
+namespace octet::kernels {
+
+class Q8Conv {
+ public:
+  static bool supports(const Conv2dShape& s, Q8 x_type, Q8 y_type);
+
+  // w: ONNX order [out_c][in_c][kernel_h][kernel_w] int8; bias: [out_c] int32 or nullptr;
+  // rq: 1 or out_c multipliers, y zero point, clamp [qmin, qmax] inside y_type's range.
+  // Uses the best microkernel of level <= isa (the reference kernel when there is none).
+  Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
+         const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa);
+  // Uses exactly this microkernel (tests, benchmarks); throws when its x type differs.
+  Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
+         const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel);
+
+  const std::string& kernel_name() const { return name_; }
+  const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
+
+  // x: [batch][in_h][in_w][in_c] of x_type; y: [batch][out_h][out_w][out_c] of y_type.
+  void bind(const void* x);
+  void run(const void* x, void* y, pthreadpool_t pool) const;
+
+ private:
+  void init(const int8_t* w, const int32_t* bias, const Requantization& rq);
+  void run_reference(const void* x, void* y) const;
+
+  Conv2dShape s_;
+  Q8 x_type_, y_type_;
+  int32_t x_zero_point_;
+  int32_t y_zero_point_, qmin_, qmax_;
+  std::vector<float> multiplier_;
+  const Q8GemmKernel* kernel_ = nullptr;
+  std::string name_;
+
+  Q8PackedWeights packed_;
+  std::vector<uint8_t> zero_row_;            // in_c bytes of x_zero_point: what padding taps read
+  std::vector<const uint8_t*> indirection_;  // [pixel groups of MR][taps][MR]
+  const uint8_t* bound_x_ = nullptr;
+
+  // Only for the reference fallback.
+  std::vector<int8_t> weights_;
+  std::vector<int32_t> bias_;
+};
+
+}  // namespace octet::kernels

@@ -1,0 +1,142 @@
+#include "kernels/gemm/q8_gemm.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/ref/qgemm.h"
+
+namespace octet::kernels {
+
+namespace {
+
+constexpr size_t kMaxMr = 16;  // the largest MR of any entry in kQ8GemmKernels
+
+void check_arguments(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point,
+                     const Requantization& rq, Q8 y_type) {
+  if (k < 1 || n < 1) {
+    throw std::invalid_argument("Q8Gemm: k and n must be positive; got k " + std::to_string(k) +
+                                ", n " + std::to_string(n));
+  }
+  if (a_zero_point < q8_min(a_type) || a_zero_point > q8_max(a_type)) {
+    throw std::invalid_argument("Q8Gemm: a zero point " + std::to_string(a_zero_point) +
+                                " is outside " + q8_name(a_type));
+  }
+  check_per_channel("Q8Gemm", "the requantization multiplier", rq.multiplier.size(),
+                    static_cast<size_t>(n));
+  if (rq.qmin < q8_min(y_type) || rq.qmax > q8_max(y_type) || rq.qmin > rq.qmax) {
+    throw std::invalid_argument("Q8Gemm: output clamp [" + std::to_string(rq.qmin) + ", " +
+                                std::to_string(rq.qmax) + "] is not inside " + q8_name(y_type));
+  }
+}
+
+}  // namespace
+
+Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
+               const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa)
+    : k_(k), n_(n), a_type_(a_type), y_type_(y_type), a_zero_point_(a_zero_point) {
+  check_arguments(k, n, a_type, a_zero_point, rq, y_type);
+  // m is not known yet: choose for a batch of a few rows.
+  kernel_ = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
+  init(b, trans_b, bias, rq);
+}
+
+Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
+               const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel)
+    : k_(k),
+      n_(n),
+      a_type_(a_type),
+      y_type_(y_type),
+      a_zero_point_(a_zero_point),
+      kernel_(&kernel) {
+  check_arguments(k, n, a_type, a_zero_point, rq, y_type);
+  if (kernel.x_type != a_type) {
+    throw std::invalid_argument(std::string("Q8Gemm: kernel ") + kernel.name + " takes " +
+                                q8_name(kernel.x_type) + " activations, not " + q8_name(a_type));
+  }
+  if (!isa_supported(kernel.isa)) {
+    throw std::invalid_argument(std::string("Q8Gemm: this CPU cannot run ") + kernel.name);
+  }
+  init(b, trans_b, bias, rq);
+}
+
+void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq) {
+  multiplier_.assign(rq.multiplier.begin(), rq.multiplier.end());
+  y_zero_point_ = rq.zero_point;
+  qmin_ = rq.qmin;
+  qmax_ = rq.qmax;
+  const size_t k = static_cast<size_t>(k_);
+  const size_t n = static_cast<size_t>(n_);
+  auto b_at = [&](size_t c, size_t, size_t p) { return trans_b ? b[c * k + p] : b[p * n + c]; };
+  if (kernel_ == nullptr || static_cast<size_t>(kernel_->mr) > kMaxMr) {
+    kernel_ = nullptr;
+    name_ = "q8_gemm__ref";
+    b_.resize(k * n);
+    for (size_t p = 0; p < k; ++p)
+      for (size_t c = 0; c < n; ++c) b_[p * n + c] = b_at(c, 0, p);
+    if (bias != nullptr) bias_.assign(bias, bias + n);
+    return;
+  }
+  name_ = kernel_->name;
+  packed_ = pack_q8_weights(*kernel_, n, 1, k, b_at, bias, multiplier_, a_type_, a_zero_point_);
+}
+
+void Q8Gemm::run(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
+  if (m <= 0) return;
+  if (kernel_ == nullptr) {
+    run_reference(m, a, y);
+    return;
+  }
+  const size_t mr = static_cast<size_t>(kernel_->mr);
+  const size_t nr = static_cast<size_t>(kernel_->nr);
+  const size_t rows = static_cast<size_t>(m);
+  const size_t k = static_cast<size_t>(k_);
+  const size_t n = static_cast<size_t>(n_);
+  const uint8_t* a_base = static_cast<const uint8_t*>(a);
+  uint8_t* y_base = static_cast<uint8_t*>(y);
+  const float lo = static_cast<float>(qmin_ - y_zero_point_);
+  const float hi = static_cast<float>(qmax_ - y_zero_point_);
+  auto tile = [&](size_t g, size_t blk) {
+    const size_t first = g * mr;
+    const uint8_t* row[kMaxMr];
+    for (size_t i = 0; i < mr; ++i) row[i] = a_base + std::min(first + i, rows - 1) * k;
+    Q8IgemmArgs args;
+    args.mr = std::min(mr, rows - first);
+    args.nc = std::min(nr, n - blk * nr);
+    args.kc = k;
+    args.ks = 1;
+    args.a = row;
+    args.zero = nullptr;
+    args.a_offset = 0;
+    args.w = packed_.bytes.data() + blk * packed_.block_bytes;
+    args.y = y_base + first * n + blk * nr;
+    args.y_row_stride = n;
+    args.lo = lo;
+    args.hi = hi;
+    args.y_zero_point = y_zero_point_;
+    kernel_->fn(args);
+  };
+  pthreadpool_parallelize_2d(pool, tile, (rows + mr - 1) / mr, (n + nr - 1) / nr);
+}
+
+void Q8Gemm::run_reference(int64_t m, const void* a, void* y) const {
+  const Requantization rq{multiplier_, y_zero_point_, qmin_, qmax_};
+  const int32_t b_zero_point[] = {0};
+  GemmShape s;
+  s.m = static_cast<int>(m);
+  s.n = static_cast<int>(n_);
+  s.k = static_cast<int>(k_);
+  const int32_t* bias = bias_.empty() ? nullptr : bias_.data();
+  auto call = [&](auto a_tag, auto y_tag) {
+    using TA = decltype(a_tag);
+    using TY = decltype(y_tag);
+    q8_gemm__ref<TA, int8_t, TY>(s, static_cast<const TA*>(a), a_zero_point_, b_.data(),
+                                 b_zero_point, bias, 0, 1, rq, static_cast<TY*>(y));
+  };
+  if (a_type_ == Q8::u8) {
+    y_type_ == Q8::u8 ? call(uint8_t{}, uint8_t{}) : call(uint8_t{}, int8_t{});
+  } else {
+    y_type_ == Q8::u8 ? call(int8_t{}, uint8_t{}) : call(int8_t{}, int8_t{});
+  }
+}
+
+}  // namespace octet::kernels

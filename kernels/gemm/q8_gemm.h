@@ -1,0 +1,57 @@
+#pragma once
+// QGemm (quantized output) / QLinearMatMul with a constant B: y[m][n] = requantize(A[m][k] *
+// B[k][n] + bias) with the INT8 microkernels of kernels/q8_gemm_list.h (plain GEMM = IGEMM
+// with one tap). B is s8 with zero point 0 (the caller checks it and falls back to
+// q8_gemm__ref otherwise). Bit-exact with q8_gemm__ref (docs/requantization.md).
+//
+// The constructor packs B; run() takes any m and never allocates. When no microkernel fits
+// (isa == scalar, or a CPU without AVX2) the reference kernel runs and kernel_name() says so.
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/q8_pack.h"
+#include "kernels/isa.h"
+#include "kernels/q8_gemm_list.h"
+#include "kernels/q8_type.h"
+#include "kernels/ref/qmath.h"
+
+namespace octet::kernels {
+
+class Q8Gemm {
+ public:
+  // b: [k][n] int8, or [n][k] when trans_b (a PyTorch Linear's weight); bias: [n] int32 or
+  // nullptr; rq: 1 or n multipliers, y zero point, clamp [qmin, qmax] inside y_type's range.
+  Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
+         const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa);
+  // Uses exactly this microkernel (tests, benchmarks).
+  Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
+         const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel);
+
+  const std::string& kernel_name() const { return name_; }
+  const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
+
+  // a: [m][k] of a_type (dense rows); y: [m][n] of y_type.
+  void run(int64_t m, const void* a, void* y, pthreadpool_t pool) const;
+
+ private:
+  void init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq);
+  void run_reference(int64_t m, const void* a, void* y) const;
+
+  int64_t k_, n_;
+  Q8 a_type_, y_type_;
+  int32_t a_zero_point_;
+  int32_t y_zero_point_, qmin_, qmax_;
+  std::vector<float> multiplier_;
+  const Q8GemmKernel* kernel_ = nullptr;
+  std::string name_;
+  Q8PackedWeights packed_;
+
+  // Only for the reference fallback: B as [k][n].
+  std::vector<int8_t> b_;
+  std::vector<int32_t> bias_;
+};
+
+}  // namespace octet::kernels

@@ -1,0 +1,114 @@
+#pragma once
+// Random data and requantization parameters shared by the INT8 GEMM / conv kernel tests.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/q8_gemm_list.h"
+#include "kernels/q8_type.h"
+#include "kernels/ref/qmath.h"
+
+namespace octet::kernels::testing {
+
+// How activations and weights are filled.
+enum class Fill {
+  random,   // uniform over the type / [-127, 127]
+  extreme,  // activations at the far end from the zero point, weights +-127: the int16
+            // pair sums of vpmaddubsw would saturate, vpdpbusd / vpmaddwd must not
+};
+
+inline std::vector<uint8_t> random_activations(std::mt19937& rng, size_t count, Q8 type,
+                                               int32_t zero_point, Fill fill) {
+  std::vector<uint8_t> x(count);
+  if (fill == Fill::extreme) {
+    // The end of the range farthest from the zero point, so |x - zp| is largest.
+    const int32_t far =
+        zero_point - q8_min(type) > q8_max(type) - zero_point ? q8_min(type) : q8_max(type);
+    std::fill(x.begin(), x.end(), static_cast<uint8_t>(far));
+    return x;
+  }
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (uint8_t& v : x) v = static_cast<uint8_t>(byte(rng));
+  return x;
+}
+
+inline std::vector<int8_t> random_weights(std::mt19937& rng, size_t count, Fill fill) {
+  std::vector<int8_t> w(count);
+  std::uniform_int_distribution<int> value(-127, 127);
+  std::bernoulli_distribution sign(0.5);
+  for (int8_t& v : w)
+    v = static_cast<int8_t>(fill == Fill::extreme ? (sign(rng) ? 127 : -127) : value(rng));
+  return w;
+}
+
+// For the extreme fill every weight of a channel gets one sign, so |acc| is as large as it can be.
+inline void make_channels_one_signed(std::vector<int8_t>& w, size_t channels, bool channel_major) {
+  const size_t per = w.size() / channels;
+  for (size_t c = 0; c < channels; ++c) {
+    const int8_t v = c % 2 == 0 ? 127 : -127;
+    for (size_t i = 0; i < per; ++i) {
+      if (channel_major) {
+        w[c * per + i] = v;
+      } else {
+        w[i * channels + c] = v;
+      }
+    }
+  }
+}
+
+inline std::vector<int32_t> random_bias(std::mt19937& rng, size_t count) {
+  std::vector<int32_t> b(count);
+  std::uniform_int_distribution<int32_t> value(-100000, 100000);
+  for (int32_t& v : b) v = value(rng);
+  return b;
+}
+
+inline int32_t pick(std::mt19937& rng, std::initializer_list<int32_t> values) {
+  std::uniform_int_distribution<size_t> i(0, values.size() - 1);
+  return values.begin()[i(rng)];
+}
+
+inline int32_t extreme_zero_point(std::mt19937& rng, Q8 type) {
+  return type == Q8::u8 ? pick(rng, {0, 1, 127, 128, 255}) : pick(rng, {-128, -1, 0, 127});
+}
+
+inline int32_t random_zero_point(std::mt19937& rng, Q8 type) {
+  std::bernoulli_distribution extreme(0.5);
+  if (extreme(rng)) return extreme_zero_point(rng, type);
+  std::uniform_int_distribution<int32_t> value(q8_min(type), q8_max(type));
+  return value(rng);
+}
+
+// Multipliers from the observed accumulator range (acc is [rows][channels]): channel c maps
+// max |acc| to about half the output range, so outputs cover the whole type and the clamp is
+// reached; or, with `powers_of_two`, per channel 2^-10 .. 2^2 whatever the range.
+inline std::vector<float> fitted_multipliers(std::mt19937& rng, const std::vector<int32_t>& acc,
+                                             size_t channels, bool per_channel,
+                                             bool powers_of_two) {
+  std::vector<float> m(per_channel ? channels : 1);
+  std::uniform_real_distribution<float> jitter(0.6f, 1.7f);
+  std::uniform_int_distribution<int> exponent(-10, 2);
+  std::vector<int64_t> max_abs(m.size(), 1);
+  for (size_t i = 0; i < acc.size(); ++i) {
+    int64_t& slot = max_abs[per_channel ? i % channels : 0];
+    slot = std::max<int64_t>(slot, std::llabs(static_cast<int64_t>(acc[i])));
+  }
+  for (size_t c = 0; c < m.size(); ++c) {
+    m[c] = powers_of_two ? std::ldexp(1.0f, exponent(rng)) * jitter(rng)
+                         : 128.0f / static_cast<float>(max_abs[c]) * jitter(rng);
+  }
+  return m;
+}
+
+// Every microkernel of the list, with whether this CPU can run it.
+inline std::vector<const Q8GemmKernel*> runnable_q8_kernels(Q8 x_type) {
+  std::vector<const Q8GemmKernel*> out;
+  for (const Q8GemmKernel& k : kQ8GemmKernels)
+    if (k.x_type == x_type && isa_supported(k.isa)) out.push_back(&k);
+  return out;
+}
+
+}  // namespace octet::kernels::testing

@@ -1,0 +1,360 @@
+// Q8Conv (the INT8 IGEMM microkernels of kernels/q8_gemm_list.h) against q8_conv2d_nhwc__ref:
+// bit-exact, for every microkernel this CPU runs, on random and adversarial shapes and data.
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/conv/q8_conv.h"
+#include "kernels/ref/qconv2d.h"
+#include "tests/simd/q8_test_data.h"
+
+namespace octet::kernels {
+namespace {
+
+using testing::Fill;
+
+std::string describe(const Conv2dShape& s) {
+  char text[256];
+  std::snprintf(
+      text, sizeof text,
+      "batch %d in %dx%dx%d -> out %dx%dx%d, kernel %dx%d stride %dx%d dilation %dx%d pad "
+      "top %d left %d",
+      s.batch, s.in_h, s.in_w, s.in_c, s.out_h, s.out_w, s.out_c, s.kernel_h, s.kernel_w,
+      s.stride_h, s.stride_w, s.dilation_h, s.dilation_w, s.pad_top, s.pad_left);
+  return text;
+}
+
+// Which microkernels ran how often (printed once at exit, so a log shows the paths covered).
+std::map<std::string, int>& ran() {
+  static std::map<std::string, int> counts;
+  return counts;
+}
+
+class Q8ConvTester {
+ public:
+  Q8ConvTester& shape(const Conv2dShape& s) {
+    s_ = s;
+    return *this;
+  }
+  Q8ConvTester& x_type(Q8 t) {
+    x_type_ = t;
+    return *this;
+  }
+  Q8ConvTester& y_type(Q8 t) {
+    y_type_ = t;
+    return *this;
+  }
+  Q8ConvTester& x_zero_point(int32_t zp) {
+    x_zero_point_ = zp;
+    return *this;
+  }
+  Q8ConvTester& y_zero_point(int32_t zp) {
+    y_zero_point_ = zp;
+    return *this;
+  }
+  Q8ConvTester& fill(Fill f) {
+    fill_ = f;
+    return *this;
+  }
+  Q8ConvTester& per_channel(bool v) {
+    per_channel_ = v;
+    return *this;
+  }
+  Q8ConvTester& power_of_two_multipliers(bool v) {
+    pow2_ = v;
+    return *this;
+  }
+  Q8ConvTester& bias(bool v) {
+    bias_ = v;
+    return *this;
+  }
+  Q8ConvTester& narrow_clamp(bool v) {
+    narrow_ = v;
+    return *this;
+  }
+  Q8ConvTester& pool(pthreadpool_t p) {
+    pool_ = p;
+    return *this;
+  }
+
+  // Runs every given microkernel (and the scalar fallback) on the same data and compares each
+  // with the reference, byte for byte.
+  void test(std::mt19937& rng, const std::vector<const Q8GemmKernel*>& kernels) const {
+    const Conv2dShape& s = s_;
+    const size_t taps = static_cast<size_t>(s.kernel_h) * s.kernel_w;
+    const size_t x_size = static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c;
+    const size_t y_size = static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.out_c;
+    std::vector<uint8_t> x =
+        testing::random_activations(rng, x_size, x_type_, x_zero_point_, fill_);
+    std::vector<int8_t> w =
+        testing::random_weights(rng, static_cast<size_t>(s.out_c) * s.in_c * taps, fill_);
+    if (fill_ == Fill::extreme)
+      testing::make_channels_one_signed(w, static_cast<size_t>(s.out_c), true);
+    std::vector<int32_t> b =
+        bias_ ? testing::random_bias(rng, static_cast<size_t>(s.out_c)) : std::vector<int32_t>();
+    const int32_t* bias = bias_ ? b.data() : nullptr;
+    const int32_t w_zero_point[] = {0};
+
+    std::vector<int32_t> acc(y_size);
+    if (x_type_ == Q8::u8) {
+      q8_conv2d_nhwc_acc__ref<uint8_t, int8_t>(s, x.data(), x_zero_point_, w.data(), w_zero_point,
+                                               bias, acc.data());
+    } else {
+      q8_conv2d_nhwc_acc__ref<int8_t, int8_t>(s, reinterpret_cast<const int8_t*>(x.data()),
+                                              x_zero_point_, w.data(), w_zero_point, bias,
+                                              acc.data());
+    }
+    const std::vector<float> multiplier =
+        testing::fitted_multipliers(rng, acc, static_cast<size_t>(s.out_c), per_channel_, pow2_);
+    Requantization rq{multiplier, y_zero_point_, q8_min(y_type_), q8_max(y_type_)};
+    if (narrow_) {
+      std::uniform_int_distribution<int32_t> lo(q8_min(y_type_), y_zero_point_);
+      std::uniform_int_distribution<int32_t> hi(y_zero_point_, q8_max(y_type_));
+      rq.qmin = lo(rng);
+      rq.qmax = hi(rng);
+    }
+
+    std::vector<uint8_t> expected(y_size);
+    reference(x.data(), w.data(), bias, rq, expected.data());
+
+    auto check = [&](Q8Conv& conv, const char* how) {
+      // Bind to one buffer and run on a copy at another address: the offset path is exercised.
+      std::vector<uint8_t> bound(x.size() + 1);
+      conv.bind(bound.data());
+      std::vector<uint8_t> y(y_size + 1, 0x5A);  // one guard byte past the end
+      conv.run(x.data(), y.data(), pool_);
+      ASSERT_EQ(y[y_size], 0x5A) << conv.kernel_name() << " wrote past the output, " << describe(s);
+      for (size_t i = 0; i < y_size; ++i) {
+        ASSERT_EQ(static_cast<int>(y[i]), static_cast<int>(expected[i]))
+            << conv.kernel_name() << " (" << how << ") at output " << i << " (channel "
+            << i % s.out_c << "), " << describe(s) << ", x " << q8_name(x_type_) << " zp "
+            << x_zero_point_ << ", y " << q8_name(y_type_) << " zp " << rq.zero_point << " clamp ["
+            << rq.qmin << ", " << rq.qmax << "], acc " << acc[i] << " multiplier "
+            << rq.multiplier_of(i % s.out_c);
+      }
+      ++ran()[conv.kernel_name()];
+    };
+    for (const Q8GemmKernel* k : kernels) {
+      Q8Conv conv(s, x_type_, x_zero_point_, w.data(), bias, rq, y_type_, *k);
+      check(conv, "forced");
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+
+  void reference(const uint8_t* x, const int8_t* w, const int32_t* bias, const Requantization& rq,
+                 uint8_t* y) const {
+    const int32_t w_zero_point[] = {0};
+    const int8_t* xs = reinterpret_cast<const int8_t*>(x);
+    int8_t* ys = reinterpret_cast<int8_t*>(y);
+    if (x_type_ == Q8::u8 && y_type_ == Q8::u8) {
+      q8_conv2d_nhwc__ref<uint8_t, int8_t, uint8_t>(s_, x, x_zero_point_, w, w_zero_point, bias, rq,
+                                                    y);
+    } else if (x_type_ == Q8::u8) {
+      q8_conv2d_nhwc__ref<uint8_t, int8_t, int8_t>(s_, x, x_zero_point_, w, w_zero_point, bias, rq,
+                                                   ys);
+    } else if (y_type_ == Q8::u8) {
+      q8_conv2d_nhwc__ref<int8_t, int8_t, uint8_t>(s_, xs, x_zero_point_, w, w_zero_point, bias, rq,
+                                                   y);
+    } else {
+      q8_conv2d_nhwc__ref<int8_t, int8_t, int8_t>(s_, xs, x_zero_point_, w, w_zero_point, bias, rq,
+                                                  ys);
+    }
+  }
+
+ private:
+  Conv2dShape s_;
+  Q8 x_type_ = Q8::u8, y_type_ = Q8::u8;
+  int32_t x_zero_point_ = 0, y_zero_point_ = 0;
+  Fill fill_ = Fill::random;
+  bool per_channel_ = true, pow2_ = false, bias_ = true, narrow_ = false;
+  pthreadpool_t pool_ = nullptr;
+};
+
+// A random valid geometry: kernel 1x1 / 3x3 / 5x5 / 1x3 / 3x1, stride 1-2, dilation 1-2,
+// asymmetric pads (sometimes bottom / right only, like the MLPerf ResNet8), 1x1 spatial.
+Conv2dShape random_shape(std::mt19937& rng, int max_spatial, int max_in_c, int max_out_c) {
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  static const int kernels[][2] = {{1, 1}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {3, 3}, {1, 1}};
+  for (;;) {
+    Conv2dShape s;
+    s.batch = uniform(1, 10) <= 8 ? 1 : uniform(2, 3);
+    const auto& k = kernels[uniform(0, 6)];
+    s.kernel_h = k[0];
+    s.kernel_w = k[1];
+    s.stride_h = s.stride_w = uniform(1, 3) == 3 ? 2 : 1;
+    if (uniform(1, 4) == 1) s.stride_w = 3 - s.stride_h;
+    s.dilation_h = uniform(1, 5) == 5 ? 2 : 1;
+    s.dilation_w = uniform(1, 5) == 5 ? 2 : 1;
+    s.in_h = uniform(1, max_spatial);
+    s.in_w = uniform(1, max_spatial);
+    s.in_c = uniform(1, max_in_c);
+    s.out_c = uniform(1, max_out_c);
+    const int eff_h = s.dilation_h * (s.kernel_h - 1) + 1;
+    const int eff_w = s.dilation_w * (s.kernel_w - 1) + 1;
+    const bool bottom_right_only = uniform(1, 5) == 1;
+    s.pad_top = bottom_right_only ? 0 : uniform(0, eff_h - 1);
+    s.pad_left = bottom_right_only ? 0 : uniform(0, eff_w - 1);
+    const int pad_bottom = uniform(0, eff_h - 1);
+    const int pad_right = uniform(0, eff_w - 1);
+    s.out_h = (s.in_h + s.pad_top + pad_bottom - eff_h) / s.stride_h + 1;
+    s.out_w = (s.in_w + s.pad_left + pad_right - eff_w) / s.stride_w + 1;
+    if (s.in_h + s.pad_top + pad_bottom < eff_h || s.in_w + s.pad_left + pad_right < eff_w)
+      continue;
+    return s;
+  }
+}
+
+std::vector<const Q8GemmKernel*> kernels_or_skip(Q8 x_type) {
+  std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
+  for (const Q8GemmKernel& k : kQ8GemmKernels) {
+    if (!isa_supported(k.isa)) std::printf("skipped (CPU lacks %s): %s\n", isa_name(k.isa), k.name);
+  }
+  return kernels;
+}
+
+TEST(Q8Conv, RandomShapesEveryKernel) {
+  std::mt19937 rng(20261122);
+  int shapes = 0;
+  for (Q8 x_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(x_type);
+    if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
+    for (int iter = 0; iter < 600; ++iter, ++shapes) {
+      // Mostly tiny; every 20th around a real layer's channel counts.
+      const bool large = iter % 20 == 0;
+      const Conv2dShape s = large ? random_shape(rng, 10, 72, 80) : random_shape(rng, 6, 33, 40);
+      std::bernoulli_distribution coin(0.5);
+      const Q8 y_type = coin(rng) ? Q8::u8 : Q8::s8;
+      Q8ConvTester()
+          .shape(s)
+          .x_type(x_type)
+          .y_type(y_type)
+          .x_zero_point(testing::random_zero_point(rng, x_type))
+          .y_zero_point(testing::random_zero_point(rng, y_type))
+          .per_channel(coin(rng))
+          .power_of_two_multipliers(iter % 5 == 0)
+          .bias(iter % 7 != 0)
+          .narrow_clamp(iter % 4 == 0)
+          .test(rng, kernels);
+      if (HasFatalFailure()) return;
+    }
+  }
+  for (const auto& [name, count] : ran())
+    std::printf("ran %s on %d convolutions\n", name.c_str(), count);
+  RecordProperty("shapes", shapes);
+}
+
+// All activations at the end of the range farthest from the zero point, every weight +-127
+// with one sign per channel, K up to 5x5x128: products and int16 pair sums at their largest.
+TEST(Q8Conv, ExtremeValuesAndZeroPoints) {
+  std::mt19937 rng(7);
+  for (Q8 x_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(x_type);
+    if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
+    const std::vector<int32_t> zero_points = x_type == Q8::u8
+                                                 ? std::vector<int32_t>{0, 1, 127, 128, 255}
+                                                 : std::vector<int32_t>{-128, -1, 0, 127};
+    for (int32_t x_zp : zero_points) {
+      for (int in_c : {1, 3, 17, 64, 128}) {
+        Conv2dShape s = random_shape(rng, 5, 1, 33);
+        s.in_c = in_c;
+        if (in_c == 128) {
+          s.kernel_h = s.kernel_w = 5;
+          s.dilation_h = s.dilation_w = 1;
+          s.stride_h = s.stride_w = 1;
+          s.in_h = s.in_w = 5;
+          s.pad_top = s.pad_left = 2;
+          s.out_h = s.out_w = 5;
+        }
+        for (Q8 y_type : {Q8::u8, Q8::s8}) {
+          Q8ConvTester()
+              .shape(s)
+              .x_type(x_type)
+              .y_type(y_type)
+              .x_zero_point(x_zp)
+              .y_zero_point(testing::extreme_zero_point(rng, y_type))
+              .fill(Fill::extreme)
+              .per_channel(in_c % 2 == 1)
+              .test(rng, kernels);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// The layers of the bundled models, each once per x type, with a 2-thread pool.
+TEST(Q8Conv, ModelLayersWithTwoThreads) {
+  std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2),
+                                                                    pthreadpool_destroy);
+  ASSERT_NE(pool, nullptr);
+  std::mt19937 rng(11);
+  struct Layer {
+    int hw, in_c, out_c, kernel, stride, pad_tl, pad_br;
+  };
+  const Layer layers[] = {{32, 3, 16, 3, 1, 1, 1},  {32, 16, 16, 3, 1, 1, 1},
+                          {32, 16, 32, 3, 2, 0, 1}, {32, 16, 32, 1, 2, 0, 0},
+                          {16, 32, 64, 3, 2, 0, 1}, {8, 64, 64, 3, 1, 1, 1},
+                          {28, 1, 16, 3, 1, 1, 1},  {7, 48, 128, 1, 1, 0, 0}};
+  for (Q8 x_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(x_type);
+    if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
+    for (const Layer& l : layers) {
+      Conv2dShape s;
+      s.in_h = s.in_w = l.hw;
+      s.in_c = l.in_c;
+      s.out_c = l.out_c;
+      s.kernel_h = s.kernel_w = l.kernel;
+      s.stride_h = s.stride_w = l.stride;
+      s.pad_top = s.pad_left = l.pad_tl;
+      s.out_h = s.out_w = (l.hw + l.pad_tl + l.pad_br - l.kernel) / l.stride + 1;
+      s.batch = l.hw <= 8 ? 2 : 1;
+      Q8ConvTester()
+          .shape(s)
+          .x_type(x_type)
+          .y_type(x_type)
+          .x_zero_point(testing::random_zero_point(rng, x_type))
+          .y_zero_point(testing::random_zero_point(rng, x_type))
+          .pool(pool.get())
+          .test(rng, kernels);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// The constructor that takes an Isa picks the highest level <= it, and the reference kernel
+// below every microkernel; all of them agree with the reference.
+TEST(Q8Conv, IsaChoiceAndScalarFallback) {
+  std::mt19937 rng(3);
+  const Conv2dShape s = random_shape(rng, 6, 20, 40);
+  const size_t taps = static_cast<size_t>(s.kernel_h) * s.kernel_w;
+  std::vector<uint8_t> x = testing::random_activations(
+      rng, static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c, Q8::u8, 3, Fill::random);
+  std::vector<int8_t> w =
+      testing::random_weights(rng, static_cast<size_t>(s.out_c) * s.in_c * taps, Fill::random);
+  const float multiplier[] = {0.001f};
+  const Requantization rq{multiplier, 5, 0, 255};
+  std::vector<uint8_t> expected(static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.out_c);
+  const int32_t w_zero_point[] = {0};
+  q8_conv2d_nhwc__ref<uint8_t, int8_t, uint8_t>(s, x.data(), 3, w.data(), w_zero_point, nullptr, rq,
+                                                expected.data());
+  for (Isa isa : kAllIsas) {
+    if (!isa_supported(isa)) continue;
+    Q8Conv conv(s, Q8::u8, 3, w.data(), nullptr, rq, Q8::u8, isa);
+    if (isa == Isa::scalar) EXPECT_EQ(conv.kernel_name(), "q8_conv2d_nhwc__ref");
+    if (conv.kernel() != nullptr) EXPECT_LE(conv.kernel()->isa, isa) << conv.kernel_name();
+    std::printf("Isa %s -> %s\n", isa_name(isa), conv.kernel_name().c_str());
+    conv.bind(x.data());
+    std::vector<uint8_t> y(expected.size());
+    conv.run(x.data(), y.data(), nullptr);
+    EXPECT_EQ(y, expected) << conv.kernel_name();
+  }
+}
+
+}  // namespace
+}  // namespace octet::kernels
