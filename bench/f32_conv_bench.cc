@@ -1,0 +1,151 @@
+// FP32 dense conv and GEMM kernels (F32Conv / F32Gemm on kernels/f32_gemm_list.h) at every
+// dense conv and FC layer of bench/layer_shapes.h and at large_gemms(), one entry per
+// (layer x microkernel this CPU supports), named f32_conv/<model>/<layer>/<kernel>, plus the
+// scalar ref kernel at three shapes. The driver's pick for active_isa() is labelled "pick".
+// Counters: GFLOPS (2 per MAC) and pct_peak of that kernel's ISA (bench/peak_values.h).
+// One thread (pool = nullptr), wall-clock time.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/layer_shapes.h"
+#include "bench/peak_values.h"
+#include "kernels/conv/f32_conv.h"
+#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm.h"
+#include "kernels/isa.h"
+#include "kernels/ref/conv2d.h"
+#include "kernels/ref/gemm.h"
+
+namespace {
+
+using octet::kernels::Activation;
+using octet::kernels::Conv2dShape;
+using octet::kernels::F32Conv;
+using octet::kernels::F32Gemm;
+using octet::kernels::F32GemmKernel;
+using octet::kernels::Isa;
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& e : v) e = dist(rng);
+  return v;
+}
+
+int64_t conv_macs(const Conv2dShape& s) {
+  return int64_t(s.batch) * s.out_h * s.out_w * s.out_c * s.in_c * s.kernel_h * s.kernel_w;
+}
+
+// Runs `body` in the benchmark loop and sets GFLOPS and pct_peak from the loop's own
+// wall-clock time (plain numbers, so they print without "/s").
+template <class Body>
+void run_timed(benchmark::State& state, int64_t macs, Isa isa, Body body) {
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    body();
+    benchmark::ClobberMemory();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double gflops = 2.0 * double(macs) * double(state.iterations()) / seconds * 1e-9;
+  state.counters["GFLOPS"] = gflops;
+  const double peak = octet::bench::peak_gflops(isa);
+  if (peak > 0) state.counters["pct_peak"] = 100.0 * gflops / peak;
+}
+
+void conv_bench(benchmark::State& state, const Conv2dShape& s, const F32GemmKernel& kernel, bool pick) {
+  const auto x = random_floats(size_t(s.batch) * s.in_h * s.in_w * s.in_c, 1);
+  const auto w = random_floats(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w, 2);
+  const auto b = random_floats(s.out_c, 3);
+  std::vector<float> y(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
+  F32Conv conv(s, w.data(), b.data(), Activation::relu(), kernel);
+  conv.bind(x.data());
+  run_timed(state, conv_macs(s), kernel.isa, [&] { conv.run(x.data(), y.data(), nullptr); });
+  if (pick) state.SetLabel("pick");
+}
+
+void conv_ref_bench(benchmark::State& state, const Conv2dShape& s) {
+  const auto x = random_floats(size_t(s.batch) * s.in_h * s.in_w * s.in_c, 1);
+  const auto w = random_floats(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w, 2);
+  const auto b = random_floats(s.out_c, 3);
+  std::vector<float> y(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
+  run_timed(state, conv_macs(s), Isa::scalar, [&] {
+    octet::kernels::f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation::relu(), y.data());
+  });
+}
+
+void gemm_bench(benchmark::State& state, int m, int n, int k, const F32GemmKernel& kernel, bool pick) {
+  const auto a = random_floats(size_t(m) * k, 1);
+  const auto b = random_floats(size_t(k) * n, 2);
+  const auto bias = random_floats(n, 3);
+  std::vector<float> y(size_t(m) * n);
+  F32Gemm gemm(k, n, b.data(), false, bias.data(), Activation{}, kernel);
+  run_timed(state, int64_t(m) * n * k, kernel.isa, [&] { gemm.run(m, a.data(), y.data(), nullptr); });
+  if (pick) state.SetLabel("pick");
+}
+
+void register_benchmarks() {
+  const Isa active = octet::kernels::active_isa();
+  std::vector<const F32GemmKernel*> kernels;
+  for (const F32GemmKernel& k : octet::kernels::f32_gemm_kernels())
+    if (octet::kernels::isa_supported(k.isa)) kernels.push_back(&k);
+  const bool any = active != Isa::scalar && !kernels.empty();
+
+  for (const octet::bench::ConvLayer& layer : octet::bench::conv_layers()) {
+    if (layer.shape.groups != 1) continue;  // depthwise: bench/f32_dwconv_bench
+    const Conv2dShape s = layer.shape;
+    const F32GemmKernel* pick =
+        any ? &octet::kernels::choose_f32_gemm_kernel(active, int64_t(s.out_h) * s.out_w, s.out_c) : nullptr;
+    for (const F32GemmKernel* k : kernels) {
+      F32Conv probe(s, std::vector<float>(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w).data(), nullptr,
+                    Activation{}, *k);
+      const std::string name = std::string("f32_conv/") + layer.model + "/" + layer.name + "/" + probe.kernel_name();
+      benchmark::RegisterBenchmark(name.c_str(), [s, k, pick](benchmark::State& state) {
+        conv_bench(state, s, *k, k == pick);
+      })->UseRealTime()->Unit(benchmark::kMicrosecond);
+    }
+  }
+  for (const char* layer_name : {"conv3x3 3->16 @32", "conv3x3 16->16 @32", "conv3x3 64->64 @8"}) {
+    for (const octet::bench::ConvLayer& layer : octet::bench::conv_layers()) {
+      if (std::string(layer.model) != "resnet8-mlperf" || layer.name != std::string(layer_name)) continue;
+      const Conv2dShape s = layer.shape;
+      benchmark::RegisterBenchmark(
+          (std::string("f32_conv/") + layer.model + "/" + layer.name + "/f32_conv2d_nhwc__ref").c_str(),
+          [s](benchmark::State& state) { conv_ref_bench(state, s); })
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  auto register_gemm = [&](const std::string& model, const std::string& label, int m, int n, int k) {
+    const F32GemmKernel* pick = any ? &octet::kernels::choose_f32_gemm_kernel(active, 0, n) : nullptr;
+    for (const F32GemmKernel* kernel : kernels) {
+      const std::string name = "f32_gemm/" + model + "/" + label + "/" + kernel->gemm_name;
+      benchmark::RegisterBenchmark(name.c_str(), [m, n, k, kernel, pick](benchmark::State& state) {
+        gemm_bench(state, m, n, k, *kernel, kernel == pick);
+      })->UseRealTime()->Unit(benchmark::kMicrosecond);
+    }
+  };
+  for (const octet::bench::FcLayer& layer : octet::bench::fc_layers())
+    register_gemm(layer.model, layer.name, 1, layer.n, layer.k);
+  for (const octet::bench::GemmSize& g : octet::bench::large_gemms())
+    register_gemm("large", std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k), g.m, g.n,
+                  g.k);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::AddCustomContext("active_isa", octet::kernels::isa_name(octet::kernels::active_isa()));
+  benchmark::AddCustomContext("peak_f32_ymm_gflops", std::to_string(octet::bench::peak_gflops(Isa::avx2)));
+  benchmark::AddCustomContext("peak_f32_zmm_gflops", std::to_string(octet::bench::peak_gflops(Isa::avx512)));
+  register_benchmarks();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
