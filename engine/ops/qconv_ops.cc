@@ -8,6 +8,8 @@
 
 #include "engine/ops/qparams.h"
 #include "engine/ops/spatial.h"
+#include "kernels/conv/q8_conv.h"
+#include "kernels/conv/q8_dwconv.h"
 #include "kernels/ref/qconv2d.h"
 
 namespace octet {
@@ -67,8 +69,53 @@ QConvParams derive_qconv_params(const kernels::Activation& act, const ops::Param
   return q;
 }
 
+std::optional<kernels::Q8> q8_of(DType t) {
+  if (t == DType::u8) return kernels::Q8::u8;
+  if (t == DType::s8) return kernels::Q8::s8;
+  return std::nullopt;
+}
+
+// The SIMD kernels take everything but x at plan time: constant weights, bias and
+// quantization parameters, s8 weights with zero point 0 (what ONNX Runtime's quantizer and
+// octet's write). An empty Kernel when something does not fit: the reference kernel runs.
+template <class FastConv>
+Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, void* y, const kernels::Conv2dShape& s,
+                  kernels::Q8 tx, kernels::Q8 ty) {
+  if (!FastConv::supports(s, tx, ty)) return {};
+  const ops::ParamInputs p(c, in);
+  const kernels::Activation act = ops::fused_activation(c.node);
+  const QConvParams q = ty == kernels::Q8::u8 ? derive_qconv_params<uint8_t>(act, p) : derive_qconv_params<int8_t>(act, p);
+  for (int32_t zp : q.w_zero_point)
+    if (zp != 0) return {};
+  const kernels::Requantization rq{q.multiplier, q.y_zero_point, q.qmin, q.qmax};
+  const auto* bias = c.has(kBias) ? static_cast<const int32_t*>(in[kBias]) : nullptr;
+  auto conv = std::make_shared<FastConv>(s, tx, q.x_zero_point, static_cast<const int8_t*>(in[kW]), bias, rq, ty, c.isa);
+  if (conv->kernel_name().find("__ref") != std::string::npos) return {};
+  const void* x = in[kX];
+  conv->bind(x);
+  c.report_kernel(conv->kernel_name());
+  pthreadpool_t pool = c.threadpool;
+  return [conv, x, y, pool] { conv->run(x, y, pool); };
+}
+
+Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> in, void* y,
+                              const kernels::Conv2dShape& s) {
+  if (c.isa == kernels::Isa::scalar || c.info(kW).dtype != DType::s8) return {};
+  for (size_t i : {kXScale, kXZeroPoint, kW, kWScale, kWZeroPoint, kYScale, kYZeroPoint})
+    if (!c.has(i) || c.in_const[i] == nullptr) return {};
+  if (c.has(kBias) && c.in_const[kBias] == nullptr) return {};
+  const auto tx = q8_of(c.info(kX).dtype), ty = q8_of(ops::quantized_output_type(c, kYZeroPoint));
+  if (!tx || !ty) return {};
+  const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c;
+  if (depthwise) return fast_qconv<kernels::Q8DwConv>(c, in, y, s, *tx, *ty);
+  if (s.groups == 1) return fast_qconv<kernels::Q8Conv>(c, in, y, s, *tx, *ty);
+  return {};
+}
+
 Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const kernels::Conv2dShape s = ops::conv2d_shape(qlinearconv_geometry(c));
+  if (Kernel fast = build_fast_qlinearconv(c, in, out[0], s)) return fast;
+  c.report_kernel("q8_conv2d_nhwc__ref");
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);
   const void* w = in[kW];
   const auto* bias = c.has(kBias) ? static_cast<const int32_t*>(in[kBias]) : nullptr;
