@@ -38,11 +38,12 @@ const std::vector<PeakLoop>& peak_loops();
 const PeakLoop& peak_loop(PeakLoopId id);
 
 // Best of `repeats` timed runs of ~`seconds` each, after a warm-up, in units of 1e9
-// `unit` per second. The loop must be supported.
-double measure_peak(const PeakLoop& loop, int repeats = 5, double seconds = 0.02);
+// `unit` per second. The loop must be supported. Many short runs rather than a few long
+// ones: on a shared 2-vCPU machine a run of a few milliseconds often fits between two
+// preemptions, one of 20 ms or more rarely does, so short runs find the true rate under load.
+double measure_peak(const PeakLoop& loop, int repeats = 40, double seconds = 0.002);
 
-// The core clock while running vector code, from a chain of dependent 1-cycle integer adds
-// (GHz). Reads low when the core is shared with another busy thread.
-double measure_clock_ghz(int repeats = 5, double seconds = 0.02);
+// The core clock (GHz), from a chain of dependent 1-cycle integer adds, best of short runs.
+double measure_clock_ghz(int repeats = 40, double seconds = 0.002);
 
 }  // namespace octet::bench

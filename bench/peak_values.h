@@ -1,7 +1,7 @@
 #pragma once
 // The 100% of every kernel benchmark's pct_peak counter: this machine's one-thread arithmetic
 // limit for the instructions each ISA level's kernels are built on. Measured by
-// bench/peak_loops.h on first use of each level (~0.1 s), one thread, best of a few repeats,
+// bench/peak_loops.h on first use of each level (~0.1 s), one thread, best of 40 runs of 2 ms,
 // then cached for the life of the process, so a percentage is always against a figure taken
 // on the same machine in the same run (the host's rate varies; see bench/README.md).
 #include "kernels/isa.h"
