@@ -346,8 +346,12 @@ TEST(Q8Conv, IsaChoiceAndScalarFallback) {
   for (Isa isa : kAllIsas) {
     if (!isa_supported(isa)) continue;
     Q8Conv conv(s, Q8::u8, 3, w.data(), nullptr, rq, Q8::u8, isa);
-    if (isa == Isa::scalar) EXPECT_EQ(conv.kernel_name(), "q8_conv2d_nhwc__ref");
-    if (conv.kernel() != nullptr) EXPECT_LE(conv.kernel()->isa, isa) << conv.kernel_name();
+    if (isa == Isa::scalar) {
+      EXPECT_EQ(conv.kernel_name(), "q8_conv2d_nhwc__ref");
+    }
+    if (conv.kernel() != nullptr) {
+      EXPECT_LE(conv.kernel()->isa, isa) << conv.kernel_name();
+    }
     std::printf("Isa %s -> %s\n", isa_name(isa), conv.kernel_name().c_str());
     conv.bind(x.data());
     std::vector<uint8_t> y(expected.size());
