@@ -1,0 +1,182 @@
+// Depthwise conv kernels (F32DwConv / Q8DwConv on kernels/dwconv_list.h) at every depthwise
+// layer of bench/layer_shapes.h, FP32 and INT8 side by side: one entry per (layer x
+// microkernel this CPU supports), named dwconv/<model>/<layer>/<kernel>, plus the scalar ref
+// convs at two shapes. The drivers' pick for active_isa() is labelled "pick".
+// Counters: GFLOPS (FP32) or GOPS (INT8), 2 per MAC, and pct_peak of the kernel's ISA
+// (bench/peak_values.h: zmm FMA for FP32; for INT8 vpmaddwd+vpaddd, or vpdpbusd on the VNNI
+// levels). One thread (pool = nullptr), wall-clock time.
+//
+//   build/bench/dwconv_bench --benchmark_filter='dw3x3 48 @32'
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/layer_shapes.h"
+#include "bench/peak_values.h"
+#include "kernels/conv/f32_dwconv.h"
+#include "kernels/conv/q8_dwconv.h"
+#include "kernels/dwconv_list.h"
+#include "kernels/isa.h"
+#include "kernels/ref/conv2d.h"
+#include "kernels/ref/qconv2d.h"
+
+namespace {
+
+using octet::kernels::Activation;
+using octet::kernels::Conv2dShape;
+using octet::kernels::F32DwConv;
+using octet::kernels::F32DwConvKernel;
+using octet::kernels::Isa;
+using octet::kernels::Q8;
+using octet::kernels::Q8DwConv;
+using octet::kernels::Q8DwConvKernel;
+using octet::kernels::Requantization;
+
+int64_t dw_macs(const Conv2dShape& s) {
+  return int64_t(s.batch) * s.out_h * s.out_w * s.out_c * s.kernel_h * s.kernel_w;
+}
+
+size_t in_size(const Conv2dShape& s) { return size_t(s.batch) * s.in_h * s.in_w * s.in_c; }
+size_t out_size(const Conv2dShape& s) { return size_t(s.batch) * s.out_h * s.out_w * s.out_c; }
+size_t weight_size(const Conv2dShape& s) { return size_t(s.out_c) * s.kernel_h * s.kernel_w; }
+
+// Activations 64-byte aligned like the engine's arena: a misaligned NHWC row makes every zmm
+// load split across two cache lines (measured 1.6x slower on dw3x3 48 @32 FP32).
+template <typename T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <typename U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)); }
+  void deallocate(T* p, size_t) { std::free(p); }
+  bool operator==(const CacheLineAllocator&) const { return true; }
+};
+template <typename T>
+using Buffer = std::vector<T, CacheLineAllocator<T>>;
+
+Buffer<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Buffer<float> v(n);
+  for (float& e : v) e = dist(rng);
+  return v;
+}
+
+template <typename T>
+Buffer<T> random_ints(size_t n, int lo, int hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  Buffer<T> v(n);
+  for (T& e : v) e = static_cast<T>(dist(rng));
+  return v;
+}
+
+// Runs `body` in the benchmark loop; sets GFLOPS or GOPS and pct_peak from the loop's own
+// wall-clock time.
+template <class Body>
+void run_timed(benchmark::State& state, int64_t macs, Isa isa, bool int8, Body body) {
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    body();
+    benchmark::ClobberMemory();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double rate = 2.0 * double(macs) * double(state.iterations()) / seconds * 1e-9;
+  state.counters[int8 ? "GOPS" : "GFLOPS"] = rate;
+  const double peak = int8 ? octet::bench::peak_gops(isa) : octet::bench::peak_gflops(isa);
+  if (peak > 0) state.counters["pct_peak"] = 100.0 * rate / peak;
+}
+
+void f32_bench(benchmark::State& state, const Conv2dShape& s, const F32DwConvKernel* kernel, bool pick) {
+  const auto x = random_floats(in_size(s), 1);
+  const auto w = random_floats(weight_size(s), 2);
+  const auto b = random_floats(s.out_c, 3);
+  Buffer<float> y(out_size(s));
+  if (kernel == nullptr) {  // the scalar ref
+    run_timed(state, dw_macs(s), Isa::scalar, false, [&] {
+      octet::kernels::f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation::clip(0, 6), y.data());
+    });
+    return;
+  }
+  F32DwConv conv(s, w.data(), b.data(), Activation::clip(0, 6), *kernel);
+  conv.bind(x.data());
+  run_timed(state, dw_macs(s), kernel->isa, false, [&] { conv.run(x.data(), y.data(), nullptr); });
+  if (pick) state.SetLabel("pick");
+}
+
+// u8 activations (zero point 128), s8 weights, per-channel multipliers, u8 output: the
+// configuration octet's quantizer writes.
+void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKernel* kernel, bool pick) {
+  const auto x = random_ints<uint8_t>(in_size(s), 0, 255, 1);
+  const auto w = random_ints<int8_t>(weight_size(s), -127, 127, 2);
+  const auto b = random_ints<int32_t>(s.out_c, -2000, 2000, 3);
+  std::vector<float> multiplier(s.out_c);
+  for (int c = 0; c < s.out_c; ++c) multiplier[c] = 1.0f / 512 * (1.0f + 0.01f * c);
+  const Requantization rq{multiplier, 3, 3, 255};
+  Buffer<uint8_t> y(out_size(s));
+  if (kernel == nullptr) {
+    const int32_t w_zero_point = 0;
+    run_timed(state, dw_macs(s), Isa::scalar, true, [&] {
+      octet::kernels::q8_conv2d_nhwc__ref<uint8_t, int8_t, uint8_t>(s, x.data(), 128, w.data(), {&w_zero_point, 1},
+                                                                    b.data(), rq, y.data());
+    });
+    return;
+  }
+  Q8DwConv conv(s, Q8::u8, 128, w.data(), b.data(), rq, Q8::u8, *kernel);
+  conv.bind(x.data());
+  run_timed(state, dw_macs(s), kernel->isa, true, [&] { conv.run(x.data(), y.data(), nullptr); });
+  if (pick) state.SetLabel("pick");
+}
+
+template <class Kernel, std::size_t N>
+const Kernel* pick_of(const Kernel (&list)[N], Isa isa) {
+  for (const Kernel& k : list)
+    if (k.isa <= isa && octet::kernels::isa_supported(k.isa)) return &k;
+  return nullptr;
+}
+
+void register_benchmarks() {
+  const Isa active = octet::kernels::active_isa();
+  const F32DwConvKernel* f32_pick = pick_of(octet::kernels::kF32DwConvKernels, active);
+  const Q8DwConvKernel* q8_pick = pick_of(octet::kernels::kQ8DwConvKernels, active);
+  auto add = [](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  };
+  for (const octet::bench::ConvLayer& layer : octet::bench::conv_layers()) {
+    if (layer.shape.groups == 1) continue;
+    const Conv2dShape s = layer.shape;
+    const std::string prefix = std::string("dwconv/") + layer.model + "/" + layer.name + "/";
+    for (const F32DwConvKernel& k : octet::kernels::kF32DwConvKernels) {
+      if (!octet::kernels::isa_supported(k.isa)) continue;
+      const F32DwConvKernel* kp = &k;
+      add(prefix + k.name, [s, kp, f32_pick](benchmark::State& st) { f32_bench(st, s, kp, kp == f32_pick); });
+    }
+    for (const Q8DwConvKernel& k : octet::kernels::kQ8DwConvKernels) {
+      if (!octet::kernels::isa_supported(k.isa)) continue;
+      const Q8DwConvKernel* kp = &k;
+      add(prefix + k.name, [s, kp, q8_pick](benchmark::State& st) { q8_bench(st, s, kp, kp == q8_pick); });
+    }
+    if (std::string(layer.name) == "dw3x3 48 @32" || std::string(layer.name) == "dw3x3 96 s2 @14") {
+      add(prefix + "f32_conv2d_nhwc__ref", [s](benchmark::State& st) { f32_bench(st, s, nullptr, false); });
+      add(prefix + "q8_conv2d_nhwc__ref", [s](benchmark::State& st) { q8_bench(st, s, nullptr, false); });
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::AddCustomContext("active_isa", octet::kernels::isa_name(octet::kernels::active_isa()));
+  register_benchmarks();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
