@@ -55,19 +55,27 @@ struct Q8GemmKernel {
 
 // The microkernels live in kernels/x86/q8_gemm__<isa>.cc, namespace x86::<isa>.
 // X(isa namespace, function, name, Isa, x type, MR, NR, KR, weight bytes, lanes)
-#define OCTET_Q8_GEMM_KERNELS(X)                                                                  \
-  X(avx512vnni, qu8s8_igemm_12x16c4, "qu8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::u8,  \
-    12, 16, 4, 1, 16)                                                                             \
-  X(avx512vnni, qu8s8_igemm_6x32c4, "qu8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::u8, 6, \
-    32, 4, 1, 16)                                                                                 \
-  X(avx512vnni, qu8s8_igemm_4x64c4, "qu8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::u8, 4, \
-    64, 4, 1, 16)                                                                                 \
-  X(avx512vnni, qs8s8_igemm_12x16c4, "qs8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::s8,  \
-    12, 16, 4, 1, 16)                                                                             \
-  X(avx512vnni, qs8s8_igemm_6x32c4, "qs8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::s8, 6, \
-    32, 4, 1, 16)                                                                                 \
-  X(avx512vnni, qs8s8_igemm_4x64c4, "qs8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::s8, 4, \
-    64, 4, 1, 16)
+#define OCTET_Q8_GEMM_KERNELS(X) \
+  X(avx512vnni, qu8s8_igemm_12x16c4, "qu8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::u8, 12, 16, 4, 1, 16) \
+  X(avx512vnni, qu8s8_igemm_6x32c4, "qu8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::u8, 6, 32, 4, 1, 16) \
+  X(avx512vnni, qu8s8_igemm_4x64c4, "qu8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::u8, 4, 64, 4, 1, 16) \
+  X(avx512vnni, qs8s8_igemm_12x16c4, "qs8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::s8, 12, 16, 4, 1, 16) \
+  X(avx512vnni, qs8s8_igemm_6x32c4, "qs8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::s8, 6, 32, 4, 1, 16) \
+  X(avx512vnni, qs8s8_igemm_4x64c4, "qs8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::s8, 4, 64, 4, 1, 16) \
+  X(avx512, qu8s8_igemm_12x16c2, "qu8s8_igemm_12x16c2__avx512_madd16", Isa::avx512, Q8::u8, 12, 16, 2, 2, 16) \
+  X(avx512, qu8s8_igemm_6x32c2, "qu8s8_igemm_6x32c2__avx512_madd16", Isa::avx512, Q8::u8, 6, 32, 2, 2, 16) \
+  X(avx512, qu8s8_igemm_4x64c2, "qu8s8_igemm_4x64c2__avx512_madd16", Isa::avx512, Q8::u8, 4, 64, 2, 2, 16) \
+  X(avx512, qs8s8_igemm_12x16c2, "qs8s8_igemm_12x16c2__avx512_madd16", Isa::avx512, Q8::s8, 12, 16, 2, 2, 16) \
+  X(avx512, qs8s8_igemm_6x32c2, "qs8s8_igemm_6x32c2__avx512_madd16", Isa::avx512, Q8::s8, 6, 32, 2, 2, 16) \
+  X(avx512, qs8s8_igemm_4x64c2, "qs8s8_igemm_4x64c2__avx512_madd16", Isa::avx512, Q8::s8, 4, 64, 2, 2, 16) \
+  X(avxvnni, qu8s8_igemm_6x16c4, "qu8s8_igemm_6x16c4__avxvnni", Isa::avxvnni, Q8::u8, 6, 16, 4, 1, 8) \
+  X(avxvnni, qu8s8_igemm_4x32c4, "qu8s8_igemm_4x32c4__avxvnni", Isa::avxvnni, Q8::u8, 4, 32, 4, 1, 8) \
+  X(avxvnni, qs8s8_igemm_6x16c4, "qs8s8_igemm_6x16c4__avxvnni", Isa::avxvnni, Q8::s8, 6, 16, 4, 1, 8) \
+  X(avxvnni, qs8s8_igemm_4x32c4, "qs8s8_igemm_4x32c4__avxvnni", Isa::avxvnni, Q8::s8, 4, 32, 4, 1, 8) \
+  X(avx2, qu8s8_igemm_6x16c2, "qu8s8_igemm_6x16c2__avx2_madd16", Isa::avx2, Q8::u8, 6, 16, 2, 2, 8) \
+  X(avx2, qu8s8_igemm_12x8c2, "qu8s8_igemm_12x8c2__avx2_madd16", Isa::avx2, Q8::u8, 12, 8, 2, 2, 8) \
+  X(avx2, qs8s8_igemm_6x16c2, "qs8s8_igemm_6x16c2__avx2_madd16", Isa::avx2, Q8::s8, 6, 16, 2, 2, 8) \
+  X(avx2, qs8s8_igemm_12x8c2, "qs8s8_igemm_12x8c2__avx2_madd16", Isa::avx2, Q8::s8, 12, 8, 2, 2, 8)
 
 #define OCTET_Q8_GEMM_DECLARE_ENTRY(ns, fn, ...) \
   namespace ns {                                 \

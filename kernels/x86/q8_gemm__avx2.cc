@@ -1,0 +1,83 @@
+// INT8 IGEMM microkernels, AVX2 (ymm) without VNNI, exact: activations widened to int16 and
+// multiplied by int16 weights with vpmaddwd (weights packed c2: [K/2][NR][2] int16 per tap).
+// Why not vpmaddubsw: it adds its two u8 x s8 products into a SATURATING int16, and
+// 255 * 127 * 2 = 64770 > 32767, so full-range weights would clip. vpmaddwd sums its two
+// int16 products into int32 (at most 2 * 255 * 127 here: exact). On Zen 5 vpmaddwd has the
+// multiply throughput of the vpmaddubsw + vpmaddwd pair (measured-anchors.md), so exactness
+// costs only the zero-extension shuffle of each activation pair.
+// Only 16 ymm registers: tiles keep <= 12 accumulators.
+// The tile loop is kernels/x86/q8_igemm_tile.inc; layout and zero-point fold in
+// kernels/q8_gemm_list.h.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/q8_gemm_list.h"
+
+namespace octet::kernels::x86::avx2 {
+namespace {
+
+struct Ops {
+  using Vec = __m256i;
+  using VecF = __m256;
+  static constexpr int kLanes = 8;
+  static constexpr int kKr = 2;
+
+  static Vec load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static VecF loadf(const float* p) { return _mm256_loadu_ps(p); }
+  static VecF set1f(float v) { return _mm256_set1_ps(v); }
+  static Vec set1i(int32_t v) { return _mm256_set1_epi32(v); }
+  static Vec add(Vec a, Vec b) { return _mm256_add_epi32(a, b); }
+
+  // Two activation bytes a0 a1 -> every int32 lane holds the int16 pair (a0, a1), zero-extended.
+  static Vec widen_pair(uint16_t v) {
+    const Vec zero_extend = _mm256_set1_epi32(static_cast<int32_t>(0x80018000u));
+    return _mm256_shuffle_epi8(_mm256_set1_epi16(static_cast<int16_t>(v)), zero_extend);
+  }
+  template <bool kFlip>
+  static Vec broadcast_a(const uint8_t* p) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    if constexpr (kFlip) v ^= 0x8080u;
+    return widen_pair(v);
+  }
+  template <bool kFlip>
+  static Vec broadcast_a_tail(const uint8_t* p,
+                              size_t) {  // one byte; the other meets a zero weight
+    uint16_t v = p[0];
+    if constexpr (kFlip) v ^= 0x80u;
+    return widen_pair(v);
+  }
+  static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w)); }
+
+  static Vec requantize(Vec acc, VecF m, VecF lo, VecF hi) {
+    const VecF f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), m);
+    return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, lo), hi));
+  }
+  // The low byte of each of the 8 lanes, `valid` of them.
+  static void store(uint8_t* y, Vec q, size_t valid) {
+    const Vec low_bytes =
+        _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12,
+                         -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const Vec packed = _mm256_shuffle_epi8(q, low_bytes);
+    const __m128i bytes =
+        _mm_unpacklo_epi32(_mm256_castsi256_si128(packed), _mm256_extracti128_si256(packed, 1));
+    if (valid == 8) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(y), bytes);
+    } else {
+      const uint64_t v = static_cast<uint64_t>(_mm_cvtsi128_si64(bytes));
+      std::memcpy(y, &v, valid);
+    }
+  }
+};
+
+#include "kernels/x86/q8_igemm_tile.inc"
+
+}  // namespace
+
+void qu8s8_igemm_6x16c2(const Q8IgemmArgs& g) { igemm_tile<6, 2, false>(g); }
+void qu8s8_igemm_12x8c2(const Q8IgemmArgs& g) { igemm_tile<12, 1, false>(g); }
+void qs8s8_igemm_6x16c2(const Q8IgemmArgs& g) { igemm_tile<6, 2, true>(g); }
+void qs8s8_igemm_12x8c2(const Q8IgemmArgs& g) { igemm_tile<12, 1, true>(g); }
+
+}  // namespace octet::kernels::x86::avx2
