@@ -104,15 +104,23 @@ void f32_dwconv_c16_indirect(const F32DwIndirectArgs& a);
 void q8_dwconv_c16_row(const Q8DwRowArgs& a);
 void q8_dwconv_c16_indirect(const Q8DwIndirectArgs& a);
 }  // namespace avx512
+namespace avx2 {
+void f32_dwconv_c8_row(const F32DwRowArgs& a);
+void f32_dwconv_c8_indirect(const F32DwIndirectArgs& a);
+void q8_dwconv_c8_row(const Q8DwRowArgs& a);
+void q8_dwconv_c8_indirect(const Q8DwIndirectArgs& a);
+}  // namespace avx2
 
 inline constexpr F32DwConvKernel kF32DwConvKernels[] = {
     {"f32_dwconv_c16__avx512", Isa::avx512, 16, avx512::f32_dwconv_c16_row,
      avx512::f32_dwconv_c16_indirect},
+    {"f32_dwconv_c8__avx2", Isa::avx2, 8, avx2::f32_dwconv_c8_row, avx2::f32_dwconv_c8_indirect},
 };
 
 inline constexpr Q8DwConvKernel kQ8DwConvKernels[] = {
     {"q8_dwconv_c16__avx512_maddwd", Isa::avx512, 16, avx512::q8_dwconv_c16_row,
      avx512::q8_dwconv_c16_indirect},
+    {"q8_dwconv_c8__avx2_maddwd", Isa::avx2, 8, avx2::q8_dwconv_c8_row, avx2::q8_dwconv_c8_indirect},
 };
 
 }  // namespace octet::kernels
