@@ -1,5 +1,6 @@
 #include "kernels/gemm/f32_gemm.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -43,6 +44,15 @@ void apply_activation_f32(const Activation& act, size_t rows, size_t cols, float
     for (size_t c = 0; c < cols; ++c) y[r * ld + c] = apply(act, y[r * ld + c]);
 }
 
+size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr) {
+  // A quarter of the 1 MiB L2 for the packed weights: the rest holds the A rows, the outputs
+  // and whatever the other hardware thread of the core brings in.
+  constexpr size_t kWeightBudget = 256 * 1024;
+  const size_t bytes_per_column = (kc * ks + 1) * sizeof(float);
+  const size_t columns = std::max(nr, kWeightBudget / bytes_per_column / nr * nr);
+  return std::min(columns, n);
+}
+
 namespace {
 
 const F32GemmKernel& runnable(const F32GemmKernel& kernel) {
@@ -78,6 +88,10 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
   if (t.act_after) apply_activation_f32(*t.act, rows, cols, c, t.n);
 }
 
+void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t cols, size_t rows) {
+  run_gemm_tile(context, row, col, rows, cols);
+}
+
 }  // namespace
 
 F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
@@ -102,6 +116,13 @@ void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool) const
                 static_cast<size_t>(n_), clamp_, &act_, activation_after_kernel(act_)};
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t chunk = f32_gemm_column_chunk(static_cast<size_t>(k_), 1, static_cast<size_t>(n_), kernel_->nr);
+  if (chunk < static_cast<size_t>(n_)) {
+    // B does not fit in L2: walk one chunk of columns over all rows before the next.
+    pthreadpool_parallelize_2d_tile_2d(pool, run_gemm_tile_columns_first, &task, static_cast<size_t>(n_),
+                                       static_cast<size_t>(m), chunk, mr, 0);
+    return;
+  }
   // One task covers all n columns unless there are too few row tiles to keep the threads busy.
   const size_t row_tiles = (static_cast<size_t>(m) + mr - 1) / mr;
   const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? kernel_->nr : static_cast<size_t>(n_);

@@ -121,6 +121,9 @@ TEST(F32Gemm, FullyConnectedLayersAndALargeOne) {
     F32GemmTester().m(1).k(64).n(10).trans_b(true).test(*k);
     F32GemmTester().m(3).k(128).n(32).activation(Activation::relu()).test(*k);
     F32GemmTester().m(37).k(576).n(64).test(*k);
+    // Packed B larger than the L2 budget: columns are walked in chunks over all rows.
+    ASSERT_LT(f32_gemm_column_chunk(2100, 1, 70, k->nr), 70u);
+    F32GemmTester().m(2 * k->mr + 3).k(2100).n(70).activation(Activation::relu()).test(*k);
   }
 }
 
@@ -134,6 +137,9 @@ TEST(F32Gemm, TwoThreadsGiveTheSameOutput) {
       t.m(m).n(77).k(33).activation(Activation::relu());
       EXPECT_EQ(t.test(*k), t.pool(pool.get()).test(*k)) << k->gemm_name << " m" << m;
     }
+    F32GemmTester chunked;  // B over the L2 budget: column chunks first
+    chunked.m(40).n(70).k(2100);
+    EXPECT_EQ(chunked.test(*k), chunked.pool(pool.get()).test(*k)) << k->gemm_name << " chunked";
   }
 }
 
