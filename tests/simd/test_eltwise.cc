@@ -1,0 +1,605 @@
+// Element-wise and global-pooling microkernels (kernels/eltwise_list.h) and their drivers
+// (kernels/elementwise/eltwise.h) against the scalar reference kernels, for every entry this
+// CPU supports. INT8: exact equality with the ref variant the engine runs
+// (q8_add_ratio_fma_strided__ref, q8_mul_ratio_strided__ref, q8_global_avgpool_nhwc__ref),
+// over all 65,536 code pairs for Add and Mul. FP32 Add / Mul / Clip: exact (one IEEE operation
+// each); GAP: a relative bound; Sigmoid: an ULP bound against a double-precision logistic.
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/elementwise/eltwise.h"
+#include "kernels/eltwise_list.h"
+#include "kernels/ref/elementwise.h"
+#include "kernels/ref/pool2d.h"
+#include "kernels/ref/qelementwise.h"
+#include "kernels/ref/qpool2d.h"
+
+namespace octet::kernels {
+namespace {
+
+struct PoolDeleter {
+  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
+};
+using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
+
+// Which microkernels ran, printed once at the end of the suite.
+std::set<std::string>& ran() {
+  static std::set<std::string> names;
+  return names;
+}
+
+template <class Fn, size_t N>
+std::vector<const EltwiseUkernel<Fn>*> runnable(const EltwiseUkernel<Fn> (&list)[N]) {
+  std::vector<const EltwiseUkernel<Fn>*> out;
+  for (const auto& k : list) {
+    if (isa_supported(k.isa)) {
+      out.push_back(&k);
+      ran().insert(k.name);
+    } else {
+      std::printf("skipped %s: this CPU has no %s\n", k.name, isa_name(k.isa));
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// INT8 binary: a tester over [rows][cols] tiles with row strides (0 = broadcast row).
+
+struct Q8Scales {
+  QuantParams a, b, y;
+};
+
+template <class T>
+class Q8BinaryTester {
+ public:
+  Q8BinaryTester& rows(size_t v) { rows_ = v; return *this; }
+  Q8BinaryTester& cols(size_t v) { cols_ = v; return *this; }
+  Q8BinaryTester& a_broadcast(bool v) { a_bcast_ = v; return *this; }
+  Q8BinaryTester& b_broadcast(bool v) { b_bcast_ = v; return *this; }
+  Q8BinaryTester& scales(const Q8Scales& s) { q_ = s; return *this; }
+  Q8BinaryTester& clamp(int32_t lo, int32_t hi) { lo_ = lo; hi_ = hi; return *this; }
+  Q8BinaryTester& data(std::vector<T> a, std::vector<T> b) { a_ = std::move(a); b_ = std::move(b); return *this; }
+  Q8BinaryTester& seed(uint32_t s) { seed_ = s; return *this; }
+
+  // Fills random data if none was given, then checks the microkernel against the ref.
+  void test_add(Q8AddUkernel fn, const char* name) {
+    fill();
+    std::vector<T> expected(rows_ * cols_), y(rows_ * cols_, T(0x5A));
+    const int64_t dims[2] = {int64_t(rows_), int64_t(cols_)};
+    const int64_t as[2] = {a_bcast_ ? 0 : int64_t(cols_), 1}, bs[2] = {b_bcast_ ? 0 : int64_t(cols_), 1};
+    q8_add_ratio_fma_strided__ref(2, dims, a_.data(), as, q_.a, b_.data(), bs, q_.b, q_.y, lo_, hi_,
+                                  expected.data());
+    fn(rows_, cols_, a_.data(), size_t(as[0]), b_.data(), size_t(bs[0]), y.data(),
+       q8_add_params(q_.a, q_.b, q_.y, lo_, hi_));
+    compare(expected, y, name);
+  }
+  void test_mul(Q8MulUkernel fn, const char* name) {
+    fill();
+    std::vector<T> expected(rows_ * cols_), y(rows_ * cols_, T(0x5A));
+    const int64_t dims[2] = {int64_t(rows_), int64_t(cols_)};
+    const int64_t as[2] = {a_bcast_ ? 0 : int64_t(cols_), 1}, bs[2] = {b_bcast_ ? 0 : int64_t(cols_), 1};
+    q8_mul_ratio_strided__ref(2, dims, a_.data(), as, q_.a, b_.data(), bs, q_.b, q_.y, lo_, hi_, expected.data());
+    fn(rows_, cols_, a_.data(), size_t(as[0]), b_.data(), size_t(bs[0]), y.data(),
+       q8_mul_params(q_.a, q_.b, q_.y, lo_, hi_));
+    compare(expected, y, name);
+  }
+
+ private:
+  void fill() {
+    const size_t a_count = (a_bcast_ ? 1 : rows_) * cols_, b_count = (b_bcast_ ? 1 : rows_) * cols_;
+    if (a_.size() >= a_count && b_.size() >= b_count) return;
+    std::mt19937 rng(seed_);
+    std::uniform_int_distribution<int> byte(0, 255);
+    a_.resize(a_count);
+    b_.resize(b_count);
+    for (T& v : a_) v = static_cast<T>(byte(rng));
+    for (T& v : b_) v = static_cast<T>(byte(rng));
+  }
+  void compare(const std::vector<T>& expected, const std::vector<T>& y, const char* name) const {
+    size_t bad = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      if (expected[i] == y[i]) continue;
+      if (++bad <= 3)
+        ADD_FAILURE() << name << " rows " << rows_ << " cols " << cols_ << " at " << i << ": " << int(y[i])
+                      << " vs ref " << int(expected[i]) << " (scales " << q_.a.scale << "/" << q_.b.scale << "/"
+                      << q_.y.scale << ", zps " << q_.a.zero_point << "/" << q_.b.zero_point << "/"
+                      << q_.y.zero_point << ")";
+    }
+    EXPECT_EQ(bad, 0u) << name;
+  }
+
+  size_t rows_ = 1, cols_ = 1;
+  bool a_bcast_ = false, b_bcast_ = false;
+  Q8Scales q_;
+  int32_t lo_ = qmin_of<T>(), hi_ = qmax_of<T>();
+  std::vector<T> a_, b_;
+  uint32_t seed_ = 1;
+};
+
+// Scale sets: exact ratios where ties are common (docs/requantization.md section 9),
+// calibrated-looking unrelated scales, and extreme ratios that saturate.
+std::vector<Q8Scales> tie_heavy_scales(bool is_unsigned) {
+  const int32_t z0 = is_unsigned ? 128 : 0, z1 = is_unsigned ? 1 : -1, z2 = is_unsigned ? 255 : 127;
+  const int32_t z3 = is_unsigned ? 0 : -128;
+  return {
+      {{0.05f, z0}, {0.05f, z0}, {0.1f, z0}},
+      {{0.05f, z1}, {0.05f, z2}, {0.1f, z3}},
+      {{0.5f, z1}, {0.25f, z0}, {1.0f, z1}},
+      {{0.25f, z3}, {0.25f, z2}, {0.5f, z0}},
+      {{1.0f, z0}, {1.0f, z0}, {2.0f, z1}},
+      {{0.0213f, z1}, {0.0178f, z0}, {0.0301f, z2}},
+      {{1.0f / 3, z0}, {1.0f / 6, z1}, {0.5f, z0}},
+      {{0.1f, z2}, {0.3f, z3}, {0.7f, z1}},
+      {{1.0f / 1024, z0}, {4.0f, z0}, {1.0f / 1024, z0}},  // ratio 2^12: saturates
+      {{4.0f, z1}, {1.0f / 1024, z0}, {4.0f, z0}},
+  };
+}
+
+// Scale sets (found by a search over random scales) where a few code pairs round differently
+// if the kernel contracts or uncontracts one step: Add's fma(qa, ra, t) done as mul + add, or
+// Mul's product * r + y_zp done as one fma. Exact-ratio sets cannot catch that (the products
+// are exact), so these guard the "same float operations in the same order" rule.
+std::vector<Q8Scales> contraction_sensitive_scales(bool is_unsigned) {
+  if (is_unsigned)
+    return {{{0.410724998f, 126}, {0.449050009f, 55}, {0.20054999f, 25}},
+            {{0.186075002f, 235}, {0.0783187523f, 142}, {0.0388875008f, 207}},
+            {{0.0354249999f, 91}, {0.186212495f, 169}, {0.417025f, 174}},
+            {{0.237825006f, 169}, {0.0501562506f, 54}, {1.89129996f, 108}}};
+  return {{{0.279949993f, -78}, {0.120999999f, 4}, {0.62590003f, 2}},
+          {{0.213100001f, -58}, {0.38440001f, -11}, {0.0604000017f, 79}},
+          {{0.0729250014f, -40}, {0.173237503f, -63}, {1.36790001f, 107}},
+          {{0.128787503f, 40}, {0.010139063f, -109}, {0.0210124999f, 119}}};
+}
+
+// All 65,536 (a, b) byte pairs as one [256][256] tile: a varies along the row, b down the rows.
+template <class T>
+void all_pairs(std::vector<T>& a, std::vector<T>& b) {
+  a.resize(65536);
+  b.resize(65536);
+  for (int r = 0; r < 256; ++r)
+    for (int c = 0; c < 256; ++c) {
+      a[size_t(r) * 256 + c] = static_cast<T>(static_cast<uint8_t>(c));
+      b[size_t(r) * 256 + c] = static_cast<T>(static_cast<uint8_t>(r));
+    }
+}
+
+template <class T>
+void exhaustive_binary(bool add) {
+  const bool is_unsigned = std::is_same_v<T, uint8_t>;
+  std::vector<T> a, b;
+  all_pairs(a, b);
+  auto check = [&](auto fn, const char* name) {
+    std::vector<Q8Scales> sets = tie_heavy_scales(is_unsigned);
+    for (const Q8Scales& s : contraction_sensitive_scales(is_unsigned)) sets.push_back(s);
+    for (const Q8Scales& s : sets) {
+      for (int clamp = 0; clamp < 2; ++clamp) {
+        Q8BinaryTester<T> t;
+        t.rows(256).cols(256).scales(s).data(a, b);
+        if (clamp) t.clamp(qmin_of<T>() + 37, qmax_of<T>() - 61);  // a folded Clip narrows the range
+        if constexpr (std::is_same_v<decltype(fn), Q8AddUkernel>) t.test_add(fn, name);
+        else t.test_mul(fn, name);
+      }
+    }
+  };
+  if (add) {
+    for (auto* k : runnable(is_unsigned ? kQu8AddUkernels : kQs8AddUkernels)) check(k->fn, k->name);
+  } else {
+    for (auto* k : runnable(is_unsigned ? kQu8MulUkernels : kQs8MulUkernels)) check(k->fn, k->name);
+  }
+}
+
+TEST(Q8AddUkernel, AllCodePairsU8) { exhaustive_binary<uint8_t>(true); }
+TEST(Q8AddUkernel, AllCodePairsS8) { exhaustive_binary<int8_t>(true); }
+TEST(Q8MulUkernel, AllCodePairsU8) { exhaustive_binary<uint8_t>(false); }
+TEST(Q8MulUkernel, AllCodePairsS8) { exhaustive_binary<int8_t>(false); }
+
+// Random tiles: widths around the vector widths (1 ... 2*64+1), broadcast rows either side.
+template <class T>
+void random_tiles(bool add) {
+  const bool is_unsigned = std::is_same_v<T, uint8_t>;
+  const auto scales = tie_heavy_scales(is_unsigned);
+  std::mt19937 rng(add ? 11 : 12);
+  int shapes = 0;
+  auto run = [&](auto fn, const char* name) {
+    for (int i = 0; i < 300; ++i, ++shapes) {
+      const size_t cols = 1 + rng() % 129, rows = 1 + rng() % 9;
+      const int mode = int(rng() % 3);  // same shape, b a broadcast row (SE gate), a a broadcast row
+      Q8BinaryTester<T> t;
+      t.rows(rows).cols(cols).a_broadcast(mode == 2).b_broadcast(mode == 1).scales(scales[rng() % scales.size()]);
+      t.seed(uint32_t(rng()));
+      if (rng() % 4 == 0) t.clamp(qmin_of<T>() + int32_t(rng() % 100), qmax_of<T>() - int32_t(rng() % 100));
+      if constexpr (std::is_same_v<decltype(fn), Q8AddUkernel>) t.test_add(fn, name);
+      else t.test_mul(fn, name);
+    }
+  };
+  if (add) {
+    for (auto* k : runnable(is_unsigned ? kQu8AddUkernels : kQs8AddUkernels)) run(k->fn, k->name);
+  } else {
+    for (auto* k : runnable(is_unsigned ? kQu8MulUkernels : kQs8MulUkernels)) run(k->fn, k->name);
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+TEST(Q8AddUkernel, RandomTilesU8) { random_tiles<uint8_t>(true); }
+TEST(Q8AddUkernel, RandomTilesS8) { random_tiles<int8_t>(true); }
+TEST(Q8MulUkernel, RandomTilesU8) { random_tiles<uint8_t>(false); }
+TEST(Q8MulUkernel, RandomTilesS8) { random_tiles<int8_t>(false); }
+
+// ---------------------------------------------------------------------------------------
+// INT8 global average pool.
+
+template <class T>
+class Q8GapTester {
+ public:
+  Q8GapTester& batch(int v) { batch_ = v; return *this; }
+  Q8GapTester& hw(int v) { hw_ = v; return *this; }
+  Q8GapTester& channels(int v) { channels_ = v; return *this; }
+  Q8GapTester& constant(int v) { constant_ = v; return *this; }  // every input equal to v
+  Q8GapTester& params(QuantParams x, QuantParams y) { x_ = x; y_ = y; return *this; }
+  Q8GapTester& seed(uint32_t s) { seed_ = s; return *this; }
+
+  void test(Q8GapUkernel fn, const char* name) const {
+    std::vector<T> x(size_t(batch_) * hw_ * channels_);
+    std::mt19937 rng(seed_);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (T& v : x) v = constant_ >= -128 ? static_cast<T>(constant_) : static_cast<T>(uint8_t(byte(rng)));
+    std::vector<T> expected(size_t(batch_) * channels_), y(expected.size(), T(0x5A));
+    q8_global_avgpool_nhwc__ref(batch_, hw_, channels_, x.data(), x_, y_, expected.data());
+    const Q8GapParams p = q8_gap_params(hw_, x_, y_, std::is_same_v<T, uint8_t> ? Q8::u8 : Q8::s8);
+    for (int n = 0; n < batch_; ++n)
+      fn(size_t(hw_), size_t(channels_), x.data() + size_t(n) * hw_ * channels_, y.data() + size_t(n) * channels_, p);
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_EQ(int(y[i]), int(expected[i])) << name << " batch " << batch_ << " hw " << hw_ << " channels "
+                                             << channels_ << " at " << i << " x " << x_.scale << "/"
+                                             << x_.zero_point << " y " << y_.scale << "/" << y_.zero_point;
+  }
+
+ private:
+  int batch_ = 1, hw_ = 1, channels_ = 1, constant_ = -1000;
+  QuantParams x_{0.02f, 0}, y_{0.02f, 0};
+  uint32_t seed_ = 1;
+};
+
+template <class T>
+void gap_cases() {
+  const bool is_unsigned = std::is_same_v<T, uint8_t>;
+  const std::vector<int32_t> zps = is_unsigned ? std::vector<int32_t>{0, 1, 127, 128, 255}
+                                               : std::vector<int32_t>{-128, -1, 0, 127};
+  std::mt19937 rng(21);
+  int shapes = 0;
+  for (auto* k : runnable(is_unsigned ? kQu8GapUkernels : kQs8GapUkernels)) {
+    // The bundled models' GAP shapes, random and saturating inputs.
+    for (auto [hw, c] : {std::pair{784, 48}, {196, 72}, {49, 96}, {16, 128}, {16, 64}, {49, 64}, {64, 64}}) {
+      for (int32_t zp : zps) {
+        for (int constant : {-1000, int(qmin_of<T>()), int(qmax_of<T>())}) {
+          Q8GapTester<T>().hw(hw).channels(c).params({0.05f, zp}, {0.04f, zps[rng() % zps.size()]})
+              .constant(constant).seed(uint32_t(rng())).test(k->fn, k->name);
+          ++shapes;
+        }
+      }
+    }
+    // Random shapes: channels 1 ... 2*16+1 and beyond, hw 1 ... 300, batch 1-3, multipliers
+    // from 2^-10 to 2^2 of the plain average (so outputs saturate at both ends too).
+    for (int i = 0; i < 400; ++i, ++shapes) {
+      const int c = 1 + int(rng() % 70), hw = 1 + int(rng() % 300), batch = 1 + int(rng() % 3);
+      const float x_scale = std::ldexp(1.0f, -int(rng() % 8)) * (1.0f + float(rng() % 1000) / 1000.0f);
+      const float ratio = std::ldexp(1.0f, int(rng() % 13) - 10);
+      const int constant = rng() % 5 == 0 ? int(rng() % 2 ? qmin_of<T>() : qmax_of<T>()) : -1000;
+      Q8GapTester<T>().batch(batch).hw(hw).channels(c)
+          .params({x_scale, zps[rng() % zps.size()]}, {x_scale / ratio, zps[rng() % zps.size()]})
+          .constant(constant).seed(uint32_t(rng())).test(k->fn, k->name);
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+TEST(Q8GapUkernel, MatchesRefU8) { gap_cases<uint8_t>(); }
+TEST(Q8GapUkernel, MatchesRefS8) { gap_cases<int8_t>(); }
+
+// ---------------------------------------------------------------------------------------
+// FP32 microkernels.
+
+std::vector<float> random_floats(std::mt19937& rng, size_t n, float lo = -4.0f, float hi = 4.0f) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+bool same_float(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+TEST(F32BinaryUkernel, AddAndMulEqualTheRefBitForBit) {
+  std::mt19937 rng(31);
+  int shapes = 0;
+  for (bool mul : {false, true}) {
+    for (auto* k : runnable(mul ? kF32MulUkernels : kF32AddUkernels)) {
+      for (int i = 0; i < 300; ++i, ++shapes) {
+        const size_t cols = 1 + rng() % 129, rows = 1 + rng() % 9;
+        const int mode = int(rng() % 3);
+        const size_t as = mode == 2 ? 0 : cols, bs = mode == 1 ? 0 : cols;
+        auto a = random_floats(rng, (as ? rows : 1) * cols), b = random_floats(rng, (bs ? rows : 1) * cols);
+        if (i % 10 == 0) a[0] = std::nanf(""), b[b.size() - 1] = INFINITY;
+        std::vector<float> expected(rows * cols), y(rows * cols, -7.0f);
+        const int64_t dims[2] = {int64_t(rows), int64_t(cols)};
+        const int64_t ast[2] = {int64_t(as), 1}, bst[2] = {int64_t(bs), 1};
+        f32_binary_strided__ref(mul ? BinaryOp::mul : BinaryOp::add, 2, dims, a.data(), ast, b.data(), bst,
+                                Activation{}, expected.data());
+        k->fn(rows, cols, a.data(), as, b.data(), bs, y.data());
+        for (size_t j = 0; j < y.size(); ++j)
+          ASSERT_TRUE(same_float(y[j], expected[j]))
+              << k->name << " rows " << rows << " cols " << cols << " at " << j << ": " << y[j] << " vs "
+              << expected[j];
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+TEST(F32ClampUkernel, ReluAndClipEqualTheRefIncludingNaNAndSignedZero) {
+  std::mt19937 rng(41);
+  for (auto* k : runnable(kF32ClampUkernels)) {
+    for (int i = 0; i < 200; ++i) {
+      const size_t n = 1 + rng() % 200;
+      auto x = random_floats(rng, n, -10.0f, 10.0f);
+      x[rng() % n] = std::nanf("");
+      x[rng() % n] = -0.0f;
+      x[rng() % n] = -INFINITY;
+      const Activation act = i % 2 ? Activation::relu() : Activation::clip(float(int(rng() % 7)) - 3.0f, 6.0f);
+      std::vector<float> expected(n), y(n, -7.0f);
+      f32_unary__ref(act, int64_t(n), x.data(), expected.data());
+      const float lo = act.kind == ActKind::relu ? 0.0f : act.min, hi = act.kind == ActKind::relu ? INFINITY : act.max;
+      k->fn(n, x.data(), y.data(), lo, hi);
+      for (size_t j = 0; j < n; ++j)
+        ASSERT_TRUE(same_float(y[j], expected[j])) << k->name << " n " << n << " at " << j << ": x " << x[j];
+    }
+  }
+}
+
+// Distance in units in the last place between two finite floats of the same sign.
+int64_t ulp_distance(float a, float b) {
+  int32_t ia, ib;
+  std::memcpy(&ia, &a, 4);
+  std::memcpy(&ib, &b, 4);
+  return std::llabs(int64_t(ia) - int64_t(ib));
+}
+
+// The bound this test holds the kernels to: 3 ulp of the correctly rounded logistic for
+// every output >= FLT_MIN, and 2 subnormal steps below (x < -87.3).
+TEST(F32SigmoidUkernel, WithinThreeUlpOfTheLogistic) {
+  std::vector<float> x;
+  for (float v = -110.0f; v <= 110.0f; v += 0.0007f) x.push_back(v);
+  std::mt19937 rng(51);
+  for (int i = 0; i < 200000; ++i) x.push_back(random_floats(rng, 1, -20.0f, 20.0f)[0]);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-45f, 88.7f, -88.7f, -87.3f, -103.9f, -104.0f, -150.0f, 17.3f,
+                  -17.3f, 16.63553f, INFINITY, -INFINITY, std::numeric_limits<float>::max(),
+                  -std::numeric_limits<float>::max()})
+    x.push_back(v);
+  for (auto* k : runnable(kF32SigmoidUkernels)) {
+    std::vector<float> y(x.size());
+    k->fn(x.size(), x.data(), y.data());
+    int64_t worst = 0;
+    float worst_x = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float exact = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x[i]))));
+      const int64_t d = ulp_distance(y[i], exact);
+      if (exact >= std::numeric_limits<float>::min()) {
+        if (d > worst) worst = d, worst_x = x[i];
+        ASSERT_LE(d, 3) << k->name << " x " << x[i] << ": " << y[i] << " vs " << exact;
+      } else {
+        ASSERT_LE(d, 2) << k->name << " x " << x[i] << " (subnormal output): " << y[i] << " vs " << exact;
+      }
+    }
+    std::printf("%s: worst %lld ulp (x = %g) over %zu inputs\n", k->name, static_cast<long long>(worst), worst_x,
+                x.size());
+    const float nan_in = std::nanf("");
+    float nan_out = 0;
+    k->fn(1, &nan_in, &nan_out);
+    EXPECT_TRUE(std::isnan(nan_out)) << k->name;
+  }
+}
+
+TEST(F32GapUkernel, WithinRoundingOfTheDoubleRef) {
+  std::mt19937 rng(61);
+  int shapes = 0;
+  for (auto* k : runnable(kF32GapUkernels)) {
+    for (int i = 0; i < 300; ++i, ++shapes) {
+      const int c = 1 + int(rng() % 70), hw = 1 + int(rng() % (i < 10 ? 1000 : 200));
+      auto x = random_floats(rng, size_t(hw) * c, -3.0f, 5.0f);
+      std::vector<float> ax(x.size()), expected(static_cast<size_t>(c)), bound(static_cast<size_t>(c)),
+          y(static_cast<size_t>(c), -7.0f);
+      for (size_t j = 0; j < x.size(); ++j) ax[j] = std::fabs(x[j]);
+      f32_global_avgpool_nhwc__ref(1, hw, c, x.data(), expected.data());
+      f32_global_avgpool_nhwc__ref(1, hw, c, ax.data(), bound.data());  // mean |x|
+      k->fn(size_t(hw), size_t(c), x.data(), y.data());
+      for (int j = 0; j < c; ++j)
+        ASSERT_LE(std::fabs(y[j] - expected[j]), 1e-5f * bound[j] * std::sqrt(float(hw)) + 1e-7f)
+            << k->name << " hw " << hw << " channels " << c << " at " << j;
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// ---------------------------------------------------------------------------------------
+// Drivers: broadcast reduction, ISA choice, ref fallback and threads, on NHWC boxes.
+
+struct Box {
+  std::vector<int64_t> dims, a_strides, b_strides;
+  size_t a_size = 0, b_size = 0;
+};
+
+// dims [n, h, w, c] in memory order; what b (and, for mode 3, a) broadcasts over.
+Box nhwc_box(int64_t n, int64_t h, int64_t w, int64_t c, int mode) {
+  Box box;
+  box.dims = {n, h, w, c};
+  const std::vector<int64_t> dense = {h * w * c, w * c, c, 1};
+  box.a_strides = dense;
+  box.a_size = size_t(n * h * w * c);
+  switch (mode) {
+    case 0: box.b_strides = dense; box.b_size = box.a_size; break;            // same shape
+    case 1: box.b_strides = {c, 0, 0, 1}; box.b_size = size_t(n * c); break;  // SE gate [N,1,1,C]
+    case 2: box.b_strides = {0, 0, 0, 0}; box.b_size = 1; break;              // scalar: ref
+    case 3:                                                                   // a is the gate
+      box.b_strides = dense;
+      box.b_size = box.a_size;
+      box.a_strides = {c, 0, 0, 1};
+      box.a_size = size_t(n * c);
+      break;
+    default:  // b transposed (NCHW read from an NHWC walk): ref
+      box.b_strides = {c * h * w, w, 1, h * w};
+      box.b_size = box.a_size;
+      break;
+  }
+  return box;
+}
+
+TEST(EltwiseDriver, TilingMergesDimensionsAndSpotsTheGate) {
+  Box se = nhwc_box(2, 28, 28, 48, 1);
+  BinaryTiling t = tile_binary(4, se.dims.data(), se.a_strides.data(), se.b_strides.data());
+  ASSERT_TRUE(t.fits);
+  EXPECT_EQ(t.outer_rank, 1);
+  EXPECT_EQ(t.rows, 784);
+  EXPECT_EQ(t.cols, 48);
+  EXPECT_EQ(t.a_row_stride, 48);
+  EXPECT_EQ(t.b_row_stride, 0);
+  Box same = nhwc_box(3, 5, 7, 9, 0);
+  t = tile_binary(4, same.dims.data(), same.a_strides.data(), same.b_strides.data());
+  ASSERT_TRUE(t.fits);
+  EXPECT_EQ(t.outer_rank, 0);
+  EXPECT_EQ(t.rows, 1);
+  EXPECT_EQ(t.cols, 3 * 5 * 7 * 9);
+  Box scalar = nhwc_box(1, 4, 4, 8, 2);
+  EXPECT_FALSE(tile_binary(4, scalar.dims.data(), scalar.a_strides.data(), scalar.b_strides.data()).fits);
+}
+
+TEST(EltwiseDriver, Q8BinaryEveryIsaMatchesTheRefOnNhwcBoxes) {
+  std::mt19937 rng(71);
+  Pool pool(pthreadpool_create(2));
+  int shapes = 0;
+  for (Isa isa : runnable_isas()) {
+    for (int i = 0; i < 120; ++i, ++shapes) {
+      const bool add = i % 2 == 0, u8 = (i / 2) % 2 == 0;
+      const int mode = int(rng() % 5);
+      const bool big = i % 40 == 0;  // large enough for several threaded pieces
+      const int64_t n = 1 + rng() % 3, h = big ? 64 : 1 + rng() % 9, w = big ? 64 : 1 + rng() % 9;
+      const int64_t c = 1 + rng() % 70;
+      const Box box = nhwc_box(n, h, w, c, mode);
+      std::vector<uint8_t> a(box.a_size), b(box.b_size);
+      for (auto& v : a) v = uint8_t(rng());
+      for (auto& v : b) v = uint8_t(rng());
+      const Q8 type = u8 ? Q8::u8 : Q8::s8;
+      const QuantParams aq{0.05f, u8 ? 128 : 0}, bq{0.0213f, u8 ? 3 : -5}, yq{0.1f, u8 ? 100 : -20};
+      const Q8Binary::Kind kind = add ? Q8Binary::Kind::add : Q8Binary::Kind::mul;
+      const Q8Binary op(kind, type, 4, box.dims.data(), box.a_strides.data(), box.b_strides.data(), isa);
+      std::vector<uint8_t> y(box.a_size > box.b_size ? box.a_size : box.b_size, 0x5A), expected(y.size());
+      op.run(a.data(), aq, b.data(), bq, yq, q8_min(type), q8_max(type), y.data(), big ? pool.get() : nullptr);
+      const int64_t* d = box.dims.data();
+      if (u8) {
+        if (add)
+          q8_add_ratio_fma_strided__ref(4, d, a.data(), box.a_strides.data(), aq, b.data(), box.b_strides.data(), bq,
+                                        yq, 0, 255, expected.data());
+        else
+          q8_mul_ratio_strided__ref(4, d, a.data(), box.a_strides.data(), aq, b.data(), box.b_strides.data(), bq, yq,
+                                    0, 255, expected.data());
+      } else {
+        auto sa = reinterpret_cast<const int8_t*>(a.data());
+        auto sb = reinterpret_cast<const int8_t*>(b.data());
+        auto sy = reinterpret_cast<int8_t*>(expected.data());
+        if (add)
+          q8_add_ratio_fma_strided__ref(4, d, sa, box.a_strides.data(), aq, sb, box.b_strides.data(), bq, yq, -128,
+                                        127, sy);
+        else
+          q8_mul_ratio_strided__ref(4, d, sa, box.a_strides.data(), aq, sb, box.b_strides.data(), bq, yq, -128, 127,
+                                    sy);
+      }
+      ASSERT_EQ(y, expected) << op.kernel_name() << " isa " << isa_name(isa) << " mode " << mode << " dims " << n
+                             << "x" << h << "x" << w << "x" << c;
+      // (With a size-1 dimension a scalar or transposed operand can still be contiguous.)
+      const bool expect_ref = isa == Isa::scalar || mode == 2 || mode == 4;
+      if (h > 1 && w > 1 && c > 1)
+        EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, expect_ref) << op.kernel_name();
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+TEST(EltwiseDriver, F32BinaryEveryIsaMatchesTheRefOnNhwcBoxes) {
+  std::mt19937 rng(81);
+  Pool pool(pthreadpool_create(2));
+  for (Isa isa : runnable_isas()) {
+    for (int i = 0; i < 100; ++i) {
+      const BinaryOp op = i % 2 ? BinaryOp::mul : BinaryOp::add;
+      const int mode = int(rng() % 5);
+      const bool big = i % 25 == 0;
+      const int64_t n = 1 + rng() % 3, h = big ? 70 : 1 + rng() % 9, w = big ? 70 : 1 + rng() % 9;
+      const int64_t c = 1 + rng() % 70;
+      const Box box = nhwc_box(n, h, w, c, mode);
+      auto a = random_floats(rng, box.a_size), b = random_floats(rng, box.b_size);
+      const F32Binary k(op, 4, box.dims.data(), box.a_strides.data(), box.b_strides.data(), isa);
+      std::vector<float> y(std::max(box.a_size, box.b_size), -7.0f), expected(y.size());
+      k.run(a.data(), b.data(), y.data(), big ? pool.get() : nullptr);
+      f32_binary_strided__ref(op, 4, box.dims.data(), a.data(), box.a_strides.data(), b.data(), box.b_strides.data(),
+                              Activation{}, expected.data());
+      ASSERT_EQ(y, expected) << k.kernel_name() << " mode " << mode;
+    }
+  }
+}
+
+TEST(EltwiseDriver, UnaryAndPoolsEveryIsa) {
+  std::mt19937 rng(91);
+  Pool pool(pthreadpool_create(2));
+  for (Isa isa : runnable_isas()) {
+    // Relu / Clip exact; Clip with min > max goes to the ref (which returns min).
+    for (const Activation act : {Activation::relu(), Activation::clip(0.0f, 6.0f), Activation::clip(2.0f, 1.0f)}) {
+      const F32Unary u(act.kind, isa);
+      auto x = random_floats(rng, 100000, -8.0f, 8.0f);
+      std::vector<float> y(x.size()), expected(x.size());
+      u.run(act, int64_t(x.size()), x.data(), y.data(), pool.get());
+      f32_unary__ref(act, int64_t(x.size()), x.data(), expected.data());
+      ASSERT_EQ(y, expected) << u.kernel_name();
+    }
+    const F32Unary sig(ActKind::sigmoid, isa);
+    auto x = random_floats(rng, 1000, -30.0f, 30.0f);
+    std::vector<float> y(x.size()), expected(x.size());
+    sig.run(Activation::sigmoid(), int64_t(x.size()), x.data(), y.data(), nullptr);
+    f32_unary__ref(Activation::sigmoid(), int64_t(x.size()), x.data(), expected.data());
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(y[i], expected[i], 4e-7f * expected[i] + 1e-37f);
+
+    const int batch = 3, hw = 49, c = 37;
+    auto fx = random_floats(rng, size_t(batch) * hw * c);
+    std::vector<float> fy(size_t(batch) * c), fe(fy.size());
+    F32GlobalAvgPool(batch, hw, c, isa).run(fx.data(), fy.data(), pool.get());
+    f32_global_avgpool_nhwc__ref(batch, hw, c, fx.data(), fe.data());
+    for (size_t i = 0; i < fy.size(); ++i) ASSERT_NEAR(fy[i], fe[i], 1e-5f);
+
+    std::vector<uint8_t> qx(size_t(batch) * hw * c), qy(size_t(batch) * c), qe(qy.size());
+    for (auto& v : qx) v = uint8_t(rng());
+    const Q8GlobalAvgPool gap(Q8::s8, batch, hw, c, isa);
+    gap.run(qx.data(), {0.03f, -3}, {0.01f, 5}, qy.data(), pool.get());
+    q8_global_avgpool_nhwc__ref(batch, hw, c, reinterpret_cast<const int8_t*>(qx.data()), {0.03f, -3}, {0.01f, 5},
+                                reinterpret_cast<int8_t*>(qe.data()));
+    ASSERT_EQ(qy, qe) << gap.kernel_name();
+  }
+}
+
+TEST(EltwiseDriver, ZZPrintWhichMicrokernelsRan) {
+  std::string names;
+  for (const auto& n : ran()) names += n + " ";
+  std::printf("eltwise microkernels that ran: %s\n", names.c_str());
+  ::testing::Test::RecordProperty("ran", names);
+}
+
+}  // namespace
+}  // namespace octet::kernels
