@@ -110,8 +110,13 @@ void igemm(size_t mr, size_t nc, size_t kc, size_t ks, const float* const* a, si
     const float* const* ap = a;
     for (size_t p = 0; p < ks; ++p) {
       const float* rows[MR];
+      if (a_offset == 0) {  // image 0: the pointers are used as they are (cheaper for tiny kc)
 #pragma GCC unroll 16
-      for (int r = 0; r < MR; ++r) rows[r] = ap[r] == zero ? zero : ap[r] + a_offset;
+        for (int r = 0; r < MR; ++r) rows[r] = ap[r];
+      } else {
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; ++r) rows[r] = ap[r] == zero ? zero : ap[r] + a_offset;
+      }
       ap += MR;
       accumulate(acc, rows, kc, w);
     }
