@@ -141,10 +141,15 @@ const Kernel* pick_of(const Kernel (&list)[N], Isa isa) {
   return nullptr;
 }
 
+const Q8DwConvKernel* q8_pick_of(Isa isa, const Conv2dShape& s) {
+  for (const Q8DwConvKernel& k : octet::kernels::kQ8DwConvKernels)
+    if (k.isa <= isa && octet::kernels::isa_supported(k.isa) && k.fits(s)) return &k;
+  return nullptr;
+}
+
 void register_benchmarks() {
   const Isa active = octet::kernels::active_isa();
   const F32DwConvKernel* f32_pick = pick_of(octet::kernels::kF32DwConvKernels, active);
-  const Q8DwConvKernel* q8_pick = pick_of(octet::kernels::kQ8DwConvKernels, active);
   auto add = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
   };
@@ -152,13 +157,14 @@ void register_benchmarks() {
     if (layer.shape.groups == 1) continue;
     const Conv2dShape s = layer.shape;
     const std::string prefix = std::string("dwconv/") + layer.model + "/" + layer.name + "/";
+    const Q8DwConvKernel* q8_pick = q8_pick_of(active, s);
     for (const F32DwConvKernel& k : octet::kernels::kF32DwConvKernels) {
       if (!octet::kernels::isa_supported(k.isa)) continue;
       const F32DwConvKernel* kp = &k;
       add(prefix + k.name, [s, kp, f32_pick](benchmark::State& st) { f32_bench(st, s, kp, kp == f32_pick); });
     }
     for (const Q8DwConvKernel& k : octet::kernels::kQ8DwConvKernels) {
-      if (!octet::kernels::isa_supported(k.isa)) continue;
+      if (!octet::kernels::isa_supported(k.isa) || !k.fits(s)) continue;
       const Q8DwConvKernel* kp = &k;
       add(prefix + k.name, [s, kp, q8_pick](benchmark::State& st) { q8_bench(st, s, kp, kp == q8_pick); });
     }

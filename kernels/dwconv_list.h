@@ -2,8 +2,8 @@
 // Every depthwise-convolution microkernel (FP32 and INT8): the one list the drivers
 // (kernels/conv/f32_dwconv.cc, q8_dwconv.cc), the tests (tests/simd/test_dwconv.cc) and the
 // benchmark (bench/dwconv_bench.cc) iterate. Highest ISA first; a driver takes the first
-// entry whose isa <= the requested level and that the CPU supports, and falls back to the
-// scalar ref conv (kernels/ref/conv2d.h, qconv2d.h) when none fits.
+// entry whose isa <= the requested level, that the CPU supports and that fits() the shape,
+// and falls back to the scalar ref conv (kernels/ref/conv2d.h, qconv2d.h) when none does.
 //
 // Layout: activations NHWC, vectorized over channels, `channel_tile` channels per vector.
 // A microkernel entry has two functions:
@@ -17,10 +17,18 @@
 //   INT8: [bias'][kh*kw taps][multiplier][tile] 32-bit words; bias' = bias - x_zp*sum(w)
 //         (int32), each weight in the low half of its int32 word with the high half zero (see
 //         q8_dwconv__avx512.cc for why), the multiplier as float.
+// INT8 entries with an `image_rows` function use the "kw4" format instead (vpdpbusd over the
+// horizontal taps, q8_dwconv__avx512vnni.cc): they run whole output rows of one image,
+// building per input row a buffer whose 32-bit lane (pixel, channel) holds the 4 bytes
+// x[iy][ox*sw - pad_left + kx*dw][c], kx = 0..3 (padding: x_zero_point). Packed per block
+// of 16 channels: [bias'][kernel_h][multiplier][16] 32-bit words, the kernel_h words
+// holding w[c][ky][0..3] as 4 bytes (0 for kx >= kernel_w); bias' = bias - x_zp'*sum(w)
+// with x_zp' = x_zp for u8 activations and x_zp + 128 for s8 ones (flipped to u8 on load).
 #include <cstddef>
 #include <cstdint>
 
 #include "kernels/isa.h"
+#include "kernels/ref/conv2d.h"
 
 namespace octet::kernels {
 
@@ -86,15 +94,40 @@ struct Q8DwIndirectArgs {
   Q8DwEpilogue ep;
 };
 
+// Output rows [oy_begin, oy_end) of one image, "kw4" format.
+struct Q8DwImageRowsArgs {
+  const Conv2dShape* shape;  // batch ignored
+  const uint8_t* x;          // the image, [in_h][in_w][C]
+  int oy_begin, oy_end;
+  const int32_t* packed;
+  uint8_t* y;            // the image's output, [out_h][out_w][C]
+  uint8_t* scratch;      // dw_kw4_scratch_bytes(shape), 64-byte aligned
+  const uint8_t* pad;    // >= C bytes of x_zero_point
+  Q8DwEpilogue ep;
+};
+
 using Q8DwRowFn = void (*)(const Q8DwRowArgs&);
 using Q8DwIndirectFn = void (*)(const Q8DwIndirectArgs&);
+using Q8DwImageRowsFn = void (*)(const Q8DwImageRowsArgs&);
+
+// The "kw4" format holds up to 4 horizontal taps per lane and keeps the input rows of one
+// output row's window in a ring of (kernel_h - 1) * dilation_h + 1 slots.
+inline constexpr int kDwKw4MaxRing = 16;
+inline int dw_kw4_ring(const Conv2dShape& s) { return (s.kernel_h - 1) * s.dilation_h + 1; }
+inline bool dw_kw4_fits(const Conv2dShape& s) { return s.kernel_w <= 4 && dw_kw4_ring(s) <= kDwKw4MaxRing; }
+inline size_t dw_kw4_scratch_bytes(const Conv2dShape& s) {
+  return static_cast<size_t>(dw_kw4_ring(s)) * s.out_w * ((s.in_c + 15) / 16) * 64;
+}
 
 struct Q8DwConvKernel {
   const char* name;
   Isa isa;
   int channel_tile;
-  Q8DwRowFn row;
-  Q8DwIndirectFn indirect;
+  Q8DwRowFn row;                   // "int32 per tap" format
+  Q8DwIndirectFn indirect;         //
+  Q8DwImageRowsFn image_rows = nullptr;  // set: "kw4" format, shapes with dw_kw4_fits() only
+
+  bool fits(const Conv2dShape& s) const { return image_rows == nullptr || dw_kw4_fits(s); }
 };
 
 // The microkernels (kernels/x86/*_dwconv__<isa>.cc), each in its ISA's namespace.
@@ -104,6 +137,9 @@ void f32_dwconv_c16_indirect(const F32DwIndirectArgs& a);
 void q8_dwconv_c16_row(const Q8DwRowArgs& a);
 void q8_dwconv_c16_indirect(const Q8DwIndirectArgs& a);
 }  // namespace avx512
+namespace avx512vnni {
+void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a);
+}  // namespace avx512vnni
 namespace avx2 {
 void f32_dwconv_c8_row(const F32DwRowArgs& a);
 void f32_dwconv_c8_indirect(const F32DwIndirectArgs& a);
@@ -118,6 +154,8 @@ inline constexpr F32DwConvKernel kF32DwConvKernels[] = {
 };
 
 inline constexpr Q8DwConvKernel kQ8DwConvKernels[] = {
+    {"q8_dwconv_c16kw4__avx512vnni_dpbusd", Isa::avx512vnni, 16, nullptr, nullptr,
+     avx512vnni::q8_dwconv_c16kw4_image_rows},
     {"q8_dwconv_c16__avx512_maddwd", Isa::avx512, 16, avx512::q8_dwconv_c16_row,
      avx512::q8_dwconv_c16_indirect},
     {"q8_dwconv_c8__avx2_maddwd", Isa::avx2, 8, avx2::q8_dwconv_c8_row, avx2::q8_dwconv_c8_indirect},

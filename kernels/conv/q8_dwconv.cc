@@ -1,5 +1,6 @@
 #include "kernels/conv/q8_dwconv.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -14,9 +15,9 @@ bool is_depthwise(const Conv2dShape& s) {
          s.out_h >= 1 && s.out_w >= 1;
 }
 
-const Q8DwConvKernel* pick(Isa isa) {
+const Q8DwConvKernel* pick(Isa isa, const Conv2dShape& s) {
   for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
-    if (k.isa <= isa && isa_supported(k.isa)) return &k;
+    if (k.isa <= isa && isa_supported(k.isa) && k.fits(s)) return &k;
   }
   return nullptr;
 }
@@ -24,7 +25,10 @@ const Q8DwConvKernel* pick(Isa isa) {
 struct RowTask {
   const Q8DwConv* conv;
   uint8_t* y;
+  size_t tasks;  // "kw4" kernels: how many tasks the rows are split into
 };
+
+int32_t wrap_to_int32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
 
 template <typename TX, typename TY>
 void run_ref(const Conv2dShape& s, const void* x, int32_t x_zp, const int8_t* w, const int32_t* bias,
@@ -40,7 +44,7 @@ bool Q8DwConv::supports(const Conv2dShape& s, Q8 /*x_type*/, Q8 /*y_type*/) { re
 
 Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
                    const Requantization& rq, Q8 y_type, Isa isa)
-    : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(pick(isa)) {
+    : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(pick(isa, s)) {
   init(w, bias, rq);
 }
 
@@ -50,6 +54,12 @@ Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const 
   if (!isa_supported(kernel.isa)) {
     throw std::invalid_argument(std::string("Q8DwConv: kernel ") + kernel.name + " needs " +
                                 isa_name(kernel.isa) + ", which this CPU does not support");
+  }
+  if (!kernel.fits(s)) {
+    throw std::invalid_argument(std::string("Q8DwConv: kernel ") + kernel.name +
+                                " runs kernels up to 4 wide with (kernel_h - 1) * dilation_h < 16; got " +
+                                std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + " dilation " +
+                                std::to_string(s.dilation_h));
   }
   init(w, bias, rq);
 }
@@ -83,6 +93,18 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
     return;
   }
   name_ = kernel_->name;
+  ep_.x_signed = x_type_ == Q8::s8;
+  ep_.y_signed = y_type_ == Q8::s8;
+  ep_.lo = static_cast<float>(rq.qmin - rq.zero_point);
+  ep_.hi = static_cast<float>(rq.qmax - rq.zero_point);
+  ep_.zero_point = rq.zero_point;
+  pad_row_.assign(static_cast<size_t>(s_.in_w) * C, static_cast<uint8_t>(x_zero_point_));
+  if (kernel_->image_rows) {
+    pack_kw4(w, bias);
+    scratch_stride_ = (dw_kw4_scratch_bytes(s_) + 63) / 64 * 64;
+    scratch_.assign(scratch_stride_ * kMaxTasks + 64, 0);
+    return;
+  }
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t blocks = (C + tile - 1) / tile;
   const size_t block_words = (taps + 2) * tile;
@@ -99,28 +121,70 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
     }
     // The padding reads x_zero_point, so sum((x - zp) * w) = sum(x * w) - zp * sum(w) over every
     // tap; computed in int64 and wrapped to int32 like the accumulator itself.
-    const int64_t folded = (bias ? bias[c] : 0) - static_cast<int64_t>(x_zero_point_) * sum_w;
-    block[0] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(folded)));
+    block[0] = wrap_to_int32((bias ? bias[c] : 0) - static_cast<int64_t>(x_zero_point_) * sum_w);
     std::memcpy(&block[(taps + 1) * tile], &ref_multiplier_[c], sizeof(float));
   }
-  ep_.x_signed = x_type_ == Q8::s8;
-  ep_.y_signed = y_type_ == Q8::s8;
-  ep_.lo = static_cast<float>(rq.qmin - rq.zero_point);
-  ep_.hi = static_cast<float>(rq.qmax - rq.zero_point);
-  ep_.zero_point = rq.zero_point;
-  pad_row_.assign(static_cast<size_t>(s_.in_w) * C, static_cast<uint8_t>(x_zero_point_));
   cols_ = dw_interior_columns(s_);
+}
+
+// The "kw4" format (kernels/dwconv_list.h): per 16 channels [bias'][kernel_h][multiplier],
+// row ky's word holding the bytes w[c][ky][0..3] (0 past kernel_w).
+void Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) {
+  const size_t C = static_cast<size_t>(s_.in_c), kh = s_.kernel_h, kw = s_.kernel_w;
+  const size_t blocks = (C + 15) / 16, block_words = (kh + 2) * 16;
+  // s8 activations are read as x ^ 0x80 = x + 128, so the fold uses x_zp + 128.
+  const int64_t x_offset = x_zero_point_ + (x_type_ == Q8::s8 ? 128 : 0);
+  packed_.assign(blocks * block_words, 0);
+  for (size_t c = 0; c < C; ++c) {
+    int32_t* block = packed_.data() + (c / 16) * block_words + c % 16;
+    int64_t sum_w = 0;
+    for (size_t ky = 0; ky < kh; ++ky) {
+      uint32_t word = 0;
+      for (size_t kx = 0; kx < kw; ++kx) {
+        const int8_t wt = w[(c * kh + ky) * kw + kx];
+        sum_w += wt;
+        word |= static_cast<uint32_t>(static_cast<uint8_t>(wt)) << (8 * kx);
+      }
+      block[(ky + 1) * 16] = static_cast<int32_t>(word);
+    }
+    block[0] = wrap_to_int32((bias ? bias[c] : 0) - x_offset * sum_w);
+    std::memcpy(&block[(kh + 1) * 16], &ref_multiplier_[c], sizeof(float));
+  }
 }
 
 void Q8DwConv::bind(const void* x) {
   bound_x_ = static_cast<const uint8_t*>(x);
-  if (kernel_ == nullptr) return;
+  if (kernel_ == nullptr || kernel_->image_rows) return;
   build_dw_indirection(s_, cols_, bound_x_, pad_row_.data(), row_ptrs_, border_taps_);
 }
 
 void Q8DwConv::row_task(void* context, size_t row) {
   const RowTask& task = *static_cast<const RowTask*>(context);
-  task.conv->run_row(row, task.y);
+  if (task.tasks) {
+    task.conv->run_tasks(row, task.tasks, task.y);
+  } else {
+    task.conv->run_row(row, task.y);
+  }
+}
+
+// Task `task` of `tasks` runs one contiguous share of the batch * out_h output rows, in
+// pieces that stay inside one image, with its own row buffers.
+void Q8DwConv::run_tasks(size_t task, size_t tasks, uint8_t* y) const {
+  const size_t rows = static_cast<size_t>(s_.batch) * s_.out_h;
+  size_t r = rows * task / tasks;
+  const size_t end = rows * (task + 1) / tasks;
+  uint8_t* scratch = const_cast<uint8_t*>(scratch_.data());
+  scratch += (64 - reinterpret_cast<uintptr_t>(scratch) % 64) % 64 + task * scratch_stride_;
+  const size_t image_in = static_cast<size_t>(s_.in_h) * s_.in_w * s_.in_c;
+  const size_t image_out = static_cast<size_t>(s_.out_h) * s_.out_w * s_.out_c;
+  while (r < end) {
+    const size_t n = r / s_.out_h;
+    const int oy = static_cast<int>(r % s_.out_h);
+    const int oy_end = static_cast<int>(std::min<size_t>(s_.out_h, oy + (end - r)));
+    kernel_->image_rows({&s_, bound_x_ + n * image_in, oy, oy_end, packed_.data(), y + n * image_out, scratch,
+                         pad_row_.data(), ep_});
+    r += oy_end - oy;
+  }
 }
 
 void Q8DwConv::run_row(size_t row, uint8_t* y) const {
@@ -159,8 +223,17 @@ void Q8DwConv::run(const void* x, void* y, pthreadpool_t pool) const {
     }
     return;
   }
-  RowTask task{this, static_cast<uint8_t*>(y)};
-  pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
+  const size_t rows = static_cast<size_t>(s_.batch) * s_.out_h;
+  if (kernel_->image_rows) {
+    // As few tasks as threads: each task's first output row rebuilds its window's rows.
+    const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
+    const size_t tasks = std::min<size_t>({rows, threads, static_cast<size_t>(kMaxTasks)});
+    RowTask task{this, static_cast<uint8_t*>(y), tasks};
+    pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, tasks, 0);
+    return;
+  }
+  RowTask task{this, static_cast<uint8_t*>(y), 0};
+  pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, rows, 0);
 }
 
 }  // namespace octet::kernels

@@ -63,6 +63,12 @@ class Q8DwConv {
   const uint8_t* bound_x_ = nullptr;
   std::vector<const uint8_t*> row_ptrs_;
   std::vector<const uint8_t*> border_taps_;
+  // The "kw4" kernels' row buffers: one per task of run(), at most kMaxTasks.
+  static constexpr int kMaxTasks = 8;
+  std::vector<uint8_t> scratch_;
+  size_t scratch_stride_ = 0;  // bytes per task, a multiple of 64
+  void pack_kw4(const int8_t* w, const int32_t* bias);
+  void run_tasks(size_t task, size_t tasks, uint8_t* y) const;
 };
 
 }  // namespace octet::kernels

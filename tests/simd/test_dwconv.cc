@@ -359,14 +359,19 @@ TEST(Q8DwConv, RandomShapesEveryKernel) {
       continue;
     }
     std::mt19937 rng(4321);
-    int ran = 0;
+    int ran = 0, unfit = 0;
     for (int i = 0; i < 1200; ++i) {
-      Q8DwConvTester t = random_q8_tester(random_shape(rng), i, rng);
+      const Conv2dShape s = random_shape(rng);
+      Q8DwConvTester t = random_q8_tester(s, i, rng);
+      if (!kernel.fits(s)) {
+        ++unfit;
+        continue;
+      }
       if (i % 10 == 0) t.pool(threads.pool);
       if (!t.test(kernel, rng)) return;
       ++ran;
     }
-    std::printf("%s: %d random shapes\n", kernel.name, ran);
+    std::printf("%s: %d random shapes (%d others it does not run)\n", kernel.name, ran, unfit);
     RecordProperty(kernel.name, ran);
   }
 }
@@ -383,12 +388,15 @@ TEST(Q8DwConv, AdversarialValuesEveryKernel) {
       if (i % 3 == 0) {  // many taps: large sums of maximal products
         s = Conv2dShape{};
         s.in_c = 1 + static_cast<int>(rng() % 33);
-        s.in_h = s.in_w = 9;
-        s.kernel_h = s.kernel_w = 7 + 2 * static_cast<int>(rng() % 2);
+        s.in_h = s.in_w = 17;
+        const bool tall = rng() % 2;  // 16x3 / 15x4 fit the kw4 kernels, 7x7 / 9x9 the others
+        s.kernel_h = tall ? 15 + static_cast<int>(rng() % 2) : 7 + 2 * static_cast<int>(rng() % 2);
+        s.kernel_w = tall ? 19 - s.kernel_h : s.kernel_h;
         s.pad_top = s.pad_left = static_cast<int>(rng() % 4);
         ASSERT_TRUE(finish_shape(s, 3, 3));
       }
       Q8DwConvTester t = random_q8_tester(s, i, rng);
+      if (!kernel.fits(s)) continue;
       t.fill(Fill::max_magnitude);
       if (i % 2) t.power_of_two_multipliers(true);
       if (!t.test(kernel, rng)) return;
@@ -409,6 +417,7 @@ TEST(Q8DwConv, ModelLayersEveryKernel) {
       for (int batch : {1, 2}) {
         s.batch = batch;
         Q8DwConvTester t = random_q8_tester(s, i++, rng);
+        ASSERT_TRUE(kernel.fits(s)) << kernel.name;
         ASSERT_TRUE(t.pool(batch == 2 ? threads.pool : nullptr).test(kernel, rng));
       }
     }
@@ -424,7 +433,7 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
   for (Isa isa : runnable_isas()) {
     std::string expected = "q8_conv2d_nhwc__ref";
     for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
-      if (k.isa <= isa && isa_supported(k.isa)) {
+      if (k.isa <= isa && isa_supported(k.isa) && k.fits(s)) {
         expected = k.name;
         break;
       }
@@ -439,6 +448,20 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
   ref.run(x.data(), y.data(), nullptr);
   EXPECT_EQ(y[0], 10 + 4 * 4);
   EXPECT_EQ(y[(2 * 5 + 2) * 8], 10 + 9 * 4);
+}
+
+TEST(Q8DwConv, WideKernelsFallBackToAKernelThatRunsThem) {
+  Conv2dShape s{1, 9, 9, 20, 0, 0, 0, 5, 5, 1, 1, 1, 1, 2, 2};
+  ASSERT_TRUE(finish_shape(s, 2, 2));
+  std::vector<int8_t> w(20 * 25, 1);
+  const float one = 1.0f;
+  const Requantization rq{{&one, 1}, 0, 0, 255};
+  for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
+    if (!isa_supported(k.isa) || k.fits(s)) continue;
+    EXPECT_THROW(Q8DwConv(s, Q8::u8, 0, w.data(), nullptr, rq, Q8::u8, k), std::invalid_argument) << k.name;
+    const std::string picked = Q8DwConv(s, Q8::u8, 0, w.data(), nullptr, rq, Q8::u8, k.isa).kernel_name();
+    EXPECT_NE(picked, k.name);
+  }
 }
 
 }  // namespace

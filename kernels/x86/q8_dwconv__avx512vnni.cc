@@ -1,0 +1,169 @@
+// INT8 depthwise convolution with vpdpbusd over the horizontal taps ("kw4" format of
+// kernels/dwconv_list.h), 16 channels per zmm.
+//
+// vpdpbusd sums 4 adjacent u8 x s8 products into each int32 lane, but adjacent bytes of an
+// NHWC row are different channels. So each input row is first rewritten, once, into a
+// buffer whose lane (ox, c) holds the 4 bytes x[iy][ox*sw - pad_left + kx*dw][c] for
+// kx = 0..3 (x_zero_point in the padding; weight 0 for kx >= kernel_w). An output pixel then
+// costs kernel_h vpdpbusd per 16 channels, against kernel_h * kernel_w FMAs in FP32, and a
+// buffered row serves every output row whose window covers it (3 for a 3x3 stride 1), held in
+// a ring keyed by iy mod ((kernel_h - 1) * dilation_h + 1).
+// Exact: vpdpbusd adds the four u8 x s8 products in int32 without saturation (unlike
+// vpmaddubsw). s8 activations are flipped to u8 (x ^ 0x80 = x + 128) as the rows are built;
+// the driver folds -(x_zp + 128) * sum(w) into the bias for them, -x_zp * sum(w) for u8.
+//
+// The epilogue is requantize_value() of kernels/ref/qmath.h lane by lane: cvtdq2ps, one
+// multiply, clamp in float to [qmin - zp, qmax - zp] (max then min), cvtps2dq (round half to
+// even under the default MXCSR), + zp; the value is then in range, so vpmovdb stores it exactly.
+// GCC 12 flags _mm512_undefined_ps() inside its own min/max intrinsics as "may be used
+// uninitialized", a false positive of the header.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <climits>
+
+#include "kernels/dwconv_list.h"
+
+namespace octet::kernels::avx512vnni {
+namespace {
+
+constexpr int kTile = 16;
+
+inline __mmask16 tail_mask(size_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
+
+// Rewrites input row iy (the pad row when outside the input) into the kw4 layout:
+// [out_w][channel groups of 16][16 lanes][4 bytes].
+template <bool XSigned>
+void build_row(const Q8DwImageRowsArgs& a, int iy, uint8_t* q) {
+  const Conv2dShape& s = *a.shape;
+  const size_t C = static_cast<size_t>(s.in_c);
+  const size_t groups = (C + kTile - 1) / kTile;
+  const size_t tail = C - (groups - 1) * kTile;
+  const __mmask16 tmask = tail_mask(tail);
+  const bool row_inside = iy >= 0 && iy < s.in_h;
+  const uint8_t* row = a.x + static_cast<size_t>(row_inside ? iy : 0) * s.in_w * C;
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
+  for (int ox = 0; ox < s.out_w; ++ox) {
+    const uint8_t* src[4];
+    for (int kx = 0; kx < 4; ++kx) {
+      const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+      src[kx] = row_inside && kx < s.kernel_w && ix >= 0 && ix < s.in_w ? row + static_cast<size_t>(ix) * C : a.pad;
+    }
+    __m128i* out = reinterpret_cast<__m128i*>(q + static_cast<size_t>(ox) * groups * 64);
+    for (size_t g = 0; g < groups; ++g, out += 4) {
+      const size_t c0 = g * kTile;
+      __m128i t[4];
+      if (g + 1 < groups || tail == kTile) {
+        for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[kx] + c0));
+      } else {
+        for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_maskz_loadu_epi8(tmask, src[kx] + c0);
+      }
+      if (XSigned) {
+        for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_xor_si128(t[kx], flip);
+      }
+      // Bytes of taps 0/1 and 2/3 interleaved, then the pairs: lane c = (t0[c], t1[c], t2[c], t3[c]).
+      const __m128i lo01 = _mm_unpacklo_epi8(t[0], t[1]), hi01 = _mm_unpackhi_epi8(t[0], t[1]);
+      const __m128i lo23 = _mm_unpacklo_epi8(t[2], t[3]), hi23 = _mm_unpackhi_epi8(t[2], t[3]);
+      _mm_store_si128(out + 0, _mm_unpacklo_epi16(lo01, lo23));
+      _mm_store_si128(out + 1, _mm_unpackhi_epi16(lo01, lo23));
+      _mm_store_si128(out + 2, _mm_unpacklo_epi16(hi01, hi23));
+      _mm_store_si128(out + 3, _mm_unpackhi_epi16(hi01, hi23));
+    }
+  }
+}
+
+struct Epilogue {
+  __m512 lo, hi;
+  __m512i zp;
+  explicit Epilogue(const Q8DwEpilogue& e)
+      : lo(_mm512_set1_ps(e.lo)), hi(_mm512_set1_ps(e.hi)), zp(_mm512_set1_epi32(e.zero_point)) {}
+
+  void store(uint8_t* y, __m512i acc, __m512 multiplier, __mmask16 mask) const {
+    __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), multiplier);
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(v), zp);
+    _mm512_mask_cvtepi32_storeu_epi8(y, mask, q);
+  }
+};
+
+// One output row from its kernel_h buffered input rows. KH > 0: unrolled, weights in
+// registers; KH == 0: any kernel_h.
+template <int KH>
+void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_t* y) {
+  const Conv2dShape& s = *a.shape;
+  const int kh = KH > 0 ? KH : s.kernel_h;
+  const size_t C = static_cast<size_t>(s.in_c);
+  const size_t groups = (C + kTile - 1) / kTile;
+  const size_t pixel_bytes = groups * 64;
+  const Epilogue ep(a.ep);
+  const int32_t* w = a.packed;
+  for (size_t g = 0; g < groups; ++g, w += (kh + 2) * kTile) {
+    const size_t c0 = g * kTile;
+    const __mmask16 mask = tail_mask(C - c0 < kTile ? C - c0 : kTile);
+    const __m512i bias = _mm512_loadu_si512(w);
+    const __m512 multiplier = _mm512_loadu_ps(reinterpret_cast<const float*>(w + (kh + 1) * kTile));
+    uint8_t* yo = y + c0;
+    if constexpr (KH > 0) {
+      __m512i wv[KH];
+      const uint8_t* q[KH];
+      for (int ky = 0; ky < KH; ++ky) {
+        wv[ky] = _mm512_loadu_si512(w + (ky + 1) * kTile);
+        q[ky] = qrows[ky] + g * 64;
+      }
+      for (int ox = 0; ox < s.out_w; ++ox, yo += C) {
+        __m512i acc = bias;
+        for (int ky = 0; ky < KH; ++ky) {
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(q[ky]), wv[ky]);
+          q[ky] += pixel_bytes;
+        }
+        ep.store(yo, acc, multiplier, mask);
+      }
+    } else {
+      for (int ox = 0; ox < s.out_w; ++ox, yo += C) {
+        __m512i acc = bias;
+        for (int ky = 0; ky < kh; ++ky) {
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + g * 64),
+                                    _mm512_loadu_si512(w + (ky + 1) * kTile));
+        }
+        ep.store(yo, acc, multiplier, mask);
+      }
+    }
+  }
+}
+
+template <bool XSigned>
+void image_rows(const Q8DwImageRowsArgs& a) {
+  const Conv2dShape& s = *a.shape;
+  const int ring = dw_kw4_ring(s);
+  const size_t slot_bytes = static_cast<size_t>(s.out_w) * ((s.in_c + kTile - 1) / kTile) * 64;
+  int held[kDwKw4MaxRing];
+  for (int i = 0; i < ring; ++i) held[i] = INT_MIN;  // no row
+  const uint8_t* qrows[kDwKw4MaxRing];
+  for (int oy = a.oy_begin; oy < a.oy_end; ++oy) {
+    for (int ky = 0; ky < s.kernel_h; ++ky) {
+      const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+      const int slot = ((iy % ring) + ring) % ring;
+      uint8_t* q = a.scratch + slot * slot_bytes;
+      if (held[slot] != iy) {
+        build_row<XSigned>(a, iy, q);
+        held[slot] = iy;
+      }
+      qrows[ky] = q;
+    }
+    uint8_t* y = a.y + static_cast<size_t>(oy) * s.out_w * s.in_c;
+    switch (s.kernel_h) {
+      case 1: compute_row<1>(a, qrows, y); break;
+      case 2: compute_row<2>(a, qrows, y); break;
+      case 3: compute_row<3>(a, qrows, y); break;
+      default: compute_row<0>(a, qrows, y); break;
+    }
+  }
+}
+
+}  // namespace
+
+void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a) {
+  a.ep.x_signed ? image_rows<true>(a) : image_rows<false>(a);
+}
+
+}  // namespace octet::kernels::avx512vnni
