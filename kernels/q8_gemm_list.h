@@ -17,7 +17,9 @@
 // Packed weights, one block per NR output channels (the channel tail is zero-padded):
 //   int32 bias'[NR], float multiplier[NR],
 //   then for each tap, for each group of KR k's: w[NR][KR] (int8, or int16 when w_bytes == 2)
-// K is rounded up to KR with zero weights; the kernels never read activations past kc.
+// K is rounded up to KR with zero weights. The K tail (kc % KR bytes) is read with one full
+// KR-byte load when that stays inside [.., a_end) or the row is `zero` (allocated kc + KR
+// bytes), else byte by byte: the kernels never read past the activations.
 #include <cstddef>
 #include <cstdint>
 
@@ -34,6 +36,8 @@ struct Q8IgemmArgs {
   const uint8_t* const* a;  // [ks][MR] row pointers
   const uint8_t* zero;      // the padding row: never offset
   ptrdiff_t a_offset;       // added to every pointer of a except zero
+  const uint8_t* a_end;     // end of the activations (offset applied): a row whose K tail
+                            // ends kr bytes or more before it is read with one full load
   const void* w;            // packed block (see above)
   void* y;                  // row 0, column 0 of the tile
   size_t y_row_stride;      // bytes between output rows
@@ -55,26 +59,45 @@ struct Q8GemmKernel {
 
 // The microkernels live in kernels/x86/q8_gemm__<isa>.cc, namespace x86::<isa>.
 // X(isa namespace, function, name, Isa, x type, MR, NR, KR, weight bytes, lanes)
-#define OCTET_Q8_GEMM_KERNELS(X) \
-  X(avx512vnni, qu8s8_igemm_12x16c4, "qu8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::u8, 12, 16, 4, 1, 16) \
-  X(avx512vnni, qu8s8_igemm_6x32c4, "qu8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::u8, 6, 32, 4, 1, 16) \
-  X(avx512vnni, qu8s8_igemm_4x64c4, "qu8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::u8, 4, 64, 4, 1, 16) \
-  X(avx512vnni, qs8s8_igemm_12x16c4, "qs8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::s8, 12, 16, 4, 1, 16) \
-  X(avx512vnni, qs8s8_igemm_6x32c4, "qs8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::s8, 6, 32, 4, 1, 16) \
-  X(avx512vnni, qs8s8_igemm_4x64c4, "qs8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::s8, 4, 64, 4, 1, 16) \
-  X(avx512, qu8s8_igemm_12x16c2, "qu8s8_igemm_12x16c2__avx512_madd16", Isa::avx512, Q8::u8, 12, 16, 2, 2, 16) \
-  X(avx512, qu8s8_igemm_6x32c2, "qu8s8_igemm_6x32c2__avx512_madd16", Isa::avx512, Q8::u8, 6, 32, 2, 2, 16) \
-  X(avx512, qu8s8_igemm_4x64c2, "qu8s8_igemm_4x64c2__avx512_madd16", Isa::avx512, Q8::u8, 4, 64, 2, 2, 16) \
-  X(avx512, qs8s8_igemm_12x16c2, "qs8s8_igemm_12x16c2__avx512_madd16", Isa::avx512, Q8::s8, 12, 16, 2, 2, 16) \
-  X(avx512, qs8s8_igemm_6x32c2, "qs8s8_igemm_6x32c2__avx512_madd16", Isa::avx512, Q8::s8, 6, 32, 2, 2, 16) \
-  X(avx512, qs8s8_igemm_4x64c2, "qs8s8_igemm_4x64c2__avx512_madd16", Isa::avx512, Q8::s8, 4, 64, 2, 2, 16) \
-  X(avxvnni, qu8s8_igemm_6x16c4, "qu8s8_igemm_6x16c4__avxvnni", Isa::avxvnni, Q8::u8, 6, 16, 4, 1, 8) \
-  X(avxvnni, qu8s8_igemm_4x32c4, "qu8s8_igemm_4x32c4__avxvnni", Isa::avxvnni, Q8::u8, 4, 32, 4, 1, 8) \
-  X(avxvnni, qs8s8_igemm_6x16c4, "qs8s8_igemm_6x16c4__avxvnni", Isa::avxvnni, Q8::s8, 6, 16, 4, 1, 8) \
-  X(avxvnni, qs8s8_igemm_4x32c4, "qs8s8_igemm_4x32c4__avxvnni", Isa::avxvnni, Q8::s8, 4, 32, 4, 1, 8) \
-  X(avx2, qu8s8_igemm_6x16c2, "qu8s8_igemm_6x16c2__avx2_madd16", Isa::avx2, Q8::u8, 6, 16, 2, 2, 8) \
-  X(avx2, qu8s8_igemm_12x8c2, "qu8s8_igemm_12x8c2__avx2_madd16", Isa::avx2, Q8::u8, 12, 8, 2, 2, 8) \
-  X(avx2, qs8s8_igemm_6x16c2, "qs8s8_igemm_6x16c2__avx2_madd16", Isa::avx2, Q8::s8, 6, 16, 2, 2, 8) \
+#define OCTET_Q8_GEMM_KERNELS(X)                                                                   \
+  X(avx512vnni, qu8s8_igemm_12x16c4, "qu8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::u8,   \
+    12, 16, 4, 1, 16)                                                                              \
+  X(avx512vnni, qu8s8_igemm_6x32c4, "qu8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::u8, 6,  \
+    32, 4, 1, 16)                                                                                  \
+  X(avx512vnni, qu8s8_igemm_4x64c4, "qu8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::u8, 4,  \
+    64, 4, 1, 16)                                                                                  \
+  X(avx512vnni, qs8s8_igemm_12x16c4, "qs8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::s8,   \
+    12, 16, 4, 1, 16)                                                                              \
+  X(avx512vnni, qs8s8_igemm_6x32c4, "qs8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::s8, 6,  \
+    32, 4, 1, 16)                                                                                  \
+  X(avx512vnni, qs8s8_igemm_4x64c4, "qs8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::s8, 4,  \
+    64, 4, 1, 16)                                                                                  \
+  X(avx512, qu8s8_igemm_12x16c2, "qu8s8_igemm_12x16c2__avx512_madd16", Isa::avx512, Q8::u8, 12,    \
+    16, 2, 2, 16)                                                                                  \
+  X(avx512, qu8s8_igemm_6x32c2, "qu8s8_igemm_6x32c2__avx512_madd16", Isa::avx512, Q8::u8, 6, 32,   \
+    2, 2, 16)                                                                                      \
+  X(avx512, qu8s8_igemm_4x64c2, "qu8s8_igemm_4x64c2__avx512_madd16", Isa::avx512, Q8::u8, 4, 64,   \
+    2, 2, 16)                                                                                      \
+  X(avx512, qs8s8_igemm_12x16c2, "qs8s8_igemm_12x16c2__avx512_madd16", Isa::avx512, Q8::s8, 12,    \
+    16, 2, 2, 16)                                                                                  \
+  X(avx512, qs8s8_igemm_6x32c2, "qs8s8_igemm_6x32c2__avx512_madd16", Isa::avx512, Q8::s8, 6, 32,   \
+    2, 2, 16)                                                                                      \
+  X(avx512, qs8s8_igemm_4x64c2, "qs8s8_igemm_4x64c2__avx512_madd16", Isa::avx512, Q8::s8, 4, 64,   \
+    2, 2, 16)                                                                                      \
+  X(avxvnni, qu8s8_igemm_6x16c4, "qu8s8_igemm_6x16c4__avxvnni", Isa::avxvnni, Q8::u8, 6, 16, 4, 1, \
+    8)                                                                                             \
+  X(avxvnni, qu8s8_igemm_4x32c4, "qu8s8_igemm_4x32c4__avxvnni", Isa::avxvnni, Q8::u8, 4, 32, 4, 1, \
+    8)                                                                                             \
+  X(avxvnni, qs8s8_igemm_6x16c4, "qs8s8_igemm_6x16c4__avxvnni", Isa::avxvnni, Q8::s8, 6, 16, 4, 1, \
+    8)                                                                                             \
+  X(avxvnni, qs8s8_igemm_4x32c4, "qs8s8_igemm_4x32c4__avxvnni", Isa::avxvnni, Q8::s8, 4, 32, 4, 1, \
+    8)                                                                                             \
+  X(avx2, qu8s8_igemm_6x16c2, "qu8s8_igemm_6x16c2__avx2_madd16", Isa::avx2, Q8::u8, 6, 16, 2, 2,   \
+    8)                                                                                             \
+  X(avx2, qu8s8_igemm_12x8c2, "qu8s8_igemm_12x8c2__avx2_madd16", Isa::avx2, Q8::u8, 12, 8, 2, 2,   \
+    8)                                                                                             \
+  X(avx2, qs8s8_igemm_6x16c2, "qs8s8_igemm_6x16c2__avx2_madd16", Isa::avx2, Q8::s8, 6, 16, 2, 2,   \
+    8)                                                                                             \
   X(avx2, qs8s8_igemm_12x8c2, "qs8s8_igemm_12x8c2__avx2_madd16", Isa::avx2, Q8::s8, 12, 8, 2, 2, 8)
 
 #define OCTET_Q8_GEMM_DECLARE_ENTRY(ns, fn, ...) \

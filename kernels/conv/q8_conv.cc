@@ -1,6 +1,7 @@
 #include "kernels/conv/q8_conv.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "kernels/ref/qconv2d.h"
@@ -75,21 +76,49 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
     return;
   }
   name_ = kernel_->name;
-  // ONNX order [c][k][tap]; the kernel wants tap-major rows of in_c (NHWC pixels).
-  auto weight_at = [&](size_t c, size_t t, size_t k) { return w[(c * in_c + k) * taps + t]; };
-  packed_ = pack_q8_weights(*kernel_, static_cast<size_t>(s_.out_c), taps, in_c, weight_at, bias,
-                            multiplier_, x_type_, x_zero_point_);
-  zero_row_.assign(in_c, static_cast<uint8_t>(x_zero_point_));
+  const size_t kh = static_cast<size_t>(s_.kernel_h);
+  const size_t kw = static_cast<size_t>(s_.kernel_w);
+  merge_kx_ = s_.dilation_w == 1;
+  taps_ = merge_kx_ ? kh : kh * kw;
+  kc_ = merge_kx_ ? kw * in_c : in_c;
+  // ONNX order [c][ic][ky][kx]; a tap row is NHWC: [kx][ic] (merged) or [ic] (one tap per ky, kx).
+  auto weight_merged = [&](size_t c, size_t ky, size_t k) {
+    return w[((c * in_c + k % in_c) * kh + ky) * kw + k / in_c];
+  };
+  auto weight_per_tap = [&](size_t c, size_t t, size_t k) { return w[(c * in_c + k) * taps + t]; };
+  const size_t out_c = static_cast<size_t>(s_.out_c);
+  packed_ = merge_kx_ ? pack_q8_weights(*kernel_, out_c, taps_, kc_, weight_merged, bias,
+                                        multiplier_, x_type_, x_zero_point_)
+                      : pack_q8_weights(*kernel_, out_c, taps_, kc_, weight_per_tap, bias,
+                                        multiplier_, x_type_, x_zero_point_);
+  const uint8_t zp_byte = static_cast<uint8_t>(x_zero_point_);
+  // kr spare bytes: the kernels may read the K tail of this row with one full load.
+  zero_row_.assign(kc_ + static_cast<size_t>(kernel_->kr), zp_byte);
+
+  const int pad_bottom =
+      std::max(0, (s_.out_h - 1) * s_.stride_h + (s_.kernel_h - 1) * s_.dilation_h + 1 - s_.in_h -
+                      s_.pad_top);
+  const int pad_right =
+      std::max(0, (s_.out_w - 1) * s_.stride_w + (s_.kernel_w - 1) * s_.dilation_w + 1 - s_.in_w -
+                      s_.pad_left);
+  const bool pads = s_.pad_top > 0 || s_.pad_left > 0 || pad_bottom > 0 || pad_right > 0;
+  if (merge_kx_ && pads) {
+    padded_h_ = s_.pad_top + s_.in_h + pad_bottom;
+    padded_w_ = s_.pad_left + s_.in_w + pad_right;
+    padded_ = AlignedBytes(static_cast<size_t>(s_.batch) * padded_h_ * padded_w_ * in_c +
+                           static_cast<size_t>(kernel_->kr));
+    std::memset(padded_.data(), zp_byte, padded_.size());
+    build_indirection(padded_.data(), padded_h_, padded_w_, 0, 0);
+  }
 }
 
-void Q8Conv::bind(const void* x) {
-  if (kernel_ == nullptr) return;
-  const uint8_t* base = static_cast<const uint8_t*>(x);
+void Q8Conv::build_indirection(const uint8_t* base, int image_h, int image_w, int pad_top,
+                               int pad_left) {
   const size_t mr = static_cast<size_t>(kernel_->mr);
-  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
   const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
   const size_t groups = (pixels + mr - 1) / mr;
-  indirection_.resize(groups * taps * mr);
+  const int taps_x = merge_kx_ ? 1 : s_.kernel_w;
+  indirection_.resize(groups * taps_ * mr);
   for (size_t g = 0; g < groups; ++g) {
     for (size_t i = 0; i < mr; ++i) {
       // Rows past the last pixel repeat it: the kernel computes them and stores nothing.
@@ -98,18 +127,23 @@ void Q8Conv::bind(const void* x) {
       const size_t oy = p / s_.out_w % s_.out_h;
       const size_t n = p / s_.out_w / s_.out_h;
       for (int ky = 0; ky < s_.kernel_h; ++ky) {
-        const int iy = static_cast<int>(oy) * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
-        for (int kx = 0; kx < s_.kernel_w; ++kx) {
-          const int ix = static_cast<int>(ox) * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
-          const size_t t = static_cast<size_t>(ky) * s_.kernel_w + kx;
-          const bool inside = iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w;
-          indirection_[(g * taps + t) * mr + i] =
-              inside ? base + ((n * s_.in_h + iy) * s_.in_w + ix) * s_.in_c : zero_row_.data();
+        const int iy = static_cast<int>(oy) * s_.stride_h - pad_top + ky * s_.dilation_h;
+        for (int kx = 0; kx < taps_x; ++kx) {
+          const int ix = static_cast<int>(ox) * s_.stride_w - pad_left + kx * s_.dilation_w;
+          const size_t t = static_cast<size_t>(ky) * taps_x + kx;
+          const bool inside = iy >= 0 && iy < image_h && ix >= 0 && ix < image_w;
+          indirection_[(g * taps_ + t) * mr + i] =
+              inside ? base + ((n * image_h + iy) * image_w + ix) * s_.in_c : zero_row_.data();
         }
       }
     }
   }
-  bound_x_ = base;
+}
+
+void Q8Conv::bind(const void* x) {
+  if (kernel_ == nullptr || padded_.size() > 0) return;
+  bound_x_ = static_cast<const uint8_t*>(x);
+  build_indirection(bound_x_, s_.in_h, s_.in_w, s_.pad_top, s_.pad_left);
 }
 
 void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
@@ -117,13 +151,32 @@ void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
     run_reference(x, y);
     return;
   }
-  if (bound_x_ == nullptr) throw std::logic_error("Q8Conv::run: bind() was never called");
   const size_t mr = static_cast<size_t>(kernel_->mr);
   const size_t nr = static_cast<size_t>(kernel_->nr);
-  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
   const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
   const size_t out_c = static_cast<size_t>(s_.out_c);
-  const ptrdiff_t a_offset = static_cast<const uint8_t*>(x) - bound_x_;
+  const size_t row_bytes = static_cast<size_t>(s_.in_w) * s_.in_c;
+  const uint8_t* x_bytes = static_cast<const uint8_t*>(x);
+  ptrdiff_t a_offset = 0;
+  const uint8_t* a_end = nullptr;
+  if (padded_.size() > 0) {
+    // The frame keeps x_zero_point from the constructor; only the interior changes.
+    uint8_t* padded = padded_.data();
+    for (int n = 0; n < s_.batch; ++n) {
+      for (int iy = 0; iy < s_.in_h; ++iy) {
+        const size_t to =
+            ((static_cast<size_t>(n) * padded_h_ + s_.pad_top + iy) * padded_w_ + s_.pad_left) *
+            s_.in_c;
+        std::memcpy(padded + to, x_bytes + (static_cast<size_t>(n) * s_.in_h + iy) * row_bytes,
+                    row_bytes);
+      }
+    }
+    a_end = padded + padded_.size();
+  } else {
+    if (bound_x_ == nullptr) throw std::logic_error("Q8Conv::run: bind() was never called");
+    a_offset = x_bytes - bound_x_;
+    a_end = x_bytes + static_cast<size_t>(s_.batch) * s_.in_h * row_bytes;
+  }
   uint8_t* y_base = static_cast<uint8_t*>(y);
   const float lo = static_cast<float>(qmin_ - y_zero_point_);
   const float hi = static_cast<float>(qmax_ - y_zero_point_);
@@ -131,11 +184,12 @@ void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
     Q8IgemmArgs args;
     args.mr = std::min(mr, pixels - g * mr);
     args.nc = std::min(nr, out_c - b * nr);
-    args.kc = static_cast<size_t>(s_.in_c);
-    args.ks = taps;
-    args.a = indirection_.data() + g * taps * mr;
+    args.kc = kc_;
+    args.ks = taps_;
+    args.a = indirection_.data() + g * taps_ * mr;
     args.zero = zero_row_.data();
     args.a_offset = a_offset;
+    args.a_end = a_end;
     args.w = packed_.bytes.data() + b * packed_.block_bytes;
     args.y = y_base + g * mr * out_c + b * nr;
     args.y_row_stride = out_c;

@@ -4,10 +4,19 @@
 // points and falls back to q8_conv2d_nhwc__ref otherwise). Results are bit-exact with
 // q8_conv2d_nhwc__ref (docs/requantization.md).
 //
+// How the IGEMM sees a conv: one "tap" per kernel row (ky), whose kc = kernel_w * in_c bytes
+// are the kernel_w neighbouring pixels of that input row, contiguous in NHWC (this needs
+// dilation_w == 1; otherwise one tap per (ky, kx) of in_c bytes). When the conv pads, run()
+// first copies the input into a private buffer framed by x_zero_point bytes (the frame is
+// written once, in the constructor), so every tap row is contiguous and in bounds; fewer,
+// longer taps cut the per-tap pointer work that dominates small in_c (3, 16).
+//
 // Life cycle: the constructor packs the weights (zero point folded into the bias, see
-// q8_gemm_list.h); bind(x) builds the indirection buffer for one input address; run() may then
-// be called with that address or any other input of the same shape (the pointers are offset)
-// and never allocates. When no microkernel fits (isa == scalar, or a CPU without AVX2) the
+// q8_gemm_list.h); bind(x) builds the indirection buffer for one input address (a no-op with
+// the padded copy, whose indirection is built once); run() may then be called with that
+// address or any other input of the same shape (the pointers are offset) and never allocates.
+// run() writes the padded copy, so one Q8Conv must not run on two threads at once (its own
+// pool threads are fine). When no microkernel fits (isa == scalar, or a CPU without AVX2) the
 // reference kernel runs instead and kernel_name() says so.
 #include <pthreadpool.h>
 
@@ -56,8 +65,16 @@ class Q8Conv {
   const Q8GemmKernel* kernel_ = nullptr;
   std::string name_;
 
+  void build_indirection(const uint8_t* base, int image_h, int image_w, int pad_top, int pad_left);
+
   Q8PackedWeights packed_;
-  std::vector<uint8_t> zero_row_;            // in_c bytes of x_zero_point: what padding taps read
+  bool merge_kx_ = false;  // one tap per kernel row (kc = kernel_w * in_c)
+  size_t taps_ = 0, kc_ = 0;
+  // The padded copy of the input: [batch][in_h + pads][in_w + pads][in_c] + kr spare bytes,
+  // frame = x_zero_point. Empty when the conv does not pad (the taps then read x itself).
+  mutable AlignedBytes padded_;
+  int padded_h_ = 0, padded_w_ = 0;
+  std::vector<uint8_t> zero_row_;  // kc + kr bytes of x_zero_point: what padding taps read
   std::vector<const uint8_t*> indirection_;  // [pixel groups of MR][taps][MR]
   const uint8_t* bound_x_ = nullptr;
 

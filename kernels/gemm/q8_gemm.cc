@@ -107,6 +107,7 @@ void Q8Gemm::run(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
     args.a = row;
     args.zero = nullptr;
     args.a_offset = 0;
+    args.a_end = a_base + rows * k;
     args.w = packed_.bytes.data() + blk * packed_.block_bytes;
     args.y = y_base + first * n + blk * nr;
     args.y_row_stride = n;
