@@ -1,6 +1,7 @@
 // Gemm and MatMul (FP32) on row-major operands.
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/gemm_geometry.h"
+#include "kernels/gemm/f32_gemm.h"
 #include "kernels/ref/gemm.h"
 
 namespace octet {
@@ -11,6 +12,30 @@ ops::GemmGeometry gemm_geometry(const OpContext& c) {
     if (c.has(i) && c.info(i).dtype != ir::DType::f32)
       c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " Gemm is not supported (only float32)");
   return ops::gemm_geometry(c, 0, 1, 2);
+}
+
+// The SIMD GEMM when B is a constant and C is absent or a constant bias row (a fully connected
+// layer: A not transposed, alpha 1, C broadcast along M); an empty Kernel otherwise.
+Kernel fast_gemm(const OpContext& c, const ops::GemmGeometry& g, float alpha, float beta, const kernels::Activation& act,
+                 const float* a, const float* b, const float* cc, float* y) {
+  if (c.isa == kernels::Isa::scalar || g.s.trans_a || alpha != 1.0f || c.in_const[1] == nullptr) return {};
+  std::vector<float> bias;
+  if (c.has(2)) {
+    if (c.in_const[2] == nullptr || g.c_stride_m != 0) return {};
+    for (int j = 0; j < g.s.n; ++j) bias.push_back(beta * cc[j * g.c_stride_n]);
+  }
+  if (g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n) || g.s.lda != g.s.k) return {};
+  std::shared_ptr<kernels::F32Gemm> gemm;
+  try {
+    gemm = std::make_shared<kernels::F32Gemm>(g.s.k, g.s.n, b, g.s.trans_b, bias.empty() ? nullptr : bias.data(), act,
+                                              c.isa);
+  } catch (const std::invalid_argument&) {
+    return {};
+  }
+  c.report_kernel(gemm->kernel_name());
+  pthreadpool_t pool = c.threadpool;
+  const int64_t m = g.s.m;
+  return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
 }
 
 OpImpl gemm_op() {
@@ -28,6 +53,8 @@ OpImpl gemm_op() {
     auto b = static_cast<const float*>(in[1]);
     auto cc = c.has(2) ? static_cast<const float*>(in[2]) : nullptr;
     auto y = static_cast<float*>(out[0]);
+    if (Kernel fast = fast_gemm(c, g, alpha, beta, act, a, b, cc, y)) return fast;
+    c.report_kernel("f32_gemm__ref");
     return [=] { kernels::f32_gemm__ref(g.s, alpha, a, b, beta, cc, g.c_stride_m, g.c_stride_n, act, y); };
   };
   op.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
