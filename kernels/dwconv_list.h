@@ -139,6 +139,8 @@ void q8_dwconv_c16_indirect(const Q8DwIndirectArgs& a);
 }  // namespace avx512
 namespace avx512vnni {
 void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a);
+void q8_dwconv_c16_row(const Q8DwRowArgs& a);
+void q8_dwconv_c16_indirect(const Q8DwIndirectArgs& a);
 }  // namespace avx512vnni
 namespace avx2 {
 void f32_dwconv_c8_row(const F32DwRowArgs& a);
@@ -156,6 +158,8 @@ inline constexpr F32DwConvKernel kF32DwConvKernels[] = {
 inline constexpr Q8DwConvKernel kQ8DwConvKernels[] = {
     {"q8_dwconv_c16kw4__avx512vnni_dpbusd", Isa::avx512vnni, 16, nullptr, nullptr,
      avx512vnni::q8_dwconv_c16kw4_image_rows},
+    {"q8_dwconv_c16__avx512vnni_dpwssd", Isa::avx512vnni, 16, avx512vnni::q8_dwconv_c16_row,
+     avx512vnni::q8_dwconv_c16_indirect},
     {"q8_dwconv_c16__avx512_maddwd", Isa::avx512, 16, avx512::q8_dwconv_c16_row,
      avx512::q8_dwconv_c16_indirect},
     {"q8_dwconv_c8__avx2_maddwd", Isa::avx2, 8, avx2::q8_dwconv_c8_row, avx2::q8_dwconv_c8_indirect},

@@ -166,4 +166,23 @@ void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a) {
   a.ep.x_signed ? image_rows<true>(a) : image_rows<false>(a);
 }
 
+// The int32-lane kernels of q8_dwconv__avx512.cc with vpdpwssd, which fuses the vpmaddwd and
+// the vpaddd (same exactness argument: the weight's int32 lane has a zero high half).
+// For the shapes the kw4 kernel does not fit or runs slower.
+namespace int32_lanes {
+namespace {
+inline __m512i mac(__m512i acc, __m512i x, __m512i w) { return _mm512_dpwssd_epi32(acc, x, w); }
+}  // namespace
+
+#include "kernels/x86/q8_dwconv_int32_lanes_avx512.inc"
+}  // namespace int32_lanes
+
+void q8_dwconv_c16_row(const Q8DwRowArgs& a) {
+  a.ep.x_signed ? int32_lanes::row<true>(a) : int32_lanes::row<false>(a);
+}
+
+void q8_dwconv_c16_indirect(const Q8DwIndirectArgs& a) {
+  a.ep.x_signed ? int32_lanes::indirect<true>(a) : int32_lanes::indirect<false>(a);
+}
+
 }  // namespace octet::kernels::avx512vnni
