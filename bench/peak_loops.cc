@@ -30,9 +30,10 @@ volatile int32_t g_int_sink;
       "xmm13", "xmm14", "xmm15", "cc"
 
 // Zeroes the 16 registers (the 128-bit VEX xor clears the upper lanes of ymm and zmm too),
-// then runs `body` `iterations` times.
+// then runs `body` `iterations` times (the loop tests at the bottom, so 0 must not enter it).
 #define OCTET_ZERO(r) "vpxor %%xmm" r ", %%xmm" r ", %%xmm" r "\n\t"
 #define OCTET_ASM_LOOP(body)                                                                              \
+  if (iterations <= 0) return;                                                                            \
   __asm__ volatile(OCTET_ACC12(OCTET_ZERO) OCTET_ZERO("12") OCTET_ZERO("13") OCTET_ZERO("14") OCTET_ZERO("15") \
                    "1:\n\t" body "dec %0\n\tjnz 1b\n\tvzeroupper"                                        \
                    : "+r"(iterations)                                                                     \
