@@ -20,6 +20,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "kernels/dwconv_list.h"
@@ -31,6 +32,97 @@ constexpr int kTile = 16;
 
 inline __mmask16 tail_mask(size_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
 
+template <bool XSigned>
+inline __m128i load16(const uint8_t* p, __mmask16 mask) {
+  const __m128i v = _mm_maskz_loadu_epi8(mask, p);
+  return XSigned ? _mm_xor_si128(v, _mm_set1_epi8(static_cast<char>(0x80))) : v;
+}
+
+// Two taps' bytes interleaved: lo = channels 0..7, hi = 8..15, as (a[c], b[c]) pairs.
+struct Pairs {
+  __m128i lo, hi;
+};
+inline Pairs interleave(__m128i a, __m128i b) { return {_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)}; }
+
+// 16 lanes (a[c], b[c], c[c], d[c]) from the pairs (a, b) and (c, d), stored in channel order.
+inline void store_quads(const Pairs& ab, const Pairs& cd, __m128i* out) {
+  _mm_store_si128(out + 0, _mm_unpacklo_epi16(ab.lo, cd.lo));
+  _mm_store_si128(out + 1, _mm_unpackhi_epi16(ab.lo, cd.lo));
+  _mm_store_si128(out + 2, _mm_unpacklo_epi16(ab.hi, cd.hi));
+  _mm_store_si128(out + 3, _mm_unpackhi_epi16(ab.hi, cd.hi));
+}
+
+// Entries (ox, channel groups [g_begin, g_end)) of the kw4 row, any geometry: each tap of
+// the window reads the input, or the pad row outside it and for kx >= kernel_w.
+template <bool XSigned>
+void build_entries(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox, size_t g_begin, size_t g_end,
+                   uint8_t* q) {
+  const Conv2dShape& s = *a.shape;
+  const size_t C = static_cast<size_t>(s.in_c);
+  const size_t groups = (C + kTile - 1) / kTile;
+  const size_t tail = C - (groups - 1) * kTile;
+  const uint8_t* src[4];
+  for (int kx = 0; kx < 4; ++kx) {
+    const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+    src[kx] = row && kx < s.kernel_w && ix >= 0 && ix < s.in_w ? row + static_cast<size_t>(ix) * C : a.pad;
+  }
+  __m128i* out = reinterpret_cast<__m128i*>(q + (static_cast<size_t>(ox) * groups + g_begin) * 64);
+  for (size_t g = g_begin; g < g_end; ++g, out += 4) {
+    const size_t c0 = g * kTile;
+    __m128i t[4];
+    if (g + 1 < groups || tail == kTile) {
+      for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[kx] + c0));
+    } else {
+      for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_maskz_loadu_epi8(tail_mask(tail), src[kx] + c0);
+    }
+    if (XSigned) {
+      for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_xor_si128(t[kx], _mm_set1_epi8(static_cast<char>(0x80)));
+    }
+    store_quads(interleave(t[0], t[1]), interleave(t[2], t[3]), out);
+  }
+}
+
+// Entries [ox_begin, ox_end) of every channel group when dilation_w is 1 and all four
+// taps x[ix0 .. ix0 + 3] are inside the row (a tap past kernel_w has weight 0, so reading
+// the input there is harmless). Consecutive entries share interleaved pairs: with
+// P(i) = (x[i], x[i + 1]), entry ox is (P(ix0), P(ix0 + 2)), so stride 1 needs one new
+// load and stride 2 one new P per entry.
+template <bool XSigned, int SW>
+void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin, int ox_end, uint8_t* q) {
+  const Conv2dShape& s = *a.shape;
+  const size_t C = static_cast<size_t>(s.in_c);
+  const size_t groups = (C + kTile - 1) / kTile;
+  const size_t step = groups * 4;  // __m128i per entry
+  for (size_t g = 0; g < groups; ++g) {
+    const __mmask16 m = tail_mask(C - g * kTile < kTile ? C - g * kTile : kTile);
+    const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + g * kTile;
+    __m128i* out = reinterpret_cast<__m128i*>(q + (static_cast<size_t>(ox_begin) * groups + g) * 64);
+    if constexpr (SW == 1) {
+      __m128i x1 = load16<XSigned>(p + C, m), x3 = load16<XSigned>(p + 3 * C, m);
+      const __m128i x2 = load16<XSigned>(p + 2 * C, m);
+      Pairs p0 = interleave(load16<XSigned>(p, m), x1), p1 = interleave(x1, x2), p2 = interleave(x2, x3);
+      for (int ox = ox_begin;;) {
+        store_quads(p0, p2, out);
+        if (++ox == ox_end) break;
+        out += step;
+        p += C;
+        const __m128i x4 = load16<XSigned>(p + 3 * C, m);
+        p0 = p1;
+        p1 = p2;
+        p2 = interleave(x3, x4);
+        x3 = x4;
+      }
+    } else {
+      Pairs pa = interleave(load16<XSigned>(p, m), load16<XSigned>(p + C, m));
+      for (int ox = ox_begin; ox < ox_end; ++ox, out += step, p += 2 * C) {
+        const Pairs pb = interleave(load16<XSigned>(p + 2 * C, m), load16<XSigned>(p + 3 * C, m));
+        store_quads(pa, pb, out);
+        pa = pb;
+      }
+    }
+  }
+}
+
 // Rewrites input row iy (the pad row when outside the input) into the kw4 layout:
 // [out_w][channel groups of 16][16 lanes][4 bytes].
 template <bool XSigned>
@@ -38,38 +130,24 @@ void build_row(const Q8DwImageRowsArgs& a, int iy, uint8_t* q) {
   const Conv2dShape& s = *a.shape;
   const size_t C = static_cast<size_t>(s.in_c);
   const size_t groups = (C + kTile - 1) / kTile;
-  const size_t tail = C - (groups - 1) * kTile;
-  const __mmask16 tmask = tail_mask(tail);
-  const bool row_inside = iy >= 0 && iy < s.in_h;
-  const uint8_t* row = a.x + static_cast<size_t>(row_inside ? iy : 0) * s.in_w * C;
-  const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
-  for (int ox = 0; ox < s.out_w; ++ox) {
-    const uint8_t* src[4];
-    for (int kx = 0; kx < 4; ++kx) {
-      const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
-      src[kx] = row_inside && kx < s.kernel_w && ix >= 0 && ix < s.in_w ? row + static_cast<size_t>(ix) * C : a.pad;
-    }
-    __m128i* out = reinterpret_cast<__m128i*>(q + static_cast<size_t>(ox) * groups * 64);
-    for (size_t g = 0; g < groups; ++g, out += 4) {
-      const size_t c0 = g * kTile;
-      __m128i t[4];
-      if (g + 1 < groups || tail == kTile) {
-        for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[kx] + c0));
-      } else {
-        for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_maskz_loadu_epi8(tmask, src[kx] + c0);
-      }
-      if (XSigned) {
-        for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_xor_si128(t[kx], flip);
-      }
-      // Bytes of taps 0/1 and 2/3 interleaved, then the pairs: lane c = (t0[c], t1[c], t2[c], t3[c]).
-      const __m128i lo01 = _mm_unpacklo_epi8(t[0], t[1]), hi01 = _mm_unpackhi_epi8(t[0], t[1]);
-      const __m128i lo23 = _mm_unpacklo_epi8(t[2], t[3]), hi23 = _mm_unpackhi_epi8(t[2], t[3]);
-      _mm_store_si128(out + 0, _mm_unpacklo_epi16(lo01, lo23));
-      _mm_store_si128(out + 1, _mm_unpackhi_epi16(lo01, lo23));
-      _mm_store_si128(out + 2, _mm_unpacklo_epi16(hi01, hi23));
-      _mm_store_si128(out + 3, _mm_unpackhi_epi16(hi01, hi23));
+  const uint8_t* row = iy >= 0 && iy < s.in_h ? a.x + static_cast<size_t>(iy) * s.in_w * C : nullptr;
+  // Interior: ix0 = ox*sw - pad_left >= 0 and ix0 + 3 <= in_w - 1.
+  int lo = s.out_w, hi = s.out_w;
+  if (row && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
+    lo = (s.pad_left + s.stride_w - 1) / s.stride_w;
+    const int last = s.in_w - 4 + s.pad_left;
+    hi = last < 0 ? 0 : std::min(last / s.stride_w + 1, s.out_w);
+    if (hi <= lo) lo = hi = s.out_w;
+  }
+  for (int ox = 0; ox < lo; ++ox) build_entries<XSigned>(a, row, ox, 0, groups, q);
+  if (lo < hi) {
+    if (s.stride_w == 1) {
+      build_interior<XSigned, 1>(a, row, lo, hi, q);
+    } else {
+      build_interior<XSigned, 2>(a, row, lo, hi, q);
     }
   }
+  for (int ox = hi; ox < s.out_w; ++ox) build_entries<XSigned>(a, row, ox, 0, groups, q);
 }
 
 struct Epilogue {
