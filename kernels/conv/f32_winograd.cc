@@ -1,0 +1,228 @@
+#include "kernels/conv/f32_winograd.h"
+
+#include <algorithm>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
+namespace octet::kernels {
+
+namespace {
+
+constexpr size_t kPositions = 16;  // 4x4 transformed positions xi = 4 i + j
+
+// Scratch per block of tiles (V and M) kept to about an eighth of the 1 MiB L2: the
+// transformed weights (16 · in_c · out_c floats) share it.
+constexpr size_t kBlockBudgetFloats = 128 * 1024 / sizeof(float);
+
+std::string describe(const Conv2dShape& s) {
+  return "kernel " + std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + ", stride " +
+         std::to_string(s.stride_h) + "x" + std::to_string(s.stride_w) + ", dilation " +
+         std::to_string(s.dilation_h) + "x" + std::to_string(s.dilation_w) + ", groups " +
+         std::to_string(s.groups) + ", " + std::to_string(s.in_h) + "x" + std::to_string(s.in_w) + "x" +
+         std::to_string(s.in_c) + " -> " + std::to_string(s.out_h) + "x" + std::to_string(s.out_w) + "x" +
+         std::to_string(s.out_c);
+}
+
+const Conv2dShape& checked(const Conv2dShape& s, const Activation& act) {
+  if (!F32WinogradConv::supports(s, act))
+    throw std::invalid_argument("F32WinogradConv: unsupported conv (" + describe(s) +
+                                "): needs a 3x3 kernel, stride 1, dilation 1, groups 1 and non-negative pads");
+  return s;
+}
+
+const F32WinogradKernel& choose_transforms(Isa isa) {
+  const F32WinogradKernel* best = nullptr;
+  for (const F32WinogradKernel& k : f32_winograd_kernels())
+    if (k.isa <= isa && isa_supported(k.isa) && (best == nullptr || k.isa > best->isa)) best = &k;
+  if (best == nullptr)
+    throw std::invalid_argument(std::string("no Winograd transform microkernel for ISA level ") + isa_name(isa) +
+                                " on this CPU: use F32Conv or the ref kernel");
+  return *best;
+}
+
+template <class Kernel>
+const Kernel& runnable(const Kernel& kernel, const char* name) {
+  if (!isa_supported(kernel.isa))
+    throw std::invalid_argument(std::string(name) + " needs " + isa_name(kernel.isa) +
+                                ", which this CPU does not support");
+  return kernel;
+}
+
+size_t round_up(size_t n, size_t q) { return (n + q - 1) / q * q; }
+
+// U = G g G^T for one 3x3 filter g (row-major), in double, G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1].
+void transform_filter(const float* g, float* u /*[16]*/) {
+  double gg[4][3];  // G g
+  for (int c = 0; c < 3; ++c) {
+    const double g0 = g[c], g1 = g[3 + c], g2 = g[6 + c];
+    gg[0][c] = g0;
+    gg[1][c] = 0.5 * (g0 + g1 + g2);
+    gg[2][c] = 0.5 * (g0 - g1 + g2);
+    gg[3][c] = g2;
+  }
+  for (int i = 0; i < 4; ++i) {
+    const double a = gg[i][0], b = gg[i][1], c = gg[i][2];
+    u[4 * i + 0] = static_cast<float>(a);
+    u[4 * i + 1] = static_cast<float>(0.5 * (a + b + c));
+    u[4 * i + 2] = static_cast<float>(0.5 * (a - b + c));
+    u[4 * i + 3] = static_cast<float>(c);
+  }
+}
+
+}  // namespace
+
+struct F32WinogradConv::Block {
+  size_t image, first_tile, tiles;
+};
+
+bool F32WinogradConv::supports(const Conv2dShape& s, const Activation&) {
+  const bool sizes = s.batch > 0 && s.in_h > 0 && s.in_w > 0 && s.in_c > 0 && s.out_h > 0 && s.out_w > 0 &&
+                     s.out_c > 0;
+  const bool geometry = s.kernel_h == 3 && s.kernel_w == 3 && s.stride_h == 1 && s.stride_w == 1 &&
+                        s.dilation_h == 1 && s.dilation_w == 1 && s.groups == 1;
+  // Bottom / right pads implied by the output size.
+  const bool pads = s.pad_top >= 0 && s.pad_left >= 0 && s.out_h + 2 - s.in_h - s.pad_top >= 0 &&
+                    s.out_w + 2 - s.in_w - s.pad_left >= 0;
+  return sizes && geometry && pads;
+}
+
+F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,
+                                 const Activation& act, Isa isa)
+    : F32WinogradConv(s, weights, bias, act, choose_transforms(isa),
+                      choose_f32_gemm_kernel(isa,
+                                             int64_t((checked(s, act).out_h + 1) / 2) * ((s.out_w + 1) / 2),
+                                             s.out_c)) {}
+
+F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,
+                                 const Activation& act, const F32WinogradKernel& transforms,
+                                 const F32GemmKernel& gemm)
+    : s_(checked(s, act)),
+      act_(act),
+      clamp_(f32_clamp_for(act)),
+      transforms_(&runnable(transforms, transforms.name)),
+      gemm_(&runnable(gemm, gemm.gemm_name)),
+      name_(transforms.name),
+      bias_(static_cast<size_t>(s.out_c), 0.0f),
+      zero_(static_cast<size_t>(s.in_c), 0.0f) {
+  const size_t in_c = s.in_c, out_c = s.out_c;
+  std::vector<float> u(kPositions * out_c * in_c);  // [xi][o][k]
+  float filter[kPositions];
+  for (size_t o = 0; o < out_c; ++o)
+    for (size_t k = 0; k < in_c; ++k) {
+      transform_filter(weights + (o * in_c + k) * 9, filter);
+      for (size_t xi = 0; xi < kPositions; ++xi) u[(xi * out_c + o) * in_c + k] = filter[xi];
+    }
+  weights_.reserve(kPositions);
+  for (size_t xi = 0; xi < kPositions; ++xi)
+    weights_.emplace_back(s.out_c, 1, s.in_c, gemm.nr, nullptr,
+                          [&](int64_t o, int64_t, int64_t k) { return u[(xi * out_c + o) * in_c + k]; });
+  if (bias != nullptr) std::copy(bias, bias + out_c, bias_.begin());
+
+  tiles_h_ = (s.out_h + 1) / 2;
+  tiles_w_ = (s.out_w + 1) / 2;
+  const size_t tiles = tiles_h_ * tiles_w_;
+  const size_t mr = gemm.mr;
+  const size_t per_tile = kPositions * (in_c + out_c);
+  block_tiles_ = std::max(mr, kBlockBudgetFloats / per_tile / mr * mr);
+  if (block_tiles_ >= tiles) block_tiles_ = tiles;
+  blocks_per_image_ = (tiles + block_tiles_ - 1) / block_tiles_;
+  // Rows rounded to 16 floats so every slot and matrix starts on a cache line.
+  slot_floats_ = round_up(kPositions * block_tiles_ * (in_c + out_c), 16);
+}
+
+void F32WinogradConv::bind(const float*) {
+  if (scratch_) return;
+  const size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  slots_ = std::min(hardware, static_cast<size_t>(s_.batch) * blocks_per_image_);
+  const size_t bytes = round_up(slots_ * slot_floats_ * sizeof(float), 64);
+  scratch_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  if (!scratch_) throw std::bad_alloc();
+}
+
+void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, float* y) const {
+  const size_t in_c = s_.in_c, out_c = s_.out_c;
+  float* v = scratch_.get() + slot * slot_floats_;
+  float* m = v + kPositions * block_tiles_ * in_c;
+  const size_t v_stride = block_tiles_ * in_c, m_stride = block_tiles_ * out_c;
+  const float* image_x = x + b.image * size_t(s_.in_h) * s_.in_w * in_c;
+  float* image_y = y + b.image * size_t(s_.out_h) * s_.out_w * out_c;
+
+  for (size_t t = 0; t < b.tiles; ++t) {
+    const size_t tile = b.first_tile + t;
+    const int iy0 = int(tile / tiles_w_) * 2 - s_.pad_top, ix0 = int(tile % tiles_w_) * 2 - s_.pad_left;
+    const float* pixels[kPositions];
+    for (int r = 0; r < 4; ++r)
+      for (int q = 0; q < 4; ++q) {
+        const int iy = iy0 + r, ix = ix0 + q;
+        const bool inside = iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w;
+        pixels[4 * r + q] = inside ? image_x + (size_t(iy) * s_.in_w + ix) * in_c : zero_.data();
+      }
+    transforms_->input(in_c, pixels, v + t * in_c, v_stride);
+  }
+
+  constexpr F32MinMax no_clamp = {-__builtin_inff(), __builtin_inff()};
+  const size_t mr = gemm_->mr;
+  for (size_t xi = 0; xi < kPositions; ++xi)
+    for (size_t r = 0; r < b.tiles; r += mr)
+      gemm_->gemm(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_[xi].data(),
+                  m + xi * m_stride + r * out_c, out_c, no_clamp);
+
+  const bool act_after = activation_after_kernel(act_);
+  const size_t y_row_stride = size_t(s_.out_w) * out_c;
+  for (size_t t = 0; t < b.tiles; ++t) {
+    const size_t tile = b.first_tile + t;
+    const size_t oy = tile / tiles_w_ * 2, ox = tile % tiles_w_ * 2;
+    const size_t rows = std::min<size_t>(2, s_.out_h - oy), cols = std::min<size_t>(2, s_.out_w - ox);
+    float* out = image_y + oy * y_row_stride + ox * out_c;
+    transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, rows, cols, clamp_);
+    if (act_after)
+      for (size_t r = 0; r < rows; ++r) apply_activation_f32(act_, cols, out_c, out + r * y_row_stride, out_c);
+  }
+}
+
+namespace {
+
+struct RunTask {
+  const F32WinogradConv* conv;
+  const float* x;
+  float* y;
+  size_t block_tiles, blocks_per_image, tiles_per_image, total_blocks, slots;
+};
+
+}  // namespace
+
+void F32WinogradConv::run_slot(void* context, size_t slot) {
+  const auto& t = *static_cast<const RunTask*>(context);
+  // Static split of the blocks over the slots (each slot owns one scratch area).
+  const size_t first = slot * t.total_blocks / t.slots, last = (slot + 1) * t.total_blocks / t.slots;
+  for (size_t i = first; i < last; ++i) {
+    const size_t image = i / t.blocks_per_image, block = i % t.blocks_per_image;
+    const size_t first_tile = block * t.block_tiles;
+    const Block b{image, first_tile, std::min(t.block_tiles, t.tiles_per_image - first_tile)};
+    t.conv->run_block(b, slot, t.x, t.y);
+  }
+}
+
+void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool) const {
+  if (!scratch_) throw std::logic_error("F32WinogradConv::run: call bind() first (it allocates the scratch)");
+  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  const size_t tiles = tiles_h_ * tiles_w_, batch = s_.batch;
+  size_t block_tiles = block_tiles_;
+  if (threads > 1 && batch < threads) {
+    // Too few images to share out: smaller blocks (still whole GEMM tiles) so every thread gets work.
+    const size_t per_image = (threads + batch - 1) / batch;
+    block_tiles = std::min(block_tiles, std::max<size_t>(gemm_->mr, round_up((tiles + per_image - 1) / per_image, gemm_->mr)));
+  }
+  const size_t blocks_per_image = (tiles + block_tiles - 1) / block_tiles;
+  const size_t total_blocks = batch * blocks_per_image;
+  const size_t slots = std::min({slots_, threads, total_blocks});
+  RunTask task{this, x, y, block_tiles, blocks_per_image, tiles, total_blocks, slots};
+  if (slots == 1) {
+    run_slot(&task, 0);
+    return;
+  }
+  pthreadpool_parallelize_1d(pool, run_slot, &task, slots, 0);
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,80 @@
+#pragma once
+// FP32 3x3 stride-1 convolution by Winograd F(2x2, 3x3), NHWC. Each 2x2 block of output pixels
+// (a "tile") reads a 4x4 input tile; the input transform turns it into 16 vectors of in_c
+// values, 16 GEMMs [tiles x in_c]·[in_c x out_c] against the transformed weights (the FP32
+// GEMM microkernels of kernels/f32_gemm_list.h) replace the 36 multiplies per tile and
+// channel pair of the direct conv by 16 (2.25x fewer), and the output transform turns the 16
+// products back into 2x2 pixels with the bias and activation fused. Transforms:
+// kernels/f32_winograd_list.h. The result differs from the direct conv by rounding only
+// (the transforms add and subtract values of similar magnitude: error ~ a few ulp of
+// sum|x||w|).
+//
+// Work is split into blocks of tiles of one image that go through all three steps at once,
+// so that their transformed inputs and products stay in L2; each thread works on its own
+// scratch.
+#include <pthreadpool.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/f32_gemm_list.h"
+#include "kernels/f32_winograd_list.h"
+#include "kernels/gemm/f32_gemm.h"
+#include "kernels/isa.h"
+#include "kernels/ref/activation.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet::kernels {
+
+class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl. asymmetric), NHWC
+ public:
+  // True for 3x3, stride 1, dilation 1, groups 1, positive sizes and out_h / out_w that a
+  // non-negative bottom / right pad explains. Any activation (none / relu / clip fuse into
+  // the output transform, the others are applied to each output pixel right after it).
+  static bool supports(const Conv2dShape& s, const Activation& act);
+  // weights ONNX order [out_c][in_c][3][3]; bias [out_c] or nullptr. Transforms and packs here.
+  // Chooses the transforms and the GEMM microkernel of the highest level <= `isa` that the CPU
+  // supports; throws std::invalid_argument when there is none (isa == scalar) or the shape is
+  // not supported: callers use F32Conv or the ref kernel then.
+  F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa);
+  // Or exact list entries (tests / benchmarks); throws std::invalid_argument when the CPU
+  // cannot run them.
+  F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
+                  const F32WinogradKernel& transforms, const F32GemmKernel& gemm);
+
+  const std::string& kernel_name() const { return name_; }  // "f32_winograd_2x2_3x3__avx512"
+  const F32GemmKernel& gemm_kernel() const { return *gemm_; }
+
+  void bind(const float* x);  // allocates the scratch (nothing depends on x itself)
+  // y = conv(x). No allocation.
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+  // Most output tiles one block holds (a multiple of the GEMM's MR, or every tile of an image).
+  size_t tiles_per_block() const { return block_tiles_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  struct Block;
+  void run_block(const Block& b, size_t slot, const float* x, float* y) const;
+  static void run_slot(void* context, size_t slot);
+
+  Conv2dShape s_;
+  Activation act_;
+  F32MinMax clamp_;
+  const F32WinogradKernel* transforms_;
+  const F32GemmKernel* gemm_;
+  std::string name_;
+  std::vector<F32PackedWeights> weights_;  // 16, one per transformed position xi = 4 i + j
+  std::vector<float> bias_;                // out_c (zeros when there is no bias)
+  std::vector<float> zero_;                // in_c zeros: the pixel every padding tap reads
+  size_t tiles_h_, tiles_w_, block_tiles_, blocks_per_image_;
+  size_t slot_floats_;  // V [16][block_tiles][in_c] then M [16][block_tiles][out_c]
+  std::unique_ptr<float[], Free> scratch_;  // slots_ x slot_floats_, 64-byte aligned
+  size_t slots_ = 0;
+};
+
+}  // namespace octet::kernels

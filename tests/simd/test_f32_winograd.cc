@@ -1,0 +1,349 @@
+// F32WinogradConv (3x3 stride-1 conv by Winograd F(2x2, 3x3)) against f32_conv2d_nhwc__ref and
+// the direct F32Conv, for every entry of kernels/f32_winograd_list.h this CPU supports, each
+// paired with every FP32 GEMM microkernel of the same or lower ISA.
+//
+// Tolerance: |y - ref| <= 1e-5 * sum|x||w| + 1e-6, the bound computed by a second ref run on
+// absolute values (independently of the fast kernel). F(2x2, 3x3) adds and subtracts up to 4
+// values per dimension in each transform and the transformed weights carry factors 1/2, so
+// its rounding error is a small multiple of the direct conv's; measured worst case on these
+// shapes is ~4e-7 * sum|x||w| (the test prints it), a margin of ~25x.
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/conv/f32_conv.h"
+#include "kernels/conv/f32_winograd.h"
+#include "kernels/f32_gemm_list.h"
+#include "kernels/f32_winograd_list.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet::kernels {
+namespace {
+
+struct PoolDeleter {
+  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
+};
+using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
+
+constexpr float kRelTol = 1e-5f, kAbsTol = 1e-6f;
+float g_worst_ratio = 0.0f;  // largest |y - ref| / sum|x||w| seen, printed at the end
+
+// A supported (transforms, GEMM microkernel) pair.
+struct Combo {
+  const F32WinogradKernel* transforms;
+  const F32GemmKernel* gemm;
+  std::string name() const { return std::string(transforms->name) + "+" + gemm->gemm_name; }
+};
+
+std::vector<Combo> supported_combos() {
+  std::vector<Combo> out;
+  std::string ran;
+  for (const F32WinogradKernel& t : f32_winograd_kernels()) {
+    if (!isa_supported(t.isa)) {
+      std::printf("skipping %s: this CPU lacks %s\n", t.name, isa_name(t.isa));
+      continue;
+    }
+    for (const F32GemmKernel& g : f32_gemm_kernels())
+      if (g.isa <= t.isa && isa_supported(g.isa)) out.push_back({&t, &g});
+  }
+  for (const Combo& c : out) ran += c.name() + " ";
+  ::testing::Test::RecordProperty("kernels_run", ran);
+  return out;
+}
+
+// Builds one 3x3 stride-1 conv with random data, runs the ref kernel once, then checks any
+// number of (transforms, GEMM) pairs against it.
+class WinogradTester {
+ public:
+  WinogradTester& batch(int v) { s_.batch = v; return *this; }
+  WinogradTester& input(int h, int w, int c) { s_.in_h = h; s_.in_w = w; s_.in_c = c; return *this; }
+  WinogradTester& out_c(int v) { s_.out_c = v; return *this; }
+  WinogradTester& pads(int top, int left, int bottom, int right) {
+    s_.pad_top = top; s_.pad_left = left; pad_bottom_ = bottom; pad_right_ = right; return *this;
+  }
+  WinogradTester& activation(const Activation& a) { act_ = a; return *this; }
+  WinogradTester& bias(bool v) { bias_ = v; return *this; }
+  WinogradTester& seed(uint32_t v) { seed_ = v; return *this; }
+  WinogradTester& pool(pthreadpool_t p) { pool_ = p; return *this; }
+
+  Conv2dShape conv_shape() const {
+    Conv2dShape s = s_;
+    s.kernel_h = s.kernel_w = 3;
+    s.out_h = s.in_h + s.pad_top + pad_bottom_ - 2;
+    s.out_w = s.in_w + s.pad_left + pad_right_ - 2;
+    return s;
+  }
+
+  // Makes the data and the expectations; call after setting the shape.
+  WinogradTester& prepare() {
+    s_ = conv_shape();
+    std::mt19937 rng(seed_);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    x_.resize(size_t(s_.batch) * s_.in_h * s_.in_w * s_.in_c);
+    w_.resize(size_t(s_.out_c) * s_.in_c * 9);
+    b_.resize(s_.out_c);
+    for (float& v : x_) v = dist(rng);
+    for (float& v : w_) v = dist(rng);
+    for (float& v : b_) v = dist(rng);
+    const size_t out_size = size_t(s_.batch) * s_.out_h * s_.out_w * s_.out_c;
+    expected_.resize(out_size);
+    bound_.resize(out_size);
+    f32_conv2d_nhwc__ref(s_, x_.data(), w_.data(), bias(), act_, expected_.data());
+    std::vector<float> ax(x_.size()), aw(w_.size()), ab(b_.size());
+    auto abs = [](float v) { return std::fabs(v); };
+    std::transform(x_.begin(), x_.end(), ax.begin(), abs);
+    std::transform(w_.begin(), w_.end(), aw.begin(), abs);
+    std::transform(b_.begin(), b_.end(), ab.begin(), abs);
+    f32_conv2d_nhwc__ref(s_, ax.data(), aw.data(), bias_ ? ab.data() : nullptr, Activation{}, bound_.data());
+    return *this;
+  }
+
+  // Runs one pair; returns its output (for the thread-equality checks).
+  std::vector<float> test(const Combo& c) const {
+    F32WinogradConv conv(s_, w_.data(), bias(), act_, *c.transforms, *c.gemm);
+    std::vector<float> y(expected_.size(), std::nanf(""));
+    conv.bind(x_.data());
+    conv.run(x_.data(), y.data(), pool_);
+    check(y, c.name());
+    return y;
+  }
+
+  // The direct conv on the same data (must pass the same bound).
+  std::vector<float> test_direct(Isa isa) const {
+    F32Conv conv(s_, w_.data(), bias(), act_, isa);
+    std::vector<float> y(expected_.size(), std::nanf(""));
+    conv.bind(x_.data());
+    conv.run(x_.data(), y.data(), pool_);
+    check(y, conv.kernel_name());
+    return y;
+  }
+
+  size_t out_c() const { return s_.out_c; }
+  const std::vector<float>& bound() const { return bound_; }
+
+  static std::string describe(const Conv2dShape& s) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "N%d %dx%dx%d -> %dx%dx%d pad(t%d,l%d)", s.batch, s.in_h, s.in_w, s.in_c,
+                  s.out_h, s.out_w, s.out_c, s.pad_top, s.pad_left);
+    return buf;
+  }
+
+ private:
+  const float* bias() const { return bias_ ? b_.data() : nullptr; }
+
+  void check(const std::vector<float>& y, const std::string& name) const {
+    for (size_t i = 0; i < y.size(); ++i) {
+      const float err = std::fabs(y[i] - expected_[i]);
+      const float tol = kRelTol * bound_[i] + kAbsTol;
+      if (!(err <= tol)) {
+        ADD_FAILURE() << name << " " << describe(s_) << ": output " << i << " (pixel " << i / s_.out_c
+                      << ", channel " << i % s_.out_c << ") is " << y[i] << ", expected " << expected_[i]
+                      << " +- " << tol;
+        return;
+      }
+      if (bound_[i] > 0) g_worst_ratio = std::max(g_worst_ratio, err / bound_[i]);
+    }
+  }
+
+  Conv2dShape s_;
+  int pad_bottom_ = 0, pad_right_ = 0;
+  Activation act_;
+  bool bias_ = true;
+  uint32_t seed_ = 1;
+  pthreadpool_t pool_ = nullptr;
+  std::vector<float> x_, w_, b_, expected_, bound_;
+};
+
+Activation random_activation(std::mt19937& rng) {
+  switch (rng() % 6) {
+    case 0: return Activation::relu();
+    case 1: return Activation::clip(-0.5f, 0.75f);
+    case 2: return Activation::clip(0.0f, 6.0f);
+    case 3: return Activation::hard_swish();  // applied after the output transform
+    default: return Activation{};
+  }
+}
+
+// Channels 1..40 (around 8 / 16 / 32 lanes and NR, mostly not multiples of 16), spatial 1..33
+// incl. odd sizes (partial 2x2 tiles at the right / bottom edge), pads 0..2 each side incl.
+// bottom/right only and top/left only, batch 1..3.
+TEST(F32Winograd, RandomShapesEveryKernel) {
+  const auto combos = supported_combos();
+  if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
+  std::mt19937 rng(20261123);
+  constexpr int kShapes = 400;
+  int runs = 0;
+  for (int i = 0; i < kShapes; ++i) {
+    const int pt = rng() % 3 == 0 ? 0 : rng() % 3 == 0 ? 2 : 1;
+    const int pb = rng() % 3 == 0 ? 0 : 1, pl = rng() % 3 == 0 ? 0 : 1, pr = rng() % 4 == 0 ? 0 : 1 + rng() % 2;
+    const int big = rng() % 8 == 0;  // a few large images, most tiny
+    const int h = std::max(1, 3 - pt - pb) + (big ? rng() % 31 : rng() % 9);
+    const int w = std::max(1, 3 - pl - pr) + (big ? rng() % 31 : rng() % 9);
+    WinogradTester t;
+    t.batch(rng() % 5 == 0 ? 2 + rng() % 2 : 1)
+        .input(h, w, 1 + rng() % 40)
+        .out_c(1 + rng() % 40)
+        .pads(pt, pl, pb, pr)
+        .bias(rng() % 4 != 0)
+        .activation(random_activation(rng))
+        .seed(i)
+        .prepare();
+    for (const Combo& c : combos) {
+      t.test(c);
+      ++runs;
+    }
+    if (HasFailure()) break;
+  }
+  std::printf("%d runs over %zu kernel pairs; worst |y - ref| / sum|x||w| = %.3g (tolerance %.0e)\n", runs,
+              combos.size(), double(g_worst_ratio), double(kRelTol));
+}
+
+TEST(F32Winograd, ChannelSweepAroundTheVectorAndTile) {
+  for (const Combo& c : supported_combos()) {
+    const int limit = 2 * std::max(c.transforms->channel_tile, c.gemm->nr) + 1;
+    for (int ch = 1; ch <= limit; ++ch) {
+      WinogradTester().input(5, 6, ch).out_c(ch).pads(1, 1, 1, 1).seed(ch).prepare().test(c);
+      WinogradTester().input(4, 3, 7).out_c(ch).pads(0, 1, 1, 0).seed(ch).prepare().test(c);
+      WinogradTester().input(3, 4, ch).out_c(5).pads(0, 0, 0, 0).seed(ch).prepare().test(c);
+    }
+  }
+}
+
+// The 3x3 stride-1 layers of the ResNet8s (MLPerf @32/16/8, octet's @28/14/7 with odd sizes):
+// Winograd and the direct conv both within the bound of the ref, and within it of each other.
+TEST(F32Winograd, LayerShapesAgreeWithTheDirectConv) {
+  const auto combos = supported_combos();
+  if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
+  const int layers[][3] = {{32, 16, 16}, {16, 32, 32}, {8, 64, 64}, {28, 16, 16}, {14, 32, 32}, {7, 64, 64},
+                           {32, 3, 16},  {28, 1, 16}};
+  for (const auto& l : layers) {
+    WinogradTester t;
+    t.input(l[0], l[0], l[1]).out_c(l[2]).pads(1, 1, 1, 1).activation(Activation::relu()).seed(l[0] * l[1]).prepare();
+    const std::vector<float> direct = t.test_direct(active_isa());
+    for (const Combo& c : combos) {
+      const std::vector<float> wino = t.test(c);
+      for (size_t i = 0; i < wino.size(); ++i) {
+        const float tol = 2 * (kRelTol * t.bound()[i] + kAbsTol);
+        if (!(std::fabs(wino[i] - direct[i]) <= tol)) {
+          ADD_FAILURE() << c.name() << " vs F32Conv at layer " << l[0] << "x" << l[0] << " " << l[1] << "->" << l[2]
+                        << ": output " << i << " is " << wino[i] << ", direct " << direct[i] << " +- " << tol;
+          break;
+        }
+      }
+    }
+  }
+}
+
+TEST(F32Winograd, TwoThreadsGiveTheSameOutput) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  for (const Combo& c : supported_combos()) {
+    for (int batch : {1, 3}) {
+      WinogradTester t;
+      t.batch(batch).input(15, 13, 19).out_c(21).pads(1, 0, 1, 2).activation(Activation::relu()).prepare();
+      const std::vector<float> serial = t.test(c);
+      const std::vector<float> threaded = t.pool(pool.get()).test(c);
+      // Every output depends only on its own tile's row of each GEMM: exact equality.
+      EXPECT_EQ(serial, threaded) << c.name() << " batch " << batch;
+    }
+  }
+}
+
+TEST(F32Winograd, SupportsOnly3x3Stride1Dense) {
+  Conv2dShape s;
+  s.in_h = s.in_w = s.out_h = s.out_w = 8;
+  s.kernel_h = s.kernel_w = 3;
+  s.pad_top = s.pad_left = 1;
+  EXPECT_TRUE(F32WinogradConv::supports(s, Activation{}));
+  Conv2dShape t = s;
+  t.stride_h = t.stride_w = 2;
+  t.out_h = t.out_w = 4;
+  EXPECT_FALSE(F32WinogradConv::supports(t, Activation{}));
+  t = s;
+  t.dilation_h = t.dilation_w = 2;
+  t.pad_top = t.pad_left = 2;
+  EXPECT_FALSE(F32WinogradConv::supports(t, Activation{}));
+  t = s;
+  t.kernel_w = 1;
+  EXPECT_FALSE(F32WinogradConv::supports(t, Activation{}));
+  t = s;
+  t.groups = 2;
+  t.in_c = t.out_c = 2;
+  EXPECT_FALSE(F32WinogradConv::supports(t, Activation{}));
+  t = s;
+  t.out_h = 12;  // would need a bottom pad of 5 with top 1: fine; 20 rows is impossible only if pads < 0
+  EXPECT_TRUE(F32WinogradConv::supports(t, Activation{}));
+  t.out_h = 4;  // negative bottom pad
+  EXPECT_FALSE(F32WinogradConv::supports(t, Activation{}));
+  std::vector<float> w(9, 1.0f);
+  EXPECT_THROW(F32WinogradConv(s, w.data(), nullptr, Activation{}, Isa::scalar), std::invalid_argument);
+  Conv2dShape stride2 = s;
+  stride2.stride_h = stride2.stride_w = 2;
+  EXPECT_THROW(F32WinogradConv(stride2, w.data(), nullptr, Activation{}, Isa::avx512), std::invalid_argument);
+}
+
+TEST(F32Winograd, ChoosesTheHighestSupportedIsa) {
+  Conv2dShape s;
+  s.in_h = s.in_w = s.out_h = s.out_w = 8;
+  s.kernel_h = s.kernel_w = 3;
+  s.pad_top = s.pad_left = 1;
+  s.in_c = 4;
+  s.out_c = 16;
+  std::vector<float> w(16 * 4 * 9, 0.25f), x(8 * 8 * 4, 1.0f), y(8 * 8 * 16);
+  for (Isa isa : runnable_isas()) {
+    if (isa == Isa::scalar) continue;
+    F32WinogradConv conv(s, w.data(), nullptr, Activation{}, isa);
+    Isa best = Isa::scalar;
+    for (const F32WinogradKernel& k : f32_winograd_kernels())
+      if (k.isa <= isa && isa_supported(k.isa)) best = std::max(best, k.isa);
+    EXPECT_EQ(conv.kernel_name(), std::string("f32_winograd_2x2_3x3__") + isa_name(best));
+    EXPECT_LE(conv.gemm_kernel().isa, isa);
+    conv.bind(x.data());
+    conv.run(x.data(), y.data(), nullptr);
+    EXPECT_EQ(y[0], 4 * 4 * 0.25f) << conv.kernel_name();           // corner: 2x2 taps x 4 channels
+    EXPECT_EQ(y[(8 * 3 + 3) * 16 + 5], 9 * 4 * 0.25f) << conv.kernel_name();  // interior
+  }
+}
+
+TEST(F32Winograd, RunBeforeBindThrows) {
+  const auto combos = supported_combos();
+  if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
+  Conv2dShape s;
+  s.in_h = s.in_w = s.out_h = s.out_w = 4;
+  s.kernel_h = s.kernel_w = 3;
+  s.pad_top = s.pad_left = 1;
+  std::vector<float> w(9, 1.0f), x(16, 1.0f), y(16);
+  F32WinogradConv conv(s, w.data(), nullptr, Activation{}, *combos.front().transforms, *combos.front().gemm);
+  EXPECT_THROW(conv.run(x.data(), y.data(), nullptr), std::logic_error);
+}
+
+TEST(F32Winograd, ReluAndClipPropagateNaN) {
+  for (const Combo& c : supported_combos()) {
+    for (const Activation& act : {Activation::relu(), Activation::clip(0.0f, 6.0f)}) {
+      Conv2dShape s;
+      s.in_h = s.in_w = s.out_h = s.out_w = 4;
+      s.kernel_h = s.kernel_w = 3;
+      s.pad_top = s.pad_left = 1;
+      s.out_c = 3;
+      std::vector<float> w(27, 1.0f), x(16, 1.0f), y(48);
+      x[0] = std::nanf("");
+      F32WinogradConv conv(s, w.data(), nullptr, act, *c.transforms, *c.gemm);
+      conv.bind(x.data());
+      conv.run(x.data(), y.data(), nullptr);
+      for (int ch = 0; ch < 3; ++ch) EXPECT_TRUE(std::isnan(y[ch])) << c.name();
+      // Pixel (3, 3) (another 2x2 tile, whose 4x4 input tile does not hold x[0]): 2x2 taps inside.
+      EXPECT_EQ(y[15 * 3], 4.0f) << c.name();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace octet::kernels
