@@ -1,7 +1,11 @@
 // Element-wise FP32 ops: activations, broadcasting arithmetic and inference BatchNorm.
+// Relu, Clip, Sigmoid, Add and Mul run on the SIMD kernels of kernels/elementwise/eltwise.h
+// when the shapes fit (that driver falls back to the ref kernels otherwise).
 #include <limits>
+#include <memory>
 
 #include "engine/ops/broadcast.h"
+#include "kernels/elementwise/eltwise.h"
 #include "kernels/ref/elementwise.h"
 
 namespace octet {
@@ -55,14 +59,17 @@ OpImpl unary_op() {
     auto y = static_cast<float*>(out[0]);
     const float* lo = c.node.op == "Clip" ? runtime_bound(c, 1, in) : nullptr;
     const float* hi = c.node.op == "Clip" ? runtime_bound(c, 2, in) : nullptr;
+    auto unary = std::make_shared<const kernels::F32Unary>(act.kind, c.isa);
+    c.report_kernel(unary->kernel_name());
+    pthreadpool_t pool = c.threadpool;
     if (lo || hi)
       return [=] {
         auto a = act;
         if (lo) a.min = *lo;
         if (hi) a.max = *hi;
-        kernels::f32_unary__ref(a, n, x, y);
+        unary->run(a, n, x, y, pool);
       };
-    return [=] { kernels::f32_unary__ref(act, n, x, y); };
+    return [=] { unary->run(act, n, x, y, pool); };
   };
   return u;
 }
@@ -90,14 +97,14 @@ OpImpl binary_op() {
     if (int(dims.size()) > kernels::kMaxRank) c.fail("rank above 8 is not supported");
     const auto box =
         ops::strided_broadcast(c.info(0), c.info(1), dims, ops::broadcast_layout(c.info(0), c.info(1), dims));
-    auto op = binary_kind(c.node.op);
+    auto binary = std::make_shared<const kernels::F32Binary>(binary_kind(c.node.op), box.rank, box.dims.data(),
+                                                             box.a_strides.data(), box.b_strides.data(), c.isa);
+    c.report_kernel(binary->kernel_name());
     auto a = static_cast<const float*>(in[0]);
     auto bp = static_cast<const float*>(in[1]);
     auto y = static_cast<float*>(out[0]);
-    return [=] {
-      kernels::f32_binary_strided__ref(op, box.rank, box.dims.data(), a, box.a_strides.data(), bp,
-                                       box.b_strides.data(), Activation{}, y);
-    };
+    pthreadpool_t pool = c.threadpool;
+    return [=] { binary->run(a, bp, y, pool); };
   };
   return b;
 }
@@ -126,6 +133,7 @@ OpImpl batchnorm_op() {
     auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
     auto xs = p(0), scale = p(1), bias = p(2), mean = p(3), var = p(4);
     auto y = static_cast<float*>(out[0]);
+    c.report_kernel("f32_batchnorm_channels_last__ref");
     return [=] {
       kernels::f32_batchnorm_channels_last__ref(pixels, channels, xs, scale, bias, mean, var, eps, y);
     };

@@ -1,5 +1,11 @@
 // MaxPool (FP32, uint8, int8), AveragePool and GlobalAveragePool (FP32) over channels-last activations.
+// GlobalAveragePool, and an AveragePool whose window is the whole unpadded input, run on the
+// SIMD kernel of kernels/elementwise/eltwise.h; the rest on the ref kernels.
+#include <algorithm>
+#include <memory>
+
 #include "engine/ops/spatial.h"
+#include "kernels/elementwise/eltwise.h"
 #include "kernels/ref/pool2d.h"
 
 namespace octet {
@@ -32,6 +38,21 @@ std::vector<TensorInfo> infer_maxpool(const OpContext& c) {
 
 kernels::Pool2dShape pool_shape(const OpContext& c) { return ops::pool2d_shape(c, ops::pool_window(c)); }
 
+// A window that is the whole input with no padding: a global average (whatever the strides).
+bool is_global_window(const kernels::Pool2dShape& s) {
+  return s.kernel_h == s.in_h && s.kernel_w == s.in_w && s.dilation_h == 1 && s.dilation_w == 1 && s.pad_top == 0 &&
+         s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0 && s.out_h == 1 && s.out_w == 1;
+}
+
+Kernel global_avgpool_kernel(const OpContext& c, int batch, int hw, int channels, const void* in, void* out) {
+  auto gap = std::make_shared<const kernels::F32GlobalAvgPool>(batch, hw, channels, c.isa);
+  c.report_kernel(gap->kernel_name());
+  auto x = static_cast<const float*>(in);
+  auto y = static_cast<float*>(out);
+  pthreadpool_t pool = c.threadpool;
+  return [=] { gap->run(x, y, pool); };
+}
+
 std::vector<TensorInfo> infer_global_pool(const OpContext& c) {
   const TensorInfo& x = c.info(0);
   require_f32(c);
@@ -50,6 +71,8 @@ void register_pool_ops(OpTable& t) {
                    auto s = pool_shape(c);
                    const void* x = in[0];
                    void* y = out[0];
+                   c.report_kernel(c.info(0).dtype == ir::DType::f32 ? "f32_maxpool2d_nhwc__ref"
+                                                                     : "q8_maxpool2d_nhwc__ref");
                    switch (c.info(0).dtype) {
                      case ir::DType::u8:
                        return [=] {
@@ -70,9 +93,13 @@ void register_pool_ops(OpTable& t) {
   OpImpl avgpool{want_channels_last, infer_pool,
                  [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
                    auto s = pool_shape(c);
+                   // Both count_include_pad settings divide by in_h * in_w here.
+                   if (is_global_window(s))
+                     return global_avgpool_kernel(c, s.batch, s.in_h * s.in_w, s.channels, in[0], out[0]);
                    bool include_pad = c.node.attrs.i("count_include_pad") != 0;
                    auto x = static_cast<const float*>(in[0]);
                    auto y = static_cast<float*>(out[0]);
+                   c.report_kernel("f32_avgpool2d_nhwc__ref");
                    return [=] { kernels::f32_avgpool2d_nhwc__ref(s, include_pad, x, y); };
                  }};
   t.emplace_back("AveragePool", avgpool);
@@ -81,10 +108,8 @@ void register_pool_ops(OpTable& t) {
              [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
                const auto& d = c.info(0).dims;
                int batch = int(d[0]), channels = int(d[1]);
-               int hw = int(ir::element_count(d) / (d[0] * d[1]));
-               auto x = static_cast<const float*>(in[0]);
-               auto y = static_cast<float*>(out[0]);
-               return [=] { kernels::f32_global_avgpool_nhwc__ref(batch, hw, channels, x, y); };
+               int hw = int(ir::element_count(d) / std::max<int64_t>(1, d[0] * d[1]));
+               return global_avgpool_kernel(c, batch, hw, channels, in[0], out[0]);
              }};
   t.emplace_back("GlobalAveragePool", gap);
 }

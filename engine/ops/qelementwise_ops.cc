@@ -1,18 +1,21 @@
-// ONNX Runtime's com.microsoft INT8 element-wise and pooling ops on the scalar INT8 reference
-// kernels (kernels/ref/qelementwise.h, qpool2d.h): QLinearAdd, QLinearMul (numpy broadcast,
-// any layout), QLinearSigmoid and QLinearLeakyRelu (256-entry tables),
+// ONNX Runtime's com.microsoft INT8 element-wise and pooling ops: QLinearAdd, QLinearMul (numpy
+// broadcast, any layout), QLinearSigmoid and QLinearLeakyRelu (256-entry tables),
 // QLinearGlobalAveragePool and QLinearAveragePool (channels-last). Every scale and zero point
 // is per tensor; the output has the input's element type. Formulas: docs/requantization.md
-// sections 9 to 11.
+// sections 9 to 11. Add, Mul and the global average run on the SIMD kernels of
+// kernels/elementwise/eltwise.h (bit-exact with the ref kernels named below, which they fall
+// back to for shapes they do not take); the table lookups and windowed average on the refs.
 
 // The lookup tables are computed in float here; keep every float step as written.
 #include "kernels/ref/fp_contract_off.h"
 
 #include <array>
+#include <memory>
 
 #include "engine/ops/broadcast.h"
 #include "engine/ops/qparams.h"
 #include "engine/ops/spatial.h"
+#include "kernels/elementwise/eltwise.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
 
@@ -49,35 +52,28 @@ Kernel build_qbinary(const OpContext& c, std::span<const void* const> in, std::s
   const ir::Dims dims = qbinary_dims(c);
   const ops::StridedBroadcast box =
       ops::strided_broadcast(c.info(kA), c.info(kB), dims, ops::broadcast_layout(c.info(kA), c.info(kB), dims));
-  const bool add = c.node.op == "QLinearAdd";
+  // ORT's recipes, not the Q/DQ graph's: octet's target is bit-parity with ORT. Add is MLAS's
+  // AVX2 kernel (q8_add_ratio_fma_strided__ref: ratios to the output scale, zero points folded
+  // before rounding, FMAs); Mul is MLAS's x86 / NEON kernel (q8_mul_ratio_strided__ref). They
+  // can differ from DQ -> op -> Q by 1 on near-ties; ORT's scalar-operand shortcut in Add is
+  // not modelled (see the doc).
+  const auto kind = c.node.op == "QLinearAdd" ? kernels::Q8Binary::Kind::add : kernels::Q8Binary::Kind::mul;
+  const kernels::Q8 type = c.info(kA).dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
+  auto binary = std::make_shared<const kernels::Q8Binary>(kind, type, box.rank, box.dims.data(), box.a_strides.data(),
+                                                          box.b_strides.data(), c.isa);
+  c.report_kernel(binary->kernel_name());
+  const int32_t lo = kernels::q8_min(type), hi = kernels::q8_max(type);
   const void* a = in[kA];
   const void* b = in[kB];
   void* y = out[0];
-  return ops::visit_q8_type(c.info(kA).dtype, [&](auto tag) -> Kernel {
-    using T = decltype(tag);
-    return ops::with_params(
-        c, in, {kAScale, kAZeroPoint, kBScale, kBZeroPoint, kCScale, kCZeroPoint},
-        [](const ops::ParamInputs& p) {
-          return BinaryParams{p[kAScale].quant(p[kAZeroPoint]), p[kBScale].quant(p[kBZeroPoint]),
-                              p[kCScale].quant(p[kCZeroPoint])};
-        },
-        [=](const BinaryParams& p) {
-          const auto ta = static_cast<const T*>(a);
-          const auto tb = static_cast<const T*>(b);
-          const auto ty = static_cast<T*>(y);
-          constexpr int32_t lo = kernels::qmin_of<T>(), hi = kernels::qmax_of<T>();
-          // ORT's recipes, not the Q/DQ graph's: octet's target is bit-parity with ORT. Add is
-          // MLAS's AVX2 kernel (ratios to the output scale, zero points folded before rounding,
-          // FMAs); Mul is MLAS's x86 / NEON kernel. They can differ from DQ -> op -> Q by 1 on
-          // near-ties; ORT's scalar-operand shortcut in Add is not modelled (see the doc).
-          if (add)
-            kernels::q8_add_ratio_fma_strided__ref(box.rank, box.dims.data(), ta, box.a_strides.data(), p.a, tb,
-                                                   box.b_strides.data(), p.b, p.y, lo, hi, ty);
-          else
-            kernels::q8_mul_ratio_strided__ref(box.rank, box.dims.data(), ta, box.a_strides.data(), p.a, tb,
-                                               box.b_strides.data(), p.b, p.y, lo, hi, ty);
-        });
-  });
+  pthreadpool_t pool = c.threadpool;
+  return ops::with_params(
+      c, in, {kAScale, kAZeroPoint, kBScale, kBZeroPoint, kCScale, kCZeroPoint},
+      [](const ops::ParamInputs& p) {
+        return BinaryParams{p[kAScale].quant(p[kAZeroPoint]), p[kBScale].quant(p[kBZeroPoint]),
+                            p[kCScale].quant(p[kCZeroPoint])};
+      },
+      [=](const BinaryParams& p) { binary->run(a, p.a, b, p.b, p.y, lo, hi, y, pool); });
 }
 
 OpImpl qbinary_op() {
@@ -147,6 +143,7 @@ OpImpl qlookup_op() {
     const float alpha = c.node.attrs.f("alpha", 0.01f);
     const void* x = in[kX];
     void* y = out[0];
+    c.report_kernel("q8_lookup__ref");
     return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
       using T = decltype(tag);
       return ops::with_params(
@@ -158,6 +155,20 @@ OpImpl qlookup_op() {
     });
   };
   return op;
+}
+
+// QLinearGlobalAveragePool on x [batch][hw][channels] (channels-last), bit-exact with
+// q8_global_avgpool_nhwc__ref.
+Kernel global_avgpool_kernel(const OpContext& c, std::span<const void* const> in, std::span<void* const> out,
+                             int batch, int hw, int channels) {
+  const kernels::Q8 type = c.info(kX).dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
+  auto gap = std::make_shared<const kernels::Q8GlobalAvgPool>(type, batch, hw, channels, c.isa);
+  c.report_kernel(gap->kernel_name());
+  const ops::ChannelsLastInput x(c.info(kX), in[kX]);
+  void* y = out[0];
+  pthreadpool_t pool = c.threadpool;
+  return ops::with_params(c, in, kUnaryParams, derive_unary,
+                          [=](const UnaryParams& p) { gap->run(x.get(), p.x, p.y, y, pool); });
 }
 
 // The NCHW form only: octet keeps the data channels-last in memory anyway.
@@ -184,15 +195,7 @@ OpImpl qglobal_avgpool_op() {
     const auto& d = c.info(kX).dims;
     const int batch = int(d[0]), channels = int(d[1]);
     const int hw = int(ir::element_count(d) / std::max<int64_t>(1, d[0] * d[1]));
-    const ops::ChannelsLastInput x(c.info(kX), in[kX]);
-    void* y = out[0];
-    return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
-      using T = decltype(tag);
-      return ops::with_params(c, in, kUnaryParams, derive_unary, [=](const UnaryParams& p) {
-        kernels::q8_global_avgpool_nhwc__ref(batch, hw, channels, static_cast<const T*>(x.get()), p.x, p.y,
-                                             static_cast<T*>(y));
-      });
-    });
+    return global_avgpool_kernel(c, in, out, batch, hw, channels);
   };
   return op;
 }
@@ -212,9 +215,15 @@ OpImpl qavgpool_op() {
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const kernels::Pool2dShape s = ops::pool2d_shape(c, ops::pool_window(c));
+    // A window that is the whole unpadded input: ORT (and the ref) switch to the global
+    // pool's integer formula.
+    if (s.kernel_h == s.in_h && s.kernel_w == s.in_w && s.dilation_h == 1 && s.dilation_w == 1 && s.pad_top == 0 &&
+        s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0)
+      return global_avgpool_kernel(c, in, out, s.batch, s.in_h * s.in_w, s.channels);
     const bool include_pad = c.node.attrs.i("count_include_pad", 0) != 0;
     const ops::ChannelsLastInput x(c.info(kX), in[kX]);
     void* y = out[0];
+    c.report_kernel("q8_avgpool2d_nhwc__ref");
     return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
       using T = decltype(tag);
       return ops::with_params(c, in, kUnaryParams, derive_unary, [=](const UnaryParams& p) {
