@@ -46,6 +46,7 @@ const OpImpl* find_op(const std::string& op_type) {
     register_qconv_ops(t);
     register_qgemm_ops(t);
     register_qelementwise_ops(t);
+    register_se_ops(t);
     return std::map<std::string, OpImpl>(t.begin(), t.end());
   }();
   auto it = table.find(op_type);

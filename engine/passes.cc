@@ -185,6 +185,8 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   report.push_back({"fold constants", fold_constants(g)});
   report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
   if (o.fuse_activations) report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
+  if (o.fuse_activations && o.fuse_squeeze_excitation)
+    report.push_back({"fuse squeeze-excitation blocks", fuse_squeeze_excitation(g)});
   report.push_back({"remove unused nodes", remove_unused(g)});
   return report;
 }

@@ -19,6 +19,9 @@ int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
 int fuse_qdq(ir::Graph& g);
 int fold_batchnorm(ir::Graph& g);      // BatchNormalization into the preceding Conv's weights and bias
 int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish into Conv or Gemm
+// GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
+// block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.
+int fuse_squeeze_excitation(ir::Graph& g);
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
 
 struct PassCount {
@@ -28,6 +31,7 @@ struct PassCount {
 struct Options {
   bool fuse_qdq = true;          // off: a QDQ model runs every op in float between its Q/DQ pairs
   bool fuse_activations = true;  // off: every activation tensor stays observable (calibration)
+  bool fuse_squeeze_excitation = true;  // needs fuse_activations
 };
 // The default pipeline, in order.
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});

@@ -2,12 +2,13 @@
 
 namespace octet::ops {
 
-kernels::Activation fused_activation(const ir::Node& n) {
+kernels::Activation fused_activation(const ir::Node& n) { return fused_activation(n, "fused_act", "fused_act_params"); }
+
+kernels::Activation fused_activation(const ir::Node& n, const std::string& kind_attr, const std::string& params_attr) {
   using kernels::Activation;
-  if (!n.attrs.has("fused_act")) return {};
-  const std::string& kind = n.attrs.s("fused_act");
-  const std::vector<float> p = n.attrs.has("fused_act_params") ? n.attrs.floats("fused_act_params")
-                                                               : std::vector<float>{};
+  if (!n.attrs.has(kind_attr)) return {};
+  const std::string& kind = n.attrs.s(kind_attr);
+  const std::vector<float> p = n.attrs.has(params_attr) ? n.attrs.floats(params_attr) : std::vector<float>{};
   if (kind == "Relu") return Activation::relu();
   if (kind == "Clip") return Activation::clip(p.at(0), p.at(1));
   if (kind == "Sigmoid") return Activation::sigmoid();

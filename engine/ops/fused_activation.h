@@ -10,6 +10,8 @@
 namespace octet::ops {
 
 kernels::Activation fused_activation(const ir::Node& n);
+// The same, read from other attribute names (SqueezeExcite's "gate_act" / "gate_act_params").
+kernels::Activation fused_activation(const ir::Node& n, const std::string& kind_attr, const std::string& params_attr);
 std::string fused_activation_name(const ir::Node& n);  // "" when none
 
 }  // namespace octet::ops

@@ -1,0 +1,100 @@
+// SqueezeExcite (made by passes::fuse_squeeze_excitation, FP32, NHWC):
+//   pooled[n][c] = mean over H, W of x[n][.][.][c]
+//   r[n][j]      = act(b1[j] + sum_c w1[j][c] * pooled[n][c])        (w1: [mid][C][1][1])
+//   gate[n][c]   = gate_act(b2[c] + sum_j w2[c][j] * r[n][j])         (w2: [C][mid][1][1])
+//   y[n][h][w][c] = x[n][h][w][c] * gate[n][c]
+// The pooling and the scaling are the SIMD element-wise kernels; the two small matrix-vector
+// products (at most a few thousand MACs) run in plain loops on scratch the kernel owns.
+#include <memory>
+#include <vector>
+
+#include "engine/op_registry.h"
+#include "engine/ops/fused_activation.h"
+#include "kernels/elementwise/eltwise.h"
+
+namespace octet {
+namespace {
+
+enum SeInput : size_t { kX, kW1, kB1, kW2, kB2 };
+
+struct SeShape {
+  int n, c, hw, mid;
+};
+
+SeShape se_shape(const OpContext& c) {
+  const TensorInfo& x = c.info(kX);
+  if (x.dtype != ir::DType::f32 || x.dims.size() != 4) c.fail("x must be a float32 NCHW tensor, got " + ir::dims_str(x.dims));
+  const ir::Dims& w1 = c.info(kW1).dims;
+  const ir::Dims& w2 = c.info(kW2).dims;
+  SeShape s{int(x.dims[0]), int(x.dims[1]), int(x.dims[2] * x.dims[3]), int(w1.at(0))};
+  if (w1.size() != 4 || w1[1] != s.c || w2.size() != 4 || w2[0] != s.c || w2[1] != s.mid)
+    c.fail("weights " + ir::dims_str(w1) + " and " + ir::dims_str(w2) + " do not fit " + std::to_string(s.c) +
+           " channels");
+  return s;
+}
+
+// y[j] = act(b[j] + sum_i w[j][i] * v[i]) for j < rows, i < cols.
+void fully_connected(int rows, int cols, const float* w, const float* b, const float* v, const kernels::Activation& act,
+                     float* y) {
+  for (int j = 0; j < rows; ++j) {
+    float acc = b ? b[j] : 0.0f;
+    const float* wj = w + int64_t(j) * cols;
+    for (int i = 0; i < cols; ++i) acc += wj[i] * v[i];
+    y[j] = kernels::apply(act, acc);
+  }
+}
+
+Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+  const SeShape s = se_shape(c);
+  const kernels::Activation act = ops::fused_activation(c.node);
+  const kernels::Activation gate_act = ops::fused_activation(c.node, "gate_act", "gate_act_params");
+  auto pool = std::make_shared<kernels::F32GlobalAvgPool>(s.n, s.hw, s.c, c.isa);
+  const int64_t dims[3] = {s.n, s.hw, s.c};
+  const int64_t x_strides[3] = {int64_t(s.hw) * s.c, s.c, 1};
+  const int64_t gate_strides[3] = {s.c, 0, 1};
+  auto scale = std::make_shared<kernels::F32Binary>(kernels::BinaryOp::mul, 3, dims, x_strides, gate_strides, c.isa);
+  c.report_kernel("se(" + pool->kernel_name() + ", " + scale->kernel_name() + ")");
+  // pooled [n][c], reduced [n][mid], gate [n][c]: allocated here, reused by every run.
+  auto scratch = std::make_shared<std::vector<float>>(size_t(s.n) * (2 * s.c + s.mid));
+  auto x = static_cast<const float*>(in[kX]);
+  auto w1 = static_cast<const float*>(in[kW1]);
+  auto b1 = c.has(kB1) ? static_cast<const float*>(in[kB1]) : nullptr;
+  auto w2 = static_cast<const float*>(in[kW2]);
+  auto b2 = c.has(kB2) ? static_cast<const float*>(in[kB2]) : nullptr;
+  auto y = static_cast<float*>(out[0]);
+  pthreadpool_t threads = c.threadpool;
+  return [=] {
+    float* pooled = scratch->data();
+    float* reduced = pooled + size_t(s.n) * s.c;
+    float* gate = reduced + size_t(s.n) * s.mid;
+    pool->run(x, pooled, threads);
+    for (int n = 0; n < s.n; ++n) {
+      fully_connected(s.mid, s.c, w1, b1, pooled + n * s.c, act, reduced + n * s.mid);
+      fully_connected(s.c, s.mid, w2, b2, reduced + n * s.mid, gate_act, gate + n * s.c);
+    }
+    scale->run(x, gate, y, threads);
+  };
+}
+
+}  // namespace
+
+void register_se_ops(OpTable& t) {
+  OpImpl se;
+  se.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == kX ? std::optional(Layout::channels_last) : std::optional(Layout::row_major);
+  };
+  se.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    se_shape(c);
+    for (size_t i : {kW1, kW2})
+      if (!c.in_const[i]) c.fail("the weights must be constants");
+    return {{ir::DType::f32, c.info(kX).dims, Layout::channels_last}};
+  };
+  se.build = build_se;
+  se.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const SeShape s = se_shape(c);
+    return int64_t(s.n) * (2 * int64_t(s.c) * s.mid + 2 * int64_t(s.c) * s.hw);  // FCs + pool + scale
+  };
+  t.emplace_back("SqueezeExcite", se);
+}
+
+}  // namespace octet
