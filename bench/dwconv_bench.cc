@@ -134,22 +134,10 @@ void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKerne
   if (pick) state.SetLabel("pick");
 }
 
-template <class Kernel, std::size_t N>
-const Kernel* pick_of(const Kernel (&list)[N], Isa isa) {
-  for (const Kernel& k : list)
-    if (k.isa <= isa && octet::kernels::isa_supported(k.isa)) return &k;
-  return nullptr;
-}
-
-const Q8DwConvKernel* q8_pick_of(Isa isa, const Conv2dShape& s) {
-  for (const Q8DwConvKernel& k : octet::kernels::kQ8DwConvKernels)
-    if (k.isa <= isa && octet::kernels::isa_supported(k.isa) && k.fits(s)) return &k;
-  return nullptr;
-}
 
 void register_benchmarks() {
   const Isa active = octet::kernels::active_isa();
-  const F32DwConvKernel* f32_pick = pick_of(octet::kernels::kF32DwConvKernels, active);
+  const F32DwConvKernel* f32_pick = octet::kernels::choose_f32_dwconv_kernel(active);
   auto add = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
   };
@@ -157,7 +145,7 @@ void register_benchmarks() {
     if (layer.shape.groups == 1) continue;
     const Conv2dShape s = layer.shape;
     const std::string prefix = std::string("dwconv/") + layer.model + "/" + layer.name + "/";
-    const Q8DwConvKernel* q8_pick = q8_pick_of(active, s);
+    const Q8DwConvKernel* q8_pick = octet::kernels::choose_q8_dwconv_kernel(active, s);
     for (const F32DwConvKernel& k : octet::kernels::kF32DwConvKernels) {
       if (!octet::kernels::isa_supported(k.isa)) continue;
       const F32DwConvKernel* kp = &k;

@@ -14,19 +14,19 @@ bool is_depthwise(const Conv2dShape& s) {
          s.out_h >= 1 && s.out_w >= 1;
 }
 
-const F32DwConvKernel* pick(Isa isa) {
-  for (const F32DwConvKernel& k : kF32DwConvKernels) {
-    if (k.isa <= isa && isa_supported(k.isa)) return &k;
-  }
-  return nullptr;
-}
-
 struct RowTask {
   const F32DwConv* conv;
   float* y;
 };
 
 }  // namespace
+
+const F32DwConvKernel* choose_f32_dwconv_kernel(Isa isa) {
+  for (const F32DwConvKernel& k : kF32DwConvKernels) {
+    if (k.isa <= isa && isa_supported(k.isa)) return &k;
+  }
+  return nullptr;
+}
 
 bool F32DwConv::supports(const Conv2dShape& s, const Activation& act) {
   return is_depthwise(s) &&
@@ -35,7 +35,7 @@ bool F32DwConv::supports(const Conv2dShape& s, const Activation& act) {
 
 F32DwConv::F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
                      Isa isa)
-    : s_(s), act_(act), kernel_(pick(isa)) {
+    : s_(s), act_(act), kernel_(choose_f32_dwconv_kernel(isa)) {
   init(weights, bias);
 }
 

@@ -19,6 +19,10 @@
 
 namespace octet::kernels {
 
+// The microkernel F32DwConv(..., isa) runs: the first entry of kF32DwConvKernels with
+// isa <= `isa` that the CPU supports; nullptr: the ref conv.
+const F32DwConvKernel* choose_f32_dwconv_kernel(Isa isa);
+
 class F32DwConv {
  public:
   // Depthwise geometry (groups == in_c == out_c) and an activation the epilogue can clamp to

@@ -15,11 +15,13 @@ bool is_depthwise(const Conv2dShape& s) {
          s.out_h >= 1 && s.out_w >= 1;
 }
 
-const Q8DwConvKernel* pick(Isa isa, const Conv2dShape& s) {
-  for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
-    if (k.isa <= isa && isa_supported(k.isa) && k.fits(s)) return &k;
-  }
-  return nullptr;
+// The kw4 kernel rebuilds stride_h input rows per output row, so at stride 2 its row
+// buffers cost about as much as they save, and the int32-lane kernel (same ISA, next in the
+// list) measured 5-10% faster on the stride-2 layers of bench/layer_shapes.h; except on
+// narrow outputs where the border columns (a quarter or more) would send that kernel
+// through its slower indirect path, which the kw4 kernel does not have.
+bool kw4_preferred(const Conv2dShape& s) {
+  return s.stride_h == 1 || 4 * dw_interior_columns(s).border() >= s.out_w;
 }
 
 struct RowTask {
@@ -40,11 +42,20 @@ void run_ref(const Conv2dShape& s, const void* x, int32_t x_zp, const int8_t* w,
 
 }  // namespace
 
+const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s) {
+  for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
+    if (k.isa <= isa && isa_supported(k.isa) && k.fits(s) && (k.image_rows == nullptr || kw4_preferred(s))) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
 bool Q8DwConv::supports(const Conv2dShape& s, Q8 /*x_type*/, Q8 /*y_type*/) { return is_depthwise(s); }
 
 Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
                    const Requantization& rq, Q8 y_type, Isa isa)
-    : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(pick(isa, s)) {
+    : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(choose_q8_dwconv_kernel(isa, s)) {
   init(w, bias, rq);
 }
 

@@ -198,6 +198,8 @@ TEST(F32DwConv, PicksTheHighestAllowedKernel) {
         break;
       }
     }
+    const F32DwConvKernel* chosen = choose_f32_dwconv_kernel(isa);
+    EXPECT_EQ(chosen ? chosen->name : "f32_conv2d_nhwc__ref", expected);
     EXPECT_EQ(F32DwConv(s, w.data(), nullptr, Activation{}, isa).kernel_name(), expected) << isa_name(isa);
   }
   // The ref fallback computes too.
@@ -431,6 +433,7 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
   const float one = 1.0f;
   const Requantization rq{{&one, 1}, 10, 0, 255};
   for (Isa isa : runnable_isas()) {
+    // Stride 1: the first entry that fits (the kw4 kernel is not passed over).
     std::string expected = "q8_conv2d_nhwc__ref";
     for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
       if (k.isa <= isa && isa_supported(k.isa) && k.fits(s)) {
@@ -448,6 +451,16 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
   ref.run(x.data(), y.data(), nullptr);
   EXPECT_EQ(y[0], 10 + 4 * 4);
   EXPECT_EQ(y[(2 * 5 + 2) * 8], 10 + 9 * 4);
+}
+
+TEST(Q8DwConv, StrideTwoPrefersTheInt32LaneKernelUnlessBordersDominate) {
+  const Conv2dShape wide = bench::conv(16, 96, 96, 3, 2, 1, 1, 96);   // 8x8 out, 1 border column
+  const Conv2dShape narrow = bench::conv(7, 128, 128, 3, 2, 1, 1, 128);  // 4x4 out, 2 border columns
+  for (bool is_narrow : {false, true}) {
+    const Q8DwConvKernel* k = choose_q8_dwconv_kernel(active_isa(), is_narrow ? narrow : wide);
+    if (k == nullptr || k->isa != Isa::avx512vnni) GTEST_SKIP() << "the kw4 kernel needs avx512vnni";
+    EXPECT_EQ(k->image_rows != nullptr, is_narrow) << k->name;
+  }
 }
 
 TEST(Q8DwConv, WideKernelsFallBackToAKernelThatRunsThem) {
