@@ -283,6 +283,10 @@ TEST(F32Winograd, SupportsOnly3x3Stride1Dense) {
   EXPECT_TRUE(F32WinogradConv::supports(t, Activation{}));
   t.out_h = 4;  // negative bottom pad
   EXPECT_FALSE(F32WinogradConv::supports(t, Activation{}));
+  EXPECT_FALSE(F32WinogradConv::faster_than_direct(s));  // 1 -> 1 channel: the direct conv wins
+  t = s;
+  t.in_c = t.out_c = 16;
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(t));
   std::vector<float> w(9, 1.0f);
   EXPECT_THROW(F32WinogradConv(s, w.data(), nullptr, Activation{}, Isa::scalar), std::invalid_argument);
   Conv2dShape stride2 = s;
