@@ -11,6 +11,7 @@
 
 #include "engine/ops/gemm_geometry.h"
 #include "engine/ops/qparams.h"
+#include "kernels/gemm/q8_gemm.h"
 #include "kernels/ref/qgemm.h"
 
 namespace octet {
@@ -253,6 +254,38 @@ QGemmParams derive_qgemm_params(float alpha, bool quantized, const ops::ParamInp
   return q;
 }
 
+std::optional<kernels::Q8> q8_of(DType t) {
+  if (t == DType::u8) return kernels::Q8::u8;
+  if (t == DType::s8) return kernels::Q8::s8;
+  return std::nullopt;
+}
+
+// A fully connected QGemm on the SIMD kernels: everything but A known at plan time, A not
+// transposed, B s8 with zero point 0, C absent or a bias row. An empty Kernel otherwise.
+Kernel fast_qgemm(const OpContext& c, std::span<const void* const> in, const ops::GemmGeometry& g, float alpha,
+                  void* y) {
+  if (c.isa == kernels::Isa::scalar || g.s.trans_a || c.info(kGB).dtype != DType::s8) return {};
+  for (size_t i : {kGAScale, kGAZeroPoint, kGB, kGBScale, kGBZeroPoint, kGYScale, kGYZeroPoint})
+    if (!c.has(i) || c.in_const[i] == nullptr) return {};
+  if (c.has(kGC) && (c.in_const[kGC] == nullptr || g.c_stride_m != 0 || g.c_stride_n != 1)) return {};
+  if (g.s.lda != g.s.k || g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n)) return {};
+  const auto ta = q8_of(c.info(kGA).dtype), ty = q8_of(ops::quantized_output_type(c, kGYZeroPoint));
+  if (!ta || !ty) return {};
+  const QGemmParams p = derive_qgemm_params(alpha, true, ops::ParamInputs(c, in));
+  for (int32_t zp : p.b_zero_point)
+    if (zp != 0) return {};
+  const kernels::Requantization rq{p.scale, p.y_zero_point, kernels::q8_min(*ty), kernels::q8_max(*ty)};
+  const auto* bias = c.has(kGC) ? static_cast<const int32_t*>(in[kGC]) : nullptr;
+  auto gemm = std::make_shared<kernels::Q8Gemm>(g.s.k, g.s.n, *ta, p.a_zero_point, static_cast<const int8_t*>(in[kGB]),
+                                                g.s.trans_b, bias, rq, *ty, c.isa);
+  if (gemm->kernel_name().find("__ref") != std::string::npos) return {};
+  c.report_kernel(gemm->kernel_name());
+  const void* a = in[kGA];
+  const int64_t m = g.s.m;
+  pthreadpool_t pool = c.threadpool;
+  return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
+}
+
 Kernel build_qgemm(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const ops::GemmGeometry g = qgemm_geometry(c);
   const float alpha = c.node.attrs.f("alpha", 1.0f);
@@ -266,6 +299,8 @@ Kernel build_qgemm(const OpContext& c, std::span<const void* const> in, std::spa
   auto derive = [alpha, quantized](const ops::ParamInputs& p) { return derive_qgemm_params(alpha, quantized, p); };
   Kernel k;
   if (quantized) {
+    if (Kernel fast = fast_qgemm(c, in, g, alpha, y)) return fast;
+    c.report_kernel("q8_gemm__ref");
     const DType ty = ops::quantized_output_type(c, kGYZeroPoint);
     k = ops::visit_q8_req_types(ta, tb, ty, [&](auto ta_tag, auto tb_tag, auto ty_tag) -> Kernel {
       using TA = decltype(ta_tag);
