@@ -15,15 +15,6 @@ bool is_depthwise(const Conv2dShape& s) {
          s.out_h >= 1 && s.out_w >= 1;
 }
 
-// The kw4 kernel rebuilds stride_h input rows per output row, so at stride 2 its row
-// buffers cost about as much as they save, and the int32-lane kernel (same ISA, next in the
-// list) measured 5-10% faster on the stride-2 layers of bench/layer_shapes.h; except on
-// narrow outputs where the border columns (a quarter or more) would send that kernel
-// through its slower indirect path, which the kw4 kernel does not have.
-bool kw4_preferred(const Conv2dShape& s) {
-  return s.stride_h == 1 || 4 * dw_interior_columns(s).border() >= s.out_w;
-}
-
 struct RowTask {
   const Q8DwConv* conv;
   uint8_t* y;
@@ -44,7 +35,7 @@ void run_ref(const Conv2dShape& s, const void* x, int32_t x_zp, const int8_t* w,
 
 const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s) {
   for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
-    if (k.isa <= isa && isa_supported(k.isa) && k.fits(s) && (k.image_rows == nullptr || kw4_preferred(s))) {
+    if (k.isa <= isa && isa_supported(k.isa) && k.fits(s)) {
       return &k;
     }
   }
@@ -146,8 +137,17 @@ void Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) {
   // s8 activations are read as x ^ 0x80 = x + 128, so the fold uses x_zp + 128.
   const int64_t x_offset = x_zero_point_ + (x_type_ == Q8::s8 ? 128 : 0);
   packed_.assign(blocks * block_words, 0);
+  const size_t block_channels = C / 64 * 64;
   for (size_t c = 0; c < C; ++c) {
-    int32_t* block = packed_.data() + (c / 16) * block_words + c % 16;
+    // Group and lane of channel c: in order past the 64-channel blocks; inside block b,
+    // channel 64b + 16j + 4r + i sits in lane 4j + i of group 4b + r (the zmm unpack order).
+    size_t group = c / 16, lane = c % 16;
+    if (c < block_channels) {
+      const size_t j = c % 64 / 16, r = c % 16 / 4, i = c % 4;
+      group = c / 64 * 4 + r;
+      lane = 4 * j + i;
+    }
+    int32_t* block = packed_.data() + group * block_words + lane;
     int64_t sum_w = 0;
     for (size_t ky = 0; ky < kh; ++ky) {
       uint32_t word = 0;

@@ -21,8 +21,7 @@
 namespace octet::kernels {
 
 // The microkernel Q8DwConv(..., isa) runs for shape s: the first entry of kQ8DwConvKernels
-// with isa <= `isa` that the CPU supports and that fits s, skipping the "kw4" kernel where
-// the next one measured faster (q8_dwconv.cc). nullptr: the ref conv.
+// with isa <= `isa` that the CPU supports and that fits s; nullptr: the ref conv.
 const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s);
 
 class Q8DwConv {

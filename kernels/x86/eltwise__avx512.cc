@@ -95,9 +95,23 @@ __m512i load_q8_as_i32(const T* p, __mmask16 m) {
 }
 
 // The values are already clamped into T's range, so the truncating narrow (vpmovdb) is exact.
+// Register form then a masked store: vpmovdb with a memory operand is slow on Zen 4/5.
 template <class T>
 void store_i32_as_q8(T* p, __m512i v, __mmask16 m) {
-  _mm512_mask_cvtepi32_storeu_epi8(p, m, v);
+  _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(v));
+}
+
+// 64 int32 values (in T's range) -> 64 bytes in order with one store. The packs work per
+// 128-bit lane: lane j of the packed vector holds dwords v0[4j..4j+3], v1[4j..], v2[4j..],
+// v3[4j..]; the permute puts dword 4j + k at position 4k + j.
+template <class T>
+void store64_i32_as_q8(T* p, __m512i v0, __m512i v1, __m512i v2, __m512i v3) {
+  const __m512i w01 = _mm512_packs_epi32(v0, v1), w23 = _mm512_packs_epi32(v2, v3);
+  __m512i bytes;
+  if constexpr (static_cast<T>(-1) > 0) bytes = _mm512_packus_epi16(w01, w23);
+  else bytes = _mm512_packs_epi16(w01, w23);
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
 }
 
 // v clamped in float to [lo, hi] (max then min: huge values saturate), rounded half to even.
@@ -119,10 +133,7 @@ void q8_binary(size_t rows, size_t cols, const void* a_bytes, size_t a_row_strid
       const __m512i y1 = op(load_q8_as_f32(a + c + 16, all), load_q8_as_f32(b + c + 16, all));
       const __m512i y2 = op(load_q8_as_f32(a + c + 32, all), load_q8_as_f32(b + c + 32, all));
       const __m512i y3 = op(load_q8_as_f32(a + c + 48, all), load_q8_as_f32(b + c + 48, all));
-      store_i32_as_q8(y + c, y0, all);
-      store_i32_as_q8(y + c + 16, y1, all);
-      store_i32_as_q8(y + c + 32, y2, all);
-      store_i32_as_q8(y + c + 48, y3, all);
+      store64_i32_as_q8(y + c, y0, y1, y2, y3);
     }
     for (; c < cols; c += 16) {
       const __mmask16 m = cols - c >= 16 ? all : tail_mask(cols - c);

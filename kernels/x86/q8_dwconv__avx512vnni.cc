@@ -52,8 +52,34 @@ inline void store_quads(const Pairs& ab, const Pairs& cd, __m128i* out) {
   _mm_store_si128(out + 3, _mm_unpackhi_epi16(ab.hi, cd.hi));
 }
 
+// Blocks of 64 channels (the first C / 64 * 64 channels) are interleaved on zmm, 4 channel
+// groups per instruction. vpunpck works within 128-bit lanes, so a block's entry holds 4
+// vectors R0..R3 where R_r's lane 4j + i is channel 16j + 4r + i (j, i = 0..3): the packing
+// orders the block's weights the same way, and the output packs (packssdw, packuswb) put
+// the channels back in order. The rest are 16-channel groups in channel order (xmm).
+constexpr size_t kBlock = 64;
+
+template <bool XSigned>
+inline __m512i load64(const uint8_t* p) {
+  const __m512i v = _mm512_loadu_si512(p);
+  return XSigned ? _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))) : v;
+}
+
+struct Pairs512 {
+  __m512i lo, hi;
+};
+inline Pairs512 interleave(__m512i a, __m512i b) { return {_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b)}; }
+
+inline void store_quads(const Pairs512& ab, const Pairs512& cd, __m512i* out) {
+  _mm512_store_si512(out + 0, _mm512_unpacklo_epi16(ab.lo, cd.lo));
+  _mm512_store_si512(out + 1, _mm512_unpackhi_epi16(ab.lo, cd.lo));
+  _mm512_store_si512(out + 2, _mm512_unpacklo_epi16(ab.hi, cd.hi));
+  _mm512_store_si512(out + 3, _mm512_unpackhi_epi16(ab.hi, cd.hi));
+}
+
 // Entries (ox, channel groups [g_begin, g_end)) of the kw4 row, any geometry: each tap of
-// the window reads the input, or the pad row outside it and for kx >= kernel_w.
+// the window reads the input, or the pad row outside it and for kx >= kernel_w. Groups
+// inside the 64-channel blocks are done a block at a time.
 template <bool XSigned>
 void build_entries(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox, size_t g_begin, size_t g_end,
                    uint8_t* q) {
@@ -66,6 +92,14 @@ void build_entries(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox, size_
     const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
     src[kx] = row && kx < s.kernel_w && ix >= 0 && ix < s.in_w ? row + static_cast<size_t>(ix) * C : a.pad;
   }
+  const size_t block_groups = C / kBlock * 4;
+  for (size_t g = g_begin; g < block_groups; g += 4) {
+    __m512i t[4];
+    for (int kx = 0; kx < 4; ++kx) t[kx] = load64<XSigned>(src[kx] + g * kTile);
+    store_quads(interleave(t[0], t[1]), interleave(t[2], t[3]),
+                reinterpret_cast<__m512i*>(q + (static_cast<size_t>(ox) * groups + g) * 64));
+  }
+  if (g_begin < block_groups) g_begin = block_groups;
   __m128i* out = reinterpret_cast<__m128i*>(q + (static_cast<size_t>(ox) * groups + g_begin) * 64);
   for (size_t g = g_begin; g < g_end; ++g, out += 4) {
     const size_t c0 = g * kTile;
@@ -92,8 +126,37 @@ void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin
   const Conv2dShape& s = *a.shape;
   const size_t C = static_cast<size_t>(s.in_c);
   const size_t groups = (C + kTile - 1) / kTile;
+  const size_t block_groups = C / kBlock * 4;
+  for (size_t g = 0; g < block_groups; g += 4) {
+    const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + g * kTile;
+    __m512i* out = reinterpret_cast<__m512i*>(q + (static_cast<size_t>(ox_begin) * groups + g) * 64);
+    const size_t zstep = groups;  // __m512i per entry
+    if constexpr (SW == 1) {
+      __m512i x1 = load64<XSigned>(p + C), x3 = load64<XSigned>(p + 3 * C);
+      const __m512i x2 = load64<XSigned>(p + 2 * C);
+      Pairs512 p0 = interleave(load64<XSigned>(p), x1), p1 = interleave(x1, x2), p2 = interleave(x2, x3);
+      for (int ox = ox_begin;;) {
+        store_quads(p0, p2, out);
+        if (++ox == ox_end) break;
+        out += zstep;
+        p += C;
+        const __m512i x4 = load64<XSigned>(p + 3 * C);
+        p0 = p1;
+        p1 = p2;
+        p2 = interleave(x3, x4);
+        x3 = x4;
+      }
+    } else {
+      Pairs512 pa = interleave(load64<XSigned>(p), load64<XSigned>(p + C));
+      for (int ox = ox_begin; ox < ox_end; ++ox, out += zstep, p += 2 * C) {
+        const Pairs512 pb = interleave(load64<XSigned>(p + 2 * C), load64<XSigned>(p + 3 * C));
+        store_quads(pa, pb, out);
+        pa = pb;
+      }
+    }
+  }
   const size_t step = groups * 4;  // __m128i per entry
-  for (size_t g = 0; g < groups; ++g) {
+  for (size_t g = block_groups; g < groups; ++g) {
     const __mmask16 m = tail_mask(C - g * kTile < kTile ? C - g * kTile : kTile);
     const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + g * kTile;
     __m128i* out = reinterpret_cast<__m128i*>(q + (static_cast<size_t>(ox_begin) * groups + g) * 64);
@@ -156,13 +219,71 @@ struct Epilogue {
   explicit Epilogue(const Q8DwEpilogue& e)
       : lo(_mm512_set1_ps(e.lo)), hi(_mm512_set1_ps(e.hi)), zp(_mm512_set1_epi32(e.zero_point)) {}
 
-  void store(uint8_t* y, __m512i acc, __m512 multiplier, __mmask16 mask) const {
+  __m512i requantize(__m512i acc, __m512 multiplier) const {
     __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), multiplier);
     v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-    const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(v), zp);
-    _mm512_mask_cvtepi32_storeu_epi8(y, mask, q);
+    return _mm512_add_epi32(_mm512_cvtps_epi32(v), zp);
+  }
+
+  void store(uint8_t* y, __m512i acc, __m512 multiplier, __mmask16 mask) const {
+    _mm512_mask_cvtepi32_storeu_epi8(y, mask, requantize(acc, multiplier));
   }
 };
+
+// One 64-channel block (groups g..g+3) of one output row: 4 accumulators in the block's lane
+// order, requantized, then packssdw (q0, q1), (q2, q3) and packuswb / packsswb of the two
+// restore channel order within each 128-bit lane: lane j = channels 16j .. 16j + 15. The
+// values are already inside [qmin, qmax], so the saturating packs do not change them.
+template <int KH>
+void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_t* y, size_t g,
+                   const int32_t* w, const Epilogue& ep) {
+  const Conv2dShape& s = *a.shape;
+  const int kh = KH > 0 ? KH : s.kernel_h;
+  const size_t C = static_cast<size_t>(s.in_c);
+  const size_t pixel_bytes = (C + kTile - 1) / kTile * 64;
+  const size_t words = (kh + 2) * kTile;  // one group's packed block
+  const bool y_signed = a.ep.y_signed;
+  auto store = [&](uint8_t* yo, const __m512i* q) {
+    const __m512i q01 = _mm512_packs_epi32(q[0], q[1]), q23 = _mm512_packs_epi32(q[2], q[3]);
+    _mm512_storeu_si512(yo, y_signed ? _mm512_packs_epi16(q01, q23) : _mm512_packus_epi16(q01, q23));
+  };
+  if constexpr (KH > 0) {
+    // The block's taps, biases and multipliers (4 * KH + 8 zmm) stay in registers.
+    __m512i bias[4], wv[4][KH];
+    __m512 multiplier[4];
+    for (int r = 0; r < 4; ++r) {
+      const int32_t* wr = w + r * words;
+      bias[r] = _mm512_loadu_si512(wr);
+      for (int ky = 0; ky < KH; ++ky) wv[r][ky] = _mm512_loadu_si512(wr + (ky + 1) * kTile);
+      multiplier[r] = _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (KH + 1) * kTile));
+    }
+    for (int ox = 0; ox < s.out_w; ++ox, y += C) {
+      __m512i q[4];
+      for (int r = 0; r < 4; ++r) {
+        __m512i acc = bias[r];
+        for (int ky = 0; ky < KH; ++ky) {
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + (g + r) * 64), wv[r][ky]);
+        }
+        q[r] = ep.requantize(acc, multiplier[r]);
+      }
+      store(y, q);
+    }
+  } else {
+    for (int ox = 0; ox < s.out_w; ++ox, y += C) {
+      __m512i q[4];
+      for (int r = 0; r < 4; ++r) {
+        const int32_t* wr = w + r * words;
+        __m512i acc = _mm512_loadu_si512(wr);
+        for (int ky = 0; ky < kh; ++ky) {
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + (g + r) * 64),
+                                    _mm512_loadu_si512(wr + (ky + 1) * kTile));
+        }
+        q[r] = ep.requantize(acc, _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (kh + 1) * kTile)));
+      }
+      store(y, q);
+    }
+  }
+}
 
 // One output row from its kernel_h buffered input rows. KH > 0: unrolled, weights in
 // registers; KH == 0: any kernel_h.
@@ -175,7 +296,11 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_
   const size_t pixel_bytes = groups * 64;
   const Epilogue ep(a.ep);
   const int32_t* w = a.packed;
-  for (size_t g = 0; g < groups; ++g, w += (kh + 2) * kTile) {
+  const size_t block_groups = C / kBlock * 4;
+  for (size_t g = 0; g < block_groups; g += 4, w += 4 * (kh + 2) * kTile) {
+    compute_block<KH>(a, qrows, y + g * kTile, g, w, ep);
+  }
+  for (size_t g = block_groups; g < groups; ++g, w += (kh + 2) * kTile) {
     const size_t c0 = g * kTile;
     const __mmask16 mask = tail_mask(C - c0 < kTile ? C - c0 : kTile);
     const __m512i bias = _mm512_loadu_si512(w);

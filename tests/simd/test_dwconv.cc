@@ -45,7 +45,8 @@ bool finish_shape(Conv2dShape& s, int pad_bottom, int pad_right) {
   return true;
 }
 
-// A random depthwise shape: mostly tiny, channels 1..2*tile+1 (tile 16 covers the ymm tile 8).
+// A random depthwise shape: mostly tiny, channels 1..2*tile+1 (tile 16 covers the ymm tile 8),
+// sometimes 64..140 (the VNNI kernel's 64-channel blocks).
 Conv2dShape random_shape(std::mt19937& rng) {
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   static const int kKernels[][2] = {{1, 1}, {3, 3}, {3, 3}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {2, 2}, {7, 7}};
@@ -53,6 +54,7 @@ Conv2dShape random_shape(std::mt19937& rng) {
     Conv2dShape s;
     s.batch = uni(1, 10) == 1 ? uni(2, 3) : 1;
     s.in_c = uni(0, 3) == 0 ? 16 * uni(1, 3) : uni(1, 33);
+    if (uni(0, 7) == 0) s.in_c = uni(0, 1) ? 64 * uni(1, 2) : uni(65, 140);  // 64-channel blocks
     const auto& k = kKernels[uni(0, 8)];
     s.kernel_h = k[0];
     s.kernel_w = k[1];
@@ -433,7 +435,6 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
   const float one = 1.0f;
   const Requantization rq{{&one, 1}, 10, 0, 255};
   for (Isa isa : runnable_isas()) {
-    // Stride 1: the first entry that fits (the kw4 kernel is not passed over).
     std::string expected = "q8_conv2d_nhwc__ref";
     for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
       if (k.isa <= isa && isa_supported(k.isa) && k.fits(s)) {
@@ -441,6 +442,8 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
         break;
       }
     }
+    const Q8DwConvKernel* chosen = choose_q8_dwconv_kernel(isa, s);
+    EXPECT_EQ(chosen ? chosen->name : "q8_conv2d_nhwc__ref", expected);
     EXPECT_EQ(Q8DwConv(s, Q8::u8, 3, w.data(), nullptr, rq, Q8::u8, isa).kernel_name(), expected) << isa_name(isa);
   }
   // x = 5 with zero point 3: each tap inside adds (5 - 3) * 2 = 4, padding adds 0.
@@ -451,16 +454,6 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
   ref.run(x.data(), y.data(), nullptr);
   EXPECT_EQ(y[0], 10 + 4 * 4);
   EXPECT_EQ(y[(2 * 5 + 2) * 8], 10 + 9 * 4);
-}
-
-TEST(Q8DwConv, StrideTwoPrefersTheInt32LaneKernelUnlessBordersDominate) {
-  const Conv2dShape wide = bench::conv(16, 96, 96, 3, 2, 1, 1, 96);   // 8x8 out, 1 border column
-  const Conv2dShape narrow = bench::conv(7, 128, 128, 3, 2, 1, 1, 128);  // 4x4 out, 2 border columns
-  for (bool is_narrow : {false, true}) {
-    const Q8DwConvKernel* k = choose_q8_dwconv_kernel(active_isa(), is_narrow ? narrow : wide);
-    if (k == nullptr || k->isa != Isa::avx512vnni) GTEST_SKIP() << "the kw4 kernel needs avx512vnni";
-    EXPECT_EQ(k->image_rows != nullptr, is_narrow) << k->name;
-  }
 }
 
 TEST(Q8DwConv, WideKernelsFallBackToAKernelThatRunsThem) {

@@ -1,0 +1,324 @@
+// Element-wise and global-pooling microkernels (kernels/eltwise_list.h) at the tensor shapes of
+// the bundled models: one entry per (op x shape x microkernel this CPU supports), named
+// eltwise/<model>/<op shape>/<kernel>, plus the scalar ref kernels at three shapes. The pick
+// of the drivers for active_isa() is labelled "pick". These ops move data and do almost no
+// arithmetic, so the counter is GBps: bytes read plus bytes written per second (a broadcast
+// gate row counts once). One thread (pool = nullptr), wall-clock time, 64-byte aligned buffers.
+//
+//   build/bench/eltwise_bench --benchmark_filter='resnet8-mlperf'
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/elementwise/eltwise.h"
+#include "kernels/eltwise_list.h"
+#include "kernels/isa.h"
+#include "kernels/ref/elementwise.h"
+#include "kernels/ref/pool2d.h"
+#include "kernels/ref/qelementwise.h"
+#include "kernels/ref/qpool2d.h"
+
+namespace {
+
+using namespace octet::kernels;
+
+template <typename T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <typename U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)); }
+  void deallocate(T* p, size_t) { std::free(p); }
+  bool operator==(const CacheLineAllocator&) const { return true; }
+};
+template <typename T>
+using Buffer = std::vector<T, CacheLineAllocator<T>>;
+
+template <typename T>
+Buffer<T> random_buffer(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-4.0f, 4.0f);
+  Buffer<T> v(n);
+  for (T& x : v) x = std::is_same_v<T, float> ? T(d(rng)) : T(rng());
+  return v;
+}
+
+// A map [h][w][c] of one model, batch 1.
+struct Map {
+  const char* model;
+  int h, w, c;
+  std::string label(const char* op) const {
+    return std::string(op) + " " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c);
+  }
+  size_t count() const { return size_t(h) * w * c; }
+};
+
+// Residual adds (same shape).
+const std::vector<Map> kResidualAdds = {
+    {"resnet8-mlperf", 32, 32, 16}, {"resnet8-mlperf", 16, 16, 32}, {"resnet8-mlperf", 8, 8, 64},
+    {"resnet8", 28, 28, 16},        {"resnet8", 14, 14, 32},        {"resnet8", 7, 7, 64},
+    {"tinynet", 28, 28, 24},        {"tinynet", 14, 14, 32},        {"tinynet", 7, 7, 48},
+};
+// Squeeze-excitation: GAP over the map, Sigmoid of the C gate values, map x gate.
+const std::vector<Map> kSeMaps = {
+    {"tinynet", 28, 28, 48}, {"tinynet", 14, 14, 72}, {"tinynet", 7, 7, 96}, {"tinynet", 4, 4, 128}};
+// Other global average pools (the classifier heads) and activations after convs.
+const std::vector<Map> kHeadPools = {{"resnet8-mlperf", 8, 8, 64}, {"resnet8", 7, 7, 64}, {"tinynet", 4, 4, 64}};
+const std::vector<Map> kActivations = {{"resnet8-mlperf", 32, 32, 16}, {"resnet8-mlperf", 16, 16, 32},
+                                       {"resnet8-mlperf", 8, 8, 64},   {"tinynet", 28, 28, 48},
+                                       {"tinynet", 14, 14, 72},        {"tinynet", 7, 7, 96}};
+
+void report(benchmark::State& state, double bytes, bool pick) {
+  state.counters["GBps"] = benchmark::Counter(bytes * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  if (pick) state.SetLabel("pick");
+}
+
+void add_bench(const std::string& name, std::function<void(benchmark::State&)> fn) {
+  benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+std::string bench_name(const Map& m, const std::string& op_label, const std::string& kernel) {
+  return std::string("eltwise/") + m.model + "/" + op_label + "/" + kernel;
+}
+
+template <class Fn, size_t N>
+bool is_pick(const EltwiseUkernel<Fn> (&list)[N], const EltwiseUkernel<Fn>& k) {
+  return pick_eltwise(std::span<const EltwiseUkernel<Fn>>(list, N), active_isa()) == &k;
+}
+
+// ---- binary: same shape (rows = 1) or the SE gate (rows = h*w, b a broadcast row) ----
+
+void register_f32_binary(const Map& m, bool se) {
+  const size_t rows = se ? size_t(m.h) * m.w : 1, cols = se ? size_t(m.c) : m.count();
+  const double bytes = 4.0 * (2.0 * m.count() + (se ? m.c : m.count()));
+  const std::string op = m.label(se ? "f32 mul gate" : "f32 add");
+  const auto& list = se ? kF32MulUkernels : kF32AddUkernels;
+  for (const auto& k : list) {
+    if (!isa_supported(k.isa)) continue;
+    const bool pick = is_pick(list, k);
+    add_bench(bench_name(m, op, k.name), [=, &k](benchmark::State& state) {
+      auto a = random_buffer<float>(m.count(), 1), b = random_buffer<float>(se ? m.c : m.count(), 2);
+      Buffer<float> y(m.count());
+      for (auto _ : state) {
+        k.fn(rows, cols, a.data(), cols, b.data(), se ? 0 : cols, y.data());
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, bytes, pick);
+    });
+  }
+}
+
+template <class T>
+void register_q8_binary(const Map& m, bool se) {
+  const bool u8 = std::is_same_v<T, uint8_t>;
+  const size_t rows = se ? size_t(m.h) * m.w : 1, cols = se ? size_t(m.c) : m.count();
+  const double bytes = 2.0 * m.count() + (se ? m.c : m.count());
+  const std::string op = m.label(se ? (u8 ? "qu8 mul gate" : "qs8 mul gate") : (u8 ? "qu8 add" : "qs8 add"));
+  const QuantParams aq{0.0213f, u8 ? 128 : 0}, bq{0.0178f, u8 ? 3 : -5}, yq{0.0301f, u8 ? 100 : -20};
+  const int32_t lo = qmin_of<T>(), hi = qmax_of<T>();
+  if (se) {
+    const auto& list = u8 ? kQu8MulUkernels : kQs8MulUkernels;
+    for (const auto& k : list) {
+      if (!isa_supported(k.isa)) continue;
+      const bool pick = is_pick(list, k);
+      add_bench(bench_name(m, op, k.name), [=, &k](benchmark::State& state) {
+        auto a = random_buffer<T>(m.count(), 1), b = random_buffer<T>(size_t(m.c), 2);
+        Buffer<T> y(m.count());
+        const Q8MulParams p = q8_mul_params(aq, bq, yq, lo, hi);
+        for (auto _ : state) {
+          k.fn(rows, cols, a.data(), cols, b.data(), 0, y.data(), p);
+          benchmark::DoNotOptimize(y.data());
+        }
+        report(state, bytes, pick);
+      });
+    }
+  } else {
+    const auto& list = u8 ? kQu8AddUkernels : kQs8AddUkernels;
+    for (const auto& k : list) {
+      if (!isa_supported(k.isa)) continue;
+      const bool pick = is_pick(list, k);
+      add_bench(bench_name(m, op, k.name), [=, &k](benchmark::State& state) {
+        auto a = random_buffer<T>(m.count(), 1), b = random_buffer<T>(m.count(), 2);
+        Buffer<T> y(m.count());
+        const Q8AddParams p = q8_add_params(aq, bq, yq, lo, hi);
+        for (auto _ : state) {
+          k.fn(rows, cols, a.data(), cols, b.data(), cols, y.data(), p);
+          benchmark::DoNotOptimize(y.data());
+        }
+        report(state, bytes, pick);
+      });
+    }
+  }
+}
+
+// ---- global average pool: [h*w][c] -> [c] ----
+
+void register_f32_gap(const Map& m) {
+  const double bytes = 4.0 * (m.count() + m.c);
+  for (const auto& k : kF32GapUkernels) {
+    if (!isa_supported(k.isa)) continue;
+    const bool pick = is_pick(kF32GapUkernels, k);
+    add_bench(bench_name(m, m.label("f32 gap"), k.name), [=, &k](benchmark::State& state) {
+      auto x = random_buffer<float>(m.count(), 3);
+      Buffer<float> y(size_t(m.c));
+      for (auto _ : state) {
+        k.fn(size_t(m.h) * m.w, size_t(m.c), x.data(), y.data());
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, bytes, pick);
+    });
+  }
+}
+
+template <class T>
+void register_q8_gap(const Map& m) {
+  const bool u8 = std::is_same_v<T, uint8_t>;
+  const double bytes = double(m.count() + m.c);
+  const auto& list = u8 ? kQu8GapUkernels : kQs8GapUkernels;
+  for (const auto& k : list) {
+    if (!isa_supported(k.isa)) continue;
+    const bool pick = is_pick(list, k);
+    add_bench(bench_name(m, m.label(u8 ? "qu8 gap" : "qs8 gap"), k.name), [=, &k](benchmark::State& state) {
+      auto x = random_buffer<T>(m.count(), 3);
+      Buffer<T> y(size_t(m.c));
+      const Q8GapParams p = q8_gap_params(m.h * m.w, {0.05f, u8 ? 128 : 0}, {0.04f, u8 ? 120 : -3},
+                                          u8 ? Q8::u8 : Q8::s8);
+      for (auto _ : state) {
+        k.fn(size_t(m.h) * m.w, size_t(m.c), x.data(), y.data(), p);
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, bytes, pick);
+    });
+  }
+}
+
+// ---- unary: Relu / Clip (f32_clamp) over a map, Sigmoid over an SE gate of C values ----
+
+void register_f32_clamp(const Map& m) {
+  const double bytes = 8.0 * m.count();
+  for (const auto& k : kF32ClampUkernels) {
+    if (!isa_supported(k.isa)) continue;
+    const bool pick = is_pick(kF32ClampUkernels, k);
+    add_bench(bench_name(m, m.label("f32 relu6"), k.name), [=, &k](benchmark::State& state) {
+      auto x = random_buffer<float>(m.count(), 4);
+      Buffer<float> y(m.count());
+      for (auto _ : state) {
+        k.fn(m.count(), x.data(), y.data(), 0.0f, 6.0f);
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, bytes, pick);
+    });
+  }
+}
+
+void register_f32_sigmoid(const Map& m) {
+  const double bytes = 8.0 * m.c;
+  const std::string op = "f32 sigmoid " + std::to_string(m.c);
+  for (const auto& k : kF32SigmoidUkernels) {
+    if (!isa_supported(k.isa)) continue;
+    const bool pick = is_pick(kF32SigmoidUkernels, k);
+    add_bench(bench_name(m, op, k.name), [=, &k](benchmark::State& state) {
+      auto x = random_buffer<float>(size_t(m.c), 5);
+      Buffer<float> y(size_t(m.c));
+      for (auto _ : state) {
+        k.fn(size_t(m.c), x.data(), y.data());
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, bytes, pick);
+    });
+  }
+  if (m.c == 48) {  // the ref at one shape
+    add_bench(bench_name(m, op, "f32_unary__ref"), [=](benchmark::State& state) {
+      auto x = random_buffer<float>(size_t(m.c), 5);
+      Buffer<float> y(size_t(m.c));
+      for (auto _ : state) {
+        f32_unary__ref(Activation::sigmoid(), m.c, x.data(), y.data());
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, bytes, false);
+    });
+  }
+}
+
+// ---- the scalar refs at representative shapes ----
+
+void register_refs() {
+  const Map add{"resnet8-mlperf", 32, 32, 16};
+  const int64_t dims1[1] = {int64_t(add.count())}, dense1[1] = {1};
+  add_bench(bench_name(add, add.label("f32 add"), "f32_binary_strided__ref"), [=](benchmark::State& state) {
+    auto a = random_buffer<float>(add.count(), 1), b = random_buffer<float>(add.count(), 2);
+    Buffer<float> y(add.count());
+    for (auto _ : state) {
+      f32_binary_strided__ref(BinaryOp::add, 1, dims1, a.data(), dense1, b.data(), dense1, Activation{}, y.data());
+      benchmark::DoNotOptimize(y.data());
+    }
+    report(state, 12.0 * add.count(), false);
+  });
+  add_bench(bench_name(add, add.label("qu8 add"), "q8_add_ratio_fma_strided__ref"), [=](benchmark::State& state) {
+    auto a = random_buffer<uint8_t>(add.count(), 1), b = random_buffer<uint8_t>(add.count(), 2);
+    Buffer<uint8_t> y(add.count());
+    for (auto _ : state) {
+      q8_add_ratio_fma_strided__ref(1, dims1, a.data(), dense1, {0.0213f, 128}, b.data(), dense1, {0.0178f, 3},
+                                    {0.0301f, 100}, 0, 255, y.data());
+      benchmark::DoNotOptimize(y.data());
+    }
+    report(state, 3.0 * add.count(), false);
+  });
+  const Map se{"tinynet", 28, 28, 48};
+  const int64_t dims2[2] = {se.h * se.w, se.c}, a2[2] = {se.c, 1}, b2[2] = {0, 1};
+  add_bench(bench_name(se, se.label("qu8 mul gate"), "q8_mul_ratio_strided__ref"), [=](benchmark::State& state) {
+    auto a = random_buffer<uint8_t>(se.count(), 1), b = random_buffer<uint8_t>(size_t(se.c), 2);
+    Buffer<uint8_t> y(se.count());
+    for (auto _ : state) {
+      q8_mul_ratio_strided__ref(2, dims2, a.data(), a2, {0.0213f, 128}, b.data(), b2, {0.0178f, 3}, {0.0301f, 100}, 0,
+                                255, y.data());
+      benchmark::DoNotOptimize(y.data());
+    }
+    report(state, 2.0 * se.count() + se.c, false);
+  });
+  add_bench(bench_name(se, se.label("qu8 gap"), "q8_global_avgpool_nhwc__ref"), [=](benchmark::State& state) {
+    auto x = random_buffer<uint8_t>(se.count(), 3);
+    Buffer<uint8_t> y(size_t(se.c));
+    for (auto _ : state) {
+      q8_global_avgpool_nhwc__ref(1, se.h * se.w, se.c, x.data(), {0.05f, 128}, {0.04f, 120}, y.data());
+      benchmark::DoNotOptimize(y.data());
+    }
+    report(state, double(se.count() + se.c), false);
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const Map& m : kResidualAdds) {
+    register_f32_binary(m, false);
+    register_q8_binary<uint8_t>(m, false);
+    register_q8_binary<int8_t>(m, false);
+  }
+  for (const Map& m : kSeMaps) {
+    register_f32_gap(m);
+    register_q8_gap<uint8_t>(m);
+    register_q8_gap<int8_t>(m);
+    register_f32_sigmoid(m);
+    register_f32_binary(m, true);
+    register_q8_binary<uint8_t>(m, true);
+    register_q8_binary<int8_t>(m, true);
+  }
+  for (const Map& m : kHeadPools) {
+    register_f32_gap(m);
+    register_q8_gap<uint8_t>(m);
+    register_q8_gap<int8_t>(m);
+  }
+  for (const Map& m : kActivations) register_f32_clamp(m);
+  register_refs();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
