@@ -34,9 +34,11 @@ template <int KH, int KW>
 void row_fixed(const F32DwRowArgs& a) {
   constexpr int kTaps = KH * KW;
   const __m512 lo = _mm512_set1_ps(a.min), hi = _mm512_set1_ps(a.max);
+  // Locals: the stores through y could alias `a` as far as the compiler knows.
+  const size_t channels = a.channels, pixels = a.pixels, pixel_step = a.pixel_step, tap_step = a.tap_step;
   const float* w = a.packed;
-  for (size_t c0 = 0; c0 < a.channels; c0 += kTile, w += (kTaps + 1) * kTile) {
-    const size_t n = a.channels - c0 < kTile ? a.channels - c0 : kTile;
+  for (size_t c0 = 0; c0 < channels; c0 += kTile, w += (kTaps + 1) * kTile) {
+    const size_t n = channels - c0 < kTile ? channels - c0 : kTile;
     const bool full = n == kTile;
     const __mmask16 mask = tail_mask(n);
     const __m512 bias = _mm512_loadu_ps(w);
@@ -45,22 +47,22 @@ void row_fixed(const F32DwRowArgs& a) {
     const float* r[KH];
     for (int ky = 0; ky < KH; ++ky) r[ky] = a.rows[ky] + c0;
     float* y = a.y + c0;
-    for (size_t p = 0; p < a.pixels; ++p) {
+    for (size_t p = 0; p < pixels; ++p) {
       // Two accumulators halve the FMA dependency chain of one pixel.
       __m512 acc0 = bias, acc1 = _mm512_setzero_ps();
       for (int ky = 0; ky < KH; ++ky) {
         for (int kx = 0; kx < KW; ++kx) {
-          const __m512 x = load_x(r[ky] + kx * a.tap_step, mask, full);
+          const __m512 x = load_x(r[ky] + kx * tap_step, mask, full);
           if ((ky * KW + kx) % 2 == 0) {
             acc0 = _mm512_fmadd_ps(x, wv[ky * KW + kx], acc0);
           } else {
             acc1 = _mm512_fmadd_ps(x, wv[ky * KW + kx], acc1);
           }
         }
-        r[ky] += a.pixel_step;
+        r[ky] += pixel_step;
       }
       store_clamped(y, _mm512_add_ps(acc0, acc1), lo, hi, mask, full);
-      y += a.channels;
+      y += channels;
     }
   }
 }
