@@ -22,6 +22,7 @@ struct OpContext {
   std::vector<const ir::TensorData*> in_const;  // contents when the input is a constant
   kernels::Isa isa = kernels::Isa::scalar;  // the highest ISA build() may choose kernels for
   pthreadpool_t threadpool = nullptr;       // kernels split their work over it (nullptr: caller's thread)
+  bool winograd = true;                     // FP32 3x3 stride-1 convs may use Winograd F(2x2, 3x3)
   std::string* kernel_name = nullptr;       // where build() reports the kernel it chose
 
   bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }

@@ -202,6 +202,7 @@ void Plan::build_kernels() {
       OpContext ctx = context(*p.node, p.inputs, p.input_infos);
       ctx.isa = options_.isa;
       ctx.threadpool = options_.threadpool;
+      ctx.winograd = options_.winograd;
       ctx.kernel_name = &step.kernel;
       step.node = p.node->name;
       step.op = p.node->op;

@@ -37,6 +37,7 @@ struct PlanValue {
 struct PlanOptions {
   kernels::Isa isa = kernels::Isa::scalar;  // highest ISA kernels may use (Session passes active_isa())
   pthreadpool_t threadpool = nullptr;       // not owned; nullptr runs every kernel on the caller's thread
+  bool winograd = true;                     // false: every FP32 conv is a direct (igemm) conv
 };
 
 class Plan {

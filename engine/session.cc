@@ -23,6 +23,7 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
   if (!kernels::isa_supported(plan_options_.isa))
     throw std::invalid_argument(std::string("this CPU cannot run ") + kernels::isa_name(plan_options_.isa) + " kernels");
   plan_options_.threadpool = threadpool_.get();
+  plan_options_.winograd = options.winograd;
   pass_report_ = passes::optimize(graph_, options.passes);
   for (const auto& name : graph_.inputs) {
     const ir::Value& v = graph_.value(name);

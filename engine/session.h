@@ -24,6 +24,7 @@ struct SessionOptions {
   passes::Options passes;
   int threads = 1;  // kernels split their work over this many threads (the caller's included)
   std::optional<kernels::Isa> isa;  // cap on the kernels' ISA; default kernels::active_isa()
+  bool winograd = true;  // FP32 3x3 stride-1 convs may run as Winograd F(2x2, 3x3); false: direct only
 };
 
 // Called after each step with every value the step wrote, in the plan's physical layout

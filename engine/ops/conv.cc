@@ -3,6 +3,7 @@
 #include "engine/ops/spatial.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_dwconv.h"
+#include "kernels/conv/f32_winograd.h"
 #include "kernels/ref/conv2d.h"
 
 namespace octet {
@@ -50,6 +51,10 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   const bool constant_params = c.in_const[1] != nullptr && (!c.has(2) || c.in_const[2] != nullptr);
   if (c.isa != kernels::Isa::scalar && constant_params) {
     const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c;
+    // Winograd F(2x2, 3x3) does 2.25x fewer multiplies than the direct conv; with few
+    // channels its transforms cost more than that saves (kernels/conv/f32_winograd.h).
+    if (c.winograd && kernels::F32WinogradConv::supports(s, act) && kernels::F32WinogradConv::faster_than_direct(s))
+      if (Kernel k = fast_conv<kernels::F32WinogradConv>(c, s, act, x, wt, b, y)) return k;
     Kernel k = depthwise ? fast_conv<kernels::F32DwConv>(c, s, act, x, wt, b, y)
                          : (s.groups == 1 ? fast_conv<kernels::F32Conv>(c, s, act, x, wt, b, y) : Kernel{});
     if (k) return k;

@@ -10,6 +10,7 @@ namespace {
 struct EngineOptions {
   std::string isa;
   int threads = 1;
+  bool direct_conv = false;
 };
 
 EngineOptions& options() {
@@ -29,6 +30,8 @@ void add_engine_options(CLI::App& app) {
       });
   app.add_option("--threads", options().threads, "Threads the kernels split their work over (default 1)")
       ->check(CLI::Range(1, 256));
+  app.add_flag("--direct-conv", options().direct_conv,
+               "FP32 3x3 stride-1 convs run as direct convs instead of Winograd F(2x2,3x3) (to compare the two)");
   app.parse_complete_callback([] {
     if (options().isa.empty()) return;
     try {
@@ -43,12 +46,14 @@ SessionOptions engine_session_options() {
   SessionOptions s;
   s.threads = options().threads;
   s.isa = kernels::active_isa();
+  s.winograd = !options().direct_conv;
   return s;
 }
 
 std::string engine_summary() {
   const int t = options().threads;
-  return fmt::format("{}, {} thread{}", kernels::isa_name(kernels::active_isa()), t, t == 1 ? "" : "s");
+  return fmt::format("{}, {} thread{}{}", kernels::isa_name(kernels::active_isa()), t, t == 1 ? "" : "s",
+                     options().direct_conv ? ", direct convs only" : "");
 }
 
 }  // namespace octet::cli
