@@ -137,15 +137,20 @@ void Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) {
   // s8 activations are read as x ^ 0x80 = x + 128, so the fold uses x_zp + 128.
   const int64_t x_offset = x_zero_point_ + (x_type_ == Q8::s8 ? 128 : 0);
   packed_.assign(blocks * block_words, 0);
-  const size_t block_channels = C / 64 * 64;
+  const size_t block_channels = C / 64 * 64, half_end = C / 32 * 32;
   for (size_t c = 0; c < C; ++c) {
-    // Group and lane of channel c: in order past the 64-channel blocks; inside block b,
-    // channel 64b + 16j + 4r + i sits in lane 4j + i of group 4b + r (the zmm unpack order).
+    // Slot ("group") and lane of channel c in the chunk layout of q8_dwconv__avx512vnni.cc:
+    // inside 64-channel block b, channel 64b + 16j + 4r + i is in lane 4j + i of slot
+    // 4b + r; in the 32-channel half block after them, channel 16j + 4r + i (from its start)
+    // is in lane 4(2(r % 2) + j) + i of slot r / 2; past those, channel order.
     size_t group = c / 16, lane = c % 16;
+    const size_t j = c % 64 / 16 % 2, r = c % 16 / 4, i = c % 4;
     if (c < block_channels) {
-      const size_t j = c % 64 / 16, r = c % 16 / 4, i = c % 4;
       group = c / 64 * 4 + r;
-      lane = 4 * j + i;
+      lane = 4 * (c % 64 / 16) + i;
+    } else if (c < half_end) {
+      group = block_channels / 16 + r / 2;
+      lane = 4 * (2 * (r % 2) + j) + i;
     }
     int32_t* block = packed_.data() + group * block_words + lane;
     int64_t sum_w = 0;

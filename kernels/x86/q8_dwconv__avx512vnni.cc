@@ -32,168 +32,163 @@ constexpr int kTile = 16;
 
 inline __mmask16 tail_mask(size_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
 
-template <bool XSigned>
-inline __m128i load16(const uint8_t* p, __mmask16 mask) {
-  const __m128i v = _mm_maskz_loadu_epi8(mask, p);
-  return XSigned ? _mm_xor_si128(v, _mm_set1_epi8(static_cast<char>(0x80))) : v;
+// Channel chunks of a kw4 entry. Each channel takes 4 bytes, so chunk [c0, c0 + n) sits at
+// byte 4 * c0 of the entry, in 64-byte slots of 16 lanes:
+//   blocks  64 channels, built on zmm: vpunpck works within 128-bit lanes, so the chunk's
+//           4 vectors R0..R3 hold in lane 4j + i channel 16j + 4r + i (r = vector, j = 128-bit
+//           lane, i = 0..3). The packing orders the weights the same way and the output packs
+//           (packssdw, packuswb) restore channel order.
+//   half    one chunk of 32 channels after the blocks, built on ymm: slot s (R_2s | R_2s+1)
+//           holds in lane 4q + i channel 16(q % 2) + 4(2s + q / 2) + i; the packs plus one
+//           vpermd restore the order.
+//   groups  the last < 32 channels in 16-channel groups in channel order (xmm; the tail
+//           group masked).
+// One unpack instruction thus serves up to 64 channels.
+struct ChunkLayout {
+  size_t blocks, half, groups, group_c0;
+  explicit ChunkLayout(size_t C)
+      : blocks(C / 64), half((C % 64) / 32), groups((C % 32 + 15) / 16), group_c0(C / 32 * 32) {}
+};
+
+struct V128 {
+  using T = __m128i;
+  static T load(const uint8_t* p, size_t n) {
+    return n >= 16 ? _mm_loadu_si128(reinterpret_cast<const T*>(p)) : _mm_maskz_loadu_epi8(tail_mask(n), p);
+  }
+  static T flip(T v) { return _mm_xor_si128(v, _mm_set1_epi8(static_cast<char>(0x80))); }
+  static T lo8(T a, T b) { return _mm_unpacklo_epi8(a, b); }
+  static T hi8(T a, T b) { return _mm_unpackhi_epi8(a, b); }
+  static T lo16(T a, T b) { return _mm_unpacklo_epi16(a, b); }
+  static T hi16(T a, T b) { return _mm_unpackhi_epi16(a, b); }
+  static void store(uint8_t* p, T v) { _mm_store_si128(reinterpret_cast<T*>(p), v); }
+};
+
+struct V256 {
+  using T = __m256i;
+  static T load(const uint8_t* p, size_t) { return _mm256_loadu_si256(reinterpret_cast<const T*>(p)); }
+  static T flip(T v) { return _mm256_xor_si256(v, _mm256_set1_epi8(static_cast<char>(0x80))); }
+  static T lo8(T a, T b) { return _mm256_unpacklo_epi8(a, b); }
+  static T hi8(T a, T b) { return _mm256_unpackhi_epi8(a, b); }
+  static T lo16(T a, T b) { return _mm256_unpacklo_epi16(a, b); }
+  static T hi16(T a, T b) { return _mm256_unpackhi_epi16(a, b); }
+  static void store(uint8_t* p, T v) { _mm256_store_si256(reinterpret_cast<T*>(p), v); }
+};
+
+struct V512 {
+  using T = __m512i;
+  static T load(const uint8_t* p, size_t) { return _mm512_loadu_si512(p); }
+  static T flip(T v) { return _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))); }
+  static T lo8(T a, T b) { return _mm512_unpacklo_epi8(a, b); }
+  static T hi8(T a, T b) { return _mm512_unpackhi_epi8(a, b); }
+  static T lo16(T a, T b) { return _mm512_unpacklo_epi16(a, b); }
+  static T hi16(T a, T b) { return _mm512_unpackhi_epi16(a, b); }
+  static void store(uint8_t* p, T v) { _mm512_store_si512(p, v); }
+};
+
+template <class V, bool XSigned>
+inline typename V::T load(const uint8_t* p, size_t n) {
+  const typename V::T v = V::load(p, n);
+  return XSigned ? V::flip(v) : v;
 }
 
-// Two taps' bytes interleaved: lo = channels 0..7, hi = 8..15, as (a[c], b[c]) pairs.
+// Two taps' bytes interleaved per 128-bit lane: (a[c], b[c]) pairs.
+template <class V>
 struct Pairs {
-  __m128i lo, hi;
+  typename V::T lo, hi;
 };
-inline Pairs interleave(__m128i a, __m128i b) { return {_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)}; }
-
-// 16 lanes (a[c], b[c], c[c], d[c]) from the pairs (a, b) and (c, d), stored in channel order.
-inline void store_quads(const Pairs& ab, const Pairs& cd, __m128i* out) {
-  _mm_store_si128(out + 0, _mm_unpacklo_epi16(ab.lo, cd.lo));
-  _mm_store_si128(out + 1, _mm_unpackhi_epi16(ab.lo, cd.lo));
-  _mm_store_si128(out + 2, _mm_unpacklo_epi16(ab.hi, cd.hi));
-  _mm_store_si128(out + 3, _mm_unpackhi_epi16(ab.hi, cd.hi));
+template <class V>
+inline Pairs<V> interleave(typename V::T a, typename V::T b) {
+  return {V::lo8(a, b), V::hi8(a, b)};
 }
 
-// Blocks of 64 channels (the first C / 64 * 64 channels) are interleaved on zmm, 4 channel
-// groups per instruction. vpunpck works within 128-bit lanes, so a block's entry holds 4
-// vectors R0..R3 where R_r's lane 4j + i is channel 16j + 4r + i (j, i = 0..3): the packing
-// orders the block's weights the same way, and the output packs (packssdw, packuswb) put
-// the channels back in order. The rest are 16-channel groups in channel order (xmm).
-constexpr size_t kBlock = 64;
+// Lanes (a[c], b[c], c[c], d[c]) from the pairs (a, b) and (c, d): R0..R3, stored in a row.
+template <class V>
+inline void store_quads(const Pairs<V>& ab, const Pairs<V>& cd, uint8_t* out) {
+  constexpr size_t kBytes = sizeof(typename V::T);
+  V::store(out, V::lo16(ab.lo, cd.lo));
+  V::store(out + kBytes, V::hi16(ab.lo, cd.lo));
+  V::store(out + 2 * kBytes, V::lo16(ab.hi, cd.hi));
+  V::store(out + 3 * kBytes, V::hi16(ab.hi, cd.hi));
+}
 
+// Calls f(V, c0, n) for every chunk of the layout.
+template <class F>
+inline void for_each_chunk(size_t C, F&& f) {
+  const ChunkLayout l(C);
+  for (size_t b = 0; b < l.blocks; ++b) f(V512{}, b * 64, size_t{64});
+  if (l.half) f(V256{}, l.blocks * 64, size_t{32});
+  for (size_t g = 0; g < l.groups; ++g) {
+    const size_t c0 = l.group_c0 + g * kTile;
+    f(V128{}, c0, std::min<size_t>(kTile, C - c0));
+  }
+}
+
+// Entry ox of the kw4 row, any geometry: each tap of the window reads the input, or the pad
+// row outside it and for kx >= kernel_w.
 template <bool XSigned>
-inline __m512i load64(const uint8_t* p) {
-  const __m512i v = _mm512_loadu_si512(p);
-  return XSigned ? _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))) : v;
-}
-
-struct Pairs512 {
-  __m512i lo, hi;
-};
-inline Pairs512 interleave(__m512i a, __m512i b) { return {_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b)}; }
-
-inline void store_quads(const Pairs512& ab, const Pairs512& cd, __m512i* out) {
-  _mm512_store_si512(out + 0, _mm512_unpacklo_epi16(ab.lo, cd.lo));
-  _mm512_store_si512(out + 1, _mm512_unpackhi_epi16(ab.lo, cd.lo));
-  _mm512_store_si512(out + 2, _mm512_unpacklo_epi16(ab.hi, cd.hi));
-  _mm512_store_si512(out + 3, _mm512_unpackhi_epi16(ab.hi, cd.hi));
-}
-
-// Entries (ox, channel groups [g_begin, g_end)) of the kw4 row, any geometry: each tap of
-// the window reads the input, or the pad row outside it and for kx >= kernel_w. Groups
-// inside the 64-channel blocks are done a block at a time.
-template <bool XSigned>
-void build_entries(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox, size_t g_begin, size_t g_end,
-                   uint8_t* q) {
+void build_entry(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox, uint8_t* q) {
   const Conv2dShape& s = *a.shape;
   const size_t C = static_cast<size_t>(s.in_c);
-  const size_t groups = (C + kTile - 1) / kTile;
-  const size_t tail = C - (groups - 1) * kTile;
+  const size_t entry_bytes = (C + kTile - 1) / kTile * 64;
   const uint8_t* src[4];
   for (int kx = 0; kx < 4; ++kx) {
     const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
     src[kx] = row && kx < s.kernel_w && ix >= 0 && ix < s.in_w ? row + static_cast<size_t>(ix) * C : a.pad;
   }
-  const size_t block_groups = C / kBlock * 4;
-  for (size_t g = g_begin; g < block_groups; g += 4) {
-    __m512i t[4];
-    for (int kx = 0; kx < 4; ++kx) t[kx] = load64<XSigned>(src[kx] + g * kTile);
-    store_quads(interleave(t[0], t[1]), interleave(t[2], t[3]),
-                reinterpret_cast<__m512i*>(q + (static_cast<size_t>(ox) * groups + g) * 64));
-  }
-  if (g_begin < block_groups) g_begin = block_groups;
-  __m128i* out = reinterpret_cast<__m128i*>(q + (static_cast<size_t>(ox) * groups + g_begin) * 64);
-  for (size_t g = g_begin; g < g_end; ++g, out += 4) {
-    const size_t c0 = g * kTile;
-    __m128i t[4];
-    if (g + 1 < groups || tail == kTile) {
-      for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src[kx] + c0));
-    } else {
-      for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_maskz_loadu_epi8(tail_mask(tail), src[kx] + c0);
-    }
-    if (XSigned) {
-      for (int kx = 0; kx < 4; ++kx) t[kx] = _mm_xor_si128(t[kx], _mm_set1_epi8(static_cast<char>(0x80)));
-    }
-    store_quads(interleave(t[0], t[1]), interleave(t[2], t[3]), out);
-  }
+  uint8_t* out = q + static_cast<size_t>(ox) * entry_bytes;
+  for_each_chunk(C, [&](auto v, size_t c0, size_t n) {
+    using V = decltype(v);
+    store_quads<V>(interleave<V>(load<V, XSigned>(src[0] + c0, n), load<V, XSigned>(src[1] + c0, n)),
+                   interleave<V>(load<V, XSigned>(src[2] + c0, n), load<V, XSigned>(src[3] + c0, n)), out + 4 * c0);
+  });
 }
 
-// Entries [ox_begin, ox_end) of every channel group when dilation_w is 1 and all four
-// taps x[ix0 .. ix0 + 3] are inside the row (a tap past kernel_w has weight 0, so reading
-// the input there is harmless). Consecutive entries share interleaved pairs: with
-// P(i) = (x[i], x[i + 1]), entry ox is (P(ix0), P(ix0 + 2)), so stride 1 needs one new
-// load and stride 2 one new P per entry.
+// Entries [ox_begin, ox_end) when dilation_w is 1 and all four taps x[ix0 .. ix0 + 3] are
+// inside the row (a tap past kernel_w has weight 0, so reading the input there is harmless).
+// Consecutive entries share interleaved pairs: with P(i) = (x[i], x[i + 1]), entry ox is
+// (P(ix0), P(ix0 + 2)), so stride 1 needs one new load and stride 2 one new P per entry.
 template <bool XSigned, int SW>
 void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin, int ox_end, uint8_t* q) {
   const Conv2dShape& s = *a.shape;
   const size_t C = static_cast<size_t>(s.in_c);
-  const size_t groups = (C + kTile - 1) / kTile;
-  const size_t block_groups = C / kBlock * 4;
-  for (size_t g = 0; g < block_groups; g += 4) {
-    const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + g * kTile;
-    __m512i* out = reinterpret_cast<__m512i*>(q + (static_cast<size_t>(ox_begin) * groups + g) * 64);
-    const size_t zstep = groups;  // __m512i per entry
+  const size_t entry_bytes = (C + kTile - 1) / kTile * 64;
+  for_each_chunk(C, [&](auto v, size_t c0, size_t n) {
+    using V = decltype(v);
+    const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + c0;
+    uint8_t* out = q + static_cast<size_t>(ox_begin) * entry_bytes + 4 * c0;
     if constexpr (SW == 1) {
-      __m512i x1 = load64<XSigned>(p + C), x3 = load64<XSigned>(p + 3 * C);
-      const __m512i x2 = load64<XSigned>(p + 2 * C);
-      Pairs512 p0 = interleave(load64<XSigned>(p), x1), p1 = interleave(x1, x2), p2 = interleave(x2, x3);
+      typename V::T x1 = load<V, XSigned>(p + C, n), x3 = load<V, XSigned>(p + 3 * C, n);
+      const typename V::T x2 = load<V, XSigned>(p + 2 * C, n);
+      Pairs<V> p0 = interleave<V>(load<V, XSigned>(p, n), x1), p1 = interleave<V>(x1, x2),
+               p2 = interleave<V>(x2, x3);
       for (int ox = ox_begin;;) {
-        store_quads(p0, p2, out);
+        store_quads<V>(p0, p2, out);
         if (++ox == ox_end) break;
-        out += zstep;
+        out += entry_bytes;
         p += C;
-        const __m512i x4 = load64<XSigned>(p + 3 * C);
+        const typename V::T x4 = load<V, XSigned>(p + 3 * C, n);
         p0 = p1;
         p1 = p2;
-        p2 = interleave(x3, x4);
+        p2 = interleave<V>(x3, x4);
         x3 = x4;
       }
     } else {
-      Pairs512 pa = interleave(load64<XSigned>(p), load64<XSigned>(p + C));
-      for (int ox = ox_begin; ox < ox_end; ++ox, out += zstep, p += 2 * C) {
-        const Pairs512 pb = interleave(load64<XSigned>(p + 2 * C), load64<XSigned>(p + 3 * C));
-        store_quads(pa, pb, out);
+      Pairs<V> pa = interleave<V>(load<V, XSigned>(p, n), load<V, XSigned>(p + C, n));
+      for (int ox = ox_begin; ox < ox_end; ++ox, out += entry_bytes, p += 2 * C) {
+        const Pairs<V> pb = interleave<V>(load<V, XSigned>(p + 2 * C, n), load<V, XSigned>(p + 3 * C, n));
+        store_quads<V>(pa, pb, out);
         pa = pb;
       }
     }
-  }
-  const size_t step = groups * 4;  // __m128i per entry
-  for (size_t g = block_groups; g < groups; ++g) {
-    const __mmask16 m = tail_mask(C - g * kTile < kTile ? C - g * kTile : kTile);
-    const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + g * kTile;
-    __m128i* out = reinterpret_cast<__m128i*>(q + (static_cast<size_t>(ox_begin) * groups + g) * 64);
-    if constexpr (SW == 1) {
-      __m128i x1 = load16<XSigned>(p + C, m), x3 = load16<XSigned>(p + 3 * C, m);
-      const __m128i x2 = load16<XSigned>(p + 2 * C, m);
-      Pairs p0 = interleave(load16<XSigned>(p, m), x1), p1 = interleave(x1, x2), p2 = interleave(x2, x3);
-      for (int ox = ox_begin;;) {
-        store_quads(p0, p2, out);
-        if (++ox == ox_end) break;
-        out += step;
-        p += C;
-        const __m128i x4 = load16<XSigned>(p + 3 * C, m);
-        p0 = p1;
-        p1 = p2;
-        p2 = interleave(x3, x4);
-        x3 = x4;
-      }
-    } else {
-      Pairs pa = interleave(load16<XSigned>(p, m), load16<XSigned>(p + C, m));
-      for (int ox = ox_begin; ox < ox_end; ++ox, out += step, p += 2 * C) {
-        const Pairs pb = interleave(load16<XSigned>(p + 2 * C, m), load16<XSigned>(p + 3 * C, m));
-        store_quads(pa, pb, out);
-        pa = pb;
-      }
-    }
-  }
+  });
 }
 
 // Rewrites input row iy (the pad row when outside the input) into the kw4 layout:
-// [out_w][channel groups of 16][16 lanes][4 bytes].
+// [out_w][(C + 15) / 16 slots of 16 lanes x 4 bytes].
 template <bool XSigned>
 void build_row(const Q8DwImageRowsArgs& a, int iy, uint8_t* q) {
   const Conv2dShape& s = *a.shape;
-  const size_t C = static_cast<size_t>(s.in_c);
-  const size_t groups = (C + kTile - 1) / kTile;
-  const uint8_t* row = iy >= 0 && iy < s.in_h ? a.x + static_cast<size_t>(iy) * s.in_w * C : nullptr;
+  const uint8_t* row = iy >= 0 && iy < s.in_h ? a.x + static_cast<size_t>(iy) * s.in_w * s.in_c : nullptr;
   // Interior: ix0 = ox*sw - pad_left >= 0 and ix0 + 3 <= in_w - 1.
   int lo = s.out_w, hi = s.out_w;
   if (row && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
@@ -202,7 +197,7 @@ void build_row(const Q8DwImageRowsArgs& a, int iy, uint8_t* q) {
     hi = last < 0 ? 0 : std::min(last / s.stride_w + 1, s.out_w);
     if (hi <= lo) lo = hi = s.out_w;
   }
-  for (int ox = 0; ox < lo; ++ox) build_entries<XSigned>(a, row, ox, 0, groups, q);
+  for (int ox = 0; ox < lo; ++ox) build_entry<XSigned>(a, row, ox, q);
   if (lo < hi) {
     if (s.stride_w == 1) {
       build_interior<XSigned, 1>(a, row, lo, hi, q);
@@ -210,7 +205,7 @@ void build_row(const Q8DwImageRowsArgs& a, int iy, uint8_t* q) {
       build_interior<XSigned, 2>(a, row, lo, hi, q);
     }
   }
-  for (int ox = hi; ox < s.out_w; ++ox) build_entries<XSigned>(a, row, ox, 0, groups, q);
+  for (int ox = hi; ox < s.out_w; ++ox) build_entry<XSigned>(a, row, ox, q);
 }
 
 struct Epilogue {
@@ -230,11 +225,15 @@ struct Epilogue {
   }
 };
 
-// One 64-channel block (groups g..g+3) of one output row: 4 accumulators in the block's lane
-// order, requantized, then packssdw (q0, q1), (q2, q3) and packuswb / packsswb of the two
-// restore channel order within each 128-bit lane: lane j = channels 16j .. 16j + 15. The
-// values are already inside [qmin, qmax], so the saturating packs do not change them.
-template <int KH>
+// One block (kSlots = 4: 64 channels) or half block (kSlots = 2: 32 channels) of one output
+// row, slots g .. g + kSlots - 1: one accumulator per slot in the chunk's lane order,
+// requantized, then put back in channel order (ChunkLayout):
+//   block  packssdw (q0, q1), (q2, q3) and packuswb / packsswb of the two: 128-bit lane j
+//          holds channels 16j .. 16j + 15.
+//   half   packssdw (q0, q1), packuswb / packsswb with itself: dword 4k + d (k = 128-bit lane,
+//          d = 0, 1) holds channels 4 * (2d + k / 2) + 16 * (k % 2) + 0..3; vpermd gathers them.
+// The values are already inside [qmin, qmax], so the saturating packs do not change them.
+template <int KH, int kSlots>
 void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_t* y, size_t g,
                    const int32_t* w, const Epilogue& ep) {
   const Conv2dShape& s = *a.shape;
@@ -243,23 +242,31 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint
   const size_t pixel_bytes = (C + kTile - 1) / kTile * 64;
   const size_t words = (kh + 2) * kTile;  // one group's packed block
   const bool y_signed = a.ep.y_signed;
+  const __m512i half_order = _mm512_setr_epi32(0, 8, 1, 9, 4, 12, 5, 13, 0, 0, 0, 0, 0, 0, 0, 0);
   auto store = [&](uint8_t* yo, const __m512i* q) {
-    const __m512i q01 = _mm512_packs_epi32(q[0], q[1]), q23 = _mm512_packs_epi32(q[2], q[3]);
-    _mm512_storeu_si512(yo, y_signed ? _mm512_packs_epi16(q01, q23) : _mm512_packus_epi16(q01, q23));
+    if constexpr (kSlots == 4) {
+      const __m512i q01 = _mm512_packs_epi32(q[0], q[1]), q23 = _mm512_packs_epi32(q[2], q[3]);
+      _mm512_storeu_si512(yo, y_signed ? _mm512_packs_epi16(q01, q23) : _mm512_packus_epi16(q01, q23));
+    } else {
+      const __m512i q01 = _mm512_packs_epi32(q[0], q[1]);
+      const __m512i b = y_signed ? _mm512_packs_epi16(q01, q01) : _mm512_packus_epi16(q01, q01);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(yo),
+                          _mm512_castsi512_si256(_mm512_permutexvar_epi32(half_order, b)));
+    }
   };
   if constexpr (KH > 0) {
-    // The block's taps, biases and multipliers (4 * KH + 8 zmm) stay in registers.
-    __m512i bias[4], wv[4][KH];
-    __m512 multiplier[4];
-    for (int r = 0; r < 4; ++r) {
+    // The chunk's taps, biases and multipliers (kSlots * (KH + 2) zmm) stay in registers.
+    __m512i bias[kSlots], wv[kSlots][KH];
+    __m512 multiplier[kSlots];
+    for (int r = 0; r < kSlots; ++r) {
       const int32_t* wr = w + r * words;
       bias[r] = _mm512_loadu_si512(wr);
       for (int ky = 0; ky < KH; ++ky) wv[r][ky] = _mm512_loadu_si512(wr + (ky + 1) * kTile);
       multiplier[r] = _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (KH + 1) * kTile));
     }
     for (int ox = 0; ox < s.out_w; ++ox, y += C) {
-      __m512i q[4];
-      for (int r = 0; r < 4; ++r) {
+      __m512i q[kSlots];
+      for (int r = 0; r < kSlots; ++r) {
         __m512i acc = bias[r];
         for (int ky = 0; ky < KH; ++ky) {
           acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + (g + r) * 64), wv[r][ky]);
@@ -270,8 +277,8 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint
     }
   } else {
     for (int ox = 0; ox < s.out_w; ++ox, y += C) {
-      __m512i q[4];
-      for (int r = 0; r < 4; ++r) {
+      __m512i q[kSlots];
+      for (int r = 0; r < kSlots; ++r) {
         const int32_t* wr = w + r * words;
         __m512i acc = _mm512_loadu_si512(wr);
         for (int ky = 0; ky < kh; ++ky) {
@@ -296,12 +303,19 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_
   const size_t pixel_bytes = groups * 64;
   const Epilogue ep(a.ep);
   const int32_t* w = a.packed;
-  const size_t block_groups = C / kBlock * 4;
-  for (size_t g = 0; g < block_groups; g += 4, w += 4 * (kh + 2) * kTile) {
-    compute_block<KH>(a, qrows, y + g * kTile, g, w, ep);
+  const size_t words = (kh + 2) * kTile;  // one slot's packed weights
+  const ChunkLayout layout(C);
+  size_t g = 0;  // slot
+  for (size_t b = 0; b < layout.blocks; ++b, g += 4, w += 4 * words) {
+    compute_block<KH, 4>(a, qrows, y + b * 64, g, w, ep);
   }
-  for (size_t g = block_groups; g < groups; ++g, w += (kh + 2) * kTile) {
-    const size_t c0 = g * kTile;
+  if (layout.half) {
+    compute_block<KH, 2>(a, qrows, y + layout.blocks * 64, g, w, ep);
+    g += 2;
+    w += 2 * words;
+  }
+  for (; g < groups; ++g, w += words) {
+    const size_t c0 = layout.group_c0 + (g - (C / 32) * 2) * kTile;
     const __mmask16 mask = tail_mask(C - c0 < kTile ? C - c0 : kTile);
     const __m512i bias = _mm512_loadu_si512(w);
     const __m512 multiplier = _mm512_loadu_ps(reinterpret_cast<const float*>(w + (kh + 1) * kTile));
