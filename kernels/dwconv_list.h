@@ -20,12 +20,12 @@
 // INT8 entries with an `image_rows` function use the "kw4" format instead (vpdpbusd over the
 // horizontal taps, q8_dwconv__avx512vnni.cc): they run whole output rows of one image,
 // building per input row a buffer whose 32-bit lane (pixel, channel) holds the 4 bytes
-// x[iy][ox*sw - pad_left + kx*dw][c], kx = 0..3 (padding: x_zero_point). Packed per block
-// of 16 channels (inside each full 64-channel block, group 4b + r holds channels
-// 64b + 16j + 4r + i in lane 4j + i, see q8_dwconv__avx512vnni.cc; past the blocks, channel
-// order): [bias'][kernel_h][multiplier][16] 32-bit words, the kernel_h words
-// holding w[c][ky][0..3] as 4 bytes (0 for kx >= kernel_w); bias' = bias - x_zp'*sum(w)
-// with x_zp' = x_zp for u8 activations and x_zp + 128 for s8 ones (flipped to u8 on load).
+// x[iy][ox*sw - pad_left + kx*dw][c], kx = 0..3 (padding: x_zero_point). Packed per slot
+// of 16 lanes: [bias'][kernel_h][multiplier][16] 32-bit words, the kernel_h words holding
+// w[c][ky][0..3] as 4 bytes (0 for kx >= kernel_w); bias' = bias - x_zp'*sum(w) with
+// x_zp' = x_zp for u8 activations and x_zp + 128 for s8 ones (flipped to u8 on load). Which
+// channel a slot's lane holds follows the unpack order of the kernel's 64- and 32-channel
+// chunks (ChunkLayout in q8_dwconv__avx512vnni.cc, Q8DwConv::pack_kw4).
 #include <cstddef>
 #include <cstdint>
 
