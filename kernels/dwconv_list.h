@@ -72,6 +72,10 @@ struct Q8DwEpilogue {
   bool x_signed, y_signed;
   float lo, hi;        // clamp of the scaled accumulator: qmin - zp, qmax - zp
   int32_t zero_point;  // output zero point
+  int32_t qmin, qmax;  // the output clamp
+  // Every |multiplier| <= 0.5, so |acc * multiplier| < 2^30 and cvtps2dq cannot overflow: a
+  // kernel may round first and clamp afterwards, in integers.
+  bool small_multipliers;
 };
 
 struct Q8DwRowArgs {

@@ -1,6 +1,7 @@
 #include "kernels/conv/q8_dwconv.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -100,6 +101,10 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
   ep_.lo = static_cast<float>(rq.qmin - rq.zero_point);
   ep_.hi = static_cast<float>(rq.qmax - rq.zero_point);
   ep_.zero_point = rq.zero_point;
+  ep_.qmin = rq.qmin;
+  ep_.qmax = rq.qmax;
+  ep_.small_multipliers = std::all_of(ref_multiplier_.begin(), ref_multiplier_.end(),
+                                      [](float m) { return std::fabs(m) <= 0.5f; });
   pad_row_.assign(static_cast<size_t>(s_.in_w) * C, static_cast<uint8_t>(x_zero_point_));
   if (kernel_->image_rows) {
     pack_kw4(w, bias);

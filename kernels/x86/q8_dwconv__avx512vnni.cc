@@ -214,6 +214,11 @@ struct Epilogue {
   explicit Epilogue(const Q8DwEpilogue& e)
       : lo(_mm512_set1_ps(e.lo)), hi(_mm512_set1_ps(e.hi)), zp(_mm512_set1_epi32(e.zero_point)) {}
 
+  // acc * multiplier rounded, no clamp, no zero point (for Q8DwEpilogue::small_multipliers).
+  static __m512i scale_round(__m512i acc, __m512 multiplier) {
+    return _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_cvtepi32_ps(acc), multiplier));
+  }
+
   __m512i requantize(__m512i acc, __m512 multiplier) const {
     __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), multiplier);
     v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
@@ -232,8 +237,13 @@ struct Epilogue {
 //          holds channels 16j .. 16j + 15.
 //   half   packssdw (q0, q1), packuswb / packsswb with itself: dword 4k + d (k = 128-bit lane,
 //          d = 0, 1) holds channels 4 * (2d + k / 2) + 16 * (k % 2) + 0..3; vpermd gathers them.
-// The values are already inside [qmin, qmax], so the saturating packs do not change them.
-template <int KH, int kSlots>
+// IntClamp = false: the values are already inside [qmin, qmax] (requantize()), so the
+// saturating packs do not change them. IntClamp = true (small multipliers): the packs take
+// round(acc * m) unclamped, the zero point is added with int16 saturation and [qmin, qmax]
+// is applied to the bytes. Every step is monotone and exact inside the output range, and a
+// value a step saturates lies beyond that range on the same side, so this equals
+// requantize_value(): 2 byte min/max per 64 channels instead of 8 float ones.
+template <int KH, int kSlots, bool IntClamp>
 void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_t* y, size_t g,
                    const int32_t* w, const Epilogue& ep) {
   const Conv2dShape& s = *a.shape;
@@ -243,16 +253,30 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint
   const size_t words = (kh + 2) * kTile;  // one group's packed block
   const bool y_signed = a.ep.y_signed;
   const __m512i half_order = _mm512_setr_epi32(0, 8, 1, 9, 4, 12, 5, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(a.ep.zero_point));
+  const __m512i qmin8 = _mm512_set1_epi8(static_cast<char>(a.ep.qmin));
+  const __m512i qmax8 = _mm512_set1_epi8(static_cast<char>(a.ep.qmax));
+  auto to_bytes = [&](__m512i q01, __m512i q23) {
+    if constexpr (IntClamp) {
+      q01 = _mm512_adds_epi16(q01, zp16);
+      q23 = _mm512_adds_epi16(q23, zp16);
+      if (y_signed) return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(q01, q23), qmin8), qmax8);
+      return _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(q01, q23), qmin8), qmax8);
+    }
+    return y_signed ? _mm512_packs_epi16(q01, q23) : _mm512_packus_epi16(q01, q23);
+  };
   auto store = [&](uint8_t* yo, const __m512i* q) {
     if constexpr (kSlots == 4) {
-      const __m512i q01 = _mm512_packs_epi32(q[0], q[1]), q23 = _mm512_packs_epi32(q[2], q[3]);
-      _mm512_storeu_si512(yo, y_signed ? _mm512_packs_epi16(q01, q23) : _mm512_packus_epi16(q01, q23));
+      _mm512_storeu_si512(yo, to_bytes(_mm512_packs_epi32(q[0], q[1]), _mm512_packs_epi32(q[2], q[3])));
     } else {
       const __m512i q01 = _mm512_packs_epi32(q[0], q[1]);
-      const __m512i b = y_signed ? _mm512_packs_epi16(q01, q01) : _mm512_packus_epi16(q01, q01);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(yo),
-                          _mm512_castsi512_si256(_mm512_permutexvar_epi32(half_order, b)));
+                          _mm512_castsi512_si256(_mm512_permutexvar_epi32(half_order, to_bytes(q01, q01))));
     }
+  };
+  auto requantize = [&](__m512i acc, __m512 multiplier) {
+    if constexpr (IntClamp) return Epilogue::scale_round(acc, multiplier);
+    return ep.requantize(acc, multiplier);
   };
   if constexpr (KH > 0) {
     // The chunk's taps, biases and multipliers (kSlots * (KH + 2) zmm) stay in registers.
@@ -271,7 +295,7 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint
         for (int ky = 0; ky < KH; ++ky) {
           acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + (g + r) * 64), wv[r][ky]);
         }
-        q[r] = ep.requantize(acc, multiplier[r]);
+        q[r] = requantize(acc, multiplier[r]);
       }
       store(y, q);
     }
@@ -285,7 +309,7 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint
           acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + (g + r) * 64),
                                     _mm512_loadu_si512(wr + (ky + 1) * kTile));
         }
-        q[r] = ep.requantize(acc, _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (kh + 1) * kTile)));
+        q[r] = requantize(acc, _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (kh + 1) * kTile)));
       }
       store(y, q);
     }
@@ -306,11 +330,20 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_
   const size_t words = (kh + 2) * kTile;  // one slot's packed weights
   const ChunkLayout layout(C);
   size_t g = 0;  // slot
+  const bool int_clamp = a.ep.small_multipliers;
   for (size_t b = 0; b < layout.blocks; ++b, g += 4, w += 4 * words) {
-    compute_block<KH, 4>(a, qrows, y + b * 64, g, w, ep);
+    if (int_clamp) {
+      compute_block<KH, 4, true>(a, qrows, y + b * 64, g, w, ep);
+    } else {
+      compute_block<KH, 4, false>(a, qrows, y + b * 64, g, w, ep);
+    }
   }
   if (layout.half) {
-    compute_block<KH, 2>(a, qrows, y + layout.blocks * 64, g, w, ep);
+    if (int_clamp) {
+      compute_block<KH, 2, true>(a, qrows, y + layout.blocks * 64, g, w, ep);
+    } else {
+      compute_block<KH, 2, false>(a, qrows, y + layout.blocks * 64, g, w, ep);
+    }
     g += 2;
     w += 2 * words;
   }

@@ -399,6 +399,7 @@ TEST(Q8DwConv, AdversarialValuesEveryKernel) {
         s.pad_top = s.pad_left = static_cast<int>(rng() % 4);
         ASSERT_TRUE(finish_shape(s, 3, 3));
       }
+      if (i % 4 == 1) s.in_c = s.out_c = s.groups = 32 + static_cast<int>(rng() % 100);  // wide chunks
       Q8DwConvTester t = random_q8_tester(s, i, rng);
       if (!kernel.fits(s)) continue;
       t.fill(Fill::max_magnitude);
