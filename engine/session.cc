@@ -1,5 +1,6 @@
 #include "engine/session.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -24,6 +25,8 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
     throw std::invalid_argument(std::string("this CPU cannot run ") + kernels::isa_name(plan_options_.isa) + " kernels");
   plan_options_.threadpool = threadpool_.get();
   plan_options_.winograd = options.winograd;
+  if (options.batch_slice < 0) throw std::invalid_argument("batch_slice must be >= 0");
+  batch_slice_ = options.batch_slice;
   pass_report_ = passes::optimize(graph_, options.passes);
   for (const auto& name : graph_.inputs) {
     const ir::Value& v = graph_.value(name);
@@ -104,6 +107,14 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
       throw ir::Error(graph_.source + ": input '" + spec.name + "' expects " + ir::dtype_name(spec.dtype) + " " +
                       ir::dims_str(spec.dims) + ", got " + ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims));
   }
+  if (!timings && !observer && batch_slice_ > 0 && !inputs.empty() && !inputs[0].dims.empty()) {
+    const int64_t batch = inputs[0].dims[0];
+    bool batched = batch > batch_slice_;
+    for (size_t i = 0; batched && i < inputs.size(); ++i)
+      batched = !inputs_[i].dims.empty() && inputs_[i].dims[0] < 0 && !inputs[i].dims.empty() &&
+                inputs[i].dims[0] == batch && inputs[i].dtype != ir::DType::s64 && inputs[i].dtype != ir::DType::s32;
+    if (batched && images_independent()) return run_in_slices(inputs, batch);
+  }
   auto* plan = const_cast<Plan*>(&plan_for(inputs));
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!plan->value(inputs_[i].name).constant)
@@ -132,6 +143,89 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
     if (same_memory(v.info.dims, v.info.layout, Layout::row_major)) ir::copy_bytes(t.bytes.data(), src, t.bytes.size());
     else relayout(v.info, src, Layout::row_major, t.bytes.data());
     out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Whether image i of a batch depends only on image i: the plans for batch 1 and batch 2 must
+// have the same activations with the batch dimension doubled, and no step may work along
+// axis 0 (a Softmax or Concat over the batch keeps shapes but mixes images).
+bool Session::images_independent() {
+  if (images_independent_) return *images_independent_;
+  auto decide = [&]() -> bool {
+    std::vector<ir::Dims> one, two;
+    for (const auto& in : inputs_) {
+      if (in.dims.empty() || in.dims[0] >= 0) return false;
+      ir::Dims d = in.dims;
+      for (auto& e : d) if (e < 0) e = 1;
+      one.push_back(d);
+      d[0] = 2;
+      two.push_back(d);
+    }
+    // Copied out: building the second plan may evict the first from the cache.
+    std::map<std::string, ir::Dims> activations;
+    std::vector<std::string> steps;
+    {
+      const Plan& p1 = plan_for(one);
+      for (const auto& [name, v] : p1.values())
+        if (!v.constant) activations[name] = v.info.dims;
+      for (const auto& step : p1.steps()) steps.push_back(step.node);
+    }
+    const Plan& p2 = plan_for(two);
+    for (const auto& [name, d1] : activations) {
+      auto it = p2.values().find(name);
+      if (it == p2.values().end() || it->second.constant) return false;
+      ir::Dims d2 = it->second.info.dims;
+      if (d1.empty() || d2.size() != d1.size() || d1[0] != 1 || d2[0] != 2) return false;
+      d2[0] = 1;
+      if (d1 != d2) return false;
+    }
+    for (const auto& step : steps) {
+      for (const auto& n : graph_.nodes) {
+        if (n.name != step) continue;
+        if (n.attrs.has("axis") && n.attrs.i("axis") == 0) return false;
+        if (n.attrs.has("axes"))
+          for (int64_t a : n.attrs.ints("axes"))
+            if (a == 0) return false;
+      }
+    }
+    return true;
+  };
+  images_independent_ = decide();
+  return *images_independent_;
+}
+
+std::vector<ir::TensorData> Session::run_in_slices(const std::vector<ir::TensorData>& inputs, int64_t batch) {
+  std::vector<ir::Dims> slice_dims;
+  for (const auto& in : inputs) {
+    ir::Dims d = in.dims;
+    d[0] = batch_slice_;
+    slice_dims.push_back(d);
+  }
+  std::vector<ir::TensorData> out;
+  for (int64_t first = 0; first < batch; first += batch_slice_) {
+    const int64_t n = std::min<int64_t>(batch_slice_, batch - first);
+    if (n != batch_slice_)
+      for (auto& d : slice_dims) d[0] = n;
+    auto* plan = const_cast<Plan*>(&plan_for(slice_dims));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const size_t row = inputs[i].bytes.size() / size_t(batch);
+      ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data() + size_t(first) * row, size_t(n) * row);
+    }
+    for (const auto& step : plan->steps()) step.run();
+    for (size_t o = 0; o < graph_.outputs.size(); ++o) {
+      const PlanValue& v = plan->value(graph_.outputs[o]);
+      if (out.size() <= o) {
+        ir::Dims d = v.info.dims;
+        d[0] = batch;
+        out.push_back(ir::TensorData::make(v.info.dtype, d));
+      }
+      const size_t bytes = v.info.bytes();
+      std::byte* dst = out[o].bytes.data() + size_t(first) * (bytes / size_t(n));
+      const void* src = std::as_const(*plan).data(graph_.outputs[o]);
+      if (same_memory(v.info.dims, v.info.layout, Layout::row_major)) ir::copy_bytes(dst, src, bytes);
+      else relayout(v.info, src, Layout::row_major, dst);
+    }
   }
   return out;
 }

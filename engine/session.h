@@ -25,6 +25,10 @@ struct SessionOptions {
   int threads = 1;  // kernels split their work over this many threads (the caller's included)
   std::optional<kernels::Isa> isa;  // cap on the kernels' ISA; default kernels::active_isa()
   bool winograd = true;  // FP32 3x3 stride-1 convs may run as Winograd F(2x2, 3x3); false: direct only
+  // A batch larger than this runs as consecutive slices of this many images through one
+  // plan, when every image is computed independently of the others (checked per model):
+  // a slice's activations stay in L2 where a whole batch's would not. 0: never slice.
+  int batch_slice = 1;
 };
 
 // Called after each step with every value the step wrote, in the plan's physical layout
@@ -74,6 +78,10 @@ class Session {
   };
   std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, ThreadpoolDeleter> threadpool_;
   PlanOptions plan_options_;
+  int batch_slice_ = 0;
+  std::optional<bool> images_independent_;  // decided on the first batched run
+  bool images_independent();
+  std::vector<ir::TensorData> run_in_slices(const std::vector<ir::TensorData>& inputs, int64_t batch);
 };
 
 }  // namespace octet
