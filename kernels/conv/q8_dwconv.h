@@ -43,6 +43,7 @@ class Q8DwConv {
   // x: [batch][in_h][in_w][C] of x_type. run() must then be given the same x.
   void bind(const void* x);
   // y: [batch][out_h][out_w][C] of y_type. pool may be nullptr (calling thread only).
+  // Not reentrant on one object: the "kw4" kernels' row buffers belong to the object.
   void run(const void* x, void* y, pthreadpool_t pool) const;
 
  private:
