@@ -14,9 +14,8 @@
 //             tap (taps[p*kernel_size + t], the pad row for taps in the padding)
 // Packed weights, per block of `channel_tile` channels (the tail block zero-padded):
 //   FP32: [bias][kh*kw taps][tile] floats
-//   INT8: [bias'][kh*kw taps][multiplier][tile] 32-bit words; bias' = bias - x_zp*sum(w)
-//         (int32), each weight in the low half of its int32 word with the high half zero (see
-//         q8_dwconv__avx512.cc for why), the multiplier as float.
+//   INT8: [bias'][weights][multiplier][tile] 32-bit words; bias' = bias - x_zp*sum(w)
+//         (int32), the multiplier as float, the weights as Q8DwPacking says.
 // INT8 entries with an `image_rows` function use the "kw4" format instead (vpdpbusd over the
 // horizontal taps, q8_dwconv__avx512vnni.cc): they run whole output rows of one image,
 // building per input row a buffer whose 32-bit lane (pixel, channel) holds the 4 bytes
@@ -125,13 +124,22 @@ inline size_t dw_kw4_scratch_bytes(const Conv2dShape& s) {
   return static_cast<size_t>(dw_kw4_ring(s)) * s.out_w * ((s.in_c + 15) / 16) * 64;
 }
 
+// How an INT8 entry wants its weights packed (per block of channel_tile channels):
+enum class Q8DwPacking {
+  int32_taps,  // [bias'][kh*kw taps][multiplier]: one weight per int32 lane, high half 0
+  tap_pairs,   // [bias'][(kh*kw + 1) / 2][multiplier]: taps 2p, 2p + 1 in the low / high
+               // int16 of an int32 lane (0 past the last tap)
+  kw4,         // the "kw4" format above
+};
+
 struct Q8DwConvKernel {
   const char* name;
   Isa isa;
   int channel_tile;
-  Q8DwRowFn row;                   // "int32 per tap" format
+  Q8DwPacking packing;
+  Q8DwRowFn row;                   // int32_taps / tap_pairs
   Q8DwIndirectFn indirect;         //
-  Q8DwImageRowsFn image_rows = nullptr;  // set: "kw4" format, shapes with dw_kw4_fits() only
+  Q8DwImageRowsFn image_rows = nullptr;  // kw4: shapes with dw_kw4_fits() only
 
   bool fits(const Conv2dShape& s) const { return image_rows == nullptr || dw_kw4_fits(s); }
 };
@@ -162,13 +170,14 @@ inline constexpr F32DwConvKernel kF32DwConvKernels[] = {
 };
 
 inline constexpr Q8DwConvKernel kQ8DwConvKernels[] = {
-    {"q8_dwconv_c16kw4__avx512vnni_dpbusd", Isa::avx512vnni, 16, nullptr, nullptr,
+    {"q8_dwconv_c16kw4__avx512vnni_dpbusd", Isa::avx512vnni, 16, Q8DwPacking::kw4, nullptr, nullptr,
      avx512vnni::q8_dwconv_c16kw4_image_rows},
-    {"q8_dwconv_c16__avx512vnni_dpwssd", Isa::avx512vnni, 16, avx512vnni::q8_dwconv_c16_row,
+    {"q8_dwconv_c16__avx512vnni_dpwssd", Isa::avx512vnni, 16, Q8DwPacking::int32_taps, avx512vnni::q8_dwconv_c16_row,
      avx512vnni::q8_dwconv_c16_indirect},
-    {"q8_dwconv_c16__avx512_maddwd", Isa::avx512, 16, avx512::q8_dwconv_c16_row,
+    {"q8_dwconv_c16__avx512_maddwd", Isa::avx512, 16, Q8DwPacking::int32_taps, avx512::q8_dwconv_c16_row,
      avx512::q8_dwconv_c16_indirect},
-    {"q8_dwconv_c8__avx2_maddwd", Isa::avx2, 8, avx2::q8_dwconv_c8_row, avx2::q8_dwconv_c8_indirect},
+    {"q8_dwconv_c8x2__avx2_maddwd", Isa::avx2, 8, Q8DwPacking::tap_pairs, avx2::q8_dwconv_c8_row,
+     avx2::q8_dwconv_c8_indirect},
 };
 
 }  // namespace octet::kernels

@@ -106,7 +106,7 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
   ep_.small_multipliers = std::all_of(ref_multiplier_.begin(), ref_multiplier_.end(),
                                       [](float m) { return std::fabs(m) <= 0.5f; });
   pad_row_.assign(static_cast<size_t>(s_.in_w) * C, static_cast<uint8_t>(x_zero_point_));
-  if (kernel_->image_rows) {
+  if (kernel_->packing == Q8DwPacking::kw4) {
     pack_kw4(w, bias);
     scratch_stride_ = (dw_kw4_scratch_bytes(s_) + 63) / 64 * 64;
     scratch_.assign(scratch_stride_ * kMaxTasks + 64, 0);
@@ -114,7 +114,9 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
   }
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t blocks = (C + tile - 1) / tile;
-  const size_t block_words = (taps + 2) * tile;
+  const bool pairs = kernel_->packing == Q8DwPacking::tap_pairs;
+  const size_t weight_words = pairs ? (taps + 1) / 2 : taps;
+  const size_t block_words = (weight_words + 2) * tile;
   packed_.assign(blocks * block_words, 0);
   for (size_t c = 0; c < C; ++c) {
     int32_t* block = packed_.data() + (c / tile) * block_words + c % tile;
@@ -122,14 +124,18 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
     for (size_t t = 0; t < taps; ++t) {
       const int8_t wt = w[c * taps + t];
       sum_w += wt;
-      // The weight in the low 16 bits, zero above: vpmaddwd then multiplies it with the
-      // activation's low half and adds 0 for the high half (see q8_dwconv__avx512.cc).
-      block[(t + 1) * tile] = static_cast<int32_t>(static_cast<uint16_t>(static_cast<int16_t>(wt)));
+      // int32_taps: the weight in the low 16 bits, zero above, so vpmaddwd multiplies it with
+      // the activation's low half and adds 0 for the high half (q8_dwconv__avx512.cc).
+      // tap_pairs: taps 2p and 2p + 1 in the low and high halves (q8_dwconv__avx2.cc).
+      const uint32_t half = static_cast<uint16_t>(static_cast<int16_t>(wt));
+      const size_t word = pairs ? t / 2 : t;
+      const int shift = pairs && t % 2 ? 16 : 0;
+      block[(word + 1) * tile] = static_cast<int32_t>(static_cast<uint32_t>(block[(word + 1) * tile]) | half << shift);
     }
     // The padding reads x_zero_point, so sum((x - zp) * w) = sum(x * w) - zp * sum(w) over every
     // tap; computed in int64 and wrapped to int32 like the accumulator itself.
     block[0] = wrap_to_int32((bias ? bias[c] : 0) - static_cast<int64_t>(x_zero_point_) * sum_w);
-    std::memcpy(&block[(taps + 1) * tile], &ref_multiplier_[c], sizeof(float));
+    std::memcpy(&block[(weight_words + 1) * tile], &ref_multiplier_[c], sizeof(float));
   }
   cols_ = dw_interior_columns(s_);
 }
