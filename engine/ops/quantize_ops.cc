@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "engine/op_registry.h"
+#include "kernels/elementwise/quantize.h"
 #include "kernels/ref/cast.h"
 #include "kernels/ref/qlinear.h"
 
@@ -184,7 +185,15 @@ OpImpl quantize_linear_op() {
       using T = std::remove_pointer_t<decltype(tag)>;
       if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t>) {
         auto* yp = static_cast<T*>(y);
-        if (g.count == 1)
+        const kernels::Q8QuantizeKernel* fast = kernels::choose_q8_quantize(c.isa);
+        const kernels::Q8 type = std::is_same_v<T, uint8_t> ? kernels::Q8::u8 : kernels::Q8::s8;
+        c.report_kernel(g.count == 1 && fast ? fast->name : "q8_quantize_linear__ref");
+        if (g.count == 1 && fast)
+          k = [=]() mutable {
+            params.refresh();
+            kernels::q8_quantize(*fast, type, size_t(n), xp, params.scale(), params.zero_point(), yp);
+          };
+        else if (g.count == 1)
           k = [=]() mutable {
             params.refresh();
             kernels::q8_quantize_linear__ref<T>(n, xp, params.scale(), params.zero_point(), yp);

@@ -1,0 +1,16 @@
+#include "kernels/elementwise/quantize.h"
+
+namespace octet::kernels {
+
+const Q8QuantizeKernel* choose_q8_quantize(Isa isa) {
+  for (const auto& k : kQ8QuantizeKernels)
+    if (k.isa <= isa && isa_supported(k.isa)) return &k;
+  return nullptr;
+}
+
+void q8_quantize(const Q8QuantizeKernel& k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,
+                 void* y) {
+  k.fn(n, x, scale, zero_point, q8_min(type), q8_max(type), y);
+}
+
+}  // namespace octet::kernels

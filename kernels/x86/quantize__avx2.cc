@@ -1,0 +1,36 @@
+// QuantizeLinear (per tensor) on ymm: bit-exact with quantize_value() in kernels/ref/qmath.h
+// (same reasoning as quantize__avx512.cc). The tail goes through the scalar rule.
+#include <immintrin.h>
+
+#include "kernels/elementwise/quantize.h"
+
+namespace octet::kernels::avx2 {
+
+void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, void* y) {
+  const __m256 vscale = _mm256_set1_ps(scale);
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(qmin - zero_point));
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(qmax - zero_point));
+  const __m256i zp = _mm256_set1_epi32(zero_point);
+  // Low byte of each int32, gathered into the first 4 bytes of each 128-bit half.
+  const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
+                                             0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i halves = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+  auto* out = static_cast<uint8_t*>(y);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i), vscale);
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), zp);
+    const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(q, low_bytes), halves);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm256_castsi256_si128(packed));
+  }
+  for (; i < n; ++i) {
+    float v = x[i] / scale;
+    const float l = static_cast<float>(qmin - zero_point), h = static_cast<float>(qmax - zero_point);
+    if (!(v >= l)) v = l;
+    if (v > h) v = h;
+    out[i] = static_cast<uint8_t>(static_cast<int32_t>(__builtin_nearbyintf(v)) + zero_point);
+  }
+}
+
+}  // namespace octet::kernels::avx2
