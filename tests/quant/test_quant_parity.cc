@@ -301,3 +301,53 @@ TEST(QuantCalibration, NonFiniteActivationIsAnErrorNamingTheTensor) {
 
 }  // namespace
 }  // namespace octet
+
+namespace octet {
+namespace {
+
+// Every ISA level octet can be capped to (OCTET_ISA / --isa) runs the bundled models' INT8
+// graphs bit-identically to the scalar ref kernels, for uint8 and int8 activations: the
+// fast kernels of each level (VNNI, the exact int16 madd path, AVX2) end to end.
+TEST(IsaLevels, EveryLevelRunsTheInt8ModelsBitIdenticallyToTheScalarKernels) {
+  data::Dataset train, test;
+  try {
+    data::LoadOptions lo;
+    lo.limit = 64;
+    train = data::load_dataset("fashion-mnist:train", lo);
+    lo.limit = 24;
+    test = data::load_dataset("fashion-mnist:test", lo);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "Fashion-MNIST not installed (apt-get install dataset-fashion-mnist): " << e.what();
+  }
+  for (const std::string name : {"tinynet", "resnet8"}) {
+    const std::string model = std::string(OCTET_SOURCE_DIR) + "/models/" + name + ".onnx";
+    const ModelCard card = *find_model_card(model);
+    const ir::Graph fp32 = loader::load_onnx(model);
+    const TensorSpec input = cli::image_input(fp32, model);
+    const auto calib_batches = cli::split_batches(cli::make_inputs(train, card, input), 32);
+    const ir::TensorData images = cli::make_inputs(test, card, input);
+    for (bool signed_act : {false, true}) {
+      calib::QuantizeOptions qo;
+      qo.activations = signed_act ? calib::QType::s8 : calib::QType::u8;
+      const ir::Graph qdq = calib::quantize_model(fp32, calib_batches, {}, qo);
+      SessionOptions scalar;
+      scalar.isa = kernels::Isa::scalar;
+      const auto want = Session(ir::Graph(qdq), scalar).run({images});
+      for (kernels::Isa isa : kernels::runnable_isas()) {
+        if (isa == kernels::Isa::scalar) continue;
+        SessionOptions o;
+        o.isa = isa;
+        Session s(ir::Graph(qdq), o);
+        const auto got = s.run({images});
+        const std::string what = name + (signed_act ? " s8" : " u8") + " at " + kernels::isa_name(isa);
+        ASSERT_EQ(got[0].count(), want[0].count()) << what;
+        for (int64_t i = 0; i < got[0].count(); ++i)
+          ASSERT_EQ(got[0].as<float>()[i], want[0].as<float>()[i]) << what << ", output " << i;
+        std::printf("%s: %lld logits identical to the scalar kernels\n", what.c_str(), (long long)got[0].count());
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace octet
