@@ -22,8 +22,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
-#include "bench/peak_values.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace {
@@ -103,6 +103,25 @@ dnnl::memory prepare_weights(const dnnl::engine& engine, dnnl::stream& stream, c
   return packed;
 }
 
+// The primitive of `pd` with its memories: src and bias random, weights packed from random
+// plain ones, dst allocated.
+template <class Primitive>
+Prepared prepare_primitive(const dnnl::engine& engine, dnnl::stream& stream,
+                           const typename Primitive::primitive_desc& pd, const dnnl::memory::desc& plain_weights_md,
+                           const Types& t) {
+  Prepared out;
+  out.primitive = Primitive(pd);
+  out.implementation = pd.impl_info_str();
+  dnnl::memory src(pd.src_desc(), engine), dst(pd.dst_desc(), engine), bias(pd.bias_desc(), engine);
+  fill_random(src, t.src, 1);
+  fill_random(bias, t.bias, 3);
+  out.args = {{DNNL_ARG_SRC, src},
+              {DNNL_ARG_WEIGHTS, prepare_weights(engine, stream, plain_weights_md, pd.weights_desc(), t.weights)},
+              {DNNL_ARG_BIAS, bias},
+              {DNNL_ARG_DST, dst}};
+  return out;
+}
+
 Prepared prepare_conv(const dnnl::engine& engine, dnnl::stream& stream, const Conv2dShape& s, Precision p) {
   const Types t = types_of(p);
   const dnnl::memory::dim groups = s.groups;
@@ -135,17 +154,7 @@ Prepared prepare_conv(const dnnl::engine& engine, dnnl::stream& stream, const Co
                                              src_md, any_weights_md, bias_md, dst_md, strides, dilates, pad_l, pad_r);
   const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
 
-  Prepared out;
-  out.primitive = dnnl::convolution_forward(pd);
-  out.implementation = pd.impl_info_str();
-  dnnl::memory src(pd.src_desc(), engine), dst(pd.dst_desc(), engine), bias(pd.bias_desc(), engine);
-  fill_random(src, t.src, 1);
-  fill_random(bias, t.bias, 3);
-  out.args = {{DNNL_ARG_SRC, src},
-              {DNNL_ARG_WEIGHTS, prepare_weights(engine, stream, plain_weights_md, pd.weights_desc(), t.weights)},
-              {DNNL_ARG_BIAS, bias},
-              {DNNL_ARG_DST, dst}};
-  return out;
+  return prepare_primitive<dnnl::convolution_forward>(engine, stream, pd, plain_weights_md, t);
 }
 
 Prepared prepare_fc(const dnnl::engine& engine, dnnl::stream& stream, const FcLayer& layer, Precision p) {
@@ -162,21 +171,7 @@ Prepared prepare_fc(const dnnl::engine& engine, dnnl::stream& stream, const FcLa
                                                dst_md);
   const dnnl::inner_product_forward::primitive_desc pd(desc, attr, engine);
 
-  Prepared out;
-  out.primitive = dnnl::inner_product_forward(pd);
-  out.implementation = pd.impl_info_str();
-  dnnl::memory src(pd.src_desc(), engine), dst(pd.dst_desc(), engine), bias(pd.bias_desc(), engine);
-  fill_random(src, t.src, 1);
-  fill_random(bias, t.bias, 3);
-  out.args = {{DNNL_ARG_SRC, src},
-              {DNNL_ARG_WEIGHTS, prepare_weights(engine, stream, plain_weights_md, pd.weights_desc(), t.weights)},
-              {DNNL_ARG_BIAS, bias},
-              {DNNL_ARG_DST, dst}};
-  return out;
-}
-
-int64_t conv_macs(const Conv2dShape& s) {
-  return int64_t(s.batch) * s.out_h * s.out_w * s.out_c * (s.in_c / s.groups) * s.kernel_h * s.kernel_w;
+  return prepare_primitive<dnnl::inner_product_forward>(engine, stream, pd, plain_weights_md, t);
 }
 
 // Times execute() only. GFLOPS/GOPS and pct_peak come from the loop's mean wall-clock time
@@ -196,10 +191,10 @@ void run_timed(benchmark::State& state, Prepared& prepared, dnnl::stream& stream
     best_batch = std::min(best_batch, std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count());
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double giga_ops_per_second = 2.0 * double(macs) * double(state.iterations()) / seconds * 1e-9;
-  const double peak = p == Precision::f32 ? octet::bench::peak_gflops(Isa::avx512) : octet::bench::peak_gops(Isa::avx512vnni);
-  state.counters[p == Precision::f32 ? "GFLOPS" : "GOPS"] = giga_ops_per_second;
-  if (peak > 0) state.counters["pct_peak"] = 100.0 * giga_ops_per_second / peak;
+  if (p == Precision::f32)
+    octet::bench::set_rate_counters(state, octet::bench::Arithmetic::f32, Isa::avx512, macs, seconds);
+  else
+    octet::bench::set_rate_counters(state, octet::bench::Arithmetic::int8, Isa::avx512vnni, macs, seconds);
   state.counters["best_us"] = best_batch / kBatch * 1e6;
   state.SetLabel(prepared.implementation);
 }
@@ -221,7 +216,7 @@ void register_benchmarks() {
       const Conv2dShape shape = layer.shape;
       benchmark::RegisterBenchmark(name.c_str(), [shape, p](benchmark::State& state) {
         Prepared prepared = prepare_conv(context().engine, context().stream, shape, p);
-        run_timed(state, prepared, context().stream, conv_macs(shape), p);
+        run_timed(state, prepared, context().stream, octet::bench::conv_macs(shape), p);
       })->UseRealTime();
     }
   }
@@ -245,12 +240,8 @@ int main(int argc, char** argv) {
                                                   std::to_string(dnnl::version()->minor) + "." +
                                                   std::to_string(dnnl::version()->patch));
   benchmark::AddCustomContext("dnnl_threads", std::to_string(omp_get_max_threads()));
-  benchmark::AddCustomContext("peak_f32_zmm_gflops", std::to_string(octet::bench::peak_gflops(Isa::avx512)));
-  benchmark::AddCustomContext("peak_vnni_zmm_gops", std::to_string(octet::bench::peak_gops(Isa::avx512vnni)));
+  octet::bench::add_peak_context("peak_f32_zmm_gflops", octet::bench::peak_gflops(Isa::avx512));
+  octet::bench::add_peak_context("peak_vnni_zmm_gops", octet::bench::peak_gops(Isa::avx512vnni));
   register_benchmarks();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return octet::bench::run_benchmarks(argc, argv);
 }

@@ -9,12 +9,12 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench/kernel_bench_util.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/eltwise_list.h"
 #include "kernels/isa.h"
@@ -26,19 +26,7 @@
 namespace {
 
 using namespace octet::kernels;
-
-template <typename T>
-struct CacheLineAllocator {
-  using value_type = T;
-  CacheLineAllocator() = default;
-  template <typename U>
-  CacheLineAllocator(const CacheLineAllocator<U>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)); }
-  void deallocate(T* p, size_t) { std::free(p); }
-  bool operator==(const CacheLineAllocator&) const { return true; }
-};
-template <typename T>
-using Buffer = std::vector<T, CacheLineAllocator<T>>;
+using octet::bench::Buffer;
 
 template <typename T>
 Buffer<T> random_buffer(size_t n, uint32_t seed) {
@@ -317,8 +305,5 @@ int main(int argc, char** argv) {
   }
   for (const Map& m : kActivations) register_f32_clamp(m);
   register_refs();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return octet::bench::run_benchmarks(argc, argv);
 }

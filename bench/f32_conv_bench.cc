@@ -6,13 +6,11 @@
 // One thread (pool = nullptr), wall-clock time.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
-#include "bench/peak_values.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/f32_gemm_list.h"
 #include "kernels/gemm/f32_gemm.h"
@@ -22,40 +20,16 @@
 
 namespace {
 
+using octet::bench::Arithmetic;
+using octet::bench::conv_macs;
+using octet::bench::random_floats;
+using octet::bench::run_timed;
 using octet::kernels::Activation;
 using octet::kernels::Conv2dShape;
 using octet::kernels::F32Conv;
 using octet::kernels::F32Gemm;
 using octet::kernels::F32GemmKernel;
 using octet::kernels::Isa;
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& e : v) e = dist(rng);
-  return v;
-}
-
-int64_t conv_macs(const Conv2dShape& s) {
-  return int64_t(s.batch) * s.out_h * s.out_w * s.out_c * s.in_c * s.kernel_h * s.kernel_w;
-}
-
-// Runs `body` in the benchmark loop and sets GFLOPS and pct_peak from the loop's own
-// wall-clock time (plain numbers, so they print without "/s").
-template <class Body>
-void run_timed(benchmark::State& state, int64_t macs, Isa isa, Body body) {
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) {
-    body();
-    benchmark::ClobberMemory();
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double gflops = 2.0 * double(macs) * double(state.iterations()) / seconds * 1e-9;
-  state.counters["GFLOPS"] = gflops;
-  const double peak = octet::bench::peak_gflops(isa);
-  if (peak > 0) state.counters["pct_peak"] = 100.0 * gflops / peak;
-}
 
 void conv_bench(benchmark::State& state, const Conv2dShape& s, const F32GemmKernel& kernel, bool pick) {
   const auto x = random_floats(size_t(s.batch) * s.in_h * s.in_w * s.in_c, 1);
@@ -64,7 +38,7 @@ void conv_bench(benchmark::State& state, const Conv2dShape& s, const F32GemmKern
   std::vector<float> y(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
   F32Conv conv(s, w.data(), b.data(), Activation::relu(), kernel);
   conv.bind(x.data());
-  run_timed(state, conv_macs(s), kernel.isa, [&] { conv.run(x.data(), y.data(), nullptr); });
+  run_timed(state, Arithmetic::f32, kernel.isa, conv_macs(s), [&] { conv.run(x.data(), y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -73,7 +47,7 @@ void conv_ref_bench(benchmark::State& state, const Conv2dShape& s) {
   const auto w = random_floats(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w, 2);
   const auto b = random_floats(s.out_c, 3);
   std::vector<float> y(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
-  run_timed(state, conv_macs(s), Isa::scalar, [&] {
+  run_timed(state, Arithmetic::f32, Isa::scalar, conv_macs(s), [&] {
     octet::kernels::f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation::relu(), y.data());
   });
 }
@@ -84,7 +58,7 @@ void gemm_bench(benchmark::State& state, int m, int n, int k, const F32GemmKerne
   const auto bias = random_floats(n, 3);
   std::vector<float> y(size_t(m) * n);
   F32Gemm gemm(k, n, b.data(), false, bias.data(), Activation{}, kernel);
-  run_timed(state, int64_t(m) * n * k, kernel.isa, [&] { gemm.run(m, a.data(), y.data(), nullptr); });
+  run_timed(state, Arithmetic::f32, kernel.isa, int64_t(m) * n * k, [&] { gemm.run(m, a.data(), y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -139,13 +113,9 @@ void register_benchmarks() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::AddCustomContext("active_isa", octet::kernels::isa_name(octet::kernels::active_isa()));
-  benchmark::AddCustomContext("peak_f32_ymm_gflops", std::to_string(octet::bench::peak_gflops(Isa::avx2)));
-  benchmark::AddCustomContext("peak_f32_zmm_gflops", std::to_string(octet::bench::peak_gflops(Isa::avx512)));
+  octet::bench::add_active_isa_context();
+  octet::bench::add_peak_context("peak_f32_ymm_gflops", octet::bench::peak_gflops(Isa::avx2));
+  octet::bench::add_peak_context("peak_f32_zmm_gflops", octet::bench::peak_gflops(Isa::avx512));
   register_benchmarks();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return octet::bench::run_benchmarks(argc, argv);
 }

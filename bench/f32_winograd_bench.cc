@@ -9,13 +9,11 @@
 // One thread (pool = nullptr), wall-clock time.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
-#include "bench/peak_values.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_winograd.h"
 #include "kernels/f32_gemm_list.h"
@@ -24,6 +22,10 @@
 
 namespace {
 
+using octet::bench::Arithmetic;
+using octet::bench::conv_macs;
+using octet::bench::random_floats;
+using octet::bench::run_timed;
 using octet::kernels::Activation;
 using octet::kernels::Conv2dShape;
 using octet::kernels::F32Conv;
@@ -31,32 +33,6 @@ using octet::kernels::F32GemmKernel;
 using octet::kernels::F32WinogradConv;
 using octet::kernels::F32WinogradKernel;
 using octet::kernels::Isa;
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& e : v) e = dist(rng);
-  return v;
-}
-
-int64_t direct_macs(const Conv2dShape& s) {
-  return int64_t(s.batch) * s.out_h * s.out_w * s.out_c * s.in_c * s.kernel_h * s.kernel_w;
-}
-
-template <class Body>
-void run_timed(benchmark::State& state, int64_t macs, Isa isa, Body body) {
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) {
-    body();
-    benchmark::ClobberMemory();
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double gflops = 2.0 * double(macs) * double(state.iterations()) / seconds * 1e-9;
-  state.counters["GFLOPS"] = gflops;
-  const double peak = octet::bench::peak_gflops(isa);
-  if (peak > 0) state.counters["pct_peak"] = 100.0 * gflops / peak;
-}
 
 struct Data {
   std::vector<float> x, w, b, y;
@@ -72,7 +48,8 @@ void winograd_bench(benchmark::State& state, const Conv2dShape& s, const F32Wino
   Data d(s);
   F32WinogradConv conv(s, d.w.data(), d.b.data(), Activation::relu(), t, g);
   conv.bind(d.x.data());
-  run_timed(state, direct_macs(s), g.isa, [&] { conv.run(d.x.data(), d.y.data(), nullptr); });
+  // Rated by the direct conv's MACs, like the direct entry.
+  run_timed(state, Arithmetic::f32, g.isa, conv_macs(s), [&] { conv.run(d.x.data(), d.y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -80,7 +57,8 @@ void direct_bench(benchmark::State& state, const Conv2dShape& s, Isa isa) {
   Data d(s);
   F32Conv conv(s, d.w.data(), d.b.data(), Activation::relu(), isa);
   conv.bind(d.x.data());
-  run_timed(state, direct_macs(s), conv.kernel().isa, [&] { conv.run(d.x.data(), d.y.data(), nullptr); });
+  run_timed(state, Arithmetic::f32, conv.kernel().isa, conv_macs(s),
+            [&] { conv.run(d.x.data(), d.y.data(), nullptr); });
   state.SetLabel("direct");
 }
 
@@ -115,9 +93,5 @@ void register_benchmarks() {
 
 int main(int argc, char** argv) {
   register_benchmarks();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return octet::bench::run_benchmarks(argc, argv);
 }

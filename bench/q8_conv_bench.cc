@@ -7,14 +7,11 @@
 // (bench/peak_values.h). One thread (pool = nullptr), wall-clock time.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
-#include <chrono>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
-#include "bench/peak_values.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/gemm/q8_gemm.h"
 #include "kernels/gemm/q8_pack.h"
@@ -24,6 +21,9 @@
 
 namespace {
 
+using octet::bench::Arithmetic;
+using octet::bench::conv_macs;
+using octet::bench::run_timed_with_best;
 using octet::kernels::Conv2dShape;
 using octet::kernels::Isa;
 using octet::kernels::Q8;
@@ -32,49 +32,12 @@ using octet::kernels::Q8Gemm;
 using octet::kernels::Q8GemmKernel;
 using octet::kernels::Requantization;
 
+// u8 activations over the whole type, s8 weights symmetric (no -128).
 std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(0, 255);
-  std::vector<uint8_t> v(n);
-  for (uint8_t& e : v) e = static_cast<uint8_t>(dist(rng));
-  return v;
+  return octet::bench::random_ints<uint8_t>(n, 0, 255, seed);
 }
-
 std::vector<int8_t> random_weights(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-127, 127);
-  std::vector<int8_t> v(n);
-  for (int8_t& e : v) e = static_cast<int8_t>(dist(rng));
-  return v;
-}
-
-int64_t conv_macs(const Conv2dShape& s) {
-  return int64_t(s.batch) * s.out_h * s.out_w * s.out_c * s.in_c * s.kernel_h * s.kernel_w;
-}
-
-// Runs `body` in the benchmark loop and sets GOPS and pct_peak from the loop's own wall-clock
-// time (plain numbers, so they print without "/s"), plus best_us: the fastest single call. The
-// shared host preempts often; the fastest call is the kernel's own speed, the mean is not.
-template <class Body>
-void run_timed(benchmark::State& state, int64_t macs, Isa isa, Body body) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  double best = 1e30;
-  for (auto _ : state) {
-    const auto t0 = Clock::now();
-    body();
-    benchmark::ClobberMemory();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  const double gops = 2.0 * double(macs) * double(state.iterations()) / seconds * 1e-9;
-  state.counters["GOPS"] = gops;
-  state.counters["best_us"] = best * 1e6;
-  const double peak = octet::bench::peak_gops(isa);
-  if (peak > 0) {
-    state.counters["pct_peak"] = 100.0 * gops / peak;
-    state.counters["best_pct_peak"] = 100.0 * (2.0 * double(macs) / best * 1e-9) / peak;
-  }
+  return octet::bench::random_ints<int8_t>(n, -127, 127, seed);
 }
 
 const float kMultiplier[] = {0.0005f};
@@ -92,8 +55,8 @@ void conv_bench(benchmark::State& state, const Conv2dShape& s, const Q8GemmKerne
                     ? Q8Conv(s, x_type, x_zp, w.data(), bias.data(), rq, Q8::u8, *kernel)
                     : Q8Conv(s, x_type, x_zp, w.data(), bias.data(), rq, Q8::u8, Isa::scalar);
   conv.bind(x.data());
-  run_timed(state, conv_macs(s), kernel != nullptr ? kernel->isa : Isa::scalar,
-            [&] { conv.run(x.data(), y.data(), nullptr); });
+  run_timed_with_best(state, Arithmetic::int8, kernel != nullptr ? kernel->isa : Isa::scalar, conv_macs(s),
+                      [&] { conv.run(x.data(), y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -105,8 +68,8 @@ void gemm_bench(benchmark::State& state, int m, int n, int k, const Q8GemmKernel
   std::vector<uint8_t> y(size_t(m) * n);
   const Requantization rq{kMultiplier, 3, 0, 255};
   Q8Gemm gemm(k, n, kernel.x_type, 128, b.data(), false, bias.data(), rq, Q8::u8, kernel);
-  run_timed(state, int64_t(m) * n * k, kernel.isa,
-            [&] { gemm.run(m, a.data(), y.data(), nullptr); });
+  run_timed_with_best(state, Arithmetic::int8, kernel.isa, int64_t(m) * n * k,
+                      [&] { gemm.run(m, a.data(), y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -175,13 +138,8 @@ void register_benchmarks() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::AddCustomContext("active_isa", octet::kernels::isa_name(octet::kernels::active_isa()));
-  benchmark::AddCustomContext("peak_vnni_zmm_gops",
-                              std::to_string(octet::bench::peak_gops(Isa::avx512vnni)));
+  octet::bench::add_active_isa_context();
+  octet::bench::add_peak_context("peak_vnni_zmm_gops", octet::bench::peak_gops(Isa::avx512vnni));
   register_benchmarks();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return octet::bench::run_benchmarks(argc, argv);
 }

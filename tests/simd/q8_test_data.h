@@ -2,6 +2,7 @@
 // Random data and requantization parameters shared by the INT8 GEMM / conv kernel tests.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -66,13 +67,15 @@ inline std::vector<int32_t> random_bias(std::mt19937& rng, size_t count) {
   return b;
 }
 
-inline int32_t pick(std::mt19937& rng, std::initializer_list<int32_t> values) {
-  std::uniform_int_distribution<size_t> i(0, values.size() - 1);
-  return values.begin()[i(rng)];
+// The zero points at the ends and the middle of the type.
+inline std::vector<int32_t> extreme_zero_points(Q8 type) {
+  return type == Q8::u8 ? std::vector<int32_t>{0, 1, 127, 128, 255} : std::vector<int32_t>{-128, -1, 0, 127};
 }
 
 inline int32_t extreme_zero_point(std::mt19937& rng, Q8 type) {
-  return type == Q8::u8 ? pick(rng, {0, 1, 127, 128, 255}) : pick(rng, {-128, -1, 0, 127});
+  const std::vector<int32_t> values = extreme_zero_points(type);
+  std::uniform_int_distribution<size_t> i(0, values.size() - 1);
+  return values[i(rng)];
 }
 
 inline int32_t random_zero_point(std::mt19937& rng, Q8 type) {
@@ -103,11 +106,41 @@ inline std::vector<float> fitted_multipliers(std::mt19937& rng, const std::vecto
   return m;
 }
 
-// Every microkernel of the list, with whether this CPU can run it.
+// A random clamp [qmin, qmax] within the type that still holds rq.zero_point (what a fused
+// Relu or Clip leaves).
+inline void narrow_clamp(std::mt19937& rng, Requantization& rq, Q8 y_type) {
+  std::uniform_int_distribution<int32_t> lo(q8_min(y_type), rq.zero_point);
+  std::uniform_int_distribution<int32_t> hi(rq.zero_point, q8_max(y_type));
+  rq.qmin = lo(rng);
+  rq.qmax = hi(rng);
+}
+
+// Calls f(X{}, Y{}) with X, Y the C++ types (uint8_t / int8_t) of x_type and y_type, so one
+// generic lambda reaches every instantiation of a ref kernel.
+template <class F>
+void with_q8_types(Q8 x_type, Q8 y_type, F&& f) {
+  if (x_type == Q8::u8 && y_type == Q8::u8) {
+    f(uint8_t{}, uint8_t{});
+  } else if (x_type == Q8::u8) {
+    f(uint8_t{}, int8_t{});
+  } else if (y_type == Q8::u8) {
+    f(int8_t{}, uint8_t{});
+  } else {
+    f(int8_t{}, int8_t{});
+  }
+}
+
+// The microkernels of the list for activations of x_type that this CPU runs; prints the ones
+// of any type it cannot run, so a log shows what went untested.
 inline std::vector<const Q8GemmKernel*> runnable_q8_kernels(Q8 x_type) {
   std::vector<const Q8GemmKernel*> out;
-  for (const Q8GemmKernel& k : kQ8GemmKernels)
-    if (k.x_type == x_type && isa_supported(k.isa)) out.push_back(&k);
+  for (const Q8GemmKernel& k : kQ8GemmKernels) {
+    if (!isa_supported(k.isa)) {
+      std::printf("skipped (CPU lacks %s): %s\n", isa_name(k.isa), k.name);
+    } else if (k.x_type == x_type) {
+      out.push_back(&k);
+    }
+  }
   return out;
 }
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -15,14 +14,16 @@
 #include "kernels/conv/f32_conv.h"
 #include "kernels/f32_gemm_list.h"
 #include "kernels/ref/conv2d.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
 namespace {
 
-struct PoolDeleter {
-  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
-};
-using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
+using testing::absolute;
+using testing::describe;
+using testing::fill_uniform;
+using testing::Pool;
+using testing::random_activation;
 
 // Builds one conv, runs the ref kernel and the fast one on the same random data, and checks
 // |y - ref| <= 1e-5 * sum|x*w| + 1e-6 per output (the bound comes from a second ref run on
@@ -56,21 +57,17 @@ class F32ConvTester {
   std::vector<float> test(const F32GemmKernel& k) const {
     const Conv2dShape s = conv_shape();
     std::mt19937 rng(seed_);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c);
     std::vector<float> w(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
     std::vector<float> b(s.out_c);
-    for (float& v : x) v = dist(rng);
-    for (float& v : w) v = dist(rng);
-    for (float& v : b) v = dist(rng);
+    fill_uniform(rng, x);
+    fill_uniform(rng, w);
+    fill_uniform(rng, b);
     const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
     std::vector<float> expected(out_size), bound(out_size), y(out_size, std::nanf(""));
     const float* bias = bias_ ? b.data() : nullptr;
     f32_conv2d_nhwc__ref(s, x.data(), w.data(), bias, act_, expected.data());
-    std::vector<float> ax(x.size()), aw(w.size()), ab(b.size());
-    std::transform(x.begin(), x.end(), ax.begin(), [](float v) { return std::fabs(v); });
-    std::transform(w.begin(), w.end(), aw.begin(), [](float v) { return std::fabs(v); });
-    std::transform(b.begin(), b.end(), ab.begin(), [](float v) { return std::fabs(v); });
+    const std::vector<float> ax = absolute(x), aw = absolute(w), ab = absolute(b);
     f32_conv2d_nhwc__ref(s, ax.data(), aw.data(), bias ? ab.data() : nullptr, Activation{}, bound.data());
 
     F32Conv conv(s, w.data(), bias, act_, k);
@@ -85,14 +82,6 @@ class F32ConvTester {
       }
     }
     return y;
-  }
-
-  static std::string describe(const Conv2dShape& s) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "N%d %dx%dx%d -> %dx%dx%d k%dx%d s%dx%d d%dx%d pad(t%d,l%d)", s.batch, s.in_h,
-                  s.in_w, s.in_c, s.out_h, s.out_w, s.out_c, s.kernel_h, s.kernel_w, s.stride_h, s.stride_w,
-                  s.dilation_h, s.dilation_w, s.pad_top, s.pad_left);
-    return buf;
   }
 
  private:
@@ -119,16 +108,6 @@ std::vector<const F32GemmKernel*> supported_kernels() {
   }
   ::testing::Test::RecordProperty("kernels_run", ran);
   return out;
-}
-
-Activation random_activation(std::mt19937& rng) {
-  switch (rng() % 6) {
-    case 0: return Activation::relu();
-    case 1: return Activation::clip(-0.5f, 0.75f);
-    case 2: return Activation::clip(0.0f, 6.0f);
-    case 3: return Activation::hard_swish();
-    default: return Activation{};
-  }
 }
 
 // Random small convs: channels 1..65 (around NR = 16 / 24 / 32 and not multiples of 8), kernels

@@ -3,10 +3,8 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,9 +12,14 @@
 #include "kernels/f32_gemm_list.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/ref/gemm.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
 namespace {
+
+using testing::absolute;
+using testing::fill_uniform;
+using testing::Pool;
 
 // Runs the ref GEMM and F32Gemm on the same random data; |y - ref| <= 1e-5 * sum|a*b| + 1e-6,
 // the bound coming from a second ref run on absolute values.
@@ -33,11 +36,10 @@ class F32GemmTester {
 
   std::vector<float> test(const F32GemmKernel& kernel) const {
     std::mt19937 rng(seed_);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     std::vector<float> a(size_t(m_) * k_), b(size_t(k_) * n_), c(n_);
-    for (float& v : a) v = dist(rng);
-    for (float& v : b) v = dist(rng);
-    for (float& v : c) v = dist(rng);
+    fill_uniform(rng, a);
+    fill_uniform(rng, b);
+    fill_uniform(rng, c);
     GemmShape s;
     s.m = m_;
     s.n = n_;
@@ -46,10 +48,6 @@ class F32GemmTester {
     const float* bias = bias_ ? c.data() : nullptr;
     std::vector<float> expected(size_t(m_) * n_), bound(expected.size()), y(expected.size(), std::nanf(""));
     f32_gemm__ref(s, 1.0f, a.data(), b.data(), 1.0f, bias, 0, 1, act_, expected.data());
-    auto absolute = [](std::vector<float> v) {
-      for (float& e : v) e = std::fabs(e);
-      return v;
-    };
     const std::vector<float> aa = absolute(a), ab = absolute(b), ac = absolute(c);
     f32_gemm__ref(s, 1.0f, aa.data(), ab.data(), 1.0f, bias ? ac.data() : nullptr, 0, 1, Activation{},
                   bound.data());
@@ -128,8 +126,7 @@ TEST(F32Gemm, FullyConnectedLayersAndALargeOne) {
 }
 
 TEST(F32Gemm, TwoThreadsGiveTheSameOutput) {
-  std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2),
-                                                                                             pthreadpool_destroy);
+  Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
   for (const F32GemmKernel* k : supported_kernels()) {
     for (int m : {1, 5, 200}) {

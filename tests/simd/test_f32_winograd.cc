@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <random>
 #include <string>
 #include <utility>
@@ -24,14 +23,16 @@
 #include "kernels/f32_gemm_list.h"
 #include "kernels/f32_winograd_list.h"
 #include "kernels/ref/conv2d.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
 namespace {
 
-struct PoolDeleter {
-  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
-};
-using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
+using testing::absolute;
+using testing::describe;
+using testing::fill_uniform;
+using testing::Pool;
+using testing::random_activation;
 
 constexpr float kRelTol = 1e-5f, kAbsTol = 1e-6f;
 float g_worst_ratio = 0.0f;  // largest |y - ref| / sum|x||w| seen, printed at the end
@@ -86,22 +87,17 @@ class WinogradTester {
   WinogradTester& prepare() {
     s_ = conv_shape();
     std::mt19937 rng(seed_);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     x_.resize(size_t(s_.batch) * s_.in_h * s_.in_w * s_.in_c);
     w_.resize(size_t(s_.out_c) * s_.in_c * 9);
     b_.resize(s_.out_c);
-    for (float& v : x_) v = dist(rng);
-    for (float& v : w_) v = dist(rng);
-    for (float& v : b_) v = dist(rng);
+    fill_uniform(rng, x_);
+    fill_uniform(rng, w_);
+    fill_uniform(rng, b_);
     const size_t out_size = size_t(s_.batch) * s_.out_h * s_.out_w * s_.out_c;
     expected_.resize(out_size);
     bound_.resize(out_size);
     f32_conv2d_nhwc__ref(s_, x_.data(), w_.data(), bias(), act_, expected_.data());
-    std::vector<float> ax(x_.size()), aw(w_.size()), ab(b_.size());
-    auto abs = [](float v) { return std::fabs(v); };
-    std::transform(x_.begin(), x_.end(), ax.begin(), abs);
-    std::transform(w_.begin(), w_.end(), aw.begin(), abs);
-    std::transform(b_.begin(), b_.end(), ab.begin(), abs);
+    const std::vector<float> ax = absolute(x_), aw = absolute(w_), ab = absolute(b_);
     f32_conv2d_nhwc__ref(s_, ax.data(), aw.data(), bias_ ? ab.data() : nullptr, Activation{}, bound_.data());
     return *this;
   }
@@ -129,13 +125,6 @@ class WinogradTester {
   size_t out_c() const { return s_.out_c; }
   const std::vector<float>& bound() const { return bound_; }
 
-  static std::string describe(const Conv2dShape& s) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "N%d %dx%dx%d -> %dx%dx%d pad(t%d,l%d)", s.batch, s.in_h, s.in_w, s.in_c,
-                  s.out_h, s.out_w, s.out_c, s.pad_top, s.pad_left);
-    return buf;
-  }
-
  private:
   const float* bias() const { return bias_ ? b_.data() : nullptr; }
 
@@ -161,16 +150,6 @@ class WinogradTester {
   pthreadpool_t pool_ = nullptr;
   std::vector<float> x_, w_, b_, expected_, bound_;
 };
-
-Activation random_activation(std::mt19937& rng) {
-  switch (rng() % 6) {
-    case 0: return Activation::relu();
-    case 1: return Activation::clip(-0.5f, 0.75f);
-    case 2: return Activation::clip(0.0f, 6.0f);
-    case 3: return Activation::hard_swish();  // applied after the output transform
-    default: return Activation{};
-  }
-}
 
 // Channels 1..40 (around 8 / 16 / 32 lanes and NR, mostly not multiples of 16), spatial 1..33
 // incl. odd sizes (partial 2x2 tiles at the right / bottom edge), pads 0..2 each side incl.

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <map>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,22 +12,13 @@
 #include "kernels/conv/q8_conv.h"
 #include "kernels/ref/qconv2d.h"
 #include "tests/simd/q8_test_data.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
 namespace {
 
+using testing::describe;
 using testing::Fill;
-
-std::string describe(const Conv2dShape& s) {
-  char text[256];
-  std::snprintf(
-      text, sizeof text,
-      "batch %d in %dx%dx%d -> out %dx%dx%d, kernel %dx%d stride %dx%d dilation %dx%d pad "
-      "top %d left %d",
-      s.batch, s.in_h, s.in_w, s.in_c, s.out_h, s.out_w, s.out_c, s.kernel_h, s.kernel_w,
-      s.stride_h, s.stride_w, s.dilation_h, s.dilation_w, s.pad_top, s.pad_left);
-  return text;
-}
 
 // Which microkernels ran how often (printed once at exit, so a log shows the paths covered).
 std::map<std::string, int>& ran() {
@@ -102,23 +92,15 @@ class Q8ConvTester {
     const int32_t w_zero_point[] = {0};
 
     std::vector<int32_t> acc(y_size);
-    if (x_type_ == Q8::u8) {
-      q8_conv2d_nhwc_acc__ref<uint8_t, int8_t>(s, x.data(), x_zero_point_, w.data(), w_zero_point,
-                                               bias, acc.data());
-    } else {
-      q8_conv2d_nhwc_acc__ref<int8_t, int8_t>(s, reinterpret_cast<const int8_t*>(x.data()),
-                                              x_zero_point_, w.data(), w_zero_point, bias,
-                                              acc.data());
-    }
+    testing::with_q8_types(x_type_, x_type_, [&](auto x_tag, auto) {
+      using X = decltype(x_tag);
+      q8_conv2d_nhwc_acc__ref<X, int8_t>(s, reinterpret_cast<const X*>(x.data()), x_zero_point_,
+                                         w.data(), w_zero_point, bias, acc.data());
+    });
     const std::vector<float> multiplier =
         testing::fitted_multipliers(rng, acc, static_cast<size_t>(s.out_c), per_channel_, pow2_);
     Requantization rq{multiplier, y_zero_point_, q8_min(y_type_), q8_max(y_type_)};
-    if (narrow_) {
-      std::uniform_int_distribution<int32_t> lo(q8_min(y_type_), y_zero_point_);
-      std::uniform_int_distribution<int32_t> hi(y_zero_point_, q8_max(y_type_));
-      rq.qmin = lo(rng);
-      rq.qmax = hi(rng);
-    }
+    if (narrow_) testing::narrow_clamp(rng, rq, y_type_);
 
     std::vector<uint8_t> expected(y_size);
     reference(x.data(), w.data(), bias, rq, expected.data());
@@ -150,21 +132,12 @@ class Q8ConvTester {
   void reference(const uint8_t* x, const int8_t* w, const int32_t* bias, const Requantization& rq,
                  uint8_t* y) const {
     const int32_t w_zero_point[] = {0};
-    const int8_t* xs = reinterpret_cast<const int8_t*>(x);
-    int8_t* ys = reinterpret_cast<int8_t*>(y);
-    if (x_type_ == Q8::u8 && y_type_ == Q8::u8) {
-      q8_conv2d_nhwc__ref<uint8_t, int8_t, uint8_t>(s_, x, x_zero_point_, w, w_zero_point, bias, rq,
-                                                    y);
-    } else if (x_type_ == Q8::u8) {
-      q8_conv2d_nhwc__ref<uint8_t, int8_t, int8_t>(s_, x, x_zero_point_, w, w_zero_point, bias, rq,
-                                                   ys);
-    } else if (y_type_ == Q8::u8) {
-      q8_conv2d_nhwc__ref<int8_t, int8_t, uint8_t>(s_, xs, x_zero_point_, w, w_zero_point, bias, rq,
-                                                   y);
-    } else {
-      q8_conv2d_nhwc__ref<int8_t, int8_t, int8_t>(s_, xs, x_zero_point_, w, w_zero_point, bias, rq,
-                                                  ys);
-    }
+    testing::with_q8_types(x_type_, y_type_, [&](auto x_tag, auto y_tag) {
+      using X = decltype(x_tag);
+      using Y = decltype(y_tag);
+      q8_conv2d_nhwc__ref<X, int8_t, Y>(s_, reinterpret_cast<const X*>(x), x_zero_point_, w,
+                                        w_zero_point, bias, rq, reinterpret_cast<Y*>(y));
+    });
   }
 
  private:
@@ -210,19 +183,11 @@ Conv2dShape random_shape(std::mt19937& rng, int max_spatial, int max_in_c, int m
   }
 }
 
-std::vector<const Q8GemmKernel*> kernels_or_skip(Q8 x_type) {
-  std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
-  for (const Q8GemmKernel& k : kQ8GemmKernels) {
-    if (!isa_supported(k.isa)) std::printf("skipped (CPU lacks %s): %s\n", isa_name(k.isa), k.name);
-  }
-  return kernels;
-}
-
 TEST(Q8Conv, RandomShapesEveryKernel) {
   std::mt19937 rng(20261122);
   int shapes = 0;
   for (Q8 x_type : {Q8::u8, Q8::s8}) {
-    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(x_type);
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
     if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
     for (int iter = 0; iter < 600; ++iter, ++shapes) {
       // Mostly tiny; every 20th around a real layer's channel counts.
@@ -254,12 +219,9 @@ TEST(Q8Conv, RandomShapesEveryKernel) {
 TEST(Q8Conv, ExtremeValuesAndZeroPoints) {
   std::mt19937 rng(7);
   for (Q8 x_type : {Q8::u8, Q8::s8}) {
-    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(x_type);
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
     if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
-    const std::vector<int32_t> zero_points = x_type == Q8::u8
-                                                 ? std::vector<int32_t>{0, 1, 127, 128, 255}
-                                                 : std::vector<int32_t>{-128, -1, 0, 127};
-    for (int32_t x_zp : zero_points) {
+    for (int32_t x_zp : testing::extreme_zero_points(x_type)) {
       for (int in_c : {1, 3, 17, 64, 128}) {
         Conv2dShape s = random_shape(rng, 5, 1, 33);
         s.in_c = in_c;
@@ -290,8 +252,7 @@ TEST(Q8Conv, ExtremeValuesAndZeroPoints) {
 
 // The layers of the bundled models, each once per x type, with a 2-thread pool.
 TEST(Q8Conv, ModelLayersWithTwoThreads) {
-  std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2),
-                                                                    pthreadpool_destroy);
+  testing::Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
   std::mt19937 rng(11);
   struct Layer {
@@ -302,7 +263,7 @@ TEST(Q8Conv, ModelLayersWithTwoThreads) {
                           {16, 32, 64, 3, 2, 0, 1}, {8, 64, 64, 3, 1, 1, 1},
                           {28, 1, 16, 3, 1, 1, 1},  {7, 48, 128, 1, 1, 0, 0}};
   for (Q8 x_type : {Q8::u8, Q8::s8}) {
-    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(x_type);
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
     if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
     for (const Layer& l : layers) {
       Conv2dShape s;

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <map>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "kernels/gemm/q8_gemm.h"
 #include "kernels/ref/qgemm.h"
 #include "tests/simd/q8_test_data.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
 namespace {
@@ -102,22 +102,15 @@ class Q8GemmTester {
     const int32_t a_zp[] = {a_zero_point_};
 
     std::vector<int32_t> acc(y_size);
-    if (a_type_ == Q8::u8) {
-      q8_gemm_int32__ref<uint8_t, int8_t>(s, a.data(), a_zp, b.data(), b_zero_point, bias, 0, 1,
-                                          acc.data());
-    } else {
-      q8_gemm_int32__ref<int8_t, int8_t>(s, reinterpret_cast<const int8_t*>(a.data()), a_zp,
-                                         b.data(), b_zero_point, bias, 0, 1, acc.data());
-    }
+    testing::with_q8_types(a_type_, a_type_, [&](auto a_tag, auto) {
+      using A = decltype(a_tag);
+      q8_gemm_int32__ref<A, int8_t>(s, reinterpret_cast<const A*>(a.data()), a_zp, b.data(),
+                                    b_zero_point, bias, 0, 1, acc.data());
+    });
     const std::vector<float> multiplier =
         testing::fitted_multipliers(rng, acc, static_cast<size_t>(n_), per_channel_, pow2_);
     Requantization rq{multiplier, y_zero_point_, q8_min(y_type_), q8_max(y_type_)};
-    if (narrow_) {
-      std::uniform_int_distribution<int32_t> lo(q8_min(y_type_), y_zero_point_);
-      std::uniform_int_distribution<int32_t> hi(y_zero_point_, q8_max(y_type_));
-      rq.qmin = lo(rng);
-      rq.qmax = hi(rng);
-    }
+    if (narrow_) testing::narrow_clamp(rng, rq, y_type_);
     std::vector<uint8_t> expected(y_size);
     reference(s, a.data(), b.data(), bias, rq, expected.data());
 
@@ -142,21 +135,12 @@ class Q8GemmTester {
   void reference(const GemmShape& s, const uint8_t* a, const int8_t* b, const int32_t* bias,
                  const Requantization& rq, uint8_t* y) const {
     const int32_t b_zero_point[] = {0};
-    const int8_t* as = reinterpret_cast<const int8_t*>(a);
-    int8_t* ys = reinterpret_cast<int8_t*>(y);
-    if (a_type_ == Q8::u8 && y_type_ == Q8::u8) {
-      q8_gemm__ref<uint8_t, int8_t, uint8_t>(s, a, a_zero_point_, b, b_zero_point, bias, 0, 1, rq,
-                                             y);
-    } else if (a_type_ == Q8::u8) {
-      q8_gemm__ref<uint8_t, int8_t, int8_t>(s, a, a_zero_point_, b, b_zero_point, bias, 0, 1, rq,
-                                            ys);
-    } else if (y_type_ == Q8::u8) {
-      q8_gemm__ref<int8_t, int8_t, uint8_t>(s, as, a_zero_point_, b, b_zero_point, bias, 0, 1, rq,
-                                            y);
-    } else {
-      q8_gemm__ref<int8_t, int8_t, int8_t>(s, as, a_zero_point_, b, b_zero_point, bias, 0, 1, rq,
-                                           ys);
-    }
+    testing::with_q8_types(a_type_, y_type_, [&](auto a_tag, auto y_tag) {
+      using A = decltype(a_tag);
+      using Y = decltype(y_tag);
+      q8_gemm__ref<A, int8_t, Y>(s, reinterpret_cast<const A*>(a), a_zero_point_, b, b_zero_point,
+                                 bias, 0, 1, rq, reinterpret_cast<Y*>(y));
+    });
   }
 
   int m_ = 1, n_ = 1, k_ = 1;
@@ -168,19 +152,12 @@ class Q8GemmTester {
   pthreadpool_t pool_ = nullptr;
 };
 
-std::vector<const Q8GemmKernel*> kernels_or_skip(Q8 a_type) {
-  for (const Q8GemmKernel& k : kQ8GemmKernels) {
-    if (!isa_supported(k.isa)) std::printf("skipped (CPU lacks %s): %s\n", isa_name(k.isa), k.name);
-  }
-  return testing::runnable_q8_kernels(a_type);
-}
-
 TEST(Q8Gemm, RandomShapesEveryKernel) {
   std::mt19937 rng(1234);
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int shapes = 0;
   for (Q8 a_type : {Q8::u8, Q8::s8}) {
-    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(a_type);
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(a_type);
     if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 GEMM microkernel";
     for (int iter = 0; iter < 300; ++iter, ++shapes) {
       const Q8 y_type = uniform(0, 1) == 0 ? Q8::u8 : Q8::s8;
@@ -209,12 +186,9 @@ TEST(Q8Gemm, RandomShapesEveryKernel) {
 TEST(Q8Gemm, ExtremeValuesAndZeroPoints) {
   std::mt19937 rng(99);
   for (Q8 a_type : {Q8::u8, Q8::s8}) {
-    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(a_type);
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(a_type);
     if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 GEMM microkernel";
-    const std::vector<int32_t> zero_points = a_type == Q8::u8
-                                                 ? std::vector<int32_t>{0, 1, 127, 128, 255}
-                                                 : std::vector<int32_t>{-128, -1, 0, 127};
-    for (int32_t a_zp : zero_points) {
+    for (int32_t a_zp : testing::extreme_zero_points(a_type)) {
       for (int k : {1, 2, 3, 5, 64, 4096}) {
         for (Q8 y_type : {Q8::u8, Q8::s8}) {
           Q8GemmTester()
@@ -237,12 +211,11 @@ TEST(Q8Gemm, ExtremeValuesAndZeroPoints) {
 }
 
 TEST(Q8Gemm, TwoThreadsMatchTheReference) {
-  std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2),
-                                                                    pthreadpool_destroy);
+  testing::Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
   std::mt19937 rng(5);
   for (Q8 a_type : {Q8::u8, Q8::s8}) {
-    const std::vector<const Q8GemmKernel*> kernels = kernels_or_skip(a_type);
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(a_type);
     if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 GEMM microkernel";
     Q8GemmTester()
         .m(77)

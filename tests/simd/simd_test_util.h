@@ -1,0 +1,57 @@
+#pragma once
+// Helpers shared by the SIMD kernel tests: a thread pool owner, seeded FP32 data, the
+// absolute-value inputs the FP32 error bounds are computed from, random fused activations and
+// one way to print a conv shape in a failure message.
+#include <pthreadpool.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/ref/activation.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet::kernels::testing {
+
+struct PoolDeleter {
+  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
+};
+using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
+
+// Fills `v` from `rng`, uniform in [-1, 1) (one draw per element, in order).
+inline void fill_uniform(std::mt19937& rng, std::vector<float>& v) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float& e : v) e = dist(rng);
+}
+
+// |v| element-wise: the ref kernel run on |x|, |w|, |b| gives sum|x*w| + |b| per output, the
+// scale of the FP32 tolerance, computed independently of the kernel under test.
+inline std::vector<float> absolute(std::vector<float> v) {
+  for (float& e : v) e = std::fabs(e);
+  return v;
+}
+
+// One of the activations the FP32 convs fuse, or none.
+inline Activation random_activation(std::mt19937& rng) {
+  switch (rng() % 6) {
+    case 0: return Activation::relu();
+    case 1: return Activation::clip(-0.5f, 0.75f);
+    case 2: return Activation::clip(0.0f, 6.0f);
+    case 3: return Activation::hard_swish();
+    default: return Activation{};
+  }
+}
+
+inline std::string describe(const Conv2dShape& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "N%d %dx%dx%d -> %dx%dx%d k%dx%d s%dx%d d%dx%d pad(t%d,l%d)", s.batch, s.in_h,
+                s.in_w, s.in_c, s.out_h, s.out_w, s.out_c, s.kernel_h, s.kernel_w, s.stride_h, s.stride_w,
+                s.dilation_h, s.dilation_w, s.pad_top, s.pad_left);
+  return buf;
+}
+
+}  // namespace octet::kernels::testing
