@@ -50,8 +50,9 @@ bool activation_after_kernel(const Activation& act);
 // Applies `act` to rows x cols of y (row stride ld) in place.
 void apply_activation_f32(const Activation& act, size_t rows, size_t cols, float* y, size_t ld);
 
-// How many output columns (a multiple of nr, or n) to run over all rows before moving on, so
-// that their packed weights (ks·kc per column) stay in L2; n when all of them fit.
+// How many output columns (a multiple of nr, or n) to run over all rows before moving on: n
+// unless their packed weights (ks·kc + 1 floats per column) exceed 2 MiB (the .cc says why),
+// else chunks of nearly equal width under that budget.
 size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr);
 
 class F32Gemm {

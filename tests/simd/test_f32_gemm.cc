@@ -119,9 +119,31 @@ TEST(F32Gemm, FullyConnectedLayersAndALargeOne) {
     F32GemmTester().m(1).k(64).n(10).trans_b(true).test(*k);
     F32GemmTester().m(3).k(128).n(32).activation(Activation::relu()).test(*k);
     F32GemmTester().m(37).k(576).n(64).test(*k);
-    // Packed B larger than the L2 budget: columns are walked in chunks over all rows.
-    ASSERT_LT(f32_gemm_column_chunk(2100, 1, 70, k->nr), 70u);
-    F32GemmTester().m(2 * k->mr + 3).k(2100).n(70).activation(Activation::relu()).test(*k);
+    // Packed B over the chunk budget: columns are walked in chunks over all rows.
+    const size_t chunk = f32_gemm_column_chunk(2100, 1, 300, k->nr);
+    ASSERT_LT(chunk, 300u);
+    EXPECT_EQ(chunk % k->nr, 0u);
+    F32GemmTester().m(2 * k->mr + 3).k(2100).n(300).activation(Activation::relu()).test(*k);
+  }
+}
+
+TEST(F32Gemm, ChunksAreEvenAndUnderTheBudget) {
+  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32), 512u);  // 1 MiB of weights: one piece
+  // 8 MiB of weights (k 1024, n 2048): five chunks of 416 columns (the last one 384), not
+  // four of 480 and a sliver of 128.
+  EXPECT_EQ(f32_gemm_column_chunk(1024, 1, 2048, 32), 416u);
+  EXPECT_EQ(f32_gemm_column_chunk(1 << 20, 1, 100, 16), 16u);  // at least one nr block
+}
+
+TEST(F32Gemm, LongReductions) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  for (const F32GemmKernel* k : supported_kernels()) {
+    for (int kk : {1000, 2049}) {
+      F32GemmTester t;
+      t.m(2 * k->mr + 5).n(2 * k->nr + 7).k(kk).activation(Activation::clip(-3.0f, 2.0f)).seed(kk);
+      EXPECT_EQ(t.test(*k), t.pool(pool.get()).test(*k)) << k->gemm_name << " k" << kk;
+    }
   }
 }
 
@@ -134,8 +156,8 @@ TEST(F32Gemm, TwoThreadsGiveTheSameOutput) {
       t.m(m).n(77).k(33).activation(Activation::relu());
       EXPECT_EQ(t.test(*k), t.pool(pool.get()).test(*k)) << k->gemm_name << " m" << m;
     }
-    F32GemmTester chunked;  // B over the L2 budget: column chunks first
-    chunked.m(40).n(70).k(2100);
+    F32GemmTester chunked;  // B over the chunk budget: column chunks first
+    chunked.m(27).n(300).k(2100);
     EXPECT_EQ(chunked.test(*k), chunked.pool(pool.get()).test(*k)) << k->gemm_name << " chunked";
   }
 }
