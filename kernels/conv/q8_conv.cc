@@ -10,6 +10,41 @@ namespace octet::kernels {
 
 namespace {
 
+// Largest kernel_h * kernel_w * in_c that runs as a GEMM over packed windows (im2col).
+constexpr size_t kIm2colMaxWindow = 64;
+
+// Copies `count` windows of one output row: window i starts at src + i * step_x in the padded
+// copy; chunk t (at offsets[t] from there) goes to dst + i * stride + t * kc in whole 16-byte
+// pieces, in tap order (see init_im2col for where the overshoot lands). Fixed tap and piece
+// counts let the common first layers (3x3 / 5x5 / 7x7 with a few channels) unroll.
+template <size_t kTaps, size_t kPieces>
+void copy_windows(const WindowCopy& c, const uint8_t* src, size_t count, uint8_t* dst) {
+  const size_t taps = kTaps != 0 ? kTaps : c.taps;
+  const size_t pieces = kPieces != 0 ? kPieces : c.pieces;
+  const size_t kc = c.kc, step_x = c.step_x, stride = c.stride;
+  size_t offsets[kTaps != 0 ? kTaps : 1];
+  if constexpr (kTaps != 0) {
+    for (size_t t = 0; t < kTaps; ++t) offsets[t] = c.offsets[t];
+  }
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t t = 0; t < taps; ++t) {
+      const uint8_t* from = src + (kTaps != 0 ? offsets[t] : c.offsets[t]);
+      uint8_t* to = dst + t * kc;
+      for (size_t b = 0; b < pieces; ++b) std::memcpy(to + 16 * b, from + 16 * b, 16);
+    }
+    src += step_x;
+    dst += stride;
+  }
+}
+
+WindowCopyFn choose_window_copy(size_t taps, size_t pieces) {
+  if (pieces == 1 && taps == 3) return copy_windows<3, 1>;
+  if (pieces == 1 && taps == 5) return copy_windows<5, 1>;
+  if (pieces == 1 && taps == 7) return copy_windows<7, 1>;
+  if (pieces == 2 && taps == 3) return copy_windows<3, 2>;
+  return copy_windows<0, 0>;
+}
+
 void check_arguments(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point,
                      const Requantization& rq, Q8 y_type) {
   if (!Q8Conv::supports(s, x_type, y_type)) {
@@ -87,10 +122,27 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   };
   auto weight_per_tap = [&](size_t c, size_t t, size_t k) { return w[(c * in_c + k) * taps + t]; };
   const size_t out_c = static_cast<size_t>(s_.out_c);
-  packed_ = merge_kx_ ? pack_q8_weights(*kernel_, out_c, taps_, kc_, weight_merged, bias,
-                                        multiplier_, x_type_, x_zero_point_)
-                      : pack_q8_weights(*kernel_, out_c, taps_, kc_, weight_per_tap, bias,
-                                        multiplier_, x_type_, x_zero_point_);
+  im2col_ = taps_ > 1 && kh * kw * in_c <= kIm2colMaxWindow;
+  if (im2col_) {
+    // One tap of gemm_kc_ bytes: chunk t of the window at k = t * kc_ .. (t + 1) * kc_ - 1.
+    // The weights of k >= taps_ * kc_ are zero, so whatever bytes the window row holds there
+    // (pixel data copied along, see pack_windows) add nothing and the zero-point fold (a sum
+    // over the weights) stays exact.
+    const size_t window = taps_ * kc_;
+    gemm_kc_ = (window + 3) / 4 * 4;
+    auto weight_window = [&](size_t c, size_t, size_t k) -> int8_t {
+      if (k >= window) return 0;
+      return merge_kx_ ? weight_merged(c, k / kc_, k % kc_) : weight_per_tap(c, k / kc_, k % kc_);
+    };
+    packed_ = pack_q8_weights(*kernel_, out_c, 1, gemm_kc_, weight_window, bias, multiplier_,
+                              x_type_, x_zero_point_);
+  } else if (merge_kx_) {
+    packed_ = pack_q8_weights(*kernel_, out_c, taps_, kc_, weight_merged, bias, multiplier_,
+                              x_type_, x_zero_point_);
+  } else {
+    packed_ = pack_q8_weights(*kernel_, out_c, taps_, kc_, weight_per_tap, bias, multiplier_,
+                              x_type_, x_zero_point_);
+  }
   const uint8_t zp_byte = static_cast<uint8_t>(x_zero_point_);
   // kr spare bytes: the kernels may read the K tail of this row with one full load.
   zero_row_.assign(kc_ + static_cast<size_t>(kernel_->kr), zp_byte);
@@ -102,13 +154,69 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
       std::max(0, (s_.out_w - 1) * s_.stride_w + (s_.kernel_w - 1) * s_.dilation_w + 1 - s_.in_w -
                       s_.pad_left);
   const bool pads = s_.pad_top > 0 || s_.pad_left > 0 || pad_bottom > 0 || pad_right > 0;
-  if (merge_kx_ && pads) {
+  // The im2col path always reads a padded copy (with no padding, a plain copy: its 16-byte
+  // chunk loads may then run past the window, into the copy's spare bytes, never past x).
+  if (im2col_ || (merge_kx_ && pads)) {
     padded_h_ = s_.pad_top + s_.in_h + pad_bottom;
     padded_w_ = s_.pad_left + s_.in_w + pad_right;
-    padded_ = AlignedBytes(static_cast<size_t>(s_.batch) * padded_h_ * padded_w_ * in_c +
-                           static_cast<size_t>(kernel_->kr));
+    chunk_copy_ = (kc_ + 15) / 16 * 16;
+    const size_t spare = std::max(static_cast<size_t>(kernel_->kr), im2col_ ? chunk_copy_ : 0);
+    padded_ = AlignedBytes(static_cast<size_t>(s_.batch) * padded_h_ * padded_w_ * in_c + spare);
     std::memset(padded_.data(), zp_byte, padded_.size());
-    build_indirection(padded_.data(), padded_h_, padded_w_, 0, 0);
+    if (im2col_) {
+      init_im2col();
+    } else {
+      build_indirection(padded_.data(), padded_h_, padded_w_, 0, 0);
+    }
+  }
+}
+
+void Q8Conv::init_im2col() {
+  const size_t in_c = static_cast<size_t>(s_.in_c);
+  const size_t row = static_cast<size_t>(padded_w_) * in_c;
+  chunk_offset_.clear();
+  for (int ky = 0; ky < s_.kernel_h; ++ky) {
+    for (int kx = 0; kx < (merge_kx_ ? 1 : s_.kernel_w); ++kx) {
+      chunk_offset_.push_back(static_cast<size_t>(ky) * s_.dilation_h * row +
+                              static_cast<size_t>(kx) * s_.dilation_w * in_c);
+    }
+  }
+  // Each chunk is copied in whole 16-byte pieces, in tap order: a piece's overshoot lands in
+  // the next chunk's place (rewritten next) or, for the last chunk, in the row's spare bytes,
+  // never in another row (rows are packed by different threads).
+  window_stride_ = std::max(gemm_kc_, (taps_ - 1) * kc_ + chunk_copy_);
+  window_stride_ = (window_stride_ + 3) / 4 * 4;
+  copy_fn_ = choose_window_copy(taps_, chunk_copy_ / 16);
+  const size_t mr = static_cast<size_t>(kernel_->mr);
+  const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
+  const size_t groups = (pixels + mr - 1) / mr;
+  windows_ = AlignedBytes(pixels * window_stride_);
+  indirection_.resize(groups * mr);
+  for (size_t i = 0; i < groups * mr; ++i) {
+    // Rows past the last pixel repeat it: the kernel computes them and stores nothing.
+    indirection_[i] = windows_.data() + std::min(i, pixels - 1) * window_stride_;
+  }
+}
+
+// Packs the windows of pixels [first, last) from the padded copy, one output-row run at a time.
+void Q8Conv::pack_windows(size_t first, size_t last, const uint8_t* padded) const {
+  const size_t in_c = static_cast<size_t>(s_.in_c);
+  const size_t out_w = static_cast<size_t>(s_.out_w);
+  const size_t out_h = static_cast<size_t>(s_.out_h);
+  const size_t step_x = static_cast<size_t>(s_.stride_w) * in_c;
+  const size_t step_y = static_cast<size_t>(s_.stride_h) * padded_w_ * in_c;
+  const size_t image = static_cast<size_t>(padded_h_) * padded_w_ * in_c;
+  WindowCopy copy{chunk_offset_.data(), taps_, kc_, chunk_copy_ / 16, step_x, window_stride_};
+  uint8_t* dst = windows_.data() + first * window_stride_;
+  for (size_t p = first; p < last;) {
+    const size_t ox = p % out_w;
+    const size_t oy = p / out_w % out_h;
+    const size_t n = p / out_w / out_h;
+    const size_t run = std::min(out_w - ox, last - p);
+    const uint8_t* src = padded + n * image + oy * step_y + ox * step_x;
+    copy_fn_(copy, src, run, dst);
+    dst += run * window_stride_;
+    p += run;
   }
 }
 
@@ -180,13 +288,15 @@ void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
   uint8_t* y_base = static_cast<uint8_t*>(y);
   const float lo = static_cast<float>(qmin_ - y_zero_point_);
   const float hi = static_cast<float>(qmax_ - y_zero_point_);
+  const size_t ks = im2col_ ? 1 : taps_;
+  const size_t kc = im2col_ ? gemm_kc_ : kc_;
   auto tile = [&](size_t g, size_t b) {
     Q8IgemmArgs args;
     args.mr = std::min(mr, pixels - g * mr);
     args.nc = std::min(nr, out_c - b * nr);
-    args.kc = kc_;
-    args.ks = taps_;
-    args.a = indirection_.data() + g * taps_ * mr;
+    args.kc = kc;
+    args.ks = ks;
+    args.a = indirection_.data() + g * ks * mr;
     args.zero = zero_row_.data();
     args.a_offset = a_offset;
     args.a_end = a_end;
@@ -198,7 +308,27 @@ void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
     args.y_zero_point = y_zero_point_;
     kernel_->fn(args);
   };
-  pthreadpool_parallelize_2d(pool, tile, (pixels + mr - 1) / mr, (out_c + nr - 1) / nr);
+  const size_t groups = (pixels + mr - 1) / mr;
+  const size_t blocks = (out_c + nr - 1) / nr;
+  if (im2col_) {
+    // Each task packs the windows of its pixel groups, then multiplies them: the kernel's
+    // 4-byte loads of a row straddle the overlapping 16-byte stores that built it, which the
+    // store buffer cannot forward (a stall each), so rows are read only after many more stores.
+    a_offset = 0;
+    a_end = windows_.data() + windows_.size();
+    const uint8_t* padded = padded_.data();
+    auto range = [&](size_t start, size_t count) {
+      pack_windows(start * mr, std::min((start + count) * mr, pixels), padded);
+      for (size_t g = start; g < start + count; ++g) {
+        for (size_t b = 0; b < blocks; ++b) tile(g, b);
+      }
+    };
+    const size_t threads = pthreadpool_get_threads_count(pool);
+    const size_t per_task = threads <= 1 ? groups : std::max<size_t>(1, groups / (4 * threads));
+    pthreadpool_parallelize_1d_tile_1d(pool, range, groups, per_task);
+    return;
+  }
+  pthreadpool_parallelize_2d(pool, tile, groups, blocks);
 }
 
 void Q8Conv::run_reference(const void* x, void* y) const {

@@ -11,6 +11,12 @@
 // written once, in the constructor), so every tap row is contiguous and in bounds; fewer,
 // longer taps cut the per-tap pointer work that dominates small in_c (3, 16).
 //
+// First layers (kernel_h * kernel_w * in_c <= 64, more than one tap): run() packs each output
+// pixel's whole window into one contiguous row (im2col) of a scratch buffer allocated in the
+// constructor, and the microkernel runs as a plain GEMM (one tap, K = the window rounded up to
+// 4, so no K tail). A 3x3x3 window becomes one 28-byte row instead of three 9-byte taps each
+// padded to 12 with a tail test per row.
+//
 // Life cycle: the constructor packs the weights (zero point folded into the bias, see
 // q8_gemm_list.h); bind(x) builds the indirection buffer for one input address (a no-op with
 // the padded copy, whose indirection is built once); run() may then be called with that
@@ -33,6 +39,14 @@
 
 namespace octet::kernels {
 
+// How Q8Conv's im2col path copies one output row's windows (q8_conv.cc).
+struct WindowCopy {
+  const size_t* offsets;  // [taps] chunk offsets from the window's top-left byte
+  size_t taps, kc, pieces, step_x, stride;
+};
+using WindowCopyFn = void (*)(const WindowCopy& copy, const uint8_t* src, size_t count,
+                              uint8_t* dst);
+
 class Q8Conv {
  public:
   static bool supports(const Conv2dShape& s, Q8 x_type, Q8 y_type);
@@ -48,6 +62,7 @@ class Q8Conv {
 
   const std::string& kernel_name() const { return name_; }
   const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
+  bool im2col() const { return im2col_; }  // the first-layer path (see above)
 
   // x: [batch][in_h][in_w][in_c] of x_type; y: [batch][out_h][out_w][out_c] of y_type.
   void bind(const void* x);
@@ -66,6 +81,8 @@ class Q8Conv {
   std::string name_;
 
   void build_indirection(const uint8_t* base, int image_h, int image_w, int pad_top, int pad_left);
+  void init_im2col();
+  void pack_windows(size_t first, size_t last, const uint8_t* padded) const;
 
   Q8PackedWeights packed_;
   bool merge_kx_ = false;  // one tap per kernel row (kc = kernel_w * in_c)
@@ -77,6 +94,15 @@ class Q8Conv {
   std::vector<uint8_t> zero_row_;  // kc + kr bytes of x_zero_point: what padding taps read
   std::vector<const uint8_t*> indirection_;  // [pixel groups of MR][taps][MR]
   const uint8_t* bound_x_ = nullptr;
+
+  // im2col path: windows_ is [pixels][window_stride_] bytes; row p holds the taps_ chunks of
+  // kc_ bytes of pixel p's window back to back (K = taps_ * kc_), read from the padded copy at
+  // chunk_offset_[t] past the window's top-left byte. gemm_kc_ = K rounded up to 4.
+  bool im2col_ = false;
+  size_t gemm_kc_ = 0, window_stride_ = 0, chunk_copy_ = 0;
+  std::vector<size_t> chunk_offset_;
+  mutable AlignedBytes windows_;
+  WindowCopyFn copy_fn_ = nullptr;
 
   // Only for the reference fallback.
   std::vector<int8_t> weights_;

@@ -321,5 +321,104 @@ TEST(Q8Conv, IsaChoiceAndScalarFallback) {
   }
 }
 
+
+// First layers (kernel_h * kernel_w * in_c <= 64): Q8Conv packs each pixel's window into one
+// row and runs a plain GEMM. Every microkernel, u8 and s8 activations, zero points at the ends
+// of the type, extreme data, stride 2, asymmetric and no pads, dilation, batch 3, 2 threads.
+bool takes_im2col(const Conv2dShape& s, Q8 x_type, const Q8GemmKernel& kernel) {
+  std::vector<int8_t> w(static_cast<size_t>(s.out_c) * s.in_c * s.kernel_h * s.kernel_w, 1);
+  const float multiplier[] = {0.01f};
+  const Requantization rq{multiplier, 0, q8_min(x_type), q8_max(x_type)};
+  return Q8Conv(s, x_type, 0, w.data(), nullptr, rq, x_type, kernel).im2col();
+}
+
+Conv2dShape first_layer_shape(int hw, int in_c, int out_c, int kh, int kw, int stride, int pad_t,
+                              int pad_l, int pad_b, int pad_r, int dilation, int batch) {
+  Conv2dShape s;
+  s.batch = batch;
+  s.in_h = s.in_w = hw;
+  s.in_c = in_c;
+  s.out_c = out_c;
+  s.kernel_h = kh;
+  s.kernel_w = kw;
+  s.stride_h = s.stride_w = stride;
+  s.dilation_h = s.dilation_w = dilation;
+  s.pad_top = pad_t;
+  s.pad_left = pad_l;
+  s.out_h = (hw + pad_t + pad_b - dilation * (kh - 1) - 1) / stride + 1;
+  s.out_w = (hw + pad_l + pad_r - dilation * (kw - 1) - 1) / stride + 1;
+  return s;
+}
+
+TEST(Q8Conv, Im2colFirstLayersEveryKernel) {
+  testing::Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  std::mt19937 rng(64);
+  // hw, in_c, out_c, kh, kw, stride, pads t l b r, dilation, batch
+  const Conv2dShape shapes[] = {
+      first_layer_shape(32, 3, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1),  // MLPerf ResNet8
+      first_layer_shape(28, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1),  // ResNet8
+      first_layer_shape(9, 3, 17, 3, 3, 2, 0, 0, 1, 1, 1, 3),   // bottom / right only, batch 3
+      first_layer_shape(8, 2, 33, 3, 3, 2, 2, 0, 0, 2, 1, 1),   // asymmetric, stride 2
+      first_layer_shape(7, 7, 5, 3, 3, 1, 0, 0, 0, 0, 1, 2),    // K = 63, no pads
+      first_layer_shape(6, 5, 40, 3, 3, 1, 1, 2, 2, 1, 1, 1),   // K = 45
+      first_layer_shape(7, 1, 16, 5, 5, 1, 2, 2, 2, 2, 1, 1),   // 5x5, K = 25
+      first_layer_shape(9, 2, 9, 5, 5, 2, 1, 2, 0, 1, 1, 3),    // 5x5, K = 50
+      first_layer_shape(10, 1, 8, 7, 7, 2, 3, 3, 3, 3, 1, 1),   // 7x7, K = 49
+      first_layer_shape(9, 3, 12, 3, 3, 1, 2, 2, 2, 2, 2, 2),   // dilation 2: 9 taps of in_c
+      first_layer_shape(6, 4, 7, 3, 1, 1, 1, 0, 1, 0, 1, 1),    // 3x1, K = 12
+      first_layer_shape(5, 16, 20, 2, 2, 1, 0, 0, 1, 1, 1, 1),  // K = 64
+  };
+  int runs = 0;
+  for (Q8 x_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
+    if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
+    for (const Conv2dShape& s : shapes) {
+      for (const Q8GemmKernel* k : kernels)
+        ASSERT_TRUE(takes_im2col(s, x_type, *k)) << k->name << ", " << describe(s);
+      // The two layer-sized shapes (slow in the reference) at the outermost zero points only.
+      const bool large = s.in_h >= 28;
+      std::vector<int32_t> zero_points = testing::extreme_zero_points(x_type);
+      if (large) zero_points = {zero_points.front(), zero_points.back()};
+      for (int32_t x_zp : zero_points) {
+        for (Fill fill : {Fill::random, Fill::extreme}) {
+          if (large && fill == (x_zp == zero_points.front() ? Fill::extreme : Fill::random))
+            continue;
+          std::bernoulli_distribution coin(0.5);
+          const Q8 y_type = coin(rng) ? Q8::u8 : Q8::s8;
+          Q8ConvTester()
+              .shape(s)
+              .x_type(x_type)
+              .y_type(y_type)
+              .x_zero_point(x_zp)
+              .y_zero_point(testing::extreme_zero_point(rng, y_type))
+              .fill(fill)
+              .per_channel(coin(rng))
+              .narrow_clamp(fill == Fill::random && coin(rng))
+              .pool(large || s.batch == 3 ? pool.get() : nullptr)  // a pool wake costs
+              .test(rng, kernels);
+          if (HasFatalFailure()) return;
+          runs += static_cast<int>(kernels.size());
+        }
+      }
+    }
+  }
+  RecordProperty("convolutions", runs);
+}
+
+// Windows larger than 64 bytes, or a single tap already, keep the IGEMM over taps.
+TEST(Q8Conv, Im2colOnlyForSmallWindows) {
+  const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(Q8::u8);
+  if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
+  for (const Q8GemmKernel* k : kernels) {
+    EXPECT_FALSE(takes_im2col(first_layer_shape(8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1), Q8::u8, *k))
+        << k->name << ": 3x3x8 is 72 bytes";
+    EXPECT_FALSE(takes_im2col(first_layer_shape(8, 16, 16, 1, 1, 1, 0, 0, 0, 0, 1, 1), Q8::u8, *k))
+        << k->name << ": 1x1 is one tap";
+    EXPECT_FALSE(takes_im2col(first_layer_shape(8, 3, 16, 1, 3, 1, 0, 1, 0, 1, 1, 1), Q8::u8, *k))
+        << k->name << ": 1x3 is one merged tap";
+  }
+}
+
 }  // namespace
 }  // namespace octet::kernels
