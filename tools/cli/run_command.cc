@@ -139,7 +139,7 @@ int run_model(const RunOptions& o) {
 
 Command add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand("run", "Run a model (FP32) on .npy inputs or random data; print top-k per image");
+  auto* cmd = app.add_subcommand("run", "Run a model (FP32 or quantized) on .npy inputs or random data; print top-k per image");
   cmd->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--input", o->inputs, ".npy file for each model input, in order")->check(CLI::ExistingFile);
   cmd->add_flag("--random", o->random, "Use uniform random inputs instead of --input");
