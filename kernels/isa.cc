@@ -1,6 +1,9 @@
 #include "kernels/isa.h"
 
+#include <cpuid.h>
 #include <cpuinfo.h>
+
+#include <cstring>
 
 #include <cstdlib>
 #include <stdexcept>
@@ -104,6 +107,21 @@ std::vector<Isa> runnable_isas() {
   for (Isa isa : kAllIsas)
     if (isa <= active_isa() && isa_supported(isa)) out.push_back(isa);
   return out;
+}
+
+bool zmm_at_full_rate() {
+  static const bool full = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return true;
+    char vendor[13] = {};
+    std::memcpy(vendor, &ebx, 4);
+    std::memcpy(vendor + 4, &edx, 4);
+    std::memcpy(vendor + 8, &ecx, 4);
+    if (std::strcmp(vendor, "AuthenticAMD") != 0 || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return true;
+    const unsigned family = ((eax >> 8) & 0xF) + ((eax >> 20) & 0xFF);
+    return family != 0x19;  // Zen 4; Zen 5 (1Ah) has the full 512-bit datapath
+  }();
+  return full;
 }
 
 void set_isa_limit(Isa isa) {

@@ -33,6 +33,11 @@ Isa active_isa();
 // Every supported level up to active_isa(), lowest first (tests and benchmarks sweep these).
 std::vector<Isa> runnable_isas();
 
+// Whether a 512-bit FMA / vpdpbusd does twice the work per cycle of a 256-bit one. False on
+// AMD Zen 4 (CPUID family 19h), which runs AVX-512 as two 256-bit halves: there a ymm kernel
+// with a better-fitting tile beats a zmm one (kernel choice weighs this).
+bool zmm_at_full_rate();
+
 // Caps the level (the CLI's --isa). Throws std::invalid_argument when the CPU does not
 // support `isa`, naming what it does support.
 void set_isa_limit(Isa isa);
