@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
 #include "bench/peak_values.h"
 #include "kernels/conv/f32_dwconv.h"
@@ -37,60 +38,19 @@ using octet::kernels::Q8DwConv;
 using octet::kernels::Q8DwConvKernel;
 using octet::kernels::Requantization;
 
-int64_t dw_macs(const Conv2dShape& s) {
-  return int64_t(s.batch) * s.out_h * s.out_w * s.out_c * s.kernel_h * s.kernel_w;
-}
-
 size_t in_size(const Conv2dShape& s) { return size_t(s.batch) * s.in_h * s.in_w * s.in_c; }
 size_t out_size(const Conv2dShape& s) { return size_t(s.batch) * s.out_h * s.out_w * s.out_c; }
 size_t weight_size(const Conv2dShape& s) { return size_t(s.out_c) * s.kernel_h * s.kernel_w; }
 
-// Activations 64-byte aligned like the engine's arena: a misaligned NHWC row makes every zmm
-// load split across two cache lines (measured 1.6x slower on dw3x3 48 @32 FP32).
-template <typename T>
-struct CacheLineAllocator {
-  using value_type = T;
-  CacheLineAllocator() = default;
-  template <typename U>
-  CacheLineAllocator(const CacheLineAllocator<U>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)); }
-  void deallocate(T* p, size_t) { std::free(p); }
-  bool operator==(const CacheLineAllocator&) const { return true; }
-};
-template <typename T>
-using Buffer = std::vector<T, CacheLineAllocator<T>>;
+using octet::bench::Arithmetic;
+using octet::bench::Buffer;
+using octet::bench::run_timed;
 
-Buffer<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  Buffer<float> v(n);
-  for (float& e : v) e = dist(rng);
-  return v;
-}
+Buffer<float> random_floats(size_t n, uint32_t seed) { return octet::bench::random_floats<Buffer<float>>(n, seed); }
 
 template <typename T>
 Buffer<T> random_ints(size_t n, int lo, int hi, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(lo, hi);
-  Buffer<T> v(n);
-  for (T& e : v) e = static_cast<T>(dist(rng));
-  return v;
-}
-
-// Runs `body` in the benchmark loop; sets GFLOPS or GOPS and pct_peak from the loop's own
-// wall-clock time.
-template <class Body>
-void run_timed(benchmark::State& state, int64_t macs, Isa isa, bool int8, Body body) {
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) {
-    body();
-    benchmark::ClobberMemory();
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double rate = 2.0 * double(macs) * double(state.iterations()) / seconds * 1e-9;
-  state.counters[int8 ? "GOPS" : "GFLOPS"] = rate;
-  const double peak = int8 ? octet::bench::peak_gops(isa) : octet::bench::peak_gflops(isa);
-  if (peak > 0) state.counters["pct_peak"] = 100.0 * rate / peak;
+  return octet::bench::random_ints<T, Buffer<T>>(n, lo, hi, seed);
 }
 
 void f32_bench(benchmark::State& state, const Conv2dShape& s, const F32DwConvKernel* kernel, bool pick) {
@@ -99,14 +59,14 @@ void f32_bench(benchmark::State& state, const Conv2dShape& s, const F32DwConvKer
   const auto b = random_floats(s.out_c, 3);
   Buffer<float> y(out_size(s));
   if (kernel == nullptr) {  // the scalar ref
-    run_timed(state, dw_macs(s), Isa::scalar, false, [&] {
+    run_timed(state, Arithmetic::f32, Isa::scalar, octet::bench::conv_macs(s), [&] {
       octet::kernels::f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation::clip(0, 6), y.data());
     });
     return;
   }
   F32DwConv conv(s, w.data(), b.data(), Activation::clip(0, 6), *kernel);
   conv.bind(x.data());
-  run_timed(state, dw_macs(s), kernel->isa, false, [&] { conv.run(x.data(), y.data(), nullptr); });
+  run_timed(state, Arithmetic::f32, kernel->isa, octet::bench::conv_macs(s), [&] { conv.run(x.data(), y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -122,7 +82,7 @@ void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKerne
   Buffer<uint8_t> y(out_size(s));
   if (kernel == nullptr) {
     const int32_t w_zero_point = 0;
-    run_timed(state, dw_macs(s), Isa::scalar, true, [&] {
+    run_timed(state, Arithmetic::int8, Isa::scalar, octet::bench::conv_macs(s), [&] {
       octet::kernels::q8_conv2d_nhwc__ref<uint8_t, int8_t, uint8_t>(s, x.data(), 128, w.data(), {&w_zero_point, 1},
                                                                     b.data(), rq, y.data());
     });
@@ -130,7 +90,7 @@ void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKerne
   }
   Q8DwConv conv(s, Q8::u8, 128, w.data(), b.data(), rq, Q8::u8, *kernel);
   conv.bind(x.data());
-  run_timed(state, dw_macs(s), kernel->isa, true, [&] { conv.run(x.data(), y.data(), nullptr); });
+  run_timed(state, Arithmetic::int8, kernel->isa, octet::bench::conv_macs(s), [&] { conv.run(x.data(), y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -166,11 +126,7 @@ void register_benchmarks() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::AddCustomContext("active_isa", octet::kernels::isa_name(octet::kernels::active_isa()));
+  octet::bench::add_active_isa_context();
   register_benchmarks();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return octet::bench::run_benchmarks(argc, argv);
 }

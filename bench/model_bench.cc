@@ -38,11 +38,7 @@ struct Options {
   std::string json_out;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double median(const std::vector<double>& v) { return summarize(v).p50; }
 
 ir::TensorData random_input(const TensorSpec& spec, int batch, uint32_t seed) {
   ir::Dims dims = spec.dims;

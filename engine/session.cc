@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <utility>
 
 #include "loader/onnx_loader.h"
@@ -164,12 +165,12 @@ bool Session::images_independent() {
     }
     // Copied out: building the second plan may evict the first from the cache.
     std::map<std::string, ir::Dims> activations;
-    std::vector<std::string> steps;
+    std::set<std::string> steps;
     {
       const Plan& p1 = plan_for(one);
       for (const auto& [name, v] : p1.values())
         if (!v.constant) activations[name] = v.info.dims;
-      for (const auto& step : p1.steps()) steps.push_back(step.node);
+      for (const auto& step : p1.steps()) steps.insert(step.node);
     }
     const Plan& p2 = plan_for(two);
     for (const auto& [name, d1] : activations) {
@@ -180,14 +181,12 @@ bool Session::images_independent() {
       d2[0] = 1;
       if (d1 != d2) return false;
     }
-    for (const auto& step : steps) {
-      for (const auto& n : graph_.nodes) {
-        if (n.name != step) continue;
-        if (n.attrs.has("axis") && n.attrs.i("axis") == 0) return false;
-        if (n.attrs.has("axes"))
-          for (int64_t a : n.attrs.ints("axes"))
-            if (a == 0) return false;
-      }
+    for (const auto& n : graph_.nodes) {
+      if (!steps.count(n.name)) continue;  // folded at plan time
+      if (n.attrs.has("axis") && n.attrs.i("axis") == 0) return false;
+      if (n.attrs.has("axes"))
+        for (int64_t a : n.attrs.ints("axes"))
+          if (a == 0) return false;
     }
     return true;
   };
@@ -196,18 +195,20 @@ bool Session::images_independent() {
 }
 
 std::vector<ir::TensorData> Session::run_in_slices(const std::vector<ir::TensorData>& inputs, int64_t batch) {
-  std::vector<ir::Dims> slice_dims;
-  for (const auto& in : inputs) {
-    ir::Dims d = in.dims;
-    d[0] = batch_slice_;
-    slice_dims.push_back(d);
-  }
+  // One plan for the full slices, looked up once; another for a shorter last slice.
+  auto plan_of = [&](int64_t images) {
+    std::vector<ir::Dims> dims;
+    for (const auto& in : inputs) {
+      dims.push_back(in.dims);
+      dims.back()[0] = images;
+    }
+    return const_cast<Plan*>(&plan_for(dims));
+  };
+  Plan* full = plan_of(batch_slice_);
   std::vector<ir::TensorData> out;
   for (int64_t first = 0; first < batch; first += batch_slice_) {
     const int64_t n = std::min<int64_t>(batch_slice_, batch - first);
-    if (n != batch_slice_)
-      for (auto& d : slice_dims) d[0] = n;
-    auto* plan = const_cast<Plan*>(&plan_for(slice_dims));
+    Plan* plan = n == batch_slice_ ? full : plan_of(n);
     for (size_t i = 0; i < inputs.size(); ++i) {
       const size_t row = inputs[i].bytes.size() / size_t(batch);
       ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data() + size_t(first) * row, size_t(n) * row);

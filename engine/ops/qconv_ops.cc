@@ -69,12 +69,6 @@ QConvParams derive_qconv_params(const kernels::Activation& act, const ops::Param
   return q;
 }
 
-std::optional<kernels::Q8> q8_of(DType t) {
-  if (t == DType::u8) return kernels::Q8::u8;
-  if (t == DType::s8) return kernels::Q8::s8;
-  return std::nullopt;
-}
-
 // The SIMD kernels take everything but x at plan time: constant weights, bias and
 // quantization parameters, s8 weights with zero point 0 (what ONNX Runtime's quantizer and
 // octet's write). An empty Kernel when something does not fit: the reference kernel runs.
@@ -104,7 +98,7 @@ Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> i
   for (size_t i : {kXScale, kXZeroPoint, kW, kWScale, kWZeroPoint, kYScale, kYZeroPoint})
     if (!c.has(i) || c.in_const[i] == nullptr) return {};
   if (c.has(kBias) && c.in_const[kBias] == nullptr) return {};
-  const auto tx = q8_of(c.info(kX).dtype), ty = q8_of(ops::quantized_output_type(c, kYZeroPoint));
+  const auto tx = ops::q8_tag(c.info(kX).dtype), ty = ops::q8_tag(ops::quantized_output_type(c, kYZeroPoint));
   if (!tx || !ty) return {};
   const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c;
   if (depthwise) return fast_qconv<kernels::Q8DwConv>(c, in, y, s, *tx, *ty);

@@ -254,12 +254,6 @@ QGemmParams derive_qgemm_params(float alpha, bool quantized, const ops::ParamInp
   return q;
 }
 
-std::optional<kernels::Q8> q8_of(DType t) {
-  if (t == DType::u8) return kernels::Q8::u8;
-  if (t == DType::s8) return kernels::Q8::s8;
-  return std::nullopt;
-}
-
 // A fully connected QGemm on the SIMD kernels: everything but A known at plan time, A not
 // transposed, B s8 with zero point 0, C absent or a bias row. An empty Kernel otherwise.
 Kernel fast_qgemm(const OpContext& c, std::span<const void* const> in, const ops::GemmGeometry& g, float alpha,
@@ -269,7 +263,7 @@ Kernel fast_qgemm(const OpContext& c, std::span<const void* const> in, const ops
     if (!c.has(i) || c.in_const[i] == nullptr) return {};
   if (c.has(kGC) && (c.in_const[kGC] == nullptr || g.c_stride_m != 0 || g.c_stride_n != 1)) return {};
   if (g.s.lda != g.s.k || g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n)) return {};
-  const auto ta = q8_of(c.info(kGA).dtype), ty = q8_of(ops::quantized_output_type(c, kGYZeroPoint));
+  const auto ta = ops::q8_tag(c.info(kGA).dtype), ty = ops::q8_tag(ops::quantized_output_type(c, kGYZeroPoint));
   if (!ta || !ty) return {};
   const QGemmParams p = derive_qgemm_params(alpha, true, ops::ParamInputs(c, in));
   for (int32_t zp : p.b_zero_point)

@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -19,6 +20,7 @@
 
 #include "engine/op_registry.h"
 #include "engine/ops/fused_activation.h"
+#include "kernels/q8_type.h"
 #include "kernels/ref/qmath.h"
 
 namespace octet::ops {
@@ -191,6 +193,13 @@ inline std::string q8_req_type_list() {
 #undef OCTET_Q8_ACC
 #undef OCTET_Q8_REQ
   return s;
+}
+
+// The fast kernels' run-time tag for an 8-bit tensor type; nullopt for any other type.
+inline std::optional<kernels::Q8> q8_tag(ir::DType t) {
+  if (t == ir::DType::u8) return kernels::Q8::u8;
+  if (t == ir::DType::s8) return kernels::Q8::s8;
+  return std::nullopt;
 }
 
 // Calls f(T{}) with T = uint8_t or int8_t.

@@ -24,6 +24,8 @@ void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int3
     const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(q, low_bytes), halves);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm256_castsi256_si128(packed));
   }
+  // The tail repeats quantize_value() (kernels/ref/qmath.h) rather than calling it: an inline
+  // function compiled in this AVX2 file could be the copy the linker keeps for every caller.
   for (; i < n; ++i) {
     float v = x[i] / scale;
     const float l = static_cast<float>(qmin - zero_point), h = static_cast<float>(qmax - zero_point);

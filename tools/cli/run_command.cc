@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/session.h"
+#include "tools/stats.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
 #include "tools/tensor_io.h"
@@ -64,10 +65,7 @@ std::string file_name_for(const std::string& tensor) {
   return s + ".npy";
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
-}
+double median_of(const std::vector<double>& v) { return summarize(v).p50; }
 
 // Median time of every step over `runs` runs (after a warm-up run), with the kernel each step
 // runs and its arithmetic rate: where the time goes.
