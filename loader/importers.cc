@@ -257,6 +257,33 @@ const std::map<std::string, Importer>& importers() {
                     throw Error("mode '" + mode + "' is not supported (constant, reflect, edge)");
                 }};
     t["Concat"] = {4, {{"axis", std::nullopt}}, {}};
+    t["Transpose"] = {1, {{"perm", ints()}}, {}};
+    // Before opset 10 starts / ends / axes are attributes; from 10 on they are inputs 1-3 (+ steps 4).
+    t["Slice"] = {1, {{"starts", ints()}, {"ends", ints()}, {"axes", ints()}}, [](Node& n, ImportContext& ctx) {
+                    if (ctx.opset >= 10) {
+                      for (const char* k : {"starts", "ends", "axes"}) n.attrs.erase(k);
+                      return;
+                    }
+                    auto starts = n.attrs.ints("starts"), ends = n.attrs.ints("ends");
+                    auto axes = n.attrs.ints("axes");
+                    if (starts.size() != ends.size())
+                      throw Error("starts and ends must have the same length");
+                    attr_to_input(n, ctx, "starts", 1, TensorData::s64({int64_t(starts.size())}, starts));
+                    attr_to_input(n, ctx, "ends", 2, TensorData::s64({int64_t(ends.size())}, ends));
+                    if (axes.empty()) n.attrs.erase("axes");
+                    else attr_to_input(n, ctx, "axes", 3, TensorData::s64({int64_t(axes.size())}, axes));
+                  }};
+    // Before opset 13 the split sizes are an attribute; from 13 on an optional input; from 18
+    // num_outputs may say how many equal parts.
+    t["Split"] = {2, {{"axis", i64(0)}, {"split", ints()}, {"num_outputs", i64(0)}}, [](Node& n, ImportContext& ctx) {
+                    if (ctx.opset >= 13) {
+                      n.attrs.erase("split");
+                      return;
+                    }
+                    auto split = n.attrs.ints("split");
+                    if (split.empty()) n.attrs.erase("split");
+                    else attr_to_input(n, ctx, "split", 1, TensorData::s64({int64_t(split.size())}, split));
+                  }};
     t["Identity"] = {1, {}, {}};
     t["Dropout"] = {1,
                     {{"ratio", f32(0.5f)}, {"seed", i64(0)}, {"is_test", i64(1)}, {"consumed_inputs", ints()}},

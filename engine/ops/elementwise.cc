@@ -76,6 +76,11 @@ OpImpl unary_op() {
 
 ir::Dims broadcast_dims(const OpContext& c) { return ops::broadcast_dims(c, c.info(0).dims, c.info(1).dims); }
 
+struct StridedBroadcastRowMajor {
+  ir::Dims dims;
+  std::vector<int64_t> a, b;  // strides along dims, 0 where broadcast
+};
+
 kernels::BinaryOp binary_kind(const std::string& op) {
   if (op == "Add") return kernels::BinaryOp::add;
   if (op == "Sub") return kernels::BinaryOp::sub;
@@ -83,16 +88,80 @@ kernels::BinaryOp binary_kind(const std::string& op) {
   return kernels::BinaryOp::div;
 }
 
+// int32 / int64 arithmetic: the shape computations of dynamic-batch exports (Shape -> Gather
+// -> Div -> Cast -> Concat -> Reshape), which constant folding runs once at plan time.
+bool is_integer_arithmetic(const OpContext& c) {
+  const ir::DType a = c.info(0).dtype, b = c.info(1).dtype;
+  if (a != ir::DType::s64 && a != ir::DType::s32) return false;
+  if (a != b) c.fail(std::string(ir::dtype_name(a)) + " and " + ir::dtype_name(b) + " operands do not match");
+  return true;
+}
+
+template <class T>
+T integer_op(kernels::BinaryOp op, T a, T b, const std::string& where) {
+  switch (op) {
+    case kernels::BinaryOp::add: return T(uint64_t(a) + uint64_t(b));  // wraps like ORT, no UB
+    case kernels::BinaryOp::sub: return T(uint64_t(a) - uint64_t(b));
+    case kernels::BinaryOp::mul: return T(uint64_t(a) * uint64_t(b));
+    default:
+      // Integer Div truncates toward zero (C++ semantics, as ONNX Runtime computes it).
+      if (b == 0) throw ir::Error(where + ": integer division by zero");
+      if (b == T(-1)) return T(uint64_t(0) - uint64_t(a));
+      return T(a / b);
+  }
+}
+
+template <class T>
+Kernel integer_binary(const OpContext& c, const StridedBroadcastRowMajor& box, const void* a, const void* b,
+                      void* y) {
+  const auto op = binary_kind(c.node.op);
+  const std::string where = ir::Graph::describe(c.node);
+  return [=] {
+    const T* pa = static_cast<const T*>(a);
+    const T* pb = static_cast<const T*>(b);
+    T* py = static_cast<T*>(y);
+    const int64_t n = ir::element_count(box.dims);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t rest = i, oa = 0, ob = 0;
+      for (size_t k = box.dims.size(); k-- > 0;) {
+        const int64_t idx = rest % box.dims[k];
+        rest /= box.dims[k];
+        oa += idx * box.a[k];
+        ob += idx * box.b[k];
+      }
+      py[i] = integer_op<T>(op, pa[oa], pb[ob], where);
+    }
+  };
+}
+
+Kernel integer_binary_kernel(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+  StridedBroadcastRowMajor box;
+  box.dims = broadcast_dims(c);
+  for (size_t k = 0; k < 2; ++k) {
+    const auto& d = c.info(k).dims;
+    auto s = c.info(k).strides();
+    auto& dst = k == 0 ? box.a : box.b;
+    dst.assign(box.dims.size(), 0);
+    const size_t off = box.dims.size() - d.size();
+    for (size_t j = 0; j < d.size(); ++j) dst[off + j] = d[j] == 1 ? 0 : s[j];
+  }
+  c.report_kernel(c.info(0).dtype == ir::DType::s64 ? "s64_binary__ref" : "s32_binary__ref");
+  if (c.info(0).dtype == ir::DType::s64) return integer_binary<int64_t>(c, box, in[0], in[1], out[0]);
+  return integer_binary<int32_t>(c, box, in[0], in[1], out[0]);
+}
+
 OpImpl binary_op() {
   OpImpl b;
   b.want_layout = any_layout;
   b.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    if (is_integer_arithmetic(c)) return {{c.info(0).dtype, broadcast_dims(c), Layout::row_major}};
     require_f32(c, 0);
     require_f32(c, 1);
     ir::Dims out = broadcast_dims(c);
     return {{ir::DType::f32, out, ops::broadcast_layout(c.info(0), c.info(1), out)}};
   };
   b.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    if (is_integer_arithmetic(c)) return integer_binary_kernel(c, in, out);
     ir::Dims dims = broadcast_dims(c);
     if (int(dims.size()) > kernels::kMaxRank) c.fail("rank above 8 is not supported");
     const auto box =

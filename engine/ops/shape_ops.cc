@@ -1,5 +1,5 @@
 // Shape arithmetic and data movement: Shape, Gather, Unsqueeze, Squeeze, Reshape, Flatten,
-// Concat, Identity, Dropout, Constant. Any element type; they move bytes, not numbers.
+// Identity, Dropout, Constant. Any element type; they move bytes, not numbers.
 #include <cstring>
 
 #include "engine/op_registry.h"
@@ -171,54 +171,6 @@ OpImpl gather_op() {
   return op;
 }
 
-OpImpl concat_op() {
-  OpImpl op;
-  op.want_layout = any_layout;
-  auto out_layout = [](const OpContext& c) {
-    for (size_t i = 0; i < c.in.size(); ++i)
-      if (c.info(i).layout != Layout::channels_last) return Layout::row_major;
-    return Layout::channels_last;
-  };
-  op.infer = [out_layout](const OpContext& c) -> std::vector<TensorInfo> {
-    if (c.in.empty()) c.fail("needs at least one input");
-    const TensorInfo& first = c.info(0);
-    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
-    ir::Dims out = first.dims;
-    out[size_t(axis)] = 0;
-    for (size_t i = 0; i < c.in.size(); ++i) {
-      const auto& d = c.info(i).dims;
-      bool ok = d.size() == out.size() && c.info(i).dtype == first.dtype;
-      for (size_t k = 0; ok && k < d.size(); ++k) ok = int64_t(k) == axis || d[k] == first.dims[k];
-      if (!ok) c.fail("input " + std::to_string(i) + " " + ir::dims_str(d) + " does not match " + ir::dims_str(first.dims));
-      out[size_t(axis)] += d[size_t(axis)];
-    }
-    return {{first.dtype, out, out_layout(c)}};
-  };
-  op.build = [out_layout](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const TensorInfo& first = c.info(0);
-    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
-    ir::Dims out_dims = first.dims;
-    out_dims[size_t(axis)] = 0;
-    for (size_t i = 0; i < c.in.size(); ++i) out_dims[size_t(axis)] += c.info(i).dims[size_t(axis)];
-    auto out_strides = strides_of(out_dims, out_layout(c));
-    int elem = int(ir::dtype_size(first.dtype));
-    struct Piece { ir::Dims dims; std::vector<int64_t> strides; const void* src; int64_t offset; };
-    std::vector<Piece> pieces;
-    int64_t at = 0;
-    for (size_t i = 0; i < c.in.size(); ++i) {
-      pieces.push_back({c.info(i).dims, c.info(i).strides(), in[i], at * out_strides[size_t(axis)]});
-      at += c.info(i).dims[size_t(axis)];
-    }
-    auto y = static_cast<std::byte*>(out[0]);
-    return [=] {
-      for (const auto& p : pieces)
-        kernels::copy_strided(int(p.dims.size()), p.dims.data(), p.src, p.strides.data(), y + p.offset * elem,
-                              out_strides.data(), elem);
-    };
-  };
-  return op;
-}
-
 OpImpl passthrough_op() {
   OpImpl op;
   op.want_layout = any_layout;
@@ -247,7 +199,6 @@ OpImpl constant_op() {
 void register_shape_ops(OpTable& t) {
   t.emplace_back("Shape", shape_op());
   t.emplace_back("Gather", gather_op());
-  t.emplace_back("Concat", concat_op());
   t.emplace_back("Unsqueeze", reshaping_op(unsqueeze_dims));
   t.emplace_back("Squeeze", reshaping_op(squeeze_dims));
   t.emplace_back("Reshape", reshaping_op(reshape_dims));

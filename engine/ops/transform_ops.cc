@@ -1,0 +1,284 @@
+// Transpose, Slice, Split and Concat: data movement on any element type and either layout.
+// Each is one StridedCopy per output (or per Concat input) planned once: a slice or concat
+// along the channels of a channels-last tensor copies runs of channels per pixel, a transpose
+// that only renames memory order (NCHW -> NHWC of a channels-last tensor) is one memcpy.
+#include <limits>
+#include <memory>
+
+#include "engine/op_registry.h"
+#include "kernels/elementwise/strided_copy.h"
+
+namespace octet {
+namespace {
+
+using kernels::StridedCopy;
+
+// ---- Transpose ----
+
+std::vector<int64_t> transpose_perm(const OpContext& c) {
+  const int64_t rank = int64_t(c.info(0).dims.size());
+  std::vector<int64_t> perm = c.node.attrs.ints("perm");
+  if (perm.empty()) {  // the default reverses the dimensions
+    for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
+    return perm;
+  }
+  if (int64_t(perm.size()) != rank)
+    c.fail("perm has " + std::to_string(perm.size()) + " entries for an input of rank " + std::to_string(rank));
+  std::vector<bool> seen(size_t(rank), false);
+  for (auto& p : perm) {
+    p = normalize_axis(c, p, rank);
+    if (seen[size_t(p)]) c.fail("perm repeats dimension " + std::to_string(p));
+    seen[size_t(p)] = true;
+  }
+  return perm;
+}
+
+OpImpl transpose_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    auto perm = transpose_perm(c);
+    ir::Dims out;
+    for (int64_t p : perm) out.push_back(c.info(0).dims[size_t(p)]);
+    return {{c.info(0).dtype, out, Layout::row_major}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const TensorInfo& x = c.info(0);
+    auto perm = transpose_perm(c);
+    auto in_strides = x.strides();
+    ir::Dims out_dims;
+    std::vector<int64_t> src;
+    for (int64_t p : perm) {
+      out_dims.push_back(x.dims[size_t(p)]);
+      src.push_back(in_strides[size_t(p)]);
+    }
+    auto dst = strides_of(out_dims, Layout::row_major);
+    auto copy = std::make_shared<const StridedCopy>(int(out_dims.size()), out_dims.data(), src.data(), dst.data(),
+                                                    int(ir::dtype_size(x.dtype)));
+    c.report_kernel(copy->kernel_name());
+    const void* xp = in[0];
+    void* yp = out[0];
+    pthreadpool_t pool = c.threadpool;
+    return [=] { copy->run(xp, yp, pool); };
+  };
+  return op;
+}
+
+// ---- Slice ----
+
+struct SliceBox {
+  ir::Dims out;                 // output extents
+  std::vector<int64_t> start;   // first source index per dimension
+  std::vector<int64_t> step;    // source step per dimension
+};
+
+// ONNX Slice (opset 10+, attributes moved to inputs by the importer): starts and ends are
+// clamped to the dimension, for negative steps to [-1, dim - 1] at the end.
+SliceBox slice_box(const OpContext& c) {
+  const ir::Dims& d = c.info(0).dims;
+  const int64_t rank = int64_t(d.size());
+  if (!c.has(1) || !c.has(2)) c.fail("starts and ends are required");
+  auto starts = c.constant(1, "starts").to_i64();
+  auto ends = c.constant(2, "ends").to_i64();
+  std::vector<int64_t> axes, steps;
+  if (c.has(3)) axes = c.constant(3, "axes").to_i64();
+  if (c.has(4)) steps = c.constant(4, "steps").to_i64();
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(int64_t(k));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    c.fail("starts, ends, axes and steps must have the same length");
+  SliceBox b{d, std::vector<int64_t>(size_t(rank), 0), std::vector<int64_t>(size_t(rank), 1)};
+  std::vector<bool> seen(size_t(rank), false);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const int64_t a = normalize_axis(c, axes[k], rank);
+    if (seen[size_t(a)]) c.fail("axes repeat dimension " + std::to_string(a));
+    seen[size_t(a)] = true;
+    const int64_t n = d[size_t(a)], step = steps[k];
+    if (step == 0) c.fail("a step of 0 is not allowed");
+    int64_t s = starts[k], e = ends[k];
+    if (s < 0) s += n;
+    if (e < 0 && e > std::numeric_limits<int64_t>::min() + n) e += n;
+    else if (e < 0) e = -1;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, n);
+      e = std::clamp<int64_t>(e, 0, n);
+      b.out[size_t(a)] = e > s ? (e - s + step - 1) / step : 0;
+    } else {
+      s = std::clamp<int64_t>(s, 0, n - 1);
+      e = std::clamp<int64_t>(e, -1, n - 1);
+      b.out[size_t(a)] = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+    }
+    b.start[size_t(a)] = s;
+    b.step[size_t(a)] = step;
+  }
+  return b;
+}
+
+// A box of x (start, step per dimension, extents `out`) copied into a dense tensor of the same layout.
+Kernel box_copy(const OpContext& c, const TensorInfo& x, const SliceBox& b, Layout out_layout, const void* in,
+                void* out) {
+  auto in_strides = x.strides();
+  auto dst = strides_of(b.out, out_layout);
+  std::vector<int64_t> src(in_strides.size());
+  int64_t offset = 0;
+  for (size_t k = 0; k < in_strides.size(); ++k) {
+    src[k] = in_strides[k] * b.step[k];
+    if (b.out[k] > 0) offset += b.start[k] * in_strides[k];
+  }
+  const size_t elem = ir::dtype_size(x.dtype);
+  auto copy =
+      std::make_shared<const StridedCopy>(int(b.out.size()), b.out.data(), src.data(), dst.data(), int(elem));
+  c.report_kernel(copy->kernel_name());
+  const void* xp = static_cast<const std::byte*>(in) + offset * int64_t(elem);
+  void* yp = out;
+  pthreadpool_t pool = c.threadpool;
+  return [=] { copy->run(xp, yp, pool); };
+}
+
+OpImpl slice_op() {
+  OpImpl op;
+  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == 0 ? std::nullopt : std::optional(Layout::row_major);
+  };
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    return {{c.info(0).dtype, slice_box(c).out, c.info(0).layout}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    return box_copy(c, c.info(0), slice_box(c), c.info(0).layout, in[0], out[0]);
+  };
+  return op;
+}
+
+// ---- Split ----
+
+std::vector<int64_t> split_sizes(const OpContext& c, int64_t axis) {
+  const int64_t n = c.info(0).dims[size_t(axis)];
+  const int64_t parts = int64_t(c.node.outputs.size());
+  if (c.has(1)) {
+    auto sizes = c.constant(1, "split").to_i64();
+    if (int64_t(sizes.size()) != parts)
+      c.fail("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(parts) + " outputs");
+    int64_t sum = 0;
+    for (int64_t s : sizes) {
+      if (s < 0) c.fail("split sizes must not be negative");
+      sum += s;
+    }
+    if (sum != n) c.fail("split sizes add up to " + std::to_string(sum) + ", the axis has " + std::to_string(n));
+    return sizes;
+  }
+  // Equal parts; from opset 18 the last may be smaller (ceil division).
+  const int64_t each = (n + parts - 1) / parts;
+  if (c.opset < 18 && n % parts)
+    c.fail("the axis (" + std::to_string(n) + ") does not split into " + std::to_string(parts) + " equal parts");
+  std::vector<int64_t> sizes;
+  for (int64_t k = 0, left = n; k < parts; ++k, left -= each) sizes.push_back(std::max<int64_t>(0, std::min(each, left)));
+  return sizes;
+}
+
+OpImpl split_op() {
+  OpImpl op;
+  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == 0 ? std::nullopt : std::optional(Layout::row_major);
+  };
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const TensorInfo& x = c.info(0);
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(x.dims.size()));
+    std::vector<TensorInfo> outs;
+    for (int64_t s : split_sizes(c, axis)) {
+      ir::Dims d = x.dims;
+      d[size_t(axis)] = s;
+      outs.push_back({x.dtype, d, x.layout});
+    }
+    return outs;
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const TensorInfo& x = c.info(0);
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(x.dims.size()));
+    std::vector<Kernel> parts;
+    int64_t at = 0;
+    auto sizes = split_sizes(c, axis);
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      SliceBox b{x.dims, std::vector<int64_t>(x.dims.size(), 0), std::vector<int64_t>(x.dims.size(), 1)};
+      b.out[size_t(axis)] = sizes[k];
+      b.start[size_t(axis)] = at;
+      at += sizes[k];
+      if (out[k]) parts.push_back(box_copy(c, x, b, x.layout, in[0], out[k]));
+    }
+    return [parts] {
+      for (const auto& p : parts) p();
+    };
+  };
+  return op;
+}
+
+// ---- Concat ----
+
+Layout concat_layout(const OpContext& c) {
+  for (size_t i = 0; i < c.in.size(); ++i)
+    if (c.info(i).layout != Layout::channels_last) return Layout::row_major;
+  return Layout::channels_last;
+}
+
+OpImpl concat_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    if (c.in.empty()) c.fail("needs at least one input");
+    const TensorInfo& first = c.info(0);
+    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
+    ir::Dims out = first.dims;
+    out[size_t(axis)] = 0;
+    for (size_t i = 0; i < c.in.size(); ++i) {
+      const auto& d = c.info(i).dims;
+      bool ok = d.size() == out.size() && c.info(i).dtype == first.dtype;
+      for (size_t k = 0; ok && k < d.size(); ++k) ok = int64_t(k) == axis || d[k] == first.dims[k];
+      if (!ok)
+        c.fail("input " + std::to_string(i) + " " + ir::dims_str(d) + " does not match " + ir::dims_str(first.dims));
+      out[size_t(axis)] += d[size_t(axis)];
+    }
+    return {{first.dtype, out, concat_layout(c)}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const TensorInfo& first = c.info(0);
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
+    ir::Dims out_dims = first.dims;
+    out_dims[size_t(axis)] = 0;
+    for (size_t i = 0; i < c.in.size(); ++i) out_dims[size_t(axis)] += c.info(i).dims[size_t(axis)];
+    const auto dst = strides_of(out_dims, concat_layout(c));
+    const int elem = int(ir::dtype_size(first.dtype));
+    struct Piece {
+      std::shared_ptr<const StridedCopy> copy;
+      const void* src;
+      std::byte* dst;
+    };
+    std::vector<Piece> pieces;
+    int64_t at = 0;
+    std::string name;
+    for (size_t i = 0; i < c.in.size(); ++i) {
+      const TensorInfo& x = c.info(i);
+      auto src = x.strides();
+      auto copy = std::make_shared<const StridedCopy>(int(x.dims.size()), x.dims.data(), src.data(), dst.data(), elem);
+      if (name.empty() || std::string(copy->kernel_name()).ends_with("__ref")) name = copy->kernel_name();
+      pieces.push_back({copy, in[i], static_cast<std::byte*>(out[0]) + at * dst[size_t(axis)] * elem});
+      at += x.dims[size_t(axis)];
+    }
+    c.report_kernel(name);
+    pthreadpool_t pool = c.threadpool;
+    return [pieces, pool] {
+      for (const auto& p : pieces) p.copy->run(p.src, p.dst, pool);
+    };
+  };
+  return op;
+}
+
+}  // namespace
+
+void register_transform_ops(OpTable& t) {
+  t.emplace_back("Transpose", transpose_op());
+  t.emplace_back("Slice", slice_op());
+  t.emplace_back("Split", split_op());
+  t.emplace_back("Concat", concat_op());
+}
+
+}  // namespace octet

@@ -1,0 +1,196 @@
+#include "kernels/elementwise/strided_copy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+
+#include "kernels/ref/copy.h"
+
+namespace octet::kernels {
+
+namespace {
+
+constexpr int64_t kTile = 8;
+constexpr int64_t kSlabBytes = 64 * 1024;  // work per thread task
+
+// Walks the outer dimensions [0, rank) from linear index `begin` for `count` steps, calling
+// f(src_offset, dst_offset) in elements: an odometer, so no division per step.
+template <class F>
+void walk(const std::vector<int64_t>& dims, const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
+          int rank, int64_t begin, int64_t count, F&& f) {
+  if (count <= 0) return;
+  int64_t idx[16] = {};
+  int64_t s = 0, d = 0, rest = begin;
+  for (int k = rank - 1; k >= 0; --k) {
+    idx[k] = rest % dims[size_t(k)];
+    rest /= dims[size_t(k)];
+    s += idx[k] * src[size_t(k)];
+    d += idx[k] * dst[size_t(k)];
+  }
+  for (int64_t n = 0; n < count; ++n) {
+    f(s, d);
+    for (int k = rank - 1; k >= 0; --k) {
+      if (++idx[k] < dims[size_t(k)]) {
+        s += src[size_t(k)];
+        d += dst[size_t(k)];
+        break;
+      }
+      s -= (dims[size_t(k)] - 1) * src[size_t(k)];
+      d -= (dims[size_t(k)] - 1) * dst[size_t(k)];
+      idx[k] = 0;
+    }
+  }
+}
+
+template <class T>
+void transpose_block(const T* x, int64_t xs_row, int64_t xs_col, T* y, int64_t ys_row, int64_t ys_col, int64_t rows,
+                     int64_t cols) {
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t c = c0; c < c1; ++c) y[r * ys_row + c * ys_col] = x[r * xs_row + c * xs_col];
+    }
+}
+
+struct SlabTask {
+  const StridedCopy* self;
+  const void* src;
+  void* dst;
+  int64_t per_slab, total;
+};
+
+}  // namespace
+
+StridedCopy::StridedCopy(int rank, const int64_t* dims, const int64_t* src_strides, const int64_t* dst_strides,
+                         int elem_size)
+    : elem_(elem_size) {
+  if (rank > 16) throw std::invalid_argument("StridedCopy: rank above 16");
+  struct Dim { int64_t n, s, d; };
+  std::vector<Dim> v;
+  bool empty = false;
+  for (int k = 0; k < rank; ++k) {
+    if (dims[k] == 0) empty = true;
+    if (dims[k] != 1) v.push_back({dims[k], src_strides[k], dst_strides[k]});
+  }
+  if (empty) {
+    form_ = Form::runs;
+    outer_count_ = 0;
+    return;
+  }
+  // Destination order (outermost first): writes go out sequentially.
+  std::stable_sort(v.begin(), v.end(), [](const Dim& a, const Dim& b) { return a.d > b.d; });
+  std::vector<Dim> m;
+  for (const Dim& x : v) {
+    if (!m.empty() && m.back().s == x.s * x.n && m.back().d == x.d * x.n) {
+      m.back() = {m.back().n * x.n, x.s, x.d};
+      continue;
+    }
+    m.push_back(x);
+  }
+  if (m.empty()) m.push_back({1, 1, 1});
+  for (const Dim& x : m) {
+    dims_.push_back(x.n);
+    src_.push_back(x.s);
+    dst_.push_back(x.d);
+  }
+  const int r = int(dims_.size());
+  if (src_.back() == 1 && dst_.back() == 1) {
+    form_ = Form::runs;
+    run_bytes_ = dims_.back() * elem_;
+    outer_count_ = 1;
+    for (int k = 0; k + 1 < r; ++k) outer_count_ *= dims_[size_t(k)];
+    return;
+  }
+  // A transpose: the destination-contiguous axis is last; find the source-contiguous one.
+  if (dst_.back() == 1 && (elem_ == 1 || elem_ == 2 || elem_ == 4 || elem_ == 8)) {
+    for (int k = 0; k + 1 < r; ++k)
+      if (src_[size_t(k)] == 1) t_src_axis_ = k;
+    if (t_src_axis_ >= 0) {
+      form_ = Form::transpose;
+      t_dst_axis_ = r - 1;
+      outer_count_ = 1;
+      for (int k = 0; k < r; ++k)
+        if (k != t_src_axis_ && k != t_dst_axis_) {
+          outer_count_ *= dims_[size_t(k)];
+          t_dims_.push_back(dims_[size_t(k)]);
+          t_src_.push_back(src_[size_t(k)]);
+          t_dst_.push_back(dst_[size_t(k)]);
+        }
+      return;
+    }
+  }
+  form_ = Form::elements;
+  outer_count_ = 1;
+  for (int64_t n : dims_) outer_count_ *= n;
+}
+
+const char* StridedCopy::kernel_name() const {
+  switch (form_) {
+    case Form::runs: return "copy_runs";
+    case Form::transpose: return "transpose_tiles";
+    case Form::elements: break;
+  }
+  return "copy_strided__ref";
+}
+
+void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t end) const {
+  const auto* s = static_cast<const unsigned char*>(src);
+  auto* d = static_cast<unsigned char*>(dst);
+  const int r = int(dims_.size());
+  const int64_t e = elem_;
+  switch (form_) {
+    case Form::runs: {
+      const size_t bytes = size_t(run_bytes_);
+      walk(dims_, src_, dst_, r - 1, begin, end - begin,
+           [&](int64_t so, int64_t dof) { std::memcpy(d + dof * e, s + so * e, bytes); });
+      return;
+    }
+    case Form::transpose: {
+      const auto &od = t_dims_, &os = t_src_, &odst = t_dst_;
+      // Rows: the source-contiguous axis; columns: the destination-contiguous axis.
+      const int64_t rows = dims_[size_t(t_src_axis_)], cols = dims_[size_t(t_dst_axis_)];
+      const int64_t xs_row = src_[size_t(t_src_axis_)], xs_col = src_[size_t(t_dst_axis_)];
+      const int64_t ys_row = dst_[size_t(t_src_axis_)], ys_col = dst_[size_t(t_dst_axis_)];
+      walk(od, os, odst, int(od.size()), begin, end - begin, [&](int64_t so, int64_t dof) {
+        const void* x = s + so * e;
+        void* y = d + dof * e;
+        switch (e) {
+          case 1: transpose_block(static_cast<const uint8_t*>(x), xs_row, xs_col, static_cast<uint8_t*>(y), ys_row, ys_col, rows, cols); break;
+          case 2: transpose_block(static_cast<const uint16_t*>(x), xs_row, xs_col, static_cast<uint16_t*>(y), ys_row, ys_col, rows, cols); break;
+          case 4: transpose_block(static_cast<const uint32_t*>(x), xs_row, xs_col, static_cast<uint32_t*>(y), ys_row, ys_col, rows, cols); break;
+          default: transpose_block(static_cast<const uint64_t*>(x), xs_row, xs_col, static_cast<uint64_t*>(y), ys_row, ys_col, rows, cols); break;
+        }
+      });
+      return;
+    }
+    case Form::elements:
+      walk(dims_, src_, dst_, r, begin, end - begin,
+           [&](int64_t so, int64_t dof) { std::memcpy(d + dof * e, s + so * e, size_t(e)); });
+      return;
+  }
+}
+
+void StridedCopy::run_slab(void* ctx, size_t i) {
+  const auto& t = *static_cast<const SlabTask*>(ctx);
+  const int64_t begin = int64_t(i) * t.per_slab;
+  t.self->run_range(t.src, t.dst, begin, std::min(t.total, begin + t.per_slab));
+}
+
+void StridedCopy::run(const void* src, void* dst, pthreadpool_t pool) const {
+  if (outer_count_ == 0) return;
+  int64_t unit_bytes = elem_;
+  if (form_ == Form::runs) unit_bytes = std::max<int64_t>(1, run_bytes_);
+  if (form_ == Form::transpose) unit_bytes = dims_[size_t(t_src_axis_)] * dims_[size_t(t_dst_axis_)] * elem_;
+  const int64_t total_bytes = unit_bytes * outer_count_;
+  if (!pool || pthreadpool_get_threads_count(pool) <= 1 || total_bytes < 4 * kSlabBytes) {
+    run_range(src, dst, 0, outer_count_);
+    return;
+  }
+  SlabTask t{this, src, dst, std::max<int64_t>(1, kSlabBytes / unit_bytes), outer_count_};
+  const size_t slabs = size_t((outer_count_ + t.per_slab - 1) / t.per_slab);
+  pthreadpool_parallelize_1d(pool, &StridedCopy::run_slab, &t, slabs, 0);
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,47 @@
+#pragma once
+// Data movement between two stride sets (Transpose, Slice, Split, Concat, relayouts) planned
+// once: extent-1 dimensions are dropped and dimensions that are adjacent in both source and
+// destination are merged, so a channels-last concat or slice along C becomes one memcpy per
+// pixel and a row-major slice along an outer axis one memcpy in all. What remains with a
+// strided innermost dimension (a real transpose) runs as 8x8-element tiles over the two
+// innermost source/destination axes, so both sides are read and written in cache lines.
+//
+// kernel_name() says which form ran: "copy_runs" (the innermost dimension is contiguous on
+// both sides: memcpy of runs), "transpose_tiles" or "copy_strided__ref" (anything else: the
+// element walk of kernels/ref/copy.h).
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace octet::kernels {
+
+class StridedCopy {
+ public:
+  // dims and both stride sets in elements, indexed by the same logical dimension.
+  StridedCopy(int rank, const int64_t* dims, const int64_t* src_strides, const int64_t* dst_strides, int elem_size);
+
+  void run(const void* src, void* dst, pthreadpool_t pool = nullptr) const;
+  const char* kernel_name() const;
+
+  // After merging: how many dimensions remain and the contiguous run length in bytes (0 when
+  // the innermost dimension is strided on one side). For tests.
+  int merged_rank() const { return int(dims_.size()); }
+  int64_t run_bytes() const { return run_bytes_; }
+
+ private:
+  enum class Form { runs, transpose, elements };
+  void run_range(const void* src, void* dst, int64_t begin, int64_t end) const;
+  static void run_slab(void* ctx, size_t i);
+
+  std::vector<int64_t> dims_, src_, dst_;  // merged, outermost first
+  int elem_ = 1;
+  int64_t run_bytes_ = 0;
+  int64_t outer_count_ = 1;  // units of work: runs (Form::runs) or tiles' outer index
+  Form form_ = Form::elements;
+  int t_src_axis_ = -1, t_dst_axis_ = -1;  // Form::transpose: the axis contiguous in src / dst
+  std::vector<int64_t> t_dims_, t_src_, t_dst_;  // Form::transpose: the other (outer) axes
+};
+
+}  // namespace octet::kernels
