@@ -118,10 +118,37 @@ int fold_batchnorm(ir::Graph& g) {
   return int(dead.size());
 }
 
+namespace {
+
+// t = conv(...); y = Mul(t, Sigmoid(t)) (either operand order) with t and the gate used by
+// nothing else: SiLU / Swish as exporters write it. Returns the Sigmoid and Mul, or nulls.
+std::pair<ir::Node*, ir::Node*> silu_after(ir::Graph& g, const std::string& t) {
+  if (g.is_graph_output(t)) return {};
+  auto uses = g.consumers(t);
+  if (uses.size() != 2) return {};
+  ir::Node* a = &g.nodes[uses[0]];
+  ir::Node* b = &g.nodes[uses[1]];
+  if (a->op != "Sigmoid") std::swap(a, b);
+  if (a->op != "Sigmoid" || b->op != "Mul" || !a->domain.empty() || !b->domain.empty()) return {};
+  const std::string& gate = a->outputs[0];
+  if (g.is_graph_output(gate) || sole_consumer(g, gate) != b || b->inputs.size() != 2) return {};
+  const bool pair = (b->inputs[0] == t && b->inputs[1] == gate) || (b->inputs[0] == gate && b->inputs[1] == t);
+  return pair ? std::pair{a, b} : std::pair<ir::Node*, ir::Node*>{};
+}
+
+}  // namespace
+
 int fuse_activations(ir::Graph& g) {
   std::set<const ir::Node*> dead;
   for (auto& p : g.nodes) {
     if ((p.op != "Conv" && p.op != "Gemm") || p.attrs.has("fused_act")) continue;
+    if (auto [sigmoid, mul] = silu_after(g, p.outputs[0]); sigmoid) {
+      p.attrs.set("fused_act", std::string("Silu"));
+      p.outputs[0] = mul->outputs[0];
+      dead.insert(sigmoid);
+      dead.insert(mul);
+      continue;
+    }
     ir::Node* act = sole_consumer(g, p.outputs[0]);
     if (!act) continue;
     std::vector<float> params;

@@ -18,7 +18,7 @@ int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
 // redundant by the output clamp removed; data movement run on the integers. engine/passes_qdq.cc.
 int fuse_qdq(ir::Graph& g);
 int fold_batchnorm(ir::Graph& g);      // BatchNormalization into the preceding Conv's weights and bias
-int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish into Conv or Gemm
+int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) into Conv or Gemm
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
 // block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.
 int fuse_squeeze_excitation(ir::Graph& g);

@@ -24,6 +24,8 @@ using F32BinaryUkernel = void (*)(size_t rows, size_t cols, const float* a, size
 // y = min(max(x, lo), hi) with NaN passing through, exactly like the ref's Relu / Clip.
 using F32ClampUkernel = void (*)(size_t n, const float* x, float* y, float lo, float hi);
 using F32UnaryUkernel = void (*)(size_t n, const float* x, float* y);
+// An activation with up to two parameters (HardSigmoid's alpha, beta; unused by the others).
+using F32ActUkernel = void (*)(size_t n, const float* x, float* y, float p0, float p1);
 using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float* y);
 
 // ---- INT8 (the element type is in the kernel's name; pointers are uint8_t* or int8_t*) ----
@@ -71,6 +73,9 @@ struct EltwiseUkernel {
   void f32_mul(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
   void f32_clamp(size_t, const float*, float*, float, float);                                               \
   void f32_sigmoid(size_t, const float*, float*);                                                          \
+  void f32_hswish(size_t, const float*, float*, float, float);                                             \
+  void f32_hsigmoid(size_t, const float*, float*, float, float);                                           \
+  void f32_silu(size_t, const float*, float*, float, float);                                               \
   void f32_gap(size_t, size_t, const float*, float*);                                                      \
   void qu8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qs8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
@@ -94,6 +99,9 @@ OCTET_ELTWISE_TABLE(kF32AddUkernels, F32BinaryUkernel, f32_add)
 OCTET_ELTWISE_TABLE(kF32MulUkernels, F32BinaryUkernel, f32_mul)
 OCTET_ELTWISE_TABLE(kF32ClampUkernels, F32ClampUkernel, f32_clamp)
 OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)
+OCTET_ELTWISE_TABLE(kF32HardSwishUkernels, F32ActUkernel, f32_hswish)
+OCTET_ELTWISE_TABLE(kF32HardSigmoidUkernels, F32ActUkernel, f32_hsigmoid)
+OCTET_ELTWISE_TABLE(kF32SiluUkernels, F32ActUkernel, f32_silu)
 OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
 OCTET_ELTWISE_TABLE(kQu8AddUkernels, Q8AddUkernel, qu8_add)
 OCTET_ELTWISE_TABLE(kQs8AddUkernels, Q8AddUkernel, qs8_add)

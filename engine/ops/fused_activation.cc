@@ -14,6 +14,7 @@ kernels::Activation fused_activation(const ir::Node& n, const std::string& kind_
   if (kind == "Sigmoid") return Activation::sigmoid();
   if (kind == "HardSigmoid") return Activation::hard_sigmoid(p.at(0), p.at(1));
   if (kind == "HardSwish") return Activation::hard_swish();
+  if (kind == "Silu") return Activation::silu();
   throw std::logic_error("unknown fused activation " + kind);
 }
 

@@ -38,8 +38,7 @@ struct ConvTask {
   size_t in_c, out_c, ks;
   size_t image_in, image_pixels;  // floats per input image, output pixels per image
   F32MinMax clamp;
-  const Activation* act;
-  bool act_after;
+  const F32Epilogue* epilogue;
 };
 
 // Plain GEMM: the pixels of all images are the rows.
@@ -48,7 +47,7 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
   float* c = t.y + row * t.out_c + col;
   t.kernel->gemm(rows, cols, t.in_c, t.x + row * t.in_c, t.in_c, t.w + col / t.kernel->nr * t.block_stride, c,
                  t.out_c, t.clamp);
-  if (t.act_after) apply_activation_f32(*t.act, rows, cols, c, t.out_c);
+  t.epilogue->run(rows, cols, c, t.out_c);
 }
 
 void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_t rows, size_t cols) {
@@ -57,7 +56,7 @@ void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_
   float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + col;
   t.kernel->igemm(rows, cols, t.in_c, t.ks, t.indirection + pixel / mr * t.ks * mr, image * t.image_in, t.zero,
                   t.w + col / t.kernel->nr * t.block_stride, c, t.out_c, t.clamp);
-  if (t.act_after) apply_activation_f32(*t.act, rows, cols, c, t.out_c);
+  t.epilogue->run(rows, cols, c, t.out_c);
 }
 
 }  // namespace
@@ -77,6 +76,7 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
     : s_(checked(s, act)),
       act_(act),
       clamp_(f32_clamp_for(act)),
+      epilogue_(act, kernel.isa),
       kernel_(&runnable(kernel)),
       plain_gemm_(plain_gemm_shape(s)),
       weights_(s.out_c, int64_t{s.kernel_h} * s.kernel_w, s.in_c, kernel.nr, bias,
@@ -86,6 +86,7 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
                }),
       zero_(static_cast<size_t>(s.in_c), 0.0f) {
   name_ = plain_gemm_ ? kernel.gemm_name : kernel.igemm_name;
+  if (epilogue_.active()) name_ += "+" + epilogue_.kernel_name();
 }
 
 void F32Conv::bind(const float* x) {
@@ -133,8 +134,7 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool) const {
                 static_cast<size_t>(s_.in_h) * s_.in_w * in_c,
                 pixels,
                 clamp_,
-                &act_,
-                activation_after_kernel(act_)};
+                &epilogue_};
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t batch = s_.batch;

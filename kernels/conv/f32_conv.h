@@ -43,6 +43,7 @@ class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / p
   Conv2dShape s_;
   Activation act_;
   F32MinMax clamp_;
+  F32Epilogue epilogue_;
   const F32GemmKernel* kernel_;
   std::string name_;
   bool plain_gemm_;

@@ -29,8 +29,8 @@ const F32DwConvKernel* choose_f32_dwconv_kernel(Isa isa) {
 }
 
 bool F32DwConv::supports(const Conv2dShape& s, const Activation& act) {
-  return is_depthwise(s) &&
-         (act.kind == ActKind::none || act.kind == ActKind::relu || act.kind == ActKind::clip);
+  (void)act;  // relu / clip are the microkernels' clamp, the rest the per-row epilogue
+  return is_depthwise(s);
 }
 
 F32DwConv::F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
@@ -71,7 +71,9 @@ void F32DwConv::init(const float* weights, const float* bias) {
     if (bias) ref_bias_.assign(bias, bias + C);
     return;
   }
+  epilogue_ = F32Epilogue(act_, kernel_->isa);
   name_ = kernel_->name;
+  if (epilogue_.active()) name_ += "+" + epilogue_.kernel_name();
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t blocks = (C + tile - 1) / tile;
   packed_.assign(blocks * (taps + 1) * tile, 0.0f);
@@ -112,6 +114,7 @@ void F32DwConv::run_row(size_t row, float* y) const {
     kernel_->indirect({border + static_cast<size_t>(cols_.lo) * taps, static_cast<size_t>(s_.out_w - cols_.hi), C,
                        taps, packed_.data(), y_row + cols_.hi * C, min_, max_});
   }
+  epilogue_.run(1, s_.out_w * C, y_row, s_.out_w * C);  // while the row is in L1
 }
 
 void F32DwConv::run(const float* x, float* y, pthreadpool_t pool) const {

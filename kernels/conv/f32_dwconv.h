@@ -13,6 +13,7 @@
 
 #include "kernels/conv/dwconv_indirection.h"
 #include "kernels/dwconv_list.h"
+#include "kernels/elementwise/eltwise.h"
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/conv2d.h"
@@ -25,8 +26,8 @@ const F32DwConvKernel* choose_f32_dwconv_kernel(Isa isa);
 
 class F32DwConv {
  public:
-  // Depthwise geometry (groups == in_c == out_c) and an activation the epilogue can clamp to
-  // (none, relu, clip).
+  // Depthwise geometry (groups == in_c == out_c); any activation (relu / clip are the
+  // microkernels' clamp, the others run on F32Epilogue over each output row).
   static bool supports(const Conv2dShape& s, const Activation& act);
 
   // weights: ONNX order [C][1][kernel_h][kernel_w]; bias: [C] or nullptr.
@@ -55,6 +56,7 @@ class F32DwConv {
   std::vector<float> ref_weights_, ref_bias_;
   std::vector<float> pad_row_;
   float min_, max_;
+  F32Epilogue epilogue_;
   DwColumns cols_;
   const float* bound_x_ = nullptr;
   std::vector<const float*> row_ptrs_;     // [batch * out_h][kernel_h]

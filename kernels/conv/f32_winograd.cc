@@ -105,9 +105,10 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
     : s_(checked(s, act)),
       act_(act),
       clamp_(f32_clamp_for(act)),
+      epilogue_(act, transforms.isa),
       transforms_(&runnable(transforms, transforms.name)),
       gemm_(&runnable(gemm, gemm.gemm_name)),
-      name_(transforms.name),
+      name_(std::string(transforms.name) + (epilogue_.active() ? "+" + epilogue_.kernel_name() : "")),
       bias_(static_cast<size_t>(s.out_c), 0.0f),
       zero_(static_cast<size_t>(s.in_c), 0.0f) {
   const size_t in_c = s.in_c, out_c = s.out_c;
@@ -180,7 +181,6 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
       gemm_->gemm(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_[xi].data(),
                   m + xi * m_stride + r * out_c, out_c, no_clamp);
 
-  const bool act_after = activation_after_kernel(act_);
   const size_t y_row_stride = size_t(s_.out_w) * out_c;
   for (size_t t = 0; t < b.tiles; ++t) {
     const size_t tile = b.first_tile + t;
@@ -188,8 +188,7 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
     const size_t rows = std::min<size_t>(2, s_.out_h - oy), cols = std::min<size_t>(2, s_.out_w - ox);
     float* out = image_y + oy * y_row_stride + ox * out_c;
     transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, rows, cols, clamp_);
-    if (act_after)
-      for (size_t r = 0; r < rows; ++r) apply_activation_f32(act_, cols, out_c, out + r * y_row_stride, out_c);
+    for (size_t r = 0; r < rows; ++r) epilogue_.run(cols, out_c, out + r * y_row_stride, out_c);
   }
 }
 

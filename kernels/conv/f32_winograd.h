@@ -70,6 +70,7 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
   Conv2dShape s_;
   Activation act_;
   F32MinMax clamp_;
+  F32Epilogue epilogue_;
   const F32WinogradKernel* transforms_;
   const F32GemmKernel* gemm_;
   std::string name_;

@@ -178,14 +178,47 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
   });
 }
 
-F32Unary::F32Unary(ActKind kind, Isa isa) : kind_(kind) {
+F32Epilogue::F32Epilogue(const Activation& act, Isa isa) : act_(act) {
+  switch (act.kind) {
+    case ActKind::sigmoid: sigmoid_ = pick(kF32SigmoidUkernels, isa); break;
+    case ActKind::hard_swish: act_ukernel_ = pick(kF32HardSwishUkernels, isa); break;
+    case ActKind::hard_sigmoid: act_ukernel_ = pick(kF32HardSigmoidUkernels, isa); break;
+    case ActKind::silu: act_ukernel_ = pick(kF32SiluUkernels, isa); break;
+    default: break;
+  }
+}
+
+std::string F32Epilogue::kernel_name() const {
+  if (!active()) return "";
+  if (act_ukernel_) return act_ukernel_->name;
+  if (sigmoid_) return sigmoid_->name;
+  return "f32_unary__ref";
+}
+
+void F32Epilogue::run(size_t n, const float* x, float* y) const {
+  if (act_ukernel_) act_ukernel_->fn(n, x, y, act_.alpha, act_.beta);
+  else if (sigmoid_) sigmoid_->fn(n, x, y);
+  else f32_unary__ref(act_, int64_t(n), x, y);
+}
+
+void F32Epilogue::run(size_t rows, size_t cols, float* y, size_t ld) const {
+  if (!active()) return;
+  if (ld == cols) {
+    run(rows * cols, y, y);
+    return;
+  }
+  for (size_t r = 0; r < rows; ++r) run(cols, y + r * ld, y + r * ld);
+}
+
+F32Unary::F32Unary(ActKind kind, Isa isa) : kind_(kind), isa_(isa) {
   if (kind == ActKind::relu || kind == ActKind::clip) clamp_ = pick(kF32ClampUkernels, isa);
-  if (kind == ActKind::sigmoid) sigmoid_ = pick(kF32SigmoidUkernels, isa);
+  else if (kind != ActKind::hard_sigmoid) other_ = F32Epilogue(Activation{kind}, isa);
 }
 
 std::string F32Unary::kernel_name() const {
   if (clamp_) return clamp_->name;
-  if (sigmoid_) return sigmoid_->name;
+  if (kind_ == ActKind::hard_sigmoid) return F32Epilogue(Activation::hard_sigmoid(0.2f, 0.5f), isa_).kernel_name();
+  if (other_.active()) return other_.kernel_name();
   return "f32_unary__ref";
 }
 
@@ -197,10 +230,11 @@ void F32Unary::run(const Activation& act, int64_t n, const float* x, float* y, p
   }
   // The ref's Clip returns min when min > max; max-then-min would return max.
   const bool use_clamp = clamp_ && (act.kind == ActKind::relu || (act.kind == ActKind::clip && !(lo > hi)));
-  const bool use_sigmoid = sigmoid_ && act.kind == ActKind::sigmoid;
+  // HardSigmoid's alpha and beta come with act; the epilogue is cheap to make per call.
+  const F32Epilogue epilogue = kind_ == ActKind::hard_sigmoid ? F32Epilogue(act, isa_) : other_;
   parallel_pieces(pool, size_t(n), kEltwiseMinPiece, [&](size_t start, size_t count) {
     if (use_clamp) clamp_->fn(count, x + start, y + start, lo, hi);
-    else if (use_sigmoid) sigmoid_->fn(count, x + start, y + start);
+    else if (epilogue.active() && act.kind == kind_) epilogue.run(count, x + start, y + start);
     else f32_unary__ref(act, int64_t(count), x + start, y + start);
   });
 }

@@ -67,8 +67,30 @@ class F32Binary {
   const EltwiseUkernel<F32BinaryUkernel>* ukernel_ = nullptr;
 };
 
-// A unary activation over n contiguous values: Relu and Clip (f32_clamp), Sigmoid
-// (f32_sigmoid); any other Activation runs on f32_unary__ref.
+// act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid,
+// HardSigmoid, HardSwish and SiLU on their microkernels, applied by the conv and GEMM drivers
+// to each block right after the microkernel wrote it (still in L1). Relu and Clip are the
+// microkernels' own output clamp, so for them and for none this does nothing (active() false).
+class F32Epilogue {
+ public:
+  F32Epilogue() = default;
+  F32Epilogue(const Activation& act, Isa isa);
+  bool active() const { return act_.kind != ActKind::none && act_.kind != ActKind::relu && act_.kind != ActKind::clip; }
+  // "" when inactive, else the microkernel's name or "f32_unary__ref".
+  std::string kernel_name() const;
+  // rows x cols values, row r at y + r * ld.
+  void run(size_t rows, size_t cols, float* y, size_t ld) const;
+  // n contiguous values from x to y (x == y allowed).
+  void run(size_t n, const float* x, float* y) const;
+
+ private:
+  Activation act_;
+  const EltwiseUkernel<F32ActUkernel>* act_ukernel_ = nullptr;
+  const EltwiseUkernel<F32UnaryUkernel>* sigmoid_ = nullptr;
+};
+
+// A unary activation over n contiguous values: Relu and Clip (f32_clamp), Sigmoid,
+// HardSigmoid, HardSwish and SiLU on their microkernels (F32Epilogue); the ref otherwise.
 class F32Unary {
  public:
   F32Unary(ActKind kind, Isa isa);
@@ -78,8 +100,9 @@ class F32Unary {
 
  private:
   ActKind kind_;
+  Isa isa_;
   const EltwiseUkernel<F32ClampUkernel>* clamp_ = nullptr;
-  const EltwiseUkernel<F32UnaryUkernel>* sigmoid_ = nullptr;
+  F32Epilogue other_;
 };
 
 // GlobalAveragePool NHWC: x [batch][hw][channels] -> y [batch][channels].

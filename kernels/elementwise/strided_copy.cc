@@ -46,6 +46,13 @@ void walk(const std::vector<int64_t>& dims, const std::vector<int64_t>& src, con
 template <class T>
 void transpose_block(const T* x, int64_t xs_row, int64_t xs_col, T* y, int64_t ys_row, int64_t ys_col, int64_t rows,
                      int64_t cols) {
+  // A narrow side (a 3-channel image to channels-last) needs no tiles: walking the destination
+  // in order reads `cols` sequential streams, which the prefetchers follow.
+  if (cols < kTile) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) y[r * ys_row + c * ys_col] = x[r * xs_row + c * xs_col];
+    return;
+  }
   for (int64_t r0 = 0; r0 < rows; r0 += kTile)
     for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
       const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);

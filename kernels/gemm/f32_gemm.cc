@@ -48,15 +48,6 @@ F32MinMax f32_clamp_for(const Activation& act) {
   }
 }
 
-bool activation_after_kernel(const Activation& act) {
-  return act.kind != ActKind::none && act.kind != ActKind::relu && act.kind != ActKind::clip;
-}
-
-void apply_activation_f32(const Activation& act, size_t rows, size_t cols, float* y, size_t ld) {
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) y[r * ld + c] = apply(act, y[r * ld + c]);
-}
-
 size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr) {
   // Twice the 1 MiB L2. Each chunk makes every row of A come back from L3 once more, and the
   // mr rows a tile broadcasts from are not prefetched as well as the one contiguous stream of
@@ -95,8 +86,7 @@ struct GemmTask {
   float* y;
   size_t k, n;
   F32MinMax clamp;
-  const Activation* act;
-  bool act_after;
+  const F32Epilogue* epilogue;
 };
 
 void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t cols) {
@@ -104,7 +94,7 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
   float* c = t.y + row * t.n + col;
   t.kernel->gemm(rows, cols, t.k, t.a + row * t.k, t.k, t.w + col / t.kernel->nr * t.block_stride, c, t.n,
                  t.clamp);
-  if (t.act_after) apply_activation_f32(*t.act, rows, cols, c, t.n);
+  t.epilogue->run(rows, cols, c, t.n);
 }
 
 void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t cols, size_t rows) {
@@ -123,8 +113,9 @@ F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float
       n_(positive(n, "n")),
       act_(act),
       clamp_(f32_clamp_for(act)),
+      epilogue_(act, kernel.isa),
       kernel_(&runnable(kernel)),
-      name_(kernel.gemm_name),
+      name_(std::string(kernel.gemm_name) + (epilogue_.active() ? "+" + epilogue_.kernel_name() : "")),
       weights_(n, 1, k, kernel.nr, bias, [&](int64_t o, int64_t, int64_t kk) {
         return trans_b ? b[o * k + kk] : b[kk * n + o];
       }) {}
@@ -132,7 +123,7 @@ F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float
 void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool) const {
   if (m <= 0) return;
   GemmTask task{kernel_, a, weights_.data(), weights_.block_stride(), y, static_cast<size_t>(k_),
-                static_cast<size_t>(n_), clamp_, &act_, activation_after_kernel(act_)};
+                static_cast<size_t>(n_), clamp_, &epilogue_};
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t chunk = f32_gemm_column_chunk(static_cast<size_t>(k_), 1, static_cast<size_t>(n_), kernel_->nr);

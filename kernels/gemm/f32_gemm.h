@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 
+#include "kernels/elementwise/eltwise.h"
 #include "kernels/f32_gemm_list.h"
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"
@@ -44,11 +45,8 @@ class F32PackedWeights {
 const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n);
 
 // The clamp the microkernel applies for `act` (none / relu / clip fuse; anything else is
-// applied by the driver after the kernel, see activation_after_kernel).
+// applied by the driver to each tile after the kernel: F32Epilogue).
 F32MinMax f32_clamp_for(const Activation& act);
-bool activation_after_kernel(const Activation& act);
-// Applies `act` to rows x cols of y (row stride ld) in place.
-void apply_activation_f32(const Activation& act, size_t rows, size_t cols, float* y, size_t ld);
 
 // How many output columns (a multiple of nr, or n) to run over all rows before moving on: n
 // unless their packed weights (ks·kc + 1 floats per column) exceed 2 MiB (the .cc says why),
@@ -77,6 +75,7 @@ class F32Gemm {
   int64_t k_, n_;
   Activation act_;
   F32MinMax clamp_;
+  F32Epilogue epilogue_;
   const F32GemmKernel* kernel_;
   std::string name_;
   F32PackedWeights weights_;

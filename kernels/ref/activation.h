@@ -7,7 +7,8 @@
 
 namespace octet::kernels {
 
-enum class ActKind { none, relu, clip, sigmoid, hard_sigmoid, hard_swish };
+// silu is x * sigmoid(x), the Sigmoid -> Mul pair of SiLU / Swish exports fused into one.
+enum class ActKind { none, relu, clip, sigmoid, hard_sigmoid, hard_swish, silu };
 
 struct Activation {
   ActKind kind = ActKind::none;
@@ -21,6 +22,7 @@ struct Activation {
   static Activation sigmoid() { return {ActKind::sigmoid}; }
   static Activation hard_sigmoid(float a, float b) { return {ActKind::hard_sigmoid, 0, 0, a, b}; }
   static Activation hard_swish() { return {ActKind::hard_swish}; }
+  static Activation silu() { return {ActKind::silu}; }
 };
 
 inline float apply(const Activation& act, float x) {
@@ -32,6 +34,7 @@ inline float apply(const Activation& act, float x) {
     case ActKind::sigmoid: return 1.0f / (1.0f + std::exp(-x));
     case ActKind::hard_sigmoid: return std::clamp(act.alpha * x + act.beta, 0.0f, 1.0f);
     case ActKind::hard_swish: return x * std::clamp(x / 6.0f + 0.5f, 0.0f, 1.0f);
+    case ActKind::silu: return x * (1.0f / (1.0f + std::exp(-x)));
   }
   return x;
 }

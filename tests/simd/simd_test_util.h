@@ -37,11 +37,14 @@ inline std::vector<float> absolute(std::vector<float> v) {
 
 // One of the activations the FP32 convs fuse, or none.
 inline Activation random_activation(std::mt19937& rng) {
-  switch (rng() % 6) {
+  switch (rng() % 9) {
     case 0: return Activation::relu();
     case 1: return Activation::clip(-0.5f, 0.75f);
     case 2: return Activation::clip(0.0f, 6.0f);
     case 3: return Activation::hard_swish();
+    case 4: return Activation::silu();
+    case 5: return Activation::hard_sigmoid(1.0f / 6.0f, 0.5f);
+    case 6: return Activation::sigmoid();
     default: return Activation{};
   }
 }

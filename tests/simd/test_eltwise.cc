@@ -411,6 +411,84 @@ TEST(F32SigmoidUkernel, WithinThreeUlpOfTheLogistic) {
   }
 }
 
+// HardSwish and HardSigmoid repeat the ref's IEEE steps one for one: equal bit for bit, NaN,
+// signed zero, infinities and the kinks at -3 / +3 (HardSwish) included.
+TEST(F32ActUkernel, HardSwishAndHardSigmoidEqualTheRefBitForBit) {
+  std::mt19937 rng(43);
+  struct Entry {
+    const EltwiseUkernel<F32ActUkernel>* k;
+    Activation act;
+  };
+  std::vector<Entry> entries;
+  for (auto* k : runnable(kF32HardSwishUkernels)) entries.push_back({k, Activation::hard_swish()});
+  for (auto* k : runnable(kF32HardSigmoidUkernels)) {
+    entries.push_back({k, Activation::hard_sigmoid(0.2f, 0.5f)});
+    entries.push_back({k, Activation::hard_sigmoid(1.0f / 6.0f, 0.5f)});  // MobileNetV3's gate
+    entries.push_back({k, Activation::hard_sigmoid(-0.7f, 0.1f)});
+  }
+  for (const Entry& e : entries) {
+    for (int i = 0; i < 200; ++i) {
+      const size_t n = 1 + rng() % 200;
+      auto x = random_floats(rng, n, -8.0f, 8.0f);
+      const float special[] = {std::nanf(""), -0.0f, 0.0f, -INFINITY, INFINITY, -3.0f, 3.0f, -2.5f, 2.5f};
+      for (int j = 0; j < 3; ++j) x[rng() % n] = special[rng() % std::size(special)];
+      std::vector<float> expected(n), y(n, -7.0f);
+      f32_unary__ref(e.act, int64_t(n), x.data(), expected.data());
+      e.k->fn(n, x.data(), y.data(), e.act.alpha, e.act.beta);
+      for (size_t j = 0; j < n; ++j)
+        ASSERT_TRUE(same_float(y[j], expected[j])) << e.k->name << " n " << n << " at " << j << ": x " << x[j];
+    }
+  }
+}
+
+// SiLU is x * sigmoid(x) on the kernel's own sigmoid (3 ulp): within 4 ulp of x times the
+// logistic wherever the logistic is a normal float, and NaN in, NaN out.
+TEST(F32ActUkernel, SiluWithinFourUlp) {
+  std::vector<float> x;
+  for (float v = -100.0f; v <= 100.0f; v += 0.0013f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 88.0f, -88.0f, INFINITY}) x.push_back(v);
+  for (auto* k : runnable(kF32SiluUkernels)) {
+    std::vector<float> y(x.size());
+    k->fn(x.size(), x.data(), y.data(), 0.0f, 0.0f);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double xd = x[i];
+      const float exact = static_cast<float>(xd / (1.0 + std::exp(-xd)));
+      if (1.0 / (1.0 + std::exp(-xd)) < std::numeric_limits<float>::min()) {
+        // sigmoid(x) is subnormal (x < -87.3): only its few subnormal steps, times |x|, remain.
+        ASSERT_LE(std::fabs(y[i] - exact), 1e-36f) << k->name << " x " << x[i];
+        continue;
+      }
+      ASSERT_LE(ulp_distance(y[i], exact), 4) << k->name << " x " << x[i] << ": " << y[i] << " vs " << exact;
+    }
+    const float nan_in = std::nanf("");
+    float nan_out = 0;
+    k->fn(1, &nan_in, &nan_out, 0.0f, 0.0f);
+    EXPECT_TRUE(std::isnan(nan_out)) << k->name;
+  }
+}
+
+// The conv / GEMM epilogue over a strided block touches exactly the block, at every ISA.
+TEST(EltwiseDriver, EpilogueAppliesToTheBlockOnly) {
+  std::mt19937 rng(47);
+  for (Isa isa : runnable_isas()) {
+    for (const Activation act : {Activation::hard_swish(), Activation::hard_sigmoid(0.2f, 0.5f), Activation::silu(),
+                                 Activation::sigmoid(), Activation::relu(), Activation{}}) {
+      const F32Epilogue e(act, isa);
+      const size_t rows = 1 + rng() % 7, cols = 1 + rng() % 40, ld = cols + rng() % 5;
+      auto y = random_floats(rng, rows * ld, -6.0f, 6.0f);
+      auto expected = y;
+      if (e.active())
+        for (size_t r = 0; r < rows; ++r) f32_unary__ref(act, int64_t(cols), &expected[r * ld], &expected[r * ld]);
+      e.run(rows, cols, y.data(), ld);
+      if (isa != Isa::scalar && e.active()) {
+        EXPECT_EQ(e.kernel_name().find("__ref"), std::string::npos) << e.kernel_name();
+      }
+      for (size_t i = 0; i < y.size(); ++i)
+        ASSERT_NEAR(y[i], expected[i], 4e-7f * std::fabs(expected[i]) + 1e-30f) << e.kernel_name() << " at " << i;
+    }
+  }
+}
+
 TEST(F32GapUkernel, WithinRoundingOfTheDoubleRef) {
   std::mt19937 rng(61);
   int shapes = 0;
