@@ -23,6 +23,10 @@ struct PlanStep {
   std::vector<std::string> output_names;  // value names, parallel to outputs
   int64_t macs = 0;
   Kernel run;
+
+  // The step (or a part of it, such as a fused activation) runs a scalar reference kernel:
+  // its time measures octet's missing SIMD kernel, not the hardware.
+  bool scalar() const { return kernel.find("__ref") != std::string::npos; }
 };
 
 struct PlanValue {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "kernels/isa.h"
 
 namespace octet::cli {
@@ -54,6 +56,22 @@ std::string engine_summary() {
   const int t = options().threads;
   return fmt::format("{}, {} thread{}{}", kernels::isa_name(kernels::active_isa()), t, t == 1 ? "" : "s",
                      options().direct_conv ? ", direct convs only" : "");
+}
+
+void warn_scalar_steps(const Plan& plan, const std::string& context) {
+  if (kernels::active_isa() == kernels::Isa::scalar) return;
+  std::string list;
+  int count = 0;
+  for (const PlanStep& s : plan.steps()) {
+    if (!s.scalar()) continue;
+    if (count++ < 8) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", s.node, s.kernel);
+  }
+  if (count == 0) return;
+  if (count > 8) list += fmt::format(", and {} more", count - 8);
+  fmt::print(stderr,
+             "warning: {} step(s) at {} run scalar reference kernels, so their time measures octet, not the "
+             "hardware: {}\n",
+             count, context, list);
 }
 
 }  // namespace octet::cli

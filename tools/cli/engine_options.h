@@ -12,5 +12,8 @@ void add_engine_options(CLI::App& app);
 SessionOptions engine_session_options();
 // "avx512vnni, 1 thread": what the kernels run with, for reports.
 std::string engine_summary();
+// One line on stderr naming every step of `plan` that runs a scalar reference kernel (nothing
+// when none does, or when --isa scalar asked for exactly that). `context`: "batch 1", ...
+void warn_scalar_steps(const Plan& plan, const std::string& context);
 
 }  // namespace octet::cli

@@ -58,7 +58,7 @@ int run_info(const InfoOptions& o) {
   j["ops_in_file"] = ops_in_file;
   for (const auto& p : session.pass_report()) j["passes"][p.pass] = p.changed;
   for (const auto& s : plan.steps()) {
-    nlohmann::json step = {{"node", s.node}, {"op", s.op}, {"kernel", s.kernel}, {"macs", s.macs}};
+    nlohmann::json step = {{"node", s.node}, {"op", s.op}, {"kernel", s.kernel}, {"scalar", s.scalar()}, {"macs", s.macs}};
     if (!s.outputs.empty()) step["output_shape"] = dims_json(s.outputs[0].dims);
     j["steps"].push_back(step);
   }
@@ -91,7 +91,14 @@ int run_info(const InfoOptions& o) {
       if (n.name == s.node && n.attrs.has("fused_act")) op += "+" + n.attrs.s("fused_act");
     fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}{}\n", i, s.node.substr(0, 34), op,
                s.outputs.empty() ? "" : ir::dims_str(s.outputs[0].dims), s.macs ? fmt::format("{}", s.macs) : "",
-               o.kernels ? "  " + (s.kernel.empty() ? std::string("-") : s.kernel) : "");
+               o.kernels ? "  " + (s.kernel.empty() ? std::string("-") : s.kernel) + (s.scalar() ? "  [scalar]" : "")
+                         : "");
+  }
+  if (o.kernels) {
+    size_t scalar = 0;
+    for (const auto& s : plan.steps()) scalar += s.scalar();
+    if (scalar) fmt::print("\n{} step(s) marked [scalar] run a scalar reference kernel (no SIMD kernel fits them)\n", scalar);
+    else fmt::print("\nevery step runs a SIMD kernel or moves no data through one\n");
   }
   fmt::print("\ntotal      {:.2f} M MACs per batch of {}\n", double(total_macs) / 1e6, o.batch);
   return 0;

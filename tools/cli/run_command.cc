@@ -98,6 +98,7 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
   }
   fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9.2f}   (median whole run {:.2f} us)\n", "", "sum of step medians", "",
              "", sum, median_of(totals));
+  warn_scalar_steps(plan, "this batch");
 }
 
 int run_model(const RunOptions& o) {
