@@ -330,3 +330,25 @@ TEST(F32Winograd, ReluAndClipPropagateNaN) {
 
 }  // namespace
 }  // namespace octet::kernels
+
+namespace octet::kernels {
+namespace {
+
+TEST(F32Winograd, HintSkipsWeightBoundLayers) {
+  auto shape = [](int c, int hw) {
+    Conv2dShape s;
+    s.in_c = s.out_c = c;
+    s.in_h = s.in_w = s.out_h = s.out_w = hw;
+    s.kernel_h = s.kernel_w = 3;
+    s.pad_top = s.pad_left = 1;
+    return s;
+  };
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(64, 8)));
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(512, 7)));    // 16 tiles reuse the 16 MB
+  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 4)));   // 4 tiles: weight-bound
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(128, 4)));    // 1 MB of transformed weights
+  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(3, 32)));
+}
+
+}  // namespace
+}  // namespace octet::kernels
