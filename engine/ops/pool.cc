@@ -1,11 +1,13 @@
 // MaxPool (FP32, uint8, int8), AveragePool and GlobalAveragePool (FP32) over channels-last activations.
 // GlobalAveragePool, and an AveragePool whose window is the whole unpadded input, run on the
-// SIMD kernel of kernels/elementwise/eltwise.h; the rest on the ref kernels.
+// SIMD kernel of kernels/elementwise/eltwise.h; MaxPool and the other AveragePools on the
+// drivers of kernels/elementwise/pool2d.h (the ref kernels at --isa scalar).
 #include <algorithm>
 #include <memory>
 
 #include "engine/ops/spatial.h"
 #include "kernels/elementwise/eltwise.h"
+#include "kernels/elementwise/pool2d.h"
 #include "kernels/ref/pool2d.h"
 
 namespace octet {
@@ -53,6 +55,27 @@ Kernel global_avgpool_kernel(const OpContext& c, int batch, int hw, int channels
   return [=] { gap->run(x, y, pool); };
 }
 
+// A pooling driver bound to x's arena address.
+template <class Driver, class X, class Y>
+Kernel bound_pool_kernel(const OpContext& c, std::shared_ptr<Driver> pool_driver, X x, Y y) {
+  pool_driver->bind(x);
+  c.report_kernel(pool_driver->kernel_name());
+  pthreadpool_t pool = c.threadpool;
+  return [=] { pool_driver->run(x, y, pool); };
+}
+
+Kernel maxpool_kernel(const OpContext& c, const kernels::Pool2dShape& s, const void* x, void* y) {
+  switch (c.info(0).dtype) {
+    case ir::DType::u8:
+      return bound_pool_kernel(c, std::make_shared<kernels::Q8MaxPool2d>(kernels::Q8::u8, s, c.isa), x, y);
+    case ir::DType::s8:
+      return bound_pool_kernel(c, std::make_shared<kernels::Q8MaxPool2d>(kernels::Q8::s8, s, c.isa), x, y);
+    default:
+      return bound_pool_kernel(c, std::make_shared<kernels::F32MaxPool2d>(s, c.isa),
+                               static_cast<const float*>(x), static_cast<float*>(y));
+  }
+}
+
 std::vector<TensorInfo> infer_global_pool(const OpContext& c) {
   const TensorInfo& x = c.info(0);
   require_f32(c);
@@ -68,25 +91,7 @@ std::vector<TensorInfo> infer_global_pool(const OpContext& c) {
 void register_pool_ops(OpTable& t) {
   OpImpl maxpool{want_channels_last, infer_maxpool,
                  [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-                   auto s = pool_shape(c);
-                   const void* x = in[0];
-                   void* y = out[0];
-                   c.report_kernel(c.info(0).dtype == ir::DType::f32 ? "f32_maxpool2d_nhwc__ref"
-                                                                     : "q8_maxpool2d_nhwc__ref");
-                   switch (c.info(0).dtype) {
-                     case ir::DType::u8:
-                       return [=] {
-                         kernels::q8_maxpool2d_nhwc__ref(s, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y));
-                       };
-                     case ir::DType::s8:
-                       return [=] {
-                         kernels::q8_maxpool2d_nhwc__ref(s, static_cast<const int8_t*>(x), static_cast<int8_t*>(y));
-                       };
-                     default:
-                       return [=] {
-                         kernels::f32_maxpool2d_nhwc__ref(s, static_cast<const float*>(x), static_cast<float*>(y));
-                       };
-                   }
+                   return maxpool_kernel(c, pool_shape(c), in[0], out[0]);
                  }};
   t.emplace_back("MaxPool", maxpool);
 
@@ -97,10 +102,8 @@ void register_pool_ops(OpTable& t) {
                    if (is_global_window(s))
                      return global_avgpool_kernel(c, s.batch, s.in_h * s.in_w, s.channels, in[0], out[0]);
                    bool include_pad = c.node.attrs.i("count_include_pad") != 0;
-                   auto x = static_cast<const float*>(in[0]);
-                   auto y = static_cast<float*>(out[0]);
-                   c.report_kernel("f32_avgpool2d_nhwc__ref");
-                   return [=] { kernels::f32_avgpool2d_nhwc__ref(s, include_pad, x, y); };
+                   return bound_pool_kernel(c, std::make_shared<kernels::F32AvgPool2d>(s, include_pad, c.isa),
+                                            static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
                  }};
   t.emplace_back("AveragePool", avgpool);
 

@@ -1,0 +1,78 @@
+#pragma once
+// Every max- and average-pooling microkernel (FP32, uint8, int8): the one list the driver
+// (kernels/elementwise/pool2d.h), the tests (tests/simd/test_pool.cc) and the benchmark
+// (bench/pool_bench.cc) iterate. Adding a kernel is one line in the table of its op.
+//
+// What a microkernel sees (NHWC, vectorized over channels): `pixels` output pixels of one
+// output row; window position t of pixel p reads the channel vector at
+// taps[p * kernel_size + t]. The driver builds these pointers once, for image 0: a tap equal to
+// `zero` (the driver's fill row) is read as is, every other one is moved by input_offset bytes
+// to the image being pooled. Output pixel p is at y + p * channels.
+//
+//   max  y[c] = best over the taps, best starting at lowest() and replaced when (v > best): the
+//        ref's comparison, which _mm*_max_ps(v, best) performs exactly, so a NaN never wins and
+//        -inf inputs give -FLT_MAX as in f32_maxpool2d_nhwc__ref. Fill row: lowest().
+//   avg  y[c] = float(sum / divisors[p]), the sum in double over the taps in order from +0.0:
+//        f32_avgpool2d_nhwc__ref's arithmetic step for step, hence bit-identical. Fill row:
+//        +0.0, which leaves such a sum unchanged (starting from +0.0 it never holds -0.0).
+// The scalar reference kernels (kernels/ref/pool2d.h) are the last resort and are not listed.
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/isa.h"
+
+namespace octet::kernels {
+
+// T is float, or uint8_t for 8-bit data of either signedness (the kernel's name says which).
+template <class T>
+struct PoolArgs {
+  const T* const* taps;  // [pixels][kernel_size]
+  const T* zero;
+  size_t input_offset;  // bytes
+  size_t pixels, kernel_size, channels;
+  T* y;
+  const double* divisors = nullptr;  // average pooling: [pixels]
+};
+
+template <class T>
+inline const T* pool_tap(const PoolArgs<T>& a, const T* p) {
+  return p == a.zero ? p : reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + a.input_offset);
+}
+
+using F32PoolUkernel = void (*)(const PoolArgs<float>&);
+using Q8PoolUkernel = void (*)(const PoolArgs<uint8_t>&);
+
+template <class Fn>
+struct PoolUkernel {
+  const char* name;
+  Isa isa;
+  Fn fn;
+};
+
+// ---- The microkernels (kernels/x86/pool__<isa>.cc), one namespace per ISA ----
+#define OCTET_POOL_DECLARE(isa)               \
+  namespace isa {                             \
+  void f32_maxpool(const PoolArgs<float>&);   \
+  void qu8_maxpool(const PoolArgs<uint8_t>&); \
+  void qs8_maxpool(const PoolArgs<uint8_t>&); \
+  void f32_avgpool(const PoolArgs<float>&);   \
+  }
+OCTET_POOL_DECLARE(avx2)
+OCTET_POOL_DECLARE(avx512)
+#undef OCTET_POOL_DECLARE
+
+// Highest ISA first: the driver takes the first entry it may run.
+#define OCTET_POOL_TABLE(NAME, FN_TYPE, OP)           \
+  inline constexpr PoolUkernel<FN_TYPE> NAME[] = {    \
+      {#OP "__avx512", Isa::avx512, &avx512::OP},     \
+      {#OP "__avx2", Isa::avx2, &avx2::OP},           \
+  };
+
+OCTET_POOL_TABLE(kF32MaxPoolUkernels, F32PoolUkernel, f32_maxpool)
+OCTET_POOL_TABLE(kQu8MaxPoolUkernels, Q8PoolUkernel, qu8_maxpool)
+OCTET_POOL_TABLE(kQs8MaxPoolUkernels, Q8PoolUkernel, qs8_maxpool)
+OCTET_POOL_TABLE(kF32AvgPoolUkernels, F32PoolUkernel, f32_avgpool)
+
+#undef OCTET_POOL_TABLE
+
+}  // namespace octet::kernels
