@@ -201,12 +201,22 @@ class Quantizer {
                     const std::string& zp, const std::string& out, std::optional<int64_t> axis = {}) {
     ir::Node n;
     n.op = op;
-    n.name = name;
+    n.name = unique_node_name(name);
     n.inputs = {in, scale, zp};
     n.outputs = {out};
     if (axis) n.attrs.set("axis", *axis);
     g_.values[out].name = out;
     return n;
+  }
+
+  // ONNX requires distinct node names (ORT refuses the model otherwise). A weight or bias
+  // initializer shared by several nodes (torch.onnx.export deduplicates equal tensors, e.g. the
+  // all-zero SE biases of EfficientNet) gets one DequantizeLinear per consumer: "_1", "_2", ...
+  std::string unique_node_name(const std::string& hint) {
+    std::string name = hint;
+    for (int i = 1; node_names_.count(name); ++i) name = hint + "_" + std::to_string(i);
+    node_names_.insert(name);
+    return name;
   }
 
   // Q then DQ of activation T; `src` is what Q reads and `dst` what DQ writes.
@@ -286,6 +296,7 @@ class Quantizer {
 
   void emit() {
     std::vector<ir::Node> out;
+    for (const auto& n : g_.nodes) node_names_.insert(n.name);
     for (const auto& in : g_.inputs) {
       if (!marked_.count(in)) continue;
       const std::string dq = graph_edit::fresh_name(g_, in + "_dequantized");
@@ -327,6 +338,7 @@ class Quantizer {
   std::map<std::string, QParams> params_;
   std::set<std::string> marked_;
   std::map<std::string, std::string> alias_;  // a graph input's DequantizeLinear output -> the input
+  std::set<std::string> node_names_;          // every node name in use, original and emitted
 };
 
 }  // namespace

@@ -44,7 +44,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 void add_calibration_options(CLI::App* cmd, CalibrationArgs& a) {
   cmd->add_option("--calib", a.spec,
                   "Calibration images, a dataset spec like --data (default: the model card's dataset, training "
-                  "split, e.g. fashion-mnist:train)");
+                  "split, e.g. fashion-mnist:train; npy:FILE takes float32 [N,C,H,W] model inputs as they are)");
   auto* count = cmd->add_option("--calib-count", a.count, "Calibrate on the first N images (default 1000)")
                     ->check(CLI::NonNegativeNumber);
   cmd->add_option("--per-class", a.per_class, "Calibrate on the first K images of each class instead")
@@ -106,7 +106,8 @@ std::string calibration_spec(const CalibrationArgs& a, const std::optional<Model
     const std::string card_data = card ? card->data : "";
     if (card_data.empty())
       throw ir::Error(model_path + " has no model card naming its dataset: give --calib SPEC with training images "
-                                   "(e.g. fashion-mnist:train, cifar10:data_batch_1.bin, images:DIR)");
+                                   "(e.g. fashion-mnist:train, cifar10:data_batch_1.bin, images:DIR, or npy:calib.npy with "
+                                   "float32 [N,C,H,W] model inputs)");
     if (!card_data.starts_with("fashion-mnist"))
       throw ir::Error("the model card's dataset '" + card_data + "' has no known training split: give --calib SPEC "
                       "with training images (e.g. cifar10:data_batch_1.bin, images:DIR)");

@@ -22,7 +22,8 @@ TensorSpec image_input(const ir::Graph& g, const std::string& model_path);
 // checks). At most `limit` images (-1: all).
 data::Dataset load_dataset_for(const std::string& spec, const TensorSpec& input, int64_t limit = -1);
 
-// [count, C, H, W] float32, each pixel normalized by the card: (pixel * scale - mean) / std.
+// [count, C, H, W] float32, each pixel normalized by the card: (pixel * scale - mean) / std;
+// preprocessed images (a float32 npy: dataset) are copied as they are.
 ir::TensorData make_inputs(const data::Dataset& d, const ModelCard& card, const TensorSpec& input);
 
 // Images [begin, end) of a batch tensor (dim 0 is the image).

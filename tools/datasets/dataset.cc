@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kForms =
-    "fashion-mnist[:train|:test][@DIR], cifar10:FILE[,FILE...], images:DIR or idx:IMAGES[,LABELS]";
+    "fashion-mnist[:train|:test][@DIR], cifar10:FILE[,FILE...], images:DIR, idx:IMAGES[,LABELS] or "
+    "npy:IMAGES[,LABELS]";
 constexpr const char* kFashionDir = "/usr/share/datasets/fashion-mnist";
 
 void check_options(const LoadOptions& opt) {
@@ -45,6 +46,10 @@ std::string convert_all(Dataset& d, const LoadOptions& opt) {
   const int h = opt.height ? opt.height : d.height;
   const int w = opt.width ? opt.width : d.width;
   if (c == d.channels && h == d.height && w == d.width) return "";
+  // Resizing model inputs would mix a second preprocessing into someone else's first.
+  if (d.preprocessed)
+    throw std::runtime_error("float32 images (" + shape_text(d.channels, d.height, d.width) +
+                             ") are model inputs as they are and cannot be converted to " + shape_text(c, h, w));
   const std::string change = ", converted from " + shape_text(d.channels, d.height, d.width) + " to " + shape_text(c, h, w);
   const int64_t out_bytes = int64_t{c} * h * w;
   std::vector<uint8_t> out(d.count() * out_bytes);
@@ -106,7 +111,7 @@ Dataset load_dataset(const std::string& spec, const LoadOptions& opt) {
   const size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
   const std::string arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  if (kind != "cifar10" && kind != "images" && kind != "idx")
+  if (kind != "cifar10" && kind != "images" && kind != "idx" && kind != "npy")
     throw std::runtime_error("unknown dataset '" + spec + "'; expected " + kForms);
   if (arg.empty()) throw std::runtime_error("dataset '" + spec + "' names no file or folder; expected " + kForms);
 
@@ -129,6 +134,18 @@ Dataset load_dataset(const std::string& spec, const LoadOptions& opt) {
                     (files.size() == 2 ? "" : ", unlabelled") + change + ")";
     return d;
   }
+  if (kind == "npy") {
+    const std::vector<std::string> files = split(arg, ',');
+    if (files.size() > 2 || files[0].empty() || (files.size() == 2 && files[1].empty()))
+      throw std::runtime_error("dataset '" + spec + "': expected npy:IMAGES[,LABELS]");
+    Dataset d = detail::read_npy(files[0], files.size() == 2 ? files[1] : "", opt);
+    const std::string change = convert_all(d, opt);
+    d.description = "npy " + files[0] + " (" + std::to_string(d.count()) + " images, " +
+                    shape_text(d.channels, d.height, d.width) +
+                    (d.preprocessed ? " float32 model inputs" : " uint8") +
+                    (files.size() == 2 ? "" : ", unlabelled") + change + ")";
+    return d;
+  }
   Dataset d = detail::read_image_folder(arg, opt);
   d.description = "images " + arg + " (" + std::to_string(d.count()) + " images, " +
                   (d.class_names.empty() ? std::string("unlabelled")
@@ -142,8 +159,12 @@ Dataset subset(const Dataset& d, const std::vector<int64_t>& rows) {
   out.description = d.description;
   out.channels = d.channels, out.height = d.height, out.width = d.width;
   out.class_names = d.class_names;
+  out.preprocessed = d.preprocessed;
   for (int64_t i : rows) {
-    out.pixels.insert(out.pixels.end(), d.image(i), d.image(i) + d.image_bytes());
+    if (d.preprocessed)
+      out.values.insert(out.values.end(), d.image_values(i), d.image_values(i) + d.image_bytes());
+    else
+      out.pixels.insert(out.pixels.end(), d.image(i), d.image(i) + d.image_bytes());
     out.labels.push_back(d.labels[size_t(i)]);
     if (!d.sources.empty()) out.sources.push_back(d.sources[size_t(i)]);
   }

@@ -1,5 +1,7 @@
 // Datasets for evaluation and calibration: labelled uint8 images from Fashion-MNIST (IDX),
-// CIFAR-10 binary batches, or a folder of PNG/JPEG/BMP files, all in one in-memory form.
+// CIFAR-10 binary batches, a folder of PNG/JPEG/BMP files or a .npy array, all in one
+// in-memory form. A float32 .npy array holds model inputs already (preprocessed by whoever
+// wrote it): those images keep their float values and skip the model card's normalization.
 //
 // Every error is a std::runtime_error naming the file and, for malformed or truncated data,
 // the byte offset.
@@ -15,15 +17,18 @@ namespace octet::data {
 struct Dataset {
   std::string description;  // e.g. "fashion-mnist test (10000 images, /usr/share/datasets/fashion-mnist)"
   int channels = 0, height = 0, width = 0;
-  std::vector<uint8_t> pixels;            // count() images, each planar CHW uint8
+  std::vector<uint8_t> pixels;            // count() images, each planar CHW uint8 (empty when preprocessed)
+  bool preprocessed = false;              // npy float32: `values` holds the images, as model inputs
+  std::vector<float> values;              // count() images, each planar CHW float32, when preprocessed
   std::vector<int> labels;                // one per image, -1 when unknown
   std::vector<std::string> class_names;   // may be empty (the caller uses the model card's)
   std::vector<std::string> sources;       // per image for image folders: the file path (else empty)
 
   int64_t count() const { return static_cast<int64_t>(labels.size()); }
   int64_t image_bytes() const { return int64_t{channels} * height * width; }
-  // Precondition: 0 <= i < count().
+  // Precondition: 0 <= i < count(), and !preprocessed for image(), preprocessed for image_values().
   const uint8_t* image(int64_t i) const { return pixels.data() + i * image_bytes(); }
+  const float* image_values(int64_t i) const { return values.data() + i * image_bytes(); }
 };
 
 struct LoadOptions {
@@ -44,6 +49,10 @@ struct LoadOptions {
 //                                       subfolder is a class (sorted names, label = index),
 //                                       else every label is -1. Hidden files are skipped.
 //   idx:IMAGES[,LABELS]                 any gzipped or plain IDX pair (labels -1 without LABELS)
+//   npy:IMAGES[,LABELS]                 a .npy array [N,C,H,W]: float32 model inputs taken as they
+//                                       are (preprocessed), or uint8 pixels; LABELS a .npy [N] of
+//                                       int64/int32/uint8 (labels -1 without it). Float images
+//                                       cannot be converted to another shape.
 Dataset load_dataset(const std::string& spec, const LoadOptions& opt = {});
 
 // Class-stratified selection (for calibration): the first `per_class` images of each label, in

@@ -14,5 +14,7 @@ namespace octet::data::detail {
 Dataset read_idx(const std::string& images_path, const std::string& labels_path, const LoadOptions& opt);
 Dataset read_cifar10(const std::vector<std::string>& files, const LoadOptions& opt);
 Dataset read_image_folder(const std::string& dir, const LoadOptions& opt);
+// labels_path may be empty. float32 images come back preprocessed (in `values`).
+Dataset read_npy(const std::string& images_path, const std::string& labels_path, const LoadOptions& opt);
 
 }  // namespace octet::data::detail

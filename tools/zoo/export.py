@@ -2,6 +2,7 @@
 """Exports octet's model zoo: torchvision CNN families with random weights, as users bring them.
 
     /usr/bin/python3 tools/zoo/export.py [--out out/zoo] [--only NAME,...] [--small] [--no-ort]
+                                         [--calib-count N] [--calib-only]
     /usr/bin/python3 tools/zoo/export.py --list
 
 Needs Debian's python3-torch, python3-torchvision and python3-onnx (run with /usr/bin/python3).
@@ -12,12 +13,17 @@ untouched random init. Writes, per model, into OUT/<name>/:
 
     model.onnx    torch.onnx.export, opset as listed, dynamic batch axis, input "input"
     input.npy     2 images, float32 NCHW (the parity input)
+    calib.npy     N (--calib-count, default 32) other random-normal images, float32 NCHW, from their
+                  own fixed seed: the calibration set, since the zoo has no dataset. The models see
+                  random-normal images in export and parity, so this is their input distribution:
+                  octet quantize OUT/NAME/model.onnx -o OUT/NAME/model_int8.onnx --calib npy:OUT/NAME/calib.npy
     ort/          ONNX Runtime's outputs for input.npy (tools/ort/ort_run.mjs), unless --no-ort
 
 and OUT/zoo.json, the manifest (name, file, input shape, opset, parameters, MB, what the model
 stands for). Every file goes through a temporary name, so an interrupted run leaves no half file.
 --small exports only the models that take a few seconds (the 32-px ones and the smallest 224-px
-ones), for the test suite.
+ones), for the test suite. --calib-only writes calib.npy (and its manifest entry) for models
+already exported, without torch's export or ONNX Runtime.
 """
 import argparse
 import json
@@ -97,6 +103,24 @@ def replace_atomic(tmp, final):
     os.replace(tmp, final)
 
 
+def calib_seed_of(name):
+    # Not seed_of(name): the calibration images must not be the parity images.
+    return zlib.crc32(("calib:" + name).encode()) & 0x7FFFFFFF
+
+
+def write_calib(name, out_dir, count):
+    """OUT/NAME/calib.npy: `count` random-normal images [count, 3, side, side] float32."""
+    side = ZOO[name][1]
+    d = os.path.join(out_dir, name)
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(calib_seed_of(name))
+    x = rng.standard_normal((count, 3, side, side), dtype=np.float32)
+    tmp = os.path.join(d, "calib.tmp.npy")
+    np.save(tmp, x)
+    replace_atomic(tmp, os.path.join(d, "calib.npy"))
+    return {"calib": f"{name}/calib.npy", "calib_images": count, "calib_seed": calib_seed_of(name)}
+
+
 def export_one(name, out_dir, run_ort):
     ctor, side, opset, keep_bn, what = ZOO[name]
     seed = seed_of(name)
@@ -150,7 +174,13 @@ def main():
     ap.add_argument("--small", action="store_true", help="only the quick models: " + ", ".join(SMALL))
     ap.add_argument("--no-ort", action="store_true", help="do not write ONNX Runtime's outputs")
     ap.add_argument("--list", action="store_true", help="list the models and exit")
+    ap.add_argument("--calib-count", type=int, default=32, help="images in calib.npy (default 32)")
+    ap.add_argument("--calib-only", action="store_true",
+                    help="only write calib.npy for models already exported (no torch export, no ONNX Runtime)")
     a = ap.parse_args()
+    if a.calib_count < 1:
+        print("export.py: --calib-count must be at least 1", file=sys.stderr)
+        return 2
 
     if a.list:
         for n, (_, side, opset, _, what) in ZOO.items():
@@ -163,7 +193,7 @@ def main():
     if unknown:
         print(f"export.py: unknown model(s) {', '.join(unknown)}; --list shows the zoo", file=sys.stderr)
         return 2
-    if not a.no_ort and shutil.which("node") is None:
+    if not a.no_ort and not a.calib_only and shutil.which("node") is None:
         print("export.py: 'node' not found (needed for ONNX Runtime's outputs); run tools/setup.sh or pass --no-ort",
               file=sys.stderr)
         return 1
@@ -175,11 +205,20 @@ def main():
     if os.path.exists(manifest_path):
         with open(manifest_path) as f:
             entries = {e["name"]: e for e in json.load(f)["models"]}
+    if a.calib_only:
+        missing = [n for n in names if n not in entries or not os.path.exists(os.path.join(a.out, n, "model.onnx"))]
+        if missing:
+            print(f"export.py: --calib-only: {', '.join(missing)} not exported yet in {a.out}; "
+                  "run without --calib-only first", file=sys.stderr)
+            return 1
     for i, n in enumerate(names, 1):
         t0 = time.time()
         print(f"[{i}/{len(names)}] {n} ...", end="", file=sys.stderr, flush=True)
-        entries[n] = export_one(n, a.out, not a.no_ort)
-        print(f" {entries[n]['mb']} MB, {time.time() - t0:.1f} s", file=sys.stderr)
+        if not a.calib_only:
+            entries[n] = export_one(n, a.out, not a.no_ort)
+        entries[n].update(write_calib(n, a.out, a.calib_count))
+        print(f" {entries[n]['mb']} MB + calib.npy ({a.calib_count} images), {time.time() - t0:.1f} s",
+              file=sys.stderr)
     ordered = [entries[n] for n in ZOO if n in entries]
     tmp = manifest_path + ".tmp"
     with open(tmp, "w") as f:
