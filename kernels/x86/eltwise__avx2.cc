@@ -260,19 +260,6 @@ void f32_clamp(size_t n, const float* x, float* y, float lo_value, float hi_valu
   }
 }
 
-void f32_sigmoid(size_t n, const float* x, float* y) {
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256 v0 = sigmoid(_mm256_loadu_ps(x + i)), v1 = sigmoid(_mm256_loadu_ps(x + i + 8));
-    _mm256_storeu_ps(y + i, v0);
-    _mm256_storeu_ps(y + i + 8, v1);
-  }
-  for (; i < n; i += 8) {
-    const __m256i m = tail_mask(n - i >= 8 ? 8 : n - i);
-    _mm256_maskstore_ps(y + i, m, sigmoid(_mm256_maskload_ps(x + i, m)));
-  }
-}
-
 // The activations a conv epilogue cannot express as a clamp, each step as the ref computes it
 // (kernels/ref/activation.h): hard_swish x * clamp(x / 6 + 0.5, 0, 1) with a true division,
 // hard_sigmoid clamp(alpha * x + beta, 0, 1) with two roundings, silu x * sigmoid(x).
@@ -305,6 +292,8 @@ void f32_hsigmoid(size_t n, const float* x, float* y, float alpha, float beta) {
   const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
   f32_map(n, x, y, [&](__m256 v) { return _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(_mm256_mul_ps(a, v), b))); });
 }
+
+void f32_sigmoid(size_t n, const float* x, float* y) { f32_map(n, x, y, [](__m256 v) { return sigmoid(v); }); }
 
 void f32_silu(size_t n, const float* x, float* y, float, float) {
   f32_map(n, x, y, [](__m256 v) { return _mm256_mul_ps(v, sigmoid(v)); });

@@ -227,19 +227,6 @@ void f32_clamp(size_t n, const float* x, float* y, float lo_value, float hi_valu
   }
 }
 
-void f32_sigmoid(size_t n, const float* x, float* y) {
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 v0 = sigmoid(_mm512_loadu_ps(x + i)), v1 = sigmoid(_mm512_loadu_ps(x + i + 16));
-    _mm512_storeu_ps(y + i, v0);
-    _mm512_storeu_ps(y + i + 16, v1);
-  }
-  for (; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : tail_mask(n - i);
-    _mm512_mask_storeu_ps(y + i, m, sigmoid(_mm512_maskz_loadu_ps(m, x + i)));
-  }
-}
-
 // The activations a conv epilogue cannot express as a clamp, each step as the ref computes it
 // (kernels/ref/activation.h): hard_swish x * clamp(x / 6 + 0.5, 0, 1) with a true division,
 // hard_sigmoid clamp(alpha * x + beta, 0, 1) with two roundings, silu x * sigmoid(x).
@@ -272,6 +259,8 @@ void f32_hsigmoid(size_t n, const float* x, float* y, float alpha, float beta) {
   const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
   f32_map(n, x, y, [&](__m512 v) { return _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_mul_ps(a, v), b))); });
 }
+
+void f32_sigmoid(size_t n, const float* x, float* y) { f32_map(n, x, y, [](__m512 v) { return sigmoid(v); }); }
 
 void f32_silu(size_t n, const float* x, float* y, float, float) {
   f32_map(n, x, y, [](__m512 v) { return _mm512_mul_ps(v, sigmoid(v)); });
