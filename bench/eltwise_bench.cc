@@ -77,7 +77,7 @@ std::string bench_name(const Map& m, const std::string& op_label, const std::str
 
 template <class Fn, size_t N>
 bool is_pick(const EltwiseUkernel<Fn> (&list)[N], const EltwiseUkernel<Fn>& k) {
-  return pick_eltwise(std::span<const EltwiseUkernel<Fn>>(list, N), active_isa()) == &k;
+  return first_runnable(list, active_isa()) == &k;
 }
 
 // ---- binary: same shape (rows = 1) or the SE gate (rows = h*w, b a broadcast row) ----

@@ -89,7 +89,7 @@ void register_op(const Layer& l, const char* op, const PoolUkernel<Fn> (&list)[N
     driver->bind(x->data());
     add_bench(l, op, driver->kernel_name(), bytes, pick, [=] { driver->run(x->data(), y->data(), nullptr); });
   };
-  const auto* chosen = pick_pool_ukernel(list, active_isa());
+  const auto* chosen = first_runnable(list, active_isa());
   for (const auto& k : list)
     if (isa_supported(k.isa)) add(make(s, &k), chosen == &k);
   add(make(s, static_cast<const PoolUkernel<Fn>*>(nullptr)), chosen == nullptr);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/ir.h"
+#include "kernels/elementwise/strided_copy.h"
 
 namespace octet {
 
@@ -35,7 +36,10 @@ struct TensorInfo {
   std::vector<int64_t> strides() const { return strides_of(dims, layout); }
 };
 
-// Copies a tensor from one layout to another (or between any two stride sets).
+// The copy from src_info's layout to dst_layout, planned once (a plan step keeps it): the
+// relayout of a feature map is a transpose of [c][pixels] per image.
+kernels::StridedCopy relayout_copy(const TensorInfo& src_info, Layout dst_layout);
+// Plans and runs that copy once (constants, outputs handed back to the caller).
 void relayout(const TensorInfo& src_info, const void* src, Layout dst_layout, void* dst);
 
 }  // namespace octet

@@ -1,7 +1,5 @@
 #include "engine/plan.h"
 
-#include "kernels/elementwise/strided_copy.h"
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -197,12 +195,7 @@ void Plan::build_kernels() {
       step.output_names = {p.outputs[0]};
       const void* s = in[0];
       void* d = out[0];
-      // Planned once: channels-last <-> row-major of a feature map runs as transpose tiles.
-      const auto src_strides = src.strides();
-      const auto dst_strides = strides_of(src.dims, want);
-      auto copy = std::make_shared<const kernels::StridedCopy>(int(src.dims.size()), src.dims.data(),
-                                                               src_strides.data(), dst_strides.data(),
-                                                               int(ir::dtype_size(src.dtype)));
+      auto copy = std::make_shared<const kernels::StridedCopy>(relayout_copy(src, want));
       pthreadpool_t pool = options_.threadpool;
       step.run = [copy, s, d, pool] { copy->run(s, d, pool); };
       step.kernel = std::string("relayout_") + copy->kernel_name();

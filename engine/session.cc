@@ -46,13 +46,7 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
     }
     return;
   }
-  std::vector<ir::Dims> dims;
-  for (const auto& in : inputs_) {
-    ir::Dims d = in.dims;
-    for (auto& e : d) if (e < 0) e = 1;
-    dims.push_back(d);
-  }
-  const Plan& plan = plan_for(dims);
+  const Plan& plan = plan_for(input_dims_at(1));
   for (const auto& name : graph_.outputs) {
     const PlanValue& pv = plan.value(name);
     ir::Dims d = pv.info.dims;
@@ -67,6 +61,16 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
 
 Session::Session(Session&&) noexcept = default;
 Session::~Session() = default;
+
+std::vector<ir::Dims> Session::input_dims_at(int64_t batch) const {
+  std::vector<ir::Dims> dims;
+  for (const auto& in : inputs_) {
+    ir::Dims d = in.dims;
+    for (auto& e : d) if (e < 0) e = batch;
+    dims.push_back(d);
+  }
+  return dims;
+}
 
 const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims) { return plan_for(input_dims, {}); }
 

@@ -49,6 +49,8 @@ class Session {
   ~Session();
 
   const std::vector<TensorSpec>& inputs() const { return inputs_; }
+  // The input shapes with every unknown extent (the batch axis) set to `batch`.
+  std::vector<ir::Dims> input_dims_at(int64_t batch) const;
   const std::vector<TensorSpec>& outputs() const { return outputs_; }
   const ir::Graph& graph() const { return graph_; }
   const std::vector<passes::PassCount>& pass_report() const { return pass_report_; }

@@ -9,6 +9,7 @@
 //   avx512      AVX-512 F/BW/DQ/VL without VNNI (INT8 through vpmaddwd on zmm)
 //   avx512vnni  AVX-512 + 512-bit vpdpbusd
 // OCTET_ISA=<level> in the environment, or set_isa_limit() (the CLI's --isa), caps the level.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,15 @@ std::vector<Isa> runnable_isas();
 // AMD Zen 4 (CPUID family 19h), which runs AVX-512 as two 256-bit halves: there a ymm kernel
 // with a better-fitting tile beats a zmm one (kernel choice weighs this).
 bool zmm_at_full_rate();
+
+// The first entry of a microkernel list (highest ISA first; any struct with an `isa` member)
+// whose level is <= `isa` and runs on this CPU; nullptr when none does.
+template <class Entry, size_t N>
+const Entry* first_runnable(const Entry (&list)[N], Isa isa) {
+  for (const Entry& k : list)
+    if (k.isa <= isa && isa_supported(k.isa)) return &k;
+  return nullptr;
+}
 
 // Caps the level (the CLI's --isa). Throws std::invalid_argument when the CPU does not
 // support `isa`, naming what it does support.

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/eltwise_list.h"
 #include "kernels/isa.h"
 
 namespace octet::kernels {
@@ -42,12 +43,9 @@ inline const T* pool_tap(const PoolArgs<T>& a, const T* p) {
 using F32PoolUkernel = void (*)(const PoolArgs<float>&);
 using Q8PoolUkernel = void (*)(const PoolArgs<uint8_t>&);
 
+// A list entry: name, isa, fn (the element-wise lists' entry type).
 template <class Fn>
-struct PoolUkernel {
-  const char* name;
-  Isa isa;
-  Fn fn;
-};
+using PoolUkernel = EltwiseUkernel<Fn>;
 
 // ---- The microkernels (kernels/x86/pool__<isa>.cc), one namespace per ISA ----
 #define OCTET_POOL_DECLARE(isa)               \

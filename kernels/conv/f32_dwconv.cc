@@ -22,10 +22,7 @@ struct RowTask {
 }  // namespace
 
 const F32DwConvKernel* choose_f32_dwconv_kernel(Isa isa) {
-  for (const F32DwConvKernel& k : kF32DwConvKernels) {
-    if (k.isa <= isa && isa_supported(k.isa)) return &k;
-  }
-  return nullptr;
+  return first_runnable(kF32DwConvKernels, isa);
 }
 
 bool F32DwConv::supports(const Conv2dShape& s, const Activation& act) {

@@ -195,7 +195,7 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
     const size_t rows = std::min<size_t>(2, s_.out_h - oy), cols = std::min<size_t>(2, s_.out_w - ox);
     float* out = image_y + oy * y_row_stride + ox * out_c;
     transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, rows, cols, clamp_);
-    for (size_t r = 0; r < rows; ++r) epilogue_.run(cols, out_c, out + r * y_row_stride, out_c);
+    epilogue_.run(rows, cols * out_c, out, y_row_stride);
   }
 }
 

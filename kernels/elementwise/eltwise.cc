@@ -15,11 +15,6 @@ namespace octet::kernels {
 
 namespace {
 
-template <class Fn, size_t N>
-const EltwiseUkernel<Fn>* pick(const EltwiseUkernel<Fn> (&list)[N], Isa isa) {
-  return pick_eltwise(std::span<const EltwiseUkernel<Fn>>(list, N), isa);
-}
-
 // Runs body(start, count) over [0, range) in pieces of `tile`, on the pool when there is more
 // than one piece.
 template <class Body>
@@ -157,8 +152,8 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
   copy_box(rank, dims, a_strides, b_strides, dims_, a_strides_, b_strides_);
   tiling_ = tile_binary(rank, dims, a_strides, b_strides);
   if (!tiling_.fits) return;
-  if (op == BinaryOp::add) ukernel_ = pick(kF32AddUkernels, isa);
-  if (op == BinaryOp::mul) ukernel_ = pick(kF32MulUkernels, isa);
+  if (op == BinaryOp::add) ukernel_ = first_runnable(kF32AddUkernels, isa);
+  if (op == BinaryOp::mul) ukernel_ = first_runnable(kF32MulUkernels, isa);
 }
 
 std::string F32Binary::kernel_name() const {
@@ -180,10 +175,10 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
 
 F32Epilogue::F32Epilogue(const Activation& act, Isa isa) : act_(act) {
   switch (act.kind) {
-    case ActKind::sigmoid: sigmoid_ = pick(kF32SigmoidUkernels, isa); break;
-    case ActKind::hard_swish: act_ukernel_ = pick(kF32HardSwishUkernels, isa); break;
-    case ActKind::hard_sigmoid: act_ukernel_ = pick(kF32HardSigmoidUkernels, isa); break;
-    case ActKind::silu: act_ukernel_ = pick(kF32SiluUkernels, isa); break;
+    case ActKind::sigmoid: sigmoid_ = first_runnable(kF32SigmoidUkernels, isa); break;
+    case ActKind::hard_swish: act_ukernel_ = first_runnable(kF32HardSwishUkernels, isa); break;
+    case ActKind::hard_sigmoid: act_ukernel_ = first_runnable(kF32HardSigmoidUkernels, isa); break;
+    case ActKind::silu: act_ukernel_ = first_runnable(kF32SiluUkernels, isa); break;
     default: break;
   }
 }
@@ -211,15 +206,13 @@ void F32Epilogue::run(size_t rows, size_t cols, float* y, size_t ld) const {
 }
 
 F32Unary::F32Unary(ActKind kind, Isa isa) : kind_(kind), isa_(isa) {
-  if (kind == ActKind::relu || kind == ActKind::clip) clamp_ = pick(kF32ClampUkernels, isa);
-  else if (kind != ActKind::hard_sigmoid) other_ = F32Epilogue(Activation{kind}, isa);
+  if (kind == ActKind::relu || kind == ActKind::clip) clamp_ = first_runnable(kF32ClampUkernels, isa);
 }
 
 std::string F32Unary::kernel_name() const {
   if (clamp_) return clamp_->name;
-  if (kind_ == ActKind::hard_sigmoid) return F32Epilogue(Activation::hard_sigmoid(0.2f, 0.5f), isa_).kernel_name();
-  if (other_.active()) return other_.kernel_name();
-  return "f32_unary__ref";
+  const F32Epilogue other(Activation{kind_}, isa_);
+  return other.active() ? other.kernel_name() : "f32_unary__ref";
 }
 
 void F32Unary::run(const Activation& act, int64_t n, const float* x, float* y, pthreadpool_t pool) const {
@@ -230,18 +223,19 @@ void F32Unary::run(const Activation& act, int64_t n, const float* x, float* y, p
   }
   // The ref's Clip returns min when min > max; max-then-min would return max.
   const bool use_clamp = clamp_ && (act.kind == ActKind::relu || (act.kind == ActKind::clip && !(lo > hi)));
-  // HardSigmoid's alpha and beta come with act; the epilogue is cheap to make per call.
-  const F32Epilogue epilogue = kind_ == ActKind::hard_sigmoid ? F32Epilogue(act, isa_) : other_;
+  // The other activations on the epilogue's microkernels (it takes HardSigmoid's alpha, beta
+  // from act, and picks its kernel in a few comparisons).
+  const F32Epilogue other(act, isa_);
   parallel_pieces(pool, size_t(n), kEltwiseMinPiece, [&](size_t start, size_t count) {
     if (use_clamp) clamp_->fn(count, x + start, y + start, lo, hi);
-    else if (epilogue.active() && act.kind == kind_) epilogue.run(count, x + start, y + start);
+    else if (other.active()) other.run(count, x + start, y + start);
     else f32_unary__ref(act, int64_t(count), x + start, y + start);
   });
 }
 
 F32GlobalAvgPool::F32GlobalAvgPool(int batch, int hw, int channels, Isa isa)
     : batch_(batch), hw_(hw), channels_(channels) {
-  if (hw > 0) ukernel_ = pick(kF32GapUkernels, isa);
+  if (hw > 0) ukernel_ = first_runnable(kF32GapUkernels, isa);
 }
 
 std::string F32GlobalAvgPool::kernel_name() const {
@@ -295,8 +289,8 @@ Q8Binary::Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int6
   copy_box(rank, dims, a_strides, b_strides, dims_, a_strides_, b_strides_);
   tiling_ = tile_binary(rank, dims, a_strides, b_strides);
   if (!tiling_.fits) return;
-  if (kind == Kind::add) add_ = type == Q8::u8 ? pick(kQu8AddUkernels, isa) : pick(kQs8AddUkernels, isa);
-  else mul_ = type == Q8::u8 ? pick(kQu8MulUkernels, isa) : pick(kQs8MulUkernels, isa);
+  if (kind == Kind::add) add_ = type == Q8::u8 ? first_runnable(kQu8AddUkernels, isa) : first_runnable(kQs8AddUkernels, isa);
+  else mul_ = type == Q8::u8 ? first_runnable(kQu8MulUkernels, isa) : first_runnable(kQs8MulUkernels, isa);
 }
 
 std::string Q8Binary::kernel_name() const {
@@ -361,7 +355,7 @@ void Q8Binary::run(const void* a, QuantParams a_q, const void* b, QuantParams b_
 
 Q8GlobalAvgPool::Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa isa)
     : type_(type), batch_(batch), hw_(hw), channels_(channels) {
-  if (hw > 0) ukernel_ = type == Q8::u8 ? pick(kQu8GapUkernels, isa) : pick(kQs8GapUkernels, isa);
+  if (hw > 0) ukernel_ = type == Q8::u8 ? first_runnable(kQu8GapUkernels, isa) : first_runnable(kQs8GapUkernels, isa);
 }
 
 std::string Q8GlobalAvgPool::kernel_name() const {

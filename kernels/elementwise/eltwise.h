@@ -17,7 +17,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include "kernels/eltwise_list.h"
@@ -29,14 +28,6 @@
 namespace octet::kernels {
 
 inline constexpr size_t kEltwiseMinPiece = 32 * 1024;
-
-// The first entry of `list` (highest ISA first) that may run at `isa`; nullptr when none.
-template <class Fn>
-const EltwiseUkernel<Fn>* pick_eltwise(std::span<const EltwiseUkernel<Fn>> list, Isa isa) {
-  for (const auto& k : list)
-    if (k.isa <= isa && isa_supported(k.isa)) return &k;
-  return nullptr;
-}
 
 // A broadcast box reduced to an outer loop of [rows][cols] tiles, cols contiguous in a, b and y.
 struct BinaryTiling {
@@ -102,7 +93,6 @@ class F32Unary {
   ActKind kind_;
   Isa isa_;
   const EltwiseUkernel<F32ClampUkernel>* clamp_ = nullptr;
-  F32Epilogue other_;
 };
 
 // GlobalAveragePool NHWC: x [batch][hw][channels] -> y [batch][channels].

@@ -17,7 +17,7 @@ bool shape_ok(const Pool2dShape& s) {
 // The entry to run: `list`'s pick at `isa`, or none for a shape the microkernels do not take.
 template <class Fn, size_t N>
 const PoolUkernel<Fn>* choose(const PoolUkernel<Fn> (&list)[N], const Pool2dShape& s, Isa isa) {
-  return shape_ok(s) ? pick_pool_ukernel(list, isa) : nullptr;
+  return shape_ok(s) ? first_runnable(list, isa) : nullptr;
 }
 
 template <class Fn>

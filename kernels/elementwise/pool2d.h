@@ -21,14 +21,6 @@
 
 namespace octet::kernels {
 
-// The first entry of `list` (highest ISA first) that may run at `isa`; nullptr when none.
-template <class Fn, size_t N>
-const PoolUkernel<Fn>* pick_pool_ukernel(const PoolUkernel<Fn> (&list)[N], Isa isa) {
-  for (const auto& k : list)
-    if (k.isa <= isa && isa_supported(k.isa)) return &k;
-  return nullptr;
-}
-
 // The window pointers, fill row and divisors the three drivers share, and their row loop.
 template <class T>
 class PoolWindows {

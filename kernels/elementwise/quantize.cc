@@ -3,9 +3,7 @@
 namespace octet::kernels {
 
 const Q8QuantizeKernel* choose_q8_quantize(Isa isa) {
-  for (const auto& k : kQ8QuantizeKernels)
-    if (k.isa <= isa && isa_supported(k.isa)) return &k;
-  return nullptr;
+  return first_runnable(kQ8QuantizeKernels, isa);
 }
 
 void q8_quantize(const Q8QuantizeKernel& k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,

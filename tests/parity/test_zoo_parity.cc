@@ -95,6 +95,17 @@ npy::Array first_rows(const npy::Array& all, int64_t n) {
   return a;
 }
 
+// Runs x on s into `out`; false (with a test failure naming `what` and the batch) if it throws.
+bool run_or_fail(Session& s, const ir::TensorData& x, const std::string& what, std::vector<ir::TensorData>& out) {
+  try {
+    out = s.run({x});
+    return true;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "octet fails on " << what << " at batch " << x.dims[0] << ": " << e.what();
+    return false;
+  }
+}
+
 TEST(ZooParity, Fp32MatchesStoredOrtOutputs) {
   const auto models = zoo_models();
   OCTET_SKIP_WITHOUT_ZOO(models);
@@ -112,12 +123,7 @@ TEST(ZooParity, Fp32MatchesStoredOrtOutputs) {
     for (int64_t batch : {input.dims[0], int64_t{1}}) {
       const ir::TensorData x = batch == input.dims[0] ? input : first_images(input, batch);
       std::vector<ir::TensorData> ours;
-      try {
-        ours = s->run({x});
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "octet fails on " << name << " at batch " << batch << ": " << e.what();
-        continue;
-      }
+      if (!run_or_fail(*s, x, name, ours)) continue;
       ASSERT_EQ(ours.size(), s->outputs().size());
       for (size_t i = 0; i < ours.size(); ++i) {
         const std::string& out = s->outputs()[i].name;
@@ -183,12 +189,7 @@ TEST(ZooParity, Int8MatchesOrtOnTheSameQdqFile) {
     for (int64_t batch : {input.dims[0], int64_t{1}}) {
       const ir::TensorData x = batch == input.dims[0] ? input : first_images(input, batch);
       std::vector<ir::TensorData> ours;
-      try {
-        ours = s->run({x});
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "octet fails on " << file << " at batch " << batch << ": " << e.what();
-        continue;
-      }
+      if (!run_or_fail(*s, x, file, ours)) continue;
       const auto theirs = testing::run_ort(tapped, {{in_name, to_npy(x)}});
       const auto it = theirs.find(tap->tensor);
       ASSERT_NE(it, theirs.end()) << "ONNX Runtime returned no " << tap->tensor;

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "kernels/isa.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/conv2d.h"
 
@@ -21,6 +23,22 @@ struct PoolDeleter {
   void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
 };
 using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
+
+// The entries of a microkernel list (any struct with name and isa) this CPU runs, each added
+// to `ran`; the others are printed as skipped.
+template <class Entry, size_t N>
+std::vector<const Entry*> runnable_entries(const Entry (&list)[N], std::set<std::string>& ran) {
+  std::vector<const Entry*> out;
+  for (const Entry& k : list) {
+    if (isa_supported(k.isa)) {
+      out.push_back(&k);
+      ran.insert(k.name);
+    } else {
+      std::printf("skipped %s: this CPU has no %s\n", k.name, isa_name(k.isa));
+    }
+  }
+  return out;
+}
 
 // Fills `v` from `rng`, uniform in [-1, 1) (one draw per element, in order).
 inline void fill_uniform(std::mt19937& rng, std::vector<float>& v) {

@@ -24,14 +24,12 @@
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
 namespace {
 
-struct PoolDeleter {
-  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
-};
-using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
+using testing::Pool;
 
 // Which microkernels ran, printed once at the end of the suite.
 std::set<std::string>& ran() {
@@ -41,16 +39,7 @@ std::set<std::string>& ran() {
 
 template <class Fn, size_t N>
 std::vector<const EltwiseUkernel<Fn>*> runnable(const EltwiseUkernel<Fn> (&list)[N]) {
-  std::vector<const EltwiseUkernel<Fn>*> out;
-  for (const auto& k : list) {
-    if (isa_supported(k.isa)) {
-      out.push_back(&k);
-      ran().insert(k.name);
-    } else {
-      std::printf("skipped %s: this CPU has no %s\n", k.name, isa_name(k.isa));
-    }
-  }
-  return out;
+  return testing::runnable_entries(list, ran());
 }
 
 // ---------------------------------------------------------------------------------------

@@ -38,16 +38,7 @@ std::set<std::string>& ran() {
 
 template <class Fn, size_t N>
 std::vector<const PoolUkernel<Fn>*> runnable(const PoolUkernel<Fn> (&list)[N]) {
-  std::vector<const PoolUkernel<Fn>*> out;
-  for (const auto& k : list) {
-    if (isa_supported(k.isa)) {
-      out.push_back(&k);
-      ran().insert(k.name);
-    } else {
-      std::printf("skipped %s: this CPU has no %s\n", k.name, isa_name(k.isa));
-    }
-  }
-  return out;
+  return testing::runnable_entries(list, ran());
 }
 
 std::string describe(const Pool2dShape& s) {
@@ -284,7 +275,7 @@ TEST(PoolDrivers, PickTheHighestAllowedKernelAndTheRefComputes) {
     F32MaxPool2d f32_max(s, isa);
     Q8MaxPool2d s8_max(Q8::s8, s, isa);
     F32AvgPool2d avg(s, true, isa);
-    const auto* want = pick_pool_ukernel(kF32MaxPoolUkernels, isa);
+    const auto* want = first_runnable(kF32MaxPoolUkernels, isa);
     EXPECT_EQ(f32_max.kernel_name(), want ? want->name : "f32_maxpool2d_nhwc__ref") << isa_name(isa);
     if (isa == Isa::scalar) {
       EXPECT_EQ(f32_max.kernel_name(), "f32_maxpool2d_nhwc__ref");

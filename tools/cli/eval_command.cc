@@ -167,15 +167,7 @@ PrecisionRun evaluate(Session& session, const std::string& label, const std::str
   auto metrics = classify(scores.data(), count, n_classes, e.dataset.labels);
   report["octet"]["accuracy"] = metrics_json(metrics, e.classes);
   Timing octet_b1 = time_octet_batch1(session, e.inputs, o.latency_images, o.warmup);
-  {
-    std::vector<ir::Dims> one;
-    for (const auto& in : session.inputs()) {
-      ir::Dims d = in.dims;
-      for (auto& v : d) if (v < 0) v = 1;
-      one.push_back(d);
-    }
-    warn_scalar_steps(session.plan_for(one), label + ", batch 1");
-  }
+  warn_scalar_steps(session.plan_for(session.input_dims_at(1)), label + ", batch 1");
 
   // Latency rows: octet runs single-threaded (its thread pool comes with the fast kernels).
   const int all_cores = int(std::max(1u, std::thread::hardware_concurrency()));

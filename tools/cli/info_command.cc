@@ -34,13 +34,7 @@ int run_info(const InfoOptions& o) {
   const int64_t params = original.parameter_count();
 
   Session session(original, engine_session_options());
-  std::vector<ir::Dims> dims;
-  for (const auto& in : session.inputs()) {
-    ir::Dims d = in.dims;
-    for (auto& e : d) if (e < 0) e = o.batch;
-    dims.push_back(d);
-  }
-  const Plan& plan = session.plan_for(dims);
+  const Plan& plan = session.plan_for(session.input_dims_at(o.batch));
   int64_t total_macs = 0;
   for (const auto& s : plan.steps()) total_macs += s.macs;
   const auto file_bytes = std::filesystem::file_size(o.model);

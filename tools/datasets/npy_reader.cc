@@ -15,12 +15,6 @@ namespace octet::data::detail {
 
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s;
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return "[" + s + "]";
-}
-
 std::vector<int> read_labels(const std::string& path, int64_t images, int64_t n) {
   const npy::Array a = npy::read(path);
   if (a.shape.size() != 1)
@@ -58,7 +52,7 @@ Dataset read_npy(const std::string& images_path, const std::string& labels_path,
   const int64_t total = a.shape[0];
   if (a.shape[1] < 1 || a.shape[2] < 1 || a.shape[3] < 1 || a.shape[1] > 65535 || a.shape[2] > 65535 ||
       a.shape[3] > 65535)
-    throw std::runtime_error(images_path + ": unusable image shape " + shape_text(a.shape));
+    throw std::runtime_error(images_path + ": unusable image shape in " + npy::describe(a));
   const int64_t n = opt.limit >= 0 ? std::min(total, opt.limit) : total;
 
   Dataset d;

@@ -99,10 +99,6 @@ def reestimate_batchnorm(model, side, gen):
     model.eval()
 
 
-def replace_atomic(tmp, final):
-    os.replace(tmp, final)
-
-
 def calib_seed_of(name):
     # Not seed_of(name): the calibration images must not be the parity images.
     return zlib.crc32(("calib:" + name).encode()) & 0x7FFFFFFF
@@ -117,7 +113,7 @@ def write_calib(name, out_dir, count):
     x = rng.standard_normal((count, 3, side, side), dtype=np.float32)
     tmp = os.path.join(d, "calib.tmp.npy")
     np.save(tmp, x)
-    replace_atomic(tmp, os.path.join(d, "calib.npy"))
+    os.replace(tmp, os.path.join(d, "calib.npy"))
     return {"calib": f"{name}/calib.npy", "calib_images": count, "calib_seed": calib_seed_of(name)}
 
 
@@ -140,11 +136,11 @@ def export_one(name, out_dir, run_ort):
         # PRESERVE with the module in eval mode skips the exporter's Conv+BN folding.
         kwargs.update(training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
     torch.onnx.export(model, x, tmp, **kwargs)
-    replace_atomic(tmp, os.path.join(d, "model.onnx"))
+    os.replace(tmp, os.path.join(d, "model.onnx"))
 
     np_tmp = os.path.join(d, "input.tmp.npy")
     np.save(np_tmp, x.numpy().astype(np.float32))
-    replace_atomic(np_tmp, os.path.join(d, "input.npy"))
+    os.replace(np_tmp, os.path.join(d, "input.npy"))
 
     if run_ort:
         ort_dir = os.path.join(d, "ort")
