@@ -14,6 +14,12 @@
 // so the inner loop never sees a zero point (padding taps read a row of x_zero_point bytes,
 // which contributes exactly zp_u * w and cancels).
 //
+// Every microkernel has a float-output twin (`fn_f32`, the dynamic quantization path, where
+// the zero point and scale are known only at run time): the accumulators start at
+// args.acc_init[c] (the caller's run-time fold, the packed bias is ignored) and the tile
+// stores y[i][c] = clamp(float(acc) * scale[c] + out_bias[c], lo, hi) as float: a plain
+// multiply then a plain add (never fused), the order ONNX Runtime's Cast -> Mul -> Add uses.
+//
 // Packed weights, one block per NR output channels (the channel tail is zero-padded):
 //   int32 bias'[NR], float multiplier[NR],
 //   then for each tap, for each group of KR k's: w[NR][KR] (int8, or int16 when w_bytes == 2)
@@ -42,7 +48,12 @@ struct Q8IgemmArgs {
   void* y;                  // row 0, column 0 of the tile
   size_t y_row_stride;      // bytes between output rows
   float lo, hi;             // clamp in float: qmin - y_zero_point, qmax - y_zero_point
+                            // (float output: the fused activation's bounds)
   int32_t y_zero_point;
+  // Float output only, each NR values from the tile's first column (read as whole vectors):
+  const int32_t* acc_init = nullptr;  // initial accumulators
+  const float* scale = nullptr;       // x_scale * w_scale[c]
+  const float* out_bias = nullptr;    // float bias, or nullptr for none
 };
 
 using Q8IgemmFn = void (*)(const Q8IgemmArgs& args);
@@ -54,10 +65,12 @@ struct Q8GemmKernel {
   int mr, nr, kr;
   int w_bytes;  // bytes per packed weight: 1 (int8) or 2 (int16, the _madd16 kernels)
   int lanes;    // int32 lanes per vector register (16 zmm, 8 ymm): for the tile choice
-  Q8IgemmFn fn;
+  Q8IgemmFn fn;      // quantized output
+  Q8IgemmFn fn_f32;  // float output (see above)
 };
 
-// The microkernels live in kernels/x86/q8_gemm__<isa>.cc, namespace x86::<isa>.
+// The microkernels live in kernels/x86/q8_gemm__<isa>.cc, namespace x86::<isa>; the float
+// twin of `function` is `function_f32`.
 // X(isa namespace, function, name, Isa, x type, MR, NR, KR, weight bytes, lanes)
 #define OCTET_Q8_GEMM_KERNELS(X)                                                                   \
   X(avx512vnni, qu8s8_igemm_12x16c4, "qu8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::u8,   \
@@ -103,6 +116,7 @@ struct Q8GemmKernel {
 #define OCTET_Q8_GEMM_DECLARE_ENTRY(ns, fn, ...) \
   namespace ns {                                 \
   void fn(const Q8IgemmArgs& args);              \
+  void fn##_f32(const Q8IgemmArgs& args);        \
   }
 namespace x86 {
 OCTET_Q8_GEMM_KERNELS(OCTET_Q8_GEMM_DECLARE_ENTRY)
@@ -110,7 +124,7 @@ OCTET_Q8_GEMM_KERNELS(OCTET_Q8_GEMM_DECLARE_ENTRY)
 #undef OCTET_Q8_GEMM_DECLARE_ENTRY
 
 #define OCTET_Q8_GEMM_ENTRY(ns, fn, name, isa, xt, mr, nr, kr, wb, lanes) \
-  Q8GemmKernel{name, isa, xt, mr, nr, kr, wb, lanes, &x86::ns::fn},
+  Q8GemmKernel{name, isa, xt, mr, nr, kr, wb, lanes, &x86::ns::fn, &x86::ns::fn##_f32},
 inline constexpr Q8GemmKernel kQ8GemmKernels[] = {OCTET_Q8_GEMM_KERNELS(OCTET_Q8_GEMM_ENTRY)};
 #undef OCTET_Q8_GEMM_ENTRY
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "kernels/ref/qconv2d.h"
+#include "kernels/ref/qlinear.h"
 
 namespace octet::kernels {
 
@@ -65,6 +66,12 @@ void check_arguments(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point,
   }
 }
 
+// The float-output conv checks its shape and x type with a pass-through requantization.
+constexpr float kUnitMultiplier[] = {1.0f};
+Requantization unit_requantization(Q8 x_type) {
+  return Requantization{kUnitMultiplier, 0, q8_min(x_type), q8_max(x_type)};
+}
+
 }  // namespace
 
 bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
@@ -95,6 +102,39 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8
     throw std::invalid_argument(std::string("Q8Conv: this CPU cannot run ") + kernel.name);
   }
   init(w, bias, rq);
+}
+
+Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa)
+    : s_(s), x_type_(x_type), y_type_(x_type), x_zero_point_(0) {
+  check_arguments(s, x_type, 0, unit_requantization(x_type), x_type);
+  const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
+  kernel_ = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
+                                  static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
+  init_float_output(w, std::move(out));
+}
+
+Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out,
+               const Q8GemmKernel& kernel)
+    : s_(s), x_type_(x_type), y_type_(x_type), x_zero_point_(0), kernel_(&kernel) {
+  check_arguments(s, x_type, 0, unit_requantization(x_type), x_type);
+  if (kernel.x_type != x_type || !isa_supported(kernel.isa)) {
+    throw std::invalid_argument(std::string("Q8Conv: kernel ") + kernel.name + " cannot run " +
+                                q8_name(x_type) + " activations on this CPU");
+  }
+  init_float_output(w, std::move(out));
+}
+
+void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out) {
+  init(w, nullptr, unit_requantization(x_type_));
+  const size_t per_channel = static_cast<size_t>(s_.in_c) * s_.kernel_h * s_.kernel_w;
+  column_sums_ = q8_column_sums(static_cast<size_t>(s_.out_c), 1, per_channel,
+                                [&](size_t c, size_t, size_t k) { return w[c * per_channel + k]; });
+  float_out_.emplace(std::move(out), column_sums_,
+                     kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1});
+  if (kernel_ == nullptr) {
+    name_ = "q8_conv2d_nhwc_acc__ref";
+    ref_acc_.resize(static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * s_.out_c);
+  }
 }
 
 void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq) {
@@ -144,6 +184,7 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
                               x_type_, x_zero_point_);
   }
   const uint8_t zp_byte = static_cast<uint8_t>(x_zero_point_);
+  padding_value_ = x_zero_point_;
   // kr spare bytes: the kernels may read the K tail of this row with one full load.
   zero_row_.assign(kc_ + static_cast<size_t>(kernel_->kr), zp_byte);
 
@@ -255,10 +296,40 @@ void Q8Conv::bind(const void* x) {
 }
 
 void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
+  if (float_out_) throw std::logic_error("Q8Conv::run: this conv has a float output (run_dequantized)");
   if (kernel_ == nullptr) {
     run_reference(x, y);
     return;
   }
+  run_tiles(x, y, pool);
+}
+
+// The padding bytes must equal the activations' zero point, which a dynamic conv learns per run.
+void Q8Conv::set_padding_value(int32_t x_zero_point) {
+  if (x_zero_point == padding_value_) return;
+  const uint8_t byte = static_cast<uint8_t>(x_zero_point);
+  if (padded_.size() > 0) std::memset(padded_.data(), byte, padded_.size());
+  std::fill(zero_row_.begin(), zero_row_.end(), byte);
+  padding_value_ = x_zero_point;
+}
+
+void Q8Conv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y,
+                             pthreadpool_t pool) {
+  if (!float_out_) throw std::logic_error("Q8Conv::run_dequantized: this conv requantizes (run)");
+  if (x_zero_point < q8_min(x_type_) || x_zero_point > q8_max(x_type_)) {
+    throw std::invalid_argument("Q8Conv: x zero point " + std::to_string(x_zero_point) +
+                                " is outside " + q8_name(x_type_));
+  }
+  if (kernel_ == nullptr) {
+    run_reference_dequantized(x, x_scale, x_zero_point, y);
+    return;
+  }
+  set_padding_value(x_zero_point);
+  float_out_->prepare(x_type_, x_scale, x_zero_point);
+  run_tiles(x, y, pool);
+}
+
+void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool) const {
   const size_t mr = static_cast<size_t>(kernel_->mr);
   const size_t nr = static_cast<size_t>(kernel_->nr);
   const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
@@ -301,11 +372,18 @@ void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
     args.a_offset = a_offset;
     args.a_end = a_end;
     args.w = packed_.bytes.data() + b * packed_.block_bytes;
+    args.y_zero_point = y_zero_point_;
+    if (float_out_) {
+      args.y = y_base + (g * mr * out_c + b * nr) * sizeof(float);
+      args.y_row_stride = out_c * sizeof(float);
+      float_out_->set_args(args, b);
+      kernel_->fn_f32(args);
+      return;
+    }
     args.y = y_base + g * mr * out_c + b * nr;
     args.y_row_stride = out_c;
     args.lo = lo;
     args.hi = hi;
-    args.y_zero_point = y_zero_point_;
     kernel_->fn(args);
   };
   const size_t groups = (pixels + mr - 1) / mr;
@@ -329,6 +407,22 @@ void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
     return;
   }
   pthreadpool_parallelize_2d(pool, tile, groups, blocks);
+}
+
+void Q8Conv::run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point,
+                                       float* y) const {
+  const int32_t w_zero_point[] = {0};
+  if (x_type_ == Q8::u8) {
+    q8_conv2d_nhwc_acc__ref<uint8_t, int8_t>(s_, static_cast<const uint8_t*>(x), x_zero_point,
+                                             weights_.data(), w_zero_point, nullptr, ref_acc_.data());
+  } else {
+    q8_conv2d_nhwc_acc__ref<int8_t, int8_t>(s_, static_cast<const int8_t*>(x), x_zero_point,
+                                            weights_.data(), w_zero_point, nullptr, ref_acc_.data());
+  }
+  const DequantizedOutput& out = float_out_->output();
+  const int64_t pixels = static_cast<int64_t>(s_.batch) * s_.out_h * s_.out_w;
+  dequantize_accumulators__ref(pixels, s_.out_c, ref_acc_.data(), x_scale, out.w_scale, out.bias,
+                               out.lo, out.hi, y);
 }
 
 void Q8Conv::run_reference(const void* x, void* y) const {

@@ -22,14 +22,23 @@
 // the padded copy, whose indirection is built once); run() may then be called with that
 // address or any other input of the same shape (the pointers are offset) and never allocates.
 // run() writes the padded copy, so one Q8Conv must not run on two threads at once (its own
-// pool threads are fine). When no microkernel fits (isa == scalar, or a CPU without AVX2) the
+// pool threads are fine).
+//
+// Dynamic quantization (ConvInteger -> Cast -> Mul -> Add -> activation as one step): the
+// DequantizedOutput constructor packs the weights with zero point 0 and run_dequantized()
+// takes the activation's scale and zero point per call, writes float y, and refills the
+// padding frame only when the zero point changed (kernels/gemm/q8_float_output.h).
+//
+// When no microkernel fits (isa == scalar, or a CPU without AVX2) the
 // reference kernel runs instead and kernel_name() says so.
 #include <pthreadpool.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
 #include "kernels/isa.h"
 #include "kernels/q8_gemm_list.h"
@@ -60,6 +69,11 @@ class Q8Conv {
   Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
          const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel);
 
+  // Float output: w is s8 with zero point 0; y = clamp(float(acc) * x_scale * w_scale + bias).
+  Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa);
+  Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out,
+         const Q8GemmKernel& kernel);
+
   const std::string& kernel_name() const { return name_; }
   const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
   bool im2col() const { return im2col_; }  // the first-layer path (see above)
@@ -67,10 +81,17 @@ class Q8Conv {
   // x: [batch][in_h][in_w][in_c] of x_type; y: [batch][out_h][out_w][out_c] of y_type.
   void bind(const void* x);
   void run(const void* x, void* y, pthreadpool_t pool) const;
+  // Float-output convs only: y is [batch][out_h][out_w][out_c] float.
+  void run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y,
+                       pthreadpool_t pool);
 
  private:
   void init(const int8_t* w, const int32_t* bias, const Requantization& rq);
+  void init_float_output(const int8_t* w, DequantizedOutput out);
+  void run_tiles(const void* x, void* y, pthreadpool_t pool) const;
   void run_reference(const void* x, void* y) const;
+  void run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y) const;
+  void set_padding_value(int32_t x_zero_point);
 
   Conv2dShape s_;
   Q8 x_type_, y_type_;
@@ -104,9 +125,15 @@ class Q8Conv {
   mutable AlignedBytes windows_;
   WindowCopyFn copy_fn_ = nullptr;
 
+  // Float output (dynamic quantization); empty for the requantizing conv.
+  std::optional<Q8FloatOutput> float_out_;
+  std::vector<int64_t> column_sums_;
+  int32_t padding_value_ = 0;  // what the frame and zero_row_ hold now
+
   // Only for the reference fallback.
   std::vector<int8_t> weights_;
   std::vector<int32_t> bias_;
+  mutable std::vector<int32_t> ref_acc_;  // float output: the reference conv's accumulators
 };
 
 }  // namespace octet::kernels

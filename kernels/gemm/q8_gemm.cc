@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "kernels/ref/qgemm.h"
+#include "kernels/ref/qlinear.h"
 
 namespace octet::kernels {
 
@@ -29,7 +30,43 @@ void check_arguments(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point,
   }
 }
 
+constexpr float kUnitMultiplier[] = {1.0f};
+Requantization unit_requantization(Q8 a_type) {
+  return Requantization{kUnitMultiplier, 0, q8_min(a_type), q8_max(a_type)};
+}
+
 }  // namespace
+
+Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
+               Isa isa)
+    : k_(k), n_(n), a_type_(a_type), y_type_(a_type), a_zero_point_(0) {
+  check_arguments(k, n, a_type, 0, unit_requantization(a_type), a_type);
+  kernel_ = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
+  init_float_output(b, trans_b, std::move(out));
+}
+
+Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
+               const Q8GemmKernel& kernel)
+    : k_(k), n_(n), a_type_(a_type), y_type_(a_type), a_zero_point_(0), kernel_(&kernel) {
+  check_arguments(k, n, a_type, 0, unit_requantization(a_type), a_type);
+  if (kernel.x_type != a_type || !isa_supported(kernel.isa)) {
+    throw std::invalid_argument(std::string("Q8Gemm: kernel ") + kernel.name + " cannot run " +
+                                q8_name(a_type) + " activations on this CPU");
+  }
+  init_float_output(b, trans_b, std::move(out));
+}
+
+void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out) {
+  init(b, trans_b, nullptr, unit_requantization(a_type_));
+  const size_t k = static_cast<size_t>(k_);
+  const size_t n = static_cast<size_t>(n_);
+  auto sums = q8_column_sums(n, 1, k, [&](size_t c, size_t, size_t p) {
+    return trans_b ? b[c * k + p] : b[p * n + c];
+  });
+  float_out_.emplace(std::move(out), std::move(sums),
+                     kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1});
+  if (kernel_ == nullptr) name_ = "q8_gemm_int32__ref";
+}
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
                const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa)
@@ -81,11 +118,32 @@ void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requ
 }
 
 void Q8Gemm::run(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
+  if (float_out_) throw std::logic_error("Q8Gemm::run: this GEMM has a float output (run_dequantized)");
   if (m <= 0) return;
   if (kernel_ == nullptr) {
     run_reference(m, a, y);
     return;
   }
+  run_tiles(m, a, y, pool);
+}
+
+void Q8Gemm::run_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point, float* y,
+                             pthreadpool_t pool) {
+  if (!float_out_) throw std::logic_error("Q8Gemm::run_dequantized: this GEMM requantizes (run)");
+  if (a_zero_point < q8_min(a_type_) || a_zero_point > q8_max(a_type_)) {
+    throw std::invalid_argument("Q8Gemm: a zero point " + std::to_string(a_zero_point) +
+                                " is outside " + q8_name(a_type_));
+  }
+  if (m <= 0) return;
+  if (kernel_ == nullptr) {
+    run_reference_dequantized(m, a, a_scale, a_zero_point, y);
+    return;
+  }
+  float_out_->prepare(a_type_, a_scale, a_zero_point);
+  run_tiles(m, a, y, pool);
+}
+
+void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
   const size_t mr = static_cast<size_t>(kernel_->mr);
   const size_t nr = static_cast<size_t>(kernel_->nr);
   const size_t rows = static_cast<size_t>(m);
@@ -109,14 +167,41 @@ void Q8Gemm::run(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
     args.a_offset = 0;
     args.a_end = a_base + rows * k;
     args.w = packed_.bytes.data() + blk * packed_.block_bytes;
+    args.y_zero_point = y_zero_point_;
+    if (float_out_) {
+      args.y = y_base + (first * n + blk * nr) * sizeof(float);
+      args.y_row_stride = n * sizeof(float);
+      float_out_->set_args(args, blk);
+      kernel_->fn_f32(args);
+      return;
+    }
     args.y = y_base + first * n + blk * nr;
     args.y_row_stride = n;
     args.lo = lo;
     args.hi = hi;
-    args.y_zero_point = y_zero_point_;
     kernel_->fn(args);
   };
   pthreadpool_parallelize_2d(pool, tile, (rows + mr - 1) / mr, (n + nr - 1) / nr);
+}
+
+void Q8Gemm::run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,
+                                       float* y) const {
+  GemmShape s;
+  s.m = static_cast<int>(m);
+  s.n = static_cast<int>(n_);
+  s.k = static_cast<int>(k_);
+  const int32_t a_zp[] = {a_zero_point};
+  const int32_t b_zp[] = {0};
+  std::vector<int32_t> acc(static_cast<size_t>(m) * static_cast<size_t>(n_));
+  if (a_type_ == Q8::u8) {
+    q8_gemm_int32__ref<uint8_t, int8_t>(s, static_cast<const uint8_t*>(a), a_zp, b_.data(), b_zp,
+                                        nullptr, 0, 0, acc.data());
+  } else {
+    q8_gemm_int32__ref<int8_t, int8_t>(s, static_cast<const int8_t*>(a), a_zp, b_.data(), b_zp,
+                                       nullptr, 0, 0, acc.data());
+  }
+  const DequantizedOutput& out = float_out_->output();
+  dequantize_accumulators__ref(m, n_, acc.data(), a_scale, out.w_scale, out.bias, out.lo, out.hi, y);
 }
 
 void Q8Gemm::run_reference(int64_t m, const void* a, void* y) const {

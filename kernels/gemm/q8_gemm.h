@@ -6,12 +6,17 @@
 //
 // The constructor packs B; run() takes any m and never allocates. When no microkernel fits
 // (isa == scalar, or a CPU without AVX2) the reference kernel runs and kernel_name() says so.
+// The DequantizedOutput constructor is MatMulInteger -> Cast -> Mul -> Add (dynamic
+// quantization): float y, the activation's scale and zero point given per run
+// (kernels/gemm/q8_float_output.h).
 #include <pthreadpool.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
 #include "kernels/isa.h"
 #include "kernels/q8_gemm_list.h"
@@ -30,15 +35,27 @@ class Q8Gemm {
   Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
          const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel);
 
+  // Float output: y = clamp(float(acc) * a_scale * b_scale[c] + bias[c]).
+  Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out, Isa isa);
+  Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
+         const Q8GemmKernel& kernel);
+
   const std::string& kernel_name() const { return name_; }
   const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
 
   // a: [m][k] of a_type (dense rows); y: [m][n] of y_type.
   void run(int64_t m, const void* a, void* y, pthreadpool_t pool) const;
+  // Float-output GEMMs only; y: [m][n] float. Not for two threads at once (per-run state).
+  void run_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point, float* y,
+                       pthreadpool_t pool);
 
  private:
   void init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq);
+  void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out);
+  void run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool) const;
   void run_reference(int64_t m, const void* a, void* y) const;
+  void run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,
+                                 float* y) const;
 
   int64_t k_, n_;
   Q8 a_type_, y_type_;
@@ -48,6 +65,7 @@ class Q8Gemm {
   const Q8GemmKernel* kernel_ = nullptr;
   std::string name_;
   Q8PackedWeights packed_;
+  std::optional<Q8FloatOutput> float_out_;  // dynamic quantization; empty when requantizing
 
   // Only for the reference fallback: B as [k][n].
   std::vector<int8_t> b_;

@@ -114,6 +114,23 @@ DynamicQuantization qu8_dynamic_quantize_linear__ref(int64_t count, const float*
   return q;
 }
 
+void dequantize_accumulators__ref(int64_t rows, int64_t n, const int32_t* acc, float x_scale,
+                                  std::span<const float> w_scale, std::span<const float> bias,
+                                  float lo, float hi, float* y) {
+  check_per_channel("dequantize_accumulators__ref", "w_scale", w_scale.size(), static_cast<size_t>(n));
+  if (!bias.empty() && bias.size() != static_cast<size_t>(n))
+    throw std::invalid_argument("dequantize_accumulators__ref: bias has " + std::to_string(bias.size()) +
+                                " values for " + std::to_string(n) + " columns");
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < n; ++c) {
+      const float scale = x_scale * w_scale[w_scale.size() == 1 ? 0 : c];
+      float v = static_cast<float>(acc[r * n + c]) * scale;
+      if (!bias.empty()) v = v + bias[c];
+      y[r * n + c] = std::min(std::max(v, lo), hi);
+    }
+  }
+}
+
 template void q8_quantize_linear__ref<uint8_t>(int64_t, const float*, float, int32_t, uint8_t*);
 template void q8_quantize_linear__ref<int8_t>(int64_t, const float*, float, int32_t, int8_t*);
 template void q8_quantize_linear_per_axis__ref<uint8_t>(int, const int64_t*, int, const float*,

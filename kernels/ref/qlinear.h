@@ -56,6 +56,15 @@ struct DynamicQuantization {
 };
 DynamicQuantization qu8_dynamic_quantize_linear__ref(int64_t count, const float* x, uint8_t* y);
 
+// The float side of dynamic quantization, ConvInteger / MatMulInteger -> Cast -> Mul -> Add
+// (-> activation) as ONNX Runtime's quantize_dynamic writes it, for rows x n accumulators:
+//   y[r][c] = clamp(float(acc[r][c]) * (x_scale * w_scale[c]) + bias[c], lo, hi)
+// the scale product first (the graph's own Mul of the two scales), then a plain multiply and
+// a plain add, never fused. w_scale has 1 or n values, bias none or n; clamp is max then min.
+void dequantize_accumulators__ref(int64_t rows, int64_t n, const int32_t* acc, float x_scale,
+                                  std::span<const float> w_scale, std::span<const float> bias,
+                                  float lo, float hi, float* y);
+
 // The (outer, axis extent, inner) split of a shape around an axis; throws on a bad axis.
 struct AxisSplit {
   int64_t outer = 1, extent = 1, inner = 1;

@@ -50,6 +50,18 @@ struct Ops {
   }
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w)); }
 
+  static VecF to_float(Vec acc) { return _mm256_cvtepi32_ps(acc); }
+  static VecF mulf(VecF a, VecF b) { return _mm256_mul_ps(a, b); }
+  static VecF addf(VecF a, VecF b) { return _mm256_add_ps(a, b); }
+  static VecF clampf(VecF f, VecF lo, VecF hi) { return _mm256_min_ps(_mm256_max_ps(f, lo), hi); }
+  static void storef(float* y, VecF f, size_t valid) {
+    if (valid == 8) {
+      _mm256_storeu_ps(y, f);
+    } else {
+      const Vec lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+      _mm256_maskstore_ps(y, _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(valid)), lanes), f);
+    }
+  }
   static Vec requantize(Vec acc, VecF m, VecF lo, VecF hi) {
     const VecF f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), m);
     return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, lo), hi));
@@ -79,5 +91,10 @@ void qu8s8_igemm_6x16c2(const Q8IgemmArgs& g) { igemm_tile<6, 2, false>(g); }
 void qu8s8_igemm_12x8c2(const Q8IgemmArgs& g) { igemm_tile<12, 1, false>(g); }
 void qs8s8_igemm_6x16c2(const Q8IgemmArgs& g) { igemm_tile<6, 2, true>(g); }
 void qs8s8_igemm_12x8c2(const Q8IgemmArgs& g) { igemm_tile<12, 1, true>(g); }
+
+void qu8s8_igemm_6x16c2_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, false, true>(g); }
+void qu8s8_igemm_12x8c2_f32(const Q8IgemmArgs& g) { igemm_tile<12, 1, false, true>(g); }
+void qs8s8_igemm_6x16c2_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, true, true>(g); }
+void qs8s8_igemm_12x8c2_f32(const Q8IgemmArgs& g) { igemm_tile<12, 1, true, true>(g); }
 
 }  // namespace octet::kernels::x86::avx2

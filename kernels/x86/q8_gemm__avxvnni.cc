@@ -42,6 +42,13 @@ struct Ops {
   }
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_dpbusd_epi32(acc, a, w); }
 
+  static VecF to_float(Vec acc) { return _mm256_cvtepi32_ps(acc); }
+  static VecF mulf(VecF a, VecF b) { return _mm256_mul_ps(a, b); }
+  static VecF addf(VecF a, VecF b) { return _mm256_add_ps(a, b); }
+  static VecF clampf(VecF f, VecF lo, VecF hi) { return _mm256_min_ps(_mm256_max_ps(f, lo), hi); }
+  static void storef(float* y, VecF f, size_t valid) {
+    _mm256_mask_storeu_ps(y, static_cast<__mmask8>((1u << valid) - 1u), f);
+  }
   static Vec requantize(Vec acc, VecF m, VecF lo, VecF hi) {
     const VecF f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), m);
     return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, lo), hi));
@@ -59,5 +66,10 @@ void qu8s8_igemm_6x16c4(const Q8IgemmArgs& g) { igemm_tile<6, 2, false>(g); }
 void qu8s8_igemm_4x32c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, false>(g); }
 void qs8s8_igemm_6x16c4(const Q8IgemmArgs& g) { igemm_tile<6, 2, true>(g); }
 void qs8s8_igemm_4x32c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, true>(g); }
+
+void qu8s8_igemm_6x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, false, true>(g); }
+void qu8s8_igemm_4x32c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, false, true>(g); }
+void qs8s8_igemm_6x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, true, true>(g); }
+void qs8s8_igemm_4x32c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, true, true>(g); }
 
 }  // namespace octet::kernels::x86::avxvnni

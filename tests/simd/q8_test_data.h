@@ -10,6 +10,7 @@
 
 #include "kernels/q8_gemm_list.h"
 #include "kernels/q8_type.h"
+#include "kernels/ref/conv2d.h"
 #include "kernels/ref/qmath.h"
 
 namespace octet::kernels::testing {
@@ -142,6 +143,40 @@ inline std::vector<const Q8GemmKernel*> runnable_q8_kernels(Q8 x_type) {
     }
   }
   return out;
+}
+
+// A random valid geometry: kernel 1x1 / 3x3 / 5x5 / 1x3 / 3x1, stride 1-2, dilation 1-2,
+// asymmetric pads (sometimes bottom / right only, like the MLPerf ResNet8), 1x1 spatial.
+inline Conv2dShape random_conv_shape(std::mt19937& rng, int max_spatial, int max_in_c, int max_out_c) {
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  static const int kernels[][2] = {{1, 1}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {3, 3}, {1, 1}};
+  for (;;) {
+    Conv2dShape s;
+    s.batch = uniform(1, 10) <= 8 ? 1 : uniform(2, 3);
+    const auto& k = kernels[uniform(0, 6)];
+    s.kernel_h = k[0];
+    s.kernel_w = k[1];
+    s.stride_h = s.stride_w = uniform(1, 3) == 3 ? 2 : 1;
+    if (uniform(1, 4) == 1) s.stride_w = 3 - s.stride_h;
+    s.dilation_h = uniform(1, 5) == 5 ? 2 : 1;
+    s.dilation_w = uniform(1, 5) == 5 ? 2 : 1;
+    s.in_h = uniform(1, max_spatial);
+    s.in_w = uniform(1, max_spatial);
+    s.in_c = uniform(1, max_in_c);
+    s.out_c = uniform(1, max_out_c);
+    const int eff_h = s.dilation_h * (s.kernel_h - 1) + 1;
+    const int eff_w = s.dilation_w * (s.kernel_w - 1) + 1;
+    const bool bottom_right_only = uniform(1, 5) == 1;
+    s.pad_top = bottom_right_only ? 0 : uniform(0, eff_h - 1);
+    s.pad_left = bottom_right_only ? 0 : uniform(0, eff_w - 1);
+    const int pad_bottom = uniform(0, eff_h - 1);
+    const int pad_right = uniform(0, eff_w - 1);
+    s.out_h = (s.in_h + s.pad_top + pad_bottom - eff_h) / s.stride_h + 1;
+    s.out_w = (s.in_w + s.pad_left + pad_right - eff_w) / s.stride_w + 1;
+    if (s.in_h + s.pad_top + pad_bottom < eff_h || s.in_w + s.pad_left + pad_right < eff_w)
+      continue;
+    return s;
+  }
 }
 
 }  // namespace octet::kernels::testing

@@ -149,40 +149,6 @@ class Q8ConvTester {
   pthreadpool_t pool_ = nullptr;
 };
 
-// A random valid geometry: kernel 1x1 / 3x3 / 5x5 / 1x3 / 3x1, stride 1-2, dilation 1-2,
-// asymmetric pads (sometimes bottom / right only, like the MLPerf ResNet8), 1x1 spatial.
-Conv2dShape random_shape(std::mt19937& rng, int max_spatial, int max_in_c, int max_out_c) {
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  static const int kernels[][2] = {{1, 1}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {3, 3}, {1, 1}};
-  for (;;) {
-    Conv2dShape s;
-    s.batch = uniform(1, 10) <= 8 ? 1 : uniform(2, 3);
-    const auto& k = kernels[uniform(0, 6)];
-    s.kernel_h = k[0];
-    s.kernel_w = k[1];
-    s.stride_h = s.stride_w = uniform(1, 3) == 3 ? 2 : 1;
-    if (uniform(1, 4) == 1) s.stride_w = 3 - s.stride_h;
-    s.dilation_h = uniform(1, 5) == 5 ? 2 : 1;
-    s.dilation_w = uniform(1, 5) == 5 ? 2 : 1;
-    s.in_h = uniform(1, max_spatial);
-    s.in_w = uniform(1, max_spatial);
-    s.in_c = uniform(1, max_in_c);
-    s.out_c = uniform(1, max_out_c);
-    const int eff_h = s.dilation_h * (s.kernel_h - 1) + 1;
-    const int eff_w = s.dilation_w * (s.kernel_w - 1) + 1;
-    const bool bottom_right_only = uniform(1, 5) == 1;
-    s.pad_top = bottom_right_only ? 0 : uniform(0, eff_h - 1);
-    s.pad_left = bottom_right_only ? 0 : uniform(0, eff_w - 1);
-    const int pad_bottom = uniform(0, eff_h - 1);
-    const int pad_right = uniform(0, eff_w - 1);
-    s.out_h = (s.in_h + s.pad_top + pad_bottom - eff_h) / s.stride_h + 1;
-    s.out_w = (s.in_w + s.pad_left + pad_right - eff_w) / s.stride_w + 1;
-    if (s.in_h + s.pad_top + pad_bottom < eff_h || s.in_w + s.pad_left + pad_right < eff_w)
-      continue;
-    return s;
-  }
-}
-
 TEST(Q8Conv, RandomShapesEveryKernel) {
   std::mt19937 rng(20261122);
   int shapes = 0;
@@ -192,7 +158,7 @@ TEST(Q8Conv, RandomShapesEveryKernel) {
     for (int iter = 0; iter < 600; ++iter, ++shapes) {
       // Mostly tiny; every 20th around a real layer's channel counts.
       const bool large = iter % 20 == 0;
-      const Conv2dShape s = large ? random_shape(rng, 10, 72, 80) : random_shape(rng, 6, 33, 40);
+      const Conv2dShape s = large ? testing::random_conv_shape(rng, 10, 72, 80) : testing::random_conv_shape(rng, 6, 33, 40);
       std::bernoulli_distribution coin(0.5);
       const Q8 y_type = coin(rng) ? Q8::u8 : Q8::s8;
       Q8ConvTester()
@@ -223,7 +189,7 @@ TEST(Q8Conv, ExtremeValuesAndZeroPoints) {
     if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
     for (int32_t x_zp : testing::extreme_zero_points(x_type)) {
       for (int in_c : {1, 3, 17, 64, 128}) {
-        Conv2dShape s = random_shape(rng, 5, 1, 33);
+        Conv2dShape s = testing::random_conv_shape(rng, 5, 1, 33);
         s.in_c = in_c;
         if (in_c == 128) {
           s.kernel_h = s.kernel_w = 5;
@@ -292,7 +258,7 @@ TEST(Q8Conv, ModelLayersWithTwoThreads) {
 // below every microkernel; all of them agree with the reference.
 TEST(Q8Conv, IsaChoiceAndScalarFallback) {
   std::mt19937 rng(3);
-  const Conv2dShape s = random_shape(rng, 6, 20, 40);
+  const Conv2dShape s = testing::random_conv_shape(rng, 6, 20, 40);
   const size_t taps = static_cast<size_t>(s.kernel_h) * s.kernel_w;
   std::vector<uint8_t> x = testing::random_activations(
       rng, static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c, Q8::u8, 3, Fill::random);

@@ -1,0 +1,246 @@
+// The float-output twins of the INT8 IGEMM microkernels (dynamic quantization: the activation's
+// scale and zero point arrive per run) through Q8Conv and Q8Gemm, against the reference
+// integer conv / GEMM followed by dequantize_accumulators__ref: bit-exact floats, for every
+// microkernel this CPU runs, u8 and s8 activations, zero points that change between runs of
+// one object (the padding frame must follow), per-tensor and per-channel scales, bias and a
+// fused Relu.
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/conv/q8_conv.h"
+#include "kernels/gemm/q8_gemm.h"
+#include "kernels/ref/qconv2d.h"
+#include "kernels/ref/qgemm.h"
+#include "kernels/ref/qlinear.h"
+#include "tests/simd/q8_test_data.h"
+#include "tests/simd/simd_test_util.h"
+
+namespace octet::kernels {
+namespace {
+
+using testing::describe;
+using testing::Fill;
+
+std::map<std::string, int>& ran() {
+  static std::map<std::string, int> counts;
+  return counts;
+}
+
+DequantizedOutput random_output(std::mt19937& rng, size_t n, bool per_channel, bool bias, bool relu) {
+  std::uniform_real_distribution<float> scale(1e-4f, 2e-2f);
+  std::normal_distribution<float> value(0.0f, 3.0f);
+  DequantizedOutput out;
+  out.w_scale.resize(per_channel ? n : 1);
+  for (float& s : out.w_scale) s = scale(rng);
+  if (bias) {
+    out.bias.resize(n);
+    for (float& b : out.bias) b = value(rng);
+  }
+  if (relu) out.lo = 0.0f;
+  return out;
+}
+
+// Compares float bit patterns: -0.0 vs 0.0 or a different rounding is a failure.
+void expect_same_bits(const std::vector<float>& y, const std::vector<float>& expected, size_t n,
+                      const std::string& what) {
+  ASSERT_EQ(y.size(), expected.size());
+  for (size_t i = 0; i < y.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(expected[i]))
+        << what << " at output " << i << " (column " << i % n << "): " << y[i] << " vs "
+        << expected[i];
+  }
+}
+
+struct ConvCase {
+  Conv2dShape s;
+  Q8 x_type = Q8::u8;
+  Fill fill = Fill::random;
+  bool per_channel = true, bias = true, relu = false;
+};
+
+void test_conv(std::mt19937& rng, const ConvCase& c, const std::vector<const Q8GemmKernel*>& kernels,
+               pthreadpool_t pool) {
+  const Conv2dShape& s = c.s;
+  const size_t out_c = static_cast<size_t>(s.out_c);
+  const size_t x_size = static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c;
+  const size_t y_size = static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.out_c;
+  std::vector<int8_t> w = testing::random_weights(
+      rng, out_c * s.in_c * s.kernel_h * s.kernel_w, c.fill);
+  const DequantizedOutput out = random_output(rng, out_c, c.per_channel, c.bias, c.relu);
+  const std::vector<int32_t> zero_points = {testing::random_zero_point(rng, c.x_type),
+                                            testing::extreme_zero_point(rng, c.x_type)};
+  std::vector<Q8Conv> convs;
+  for (const Q8GemmKernel* k : kernels) convs.emplace_back(s, c.x_type, w.data(), out, *k);
+  convs.emplace_back(s, c.x_type, w.data(), out, Isa::scalar);
+  ASSERT_EQ(convs.back().kernel_name(), "q8_conv2d_nhwc_acc__ref");
+  std::uniform_real_distribution<float> x_scale_dist(1e-3f, 0.1f);
+  // Two runs per object with different zero points and data.
+  for (int32_t x_zp : zero_points) {
+    const float x_scale = x_scale_dist(rng);
+    std::vector<uint8_t> x = testing::random_activations(rng, x_size, c.x_type, x_zp, c.fill);
+    std::vector<int32_t> acc(y_size);
+    const int32_t w_zp[] = {0};
+    testing::with_q8_types(c.x_type, c.x_type, [&](auto x_tag, auto) {
+      using X = decltype(x_tag);
+      q8_conv2d_nhwc_acc__ref<X, int8_t>(s, reinterpret_cast<const X*>(x.data()), x_zp, w.data(),
+                                         w_zp, nullptr, acc.data());
+    });
+    std::vector<float> expected(y_size);
+    dequantize_accumulators__ref(static_cast<int64_t>(y_size / out_c), s.out_c, acc.data(), x_scale,
+                                 out.w_scale, out.bias, out.lo, out.hi, expected.data());
+    for (Q8Conv& conv : convs) {
+      std::vector<uint8_t> bound(x.size() + 1);
+      conv.bind(bound.data());
+      std::vector<float> y(y_size, -7.0f);
+      conv.run_dequantized(x.data(), x_scale, x_zp, y.data(), pool);
+      expect_same_bits(y, expected, out_c,
+                       conv.kernel_name() + ", " + describe(s) + ", x " + q8_name(c.x_type) +
+                           " zp " + std::to_string(x_zp));
+      if (::testing::Test::HasFatalFailure()) return;
+      ++ran()[conv.kernel_name()];
+    }
+  }
+}
+
+TEST(Q8DequantizedConv, RandomShapesEveryKernel) {
+  std::mt19937 rng(20261125);
+  for (Q8 x_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
+    if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
+    for (int iter = 0; iter < 150; ++iter) {
+      std::bernoulli_distribution coin(0.5);
+      ConvCase c;
+      c.s = iter % 15 == 0 ? testing::random_conv_shape(rng, 9, 70, 80)
+                           : testing::random_conv_shape(rng, 6, 33, 40);
+      c.x_type = x_type;
+      c.per_channel = coin(rng);
+      c.bias = iter % 5 != 0;
+      c.relu = iter % 3 == 0;
+      test_conv(rng, c, kernels, nullptr);
+      if (HasFatalFailure()) return;
+    }
+  }
+  for (const auto& [name, count] : ran()) std::printf("ran %s %d times\n", name.c_str(), count);
+}
+
+// Activations at the far end from the zero point and weights +-127: the largest accumulators;
+// the first-layer (im2col) and padded paths with a 2-thread pool.
+TEST(Q8DequantizedConv, ExtremeValuesAndLayerShapes) {
+  testing::Pool pool(pthreadpool_create(2));
+  std::mt19937 rng(5);
+  const Conv2dShape layers[] = {
+      testing::random_conv_shape(rng, 5, 128, 33),
+  };
+  for (Q8 x_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
+    if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
+    // 32x32x3 -> 16 3x3 (im2col), 16x16x16 -> 32 3x3 stride 2 with bottom/right pads, 1x1.
+    Conv2dShape first{};
+    first.batch = 1, first.in_h = first.in_w = 32, first.in_c = 3, first.out_c = 16;
+    first.kernel_h = first.kernel_w = 3, first.stride_h = first.stride_w = 1;
+    first.dilation_h = first.dilation_w = 1, first.pad_top = first.pad_left = 1;
+    first.out_h = first.out_w = 32;
+    Conv2dShape down = first;
+    down.in_h = down.in_w = 16, down.in_c = 16, down.out_c = 32, down.stride_h = down.stride_w = 2;
+    down.pad_top = down.pad_left = 0, down.out_h = down.out_w = 8, down.batch = 2;
+    Conv2dShape pointwise = down;
+    pointwise.kernel_h = pointwise.kernel_w = 1, pointwise.in_c = 64, pointwise.out_c = 70;
+    for (const Conv2dShape& s : {first, down, pointwise, layers[0]}) {
+      for (Fill fill : {Fill::random, Fill::extreme}) {
+        ConvCase c;
+        c.s = s;
+        c.x_type = x_type;
+        c.fill = fill;
+        c.relu = fill == Fill::random;
+        test_conv(rng, c, kernels, pool.get());
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+void test_gemm(std::mt19937& rng, int64_t m, int64_t k, int64_t n, Q8 a_type, bool trans_b,
+               Fill fill, const std::vector<const Q8GemmKernel*>& kernels, pthreadpool_t pool) {
+  std::vector<int8_t> b = testing::random_weights(rng, static_cast<size_t>(k * n), fill);
+  std::bernoulli_distribution coin(0.5);
+  const DequantizedOutput out = random_output(rng, static_cast<size_t>(n), coin(rng), coin(rng), coin(rng));
+  std::vector<Q8Gemm> gemms;
+  for (const Q8GemmKernel* kernel : kernels) gemms.emplace_back(k, n, a_type, b.data(), trans_b, out, *kernel);
+  gemms.emplace_back(k, n, a_type, b.data(), trans_b, out, Isa::scalar);
+  ASSERT_EQ(gemms.back().kernel_name(), "q8_gemm_int32__ref");
+  // B as [k][n] for the reference.
+  std::vector<int8_t> b_kn(b.size());
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t c = 0; c < n; ++c) b_kn[p * n + c] = trans_b ? b[c * k + p] : b[p * n + c];
+  for (int32_t a_zp : {testing::random_zero_point(rng, a_type), testing::extreme_zero_point(rng, a_type)}) {
+    const float a_scale = std::uniform_real_distribution<float>(1e-3f, 0.1f)(rng);
+    std::vector<uint8_t> a = testing::random_activations(rng, static_cast<size_t>(m * k), a_type, a_zp, fill);
+    GemmShape s;
+    s.m = static_cast<int>(m);
+    s.n = static_cast<int>(n);
+    s.k = static_cast<int>(k);
+    std::vector<int32_t> acc(static_cast<size_t>(m * n));
+    const int32_t a_zps[] = {a_zp};
+    const int32_t b_zps[] = {0};
+    testing::with_q8_types(a_type, a_type, [&](auto a_tag, auto) {
+      using A = decltype(a_tag);
+      q8_gemm_int32__ref<A, int8_t>(s, reinterpret_cast<const A*>(a.data()), a_zps, b_kn.data(), b_zps,
+                                    nullptr, 0, 0, acc.data());
+    });
+    std::vector<float> expected(acc.size());
+    dequantize_accumulators__ref(m, n, acc.data(), a_scale, out.w_scale, out.bias, out.lo, out.hi,
+                                 expected.data());
+    for (Q8Gemm& gemm : gemms) {
+      std::vector<float> y(expected.size(), -7.0f);
+      gemm.run_dequantized(m, a.data(), a_scale, a_zp, y.data(), pool);
+      expect_same_bits(y, expected, static_cast<size_t>(n),
+                       gemm.kernel_name() + ", m " + std::to_string(m) + " k " + std::to_string(k) +
+                           " n " + std::to_string(n) + (trans_b ? " trans_b" : ""));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(Q8DequantizedGemm, RandomShapesEveryKernel) {
+  testing::Pool pool(pthreadpool_create(2));
+  std::mt19937 rng(77);
+  std::uniform_int_distribution<int> dim(1, 70);
+  for (Q8 a_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(a_type);
+    if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";
+    for (int iter = 0; iter < 60; ++iter) {
+      test_gemm(rng, dim(rng), dim(rng), dim(rng), a_type, iter % 2 == 0,
+                iter % 4 == 3 ? Fill::extreme : Fill::random, kernels, iter % 6 == 0 ? pool.get() : nullptr);
+      if (HasFatalFailure()) return;
+    }
+    // The ResNet8 classifier and a wide layer.
+    test_gemm(rng, 1, 64, 10, a_type, true, Fill::random, kernels, nullptr);
+    test_gemm(rng, 64, 512, 1000, a_type, true, Fill::random, kernels, pool.get());
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Q8Dequantized, RunOnTheWrongOutputThrows) {
+  const int8_t w[4] = {1, 2, 3, 4};
+  DequantizedOutput out;
+  out.w_scale = {0.5f};
+  Q8Gemm gemm(2, 2, Q8::u8, w, false, out, Isa::scalar);
+  uint8_t a[2] = {1, 2};
+  uint8_t y8[2];
+  EXPECT_THROW(gemm.run(1, a, y8, nullptr), std::logic_error);
+  float y[2];
+  EXPECT_THROW(gemm.run_dequantized(1, a, 0.1f, 256, y, nullptr), std::invalid_argument);
+  out.w_scale = {0.5f, 0.5f, 0.5f};
+  EXPECT_THROW(Q8Gemm(2, 2, Q8::u8, w, false, out, Isa::scalar), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace octet::kernels
