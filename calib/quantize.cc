@@ -235,26 +235,16 @@ class Quantizer {
   std::string quantize_weights(std::vector<ir::Node>& out, const ir::Node& n, size_t slot, int64_t axis,
                                std::vector<float>& scales) {
     const ir::TensorData& w = *g_.value(n.input(slot)).constant;
-    std::vector<QParams> qp;
     const int64_t channels = w.dims.at(size_t(axis));
-    int64_t inner = 1;
-    for (size_t d = size_t(axis) + 1; d < w.dims.size(); ++d) inner *= w.dims[d];
-    auto channel_of = [&](int64_t i) { return (i / inner) % channels; };
     const bool per_channel = opt_.per_channel;
+    QuantizedWeights qw;
     try {
-      qp = per_channel ? weight_qparams_per_channel(w.values<float>(), channels, weight_target_, inner)
-                       : std::vector<QParams>{weight_qparams_per_tensor(w.values<float>(), weight_target_)};
+      qw = quantize_weights_s8(w, axis, per_channel);
     } catch (const ir::Error& e) {
       throw ir::Error(ir::Graph::describe(n) + ": " + e.what());
     }
-    ir::TensorData q = ir::TensorData::make(DType::s8, w.dims);
-    for (int64_t i = 0; i < w.count(); ++i) {
-      const QParams& p = qp[per_channel ? size_t(channel_of(i)) : 0];
-      q.as<int8_t>()[i] = int8_t(kernels::quantize_value(w.as<float>()[i], p.scale, 0, weight_target_.qmin(),
-                                                        weight_target_.qmax()));
-    }
-    scales.clear();
-    for (const QParams& p : qp) scales.push_back(p.scale);
+    ir::TensorData q = std::move(qw.values);
+    scales = qw.scales;
     const ir::Dims vec_dims = per_channel ? ir::Dims{channels} : ir::Dims{};
     const std::string base = n.input(slot);
     const std::string qname = add_constant(g_, base + "_quantized", std::move(q));
@@ -342,6 +332,27 @@ class Quantizer {
 };
 
 }  // namespace
+
+QuantizedWeights quantize_weights_s8(const ir::TensorData& w, int64_t axis, bool per_channel) {
+  QuantTarget target;
+  target.type = QType::s8;
+  target.symmetric = true;
+  target.narrow = true;
+  const int64_t channels = w.dims.at(size_t(axis));
+  int64_t inner = 1;
+  for (size_t d = size_t(axis) + 1; d < w.dims.size(); ++d) inner *= w.dims[d];
+  const std::vector<QParams> qp = per_channel ? weight_qparams_per_channel(w.values<float>(), channels, target, inner)
+                                              : std::vector<QParams>{weight_qparams_per_tensor(w.values<float>(), target)};
+  QuantizedWeights out;
+  out.values = ir::TensorData::make(DType::s8, w.dims);
+  for (int64_t i = 0; i < w.count(); ++i) {
+    const QParams& p = qp[per_channel ? size_t((i / inner) % channels) : 0];
+    out.values.as<int8_t>()[i] =
+        int8_t(kernels::quantize_value(w.as<float>()[i], p.scale, 0, target.qmin(), target.qmax()));
+  }
+  for (const QParams& p : qp) out.scales.push_back(p.scale);
+  return out;
+}
 
 ir::Graph quantize_graph(const ir::Graph& prepared, const Observers& observers, const QuantizeOptions& options,
                          QuantizeReport* report) {

@@ -65,8 +65,9 @@ void register_misc_ops(OpTable& t);
 void register_quantize_ops(OpTable& t);      // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Cast
 void register_qconv_ops(OpTable& t);         // QLinearConv, ConvInteger
 void register_qgemm_ops(OpTable& t);         // QLinearMatMul, MatMulInteger, QGemm
-void register_qelementwise_ops(OpTable& t);
-void register_se_ops(OpTable& t);            // SqueezeExcite (passes::fuse_squeeze_excitation)  // QLinearAdd/Mul/Sigmoid/GlobalAveragePool/AveragePool
+void register_qelementwise_ops(OpTable& t);  // QLinearAdd/Mul/Sigmoid/GlobalAveragePool/AveragePool
+void register_se_ops(OpTable& t);            // SqueezeExcite (passes::fuse_squeeze_excitation)
+void register_dynamic_ops(OpTable& t);       // ConvIntegerToFloat, MatMulIntegerToFloat (passes::fuse_dynamic_quantization)
 
 // Helpers shared by op files.
 int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank);

@@ -141,8 +141,10 @@ std::pair<ir::Node*, ir::Node*> silu_after(ir::Graph& g, const std::string& t) {
 int fuse_activations(ir::Graph& g) {
   std::set<const ir::Node*> dead;
   for (auto& p : g.nodes) {
-    if ((p.op != "Conv" && p.op != "Gemm") || p.attrs.has("fused_act")) continue;
-    if (auto [sigmoid, mul] = silu_after(g, p.outputs[0]); sigmoid) {
+    // The integer-to-float steps of dynamic quantization clamp their output: Relu and Clip only.
+    const bool clamp_only = p.op == "ConvIntegerToFloat" || p.op == "MatMulIntegerToFloat";
+    if ((p.op != "Conv" && p.op != "Gemm" && !clamp_only) || p.attrs.has("fused_act")) continue;
+    if (auto [sigmoid, mul] = clamp_only ? std::pair<ir::Node*, ir::Node*>{} : silu_after(g, p.outputs[0]); sigmoid) {
       p.attrs.set("fused_act", std::string("Silu"));
       p.outputs[0] = mul->outputs[0];
       dead.insert(sigmoid);
@@ -150,7 +152,7 @@ int fuse_activations(ir::Graph& g) {
       continue;
     }
     ir::Node* act = sole_consumer(g, p.outputs[0]);
-    if (!act) continue;
+    if (!act || (clamp_only && act->op != "Relu" && act->op != "Clip")) continue;
     std::vector<float> params;
     if (act->op == "Clip") {
       float lo = -INFINITY, hi = INFINITY;
@@ -211,6 +213,8 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   }
   report.push_back({"fold constants", fold_constants(g)});
   report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
+  if (o.fuse_dynamic)
+    report.push_back({"fuse dynamic quantization into integer-to-float steps", fuse_dynamic_quantization(g)});
   if (o.fuse_activations) report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
   if (o.fuse_activations && o.fuse_squeeze_excitation)
     report.push_back({"fuse squeeze-excitation blocks", fuse_squeeze_excitation(g)});

@@ -17,6 +17,9 @@ int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
 // QLinearMul, QLinearSigmoid, QLinearGlobalAveragePool, QLinearAveragePool; Relu/Clip made
 // redundant by the output clamp removed; data movement run on the integers. engine/passes_qdq.cc.
 int fuse_qdq(ir::Graph& g);
+// DynamicQuantizeLinear -> ConvInteger / MatMulInteger -> Cast -> Mul(scales) [-> Add(bias)]
+// into ConvIntegerToFloat / MatMulIntegerToFloat steps (engine/passes_dynamic.cc).
+int fuse_dynamic_quantization(ir::Graph& g);
 int fold_batchnorm(ir::Graph& g);      // BatchNormalization into the preceding Conv's weights and bias
 int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) into Conv or Gemm
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
@@ -30,6 +33,7 @@ struct PassCount {
 };
 struct Options {
   bool fuse_qdq = true;          // off: a QDQ model runs every op in float between its Q/DQ pairs
+  bool fuse_dynamic = true;      // off: a dynamic model runs ConvInteger, Cast, Mul, Add one by one
   bool fuse_activations = true;  // off: every activation tensor stays observable (calibration)
   bool fuse_squeeze_excitation = true;  // needs fuse_activations
 };

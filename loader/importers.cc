@@ -34,7 +34,8 @@ struct Importer {
 bool is_contrib_op(const std::string& op) {
   static const std::set<std::string> ops = {"QLinearAdd",       "QLinearMul",       "QLinearSigmoid",
                                             "QLinearLeakyRelu", "QLinearGlobalAveragePool",
-                                            "QLinearAveragePool", "QGemm"};
+                                            "QLinearAveragePool", "QGemm",
+                                            "MatMulIntegerToFloat"};
   return ops.count(op) != 0;
 }
 
@@ -160,6 +161,7 @@ void add_quantization_importers(std::map<std::string, Importer>& t, const std::v
                               {"channels_last", i64(0)}},
                              reject_channels_last_node};
   t["QGemm"] = {1, {{"alpha", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)}}, {}};
+  t["MatMulIntegerToFloat"] = {1, {}, {}};
 }
 
 const std::map<std::string, Importer>& importers() {

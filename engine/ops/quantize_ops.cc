@@ -272,15 +272,23 @@ OpImpl dynamic_quantize_linear_op() {
     return {{DType::u8, x.dims, x.layout}, {DType::f32, {}, Layout::row_major}, {DType::u8, {}, Layout::row_major}};
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const int64_t n = c.info(0).count();
+    const size_t n = static_cast<size_t>(c.info(0).count());
     const auto* x = static_cast<const float*>(in[0]);
     auto* y = static_cast<uint8_t*>(out[0]);
     auto* scale = out.size() > 1 ? static_cast<float*>(out[1]) : nullptr;  // null when unused
     auto* zero_point = out.size() > 2 ? static_cast<uint8_t*>(out[2]) : nullptr;
+    const kernels::Q8QuantizeKernel* k = kernels::choose_q8_quantize(c.isa);
+    c.report_kernel(k != nullptr ? std::string("qu8_dynamic_quantize__") + kernels::isa_name(k->isa)
+                                 : "qu8_dynamic_quantize_linear__ref");
+    const std::string where = ir::Graph::describe(c.node);
     return [=] {
-      const auto q = kernels::qu8_dynamic_quantize_linear__ref(n, x, y);
-      if (scale) *scale = q.scale;
-      if (zero_point) *zero_point = q.zero_point;
+      const kernels::DynamicQuantizeResult r = kernels::qu8_dynamic_quantize(k, n, x, y);
+      // ONNX leaves a NaN / infinite range undefined (the scale would be NaN or inf): refuse it.
+      if (!r.finite)
+        throw ir::Error(where + ": the input holds NaN or infinite values (range [" + std::to_string(r.range.min) +
+                        ", " + std::to_string(r.range.max) + "]), so no scale can be computed");
+      if (scale) *scale = r.q.scale;
+      if (zero_point) *zero_point = r.q.zero_point;
     };
   };
   return op;

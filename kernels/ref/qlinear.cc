@@ -3,6 +3,7 @@
 #include "kernels/ref/qlinear.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -96,20 +97,31 @@ void q8_requantize__ref(int64_t rows, int channels, const int32_t* acc, const in
   }
 }
 
-DynamicQuantization qu8_dynamic_quantize_linear__ref(int64_t count, const float* x, uint8_t* y) {
-  // The range always contains 0, so starting from 0 is the same as min(0, min x).
-  float rmin = 0.0f;
-  float rmax = 0.0f;
+F32Range f32_range__ref(int64_t count, const float* x) {
+  F32Range r;
   for (int64_t i = 0; i < count; ++i) {
-    rmin = std::min(rmin, x[i]);
-    rmax = std::max(rmax, x[i]);
+    if (std::isnan(x[i])) return {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
+    r.min = std::min(r.min, x[i]);
+    r.max = std::max(r.max, x[i]);
   }
+  return r;
+}
+
+DynamicQuantization qu8_dynamic_params(float data_min, float data_max) {
+  const float rmin = std::min(data_min, 0.0f);
+  const float rmax = std::max(data_max, 0.0f);
   DynamicQuantization q;
   // All-zero input: an empty range would make scale 0 and the zero point 0/0.
   q.scale = rmax == rmin ? 1.0f : (rmax - rmin) / 255.0f;
   const float initial_zero_point = 0.0f - rmin / q.scale;
   q.zero_point =
       static_cast<uint8_t>(round_half_even(std::clamp(initial_zero_point, 0.0f, 255.0f)));
+  return q;
+}
+
+DynamicQuantization qu8_dynamic_quantize_linear__ref(int64_t count, const float* x, uint8_t* y) {
+  const F32Range r = f32_range__ref(count, x);
+  const DynamicQuantization q = count == 0 ? DynamicQuantization{} : qu8_dynamic_params(r.min, r.max);
   q8_quantize_linear__ref<uint8_t>(count, x, q.scale, q.zero_point, y);
   return q;
 }

@@ -7,6 +7,7 @@
 // (the encoding of a bias, whose zero point must be 0). Zero points are passed as int32
 // and must lie in T's range.
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include "kernels/ref/qmath.h"
@@ -49,12 +50,24 @@ void q8_requantize__ref(int64_t rows, int channels, const int32_t* acc, const in
 //           value, see docs/requantization.md for how the ONNX artifacts disagree)
 //   zero_point = round_half_even(clamp(0 - rmin / scale, 0, 255))
 //   y = saturate(round_half_even(x / scale) + zero_point)
-// An empty input gives scale 1, zero point 0. NaN inputs are not supported.
+// An empty input gives scale 1, zero point 0. NaN / infinite inputs have no defined range:
+// the engine refuses them before quantizing (see qu8_dynamic_params).
 struct DynamicQuantization {
   float scale = 1.0f;
   uint8_t zero_point = 0;
 };
 DynamicQuantization qu8_dynamic_quantize_linear__ref(int64_t count, const float* x, uint8_t* y);
+
+// The smallest and largest element; NaN for both when any element is NaN; +inf / -inf when
+// count is 0. The range pass of DynamicQuantizeLinear (callers refuse a non-finite range).
+struct F32Range {
+  float min = std::numeric_limits<float>::infinity();
+  float max = -std::numeric_limits<float>::infinity();
+};
+F32Range f32_range__ref(int64_t count, const float* x);
+// DynamicQuantizeLinear's scale and zero point for data in [data_min, data_max] (widened to
+// contain 0 first; an empty range gives scale 1, zero point 0).
+DynamicQuantization qu8_dynamic_params(float data_min, float data_max);
 
 // The float side of dynamic quantization, ConvInteger / MatMulInteger -> Cast -> Mul -> Add
 // (-> activation) as ONNX Runtime's quantize_dynamic writes it, for rows x n accumulators:

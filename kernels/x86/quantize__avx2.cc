@@ -35,4 +35,36 @@ void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int3
   }
 }
 
+// A NaN anywhere is tracked apart (vminps would let a later element replace it) and returned
+// for both; the tail runs scalar.
+void f32_range(size_t n, const float* x, float* min, float* max) {
+  __m256 lo = _mm256_set1_ps(__builtin_inff());
+  __m256 hi = _mm256_set1_ps(-__builtin_inff());
+  __m256 nan = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    lo = _mm256_min_ps(lo, v);
+    hi = _mm256_max_ps(hi, v);
+  }
+  alignas(32) float l[8], h[8];
+  _mm256_store_ps(l, lo);
+  _mm256_store_ps(h, hi);
+  bool any_nan = _mm256_movemask_ps(nan) != 0;
+  float rmin = l[0], rmax = h[0];
+  for (int j = 1; j < 8; ++j) {
+    rmin = l[j] < rmin ? l[j] : rmin;
+    rmax = h[j] > rmax ? h[j] : rmax;
+  }
+  for (; i < n; ++i) {
+    any_nan |= x[i] != x[i];
+    rmin = x[i] < rmin ? x[i] : rmin;
+    rmax = x[i] > rmax ? x[i] : rmax;
+  }
+  if (any_nan) rmin = rmax = __builtin_nanf("");
+  *min = rmin;
+  *max = rmax;
+}
+
 }  // namespace octet::kernels::avx2

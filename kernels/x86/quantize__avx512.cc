@@ -26,4 +26,26 @@ void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int3
   }
 }
 
+// Masked lanes keep the accumulator, so the tail needs no identity padding; a NaN anywhere
+// is tracked apart (vminps would let a later element replace it) and returned for both.
+void f32_range(size_t n, const float* x, float* min, float* max) {
+  __m512 lo = _mm512_set1_ps(__builtin_inff());
+  __m512 hi = _mm512_set1_ps(-__builtin_inff());
+  __mmask16 nan = 0;
+  for (size_t i = 0; i < n; i += 16) {
+    const size_t left = n - i;
+    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    nan |= _mm512_mask_cmp_ps_mask(m, v, v, _CMP_UNORD_Q);
+    lo = _mm512_mask_min_ps(lo, m, lo, v);
+    hi = _mm512_mask_max_ps(hi, m, hi, v);
+  }
+  if (nan != 0) {
+    *min = *max = __builtin_nanf("");
+    return;
+  }
+  *min = _mm512_reduce_min_ps(lo);
+  *max = _mm512_reduce_max_ps(hi);
+}
+
 }  // namespace octet::kernels::avx512

@@ -63,6 +63,70 @@ TEST(Q8Quantize, EveryKernelMatchesTheRefBitForBit) {
   EXPECT_GT(ran, 0) << "no SIMD quantize kernel runs on this CPU";
 }
 
+// The range pass: every length up to a few vectors, the extremes in the tail, NaN anywhere
+// (also after the last vector), +-inf, all equal values.
+TEST(F32Range, EveryKernelMatchesTheRef) {
+  std::mt19937 rng(23);
+  std::normal_distribution<float> value(0.0f, 10.0f);
+  int ran = 0;
+  for (const auto& k : kQ8QuantizeKernels) {
+    if (!isa_supported(k.isa)) continue;
+    ++ran;
+    for (size_t n = 0; n <= 70; ++n) {
+      for (int variant = 0; variant < 6; ++variant) {
+        std::vector<float> x(n);
+        for (float& v : x) v = value(rng);
+        if (n > 0 && variant == 1) x[n - 1] = 1e6f;  // the max in the tail
+        if (n > 0 && variant == 2) x[rng() % n] = std::numeric_limits<float>::quiet_NaN();
+        if (n > 0 && variant == 3) x[rng() % n] = -std::numeric_limits<float>::infinity();
+        if (variant == 4) std::fill(x.begin(), x.end(), 2.5f);
+        if (n > 1 && variant == 5) x[n - 1] = std::numeric_limits<float>::quiet_NaN(), x[0] = -1e30f;
+        const F32Range want = f32_range__ref(int64_t(n), x.data());
+        F32Range got;
+        k.range(n, x.data(), &got.min, &got.max);
+        auto same = [](float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+        ASSERT_TRUE(same(got.min, want.min) && same(got.max, want.max))
+            << k.name << " n " << n << " variant " << variant << ": [" << got.min << ", " << got.max
+            << "] vs [" << want.min << ", " << want.max << "]";
+      }
+    }
+  }
+  EXPECT_GT(ran, 0) << "no SIMD range kernel runs on this CPU";
+}
+
+// DynamicQuantizeLinear on SIMD against qu8_dynamic_quantize_linear__ref: scale, zero point and
+// every byte, for all-positive, all-negative, all-zero, mixed and tiny ranges; non-finite
+// input is reported, not quantized.
+TEST(Qu8DynamicQuantize, EveryKernelMatchesTheRef) {
+  std::mt19937 rng(29);
+  const Q8QuantizeKernel* kernels[] = {choose_q8_quantize(Isa::avx2), choose_q8_quantize(Isa::avx512), nullptr};
+  for (const Q8QuantizeKernel* k : kernels) {
+    if (k != nullptr && !isa_supported(k->isa)) continue;
+    for (int variant = 0; variant < 6; ++variant) {
+      for (size_t n : {size_t(1), size_t(9), size_t(64), size_t(1000)}) {
+        std::uniform_real_distribution<float> dist(variant == 0 ? 0.0f : -5.0f, variant == 1 ? 0.0f : 7.0f);
+        std::vector<float> x(n);
+        for (float& v : x) v = variant == 2 ? 0.0f : dist(rng) * (variant == 3 ? 1e-6f : 1.0f);
+        if (variant == 4) x[n / 2] = std::numeric_limits<float>::infinity();
+        if (variant == 5) x[n - 1] = std::numeric_limits<float>::quiet_NaN();
+        std::vector<uint8_t> want(n), got(n + 1, 0x5A);
+        const DynamicQuantizeResult r = qu8_dynamic_quantize(k, n, x.data(), got.data());
+        const char* name = k != nullptr ? k->name : "ref";
+        if (variant >= 4) {
+          EXPECT_FALSE(r.finite) << name;
+          continue;
+        }
+        ASSERT_TRUE(r.finite) << name;
+        const DynamicQuantization q = qu8_dynamic_quantize_linear__ref(int64_t(n), x.data(), want.data());
+        EXPECT_EQ(r.q.scale, q.scale) << name << " variant " << variant << " n " << n;
+        EXPECT_EQ(r.q.zero_point, q.zero_point) << name << " variant " << variant << " n " << n;
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << name << " x[" << i << "] = " << x[i];
+        EXPECT_EQ(got[n], 0x5A) << name << ": wrote past the end";
+      }
+    }
+  }
+}
+
 TEST(Q8Quantize, ChoiceFollowsTheIsaCap) {
   EXPECT_EQ(choose_q8_quantize(Isa::scalar), nullptr);
   if (isa_supported(Isa::avx2)) EXPECT_EQ(choose_q8_quantize(Isa::avx2)->isa, Isa::avx2);

@@ -55,6 +55,12 @@ void add_calibration_options(CLI::App* cmd, CalibrationArgs& a) {
   cmd->add_flag("--per-tensor", a.per_tensor, "One weight scale per tensor instead of per output channel");
   cmd->add_option("--act", a.act, "Activation type: uint8 (default) or int8");
   cmd->add_option("--keep-float", a.keep_float, "Op types left in float, comma-separated (e.g. Sigmoid,Mul)");
+  cmd->add_option("--mode", a.mode,
+                  "static (default): calibrated activation scales, a QDQ model; dynamic: no calibration, each "
+                  "Conv / MatMul / Gemm input quantized per call by DynamicQuantizeLinear (ConvInteger / "
+                  "MatMulInteger, as onnxruntime's quantize_dynamic writes it)");
+  cmd->add_flag("--per-channel", a.per_channel,
+                "--mode dynamic: one weight scale per output channel (default: per tensor, like quantize_dynamic)");
   cmd->add_flag("--allow-test-calibration", a.allow_test,
                 "Allow calibrating on a test split (the accuracy measured on it is then optimistic)");
 }
@@ -71,6 +77,17 @@ QuantizeSettings parse_settings(const CalibrationArgs& a) {
   else if (act == "int8" || act == "s8") s.quantize.activations = calib::QType::s8;
   else throw ir::Error("--act must be uint8 or int8, got '" + a.act + "'");
   for (const auto& op : split_list(a.keep_float)) s.quantize.keep_float.insert(op);
+  const std::string mode = lower(a.mode);
+  if (mode != "static" && mode != "dynamic") throw ir::Error("--mode must be static or dynamic, got '" + a.mode + "'");
+  s.dynamic = mode == "dynamic";
+  if (a.per_channel && !s.dynamic)
+    throw ir::Error("--per-channel is for --mode dynamic (static quantization is per channel unless --per-tensor)");
+  if (s.dynamic && a.per_tensor)
+    throw ir::Error("--per-tensor is for --mode static (dynamic quantization is per tensor unless --per-channel)");
+  if (s.dynamic && s.quantize.activations != calib::QType::u8)
+    throw ir::Error("--act int8 is for --mode static: DynamicQuantizeLinear writes uint8 activations");
+  s.dynamic_options.per_channel = a.per_channel;
+  s.dynamic_options.keep_float = s.quantize.keep_float;
   return s;
 }
 
@@ -127,6 +144,14 @@ QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_
   r.settings = parse_settings(a);
   if (std::string node; calib::is_quantized(fp32, &node))
     throw ir::Error(model_path + " is already quantized (" + node + "); quantize its FP32 original instead");
+  if (r.settings.dynamic) {
+    const auto t0 = std::chrono::steady_clock::now();
+    r.data = "none (dynamic: ranges computed on every call)";
+    r.selection = "none";
+    r.graph = calib::quantize_dynamic(calib::prepare_for_quantization(fp32), r.settings.dynamic_options, &r.report);
+    r.quantize_seconds = seconds_since(t0);
+    return r;
+  }
   const std::optional<ModelCard> card = find_model_card(model_path);
   const std::string spec = calibration_spec(a, card, model_path);
   if (a.per_class == 0 && a.count == 0) throw ir::Error("the calibration set is empty: --calib-count is 0");
@@ -174,11 +199,13 @@ QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_
 
 json quantize_report_json(const QuantizeResult& r) {
   const auto& s = r.settings;
-  json j = {{"data", r.data},
+  const bool per_channel = s.dynamic ? s.dynamic_options.per_channel : s.quantize.per_channel;
+  json j = {{"mode", s.dynamic ? "dynamic" : "static"},
+            {"data", r.data},
             {"selection", r.selection},
             {"images", r.images},
-            {"method", calib::method_name(s.calibration.method)},
-            {"weights", s.quantize.per_channel ? "int8 symmetric per channel" : "int8 symmetric per tensor"},
+            {"method", s.dynamic ? "dynamic" : calib::method_name(s.calibration.method)},
+            {"weights", per_channel ? "int8 symmetric per channel" : "int8 symmetric per tensor"},
             {"activations", s.quantize.activations == calib::QType::u8 ? "uint8" : "int8"},
             {"keep_float", s.quantize.keep_float},
             {"quantized", r.report.quantized},
@@ -186,13 +213,22 @@ json quantize_report_json(const QuantizeResult& r) {
             {"absorbed", r.report.absorbed},
             {"warnings", r.report.warnings},
             {"seconds", {{"load", r.load_seconds}, {"calibrate", r.calibrate_seconds}, {"quantize", r.quantize_seconds}}}};
-  if (s.calibration.method == calib::Method::percentile) j["percentile"] = s.calibration.observer.percentile;
+  if (!s.dynamic && s.calibration.method == calib::Method::percentile) j["percentile"] = s.calibration.observer.percentile;
   return j;
 }
 
 std::string quantize_report_text(const QuantizeResult& r) {
   const auto& s = r.settings;
   std::string t;
+  if (s.dynamic) {
+    t += fmt::format("mode         dynamic: activations quantized on every call (DynamicQuantizeLinear, uint8); "
+                     "weights int8 per {}\n", s.dynamic_options.per_channel ? "channel" : "tensor");
+    t += fmt::format("quantized    {} node{} run as ConvInteger / MatMulInteger\n", r.report.quantized.size(),
+                     r.report.quantized.size() == 1 ? "" : "s");
+    t += fmt::format("kept float   {} node{}\n", r.report.float_ops.size(), r.report.float_ops.size() == 1 ? "" : "s");
+    for (const auto& f : r.report.float_ops) t += "               " + f + "\n";
+    return t;
+  }
   t += fmt::format("calibration  {} images ({}) of {}\n", r.images, r.selection, r.data);
   std::string method = calib::method_name(s.calibration.method);
   if (s.calibration.method == calib::Method::percentile) method += fmt::format(" {}", s.calibration.observer.percentile);

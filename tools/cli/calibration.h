@@ -26,6 +26,8 @@ struct CalibrationArgs {
   bool allow_test = false;    // --allow-test-calibration
   int batch = 32;             // images per calibration run
   bool progress = true;
+  std::string mode = "static";  // --mode static | dynamic
+  bool per_channel = false;     // --per-channel (dynamic mode; static is per channel already)
 };
 
 // Registers --calib, --calib-count, --per-class, --method, --percentile, --per-tensor, --act,
@@ -36,8 +38,10 @@ void add_calibration_options(CLI::App* cmd, CalibrationArgs& a);
 // The options as the calib library takes them. Throws ir::Error on an unknown method, a bad
 // --act or percentile, so a typo fails before any image is read.
 struct QuantizeSettings {
+  bool dynamic = false;  // --mode dynamic: no calibration, DynamicQuantizeLinear per call
   calib::CalibrationOptions calibration;
   calib::QuantizeOptions quantize;
+  calib::DynamicQuantizeOptions dynamic_options;
 };
 QuantizeSettings parse_settings(const CalibrationArgs& a);
 
@@ -63,7 +67,8 @@ struct QuantizeResult {
   QuantizeSettings settings;
 };
 
-// Loads the calibration images, runs the FP32 graph over them and quantizes it. Progress on
+// Loads the calibration images, runs the FP32 graph over them and quantizes it (--mode
+// dynamic: no images, the graph onnxruntime's quantize_dynamic writes). Progress on
 // stderr when a.progress. Throws ir::Error (already-quantized model, empty calibration set,
 // nothing to quantize, data that does not fit the model, ...).
 QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_path, const CalibrationArgs& a);

@@ -55,7 +55,7 @@ std::string write_card(const std::string& model, const std::string& out, const Q
   }
   card["model"] = fs::path(out).filename().string();
   card["quantization"] = {{"from", fs::path(model).filename().string()},
-                          {"method", calib::method_name(q.settings.calibration.method)},
+                          {"method", q.settings.dynamic ? "dynamic" : calib::method_name(q.settings.calibration.method)},
                           {"calibration_images", q.images},
                           {"calibration_data", q.data}};
   const fs::path tmp = dst.string() + ".tmp";
@@ -88,12 +88,16 @@ int run_quantize(const QuantizeCommandOptions& o) {
   std::map<std::string, int> int8_ops;  // what octet runs after fusing the QDQ units
   int fused = 0;
   for (const auto& n : check.graph().nodes)
-    if (n.op.starts_with("QLinear") || n.op == "QGemm") ++int8_ops[n.op], ++fused;
+    if (n.op.starts_with("QLinear") || n.op == "QGemm" || n.op.ends_with("IntegerToFloat")) ++int8_ops[n.op], ++fused;
 
   loader::WriteOptions wo;
-  wo.doc = fmt::format("INT8 QDQ model quantized by octet from {} ({} calibration, {} images)",
-                       fs::path(o.model).filename().string(), calib::method_name(q.settings.calibration.method),
-                       q.images);
+  wo.doc = q.settings.dynamic
+               ? fmt::format("INT8 dynamic-quantization model (DynamicQuantizeLinear + ConvInteger / MatMulInteger) "
+                             "written by octet from {}",
+                             fs::path(o.model).filename().string())
+               : fmt::format("INT8 QDQ model quantized by octet from {} ({} calibration, {} images)",
+                             fs::path(o.model).filename().string(),
+                             calib::method_name(q.settings.calibration.method), q.images);
   loader::save_onnx(q.graph, o.out, wo);
   const std::string card = write_card(o.model, o.out, q);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -120,8 +124,11 @@ int run_quantize(const QuantizeCommandOptions& o) {
   fmt::print("octet runs   {} INT8 op{}{}\n", fused, fused == 1 ? "" : "s", ops.empty() ? "" : " (" + ops + ")");
   fmt::print("size         {:.1f} KB FP32 -> {:.1f} KB INT8 ({:.2f}x smaller)\n", double(fp32_bytes) / 1024.0,
              double(int8_bytes) / 1024.0, ratio);
-  fmt::print("time         {:.1f} s (data {:.1f} s, calibration {:.1f} s, quantization {:.2f} s)\n", seconds,
-             q.load_seconds, q.calibrate_seconds, q.quantize_seconds);
+  if (q.settings.dynamic)
+    fmt::print("time         {:.1f} s (quantization {:.2f} s)\n", seconds, q.quantize_seconds);
+  else
+    fmt::print("time         {:.1f} s (data {:.1f} s, calibration {:.1f} s, quantization {:.2f} s)\n", seconds,
+               q.load_seconds, q.calibrate_seconds, q.quantize_seconds);
   fmt::print("wrote        {}\n", o.out);
   if (!card.empty()) fmt::print("card         {}\n", card);
   return 0;
@@ -131,10 +138,12 @@ int run_quantize(const QuantizeCommandOptions& o) {
 
 Command add_quantize_command(CLI::App& app) {
   auto o = std::make_shared<QuantizeCommandOptions>();
-  auto* cmd = app.add_subcommand("quantize", "Calibrate an FP32 model and write it as an INT8 ONNX QDQ model");
+  auto* cmd = app.add_subcommand("quantize",
+                                 "Calibrate an FP32 model and write it as an INT8 ONNX QDQ model (--mode dynamic: "
+                                 "no calibration, DynamicQuantizeLinear + ConvInteger / MatMulInteger)");
   cmd->add_option("model", o->model, "FP32 ONNX model (its card model.json gives preprocessing and data)")
       ->required()->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", o->out, "Where to write the INT8 QDQ model")->required();
+  cmd->add_option("-o,--output", o->out, "Where to write the INT8 model")->required();
   add_calibration_options(cmd, o->calib);
   cmd->add_option("--batch", o->calib.batch, "Images per calibration run (default 32)")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json, "Print the report as JSON");

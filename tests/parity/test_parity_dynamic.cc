@@ -1,0 +1,233 @@
+// Dynamic quantization against ONNX Runtime. FP32 models built here are quantized by octet's
+// writer (calib::quantize_dynamic, what `octet quantize --mode dynamic` writes: the graph of
+// onnxruntime's quantize_dynamic) and run by octet, whose fuse_dynamic_quantization pass turns
+// each DynamicQuantizeLinear -> ConvInteger / MatMulInteger -> Cast -> Mul -> Add -> Relu chain
+// into one step on the INT8 microkernels, and by ORT. The float outputs must agree bit for bit
+// with ORT's and with octet's own unfused run (every op one by one on the reference kernels).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "calib/calibrate.h"
+#include "calib/quantize.h"
+#include "engine/session.h"
+#include "loader/onnx_loader.h"
+#include "loader/onnx_writer.h"
+#include "tests/parity/parity_fixture.h"
+#include "tools/tensor_io.h"
+
+namespace octet::parity {
+namespace {
+
+using ir::DType;
+using testing::ElemType;
+using testing::OnnxBuilder;
+using testing::TensorValue;
+
+// Writes `fp32`, quantizes it dynamically and writes the result next to it; returns its path.
+std::string dynamic_model(const OnnxBuilder& fp32, const ScratchDir& dir, const std::string& name, bool per_channel) {
+  const std::string fp32_path = (dir.path() / (name + "_fp32.onnx")).string();
+  fp32.save(fp32_path);
+  calib::DynamicQuantizeOptions o;
+  o.per_channel = per_channel;
+  calib::QuantizeReport report;
+  const ir::Graph q = calib::quantize_dynamic(calib::prepare_for_quantization(loader::load_onnx(fp32_path)), o, &report);
+  EXPECT_FALSE(report.quantized.empty()) << name;
+  const std::string path = (dir.path() / (name + "_dynamic.onnx")).string();
+  loader::save_onnx(q, path);
+  return path;
+}
+
+ir::TensorData random_input(const ir::Dims& dims, std::mt19937& rng, float lo, float hi) {
+  ir::TensorData t = ir::TensorData::make(DType::f32, dims);
+  std::uniform_real_distribution<float> d(lo, hi);
+  for (int64_t i = 0; i < t.count(); ++i) t.as<float>()[i] = d(rng);
+  return t;
+}
+
+int64_t count_op(const Session& s, const std::string& op) {
+  int64_t n = 0;
+  for (const auto& node : s.graph().nodes) n += node.op == op;
+  return n;
+}
+
+// octet fused, octet unfused and ORT on the same random input, batch 1 and 3.
+void expect_bit_exact(const std::string& path, const std::string& name, int64_t fused_steps, float lo = -2.0f,
+                      float hi = 3.0f) {
+  Session fused = Session::load(path);
+  EXPECT_EQ(count_op(fused, "ConvIntegerToFloat") + count_op(fused, "MatMulIntegerToFloat"), fused_steps)
+      << name << ": the pattern was not fused";
+  SessionOptions unfused_options;
+  unfused_options.passes.fuse_dynamic = false;
+  Session unfused = Session::load(path, unfused_options);
+  EXPECT_EQ(count_op(unfused, "ConvIntegerToFloat") + count_op(unfused, "MatMulIntegerToFloat"), 0);
+  std::mt19937 rng(std::hash<std::string>{}(name) & 0xffff);
+  for (int64_t batch : {1, 3}) {
+    ir::Dims dims = fused.inputs()[0].dims;
+    for (auto& d : dims)
+      if (d < 0) d = batch;
+    const ir::TensorData x = random_input(dims, rng, lo, hi);
+    const auto ours = fused.run({x});
+    const auto reference = unfused.run({x});
+    const auto theirs = testing::run_ort(path, {{fused.inputs()[0].name, to_npy(x)}});
+    for (size_t o = 0; o < ours.size(); ++o) {
+      const ir::TensorData ort = from_npy(theirs.at(fused.outputs()[o].name));
+      ASSERT_EQ(ours[o].dims, ort.dims) << name;
+      int64_t differ = 0, differ_unfused = 0;
+      double max_diff = 0;
+      for (int64_t i = 0; i < ort.count(); ++i) {
+        const float a = ours[o].as<float>()[i], b = ort.as<float>()[i], r = reference[o].as<float>()[i];
+        differ += std::bit_cast<uint32_t>(a) != std::bit_cast<uint32_t>(b);
+        differ_unfused += std::bit_cast<uint32_t>(a) != std::bit_cast<uint32_t>(r);
+        max_diff = std::max(max_diff, double(std::fabs(a - b)));
+      }
+      std::cout << "[ DYNAMIC  ] " << name << " batch " << batch << ": " << differ << " of " << ort.count()
+                << " differ from ORT (max |diff| " << max_diff << "), " << differ_unfused
+                << " from octet unfused" << std::endl;
+      EXPECT_EQ(differ, 0) << name << " batch " << batch << ": max |diff| " << max_diff;
+      EXPECT_EQ(differ_unfused, 0) << name << " batch " << batch;
+    }
+  }
+}
+
+// A small CNN as torch exports one: 3x3 conv + Relu, a strided 3x3 conv with bottom/right
+// padding, a 1x1 conv without bias, a depthwise conv, Flatten, Gemm (transB). No float
+// reduction between the layers: a GlobalAveragePool's sum runs in another order in ORT (an FP32
+// difference of an ulp or so, outside the dynamic path) and would feed the next layer's range.
+OnnxBuilder small_cnn(bool with_depthwise) {
+  OnnxBuilder b(13, "dynamic_cnn", 3);
+  auto x = b.input("x", {-1, 3, 12, 12});
+  auto w1 = b.random_normal_init("w1", {16, 3, 3, 3}, 0.0f, 0.3f);
+  auto b1 = b.random_normal_init("b1", {16}, 0.0f, 0.1f);
+  auto t = b.node("Relu", {b.node("Conv", {x, w1, b1}, {{"pads", {1, 1, 1, 1}}})});
+  auto w2 = b.random_normal_init("w2", {24, 16, 3, 3}, 0.0f, 0.1f);
+  auto b2 = b.random_normal_init("b2", {24}, 0.0f, 0.1f);
+  t = b.node("Relu", {b.node("Conv", {t, w2, b2}, {{"pads", {0, 0, 1, 1}}, {"strides", {2, 2}}})});
+  auto w3 = b.random_normal_init("w3", {20, 24, 1, 1}, 0.0f, 0.2f);
+  t = b.node("Conv", {t, w3});
+  if (with_depthwise) {
+    auto wd = b.random_normal_init("wd", {20, 1, 3, 3}, 0.0f, 0.3f);
+    auto bd = b.random_normal_init("bd", {20}, 0.0f, 0.1f);
+    t = b.node("Relu", {b.node("Conv", {t, wd, bd}, {{"pads", {1, 1, 1, 1}}, {"group", int64_t{20}}})});
+  }
+  t = b.node("Flatten", {t});
+  auto fc = b.random_normal_init("fc", {10, 20 * 6 * 6}, 0.0f, 0.05f);
+  auto fcb = b.random_normal_init("fcb", {10}, 0.0f, 0.1f);
+  b.output(b.node("Gemm", {t, fc, fcb}, {{"transB", int64_t{1}}}));
+  return b;
+}
+
+TEST(DynamicParity, SmallCnnPerTensorAndPerChannel) {
+  OCTET_SKIP_WITHOUT_ORT();
+  ScratchDir dir("octet-dynamic");
+  for (bool per_channel : {false, true}) {
+    const std::string name = per_channel ? "cnn_per_channel" : "cnn_per_tensor";
+    expect_bit_exact(dynamic_model(small_cnn(false), dir, name, per_channel), name, 4);
+  }
+}
+
+// The depthwise ConvInteger runs on the reference kernel (the fused step's fallback).
+TEST(DynamicParity, DepthwiseConv) {
+  OCTET_SKIP_WITHOUT_ORT();
+  ScratchDir dir("octet-dynamic");
+  expect_bit_exact(dynamic_model(small_cnn(true), dir, "cnn_depthwise", true), "cnn_depthwise", 5);
+}
+
+// MatMul with a batch of rows per image ([N, 5, 32] x [32, 12]) and a Gemm without bias.
+TEST(DynamicParity, MatMulWithBatchDimensions) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13, "dynamic_matmul", 5);
+  auto x = b.input("x", {-1, 5, 32});
+  auto w = b.random_normal_init("w", {32, 12}, 0.0f, 0.2f);
+  auto t = b.node("Relu", {b.node("MatMul", {x, w})});
+  auto w2 = b.random_normal_init("w2", {12, 7}, 0.0f, 0.2f);
+  b.output(b.node("MatMul", {t, w2}));
+  ScratchDir dir("octet-dynamic");
+  for (bool per_channel : {false, true}) {
+    const std::string name = per_channel ? "matmul_per_channel" : "matmul_per_tensor";
+    expect_bit_exact(dynamic_model(b, dir, name, per_channel), name, 2);
+  }
+}
+
+// All-positive, all-negative and tiny-range inputs move the zero point to the ends of uint8.
+TEST(DynamicParity, ZeroPointsAtTheEnds) {
+  OCTET_SKIP_WITHOUT_ORT();
+  ScratchDir dir("octet-dynamic");
+  const std::string path = dynamic_model(small_cnn(false), dir, "cnn_ranges", false);
+  expect_bit_exact(path, "cnn_all_positive", 4, 0.5f, 4.0f);
+  expect_bit_exact(path, "cnn_all_negative", 4, -4.0f, -0.5f);
+  expect_bit_exact(path, "cnn_tiny_range", 4, -1e-6f, 2e-6f);
+}
+
+// An all-zero input: scale 1, zero point 0 (ORT's choice), so every product is 0.
+TEST(DynamicParity, AllZeroInput) {
+  OCTET_SKIP_WITHOUT_ORT();
+  ScratchDir dir("octet-dynamic");
+  const std::string path = dynamic_model(small_cnn(false), dir, "cnn_zero", false);
+  Session s = Session::load(path);
+  ir::TensorData x = ir::TensorData::make(DType::f32, {1, 3, 12, 12});
+  const auto ours = s.run({x});
+  const auto theirs = testing::run_ort(path, {{s.inputs()[0].name, to_npy(x)}});
+  const ir::TensorData ort = from_npy(theirs.at(s.outputs()[0].name));
+  for (int64_t i = 0; i < ort.count(); ++i) EXPECT_EQ(ours[0].as<float>()[i], ort.as<float>()[i]) << i;
+}
+
+// NaN or infinity in an activation has no quantization range: a clear error, not garbage.
+TEST(DynamicParity, NonFiniteInputIsAnError) {
+  ScratchDir dir("octet-dynamic");
+  const std::string path = dynamic_model(small_cnn(false), dir, "cnn_nan", false);
+  Session s = Session::load(path);
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    ir::TensorData x = ir::TensorData::make(DType::f32, {1, 3, 12, 12});
+    x.as<float>()[17] = bad;
+    try {
+      s.run({x});
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const ir::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("NaN or infinite"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("DynamicQuantizeLinear"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// ORT's own fused form in a file: com.microsoft.MatMulIntegerToFloat with per-column scales,
+// a run-time activation zero point and a bias.
+TEST(DynamicParity, MicrosoftMatMulIntegerToFloat) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13, "mmitf", 9);
+  auto x = b.input("x", {-1, 24});
+  auto q = b.node_multi("DynamicQuantizeLinear", {x}, 3);
+  std::mt19937 rng(4);
+  std::vector<int64_t> w(24 * 9);
+  for (auto& v : w) v = int64_t(rng() % 255) - 127;
+  auto wq = b.initializer("wq", TensorValue::ints(ElemType::s8, {24, 9}, w));
+  auto ws = b.random_uniform_init("ws", {9}, 0.001f, 0.02f);
+  auto bias = b.random_normal_init("bias", {9}, 0.0f, 0.5f);
+  auto y = b.node("MatMulIntegerToFloat", {q[0], wq, q[1], ws, q[2], "", bias});
+  b.set_domain(y, "com.microsoft");
+  b.output(y);
+  ScratchDir dir("octet-dynamic");
+  const std::string path = (dir.path() / "mmitf.onnx").string();
+  b.save(path);
+  Session s = Session::load(path);
+  std::mt19937 data(8);
+  for (int64_t batch : {1, 5}) {
+    const ir::TensorData in = random_input({batch, 24}, data, -3.0f, 2.0f);
+    const auto ours = s.run({in});
+    const auto theirs = testing::run_ort(path, {{"x", to_npy(in)}});
+    const ir::TensorData ort = from_npy(theirs.at(s.outputs()[0].name));
+    for (int64_t i = 0; i < ort.count(); ++i)
+      EXPECT_EQ(std::bit_cast<uint32_t>(ours[0].as<float>()[i]), std::bit_cast<uint32_t>(ort.as<float>()[i]))
+          << "batch " << batch << " element " << i << ": " << ours[0].as<float>()[i] << " vs " << ort.as<float>()[i];
+  }
+}
+
+}  // namespace
+}  // namespace octet::parity
