@@ -97,6 +97,11 @@ const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims,
   return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 
+std::vector<StepPart>*& step_parts::sink() {
+  thread_local std::vector<StepPart>* parts = nullptr;
+  return parts;
+}
+
 std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inputs,
                                          std::vector<StepTiming>* timings,
                                          const ValueObserver* observer) {
@@ -131,10 +136,18 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
     if (!timings) {
       step.run();
     } else {
+      std::vector<StepPart> parts;
+      step_parts::sink() = &parts;
       auto t0 = std::chrono::steady_clock::now();
-      step.run();
+      try {
+        step.run();
+      } catch (...) {
+        step_parts::sink() = nullptr;
+        throw;
+      }
       auto t1 = std::chrono::steady_clock::now();
-      timings->push_back({step.node, step.op, std::chrono::duration<double, std::micro>(t1 - t0).count()});
+      step_parts::sink() = nullptr;
+      timings->push_back({step.node, step.op, std::chrono::duration<double, std::micro>(t1 - t0).count(), std::move(parts)});
     }
     if (observer)
       for (size_t i = 0; i < step.output_names.size(); ++i)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/ir.h"
+#include "engine/step_parts.h"
 #include "engine/passes.h"
 #include "engine/plan.h"
 
@@ -38,6 +39,7 @@ using ValueObserver = std::function<void(const std::string& name, const TensorIn
 struct StepTiming {
   std::string node, op;
   double microseconds = 0;
+  std::vector<StepPart> parts;  // what the step's kernel timed inside it (engine/step_parts.h)
 };
 
 class Session {

@@ -9,7 +9,9 @@
 // y = clamp(float(acc) * (x_scale * w_scale[c]) + bias[c]), acc = sum (x - x_zp) * (w - w_zp)
 // (kernels/gemm/q8_float_output.h). x_scale and x_zero_point are read when the step runs: they
 // come from a DynamicQuantizeLinear. Constant int8 weights with zero point 0 run on the INT8
-// IGEMM microkernels (Q8Conv / Q8Gemm, dense convs); anything else on the reference kernels.
+// IGEMM microkernels (Q8Conv / Q8Gemm, dense convs) or, depthwise, on the FP32 depthwise
+// microkernels with exact integer sums (Q8DequantizedDwConv); anything else on the reference
+// kernels.
 
 // The scale products are float steps; keep them as written.
 #include "kernels/ref/fp_contract_off.h"
@@ -18,6 +20,7 @@
 #include "engine/ops/qparams.h"
 #include "engine/ops/spatial.h"
 #include "kernels/conv/q8_conv.h"
+#include "kernels/conv/q8_dwconv_dequantized.h"
 #include "kernels/gemm/q8_gemm.h"
 #include "kernels/ref/qconv2d.h"
 #include "kernels/ref/qgemm.h"
@@ -92,12 +95,20 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   kernels::DequantizedOutput dq = dequantized_output(c, in);
   pthreadpool_t pool = c.threadpool;
   if (s.groups == 1 && fast_weights(c, in)) {
-    auto conv = std::make_shared<kernels::Q8Conv>(s, x_type, static_cast<const int8_t*>(in[kW]), std::move(dq), c.isa);
+    auto conv = std::make_shared<kernels::Q8Conv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa);
     if (conv->kernel() != nullptr) {
       const void* x = in[kX];
       conv->bind(x);
       c.report_kernel(conv->kernel_name() + " (float out)");
       return [=] { conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool); };
+    }
+  }
+  if (kernels::Q8DequantizedDwConv::supports(s) && fast_weights(c, in)) {
+    auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa);
+    if (conv->has_kernel()) {
+      const void* x = in[kX];
+      c.report_kernel(conv->kernel_name() + " (exact integer sums in float)");
+      return [=] { conv->run(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool); };
     }
   }
   // Reference: the integer conv into int32 scratch, then the float epilogue.
@@ -141,7 +152,7 @@ Kernel build_matmul(const OpContext& c, std::span<const void* const> in, std::sp
   // A constant 2-D B: every row of every batch of A is one row of a single GEMM.
   if (c.info(kW).dims.size() == 2 && fast_weights(c, in)) {
     auto gemm = std::make_shared<kernels::Q8Gemm>(g.k, g.n, a_type, static_cast<const int8_t*>(in[kW]), false,
-                                                  std::move(dq), c.isa);
+                                                  dq, c.isa);
     if (gemm->kernel() != nullptr) {
       const int64_t m = g.batches() * g.m;
       c.report_kernel(gemm->kernel_name() + " (float out)");

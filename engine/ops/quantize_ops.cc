@@ -7,9 +7,11 @@
 // when the kernel is built; computed ones (DynamicQuantizeLinear's outputs, scale products of
 // dynamically quantized graphs) are read by the kernel on every run.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "engine/op_registry.h"
+#include "engine/step_parts.h"
 #include "kernels/elementwise/quantize.h"
 #include "kernels/ref/cast.h"
 #include "kernels/ref/qlinear.h"
@@ -282,13 +284,22 @@ OpImpl dynamic_quantize_linear_op() {
                                  : "qu8_dynamic_quantize_linear__ref");
     const std::string where = ir::Graph::describe(c.node);
     return [=] {
-      const kernels::DynamicQuantizeResult r = kernels::qu8_dynamic_quantize(k, n, x, y);
+      kernels::F32Range range;
+      {
+        PartTimer t("range");
+        range = kernels::f32_range(k, n, x);
+      }
       // ONNX leaves a NaN / infinite range undefined (the scale would be NaN or inf): refuse it.
-      if (!r.finite)
-        throw ir::Error(where + ": the input holds NaN or infinite values (range [" + std::to_string(r.range.min) +
-                        ", " + std::to_string(r.range.max) + "]), so no scale can be computed");
-      if (scale) *scale = r.q.scale;
-      if (zero_point) *zero_point = r.q.zero_point;
+      if (n > 0 && !(std::isfinite(range.min) && std::isfinite(range.max)))
+        throw ir::Error(where + ": the input holds NaN or infinite values (range [" + std::to_string(range.min) +
+                        ", " + std::to_string(range.max) + "]), so no scale can be computed");
+      PartTimer t("quantize");
+      const kernels::DynamicQuantization q = n > 0 ? kernels::qu8_dynamic_params(range.min, range.max)
+                                                   : kernels::DynamicQuantization{};
+      if (k != nullptr) kernels::q8_quantize(*k, kernels::Q8::u8, n, x, q.scale, q.zero_point, y);
+      else kernels::q8_quantize_linear__ref<uint8_t>(static_cast<int64_t>(n), x, q.scale, q.zero_point, y);
+      if (scale) *scale = q.scale;
+      if (zero_point) *zero_point = q.zero_point;
     };
   };
   return op;

@@ -13,13 +13,16 @@ void q8_quantize(const Q8QuantizeKernel& k, Q8 type, size_t n, const float* x, f
   k.fn(n, x, scale, zero_point, q8_min(type), q8_max(type), y);
 }
 
+F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x) {
+  if (k == nullptr) return f32_range__ref(static_cast<int64_t>(n), x);
+  F32Range r;
+  k->range(n, x, &r.min, &r.max);
+  return r;
+}
+
 DynamicQuantizeResult qu8_dynamic_quantize(const Q8QuantizeKernel* k, size_t n, const float* x, uint8_t* y) {
   DynamicQuantizeResult r;
-  if (k != nullptr) {
-    k->range(n, x, &r.range.min, &r.range.max);
-  } else {
-    r.range = f32_range__ref(static_cast<int64_t>(n), x);
-  }
+  r.range = f32_range(k, n, x);
   if (n == 0) return r;
   r.finite = std::isfinite(r.range.min) && std::isfinite(r.range.max);
   if (!r.finite) return r;

@@ -44,6 +44,9 @@ const Q8QuantizeKernel* choose_q8_quantize(Isa isa);
 void q8_quantize(const Q8QuantizeKernel& k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,
                  void* y);
 
+// The range pass of DynamicQuantizeLinear on `k` (nullptr: f32_range__ref).
+F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x);
+
 // DynamicQuantizeLinear: the range of x, then y = quantize(x) with the derived scale and zero
 // point. A non-finite range (NaN or +-inf in x) is returned as seen and nothing is written.
 struct DynamicQuantizeResult {

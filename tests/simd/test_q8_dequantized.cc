@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/conv/q8_conv.h"
+#include "kernels/conv/q8_dwconv_dequantized.h"
 #include "kernels/gemm/q8_gemm.h"
 #include "kernels/ref/qconv2d.h"
 #include "kernels/ref/qgemm.h"
@@ -226,6 +227,51 @@ TEST(Q8DequantizedGemm, RandomShapesEveryKernel) {
     test_gemm(rng, 64, 512, 1000, a_type, true, Fill::random, kernels, pool.get());
     if (HasFatalFailure()) return;
   }
+}
+
+// Depthwise: the exact integer sums on the FP32 depthwise microkernels of every ISA level,
+// against the integer reference; random shapes (1x1 to 5x5, strides, dilation, pads), extreme
+// values (|x - zp| = 255 with weights +-127), zero points changing between runs.
+TEST(Q8DequantizedDwConv, EveryIsaMatchesTheIntegerReference) {
+  std::mt19937 rng(31);
+  int ran = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    Conv2dShape s = testing::random_conv_shape(rng, 9, 40, 1);
+    s.in_c = std::max(s.in_c, 2);
+    s.out_c = s.groups = s.in_c;
+    const Q8 x_type = iter % 2 ? Q8::s8 : Q8::u8;
+    const Fill fill = iter % 5 == 4 ? Fill::extreme : Fill::random;
+    const size_t channels = static_cast<size_t>(s.in_c);
+    std::vector<int8_t> w = testing::random_weights(rng, channels * s.kernel_h * s.kernel_w, fill);
+    std::bernoulli_distribution coin(0.5);
+    const DequantizedOutput out = random_output(rng, channels, coin(rng), coin(rng), coin(rng));
+    for (Isa isa : kAllIsas) {
+      if (!isa_supported(isa) || isa == Isa::scalar) continue;
+      Q8DequantizedDwConv conv(s, x_type, w.data(), out, isa);
+      if (!conv.has_kernel()) continue;
+      for (int32_t x_zp : {testing::random_zero_point(rng, x_type), testing::extreme_zero_point(rng, x_type)}) {
+        const float x_scale = std::uniform_real_distribution<float>(1e-3f, 0.1f)(rng);
+        std::vector<uint8_t> x = testing::random_activations(
+            rng, static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c, x_type, x_zp, fill);
+        const size_t y_size = static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.out_c;
+        std::vector<int32_t> acc(y_size);
+        const int32_t w_zp[] = {0};
+        testing::with_q8_types(x_type, x_type, [&](auto x_tag, auto) {
+          using X = decltype(x_tag);
+          q8_conv2d_nhwc_acc__ref<X, int8_t>(s, reinterpret_cast<const X*>(x.data()), x_zp, w.data(), w_zp, nullptr,
+                                             acc.data());
+        });
+        std::vector<float> expected(y_size), y(y_size, -7.0f);
+        dequantize_accumulators__ref(static_cast<int64_t>(y_size / channels), s.out_c, acc.data(), x_scale,
+                                     out.w_scale, out.bias, out.lo, out.hi, expected.data());
+        conv.run(x.data(), x_scale, x_zp, y.data(), nullptr);
+        expect_same_bits(y, expected, channels, conv.kernel_name() + ", " + describe(s) + ", zp " + std::to_string(x_zp));
+        if (HasFatalFailure()) return;
+        ++ran;
+      }
+    }
+  }
+  EXPECT_GT(ran, 0) << "no FP32 depthwise microkernel runs on this CPU";
 }
 
 TEST(Q8Dequantized, RunOnTheWrongOutputThrows) {

@@ -69,17 +69,75 @@ double median_of(const std::vector<double>& v) { return summarize(v).p50; }
 
 // Median time of every step over `runs` runs (after a warm-up run), with the kernel each step
 // runs and its arithmetic rate: where the time goes.
+// Dynamic quantization layer by layer: the DynamicQuantizeLinear feeding each integer-to-float
+// step (its range and quantize passes, attributed to the first layer that reads it) and the
+// step itself (the integer GEMM with its int32 -> float epilogue fused into the store).
+void print_dynamic_split(const Session& session, const Plan& plan, const std::vector<double>& med,
+                         const std::vector<std::map<std::string, std::vector<double>>>& parts) {
+  std::map<std::string, size_t> step_of;
+  for (size_t i = 0; i < plan.steps().size(); ++i) step_of[plan.steps()[i].node] = i;
+  std::map<std::string, const ir::Node*> producer;
+  for (const auto& n : session.graph().nodes)
+    for (const auto& o : n.outputs) producer[o] = &n;
+  auto part = [&](size_t step, const char* name) {
+    auto it = parts[step].find(name);
+    return it == parts[step].end() ? 0.0 : median_of(it->second);
+  };
+  std::set<size_t> counted;
+  double range_sum = 0, quantize_sum = 0, gemm_sum = 0;
+  std::vector<std::string> rows;
+  for (size_t i = 0; i < plan.steps().size() && i < med.size(); ++i) {
+    const PlanStep& s = plan.steps()[i];
+    if (s.op.rfind("IntegerToFloat") == std::string::npos) continue;
+    const ir::Node* node = nullptr;
+    for (const auto& n : session.graph().nodes)
+      if (n.name == s.node) node = &n;
+    double range = 0, quantize = 0;
+    std::string note;
+    if (node && !node->inputs.empty()) {
+      auto p = producer.find(node->inputs[0]);
+      if (p != producer.end() && p->second->op == "DynamicQuantizeLinear" && step_of.count(p->second->name)) {
+        const size_t q = step_of[p->second->name];
+        if (counted.insert(q).second) {
+          range = part(q, "range");
+          quantize = part(q, "quantize");
+        } else {
+          note = "input quantized for an earlier layer";
+        }
+      }
+    }
+    range_sum += range;
+    quantize_sum += quantize;
+    gemm_sum += med[i];
+    const double total = range + quantize + med[i];
+    rows.push_back(fmt::format("  {:<34} {:>8.2f} {:>9.2f} {:>12.2f} {:>9.2f} {:>9.0f}%  {}", s.node.substr(0, 34), range,
+                               quantize, med[i], total, 100.0 * (range + quantize) / std::max(total, 1e-9), note));
+  }
+  if (rows.empty()) return;
+  fmt::print("\ndynamic quantization by layer (us; the range and quantize passes are the DynamicQuantizeLinear "
+             "feeding the layer, the GEMM includes its int32 -> float epilogue)\n");
+  fmt::print("  {:<34} {:>8} {:>9} {:>12} {:>9} {:>10}\n", "layer", "range", "quantize", "GEMM+float", "total",
+             "dynamic");
+  for (const auto& r : rows) fmt::print("{}\n", r);
+  const double total = range_sum + quantize_sum + gemm_sum;
+  fmt::print("  {:<34} {:>8.2f} {:>9.2f} {:>12.2f} {:>9.2f} {:>9.0f}%\n", "all layers", range_sum, quantize_sum,
+             gemm_sum, total, 100.0 * (range_sum + quantize_sum) / std::max(total, 1e-9));
+}
+
 void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, int runs) {
   std::vector<std::vector<double>> us;
+  std::vector<std::map<std::string, std::vector<double>>> parts;
   std::vector<double> totals;
   session.run(inputs);
   for (int r = 0; r < runs; ++r) {
     std::vector<StepTiming> timings;
     session.run(inputs, &timings);
     us.resize(timings.size());
+    parts.resize(timings.size());
     double total = 0;
     for (size_t i = 0; i < timings.size(); ++i) {
       us[i].push_back(timings[i].microseconds);
+      for (const StepPart& p : timings[i].parts) parts[i][p.name].push_back(p.microseconds);
       total += timings[i].microseconds;
     }
     totals.push_back(total);
@@ -98,6 +156,7 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
   }
   fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9.2f}   (median whole run {:.2f} us)\n", "", "sum of step medians", "",
              "", sum, median_of(totals));
+  print_dynamic_split(session, plan, med, parts);
   warn_scalar_steps(plan, "this batch");
 }
 

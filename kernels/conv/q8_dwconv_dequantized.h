@@ -1,0 +1,54 @@
+#pragma once
+// Depthwise ConvInteger with a float output, the dynamic quantization path's depthwise layer
+// (ConvInteger -> Cast -> Mul -> Add -> Relu/Clip of a MobileNet block):
+//   y[p][c] = clamp(float(acc[p][c]) * (x_scale * w_scale[c]) + bias[c], lo, hi),
+//   acc[p][c] = sum over taps of (x - x_zero_point) * w.
+// The accumulator is computed exactly on the FP32 depthwise microkernels: every product of
+// (x - x_zp) (|.| <= 255) and an int8 weight is an integer below 2^15, so with fewer than 2^24 /
+// (255 * 128) = 514 taps every partial sum is an integer below 2^24, which float represents
+// exactly in any order and with or without FMA. run() writes float(x - x_zp) into a scratch
+// image (padding reads 0.0 = x_zp - x_zp), runs the FP32 depthwise conv with the int8 weights
+// as floats and no bias, then applies the float epilogue in place. Bit-exact with
+// q8_conv2d_nhwc_acc__ref followed by dequantize_accumulators__ref.
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/conv/f32_dwconv.h"
+#include "kernels/gemm/q8_float_output.h"
+#include "kernels/isa.h"
+#include "kernels/q8_type.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet::kernels {
+
+class Q8DequantizedDwConv {
+ public:
+  // Depthwise geometry (groups == in_c == out_c) with fewer than 514 taps.
+  static bool supports(const Conv2dShape& s);
+
+  // w: ONNX order [C][1][kernel_h][kernel_w] int8 (zero point 0). Uses the FP32 depthwise
+  // microkernel of level <= isa; has_kernel() is false when there is none (the caller then
+  // runs the integer reference conv).
+  Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa);
+
+  bool has_kernel() const { return conv_->kernel_name().find("__ref") == std::string::npos; }
+  const std::string& kernel_name() const { return conv_->kernel_name(); }
+
+  // x: [batch][in_h][in_w][C] of x_type; y: [batch][out_h][out_w][C] float. Not for two
+  // threads at once (the scratch image belongs to the object).
+  void run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool);
+
+ private:
+  Conv2dShape s_;
+  Q8 x_type_;
+  DequantizedOutput out_;
+  std::vector<float> centered_;  // float(x - x_zero_point), the FP32 conv's bound input
+  std::vector<float> scale_;     // x_scale * w_scale[c], per run
+  std::unique_ptr<F32DwConv> conv_;
+};
+
+}  // namespace octet::kernels
