@@ -1,13 +1,29 @@
 // QuantizeLinear (per tensor) on ymm: bit-exact with quantize_value() in kernels/ref/qmath.h
-// (same reasoning as quantize__avx512.cc). The tail goes through the scalar rule.
+// (same reasoning as quantize__avx512.cc, including why a multiply by fl(1/scale) decides
+// every lane not within 2^-12 of a rounding boundary). The tail goes through the scalar rule.
 #include <immintrin.h>
 
 #include "kernels/elementwise/quantize.h"
 
 namespace octet::kernels::avx2 {
 
+namespace {
+
+// The rare vector with a lane near a rounding boundary, divided (out of line: see avx512).
+[[gnu::noinline]] __m256i divide_near(__m256i q, __m256 near, __m256 x, __m256 scale, __m256 lo, __m256 hi) {
+  const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(x, scale), lo), hi);
+  return _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(q), _mm256_castsi256_ps(_mm256_cvtps_epi32(v)), near));
+}
+
+}  // namespace
+
 void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, void* y) {
   const __m256 vscale = _mm256_set1_ps(scale);
+  const bool use_recip = __builtin_isnormal(scale) && __builtin_isnormal(1.0f / scale);
+  const __m256 recip = _mm256_set1_ps(1.0f / scale);
+  const __m256 near_tie = _mm256_set1_ps(0.5f - 1.0f / 4096.0f);
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256 lo = _mm256_set1_ps(static_cast<float>(qmin - zero_point));
   const __m256 hi = _mm256_set1_ps(static_cast<float>(qmax - zero_point));
   const __m256i zp = _mm256_set1_epi32(zero_point);
@@ -18,9 +34,18 @@ void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int3
   auto* out = static_cast<uint8_t*>(y);
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i), vscale);
-    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-    const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), zp);
+    const __m256 xv = _mm256_loadu_ps(x + i);
+    __m256i q;
+    if (use_recip) {
+      const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(xv, recip), lo), hi);
+      q = _mm256_cvtps_epi32(v);
+      const __m256 off = _mm256_and_ps(_mm256_sub_ps(v, _mm256_cvtepi32_ps(q)), abs_mask);
+      const __m256 near = _mm256_cmp_ps(off, near_tie, _CMP_GT_OQ);
+      if (_mm256_movemask_ps(near) != 0) q = divide_near(q, near, xv, vscale, lo, hi);
+    } else {
+      q = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_div_ps(xv, vscale), lo), hi));
+    }
+    q = _mm256_add_epi32(q, zp);
     const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(q, low_bytes), halves);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm256_castsi256_si128(packed));
   }

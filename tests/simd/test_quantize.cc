@@ -63,6 +63,40 @@ TEST(Q8Quantize, EveryKernelMatchesTheRefBitForBit) {
   EXPECT_GT(ran, 0) << "no SIMD quantize kernel runs on this CPU";
 }
 
+// The kernels multiply by fl(1/scale) and divide only within 2^-12 of a rounding boundary:
+// sweep values at and a few ulps around every k + 1/2 (k in [-300, 300], so also around the
+// clamp bounds) for random scales, and scales whose reciprocal is not a normal float (those must
+// divide everywhere), against the dividing ref. A margin of 2^-20 already fails here.
+TEST(Q8Quantize, ReciprocalShortcutMatchesTheDivisionEverywhere) {
+  std::mt19937 rng(41);
+  std::vector<float> scales = {1e-30f, 3e-39f, 1e-45f, 1e30f, 3e38f, 1.0f / 3.0f, 0.1f, 7.0f};
+  std::uniform_real_distribution<float> exponent(-20.0f, 8.0f);
+  for (int i = 0; i < 40; ++i) scales.push_back(std::pow(2.0f, exponent(rng)) * (1.0f + float(rng() % 1000) / 1000.0f));
+  int ran = 0;
+  for (const auto& k : kQ8QuantizeKernels) {
+    if (!isa_supported(k.isa)) continue;
+    ++ran;
+    for (float scale : scales) {
+      std::vector<float> x;
+      for (int q = -300; q <= 300; ++q) {
+        float v = (float(q) + 0.5f) * scale;
+        for (int step = 0; step < 4; ++step) v = std::nextafter(v, -INFINITY);
+        for (int step = 0; step < 9; ++step, v = std::nextafter(v, INFINITY)) x.push_back(v);
+      }
+      std::uniform_real_distribution<float> wide(-600.0f, 600.0f);
+      for (int j = 0; j < 2000; ++j) x.push_back(wide(rng) * scale);
+      for (int32_t zp : {0, 37, 255}) {
+        std::vector<uint8_t> want(x.size()), got(x.size());
+        q8_quantize_linear__ref<uint8_t>(int64_t(x.size()), x.data(), scale, zp, want.data());
+        q8_quantize(k, Q8::u8, x.size(), x.data(), scale, zp, got.data());
+        for (size_t i = 0; i < x.size(); ++i)
+          ASSERT_EQ(int(got[i]), int(want[i])) << k.name << " scale " << scale << " zp " << zp << " x " << x[i];
+      }
+    }
+  }
+  EXPECT_GT(ran, 0);
+}
+
 // The range pass: every length up to a few vectors, the extremes in the tail, NaN anywhere
 // (also after the last vector), +-inf, all equal values.
 TEST(F32Range, EveryKernelMatchesTheRef) {
