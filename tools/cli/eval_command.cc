@@ -33,7 +33,7 @@ using json = nlohmann::json;
 
 struct EvalOptions {
   std::string model, data;
-  std::string precision;  // fp32 | int8 | both; empty: int8 for a quantized model, else fp32
+  std::string precision;  // fp32 | int8 | dynamic | both | all; empty: int8 for a quantized model, else fp32
   int64_t limit = -1;
   int batch = 64;
   int threads = 1;
@@ -229,13 +229,15 @@ struct Int8Model {
   std::optional<QuantizeResult> quantized;  // when quantized in memory
 };
 
-Int8Model prepare_int8(const ir::Graph& graph, bool model_is_quantized, const EvalOptions& o, const TempDir* tmp) {
+// `calib` may differ from o.calib (the dynamic column of --precision all).
+Int8Model prepare_int8(const ir::Graph& graph, bool model_is_quantized, const EvalOptions& o, const CalibrationArgs& calib,
+                       const TempDir* tmp, const std::string& file_name) {
   Int8Model m;
   if (model_is_quantized) {
     m.graph = graph;
     m.bytes = int64_t(fs::file_size(o.model));
   } else {
-    m.quantized = quantize_for_cli(graph, o.model, o.calib);
+    m.quantized = quantize_for_cli(graph, o.model, calib);
     m.graph = m.quantized->graph;
     m.bytes = int64_t(loader::save_onnx_bytes(m.graph).size());
   }
@@ -243,7 +245,7 @@ Int8Model prepare_int8(const ir::Graph& graph, bool model_is_quantized, const Ev
   if (m.tap) m.graph = with_tap_output(std::move(m.graph), *m.tap);
   m.ort_path = o.model;
   if (tmp && (!model_is_quantized || (m.tap && m.tap->extra_output))) {
-    m.ort_path = (tmp->path() / "int8_qdq.onnx").string();
+    m.ort_path = (tmp->path() / file_name).string();
     loader::save_onnx(m.graph, m.ort_path);
   }
   return m;
@@ -273,14 +275,24 @@ int run_eval(EvalOptions o) {
   std::string quantized_node;
   const bool model_is_quantized = calib::is_quantized(graph, &quantized_node);
   if (o.precision.empty()) o.precision = model_is_quantized ? "int8" : "fp32";
-  if (o.precision != "fp32" && o.precision != "int8" && o.precision != "both")
-    throw ir::Error("--precision must be fp32, int8 or both, got '" + o.precision + "'");
-  if (model_is_quantized && o.precision != "int8")
+  const std::string& p = o.precision;
+  if (p != "fp32" && p != "int8" && p != "dynamic" && p != "both" && p != "all")
+    throw ir::Error("--precision must be fp32, int8, dynamic, both or all, got '" + p + "'");
+  if (model_is_quantized && p != "int8")
     throw ir::Error(o.model + " is already quantized (" + quantized_node + "): there is no FP32 original to " +
-                    (o.precision == "both" ? "compare with" : "run") +
-                    "; use --precision int8, or evaluate the FP32 model with --precision both");
-  const bool want_fp32 = o.precision != "int8", want_int8 = o.precision != "fp32";
+                    (p == "both" || p == "all" ? "compare with" : "run") +
+                    "; use --precision int8, or evaluate the FP32 model with --precision " + (p == "dynamic" ? "dynamic" : "both"));
+  // int8 follows --mode (static unless --mode dynamic); dynamic and all's third column are dynamic.
+  const bool want_fp32 = p == "fp32" || p == "both" || p == "all";
+  const bool want_int8 = p == "int8" || p == "both" || p == "all";
+  const bool want_dynamic = p == "dynamic" || p == "all";
+  if (p == "all" && parse_settings(o.calib).dynamic)
+    throw ir::Error("--precision all already has a dynamic column; --mode dynamic would make the INT8 column dynamic too");
+  CalibrationArgs dynamic_args = o.calib;
+  dynamic_args.mode = "dynamic";
+  dynamic_args.per_tensor = false;
   if (want_int8 && !model_is_quantized) parse_settings(o.calib);  // fail on a bad option before any work
+  if (want_dynamic) parse_settings(dynamic_args);
   if (o.compare_ort)
     if (auto why = ort::unavailable_reason(); !why.empty()) throw ir::Error("--compare-ort: " + why);
 
@@ -294,12 +306,12 @@ int run_eval(EvalOptions o) {
   // INT8 first: a calibration problem (a test split, an empty set) fails before the long FP32 pass.
   std::optional<TempDir> tmp;
   if (want_int8 && o.compare_ort) tmp.emplace();
-  std::optional<Int8Model> int8;
-  if (want_int8) {
-    o.calib.batch = o.batch;
-    o.calib.progress = o.progress;
-    int8 = prepare_int8(graph, model_is_quantized, o, tmp ? &*tmp : nullptr);
-  }
+  if ((want_int8 || want_dynamic) && o.compare_ort && !tmp) tmp.emplace();
+  std::optional<Int8Model> int8, dynamic;
+  o.calib.batch = dynamic_args.batch = o.batch;
+  o.calib.progress = dynamic_args.progress = o.progress;
+  if (want_int8) int8 = prepare_int8(graph, model_is_quantized, o, o.calib, tmp ? &*tmp : nullptr, "int8.onnx");
+  if (want_dynamic) dynamic = prepare_int8(graph, false, o, dynamic_args, tmp ? &*tmp : nullptr, "int8_dynamic.onnx");
 
   EvalData e;
   e.dataset = load_dataset_for(o.data, input, o.limit);
@@ -323,28 +335,38 @@ int run_eval(EvalOptions o) {
     report["int8_model"] = int8_origin_json(*int8);
     if (int8->quantized) report["calibration"] = quantize_report_json(*int8->quantized);
   }
+  if (dynamic) {
+    report["dynamic_model"] = int8_origin_json(*dynamic);
+    report["dynamic_calibration"] = quantize_report_json(*dynamic->quantized);
+  }
 
-  std::optional<PrecisionRun> fp32_run, int8_run;
+  const bool side_by_side = p == "both" || p == "all";
+  std::optional<PrecisionRun> fp32_run, int8_run, dynamic_run;
   if (want_fp32) {
     Session session(graph, engine_session_options());
-    fp32_run = evaluate(session, o.precision == "both" ? "octet FP32" : "octet", o.model, e, o);
+    fp32_run = evaluate(session, side_by_side ? "octet FP32" : "octet", o.model, e, o);
   }
-  if (int8) {
-    Session session(int8->graph, engine_session_options());
-    int8_run = evaluate(session, "octet INT8", int8->ort_path, e, o, int8->tap ? int8->tap->tensor : "");
-    if (o.compare_ort) int8_run->report["int8_logits"] = tap_json(*int8, *int8_run);
-  }
+  auto run_int8 = [&](Int8Model& m, const char* label) {
+    Session session(m.graph, engine_session_options());
+    PrecisionRun run = evaluate(session, label, m.ort_path, e, o, m.tap ? m.tap->tensor : "");
+    if (o.compare_ort) run.report["int8_logits"] = tap_json(m, run);
+    run.report["bytes"] = m.bytes;
+    return run;
+  };
+  if (int8) int8_run = run_int8(*int8, p == "all" ? "octet INT8 static" : "octet INT8");
+  if (dynamic) dynamic_run = run_int8(*dynamic, "octet INT8 dynamic");
 
-  if (o.precision == "both") {
+  if (side_by_side) {
     report["fp32"] = fp32_run->report;
     report["int8"] = int8_run->report;
     report["int8_bytes"] = int8->bytes;
     report["size_ratio"] = int8->bytes ? double(report["file_bytes"].get<int64_t>()) / double(int8->bytes) : 0.0;
+    if (dynamic_run) report["dynamic"] = dynamic_run->report;
     if (o.json) fmt::print("{}\n", report.dump(2));
-    else print_both_report(report);
+    else print_side_by_side_report(report);
     return 0;
   }
-  report.update(fp32_run ? fp32_run->report : int8_run->report);
+  report.update(fp32_run ? fp32_run->report : int8_run ? int8_run->report : dynamic_run->report);
   if (o.json) fmt::print("{}\n", report.dump(2));
   else print_single_report(report);
   return 0;
@@ -362,8 +384,10 @@ Command add_eval_command(CLI::App& app) {
                   "Dataset: fashion-mnist[:train|:test][@DIR], cifar10:FILE[,FILE...], images:DIR, "
                   "idx:IMAGES,LABELS (default: the model card's)");
   cmd->add_option("--precision", o->precision,
-                  "fp32, int8 (the model quantized in memory with the calibration options below, or the model itself "
-                  "when it is already quantized) or both side by side (default: fp32; int8 for a quantized model)");
+                  "fp32; int8 (the model quantized in memory with the calibration options below, or the model itself "
+                  "when it is already quantized); dynamic (quantized in memory as --mode dynamic: no calibration); "
+                  "both (fp32 and int8 side by side); all (fp32, static int8 and dynamic int8 side by side). Default: "
+                  "fp32; int8 for a quantized model");
   cmd->add_option("--limit", o->limit, "Evaluate at most N images")->check(CLI::PositiveNumber);
   cmd->add_option("--batch", o->batch, "Batch size of the accuracy pass, the batch-N latency row and calibration")
       ->check(CLI::PositiveNumber);

@@ -109,62 +109,92 @@ void print_single_report(const json& r) {
   }
 }
 
-void print_both_report(const json& r) {
+void print_side_by_side_report(const json& r) {
   const json& f = r["fp32"];
-  const json& q = r["int8"];
+  // The quantized sections present, in order: static INT8, dynamic INT8.
+  std::vector<std::pair<std::string, std::string>> quant;  // key, column name
+  if (r.contains("int8")) quant.emplace_back("int8", r.contains("dynamic") ? "static" : "INT8");
+  if (r.contains("dynamic")) quant.emplace_back("dynamic", "dynamic");
   const bool ort = f.contains("ort");
   fmt::print("model    {} ({}, {} parameters)\n", r["model"].get<std::string>(), kb(r["file_bytes"]),
              r["parameters"].get<int64_t>());
   fmt::print("data     {}\n", r["data"].get<std::string>());
   print_int8_origin(r);
+  if (r.contains("dynamic_model")) {
+    const auto& c = r["dynamic_calibration"];
+    fmt::print("dynamic  quantized in memory ({}): DynamicQuantizeLinear per call, weights {}; {} nodes as ConvInteger / "
+               "MatMulInteger, {} kept in float\n",
+               kb(r["dynamic_model"]["bytes"]), c["weights"].get<std::string>(), c["quantized"].size(),
+               c["float_ops"].size());
+  }
 
-  // Columns: octet FP32, octet INT8, and with --compare-ort ORT FP32, ORT INT8.
-  auto row = [&](const std::string& label, const std::string& of, const std::string& oq, const std::string& rf,
-                 const std::string& rq) {
-    fmt::print("{:<30} {:>12} {:>12}", label, of, oq);
-    if (ort) fmt::print(" {:>12} {:>12}", rf, rq);
+  // Columns: octet FP32, octet per quantized section; with --compare-ort the same for ORT.
+  auto row = [&](const std::string& label, const std::vector<std::string>& octet, const std::vector<std::string>& theirs) {
+    fmt::print("{:<30}", label);
+    for (const auto& c : octet) fmt::print(" {:>14}", c);
+    if (ort)
+      for (const auto& c : theirs) fmt::print(" {:>14}", c);
     fmt::print("\n");
   };
-  auto acc = [&](const json& section, const char* engine, const char* k) {
-    return section.contains(engine) ? pct(section[engine]["accuracy"][k]) : std::string();
+  auto per_column = [&](auto cell) {
+    std::vector<std::string> o{cell(f, "octet", true)}, t{cell(f, "ort", true)};
+    for (const auto& [key, name] : quant) {
+      o.push_back(cell(r[key], "octet", false));
+      t.push_back(cell(r[key], "ort", false));
+    }
+    return std::pair{o, t};
   };
-  auto drop = [&](const char* engine) {
-    if (!f.contains(engine)) return std::string();
-    const double d = 100 * (f[engine]["accuracy"]["top1"].get<double>() - q[engine]["accuracy"]["top1"].get<double>());
-    return fmt::format("{:.2f}", d);
+  auto emit = [&](const std::string& label, auto cell) {
+    auto [o, t] = per_column(cell);
+    row(label, o, t);
   };
   auto ms = [](const json& v) { return v.is_null() ? std::string("-") : fmt::format("{:.3f}", v.get<double>()); };
-  auto speed = [](const json& fp, const json& i8) {
-    if (fp.is_null() || i8.is_null() || i8.get<double>() <= 0) return std::string("-");
-    return fmt::format("{:.2f}x", fp.get<double>() / i8.get<double>());
-  };
   const int batch = r["batch"];
-  const std::string version = ort ? " " + f["ort"]["version"].get<std::string>() : "";
   fmt::print("\n");
-  row("", "octet FP32", "octet INT8", "ORT FP32", "ORT INT8");
-  row("top-1", acc(f, "octet", "top1"), acc(q, "octet", "top1"), acc(f, "ort", "top1"), acc(q, "ort", "top1"));
-  row("top-5", acc(f, "octet", "top5"), acc(q, "octet", "top5"), acc(f, "ort", "top5"), acc(q, "ort", "top5"));
-  row("top-1 drop, points (FP32-INT8)", "", drop("octet"), "", drop("ort"));
-  row("model size", kb(r["file_bytes"]), kb(r["int8_bytes"]), kb(r["file_bytes"]), kb(r["int8_bytes"]));
-  row("size FP32/INT8", "", fmt::format("{:.2f}x", r["size_ratio"].get<double>()), "",
-      fmt::format("{:.2f}x", r["size_ratio"].get<double>()));
+  {
+    std::vector<std::string> o{"octet FP32"}, t{"ORT FP32"};
+    for (const auto& q : quant) o.push_back("octet " + q.second), t.push_back("ORT " + q.second);
+    row("", o, t);
+  }
+  for (const char* k : {"top1", "top5"})
+    emit(k == std::string("top1") ? "top-1" : "top-5", [&](const json& sec, const char* engine, bool) {
+      return sec.contains(engine) ? pct(sec[engine]["accuracy"][k]) : std::string();
+    });
+  emit("top-1 drop, points (FP32-INT8)", [&](const json& sec, const char* engine, bool is_fp32) -> std::string {
+    if (is_fp32 || !f.contains(engine) || !sec.contains(engine)) return "";
+    return fmt::format("{:.2f}", 100 * (f[engine]["accuracy"]["top1"].get<double>() -
+                                        sec[engine]["accuracy"]["top1"].get<double>()));
+  });
+  emit("model size", [&](const json& sec, const char*, bool is_fp32) {
+    return kb(is_fp32 ? r["file_bytes"] : sec["bytes"]);
+  });
   for (int b : {1, batch}) {
-    row(fmt::format("P50 ms/image, batch {}", b), ms(p50(f, b, "octet")), ms(p50(q, b, "octet")),
-        ms(p50(f, b, "ort")), ms(p50(q, b, "ort")));
+    emit(fmt::format("P50 ms/image, batch {}", b),
+         [&](const json& sec, const char* engine, bool) { return ms(p50(sec, b, engine)); });
     if (b == batch && batch == 1) break;
   }
   for (int b : {1, batch}) {
-    row(fmt::format("INT8 speed-up, batch {}", b), "", speed(p50(f, b, "octet"), p50(q, b, "octet")), "",
-        speed(p50(f, b, "ort"), p50(q, b, "ort")));
+    emit(fmt::format("INT8 speed-up, batch {}", b), [&](const json& sec, const char* engine, bool is_fp32) -> std::string {
+      if (is_fp32) return "";
+      const json fp = p50(f, b, engine), i8 = p50(sec, b, engine);
+      if (fp.is_null() || i8.is_null() || i8.get<double>() <= 0) return "-";
+      return fmt::format("{:.2f}x", fp.get<double>() / i8.get<double>());
+    });
     if (b == batch && batch == 1) break;
   }
   if (ort) {
-    auto agree = [](const json& a) {
+    emit("top-1 agreement with ORT", [&](const json& sec, const char* engine, bool) -> std::string {
+      if (std::string(engine) != "octet") return "";
+      const auto& a = sec["agreement"];
       return fmt::format("{}/{}", a["same_top1"].get<int64_t>(), a["images"].get<int64_t>());
-    };
-    row("top-1 agreement with ORT", agree(f["agreement"]), agree(q["agreement"]), "", "");
-    if (q.contains("int8_logits")) fmt::print("{}\n", logits_line(q["int8_logits"]));
-    fmt::print("(ORT{} runs the same QDQ model as octet INT8)\n", version);
+    });
+    emit("max |octet - ORT|", [&](const json& sec, const char* engine, bool) -> std::string {
+      if (std::string(engine) != "octet") return "";
+      return fmt::format("{:.2g}", sec["agreement"]["max_abs_diff"].get<double>());
+    });
+    for (const auto& [key, name] : quant)
+      if (r[key].contains("int8_logits")) fmt::print("{}{}\n", quant.size() > 1 ? name + ": " : "", logits_line(r[key]["int8_logits"]));
+    fmt::print("(ORT {} runs the same files as octet)\n", f["ort"]["version"].get<std::string>());
   }
   fmt::print("\nlatency: one thread, after warm-up; INT8 speed-up = FP32 P50 / INT8 P50 (above 1: INT8 is faster).\n"
              "Per-class accuracy, every latency row and the per-batch figures are in --json.\n");
