@@ -267,13 +267,19 @@ bool fuse_binary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<
   return true;
 }
 
-// GlobalAveragePool, AveragePool, Sigmoid: one input, same type in and out.
+// GlobalAveragePool, AveragePool, Sigmoid, Softmax: one input, same type in and out.
 bool fuse_unary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<const ir::Node*>& removed) {
   auto x = per_tensor_dq(g, n.input(0));
   if (!x) return false;
   auto y = q_output(g, n.outputs[0], removed);
   if (!y || y->type != x->type) return false;
-  if (qop != "QLinearSigmoid") n.attrs.set("channels_last", int64_t{0});
+  if (qop == "QLinearSoftmax") {
+    // ORT's QLinearSoftmax carries the Softmax's opset (its axis semantics changed in 13).
+    n.attrs.set("opset", int64_t{g.opset >= 13 ? 13 : g.opset >= 11 ? 11 : 1});
+    if (n.attrs.has("coerce_2d")) n.attrs.erase("coerce_2d");
+  } else if (qop != "QLinearSigmoid") {
+    n.attrs.set("channels_last", int64_t{0});
+  }
   become(n, qop, "com.microsoft",
          {x->data, x->scale, zero_point_name(g, *x, n.name + ".x_zero_point"), y->scale,
           zero_point_name(g, *y, n.name + ".y_zero_point")},
@@ -326,6 +332,7 @@ int fuse_qdq(ir::Graph& g) {
     else if (n.op == "GlobalAveragePool") done = fuse_unary(g, n, "QLinearGlobalAveragePool", removed);
     else if (n.op == "AveragePool") done = fuse_unary(g, n, "QLinearAveragePool", removed);
     else if (n.op == "Sigmoid") done = fuse_unary(g, n, "QLinearSigmoid", removed);
+    else if (n.op == "Softmax") done = fuse_unary(g, n, "QLinearSoftmax", removed);
     else if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
              n.op == "MaxPool" || n.op == "Transpose")
       done = n.outputs.size() == 1 && fuse_data_movement(g, n, removed);

@@ -533,6 +533,61 @@ TEST(QOpsParity, QLinearSigmoidWholeTables) {
   expect_within_one(b, "qsigmoid_tables", 0.02, {1}, 16);
 }
 
+// ONNX Runtime's lookup-table softmax: rows of 256 random bytes (every code, with near
+// certainty, and every row maximum from the top down), several input scales, the output
+// scales its quantizer writes (1/256, zero point 0 or -128) and an odd one (ORT multiplies by
+// floor(1 / y_scale)); the last axis, a middle axis (opset 13) and opset 12's flattening.
+TEST(QOpsParity, QLinearSoftmaxEveryCode) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const auto xu = b.input("xu", {-1, 16, 256}, ElemType::u8);
+  const auto xs = b.input("xs", {-1, 16, 256}, ElemType::s8);
+  const testing::Attrs last = {{"opset", int64_t{13}}, {"axis", int64_t{-1}}};
+  for (float sx : {0.02f, 0.1f, 0.37f, 1.5f}) {
+    b.output(qunary(b, "QLinearSoftmax", DType::u8, xu, {sx, 128}, {1.0f / 256.0f, 0}, last), ElemType::u8);
+    b.output(qunary(b, "QLinearSoftmax", DType::s8, xs, {sx, 0}, {1.0f / 256.0f, -128}, last), ElemType::s8);
+  }
+  b.output(qunary(b, "QLinearSoftmax", DType::u8, xu, {0.1f, 128}, {0.0031f, 3}, last), ElemType::u8);
+  b.output(qunary(b, "QLinearSoftmax", DType::s8, xs, {0.1f, 0}, {0.0043f, -100}, last), ElemType::s8);
+  // axis 1 of [N, 16, 256] (opset 13: 16 values per row, strided), opset 12 from axis 1 (all
+  // 4096 values of an image in one row) and opset 12 without axis (-1 whatever the opset: the
+  // last dimension, not the old Softmax's default 1).
+  b.output(qunary(b, "QLinearSoftmax", DType::u8, xu, {0.2f, 128}, {1.0f / 256.0f, 0},
+                  {{"opset", int64_t{13}}, {"axis", int64_t{1}}}),
+           ElemType::u8);
+  b.output(qunary(b, "QLinearSoftmax", DType::s8, xs, {0.6f, 0}, {1.0f / 256.0f, -128},
+                  {{"opset", int64_t{12}}, {"axis", int64_t{1}}}),
+           ElemType::s8);
+  b.output(qunary(b, "QLinearSoftmax", DType::u8, xu, {0.05f, 0}, {1.0f / 256.0f, 0}, {{"opset", int64_t{12}}}),
+           ElemType::u8);
+  expect_exact(b, "qsoftmax", {1, 2}, 4);
+}
+
+// The QDQ unit ORT's quantizer writes at a classifier's end, DequantizeLinear -> Softmax ->
+// QuantizeLinear (1/256): octet fuses it into QLinearSoftmax like ORT does, so the int8
+// probabilities agree bit for bit where octet used to run Softmax in float (89.9% identical).
+TEST(QOpsParity, QdqSoftmaxTailIsFused) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (DType t : {DType::u8, DType::s8}) {
+    OnnxBuilder b(13);
+    const auto x = b.input("x", {-1, 10});
+    const int64_t z = t == DType::u8 ? 0 : -128;
+    const auto xq = b.node("QuantizeLinear", {x, scalar_f(b, 0.045f), zero_point(b, t, t == DType::u8 ? 140 : 12)});
+    const auto xd = b.node("DequantizeLinear", {xq, scalar_f(b, 0.045f), zero_point(b, t, t == DType::u8 ? 140 : 12)});
+    const auto sm = b.node("Softmax", {xd}, {{"axis", int64_t{-1}}});
+    const auto yq = b.node("QuantizeLinear", {sm, scalar_f(b, 1.0f / 256.0f), zero_point(b, t, z)});
+    b.output(yq, elem(t));
+    const std::string name = std::string("qdq_softmax_") + ir::dtype_name(t);
+    expect_exact(b, name, {1, 64}, 16);
+    ScratchDir dir("octet-qsoftmax");
+    const std::string path = (dir.path() / "m.onnx").string();
+    b.save(path);
+    int fused = 0;
+    for (const auto& n : Session::load(path).graph().nodes) fused += n.op == "QLinearSoftmax";
+    EXPECT_EQ(fused, 1) << name;
+  }
+}
+
 TEST(QOpsParity, QLinearLeakyRelu) {
   OCTET_SKIP_WITHOUT_ORT();
   OnnxBuilder b(13);

@@ -1,0 +1,57 @@
+#include "kernels/ref/fp_contract_off.h"  // every float step rounds as written
+
+#include "kernels/ref/qsoftmax.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace octet::kernels {
+
+QSoftmaxTable qsoftmax_table(float x_scale, size_t reduce_len, bool is_signed) {
+  const float largest = std::numeric_limits<float>::max() / static_cast<float>(reduce_len);
+  const double shift = std::max(0.0, std::log(static_cast<double>(largest)) - 5.0) / static_cast<double>(x_scale);
+  QSoftmaxTable table{};
+  for (int i = 0; i < 256; ++i) {
+    const double e = std::exp((static_cast<double>(i) - 255.0 + shift) * static_cast<double>(x_scale));
+    const uint8_t code = static_cast<uint8_t>(is_signed ? i - 128 : i);
+    table[code] = static_cast<float>(e);
+  }
+  return table;
+}
+
+template <typename T>
+void q8_softmax__ref(size_t outer, size_t d, size_t inner, const T* x, const QSoftmaxTable& table, float y_scale,
+                     int32_t y_zero_point, T* y) {
+  const float y_steps = std::floor(1.0f / y_scale);
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t in = 0; in < inner; ++in) {
+      const T* xr = x + o * d * inner + in;
+      T* yr = y + o * d * inner + in;
+      T xmax = xr[0];
+      for (size_t k = 1; k < d; ++k) xmax = std::max(xmax, xr[k * inner]);
+      auto entry = [&](T v) {
+        if constexpr (std::is_same_v<T, uint8_t>) return table[255 - xmax + v];
+        else return table[static_cast<uint8_t>(127 - xmax + v)];
+      };
+      float sum = 0.0f;
+      for (size_t k = 0; k < d; ++k) sum += entry(xr[k * inner]);
+      for (size_t k = 0; k < d; ++k) {
+        const int32_t q = static_cast<int32_t>(std::nearbyint((entry(xr[k * inner]) * y_steps) / sum)) + y_zero_point;
+        if constexpr (std::is_same_v<T, uint8_t>) {
+          yr[k * inner] = static_cast<uint8_t>(std::min(q, 255));
+        } else {
+          yr[k * inner] = q > 255 ? static_cast<int8_t>(static_cast<uint8_t>(255)) : static_cast<int8_t>(static_cast<uint8_t>(q));
+        }
+      }
+    }
+  }
+}
+
+template void q8_softmax__ref<uint8_t>(size_t, size_t, size_t, const uint8_t*, const QSoftmaxTable&, float, int32_t,
+                                       uint8_t*);
+template void q8_softmax__ref<int8_t>(size_t, size_t, size_t, const int8_t*, const QSoftmaxTable&, float, int32_t,
+                                      int8_t*);
+
+}  // namespace octet::kernels
