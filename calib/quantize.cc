@@ -55,6 +55,11 @@ Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, std::
     if (!observed(0) || !observed(1)) return why = "an operand is a constant", Kind::none;
     return Kind::compute;
   }
+  if (n.op == "Concat") {
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (!observed(i)) return why = "an input is not a float activation", Kind::none;
+    return n.inputs.empty() ? (why = "no inputs", Kind::none) : Kind::compute;
+  }
   if (n.op == "GlobalAveragePool" || n.op == "AveragePool" || n.op == "Sigmoid")
     return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none);
   if (n.op == "MaxPool" || n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
@@ -67,6 +72,11 @@ Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, std::
 // Activation inputs a quantized compute node reads through DequantizeLinear.
 std::vector<size_t> activation_slots(const ir::Node& n) {
   if (n.op == "Add" || n.op == "Mul") return {0, 1};
+  if (n.op == "Concat") {
+    std::vector<size_t> all(n.inputs.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+  }
   return {0};
 }
 

@@ -68,6 +68,7 @@ void register_qgemm_ops(OpTable& t);         // QLinearMatMul, MatMulInteger, QG
 void register_qelementwise_ops(OpTable& t);  // QLinearAdd/Mul/Sigmoid/GlobalAveragePool/AveragePool
 void register_se_ops(OpTable& t);            // SqueezeExcite (passes::fuse_squeeze_excitation)
 void register_qsoftmax_op(OpTable& t);       // QLinearSoftmax (com.microsoft)
+void register_qconcat_op(OpTable& t);        // QLinearConcat (com.microsoft)
 void register_dynamic_ops(OpTable& t);       // ConvIntegerToFloat, MatMulIntegerToFloat (passes::fuse_dynamic_quantization)
 
 // Helpers shared by op files.

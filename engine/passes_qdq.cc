@@ -287,6 +287,26 @@ bool fuse_unary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<c
   return true;
 }
 
+// Concat of per-tensor DQ inputs of one type, read by one QuantizeLinear: QLinearConcat, which
+// copies the inputs whose parameters equal the output's and requantizes the others.
+bool fuse_concat(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+  std::vector<std::string> inputs = {"", ""};
+  std::optional<DType> type;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    auto x = per_tensor_dq(g, n.input(i));
+    if (!x || (type && x->type != *type)) return false;
+    type = x->type;
+    inputs.insert(inputs.end(), {x->data, x->scale, zero_point_name(g, *x, n.name + ".x" + std::to_string(i) + "_zero_point")});
+  }
+  if (!type) return false;
+  auto y = q_output(g, n.outputs[0], removed);
+  if (!y || y->type != *type) return false;
+  inputs[0] = y->scale;
+  inputs[1] = zero_point_name(g, *y, n.name + ".y_zero_point");
+  become(n, "QLinearConcat", "com.microsoft", inputs, y->data);
+  return true;
+}
+
 // Data movement between equal Q/DQ parameters runs on the integers: DQ -> Reshape -> Q
 // becomes Reshape of the quantized tensor.
 bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
@@ -309,6 +329,7 @@ std::optional<DType> output_type(ir::Graph& g, const ir::Node& n) {
   size_t zp_slot = 0;
   if (n.op == "QLinearConv" || n.op == "QLinearMatMul" || n.op == "QLinearAdd" || n.op == "QLinearMul") zp_slot = 7;
   else if (n.op == "QGemm") zp_slot = 8;
+  else if (n.op == "QLinearConcat") zp_slot = 1;
   else if (n.op.rfind("QLinear", 0) == 0) zp_slot = 4;
   else return quantized_type(g, n.input(0));  // data movement keeps its input's type
   if (!n.has_input(zp_slot) || !g.is_constant(n.input(zp_slot))) return std::nullopt;
@@ -333,6 +354,7 @@ int fuse_qdq(ir::Graph& g) {
     else if (n.op == "AveragePool") done = fuse_unary(g, n, "QLinearAveragePool", removed);
     else if (n.op == "Sigmoid") done = fuse_unary(g, n, "QLinearSigmoid", removed);
     else if (n.op == "Softmax") done = fuse_unary(g, n, "QLinearSoftmax", removed);
+    else if (n.op == "Concat") done = fuse_concat(g, n, removed);
     else if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
              n.op == "MaxPool" || n.op == "Transpose")
       done = n.outputs.size() == 1 && fuse_data_movement(g, n, removed);

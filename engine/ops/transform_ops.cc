@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "engine/op_registry.h"
+#include "engine/ops/concat.h"
 #include "kernels/elementwise/strided_copy.h"
 
 namespace octet {
@@ -214,59 +215,25 @@ OpImpl split_op() {
 
 // ---- Concat ----
 
-Layout concat_layout(const OpContext& c) {
-  for (size_t i = 0; i < c.in.size(); ++i)
-    if (c.info(i).layout != Layout::channels_last) return Layout::row_major;
-  return Layout::channels_last;
+std::vector<size_t> all_inputs(const OpContext& c) {
+  std::vector<size_t> v(c.in.size());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i;
+  return v;
 }
 
 OpImpl concat_op() {
   OpImpl op;
   op.want_layout = any_layout;
-  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    if (c.in.empty()) c.fail("needs at least one input");
-    const TensorInfo& first = c.info(0);
-    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
-    ir::Dims out = first.dims;
-    out[size_t(axis)] = 0;
-    for (size_t i = 0; i < c.in.size(); ++i) {
-      const auto& d = c.info(i).dims;
-      bool ok = d.size() == out.size() && c.info(i).dtype == first.dtype;
-      for (size_t k = 0; ok && k < d.size(); ++k) ok = int64_t(k) == axis || d[k] == first.dims[k];
-      if (!ok)
-        c.fail("input " + std::to_string(i) + " " + ir::dims_str(d) + " does not match " + ir::dims_str(first.dims));
-      out[size_t(axis)] += d[size_t(axis)];
-    }
-    return {{first.dtype, out, concat_layout(c)}};
-  };
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> { return {ops::concat_output(c, all_inputs(c))}; };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const TensorInfo& first = c.info(0);
-    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
-    ir::Dims out_dims = first.dims;
-    out_dims[size_t(axis)] = 0;
-    for (size_t i = 0; i < c.in.size(); ++i) out_dims[size_t(axis)] += c.info(i).dims[size_t(axis)];
-    const auto dst = strides_of(out_dims, concat_layout(c));
-    const int elem = int(ir::dtype_size(first.dtype));
-    struct Piece {
-      std::shared_ptr<const StridedCopy> copy;
-      const void* src;
-      std::byte* dst;
-    };
-    std::vector<Piece> pieces;
-    int64_t at = 0;
     std::string name;
-    for (size_t i = 0; i < c.in.size(); ++i) {
-      const TensorInfo& x = c.info(i);
-      auto src = x.strides();
-      auto copy = std::make_shared<const StridedCopy>(int(x.dims.size()), x.dims.data(), src.data(), dst.data(), elem);
-      if (name.empty() || std::string(copy->kernel_name()).ends_with("__ref")) name = copy->kernel_name();
-      pieces.push_back({copy, in[i], static_cast<std::byte*>(out[0]) + at * dst[size_t(axis)] * elem});
-      at += x.dims[size_t(axis)];
-    }
+    const auto pieces = ops::concat_pieces(c, all_inputs(c), &name);
     c.report_kernel(name);
+    std::vector<std::pair<const void*, std::byte*>> where;
+    for (const auto& p : pieces) where.emplace_back(in[p.input], static_cast<std::byte*>(out[0]) + p.dst_offset);
     pthreadpool_t pool = c.threadpool;
-    return [pieces, pool] {
-      for (const auto& p : pieces) p.copy->run(p.src, p.dst, pool);
+    return [pieces, where, pool] {
+      for (size_t i = 0; i < pieces.size(); ++i) pieces[i].copy->run(where[i].first, where[i].second, pool);
     };
   };
   return op;
@@ -282,3 +249,49 @@ void register_transform_ops(OpTable& t) {
 }
 
 }  // namespace octet
+
+namespace octet::ops {
+
+namespace {
+Layout concat_layout(const OpContext& c, const std::vector<size_t>& data) {
+  for (size_t i : data)
+    if (c.info(i).layout != Layout::channels_last) return Layout::row_major;
+  return Layout::channels_last;
+}
+}  // namespace
+
+TensorInfo concat_output(const OpContext& c, const std::vector<size_t>& data) {
+  if (data.empty()) c.fail("needs at least one input");
+  const TensorInfo& first = c.info(data[0]);
+  const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(first.dims.size()));
+  ir::Dims out = first.dims;
+  out[size_t(axis)] = 0;
+  for (size_t i : data) {
+    const auto& d = c.info(i).dims;
+    bool ok = d.size() == out.size() && c.info(i).dtype == first.dtype;
+    for (size_t k = 0; ok && k < d.size(); ++k) ok = int64_t(k) == axis || d[k] == first.dims[k];
+    if (!ok) c.fail("input " + std::to_string(i) + " " + ir::dims_str(d) + " does not match " + ir::dims_str(first.dims));
+    out[size_t(axis)] += d[size_t(axis)];
+  }
+  return {first.dtype, out, concat_layout(c, data)};
+}
+
+std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<size_t>& data, std::string* kernel) {
+  const TensorInfo y = concat_output(c, data);
+  const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(y.dims.size()));
+  const auto dst = strides_of(y.dims, y.layout);
+  const int elem = int(ir::dtype_size(y.dtype));
+  std::vector<ConcatPiece> pieces;
+  int64_t at = 0;
+  for (size_t i : data) {
+    const TensorInfo& x = c.info(i);
+    auto src = x.strides();
+    auto copy = std::make_shared<const kernels::StridedCopy>(int(x.dims.size()), x.dims.data(), src.data(), dst.data(), elem);
+    if (kernel->empty() || std::string(copy->kernel_name()).ends_with("__ref")) *kernel = copy->kernel_name();
+    pieces.push_back({copy, i, size_t(at * dst[size_t(axis)] * elem)});
+    at += x.dims[size_t(axis)];
+  }
+  return pieces;
+}
+
+}  // namespace octet::ops

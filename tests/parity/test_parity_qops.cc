@@ -588,6 +588,51 @@ TEST(QOpsParity, QdqSoftmaxTailIsFused) {
   }
 }
 
+// QLinearConcat: inputs with the output's parameters are copied, others requantized through a
+// table; channel concat of NCHW maps (octet concatenates channels-last there) and a last-axis
+// concat, uint8 and int8.
+TEST(QOpsParity, QLinearConcat) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (DType t : {DType::u8, DType::s8}) {
+    OnnxBuilder b(13);
+    const int64_t z = t == DType::u8 ? 128 : 0;
+    const auto a = b.input("a", {-1, 3, 5, 4}, elem(t));
+    const auto c = b.input("c", {-1, 6, 5, 4}, elem(t));
+    const Q y{0.05f, z + 3};
+    auto concat = [&](const std::vector<std::pair<std::string, Q>>& xs, int64_t axis) {
+      std::vector<std::string> in = {scalar_f(b, y.scale), zero_point(b, t, y.zp)};
+      for (const auto& [x, q] : xs) in.insert(in.end(), {x, scalar_f(b, q.scale), zero_point(b, t, q.zp)});
+      return ms_node(b, "QLinearConcat", in, {{"axis", axis}});
+    };
+    b.output(concat({{a, y}, {c, y}}, 1), elem(t));                                   // copies only
+    b.output(concat({{a, {0.031f, z - 7}}, {c, y}, {a, {0.5f, z}}}, 1), elem(t));      // tables
+    b.output(concat({{a, {0.07f, z + 1}}, {a, {0.02f, z - 2}}}, -1), elem(t));         // last axis
+    expect_exact(b, std::string("qconcat_") + ir::dtype_name(t), {1, 3}, 16);
+  }
+}
+
+// A Concat between QDQ pairs (SqueezeNet's fire modules as ORT's quantizer writes them):
+// fused into QLinearConcat, identical to ORT.
+TEST(QOpsParity, QdqConcatIsFused) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const auto x = b.input("x", {-1, 4, 3, 3});
+  const auto u = b.input("u", {-1, 2, 3, 3});
+  auto qdq = [&](const std::string& v, float s, int64_t zp) {
+    const auto q = b.node("QuantizeLinear", {v, scalar_f(b, s), zero_point(b, DType::u8, zp)});
+    return b.node("DequantizeLinear", {q, scalar_f(b, s), zero_point(b, DType::u8, zp)});
+  };
+  const auto cat = b.node("Concat", {qdq(x, 0.02f, 120), qdq(u, 0.035f, 100)}, {{"axis", int64_t{1}}});
+  b.output(b.node("QuantizeLinear", {cat, scalar_f(b, 0.03f), zero_point(b, DType::u8, 110)}), ElemType::u8);
+  expect_exact(b, "qdq_concat", {1, 4}, 16);
+  ScratchDir dir("octet-qconcat");
+  const std::string path = (dir.path() / "m.onnx").string();
+  b.save(path);
+  int fused = 0;
+  for (const auto& n : Session::load(path).graph().nodes) fused += n.op == "QLinearConcat";
+  EXPECT_EQ(fused, 1);
+}
+
 TEST(QOpsParity, QLinearLeakyRelu) {
   OCTET_SKIP_WITHOUT_ORT();
   OnnxBuilder b(13);
