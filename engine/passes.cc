@@ -205,6 +205,8 @@ int remove_unused(ir::Graph& g) {
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   std::vector<PassCount> report;
   report.push_back({"remove Identity/Dropout", remove_identities(g)});
+  if (int n = expand_dynamic_quantize_matmul(g))
+    report.push_back({"expand DynamicQuantizeMatMul", n});
   if (o.fuse_qdq) {
     // Weights stay DequantizeLinear(int8 constant) until the node units are matched;
     // whatever is left unmatched is folded to float right after.

@@ -20,6 +20,9 @@ int fuse_qdq(ir::Graph& g);
 // DynamicQuantizeLinear -> ConvInteger / MatMulInteger -> Cast -> Mul(scales) [-> Add(bias)]
 // into ConvIntegerToFloat / MatMulIntegerToFloat steps (engine/passes_dynamic.cc).
 int fuse_dynamic_quantization(ir::Graph& g);
+// com.microsoft.DynamicQuantizeMatMul -> DynamicQuantizeLinear + MatMulIntegerToFloat (always
+// run: octet has no kernel of its own for the combined op).
+int expand_dynamic_quantize_matmul(ir::Graph& g);
 int fold_batchnorm(ir::Graph& g);      // BatchNormalization into the preceding Conv's weights and bias
 int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) into Conv or Gemm
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the

@@ -10,6 +10,8 @@
 // W_scale and bias may vary only along the output channel (Conv: axis 1 of the NCHW result;
 // MatMul: the last axis): anything else is left as it is and runs op by op. A Relu or Clip
 // after the step is fused by fuse_activations. engine/ops/dynamic_ops.cc runs the result.
+// com.microsoft.DynamicQuantizeMatMul (ORT's own fusion of the MatMul case, as its optimizer
+// may save it) is the same step: it becomes DynamicQuantizeLinear + MatMulIntegerToFloat.
 #include "engine/graph_edit.h"
 #include "engine/passes.h"
 
@@ -55,6 +57,41 @@ bool zero_or_absent(const ir::Graph& g, const ir::Node& n, size_t i) {
 }
 
 }  // namespace
+
+int expand_dynamic_quantize_matmul(ir::Graph& g) {
+  std::vector<ir::Node> out;
+  int expanded = 0;
+  for (auto& n : g.nodes) {
+    if (n.op != "DynamicQuantizeMatMul" || n.domain != "com.microsoft") {
+      out.push_back(std::move(n));
+      continue;
+    }
+    ir::Node dq;
+    dq.name = graph_edit::fresh_name(g, n.name + ".quantize_a");
+    dq.op = "DynamicQuantizeLinear";
+    const std::string a = n.input(0);
+    for (const char* part : {"_quantized", "_scale", "_zero_point"}) {
+      const std::string v = graph_edit::fresh_name(g, a + part);
+      g.values[v].name = v;
+      dq.outputs.push_back(v);
+    }
+    dq.inputs = {a};
+    ir::Node mm;
+    mm.name = n.name;
+    mm.op = "MatMulIntegerToFloat";
+    mm.domain = "com.microsoft";
+    // DynamicQuantizeMatMul: A, B, b_scale, [b_zero_point], [bias].
+    mm.inputs = {dq.outputs[0], n.input(1), dq.outputs[1], n.input(2), dq.outputs[2],
+                 n.has_input(3) ? n.input(3) : "", n.has_input(4) ? n.input(4) : ""};
+    while (mm.inputs.back().empty()) mm.inputs.pop_back();
+    mm.outputs = n.outputs;
+    out.push_back(std::move(dq));
+    out.push_back(std::move(mm));
+    ++expanded;
+  }
+  g.nodes = std::move(out);
+  return expanded;
+}
 
 int fuse_dynamic_quantization(ir::Graph& g) {
   std::set<const ir::Node*> dead;

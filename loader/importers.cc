@@ -36,7 +36,7 @@ bool is_contrib_op(const std::string& op) {
                                             "QLinearLeakyRelu", "QLinearGlobalAveragePool",
                                             "QLinearAveragePool", "QGemm",
                                             "MatMulIntegerToFloat", "QLinearSoftmax",
-                                            "QLinearConcat"};
+                                            "QLinearConcat", "DynamicQuantizeMatMul"};
   return ops.count(op) != 0;
 }
 
@@ -164,6 +164,7 @@ void add_quantization_importers(std::map<std::string, Importer>& t, const std::v
   t["QGemm"] = {1, {{"alpha", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)}}, {}};
   t["MatMulIntegerToFloat"] = {1, {}, {}};
   t["QLinearConcat"] = {1, {{"axis", std::nullopt}}, {}};
+  t["DynamicQuantizeMatMul"] = {1, {}, {}};
   // `opset` (required) is the Softmax opset whose axis rule applies (flattening from axis
   // before 13). axis defaults to -1 whatever the opset: ORT's schema default.
   t["QLinearSoftmax"] = {1, {{"axis", i64(-1)}, {"opset", std::nullopt}}, {}};

@@ -250,5 +250,36 @@ TEST(DynamicParity, MicrosoftMatMulIntegerToFloat) {
   }
 }
 
+// com.microsoft.DynamicQuantizeMatMul (ORT's fusion of DynamicQuantizeLinear + MatMulInteger,
+// as a file saved after its optimizer holds it): octet splits it back into the two steps.
+TEST(DynamicParity, MicrosoftDynamicQuantizeMatMul) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13, "dqmm", 10);
+  auto x = b.input("x", {-1, 3, 20});
+  std::mt19937 rng(6);
+  std::vector<int64_t> w(20 * 11);
+  for (auto& v : w) v = int64_t(rng() % 255) - 127;
+  auto wq = b.initializer("wq", TensorValue::ints(ElemType::s8, {20, 11}, w));
+  auto ws = b.random_uniform_init("ws", {11}, 0.001f, 0.02f);
+  auto bias = b.random_normal_init("bias", {11}, 0.0f, 0.5f);
+  auto y = b.node("DynamicQuantizeMatMul", {x, wq, ws, "", bias});
+  b.set_domain(y, "com.microsoft");
+  b.output(y);
+  ScratchDir dir("octet-dynamic");
+  const std::string path = (dir.path() / "dqmm.onnx").string();
+  b.save(path);
+  Session s = Session::load(path);
+  EXPECT_EQ(count_op(s, "MatMulIntegerToFloat"), 1);
+  std::mt19937 data(12);
+  for (int64_t batch : {1, 4}) {
+    const ir::TensorData in = random_input({batch, 3, 20}, data, -1.5f, 2.5f);
+    const auto ours = s.run({in});
+    const ir::TensorData ort = from_npy(testing::run_ort(path, {{"x", to_npy(in)}}).at(s.outputs()[0].name));
+    for (int64_t i = 0; i < ort.count(); ++i)
+      EXPECT_EQ(std::bit_cast<uint32_t>(ours[0].as<float>()[i]), std::bit_cast<uint32_t>(ort.as<float>()[i]))
+          << "batch " << batch << " element " << i;
+  }
+}
+
 }  // namespace
 }  // namespace octet::parity
