@@ -3,7 +3,7 @@
 // DequantizeLinear -> Softmax -> QuantizeLinear into), for uint8 and int8, bit for bit:
 //
 // A 256-entry float table of exp values, built once per x_scale and reduction length D:
-//   shift = max(0, ln(FLT_MAX / D) - 5) / x_scale          (in double; FLT_MAX / D in float)
+//   shift = max(0, ln(FLT_MAX / D) - 5) / x_scale   (FLT_MAX / D and ln in float, the rest in double)
 //   table[code(i)] = float(exp((i - 255 + shift) * x_scale)),  i = 0..255
 // where code(i) = i for uint8 and the byte of i - 128 for int8, so that the largest input of a
 // row can be moved to the top entry. The shift keeps D * table[top] below FLT_MAX.

@@ -542,7 +542,15 @@ TEST(QOpsParity, QLinearSoftmaxEveryCode) {
   OnnxBuilder b(13);
   const auto xu = b.input("xu", {-1, 16, 256}, ElemType::u8);
   const auto xs = b.input("xs", {-1, 16, 256}, ElemType::s8);
+  // Rows of 10 and 1000 (classifier heads): reduction lengths that are not powers of two, so
+  // FLT_MAX / D rounds before the logarithm of the table's shift.
+  const auto xc = b.input("xc", {-1, 400, 10}, ElemType::u8);
+  const auto xk = b.input("xk", {-1, 4, 1000}, ElemType::s8);
   const testing::Attrs last = {{"opset", int64_t{13}}, {"axis", int64_t{-1}}};
+  for (float sx : {0.045f, 0.2f}) {
+    b.output(qunary(b, "QLinearSoftmax", DType::u8, xc, {sx, 128}, {1.0f / 256.0f, 0}, last), ElemType::u8);
+    b.output(qunary(b, "QLinearSoftmax", DType::s8, xk, {sx, 0}, {1.0f / 256.0f, -128}, last), ElemType::s8);
+  }
   for (float sx : {0.02f, 0.1f, 0.37f, 1.5f}) {
     b.output(qunary(b, "QLinearSoftmax", DType::u8, xu, {sx, 128}, {1.0f / 256.0f, 0}, last), ElemType::u8);
     b.output(qunary(b, "QLinearSoftmax", DType::s8, xs, {sx, 0}, {1.0f / 256.0f, -128}, last), ElemType::s8);

@@ -27,6 +27,48 @@ nlohmann::json dims_json(const ir::Dims& d) {
   return j;
 }
 
+// Ops that have no INT8 form in octet or ONNX Runtime's CPU kernels: why they stay float.
+std::string float_reason(const ir::Node& n) {
+  static const std::map<std::string, std::string> reasons = {
+      {"HardSwish", "no INT8 form in octet or ONNX Runtime: dequantized, computed in float, requantized"},
+      {"HardSigmoid", "no INT8 form in octet or ONNX Runtime: dequantized, computed in float, requantized"},
+      {"ReduceMean", "no QLinearReduceMean in octet yet: dequantized, averaged in float, requantized"},
+      {"Slice", "no integer form in octet's QDQ fusion yet: runs on the dequantized floats"},
+      {"Split", "no integer form in octet's QDQ fusion yet: runs on the dequantized floats"},
+  };
+  auto it = reasons.find(n.op);
+  if (it != reasons.end()) return it->second;
+  return "its QDQ unit did not match an INT8 op (a missing QuantizeLinear, per-channel or mixed-type activations, "
+         "or no INT8 form in octet): runs in float";
+}
+
+// In a quantized model, the compute nodes left in float between DequantizeLinear and
+// QuantizeLinear after the QDQ fusion: each a dequantize / requantize round trip.
+std::vector<std::pair<std::string, std::string>> float_islands(const ir::Graph& g) {
+  std::map<std::string, const ir::Node*> producer;
+  std::map<std::string, std::vector<const ir::Node*>> readers;
+  for (const auto& n : g.nodes) {
+    for (const auto& o : n.outputs) producer[o] = &n;
+    for (const auto& i : n.inputs) readers[i].push_back(&n);
+  }
+  auto is_qdq = [](const std::string& op) {
+    return op == "QuantizeLinear" || op == "DequantizeLinear" || op == "DynamicQuantizeLinear" || op == "Cast";
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& n : g.nodes) {
+    if (is_qdq(n.op) || n.op == "Shape" || n.op == "Constant") continue;
+    bool from_dq = false, to_q = false;
+    for (const auto& i : n.inputs) {
+      auto p = producer.find(i);
+      from_dq = from_dq || (p != producer.end() && p->second->op == "DequantizeLinear");
+    }
+    for (const auto& o : n.outputs)
+      for (const ir::Node* r : readers[o]) to_q = to_q || r->op == "QuantizeLinear";
+    if (from_dq && to_q) out.emplace_back(ir::Graph::describe(n), float_reason(n));
+  }
+  return out;
+}
+
 int run_info(const InfoOptions& o) {
   ir::Graph original = loader::load_onnx(o.model);
   std::map<std::string, int> ops_in_file;
@@ -59,6 +101,8 @@ int run_info(const InfoOptions& o) {
   j["total_macs"] = total_macs;
   j["arena_bytes"] = plan.arena_bytes();
   j["isa"] = kernels::isa_name(kernels::active_isa());
+  const auto islands = float_islands(session.graph());
+  for (const auto& [node, why] : islands) j["float_in_int8"].push_back({{"node", node}, {"reason", why}});
 
   if (o.json) {
     fmt::print("{}\n", j.dump(2));
@@ -93,6 +137,11 @@ int run_info(const InfoOptions& o) {
     for (const auto& s : plan.steps()) scalar += s.scalar();
     if (scalar) fmt::print("\n{} step(s) marked [scalar] run a scalar reference kernel (no SIMD kernel fits them)\n", scalar);
     else fmt::print("\nevery step runs a SIMD kernel or moves no data through one\n");
+  }
+  if (!islands.empty()) {
+    fmt::print("\n{} node(s) of this INT8 model run in float between DequantizeLinear and QuantizeLinear:\n",
+               islands.size());
+    for (const auto& [node, why] : islands) fmt::print("  {}: {}\n", node, why);
   }
   fmt::print("\ntotal      {:.2f} M MACs per batch of {}\n", double(total_macs) / 1e6, o.batch);
   return 0;
