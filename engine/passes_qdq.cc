@@ -267,8 +267,10 @@ bool fuse_binary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<
   return true;
 }
 
-// GlobalAveragePool, AveragePool, Sigmoid, Softmax: one input, same type in and out.
-bool fuse_unary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<const ir::Node*>& removed) {
+// GlobalAveragePool, AveragePool, Sigmoid, Softmax, HardSwish, HardSigmoid: one input, same
+// type in and out.
+bool fuse_unary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<const ir::Node*>& removed,
+                const std::string& domain = "com.microsoft") {
   auto x = per_tensor_dq(g, n.input(0));
   if (!x) return false;
   auto y = q_output(g, n.outputs[0], removed);
@@ -277,10 +279,10 @@ bool fuse_unary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<c
     // ORT's QLinearSoftmax carries the Softmax's opset (its axis semantics changed in 13).
     n.attrs.set("opset", int64_t{g.opset >= 13 ? 13 : g.opset >= 11 ? 11 : 1});
     if (n.attrs.has("coerce_2d")) n.attrs.erase("coerce_2d");
-  } else if (qop != "QLinearSigmoid") {
+  } else if (qop != "QLinearSigmoid" && domain == "com.microsoft") {
     n.attrs.set("channels_last", int64_t{0});
   }
-  become(n, qop, "com.microsoft",
+  become(n, qop, domain,
          {x->data, x->scale, zero_point_name(g, *x, n.name + ".x_zero_point"), y->scale,
           zero_point_name(g, *y, n.name + ".y_zero_point")},
          y->data);
@@ -354,6 +356,9 @@ int fuse_qdq(ir::Graph& g) {
     else if (n.op == "AveragePool") done = fuse_unary(g, n, "QLinearAveragePool", removed);
     else if (n.op == "Sigmoid") done = fuse_unary(g, n, "QLinearSigmoid", removed);
     else if (n.op == "Softmax") done = fuse_unary(g, n, "QLinearSoftmax", removed);
+    // No ONNX Runtime op: octet's own 256-entry tables, the same values as the float round trip.
+    else if (n.op == "HardSwish") done = fuse_unary(g, n, "QLinearHardSwish", removed, "octet");
+    else if (n.op == "HardSigmoid") done = fuse_unary(g, n, "QLinearHardSigmoid", removed, "octet");
     else if (n.op == "Concat") done = fuse_concat(g, n, removed);
     else if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
              n.op == "MaxPool" || n.op == "Transpose")

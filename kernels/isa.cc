@@ -89,6 +89,11 @@ std::string isa_names() {
   return s;
 }
 
+bool cpu_has_avx512vbmi() {
+  static const bool has = cpuinfo_initialize() && isa_supported(Isa::avx512) && cpuinfo_has_x86_avx512vbmi();
+  return has;
+}
+
 bool isa_supported(Isa isa) {
   static const bool supported[] = {probe(Isa::scalar), probe(Isa::avx2), probe(Isa::avxvnni), probe(Isa::avx512),
                                    probe(Isa::avx512vnni)};

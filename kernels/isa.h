@@ -34,6 +34,10 @@ Isa active_isa();
 // Every supported level up to active_isa(), lowest first (tests and benchmarks sweep these).
 std::vector<Isa> runnable_isas();
 
+// AVX-512 VBMI (vpermi2b: 128-entry byte tables in two registers), an extension beside the
+// levels (Ice Lake, Sapphire Rapids, Zen 4): the kernels that need it also need avx512.
+bool cpu_has_avx512vbmi();
+
 // Whether a 512-bit FMA / vpdpbusd does twice the work per cycle of a 256-bit one. False on
 // AMD Zen 4 (CPUID family 19h), which runs AVX-512 as two 256-bit halves: there a ymm kernel
 // with a better-fitting tile beats a zmm one (kernel choice weighs this).

@@ -6,6 +6,7 @@
 // Layout and copies are Concat's (engine/ops/concat.h).
 #include "engine/ops/concat.h"
 #include "engine/ops/qparams.h"
+#include "kernels/elementwise/lookup.h"
 #include "kernels/ref/qelementwise.h"
 
 namespace octet {
@@ -84,6 +85,8 @@ Kernel build(const OpContext& c, std::span<const void* const> in, std::span<void
     counts.push_back(c.info(piece.input).count());
   }
   pthreadpool_t pool = c.threadpool;
+  const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
+  const std::string lookup_name = fast != nullptr ? fast->name : "q8_lookup__ref";
   return ops::visit_q8_type(c.info(kYZeroPoint).dtype, [&](auto tag) -> Kernel {
     using T = decltype(tag);
     const ops::ParamInputs p(c, in);
@@ -93,7 +96,11 @@ Kernel build(const OpContext& c, std::span<const void* const> in, std::span<void
       for (size_t k = 0; k < pieces.size(); ++k) {
         const void* src = where[k].first;
         if (!t[k].empty()) {
-          kernels::q8_lookup__ref(counts[k], static_cast<const T*>(src), t[k].data(), reinterpret_cast<T*>(scratch->data()));
+          if (fast != nullptr)
+            fast->fn(size_t(counts[k]), static_cast<const uint8_t*>(src), reinterpret_cast<const uint8_t*>(t[k].data()),
+                     scratch->data());
+          else
+            kernels::q8_lookup__ref(counts[k], static_cast<const T*>(src), t[k].data(), reinterpret_cast<T*>(scratch->data()));
           src = scratch->data();
         }
         pieces[k].copy->run(src, where[k].second, pool);
@@ -103,10 +110,10 @@ Kernel build(const OpContext& c, std::span<const void* const> in, std::span<void
       auto t = std::make_shared<const std::vector<std::vector<T>>>(tables<T>(p, data));
       bool lookup = false;
       for (const auto& table : *t) lookup = lookup || !table.empty();
-      c.report_kernel(lookup ? "q8_lookup__ref + " + name : name);
+      c.report_kernel(lookup ? lookup_name + " + " + name : name);
       return [t, run] { run(*t); };
     }
-    c.report_kernel("q8_lookup__ref + " + name);
+    c.report_kernel(lookup_name + " + " + name);
     return [p, data, run] { run(tables<T>(p, data)); };
   });
 }

@@ -16,6 +16,7 @@
 #include "engine/ops/qparams.h"
 #include "engine/ops/spatial.h"
 #include "kernels/elementwise/eltwise.h"
+#include "kernels/elementwise/lookup.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
 
@@ -112,10 +113,13 @@ constexpr std::initializer_list<size_t> kUnaryParams = {kXScale, kXZeroPoint, kY
 
 // QLinearSigmoid, QLinearLeakyRelu: table[byte] = Q(f(DQ(byte))), built from the parameters.
 template <class T>
-std::array<T, 256> activation_table(const std::string& op, float alpha, const UnaryParams& q) {
+std::array<T, 256> activation_table(const std::string& op, float alpha, float beta, const UnaryParams& q) {
   std::array<T, 256> table;
-  if (op == "QLinearSigmoid") {
-    kernels::q8_activation_table__ref(kernels::Activation::sigmoid(), q.x, q.y, table.data());
+  if (op == "QLinearSigmoid" || op == "QLinearHardSwish" || op == "QLinearHardSigmoid") {
+    const kernels::Activation act = op == "QLinearSigmoid"     ? kernels::Activation::sigmoid()
+                                    : op == "QLinearHardSwish" ? kernels::Activation::hard_swish()
+                                                               : kernels::Activation::hard_sigmoid(alpha, beta);
+    kernels::q8_activation_table__ref(act, q.x, q.y, table.data());
     return table;
   }
   // LeakyRelu is not one of the FP32 activations; its table is built the same way as
@@ -140,17 +144,27 @@ OpImpl qlookup_op() {
     check_qunary(c);
     const int64_t count = c.info(kX).count();
     const std::string op_type = c.node.op;
-    const float alpha = c.node.attrs.f("alpha", 0.01f);
+    // LeakyRelu's alpha defaults to 0.01, HardSigmoid's alpha and beta to 0.2 and 0.5.
+    const bool hard_sigmoid = c.node.op == "QLinearHardSigmoid";
+    const float alpha = c.node.attrs.f("alpha", hard_sigmoid ? 0.2f : 0.01f);
+    const float beta = c.node.attrs.f("beta", 0.5f);
     const void* x = in[kX];
     void* y = out[0];
-    c.report_kernel("q8_lookup__ref");
+    const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
+    c.report_kernel(fast != nullptr ? fast->name : "q8_lookup__ref");
     return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
       using T = decltype(tag);
       return ops::with_params(
           c, in, kUnaryParams,
-          [op_type, alpha](const ops::ParamInputs& p) { return activation_table<T>(op_type, alpha, derive_unary(p)); },
+          [op_type, alpha, beta](const ops::ParamInputs& p) {
+            return activation_table<T>(op_type, alpha, beta, derive_unary(p));
+          },
           [=](const std::array<T, 256>& table) {
-            kernels::q8_lookup__ref(count, static_cast<const T*>(x), table.data(), static_cast<T*>(y));
+            if (fast != nullptr)
+              fast->fn(size_t(count), static_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(table.data()),
+                       static_cast<uint8_t*>(y));
+            else
+              kernels::q8_lookup__ref(count, static_cast<const T*>(x), table.data(), static_cast<T*>(y));
           });
     });
   };
@@ -240,6 +254,8 @@ void register_qelementwise_ops(OpTable& t) {
   t.emplace_back("QLinearAdd", qbinary_op());
   t.emplace_back("QLinearMul", qbinary_op());
   t.emplace_back("QLinearSigmoid", qlookup_op());
+  t.emplace_back("QLinearHardSwish", qlookup_op());    // octet's own (fuse_qdq): no ORT op
+  t.emplace_back("QLinearHardSigmoid", qlookup_op());
   t.emplace_back("QLinearLeakyRelu", qlookup_op());
   t.emplace_back("QLinearGlobalAveragePool", qglobal_avgpool_op());
   t.emplace_back("QLinearAveragePool", qavgpool_op());

@@ -1,0 +1,39 @@
+// The SIMD 256-entry byte table lookup against q8_lookup__ref: every length up to a few vectors
+// (the masked tail), every index value, random tables, a guard byte past the end.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "kernels/elementwise/lookup.h"
+#include "kernels/ref/qelementwise.h"
+
+namespace octet::kernels {
+namespace {
+
+TEST(Q8Lookup, MatchesTheRefForEveryIndexAndLength) {
+  const Q8LookupKernel* k = choose_q8_lookup(Isa::avx512vnni);
+  if (k == nullptr) GTEST_SKIP() << "this CPU has no AVX-512 VBMI: the lookup runs q8_lookup__ref";
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<uint8_t> table(256);
+    for (auto& v : table) v = uint8_t(rng());
+    for (size_t n : {size_t(0), size_t(1), size_t(63), size_t(64), size_t(65), size_t(127), size_t(200), size_t(4096)}) {
+      std::vector<uint8_t> x(n);
+      for (size_t i = 0; i < n; ++i) x[i] = i < 256 && n >= 256 ? uint8_t(i) : uint8_t(rng());
+      std::vector<uint8_t> want(n), got(n + 1, 0x5A);
+      q8_lookup__ref<uint8_t>(int64_t(n), x.data(), table.data(), want.data());
+      k->fn(n, x.data(), table.data(), got.data());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << k->name << " n " << n << " x " << int(x[i]);
+      EXPECT_EQ(got[n], 0x5A) << k->name << " wrote past the end (n " << n << ")";
+    }
+  }
+}
+
+TEST(Q8Lookup, FollowsTheIsaCap) {
+  EXPECT_EQ(choose_q8_lookup(Isa::avx2), nullptr);
+  EXPECT_EQ(choose_q8_lookup(Isa::scalar), nullptr);
+}
+
+}  // namespace
+}  // namespace octet::kernels
