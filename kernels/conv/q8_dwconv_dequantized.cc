@@ -25,37 +25,42 @@ Q8DequantizedDwConv::Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const 
   const size_t taps = static_cast<size_t>(s.kernel_h) * s.kernel_w;
   std::vector<float> wf(channels * taps);
   for (size_t i = 0; i < wf.size(); ++i) wf[i] = static_cast<float>(w[i]);
-  conv_ = std::make_unique<F32DwConv>(s, wf.data(), nullptr, Activation{}, isa);
-  centered_.resize(static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c);
+  Conv2dShape image = s;
+  image.batch = 1;
+  conv_ = std::make_unique<F32DwConv>(image, wf.data(), nullptr, Activation{}, isa);
+  centered_.resize(static_cast<size_t>(s.in_h) * s.in_w * s.in_c);
   conv_->bind(centered_.data());
   scale_.resize(channels);
 }
 
 void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool) {
-  const size_t n = centered_.size();
-  float* c = centered_.data();
-  if (x_type_ == Q8::u8) {
-    const auto* xb = static_cast<const uint8_t*>(x);
-    for (size_t i = 0; i < n; ++i) c[i] = static_cast<float>(static_cast<int32_t>(xb[i]) - x_zero_point);
-  } else {
-    const auto* xb = static_cast<const int8_t*>(x);
-    for (size_t i = 0; i < n; ++i) c[i] = static_cast<float>(static_cast<int32_t>(xb[i]) - x_zero_point);
-  }
-  conv_->run(c, y, pool);
   const size_t channels = static_cast<size_t>(s_.out_c);
   const bool per_channel = out_.w_scale.size() != 1;
   for (size_t k = 0; k < channels; ++k) scale_[k] = x_scale * out_.w_scale[per_channel ? k : 0];
-  const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
+  const size_t in_image = centered_.size();
+  const size_t out_pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
+  float* c = centered_.data();
   const float lo = out_.lo, hi = out_.hi;
-  const float* s = scale_.data();
+  const float* sc = scale_.data();
   const float* b = out_.bias.empty() ? nullptr : out_.bias.data();
-  // A plain multiply, then a plain add (never contracted: see fp_contract_off in the build).
-  for (size_t p = 0; p < pixels; ++p) {
-    float* row = y + p * channels;
-    if (b != nullptr) {
-      for (size_t k = 0; k < channels; ++k) row[k] = std::min(std::max(row[k] * s[k] + b[k], lo), hi);
+  for (int n = 0; n < s_.batch; ++n) {
+    if (x_type_ == Q8::u8) {
+      const auto* xb = static_cast<const uint8_t*>(x) + n * in_image;
+      for (size_t i = 0; i < in_image; ++i) c[i] = static_cast<float>(static_cast<int32_t>(xb[i]) - x_zero_point);
     } else {
-      for (size_t k = 0; k < channels; ++k) row[k] = std::min(std::max(row[k] * s[k], lo), hi);
+      const auto* xb = static_cast<const int8_t*>(x) + n * in_image;
+      for (size_t i = 0; i < in_image; ++i) c[i] = static_cast<float>(static_cast<int32_t>(xb[i]) - x_zero_point);
+    }
+    float* yn = y + n * out_pixels * channels;
+    conv_->run(c, yn, pool);
+    // A plain multiply, then a plain add (never contracted: fp_contract_off above).
+    for (size_t p = 0; p < out_pixels; ++p) {
+      float* row = yn + p * channels;
+      if (b != nullptr) {
+        for (size_t k = 0; k < channels; ++k) row[k] = std::min(std::max(row[k] * sc[k] + b[k], lo), hi);
+      } else {
+        for (size_t k = 0; k < channels; ++k) row[k] = std::min(std::max(row[k] * sc[k], lo), hi);
+      }
     }
   }
 }

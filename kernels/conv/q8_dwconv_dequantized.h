@@ -6,10 +6,12 @@
 // The accumulator is computed exactly on the FP32 depthwise microkernels: every product of
 // (x - x_zp) (|.| <= 255) and an int8 weight is an integer below 2^15, so with fewer than 2^24 /
 // (255 * 128) = 514 taps every partial sum is an integer below 2^24, which float represents
-// exactly in any order and with or without FMA. run() writes float(x - x_zp) into a scratch
-// image (padding reads 0.0 = x_zp - x_zp), runs the FP32 depthwise conv with the int8 weights
-// as floats and no bias, then applies the float epilogue in place. Bit-exact with
-// q8_conv2d_nhwc_acc__ref followed by dequantize_accumulators__ref.
+// exactly in any order and with or without FMA. run() goes image by image (a batch's tensors of
+// a dynamic model are whole-batch ones, far beyond the caches): it writes float(x - x_zp) of
+// one image into a scratch image (padding reads 0.0 = x_zp - x_zp), runs the FP32 depthwise
+// conv with the int8 weights as floats and no bias, then applies the float epilogue in place,
+// while that image is still in cache. Bit-exact with q8_conv2d_nhwc_acc__ref followed by
+// dequantize_accumulators__ref.
 #include <pthreadpool.h>
 
 #include <cstdint>
@@ -43,10 +45,10 @@ class Q8DequantizedDwConv {
   void run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool);
 
  private:
-  Conv2dShape s_;
+  Conv2dShape s_;  // the whole batch; the FP32 conv runs one image of it at a time
   Q8 x_type_;
   DequantizedOutput out_;
-  std::vector<float> centered_;  // float(x - x_zero_point), the FP32 conv's bound input
+  std::vector<float> centered_;  // float(x - x_zero_point) of one image, the FP32 conv's bound input
   std::vector<float> scale_;     // x_scale * w_scale[c], per run
   std::unique_ptr<F32DwConv> conv_;
 };
