@@ -34,7 +34,8 @@ int64_t element_count(const Dims& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) throw std::logic_error("element_count of a shape with an unknown extent");
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("the shape " + dims_str(dims) + " has more elements than a 64-bit count holds");
   }
   return n;
 }

@@ -12,6 +12,27 @@ constexpr size_t kAlign = 64;
 
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
+// No tensor of a plan may exceed this (1 TiB): far beyond any machine octet runs on, and small
+// enough that sizes, offsets and the arena's sum cannot overflow.
+constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
+
+// A value's size in bytes, checked: its element count and byte size fit, and stay below
+// kMaxTensorBytes; otherwise an error naming `what`.
+void check_tensor_size(const std::string& what, const TensorInfo& info) {
+  int64_t count = 0;
+  try {
+    count = info.count();
+  } catch (const ir::Error& e) {
+    throw ir::Error(what + ": " + e.what());
+  }
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(uint64_t(count), uint64_t(ir::dtype_size(info.dtype)), &bytes) || bytes > kMaxTensorBytes)
+    throw ir::Error(what + " " + ir::dims_str(info.dims) + " would take " +
+                    (bytes > kMaxTensorBytes || bytes == 0 ? std::string("more than 1 TiB")
+                                                           : std::to_string(bytes) + " bytes") +
+                    ": more than octet allows for one tensor");
+}
+
 }  // namespace
 
 Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims,
@@ -29,6 +50,7 @@ Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_
     if (it == input_dims.end()) throw ir::Error(graph.source + ": no shape given for input '" + name + "'");
     PlanValue pv;
     pv.info = {graph.value(name).dtype, it->second, Layout::row_major};
+    check_tensor_size(graph.source + ": input '" + name + "'", pv.info);
     if (auto known = known_inputs.find(name); known != known_inputs.end()) pv.constant = own(known->second);
     values_[name] = pv;
   }
@@ -107,6 +129,9 @@ void Plan::add_node(const ir::Node& n) {
   }
   OpContext ctx = context(n, names, infos);
   std::vector<TensorInfo> outs = impl->infer(ctx);
+  for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i)
+    if (!n.outputs[i].empty())
+      check_tensor_size(graph_.source + ": " + ir::Graph::describe(n) + ", output '" + n.outputs[i] + "'", outs[i]);
   if (outs.size() < n.outputs.size()) {
     size_t used = 0;
     for (const auto& o : n.outputs) used += !o.empty();
@@ -174,7 +199,12 @@ void Plan::place_in_arena() {
     arena_bytes_ = std::max(arena_bytes_, offset + size);
     placed.push_back(v);
   }
-  arena_storage_.resize(arena_bytes_ + kAlign);
+  try {
+    arena_storage_.resize(arena_bytes_ + kAlign);
+  } catch (const std::bad_alloc&) {
+    throw ir::Error(graph_.source + ": the activations of this plan need " + std::to_string(arena_bytes_ >> 20) +
+                    " MiB, which this machine cannot allocate (a smaller --batch, or smaller inputs, may fit)");
+  }
   auto base = reinterpret_cast<uintptr_t>(arena_storage_.data());
   arena_ = arena_storage_.data() + (align_up(base) - base);
 }

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -15,12 +16,26 @@ namespace {
 using ir::DType;
 using ir::Error;
 
+// A model is a regular file no larger than protobuf can parse (2 GiB): sized and checked
+// before a byte is read, so /dev/zero, a FIFO or a huge sparse file fail at once.
+constexpr uintmax_t kMaxModelBytes = uintmax_t{2} << 30;
+
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw Error(path + ": cannot open file (it does not exist)");
+  if (!std::filesystem::is_regular_file(status))
+    throw Error(path + ": not a regular file (a model must be a file, not a device, FIFO or folder)");
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(path + ": cannot read its size: " + ec.message());
+  if (size > kMaxModelBytes)
+    throw Error(path + ": " + std::to_string(size >> 20) + " MiB, more than the 2 GiB a serialized ONNX model can hold");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  std::string bytes(size, '\0');
+  f.read(bytes.data(), std::streamsize(size));
+  if (static_cast<uintmax_t>(f.gcount()) != size) throw Error(path + ": could not read the whole file");
+  return bytes;
 }
 
 DType convert_dtype(int t) {
@@ -55,11 +70,28 @@ ir::TensorData convert_tensor(const onnx::TensorProto& t) {
   if (t.has_segment()) throw Error("segmented tensors are not supported");
   ir::Dims dims(t.dims().begin(), t.dims().end());
   for (int64_t d : dims) if (d < 0) throw Error("has a negative dimension");
-  ir::TensorData td = ir::TensorData::make(convert_dtype(t.data_type()), dims);
+  // The data in the file bounds the tensor: compare before allocating anything.
+  const DType dtype = convert_dtype(t.data_type());
+  const int64_t count = ir::element_count(dims);  // ir::Error on overflow
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != td.bytes.size())
-      throw Error("raw data has " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
-                  std::to_string(td.bytes.size()));
+    const size_t have = t.raw_data().size(), elem = ir::dtype_size(dtype);
+    if (have % elem != 0 || have / elem != uint64_t(count))
+      throw Error("raw data has " + std::to_string(have) + " bytes, its shape " + ir::dims_str(dims) + " needs " +
+                  std::to_string(count) + " values of " + std::to_string(elem) + " bytes");
+  } else {
+    int64_t values = 0;
+    switch (dtype) {
+      case DType::f32: values = t.float_data_size(); break;
+      case DType::f64: values = t.double_data_size(); break;
+      case DType::s64: values = t.int64_data_size(); break;
+      default: values = t.int32_data_size(); break;
+    }
+    if (values != count)
+      throw Error("holds " + std::to_string(values) + " values, its shape " + ir::dims_str(dims) + " needs " +
+                  std::to_string(count));
+  }
+  ir::TensorData td = ir::TensorData::make(dtype, dims);
+  if (t.has_raw_data()) {
     ir::copy_bytes(td.bytes.data(), t.raw_data().data(), td.bytes.size());
     return td;
   }

@@ -158,7 +158,7 @@ QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_
   const TensorSpec input = image_input(fp32, model_path);
 
   auto t0 = std::chrono::steady_clock::now();
-  data::Dataset d = load_dataset_for(spec, input, a.per_class > 0 ? -1 : a.count);
+  data::Dataset d = load_dataset_for(spec, input, a.per_class > 0 ? -1 : a.count, card ? card->classes : std::vector<std::string>{});
   if (d.count() == 0) throw ir::Error("the calibration set is empty: '" + spec + "' has no images");
   if (a.per_class > 0) {
     d = data::subset(d, data::stratified_indices(d, a.per_class));

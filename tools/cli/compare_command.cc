@@ -46,6 +46,22 @@ int run_compare(const CompareOptions& o) {
       continue;
     }
     auto va = as_doubles(x, entry.path().string()), vb = as_doubles(y, other.string());
+    // A NaN or infinity on either side is a failure of its own: std::max would let a NaN
+    // difference vanish and report 0.
+    int64_t non_finite_a = 0, non_finite_b = 0, first_bad = -1;
+    for (size_t i = 0; i < va.size(); ++i) {
+      const bool bad_a = !std::isfinite(va[i]), bad_b = !std::isfinite(vb[i]);
+      non_finite_a += bad_a;
+      non_finite_b += bad_b;
+      if ((bad_a || bad_b) && first_bad < 0) first_bad = int64_t(i);
+    }
+    if (non_finite_a || non_finite_b) {
+      fmt::print("{}: NaN or infinity: {} value(s) in {}, {} in {} (first at element {}: {} vs {})\n",
+                 entry.path().filename().string(), non_finite_a, o.a, non_finite_b, o.b, first_bad, va[size_t(first_bad)],
+                 vb[size_t(first_bad)]);
+      ++bad;
+      continue;
+    }
     double max_diff = 0, max_ref = 0;
     for (size_t i = 0; i < va.size(); ++i) {
       max_diff = std::max(max_diff, std::abs(va[i] - vb[i]));

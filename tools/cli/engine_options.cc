@@ -1,8 +1,10 @@
 #include "tools/cli/engine_options.h"
 
-#include <fmt/format.h>
-
+#include <algorithm>
 #include <cstdio>
+#include <thread>
+
+#include <fmt/format.h>
 
 #include "kernels/isa.h"
 
@@ -35,6 +37,15 @@ void add_engine_options(CLI::App& app) {
   app.add_flag("--direct-conv", options().direct_conv,
                "FP32 3x3 stride-1 convs run as direct convs instead of Winograd F(2x2,3x3) (to compare the two)");
   app.parse_complete_callback([] {
+    // pthreadpool's workers spin while they wait: more of them than cores take turns spinning
+    // (3 threads on 2 cores ran 40x slower than 1), so the extra ones are dropped.
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (options().threads > cores) {
+      fmt::print(stderr, "warning: --threads {} is more than this machine's {} core(s); using {} (threads beyond the "
+                         "cores only spin against each other)\n",
+                 options().threads, cores, cores);
+      options().threads = cores;
+    }
     if (options().isa.empty()) return;
     try {
       kernels::set_isa_limit(*kernels::parse_isa(options().isa));

@@ -314,7 +314,7 @@ int run_eval(EvalOptions o) {
   if (want_dynamic) dynamic = prepare_int8(graph, false, o, dynamic_args, tmp ? &*tmp : nullptr, "int8_dynamic.onnx");
 
   EvalData e;
-  e.dataset = load_dataset_for(o.data, input, o.limit);
+  e.dataset = load_dataset_for(o.data, input, o.limit, card.classes);
   if (e.dataset.count() == 0) throw ir::Error("the dataset '" + o.data + "' has no images");
   e.classes = card.classes.empty() ? e.dataset.class_names : card.classes;
   e.inputs = make_inputs(e.dataset, card, input);
@@ -381,7 +381,8 @@ Command add_eval_command(CLI::App& app) {
   cmd->add_option("model", o->model, "ONNX model file (its card model.json gives preprocessing and data)")
       ->required()->check(CLI::ExistingFile);
   cmd->add_option("--data", o->data,
-                  "Dataset: fashion-mnist[:train|:test][@DIR], cifar10:FILE[,FILE...], images:DIR, "
+                  "Dataset: fashion-mnist[:train|:test][@DIR], cifar10:FILE[,FILE...], images:DIR (one folder per "
+                  "class, named after the card's class or its number), "
                   "idx:IMAGES,LABELS (default: the model card's)");
   cmd->add_option("--precision", o->precision,
                   "fp32; int8 (the model quantized in memory with the calibration options below, or the model itself "

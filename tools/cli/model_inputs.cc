@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 namespace octet::cli {
 
@@ -15,7 +17,56 @@ TensorSpec image_input(const ir::Graph& g, const std::string& model_path) {
   return {v.name, v.dtype, *v.dims};
 }
 
-data::Dataset load_dataset_for(const std::string& spec, const TensorSpec& input, int64_t limit) {
+namespace {
+
+// A class name as a folder can spell it: lower case, letters and digits only ("T-shirt/top",
+// which no folder can be called, matches a folder "T-shirt_top" or "tshirt top").
+std::string folder_key(const std::string& s) {
+  std::string k;
+  for (unsigned char c : s)
+    if (std::isalnum(c)) k += char(std::tolower(c));
+  return k;
+}
+
+// "7" -> 7; anything that is not a plain non-negative decimal number -> nullopt.
+std::optional<int> folder_number(const std::string& name) {
+  if (name.empty() || name.size() > 9 || !std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return std::nullopt;
+  return std::stoi(name);
+}
+
+// The label of each class folder (d.class_names, sorted) by the rule of load_dataset_for.
+std::vector<int> folder_labels(const data::Dataset& d, const std::string& spec, const std::vector<std::string>& classes) {
+  const auto& folders = d.class_names;
+  std::vector<int> labels(folders.size());
+  if (classes.empty()) {
+    std::vector<std::optional<int>> numbers;
+    for (const auto& f : folders) numbers.push_back(folder_number(f));
+    const bool all_numbers = std::all_of(numbers.begin(), numbers.end(), [](const auto& n) { return n.has_value(); });
+    for (size_t k = 0; k < folders.size(); ++k) labels[k] = all_numbers ? *numbers[k] : int(k);
+    return labels;
+  }
+  std::string list;
+  for (size_t c = 0; c < classes.size(); ++c) list += fmt::format("{}{} ({})", c ? ", " : "", classes[c], c);
+  for (size_t k = 0; k < folders.size(); ++k) {
+    int label = -1;
+    for (size_t c = 0; c < classes.size() && label < 0; ++c)
+      if (folder_key(folders[k]) == folder_key(classes[c])) label = int(c);
+    if (label < 0)
+      if (auto n = folder_number(folders[k]); n && *n < int(classes.size())) label = *n;
+    if (label < 0)
+      throw ir::Error(fmt::format("{}: the folder '{}' names none of the model's {} classes; name each class folder "
+                                  "after a class or its number: {}",
+                                  spec, folders[k], classes.size(), list));
+    labels[k] = label;
+  }
+  return labels;
+}
+
+}  // namespace
+
+data::Dataset load_dataset_for(const std::string& spec, const TensorSpec& input, int64_t limit,
+                               const std::vector<std::string>& classes) {
   data::LoadOptions lo;
   lo.limit = limit;
   if (input.dims.size() == 4 && spec.starts_with("images:")) {
@@ -23,7 +74,22 @@ data::Dataset load_dataset_for(const std::string& spec, const TensorSpec& input,
     lo.height = int(input.dims[2]);
     lo.width = int(input.dims[3]);
   }
-  return data::load_dataset(spec, lo);
+  data::Dataset d = data::load_dataset(spec, lo);
+  if (spec.starts_with("images:") && !d.class_names.empty()) {
+    // The reader numbers the sorted folders 0, 1, ...: relabel each by its name.
+    const std::vector<int> by_folder = folder_labels(d, spec, classes);
+    for (int& l : d.labels)
+      if (l >= 0) l = by_folder[size_t(l)];
+    if (!classes.empty()) {
+      d.class_names = classes;
+    } else {
+      const int top = *std::max_element(by_folder.begin(), by_folder.end());
+      std::vector<std::string> names(size_t(top) + 1);
+      for (size_t k = 0; k < by_folder.size(); ++k) names[size_t(by_folder[k])] = d.class_names[k];
+      d.class_names = names;
+    }
+  }
+  return d;
 }
 
 ir::TensorData make_inputs(const data::Dataset& d, const ModelCard& card, const TensorSpec& input) {

@@ -20,7 +20,13 @@ TensorSpec image_input(const ir::Graph& g, const std::string& model_path);
 // Loads SPEC for a model taking `input`: a folder of pictures is resized and converted to the
 // model's size and channels; a dataset of fixed-size images must already fit (make_inputs
 // checks). At most `limit` images (-1: all).
-data::Dataset load_dataset_for(const std::string& spec, const TensorSpec& input, int64_t limit = -1);
+// `classes` are the model card's class names (may be empty). An images:DIR dataset's class
+// folders are labelled by them: a folder named like a class (ignoring case and every character
+// but letters and digits, so "T-shirt_top" is "T-shirt/top") gets that class's index, a folder named by a number gets that number (below the class count when
+// the card has classes), anything else is an error listing the classes. Without a card, folders
+// that are all numbers are labelled by number, other names by their sorted order.
+data::Dataset load_dataset_for(const std::string& spec, const TensorSpec& input, int64_t limit = -1,
+                               const std::vector<std::string>& classes = {});
 
 // [count, C, H, W] float32, each pixel normalized by the card: (pixel * scale - mean) / std;
 // preprocessed images (a float32 npy: dataset) are copied as they are.
