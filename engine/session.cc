@@ -200,10 +200,17 @@ bool Session::images_independent() {
     }
     for (const auto& n : graph_.nodes) {
       if (!steps.count(n.name)) continue;  // folded at plan time
-      if (n.attrs.has("axis") && n.attrs.i("axis") == 0) return false;
+      // DynamicQuantizeLinear's range spans the whole tensor, batch included.
+      if (n.op == "DynamicQuantizeLinear") return false;
+      // An axis counts from the back when negative: -rank is the batch axis too.
+      auto rank = activations.find(n.input(0));
+      auto is_batch_axis = [&](int64_t a) {
+        return a == 0 || (a < 0 && rank != activations.end() && a + int64_t(rank->second.size()) == 0);
+      };
+      if (n.attrs.has("axis") && is_batch_axis(n.attrs.i("axis"))) return false;
       if (n.attrs.has("axes"))
         for (int64_t a : n.attrs.ints("axes"))
-          if (a == 0) return false;
+          if (is_batch_axis(a)) return false;
     }
     return true;
   };

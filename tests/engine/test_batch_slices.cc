@@ -11,7 +11,7 @@ namespace {
 
 using testing::OnnxBuilder;
 
-ir::Graph conv_head(bool softmax_over_batch) {
+ir::Graph conv_head(bool softmax_over_batch, int64_t batch_axis = 0) {
   OnnxBuilder b(13, "slices", 5);
   auto x = b.input("x", {-1, 3, 9, 9});
   auto y = b.node("Relu", {b.node("Conv", {x, b.random_normal_init("w", {8, 3, 3, 3}), b.random_normal_init("b", {8})},
@@ -19,14 +19,14 @@ ir::Graph conv_head(bool softmax_over_batch) {
   auto flat = b.node("Flatten", {b.node("GlobalAveragePool", {y})});
   auto logits = b.node("Gemm", {flat, b.random_normal_init("fc", {4, 8}), b.random_normal_init("fcb", {4})},
                        {{"transB", 1}});
-  b.output(softmax_over_batch ? b.node("Softmax", {logits}, {{"axis", 0}}) : logits);
+  b.output(softmax_over_batch ? b.node("Softmax", {logits}, {{"axis", batch_axis}}) : logits);
   return loader::load_onnx_bytes(b.serialize(), "slices");
 }
 
-std::vector<float> run(bool softmax_over_batch, int slice, int batch) {
+std::vector<float> run(bool softmax_over_batch, int slice, int batch, int64_t batch_axis = 0) {
   SessionOptions o;
   o.batch_slice = slice;
-  Session s(conv_head(softmax_over_batch), o);
+  Session s(conv_head(softmax_over_batch, batch_axis), o);
   auto in = ir::TensorData::f32({batch, 3, 9, 9}, testing::random_normal(size_t(batch) * 3 * 81, 9));
   auto out = s.run({in});
   EXPECT_EQ(out[0].dims, (ir::Dims{batch, 4}));
@@ -43,12 +43,38 @@ TEST(BatchSlices, SlicedRunEqualsWholeBatchRun) {
 }
 
 TEST(BatchSlices, AModelMixingImagesIsNotSliced) {
-  // Softmax over axis 0 normalizes across the batch: per-image runs would give all ones.
-  const std::vector<float> whole = run(true, 0, 6), sliced = run(true, 1, 6);
-  for (size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(whole[i], sliced[i]) << i;
-  float column = 0;
-  for (int r = 0; r < 6; ++r) column += sliced[size_t(r) * 4];
-  EXPECT_NEAR(column, 1.0f, 1e-5f);
+  // Softmax over axis 0 (or -2, the same axis of the [N, 4] logits counted from the back)
+  // normalizes across the batch: per-image runs would give all ones.
+  for (int64_t axis : {0, -2}) {
+    const std::vector<float> whole = run(true, 0, 6, axis), sliced = run(true, 1, 6, axis);
+    for (size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(whole[i], sliced[i]) << "axis " << axis << " at " << i;
+    float column = 0;
+    for (int r = 0; r < 6; ++r) column += sliced[size_t(r) * 4];
+    EXPECT_NEAR(column, 1.0f, 1e-5f) << "axis " << axis;
+  }
+}
+
+// DynamicQuantizeLinear's range spans the batch: slicing would quantize each image with its
+// own range and differ from the whole-batch run (and from ONNX Runtime).
+TEST(BatchSlices, ADynamicQuantizationModelIsNotSliced) {
+  OnnxBuilder b(13, "dynamic_slices", 6);
+  auto x = b.input("x", {-1, 16});
+  auto q = b.node_multi("DynamicQuantizeLinear", {x}, 3);
+  std::vector<int64_t> w(16 * 4);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = int64_t(i % 11) - 5;
+  auto acc = b.node("MatMulInteger", {q[0], b.initializer("w", testing::TensorValue::s8({16, 4}, w)), q[2]});
+  b.output(b.node("Mul", {b.node("Cast", {acc}, {{"to", int64_t{1}}}), q[1]}));
+  auto run_dynamic = [&](int slice) {
+    SessionOptions o;
+    o.batch_slice = slice;
+    Session s(loader::load_onnx_bytes(b.serialize(), "dynamic_slices"), o);
+    // Image 0 spans [-100, 100], image 1 [-1, 1]: one range for both, or one each.
+    std::vector<float> v(32);
+    for (int i = 0; i < 16; ++i) v[size_t(i)] = float(i - 8) * 12.5f, v[size_t(16 + i)] = float(i - 8) / 8.0f;
+    auto out = s.run({ir::TensorData::f32({2, 16}, v)});
+    return std::vector<float>(out[0].as<float>(), out[0].as<float>() + out[0].count());
+  };
+  EXPECT_EQ(run_dynamic(0), run_dynamic(1));
 }
 
 }  // namespace
