@@ -218,36 +218,47 @@ TEST(DynamicParity, NonFiniteInputIsAnError) {
   }
 }
 
+// A [k, n] int8 weight initializer with random values in [-127, 127].
+std::string int8_weights(OnnxBuilder& b, int64_t k, int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int64_t> w(size_t(k * n));
+  for (auto& v : w) v = int64_t(rng() % 255) - 127;
+  return b.initializer("wq", TensorValue::ints(ElemType::s8, {k, n}, w));
+}
+
+// Saves `b`, checks the plan holds one MatMulIntegerToFloat, and compares octet with ORT bit for
+// bit on random inputs of `dims` (batch first) at batch 1 and 5.
+void expect_file_matches_ort(const OnnxBuilder& b, const std::string& name, ir::Dims dims) {
+  ScratchDir dir("octet-dynamic");
+  const std::string path = (dir.path() / (name + ".onnx")).string();
+  b.save(path);
+  Session s = Session::load(path);
+  EXPECT_EQ(count_op(s, "MatMulIntegerToFloat"), 1) << name;
+  std::mt19937 data(8);
+  for (int64_t batch : {1, 5}) {
+    dims[0] = batch;
+    const ir::TensorData in = random_input(dims, data, -3.0f, 2.0f);
+    const auto ours = s.run({in});
+    const ir::TensorData ort = from_npy(testing::run_ort(path, {{"x", to_npy(in)}}).at(s.outputs()[0].name));
+    for (int64_t i = 0; i < ort.count(); ++i)
+      EXPECT_EQ(std::bit_cast<uint32_t>(ours[0].as<float>()[i]), std::bit_cast<uint32_t>(ort.as<float>()[i]))
+          << name << " batch " << batch << " element " << i << ": " << ours[0].as<float>()[i] << " vs "
+          << ort.as<float>()[i];
+  }
+}
+
 // ORT's own fused form in a file: com.microsoft.MatMulIntegerToFloat with per-column scales,
 // a run-time activation zero point and a bias.
 TEST(DynamicParity, MicrosoftMatMulIntegerToFloat) {
   OCTET_SKIP_WITHOUT_ORT();
   OnnxBuilder b(13, "mmitf", 9);
-  auto x = b.input("x", {-1, 24});
-  auto q = b.node_multi("DynamicQuantizeLinear", {x}, 3);
-  std::mt19937 rng(4);
-  std::vector<int64_t> w(24 * 9);
-  for (auto& v : w) v = int64_t(rng() % 255) - 127;
-  auto wq = b.initializer("wq", TensorValue::ints(ElemType::s8, {24, 9}, w));
+  auto q = b.node_multi("DynamicQuantizeLinear", {b.input("x", {-1, 24})}, 3);
   auto ws = b.random_uniform_init("ws", {9}, 0.001f, 0.02f);
   auto bias = b.random_normal_init("bias", {9}, 0.0f, 0.5f);
-  auto y = b.node("MatMulIntegerToFloat", {q[0], wq, q[1], ws, q[2], "", bias});
+  auto y = b.node("MatMulIntegerToFloat", {q[0], int8_weights(b, 24, 9, 4), q[1], ws, q[2], "", bias});
   b.set_domain(y, "com.microsoft");
   b.output(y);
-  ScratchDir dir("octet-dynamic");
-  const std::string path = (dir.path() / "mmitf.onnx").string();
-  b.save(path);
-  Session s = Session::load(path);
-  std::mt19937 data(8);
-  for (int64_t batch : {1, 5}) {
-    const ir::TensorData in = random_input({batch, 24}, data, -3.0f, 2.0f);
-    const auto ours = s.run({in});
-    const auto theirs = testing::run_ort(path, {{"x", to_npy(in)}});
-    const ir::TensorData ort = from_npy(theirs.at(s.outputs()[0].name));
-    for (int64_t i = 0; i < ort.count(); ++i)
-      EXPECT_EQ(std::bit_cast<uint32_t>(ours[0].as<float>()[i]), std::bit_cast<uint32_t>(ort.as<float>()[i]))
-          << "batch " << batch << " element " << i << ": " << ours[0].as<float>()[i] << " vs " << ort.as<float>()[i];
-  }
+  expect_file_matches_ort(b, "mmitf", {1, 24});
 }
 
 // com.microsoft.DynamicQuantizeMatMul (ORT's fusion of DynamicQuantizeLinear + MatMulInteger,
@@ -255,30 +266,12 @@ TEST(DynamicParity, MicrosoftMatMulIntegerToFloat) {
 TEST(DynamicParity, MicrosoftDynamicQuantizeMatMul) {
   OCTET_SKIP_WITHOUT_ORT();
   OnnxBuilder b(13, "dqmm", 10);
-  auto x = b.input("x", {-1, 3, 20});
-  std::mt19937 rng(6);
-  std::vector<int64_t> w(20 * 11);
-  for (auto& v : w) v = int64_t(rng() % 255) - 127;
-  auto wq = b.initializer("wq", TensorValue::ints(ElemType::s8, {20, 11}, w));
   auto ws = b.random_uniform_init("ws", {11}, 0.001f, 0.02f);
   auto bias = b.random_normal_init("bias", {11}, 0.0f, 0.5f);
-  auto y = b.node("DynamicQuantizeMatMul", {x, wq, ws, "", bias});
+  auto y = b.node("DynamicQuantizeMatMul", {b.input("x", {-1, 3, 20}), int8_weights(b, 20, 11, 6), ws, "", bias});
   b.set_domain(y, "com.microsoft");
   b.output(y);
-  ScratchDir dir("octet-dynamic");
-  const std::string path = (dir.path() / "dqmm.onnx").string();
-  b.save(path);
-  Session s = Session::load(path);
-  EXPECT_EQ(count_op(s, "MatMulIntegerToFloat"), 1);
-  std::mt19937 data(12);
-  for (int64_t batch : {1, 4}) {
-    const ir::TensorData in = random_input({batch, 3, 20}, data, -1.5f, 2.5f);
-    const auto ours = s.run({in});
-    const ir::TensorData ort = from_npy(testing::run_ort(path, {{"x", to_npy(in)}}).at(s.outputs()[0].name));
-    for (int64_t i = 0; i < ort.count(); ++i)
-      EXPECT_EQ(std::bit_cast<uint32_t>(ours[0].as<float>()[i]), std::bit_cast<uint32_t>(ort.as<float>()[i]))
-          << "batch " << batch << " element " << i;
-  }
+  expect_file_matches_ort(b, "dqmm", {1, 3, 20});
 }
 
 }  // namespace
