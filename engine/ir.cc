@@ -119,10 +119,12 @@ bool Graph::is_graph_output(const std::string& name) const {
   return false;
 }
 
+// Weights, biases, scales and zero points in any numeric type (a quantized model's int8
+// weights and int32 biases count); int64 and bool constants are shapes, axes and masks.
 int64_t Graph::parameter_count() const {
   int64_t n = 0;
   for (const auto& [name, v] : values)
-    if (v.constant && (v.constant->dtype == DType::f32 || v.constant->dtype == DType::f64)) n += v.constant->count();
+    if (v.constant && v.constant->dtype != DType::s64 && v.constant->dtype != DType::b8) n += v.constant->count();
   return n;
 }
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "tests/util/cli_runner.h"
@@ -172,6 +173,118 @@ TEST(HostileInput, ImageFoldersMapToTheCardsClasses) {
   ASSERT_TRUE(stbi_write_png((dir.path / "named" / "cat" / "x.png").string().c_str(), 28, 28, 1, d.image(0), 28));
   expect_clean_error("eval " + model + " --data images:" + (dir.path / "named").string() + " --no-progress",
                      {"'cat'", "Ankle boot (9)", "T-shirt/top (0)"});
+}
+
+// -o must be a regular file or a new path: writing beside it and renaming would replace a
+// FIFO, a device or a symlink (and what it points to stays untouched).
+TEST(HostileInput, QuantizeRefusesOutputsThatAreNotRegularFiles) {
+  ScratchDir dir;
+  const std::string model = (kSource / "models" / "tinynet.onnx").string();
+  const fs::path fifo = dir.path / "out.onnx";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_clean_error("quantize " + model + " --mode dynamic -o " + fifo.string() + " --no-progress",
+                     {"not a regular file"});
+  const fs::path target = dir.path / "kept.txt", link = dir.path / "link.onnx";
+  { std::ofstream(target) << "keep me"; }
+  fs::create_symlink(target, link);
+  expect_clean_error("quantize " + model + " --mode dynamic -o " + link.string() + " --no-progress",
+                     {"symbolic link"});
+  EXPECT_TRUE(fs::is_symlink(link));
+  std::ifstream in(target);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "keep me");
+}
+
+// Two outputs whose names sanitize to the same file name both get written.
+TEST(HostileInput, OutputDirNamesNeverCollide) {
+  ScratchDir dir;
+  OnnxBuilder b(13);
+  auto x = b.input("x", {1, 4});
+  b.node_multi("Split", {x}, 2, {{"axis", int64_t{1}}}, "split", {"a/b", "a_b"});
+  b.output("a/b");
+  b.output("a_b");
+  const std::string model = (dir.path / "two.onnx").string();
+  b.save(model);
+  auto r = run_cli("run " + model + " --random --output-dir " + (dir.path / "out").string(), false);
+  ASSERT_EQ(r.status, 0) << r.output;
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path / "out")) ++files;
+  EXPECT_EQ(files, 2) << r.output;
+}
+
+// The error contract: usage errors exit 2 with one "octet: usage:" line naming the option and
+// a readable reason; --version works.
+TEST(HostileInput, UsageErrorsAndVersion) {
+  auto v = run_cli("--version", false);
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.output.rfind("octet ", 0), 0u) << v.output;
+  const std::string model = (kSource / "models" / "tinynet.onnx").string();
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"eval " + model + " --batch 0", "--batch: must be a positive number, got '0'"},
+           {"eval " + model + " --nonsense", "nonsense"},
+           {"info", "model is required"},
+           {"--isa sse9 info " + model, "--isa"}}) {
+    auto r = run_cli(args, true);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_EQ(r.output.rfind("octet: usage: ", 0), 0u) << args << "\n" << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
+// A model card whose class list does not fit the model's output is an error, not a report
+// with wrong names; a quantized model counts its int8 weights as parameters; calibration on
+// fewer images than asked for says so.
+TEST(HostileInput, CardsCountsAndShortCalibrationSets) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"))
+    GTEST_SKIP() << "Fashion-MNIST is absent (apt install dataset-fashion-mnist)";
+  ScratchDir dir;
+  fs::copy_file(kSource / "models" / "tinynet.onnx", dir.path / "m.onnx");
+  json card = json::parse(std::ifstream(kSource / "models" / "tinynet.json"));
+  card["classes"] = {"a", "b"};
+  std::ofstream(dir.path / "m.json") << card.dump();
+  expect_clean_error("eval " + (dir.path / "m.onnx").string() + " --limit 8 --no-progress",
+                     {"card names 2 classes", "10 scores"});
+
+  const std::string model = (kSource / "models" / "tinynet.onnx").string();
+  const std::string q = (dir.path / "q.onnx").string();
+  auto r = run_cli("quantize " + model + " -o " + q + " --calib-count 5000 --per-class 1 --no-progress --json", false);
+  EXPECT_NE(r.status, 0) << "--calib-count and --per-class exclude each other";
+  fs::create_directories(dir.path / "six");
+  octet::data::LoadOptions lo;
+  lo.limit = 6;
+  const auto d = octet::data::load_dataset("fashion-mnist:train", lo);
+  for (int64_t i = 0; i < d.count(); ++i)
+    ASSERT_TRUE(stbi_write_png((dir.path / "six" / (std::to_string(i) + ".png")).string().c_str(), 28, 28, 1,
+                               d.image(i), 28));
+  r = run_cli("quantize " + model + " -o " + q + " --calib images:" + (dir.path / "six").string() +
+                  " --calib-count 5000 --no-progress --json",
+              false);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const json j = json::parse(r.output);
+  ASSERT_EQ(j["calibration"]["warnings"].size(), 1u) << j["calibration"]["warnings"];
+  EXPECT_NE(j["calibration"]["warnings"][0].get<std::string>().find("has only 6"), std::string::npos);
+  auto fp32 = run_cli("info " + model + " --json", false), int8 = run_cli("info " + q + " --json", false);
+  EXPECT_GE(json::parse(int8.output)["parameters"].get<int64_t>(), json::parse(fp32.output)["parameters"].get<int64_t>());
+}
+
+// eval's --threads is the thread count of both engines, and the report says what octet ran with.
+TEST(HostileInput, EvalThreadsAreOctetsToo) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"))
+    GTEST_SKIP() << "Fashion-MNIST is absent (apt install dataset-fashion-mnist)";
+  auto r = run_cli("eval " + (kSource / "models" / "tinynet.onnx").string() +
+                       " --threads 2 --limit 16 --latency-images 2 --json --no-progress",
+                   false);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const json j = json::parse(r.output);
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  bool octet_row = false;
+  for (const auto& row : j["latency"])
+    if (!row["octet"].is_null()) {
+      EXPECT_EQ(row["threads"].get<int>(), std::min(2, cores)) << row;
+      octet_row = true;
+    }
+  EXPECT_TRUE(octet_row);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "tools/cli/commands.h"
 #include "tools/cli/model_inputs.h"
 #include "tools/progress.h"
 
@@ -46,9 +47,9 @@ void add_calibration_options(CLI::App* cmd, CalibrationArgs& a) {
                   "Calibration images, a dataset spec like --data (default: the model card's dataset, training "
                   "split, e.g. fashion-mnist:train; npy:FILE takes float32 [N,C,H,W] model inputs as they are)");
   auto* count = cmd->add_option("--calib-count", a.count, "Calibrate on the first N images (default 1000)")
-                    ->check(CLI::NonNegativeNumber);
+                    ->check(non_negative());
   cmd->add_option("--per-class", a.per_class, "Calibrate on the first K images of each class instead")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->excludes(count);
   cmd->add_option("--method", a.method, "Range method: minmax, percentile, entropy or mse (default minmax)");
   cmd->add_option("--percentile", a.percentile, "Percentile kept by --method percentile (default 99.999)");
@@ -160,11 +161,15 @@ QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_
   auto t0 = std::chrono::steady_clock::now();
   data::Dataset d = load_dataset_for(spec, input, a.per_class > 0 ? -1 : a.count, card ? card->classes : std::vector<std::string>{});
   if (d.count() == 0) throw ir::Error("the calibration set is empty: '" + spec + "' has no images");
+  std::string shortfall;
   if (a.per_class > 0) {
     d = data::subset(d, data::stratified_indices(d, a.per_class));
     r.selection = fmt::format("{} per class", a.per_class);
   } else {
     r.selection = fmt::format("first {}", d.count());
+    if (d.count() < a.count)
+      shortfall = fmt::format("--calib-count {} asked for {} images; '{}' has only {}: calibrated on those", a.count,
+                              a.count, spec, d.count());
   }
   ir::TensorData all = make_inputs(d, card.value_or(ModelCard{}), input);
   r.images = all.dims[0];
@@ -190,6 +195,7 @@ QuantizeResult quantize_for_cli(const ir::Graph& fp32, const std::string& model_
   t0 = std::chrono::steady_clock::now();
   r.graph = calib::quantize_graph(prepared, observers, r.settings.quantize, &r.report);
   r.quantize_seconds = seconds_since(t0);
+  if (!shortfall.empty()) r.report.warnings.push_back(shortfall);
   for (const auto& op : r.settings.quantize.keep_float) {
     const bool present = std::any_of(fp32.nodes.begin(), fp32.nodes.end(), [&](const ir::Node& n) { return n.op == op; });
     if (!present) r.report.warnings.push_back("--keep-float " + op + ": the model has no " + op + " node");

@@ -37,15 +37,7 @@ void add_engine_options(CLI::App& app) {
   app.add_flag("--direct-conv", options().direct_conv,
                "FP32 3x3 stride-1 convs run as direct convs instead of Winograd F(2x2,3x3) (to compare the two)");
   app.parse_complete_callback([] {
-    // pthreadpool's workers spin while they wait: more of them than cores take turns spinning
-    // (3 threads on 2 cores ran 40x slower than 1), so the extra ones are dropped.
-    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-    if (options().threads > cores) {
-      fmt::print(stderr, "warning: --threads {} is more than this machine's {} core(s); using {} (threads beyond the "
-                         "cores only spin against each other)\n",
-                 options().threads, cores, cores);
-      options().threads = cores;
-    }
+    set_engine_threads(options().threads);
     if (options().isa.empty()) return;
     try {
       kernels::set_isa_limit(*kernels::parse_isa(options().isa));
@@ -53,6 +45,21 @@ void add_engine_options(CLI::App& app) {
       throw CLI::ValidationError(e.what());
     }
   });
+}
+
+int engine_threads() { return options().threads; }
+
+void set_engine_threads(int threads) {
+  // pthreadpool's workers spin while they wait: more of them than cores take turns spinning
+  // (3 threads on 2 cores ran 40x slower than 1), so the extra ones are dropped.
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads > cores) {
+    fmt::print(stderr, "warning: --threads {} is more than this machine's {} core(s); using {} (threads beyond the "
+                       "cores only spin against each other)\n",
+               threads, cores, cores);
+    threads = cores;
+  }
+  options().threads = std::max(1, threads);
 }
 
 SessionOptions engine_session_options() {

@@ -10,6 +10,10 @@ namespace octet::cli {
 void add_engine_options(CLI::App& app);
 // SessionOptions for every Session the command builds (passes at their defaults).
 SessionOptions engine_session_options();
+// The threads octet's sessions use (--threads before the command); set_engine_threads changes
+// it for the rest of the command, capped at the core count with a warning.
+int engine_threads();
+void set_engine_threads(int threads);
 // "avx512vnni, 1 thread": what the kernels run with, for reports.
 std::string engine_summary();
 // One line on stderr naming every step of `plan` that runs a scalar reference kernel (nothing

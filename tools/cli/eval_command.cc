@@ -36,7 +36,7 @@ struct EvalOptions {
   std::string precision;  // fp32 | int8 | dynamic | both | all; empty: int8 for a quantized model, else fp32
   int64_t limit = -1;
   int batch = 64;
-  int threads = 1;
+  int threads = 0;  // 0: the engine's --threads (before the command); set here, it applies to both engines
   int latency_images = 200;
   int warmup = 3;
   bool json = false;
@@ -140,6 +140,7 @@ struct EvalData {
   ir::TensorData inputs;
   npy::Array inputs_np;  // the same floats, for ONNX Runtime
   std::vector<std::string> classes;
+  bool classes_from_card = false;  // then they must match the model's output
   std::string input_name;
 };
 
@@ -159,24 +160,29 @@ PrecisionRun evaluate(Session& session, const std::string& label, const std::str
   for (size_t i = 0; i < session.outputs().size(); ++i)
     if (!tap.empty() && session.outputs()[i].name == tap) tap_index = int(i);
 
-  // Accuracy pass, timed per batch.
-  Timing octet_batch{"octet", o.batch, 1, {}, 0};
+  // Accuracy pass, timed per batch, on the session's threads (o.threads, both engines).
+  Timing octet_batch{"octet", o.batch, o.threads, {}, 0};
   std::vector<float> scores = run_octet(session, e.inputs, o.batch, octet_batch, o.progress, label, tap_index,
                                         &run.octet_tap);
   const int n_classes = int(scores.size() / size_t(count));
+  if (e.classes_from_card && e.classes.size() != size_t(n_classes))
+    throw ir::Error(fmt::format("the model card names {} classes but the model's output has {} scores per image: the "
+                                "card does not belong to this model",
+                                e.classes.size(), n_classes));
   auto metrics = classify(scores.data(), count, n_classes, e.dataset.labels);
   report["octet"]["accuracy"] = metrics_json(metrics, e.classes);
   Timing octet_b1 = time_octet_batch1(session, e.inputs, o.latency_images, o.warmup);
   warn_scalar_steps(session.plan_for(session.input_dims_at(1)), label + ", batch 1");
 
-  // Latency rows: octet runs single-threaded (its thread pool comes with the fast kernels).
+  // Latency rows: octet at its threads; ORT also at 1 thread and all cores.
   const int all_cores = int(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::pair<int, int>> configs = {{1, 1}, {o.batch, 1}};
   if (all_cores > 1) configs.insert(configs.end(), {{1, all_cores}, {o.batch, all_cores}});
   if (o.threads > 1 && o.threads != all_cores) configs.insert(configs.end(), {{1, o.threads}, {o.batch, o.threads}});
   std::map<std::pair<int, int>, json> rows;
-  rows[{1, 1}]["octet"] = timing_json(octet_b1);
-  rows[{o.batch, 1}]["octet"] = timing_json(octet_batch);
+  octet_b1.threads = o.threads;
+  rows[{1, o.threads}]["octet"] = timing_json(octet_b1);
+  rows[{o.batch, o.threads}]["octet"] = timing_json(octet_batch);
 
   if (o.compare_ort) {
     std::map<std::string, npy::Array> ort_out;
@@ -214,8 +220,10 @@ PrecisionRun evaluate(Session& session, const std::string& label, const std::str
     if (!row.contains("octet")) row["octet"] = nullptr;
     report["latency"].push_back(row);
   }
-  if (all_cores > 1) report["note"] = "octet runs single-threaded for now (its reference kernels have no thread pool); "
-                                      "multi-thread rows show ONNX Runtime only";
+  if (all_cores > 1)
+    report["note"] = fmt::format("octet ran with {} thread{} (--threads); rows with another thread count show ONNX "
+                                 "Runtime only",
+                                 o.threads, o.threads == 1 ? "" : "s");
   return run;
 }
 
@@ -271,6 +279,9 @@ json int8_origin_json(const Int8Model& m) {
 }
 
 int run_eval(EvalOptions o) {
+  // One thread count for both engines: eval's --threads when given, else the global one.
+  if (o.threads > 0) set_engine_threads(o.threads);
+  o.threads = engine_threads();
   ir::Graph graph = loader::load_onnx(o.model);
   std::string quantized_node;
   const bool model_is_quantized = calib::is_quantized(graph, &quantized_node);
@@ -317,6 +328,7 @@ int run_eval(EvalOptions o) {
   e.dataset = load_dataset_for(o.data, input, o.limit, card.classes);
   if (e.dataset.count() == 0) throw ir::Error("the dataset '" + o.data + "' has no images");
   e.classes = card.classes.empty() ? e.dataset.class_names : card.classes;
+  e.classes_from_card = !card.classes.empty();
   e.inputs = make_inputs(e.dataset, card, input);
   e.input_name = input.name;
   e.inputs_np.dtype = npy::DType::f32;
@@ -389,13 +401,15 @@ Command add_eval_command(CLI::App& app) {
                   "when it is already quantized); dynamic (quantized in memory as --mode dynamic: no calibration); "
                   "both (fp32 and int8 side by side); all (fp32, static int8 and dynamic int8 side by side). Default: "
                   "fp32; int8 for a quantized model");
-  cmd->add_option("--limit", o->limit, "Evaluate at most N images")->check(CLI::PositiveNumber);
+  cmd->add_option("--limit", o->limit, "Evaluate at most N images")->check(positive());
   cmd->add_option("--batch", o->batch, "Batch size of the accuracy pass, the batch-N latency row and calibration")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", o->threads, "Threads for ONNX Runtime's accuracy pass (latency rows also use 1 and all cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
+  cmd->add_option("--threads", o->threads,
+                  "Threads for both engines (default: octet's --threads, 1); latency rows also time ORT at 1 thread "
+                  "and all cores")
+      ->check(positive());
   cmd->add_option("--latency-images", o->latency_images, "Images timed one by one for the batch-1 rows")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   cmd->add_option("--warmup", o->warmup, "Untimed runs before timing");
   cmd->add_flag("--compare-ort", o->compare_ort, "Run ONNX Runtime on the same inputs (and the same INT8 QDQ model) "
                                                 "and report it side by side");

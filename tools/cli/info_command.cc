@@ -155,7 +155,7 @@ Command add_info_command(CLI::App& app) {
   cmd->add_option("model", o->model, "ONNX model file")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--json", o->json, "Print machine-readable JSON instead of tables");
   cmd->add_flag("--kernels", o->kernels, "Show the kernel chosen for each step (see --isa)");
-  cmd->add_option("--batch", o->batch, "Batch size used for shapes and MACs")->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o->batch, "Batch size used for shapes and MACs")->check(positive());
   return [o, cmd]() -> int { return cmd->parsed() ? run_info(*o) : -1; };
 }
 

@@ -35,6 +35,12 @@ void check_output_path(const std::string& model, const std::string& out) {
   if (fs::exists(out, ec) && fs::equivalent(model, out, ec))
     throw ir::Error("-o " + out + " is the FP32 model itself; write the INT8 model to another file");
   if (fs::is_directory(out, ec)) throw ir::Error("-o " + out + " is a folder; give a file name such as model_int8.onnx");
+  // The model is written beside -o and renamed over it: that would replace a device, a FIFO or
+  // a symlink with a plain file, so only a regular file (or a new path) is accepted.
+  const auto st = fs::symlink_status(out, ec);
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st))
+    throw ir::Error("-o " + out + " is " + (fs::is_symlink(st) ? "a symbolic link" : "not a regular file") +
+                    "; give a regular file or a new path");
 }
 
 // The FP32 model's card copied beside the INT8 model (OUT.onnx -> OUT.json), so `octet eval
@@ -145,7 +151,7 @@ Command add_quantize_command(CLI::App& app) {
       ->required()->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", o->out, "Where to write the INT8 model")->required();
   add_calibration_options(cmd, o->calib);
-  cmd->add_option("--batch", o->calib.batch, "Images per calibration run (default 32)")->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o->calib.batch, "Images per calibration run (default 32)")->check(positive());
   cmd->add_flag("--json", o->json, "Print the report as JSON");
   cmd->add_flag("!--no-progress", o->calib.progress, "No progress output on stderr");
   return [o, cmd]() -> int { return cmd->parsed() ? run_quantize(*o) : -1; };

@@ -65,6 +65,21 @@ std::string file_name_for(const std::string& tensor) {
   return s + ".npy";
 }
 
+// File names for tensors, one each: sanitized names that collide ("a/b" and "a_b") get the
+// tensor's position appended, so no file overwrites another.
+std::vector<std::string> file_names_for(const std::vector<TensorSpec>& tensors) {
+  std::vector<std::string> names;
+  std::set<std::string> used;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::string name = file_name_for(tensors[i].name);
+    if (used.count(name)) name = name.substr(0, name.size() - 4) + "_" + std::to_string(i) + ".npy";
+    for (int k = 2; used.count(name); ++k) name = name.substr(0, name.size() - 4) + "_" + std::to_string(k) + ".npy";
+    used.insert(name);
+    names.push_back(name);
+  }
+  return names;
+}
+
 double median_of(const std::vector<double>& v) { return summarize(v).p50; }
 
 // Median time of every step over `runs` runs (after a warm-up run), with the kernel each step
@@ -175,19 +190,20 @@ int run_model(const RunOptions& o) {
   }
   if (!o.save_inputs_dir.empty()) {
     std::filesystem::create_directories(o.save_inputs_dir);
+    const auto names = file_names_for(session.inputs());
     for (size_t i = 0; i < inputs.size(); ++i)
-      npy::write((std::filesystem::path(o.save_inputs_dir) / file_name_for(session.inputs()[i].name)).string(),
-                 to_npy(inputs[i]));
+      npy::write((std::filesystem::path(o.save_inputs_dir) / names[i]).string(), to_npy(inputs[i]));
   }
   auto outputs = session.run(inputs);
   for (size_t i = 0; i < outputs.size(); ++i) print_top_k(session.outputs()[i], outputs[i], o.top);
   if (o.profile) print_profile(session, inputs, o.profile_runs);
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
+    const auto names = file_names_for(session.outputs());
     for (size_t i = 0; i < outputs.size(); ++i) {
-      auto path = std::filesystem::path(o.output_dir) / file_name_for(session.outputs()[i].name);
+      auto path = std::filesystem::path(o.output_dir) / names[i];
       npy::write(path.string(), to_npy(outputs[i]));
-      fmt::print("wrote {}\n", path.string());
+      fmt::print("wrote {} (output '{}')\n", path.string(), session.outputs()[i].name);
     }
   }
   return 0;
@@ -208,13 +224,13 @@ Command add_run_command(CLI::App& app) {
         o->random_hi = std::stof(r[1]);
         return o->random_lo < o->random_hi;
       }, "LO HI: range of --random values (default 0 1; e.g. 0 255 for raw-pixel models)")->expected(2);
-  cmd->add_option("--batch", o->batch, "Batch size for --random (the dynamic dimension)")->check(CLI::PositiveNumber);
-  cmd->add_option("--top", o->top, "How many classes to print per image")->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o->batch, "Batch size for --random (the dynamic dimension)")->check(positive());
+  cmd->add_option("--top", o->top, "How many classes to print per image")->check(positive());
   cmd->add_option("--output-dir", o->output_dir, "Write every output as DIR/<output name>.npy");
   cmd->add_option("--save-inputs", o->save_inputs_dir, "Write the inputs used as DIR/<input name>.npy");
   cmd->add_flag("--profile", o->profile, "Print the median time of every step, its kernel and GFLOP/s");
   cmd->add_option("--profile-runs", o->profile_runs, "Runs the --profile medians are taken over (default 200)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   return [o, cmd]() -> int { return cmd->parsed() ? run_model(*o) : -1; };
 }
 
