@@ -12,7 +12,7 @@ constexpr size_t kAlign = 64;
 
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
-// No tensor of a plan may exceed this (1 TiB): far beyond any machine octet runs on, and small
+// No tensor of a plan may reach this (1 TiB): far beyond any machine octet runs on, and small
 // enough that sizes, offsets and the arena's sum cannot overflow.
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
 
@@ -26,11 +26,10 @@ void check_tensor_size(const std::string& what, const TensorInfo& info) {
     throw ir::Error(what + ": " + e.what());
   }
   uint64_t bytes = 0;
-  if (__builtin_mul_overflow(uint64_t(count), uint64_t(ir::dtype_size(info.dtype)), &bytes) || bytes > kMaxTensorBytes)
-    throw ir::Error(what + " " + ir::dims_str(info.dims) + " would take " +
-                    (bytes > kMaxTensorBytes || bytes == 0 ? std::string("more than 1 TiB")
-                                                           : std::to_string(bytes) + " bytes") +
-                    ": more than octet allows for one tensor");
+  const bool overflow = __builtin_mul_overflow(uint64_t(count), uint64_t(ir::dtype_size(info.dtype)), &bytes);
+  if (overflow || bytes >= kMaxTensorBytes)
+    throw ir::Error(what + " " + ir::dims_str(info.dims) + " would take 1 TiB or more: more than octet allows for "
+                    "one tensor");
 }
 
 }  // namespace
@@ -200,6 +199,7 @@ void Plan::place_in_arena() {
     placed.push_back(v);
   }
   try {
+    if (arena_bytes_ >= kMaxTensorBytes) throw std::bad_alloc();
     arena_storage_.resize(arena_bytes_ + kAlign);
   } catch (const std::bad_alloc&) {
     throw ir::Error(graph_.source + ": the activations of this plan need " + std::to_string(arena_bytes_ >> 20) +

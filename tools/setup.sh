@@ -19,6 +19,7 @@ APT_PACKAGES=(
   libbenchmark-dev libgtest-dev libgmock-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev zlib1g-dev
   dataset-fashion-mnist
+  clang-14 libclang-rt-14-dev
 )
 
 with_ort=1

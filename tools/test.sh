@@ -4,6 +4,10 @@
 #
 #   tools/test.sh                      # everything (what CI runs)
 #   OCTET_SKIP_SANITIZE=1 tools/test.sh  # Release build only
+#   OCTET_SKIP_FUZZ=1 tools/test.sh      # without the fuzz stage
+#
+# The last stage builds the libFuzzer targets with clang and runs a fixed number of inputs
+# from a fixed seed through each (tools/fuzz.sh --runs; a long run: tools/fuzz.sh --seconds 3600).
 #
 # The sanitizer pass limits the ResNet8 parity test to OCTET_PARITY_LIMIT images (64 by
 # default) because the reference kernels run ~15x slower under ASan.
@@ -26,5 +30,9 @@ if [[ "${OCTET_SKIP_SANITIZE:-0}" != 1 ]]; then
     -DOCTET_BUILD_BENCH=OFF >/dev/null
   cmake --build "$ROOT/build-asan" -j "$JOBS"
   OCTET_PARITY_LIMIT="${OCTET_PARITY_LIMIT:-64}" ctest --test-dir "$ROOT/build-asan" --output-on-failure -j "$JOBS"
+fi
+if [[ "${OCTET_SKIP_FUZZ:-0}" != 1 ]]; then
+  echo "== fuzz targets (clang, libFuzzer + ASan + UBSan), ${OCTET_FUZZ_RUNS:-30000} inputs each"
+  "$ROOT/tools/fuzz.sh" --runs "${OCTET_FUZZ_RUNS:-30000}"
 fi
 echo "== all tests passed"

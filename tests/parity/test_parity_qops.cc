@@ -591,7 +591,8 @@ TEST(QOpsParity, QdqSoftmaxTailIsFused) {
     const std::string path = (dir.path() / "m.onnx").string();
     b.save(path);
     int fused = 0;
-    for (const auto& n : Session::load(path).graph().nodes) fused += n.op == "QLinearSoftmax";
+    const Session session = Session::load(path);
+    for (const auto& n : session.graph().nodes) fused += n.op == "QLinearSoftmax";
     EXPECT_EQ(fused, 1) << name;
   }
 }
@@ -637,7 +638,8 @@ TEST(QOpsParity, QdqConcatIsFused) {
   const std::string path = (dir.path() / "m.onnx").string();
   b.save(path);
   int fused = 0;
-  for (const auto& n : Session::load(path).graph().nodes) fused += n.op == "QLinearConcat";
+  const Session session = Session::load(path);
+  for (const auto& n : session.graph().nodes) fused += n.op == "QLinearConcat";
   EXPECT_EQ(fused, 1);
 }
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds octet's libFuzzer targets with clang (address + undefined sanitizers, tests/fuzz), writes
+# their seed corpora and runs each for a bounded time: the ONNX loader + planner, the .npy
+# decoder, the CIFAR-10 / IDX readers and the image-folder decoder. A crash, sanitizer report,
+# timeout or memory blow-up fails the run and leaves the input in out/fuzz/findings/.
+#
+#   tools/fuzz.sh [--seconds S | --runs N] [--only TARGET,...] [--build DIR]
+#
+# --seconds is per target (default 60); --runs N instead runs N inputs per target from a fixed
+# seed (-seed=1), the same inputs on every machine (tools/test.sh, hence CI, uses this). Corpora grow in out/fuzz/corpus/<target> between runs
+# (a long run: tools/fuzz.sh --seconds 3600). Per input: at most 10 s and 1 GB of memory. Prints
+# executions per target and in total. Needs clang-14 and libclang-rt-14-dev (tools/setup.sh).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SECONDS_EACH=60
+RUNS=""
+ONLY=""
+BUILD="$ROOT/build-fuzz"
+die() { echo "fuzz: $*" >&2; exit 1; }
+while (($#)); do
+  case "$1" in
+    --seconds) SECONDS_EACH="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --only) ONLY="$2"; shift 2 ;;
+    --build) BUILD="$2"; shift 2 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ "$SECONDS_EACH" =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive integer, got '$SECONDS_EACH'"
+[[ -z "$RUNS" || "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer, got '$RUNS'"
+LIMIT=(-max_total_time="$SECONDS_EACH")
+[[ -n "$RUNS" ]] && LIMIT=(-runs="$RUNS" -seed=1)
+command -v clang++-14 > /dev/null || die "clang++-14 is missing: apt-get install clang-14 libclang-rt-14-dev"
+
+TARGETS=(fuzz_loader fuzz_npy fuzz_datasets fuzz_images)
+if [[ -n "$ONLY" ]]; then IFS=',' read -r -a TARGETS <<< "$ONLY"; fi
+
+echo "fuzz: building in $BUILD (clang-14, -fsanitize=fuzzer,address,undefined)" >&2
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCTET_FUZZ=ON \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 > "$BUILD.log" 2>&1 || { tail -20 "$BUILD.log"; die "cmake failed"; }
+cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" fuzz_seeds >> "$BUILD.log" 2>&1 ||
+  { grep -m5 -A5 "error" "$BUILD.log"; die "build failed (see $BUILD.log)"; }
+
+OUT="$ROOT/out/fuzz"
+SEEDS="$OUT/seeds"
+mkdir -p "$OUT/findings"
+"$BUILD/tests/fuzz/fuzz_seeds" "$SEEDS" > /dev/null
+cp "$ROOT"/models/*.onnx "$SEEDS/loader/"
+
+corpus_of() {  # target -> its seed folder
+  case "$1" in
+    fuzz_loader) echo "$SEEDS/loader" ;;
+    fuzz_npy) echo "$SEEDS/npy" ;;
+    fuzz_datasets) echo "$SEEDS/datasets" ;;
+    fuzz_images) echo "$SEEDS/images" ;;
+    *) die "unknown target '$1' (fuzz_loader, fuzz_npy, fuzz_datasets, fuzz_images)" ;;
+  esac
+}
+
+total=0
+failed=()
+for t in "${TARGETS[@]}"; do
+  seeds=$(corpus_of "$t")
+  corpus="$OUT/corpus/$t"
+  mkdir -p "$corpus"
+  log="$OUT/$t.log"
+  echo "fuzz: $t, ${RUNS:+$RUNS runs}${RUNS:-${SECONDS_EACH} s}" >&2
+  status=0
+  "$BUILD/tests/fuzz/$t" "$corpus" "$seeds" "${LIMIT[@]}" -timeout=10 -rss_limit_mb=1024 \
+    -max_len=1048576 -artifact_prefix="$OUT/findings/$t-" -print_final_stats=1 > "$log" 2>&1 || status=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')
+  execs=${execs:-0}
+  total=$((total + execs))
+  echo "  $t: ${execs} executions, coverage ${cov:-?} edges, corpus $(ls "$corpus" | wc -l) inputs, exit $status" >&2
+  if ((status != 0)); then
+    failed+=("$t")
+    grep -m20 -E "ERROR|SUMMARY|==[0-9]+==|Test unit written" "$log" >&2 || true
+  fi
+done
+echo "fuzz: ${total} executions in all; findings in $OUT/findings" >&2
+if ((${#failed[@]})); then
+  die "${#failed[@]} target(s) failed: ${failed[*]} (logs in $OUT)"
+fi
