@@ -166,4 +166,16 @@ TEST_F(DatasetIdxTest, ConvertsWhenAskedTo) {
 }
 
 }  // namespace
+// Found by tests/fuzz/fuzz_datasets: rows and columns of 2^32 - 1 overflowed their signed
+// 64-bit product (undefined behaviour) before the size check.
+TEST_F(DatasetIdxTest, HugeDimensionsAreRefusedWithoutOverflow) {
+  const std::vector<uint8_t> header = {0, 0, 8, 3, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 7};
+  try {
+    load_dataset("idx:" + write("huge", header));
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("implausible image size"));
+  }
+}
+
 }  // namespace octet::data

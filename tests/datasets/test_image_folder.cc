@@ -193,4 +193,20 @@ TEST_F(DatasetImageFolderTest, LimitAndProgress) {
 }
 
 }  // namespace
+// Found by tests/fuzz/fuzz_images: a JPEG whose Huffman table declares more than 256 codes
+// made Debian's stb_image write past a 257-byte array. It is refused before decoding.
+TEST_F(DatasetImageFolderTest, JpegWithAnOversizedHuffmanTableIsRefused) {
+  std::vector<uint8_t> jpeg = {0xFF, 0xD8, 0xFF, 0xC4};
+  std::vector<uint8_t> table = {0x00};  // DC table 0
+  for (int i = 0; i < 16; ++i) table.push_back(17);  // 272 codes
+  for (int i = 0; i < 272; ++i) table.push_back(uint8_t(i));
+  const size_t len = table.size() + 2;
+  jpeg.push_back(uint8_t(len >> 8));
+  jpeg.push_back(uint8_t(len & 0xFF));
+  jpeg.insert(jpeg.end(), table.begin(), table.end());
+  jpeg.insert(jpeg.end(), {0xFF, 0xD9});
+  write("j/a.jpg", jpeg);
+  EXPECT_THAT(load_error("images:" + path("j")), HasSubstr("Huffman table holds more than 256 codes"));
+}
+
 }  // namespace octet::data

@@ -65,7 +65,8 @@ Dataset read_idx(const std::string& images_path, const std::string& labels_path,
   ByteSource images(images_path);
   const std::vector<uint32_t> dims = read_header(images, kImagesMagic);
   const int64_t count = dims[0], rows = dims[1], cols = dims[2];
-  if (rows == 0 || cols == 0 || rows * cols > (1 << 24))
+  // Each dimension is checked before the product (two 32-bit sizes overflow a signed 64-bit one).
+  if (rows == 0 || cols == 0 || rows > (1 << 24) || cols > (1 << 24) || rows * cols > (1 << 24))
     throw std::runtime_error(images_path + ": implausible image size " + std::to_string(rows) + "x" +
                              std::to_string(cols) + " in the IDX header");
 

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "tools/datasets/image_convert.h"
 #include "tools/datasets/readers.h"
@@ -37,10 +40,69 @@ struct Image {
   std::vector<uint8_t> chw;
 };
 
+// Largest image file read (a 100-megapixel PNG is far smaller).
+constexpr uintmax_t kMaxImageFileBytes = uintmax_t{256} << 20;
+
+// Whether every Huffman table of a JPEG holds at most 256 codes. Debian 12's stb_image builds
+// its code-length list in a 257-byte array without that check, so a crafted table writes past
+// it (found by tests/fuzz/fuzz_images): such files are refused before stb sees them. Walks the
+// markers, skipping entropy-coded data (stuffed 0xFF00 bytes, restart markers) between scans.
+bool jpeg_huffman_tables_fit(const std::vector<uint8_t>& b) {
+  size_t pos = 2;
+  while (pos + 1 < b.size()) {
+    if (b[pos] != 0xFF) {
+      ++pos;
+      continue;
+    }
+    const uint8_t m = b[pos + 1];
+    if (m == 0xFF) {
+      ++pos;
+      continue;
+    }
+    if (m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+      pos += 2;
+      continue;
+    }
+    if (m == 0xD9 || pos + 4 > b.size()) return true;
+    const size_t len = size_t(b[pos + 2]) << 8 | b[pos + 3];
+    if (m == 0xC4) {
+      const size_t end = std::min(b.size(), pos + 2 + len);
+      for (size_t t = pos + 4; t < end;) {
+        if (t + 17 > end) return false;
+        size_t codes = 0;
+        for (size_t i = 1; i <= 16; ++i) codes += b[t + i];
+        if (codes > 256) return false;
+        t += 17 + codes;
+      }
+    }
+    pos += 2 + len;
+  }
+  return true;
+}
+
+std::vector<uint8_t> read_image_file(const std::string& path) {
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw std::runtime_error(path + ": cannot read its size: " + ec.message());
+  if (size > kMaxImageFileBytes)
+    throw std::runtime_error(path + ": " + std::to_string(size >> 20) + " MiB, larger than octet reads as one image");
+  std::vector<uint8_t> bytes(size);
+  std::ifstream f(path, std::ios::binary);
+  if (!f.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size)))
+    throw std::runtime_error(path + ": could not read the file");
+  return bytes;
+}
+
 // Decodes a file to planar CHW with 1 or 3 channels (alpha is dropped).
 Image decode(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_image_file(path);
+  if (bytes.size() >= 2 && bytes[0] == 0xFF && bytes[1] == 0xD8 && !jpeg_huffman_tables_fit(bytes))
+    throw std::runtime_error(path + ": not a readable image (a JPEG Huffman table holds more than 256 codes)");
+  if (bytes.size() > size_t(std::numeric_limits<int>::max()))
+    throw std::runtime_error(path + ": too large for the image decoder");
   int w = 0, h = 0, n = 0;
-  std::unique_ptr<stbi_uc, void (*)(void*)> data(stbi_load(path.c_str(), &w, &h, &n, 0), stbi_image_free);
+  std::unique_ptr<stbi_uc, void (*)(void*)> data(
+      stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &n, 0), stbi_image_free);
   if (!data) throw std::runtime_error(path + ": not a readable image (stb_image: " + stbi_failure_reason() + ")");
   Image im;
   im.channels = n >= 3 ? 3 : 1;
