@@ -178,4 +178,17 @@ TEST_F(DatasetIdxTest, HugeDimensionsAreRefusedWithoutOverflow) {
   }
 }
 
+// Found by tests/fuzz/fuzz_datasets: a header announcing many 4096x4096 images reserved
+// hundreds of MB before reading any; the reader now grows ~4 MB (or one image) at a time and
+// fails as truncated.
+TEST_F(DatasetIdxTest, LargeImagesInATinyFileFailAsTruncated) {
+  const std::vector<uint8_t> file = {0, 0, 8, 3, 0, 0x0F, 0x42, 0x40, 0, 0, 0x10, 0, 0, 0, 0x10, 0, 1, 2, 3};
+  try {
+    load_dataset("idx:" + write("big", file));
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("truncated"));
+  }
+}
+
 }  // namespace octet::data

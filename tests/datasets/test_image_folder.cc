@@ -209,4 +209,18 @@ TEST_F(DatasetImageFolderTest, JpegWithAnOversizedHuffmanTableIsRefused) {
   EXPECT_THAT(load_error("images:" + path("j")), HasSubstr("Huffman table holds more than 256 codes"));
 }
 
+// Found by tests/fuzz/fuzz_images: a BMP header announcing 8 x 12.5 M pixels in a tiny file
+// (stb reads the missing rows as zeros) decoded for seconds. The header is checked first.
+TEST_F(DatasetImageFolderTest, ImageLargerThanTheDecodeLimitIsRefused) {
+  std::vector<uint8_t> rgb(8 * 6 * 3, 100);
+  std::filesystem::create_directories(path("big"));
+  ASSERT_TRUE(stbi_write_bmp(path("big/a.bmp").c_str(), 8, 6, 3, rgb.data()));
+  std::fstream f(path("big/a.bmp"), std::ios::in | std::ios::out | std::ios::binary);
+  const uint8_t height[4] = {0x06, 0x00, 0xBF, 0x00};  // 12,517,382 rows
+  f.seekp(22);
+  f.write(reinterpret_cast<const char*>(height), 4);
+  f.close();
+  EXPECT_THAT(load_error("images:" + path("big")), HasSubstr("more than octet decodes"));
+}
+
 }  // namespace octet::data

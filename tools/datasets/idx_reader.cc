@@ -85,12 +85,14 @@ Dataset read_idx(const std::string& images_path, const std::string& labels_path,
   d.channels = 1;
   d.height = static_cast<int>(rows);
   d.width = static_cast<int>(cols);
-  // Grown chunk by chunk so a corrupt image count fails as truncated data, not as a huge allocation.
-  d.pixels.reserve(std::min<int64_t>(n, kChunkImages * 64) * image_bytes);
+  // Grown chunk by chunk (at most ~4 MB, at least one image, at a time) so a corrupt image
+  // count or size fails as truncated data, not as a huge allocation.
+  const int64_t chunk = std::clamp<int64_t>((int64_t{4} << 20) / image_bytes, 1, kChunkImages);
+  d.pixels.reserve(std::min<int64_t>(n, chunk) * image_bytes);
 
   const uint64_t data_start = images.offset();
-  for (int64_t i = 0; i < n; i += kChunkImages) {
-    const int64_t k = std::min(kChunkImages, n - i);
+  for (int64_t i = 0; i < n; i += chunk) {
+    const int64_t k = std::min(chunk, n - i);
     const size_t want = k * image_bytes;
     d.pixels.resize((i + k) * image_bytes);
     const size_t got = images.read(d.pixels.data() + i * image_bytes, want);
