@@ -207,6 +207,10 @@ TEST_F(DatasetImageFolderTest, JpegWithAnOversizedHuffmanTableIsRefused) {
   jpeg.insert(jpeg.end(), {0xFF, 0xD9});
   write("j/a.jpg", jpeg);
   EXPECT_THAT(load_error("images:" + path("j")), HasSubstr("Huffman table holds more than 256 codes"));
+  // The same after fill bytes before the start-of-image marker, which stb skips.
+  jpeg.insert(jpeg.begin(), {0xFF, 0xFF});
+  write("k/a.jpg", jpeg);
+  EXPECT_THAT(load_error("images:" + path("k")), HasSubstr("Huffman table holds more than 256 codes"));
 }
 
 // Found by tests/fuzz/fuzz_images: a BMP header announcing 8 x 12.5 M pixels in a tiny file

@@ -51,7 +51,10 @@ constexpr int64_t kMaxImagePixels = int64_t{1} << 25;
 // it (found by tests/fuzz/fuzz_images): such files are refused before stb sees them. Walks the
 // markers, skipping entropy-coded data (stuffed 0xFF00 bytes, restart markers) between scans.
 bool jpeg_huffman_tables_fit(const std::vector<uint8_t>& b) {
-  size_t pos = 2;
+  size_t pos = 0;
+  while (pos < b.size() && b[pos] == 0xFF) ++pos;  // stb skips fill bytes before SOI too
+  if (pos == 0 || pos >= b.size() || b[pos] != 0xD8) return true;  // not a JPEG
+  ++pos;
   while (pos + 1 < b.size()) {
     if (b[pos] != 0xFF) {
       ++pos;
@@ -99,7 +102,7 @@ std::vector<uint8_t> read_image_file(const std::string& path) {
 // Decodes a file to planar CHW with 1 or 3 channels (alpha is dropped).
 Image decode(const std::string& path) {
   const std::vector<uint8_t> bytes = read_image_file(path);
-  if (bytes.size() >= 2 && bytes[0] == 0xFF && bytes[1] == 0xD8 && !jpeg_huffman_tables_fit(bytes))
+  if (!jpeg_huffman_tables_fit(bytes))
     throw std::runtime_error(path + ": not a readable image (a JPEG Huffman table holds more than 256 codes)");
   if (bytes.size() > size_t(std::numeric_limits<int>::max()))
     throw std::runtime_error(path + ": too large for the image decoder");
