@@ -227,4 +227,18 @@ TEST_F(DatasetImageFolderTest, ImageLargerThanTheDecodeLimitIsRefused) {
   EXPECT_THAT(load_error("images:" + path("big")), HasSubstr("more than octet decodes"));
 }
 
+// Found by tests/fuzz/fuzz_images: a PNG chunk declaring 1.2 GB in a tiny file made stb
+// allocate that much before noticing the data was missing.
+TEST_F(DatasetImageFolderTest, PngChunkLongerThanTheFileIsRefused) {
+  std::vector<uint8_t> rgb(8 * 6 * 3, 100);
+  std::filesystem::create_directories(path("p"));
+  ASSERT_TRUE(stbi_write_png(path("p/a.png").c_str(), 8, 6, 3, rgb.data(), 8 * 3));
+  std::fstream f(path("p/a.png"), std::ios::in | std::ios::out | std::ios::binary);
+  const uint8_t length[4] = {0x49, 0x00, 0x00, 0x2B};  // the IHDR chunk (at byte 8) now claims 1.2 GB
+  f.seekp(8);
+  f.write(reinterpret_cast<const char*>(length), 4);
+  f.close();
+  EXPECT_THAT(load_error("images:" + path("p")), HasSubstr("PNG chunk is longer than the rest of the file"));
+}
+
 }  // namespace octet::data

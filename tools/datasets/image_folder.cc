@@ -86,6 +86,21 @@ bool jpeg_huffman_tables_fit(const std::vector<uint8_t>& b) {
   return true;
 }
 
+// Whether every PNG chunk fits in the file. stb grows its IDAT buffer to a chunk's declared
+// length before reading it, so a 60-byte file declaring a 1.2 GB chunk allocated 1.2 GB
+// (found by tests/fuzz/fuzz_images).
+bool png_chunks_fit(const std::vector<uint8_t>& b) {
+  static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  if (b.size() < 8 || !std::equal(kSignature, kSignature + 8, b.begin())) return true;  // not a PNG
+  for (size_t pos = 8; pos + 8 <= b.size();) {
+    const uint64_t len = uint64_t(b[pos]) << 24 | uint64_t(b[pos + 1]) << 16 | uint64_t(b[pos + 2]) << 8 | b[pos + 3];
+    if (pos + 12 + len > b.size()) return false;  // length, type, data, CRC
+    if (b[pos + 4] == 'I' && b[pos + 5] == 'E' && b[pos + 6] == 'N' && b[pos + 7] == 'D') return true;
+    pos += 12 + len;
+  }
+  return true;
+}
+
 std::vector<uint8_t> read_image_file(const std::string& path) {
   std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
@@ -104,6 +119,8 @@ Image decode(const std::string& path) {
   const std::vector<uint8_t> bytes = read_image_file(path);
   if (!jpeg_huffman_tables_fit(bytes))
     throw std::runtime_error(path + ": not a readable image (a JPEG Huffman table holds more than 256 codes)");
+  if (!png_chunks_fit(bytes))
+    throw std::runtime_error(path + ": not a readable image (a PNG chunk is longer than the rest of the file)");
   if (bytes.size() > size_t(std::numeric_limits<int>::max()))
     throw std::runtime_error(path + ": too large for the image decoder");
   int w = 0, h = 0, n = 0;
