@@ -241,4 +241,23 @@ TEST_F(DatasetImageFolderTest, PngChunkLongerThanTheFileIsRefused) {
   EXPECT_THAT(load_error("images:" + path("p")), HasSubstr("PNG chunk is longer than the rest of the file"));
 }
 
+// Found by tests/fuzz/fuzz_images: stb accepts a BMP of width and height 0, whose empty
+// pixel buffer then reached the resize (pointer arithmetic on null).
+TEST_F(DatasetImageFolderTest, ImageWithoutPixelsIsRefused) {
+  std::vector<uint8_t> rgb(8 * 6 * 3, 100);
+  std::filesystem::create_directories(path("z"));
+  ASSERT_TRUE(stbi_write_bmp(path("z/a.bmp").c_str(), 8, 6, 3, rgb.data()));
+  std::fstream f(path("z/a.bmp"), std::ios::in | std::ios::out | std::ios::binary);
+  const uint8_t zero[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // width and height
+  f.seekp(18);
+  f.write(reinterpret_cast<const char*>(zero), 8);
+  f.close();
+  LoadOptions opt;
+  opt.channels = 3;
+  opt.height = opt.width = 32;
+  const std::string error = load_error("images:" + path("z"), opt);
+  EXPECT_TRUE(error.find("0x0 pixels") != std::string::npos || error.find("not a readable image") != std::string::npos)
+      << error;
+}
+
 }  // namespace octet::data

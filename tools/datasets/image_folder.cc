@@ -130,6 +130,8 @@ Image decode(const std::string& path) {
   std::unique_ptr<stbi_uc, void (*)(void*)> data(
       stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &n, 0), stbi_image_free);
   if (!data) throw std::runtime_error(path + ": not a readable image (stb_image: " + stbi_failure_reason() + ")");
+  if (w <= 0 || h <= 0 || n <= 0)  // a decoder may accept a header of zero width or height (fuzz finding)
+    throw std::runtime_error(path + ": an image of " + std::to_string(w) + "x" + std::to_string(h) + " pixels");
   Image im;
   im.channels = n >= 3 ? 3 : 1;
   im.height = h;
