@@ -87,7 +87,8 @@ ir::Dims reshape_dims(const OpContext& c) {
     } else {
       out[i] = shape[i];
     }
-    known *= out[i];
+    if (__builtin_mul_overflow(known, out[i], &known))
+      c.fail("the shape " + ir::dims_str(shape) + " has more elements than a 64-bit count holds");
   }
   if (infer_at >= 0) {
     int64_t total = ir::element_count(in);

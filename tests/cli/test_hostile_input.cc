@@ -76,6 +76,18 @@ TEST(HostileInput, ShapesThatOverflowAreRefused) {
                      {"input 'x'"});
 }
 
+// Found by tests/fuzz/fuzz_loader: a Reshape target whose known extents overflow their product
+// (undefined behaviour before the -1 was inferred).
+TEST(HostileInput, ReshapeTargetThatOverflows) {
+  ScratchDir dir;
+  OnnxBuilder b(13);
+  auto x = b.input("x", {1, 4});
+  b.output(b.node("Reshape", {x, b.initializer_i64("shape", {3}, {int64_t{1} << 40, int64_t{1} << 40, -1})}));
+  const std::string path = (dir.path / "reshape.onnx").string();
+  b.save(path);
+  expect_clean_error("info " + path, {"Reshape", "64-bit count"});
+}
+
 // An initializer whose shape promises more data than the file holds: refused before any
 // allocation (it used to end in std::bad_alloc).
 TEST(HostileInput, InitializerLargerThanItsData) {
