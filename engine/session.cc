@@ -46,6 +46,13 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
     }
     return;
   }
+  // Plans fix every extent; only the batch axis may be left to the caller. A symbolic height
+  // or width would otherwise be planned as 1 and fail far away with a confusing shape error.
+  for (const auto& in : inputs_)
+    for (size_t axis = 1; axis < in.dims.size(); ++axis)
+      if (in.dims[axis] < 0)
+        throw ir::Error(graph_.source + ": input '" + in.name + "' has an unknown extent at axis " +
+                        std::to_string(axis) + "; octet needs fixed sizes except the batch (axis 0): export with a fixed input size");
   const Plan& plan = plan_for(input_dims_at(1));
   for (const auto& name : graph_.outputs) {
     const PlanValue& pv = plan.value(name);
@@ -93,7 +100,15 @@ const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims,
   std::map<std::string, ir::Dims> named;
   for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = input_dims.at(i);
   if (plans_.size() >= 8) plans_.clear();  // bound memory when callers vary shapes a lot
-  auto plan = std::make_unique<Plan>(graph_, named, known, plan_options_);
+  std::unique_ptr<Plan> plan;
+  try {
+    plan = std::make_unique<Plan>(graph_, named, known, plan_options_);
+  } catch (const ir::Error& e) {
+    // Shape and planning errors name the node; the user also needs the file.
+    const std::string what = e.what();
+    if (graph_.source.empty() || what.rfind(graph_.source, 0) == 0) throw;
+    throw ir::Error(graph_.source + ": " + what);
+  }
   return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 

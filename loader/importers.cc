@@ -100,6 +100,21 @@ void reject_channels_last_node(Node& n, ImportContext&) {
                 "writes the NHWC form only into its own optimized graphs)");
 }
 
+// A pool window padded by its own size or more would take pure padding (-inf for MaxPool) at
+// an edge; ONNX Runtime refuses such pads, so octet does too.
+void check_pool_pads(Node& n, ImportContext&) {
+  const auto& kernel = n.attrs.ints("kernel_shape");
+  const auto& pads = n.attrs.ints("pads");
+  if (pads.empty()) return;
+  if (pads.size() != 2 * kernel.size())
+    throw Error("pads has " + std::to_string(pads.size()) + " values, kernel_shape " +
+                std::to_string(kernel.size()) + " axes (needs begin and end per axis)");
+  for (size_t i = 0; i < pads.size(); ++i)
+    if (pads[i] < 0 || pads[i] >= kernel[i % kernel.size()])
+      throw Error("pads " + ir::dims_str(pads) + " must be non-negative and smaller than kernel_shape " +
+                  ir::dims_str(kernel));
+}
+
 bool cast_target_supported(int64_t to) {
   switch (to) {
     case onnx::TensorProto::FLOAT:
@@ -160,7 +175,10 @@ void add_quantization_importers(std::map<std::string, Importer>& t, const std::v
                              {{"auto_pad", str("NOTSET")}, {"kernel_shape", std::nullopt}, {"pads", ints()},
                               {"strides", ints()}, {"ceil_mode", i64(0)}, {"count_include_pad", i64(0)},
                               {"channels_last", i64(0)}},
-                             reject_channels_last_node};
+                             [](Node& n, ImportContext& ctx) {
+                               reject_channels_last_node(n, ctx);
+                               check_pool_pads(n, ctx);
+                             }};
   t["QGemm"] = {1, {{"alpha", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)}}, {}};
   t["MatMulIntegerToFloat"] = {1, {}, {}};
   t["QLinearConcat"] = {1, {{"axis", std::nullopt}}, {}};
@@ -230,12 +248,13 @@ const std::map<std::string, Importer>& importers() {
     pool_attrs.push_back({"ceil_mode", i64(0)});
     auto avg_attrs = pool_attrs;
     avg_attrs.push_back({"count_include_pad", i64(0)});
-    t["AveragePool"] = {1, avg_attrs, {}};  // opsets 1-6 only lack count_include_pad
+    t["AveragePool"] = {1, avg_attrs, check_pool_pads};  // opsets 1-6 only lack count_include_pad
     auto max_attrs = pool_attrs;
     max_attrs.push_back({"storage_order", i64(0)});
-    t["MaxPool"] = {1, max_attrs, [](Node& n, ImportContext&) {
+    t["MaxPool"] = {1, max_attrs, [](Node& n, ImportContext& ctx) {
                       if (n.outputs.size() > 1 && !n.outputs[1].empty())
                         throw Error("the Indices output is not supported");
+                      check_pool_pads(n, ctx);
                     }};
     // Before opset 7 `broadcast` allows C to broadcast; octet always does (a superset).
     t["Gemm"] = {1,

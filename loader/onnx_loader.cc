@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -19,6 +20,12 @@ using ir::Error;
 // A model is a regular file no larger than protobuf can parse (2 GiB): sized and checked
 // before a byte is read, so /dev/zero, a FIFO or a huge sparse file fail at once.
 constexpr uintmax_t kMaxModelBytes = uintmax_t{2} << 30;
+
+// The newest formats whose rules the importers implement (opset 21: QuantizeLinear's
+// output_dtype; IR version 10 is the one ONNX pairs with opset 21). A newer file may change an
+// operator's meaning in ways octet would silently miss, so it is refused as ORT's checker does.
+constexpr int64_t kMaxOpset = 21;
+constexpr int64_t kMaxIrVersion = 10;
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
@@ -147,10 +154,21 @@ int64_t default_opset(const onnx::ModelProto& m, const std::string& source) {
   throw Error(source + ": the model imports no default ONNX opset");
 }
 
+void check_versions(const onnx::ModelProto& m, int64_t opset, const std::string& source) {
+  if (m.ir_version() > kMaxIrVersion)
+    throw Error(source + ": IR version " + std::to_string(m.ir_version()) + " is newer than octet reads (up to " +
+                std::to_string(kMaxIrVersion) + ")");
+  if (opset > kMaxOpset)
+    throw Error(source + ": ONNX opset " + std::to_string(opset) + " is newer than octet supports (up to " +
+                std::to_string(kMaxOpset) + "); export with an older opset, e.g. torch.onnx.export(..., opset_version=17)");
+  if (opset < 1) throw Error(source + ": ONNX opset " + std::to_string(opset) + " does not exist");
+}
+
 ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) {
   ir::Graph g;
   g.source = source;
   g.opset = default_opset(model, source);
+  check_versions(model, g.opset, source);
   const auto& gp = model.graph();
 
   for (const auto& init : gp.initializer()) {
@@ -193,8 +211,11 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
     }
   }
 
-  std::set<std::string> produced(g.inputs.begin(), g.inputs.end());
-  for (const auto& [name, v] : g.values) if (v.constant) produced.insert(name);
+  // Who produces each value: a graph input, an initializer or one node. ONNX graphs are in SSA
+  // form; a second producer would make the result depend on the order octet happens to run.
+  std::map<std::string, std::string> producer;
+  for (const auto& in : g.inputs) producer[in] = "graph input";
+  for (const auto& [name, v] : g.values) if (v.constant) producer.emplace(name, "initializer");
   ImportContext ctx{g, g.opset};
   for (int idx = 0; idx < gp.node_size(); ++idx) {
     const auto& np = gp.node(idx);
@@ -216,18 +237,22 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
       throw Error(where() + e.what());
     }
     for (const auto& in : n.inputs)
-      if (!in.empty() && !produced.count(in) && !g.is_constant(in))
+      if (!in.empty() && !producer.count(in) && !g.is_constant(in))
         throw Error(where() + "input '" + in + "' is neither a graph input, an initializer nor an "
                     "earlier node's output (missing initializer or nodes out of order)");
     for (const auto& out : n.outputs) {
       if (out.empty()) continue;
-      produced.insert(out);
-      if (!g.values.count(out)) g.values[out] = ir::Value{out};
+      auto [it, fresh] = producer.emplace(out, "node '" + n.name + "'");
+      if (!fresh)
+        throw Error(where() + "output '" + out + "' is already produced by " +
+                    (it->second.rfind("node", 0) == 0 ? "" : "the ") + it->second +
+                    " (each value must have exactly one producer)");
+      if (!g.values.count(out)) g.values[out].name = out;
     }
     g.nodes.push_back(std::move(n));
   }
   for (const auto& out : g.outputs)
-    if (!produced.count(out)) throw Error(source + ": graph output '" + out + "' is never produced");
+    if (!producer.count(out)) throw Error(source + ": graph output '" + out + "' is never produced");
   for (auto& [name, v] : g.values)
     if (v.constant) v.dims = v.constant->dims;
   return g;

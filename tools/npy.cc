@@ -64,6 +64,20 @@ int64_t checked_count(const std::vector<int64_t>& shape, std::size_t item) {
   return n;
 }
 
+// A header quoted in an error: printable, one line, at most 80 characters (a hostile header
+// can be 4 GiB of anything).
+std::string header_excerpt(const std::string& text) {
+  constexpr std::size_t kShown = 80;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    out += std::isprint(c) ? static_cast<char>(c) : '?';
+  }
+  while (!out.empty() && (out.back() == '?' || out.back() == ' ')) out.pop_back();  // padding and the final newline
+  if (text.size() > kShown) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
 // The header is a Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
 using Value = std::variant<std::string, bool, std::vector<int64_t>>;
 
@@ -90,7 +104,7 @@ class HeaderParser {
 
  private:
   [[noreturn]] void fail(const std::string& why) const {
-    throw Bad("malformed header (" + why + " at offset " + std::to_string(i_) + "): " + s_);
+    throw Bad("malformed header (" + why + " at offset " + std::to_string(i_) + "): " + header_excerpt(s_));
   }
   char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
   void ws() {
@@ -227,11 +241,11 @@ Array decode(const std::vector<std::byte>& b, const std::string& where) {
     std::string text(reinterpret_cast<const char*>(b.data() + start), header_len);
     auto dict = HeaderParser(text).dict();
     for (const char* key : {"descr", "fortran_order", "shape"})
-      if (!dict.count(key)) throw Bad(std::string("malformed header: no '") + key + "': " + text);
+      if (!dict.count(key)) throw Bad(std::string("malformed header: no '") + key + "': " + header_excerpt(text));
     const auto* descr = std::get_if<std::string>(&dict["descr"]);
     const auto* fortran = std::get_if<bool>(&dict["fortran_order"]);
     const auto* shape = std::get_if<std::vector<int64_t>>(&dict["shape"]);
-    if (!descr || !fortran || !shape) throw Bad("malformed header: wrong value types: " + text);
+    if (!descr || !fortran || !shape) throw Bad("malformed header: wrong value types: " + header_excerpt(text));
     const DTypeInfo& dt = dtype_from_descr(*descr);
     if (*fortran) throw Bad("Fortran-order (fortran_order: True) arrays are not supported");
 

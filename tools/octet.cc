@@ -10,6 +10,17 @@
 // 2 bad usage (an unknown option, a missing or invalid value: "octet: usage: ..." and a hint).
 constexpr const char* kVersion = "octet 0.11 (" __DATE__ ")";
 
+// The first argument that is neither an option nor the value of a global option: what a user
+// meant as the command when none was recognised.
+std::string first_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--isa" || a == "--threads") ++i;
+    else if (!a.starts_with("-")) return a;
+  }
+  return "";
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"octet: run ONNX CNNs in FP32 and INT8 on hand-written kernels and see where the time goes"};
   app.require_subcommand(1);
@@ -20,13 +31,19 @@ int main(int argc, char** argv) {
                                                octet::cli::add_eval_command(app),
                                                octet::cli::add_quantize_command(app),
                                                octet::cli::add_compare_command(app)};
+  auto help_hint = [&app] {
+    return app.get_subcommands().empty() ? std::string() : " " + app.get_subcommands()[0]->get_name();
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "octet: usage: {} (see octet{} --help)\n", e.what(),
-               app.get_subcommands().empty() ? "" : " " + app.get_subcommands()[0]->get_name());
+    std::string what = e.what();
+    if (app.get_subcommands().empty())
+      if (auto word = first_word(argc, argv); !word.empty())
+        what = "unknown command '" + word + "' (commands: info, run, eval, quantize, compare)";
+    fmt::print(stderr, "octet: usage: {} (see octet{} --help)\n", what, help_hint());
     return 2;
   }
   try {
@@ -34,6 +51,12 @@ int main(int argc, char** argv) {
       int rc = c();
       if (rc >= 0) return rc;
     }
+  } catch (const octet::cli::UsageError& e) {
+    fmt::print(stderr, "octet: usage: {} (see octet{} --help)\n", e.what(), help_hint());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "octet: error: out of memory (the model or the data needs more than this machine can give)\n");
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "octet: error: {}\n", e.what());
     return 1;

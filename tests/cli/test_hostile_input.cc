@@ -29,18 +29,9 @@ using json = nlohmann::json;
 using octet::testing::ElemType;
 using octet::testing::OnnxBuilder;
 using octet::testing::run_cli;
+using octet::testing::ScratchDir;
 
 const fs::path kSource = OCTET_SOURCE_DIR;
-
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "octet-hostile-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-};
 
 // One line, starting "octet: error: ", containing every piece of `says`, exit status 1.
 void expect_clean_error(const std::string& args, const std::vector<std::string>& says) {

@@ -4,6 +4,9 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 
 namespace octet::testing {
@@ -13,8 +16,8 @@ struct CliResult {
   std::string output;  // stdout, plus stderr when asked for
 };
 
-inline CliResult run_cli(const std::string& args, bool with_stderr) {
-  std::string cmd = std::string(OCTET_CLI) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+// Runs a shell command line and returns its exit status and stdout.
+inline CliResult run_shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {-1, "popen failed"};
   std::string out;
@@ -23,5 +26,28 @@ inline CliResult run_cli(const std::string& args, bool with_stderr) {
   int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+inline CliResult run_cli(const std::string& args, bool with_stderr) {
+  return run_shell(std::string(OCTET_CLI) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
+}
+
+// `shell_prefix` goes before the binary in the command line (e.g. "ulimit -v N && exec
+// timeout 60 "); stderr is merged into the output.
+inline CliResult run_cli_wrapped(const std::string& shell_prefix, const std::string& args) {
+  return run_shell(shell_prefix + std::string(OCTET_CLI) + " " + args + " 2>&1");
+}
+
+// A fresh folder under the system's temporary directory, removed with everything in it.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "octet-cli-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+};
 
 }  // namespace octet::testing

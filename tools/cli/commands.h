@@ -4,10 +4,17 @@
 #include <CLI/CLI.hpp>
 #include <string>
 #include <functional>
+#include <stdexcept>
 
 namespace octet::cli {
 
 using Command = std::function<int()>;
+
+// A usage mistake found after parsing (options that exclude or need each other): the CLI prints
+// it as "octet: usage: ..." and exits 2, like CLI11's own parse errors.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Option checks with messages a user reads ("must be a positive integer, got 0"), in place of
 // CLI11's PositiveNumber / NonNegativeNumber ("not in range 0 to 1.79e308").

@@ -98,8 +98,8 @@ ir::TensorData make_inputs(const data::Dataset& d, const ModelCard& card, const 
                                 input.name, ir::dtype_name(input.dtype), ir::dims_str(input.dims)));
   const int64_t c = input.dims[1], h = input.dims[2], w = input.dims[3];
   if (d.channels != c || d.height != h || d.width != w)
-    throw ir::Error(fmt::format("the data has {}x{}x{} images (CxHxW), the model takes {}x{}x{}: pick data that "
-                                "fits the model", d.channels, d.height, d.width, c, h, w));
+    throw ir::Error(fmt::format("{}: {}x{}x{} images (CxHxW), the model takes {}x{}x{}: pick data that "
+                                "fits the model", d.description, d.channels, d.height, d.width, c, h, w));
   ir::TensorData t = ir::TensorData::make(ir::DType::f32, {d.count(), c, h, w});
   float* out = t.as<float>();
   if (d.preprocessed) {  // float32 .npy images: model inputs already, the card's normalization is not theirs

@@ -34,7 +34,14 @@ ir::TensorData random_input(const TensorSpec& spec, const RunOptions& o, std::mt
   for (auto& e : d) if (e < 0) e = o.batch;
   if (spec.dtype != ir::DType::f32) throw ir::Error("--random fills float32 inputs only; '" + spec.name + "' is " +
                                                     ir::dtype_name(spec.dtype));
-  ir::TensorData t = ir::TensorData::make(ir::DType::f32, d);
+  ir::TensorData t;
+  try {
+    t = ir::TensorData::make(ir::DType::f32, d);  // element_count throws on a count past 64 bits
+  } catch (const std::bad_alloc&) {
+    throw ir::Error(fmt::format("{}: random input '{}' {} needs {:.1f} GiB, which this machine cannot allocate (try a "
+                                "smaller --batch)", o.model, spec.name, ir::dims_str(d),
+                                double(ir::element_count(d)) * 4 / double(1 << 30)));
+  }
   std::uniform_real_distribution<float> dist(o.random_lo, o.random_hi);
   for (int64_t i = 0; i < t.count(); ++i) t.as<float>()[i] = dist(rng);
   return t;
@@ -176,7 +183,7 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
 }
 
 int run_model(const RunOptions& o) {
-  if (o.random == !o.inputs.empty()) throw ir::Error("give either --input FILE.npy (one per model input) or --random");
+  if (o.random == !o.inputs.empty()) throw UsageError("give either --input FILE.npy (one per model input) or --random");
   Session session = Session::load(o.model, engine_session_options());
   std::vector<ir::TensorData> inputs;
   std::mt19937_64 rng(o.seed);
@@ -186,7 +193,17 @@ int run_model(const RunOptions& o) {
     if (o.inputs.size() != session.inputs().size())
       throw ir::Error(fmt::format("the model has {} input(s), got {} --input file(s)", session.inputs().size(),
                                  o.inputs.size()));
-    for (const auto& path : o.inputs) inputs.push_back(from_npy(npy::read(path)));
+    for (size_t i = 0; i < o.inputs.size(); ++i) {
+      inputs.push_back(from_npy(npy::read(o.inputs[i])));
+      const TensorSpec& spec = session.inputs()[i];
+      const ir::TensorData& t = inputs.back();
+      bool fits = t.dtype == spec.dtype && t.dims.size() == spec.dims.size();
+      for (size_t a = 0; fits && a < t.dims.size(); ++a) fits = spec.dims[a] < 0 || spec.dims[a] == t.dims[a];
+      if (!fits)
+        throw ir::Error(fmt::format("{}: holds {} {}, the model's input '{}' takes {} {}", o.inputs[i],
+                                    ir::dtype_name(t.dtype), ir::dims_str(t.dims), spec.name, ir::dtype_name(spec.dtype),
+                                    ir::dims_str(spec.dims)));
+    }
   }
   if (!o.save_inputs_dir.empty()) {
     std::filesystem::create_directories(o.save_inputs_dir);
