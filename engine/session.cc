@@ -46,13 +46,19 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
     }
     return;
   }
-  // Plans fix every extent; only the batch axis may be left to the caller. A symbolic height
-  // or width would otherwise be planned as 1 and fail far away with a confusing shape error.
-  for (const auto& in : inputs_)
-    for (size_t axis = 1; axis < in.dims.size(); ++axis)
-      if (in.dims[axis] < 0)
-        throw ir::Error(graph_.source + ": input '" + in.name + "' has an unknown extent at axis " +
-                        std::to_string(axis) + "; octet needs fixed sizes except the batch (axis 0): export with a fixed input size");
+  // Plans fix every extent; one unknown axis per input is the batch the caller fills. More
+  // (a symbolic height and width) would be planned as the batch size and fail far away with a
+  // confusing shape error.
+  for (const auto& in : inputs_) {
+    std::string unknown;
+    int count = 0;
+    for (size_t axis = 0; axis < in.dims.size(); ++axis)
+      if (in.dims[axis] < 0) unknown += (count++ ? ", " : "") + std::to_string(axis);
+    if (count > 1)
+      throw ir::Error(graph_.source + ": input '" + in.name + "' has unknown extents at axes " + unknown +
+                      "; octet fills one unknown axis (the batch) and needs the others fixed: export with a fixed "
+                      "input size");
+  }
   const Plan& plan = plan_for(input_dims_at(1));
   for (const auto& name : graph_.outputs) {
     const PlanValue& pv = plan.value(name);

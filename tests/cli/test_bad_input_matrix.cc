@@ -230,7 +230,7 @@ std::vector<Case> cases() {
        },
        1, {"cat.onnx", "'cat'", "axis"}},
       {"SymbolicImageSize", [](P d) { return "info " + relu_on(d, "sym.onnx", {-1, 3, -2, -3}); }, 1,
-       {"sym.onnx", "input 'x'", "axis 2", "fixed"}},
+       {"sym.onnx", "input 'x'", "axes 0, 2, 3", "fixed"}},
       {"InputWithoutShape",
        [](P d) {
          OnnxBuilder b(13);
