@@ -65,7 +65,7 @@ for t in "${TARGETS[@]}"; do
   corpus="$OUT/corpus/$t"
   mkdir -p "$corpus"
   log="$OUT/$t.log"
-  echo "fuzz: $t, ${RUNS:+$RUNS runs}${RUNS:-${SECONDS_EACH} s}" >&2
+  if [[ -n "$RUNS" ]]; then echo "fuzz: $t, $RUNS runs" >&2; else echo "fuzz: $t, ${SECONDS_EACH} s" >&2; fi
   status=0
   "$BUILD/tests/fuzz/$t" "$corpus" "$seeds" "${LIMIT[@]}" -timeout=10 -rss_limit_mb=1024 \
     -max_len=1048576 -artifact_prefix="$OUT/findings/$t-" -print_final_stats=1 > "$log" 2>&1 || status=$?
