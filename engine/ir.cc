@@ -1,6 +1,8 @@
 #include "engine/ir.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace octet::ir {
 
@@ -49,11 +51,21 @@ std::string dims_str(const Dims& dims) {
   return s + "]";
 }
 
+void reserve_or_throw(size_t bytes) {
+  if (bytes < (size_t{1} << 30)) return;
+  void* p = std::malloc(bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  std::free(p);
+}
+
 TensorData TensorData::make(DType t, Dims d) {
   TensorData td;
   td.dtype = t;
   td.dims = std::move(d);
-  td.bytes.resize(size_t(td.count()) * dtype_size(t));
+  const size_t count = size_t(td.count()), size = dtype_size(t);
+  if (count > std::numeric_limits<size_t>::max() / size) throw std::bad_alloc();
+  reserve_or_throw(count * size);
+  td.bytes.resize(count * size);
   return td;
 }
 

@@ -25,6 +25,11 @@ using Dims = std::vector<int64_t>;  // a negative extent is a dimension unknown 
 // null to memcpy is undefined even for zero bytes.
 void copy_bytes(void* dst, const void* src, size_t n);
 
+// Throws std::bad_alloc when the allocator refuses `bytes` now. Asked with malloc, which
+// returns null where operator new would abort a sanitizer build instead of throwing; checked
+// only for requests of 1 GiB or more.
+void reserve_or_throw(size_t bytes);
+
 int64_t element_count(const Dims& dims);  // product of the extents; throws on unknown ones
 std::string dims_str(const Dims& dims);   // "[N,3,32,32]" (unknown extents print as N)
 

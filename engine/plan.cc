@@ -200,6 +200,7 @@ void Plan::place_in_arena() {
   }
   try {
     if (arena_bytes_ >= kMaxTensorBytes) throw std::bad_alloc();
+    ir::reserve_or_throw(arena_bytes_ + kAlign);
     arena_storage_.resize(arena_bytes_ + kAlign);
   } catch (const std::bad_alloc&) {
     throw ir::Error(graph_.source + ": the activations of this plan need " + std::to_string(arena_bytes_ >> 20) +

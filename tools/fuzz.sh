@@ -4,17 +4,19 @@
 # decoder, the CIFAR-10 / IDX readers and the image-folder decoder. A crash, sanitizer report,
 # timeout or memory blow-up fails the run and leaves the input in out/fuzz/findings/.
 #
-#   tools/fuzz.sh [--seconds S | --runs N] [--only TARGET,...] [--build DIR]
+#   tools/fuzz.sh [--seconds S | --runs N] [--only TARGET,...] [--jobs J] [--build DIR]
 #
 # --seconds is per target (default 60); --runs N instead runs N inputs per target from a fixed
 # seed (-seed=1), the same inputs on every machine (tools/test.sh, hence CI, uses this). Corpora grow in out/fuzz/corpus/<target> between runs
 # (a long run: tools/fuzz.sh --seconds 3600). Per input: at most 10 s and 1 GB of memory. Prints
-# executions per target and in total. Needs clang-14 and libclang-rt-14-dev (tools/setup.sh).
+# executions per target and in total. --jobs J (with --seconds) runs J processes per target on
+# the shared corpus (libFuzzer's fork mode) to use every core in a long run. Needs clang-14 and libclang-rt-14-dev (tools/setup.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_EACH=60
 RUNS=""
 ONLY=""
+JOBS=1
 BUILD="$ROOT/build-fuzz"
 die() { echo "fuzz: $*" >&2; exit 1; }
 while (($#)); do
@@ -22,6 +24,7 @@ while (($#)); do
     --seconds) SECONDS_EACH="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
+    --jobs) JOBS="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -29,8 +32,11 @@ while (($#)); do
 done
 [[ "$SECONDS_EACH" =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive integer, got '$SECONDS_EACH'"
 [[ -z "$RUNS" || "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer, got '$RUNS'"
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "--jobs must be a positive integer, got '$JOBS'"
+[[ "$JOBS" == 1 || -z "$RUNS" ]] || die "--jobs needs --seconds (a fixed --runs is one process from one seed)"
 LIMIT=(-max_total_time="$SECONDS_EACH")
 [[ -n "$RUNS" ]] && LIMIT=(-runs="$RUNS" -seed=1)
+((JOBS > 1)) && LIMIT+=(-fork="$JOBS")
 command -v clang++-14 > /dev/null || die "clang++-14 is missing: apt-get install clang-14 libclang-rt-14-dev"
 
 TARGETS=(fuzz_loader fuzz_npy fuzz_datasets fuzz_images)
@@ -70,6 +76,8 @@ for t in "${TARGETS[@]}"; do
   "$BUILD/tests/fuzz/$t" "$corpus" "$seeds" "${LIMIT[@]}" -timeout=10 -rss_limit_mb=1024 \
     -max_len=1048576 -artifact_prefix="$OUT/findings/$t-" -print_final_stats=1 > "$log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  # Fork mode prints no final stats: its last "#N:" status line counts every job's executions.
+  ((JOBS > 1)) && execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')
   execs=${execs:-0}
   total=$((total + execs))

@@ -45,8 +45,11 @@ TEST(QSoftmaxRef, OffsetInvariantAndSignedMatchesUnsigned) {
       const QSoftmaxTable ts = qsoftmax_table(scale, d, true);
       q8_softmax__ref<int8_t>(1, d, 1, xs.data(), ts, 1.0f / 256.0f, -128, ys.data());
       // (Except a value of 256 steps, which uint8 clamps to 255 and int8 wraps: see below.)
-      for (size_t i = 0; i < d; ++i)
-        if (y[i] < 255) EXPECT_EQ(int(ys[i]) + 128, int(y[i])) << "d " << d << " i " << i;
+      for (size_t i = 0; i < d; ++i) {
+        if (y[i] < 255) {
+          EXPECT_EQ(int(ys[i]) + 128, int(y[i])) << "d " << d << " i " << i;
+        }
+      }
     }
   }
 }
