@@ -26,8 +26,8 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
     throw std::invalid_argument(std::string("this CPU cannot run ") + kernels::isa_name(plan_options_.isa) + " kernels");
   plan_options_.threadpool = threadpool_.get();
   plan_options_.winograd = options.winograd;
-  if (options.batch_slice < 0) throw std::invalid_argument("batch_slice must be >= 0");
-  batch_slice_ = options.batch_slice;
+  if (options.batch_slice < -1) throw std::invalid_argument("batch_slice must be >= 0, or -1 for automatic");
+  batch_slice_ = options.batch_slice < 0 ? 1 : options.batch_slice;
   pass_report_ = passes::optimize(graph_, options.passes);
   for (const auto& name : graph_.inputs) {
     const ir::Value& v = graph_.value(name);
@@ -60,6 +60,8 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
                       "input size");
   }
   const Plan& plan = plan_for(input_dims_at(1));
+  activation_bytes_per_image_ = plan.arena_bytes();
+  if (options.batch_slice < 0) batch_slice_ = automatic_batch_slice();
   for (const auto& name : graph_.outputs) {
     const PlanValue& pv = plan.value(name);
     ir::Dims d = pv.info.dims;
@@ -70,6 +72,25 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
     if (!v.dims && !d.empty() && !inputs_.empty() && !inputs_[0].dims.empty() && inputs_[0].dims[0] < 0) d[0] = -1;
     outputs_.push_back({name, pv.info.dtype, d});
   }
+}
+
+// As many images as fit their activations in the cache one core can count on, so a slice stays
+// cache-resident. When the weights dwarf one image's activations (8x or more) and overflow that
+// cache, more images, so they share each pass over the weights: one image at a time re-reads
+// every weight from memory per image (ResNet-18 at 32 px: 44 MB of weights, 0.75 MB of
+// activations, 1.4x slower per image than in slices of 8), while a model whose activations are
+// the larger traffic (ShuffleNetV2 at 224 px) is fastest one image at a time. At most 16:
+// beyond ~8 no model measured gained more.
+int Session::automatic_batch_slice() const {
+  constexpr size_t kMaxAutoSlice = 16;
+  const size_t cache = kernels::per_core_cache_bytes();
+  const size_t activations = std::max<size_t>(activation_bytes_per_image_, 1);
+  size_t weights = 0;
+  for (const auto& [name, v] : graph_.values)
+    if (v.constant) weights += v.constant->bytes.size();
+  size_t slice = cache / activations;
+  if (weights > cache) slice = std::max(slice, weights / (8 * activations));
+  return int(std::clamp<size_t>(slice, 1, kMaxAutoSlice));
 }
 
 Session::Session(Session&&) noexcept = default;

@@ -27,9 +27,12 @@ struct SessionOptions {
   std::optional<kernels::Isa> isa;  // cap on the kernels' ISA; default kernels::active_isa()
   bool winograd = true;  // FP32 3x3 stride-1 convs may run as Winograd F(2x2, 3x3); false: direct only
   // A batch larger than this runs as consecutive slices of this many images through one
-  // plan, when every image is computed independently of the others (checked per model):
-  // a slice's activations stay in L2 where a whole batch's would not. 0: never slice.
-  int batch_slice = 1;
+  // plan, when every image is computed independently of the others (checked per model).
+  // 0: never slice. -1 (auto): the most images, up to 16, whose activations fit the cache one
+  // core can count on (kernels::per_core_cache_bytes): a slice stays cache-resident where a
+  // whole batch would not, and its images share each pass over the weights and each step's
+  // fixed cost (one image at a time re-streams every weight per image).
+  int batch_slice = -1;
 };
 
 // Called after each step with every value the step wrote, in the plan's physical layout
@@ -56,6 +59,13 @@ class Session {
   const std::vector<TensorSpec>& outputs() const { return outputs_; }
   const ir::Graph& graph() const { return graph_; }
   const std::vector<passes::PassCount>& pass_report() const { return pass_report_; }
+  // Images per slice of a batch the model computes image by image (0: never sliced), and the
+  // activation memory of one image it was chosen from (0 when shapes wait for the first run).
+  int batch_slice() const { return batch_slice_; }
+  // Whether a batch larger than batch_slice() runs in slices (the model computes every image
+  // independently and has a batch axis); decided once, from the plans at batch 1 and 2.
+  bool slices_batches() { return batch_slice_ > 0 && images_independent(); }
+  size_t activation_bytes_per_image() const { return activation_bytes_per_image_; }
 
   // Inputs in the order of inputs(); outputs in the order of outputs(), row-major (NCHW).
   // Input dtype, rank and every fixed dimension are checked; a plan is built (and cached)
@@ -83,8 +93,10 @@ class Session {
   std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, ThreadpoolDeleter> threadpool_;
   PlanOptions plan_options_;
   int batch_slice_ = 0;
+  size_t activation_bytes_per_image_ = 0;  // the batch-1 plan's arena
   std::optional<bool> images_independent_;  // decided on the first batched run
   bool images_independent();
+  int automatic_batch_slice() const;
   std::vector<ir::TensorData> run_in_slices(const std::vector<ir::TensorData>& inputs, int64_t batch);
 };
 

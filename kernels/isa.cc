@@ -3,9 +3,9 @@
 #include <cpuid.h>
 #include <cpuinfo.h>
 
-#include <cstring>
-
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace octet::kernels {
@@ -92,6 +92,21 @@ std::string isa_names() {
 bool cpu_has_avx512vbmi() {
   static const bool has = cpuinfo_initialize() && isa_supported(Isa::avx512) && cpuinfo_has_x86_avx512vbmi();
   return has;
+}
+
+size_t per_core_cache_bytes() {
+  static const size_t bytes = [] {
+    size_t total = 0;
+    if (cpuinfo_initialize()) {
+      if (cpuinfo_get_l2_caches_count() > 0) total += cpuinfo_get_l2_cache(0)->size;
+      if (cpuinfo_get_l3_caches_count() > 0) {
+        const cpuinfo_cache* l3 = cpuinfo_get_l3_cache(0);
+        total += l3->size / std::max<uint32_t>(l3->processor_count, 1);
+      }
+    }
+    return total > 0 ? total : size_t{1} << 20;
+  }();
+  return bytes;
 }
 
 bool isa_supported(Isa isa) {

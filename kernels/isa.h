@@ -43,6 +43,10 @@ bool cpu_has_avx512vbmi();
 // with a better-fitting tile beats a zmm one (kernel choice weighs this).
 bool zmm_at_full_rate();
 
+// The cache one core can count on: its L2 plus its share of the L3 (the L3 divided by the
+// processors that share it); 1 MiB when cpuinfo knows neither.
+size_t per_core_cache_bytes();
+
 // The first entry of a microkernel list (highest ISA first; any struct with an `isa` member)
 // whose level is <= `isa` and runs on this CPU; nullptr when none does.
 template <class Entry, size_t N>

@@ -1,8 +1,12 @@
-// Session::run slices a large batch into single images when every image is computed on its
+// Session::run slices a large batch into slices of images when every image is computed on its
 // own; the result must be the unsliced run's, and a model that mixes images must not be sliced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "engine/session.h"
+#include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
 
@@ -75,6 +79,38 @@ TEST(BatchSlices, ADynamicQuantizationModelIsNotSliced) {
     return std::vector<float>(out[0].as<float>(), out[0].as<float>() + out[0].count());
   };
   EXPECT_EQ(run_dynamic(0), run_dynamic(1));
+}
+
+}  // namespace
+}  // namespace octet
+
+namespace octet {
+namespace {
+
+// The automatic slice: many images when the weights dwarf one image's activations (they share
+// each pass over the weights), one image when an image's activations alone overflow the cache.
+TEST(BatchSlices, AutomaticSliceWeighsWeightsAgainstActivations) {
+  const size_t cache = kernels::per_core_cache_bytes();
+  {
+    // 1024 x 1024 float weights (4 MiB, 4x the cache at the least) against 8 KB per image.
+    OnnxBuilder b(13, "wide_fc", 3);
+    const int64_t k = std::max<int64_t>(1024, int64_t(std::sqrt(double(cache))));
+    b.output(b.node("MatMul", {b.input("x", {-1, k}), b.random_normal_init("w", {k, k})}));
+    Session s(loader::load_onnx_bytes(b.serialize(), "wide_fc"));
+    EXPECT_TRUE(s.slices_batches());
+    EXPECT_EQ(s.batch_slice(), 16) << "activations " << s.activation_bytes_per_image() << " cache " << cache;
+  }
+  {
+    // An image of 16 x 1024 x 1024 floats (64 MiB in, 64 MiB out): more than any core's cache.
+    OnnxBuilder b(13, "big_maps", 3);
+    b.output(b.node("Relu", {b.input("x", {-1, 16, 1024, 1024})}));
+    Session s(loader::load_onnx_bytes(b.serialize(), "big_maps"));
+    EXPECT_EQ(s.batch_slice(), 1) << "activations " << s.activation_bytes_per_image() << " cache " << cache;
+  }
+  // Asked for, a slice is taken as it is.
+  SessionOptions o;
+  o.batch_slice = 3;
+  EXPECT_EQ(Session(conv_head(false), o).batch_slice(), 3);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ struct EngineOptions {
   std::string isa;
   int threads = 1;
   bool direct_conv = false;
+  int batch_slice = -1;
 };
 
 EngineOptions& options() {
@@ -36,6 +37,10 @@ void add_engine_options(CLI::App& app) {
       ->check(CLI::Range(1, 256));
   app.add_flag("--direct-conv", options().direct_conv,
                "FP32 3x3 stride-1 convs run as direct convs instead of Winograd F(2x2,3x3) (to compare the two)");
+  app.add_option("--batch-slice", options().batch_slice,
+                 "Images run at a time through a batch the model computes image by image (0: the whole batch at "
+                 "once; default: as many as fit this core's cache, up to 16; octet info shows the choice)")
+      ->check(CLI::Range(0, 1 << 20));
   app.parse_complete_callback([] {
     set_engine_threads(options().threads);
     if (options().isa.empty()) return;
@@ -67,6 +72,7 @@ SessionOptions engine_session_options() {
   s.threads = options().threads;
   s.isa = kernels::active_isa();
   s.winograd = !options().direct_conv;
+  s.batch_slice = options().batch_slice;
   return s;
 }
 

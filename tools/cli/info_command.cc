@@ -101,6 +101,9 @@ int run_info(const InfoOptions& o) {
   j["total_macs"] = total_macs;
   j["arena_bytes"] = plan.arena_bytes();
   j["isa"] = kernels::isa_name(kernels::active_isa());
+  const bool sliced = session.slices_batches();
+  j["batch_slice"] = sliced ? session.batch_slice() : 0;
+  j["activation_bytes_per_image"] = session.activation_bytes_per_image();
   const auto islands = float_islands(session.graph());
   for (const auto& [node, why] : islands) j["float_in_int8"].push_back({{"node", node}, {"reason", why}});
 
@@ -118,6 +121,13 @@ int run_info(const InfoOptions& o) {
   for (const auto& [op, count] : ops_in_file) fmt::print("  {:<20} {}\n", op, count);
   fmt::print("\ngraph passes:\n");
   for (const auto& p : session.pass_report()) fmt::print("  {:<34} {} node(s)\n", p.pass, p.changed);
+  if (sliced)
+    fmt::print("\nbatches    run {} image(s) at a time ({:.1f} KB of activations per image, {:.0f} KB of cache per "
+               "core; --batch-slice sets it)\n",
+               session.batch_slice(), double(session.activation_bytes_per_image()) / 1024.0,
+               double(kernels::per_core_cache_bytes()) / 1024.0);
+  else
+    fmt::print("\nbatches    run whole (the images are not computed independently, or --batch-slice 0)\n");
   fmt::print("\nexecution plan at batch {} ({} steps, arena {:.1f} KB, kernels up to {}):\n", o.batch,
              plan.steps().size(), double(plan.arena_bytes()) / 1024.0, engine_summary());
   fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}{}\n", "#", "node", "op", "output", "MACs",

@@ -43,7 +43,9 @@ ir::TensorData random_input(const TensorSpec& spec, const RunOptions& o, std::mt
                                 double(ir::element_count(d)) * 4 / double(1 << 30)));
   }
   std::uniform_real_distribution<float> dist(o.random_lo, o.random_hi);
-  for (int64_t i = 0; i < t.count(); ++i) t.as<float>()[i] = dist(rng);
+  const int64_t count = t.count();
+  float* values = t.as<float>();
+  for (int64_t i = 0; i < count; ++i) values[i] = dist(rng);
   return t;
 }
 
