@@ -28,10 +28,10 @@ struct SessionOptions {
   bool winograd = true;  // FP32 3x3 stride-1 convs may run as Winograd F(2x2, 3x3); false: direct only
   // A batch larger than this runs as consecutive slices of this many images through one
   // plan, when every image is computed independently of the others (checked per model).
-  // 0: never slice. -1 (auto): the most images, up to 16, whose activations fit the cache one
-  // core can count on (kernels::per_core_cache_bytes): a slice stays cache-resident where a
-  // whole batch would not, and its images share each pass over the weights and each step's
-  // fixed cost (one image at a time re-streams every weight per image).
+  // 0: never slice. -1 (auto): the most images, up to 16, whose activations fit half the cache
+  // one core can count on (kernels::per_core_cache_bytes), more when the weights dwarf them
+  // (Session::automatic_batch_slice): a slice stays cache-resident where a whole batch would
+  // not, and its images share each pass over the weights and each step's fixed cost.
   int batch_slice = -1;
 };
 
