@@ -42,11 +42,13 @@ command -v clang++-14 > /dev/null || die "clang++-14 is missing: apt-get install
 TARGETS=(fuzz_loader fuzz_npy fuzz_datasets fuzz_images)
 if [[ -n "$ONLY" ]]; then IFS=',' read -r -a TARGETS <<< "$ONLY"; fi
 
+mkdir -p "$BUILD"
+BUILD_LOG="$BUILD/fuzz-build.log"
 echo "fuzz: building in $BUILD (clang-14, -fsanitize=fuzzer,address,undefined)" >&2
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCTET_FUZZ=ON \
-  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 > "$BUILD.log" 2>&1 || { tail -20 "$BUILD.log"; die "cmake failed"; }
-cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" fuzz_seeds >> "$BUILD.log" 2>&1 ||
-  { grep -m5 -A5 "error" "$BUILD.log"; die "build failed (see $BUILD.log)"; }
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 > "$BUILD_LOG" 2>&1 || { tail -20 "$BUILD_LOG"; die "cmake failed"; }
+cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" fuzz_seeds >> "$BUILD_LOG" 2>&1 ||
+  { grep -m5 -A5 "error" "$BUILD_LOG"; die "build failed (see $BUILD_LOG)"; }
 
 OUT="$ROOT/out/fuzz"
 SEEDS="$OUT/seeds"
