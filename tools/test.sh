@@ -32,7 +32,7 @@ if [[ "${OCTET_SKIP_SANITIZE:-0}" != 1 ]]; then
   OCTET_PARITY_LIMIT="${OCTET_PARITY_LIMIT:-64}" ctest --test-dir "$ROOT/build-asan" --output-on-failure -j "$JOBS"
 fi
 if [[ "${OCTET_SKIP_FUZZ:-0}" != 1 ]]; then
-  echo "== fuzz targets (clang, libFuzzer + ASan + UBSan), ${OCTET_FUZZ_RUNS:-30000} inputs each"
-  "$ROOT/tools/fuzz.sh" --runs "${OCTET_FUZZ_RUNS:-30000}"
+  echo "== fuzz targets (clang, libFuzzer + ASan + UBSan), ${OCTET_FUZZ_RUNS:-10000} inputs each"
+  "$ROOT/tools/fuzz.sh" --runs "${OCTET_FUZZ_RUNS:-10000}"
 fi
 echo "== all tests passed"
