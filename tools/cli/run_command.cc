@@ -80,9 +80,9 @@ std::vector<std::string> file_names_for(const std::vector<TensorSpec>& tensors) 
   std::vector<std::string> names;
   std::set<std::string> used;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    std::string name = file_name_for(tensors[i].name);
-    if (used.count(name)) name = name.substr(0, name.size() - 4) + "_" + std::to_string(i) + ".npy";
-    for (int k = 2; used.count(name); ++k) name = name.substr(0, name.size() - 4) + "_" + std::to_string(k) + ".npy";
+    const std::string first = file_name_for(tensors[i].name), stem = first.substr(0, first.size() - 4);
+    std::string name = first;
+    for (size_t k = i; used.count(name); ++k) name = stem + "_" + std::to_string(k) + ".npy";
     used.insert(name);
     names.push_back(name);
   }
