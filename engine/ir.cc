@@ -1,5 +1,7 @@
 #include "engine/ir.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -53,6 +55,10 @@ std::string dims_str(const Dims& dims) {
 
 void reserve_or_throw(size_t bytes) {
   if (bytes < (size_t{1} << 30)) return;
+  // More than the machine's RAM never fits; malloc alone may still hand out the address space
+  // (overcommit, or a sanitizer allocator that reserves it) and fail only when it is touched.
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && bytes / static_cast<size_t>(page) > static_cast<size_t>(pages)) throw std::bad_alloc();
   void* p = std::malloc(bytes);
   if (p == nullptr) throw std::bad_alloc();
   std::free(p);

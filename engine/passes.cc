@@ -221,6 +221,8 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   if (o.fuse_activations && o.fuse_squeeze_excitation)
     report.push_back({"fuse squeeze-excitation blocks", fuse_squeeze_excitation(g)});
   report.push_back({"remove unused nodes", remove_unused(g)});
+  if (o.fuse_dynamic)
+    report.push_back({"gather DynamicQuantizeLinear ranges in their producers", compute_ranges_in_producers(g)});
   return report;
 }
 

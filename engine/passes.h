@@ -24,6 +24,10 @@ int fuse_dynamic_quantization(ir::Graph& g);
 // com.microsoft.DynamicQuantizeMatMul -> DynamicQuantizeLinear + MatMulIntegerToFloat (always
 // run: octet has no kernel of its own for the combined op).
 int expand_dynamic_quantize_matmul(ir::Graph& g);
+// A DynamicQuantizeLinear whose input comes from ConvIntegerToFloat, MatMulIntegerToFloat, Add
+// or Mul reads its range from that step (a second output the step gathers while writing,
+// engine/ops/range_output.h) instead of a pass of its own. Last: nothing may fuse after it.
+int compute_ranges_in_producers(ir::Graph& g);
 int fold_batchnorm(ir::Graph& g);      // BatchNormalization into the preceding Conv's weights and bias
 int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) into Conv or Gemm
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the

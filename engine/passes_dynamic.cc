@@ -12,7 +12,10 @@
 // after the step is fused by fuse_activations. engine/ops/dynamic_ops.cc runs the result.
 // com.microsoft.DynamicQuantizeMatMul (ORT's own fusion of the MatMul case, as its optimizer
 // may save it) is the same step: it becomes DynamicQuantizeLinear + MatMulIntegerToFloat.
+#include <map>
+
 #include "engine/graph_edit.h"
+#include "engine/ops/range_output.h"
 #include "engine/passes.h"
 
 namespace octet::passes {
@@ -54,6 +57,15 @@ bool zero_or_absent(const ir::Graph& g, const ir::Node& n, size_t i) {
   for (std::byte b : t.bytes)
     if (b != std::byte{0}) return false;
   return true;
+}
+
+// The producers that can gather the range of their float output as they write it (the
+// drivers' OutputRange, kernels/elementwise/output_range.h).
+bool computes_output_range(const ir::Node& n) {
+  if (n.outputs.size() != 1) return false;
+  if (n.op == "ConvIntegerToFloat" && n.domain.empty()) return true;
+  if (n.op == "MatMulIntegerToFloat" && n.domain == "com.microsoft") return true;
+  return (n.op == "Add" || n.op == "Mul") && n.domain.empty();
 }
 
 }  // namespace
@@ -154,6 +166,28 @@ int fuse_dynamic_quantization(ir::Graph& g) {
   }
   graph_edit::erase_marked(g, dead);
   return fused;
+}
+
+int compute_ranges_in_producers(ir::Graph& g) {
+  std::map<std::string, std::string> range_of;  // producer output -> its range value
+  int moved = 0;
+  for (auto& n : g.nodes) {
+    if (n.op != "DynamicQuantizeLinear" || !n.domain.empty() || n.inputs.size() != 1) continue;
+    const std::string& x = n.input(0);
+    auto known = range_of.find(x);
+    if (known == range_of.end()) {
+      ir::Node* p = producer_of(g, x);
+      if (!p || !computes_output_range(*p)) continue;
+      const std::string r = graph_edit::fresh_name(g, x + ".range");
+      g.values[r].name = r;
+      p->outputs.push_back(r);
+      p->attrs.set(ops::kRangeOutputAttr, int64_t{1});
+      known = range_of.emplace(x, r).first;
+    }
+    n.inputs.push_back(known->second);
+    ++moved;
+  }
+  return moved;
 }
 
 }  // namespace octet::passes

@@ -175,11 +175,11 @@ int64_t opset_for(const Node& n, int64_t onnx_opset) { return n.domain.empty() ?
 
 // The attributes octet's passes add for the engine, meaningless to anyone else.
 void reject_internal_attributes(const Node& n) {
-  for (const char* attr : {"fused_act", "fused_act_params"})
+  for (const char* attr : {"fused_act", "fused_act_params", "range_output"})
     if (n.attrs.has(attr))
       throw Error(ir::Graph::describe(n) + " carries octet's internal attribute '" + attr +
-                  "' (an activation fused by passes::fuse_activations), which ONNX cannot express; "
-                  "write the graph before activation fusion");
+                  "' (added by octet's fusion passes), which ONNX cannot express; "
+                  "write the graph before fusion");
 }
 
 void drop_attributes_outside_their_opset(Node& n, int64_t onnx_opset) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds octet's libFuzzer targets with clang (address + undefined sanitizers, tests/fuzz), writes
+# Builds octet's libFuzzer targets with clang (address + undefined sanitizers, tests/fuzz; in
+# build-san, the tree tools/test.sh runs the sanitizer suites in: tools/sanitized_build.sh), writes
 # their seed corpora and runs each for a bounded time: the ONNX loader + planner, the .npy
 # decoder, the CIFAR-10 / IDX readers and the image-folder decoder. A crash, sanitizer report,
 # timeout or memory blow-up fails the run and leaves the input in out/fuzz/findings/.
@@ -17,7 +18,7 @@ SECONDS_EACH=60
 RUNS=""
 ONLY=""
 JOBS=1
-BUILD="$ROOT/build-fuzz"
+BUILD="$ROOT/build-san"
 die() { echo "fuzz: $*" >&2; exit 1; }
 while (($#)); do
   case "$1" in
@@ -45,9 +46,7 @@ if [[ -n "$ONLY" ]]; then IFS=',' read -r -a TARGETS <<< "$ONLY"; fi
 mkdir -p "$BUILD"
 BUILD_LOG="$BUILD/fuzz-build.log"
 echo "fuzz: building in $BUILD (clang-14, -fsanitize=fuzzer,address,undefined)" >&2
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCTET_FUZZ=ON \
-  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 > "$BUILD_LOG" 2>&1 || { tail -20 "$BUILD_LOG"; die "cmake failed"; }
-cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" fuzz_seeds >> "$BUILD_LOG" 2>&1 ||
+"$ROOT/tools/sanitized_build.sh" "$BUILD" "${TARGETS[@]}" fuzz_seeds > "$BUILD_LOG" 2>&1 ||
   { grep -m5 -A5 "error" "$BUILD_LOG"; die "build failed (see $BUILD_LOG)"; }
 
 OUT="$ROOT/out/fuzz"

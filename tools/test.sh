@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up the machine, builds octet and runs every test: first a Release build, then the
-# same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
+# same suite built by clang with AddressSanitizer + UndefinedBehaviorSanitizer (build-san,
+# tools/sanitized_build.sh), whose tree also holds the fuzz targets of the last stage.
 #
 #   tools/test.sh                      # everything (what CI runs)
 #   OCTET_SKIP_SANITIZE=1 tools/test.sh  # Release build only
@@ -23,16 +24,14 @@ cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$ROOT/build" -j "$JOBS"
 ctest --test-dir "$ROOT/build" --output-on-failure -j "$JOBS"
 
+SAN="$ROOT/build-san"
 if [[ "${OCTET_SKIP_SANITIZE:-0}" != 1 ]]; then
-  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
-  # The benchmarks are not tests: not built under the sanitizers (it would only cost CI time).
-  cmake -S "$ROOT" -B "$ROOT/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCTET_SANITIZE=ON \
-    -DOCTET_BUILD_BENCH=OFF >/dev/null
-  cmake --build "$ROOT/build-asan" -j "$JOBS"
-  OCTET_PARITY_LIMIT="${OCTET_PARITY_LIMIT:-64}" ctest --test-dir "$ROOT/build-asan" --output-on-failure -j "$JOBS"
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (clang-14) and tests"
+  "$ROOT/tools/sanitized_build.sh" "$SAN"
+  OCTET_PARITY_LIMIT="${OCTET_PARITY_LIMIT:-64}" ctest --test-dir "$SAN" --output-on-failure -j "$JOBS"
 fi
 if [[ "${OCTET_SKIP_FUZZ:-0}" != 1 ]]; then
   echo "== fuzz targets (clang, libFuzzer + ASan + UBSan), ${OCTET_FUZZ_RUNS:-10000} inputs each"
-  "$ROOT/tools/fuzz.sh" --runs "${OCTET_FUZZ_RUNS:-10000}"
+  "$ROOT/tools/fuzz.sh" --build "$SAN" --runs "${OCTET_FUZZ_RUNS:-10000}"
 fi
 echo "== all tests passed"

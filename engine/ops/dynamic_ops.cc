@@ -18,6 +18,7 @@
 
 #include "engine/ops/gemm_geometry.h"
 #include "engine/ops/qparams.h"
+#include "engine/ops/range_output.h"
 #include "engine/ops/spatial.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv_dequantized.h"
@@ -99,20 +100,24 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
     if (conv->kernel() != nullptr) {
       const void* x = in[kX];
       conv->bind(x);
-      c.report_kernel(conv->kernel_name() + " (float out)");
-      return [=] { conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool); };
+      c.report_kernel(conv->kernel_name() + " (float out)" + ops::range_note(c));
+      return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+        conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
+      });
     }
   }
   if (kernels::Q8DequantizedDwConv::supports(s) && fast_weights(c, in)) {
     auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa);
     if (conv->has_kernel()) {
       const void* x = in[kX];
-      c.report_kernel(conv->kernel_name() + " (exact integer sums in float)");
-      return [=] { conv->run(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool); };
+      c.report_kernel(conv->kernel_name() + " (exact integer sums in float)" + ops::range_note(c));
+      return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+        conv->run(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
+      });
     }
   }
   // Reference: the integer conv into int32 scratch, then the float epilogue.
-  c.report_kernel("q8_conv2d_nhwc_acc__ref");
+  c.report_kernel("q8_conv2d_nhwc_acc__ref" + ops::range_note(c));
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);
   const void* w = in[kW];
   const std::vector<int32_t> w_zp = ops::ParamInputs(c, in)[kWZeroPoint].ints();
@@ -122,12 +127,13 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   return ops::visit_q8_acc_types(tx, c.info(kW).dtype, [&](auto tx_tag, auto tw_tag) -> Kernel {
     using TX = decltype(tx_tag);
     using TW = decltype(tw_tag);
-    return [=] {
+    return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
       kernels::q8_conv2d_nhwc_acc__ref(s, static_cast<const TX*>(x.get()), run_time_zero_point(x_zp, tx),
                                        static_cast<const TW*>(w), w_zp, nullptr, acc->data());
       const kernels::DequantizedOutput& o = *dq_shared;
       kernels::dequantize_accumulators__ref(rows, s.out_c, acc->data(), *x_scale, o.w_scale, o.bias, o.lo, o.hi, y);
-    };
+      if (range) range->add(static_cast<size_t>(rows * s.out_c), y);
+    });
   });
 }
 
@@ -155,11 +161,13 @@ Kernel build_matmul(const OpContext& c, std::span<const void* const> in, std::sp
                                                   dq, c.isa);
     if (gemm->kernel() != nullptr) {
       const int64_t m = g.batches() * g.m;
-      c.report_kernel(gemm->kernel_name() + " (float out)");
-      return [=] { gemm->run_dequantized(m, a, *a_scale, run_time_zero_point(a_zp, ta), y, pool); };
+      c.report_kernel(gemm->kernel_name() + " (float out)" + ops::range_note(c));
+      return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+        gemm->run_dequantized(m, a, *a_scale, run_time_zero_point(a_zp, ta), y, pool, range);
+      });
     }
   }
-  c.report_kernel("q8_gemm_int32__ref");
+  c.report_kernel("q8_gemm_int32__ref" + ops::range_note(c));
   kernels::GemmShape s;
   s.m = static_cast<int>(g.m);
   s.n = static_cast<int>(g.n);
@@ -171,7 +179,7 @@ Kernel build_matmul(const OpContext& c, std::span<const void* const> in, std::sp
   return ops::visit_q8_acc_types(ta, c.info(kW).dtype, [&](auto ta_tag, auto tb_tag) -> Kernel {
     using TA = decltype(ta_tag);
     using TB = decltype(tb_tag);
-    return [=] {
+    return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
       const int32_t zp[] = {run_time_zero_point(a_zp, ta)};
       const kernels::DequantizedOutput& o = *dq_shared;
       for (int64_t bi = 0; bi < g.batches(); ++bi) {
@@ -181,7 +189,8 @@ Kernel build_matmul(const OpContext& c, std::span<const void* const> in, std::sp
         kernels::dequantize_accumulators__ref(g.m, g.n, acc->data(), *a_scale, o.w_scale, o.bias, o.lo, o.hi,
                                               y + bi * g.m * g.n);
       }
-    };
+      if (range) range->add(static_cast<size_t>(g.batches() * g.m * g.n), y);
+    });
   });
 }
 
@@ -195,7 +204,9 @@ void register_dynamic_ops(OpTable& t) {
   OpImpl conv;
   conv.want_layout = want_x_channels_last;
   conv.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    return {{DType::f32, conv_geometry(c).out_dims(), Layout::channels_last}};
+    std::vector<TensorInfo> outs{{DType::f32, conv_geometry(c).out_dims(), Layout::channels_last}};
+    ops::add_range_output_info(c, outs);
+    return outs;
   };
   conv.build = build_conv;
   conv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, kW, out[0]); };
@@ -204,7 +215,9 @@ void register_dynamic_ops(OpTable& t) {
   OpImpl matmul;
   matmul.want_layout = want_row_major;
   matmul.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    return {{DType::f32, matmul_geometry(c).out, Layout::row_major}};
+    std::vector<TensorInfo> outs{{DType::f32, matmul_geometry(c).out, Layout::row_major}};
+    ops::add_range_output_info(c, outs);
+    return outs;
   };
   matmul.build = build_matmul;
   matmul.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {

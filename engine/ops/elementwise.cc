@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engine/ops/broadcast.h"
+#include "engine/ops/range_output.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/ref/elementwise.h"
 
@@ -154,11 +155,16 @@ OpImpl binary_op() {
   OpImpl b;
   b.want_layout = any_layout;
   b.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    if (is_integer_arithmetic(c)) return {{c.info(0).dtype, broadcast_dims(c), Layout::row_major}};
+    if (is_integer_arithmetic(c)) {
+      if (ops::has_range_output(c)) c.fail("an output range is gathered only from float results");
+      return {{c.info(0).dtype, broadcast_dims(c), Layout::row_major}};
+    }
     require_f32(c, 0);
     require_f32(c, 1);
     ir::Dims out = broadcast_dims(c);
-    return {{ir::DType::f32, out, ops::broadcast_layout(c.info(0), c.info(1), out)}};
+    std::vector<TensorInfo> outs{{ir::DType::f32, out, ops::broadcast_layout(c.info(0), c.info(1), out)}};
+    ops::add_range_output_info(c, outs);
+    return outs;
   };
   b.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     if (is_integer_arithmetic(c)) return integer_binary_kernel(c, in, out);
@@ -168,12 +174,12 @@ OpImpl binary_op() {
         ops::strided_broadcast(c.info(0), c.info(1), dims, ops::broadcast_layout(c.info(0), c.info(1), dims));
     auto binary = std::make_shared<const kernels::F32Binary>(binary_kind(c.node.op), box.rank, box.dims.data(),
                                                              box.a_strides.data(), box.b_strides.data(), c.isa);
-    c.report_kernel(binary->kernel_name());
+    c.report_kernel(binary->kernel_name() + ops::range_note(c));
     auto a = static_cast<const float*>(in[0]);
     auto bp = static_cast<const float*>(in[1]);
     auto y = static_cast<float*>(out[0]);
     pthreadpool_t pool = c.threadpool;
-    return [=] { binary->run(a, bp, y, pool); };
+    return ops::with_range_output(c, out, [=](kernels::OutputRange* range) { binary->run(a, bp, y, pool, range); });
   };
   return b;
 }

@@ -264,13 +264,18 @@ OpImpl dequantize_linear_op() {
 // ---- DynamicQuantizeLinear ----
 
 // The range is computed from the data on every run: that per-call cost is part of what
-// dynamic quantization costs, so nothing is precomputed here.
+// dynamic quantization costs, so nothing is precomputed here. Input 1, when present, is that
+// range ([min, max]) already gathered by the producer of x as it wrote x
+// (passes::compute_ranges_in_producers): then only the quantize pass runs here.
 OpImpl dynamic_quantize_linear_op() {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const TensorInfo& x = c.info(0);
     if (x.dtype != DType::f32) c.fail("x of type " + type_str(x.dtype) + " is not supported (float32 only)");
+    if (c.has(1) && (c.info(1).dtype != DType::f32 || c.info(1).count() != 2))
+      c.fail("the range input must be float32 [min, max], got " + type_str(c.info(1).dtype) + " " +
+             ir::dims_str(c.info(1).dims));
     return {{DType::u8, x.dims, x.layout}, {DType::f32, {}, Layout::row_major}, {DType::u8, {}, Layout::row_major}};
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
@@ -279,13 +284,17 @@ OpImpl dynamic_quantize_linear_op() {
     auto* y = static_cast<uint8_t*>(out[0]);
     auto* scale = out.size() > 1 ? static_cast<float*>(out[1]) : nullptr;  // null when unused
     auto* zero_point = out.size() > 2 ? static_cast<uint8_t*>(out[2]) : nullptr;
+    const auto* given_range = c.has(1) ? static_cast<const float*>(in[1]) : nullptr;
     const kernels::Q8QuantizeKernel* k = kernels::choose_q8_quantize(c.isa);
-    c.report_kernel(k != nullptr ? std::string("qu8_dynamic_quantize__") + kernels::isa_name(k->isa)
-                                 : "qu8_dynamic_quantize_linear__ref");
+    const std::string isa = k != nullptr ? kernels::isa_name(k->isa) : "ref";
+    c.report_kernel(given_range ? "qu8_quantize__" + isa + " (range from the producer)"
+                                : "qu8_dynamic_quantize__" + isa);
     const std::string where = ir::Graph::describe(c.node);
     return [=] {
       kernels::F32Range range;
-      {
+      if (given_range) {
+        range = {given_range[0], given_range[1]};
+      } else {
         PartTimer t("range");
         range = kernels::f32_range(k, n, x);
       }

@@ -314,7 +314,7 @@ void Q8Conv::set_padding_value(int32_t x_zero_point) {
 }
 
 void Q8Conv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y,
-                             pthreadpool_t pool) {
+                             pthreadpool_t pool, OutputRange* range) {
   if (!float_out_) throw std::logic_error("Q8Conv::run_dequantized: this conv requantizes (run)");
   if (x_zero_point < q8_min(x_type_) || x_zero_point > q8_max(x_type_)) {
     throw std::invalid_argument("Q8Conv: x zero point " + std::to_string(x_zero_point) +
@@ -322,14 +322,15 @@ void Q8Conv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point,
   }
   if (kernel_ == nullptr) {
     run_reference_dequantized(x, x_scale, x_zero_point, y);
+    if (range) range->add(static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * s_.out_c, y);
     return;
   }
   set_padding_value(x_zero_point);
   float_out_->prepare(x_type_, x_scale, x_zero_point);
-  run_tiles(x, y, pool);
+  run_tiles(x, y, pool, range);
 }
 
-void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool) const {
+void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range) const {
   const size_t mr = static_cast<size_t>(kernel_->mr);
   const size_t nr = static_cast<size_t>(kernel_->nr);
   const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
@@ -388,6 +389,15 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool) const {
   };
   const size_t groups = (pixels + mr - 1) / mr;
   const size_t blocks = (out_c + nr - 1) / nr;
+  // Whole pixel groups (every block of their rows); with a range, their output goes to it in
+  // chunks while still in cache.
+  auto run_groups = [&](size_t first, size_t count) {
+    run_row_groups(first, count, mr, pixels, out_c, static_cast<const float*>(y), range, [&](size_t g) {
+      for (size_t b = 0; b < blocks; ++b) tile(g, b);
+    });
+  };
+  const size_t threads = pthreadpool_get_threads_count(pool);
+  const size_t per_task = threads <= 1 ? groups : std::max<size_t>(1, groups / (4 * threads));
   if (im2col_) {
     // Each task packs the windows of its pixel groups, then multiplies them: the kernel's
     // 4-byte loads of a row straddle the overlapping 16-byte stores that built it, which the
@@ -395,15 +405,15 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool) const {
     a_offset = 0;
     a_end = windows_.data() + windows_.size();
     const uint8_t* padded = padded_.data();
-    auto range = [&](size_t start, size_t count) {
+    auto pack_and_run = [&](size_t start, size_t count) {
       pack_windows(start * mr, std::min((start + count) * mr, pixels), padded);
-      for (size_t g = start; g < start + count; ++g) {
-        for (size_t b = 0; b < blocks; ++b) tile(g, b);
-      }
+      run_groups(start, count);
     };
-    const size_t threads = pthreadpool_get_threads_count(pool);
-    const size_t per_task = threads <= 1 ? groups : std::max<size_t>(1, groups / (4 * threads));
-    pthreadpool_parallelize_1d_tile_1d(pool, range, groups, per_task);
+    pthreadpool_parallelize_1d_tile_1d(pool, pack_and_run, groups, per_task);
+    return;
+  }
+  if (range != nullptr && float_out_) {
+    pthreadpool_parallelize_1d_tile_1d(pool, run_groups, groups, per_task);
     return;
   }
   pthreadpool_parallelize_2d(pool, tile, groups, blocks);

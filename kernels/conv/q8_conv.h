@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise/output_range.h"
 #include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
 #include "kernels/isa.h"
@@ -81,14 +82,15 @@ class Q8Conv {
   // x: [batch][in_h][in_w][in_c] of x_type; y: [batch][out_h][out_w][out_c] of y_type.
   void bind(const void* x);
   void run(const void* x, void* y, pthreadpool_t pool) const;
-  // Float-output convs only: y is [batch][out_h][out_w][out_c] float.
+  // Float-output convs only: y is [batch][out_h][out_w][out_c] float. With `range`, the
+  // range of y is folded into it as the tiles are written (range->reset() is the caller's).
   void run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y,
-                       pthreadpool_t pool);
+                       pthreadpool_t pool, OutputRange* range = nullptr);
 
  private:
   void init(const int8_t* w, const int32_t* bias, const Requantization& rq);
   void init_float_output(const int8_t* w, DequantizedOutput out);
-  void run_tiles(const void* x, void* y, pthreadpool_t pool) const;
+  void run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
   void run_reference(const void* x, void* y) const;
   void run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y) const;
   void set_padding_value(int32_t x_zero_point);

@@ -33,7 +33,8 @@ Q8DequantizedDwConv::Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const 
   scale_.resize(channels);
 }
 
-void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool) {
+void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool,
+                              OutputRange* range) {
   const size_t channels = static_cast<size_t>(s_.out_c);
   const bool per_channel = out_.w_scale.size() != 1;
   for (size_t k = 0; k < channels; ++k) scale_[k] = x_scale * out_.w_scale[per_channel ? k : 0];
@@ -62,6 +63,7 @@ void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point
         for (size_t k = 0; k < channels; ++k) row[k] = std::min(std::max(row[k] * sc[k], lo), hi);
       }
     }
+    if (range) range->add(out_pixels * channels, yn);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/conv/f32_dwconv.h"
+#include "kernels/elementwise/output_range.h"
 #include "kernels/gemm/q8_float_output.h"
 #include "kernels/isa.h"
 #include "kernels/q8_type.h"
@@ -41,8 +42,10 @@ class Q8DequantizedDwConv {
   const std::string& kernel_name() const { return conv_->kernel_name(); }
 
   // x: [batch][in_h][in_w][C] of x_type; y: [batch][out_h][out_w][C] float. Not for two
-  // threads at once (the scratch image belongs to the object).
-  void run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool);
+  // threads at once (the scratch image belongs to the object). With `range`, each output
+  // image's range is folded into it right after its epilogue.
+  void run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool,
+           OutputRange* range = nullptr);
 
  private:
   Conv2dShape s_;  // the whole batch; the FP32 conv runs one image of it at a time

@@ -160,9 +160,14 @@ std::string F32Binary::kernel_name() const {
   return ukernel_ ? ukernel_->name : std::string("f32_binary_strided__ref(") + binary_name(op_) + ")";
 }
 
-void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool) const {
+void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const {
   if (!ukernel_) {
     f32_binary_strided__ref(op_, rank_, dims_, a, a_strides_, b, b_strides_, Activation{}, y);
+    if (range) {
+      int64_t n = 1;
+      for (int d = 0; d < rank_; ++d) n *= dims_[d];
+      range->add(size_t(n), y);
+    }
     return;
   }
   const F32BinaryUkernel fn = ukernel_->fn;
@@ -170,6 +175,8 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
   run_tiled(t, pool, [&](int64_t rows, int64_t cols, int64_t a_off, int64_t b_off, int64_t y_off) {
     fn(size_t(rows), size_t(cols), a + a_off, size_t(t.a_row_stride), b + b_off, size_t(t.b_row_stride),
        y + y_off);
+    // y's tile is dense (rows x cols from y_off) and still in cache.
+    if (range) range->add(size_t(rows * cols), y + y_off);
   });
 }
 

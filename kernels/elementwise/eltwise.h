@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/elementwise/output_range.h"
 #include "kernels/eltwise_list.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/activation.h"
@@ -48,7 +49,8 @@ class F32Binary {
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
             Isa isa);
   std::string kernel_name() const;
-  void run(const float* a, const float* b, float* y, pthreadpool_t pool) const;
+  // With `range`, the range of y is folded into it tile by tile as the tiles are written.
+  void run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
 
  private:
   BinaryOp op_;

@@ -128,7 +128,7 @@ void Q8Gemm::run(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
 }
 
 void Q8Gemm::run_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point, float* y,
-                             pthreadpool_t pool) {
+                             pthreadpool_t pool, OutputRange* range) {
   if (!float_out_) throw std::logic_error("Q8Gemm::run_dequantized: this GEMM requantizes (run)");
   if (a_zero_point < q8_min(a_type_) || a_zero_point > q8_max(a_type_)) {
     throw std::invalid_argument("Q8Gemm: a zero point " + std::to_string(a_zero_point) +
@@ -137,13 +137,14 @@ void Q8Gemm::run_dequantized(int64_t m, const void* a, float a_scale, int32_t a_
   if (m <= 0) return;
   if (kernel_ == nullptr) {
     run_reference_dequantized(m, a, a_scale, a_zero_point, y);
+    if (range) range->add(static_cast<size_t>(m) * static_cast<size_t>(n_), y);
     return;
   }
   float_out_->prepare(a_type_, a_scale, a_zero_point);
-  run_tiles(m, a, y, pool);
+  run_tiles(m, a, y, pool, range);
 }
 
-void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
+void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, OutputRange* range) const {
   const size_t mr = static_cast<size_t>(kernel_->mr);
   const size_t nr = static_cast<size_t>(kernel_->nr);
   const size_t rows = static_cast<size_t>(m);
@@ -181,7 +182,21 @@ void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool) co
     args.hi = hi;
     kernel_->fn(args);
   };
-  pthreadpool_parallelize_2d(pool, tile, (rows + mr - 1) / mr, (n + nr - 1) / nr);
+  const size_t groups = (rows + mr - 1) / mr;
+  const size_t blocks = (n + nr - 1) / nr;
+  if (range != nullptr && float_out_) {
+    // Whole row groups per task, so their output reaches the range while still in cache.
+    const size_t threads = pthreadpool_get_threads_count(pool);
+    const size_t per_task = threads <= 1 ? groups : std::max<size_t>(1, groups / (4 * threads));
+    auto run_groups = [&](size_t first, size_t count) {
+      run_row_groups(first, count, mr, rows, n, static_cast<const float*>(y), range, [&](size_t g) {
+        for (size_t b = 0; b < blocks; ++b) tile(g, b);
+      });
+    };
+    pthreadpool_parallelize_1d_tile_1d(pool, run_groups, groups, per_task);
+    return;
+  }
+  pthreadpool_parallelize_2d(pool, tile, groups, blocks);
 }
 
 void Q8Gemm::run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise/output_range.h"
 #include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
 #include "kernels/isa.h"
@@ -46,13 +47,14 @@ class Q8Gemm {
   // a: [m][k] of a_type (dense rows); y: [m][n] of y_type.
   void run(int64_t m, const void* a, void* y, pthreadpool_t pool) const;
   // Float-output GEMMs only; y: [m][n] float. Not for two threads at once (per-run state).
+  // With `range`, the range of y is folded into it as the rows are written.
   void run_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point, float* y,
-                       pthreadpool_t pool);
+                       pthreadpool_t pool, OutputRange* range = nullptr);
 
  private:
   void init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq);
   void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out);
-  void run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool) const;
+  void run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
   void run_reference(int64_t m, const void* a, void* y) const;
   void run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,
                                  float* y) const;

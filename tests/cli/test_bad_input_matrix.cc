@@ -30,7 +30,12 @@ using octet::testing::ElemType;
 using octet::testing::OnnxBuilder;
 using octet::testing::ScratchDir;
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)  // clang
+#if __has_feature(address_sanitizer)
+#define OCTET_TEST_UNDER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(OCTET_TEST_UNDER_ASAN)  // gcc || clang
 constexpr bool kSanitized = true;  // ASan reserves terabytes of address space: no ulimit -v
 #else
 constexpr bool kSanitized = false;

@@ -177,6 +177,36 @@ TEST(DynamicParity, MatMulWithBatchDimensions) {
   }
 }
 
+// Every DynamicQuantizeLinear here reads a range its producer gathered while writing
+// (passes::compute_ranges_in_producers): a ConvIntegerToFloat, a residual Add and a broadcast
+// Mul, each output 20x20x24 = 9600 floats per image (several OutputRange chunks), on 1 and 2
+// threads (the chunks' ranges merged across threads).
+TEST(DynamicParity, RangesGatheredByTheProducers) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13, "dynamic_ranges", 11);
+  auto x = b.input("x", {-1, 8, 20, 20});
+  auto w1 = b.random_normal_init("w1", {24, 8, 3, 3}, 0.0f, 0.3f);
+  auto a = b.node("Relu", {b.node("Conv", {x, w1}, {{"pads", {1, 1, 1, 1}}})});
+  auto w2 = b.random_normal_init("w2", {24, 24, 1, 1}, 0.0f, 0.2f);
+  auto c = b.node("Add", {a, b.node("Conv", {a, w2})});
+  auto w3 = b.random_normal_init("w3", {24, 24, 1, 1}, 0.0f, 0.2f);
+  auto gain = b.random_uniform_init("gain", {1, 24, 1, 1}, 0.5f, 1.5f);
+  auto d = b.node("Mul", {b.node("Conv", {c, w3}), gain});
+  auto w4 = b.random_normal_init("w4", {10, 24, 1, 1}, 0.0f, 0.2f);
+  b.output(b.node("Conv", {d, w4}));
+  ScratchDir dir("octet-dynamic");
+  const std::string path = dynamic_model(b, dir, "ranges", true);
+  for (int threads : {1, 2}) {
+    SessionOptions options;
+    options.threads = threads;
+    Session s = Session::load(path, options);
+    int64_t given = 0;
+    for (const auto& node : s.graph().nodes) given += node.op == "DynamicQuantizeLinear" && node.inputs.size() == 2;
+    EXPECT_EQ(given, 3) << "the conv's, the Add's and the Mul's outputs should carry their ranges";
+    expect_bit_exact_at(path, "ranges_threads_" + std::to_string(threads), 4, -2.0f, 3.0f, options);
+  }
+}
+
 // All-positive, all-negative and tiny-range inputs move the zero point to the ends of uint8.
 TEST(DynamicParity, ZeroPointsAtTheEnds) {
   OCTET_SKIP_WITHOUT_ORT();

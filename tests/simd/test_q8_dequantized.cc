@@ -3,7 +3,8 @@
 // integer conv / GEMM followed by dequantize_accumulators__ref: bit-exact floats, for every
 // microkernel this CPU runs, u8 and s8 activations, zero points that change between runs of
 // one object (the padding frame must follow), per-tensor and per-channel scales, bias and a
-// fused Relu.
+// fused Relu. Every other run also gathers the output's range (OutputRange, what a following
+// DynamicQuantizeLinear reads), which must equal f32_range__ref of the expected output.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
@@ -49,6 +50,16 @@ DequantizedOutput random_output(std::mt19937& rng, size_t n, bool per_channel, b
   return out;
 }
 
+// The range gathered while writing y against the reference range of the whole output.
+void expect_range(const OutputRange& r, const std::vector<float>& expected, const std::string& what) {
+  const F32Range want = f32_range__ref(static_cast<int64_t>(expected.size()), expected.data());
+  const F32Range got = r.get();
+  // Values, not bits: which of -0.0 and 0.0 a min keeps depends on the order, and either
+  // gives DynamicQuantizeLinear the same scale and zero point.
+  EXPECT_EQ(got.min, want.min) << what;
+  EXPECT_EQ(got.max, want.max) << what;
+}
+
 // Compares float bit patterns: -0.0 vs 0.0 or a different rounding is a failure.
 void expect_same_bits(const std::vector<float>& y, const std::vector<float>& expected, size_t n,
                       const std::string& what) {
@@ -83,8 +94,10 @@ void test_conv(std::mt19937& rng, const ConvCase& c, const std::vector<const Q8G
   convs.emplace_back(s, c.x_type, w.data(), out, Isa::scalar);
   ASSERT_EQ(convs.back().kernel_name(), "q8_conv2d_nhwc_acc__ref");
   std::uniform_real_distribution<float> x_scale_dist(1e-3f, 0.1f);
-  // Two runs per object with different zero points and data.
+  OutputRange range(Isa::avx512vnni);
+  // Two runs per object with different zero points and data; the second gathers the range.
   for (int32_t x_zp : zero_points) {
+    const bool with_range = x_zp == zero_points.back();
     const float x_scale = x_scale_dist(rng);
     std::vector<uint8_t> x = testing::random_activations(rng, x_size, c.x_type, x_zp, c.fill);
     std::vector<int32_t> acc(y_size);
@@ -101,10 +114,12 @@ void test_conv(std::mt19937& rng, const ConvCase& c, const std::vector<const Q8G
       std::vector<uint8_t> bound(x.size() + 1);
       conv.bind(bound.data());
       std::vector<float> y(y_size, -7.0f);
-      conv.run_dequantized(x.data(), x_scale, x_zp, y.data(), pool);
-      expect_same_bits(y, expected, out_c,
-                       conv.kernel_name() + ", " + describe(s) + ", x " + q8_name(c.x_type) +
-                           " zp " + std::to_string(x_zp));
+      range.reset();
+      conv.run_dequantized(x.data(), x_scale, x_zp, y.data(), pool, with_range ? &range : nullptr);
+      const std::string what =
+          conv.kernel_name() + ", " + describe(s) + ", x " + q8_name(c.x_type) + " zp " + std::to_string(x_zp);
+      expect_same_bits(y, expected, out_c, what);
+      if (with_range) expect_range(range, expected, what);
       if (::testing::Test::HasFatalFailure()) return;
       ++ran()[conv.kernel_name()];
     }
@@ -201,10 +216,12 @@ void test_gemm(std::mt19937& rng, int64_t m, int64_t k, int64_t n, Q8 a_type, bo
                                  expected.data());
     for (Q8Gemm& gemm : gemms) {
       std::vector<float> y(expected.size(), -7.0f);
-      gemm.run_dequantized(m, a.data(), a_scale, a_zp, y.data(), pool);
-      expect_same_bits(y, expected, static_cast<size_t>(n),
-                       gemm.kernel_name() + ", m " + std::to_string(m) + " k " + std::to_string(k) +
-                           " n " + std::to_string(n) + (trans_b ? " trans_b" : ""));
+      OutputRange range(Isa::avx512vnni);
+      gemm.run_dequantized(m, a.data(), a_scale, a_zp, y.data(), pool, &range);
+      const std::string what = gemm.kernel_name() + ", m " + std::to_string(m) + " k " + std::to_string(k) +
+                               " n " + std::to_string(n) + (trans_b ? " trans_b" : "");
+      expect_same_bits(y, expected, static_cast<size_t>(n), what);
+      expect_range(range, expected, what);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -264,8 +281,11 @@ TEST(Q8DequantizedDwConv, EveryIsaMatchesTheIntegerReference) {
         std::vector<float> expected(y_size), y(y_size, -7.0f);
         dequantize_accumulators__ref(static_cast<int64_t>(y_size / channels), s.out_c, acc.data(), x_scale,
                                      out.w_scale, out.bias, out.lo, out.hi, expected.data());
-        conv.run(x.data(), x_scale, x_zp, y.data(), nullptr);
-        expect_same_bits(y, expected, channels, conv.kernel_name() + ", " + describe(s) + ", zp " + std::to_string(x_zp));
+        OutputRange range(isa);
+        conv.run(x.data(), x_scale, x_zp, y.data(), nullptr, &range);
+        const std::string what = conv.kernel_name() + ", " + describe(s) + ", zp " + std::to_string(x_zp);
+        expect_same_bits(y, expected, channels, what);
+        expect_range(range, expected, what);
         if (HasFatalFailure()) return;
         ++ran;
       }
