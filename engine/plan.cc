@@ -1,6 +1,9 @@
 #include "engine/plan.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -10,7 +13,9 @@ namespace {
 
 constexpr size_t kAlign = 64;
 
-size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+size_t align_up_to(size_t n, size_t a) { return (n + a - 1) / a * a; }
+size_t align_up(size_t n) { return align_up_to(n, kAlign); }
+constexpr size_t kHugePage = size_t{2} << 20;  // x86-64's transparent huge page
 
 // No tensor of a plan may reach this (1 TiB): far beyond any machine octet runs on, and small
 // enough that sizes, offsets and the arena's sum cannot overflow.
@@ -198,17 +203,27 @@ void Plan::place_in_arena() {
     arena_bytes_ = std::max(arena_bytes_, offset + size);
     placed.push_back(v);
   }
+  // A large arena (a big batch) is aligned to 2 MiB and asks for transparent huge pages before
+  // it is first touched: its tensors are megabytes, read back from L3 or DRAM step after step,
+  // and 4 KiB pages would cost a TLB miss every 4 KiB and a page fault each on first use.
+  const bool huge = arena_bytes_ >= kHugePage;
+  const size_t alignment = huge ? kHugePage : kAlign;
+  const size_t bytes = std::max<size_t>(align_up_to(arena_bytes_, alignment), alignment);
   try {
     if (arena_bytes_ >= kMaxTensorBytes) throw std::bad_alloc();
-    ir::reserve_or_throw(arena_bytes_ + kAlign);
-    arena_storage_.resize(arena_bytes_ + kAlign);
+    ir::reserve_or_throw(bytes);
+    arena_storage_.reset(static_cast<std::byte*>(std::aligned_alloc(alignment, bytes)));
+    if (!arena_storage_) throw std::bad_alloc();
   } catch (const std::bad_alloc&) {
     throw ir::Error(graph_.source + ": the activations of this plan need " + std::to_string(arena_bytes_ >> 20) +
                     " MiB, which this machine cannot allocate (a smaller --batch, or smaller inputs, may fit)");
   }
-  auto base = reinterpret_cast<uintptr_t>(arena_storage_.data());
-  arena_ = arena_storage_.data() + (align_up(base) - base);
+  if (huge) madvise(arena_storage_.get(), bytes, MADV_HUGEPAGE);  // advice only: no huge pages is fine
+  std::memset(arena_storage_.get(), 0, bytes);
+  arena_ = arena_storage_.get();
 }
+
+void Plan::FreeBytes::operator()(std::byte* p) const { std::free(p); }
 
 void Plan::build_kernels() {
   for (const Pending& p : pending_) {

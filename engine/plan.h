@@ -83,8 +83,11 @@ class Plan {
   std::deque<ir::TensorData> owned_;  // folded constants; deque keeps addresses stable
   std::vector<Pending> pending_;
   std::vector<PlanStep> steps_;
-  std::vector<std::byte> arena_storage_;
-  std::byte* arena_ = nullptr;  // arena_storage_ aligned to a cache line
+  struct FreeBytes {
+    void operator()(std::byte* p) const;
+  };
+  std::unique_ptr<std::byte, FreeBytes> arena_storage_;
+  std::byte* arena_ = nullptr;  // arena_storage_, aligned to a cache line (2 MiB when large)
   size_t arena_bytes_ = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/op_registry.h"
+#include "engine/step_parts.h"
 #include "kernels/elementwise/output_range.h"
 
 namespace octet::ops {
@@ -26,18 +27,22 @@ inline void add_range_output_info(const OpContext& c, std::vector<TensorInfo>& o
 }
 
 // The step's kernel run(range) with the range reset before and stored after; run(nullptr)
-// when the step has no range output.
+// when the step has no range output. In a profiled run the time spent on the range is
+// reported as the step's part "range" (engine/step_parts.h).
 template <typename Run>
 Kernel with_range_output(const OpContext& c, std::span<void* const> out, Run run) {
   if (!has_range_output(c) || out.size() < 2 || out[1] == nullptr) return [run] { run(nullptr); };
   auto range = std::make_shared<kernels::OutputRange>(c.isa);
   auto* stored = static_cast<float*>(out[1]);
   return [run, range, stored] {
+    std::vector<StepPart>* profile = step_parts::sink();
     range->reset();
+    range->set_timing(profile != nullptr);
     run(range.get());
     const kernels::F32Range r = range->get();
     stored[0] = r.min;
     stored[1] = r.max;
+    if (profile) profile->push_back({"range", range->microseconds()});
   };
 }
 

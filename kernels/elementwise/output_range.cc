@@ -1,5 +1,6 @@
 #include "kernels/elementwise/output_range.h"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -11,10 +12,22 @@ void OutputRange::reset() {
   min_.store(std::numeric_limits<float>::infinity(), std::memory_order_relaxed);
   max_.store(-std::numeric_limits<float>::infinity(), std::memory_order_relaxed);
   nan_.store(false, std::memory_order_relaxed);
+  nanoseconds_.store(0, std::memory_order_relaxed);
 }
 
 void OutputRange::add(size_t n, const float* y) {
   if (n == 0) return;
+  if (!timing_) {
+    fold(n, y);
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  fold(n, y);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+  nanoseconds_.fetch_add(ns.count(), std::memory_order_relaxed);
+}
+
+void OutputRange::fold(size_t n, const float* y) {
   const F32Range r = f32_range(k_, n, y);
   if (std::isnan(r.min)) {
     nan_.store(true, std::memory_order_relaxed);

@@ -24,11 +24,20 @@ class OutputRange {
   F32Range get() const;
   // The kernel the chunks go through ("f32_range__ref" when none runs here).
   std::string kernel_name() const;
+  // Profiling: with timing on, add() also sums the time it spends (over every thread), so a
+  // profile can show the range apart from the producer's own work. Off by default (two clock
+  // reads per chunk). reset() clears the sum.
+  void set_timing(bool on) { timing_ = on; }
+  double microseconds() const { return static_cast<double>(nanoseconds_.load(std::memory_order_relaxed)) / 1e3; }
 
  private:
+  void fold(size_t n, const float* y);
+
   const Q8QuantizeKernel* k_;
   std::atomic<float> min_, max_;
   std::atomic<bool> nan_;
+  bool timing_ = false;
+  std::atomic<int64_t> nanoseconds_{0};
 };
 
 // Output chunks at least this many floats long (16 KB) keep the per-chunk reduction and merge

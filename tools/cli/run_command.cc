@@ -95,7 +95,9 @@ double median_of(const std::vector<double>& v) { return summarize(v).p50; }
 // runs and its arithmetic rate: where the time goes.
 // Dynamic quantization layer by layer: the DynamicQuantizeLinear feeding each integer-to-float
 // step (its range and quantize passes, attributed to the first layer that reads it) and the
-// step itself (the integer GEMM with its int32 -> float epilogue fused into the store).
+// step itself (the integer GEMM with its int32 -> float epilogue fused into the store). A range
+// gathered by the DynamicQuantizeLinear's producer (its part "range") counts as that
+// DynamicQuantizeLinear's range, and not in the producer's own column.
 void print_dynamic_split(const Session& session, const Plan& plan, const std::vector<double>& med,
                          const std::vector<std::map<std::string, std::vector<double>>>& parts) {
   std::map<std::string, size_t> step_of;
@@ -125,21 +127,29 @@ void print_dynamic_split(const Session& session, const Plan& plan, const std::ve
         if (counted.insert(q).second) {
           range = part(q, "range");
           quantize = part(q, "quantize");
+          const ir::Node& dq = *p->second;
+          if (dq.inputs.size() == 2) {  // the range came with x from x's producer
+            auto x_producer = producer.find(dq.inputs[0]);
+            if (x_producer != producer.end() && step_of.count(x_producer->second->name))
+              range += part(step_of[x_producer->second->name], "range");
+          }
         } else {
           note = "input quantized for an earlier layer";
         }
       }
     }
+    const double gemm = med[i] - part(i, "range");  // its output's range belongs to the next layer
     range_sum += range;
     quantize_sum += quantize;
-    gemm_sum += med[i];
-    const double total = range + quantize + med[i];
+    gemm_sum += gemm;
+    const double total = range + quantize + gemm;
     rows.push_back(fmt::format("  {:<34} {:>8.2f} {:>9.2f} {:>12.2f} {:>9.2f} {:>9.0f}%  {}", s.node.substr(0, 34), range,
-                               quantize, med[i], total, 100.0 * (range + quantize) / std::max(total, 1e-9), note));
+                               quantize, gemm, total, 100.0 * (range + quantize) / std::max(total, 1e-9), note));
   }
   if (rows.empty()) return;
-  fmt::print("\ndynamic quantization by layer (us; the range and quantize passes are the DynamicQuantizeLinear "
-             "feeding the layer, the GEMM includes its int32 -> float epilogue)\n");
+  fmt::print("\ndynamic quantization by layer (us; range and quantize: the DynamicQuantizeLinear feeding the layer, "
+             "its range gathered by the producer of its input where it could be; the GEMM includes its int32 -> "
+             "float epilogue)\n");
   fmt::print("  {:<34} {:>8} {:>9} {:>12} {:>9} {:>10}\n", "layer", "range", "quantize", "GEMM+float", "total",
              "dynamic");
   for (const auto& r : rows) fmt::print("{}\n", r);
@@ -161,7 +171,10 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
     double total = 0;
     for (size_t i = 0; i < timings.size(); ++i) {
       us[i].push_back(timings[i].microseconds);
-      for (const StepPart& p : timings[i].parts) parts[i][p.name].push_back(p.microseconds);
+      // A part may be reported several times in one run (per chunk): one sum per run.
+      std::map<std::string, double> run_parts;
+      for (const StepPart& p : timings[i].parts) run_parts[p.name] += p.microseconds;
+      for (const auto& [name, t] : run_parts) parts[i][name].push_back(t);
       total += timings[i].microseconds;
     }
     totals.push_back(total);
