@@ -21,6 +21,7 @@
 #include "bench/peak_values.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/conv/q8_dwconv.h"
+#include "kernels/conv/q8_dwconv_dequantized.h"
 #include "kernels/dwconv_list.h"
 #include "kernels/isa.h"
 #include "kernels/ref/conv2d.h"
@@ -94,6 +95,22 @@ void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKerne
   if (pick) state.SetLabel("pick");
 }
 
+// The dynamic path's depthwise layer: u8 codes -> float(x - zp), the FP32 microkernel with
+// integer-valued weights, then the float epilogue (scale, bias, Relu6), image by image.
+void dequantized_bench(benchmark::State& state, const Conv2dShape& s, Isa isa) {
+  const auto x = random_ints<uint8_t>(in_size(s), 0, 255, 1);
+  const auto w = random_ints<int8_t>(weight_size(s), -127, 127, 2);
+  octet::kernels::DequantizedOutput out;
+  out.w_scale.assign(size_t(s.out_c), 0.01f);
+  out.bias.assign(size_t(s.out_c), 0.5f);
+  out.lo = 0.0f;
+  out.hi = 6.0f;
+  Buffer<float> y(out_size(s));
+  octet::kernels::Q8DequantizedDwConv conv(s, Q8::u8, w.data(), out, isa);
+  run_timed(state, Arithmetic::int8, isa, octet::bench::conv_macs(s),
+            [&] { conv.run(x.data(), 0.02f, 128, y.data(), nullptr); });
+  state.SetLabel(conv.kernel_name() + " + " + octet::kernels::choose_dequantized_epilogue(isa).name);
+}
 
 void register_benchmarks() {
   const Isa active = octet::kernels::active_isa();
@@ -116,6 +133,8 @@ void register_benchmarks() {
       const Q8DwConvKernel* kp = &k;
       add(prefix + k.name, [s, kp, q8_pick](benchmark::State& st) { q8_bench(st, s, kp, kp == q8_pick); });
     }
+    if (octet::kernels::Q8DequantizedDwConv::supports(s))
+      add(prefix + "q8_dequantized_dwconv", [s, active](benchmark::State& st) { dequantized_bench(st, s, active); });
     if (std::string(layer.name) == "dw3x3 48 @32" || std::string(layer.name) == "dw3x3 96 s2 @14") {
       add(prefix + "f32_conv2d_nhwc__ref", [s](benchmark::State& st) { f32_bench(st, s, nullptr, false); });
       add(prefix + "q8_conv2d_nhwc__ref", [s](benchmark::State& st) { q8_bench(st, s, nullptr, false); });

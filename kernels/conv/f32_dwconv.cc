@@ -17,6 +17,7 @@ bool is_depthwise(const Conv2dShape& s) {
 struct RowTask {
   const F32DwConv* conv;
   float* y;
+  const F32DwConv::RowHook* after_row;
 };
 
 }  // namespace
@@ -91,10 +92,10 @@ void F32DwConv::bind(const float* x) {
 
 void F32DwConv::row_task(void* context, size_t row) {
   const RowTask& task = *static_cast<const RowTask*>(context);
-  task.conv->run_row(row, task.y);
+  task.conv->run_row(row, task.y, task.after_row);
 }
 
-void F32DwConv::run_row(size_t row, float* y) const {
+void F32DwConv::run_row(size_t row, float* y, const RowHook* after_row) const {
   const size_t C = static_cast<size_t>(s_.in_c);
   const int taps = s_.kernel_h * s_.kernel_w;
   float* y_row = y + row * s_.out_w * C;
@@ -112,17 +113,21 @@ void F32DwConv::run_row(size_t row, float* y) const {
                        taps, packed_.data(), y_row + cols_.hi * C, min_, max_});
   }
   epilogue_.run(1, s_.out_w * C, y_row, s_.out_w * C);  // while the row is in L1
+  if (after_row) after_row->fn(after_row->context, y_row, s_.out_w * C);
 }
 
-void F32DwConv::run(const float* x, float* y, pthreadpool_t pool) const {
+void F32DwConv::run(const float* x, float* y, pthreadpool_t pool, const RowHook* after_row) const {
   if (x != bound_x_ || x == nullptr) {
     throw std::invalid_argument("F32DwConv::run: the input is not the one bind() was given; call bind(x) first");
   }
   if (kernel_ == nullptr) {
     f32_conv2d_nhwc__ref(s_, x, ref_weights_.data(), ref_bias_.empty() ? nullptr : ref_bias_.data(), act_, y);
+    const size_t row = static_cast<size_t>(s_.out_w) * s_.out_c;
+    if (after_row)
+      for (size_t r = 0; r < static_cast<size_t>(s_.batch) * s_.out_h; ++r) after_row->fn(after_row->context, y + r * row, row);
     return;
   }
-  RowTask task{this, y};
+  RowTask task{this, y, after_row};
   pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
 }
 

@@ -40,13 +40,19 @@ class F32DwConv {
 
   // x: [batch][in_h][in_w][C]. run() must then be given the same x.
   void bind(const float* x);
+  // Called on each finished output row (out_w * C floats, still in L1), from any thread of the
+  // pool: Q8DequantizedDwConv's float epilogue and output range.
+  struct RowHook {
+    void (*fn)(void* context, float* row, size_t n);
+    void* context;
+  };
   // y: [batch][out_h][out_w][C]. pool may be nullptr (calling thread only).
-  void run(const float* x, float* y, pthreadpool_t pool) const;
+  void run(const float* x, float* y, pthreadpool_t pool, const RowHook* after_row = nullptr) const;
 
  private:
   void init(const float* weights, const float* bias);
   static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)
-  void run_row(size_t row, float* y) const;
+  void run_row(size_t row, float* y, const RowHook* after_row) const;
 
   Conv2dShape s_;
   Activation act_;

@@ -31,6 +31,7 @@ Q8DequantizedDwConv::Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const 
   centered_.resize(static_cast<size_t>(s.in_h) * s.in_w * s.in_c);
   conv_->bind(centered_.data());
   scale_.resize(channels);
+  epilogue_ = &choose_dequantized_epilogue(isa);
 }
 
 void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool,
@@ -44,26 +45,23 @@ void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point
   const float lo = out_.lo, hi = out_.hi;
   const float* sc = scale_.data();
   const float* b = out_.bias.empty() ? nullptr : out_.bias.data();
+  // The float epilogue and the range run on each output row as the conv finishes it (in L1).
+  struct RowWork {
+    const DequantizedEpilogueKernel* k;
+    size_t channels;
+    const float *scale, *bias;
+    float lo, hi;
+    OutputRange* range;
+  } work{epilogue_, channels, sc, b, lo, hi, range};
+  const F32DwConv::RowHook hook{[](void* context, float* row, size_t n) {
+                                  const RowWork& w = *static_cast<const RowWork*>(context);
+                                  w.k->epilogue(n / w.channels, w.channels, row, w.scale, w.bias, w.lo, w.hi);
+                                  if (w.range) w.range->add(n, row);
+                                },
+                                &work};
   for (int n = 0; n < s_.batch; ++n) {
-    if (x_type_ == Q8::u8) {
-      const auto* xb = static_cast<const uint8_t*>(x) + n * in_image;
-      for (size_t i = 0; i < in_image; ++i) c[i] = static_cast<float>(static_cast<int32_t>(xb[i]) - x_zero_point);
-    } else {
-      const auto* xb = static_cast<const int8_t*>(x) + n * in_image;
-      for (size_t i = 0; i < in_image; ++i) c[i] = static_cast<float>(static_cast<int32_t>(xb[i]) - x_zero_point);
-    }
-    float* yn = y + n * out_pixels * channels;
-    conv_->run(c, yn, pool);
-    // A plain multiply, then a plain add (never contracted: fp_contract_off above).
-    for (size_t p = 0; p < out_pixels; ++p) {
-      float* row = yn + p * channels;
-      if (b != nullptr) {
-        for (size_t k = 0; k < channels; ++k) row[k] = std::min(std::max(row[k] * sc[k] + b[k], lo), hi);
-      } else {
-        for (size_t k = 0; k < channels; ++k) row[k] = std::min(std::max(row[k] * sc[k], lo), hi);
-      }
-    }
-    if (range) range->add(out_pixels * channels, yn);
+    epilogue_->center(in_image, static_cast<const uint8_t*>(x) + n * in_image, x_type_ == Q8::s8, x_zero_point, c);
+    conv_->run(c, y + n * out_pixels * channels, pool, &hook);
   }
 }
 

@@ -9,8 +9,8 @@
 // exactly in any order and with or without FMA. run() goes image by image (a batch's tensors of
 // a dynamic model are whole-batch ones, far beyond the caches): it writes float(x - x_zp) of
 // one image into a scratch image (padding reads 0.0 = x_zp - x_zp), runs the FP32 depthwise
-// conv with the int8 weights as floats and no bias, then applies the float epilogue in place,
-// while that image is still in cache. Bit-exact with q8_conv2d_nhwc_acc__ref followed by
+// conv with the int8 weights as floats and no bias, and applies the float epilogue in place to
+// each output row the conv finishes, while the row is still in L1. Bit-exact with q8_conv2d_nhwc_acc__ref followed by
 // dequantize_accumulators__ref.
 #include <pthreadpool.h>
 
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/conv/dequantized_epilogue.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/elementwise/output_range.h"
 #include "kernels/gemm/q8_float_output.h"
@@ -42,8 +43,8 @@ class Q8DequantizedDwConv {
   const std::string& kernel_name() const { return conv_->kernel_name(); }
 
   // x: [batch][in_h][in_w][C] of x_type; y: [batch][out_h][out_w][C] float. Not for two
-  // threads at once (the scratch image belongs to the object). With `range`, each output
-  // image's range is folded into it right after its epilogue.
+  // threads at once (the scratch image belongs to the object). With `range`, the range of
+  // each output row is folded into it right after the row's epilogue.
   void run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool,
            OutputRange* range = nullptr);
 
@@ -54,6 +55,7 @@ class Q8DequantizedDwConv {
   std::vector<float> centered_;  // float(x - x_zero_point) of one image, the FP32 conv's bound input
   std::vector<float> scale_;     // x_scale * w_scale[c], per run
   std::unique_ptr<F32DwConv> conv_;
+  const DequantizedEpilogueKernel* epilogue_ = nullptr;  // the passes before and after conv_
 };
 
 }  // namespace octet::kernels

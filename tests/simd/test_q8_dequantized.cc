@@ -11,11 +11,13 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "kernels/conv/dequantized_epilogue.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv_dequantized.h"
 #include "kernels/gemm/q8_gemm.h"
@@ -292,6 +294,45 @@ TEST(Q8DequantizedDwConv, EveryIsaMatchesTheIntegerReference) {
     }
   }
   EXPECT_GT(ran, 0) << "no FP32 depthwise microkernel runs on this CPU";
+}
+
+// The passes around the FP32 depthwise conv, alone: every channel count up to 40 (tails),
+// NaN / infinities / signed zeros in y, bounds that cut or not, u8 and s8 codes at the ends.
+TEST(Q8DequantizedDwConv, EpilogueKernelsMatchTheRefBitForBit) {
+  std::mt19937 rng(41);
+  std::normal_distribution<float> value(0.0f, 50.0f);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), -0.0f, 0.0f};
+  int ran = 0;
+  for (const DequantizedEpilogueKernel& k : kDequantizedEpilogueKernels) {
+    if (!isa_supported(k.isa)) continue;
+    for (size_t channels = 1; channels <= 40; ++channels) {
+      const size_t pixels = 1 + rng() % 5, n = pixels * channels;
+      std::vector<float> y(n), scale(channels), bias(channels);
+      for (float& v : y) v = rng() % 8 == 0 ? specials[rng() % 5] : value(rng);
+      for (float& v : scale) v = std::uniform_real_distribution<float>(1e-4f, 0.1f)(rng);
+      for (float& v : bias) v = value(rng) * 0.01f;
+      const bool with_bias = channels % 2 == 0;
+      const float lo = channels % 3 == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
+      const float hi = channels % 5 == 0 ? 1.5f : std::numeric_limits<float>::infinity();
+      std::vector<float> got = y, want = y;
+      k.epilogue(pixels, channels, got.data(), scale.data(), with_bias ? bias.data() : nullptr, lo, hi);
+      f32_scale_bias_clamp__ref(pixels, channels, want.data(), scale.data(), with_bias ? bias.data() : nullptr, lo, hi);
+      expect_same_bits(got, want, channels, std::string(k.name) + " epilogue, " + std::to_string(channels) + " channels");
+      for (bool is_signed : {false, true}) {
+        std::vector<uint8_t> x(n + channels);
+        for (auto& b : x) b = rng() % 4 == 0 ? (rng() % 2 ? 0 : 255) : uint8_t(rng());
+        const int32_t zp = is_signed ? int32_t(rng() % 256) - 128 : int32_t(rng() % 256);
+        std::vector<float> c(x.size()), c_ref(x.size());
+        k.center(x.size(), x.data(), is_signed, zp, c.data());
+        q8_center__ref(x.size(), x.data(), is_signed, zp, c_ref.data());
+        expect_same_bits(c, c_ref, 1, std::string(k.name) + " center, " + std::to_string(x.size()) + " values");
+      }
+      if (HasFatalFailure()) return;
+      ++ran;
+    }
+  }
+  EXPECT_GT(ran, 40) << "only the ref kernel ran";
 }
 
 TEST(Q8Dequantized, RunOnTheWrongOutputThrows) {
