@@ -51,16 +51,22 @@ TEST(DynamicRanges, TakenFromAddAndMulNotFromInputsOrRelu) {
   EXPECT_NE(given[2], "");
   EXPECT_EQ(given[2], given[3]) << "two readers of one tensor share its range";
   EXPECT_NE(given[4], "");
-  for (const auto& n : s.graph().nodes)
-    if (n.op == "Add" || n.op == "Mul") EXPECT_EQ(n.outputs.size(), 2u) << n.op;
+  for (const auto& n : s.graph().nodes) {
+    if (n.op == "Add" || n.op == "Mul") {
+      EXPECT_EQ(n.outputs.size(), 2u) << n.op;
+    }
+  }
 }
 
 TEST(DynamicRanges, SameCodesScalesAndZeroPointsAsTheOwnRangePass) {
   SessionOptions own;
   own.passes.fuse_dynamic = false;
   Session gathered(graph()), separate(graph(), own);
-  for (const auto& n : separate.graph().nodes)
-    if (n.op == "DynamicQuantizeLinear") ASSERT_EQ(n.inputs.size(), 1u);
+  for (const auto& n : separate.graph().nodes) {
+    if (n.op == "DynamicQuantizeLinear") {
+      ASSERT_EQ(n.inputs.size(), 1u);
+    }
+  }
   for (int64_t batch : {1, 5}) {
     ir::TensorData x = ir::TensorData::f32({batch, 4, 6, 6}, testing::random_normal(size_t(batch) * 144, 9));
     const auto a = gathered.run({x}), b = separate.run({x});
