@@ -39,7 +39,6 @@ done
 LIMIT=(-max_total_time="$SECONDS_EACH")
 [[ -n "$RUNS" ]] && LIMIT=(-runs="$RUNS" -seed=1)
 ((JOBS > 1)) && LIMIT+=(-fork="$JOBS")
-command -v clang++-14 > /dev/null || die "clang++-14 is missing: apt-get install clang-14 libclang-rt-14-dev"
 
 TARGETS=(fuzz_loader fuzz_npy fuzz_datasets fuzz_images)
 if [[ -n "$ONLY" ]]; then IFS=',' read -r -a TARGETS <<< "$ONLY"; fi
@@ -61,7 +60,7 @@ mkdir -p "$BUILD"
 BUILD_LOG="$BUILD/fuzz-build.log"
 echo "fuzz: building in $BUILD (clang-14, -fsanitize=fuzzer,address,undefined)" >&2
 "$ROOT/tools/sanitized_build.sh" "$BUILD" "${TARGETS[@]}" fuzz_seeds > "$BUILD_LOG" 2>&1 ||
-  { grep -m5 -A5 "error" "$BUILD_LOG"; die "build failed (see $BUILD_LOG)"; }
+  { grep -m5 -A5 "error" "$BUILD_LOG" || tail -n 3 "$BUILD_LOG"; die "build failed (see $BUILD_LOG)"; }
 
 mkdir -p "$OUT/findings"
 "$BUILD/tests/fuzz/fuzz_seeds" "$SEEDS" > /dev/null

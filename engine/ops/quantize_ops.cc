@@ -286,9 +286,11 @@ OpImpl dynamic_quantize_linear_op() {
     auto* zero_point = out.size() > 2 ? static_cast<uint8_t*>(out[2]) : nullptr;
     const auto* given_range = c.has(1) ? static_cast<const float*>(in[1]) : nullptr;
     const kernels::Q8QuantizeKernel* k = kernels::choose_q8_quantize(c.isa);
-    const std::string isa = k != nullptr ? kernels::isa_name(k->isa) : "ref";
-    c.report_kernel(given_range ? "qu8_quantize__" + isa + " (range from the producer)"
-                                : "qu8_dynamic_quantize__" + isa);
+    if (given_range)
+      c.report_kernel(std::string(k != nullptr ? k->name : "q8_quantize_linear__ref") + " (range from the producer)");
+    else
+      c.report_kernel(k != nullptr ? std::string("qu8_dynamic_quantize__") + kernels::isa_name(k->isa)
+                                   : "qu8_dynamic_quantize_linear__ref");
     const std::string where = ir::Graph::describe(c.node);
     return [=] {
       kernels::F32Range range;

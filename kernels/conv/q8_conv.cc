@@ -396,8 +396,7 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
       for (size_t b = 0; b < blocks; ++b) tile(g, b);
     });
   };
-  const size_t threads = pthreadpool_get_threads_count(pool);
-  const size_t per_task = threads <= 1 ? groups : std::max<size_t>(1, groups / (4 * threads));
+  const size_t per_task = row_groups_per_task(pool, groups);
   if (im2col_) {
     // Each task packs the windows of its pixel groups, then multiplies them: the kernel's
     // 4-byte loads of a row straddle the overlapping 16-byte stores that built it, which the

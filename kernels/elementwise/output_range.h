@@ -5,6 +5,8 @@
 // batch of 64 images that tensor is megabytes: the separate pass reads it back from L3 or DRAM.
 // The result is exactly f32_range__ref of the whole output (min / max are order-independent;
 // a NaN anywhere makes both NaN).
+#include <pthreadpool.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -43,6 +45,13 @@ class OutputRange {
 // Output chunks at least this many floats long (16 KB) keep the per-chunk reduction and merge
 // small against the chunk while it still fits in L1.
 inline constexpr size_t kOutputRangeChunk = 4096;
+
+// Row groups per task when a driver hands whole row groups to pthreadpool_parallelize_1d_tile_1d:
+// all of them on one thread, else about four tasks per thread (for balance).
+inline size_t row_groups_per_task(pthreadpool_t pool, size_t groups) {
+  const size_t threads = pthreadpool_get_threads_count(pool);
+  return threads <= 1 ? groups : std::max<size_t>(1, groups / (4 * threads));
+}
 
 // Runs row groups first .. first + count - 1 of a row-major float output (group g: rows g * mr
 // up to rows, each row_floats long) by run_group(g), and, with a range, hands it every

@@ -186,8 +186,7 @@ void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, Ou
   const size_t blocks = (n + nr - 1) / nr;
   if (range != nullptr && float_out_) {
     // Whole row groups per task, so their output reaches the range while still in cache.
-    const size_t threads = pthreadpool_get_threads_count(pool);
-    const size_t per_task = threads <= 1 ? groups : std::max<size_t>(1, groups / (4 * threads));
+    const size_t per_task = row_groups_per_task(pool, groups);
     auto run_groups = [&](size_t first, size_t count) {
       run_row_groups(first, count, mr, rows, n, static_cast<const float*>(y), range, [&](size_t g) {
         for (size_t b = 0; b < blocks; ++b) tile(g, b);
