@@ -4,7 +4,7 @@
 //
 //   node tools/ort/ort_eval.mjs --model M.onnx --input NAME=ALL.npy --batch B --output-dir DIR
 //        [--threads T] [--graph-opt disabled|basic|extended|all] [--warmup W] [--repeat R]
-//        [--limit-timing K] [--progress]
+//        [--limit-timing K] [--progress] [--u8s8 exact|native]
 //   node tools/ort/ort_eval.mjs --version     # prints the ONNX Runtime version, or why it cannot load
 //
 // ALL.npy holds every image along dim 0 (e.g. [10000,1,28,28] float32); the model runs on rows
@@ -22,6 +22,9 @@
 // "images_per_timed_run": [images in that run], ...}); then DIR/outputs.json as ort_run.mjs
 // writes it, last, so its presence means the run finished. Progress lines
 // ("ort_eval: progress ...") go to stderr when it is a terminal or with --progress.
+// --u8s8 exact (default) sets ORT's session.x64quantprecision, so uint8 x int8 products with
+// constant weights are exact on x86 CPUs without VNNI too; native runs ORT's default there,
+// whose VPMADDUBSW kernels saturate pair sums at int16 (session.mjs, createSession).
 // Errors print one line on stderr and exit 1.
 
 import fs from 'node:fs';
@@ -29,7 +32,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SUPPORTED_DTYPES, readNpy, writeNpy } from './npy.mjs';
 import {
-  UsageError, checkInputNames, createSession, fileNames, graphOptOption, inputSpec, intOption, loadOrt,
+  UsageError, checkInputNames, createSession, fileNames, graphOptOption, inputSpec, intOption, loadOrt, u8s8Option,
   ortError, printHelp, runMain, writeJsonAtomic,
 } from './session.mjs';
 
@@ -43,6 +46,7 @@ function parseCli(argv) {
       'output-dir': { type: 'string' },
       threads: { type: 'string', default: '1' },
       'graph-opt': { type: 'string', default: 'all' },
+      u8s8: { type: 'string', default: 'exact' },
       warmup: { type: 'string', default: '3' },
       repeat: { type: 'string', default: '1' },
       'limit-timing': { type: 'string' },
@@ -64,6 +68,7 @@ function parseCli(argv) {
   values.batch = intOption('--batch', values.batch);
   values.threads = intOption('--threads', values.threads);
   graphOptOption(values['graph-opt']);
+  u8s8Option(values.u8s8);
   values.warmup = intOption('--warmup', values.warmup, 0);
   values.repeat = intOption('--repeat', values.repeat);
   values.limitTiming = values['limit-timing'] === undefined ? null : intOption('--limit-timing', values['limit-timing'], 0);
@@ -145,7 +150,7 @@ async function main() {
   const images = all.shape[0];
   if (images === 0) throw new Error(`${args.inputFile} holds no images (shape ${shapeText(all.shape)})`);
 
-  const session = await createSession(ort, args.model, { threads: args.threads, graphOpt: args['graph-opt'] });
+  const session = await createSession(ort, args.model, { threads: args.threads, graphOpt: args['graph-opt'], u8s8: args.u8s8 });
   checkInputNames(session, args.model, [args.inputName]);
   const fetches = session.outputNames;
 

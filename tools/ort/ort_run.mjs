@@ -3,19 +3,22 @@
 // the reference oracle octet's tests and tools compare against.
 //
 //   node tools/ort/ort_run.mjs --model M.onnx --input NAME=FILE.npy [--input ...] --output-dir DIR
-//        [--threads N] [--graph-opt disabled|basic|extended|all] [--outputs name1,name2]
+//        [--threads N] [--graph-opt disabled|basic|extended|all] [--outputs name1,name2] [--u8s8 exact|native]
 //   node tools/ort/ort_run.mjs --version      # prints the ONNX Runtime version, or why it cannot load
 //
 // DIR/<sanitized output name>.npy for each output, then DIR/outputs.json
 // ({"<output name>": {"file": "x.npy", "shape": [..], "dtype": "float32"}, ...}), written last,
-// so its presence means the run finished. Errors print one line on stderr and exit 1.
+// so its presence means the run finished. --u8s8 exact (default) sets ORT's
+// session.x64quantprecision, so uint8 x int8 products with constant weights are exact on x86
+// CPUs without VNNI too; native runs ORT's default there, whose VPMADDUBSW kernels saturate
+// pair sums at int16 (session.mjs, createSession). Errors print one line on stderr and exit 1.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readNpy, writeNpy } from './npy.mjs';
 import {
-  UsageError, checkInputNames, createSession, fileNames, graphOptOption, inputSpec, intOption, loadOrt,
+  UsageError, checkInputNames, createSession, fileNames, graphOptOption, inputSpec, intOption, loadOrt, u8s8Option,
   ortError, printHelp, runMain, writeJsonAtomic,
 } from './session.mjs';
 
@@ -28,6 +31,7 @@ function parseCli(argv) {
       'output-dir': { type: 'string' },
       threads: { type: 'string', default: '1' },
       'graph-opt': { type: 'string', default: 'all' },
+      u8s8: { type: 'string', default: 'exact' },
       outputs: { type: 'string' },
       version: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -40,6 +44,7 @@ function parseCli(argv) {
   if (!values['output-dir']) throw new UsageError('--output-dir is required');
   values.threads = intOption('--threads', values.threads);
   graphOptOption(values['graph-opt']);
+  u8s8Option(values.u8s8);
   values.inputs = new Map();
   for (const spec of values.input) {
     const [name, file] = inputSpec(spec);
@@ -64,7 +69,7 @@ async function main() {
   // A stale index from an earlier run must not make a failed run look finished.
   fs.rmSync(path.join(args['output-dir'], 'outputs.json'), { force: true });
 
-  const session = await createSession(ort, args.model, { threads: args.threads, graphOpt: args['graph-opt'] });
+  const session = await createSession(ort, args.model, { threads: args.threads, graphOpt: args['graph-opt'], u8s8: args.u8s8 });
   checkInputNames(session, args.model, [...args.inputs.keys()]);
 
   const feeds = {};

@@ -53,6 +53,11 @@ export function graphOptOption(text) {
   return text;
 }
 
+export function u8s8Option(text) {
+  if (text !== 'exact' && text !== 'native') throw new UsageError(`--u8s8 must be exact or native, got '${text}'`);
+  return text;
+}
+
 // NAME=FILE.npy -> [name, file]
 export function inputSpec(spec) {
   const eq = spec.indexOf('=');
@@ -67,15 +72,31 @@ export const ortError = (model, what) => (e) => {
 
 // The session every octet comparison uses: CPU, `threads` intra-op threads, one inter-op
 // thread, sequential execution, graph optimization `graphOpt`.
-export async function createSession(ort, model, { threads, graphOpt }) {
+// u8s8 'exact' (the default) sets session.x64quantprecision: on x86 CPUs without VNNI, MLAS's
+// uint8 x int8 kernels sum pairs of products with VPMADDUBSW, which saturates at int16
+// (255 * 127 * 2 > 32767), and this option makes ORT flip constant int8 weights to uint8 and
+// run its exact kernels instead (a no-op where the CPU has VNNI or is not x86). 'native' runs
+// ORT as an application gets it by default, saturation included.
+// ORT 1.30 flips the weights of int8-activation convs too, and then finds no kernel for int8 x
+// uint8: such a model loads without the option (MLAS's int8 x int8 path does not use
+// VPMADDUBSW, so it does not saturate either).
+export async function createSession(ort, model, { threads, graphOpt, u8s8 = 'exact' }) {
   if (!fs.existsSync(model)) throw new Error(`${model}: no such model file`);
-  return ort.InferenceSession.create(model, {
+  const options = {
     executionProviders: ['cpu'],
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: graphOpt,
-  }).catch(ortError(model, 'load'));
+  };
+  if (u8s8 === 'exact') {
+    try {
+      return await ort.InferenceSession.create(model, { ...options, extra: { session: { x64quantprecision: '1' } } });
+    } catch (e) {
+      if (!String(e && e.message).includes('Failed to find kernel')) return ortError(model, 'load')(e);
+    }
+  }
+  return ort.InferenceSession.create(model, options).catch(ortError(model, 'load'));
 }
 
 // Checks that `names` (the inputs the caller has data for) are exactly the session's inputs.
