@@ -62,6 +62,14 @@ Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, std::
   }
   if (n.op == "GlobalAveragePool" || n.op == "AveragePool" || n.op == "Sigmoid")
     return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none);
+  // ORT's quantizer quantizes Softmax too, with a fixed output range (see mark_tensors).
+  if (n.op == "Softmax") return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none);
+  if (n.op == "ReduceMean") {
+    // The QDQ pass fuses it into QLinearReduceMean only with a constant, non-empty axes list.
+    const bool listed = n.has_input(1) && g.is_constant(n.input(1)) && g.value(n.input(1)).constant->count() > 0;
+    if (!listed) return why = "axes are not a constant, non-empty list", Kind::none;
+    return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none);
+  }
   if (n.op == "MaxPool" || n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
       n.op == "Transpose")
     return observed(0) && n.outputs.size() == 1 ? Kind::passthrough : (why = "input is not an activation", Kind::none);
@@ -184,6 +192,10 @@ class Quantizer {
       if (k == Kind::compute) {
         for (size_t slot : activation_slots(n)) marked_.insert(n.input(slot));
         marked_.insert(n.outputs[0]);
+        // Probabilities lie in [0, 1]: ORT's tool gives them scale 1/256 and zero point 0
+        // (uint8) or -128 (int8) whatever calibration saw, and so does octet.
+        if (n.op == "Softmax")
+          params_[n.outputs[0]] = QParams{1.0f / 256.0f, act_target_.type == QType::u8 ? 0 : -128};
         report_.quantized.push_back(ir::Graph::describe(n));
       } else if (k == Kind::passthrough && marked_.count(n.input(0))) {
         // Same parameters in and out, so the op runs on the integers.

@@ -35,9 +35,12 @@ const ir::TensorData* constant_of(const ir::Graph& g, const std::string& name) {
   return &*g.value(name).constant;
 }
 
+std::optional<DType> output_type(ir::Graph& g, const ir::Node& n);
+
 // The element type of a tensor that a DequantizeLinear reads: a constant's, a graph
-// input's, what a QuantizeLinear writes (its zero point's type, uint8 without one), or
-// what a unit fused earlier in this pass writes (recorded in its value's dtype).
+// input's, what a QuantizeLinear writes (its zero point's type, uint8 without one), what a
+// QOperator node of the file writes (its y zero point's type), or what a unit fused earlier
+// in this pass writes (recorded in its value's dtype).
 std::optional<DType> quantized_type(ir::Graph& g, const std::string& name) {
   if (const auto* c = constant_of(g, name)) return c->dtype;
   if (std::find(g.inputs.begin(), g.inputs.end(), name) != g.inputs.end()) return g.value(name).dtype;
@@ -46,6 +49,8 @@ std::optional<DType> quantized_type(ir::Graph& g, const std::string& name) {
     if (!p->has_input(2)) return DType::u8;
     if (const auto* zp = constant_of(g, p->input(2))) return zp->dtype;
   }
+  if (p && (p->op.rfind("QLinear", 0) == 0 || p->op == "QGemm"))
+    if (auto t = output_type(g, *p); t && is_8bit(*t)) return t;
   if (auto it = g.values.find(name); it != g.values.end() && is_8bit(it->second.dtype)) return it->second.dtype;
   return std::nullopt;
 }
@@ -289,6 +294,25 @@ bool fuse_unary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<c
   return true;
 }
 
+// ReduceMean with constant, non-empty axes (the loader moved them to input 1): ORT's
+// QLinearReduceMean form, axes as an attribute. An empty axes list (all axes, or none with
+// noop_with_empty_axes) stays in float.
+bool fuse_reduce_mean(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+  const ir::TensorData* axes = n.has_input(1) ? constant_of(g, n.input(1)) : nullptr;
+  if (!axes || axes->count() == 0) return false;
+  auto x = per_tensor_dq(g, n.input(0));
+  if (!x) return false;
+  auto y = q_output(g, n.outputs[0], removed);
+  if (!y || y->type != x->type) return false;
+  n.attrs.set("axes", axes->to_i64());
+  if (n.attrs.has("noop_with_empty_axes")) n.attrs.erase("noop_with_empty_axes");
+  become(n, "QLinearReduceMean", "com.microsoft",
+         {x->data, x->scale, zero_point_name(g, *x, n.name + ".x_zero_point"), y->scale,
+          zero_point_name(g, *y, n.name + ".y_zero_point")},
+         y->data);
+  return true;
+}
+
 // Concat of per-tensor DQ inputs of one type, read by one QuantizeLinear: QLinearConcat, which
 // copies the inputs whose parameters equal the output's and requantizes the others.
 bool fuse_concat(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
@@ -356,6 +380,7 @@ int fuse_qdq(ir::Graph& g) {
     else if (n.op == "AveragePool") done = fuse_unary(g, n, "QLinearAveragePool", removed);
     else if (n.op == "Sigmoid") done = fuse_unary(g, n, "QLinearSigmoid", removed);
     else if (n.op == "Softmax") done = fuse_unary(g, n, "QLinearSoftmax", removed);
+    else if (n.op == "ReduceMean") done = fuse_reduce_mean(g, n, removed);
     // No ONNX Runtime op: octet's own 256-entry tables, the same values as the float round trip.
     else if (n.op == "HardSwish") done = fuse_unary(g, n, "QLinearHardSwish", removed, "octet");
     else if (n.op == "HardSigmoid") done = fuse_unary(g, n, "QLinearHardSigmoid", removed, "octet");

@@ -36,7 +36,8 @@ bool is_contrib_op(const std::string& op) {
                                             "QLinearLeakyRelu", "QLinearGlobalAveragePool",
                                             "QLinearAveragePool", "QGemm",
                                             "MatMulIntegerToFloat", "QLinearSoftmax",
-                                            "QLinearConcat", "DynamicQuantizeMatMul"};
+                                            "QLinearConcat", "DynamicQuantizeMatMul",
+                                            "QLinearReduceMean"};
   return ops.count(op) != 0;
 }
 
@@ -170,6 +171,8 @@ void add_quantization_importers(std::map<std::string, Importer>& t, const std::v
   for (const char* op : {"QLinearAdd", "QLinearMul", "QLinearSigmoid"}) t[op] = {1, {}, {}};
   t["QLinearLeakyRelu"] = {1, {{"alpha", f32(0.01f)}}, {}};
   t["QLinearGlobalAveragePool"] = {1, {{"channels_last", i64(0)}}, reject_channels_last_node};
+  // Both attributes are required by ONNX Runtime's schema.
+  t["QLinearReduceMean"] = {1, {{"axes", std::nullopt}, {"keepdims", std::nullopt}}, {}};
   // AveragePool's attributes as ONNX Runtime's schema lists them: no dilations.
   t["QLinearAveragePool"] = {1,
                              {{"auto_pad", str("NOTSET")}, {"kernel_shape", std::nullopt}, {"pads", ints()},

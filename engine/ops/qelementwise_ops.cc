@@ -1,6 +1,6 @@
 // ONNX Runtime's com.microsoft INT8 element-wise and pooling ops: QLinearAdd, QLinearMul (numpy
 // broadcast, any layout), QLinearSigmoid and QLinearLeakyRelu (256-entry tables),
-// QLinearGlobalAveragePool and QLinearAveragePool (channels-last). Every scale and zero point
+// QLinearGlobalAveragePool and QLinearAveragePool (channels-last), QLinearReduceMean (any axes). Every scale and zero point
 // is per tensor; the output has the input's element type. Formulas: docs/requantization.md
 // sections 9 to 11. Add, Mul and the global average run on the SIMD kernels of
 // kernels/elementwise/eltwise.h (bit-exact with the ref kernels named below, which they fall
@@ -9,6 +9,7 @@
 // The lookup tables are computed in float here; keep every float step as written.
 #include "kernels/ref/fp_contract_off.h"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 
@@ -19,6 +20,7 @@
 #include "kernels/elementwise/lookup.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
+#include "kernels/ref/qreduce.h"
 
 namespace octet {
 namespace {
@@ -248,6 +250,65 @@ OpImpl qavgpool_op() {
   return op;
 }
 
+// ---- QLinearReduceMean (com.microsoft): X, X_scale, X_zero_point, Y_scale, Y_zero_point;
+// attributes axes and keepdims. The global pool's integer formula over any axes
+// (kernels/ref/qreduce.h); the spatial mean of channels-last data runs on the global pool's
+// SIMD kernel, which computes the same bits.
+
+std::vector<bool> reduced_axes(const OpContext& c) {
+  const int64_t rank = int64_t(c.info(kX).dims.size());
+  if (!c.node.attrs.has("axes") || c.node.attrs.ints("axes").empty()) c.fail("axes must list at least one axis");
+  std::vector<bool> reduced(size_t(rank), false);
+  for (int64_t a : c.node.attrs.ints("axes")) {
+    const size_t i = size_t(normalize_axis(c, a, rank));
+    if (reduced[i]) c.fail("axis " + std::to_string(a) + " is listed twice in axes");
+    reduced[i] = true;
+  }
+  return reduced;
+}
+
+OpImpl qreduce_mean_op() {
+  OpImpl op;
+  op.want_layout = any_layout;  // read through strides
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    check_qunary(c);
+    const auto reduced = reduced_axes(c);
+    const bool keep = c.node.attrs.i("keepdims", 1) != 0;
+    ir::Dims out;
+    for (size_t i = 0; i < reduced.size(); ++i)
+      if (!reduced[i]) out.push_back(c.info(kX).dims[i]);
+      else if (keep) out.push_back(1);
+    return {{c.info(kX).dtype, out, Layout::row_major}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const TensorInfo& x = c.info(kX);
+    const auto reduced = reduced_axes(c);
+    const bool spatial = x.dims.size() >= 3 && !reduced[0] && !reduced[1] &&
+                         std::all_of(reduced.begin() + 2, reduced.end(), [](bool r) { return r; });
+    // [batch][channels] is the row-major output whether or not the 1s are kept.
+    if (spatial && same_memory(x.dims, x.layout, Layout::channels_last)) {
+      const int batch = int(x.dims[0]), channels = int(x.dims[1]);
+      const int hw = int(x.count() / std::max<int64_t>(1, x.dims[0] * x.dims[1]));
+      return global_avgpool_kernel(c, in, out, batch, hw, channels);
+    }
+    c.report_kernel("q8_reduce_mean_strided__ref");
+    const ir::Dims dims = x.dims;
+    const auto strides = x.strides();
+    std::shared_ptr<bool[]> flags(new bool[dims.size()]);  // vector<bool> has no data()
+    for (size_t i = 0; i < dims.size(); ++i) flags[i] = reduced[i];
+    const void* xp = in[kX];
+    void* y = out[0];
+    return ops::visit_q8_type(x.dtype, [&](auto tag) -> Kernel {
+      using T = decltype(tag);
+      return ops::with_params(c, in, kUnaryParams, derive_unary, [=](const UnaryParams& p) {
+        kernels::q8_reduce_mean_strided__ref(int(dims.size()), dims.data(), flags.get(), static_cast<const T*>(xp),
+                                             strides.data(), p.x, p.y, static_cast<T*>(y));
+      });
+    });
+  };
+  return op;
+}
+
 }  // namespace
 
 void register_qelementwise_ops(OpTable& t) {
@@ -259,6 +320,7 @@ void register_qelementwise_ops(OpTable& t) {
   t.emplace_back("QLinearLeakyRelu", qlookup_op());
   t.emplace_back("QLinearGlobalAveragePool", qglobal_avgpool_op());
   t.emplace_back("QLinearAveragePool", qavgpool_op());
+  t.emplace_back("QLinearReduceMean", qreduce_mean_op());
 }
 
 }  // namespace octet

@@ -373,6 +373,24 @@ TEST(QuantizedImportErrors, ChannelsLastContribOps) {
   }
 }
 
+// ONNX Runtime's schema requires both of QLinearReduceMean's attributes.
+TEST(QuantizedImportErrors, QLinearReduceMeanWithoutAxesOrKeepdims) {
+  for (const char* missing : {"axes", "keepdims"}) {
+    OnnxBuilder b(13);
+    auto x = b.input("x", {1, 4, 4, 4}, ElemType::u8);
+    auto s = b.initializer("s", {}, {0.5f});
+    auto z = b.initializer("z", TensorValue::u8({}, {0}));
+    testing::Attrs attrs;
+    if (std::string(missing) != "axes") attrs.push_back({"axes", {2, 3}});
+    if (std::string(missing) != "keepdims") attrs.push_back({"keepdims", 1});
+    auto y = b.node("QLinearReduceMean", {x, s, z, s, z}, attrs, "mean");
+    b.set_domain(y, "com.microsoft");
+    b.output(y, ElemType::u8);
+    auto msg = load_error(b, "mean", "QLinearReduceMean");
+    EXPECT_HAS(msg, std::string("required attribute '") + missing + "' is missing");
+  }
+}
+
 TEST(QuantizedImportErrors, OpsBeforeTheirOpset) {
   OnnxBuilder b(9);
   auto x = b.input("x", {4});

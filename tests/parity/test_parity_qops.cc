@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/session.h"
+#include "kernels/ref/qreduce.h"
 #include "tests/parity/parity_fixture.h"
 #include "tools/tensor_io.h"
 
@@ -641,6 +642,87 @@ TEST(QOpsParity, QdqConcatIsFused) {
   const Session session = Session::load(path);
   for (const auto& n : session.graph().nodes) fused += n.op == "QLinearConcat";
   EXPECT_EQ(fused, 1);
+}
+
+// DequantizeLinear -> ReduceMean -> QuantizeLinear, which ORT runs in float (its CPU provider
+// has no QLinearReduceMean kernel): octet fuses it into QLinearReduceMean, an integer sum and
+// one requantization (the global pool's formula). The two can differ by 1 where the exact mean
+// lies within float rounding of a tie. Axes: spatial on channels-last data (a QLinearConv's
+// output: the global pool's SIMD kernel), spatial, channel and last axis on row-major input,
+// and batch + height (the batch axis forbids image slicing).
+TEST(QOpsParity, QdqReduceMeanIsFused) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (DType t : {DType::u8, DType::s8}) {
+    OnnxBuilder b(13);
+    std::mt19937 rng(5);
+    const int64_t z = t == DType::u8 ? 128 : 0;
+    const auto x = b.input("x", {-1, 6, 5, 7}, elem(t));
+    const auto conv = b.node("QLinearConv",
+                             {x, scalar_f(b, 0.0437f), zero_point(b, t, z + 3),
+                              constant(b, TensorValue::s8({8, 6, 3, 3}, random_ints(rng, 8 * 54, -127, 127))),
+                              scalar_f(b, 0.0093f), zero_point(b, DType::s8, 0), scalar_f(b, 0.7316f),
+                              zero_point(b, t, z - 5)},
+                             {{"pads", {1, 1, 1, 1}}});
+    auto mean = [&](const std::string& in, float in_scale, int64_t in_zp, std::vector<int64_t> axes, int64_t keep,
+                    float out_scale, int64_t out_zp) {
+      const auto d = b.node("DequantizeLinear", {in, scalar_f(b, in_scale), zero_point(b, t, in_zp)});
+      const auto m = b.node("ReduceMean", {d}, {{"axes", axes}, {"keepdims", keep}});
+      return b.node("QuantizeLinear", {m, scalar_f(b, out_scale), zero_point(b, t, out_zp)});
+    };
+    b.output(mean(conv, 0.7316f, z - 5, {2, 3}, 1, 0.0871f, z + 2), elem(t));
+    // Output scales spread each mean over about +-100 steps (x spans +-5.6, so a mean of n
+    // values has a standard deviation near 3.2 / sqrt(n)).
+    b.output(mean(x, 0.0437f, z + 3, {-2, -1}, 0, 0.0131f, z - 1), elem(t));
+    b.output(mean(x, 0.0437f, z + 3, {1}, 1, 0.0297f, z), elem(t));
+    b.output(mean(x, 0.0437f, z + 3, {-1}, 0, 0.0313f, z + 4), elem(t));
+    b.output(mean(x, 0.0437f, z + 3, {0, 2}, 1, 0.0331f, z - 2), elem(t));
+    const std::string name = std::string("qdq_reduce_mean_") + ir::dtype_name(t);
+    expect_within_one(b, name, 0.001, {1, 3}, 8);
+    ScratchDir dir("octet-qreduce");
+    const std::string path = (dir.path() / "m.onnx").string();
+    b.save(path);
+    int fused = 0;
+    const Session session = Session::load(path);
+    for (const auto& n : session.graph().nodes) fused += n.op == "QLinearReduceMean";
+    EXPECT_EQ(fused, 5) << name;
+  }
+}
+
+// The com.microsoft QLinearReduceMean node itself (ORT's schema; ORT's CPU provider cannot run
+// it, so the reference is octet's scalar kernel): the spatial axes and the channel axis of a
+// row-major input, keepdims 0 and 1.
+TEST(QOpsParity, QLinearReduceMeanContribOpMatchesTheRef) {
+  for (DType t : {DType::u8, DType::s8}) {
+    OnnxBuilder b(13);
+    const int64_t z = t == DType::u8 ? 128 : 0;
+    const Q xq{0.0437f, z + 3}, yq{0.0113f, z - 4};
+    const auto x = b.input("x", {-1, 8, 5, 6}, elem(t));
+    b.output(qunary(b, "QLinearReduceMean", t, x, xq, yq, {{"axes", {2, 3}}, {"keepdims", 0}}), elem(t));
+    b.output(qunary(b, "QLinearReduceMean", t, x, xq, yq, {{"axes", {-3}}, {"keepdims", 1}}), elem(t));
+    ScratchDir dir("octet-qreduce-op");
+    const std::string path = (dir.path() / "m.onnx").string();
+    b.save(path);
+    Session session = Session::load(path);
+    std::mt19937 rng(9);
+    const ir::TensorData in = random_tensor(t, {3, 8, 5, 6}, rng);
+    const auto ours = session.run({in});
+    ASSERT_EQ(ours.size(), 2u);
+    EXPECT_EQ(ours[0].dims, (ir::Dims{3, 8}));
+    EXPECT_EQ(ours[1].dims, (ir::Dims{3, 1, 5, 6}));
+    const std::vector<int64_t> dims = {3, 8, 5, 6}, strides = {240, 30, 6, 1};
+    const bool spatial[4] = {false, false, true, true}, channel[4] = {false, true, false, false};
+    const kernels::QuantParams kx{xq.scale, int32_t(xq.zp)}, ky{yq.scale, int32_t(yq.zp)};
+    auto check = [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<T> want0(24), want1(90);
+      kernels::q8_reduce_mean_strided__ref<T>(4, dims.data(), spatial, in.as<T>(), strides.data(), kx, ky, want0.data());
+      kernels::q8_reduce_mean_strided__ref<T>(4, dims.data(), channel, in.as<T>(), strides.data(), kx, ky, want1.data());
+      EXPECT_EQ(std::vector<T>(ours[0].as<T>(), ours[0].as<T>() + 24), want0);
+      EXPECT_EQ(std::vector<T>(ours[1].as<T>(), ours[1].as<T>() + 90), want1);
+    };
+    if (t == DType::u8) check(uint8_t{});
+    else check(int8_t{});
+  }
 }
 
 TEST(QOpsParity, QLinearLeakyRelu) {

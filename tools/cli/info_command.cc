@@ -32,7 +32,7 @@ std::string float_reason(const ir::Node& n) {
   static const std::map<std::string, std::string> reasons = {
       {"HardSwish", "no INT8 form in octet: dequantized, computed in float, requantized"},
       {"HardSigmoid", "no INT8 form in octet: dequantized, computed in float, requantized"},
-      {"ReduceMean", "no QLinearReduceMean in octet yet: dequantized, averaged in float, requantized"},
+      {"ReduceMean", "QLinearReduceMean needs constant, non-empty axes: dequantized, averaged in float, requantized"},
       {"Slice", "no integer form in octet's QDQ fusion yet: runs on the dequantized floats"},
       {"Split", "no integer form in octet's QDQ fusion yet: runs on the dequantized floats"},
   };

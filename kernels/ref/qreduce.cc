@@ -1,0 +1,48 @@
+#include "kernels/ref/fp_contract_off.h"  // every float step rounds as written
+
+#include "kernels/ref/qreduce.h"
+
+#include <vector>
+
+#include "kernels/ref/index_walk.h"
+
+namespace octet::kernels {
+
+template <typename T>
+void q8_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* reduced, const T* x,
+                                 const int64_t* x_strides, QuantParams x_q, QuantParams y_q, T* y) {
+  // y is dense over dims with every reduced extent set to 1: a reduced dimension has
+  // stride 0 in y.
+  std::vector<int64_t> y_strides(rank, 0);
+  int64_t y_count = 1, n = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (reduced[d]) {
+      n *= dims[d];
+    } else {
+      y_strides[d] = y_count;
+      y_count *= dims[d];
+    }
+  }
+  std::vector<int64_t> sums(size_t(y_count), -int64_t(x_q.zero_point) * n);
+  for_each_index(rank, dims, [&](const int64_t* idx) {
+    int64_t x_off = 0, y_off = 0;
+    for (int d = 0; d < rank; ++d) {
+      x_off += idx[d] * x_strides[d];
+      y_off += idx[d] * y_strides[d];
+    }
+    sums[size_t(y_off)] += x[x_off];
+  });
+  const float multiplier = x_q.scale / (y_q.scale * static_cast<float>(n));
+  for (int64_t i = 0; i < y_count; ++i) {
+    // The float conversion is of the exact sum, as in the global pool (which sums in int32).
+    const float v = static_cast<float>(sums[size_t(i)]) * multiplier;
+    y[i] = static_cast<T>(round_add_zero_point_clamp(v, y_q.zero_point, qmin_of<T>(), qmax_of<T>()));
+  }
+}
+
+template void q8_reduce_mean_strided__ref<uint8_t>(int, const int64_t*, const bool*, const uint8_t*,
+                                                   const int64_t*, QuantParams, QuantParams, uint8_t*);
+template void q8_reduce_mean_strided__ref<int8_t>(int, const int64_t*, const bool*, const int8_t*,
+                                                  const int64_t*, QuantParams, QuantParams, int8_t*);
+
+}  // namespace octet::kernels
