@@ -11,6 +11,11 @@ namespace octet::kernels {
 
 using Q8LookupFn = void (*)(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);
 
+namespace avx2 {
+// 16 vpshufb lookups of 16 entries, each selecting its row by the index's high nibble.
+void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);
+}
+
 namespace avx512vbmi {
 // Four vpermi2b lookups of 128 entries cover the table; the index's top bit picks the half.
 void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);

@@ -290,10 +290,11 @@ TEST_F(Quantize, ComparesTheLogitsUnderASoftmaxTail) {
   const fs::path model = dir.path / "softmax_tail.onnx";
   b.save(model.string());
   for (bool keep_float : {true, false}) {
-    auto r = run_cli("eval " + model.string() + " --precision int8 --data fashion-mnist:test --limit 100 "
-                     "--calib fashion-mnist:train --calib-count 32 --latency-images 3 --compare-ort --json --no-progress" +
-                         std::string(keep_float ? " --keep-float Softmax" : ""),
-                     false);
+    std::string command = "eval " + model.string();
+    command += " --precision int8 --data fashion-mnist:test --limit 100 --calib fashion-mnist:train --calib-count 32 "
+               "--latency-images 3 --compare-ort --json --no-progress";
+    if (keep_float) command += " --keep-float Softmax";
+    auto r = run_cli(command, false);
     ASSERT_EQ(r.status, 0) << r.output;
     const json j = json::parse(r.output);
     const json& l = j["int8_logits"];
@@ -302,7 +303,9 @@ TEST_F(Quantize, ComparesTheLogitsUnderASoftmaxTail) {
     EXPECT_EQ(l["values"], 1000);
     EXPECT_GE(l["identical_share"].get<double>(), 0.99) << l;
     EXPECT_LE(l["max_lsb"].get<int64_t>(), 1) << l;
-    if (!keep_float) EXPECT_FLOAT_EQ(l["scale"].get<float>(), 1.0f / 256.0f) << l;
+    if (!keep_float) {
+      EXPECT_FLOAT_EQ(l["scale"].get<float>(), 1.0f / 256.0f) << l;
+    }
     std::printf("softmax tail%s: %s\n", keep_float ? " (kept in float)" : "", l.dump().c_str());
   }
 }

@@ -1,5 +1,5 @@
-// The SIMD 256-entry byte table lookup against q8_lookup__ref: every length up to a few vectors
-// (the masked tail), every index value, random tables, a guard byte past the end.
+// The SIMD 256-entry byte table lookups against q8_lookup__ref: every length up to a few vectors
+// (the tails), every index value, random tables, a guard byte past the end.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -11,28 +11,45 @@
 namespace octet::kernels {
 namespace {
 
+// Every lookup kernel this CPU runs: the one chosen at each level.
+std::vector<const Q8LookupKernel*> kernels_here() {
+  std::vector<const Q8LookupKernel*> ks;
+  for (Isa isa : {Isa::avx2, Isa::avx512vnni})
+    if (const Q8LookupKernel* k = choose_q8_lookup(isa); k != nullptr && (ks.empty() || ks.back() != k))
+      ks.push_back(k);
+  return ks;
+}
+
 TEST(Q8Lookup, MatchesTheRefForEveryIndexAndLength) {
-  const Q8LookupKernel* k = choose_q8_lookup(Isa::avx512vnni);
-  if (k == nullptr) GTEST_SKIP() << "this CPU has no AVX-512 VBMI: the lookup runs q8_lookup__ref";
+  const auto ks = kernels_here();
+  if (ks.empty()) GTEST_SKIP() << "this CPU has no AVX2: the lookup runs q8_lookup__ref";
   std::mt19937 rng(9);
-  for (int trial = 0; trial < 4; ++trial) {
-    std::vector<uint8_t> table(256);
-    for (auto& v : table) v = uint8_t(rng());
-    for (size_t n : {size_t(0), size_t(1), size_t(63), size_t(64), size_t(65), size_t(127), size_t(200), size_t(4096)}) {
-      std::vector<uint8_t> x(n);
-      for (size_t i = 0; i < n; ++i) x[i] = i < 256 && n >= 256 ? uint8_t(i) : uint8_t(rng());
-      std::vector<uint8_t> want(n), got(n + 1, 0x5A);
-      q8_lookup__ref<uint8_t>(int64_t(n), x.data(), table.data(), want.data());
-      k->fn(n, x.data(), table.data(), got.data());
-      for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << k->name << " n " << n << " x " << int(x[i]);
-      EXPECT_EQ(got[n], 0x5A) << k->name << " wrote past the end (n " << n << ")";
+  for (const Q8LookupKernel* k : ks) {
+    for (int trial = 0; trial < 4; ++trial) {
+      std::vector<uint8_t> table(256);
+      for (auto& v : table) v = uint8_t(rng());
+      for (size_t n : {size_t(0), size_t(1), size_t(31), size_t(32), size_t(33), size_t(63), size_t(64), size_t(65),
+                       size_t(127), size_t(200), size_t(4096)}) {
+        std::vector<uint8_t> x(n);
+        for (size_t i = 0; i < n; ++i) x[i] = i < 256 && n >= 256 ? uint8_t(i) : uint8_t(rng());
+        std::vector<uint8_t> want(n), got(n + 1, 0x5A);
+        q8_lookup__ref<uint8_t>(int64_t(n), x.data(), table.data(), want.data());
+        k->fn(n, x.data(), table.data(), got.data());
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << k->name << " n " << n << " x " << int(x[i]);
+        EXPECT_EQ(got[n], 0x5A) << k->name << " wrote past the end (n " << n << ")";
+      }
     }
   }
 }
 
 TEST(Q8Lookup, FollowsTheIsaCap) {
-  EXPECT_EQ(choose_q8_lookup(Isa::avx2), nullptr);
   EXPECT_EQ(choose_q8_lookup(Isa::scalar), nullptr);
+  if (isa_supported(Isa::avx2)) {
+    EXPECT_STREQ(choose_q8_lookup(Isa::avx2)->name, "q8_lookup__avx2");
+  }
+  if (!cpu_has_avx512vbmi()) {
+    EXPECT_EQ(choose_q8_lookup(Isa::avx512vnni), choose_q8_lookup(Isa::avx2));
+  }
 }
 
 }  // namespace
