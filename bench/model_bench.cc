@@ -37,6 +37,7 @@ struct Options {
   std::string isa;
   std::string json_out;
   int batch_slice = -1;  // -1: the Session's default
+  std::string ort_u8s8 = "exact";
 };
 
 double median(const std::vector<double>& v) { return summarize(v).p50; }
@@ -98,6 +99,7 @@ ModelResult bench_model(const std::string& path, const Options& o) {
   ort::EvalOptions eo;
   eo.batch = o.batch;
   eo.threads = o.threads;
+  eo.u8s8 = o.ort_u8s8;
   eo.warmup = 5;
 
   ModelResult r{path, {}, {}, {}};
@@ -138,6 +140,10 @@ int main(int argc, char** argv) {
                  "Images octet runs at a time through a batch it can split (0: the whole batch; default: the "
                  "Session's own choice)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--ort-u8s8", o.ort_u8s8,
+                 "exact (default): ORT's exact uint8 x int8 kernels (session.x64quantprecision); native: ORT's "
+                 "default, which on x86 CPUs without VNNI saturates int16 pair sums (faster, not exact)")
+      ->check(CLI::IsMember({"exact", "native"}));
   app.add_option("--json", o.json_out, "Also write the results as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -153,8 +159,9 @@ int main(int argc, char** argv) {
       if (sched_setaffinity(0, sizeof(set), &set) != 0) throw std::runtime_error("cannot pin to CPU " + std::to_string(o.cpu));
     }
     if (std::string why = ort::unavailable_reason(); !why.empty()) throw std::runtime_error(why);
-    fmt::print("octet ({}, {} thread(s)) vs ONNX Runtime {} — batch {}, {} rounds × {} runs each, {}\n",
-               kernels::isa_name(kernels::active_isa()), o.threads, ort::version(), o.batch, o.rounds, o.iters,
+    fmt::print("octet ({}, {} thread(s)) vs ONNX Runtime {} (u8s8 {}) — batch {}, {} rounds × {} runs each, {}\n",
+               kernels::isa_name(kernels::active_isa()), o.threads, ort::version(), o.ort_u8s8, o.batch, o.rounds,
+               o.iters,
                o.cpu >= 0 && o.threads == 1 ? fmt::format("pinned to CPU {}", o.cpu) : "not pinned");
     nlohmann::json j = nlohmann::json::array();
     fmt::print("{:<44} {:>12} {:>12} {:>9} {:>17}\n", "model", "octet ms/img", "ORT ms/img", "ratio",

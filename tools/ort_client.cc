@@ -225,7 +225,7 @@ void check_input_name(const std::string& name) {
 }
 
 std::vector<std::string> session_args(const Options& opt) {
-  return {"--threads", std::to_string(opt.threads), "--graph-opt", opt.graph_opt};
+  return {"--threads", std::to_string(opt.threads), "--graph-opt", opt.graph_opt, "--u8s8", opt.u8s8};
 }
 
 }  // namespace

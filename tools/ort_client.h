@@ -24,6 +24,9 @@ namespace octet::ort {
 struct Options {
   int threads = 1;                // intra-op threads; inter-op is always 1, execution sequential
   std::string graph_opt = "all";  // disabled | basic | extended | all
+  // exact: ORT's session.x64quantprecision (exact uint8 x int8 on x86 without VNNI); native:
+  // ORT's default there, which saturates pair sums at int16 (tools/ort/session.mjs).
+  std::string u8s8 = "exact";
 };
 
 // Why ONNX Runtime cannot be used (runner missing, node missing, onnxruntime-node not
