@@ -42,6 +42,7 @@ void check_tensor_size(const std::string& what, const TensorInfo& info) {
 Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims,
            const std::map<std::string, ir::TensorData>& known_inputs, const PlanOptions& options)
     : graph_(graph), options_(options) {
+  const kernels::PackedCacheScope packing(options.packed_cache);  // for the kernels built below
   for (const auto& [name, v] : graph.values) {
     if (!v.constant) continue;
     PlanValue pv;

@@ -12,6 +12,7 @@
 #include "engine/ir.h"
 #include "engine/layout.h"
 #include "engine/op_registry.h"
+#include "kernels/packed_cache.h"
 
 namespace octet {
 
@@ -42,6 +43,9 @@ struct PlanOptions {
   kernels::Isa isa = kernels::Isa::scalar;  // highest ISA kernels may use (Session passes active_isa())
   pthreadpool_t threadpool = nullptr;       // not owned; nullptr runs every kernel on the caller's thread
   bool winograd = true;                     // false: every FP32 conv is a direct (igemm) conv
+  // Where drivers find weights another plan already packed (not owned; nullptr: each plan
+  // packs its own). Session passes its own, so every plan of a model shares one copy.
+  kernels::PackedCache* packed_cache = nullptr;
 };
 
 class Plan {

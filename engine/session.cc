@@ -25,6 +25,8 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
   if (!kernels::isa_supported(plan_options_.isa))
     throw std::invalid_argument(std::string("this CPU cannot run ") + kernels::isa_name(plan_options_.isa) + " kernels");
   plan_options_.threadpool = threadpool_.get();
+  packed_cache_ = std::make_unique<kernels::PackedCache>();
+  plan_options_.packed_cache = packed_cache_.get();
   plan_options_.winograd = options.winograd;
   if (options.batch_slice < -1) throw std::invalid_argument("batch_slice must be >= 0, or -1 for automatic");
   batch_slice_ = options.batch_slice < 0 ? 1 : options.batch_slice;
@@ -119,25 +121,73 @@ const Plan& Session::plan_for(const std::vector<ir::TensorData>& inputs) {
   return plan_for(dims, known);
 }
 
-const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims,
-                              const std::map<std::string, ir::TensorData>& known) {
+Session::PlanSlot& Session::slot_for(const std::vector<ir::Dims>& input_dims,
+                                    const std::map<std::string, ir::TensorData>& known, bool idle) {
   PlanKey key{input_dims, {}};
   for (const auto& [name, t] : known) key.second[name] = t.bytes;
-  auto it = plans_.find(key);
-  if (it != plans_.end()) return *it->second;
+  auto& slots = plans_[key];
+  for (auto& slot : slots)
+    if (!idle || !slot->busy) {
+      slot->last_use = ++clock_;
+      return *slot;
+    }
   std::map<std::string, ir::Dims> named;
   for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = input_dims.at(i);
-  if (plans_.size() >= 8) plans_.clear();  // bound memory when callers vary shapes a lot
-  std::unique_ptr<Plan> plan;
+  auto slot = std::make_unique<PlanSlot>();
   try {
-    plan = std::make_unique<Plan>(graph_, named, known, plan_options_);
+    slot->plan = std::make_unique<Plan>(graph_, named, known, plan_options_);
   } catch (const ir::Error& e) {
+    if (slots.empty()) plans_.erase(key);
     // Shape and planning errors name the node; the user also needs the file.
     const std::string what = e.what();
     if (graph_.source.empty() || what.rfind(graph_.source, 0) == 0) throw;
     throw ir::Error(graph_.source + ": " + what);
   }
-  return *plans_.emplace(std::move(key), std::move(plan)).first->second;
+  slot->last_use = ++clock_;
+  PlanSlot& added = *slots.emplace_back(std::move(slot));
+  evict_idle_plans(added);
+  return added;
+}
+
+void Session::evict_idle_plans(const PlanSlot& keep) {
+  size_t total = 0;
+  for (const auto& [key, slots] : plans_)
+    for (const auto& slot : slots) total += slot->plan->arena_bytes();
+  while (total > kPlanCacheBytes) {
+    std::vector<std::unique_ptr<PlanSlot>>* oldest_list = nullptr;
+    size_t oldest = 0;
+    for (auto& [key, slots] : plans_)
+      for (size_t i = 0; i < slots.size(); ++i)
+        if (!slots[i]->busy && slots[i].get() != &keep &&
+            (!oldest_list || slots[i]->last_use < (*oldest_list)[oldest]->last_use)) {
+          oldest_list = &slots;
+          oldest = i;
+        }
+    if (!oldest_list) return;  // every other plan is in use
+    total -= (*oldest_list)[oldest]->plan->arena_bytes();
+    oldest_list->erase(oldest_list->begin() + std::ptrdiff_t(oldest));
+  }
+  std::erase_if(plans_, [](const auto& entry) { return entry.second.empty(); });
+}
+
+const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims,
+                              const std::map<std::string, ir::TensorData>& known) {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  return *slot_for(input_dims, known, false).plan;
+}
+
+Session::PlanLease Session::lease_plan(const std::vector<ir::Dims>& input_dims,
+                                       const std::map<std::string, ir::TensorData>& known) {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  PlanSlot& slot = slot_for(input_dims, known, true);
+  slot.busy = true;
+  return PlanLease(*this, slot);
+}
+
+Session::PlanLease::~PlanLease() {
+  if (!slot_) return;
+  std::lock_guard<std::mutex> lock(*session_->mutex_);
+  slot_->busy = false;
 }
 
 std::vector<StepPart>*& step_parts::sink() {
@@ -168,7 +218,13 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
                 inputs[i].dims[0] == batch && inputs[i].dtype != ir::DType::s64 && inputs[i].dtype != ir::DType::s32;
     if (batched && images_independent()) return run_in_slices(inputs, batch);
   }
-  auto* plan = const_cast<Plan*>(&plan_for(inputs));
+  std::vector<ir::Dims> dims;
+  std::map<std::string, ir::TensorData> known;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    dims.push_back(inputs[i].dims);
+    if (inputs[i].dtype == ir::DType::s64 || inputs[i].dtype == ir::DType::s32) known[inputs_[i].name] = inputs[i];
+  }
+  const PlanLease plan = lease_plan(dims, known);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!plan->value(inputs_[i].name).constant)
       ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data(), inputs[i].bytes.size());
@@ -212,6 +268,11 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
 // have the same activations with the batch dimension doubled, and no step may work along
 // axis 0 (a Softmax or Concat over the batch keeps shapes but mixes images).
 bool Session::images_independent() {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  return images_independent_locked();
+}
+
+bool Session::images_independent_locked() {
   if (images_independent_) return *images_independent_;
   auto decide = [&]() -> bool {
     std::vector<ir::Dims> one, two;
@@ -227,12 +288,12 @@ bool Session::images_independent() {
     std::map<std::string, ir::Dims> activations;
     std::set<std::string> steps;
     {
-      const Plan& p1 = plan_for(one);
+      const Plan& p1 = *slot_for(one, {}, false).plan;
       for (const auto& [name, v] : p1.values())
         if (!v.constant) activations[name] = v.info.dims;
       for (const auto& step : p1.steps()) steps.insert(step.node);
     }
-    const Plan& p2 = plan_for(two);
+    const Plan& p2 = *slot_for(two, {}, false).plan;
     for (const auto& [name, d1] : activations) {
       auto it = p2.values().find(name);
       if (it == p2.values().end() || it->second.constant) return false;
@@ -269,13 +330,15 @@ std::vector<ir::TensorData> Session::run_in_slices(const std::vector<ir::TensorD
       dims.push_back(in.dims);
       dims.back()[0] = images;
     }
-    return const_cast<Plan*>(&plan_for(dims));
+    return lease_plan(dims, {});
   };
-  Plan* full = plan_of(batch_slice_);
+  const PlanLease full = plan_of(batch_slice_);
+  std::optional<PlanLease> last;
   std::vector<ir::TensorData> out;
   for (int64_t first = 0; first < batch; first += batch_slice_) {
     const int64_t n = std::min<int64_t>(batch_slice_, batch - first);
-    Plan* plan = n == batch_slice_ ? full : plan_of(n);
+    if (n != batch_slice_) last.emplace(plan_of(n));
+    Plan* plan = n == batch_slice_ ? &*full : &**last;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const size_t row = inputs[i].bytes.size() / size_t(batch);
       ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data() + size_t(first) * row, size_t(n) * row);

@@ -4,8 +4,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/ir.h"
@@ -66,15 +68,21 @@ class Session {
   // independently and has a batch axis); decided once, from the plans at batch 1 and 2.
   bool slices_batches() { return batch_slice_ > 0 && images_independent(); }
   size_t activation_bytes_per_image() const { return activation_bytes_per_image_; }
+  // The packed weights of every plan built so far, each packing held once.
+  const kernels::PackedCache& packed_weights() const { return *packed_cache_; }
 
   // Inputs in the order of inputs(); outputs in the order of outputs(), row-major (NCHW).
   // Input dtype, rank and every fixed dimension are checked; a plan is built (and cached)
   // for each new set of input shapes. `timings`, when given, receives one entry per step.
+  // Reentrant: callers on several threads at once each run on a plan of their own (a plan
+  // holds the activations and scratch of one run; the packed weights are shared), built the
+  // first time two runs of the same shapes overlap.
   std::vector<ir::TensorData> run(const std::vector<ir::TensorData>& inputs,
                                   std::vector<StepTiming>* timings = nullptr,
                                   const ValueObserver* observer = nullptr);
 
-  // The plan for these input shapes (built if needed), e.g. to list kernels and MACs.
+  // The plan for these input shapes (built if needed), e.g. to list kernels and MACs. Valid
+  // until the next plan is built (which may evict it).
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims);
   // Integer inputs (shapes, axes, pads fed at run time) are part of a plan's key: their
   // contents are folded into the plan as constants.
@@ -85,8 +93,40 @@ class Session {
   std::vector<passes::PassCount> pass_report_;
   std::vector<TensorSpec> inputs_, outputs_;
   using PlanKey = std::pair<std::vector<ir::Dims>, std::map<std::string, std::vector<std::byte>>>;
+  struct PlanSlot {
+    std::unique_ptr<Plan> plan;
+    bool busy = false;   // a run is using it
+    uint64_t last_use = 0;
+  };
+  // A plan reserved for one run; returned to the cache when the lease ends.
+  class PlanLease {
+   public:
+    PlanLease(Session& session, PlanSlot& slot) : session_(&session), slot_(&slot) {}
+    PlanLease(PlanLease&& other) noexcept : session_(other.session_), slot_(std::exchange(other.slot_, nullptr)) {}
+    PlanLease(const PlanLease&) = delete;
+    PlanLease& operator=(const PlanLease&) = delete;
+    PlanLease& operator=(PlanLease&&) = delete;
+    ~PlanLease();
+    Plan* operator->() const { return slot_->plan.get(); }
+    Plan& operator*() const { return *slot_->plan; }
+
+   private:
+    Session* session_;
+    PlanSlot* slot_;
+  };
+  // Idle plans are evicted, least recently used first, while all plans together hold more
+  // than this many bytes of activations (plans in use are never evicted).
+  static constexpr size_t kPlanCacheBytes = size_t{512} << 20;
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
-  std::map<PlanKey, std::unique_ptr<Plan>> plans_;
+  PlanLease lease_plan(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
+  // With mutex_ held: a slot for these shapes, idle when `idle` (built when there is none).
+  PlanSlot& slot_for(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known,
+                     bool idle);
+  void evict_idle_plans(const PlanSlot& keep);
+  std::map<PlanKey, std::vector<std::unique_ptr<PlanSlot>>> plans_;
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();  // plans_, images_independent_
+  uint64_t clock_ = 0;
+  std::unique_ptr<kernels::PackedCache> packed_cache_;  // every plan's packed weights, once
   struct ThreadpoolDeleter {
     void operator()(pthreadpool_t p) const;
   };
@@ -96,6 +136,7 @@ class Session {
   size_t activation_bytes_per_image_ = 0;  // the batch-1 plan's arena
   std::optional<bool> images_independent_;  // decided on the first batched run
   bool images_independent();
+  bool images_independent_locked();
   int automatic_batch_slice() const;
   std::vector<ir::TensorData> run_in_slices(const std::vector<ir::TensorData>& inputs, int64_t batch);
 };

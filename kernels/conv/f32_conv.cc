@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/packed_cache.h"
+
 namespace octet::kernels {
 
 namespace {
@@ -79,11 +81,22 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
       epilogue_(act, kernel.isa),
       kernel_(&runnable(kernel)),
       plain_gemm_(plain_gemm_shape(s)),
-      weights_(s.out_c, int64_t{s.kernel_h} * s.kernel_w, s.in_c, kernel.nr, bias,
-               [&](int64_t o, int64_t tap, int64_t k) {
-                 // ONNX [out_c][in_c][kh][kw]; tap = ky * kw + kx.
-                 return weights[(o * s.in_c + k) * s.kernel_h * s.kernel_w + tap];
-               }),
+      weights_(shared_packing<F32PackedWeights>(
+          PackKey("f32_conv")
+              .add(kernel.nr)
+              .add(s.out_c)
+              .add(s.in_c)
+              .add(s.kernel_h)
+              .add(s.kernel_w)
+              .add_array(weights, size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w)
+              .add_array(bias, size_t(s.out_c)),
+          [&] {
+            return F32PackedWeights(s.out_c, int64_t{s.kernel_h} * s.kernel_w, s.in_c, kernel.nr, bias,
+                                    [&](int64_t o, int64_t tap, int64_t k) {
+                                      // ONNX [out_c][in_c][kh][kw]; tap = ky * kw + kx.
+                                      return weights[(o * s.in_c + k) * s.kernel_h * s.kernel_w + tap];
+                                    });
+          })),
       zero_(static_cast<size_t>(s.in_c), 0.0f) {
   name_ = plain_gemm_ ? kernel.gemm_name : kernel.igemm_name;
   if (epilogue_.active()) name_ += "+" + epilogue_.kernel_name();

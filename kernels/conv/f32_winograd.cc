@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "kernels/packed_cache.h"
+
 namespace octet::kernels {
 
 namespace {
@@ -119,17 +121,23 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
       bias_(static_cast<size_t>(s.out_c), 0.0f),
       zero_(static_cast<size_t>(s.in_c), 0.0f) {
   const size_t in_c = s.in_c, out_c = s.out_c;
-  std::vector<float> u(kPositions * out_c * in_c);  // [xi][o][k]
-  float filter[kPositions];
-  for (size_t o = 0; o < out_c; ++o)
-    for (size_t k = 0; k < in_c; ++k) {
-      transform_filter(weights + (o * in_c + k) * 9, filter);
-      for (size_t xi = 0; xi < kPositions; ++xi) u[(xi * out_c + o) * in_c + k] = filter[xi];
-    }
-  weights_.reserve(kPositions);
-  for (size_t xi = 0; xi < kPositions; ++xi)
-    weights_.emplace_back(s.out_c, 1, s.in_c, gemm.nr, nullptr,
-                          [&](int64_t o, int64_t, int64_t k) { return u[(xi * out_c + o) * in_c + k]; });
+  weights_ = shared_packing<TransformedWeights>(
+      PackKey("f32_winograd_f2x2_3x3").add(gemm.nr).add(s.out_c).add(s.in_c).add_array(weights, out_c * in_c * 9),
+      [&] {
+        std::vector<float> u(kPositions * out_c * in_c);  // [xi][o][k]
+        float filter[kPositions];
+        for (size_t o = 0; o < out_c; ++o)
+          for (size_t k = 0; k < in_c; ++k) {
+            transform_filter(weights + (o * in_c + k) * 9, filter);
+            for (size_t xi = 0; xi < kPositions; ++xi) u[(xi * out_c + o) * in_c + k] = filter[xi];
+          }
+        TransformedWeights t;
+        t.positions.reserve(kPositions);
+        for (size_t xi = 0; xi < kPositions; ++xi)
+          t.positions.emplace_back(s.out_c, 1, s.in_c, gemm.nr, nullptr,
+                                   [&](int64_t o, int64_t, int64_t k) { return u[(xi * out_c + o) * in_c + k]; });
+        return t;
+      });
   if (bias != nullptr) std::copy(bias, bias + out_c, bias_.begin());
 
   tiles_h_ = (s.out_h + 1) / 2;
@@ -185,7 +193,7 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
   const size_t mr = gemm_->mr;
   for (size_t xi = 0; xi < kPositions; ++xi)
     for (size_t r = 0; r < b.tiles; r += mr)
-      gemm_->gemm(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_[xi].data(),
+      gemm_->gemm(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_.positions[xi].data(),
                   m + xi * m_stride + r * out_c, out_c, no_clamp);
 
   const size_t y_row_stride = size_t(s_.out_w) * out_c;

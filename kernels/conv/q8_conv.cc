@@ -162,6 +162,9 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   };
   auto weight_per_tap = [&](size_t c, size_t t, size_t k) { return w[(c * in_c + k) * taps + t]; };
   const size_t out_c = static_cast<size_t>(s_.out_c);
+  const size_t w_count = out_c * in_c * kh * kw;
+  // How the weight lambdas below read w: [out_c][in_c][kh][kw] with these extents.
+  const std::string shape = "/" + std::to_string(in_c) + "x" + std::to_string(kh) + "x" + std::to_string(kw);
   im2col_ = taps_ > 1 && kh * kw * in_c <= kIm2colMaxWindow;
   if (im2col_) {
     // One tap of gemm_kc_ bytes: chunk t of the window at k = t * kc_ .. (t + 1) * kc_ - 1.
@@ -174,14 +177,14 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
       if (k >= window) return 0;
       return merge_kx_ ? weight_merged(c, k / kc_, k % kc_) : weight_per_tap(c, k / kc_, k % kc_);
     };
-    packed_ = pack_q8_weights(*kernel_, out_c, 1, gemm_kc_, weight_window, bias, multiplier_,
-                              x_type_, x_zero_point_);
+    packed_ = shared_q8_weights((merge_kx_ ? "conv_im2col_merged" : "conv_im2col_per_tap") + shape, w, w_count, *kernel_,
+                                out_c, 1, gemm_kc_, weight_window, bias, multiplier_, x_type_, x_zero_point_);
   } else if (merge_kx_) {
-    packed_ = pack_q8_weights(*kernel_, out_c, taps_, kc_, weight_merged, bias, multiplier_,
-                              x_type_, x_zero_point_);
+    packed_ = shared_q8_weights("conv_merged" + shape, w, w_count, *kernel_, out_c, taps_, kc_, weight_merged, bias,
+                                multiplier_, x_type_, x_zero_point_);
   } else {
-    packed_ = pack_q8_weights(*kernel_, out_c, taps_, kc_, weight_per_tap, bias, multiplier_,
-                              x_type_, x_zero_point_);
+    packed_ = shared_q8_weights("conv_per_tap" + shape, w, w_count, *kernel_, out_c, taps_, kc_, weight_per_tap, bias,
+                                multiplier_, x_type_, x_zero_point_);
   }
   const uint8_t zp_byte = static_cast<uint8_t>(x_zero_point_);
   padding_value_ = x_zero_point_;
@@ -372,7 +375,7 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     args.zero = zero_row_.data();
     args.a_offset = a_offset;
     args.a_end = a_end;
-    args.w = packed_.bytes.data() + b * packed_.block_bytes;
+    args.w = packed_->bytes.data() + b * packed_->block_bytes;
     args.y_zero_point = y_zero_point_;
     if (float_out_) {
       args.y = y_base + (g * mr * out_c + b * nr) * sizeof(float);

@@ -107,7 +107,7 @@ class Q8Conv {
   void init_im2col();
   void pack_windows(size_t first, size_t last, const uint8_t* padded) const;
 
-  Q8PackedWeights packed_;
+  std::shared_ptr<const Q8PackedWeights> packed_;  // shared by the Session's plans
   bool merge_kx_ = false;  // one tap per kernel row (kc = kernel_w * in_c)
   size_t taps_ = 0, kc_ = 0;
   // The padded copy of the input: [batch][in_h + pads][in_w + pads][in_c] + kr spare bytes,

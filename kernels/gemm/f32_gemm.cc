@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "kernels/packed_cache.h"
+
 namespace octet::kernels {
 
 const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n) {
@@ -116,9 +118,14 @@ F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float
       epilogue_(act, kernel.isa),
       kernel_(&runnable(kernel)),
       name_(std::string(kernel.gemm_name) + (epilogue_.active() ? "+" + epilogue_.kernel_name() : "")),
-      weights_(n, 1, k, kernel.nr, bias, [&](int64_t o, int64_t, int64_t kk) {
-        return trans_b ? b[o * k + kk] : b[kk * n + o];
-      }) {}
+      // F32PackedWeights' layout depends on nr alone, not on which kernel reads it.
+      weights_(shared_packing<F32PackedWeights>(
+          PackKey("f32_gemm").add(kernel.nr).add(k).add(n).add(trans_b).add_array(b, size_t(k * n)).add_array(bias, size_t(n)),
+          [&] {
+            return F32PackedWeights(n, 1, k, kernel.nr, bias, [&](int64_t o, int64_t, int64_t kk) {
+              return trans_b ? b[o * k + kk] : b[kk * n + o];
+            });
+          })) {}
 
 void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool) const {
   if (m <= 0) return;

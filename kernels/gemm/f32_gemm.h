@@ -29,13 +29,14 @@ class F32PackedWeights {
   const float* data() const { return data_.get(); }
   // Floats from one nr block to the next.
   size_t block_stride() const { return block_stride_; }
+  size_t bytes() const { return bytes_; }
 
  private:
   struct Free {
     void operator()(float* p) const { std::free(p); }
   };
-  std::unique_ptr<float[], Free> data_;
-  size_t block_stride_ = 0;
+  std::shared_ptr<float> data_;  // shared by copies (kernels/packed_cache.h)
+  size_t block_stride_ = 0, bytes_ = 0;
 };
 
 // The microkernel a driver uses for an m x n output (m <= 0: not known yet, only n counts): among the entries of the highest Isa
@@ -86,9 +87,10 @@ F32PackedWeights::F32PackedWeights(int64_t n, int64_t ks, int64_t kc, int nr, co
                                    WeightAt weight_at) {
   const int64_t blocks = (n + nr - 1) / nr;
   block_stride_ = static_cast<size_t>(nr + ks * kc * nr);
-  const size_t bytes = (blocks * block_stride_ * sizeof(float) + 63) / 64 * 64;
-  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
-  if (!data_) throw std::bad_alloc();
+  bytes_ = (blocks * block_stride_ * sizeof(float) + 63) / 64 * 64;
+  float* storage = static_cast<float*>(std::aligned_alloc(64, bytes_));
+  if (!storage) throw std::bad_alloc();
+  data_.reset(storage, Free{});
   float* out = data_.get();
   for (int64_t block = 0; block < blocks; ++block) {
     const int64_t first = block * nr;

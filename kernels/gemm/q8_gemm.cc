@@ -114,7 +114,8 @@ void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requ
     return;
   }
   name_ = kernel_->name;
-  packed_ = pack_q8_weights(*kernel_, n, 1, k, b_at, bias, multiplier_, a_type_, a_zero_point_);
+  packed_ = shared_q8_weights(trans_b ? "gemm_nk" : "gemm_kn", b, k * n, *kernel_, n, 1, k, b_at, bias, multiplier_,
+                              a_type_, a_zero_point_);
 }
 
 void Q8Gemm::run(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
@@ -167,7 +168,7 @@ void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, Ou
     args.zero = nullptr;
     args.a_offset = 0;
     args.a_end = a_base + rows * k;
-    args.w = packed_.bytes.data() + blk * packed_.block_bytes;
+    args.w = packed_->bytes.data() + blk * packed_->block_bytes;
     args.y_zero_point = y_zero_point_;
     if (float_out_) {
       args.y = y_base + (first * n + blk * nr) * sizeof(float);

@@ -66,7 +66,7 @@ class Q8Gemm {
   std::vector<float> multiplier_;
   const Q8GemmKernel* kernel_ = nullptr;
   std::string name_;
-  Q8PackedWeights packed_;
+  std::shared_ptr<const Q8PackedWeights> packed_;  // shared by the Session's plans
   std::optional<Q8FloatOutput> float_out_;  // dynamic quantization; empty when requantizing
 
   // Only for the reference fallback: B as [k][n].

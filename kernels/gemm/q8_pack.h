@@ -7,8 +7,10 @@
 #include <cstring>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "kernels/packed_cache.h"
 #include "kernels/q8_gemm_list.h"
 
 namespace octet::kernels {
@@ -95,6 +97,36 @@ Q8PackedWeights pack_q8_weights(const Q8GemmKernel& kernel, size_t n, size_t ks,
     }
   }
   return packed;
+}
+
+// pack_q8_weights through the packed-weight cache of the planning Session
+// (kernels/packed_cache.h). `layout` names how weight(c, t, k) reads the w_count int8 values
+// at w, with whatever shape that reading depends on; with every other argument it makes the key.
+template <typename WeightAt>
+std::shared_ptr<const Q8PackedWeights> shared_q8_weights(const std::string& layout, const int8_t* w, size_t w_count,
+                                                         const Q8GemmKernel& kernel, size_t n, size_t ks, size_t kc,
+                                                         WeightAt weight, const int32_t* bias,
+                                                         std::span<const float> multiplier, Q8 x_type,
+                                                         int32_t x_zero_point) {
+  struct Shared {
+    std::shared_ptr<const Q8PackedWeights> packed;
+    size_t bytes() const { return packed->bytes.size(); }
+  };
+  const PackKey key = PackKey("q8_gemm")
+                          .add(kernel.name)
+                          .add(layout)
+                          .add(int64_t(n))
+                          .add(int64_t(ks))
+                          .add(int64_t(kc))
+                          .add_array(w, w_count)
+                          .add_array(bias, n)
+                          .add_array(multiplier.data(), multiplier.size())
+                          .add(int64_t(x_type == Q8::s8))
+                          .add(x_zero_point);
+  return shared_packing<Shared>(key, [&] {
+           return Shared{std::make_shared<const Q8PackedWeights>(
+               pack_q8_weights(kernel, n, ks, kc, weight, bias, multiplier, x_type, x_zero_point))};
+         }).packed;
 }
 
 }  // namespace octet::kernels

@@ -2,6 +2,8 @@
 // own; the result must be the unsliced run's, and a model that mixes images must not be sliced.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 
 #include "engine/session.h"
 #include "kernels/isa.h"
@@ -53,6 +55,25 @@ TEST(BatchSlices, AModelMixingImagesIsNotSliced) {
     float column = 0;
     for (int r = 0; r < 6; ++r) column += sliced[size_t(r) * 4];
     EXPECT_NEAR(column, 1.0f, 1e-5f) << "axis " << axis;
+  }
+}
+
+// Issue 16's case: one Softmax over axis -4 of [N, 2, 1, 1] is the batch axis counted from the
+// back; `octet run --random --batch 3` once returned all ones (each image normalised alone).
+TEST(BatchSlices, SoftmaxOverAxisMinus4OfRank4IsNotSliced) {
+  OnnxBuilder b(13, "softmax_minus4", 2);
+  b.output(b.node("Softmax", {b.input("x", {-1, 2, 1, 1})}, {{"axis", int64_t{-4}}}));
+  SessionOptions o;
+  o.batch_slice = 1;
+  Session s(loader::load_onnx_bytes(b.serialize(), "softmax_minus4"), o);
+  EXPECT_FALSE(s.slices_batches());
+  const std::vector<float> x = {0.0f, 1.0f, 1.0f, 2.0f, 2.0f, 3.0f};  // images 0, 1, 2
+  const auto out = s.run({ir::TensorData::f32({3, 2, 1, 1}, x)});
+  const float* y = out[0].as<float>();
+  for (int c = 0; c < 2; ++c) {
+    // Each channel normalised over the 3 images: exp(c + i) / sum_j exp(c + j).
+    const double sum = std::exp(0.0) + std::exp(1.0) + std::exp(2.0);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(y[i * 2 + c], std::exp(double(i)) / sum, 1e-6) << "image " << i;
   }
 }
 

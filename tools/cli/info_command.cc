@@ -100,6 +100,17 @@ int run_info(const InfoOptions& o) {
   }
   j["total_macs"] = total_macs;
   j["arena_bytes"] = plan.arena_bytes();
+  size_t weight_bytes = 0;
+  for (const auto& [name, v] : session.graph().values)
+    if (v.constant) weight_bytes += v.constant->bytes.size();
+  const kernels::PackedCache& packed = session.packed_weights();
+  // Every plan built so far (batch 1 at load, this batch, the batch-2 probe of slicing) shares
+  // one copy of each packing.
+  j["memory"] = {{"weight_bytes", weight_bytes},
+                 {"packed_weight_bytes", packed.bytes()},
+                 {"packings", packed.entries()},
+                 {"packings_reused", packed.hits()},
+                 {"arena_bytes", plan.arena_bytes()}};
   j["isa"] = kernels::isa_name(kernels::active_isa());
   const bool sliced = session.slices_batches();
   j["batch_slice"] = sliced ? session.batch_slice() : 0;
@@ -154,6 +165,10 @@ int run_info(const InfoOptions& o) {
     for (const auto& [node, why] : islands) fmt::print("  {}: {}\n", node, why);
   }
   fmt::print("\ntotal      {:.2f} M MACs per batch of {}\n", double(total_macs) / 1e6, o.batch);
+  fmt::print("memory     {:.1f} KB of weights in the graph; {:.1f} KB packed for the kernels ({} packings held once, "
+             "reused {} time(s) by the other plans built so far); {:.1f} KB of activations (arena) at batch {}\n",
+             double(weight_bytes) / 1024.0, double(packed.bytes()) / 1024.0, packed.entries(), packed.hits(),
+             double(plan.arena_bytes()) / 1024.0, o.batch);
   return 0;
 }
 

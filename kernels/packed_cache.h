@@ -1,0 +1,92 @@
+#pragma once
+// Packed weights shared by every plan of a Session. A plan is built per set of input shapes
+// (batch 1, a batch slice, the last partial slice, ...), and each used to pack its own copy of
+// every weight. Now a driver that packs asks the cache installed on its thread first
+// (PackedCacheScope, set by the planner around its kernel builds) for the packing of the same
+// bytes with the same parameters, and only packs when there is none.
+//
+// The key is the packing's full recipe: the driver's name for its layout, every parameter
+// that changes the packed bytes, and a 64-bit hash of every input array (weights, bias,
+// multipliers) with its length. Contents, not addresses: a folded constant freed with an old
+// plan may be reallocated at the same address with other values.
+//
+// A cached object is copied out, so it must share its storage when copied (the packed-weight
+// classes hold their bytes in a shared_ptr) and report its size through bytes().
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace octet::kernels {
+
+class PackKey {
+ public:
+  explicit PackKey(std::string layout) : text_(std::move(layout)) {}
+  PackKey& add(int64_t v);
+  PackKey& add(const std::string& s);
+  // A hash of n bytes (nothing when data is nullptr: "absent" is part of the key too).
+  PackKey& add_bytes(const void* data, size_t n);
+  template <class T>
+  PackKey& add_array(const T* data, size_t count) {
+    return add_bytes(data, data == nullptr ? 0 : count * sizeof(T));
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+class PackedCache {
+ public:
+  // The object stored under key, or make()'s result, stored there first.
+  template <class T, class Make>
+  T get(const PackKey& key, Make&& make) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key.text());
+    if (it == entries_.end()) {
+      auto made = std::make_shared<const T>(make());
+      it = entries_.emplace(key.text(), Entry{made, made->bytes()}).first;
+      bytes_ += it->second.bytes;
+    } else {
+      ++hits_;
+    }
+    return *static_cast<const T*>(it->second.object.get());
+  }
+  size_t bytes() const;    // packed bytes held
+  size_t entries() const;  // distinct packings
+  size_t hits() const;     // requests answered without packing
+
+ private:
+  struct Entry {
+    std::shared_ptr<const void> object;
+    size_t bytes = 0;
+  };
+  mutable std::mutex mutex_;
+  std::map<std::string, Entry> entries_;
+  size_t bytes_ = 0, hits_ = 0;
+};
+
+// The cache drivers constructed on this thread use; nullptr: each packs its own copy.
+PackedCache* current_packed_cache();
+
+class PackedCacheScope {
+ public:
+  explicit PackedCacheScope(PackedCache* cache);
+  ~PackedCacheScope();
+  PackedCacheScope(const PackedCacheScope&) = delete;
+  PackedCacheScope& operator=(const PackedCacheScope&) = delete;
+
+ private:
+  PackedCache* previous_;
+};
+
+// What drivers call: the cached packing under key, or make() when no cache is installed.
+template <class T, class Make>
+T shared_packing(const PackKey& key, Make&& make) {
+  if (PackedCache* cache = current_packed_cache()) return cache->get<T>(key, std::forward<Make>(make));
+  return make();
+}
+
+}  // namespace octet::kernels
