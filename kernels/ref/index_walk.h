@@ -25,4 +25,26 @@ void for_each_index(int rank, const int64_t* dims, F&& f) {
   }
 }
 
+// Where a reduction over the dimensions marked in `reduced` writes: y is dense over the kept
+// dimensions in `dims` order, so a reduced dimension has stride 0 in y. count is y's size,
+// per_output the number of x elements folded into each y element.
+struct ReducedOutput {
+  std::vector<int64_t> strides;
+  int64_t count = 1, per_output = 1;
+};
+
+inline ReducedOutput reduced_output(int rank, const int64_t* dims, const bool* reduced) {
+  ReducedOutput r;
+  r.strides.assign(static_cast<size_t>(rank), 0);
+  for (int d = rank - 1; d >= 0; --d) {
+    if (reduced[d]) {
+      r.per_output *= dims[d];
+    } else {
+      r.strides[static_cast<size_t>(d)] = r.count;
+      r.count *= dims[d];
+    }
+  }
+  return r;
+}
+
 }  // namespace octet::kernels

@@ -33,13 +33,9 @@ inline int64_t offset(int rank, const int64_t* idx, const int64_t* strides) {
 // +inf for min and -inf for max (ONNX's identity elements).
 inline void f32_reduce_extremum_strided__ref(Extremum kind, int rank, const int64_t* dims, const bool* reduced,
                                              const float* x, const int64_t* x_strides, float* y) {
-  std::vector<int64_t> y_strides(static_cast<size_t>(rank), 0);
-  int64_t y_count = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    if (reduced[d]) continue;
-    y_strides[static_cast<size_t>(d)] = y_count;
-    y_count *= dims[d];
-  }
+  const ReducedOutput out = reduced_output(rank, dims, reduced);
+  const std::vector<int64_t>& y_strides = out.strides;
+  const int64_t y_count = out.count;
   const float identity = kind == Extremum::min ? std::numeric_limits<float>::infinity()
                                                : -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < y_count; ++i) y[i] = identity;

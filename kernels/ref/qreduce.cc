@@ -11,18 +11,9 @@ namespace octet::kernels {
 template <typename T>
 void q8_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* reduced, const T* x,
                                  const int64_t* x_strides, QuantParams x_q, QuantParams y_q, T* y) {
-  // y is dense over dims with every reduced extent set to 1: a reduced dimension has
-  // stride 0 in y.
-  std::vector<int64_t> y_strides(rank, 0);
-  int64_t y_count = 1, n = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    if (reduced[d]) {
-      n *= dims[d];
-    } else {
-      y_strides[d] = y_count;
-      y_count *= dims[d];
-    }
-  }
+  const ReducedOutput out = reduced_output(rank, dims, reduced);
+  const std::vector<int64_t>& y_strides = out.strides;
+  const int64_t y_count = out.count, n = out.per_output;
   std::vector<int64_t> sums(size_t(y_count), -int64_t(x_q.zero_point) * n);
   for_each_index(rank, dims, [&](const int64_t* idx) {
     int64_t x_off = 0, y_off = 0;

@@ -8,19 +8,9 @@ namespace octet::kernels {
 
 void f32_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* reduced,
                                   const float* x, const int64_t* x_strides, float* y) {
-  // y is dense over dims with every reduced extent set to 1, so a reduced
-  // dimension has stride 0 in y.
-  std::vector<int64_t> y_strides(rank, 0);
-  int64_t y_count = 1;
-  int64_t reduced_count = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    if (reduced[d]) {
-      reduced_count *= dims[d];
-    } else {
-      y_strides[d] = y_count;
-      y_count *= dims[d];
-    }
-  }
+  const ReducedOutput out = reduced_output(rank, dims, reduced);
+  const std::vector<int64_t>& y_strides = out.strides;
+  const int64_t y_count = out.count, reduced_count = out.per_output;
 
   std::vector<double> sums(y_count, 0.0);
   for_each_index(rank, dims, [&](const int64_t* idx) {
