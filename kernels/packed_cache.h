@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace octet::kernels {
 
@@ -87,6 +88,20 @@ template <class T, class Make>
 T shared_packing(const PackKey& key, Make&& make) {
   if (PackedCache* cache = current_packed_cache()) return cache->get<T>(key, std::forward<Make>(make));
   return make();
+}
+
+// A packed array of T behind a shared_ptr: what shared_array caches.
+template <class T>
+struct SharedArray {
+  std::shared_ptr<const std::vector<T>> values;
+  size_t bytes() const { return values->size() * sizeof(T); }
+};
+
+// The array fill() packs, shared through the installed cache like shared_packing.
+template <class T, class Fill>
+std::shared_ptr<const std::vector<T>> shared_array(const PackKey& key, Fill&& fill) {
+  return shared_packing<SharedArray<T>>(key, [&] { return SharedArray<T>{std::make_shared<const std::vector<T>>(fill())}; })
+      .values;
 }
 
 }  // namespace octet::kernels

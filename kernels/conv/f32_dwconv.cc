@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "kernels/conv/dwconv_indirection.h"
+#include "kernels/packed_cache.h"
 
 namespace octet::kernels {
 namespace {
@@ -74,12 +75,17 @@ void F32DwConv::init(const float* weights, const float* bias) {
   if (epilogue_.active()) name_ += "+" + epilogue_.kernel_name();
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t blocks = (C + tile - 1) / tile;
-  packed_.assign(blocks * (taps + 1) * tile, 0.0f);
-  for (size_t c = 0; c < C; ++c) {
-    float* block = packed_.data() + (c / tile) * (taps + 1) * tile + c % tile;
-    block[0] = bias ? bias[c] : 0.0f;
-    for (size_t t = 0; t < taps; ++t) block[(t + 1) * tile] = weights[c * taps + t];
-  }
+  packed_ = shared_array<float>(
+      PackKey("f32_dwconv").add(int64_t(tile)).add(int64_t(C)).add(int64_t(taps)).add_array(weights, C * taps).add_array(bias, C),
+      [&] {
+        std::vector<float> packed(blocks * (taps + 1) * tile, 0.0f);
+        for (size_t c = 0; c < C; ++c) {
+          float* block = packed.data() + (c / tile) * (taps + 1) * tile + c % tile;
+          block[0] = bias ? bias[c] : 0.0f;
+          for (size_t t = 0; t < taps; ++t) block[(t + 1) * tile] = weights[c * taps + t];
+        }
+        return packed;
+      });
   pad_row_.assign(static_cast<size_t>(s_.in_w) * C, 0.0f);
   cols_ = dw_interior_columns(s_);
 }
@@ -101,16 +107,16 @@ void F32DwConv::run_row(size_t row, float* y, const RowHook* after_row) const {
   float* y_row = y + row * s_.out_w * C;
   const float* const* border = border_taps_.data() + row * cols_.border() * taps;
   if (cols_.lo > 0) {
-    kernel_->indirect({border, static_cast<size_t>(cols_.lo), C, taps, packed_.data(), y_row, min_, max_});
+    kernel_->indirect({border, static_cast<size_t>(cols_.lo), C, taps, packed_->data(), y_row, min_, max_});
   }
   if (cols_.hi > cols_.lo) {
     kernel_->row({row_ptrs_.data() + row * s_.kernel_h, static_cast<size_t>(cols_.hi - cols_.lo), C,
                   static_cast<size_t>(s_.stride_w) * C, static_cast<size_t>(s_.dilation_w) * C, s_.kernel_h,
-                  s_.kernel_w, packed_.data(), y_row + cols_.lo * C, min_, max_});
+                  s_.kernel_w, packed_->data(), y_row + cols_.lo * C, min_, max_});
   }
   if (cols_.hi < s_.out_w) {
     kernel_->indirect({border + static_cast<size_t>(cols_.lo) * taps, static_cast<size_t>(s_.out_w - cols_.hi), C,
-                       taps, packed_.data(), y_row + cols_.hi * C, min_, max_});
+                       taps, packed_->data(), y_row + cols_.hi * C, min_, max_});
   }
   epilogue_.run(1, s_.out_w * C, y_row, s_.out_w * C);  // while the row is in L1
   if (after_row) after_row->fn(after_row->context, y_row, s_.out_w * C);

@@ -8,6 +8,7 @@
 // input (no allocation; threads split the output rows).
 #include <pthreadpool.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,7 @@ class F32DwConv {
   Activation act_;
   const F32DwConvKernel* kernel_ = nullptr;  // nullptr: the ref conv
   std::string name_;
-  std::vector<float> packed_;
+  std::shared_ptr<const std::vector<float>> packed_;  // shared by the Session's plans
   std::vector<float> ref_weights_, ref_bias_;
   std::vector<float> pad_row_;
   float min_, max_;

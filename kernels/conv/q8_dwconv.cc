@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/packed_cache.h"
 #include "kernels/ref/qconv2d.h"
 
 namespace octet::kernels {
@@ -106,20 +107,40 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
   ep_.small_multipliers = std::all_of(ref_multiplier_.begin(), ref_multiplier_.end(),
                                       [](float m) { return std::fabs(m) <= 0.5f; });
   pad_row_.assign(static_cast<size_t>(s_.in_w) * C, static_cast<uint8_t>(x_zero_point_));
+  const PackKey key = PackKey("q8_dwconv")
+                          .add(int64_t(kernel_->packing))
+                          .add(int64_t(kernel_->channel_tile))
+                          .add(int64_t(C))
+                          .add(s_.kernel_h)
+                          .add(s_.kernel_w)
+                          .add_array(w, C * taps)
+                          .add_array(bias, C)
+                          .add_array(ref_multiplier_.data(), C)
+                          .add(int64_t(x_type_ == Q8::s8))
+                          .add(x_zero_point_);
   if (kernel_->packing == Q8DwPacking::kw4) {
-    pack_kw4(w, bias);
+    packed_ = shared_array<int32_t>(key, [&] { return pack_kw4(w, bias); });
     scratch_stride_ = (dw_kw4_scratch_bytes(s_) + 63) / 64 * 64;
     scratch_.assign(scratch_stride_ * kMaxTasks + 64, 0);
     return;
   }
+  packed_ = shared_array<int32_t>(key, [&] { return pack_taps(w, bias); });
+  cols_ = dw_interior_columns(s_);
+}
+
+// int32_taps / tap_pairs (kernels/dwconv_list.h): per channel_tile channels [bias'][weight
+// words][multiplier].
+std::vector<int32_t> Q8DwConv::pack_taps(const int8_t* w, const int32_t* bias) const {
+  const size_t C = static_cast<size_t>(s_.in_c);
+  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t blocks = (C + tile - 1) / tile;
   const bool pairs = kernel_->packing == Q8DwPacking::tap_pairs;
   const size_t weight_words = pairs ? (taps + 1) / 2 : taps;
   const size_t block_words = (weight_words + 2) * tile;
-  packed_.assign(blocks * block_words, 0);
+  std::vector<int32_t> packed(blocks * block_words, 0);
   for (size_t c = 0; c < C; ++c) {
-    int32_t* block = packed_.data() + (c / tile) * block_words + c % tile;
+    int32_t* block = packed.data() + (c / tile) * block_words + c % tile;
     int64_t sum_w = 0;
     for (size_t t = 0; t < taps; ++t) {
       const int8_t wt = w[c * taps + t];
@@ -137,17 +158,17 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
     block[0] = wrap_to_int32((bias ? bias[c] : 0) - static_cast<int64_t>(x_zero_point_) * sum_w);
     std::memcpy(&block[(weight_words + 1) * tile], &ref_multiplier_[c], sizeof(float));
   }
-  cols_ = dw_interior_columns(s_);
+  return packed;
 }
 
 // The "kw4" format (kernels/dwconv_list.h): per 16 channels [bias'][kernel_h][multiplier],
 // row ky's word holding the bytes w[c][ky][0..3] (0 past kernel_w).
-void Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) {
+std::vector<int32_t> Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) const {
   const size_t C = static_cast<size_t>(s_.in_c), kh = s_.kernel_h, kw = s_.kernel_w;
   const size_t blocks = (C + 15) / 16, block_words = (kh + 2) * 16;
   // s8 activations are read as x ^ 0x80 = x + 128, so the fold uses x_zp + 128.
   const int64_t x_offset = x_zero_point_ + (x_type_ == Q8::s8 ? 128 : 0);
-  packed_.assign(blocks * block_words, 0);
+  std::vector<int32_t> packed(blocks * block_words, 0);
   const size_t block_channels = C / 64 * 64, half_end = C / 32 * 32;
   for (size_t c = 0; c < C; ++c) {
     // Slot ("group") and lane of channel c in the chunk layout of q8_dwconv__avx512vnni.cc:
@@ -163,7 +184,7 @@ void Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) {
       group = block_channels / 16 + r / 2;
       lane = 4 * (2 * (r % 2) + j) + i;
     }
-    int32_t* block = packed_.data() + group * block_words + lane;
+    int32_t* block = packed.data() + group * block_words + lane;
     int64_t sum_w = 0;
     for (size_t ky = 0; ky < kh; ++ky) {
       uint32_t word = 0;
@@ -177,6 +198,7 @@ void Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) {
     block[0] = wrap_to_int32((bias ? bias[c] : 0) - x_offset * sum_w);
     std::memcpy(&block[(kh + 1) * 16], &ref_multiplier_[c], sizeof(float));
   }
+  return packed;
 }
 
 void Q8DwConv::bind(const void* x) {
@@ -208,7 +230,7 @@ void Q8DwConv::run_tasks(size_t task, size_t tasks, uint8_t* y) const {
     const size_t n = r / s_.out_h;
     const int oy = static_cast<int>(r % s_.out_h);
     const int oy_end = static_cast<int>(std::min<size_t>(s_.out_h, oy + (end - r)));
-    kernel_->image_rows({&s_, bound_x_ + n * image_in, oy, oy_end, packed_.data(), y + n * image_out, scratch,
+    kernel_->image_rows({&s_, bound_x_ + n * image_in, oy, oy_end, packed_->data(), y + n * image_out, scratch,
                          pad_row_.data(), ep_});
     r += oy_end - oy;
   }
@@ -220,16 +242,16 @@ void Q8DwConv::run_row(size_t row, uint8_t* y) const {
   uint8_t* y_row = y + row * s_.out_w * C;
   const uint8_t* const* border = border_taps_.data() + row * cols_.border() * taps;
   if (cols_.lo > 0) {
-    kernel_->indirect({border, static_cast<size_t>(cols_.lo), C, taps, packed_.data(), y_row, ep_});
+    kernel_->indirect({border, static_cast<size_t>(cols_.lo), C, taps, packed_->data(), y_row, ep_});
   }
   if (cols_.hi > cols_.lo) {
     kernel_->row({row_ptrs_.data() + row * s_.kernel_h, static_cast<size_t>(cols_.hi - cols_.lo), C,
                   static_cast<size_t>(s_.stride_w) * C, static_cast<size_t>(s_.dilation_w) * C, s_.kernel_h,
-                  s_.kernel_w, packed_.data(), y_row + cols_.lo * C, ep_});
+                  s_.kernel_w, packed_->data(), y_row + cols_.lo * C, ep_});
   }
   if (cols_.hi < s_.out_w) {
     kernel_->indirect({border + static_cast<size_t>(cols_.lo) * taps, static_cast<size_t>(s_.out_w - cols_.hi), C,
-                       taps, packed_.data(), y_row + cols_.hi * C, ep_});
+                       taps, packed_->data(), y_row + cols_.hi * C, ep_});
   }
 }
 

@@ -8,6 +8,7 @@
 #include <pthreadpool.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,7 @@ class Q8DwConv {
   int32_t x_zero_point_;
   const Q8DwConvKernel* kernel_ = nullptr;  // nullptr: the ref conv
   std::string name_;
-  std::vector<int32_t> packed_;
+  std::shared_ptr<const std::vector<int32_t>> packed_;  // shared by the Session's plans
   Q8DwEpilogue ep_{};
   // The ref path keeps the operands as given.
   std::vector<int8_t> ref_w_;
@@ -72,7 +73,8 @@ class Q8DwConv {
   static constexpr int kMaxTasks = 8;
   std::vector<uint8_t> scratch_;
   size_t scratch_stride_ = 0;  // bytes per task, a multiple of 64
-  void pack_kw4(const int8_t* w, const int32_t* bias);
+  std::vector<int32_t> pack_taps(const int8_t* w, const int32_t* bias) const;
+  std::vector<int32_t> pack_kw4(const int8_t* w, const int32_t* bias) const;
   void run_tasks(size_t task, size_t tasks, uint8_t* y) const;
 };
 
