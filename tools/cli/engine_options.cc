@@ -84,10 +84,16 @@ std::string engine_summary() {
 
 void warn_scalar_steps(const Plan& plan, const std::string& context) {
   if (kernels::active_isa() == kernels::Isa::scalar) return;
+  // A step that writes a few values (a classifier's QLinearSoftmax over 10 logits) takes
+  // microseconds whatever its kernel: not worth a warning. `info --kernels` still marks it.
+  constexpr int64_t kTinyStepValues = 4096;
   std::string list;
   int count = 0;
   for (const PlanStep& s : plan.steps()) {
     if (!s.scalar()) continue;
+    int64_t values = 0;
+    for (const TensorInfo& out : s.outputs) values += out.count();
+    if (values <= kTinyStepValues) continue;
     if (count++ < 8) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", s.node, s.kernel);
   }
   if (count == 0) return;
