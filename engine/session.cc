@@ -111,14 +111,18 @@ std::vector<ir::Dims> Session::input_dims_at(int64_t batch) const {
 
 const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims) { return plan_for(input_dims, {}); }
 
-const Plan& Session::plan_for(const std::vector<ir::TensorData>& inputs) {
-  std::vector<ir::Dims> dims;
-  std::map<std::string, ir::TensorData> known;
+Session::PlanInputs Session::plan_inputs(const std::vector<ir::TensorData>& inputs) const {
+  PlanInputs p;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    dims.push_back(inputs[i].dims);
-    if (inputs[i].dtype == ir::DType::s64 || inputs[i].dtype == ir::DType::s32) known[inputs_[i].name] = inputs[i];
+    p.dims.push_back(inputs[i].dims);
+    if (inputs[i].dtype == ir::DType::s64 || inputs[i].dtype == ir::DType::s32) p.known[inputs_[i].name] = inputs[i];
   }
-  return plan_for(dims, known);
+  return p;
+}
+
+const Plan& Session::plan_for(const std::vector<ir::TensorData>& inputs) {
+  const PlanInputs p = plan_inputs(inputs);
+  return plan_for(p.dims, p.known);
 }
 
 Session::PlanSlot& Session::slot_for(const std::vector<ir::Dims>& input_dims,
@@ -218,13 +222,8 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
                 inputs[i].dims[0] == batch && inputs[i].dtype != ir::DType::s64 && inputs[i].dtype != ir::DType::s32;
     if (batched && images_independent()) return run_in_slices(inputs, batch);
   }
-  std::vector<ir::Dims> dims;
-  std::map<std::string, ir::TensorData> known;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    dims.push_back(inputs[i].dims);
-    if (inputs[i].dtype == ir::DType::s64 || inputs[i].dtype == ir::DType::s32) known[inputs_[i].name] = inputs[i];
-  }
-  const PlanLease plan = lease_plan(dims, known);
+  const PlanInputs key = plan_inputs(inputs);
+  const PlanLease plan = lease_plan(key.dims, key.known);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!plan->value(inputs_[i].name).constant)
       ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data(), inputs[i].bytes.size());

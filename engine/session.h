@@ -117,6 +117,13 @@ class Session {
   // Idle plans are evicted, least recently used first, while all plans together hold more
   // than this many bytes of activations (plans in use are never evicted).
   static constexpr size_t kPlanCacheBytes = size_t{512} << 20;
+  // What decides a plan: the input shapes, and the contents of integer inputs (shapes fed at
+  // run time), which the plan folds in as constants.
+  struct PlanInputs {
+    std::vector<ir::Dims> dims;
+    std::map<std::string, ir::TensorData> known;
+  };
+  PlanInputs plan_inputs(const std::vector<ir::TensorData>& inputs) const;
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
   PlanLease lease_plan(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
   // With mutex_ held: a slot for these shapes, idle when `idle` (built when there is none).

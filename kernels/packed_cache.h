@@ -10,8 +10,7 @@
 // multipliers) with its length. Contents, not addresses: a folded constant freed with an old
 // plan may be reallocated at the same address with other values.
 //
-// A cached object is copied out, so it must share its storage when copied (the packed-weight
-// classes hold their bytes in a shared_ptr) and report its size through bytes().
+// Drivers hold the packing through a shared_ptr; packed_size(packing) reports its bytes.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -39,21 +38,28 @@ class PackKey {
   std::string text_;
 };
 
+// The bytes a packing holds, for PackedCache::bytes(): arrays here, the packed-weight classes
+// beside their own definitions (found by argument-dependent lookup).
+template <class T>
+size_t packed_size(const std::vector<T>& v) {
+  return v.size() * sizeof(T);
+}
+
 class PackedCache {
  public:
-  // The object stored under key, or make()'s result, stored there first.
+  // The packing stored under key, or make()'s result, stored there first.
   template <class T, class Make>
-  T get(const PackKey& key, Make&& make) {
+  std::shared_ptr<const T> get(const PackKey& key, Make&& make) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = entries_.find(key.text());
     if (it == entries_.end()) {
       auto made = std::make_shared<const T>(make());
-      it = entries_.emplace(key.text(), Entry{made, made->bytes()}).first;
+      it = entries_.emplace(key.text(), Entry{made, packed_size(*made)}).first;
       bytes_ += it->second.bytes;
     } else {
       ++hits_;
     }
-    return *static_cast<const T*>(it->second.object.get());
+    return std::static_pointer_cast<const T>(it->second.object);
   }
   size_t bytes() const;    // packed bytes held
   size_t entries() const;  // distinct packings
@@ -83,25 +89,11 @@ class PackedCacheScope {
   PackedCache* previous_;
 };
 
-// What drivers call: the cached packing under key, or make() when no cache is installed.
+// What drivers call: the cached packing under key, or make()'s own when no cache is installed.
 template <class T, class Make>
-T shared_packing(const PackKey& key, Make&& make) {
+std::shared_ptr<const T> shared_packing(const PackKey& key, Make&& make) {
   if (PackedCache* cache = current_packed_cache()) return cache->get<T>(key, std::forward<Make>(make));
-  return make();
-}
-
-// A packed array of T behind a shared_ptr: what shared_array caches.
-template <class T>
-struct SharedArray {
-  std::shared_ptr<const std::vector<T>> values;
-  size_t bytes() const { return values->size() * sizeof(T); }
-};
-
-// The array fill() packs, shared through the installed cache like shared_packing.
-template <class T, class Fill>
-std::shared_ptr<const std::vector<T>> shared_array(const PackKey& key, Fill&& fill) {
-  return shared_packing<SharedArray<T>>(key, [&] { return SharedArray<T>{std::make_shared<const std::vector<T>>(fill())}; })
-      .values;
+  return std::make_shared<const T>(make());
 }
 
 }  // namespace octet::kernels

@@ -47,7 +47,7 @@ class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / p
   const F32GemmKernel* kernel_;
   std::string name_;
   bool plain_gemm_;
-  F32PackedWeights weights_;
+  std::shared_ptr<const F32PackedWeights> weights_;  // shared by the Session's plans
   std::vector<float> zero_;                // in_c zeros: the row every padding tap reads
   std::vector<const float*> indirection_;  // [pixel tile][tap][MR], for image 0 of the bound x
   const float* bound_ = nullptr;

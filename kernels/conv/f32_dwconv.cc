@@ -75,7 +75,7 @@ void F32DwConv::init(const float* weights, const float* bias) {
   if (epilogue_.active()) name_ += "+" + epilogue_.kernel_name();
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t blocks = (C + tile - 1) / tile;
-  packed_ = shared_array<float>(
+  packed_ = shared_packing<std::vector<float>>(
       PackKey("f32_dwconv").add(int64_t(tile)).add(int64_t(C)).add(int64_t(taps)).add_array(weights, C * taps).add_array(bias, C),
       [&] {
         std::vector<float> packed(blocks * (taps + 1) * tile, 0.0f);

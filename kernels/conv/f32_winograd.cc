@@ -193,7 +193,7 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
   const size_t mr = gemm_->mr;
   for (size_t xi = 0; xi < kPositions; ++xi)
     for (size_t r = 0; r < b.tiles; r += mr)
-      gemm_->gemm(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_.positions[xi].data(),
+      gemm_->gemm(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_->positions[xi].data(),
                   m + xi * m_stride + r * out_c, out_c, no_clamp);
 
   const size_t y_row_stride = size_t(s_.out_w) * out_c;

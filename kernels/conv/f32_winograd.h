@@ -77,13 +77,13 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
   std::string name_;
   struct TransformedWeights {
     std::vector<F32PackedWeights> positions;  // 16, one per transformed position xi = 4 i + j
-    size_t bytes() const {
+    friend size_t packed_size(const TransformedWeights& t) {
       size_t b = 0;
-      for (const auto& p : positions) b += p.bytes();
+      for (const auto& p : t.positions) b += p.bytes();
       return b;
     }
   };
-  TransformedWeights weights_;
+  std::shared_ptr<const TransformedWeights> weights_;  // shared by the Session's plans
   std::vector<float> bias_;                // out_c (zeros when there is no bias)
   std::vector<float> zero_;                // in_c zeros: the pixel every padding tap reads
   size_t tiles_h_, tiles_w_, block_tiles_, blocks_per_image_;

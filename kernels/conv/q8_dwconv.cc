@@ -119,12 +119,12 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
                           .add(int64_t(x_type_ == Q8::s8))
                           .add(x_zero_point_);
   if (kernel_->packing == Q8DwPacking::kw4) {
-    packed_ = shared_array<int32_t>(key, [&] { return pack_kw4(w, bias); });
+    packed_ = shared_packing<std::vector<int32_t>>(key, [&] { return pack_kw4(w, bias); });
     scratch_stride_ = (dw_kw4_scratch_bytes(s_) + 63) / 64 * 64;
     scratch_.assign(scratch_stride_ * kMaxTasks + 64, 0);
     return;
   }
-  packed_ = shared_array<int32_t>(key, [&] { return pack_taps(w, bias); });
+  packed_ = shared_packing<std::vector<int32_t>>(key, [&] { return pack_taps(w, bias); });
   cols_ = dw_interior_columns(s_);
 }
 

@@ -129,7 +129,7 @@ F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float
 
 void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool) const {
   if (m <= 0) return;
-  GemmTask task{kernel_, a, weights_.data(), weights_.block_stride(), y, static_cast<size_t>(k_),
+  GemmTask task{kernel_, a, weights_->data(), weights_->block_stride(), y, static_cast<size_t>(k_),
                 static_cast<size_t>(n_), clamp_, &epilogue_};
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);

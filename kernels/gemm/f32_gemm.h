@@ -35,9 +35,11 @@ class F32PackedWeights {
   struct Free {
     void operator()(float* p) const { std::free(p); }
   };
-  std::shared_ptr<float> data_;  // shared by copies (kernels/packed_cache.h)
+  std::unique_ptr<float[], Free> data_;
   size_t block_stride_ = 0, bytes_ = 0;
 };
+
+inline size_t packed_size(const F32PackedWeights& w) { return w.bytes(); }
 
 // The microkernel a driver uses for an m x n output (m <= 0: not known yet, only n counts): among the entries of the highest Isa
 // that is <= `isa` and that this CPU supports, the one with the least padded work
@@ -79,7 +81,7 @@ class F32Gemm {
   F32Epilogue epilogue_;
   const F32GemmKernel* kernel_;
   std::string name_;
-  F32PackedWeights weights_;
+  std::shared_ptr<const F32PackedWeights> weights_;  // shared by the Session's plans
 };
 
 template <class WeightAt>
@@ -88,9 +90,8 @@ F32PackedWeights::F32PackedWeights(int64_t n, int64_t ks, int64_t kc, int nr, co
   const int64_t blocks = (n + nr - 1) / nr;
   block_stride_ = static_cast<size_t>(nr + ks * kc * nr);
   bytes_ = (blocks * block_stride_ * sizeof(float) + 63) / 64 * 64;
-  float* storage = static_cast<float*>(std::aligned_alloc(64, bytes_));
-  if (!storage) throw std::bad_alloc();
-  data_.reset(storage, Free{});
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes_)));
+  if (!data_) throw std::bad_alloc();
   float* out = data_.get();
   for (int64_t block = 0; block < blocks; ++block) {
     const int64_t first = block * nr;

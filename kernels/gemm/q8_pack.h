@@ -42,6 +42,8 @@ struct Q8PackedWeights {
   size_t block_bytes = 0;  // one block of NR output channels
 };
 
+inline size_t packed_size(const Q8PackedWeights& w) { return w.bytes.size(); }
+
 // weight(c, t, k) returns the int8 weight of output channel c, tap t, input channel k.
 // bias has n values or is nullptr; multiplier has 1 or n values. x_zero_point is the
 // activation zero point in x_type; the fold uses zp_u (see q8_gemm_list.h).
@@ -108,10 +110,6 @@ std::shared_ptr<const Q8PackedWeights> shared_q8_weights(const std::string& layo
                                                          WeightAt weight, const int32_t* bias,
                                                          std::span<const float> multiplier, Q8 x_type,
                                                          int32_t x_zero_point) {
-  struct Shared {
-    std::shared_ptr<const Q8PackedWeights> packed;
-    size_t bytes() const { return packed->bytes.size(); }
-  };
   const PackKey key = PackKey("q8_gemm")
                           .add(kernel.name)
                           .add(layout)
@@ -123,10 +121,8 @@ std::shared_ptr<const Q8PackedWeights> shared_q8_weights(const std::string& layo
                           .add_array(multiplier.data(), multiplier.size())
                           .add(int64_t(x_type == Q8::s8))
                           .add(x_zero_point);
-  return shared_packing<Shared>(key, [&] {
-           return Shared{std::make_shared<const Q8PackedWeights>(
-               pack_q8_weights(kernel, n, ks, kc, weight, bias, multiplier, x_type, x_zero_point))};
-         }).packed;
+  return shared_packing<Q8PackedWeights>(
+      key, [&] { return pack_q8_weights(kernel, n, ks, kc, weight, bias, multiplier, x_type, x_zero_point); });
 }
 
 }  // namespace octet::kernels
