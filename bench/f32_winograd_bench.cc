@@ -76,9 +76,9 @@ void register_benchmarks() {
     })->UseRealTime()->Unit(benchmark::kMicrosecond);
     F32WinogradConv chosen(s, zeros.data(), nullptr, Activation{}, active);
     for (const F32WinogradKernel& t : octet::kernels::f32_winograd_kernels()) {
-      if (!octet::kernels::isa_supported(t.isa) || t.isa > active) continue;
+      if (!octet::kernels::isa_runs(t.isa, active)) continue;
       for (const F32GemmKernel& g : octet::kernels::f32_gemm_kernels()) {
-        if (g.isa > t.isa || !octet::kernels::isa_supported(g.isa)) continue;
+        if (!octet::kernels::isa_runs(g.isa, t.isa)) continue;
         const bool pick = chosen.kernel_name() == t.name && &chosen.gemm_kernel() == &g;
         benchmark::RegisterBenchmark((prefix + t.name + "+" + g.gemm_name).c_str(),
                                      [s, &t, &g, pick](benchmark::State& state) { winograd_bench(state, s, t, g, pick); })

@@ -17,8 +17,8 @@ enum class PeakLoopId {
   u8s8_maddubs_zmm,    // the same on AVX-512BW
   s16_maddwd_ymm,      // vpmaddwd + vpaddd on int16-widened operands: the exact AVX2 INT8 path
   s16_maddwd_zmm,      // the same on AVX-512BW
-  u8s8_dpbusd_ymm_vex,   // AVX-VNNI (VEX); raises SIGILL where CPUID lacks it, so it is skipped
-  u8s8_dpbusd_ymm_evex,  // AVX512-VNNI + VL: the `avxvnni` kernel level
+  u8s8_dpbusd_ymm_vex,   // AVX-VNNI (VEX): the `avxvnni` kernel level; skipped where CPUID lacks it
+  u8s8_dpbusd_ymm_evex,  // AVX512-VNNI + VL: the `avx256vnni` kernel level
   u8s8_dpbusd_zmm,       // AVX512-VNNI
   i32_imul_scalar,     // imul + add on 32-bit integers: the scalar INT8 ref kernels at best
 };

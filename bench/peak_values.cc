@@ -14,25 +14,27 @@ PeakLoopId float_loop(Isa isa) {
   switch (isa) {
     case Isa::scalar: return PeakLoopId::f32_fma_scalar;
     case Isa::avx2:
-    case Isa::avxvnni: return PeakLoopId::f32_fma_ymm;
+    case Isa::avxvnni:
+    case Isa::avx256vnni: return PeakLoopId::f32_fma_ymm;
     case Isa::avx512:
     case Isa::avx512vnni: return PeakLoopId::f32_fma_zmm;
+    default: return PeakLoopId::f32_fma_scalar;  // no Arm loops yet
   }
-  return PeakLoopId::f32_fma_scalar;
 }
 
 PeakLoopId int8_loop(Isa isa) {
   switch (isa) {
     case Isa::scalar: return PeakLoopId::i32_imul_scalar;
     case Isa::avx2: return PeakLoopId::s16_maddwd_ymm;
-    case Isa::avxvnni: return PeakLoopId::u8s8_dpbusd_ymm_evex;
+    case Isa::avxvnni: return PeakLoopId::u8s8_dpbusd_ymm_vex;
+    case Isa::avx256vnni: return PeakLoopId::u8s8_dpbusd_ymm_evex;
     case Isa::avx512: return PeakLoopId::s16_maddwd_zmm;
     case Isa::avx512vnni: return PeakLoopId::u8s8_dpbusd_zmm;
+    default: return PeakLoopId::i32_imul_scalar;
   }
-  return PeakLoopId::i32_imul_scalar;
 }
 
-constexpr int kLevels = int(Isa::avx512vnni) + 1;
+constexpr int kLevels = int(Isa::neoni8mm) + 1;
 
 // Measured lazily, once per (level, kind); benchmarks may ask from any thread.
 double cached_peak(Isa isa, bool int8) {

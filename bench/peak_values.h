@@ -8,13 +8,13 @@
 
 namespace octet::bench {
 
-// FP32 GFLOP/s (2 per FMA lane): scalar = vfmadd231ss, avx2 and avxvnni = ymm FMA,
-// avx512 and avx512vnni = zmm FMA. 0 when the CPU cannot run that level.
+// FP32 GFLOP/s (2 per FMA lane): scalar = vfmadd231ss, avx2, avxvnni and avx256vnni = ymm
+// FMA, avx512 and avx512vnni = zmm FMA. 0 when the CPU cannot run that level.
 double peak_gflops(kernels::Isa isa);
 
 // INT8 GOPS (2 per multiply-accumulate): scalar = 32-bit imul+add, avx2 = ymm vpmaddwd+vpaddd
-// (the exact int16 path), avxvnni = ymm vpdpbusd (EVEX), avx512 = zmm vpmaddwd+vpaddd,
-// avx512vnni = zmm vpdpbusd. 0 when the CPU cannot run that level.
+// (the exact int16 path), avxvnni = ymm vpdpbusd (VEX), avx256vnni = ymm vpdpbusd (EVEX),
+// avx512 = zmm vpmaddwd+vpaddd, avx512vnni = zmm vpdpbusd. 0 when the CPU cannot run that level.
 double peak_gops(kernels::Isa isa);
 
 }  // namespace octet::bench

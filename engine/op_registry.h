@@ -14,6 +14,8 @@
 
 namespace octet {
 
+using Kernel = std::function<void()>;
+
 // What an op sees of one node while it is being planned.
 struct OpContext {
   const ir::Node& node;
@@ -24,6 +26,7 @@ struct OpContext {
   pthreadpool_t threadpool = nullptr;       // kernels split their work over it (nullptr: caller's thread)
   bool winograd = true;                     // FP32 3x3 stride-1 convs may use Winograd F(2x2, 3x3)
   std::string* kernel_name = nullptr;       // where build() reports the kernel it chose
+  std::string* fallback = nullptr;          // where build() reports why it did not take a SIMD kernel
 
   bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }
   const TensorInfo& info(size_t i) const;
@@ -34,9 +37,16 @@ struct OpContext {
   void report_kernel(std::string name) const {
     if (kernel_name) *kernel_name = std::move(name);
   }
+  // build() says why it runs the reference kernel (shown beside it by `octet info --kernels`).
+  void report_fallback(std::string why) const {
+    if (fallback) *fallback = std::move(why);
+  }
+  // report_fallback(why), then no kernel: `return c.no_fast_kernel("...")` in a fast path.
+  Kernel no_fast_kernel(std::string why) const {
+    report_fallback(std::move(why));
+    return {};
+  }
 };
-
-using Kernel = std::function<void()>;
 
 struct OpImpl {
   // Layout a non-constant input must arrive in; nullopt accepts any.

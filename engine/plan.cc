@@ -253,6 +253,7 @@ void Plan::build_kernels() {
       ctx.threadpool = options_.threadpool;
       ctx.winograd = options_.winograd;
       ctx.kernel_name = &step.kernel;
+      ctx.fallback = &step.fallback;
       step.node = p.node->name;
       step.op = p.node->op;
       for (const auto& o : p.outputs) {

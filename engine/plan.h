@@ -20,6 +20,7 @@ struct PlanStep {
   std::string node;   // node name, or "relayout <tensor>" for inserted steps
   std::string op;     // op type
   std::string kernel; // the kernel build() chose, "" when the op did not say
+  std::string fallback;  // why build() ran a reference kernel, when it said
   std::vector<TensorInfo> outputs;
   std::vector<std::string> output_names;  // value names, parallel to outputs
   int64_t macs = 0;

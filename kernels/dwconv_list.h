@@ -1,9 +1,9 @@
 #pragma once
-// Every depthwise-convolution microkernel (FP32 and INT8): the one list the drivers
-// (kernels/conv/f32_dwconv.cc, q8_dwconv.cc), the tests (tests/simd/test_dwconv.cc) and the
-// benchmark (bench/dwconv_bench.cc) iterate. Highest ISA first; a driver takes the first
-// entry whose isa <= the requested level, that the CPU supports and that fits() the shape,
-// and falls back to the scalar ref conv (kernels/ref/conv2d.h, qconv2d.h) when none does.
+// Every depthwise-convolution microkernel (FP32 and INT8, one line each in dwconv_list.inc):
+// the one list the drivers (kernels/conv/f32_dwconv.cc, q8_dwconv.cc), the tests
+// (tests/simd/test_dwconv.cc) and the benchmark (bench/dwconv_bench.cc) iterate. In preference
+// order; a driver takes the first entry that runs under its cap (isa_runs) and fits() the
+// shape, and falls back to the scalar ref conv (kernels/ref/conv2d.h, qconv2d.h) when none does.
 //
 // Layout: activations NHWC, vectorized over channels, `channel_tile` channels per vector.
 // A microkernel entry has two functions:
@@ -144,40 +144,47 @@ struct Q8DwConvKernel {
   bool fits(const Conv2dShape& s) const { return image_rows == nullptr || dw_kw4_fits(s); }
 };
 
-// The microkernels (kernels/x86/*_dwconv__<isa>.cc), each in its ISA's namespace.
-namespace avx512 {
-void f32_dwconv_c16_row(const F32DwRowArgs& a);
-void f32_dwconv_c16_indirect(const F32DwIndirectArgs& a);
-void q8_dwconv_c16_row(const Q8DwRowArgs& a);
-void q8_dwconv_c16_indirect(const Q8DwIndirectArgs& a);
-}  // namespace avx512
-namespace avx512vnni {
-void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a);
-void q8_dwconv_c16_row(const Q8DwRowArgs& a);
-void q8_dwconv_c16_indirect(const Q8DwIndirectArgs& a);
-}  // namespace avx512vnni
-namespace avx2 {
-void f32_dwconv_c8_row(const F32DwRowArgs& a);
-void f32_dwconv_c8_indirect(const F32DwIndirectArgs& a);
-void q8_dwconv_c8_row(const Q8DwRowArgs& a);
-void q8_dwconv_c8_indirect(const Q8DwIndirectArgs& a);
-}  // namespace avx2
+// The microkernels of dwconv_list.inc.
+#define OCTET_F32_DWCONV(isa, tile)                            \
+  namespace isa {                                              \
+  void f32_dwconv_c##tile##_row(const F32DwRowArgs& a);        \
+  void f32_dwconv_c##tile##_indirect(const F32DwIndirectArgs& a); \
+  }
+#define OCTET_Q8_DWCONV(isa, tile, name, packing)              \
+  namespace isa {                                              \
+  void q8_dwconv_c##tile##_row(const Q8DwRowArgs& a);          \
+  void q8_dwconv_c##tile##_indirect(const Q8DwIndirectArgs& a); \
+  }
+#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name)                      \
+  namespace isa {                                                        \
+  void q8_dwconv_c##tile##kw4_image_rows(const Q8DwImageRowsArgs& a);    \
+  }
+#include "kernels/dwconv_list.inc"
+#undef OCTET_F32_DWCONV
+#undef OCTET_Q8_DWCONV
+#undef OCTET_Q8_DWCONV_IMAGE_ROWS
 
 inline constexpr F32DwConvKernel kF32DwConvKernels[] = {
-    {"f32_dwconv_c16__avx512", Isa::avx512, 16, avx512::f32_dwconv_c16_row,
-     avx512::f32_dwconv_c16_indirect},
-    {"f32_dwconv_c8__avx2", Isa::avx2, 8, avx2::f32_dwconv_c8_row, avx2::f32_dwconv_c8_indirect},
+#define OCTET_F32_DWCONV(isa, tile) \
+  {"f32_dwconv_c" #tile "__" #isa, Isa::isa, tile, isa::f32_dwconv_c##tile##_row, isa::f32_dwconv_c##tile##_indirect},
+#define OCTET_Q8_DWCONV(isa, tile, name, packing)
+#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name)
+#include "kernels/dwconv_list.inc"
+#undef OCTET_F32_DWCONV
+#undef OCTET_Q8_DWCONV
+#undef OCTET_Q8_DWCONV_IMAGE_ROWS
 };
 
 inline constexpr Q8DwConvKernel kQ8DwConvKernels[] = {
-    {"q8_dwconv_c16kw4__avx512vnni_dpbusd", Isa::avx512vnni, 16, Q8DwPacking::kw4, nullptr, nullptr,
-     avx512vnni::q8_dwconv_c16kw4_image_rows},
-    {"q8_dwconv_c16__avx512vnni_dpwssd", Isa::avx512vnni, 16, Q8DwPacking::int32_taps, avx512vnni::q8_dwconv_c16_row,
-     avx512vnni::q8_dwconv_c16_indirect},
-    {"q8_dwconv_c16__avx512_maddwd", Isa::avx512, 16, Q8DwPacking::int32_taps, avx512::q8_dwconv_c16_row,
-     avx512::q8_dwconv_c16_indirect},
-    {"q8_dwconv_c8x2__avx2_maddwd", Isa::avx2, 8, Q8DwPacking::tap_pairs, avx2::q8_dwconv_c8_row,
-     avx2::q8_dwconv_c8_indirect},
+#define OCTET_F32_DWCONV(isa, tile)
+#define OCTET_Q8_DWCONV(isa, tile, name, packing) \
+  {name, Isa::isa, tile, Q8DwPacking::packing, isa::q8_dwconv_c##tile##_row, isa::q8_dwconv_c##tile##_indirect},
+#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name) \
+  {name, Isa::isa, tile, Q8DwPacking::kw4, nullptr, nullptr, isa::q8_dwconv_c##tile##kw4_image_rows},
+#include "kernels/dwconv_list.inc"
+#undef OCTET_F32_DWCONV
+#undef OCTET_Q8_DWCONV
+#undef OCTET_Q8_DWCONV_IMAGE_ROWS
 };
 
 }  // namespace octet::kernels

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 
+#include "kernels/arch.h"
 #include "kernels/isa.h"
 
 namespace octet::kernels {
@@ -66,8 +67,16 @@ struct EltwiseUkernel {
   Fn fn;
 };
 
-// ---- The microkernels (kernels/x86/eltwise__<isa>.cc), one namespace per ISA ----
-#define OCTET_ELTWISE_DECLARE(isa)                                                                         \
+// ---- The levels with a full set of element-wise microkernels, in preference order: each
+// defines every function below in kernels/<arch>/eltwise__<level>.cc, namespace <level>.
+// Adding a level is one X(level, op) here.
+#if OCTET_ARCH_X86
+#define OCTET_ELTWISE_LEVELS(X, op) X(avx512, op) X(avx2, op)
+#else
+#define OCTET_ELTWISE_LEVELS(X, op)
+#endif
+
+#define OCTET_ELTWISE_DECLARE(isa, unused)                                                                 \
   namespace isa {                                                                                          \
   void f32_add(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
   void f32_mul(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
@@ -84,16 +93,12 @@ struct EltwiseUkernel {
   void qu8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
   void qs8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
   }
-OCTET_ELTWISE_DECLARE(avx2)
-OCTET_ELTWISE_DECLARE(avx512)
+OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE, )
 #undef OCTET_ELTWISE_DECLARE
 
-// Highest ISA first: the driver takes the first entry it may run.
-#define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP)                                            \
-  inline constexpr EltwiseUkernel<FN_TYPE> NAME[] = {                                     \
-      {#OP "__avx512", Isa::avx512, &avx512::OP},                                         \
-      {#OP "__avx2", Isa::avx2, &avx2::OP},                                               \
-  };
+#define OCTET_ELTWISE_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
+#define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP) \
+  inline constexpr EltwiseUkernel<FN_TYPE> NAME[] = {OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_ENTRY, OP)};
 
 OCTET_ELTWISE_TABLE(kF32AddUkernels, F32BinaryUkernel, f32_add)
 OCTET_ELTWISE_TABLE(kF32MulUkernels, F32BinaryUkernel, f32_mul)
@@ -111,5 +116,6 @@ OCTET_ELTWISE_TABLE(kQu8GapUkernels, Q8GapUkernel, qu8_gap)
 OCTET_ELTWISE_TABLE(kQs8GapUkernels, Q8GapUkernel, qs8_gap)
 
 #undef OCTET_ELTWISE_TABLE
+#undef OCTET_ELTWISE_ENTRY
 
 }  // namespace octet::kernels

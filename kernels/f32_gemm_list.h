@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <span>
 
+#include "kernels/arch.h"
 #include "kernels/isa.h"
 
 namespace octet::kernels {

@@ -15,6 +15,7 @@
 #include <span>
 
 #include "kernels/f32_gemm_list.h"
+#include "kernels/arch.h"
 #include "kernels/isa.h"
 
 namespace octet::kernels {
@@ -38,24 +39,29 @@ struct F32WinogradKernel {
   F32WinogradOutputUkernel output;
 };
 
-#define OCTET_F32_WINOGRAD_DECLARE(isa)                                                            \
-  namespace isa {                                                                                  \
-  void f32_winograd_2x2_3x3_input(size_t channels, const float* const* pixels, float* v,           \
-                                  size_t v_stride);                                                \
-  void f32_winograd_2x2_3x3_output(size_t channels, const float* m, size_t m_stride, const float* bias, \
-                                   float* y, size_t y_row_stride, size_t rows, size_t cols,        \
-                                   const F32MinMax& clamp);                                        \
+// The levels with Winograd transforms (kernels/<arch>/f32_winograd__<level>.cc, namespace
+// <level>) and their channels per vector. Adding a level is one X(level, channel tile) here.
+#if OCTET_ARCH_X86
+#define OCTET_F32_WINOGRAD_LEVELS(X) X(avx2, 8) X(avx512, 16)
+#else
+#define OCTET_F32_WINOGRAD_LEVELS(X)
+#endif
+
+#define OCTET_F32_WINOGRAD_DECLARE(isa, tile)                                                          \
+  namespace isa {                                                                                      \
+  void f32_winograd_2x2_3x3_input(size_t channels, const float* const* pixels, float* v, size_t v_stride); \
+  void f32_winograd_2x2_3x3_output(size_t channels, const float* m, size_t m_stride, const float* bias,   \
+                                   float* y, size_t y_row_stride, size_t rows, size_t cols,            \
+                                   const F32MinMax& clamp);                                            \
   }
-OCTET_F32_WINOGRAD_DECLARE(avx2)
-OCTET_F32_WINOGRAD_DECLARE(avx512)
+OCTET_F32_WINOGRAD_LEVELS(OCTET_F32_WINOGRAD_DECLARE)
 #undef OCTET_F32_WINOGRAD_DECLARE
 
-inline constexpr F32WinogradKernel kF32WinogradKernels[] = {
-    {"f32_winograd_2x2_3x3__avx2", Isa::avx2, 8, &avx2::f32_winograd_2x2_3x3_input,
-     &avx2::f32_winograd_2x2_3x3_output},
-    {"f32_winograd_2x2_3x3__avx512", Isa::avx512, 16, &avx512::f32_winograd_2x2_3x3_input,
-     &avx512::f32_winograd_2x2_3x3_output},
-};
+#define OCTET_F32_WINOGRAD_ENTRY(isa, tile)                                                     \
+  {"f32_winograd_2x2_3x3__" #isa, Isa::isa, tile, &isa::f32_winograd_2x2_3x3_input,             \
+   &isa::f32_winograd_2x2_3x3_output},
+inline constexpr F32WinogradKernel kF32WinogradKernels[] = {OCTET_F32_WINOGRAD_LEVELS(OCTET_F32_WINOGRAD_ENTRY)};
+#undef OCTET_F32_WINOGRAD_ENTRY
 
 inline std::span<const F32WinogradKernel> f32_winograd_kernels() { return kF32WinogradKernels; }
 

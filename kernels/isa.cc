@@ -1,44 +1,75 @@
 #include "kernels/isa.h"
 
-#include <cpuid.h>
-#include <cpuinfo.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
+#if OCTET_ARCH_X86
+#include <cpuid.h>
+#include <cpuinfo.h>
+#elif OCTET_ARCH_ARM64 && defined(__linux__)
+#include <sys/auxv.h>
+#include <unistd.h>
+#elif OCTET_ARCH_ARM64 && defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
+
 namespace octet::kernels {
 namespace {
 
-bool probe(Isa isa) {
-  if (isa == Isa::scalar) return true;
-  if (!cpuinfo_initialize()) return false;
-  const bool avx2 = cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3();
-  const bool avx512 = avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
-                      cpuinfo_has_x86_avx512dq() && cpuinfo_has_x86_avx512vl();
-  const bool vnni = avx512 && cpuinfo_has_x86_avx512vnni();
-  switch (isa) {
-    case Isa::scalar: return true;
-    case Isa::avx2: return avx2;
-    case Isa::avxvnni: return vnni;  // EVEX-encoded ymm vpdpbusd, see isa.h
-    case Isa::avx512: return avx512;
-    case Isa::avx512vnni: return vnni;
-  }
-  return false;
+#if OCTET_ARCH_X86
+Features probe_features() {
+  if (!cpuinfo_initialize()) return 0;
+  Features f = 0;
+  if (cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3() && cpuinfo_has_x86_f16c() && cpuinfo_has_x86_bmi2()) f |= kAvx2;
+  // AVX-VNNI is CPUID leaf 7 sub-leaf 1, EAX bit 4 (this cpuinfo predates it). The OS saves
+  // ymm state when AVX2 was reported usable.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if ((f & kAvx2) && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4))) f |= kAvxVnni;
+  if ((f & kAvx2) && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512dq() &&
+      cpuinfo_has_x86_avx512vl())
+    f |= kAvx512 | kZmm;
+  if ((f & kAvx512) && cpuinfo_has_x86_avx512vnni()) f |= kAvx512Vnni;
+  return f;
 }
+#elif OCTET_ARCH_ARM64 && defined(__linux__)
+Features probe_features() {
+  // Linux's HWCAP bits for AArch64 (asm/hwcap.h): ASIMD bit 1, ASIMDDP bit 20; HWCAP2 I8MM bit 13.
+  const unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+  Features f = 0;
+  if (hw & (1ul << 1)) f |= kNeon;
+  if ((f & kNeon) && (hw & (1ul << 20))) f |= kNeonDot;
+  if ((f & kNeonDot) && (hw2 & (1ul << 13))) f |= kNeonI8mm;
+  return f;
+}
+#elif OCTET_ARCH_ARM64 && defined(__APPLE__)
+bool sysctl_flag(const char* name) {
+  int value = 0;
+  size_t size = sizeof value;
+  return sysctlbyname(name, &value, &size, nullptr, 0) == 0 && value != 0;
+}
+Features probe_features() {
+  Features f = kNeon;  // every Apple arm64 core
+  if (sysctl_flag("hw.optional.arm.FEAT_DotProd")) f |= kNeonDot;
+  if ((f & kNeonDot) && sysctl_flag("hw.optional.arm.FEAT_I8MM")) f |= kNeonI8mm;
+  return f;
+}
+#else
+Features probe_features() { return 0; }
+#endif
 
 Isa highest_supported() {
   Isa best = Isa::scalar;
   for (Isa isa : kAllIsas)
-    if (probe(isa)) best = isa;
+    if (isa_supported(isa) && isa_rank(isa) > isa_rank(best)) best = isa;
   return best;
 }
 
 std::string supported_list() {
   std::string s;
   for (Isa isa : kAllIsas) {
-    if (!probe(isa)) continue;
+    if (!isa_supported(isa)) continue;
     if (!s.empty()) s += ", ";
     s += isa_name(isa);
   }
@@ -50,7 +81,7 @@ Isa limit_from_environment() {
   if (env == nullptr || *env == '\0') return highest_supported();
   std::optional<Isa> isa = parse_isa(env);
   if (!isa) throw std::invalid_argument("OCTET_ISA='" + std::string(env) + "' is not one of " + isa_names());
-  if (!probe(*isa))
+  if (!isa_supported(*isa))
     throw std::invalid_argument("OCTET_ISA=" + std::string(env) + ": this CPU does not support it (it supports " +
                                 supported_list() + ")");
   return *isa;
@@ -68,8 +99,12 @@ const char* isa_name(Isa isa) {
     case Isa::scalar: return "scalar";
     case Isa::avx2: return "avx2";
     case Isa::avxvnni: return "avxvnni";
+    case Isa::avx256vnni: return "avx256vnni";
     case Isa::avx512: return "avx512";
     case Isa::avx512vnni: return "avx512vnni";
+    case Isa::neon: return "neon";
+    case Isa::neondot: return "neondot";
+    case Isa::neoni8mm: return "neoni8mm";
   }
   return "?";
 }
@@ -89,14 +124,29 @@ std::string isa_names() {
   return s;
 }
 
+Features cpu_features() {
+  static const Features features = probe_features();
+  return features;
+}
+
+bool isa_supported(Isa isa) {
+  if (std::find(std::begin(kAllIsas), std::end(kAllIsas), isa) == std::end(kAllIsas)) return false;
+  return (isa_features(isa) & ~cpu_features()) == 0;
+}
+
 bool cpu_has_avx512vbmi() {
-  static const bool has = cpuinfo_initialize() && isa_supported(Isa::avx512) && cpuinfo_has_x86_avx512vbmi();
+#if OCTET_ARCH_X86
+  static const bool has = (cpu_features() & kAvx512) && cpuinfo_has_x86_avx512vbmi();
   return has;
+#else
+  return false;
+#endif
 }
 
 size_t per_core_cache_bytes() {
   static const size_t bytes = [] {
     size_t total = 0;
+#if OCTET_ARCH_X86
     if (cpuinfo_initialize()) {
       if (cpuinfo_get_l2_caches_count() > 0) total += cpuinfo_get_l2_cache(0)->size;
       if (cpuinfo_get_l3_caches_count() > 0) {
@@ -104,15 +154,13 @@ size_t per_core_cache_bytes() {
         total += l3->size / std::max<uint32_t>(l3->processor_count, 1);
       }
     }
+#elif OCTET_ARCH_ARM64 && defined(__linux__) && defined(_SC_LEVEL2_CACHE_SIZE)
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 > 0) total = static_cast<size_t>(l2);
+#endif
     return total > 0 ? total : size_t{1} << 20;
   }();
   return bytes;
-}
-
-bool isa_supported(Isa isa) {
-  static const bool supported[] = {probe(Isa::scalar), probe(Isa::avx2), probe(Isa::avxvnni), probe(Isa::avx512),
-                                   probe(Isa::avx512vnni)};
-  return supported[static_cast<int>(isa)];
 }
 
 Isa detected_isa() {
@@ -125,11 +173,12 @@ Isa active_isa() { return limit(); }
 std::vector<Isa> runnable_isas() {
   std::vector<Isa> out;
   for (Isa isa : kAllIsas)
-    if (isa <= active_isa() && isa_supported(isa)) out.push_back(isa);
+    if (isa_runs(isa, active_isa())) out.push_back(isa);
   return out;
 }
 
 bool zmm_at_full_rate() {
+#if OCTET_ARCH_X86
   static const bool full = [] {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return true;
@@ -142,7 +191,12 @@ bool zmm_at_full_rate() {
     return family != 0x19;  // Zen 4; Zen 5 (1Ah) has the full 512-bit datapath
   }();
   return full;
+#else
+  return false;
+#endif
 }
+
+double vector_rate(Isa isa) { return (isa_features(isa) & kZmm) && zmm_at_full_rate() ? 2.0 : 1.0; }
 
 void set_isa_limit(Isa isa) {
   if (!isa_supported(isa))

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "kernels/eltwise_list.h"
+#include "kernels/arch.h"
 #include "kernels/isa.h"
 
 namespace octet::kernels {
@@ -47,24 +48,27 @@ using Q8PoolUkernel = void (*)(const PoolArgs<uint8_t>&);
 template <class Fn>
 using PoolUkernel = EltwiseUkernel<Fn>;
 
-// ---- The microkernels (kernels/x86/pool__<isa>.cc), one namespace per ISA ----
-#define OCTET_POOL_DECLARE(isa)               \
+// ---- The levels with every pooling microkernel below (kernels/<arch>/pool__<level>.cc,
+// namespace <level>), in preference order. Adding a level is one X(level, op) here.
+#if OCTET_ARCH_X86
+#define OCTET_POOL_LEVELS(X, op) X(avx512, op) X(avx2, op)
+#else
+#define OCTET_POOL_LEVELS(X, op)
+#endif
+
+#define OCTET_POOL_DECLARE(isa, unused)       \
   namespace isa {                             \
   void f32_maxpool(const PoolArgs<float>&);   \
   void qu8_maxpool(const PoolArgs<uint8_t>&); \
   void qs8_maxpool(const PoolArgs<uint8_t>&); \
   void f32_avgpool(const PoolArgs<float>&);   \
   }
-OCTET_POOL_DECLARE(avx2)
-OCTET_POOL_DECLARE(avx512)
+OCTET_POOL_LEVELS(OCTET_POOL_DECLARE, )
 #undef OCTET_POOL_DECLARE
 
-// Highest ISA first: the driver takes the first entry it may run.
-#define OCTET_POOL_TABLE(NAME, FN_TYPE, OP)           \
-  inline constexpr PoolUkernel<FN_TYPE> NAME[] = {    \
-      {#OP "__avx512", Isa::avx512, &avx512::OP},     \
-      {#OP "__avx2", Isa::avx2, &avx2::OP},           \
-  };
+#define OCTET_POOL_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
+#define OCTET_POOL_TABLE(NAME, FN_TYPE, OP) \
+  inline constexpr PoolUkernel<FN_TYPE> NAME[] = {OCTET_POOL_LEVELS(OCTET_POOL_ENTRY, OP)};
 
 OCTET_POOL_TABLE(kF32MaxPoolUkernels, F32PoolUkernel, f32_maxpool)
 OCTET_POOL_TABLE(kQu8MaxPoolUkernels, Q8PoolUkernel, qu8_maxpool)
@@ -72,5 +76,6 @@ OCTET_POOL_TABLE(kQs8MaxPoolUkernels, Q8PoolUkernel, qs8_maxpool)
 OCTET_POOL_TABLE(kF32AvgPoolUkernels, F32PoolUkernel, f32_avgpool)
 
 #undef OCTET_POOL_TABLE
+#undef OCTET_POOL_ENTRY
 
 }  // namespace octet::kernels

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/arch.h"
 #include "kernels/isa.h"
 #include "kernels/q8_type.h"
 
@@ -58,6 +59,13 @@ struct Q8IgemmArgs {
 
 using Q8IgemmFn = void (*)(const Q8IgemmArgs& args);
 
+struct Q8GemmKernel;
+struct Q8WeightsToPack;
+
+// Packed weights of one layer for one microkernel (layout and fold: kernels/gemm/q8_pack.h).
+struct Q8PackedWeights;
+using Q8PackFn = Q8PackedWeights (*)(const Q8GemmKernel& kernel, const Q8WeightsToPack& weights);
+
 struct Q8GemmKernel {
   const char* name;
   Isa isa;
@@ -67,65 +75,27 @@ struct Q8GemmKernel {
   int lanes;    // int32 lanes per vector register (16 zmm, 8 ymm): for the tile choice
   Q8IgemmFn fn;      // quantized output
   Q8IgemmFn fn_f32;  // float output (see above)
+  Q8PackFn pack;     // lays out the weights and folds the zero point for this kernel
 };
 
-// The microkernels live in kernels/x86/q8_gemm__<isa>.cc, namespace x86::<isa>; the float
-// twin of `function` is `function_f32`.
-// X(isa namespace, function, name, Isa, x type, MR, NR, KR, weight bytes, lanes)
-#define OCTET_Q8_GEMM_KERNELS(X)                                                                   \
-  X(avx512vnni, qu8s8_igemm_12x16c4, "qu8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::u8,   \
-    12, 16, 4, 1, 16)                                                                              \
-  X(avx512vnni, qu8s8_igemm_6x32c4, "qu8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::u8, 6,  \
-    32, 4, 1, 16)                                                                                  \
-  X(avx512vnni, qu8s8_igemm_4x64c4, "qu8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::u8, 4,  \
-    64, 4, 1, 16)                                                                                  \
-  X(avx512vnni, qs8s8_igemm_12x16c4, "qs8s8_igemm_12x16c4__avx512vnni", Isa::avx512vnni, Q8::s8,   \
-    12, 16, 4, 1, 16)                                                                              \
-  X(avx512vnni, qs8s8_igemm_6x32c4, "qs8s8_igemm_6x32c4__avx512vnni", Isa::avx512vnni, Q8::s8, 6,  \
-    32, 4, 1, 16)                                                                                  \
-  X(avx512vnni, qs8s8_igemm_4x64c4, "qs8s8_igemm_4x64c4__avx512vnni", Isa::avx512vnni, Q8::s8, 4,  \
-    64, 4, 1, 16)                                                                                  \
-  X(avx512, qu8s8_igemm_12x16c2, "qu8s8_igemm_12x16c2__avx512_madd16", Isa::avx512, Q8::u8, 12,    \
-    16, 2, 2, 16)                                                                                  \
-  X(avx512, qu8s8_igemm_6x32c2, "qu8s8_igemm_6x32c2__avx512_madd16", Isa::avx512, Q8::u8, 6, 32,   \
-    2, 2, 16)                                                                                      \
-  X(avx512, qu8s8_igemm_4x64c2, "qu8s8_igemm_4x64c2__avx512_madd16", Isa::avx512, Q8::u8, 4, 64,   \
-    2, 2, 16)                                                                                      \
-  X(avx512, qs8s8_igemm_12x16c2, "qs8s8_igemm_12x16c2__avx512_madd16", Isa::avx512, Q8::s8, 12,    \
-    16, 2, 2, 16)                                                                                  \
-  X(avx512, qs8s8_igemm_6x32c2, "qs8s8_igemm_6x32c2__avx512_madd16", Isa::avx512, Q8::s8, 6, 32,   \
-    2, 2, 16)                                                                                      \
-  X(avx512, qs8s8_igemm_4x64c2, "qs8s8_igemm_4x64c2__avx512_madd16", Isa::avx512, Q8::s8, 4, 64,   \
-    2, 2, 16)                                                                                      \
-  X(avxvnni, qu8s8_igemm_6x16c4, "qu8s8_igemm_6x16c4__avxvnni", Isa::avxvnni, Q8::u8, 6, 16, 4, 1, \
-    8)                                                                                             \
-  X(avxvnni, qu8s8_igemm_4x32c4, "qu8s8_igemm_4x32c4__avxvnni", Isa::avxvnni, Q8::u8, 4, 32, 4, 1, \
-    8)                                                                                             \
-  X(avxvnni, qs8s8_igemm_6x16c4, "qs8s8_igemm_6x16c4__avxvnni", Isa::avxvnni, Q8::s8, 6, 16, 4, 1, \
-    8)                                                                                             \
-  X(avxvnni, qs8s8_igemm_4x32c4, "qs8s8_igemm_4x32c4__avxvnni", Isa::avxvnni, Q8::s8, 4, 32, 4, 1, \
-    8)                                                                                             \
-  X(avx2, qu8s8_igemm_6x16c2, "qu8s8_igemm_6x16c2__avx2_madd16", Isa::avx2, Q8::u8, 6, 16, 2, 2,   \
-    8)                                                                                             \
-  X(avx2, qu8s8_igemm_12x8c2, "qu8s8_igemm_12x8c2__avx2_madd16", Isa::avx2, Q8::u8, 12, 8, 2, 2,   \
-    8)                                                                                             \
-  X(avx2, qs8s8_igemm_6x16c2, "qs8s8_igemm_6x16c2__avx2_madd16", Isa::avx2, Q8::s8, 6, 16, 2, 2,   \
-    8)                                                                                             \
-  X(avx2, qs8s8_igemm_12x8c2, "qs8s8_igemm_12x8c2__avx2_madd16", Isa::avx2, Q8::s8, 12, 8, 2, 2, 8)
+// The packing functions the list names (kernels/gemm/q8_pack.cc).
+Q8PackedWeights pack_q8_u8_reads(const Q8GemmKernel& kernel, const Q8WeightsToPack& weights);
 
-#define OCTET_Q8_GEMM_DECLARE_ENTRY(ns, fn, ...) \
-  namespace ns {                                 \
-  void fn(const Q8IgemmArgs& args);              \
-  void fn##_f32(const Q8IgemmArgs& args);        \
+#define OCTET_Q8_GEMM_TILE(arch, isa, xt, mr, nr, kr, wb, lanes, suffix, packing) \
+  namespace arch::isa {                                                          \
+  void q##xt##s8_igemm_##mr##x##nr##c##kr(const Q8IgemmArgs& args);              \
+  void q##xt##s8_igemm_##mr##x##nr##c##kr##_f32(const Q8IgemmArgs& args);        \
   }
-namespace x86 {
-OCTET_Q8_GEMM_KERNELS(OCTET_Q8_GEMM_DECLARE_ENTRY)
-}
-#undef OCTET_Q8_GEMM_DECLARE_ENTRY
+#include "kernels/q8_gemm_list.inc"
+#undef OCTET_Q8_GEMM_TILE
 
-#define OCTET_Q8_GEMM_ENTRY(ns, fn, name, isa, xt, mr, nr, kr, wb, lanes) \
-  Q8GemmKernel{name, isa, xt, mr, nr, kr, wb, lanes, &x86::ns::fn, &x86::ns::fn##_f32},
-inline constexpr Q8GemmKernel kQ8GemmKernels[] = {OCTET_Q8_GEMM_KERNELS(OCTET_Q8_GEMM_ENTRY)};
-#undef OCTET_Q8_GEMM_ENTRY
+inline constexpr Q8GemmKernel kQ8GemmKernels[] = {
+#define OCTET_Q8_GEMM_TILE(arch, isa, xt, mr, nr, kr, wb, lanes, suffix, packing)                          \
+  {"q" #xt "s8_igemm_" #mr "x" #nr "c" #kr "__" #isa suffix, Isa::isa, Q8::xt, mr, nr, kr, wb, lanes,     \
+   &arch::isa::q##xt##s8_igemm_##mr##x##nr##c##kr, &arch::isa::q##xt##s8_igemm_##mr##x##nr##c##kr##_f32, \
+   &packing},
+#include "kernels/q8_gemm_list.inc"
+#undef OCTET_Q8_GEMM_TILE
+};
 
 }  // namespace octet::kernels

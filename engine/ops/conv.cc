@@ -4,6 +4,7 @@
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/conv/f32_winograd.h"
+#include "kernels/fallback.h"
 #include "kernels/ref/conv2d.h"
 
 namespace octet {
@@ -28,13 +29,10 @@ std::vector<TensorInfo> infer_conv(const OpContext& c) {
 template <class FastConv>
 Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernels::Activation& act, const float* x,
                  const float* w, const float* b, float* y) {
-  if (!FastConv::supports(s, act)) return {};
-  std::shared_ptr<FastConv> conv;
-  try {
-    conv = std::make_shared<FastConv>(s, w, b, act, c.isa);
-  } catch (const std::invalid_argument&) {
-    return {};  // no microkernel at this ISA level
-  }
+  if (!FastConv::supports(s, act)) return c.no_fast_kernel("shape or activation not supported");
+  const kernels::FastDriver<FastConv> fast = kernels::make_fast<FastConv>(s, w, b, act, c.isa);
+  if (!fast) return c.no_fast_kernel(fast.why_not);
+  const std::shared_ptr<FastConv> conv = fast.driver;
   conv->bind(x);
   c.report_kernel(conv->kernel_name());
   pthreadpool_t pool = c.threadpool;
@@ -58,6 +56,9 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
     Kernel k = depthwise ? fast_conv<kernels::F32DwConv>(c, s, act, x, wt, b, y)
                          : (s.groups == 1 ? fast_conv<kernels::F32Conv>(c, s, act, x, wt, b, y) : Kernel{});
     if (k) return k;
+    if (!depthwise && s.groups != 1) c.report_fallback("grouped conv (groups " + std::to_string(s.groups) + ")");
+  } else {
+    c.report_fallback(c.isa == kernels::Isa::scalar ? "--isa scalar" : "weights or bias not constant");
   }
   c.report_kernel("f32_conv2d_nhwc__ref");
   return [=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, act, y); };

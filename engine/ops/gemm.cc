@@ -1,6 +1,7 @@
 // Gemm and MatMul (FP32) on row-major operands.
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/gemm_geometry.h"
+#include "kernels/fallback.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/ref/gemm.h"
 
@@ -18,20 +19,19 @@ ops::GemmGeometry gemm_geometry(const OpContext& c) {
 // layer: A not transposed, alpha 1, C broadcast along M); an empty Kernel otherwise.
 Kernel fast_gemm(const OpContext& c, const ops::GemmGeometry& g, float alpha, float beta, const kernels::Activation& act,
                  const float* a, const float* b, const float* cc, float* y) {
-  if (c.isa == kernels::Isa::scalar || g.s.trans_a || alpha != 1.0f || c.in_const[1] == nullptr) return {};
+  if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
+  if (g.s.trans_a || alpha != 1.0f) return c.no_fast_kernel("transA or alpha != 1");
+  if (c.in_const[1] == nullptr) return c.no_fast_kernel("B is not a constant");
   std::vector<float> bias;
   if (c.has(2)) {
-    if (c.in_const[2] == nullptr || g.c_stride_m != 0) return {};
+    if (c.in_const[2] == nullptr || g.c_stride_m != 0) return c.no_fast_kernel("C is not a constant row");
     for (int j = 0; j < g.s.n; ++j) bias.push_back(beta * cc[j * g.c_stride_n]);
   }
-  if (g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n) || g.s.lda != g.s.k) return {};
-  std::shared_ptr<kernels::F32Gemm> gemm;
-  try {
-    gemm = std::make_shared<kernels::F32Gemm>(g.s.k, g.s.n, b, g.s.trans_b, bias.empty() ? nullptr : bias.data(), act,
-                                              c.isa);
-  } catch (const std::invalid_argument&) {
-    return {};
-  }
+  if (g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n) || g.s.lda != g.s.k) return c.no_fast_kernel("strided A or B");
+  const auto fast = kernels::make_fast<kernels::F32Gemm>(g.s.k, g.s.n, b, g.s.trans_b,
+                                                          bias.empty() ? nullptr : bias.data(), act, c.isa);
+  if (!fast) return c.no_fast_kernel(fast.why_not);
+  const std::shared_ptr<kernels::F32Gemm> gemm = fast.driver;
   c.report_kernel(gemm->kernel_name());
   pthreadpool_t pool = c.threadpool;
   const int64_t m = g.s.m;

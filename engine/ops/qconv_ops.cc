@@ -10,6 +10,7 @@
 #include "engine/ops/spatial.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv.h"
+#include "kernels/fallback.h"
 #include "kernels/ref/qconv2d.h"
 
 namespace octet {
@@ -75,16 +76,18 @@ QConvParams derive_qconv_params(const kernels::Activation& act, const ops::Param
 template <class FastConv>
 Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, void* y, const kernels::Conv2dShape& s,
                   kernels::Q8 tx, kernels::Q8 ty) {
-  if (!FastConv::supports(s, tx, ty)) return {};
+  if (!FastConv::supports(s, tx, ty)) return c.no_fast_kernel("shape not supported");
   const ops::ParamInputs p(c, in);
   const kernels::Activation act = ops::fused_activation(c.node);
   const QConvParams q = ty == kernels::Q8::u8 ? derive_qconv_params<uint8_t>(act, p) : derive_qconv_params<int8_t>(act, p);
   for (int32_t zp : q.w_zero_point)
-    if (zp != 0) return {};
+    if (zp != 0) return c.no_fast_kernel("weight zero point != 0 (the SIMD kernels take symmetric int8 weights)");
   const kernels::Requantization rq{q.multiplier, q.y_zero_point, q.qmin, q.qmax};
   const auto* bias = c.has(kBias) ? static_cast<const int32_t*>(in[kBias]) : nullptr;
-  auto conv = std::make_shared<FastConv>(s, tx, q.x_zero_point, static_cast<const int8_t*>(in[kW]), bias, rq, ty, c.isa);
-  if (conv->kernel_name().find("__ref") != std::string::npos) return {};
+  const kernels::FastDriver<FastConv> fast =
+      kernels::make_fast<FastConv>(s, tx, q.x_zero_point, static_cast<const int8_t*>(in[kW]), bias, rq, ty, c.isa);
+  if (!fast) return c.no_fast_kernel(fast.why_not);
+  const std::shared_ptr<FastConv> conv = fast.driver;
   const void* x = in[kX];
   conv->bind(x);
   c.report_kernel(conv->kernel_name());
@@ -94,10 +97,11 @@ Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, void* y, 
 
 Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> in, void* y,
                               const kernels::Conv2dShape& s) {
-  if (c.isa == kernels::Isa::scalar || c.info(kW).dtype != DType::s8) return {};
+  if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
+  if (c.info(kW).dtype != DType::s8) return c.no_fast_kernel("uint8 weights (the SIMD kernels take int8 weights)");
   for (size_t i : {kXScale, kXZeroPoint, kW, kWScale, kWZeroPoint, kYScale, kYZeroPoint})
-    if (!c.has(i) || c.in_const[i] == nullptr) return {};
-  if (c.has(kBias) && c.in_const[kBias] == nullptr) return {};
+    if (!c.has(i) || c.in_const[i] == nullptr) return c.no_fast_kernel("weights or quantization parameters not constant");
+  if (c.has(kBias) && c.in_const[kBias] == nullptr) return c.no_fast_kernel("bias not constant");
   const auto tx = ops::q8_tag(c.info(kX).dtype), ty = ops::q8_tag(ops::quantized_output_type(c, kYZeroPoint));
   if (!tx || !ty) return {};
   const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c;

@@ -11,6 +11,7 @@
 
 #include "engine/ops/gemm_geometry.h"
 #include "engine/ops/qparams.h"
+#include "kernels/fallback.h"
 #include "kernels/gemm/q8_gemm.h"
 #include "kernels/ref/qgemm.h"
 
@@ -258,21 +259,26 @@ QGemmParams derive_qgemm_params(float alpha, bool quantized, const ops::ParamInp
 // transposed, B s8 with zero point 0, C absent or a bias row. An empty Kernel otherwise.
 Kernel fast_qgemm(const OpContext& c, std::span<const void* const> in, const ops::GemmGeometry& g, float alpha,
                   void* y) {
-  if (c.isa == kernels::Isa::scalar || g.s.trans_a || c.info(kGB).dtype != DType::s8) return {};
+  if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
+  if (g.s.trans_a) return c.no_fast_kernel("transA");
+  if (c.info(kGB).dtype != DType::s8) return c.no_fast_kernel("uint8 B (the SIMD kernels take int8 weights)");
   for (size_t i : {kGAScale, kGAZeroPoint, kGB, kGBScale, kGBZeroPoint, kGYScale, kGYZeroPoint})
-    if (!c.has(i) || c.in_const[i] == nullptr) return {};
-  if (c.has(kGC) && (c.in_const[kGC] == nullptr || g.c_stride_m != 0 || g.c_stride_n != 1)) return {};
-  if (g.s.lda != g.s.k || g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n)) return {};
+    if (!c.has(i) || c.in_const[i] == nullptr) return c.no_fast_kernel("B or quantization parameters not constant");
+  if (c.has(kGC) && (c.in_const[kGC] == nullptr || g.c_stride_m != 0 || g.c_stride_n != 1))
+    return c.no_fast_kernel("C is not a constant row");
+  if (g.s.lda != g.s.k || g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n)) return c.no_fast_kernel("strided A or B");
   const auto ta = ops::q8_tag(c.info(kGA).dtype), ty = ops::q8_tag(ops::quantized_output_type(c, kGYZeroPoint));
   if (!ta || !ty) return {};
   const QGemmParams p = derive_qgemm_params(alpha, true, ops::ParamInputs(c, in));
   for (int32_t zp : p.b_zero_point)
-    if (zp != 0) return {};
+    if (zp != 0) return c.no_fast_kernel("B zero point != 0 (the SIMD kernels take symmetric int8 weights)");
   const kernels::Requantization rq{p.scale, p.y_zero_point, kernels::q8_min(*ty), kernels::q8_max(*ty)};
   const auto* bias = c.has(kGC) ? static_cast<const int32_t*>(in[kGC]) : nullptr;
-  auto gemm = std::make_shared<kernels::Q8Gemm>(g.s.k, g.s.n, *ta, p.a_zero_point, static_cast<const int8_t*>(in[kGB]),
-                                                g.s.trans_b, bias, rq, *ty, c.isa);
-  if (gemm->kernel_name().find("__ref") != std::string::npos) return {};
+  const auto fast = kernels::make_fast<kernels::Q8Gemm>(g.s.k, g.s.n, *ta, p.a_zero_point,
+                                                         static_cast<const int8_t*>(in[kGB]), g.s.trans_b, bias, rq,
+                                                         *ty, c.isa);
+  if (!fast) return c.no_fast_kernel(fast.why_not);
+  const std::shared_ptr<kernels::Q8Gemm> gemm = fast.driver;
   c.report_kernel(gemm->kernel_name());
   const void* a = in[kGA];
   const int64_t m = g.s.m;

@@ -19,16 +19,22 @@ using Q8CenterFn = void (*)(size_t n, const void* x, bool is_signed, int32_t zer
 using F32ScaleBiasClampFn = void (*)(size_t pixels, size_t channels, float* y, const float* scale,
                                      const float* bias, float lo, float hi);
 
-namespace avx2 {
-void q8_center(size_t n, const void* x, bool is_signed, int32_t zero_point, float* out);
-void f32_scale_bias_clamp(size_t pixels, size_t channels, float* y, const float* scale, const float* bias, float lo,
-                          float hi);
-}  // namespace avx2
-namespace avx512 {
-void q8_center(size_t n, const void* x, bool is_signed, int32_t zero_point, float* out);
-void f32_scale_bias_clamp(size_t pixels, size_t channels, float* y, const float* scale, const float* bias, float lo,
-                          float hi);
-}  // namespace avx512
+// The levels with both passes (kernels/<arch>/dequantized_epilogue__<level>.cc, namespace
+// <level>), in preference order. Adding a level is one X(level) here.
+#if OCTET_ARCH_X86
+#define OCTET_DEQUANTIZED_EPILOGUE_LEVELS(X) X(avx512) X(avx2)
+#else
+#define OCTET_DEQUANTIZED_EPILOGUE_LEVELS(X)
+#endif
+
+#define OCTET_DEQUANTIZED_EPILOGUE_DECLARE(isa)                                                                   \
+  namespace isa {                                                                                                 \
+  void q8_center(size_t n, const void* x, bool is_signed, int32_t zero_point, float* out);                        \
+  void f32_scale_bias_clamp(size_t pixels, size_t channels, float* y, const float* scale, const float* bias, float lo, \
+                            float hi);                                                                            \
+  }
+OCTET_DEQUANTIZED_EPILOGUE_LEVELS(OCTET_DEQUANTIZED_EPILOGUE_DECLARE)
+#undef OCTET_DEQUANTIZED_EPILOGUE_DECLARE
 
 void q8_center__ref(size_t n, const void* x, bool is_signed, int32_t zero_point, float* out);
 void f32_scale_bias_clamp__ref(size_t pixels, size_t channels, float* y, const float* scale, const float* bias,
@@ -40,14 +46,16 @@ struct DequantizedEpilogueKernel {
   Q8CenterFn center;
   F32ScaleBiasClampFn epilogue;
 };
-// Highest ISA first.
+// In preference order, the scalar loops last.
+#define OCTET_DEQUANTIZED_EPILOGUE_ENTRY(isa) \
+  {"dequantized_epilogue__" #isa, Isa::isa, isa::q8_center, isa::f32_scale_bias_clamp},
 inline constexpr DequantizedEpilogueKernel kDequantizedEpilogueKernels[] = {
-    {"dequantized_epilogue__avx512", Isa::avx512, avx512::q8_center, avx512::f32_scale_bias_clamp},
-    {"dequantized_epilogue__avx2", Isa::avx2, avx2::q8_center, avx2::f32_scale_bias_clamp},
+    OCTET_DEQUANTIZED_EPILOGUE_LEVELS(OCTET_DEQUANTIZED_EPILOGUE_ENTRY)  //
     {"dequantized_epilogue__ref", Isa::scalar, q8_center__ref, f32_scale_bias_clamp__ref},
 };
+#undef OCTET_DEQUANTIZED_EPILOGUE_ENTRY
 
-// The best kernel at or below `isa` this CPU runs (the ref one at worst).
+// The first kernel that runs here under the cap `isa` (the ref one at worst).
 const DequantizedEpilogueKernel& choose_dequantized_epilogue(Isa isa);
 
 }  // namespace octet::kernels

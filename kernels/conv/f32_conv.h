@@ -23,7 +23,7 @@ class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / p
   // kernel, the others are applied to each output tile right after it is computed).
   static bool supports(const Conv2dShape& s, const Activation& act);
   // weights ONNX order [out_c][in_c][kh][kw]; bias [out_c] or nullptr. Packs here.
-  // Chooses the best microkernel with isa <= `isa` that the CPU supports; throws
+  // Chooses the best microkernel that runs here under the cap `isa` (isa_runs); throws
   // std::invalid_argument if none (i.e. isa == scalar): callers use the ref kernel then.
   F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa);
   // Or pick an exact list entry (tests / benchmarks).

@@ -22,7 +22,7 @@
 namespace octet::kernels {
 
 // The microkernel F32DwConv(..., isa) runs: the first entry of kF32DwConvKernels with
-// isa <= `isa` that the CPU supports; nullptr: the ref conv.
+// runs here under the cap `isa` (isa_runs); nullptr: the ref conv.
 const F32DwConvKernel* choose_f32_dwconv_kernel(Isa isa);
 
 class F32DwConv {
@@ -38,6 +38,7 @@ class F32DwConv {
             const F32DwConvKernel& kernel);
 
   const std::string& kernel_name() const { return name_; }
+  const F32DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
 
   // x: [batch][in_h][in_w][C]. run() must then be given the same x.
   void bind(const float* x);

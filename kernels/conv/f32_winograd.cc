@@ -37,7 +37,7 @@ const Conv2dShape& checked(const Conv2dShape& s, const Activation& act) {
 const F32WinogradKernel& choose_transforms(Isa isa) {
   const F32WinogradKernel* best = nullptr;
   for (const F32WinogradKernel& k : f32_winograd_kernels())
-    if (k.isa <= isa && isa_supported(k.isa) && (best == nullptr || k.isa > best->isa)) best = &k;
+    if (isa_runs(k.isa, isa) && (best == nullptr || isa_rank(k.isa) > isa_rank(best->isa))) best = &k;
   if (best == nullptr)
     throw std::invalid_argument(std::string("no Winograd transform microkernel for ISA level ") + isa_name(isa) +
                                 " on this CPU: use F32Conv or the ref kernel");

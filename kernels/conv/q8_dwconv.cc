@@ -37,7 +37,7 @@ void run_ref(const Conv2dShape& s, const void* x, int32_t x_zp, const int8_t* w,
 
 const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s) {
   for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
-    if (k.isa <= isa && isa_supported(k.isa) && k.fits(s)) {
+    if (isa_runs(k.isa, isa) && k.fits(s)) {
       return &k;
     }
   }

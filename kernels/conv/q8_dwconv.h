@@ -22,7 +22,7 @@
 namespace octet::kernels {
 
 // The microkernel Q8DwConv(..., isa) runs for shape s: the first entry of kQ8DwConvKernels
-// with isa <= `isa` that the CPU supports and that fits s; nullptr: the ref conv.
+// that runs here under the cap `isa` and fits s; nullptr: the ref conv.
 const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s);
 
 class Q8DwConv {
@@ -40,6 +40,7 @@ class Q8DwConv {
            const Requantization& rq, Q8 y_type, const Q8DwConvKernel& kernel);
 
   const std::string& kernel_name() const { return name_; }
+  const Q8DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
 
   // x: [batch][in_h][in_w][C] of x_type. run() must then be given the same x.
   void bind(const void* x);

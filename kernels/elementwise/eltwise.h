@@ -1,7 +1,7 @@
 #pragma once
 // Drivers for the element-wise and global-pooling microkernels of kernels/eltwise_list.h:
-// each one chooses its microkernel once (the highest-ISA entry with isa <= the requested
-// level that the CPU runs) and falls back to the scalar reference kernel for shapes or
+// each one chooses its microkernel once (the first entry that runs under its cap, isa_runs)
+// and falls back to the scalar reference kernel for shapes or
 // parameters the microkernels do not take. kernel_name() says which ran.
 //
 // Binary ops take the strided form the reference kernels take (kernels/ref/elementwise.h): y

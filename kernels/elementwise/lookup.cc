@@ -2,11 +2,15 @@
 
 namespace octet::kernels {
 
+namespace {
+#define OCTET_Q8_LOOKUP_ENTRY(ns, isa, vbmi) {"q8_lookup__" #ns, Isa::isa, vbmi, &ns::q8_lookup},
+constexpr Q8LookupKernel kQ8LookupKernels[] = {OCTET_Q8_LOOKUP_KERNELS(OCTET_Q8_LOOKUP_ENTRY)};
+#undef OCTET_Q8_LOOKUP_ENTRY
+}  // namespace
+
 const Q8LookupKernel* choose_q8_lookup(Isa isa) {
-  static constexpr Q8LookupKernel kVbmi{"q8_lookup__avx512vbmi", avx512vbmi::q8_lookup};
-  static constexpr Q8LookupKernel kAvx2{"q8_lookup__avx2", avx2::q8_lookup};
-  if (isa >= Isa::avx512 && isa != Isa::avxvnni && cpu_has_avx512vbmi()) return &kVbmi;
-  if (isa >= Isa::avx2 && isa_supported(Isa::avx2)) return &kAvx2;
+  for (const Q8LookupKernel& k : kQ8LookupKernels)
+    if (isa_runs(k.isa, isa) && (!k.needs_avx512vbmi || cpu_has_avx512vbmi())) return &k;
   return nullptr;
 }
 

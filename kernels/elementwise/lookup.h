@@ -11,18 +11,27 @@ namespace octet::kernels {
 
 using Q8LookupFn = void (*)(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);
 
-namespace avx2 {
-// 16 vpshufb lookups of 16 entries, each selecting its row by the index's high nibble.
-void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);
-}
+// Each level's lookup in preference order: X(namespace and file suffix, level, needs AVX-512
+// VBMI). avx2: 16 vpshufb lookups of 16 entries, each selecting its row by the index's high
+// nibble; avx512vbmi: four vpermi2b lookups of 128 entries, the index's top bit picking the
+// half (kernels/<arch>/lookup__<suffix>.cc). Adding a kernel is one X(...) here.
+#if OCTET_ARCH_X86
+#define OCTET_Q8_LOOKUP_KERNELS(X) X(avx512vbmi, avx512, true) X(avx2, avx2, false)
+#else
+#define OCTET_Q8_LOOKUP_KERNELS(X)
+#endif
 
-namespace avx512vbmi {
-// Four vpermi2b lookups of 128 entries cover the table; the index's top bit picks the half.
-void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);
-}
+#define OCTET_Q8_LOOKUP_DECLARE(ns, isa, vbmi) \
+  namespace ns {                               \
+  void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y); \
+  }
+OCTET_Q8_LOOKUP_KERNELS(OCTET_Q8_LOOKUP_DECLARE)
+#undef OCTET_Q8_LOOKUP_DECLARE
 
 struct Q8LookupKernel {
   const char* name;
+  Isa isa;
+  bool needs_avx512vbmi;
   Q8LookupFn fn;
 };
 

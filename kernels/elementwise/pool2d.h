@@ -1,7 +1,7 @@
 #pragma once
 // MaxPool (FP32, uint8, int8) and AveragePool (FP32) over NHWC activations on the microkernels
-// of kernels/pool_list.h: each driver takes the first entry with isa <= the requested level
-// that the CPU runs, and falls back to the scalar ref kernel (kernels/ref/pool2d.h), whose
+// of kernels/pool_list.h: each driver takes the first entry that runs under its cap
+// (isa_runs), and falls back to the scalar ref kernel (kernels/ref/pool2d.h), whose
 // results the microkernels reproduce bit for bit, when none does. kernel_name() says which ran.
 //
 // Life cycle (as F32DwConv's): construct once per layer, bind(x) once per input address

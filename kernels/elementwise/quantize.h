@@ -16,14 +16,21 @@ using Q8QuantizeFn = void (*)(size_t n, const float* x, float scale, int32_t zer
                               void* y);
 // min / max of x[0..n) (NaN for both when any element is NaN), as f32_range__ref.
 using F32RangeFn = void (*)(size_t n, const float* x, float* min, float* max);
-namespace avx2 {
-void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, void* y);
-void f32_range(size_t n, const float* x, float* min, float* max);
-}
-namespace avx512 {
-void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, void* y);
-void f32_range(size_t n, const float* x, float* min, float* max);
-}
+// The levels with a quantize and a range microkernel (kernels/<arch>/quantize__<level>.cc,
+// namespace <level>), in preference order. Adding a level is one X(level) here.
+#if OCTET_ARCH_X86
+#define OCTET_Q8_QUANTIZE_LEVELS(X) X(avx512) X(avx2)
+#else
+#define OCTET_Q8_QUANTIZE_LEVELS(X)
+#endif
+
+#define OCTET_Q8_QUANTIZE_DECLARE(isa)                                                                         \
+  namespace isa {                                                                                              \
+  void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, void* y); \
+  void f32_range(size_t n, const float* x, float* min, float* max);                                            \
+  }
+OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_DECLARE)
+#undef OCTET_Q8_QUANTIZE_DECLARE
 
 struct Q8QuantizeKernel {
   const char* name;
@@ -31,13 +38,11 @@ struct Q8QuantizeKernel {
   Q8QuantizeFn fn;
   F32RangeFn range;
 };
-// Highest ISA first.
-inline constexpr Q8QuantizeKernel kQ8QuantizeKernels[] = {
-    {"q8_quantize__avx512", Isa::avx512, avx512::q8_quantize, avx512::f32_range},
-    {"q8_quantize__avx2", Isa::avx2, avx2::q8_quantize, avx2::f32_range},
-};
+#define OCTET_Q8_QUANTIZE_ENTRY(isa) {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range},
+inline constexpr Q8QuantizeKernel kQ8QuantizeKernels[] = {OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY)};
+#undef OCTET_Q8_QUANTIZE_ENTRY
 
-// The best kernel at or below `isa` that this CPU runs; nullptr: use the ref kernel.
+// The first kernel that runs here under the cap `isa`; nullptr: use the ref kernel.
 const Q8QuantizeKernel* choose_q8_quantize(Isa isa);
 
 // y[i] = saturate(round_half_even(x[i] / scale) + zero_point) as `type`.

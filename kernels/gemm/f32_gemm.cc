@@ -16,17 +16,17 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n) {
   int64_t best_work = 0;
   double best_cost = 0;
   for (const F32GemmKernel& k : f32_gemm_kernels()) {
-    if (k.isa > isa || !isa_supported(k.isa)) continue;
+    if (!isa_runs(k.isa, isa)) continue;
     const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
     const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
-    const double cost = double(work) / (k.isa >= Isa::avx512 && zmm_at_full_rate() ? 2.0 : 1.0);
+    const double cost = double(work) / vector_rate(k.isa);
     bool better;
     if (best == nullptr || cost < 0.95 * best_cost) {
       better = true;
     } else if (cost * 0.95 > best_cost) {
       better = false;
     } else {
-      better = k.isa > best->isa ||
+      better = isa_rank(k.isa) > isa_rank(best->isa) ||
                (k.isa == best->isa && (work < best_work || (work == best_work && k.mr * k.nr > best->mr * best->nr)));
     }
     if (better) {

@@ -59,7 +59,7 @@ size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr);
 class F32Gemm {
  public:
   // b is [k][n] row-major, or [n][k] when trans_b; bias is [n] or nullptr. Packs here.
-  // Chooses the best microkernel with isa <= `isa` that the CPU supports; throws
+  // Chooses the best microkernel that runs here under the cap `isa` (isa_runs); throws
   // std::invalid_argument if none (isa == scalar): callers use the ref kernel then.
   F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
           Isa isa);

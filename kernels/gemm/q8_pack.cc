@@ -36,14 +36,71 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
 
 }  // namespace
 
+// For kernels that read every activation as u8 (x86: vpdpbusd and the zero-extending int16
+// path, s8 activations flipped by x ^ 0x80 = x + 128 on load): the fold uses
+//   bias'[c] = bias[c] - zp_u * sum_k w[k][c],   zp_u = x_zero_point (+ 128 for s8).
+// Per block of NR channels: int32 bias'[NR], float multiplier[NR], then per tap, per group of
+// KR k's, w[NR][KR] as int8 (w_bytes 1) or int16 (w_bytes 2); zero past n and kc.
+Q8PackedWeights pack_q8_u8_reads(const Q8GemmKernel& kernel, const Q8WeightsToPack& in) {
+  const size_t nr = static_cast<size_t>(kernel.nr);
+  const size_t kr = static_cast<size_t>(kernel.kr);
+  const size_t kc_padded = (in.kc + kr - 1) / kr * kr;
+  const size_t blocks = (in.n + nr - 1) / nr;
+  auto weight = [&](size_t c, size_t t, size_t k) { return in.w[(c * in.ks + t) * in.kc + k]; };
+  Q8PackedWeights packed;
+  packed.block_bytes = nr * 8 + in.ks * kc_padded * nr * static_cast<size_t>(kernel.w_bytes);
+  packed.bytes = AlignedBytes(blocks * packed.block_bytes);
+  const int64_t zp_u = in.x_zero_point + (in.x_type == Q8::s8 ? 128 : 0);
+  for (size_t b = 0; b < blocks; ++b) {
+    uint8_t* block = packed.bytes.data() + b * packed.block_bytes;
+    int32_t* bias_out = reinterpret_cast<int32_t*>(block);
+    float* mult_out = reinterpret_cast<float*>(block + nr * 4);
+    uint8_t* w_out = block + nr * 8;
+    for (size_t j = 0; j < nr; ++j) {
+      const size_t c = b * nr + j;
+      if (c >= in.n) {
+        bias_out[j] = 0;
+        mult_out[j] = 0.0f;
+        continue;
+      }
+      int64_t sum_w = 0;
+      for (size_t i = 0; i < in.ks * in.kc; ++i) sum_w += in.w[c * in.ks * in.kc + i];
+      const int64_t folded = static_cast<int64_t>(in.bias != nullptr ? in.bias[c] : 0) - zp_u * sum_w;
+      bias_out[j] = static_cast<int32_t>(static_cast<uint32_t>(folded));  // modulo 2^32
+      mult_out[j] = in.multiplier.size() == 1 ? in.multiplier[0] : in.multiplier[c];
+    }
+    for (size_t t = 0; t < in.ks; ++t) {
+      for (size_t k0 = 0; k0 < kc_padded; k0 += kr) {
+        for (size_t j = 0; j < nr; ++j) {
+          for (size_t r = 0; r < kr; ++r) {
+            const size_t c = b * nr + j;
+            const size_t k = k0 + r;
+            const int8_t v = c < in.n && k < in.kc ? weight(c, t, k) : int8_t{0};
+            if (kernel.w_bytes == 1) {
+              *w_out++ = static_cast<uint8_t>(v);
+            } else {
+              const int16_t v16 = v;
+              std::memcpy(w_out, &v16, 2);
+              w_out += 2;
+            }
+          }
+        }
+      }
+    }
+  }
+  return packed;
+}
+
 const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k) {
   const Q8GemmKernel* best = nullptr;
   double best_cycles = 0.0;
   for (const Q8GemmKernel& e : kQ8GemmKernels) {
-    if (e.x_type != x_type || e.isa > isa || !isa_supported(e.isa)) continue;
-    if (best != nullptr && e.isa < best->isa) continue;
-    const double cycles = estimated_cycles(e, m, n, k);
-    if (best == nullptr || e.isa > best->isa || cycles < best_cycles) {
+    if (e.x_type != x_type || !isa_runs(e.isa, isa)) continue;
+    // estimated_cycles counts vector instructions; one on 16 lanes costs two 8-lane ones
+    // unless the core has the full 512-bit datapath (vector_rate).
+    const double cycles = estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa);
+    if (best == nullptr || cycles < best_cycles ||
+        (cycles == best_cycles && isa_rank(e.isa) > isa_rank(best->isa))) {
       best = &e;
       best_cycles = cycles;
     }

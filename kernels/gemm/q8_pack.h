@@ -15,8 +15,9 @@
 
 namespace octet::kernels {
 
-// The cheapest supported entry of the highest ISA level <= isa for activations of x_type,
-// for an m x n x (ks * kc) problem; nullptr when no entry qualifies (use the ref kernel).
+// The entry for activations of x_type that runs here under the cap `isa` with the fewest
+// estimated cycles for an m x n x (ks * kc) problem, the vector rate of its level weighed in
+// (a ymm VNNI tile may beat a zmm one on Zen 4); nullptr when none runs (use the ref kernel).
 const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k);
 
 // 64-byte aligned bytes (zmm loads of packed weights never split a cache line).
@@ -44,64 +45,20 @@ struct Q8PackedWeights {
 
 inline size_t packed_size(const Q8PackedWeights& w) { return w.bytes.size(); }
 
-// weight(c, t, k) returns the int8 weight of output channel c, tap t, input channel k.
-// bias has n values or is nullptr; multiplier has 1 or n values. x_zero_point is the
-// activation zero point in x_type; the fold uses zp_u (see q8_gemm_list.h).
-template <typename WeightAt>
-Q8PackedWeights pack_q8_weights(const Q8GemmKernel& kernel, size_t n, size_t ks, size_t kc,
-                                WeightAt weight, const int32_t* bias,
-                                std::span<const float> multiplier, Q8 x_type,
-                                int32_t x_zero_point) {
-  const size_t nr = static_cast<size_t>(kernel.nr);
-  const size_t kr = static_cast<size_t>(kernel.kr);
-  const size_t kc_padded = (kc + kr - 1) / kr * kr;
-  const size_t blocks = (n + nr - 1) / nr;
-  Q8PackedWeights packed;
-  packed.block_bytes = nr * 8 + ks * kc_padded * nr * static_cast<size_t>(kernel.w_bytes);
-  packed.bytes = AlignedBytes(blocks * packed.block_bytes);
-  const int64_t zp_u = x_zero_point + (x_type == Q8::s8 ? 128 : 0);
-  for (size_t b = 0; b < blocks; ++b) {
-    uint8_t* block = packed.bytes.data() + b * packed.block_bytes;
-    int32_t* bias_out = reinterpret_cast<int32_t*>(block);
-    float* mult_out = reinterpret_cast<float*>(block + nr * 4);
-    uint8_t* w_out = block + nr * 8;
-    for (size_t j = 0; j < nr; ++j) {
-      const size_t c = b * nr + j;
-      if (c >= n) {
-        bias_out[j] = 0;
-        mult_out[j] = 0.0f;
-        continue;
-      }
-      int64_t sum_w = 0;
-      for (size_t t = 0; t < ks; ++t)
-        for (size_t k = 0; k < kc; ++k) sum_w += weight(c, t, k);
-      const int64_t folded = static_cast<int64_t>(bias != nullptr ? bias[c] : 0) - zp_u * sum_w;
-      bias_out[j] = static_cast<int32_t>(static_cast<uint32_t>(folded));  // modulo 2^32
-      mult_out[j] = multiplier.size() == 1 ? multiplier[0] : multiplier[c];
-    }
-    for (size_t t = 0; t < ks; ++t) {
-      for (size_t k0 = 0; k0 < kc_padded; k0 += kr) {
-        for (size_t j = 0; j < nr; ++j) {
-          for (size_t r = 0; r < kr; ++r) {
-            const size_t c = b * nr + j;
-            const size_t k = k0 + r;
-            const int8_t v = c < n && k < kc ? weight(c, t, k) : int8_t{0};
-            if (kernel.w_bytes == 1) {
-              *w_out++ = static_cast<uint8_t>(v);
-            } else {
-              const int16_t v16 = v;
-              std::memcpy(w_out, &v16, 2);
-              w_out += 2;
-            }
-          }
-        }
-      }
-    }
-  }
-  return packed;
-}
+// One layer's weights as every packing function reads them: n output channels, ks taps of
+// kc input channels each, w[(c * ks + t) * kc + k]; bias has n values or is nullptr;
+// multiplier has 1 or n values; x_zero_point is the activation zero point in x_type.
+struct Q8WeightsToPack {
+  size_t n, ks, kc;
+  const int8_t* w;
+  const int32_t* bias;
+  std::span<const float> multiplier;
+  Q8 x_type;
+  int32_t x_zero_point;
+};
 
-// pack_q8_weights through the packed-weight cache of the planning Session
+// The kernel's packing of weight(c, t, k) (the int8 weight of output channel c, tap t, input
+// channel k), through the packed-weight cache of the planning Session
 // (kernels/packed_cache.h). `layout` names how weight(c, t, k) reads the w_count int8 values
 // at w, with whatever shape that reading depends on; with every other argument it makes the key.
 template <typename WeightAt>
@@ -121,8 +78,13 @@ std::shared_ptr<const Q8PackedWeights> shared_q8_weights(const std::string& layo
                           .add_array(multiplier.data(), multiplier.size())
                           .add(int64_t(x_type == Q8::s8))
                           .add(x_zero_point);
-  return shared_packing<Q8PackedWeights>(
-      key, [&] { return pack_q8_weights(kernel, n, ks, kc, weight, bias, multiplier, x_type, x_zero_point); });
+  return shared_packing<Q8PackedWeights>(key, [&] {
+    std::vector<int8_t> dense(n * ks * kc);
+    for (size_t c = 0; c < n; ++c)
+      for (size_t t = 0; t < ks; ++t)
+        for (size_t k = 0; k < kc; ++k) dense[(c * ks + t) * kc + k] = weight(c, t, k);
+    return kernel.pack(kernel, {n, ks, kc, dense.data(), bias, multiplier, x_type, x_zero_point});
+  });
 }
 
 }  // namespace octet::kernels

@@ -17,17 +17,11 @@
 namespace octet::kernels::x86::avx2 {
 namespace {
 
-struct Ops {
-  using Vec = __m256i;
-  using VecF = __m256;
+#include "kernels/x86/q8_ymm_epilogue.inc"
+
+struct Ops : YmmEpilogue {
   static constexpr int kLanes = 8;
   static constexpr int kKr = 2;
-
-  static Vec load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-  static VecF loadf(const float* p) { return _mm256_loadu_ps(p); }
-  static VecF set1f(float v) { return _mm256_set1_ps(v); }
-  static Vec set1i(int32_t v) { return _mm256_set1_epi32(v); }
-  static Vec add(Vec a, Vec b) { return _mm256_add_epi32(a, b); }
 
   // Two activation bytes a0 a1 -> every int32 lane holds the int16 pair (a0, a1), zero-extended.
   static Vec widen_pair(uint16_t v) {
@@ -41,46 +35,14 @@ struct Ops {
     if constexpr (kFlip) v ^= 0x8080u;
     return widen_pair(v);
   }
+  // One byte; the other meets a zero weight.
   template <bool kFlip>
-  static Vec broadcast_a_tail(const uint8_t* p,
-                              size_t) {  // one byte; the other meets a zero weight
+  static Vec broadcast_a_tail(const uint8_t* p, size_t) {
     uint16_t v = p[0];
     if constexpr (kFlip) v ^= 0x80u;
     return widen_pair(v);
   }
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w)); }
-
-  static VecF to_float(Vec acc) { return _mm256_cvtepi32_ps(acc); }
-  static VecF mulf(VecF a, VecF b) { return _mm256_mul_ps(a, b); }
-  static VecF addf(VecF a, VecF b) { return _mm256_add_ps(a, b); }
-  static VecF clampf(VecF f, VecF lo, VecF hi) { return _mm256_min_ps(_mm256_max_ps(f, lo), hi); }
-  static void storef(float* y, VecF f, size_t valid) {
-    if (valid == 8) {
-      _mm256_storeu_ps(y, f);
-    } else {
-      const Vec lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-      _mm256_maskstore_ps(y, _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(valid)), lanes), f);
-    }
-  }
-  static Vec requantize(Vec acc, VecF m, VecF lo, VecF hi) {
-    const VecF f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), m);
-    return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, lo), hi));
-  }
-  // The low byte of each of the 8 lanes, `valid` of them.
-  static void store(uint8_t* y, Vec q, size_t valid) {
-    const Vec low_bytes =
-        _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12,
-                         -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    const Vec packed = _mm256_shuffle_epi8(q, low_bytes);
-    const __m128i bytes =
-        _mm_unpacklo_epi32(_mm256_castsi256_si128(packed), _mm256_extracti128_si256(packed, 1));
-    if (valid == 8) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(y), bytes);
-    } else {
-      const uint64_t v = static_cast<uint64_t>(_mm_cvtsi128_si64(bytes));
-      std::memcpy(y, &v, valid);
-    }
-  }
 };
 
 #include "kernels/x86/q8_igemm_tile.inc"

@@ -1,8 +1,9 @@
-// INT8 IGEMM microkernels, 256-bit VNNI: ymm vpdpbusd (u8 x s8, 4 products summed into each
-// int32 lane, no saturation), weights packed c4 ([K/4][NR][4] per tap). Built in the EVEX
-// form (AVX512-VNNI + VL, ymm only; see kernels/isa.h), so 32 ymm registers are available.
-// The tile loop is kernels/x86/q8_igemm_tile.inc; layout and zero-point fold in
-// kernels/q8_gemm_list.h.
+// INT8 IGEMM microkernels, VEX AVX-VNNI (Alder Lake and later Intel cores, Zen 5): ymm
+// vpdpbusd (u8 x s8, 4 products summed into each int32 lane, no saturation) on CPUs that may
+// lack AVX-512, so only 16 ymm registers and no mask registers: tiles keep <= 12 accumulators
+// and stores of a partial column block use the AVX2 epilogue. Weights packed c4 like the EVEX
+// kernels (q8_gemm__avx256vnni.cc). The tile loop is kernels/x86/q8_igemm_tile.inc; layout and
+// zero-point fold in kernels/q8_gemm_list.h.
 #include <immintrin.h>
 
 #include <cstring>
@@ -12,17 +13,11 @@
 namespace octet::kernels::x86::avxvnni {
 namespace {
 
-struct Ops {
-  using Vec = __m256i;
-  using VecF = __m256;
+#include "kernels/x86/q8_ymm_epilogue.inc"
+
+struct Ops : YmmEpilogue {
   static constexpr int kLanes = 8;
   static constexpr int kKr = 4;
-
-  static Vec load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-  static VecF loadf(const float* p) { return _mm256_loadu_ps(p); }
-  static VecF set1f(float v) { return _mm256_set1_ps(v); }
-  static Vec set1i(int32_t v) { return _mm256_set1_epi32(v); }
-  static Vec add(Vec a, Vec b) { return _mm256_add_epi32(a, b); }
 
   template <bool kFlip>
   static Vec broadcast_a(const uint8_t* p) {
@@ -40,22 +35,7 @@ struct Ops {
     if constexpr (kFlip) v ^= 0x80808080u;
     return _mm256_set1_epi32(static_cast<int32_t>(v));
   }
-  static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_dpbusd_epi32(acc, a, w); }
-
-  static VecF to_float(Vec acc) { return _mm256_cvtepi32_ps(acc); }
-  static VecF mulf(VecF a, VecF b) { return _mm256_mul_ps(a, b); }
-  static VecF addf(VecF a, VecF b) { return _mm256_add_ps(a, b); }
-  static VecF clampf(VecF f, VecF lo, VecF hi) { return _mm256_min_ps(_mm256_max_ps(f, lo), hi); }
-  static void storef(float* y, VecF f, size_t valid) {
-    _mm256_mask_storeu_ps(y, static_cast<__mmask8>((1u << valid) - 1u), f);
-  }
-  static Vec requantize(Vec acc, VecF m, VecF lo, VecF hi) {
-    const VecF f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), m);
-    return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, lo), hi));
-  }
-  static void store(uint8_t* y, Vec q, size_t valid) {
-    _mm256_mask_cvtepi32_storeu_epi8(y, static_cast<__mmask8>((1u << valid) - 1u), q);
-  }
+  static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_dpbusd_avx_epi32(acc, a, w); }
 };
 
 #include "kernels/x86/q8_igemm_tile.inc"
@@ -63,13 +43,13 @@ struct Ops {
 }  // namespace
 
 void qu8s8_igemm_6x16c4(const Q8IgemmArgs& g) { igemm_tile<6, 2, false>(g); }
-void qu8s8_igemm_4x32c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, false>(g); }
+void qu8s8_igemm_12x8c4(const Q8IgemmArgs& g) { igemm_tile<12, 1, false>(g); }
 void qs8s8_igemm_6x16c4(const Q8IgemmArgs& g) { igemm_tile<6, 2, true>(g); }
-void qs8s8_igemm_4x32c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, true>(g); }
+void qs8s8_igemm_12x8c4(const Q8IgemmArgs& g) { igemm_tile<12, 1, true>(g); }
 
 void qu8s8_igemm_6x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, false, true>(g); }
-void qu8s8_igemm_4x32c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, false, true>(g); }
+void qu8s8_igemm_12x8c4_f32(const Q8IgemmArgs& g) { igemm_tile<12, 1, false, true>(g); }
 void qs8s8_igemm_6x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, true, true>(g); }
-void qs8s8_igemm_4x32c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, true, true>(g); }
+void qs8s8_igemm_12x8c4_f32(const Q8IgemmArgs& g) { igemm_tile<12, 1, true, true>(g); }
 
 }  // namespace octet::kernels::x86::avxvnni

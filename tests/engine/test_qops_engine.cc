@@ -167,6 +167,41 @@ TEST(QOpsEngine, ParametersAtRunTimeGiveWhatConstantsGive) {
   EXPECT_EQ(values_of<uint8_t>(inputs.run(conv_feeds(q))[0]), expected_conv(q, 0, 255));
 }
 
+// The plan keeps why a step runs its reference kernel (octet info --kernels shows it).
+TEST(QOpsEngine, APlanRecordsWhyAConvFallsBackToTheReference) {
+  auto qconv_step = [](const Plan& plan) {
+    for (const PlanStep& s : plan.steps())
+      if (s.op == "QLinearConv") return s;
+    ADD_FAILURE() << "no QLinearConv step";
+    return PlanStep{};
+  };
+  ConvProblem p = conv_problem(3);
+  const ir::Dims x_dims{p.n, p.c, p.h, p.w};
+  Session asymmetric(graph_of(conv_model(p, false)));
+  PlanStep step = qconv_step(asymmetric.plan_for(std::vector<ir::Dims>{x_dims}));
+  EXPECT_TRUE(step.scalar()) << step.kernel;
+  EXPECT_NE(step.fallback.find("weight zero point"), std::string::npos) << step.fallback;
+
+  Session at_run_time(graph_of(conv_model(p, true)));
+  std::vector<ir::Dims> dims;
+  for (const auto& f : conv_feeds(p)) dims.push_back(f.dims);
+  step = qconv_step(at_run_time.plan_for(dims));
+  EXPECT_NE(step.fallback.find("not constant"), std::string::npos) << step.fallback;
+
+  std::fill(p.w_zp.begin(), p.w_zp.end(), 0);
+  SessionOptions scalar;
+  scalar.isa = kernels::Isa::scalar;
+  Session capped(graph_of(conv_model(p, false)), scalar);
+  step = qconv_step(capped.plan_for(std::vector<ir::Dims>{x_dims}));
+  EXPECT_EQ(step.fallback, "--isa scalar");
+  if (kernels::detected_isa() != kernels::Isa::scalar) {
+    Session fast(graph_of(conv_model(p, false)));
+    step = qconv_step(fast.plan_for(std::vector<ir::Dims>{x_dims}));
+    EXPECT_FALSE(step.scalar()) << step.kernel;
+    EXPECT_EQ(step.fallback, "");
+  }
+}
+
 // Constant folding evaluates the op on row-major data: the channels-last copy path.
 TEST(QOpsEngine, AConstantQLinearConvIsFoldedCorrectly) {
   const ConvProblem p = conv_problem(3);

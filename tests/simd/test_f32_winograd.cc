@@ -53,7 +53,7 @@ std::vector<Combo> supported_combos() {
       continue;
     }
     for (const F32GemmKernel& g : f32_gemm_kernels())
-      if (g.isa <= t.isa && isa_supported(g.isa)) out.push_back({&t, &g});
+      if (isa_runs(g.isa, t.isa)) out.push_back({&t, &g});
   }
   for (const Combo& c : out) ran += c.name() + " ";
   ::testing::Test::RecordProperty("kernels_run", ran);
@@ -286,7 +286,7 @@ TEST(F32Winograd, ChoosesTheHighestSupportedIsa) {
     F32WinogradConv conv(s, w.data(), nullptr, Activation{}, isa);
     Isa best = Isa::scalar;
     for (const F32WinogradKernel& k : f32_winograd_kernels())
-      if (k.isa <= isa && isa_supported(k.isa)) best = std::max(best, k.isa);
+      if (isa_runs(k.isa, isa) && isa_rank(k.isa) > isa_rank(best)) best = k.isa;
     EXPECT_EQ(conv.kernel_name(), std::string("f32_winograd_2x2_3x3__") + isa_name(best));
     EXPECT_LE(conv.gemm_kernel().isa, isa);
     conv.bind(x.data());

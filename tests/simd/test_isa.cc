@@ -1,4 +1,4 @@
-// The ISA levels: parsing, ordering, and the cap OCTET_ISA / --isa put on them.
+// The ISA levels: parsing, their feature sets, and the cap OCTET_ISA / --isa put on them.
 #include <gtest/gtest.h>
 
 #include "kernels/isa.h"
@@ -14,13 +14,45 @@ TEST(Isa, NamesRoundTrip) {
   }
   EXPECT_FALSE(parse_isa("avx512_vnni").has_value());
   EXPECT_FALSE(parse_isa("").has_value());
-  EXPECT_EQ(isa_names(), "scalar|avx2|avxvnni|avx512|avx512vnni");
+#if OCTET_ARCH_X86
+  EXPECT_EQ(isa_names(), "scalar|avx2|avxvnni|avx256vnni|avx512|avx512vnni");
+  EXPECT_FALSE(parse_isa("neon").has_value());
+#elif OCTET_ARCH_ARM64
+  EXPECT_EQ(isa_names(), "scalar|neon|neondot|neoni8mm");
+  EXPECT_FALSE(parse_isa("avx2").has_value());
+#endif
+}
+
+// A level allows exactly the levels whose features it has: the honest-name rules of isa.h.
+TEST(Isa, LevelsAllowTheirSubsetsOnly) {
+  for (Isa cap : {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx256vnni, Isa::avx512, Isa::avx512vnni, Isa::neon,
+                  Isa::neondot, Isa::neoni8mm}) {
+    EXPECT_TRUE(isa_allows(cap, cap)) << isa_name(cap);
+    EXPECT_TRUE(isa_allows(cap, Isa::scalar)) << isa_name(cap);
+  }
+  EXPECT_TRUE(isa_allows(Isa::avx512vnni, Isa::avx256vnni));
+  EXPECT_TRUE(isa_allows(Isa::avx512vnni, Isa::avx512));
+  EXPECT_TRUE(isa_allows(Isa::avxvnni, Isa::avx2));
+  EXPECT_TRUE(isa_allows(Isa::neoni8mm, Isa::neondot));
+  // The VEX form is a different instruction set from the EVEX one.
+  EXPECT_FALSE(isa_allows(Isa::avx512, Isa::avxvnni));
+  EXPECT_FALSE(isa_allows(Isa::avx512vnni, Isa::avxvnni));
+  EXPECT_FALSE(isa_allows(Isa::avxvnni, Isa::avx256vnni));
+  // The 256-bit level keeps off zmm.
+  EXPECT_FALSE(isa_allows(Isa::avx256vnni, Isa::avx512));
+  EXPECT_FALSE(isa_allows(Isa::avx512, Isa::avx256vnni));
+  EXPECT_FALSE(isa_allows(Isa::neondot, Isa::avx2));
+  EXPECT_FALSE(isa_allows(Isa::avx512vnni, Isa::neon));
+  EXPECT_GT(isa_rank(Isa::avx512vnni), isa_rank(Isa::avx256vnni));
+  EXPECT_GT(isa_rank(Isa::neoni8mm), isa_rank(Isa::neondot));
 }
 
 TEST(Isa, ScalarAlwaysRunsAndActiveIsSupported) {
   EXPECT_TRUE(isa_supported(Isa::scalar));
   EXPECT_TRUE(isa_supported(active_isa()));
-  EXPECT_LE(active_isa(), detected_isa());
+  EXPECT_TRUE(isa_allows(detected_isa(), active_isa()));
+  for (Isa isa : kAllIsas)
+    if (isa_supported(isa)) EXPECT_GE(isa_rank(detected_isa()), isa_rank(isa)) << isa_name(isa);
   std::vector<Isa> runnable = runnable_isas();
   ASSERT_FALSE(runnable.empty());
   EXPECT_EQ(runnable.front(), Isa::scalar);

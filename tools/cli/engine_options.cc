@@ -94,7 +94,9 @@ void warn_scalar_steps(const Plan& plan, const std::string& context) {
     int64_t values = 0;
     for (const TensorInfo& out : s.outputs) values += out.count();
     if (values <= kTinyStepValues) continue;
-    if (count++ < 8) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", s.node, s.kernel);
+    if (count++ < 8)
+      list += fmt::format("{}{} ({}{})", list.empty() ? "" : ", ", s.node, s.kernel,
+                          s.fallback.empty() ? "" : ": " + s.fallback);
   }
   if (count == 0) return;
   if (count > 8) list += fmt::format(", and {} more", count - 8);

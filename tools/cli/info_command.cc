@@ -95,6 +95,7 @@ int run_info(const InfoOptions& o) {
   for (const auto& p : session.pass_report()) j["passes"][p.pass] = p.changed;
   for (const auto& s : plan.steps()) {
     nlohmann::json step = {{"node", s.node}, {"op", s.op}, {"kernel", s.kernel}, {"scalar", s.scalar()}, {"macs", s.macs}};
+    if (s.scalar() && !s.fallback.empty()) step["fallback"] = s.fallback;
     if (!s.outputs.empty()) step["output_shape"] = dims_json(s.outputs[0].dims);
     j["steps"].push_back(step);
   }
@@ -150,7 +151,8 @@ int run_info(const InfoOptions& o) {
       if (n.name == s.node && n.attrs.has("fused_act")) op += "+" + n.attrs.s("fused_act");
     fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}{}\n", i, s.node.substr(0, 34), op,
                s.outputs.empty() ? "" : ir::dims_str(s.outputs[0].dims), s.macs ? fmt::format("{}", s.macs) : "",
-               o.kernels ? "  " + (s.kernel.empty() ? std::string("-") : s.kernel) + (s.scalar() ? "  [scalar]" : "")
+               o.kernels ? "  " + (s.kernel.empty() ? std::string("-") : s.kernel) +
+                               (s.scalar() ? (s.fallback.empty() ? "  [scalar]" : "  [scalar: " + s.fallback + "]") : "")
                          : "");
   }
   if (o.kernels) {
