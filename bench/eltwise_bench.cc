@@ -75,8 +75,8 @@ std::string bench_name(const Map& m, const std::string& op_label, const std::str
   return std::string("eltwise/") + m.model + "/" + op_label + "/" + kernel;
 }
 
-template <class Fn, size_t N>
-bool is_pick(const EltwiseUkernel<Fn> (&list)[N], const EltwiseUkernel<Fn>& k) {
+template <class Fn>
+bool is_pick(std::span<const EltwiseUkernel<Fn>> list, const EltwiseUkernel<Fn>& k) {
   return first_runnable(list, active_isa()) == &k;
 }
 

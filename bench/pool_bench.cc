@@ -79,8 +79,8 @@ Buffer<T> random_buffer(size_t n, uint32_t seed) {
 }
 
 // One driver per microkernel of `list` and the ref (the driver at Isa::scalar).
-template <class T, class Fn, size_t N, class Make>
-void register_op(const Layer& l, const char* op, const PoolUkernel<Fn> (&list)[N], Make make) {
+template <class T, class Fn, class Make>
+void register_op(const Layer& l, const char* op, std::span<const PoolUkernel<Fn>> list, Make make) {
   const Pool2dShape s = l.shape();
   const double bytes = double(sizeof(T)) * double(in_count(s) + out_count(s));
   auto x = std::make_shared<Buffer<T>>(random_buffer<T>(in_count(s), 1));

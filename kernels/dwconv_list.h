@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include "kernels/isa.h"
+#include "kernels/kernel_list.h"
 #include "kernels/ref/conv2d.h"
 
 namespace octet::kernels {
@@ -164,7 +165,7 @@ struct Q8DwConvKernel {
 #undef OCTET_Q8_DWCONV
 #undef OCTET_Q8_DWCONV_IMAGE_ROWS
 
-inline constexpr F32DwConvKernel kF32DwConvKernels[] = {
+inline constexpr F32DwConvKernel kF32DwConvKernelRows[] = {
 #define OCTET_F32_DWCONV(isa, tile) \
   {"f32_dwconv_c" #tile "__" #isa, Isa::isa, tile, isa::f32_dwconv_c##tile##_row, isa::f32_dwconv_c##tile##_indirect},
 #define OCTET_Q8_DWCONV(isa, tile, name, packing)
@@ -173,9 +174,10 @@ inline constexpr F32DwConvKernel kF32DwConvKernels[] = {
 #undef OCTET_F32_DWCONV
 #undef OCTET_Q8_DWCONV
 #undef OCTET_Q8_DWCONV_IMAGE_ROWS
-};
+    F32DwConvKernel{}};
+inline constexpr std::span<const F32DwConvKernel> kF32DwConvKernels = rows_before_terminator(kF32DwConvKernelRows);
 
-inline constexpr Q8DwConvKernel kQ8DwConvKernels[] = {
+inline constexpr Q8DwConvKernel kQ8DwConvKernelRows[] = {
 #define OCTET_F32_DWCONV(isa, tile)
 #define OCTET_Q8_DWCONV(isa, tile, name, packing) \
   {name, Isa::isa, tile, Q8DwPacking::packing, isa::q8_dwconv_c##tile##_row, isa::q8_dwconv_c##tile##_indirect},
@@ -185,6 +187,7 @@ inline constexpr Q8DwConvKernel kQ8DwConvKernels[] = {
 #undef OCTET_F32_DWCONV
 #undef OCTET_Q8_DWCONV
 #undef OCTET_Q8_DWCONV_IMAGE_ROWS
-};
+    Q8DwConvKernel{}};
+inline constexpr std::span<const Q8DwConvKernel> kQ8DwConvKernels = rows_before_terminator(kQ8DwConvKernelRows);
 
 }  // namespace octet::kernels

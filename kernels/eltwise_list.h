@@ -16,6 +16,7 @@
 
 #include "kernels/arch.h"
 #include "kernels/isa.h"
+#include "kernels/kernel_list.h"
 
 namespace octet::kernels {
 
@@ -97,8 +98,10 @@ OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE, )
 #undef OCTET_ELTWISE_DECLARE
 
 #define OCTET_ELTWISE_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
-#define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP) \
-  inline constexpr EltwiseUkernel<FN_TYPE> NAME[] = {OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_ENTRY, OP)};
+#define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP)                                                             \
+  inline constexpr EltwiseUkernel<FN_TYPE> NAME##Rows[] = {OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_ENTRY, OP)  \
+                                                               EltwiseUkernel<FN_TYPE>{}};                 \
+  inline constexpr std::span<const EltwiseUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
 
 OCTET_ELTWISE_TABLE(kF32AddUkernels, F32BinaryUkernel, f32_add)
 OCTET_ELTWISE_TABLE(kF32MulUkernels, F32BinaryUkernel, f32_mul)

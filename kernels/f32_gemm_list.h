@@ -21,6 +21,7 @@
 
 #include "kernels/arch.h"
 #include "kernels/isa.h"
+#include "kernels/kernel_list.h"
 
 namespace octet::kernels {
 
@@ -58,13 +59,14 @@ struct F32GemmKernel {
 #include "kernels/f32_gemm_list.inc"
 #undef OCTET_F32_GEMM_TILE
 
-inline constexpr F32GemmKernel kF32GemmKernels[] = {
+inline constexpr F32GemmKernel kF32GemmKernelRows[] = {
 #define OCTET_F32_GEMM_TILE(isa, mr, nr)                                                        \
   {"f32_gemm_" #mr "x" #nr "__" #isa, "f32_igemm_" #mr "x" #nr "__" #isa, Isa::isa, mr, nr,     \
    &isa::f32_gemm_##mr##x##nr, &isa::f32_igemm_##mr##x##nr},
 #include "kernels/f32_gemm_list.inc"
 #undef OCTET_F32_GEMM_TILE
-};
+    F32GemmKernel{}};
+inline constexpr std::span<const F32GemmKernel> kF32GemmKernels = rows_before_terminator(kF32GemmKernelRows);
 
 inline std::span<const F32GemmKernel> f32_gemm_kernels() { return kF32GemmKernels; }
 

@@ -17,6 +17,7 @@
 #include "kernels/f32_gemm_list.h"
 #include "kernels/arch.h"
 #include "kernels/isa.h"
+#include "kernels/kernel_list.h"
 
 namespace octet::kernels {
 
@@ -60,7 +61,10 @@ OCTET_F32_WINOGRAD_LEVELS(OCTET_F32_WINOGRAD_DECLARE)
 #define OCTET_F32_WINOGRAD_ENTRY(isa, tile)                                                     \
   {"f32_winograd_2x2_3x3__" #isa, Isa::isa, tile, &isa::f32_winograd_2x2_3x3_input,             \
    &isa::f32_winograd_2x2_3x3_output},
-inline constexpr F32WinogradKernel kF32WinogradKernels[] = {OCTET_F32_WINOGRAD_LEVELS(OCTET_F32_WINOGRAD_ENTRY)};
+inline constexpr F32WinogradKernel kF32WinogradKernelRows[] = {
+    OCTET_F32_WINOGRAD_LEVELS(OCTET_F32_WINOGRAD_ENTRY) F32WinogradKernel{}};
+inline constexpr std::span<const F32WinogradKernel> kF32WinogradKernels =
+    rows_before_terminator(kF32WinogradKernelRows);
 #undef OCTET_F32_WINOGRAD_ENTRY
 
 inline std::span<const F32WinogradKernel> f32_winograd_kernels() { return kF32WinogradKernels; }

@@ -21,6 +21,7 @@
 //   neoni8mm    neondot + SMMLA/UMMLA/USMMLA/USDOT (ARMv8.6 I8MM: Graviton 3, Apple M2)
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -113,9 +114,9 @@ size_t per_core_cache_bytes();
 
 // The first entry of a microkernel list (in preference order; any struct with an `isa`
 // member) that runs here under `cap`; nullptr when none does.
-template <class Entry, size_t N>
-const Entry* first_runnable(const Entry (&list)[N], Isa cap) {
-  for (const Entry& k : list)
+template <class List>
+auto first_runnable(const List& list, Isa cap) -> decltype(&*std::begin(list)) {
+  for (const auto& k : list)
     if (isa_runs(k.isa, cap)) return &k;
   return nullptr;
 }

@@ -22,6 +22,7 @@
 #include "kernels/eltwise_list.h"
 #include "kernels/arch.h"
 #include "kernels/isa.h"
+#include "kernels/kernel_list.h"
 
 namespace octet::kernels {
 
@@ -67,8 +68,9 @@ OCTET_POOL_LEVELS(OCTET_POOL_DECLARE, )
 #undef OCTET_POOL_DECLARE
 
 #define OCTET_POOL_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
-#define OCTET_POOL_TABLE(NAME, FN_TYPE, OP) \
-  inline constexpr PoolUkernel<FN_TYPE> NAME[] = {OCTET_POOL_LEVELS(OCTET_POOL_ENTRY, OP)};
+#define OCTET_POOL_TABLE(NAME, FN_TYPE, OP)                                                                   \
+  inline constexpr PoolUkernel<FN_TYPE> NAME##Rows[] = {OCTET_POOL_LEVELS(OCTET_POOL_ENTRY, OP) PoolUkernel<FN_TYPE>{}}; \
+  inline constexpr std::span<const PoolUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
 
 OCTET_POOL_TABLE(kF32MaxPoolUkernels, F32PoolUkernel, f32_maxpool)
 OCTET_POOL_TABLE(kQu8MaxPoolUkernels, Q8PoolUkernel, qu8_maxpool)

@@ -7,12 +7,13 @@
 // reading each output row's input through an indirection array (IGEMM): for tap t, row i,
 // a[t * MR + i] points at kc input bytes. Plain GEMM is the case ks = 1.
 //
-// Activations are u8 or s8. s8 kernels flip the sign bit of every activation byte on load
-// (x ^ 0x80 = x + 128, now u8) so that vpdpbusd (u8 x s8) and the zero-extending int16
-// path both apply; the packing folds the zero point into the bias as
-//   bias'[c] = bias[c] - zp_u * sum_k w[k][c],   zp_u = x_zero_point (+ 128 for s8)
+// Activations are u8 or s8; each kernel reads them as one type (`reads`) and flips the sign
+// bit of the other on load (x ^ 0x80: x + 128 read as u8 on x86, so that vpdpbusd (u8 x s8)
+// and the zero-extending int16 path apply; x - 128 read as s8 on Arm, for SDOT and the
+// sign-extending multiplies). The packing folds the zero point into the bias as
+//   bias'[c] = bias[c] - zp_r * sum_k w[k][c],   zp_r = x_zero_point + q8_read_shift(reads, x)
 // so the inner loop never sees a zero point (padding taps read a row of x_zero_point bytes,
-// which contributes exactly zp_u * w and cancels).
+// which contributes exactly zp_r * w and cancels).
 //
 // Every microkernel has a float-output twin (`fn_f32`, the dynamic quantization path, where
 // the zero point and scale are known only at run time): the accumulators start at
@@ -31,6 +32,7 @@
 
 #include "kernels/arch.h"
 #include "kernels/isa.h"
+#include "kernels/kernel_list.h"
 #include "kernels/q8_type.h"
 
 namespace octet::kernels {
@@ -75,13 +77,20 @@ struct Q8GemmKernel {
   int lanes;    // int32 lanes per vector register (16 zmm, 8 ymm): for the tile choice
   Q8IgemmFn fn;      // quantized output
   Q8IgemmFn fn_f32;  // float output (see above)
+  Q8 reads;          // the type activations are read as; the other one is flipped on load
   Q8PackFn pack;     // lays out the weights and folds the zero point for this kernel
 };
 
-// The packing functions the list names (kernels/gemm/q8_pack.cc).
-Q8PackedWeights pack_q8_u8_reads(const Q8GemmKernel& kernel, const Q8WeightsToPack& weights);
+// What a kernel reading activations as `reads` adds to an activation of x_type (its sign-bit
+// flip): the zero-point fold uses x_zero_point + this.
+constexpr int32_t q8_read_shift(Q8 reads, Q8 x_type) {
+  return reads == x_type ? 0 : (reads == Q8::u8 ? 128 : -128);
+}
 
-#define OCTET_Q8_GEMM_TILE(arch, isa, xt, mr, nr, kr, wb, lanes, suffix, packing) \
+// The packing functions the list names (kernels/gemm/q8_pack.cc).
+Q8PackedWeights pack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& weights);
+
+#define OCTET_Q8_GEMM_TILE(arch, isa, xt, mr, nr, kr, wb, lanes, suffix, reads, packing) \
   namespace arch::isa {                                                          \
   void q##xt##s8_igemm_##mr##x##nr##c##kr(const Q8IgemmArgs& args);              \
   void q##xt##s8_igemm_##mr##x##nr##c##kr##_f32(const Q8IgemmArgs& args);        \
@@ -89,13 +98,14 @@ Q8PackedWeights pack_q8_u8_reads(const Q8GemmKernel& kernel, const Q8WeightsToPa
 #include "kernels/q8_gemm_list.inc"
 #undef OCTET_Q8_GEMM_TILE
 
-inline constexpr Q8GemmKernel kQ8GemmKernels[] = {
-#define OCTET_Q8_GEMM_TILE(arch, isa, xt, mr, nr, kr, wb, lanes, suffix, packing)                          \
+inline constexpr Q8GemmKernel kQ8GemmKernelRows[] = {
+#define OCTET_Q8_GEMM_TILE(arch, isa, xt, mr, nr, kr, wb, lanes, suffix, reads, packing)                   \
   {"q" #xt "s8_igemm_" #mr "x" #nr "c" #kr "__" #isa suffix, Isa::isa, Q8::xt, mr, nr, kr, wb, lanes,     \
    &arch::isa::q##xt##s8_igemm_##mr##x##nr##c##kr, &arch::isa::q##xt##s8_igemm_##mr##x##nr##c##kr##_f32, \
-   &packing},
+   Q8::reads, &packing},
 #include "kernels/q8_gemm_list.inc"
 #undef OCTET_Q8_GEMM_TILE
-};
+    Q8GemmKernel{}};
+inline constexpr std::span<const Q8GemmKernel> kQ8GemmKernels = rows_before_terminator(kQ8GemmKernelRows);
 
 }  // namespace octet::kernels

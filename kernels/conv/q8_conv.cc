@@ -129,8 +129,8 @@ void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out) {
   const size_t per_channel = static_cast<size_t>(s_.in_c) * s_.kernel_h * s_.kernel_w;
   column_sums_ = q8_column_sums(static_cast<size_t>(s_.out_c), 1, per_channel,
                                 [&](size_t c, size_t, size_t k) { return w[c * per_channel + k]; });
-  float_out_.emplace(std::move(out), column_sums_,
-                     kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1});
+  float_out_.emplace(std::move(out), column_sums_, kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
+                     kernel_ != nullptr ? kernel_->reads : x_type_);
   if (kernel_ == nullptr) {
     name_ = "q8_conv2d_nhwc_acc__ref";
     ref_acc_.resize(static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * s_.out_c);

@@ -14,9 +14,12 @@ using Q8LookupFn = void (*)(size_t n, const uint8_t* x, const uint8_t* table, ui
 // Each level's lookup in preference order: X(namespace and file suffix, level, needs AVX-512
 // VBMI). avx2: 16 vpshufb lookups of 16 entries, each selecting its row by the index's high
 // nibble; avx512vbmi: four vpermi2b lookups of 128 entries, the index's top bit picking the
-// half (kernels/<arch>/lookup__<suffix>.cc). Adding a kernel is one X(...) here.
+// half; neon: four TBL lookups of 64 entries (kernels/<arch>/lookup__<suffix>.cc). Adding a
+// kernel is one X(...) here.
 #if OCTET_ARCH_X86
 #define OCTET_Q8_LOOKUP_KERNELS(X) X(avx512vbmi, avx512, true) X(avx2, avx2, false)
+#elif OCTET_ARCH_ARM64
+#define OCTET_Q8_LOOKUP_KERNELS(X) X(neon, neon, false)
 #else
 #define OCTET_Q8_LOOKUP_KERNELS(X)
 #endif

@@ -15,8 +15,8 @@ bool shape_ok(const Pool2dShape& s) {
 }
 
 // The entry to run: `list`'s pick at `isa`, or none for a shape the microkernels do not take.
-template <class Fn, size_t N>
-const PoolUkernel<Fn>* choose(const PoolUkernel<Fn> (&list)[N], const Pool2dShape& s, Isa isa) {
+template <class Fn>
+const PoolUkernel<Fn>* choose(std::span<const PoolUkernel<Fn>> list, const Pool2dShape& s, Isa isa) {
   return shape_ok(s) ? first_runnable(list, isa) : nullptr;
 }
 

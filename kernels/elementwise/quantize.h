@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/isa.h"
+#include "kernels/kernel_list.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/qlinear.h"
 
@@ -20,6 +21,8 @@ using F32RangeFn = void (*)(size_t n, const float* x, float* min, float* max);
 // namespace <level>), in preference order. Adding a level is one X(level) here.
 #if OCTET_ARCH_X86
 #define OCTET_Q8_QUANTIZE_LEVELS(X) X(avx512) X(avx2)
+#elif OCTET_ARCH_ARM64
+#define OCTET_Q8_QUANTIZE_LEVELS(X) X(neon)
 #else
 #define OCTET_Q8_QUANTIZE_LEVELS(X)
 #endif
@@ -39,7 +42,9 @@ struct Q8QuantizeKernel {
   F32RangeFn range;
 };
 #define OCTET_Q8_QUANTIZE_ENTRY(isa) {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range},
-inline constexpr Q8QuantizeKernel kQ8QuantizeKernels[] = {OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY)};
+inline constexpr Q8QuantizeKernel kQ8QuantizeKernelRows[] = {OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY)
+                                                                 Q8QuantizeKernel{}};
+inline constexpr std::span<const Q8QuantizeKernel> kQ8QuantizeKernels = rows_before_terminator(kQ8QuantizeKernelRows);
 #undef OCTET_Q8_QUANTIZE_ENTRY
 
 // The first kernel that runs here under the cap `isa`; nullptr: use the ref kernel.

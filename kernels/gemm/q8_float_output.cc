@@ -5,8 +5,8 @@
 
 namespace octet::kernels {
 
-Q8FloatOutput::Q8FloatOutput(DequantizedOutput out, std::vector<int64_t> column_sums, size_t nr)
-    : out_(std::move(out)), column_sums_(std::move(column_sums)), nr_(nr) {
+Q8FloatOutput::Q8FloatOutput(DequantizedOutput out, std::vector<int64_t> column_sums, size_t nr, Q8 reads)
+    : out_(std::move(out)), column_sums_(std::move(column_sums)), nr_(nr), reads_(reads) {
   const size_t n = column_sums_.size();
   if (out_.w_scale.size() != 1 && out_.w_scale.size() != n)
     throw std::invalid_argument("Q8FloatOutput: " + std::to_string(out_.w_scale.size()) +
@@ -24,10 +24,10 @@ Q8FloatOutput::Q8FloatOutput(DequantizedOutput out, std::vector<int64_t> column_
 }
 
 void Q8FloatOutput::prepare(Q8 x_type, float x_scale, int32_t x_zero_point) {
-  const int64_t zp_u = x_zero_point + (x_type == Q8::s8 ? 128 : 0);
+  const int64_t zp_r = int64_t{x_zero_point} + q8_read_shift(reads_, x_type);
   const bool per_channel = out_.w_scale.size() != 1;
   for (size_t c = 0; c < column_sums_.size(); ++c) {
-    acc_init_[c] = static_cast<int32_t>(static_cast<uint32_t>(-zp_u * column_sums_[c]));  // modulo 2^32
+    acc_init_[c] = static_cast<int32_t>(static_cast<uint32_t>(-zp_r * column_sums_[c]));  // modulo 2^32
     scale_[c] = x_scale * out_.w_scale[per_channel ? c : 0];
   }
 }

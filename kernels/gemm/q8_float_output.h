@@ -4,7 +4,7 @@
 // activation's scale and zero point are known only when the step runs, so the zero-point fold
 // of kernels/q8_gemm_list.h moves from packing time to run time. The weights are packed once
 // (with zero point 0); each run computes, per output column c,
-//   acc_init[c] = -zp_u * sum_k w[k][c]        (zp_u = x_zero_point, + 128 for s8 activations)
+//   acc_init[c] = -zp_r * sum_k w[k][c]        (zp_r = x_zero_point + the kernel's q8_read_shift)
 //   scale[c]    = x_scale * w_scale[c]         (the graph's Mul of the two scales)
 // and the microkernels' float twins (fn_f32) start their accumulators at acc_init and store
 //   y = clamp(float(acc) * scale[c] + bias[c], lo, hi).
@@ -29,8 +29,9 @@ struct DequantizedOutput {
 class Q8FloatOutput {
  public:
   // column_sums[c] = sum of output column c's int8 weights; nr = the microkernel's NR (the
-  // per-run arrays are padded to whole blocks so tiles read them as whole vectors).
-  Q8FloatOutput(DequantizedOutput out, std::vector<int64_t> column_sums, size_t nr);
+  // per-run arrays are padded to whole blocks so tiles read them as whole vectors); reads =
+  // the type it reads activations as (the reference loops: the activations' own type).
+  Q8FloatOutput(DequantizedOutput out, std::vector<int64_t> column_sums, size_t nr, Q8 reads);
 
   const DequantizedOutput& output() const { return out_; }
   // Fills this run's acc_init and scale. Not thread-safe: call before the tiles run.
@@ -45,6 +46,7 @@ class Q8FloatOutput {
   std::vector<int32_t> acc_init_;
   std::vector<float> scale_;
   size_t nr_;
+  Q8 reads_;
 };
 
 // sum over taps t and k of weight(c, t, k) for every output column c < n.

@@ -63,8 +63,8 @@ void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput 
   auto sums = q8_column_sums(n, 1, k, [&](size_t c, size_t, size_t p) {
     return trans_b ? b[c * k + p] : b[p * n + c];
   });
-  float_out_.emplace(std::move(out), std::move(sums),
-                     kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1});
+  float_out_.emplace(std::move(out), std::move(sums), kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
+                     kernel_ != nullptr ? kernel_->reads : a_type_);
   if (kernel_ == nullptr) name_ = "q8_gemm_int32__ref";
 }
 

@@ -36,12 +36,13 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
 
 }  // namespace
 
-// For kernels that read every activation as u8 (x86: vpdpbusd and the zero-extending int16
-// path, s8 activations flipped by x ^ 0x80 = x + 128 on load): the fold uses
-//   bias'[c] = bias[c] - zp_u * sum_k w[k][c],   zp_u = x_zero_point (+ 128 for s8).
+namespace {
+
 // Per block of NR channels: int32 bias'[NR], float multiplier[NR], then per tap, per group of
-// KR k's, w[NR][KR] as int8 (w_bytes 1) or int16 (w_bytes 2); zero past n and kc.
-Q8PackedWeights pack_q8_u8_reads(const Q8GemmKernel& kernel, const Q8WeightsToPack& in) {
+// KR k's, w[NR][KR] as int8 (w_bytes 1) or int16 (w_bytes 2); zero past n and kc. The kernel
+// reads activation x as x + x_shift (q8_read_shift), so the fold is
+//   bias'[c] = bias[c] - (x_zero_point + x_shift) * sum_k w[k][c].
+Q8PackedWeights pack_q8_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in, int32_t x_shift) {
   const size_t nr = static_cast<size_t>(kernel.nr);
   const size_t kr = static_cast<size_t>(kernel.kr);
   const size_t kc_padded = (in.kc + kr - 1) / kr * kr;
@@ -50,7 +51,7 @@ Q8PackedWeights pack_q8_u8_reads(const Q8GemmKernel& kernel, const Q8WeightsToPa
   Q8PackedWeights packed;
   packed.block_bytes = nr * 8 + in.ks * kc_padded * nr * static_cast<size_t>(kernel.w_bytes);
   packed.bytes = AlignedBytes(blocks * packed.block_bytes);
-  const int64_t zp_u = in.x_zero_point + (in.x_type == Q8::s8 ? 128 : 0);
+  const int64_t zp = int64_t{in.x_zero_point} + x_shift;
   for (size_t b = 0; b < blocks; ++b) {
     uint8_t* block = packed.bytes.data() + b * packed.block_bytes;
     int32_t* bias_out = reinterpret_cast<int32_t*>(block);
@@ -65,7 +66,7 @@ Q8PackedWeights pack_q8_u8_reads(const Q8GemmKernel& kernel, const Q8WeightsToPa
       }
       int64_t sum_w = 0;
       for (size_t i = 0; i < in.ks * in.kc; ++i) sum_w += in.w[c * in.ks * in.kc + i];
-      const int64_t folded = static_cast<int64_t>(in.bias != nullptr ? in.bias[c] : 0) - zp_u * sum_w;
+      const int64_t folded = static_cast<int64_t>(in.bias != nullptr ? in.bias[c] : 0) - zp * sum_w;
       bias_out[j] = static_cast<int32_t>(static_cast<uint32_t>(folded));  // modulo 2^32
       mult_out[j] = in.multiplier.size() == 1 ? in.multiplier[0] : in.multiplier[c];
     }
@@ -89,6 +90,12 @@ Q8PackedWeights pack_q8_u8_reads(const Q8GemmKernel& kernel, const Q8WeightsToPa
     }
   }
   return packed;
+}
+
+}  // namespace
+
+Q8PackedWeights pack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in) {
+  return pack_q8_blocks(kernel, in, q8_read_shift(kernel.reads, in.x_type));
 }
 
 const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k) {

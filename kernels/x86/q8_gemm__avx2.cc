@@ -6,8 +6,10 @@
 // multiply throughput of the vpmaddubsw + vpmaddwd pair (measured-anchors.md), so exactness
 // costs only the zero-extension shuffle of each activation pair.
 // Only 16 ymm registers: tiles keep <= 12 accumulators.
-// The tile loop is kernels/x86/q8_igemm_tile.inc; layout and zero-point fold in
+// The tile loop is kernels/q8_igemm_tile.inc; layout and zero-point fold in
 // kernels/q8_gemm_list.h.
+#include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
+
 #include <immintrin.h>
 
 #include <cstring>
@@ -45,7 +47,7 @@ struct Ops : YmmEpilogue {
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w)); }
 };
 
-#include "kernels/x86/q8_igemm_tile.inc"
+#include "kernels/q8_igemm_tile.inc"
 
 }  // namespace
 

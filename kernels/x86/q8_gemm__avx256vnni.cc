@@ -2,8 +2,10 @@
 // into each int32 lane, no saturation), weights packed c4 ([K/4][NR][4] per tap). The EVEX form
 // (AVX512-VNNI + VL, ymm only; kernels/isa.h) has 32 ymm registers and masked stores;
 // q8_gemm__avxvnni.cc is the VEX form, for CPUs with AVX-VNNI and no AVX-512.
-// The tile loop is kernels/x86/q8_igemm_tile.inc; layout and zero-point fold in
+// The tile loop is kernels/q8_igemm_tile.inc; layout and zero-point fold in
 // kernels/q8_gemm_list.h.
+#include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
+
 #include <immintrin.h>
 
 #include <cstring>
@@ -59,7 +61,7 @@ struct Ops {
   }
 };
 
-#include "kernels/x86/q8_igemm_tile.inc"
+#include "kernels/q8_igemm_tile.inc"
 
 }  // namespace
 

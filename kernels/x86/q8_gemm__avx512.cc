@@ -5,8 +5,10 @@
 // int16 products into int32 (at most 2 * 255 * 127 here: exact). On Zen 5 vpmaddwd has the
 // multiply throughput of the vpmaddubsw + vpmaddwd pair (measured-anchors.md), so exactness
 // costs only the zero-extension shuffle of each activation pair.
-// The tile loop is kernels/x86/q8_igemm_tile.inc; layout and zero-point fold in
+// The tile loop is kernels/q8_igemm_tile.inc; layout and zero-point fold in
 // kernels/q8_gemm_list.h.
+#include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
+
 #include <immintrin.h>
 
 #include <cstring>
@@ -65,7 +67,7 @@ struct Ops {
   }
 };
 
-#include "kernels/x86/q8_igemm_tile.inc"
+#include "kernels/q8_igemm_tile.inc"
 
 }  // namespace
 

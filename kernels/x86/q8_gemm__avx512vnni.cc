@@ -1,6 +1,8 @@
 // INT8 IGEMM microkernels, AVX-512 VNNI: zmm vpdpbusd (u8 x s8, 4 products summed into each
 // int32 lane, no saturation), weights packed c4 ([K/4][NR][4] per tap). The tile loop is
-// kernels/x86/q8_igemm_tile.inc; layout and zero-point fold in kernels/q8_gemm_list.h.
+// kernels/q8_igemm_tile.inc; layout and zero-point fold in kernels/q8_gemm_list.h.
+#include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
+
 #include <immintrin.h>
 
 #include <cstring>
@@ -56,7 +58,7 @@ struct Ops {
   }
 };
 
-#include "kernels/x86/q8_igemm_tile.inc"
+#include "kernels/q8_igemm_tile.inc"
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -26,8 +27,8 @@ using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
 
 // The entries of a microkernel list (any struct with name and isa) this CPU runs, each added
 // to `ran`; the others are printed as skipped.
-template <class Entry, size_t N>
-std::vector<const Entry*> runnable_entries(const Entry (&list)[N], std::set<std::string>& ran) {
+template <class Entry>
+std::vector<const Entry*> runnable_entries(std::span<const Entry> list, std::set<std::string>& ran) {
   std::vector<const Entry*> out;
   for (const Entry& k : list) {
     if (isa_supported(k.isa)) {

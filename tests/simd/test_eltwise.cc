@@ -38,8 +38,8 @@ std::set<std::string>& ran() {
   return names;
 }
 
-template <class Fn, size_t N>
-std::vector<const EltwiseUkernel<Fn>*> runnable(const EltwiseUkernel<Fn> (&list)[N]) {
+template <class Fn>
+std::vector<const EltwiseUkernel<Fn>*> runnable(std::span<const EltwiseUkernel<Fn>> list) {
   return testing::runnable_entries(list, ran());
 }
 

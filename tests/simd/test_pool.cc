@@ -36,8 +36,8 @@ std::set<std::string>& ran() {
   return names;
 }
 
-template <class Fn, size_t N>
-std::vector<const PoolUkernel<Fn>*> runnable(const PoolUkernel<Fn> (&list)[N]) {
+template <class Fn>
+std::vector<const PoolUkernel<Fn>*> runnable(std::span<const PoolUkernel<Fn>> list) {
   return testing::runnable_entries(list, ran());
 }
 

@@ -1,0 +1,113 @@
+// INT8 depthwise convolution, 8 channels per step (two int32x4 accumulators), any kernel size
+// (kernels/dwconv_list.h has the contract; weights packed Q8DwPacking::int32_taps).
+//
+// Exactness: each activation byte is widened to int16 (zero-extended for u8, sign-extended
+// for s8) and multiplied with SMLAL against the weight, the low 16 bits of its packed int32
+// lane: exact products summed in int32, like the x86 kernels. The padding reads a row of
+// x_zero_point bytes and the zero point is folded into the bias. The epilogue is
+// requantize_value() of kernels/ref/qmath.h lane by lane: float(acc) * multiplier, clamp in
+// float to [qmin - zp, qmax - zp] (max then min, maxps / minps's operand rule), round half to
+// even (FCVTNS), + zp; the result is inside the output type, so its low byte is stored.
+#include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
+
+#include <arm_neon.h>
+
+#include <cstring>
+
+#include "kernels/dwconv_list.h"
+
+namespace octet::kernels::neon {
+namespace {
+
+constexpr int kTile = 8;
+
+template <bool XSigned>
+inline int16x8_t load_x(const uint8_t* p, size_t n) {
+  uint8x8_t b;
+  if (n == kTile) {
+    b = vld1_u8(p);
+  } else {
+    uint8_t lanes[kTile] = {};
+    std::memcpy(lanes, p, n);
+    b = vld1_u8(lanes);
+  }
+  return XSigned ? vmovl_s8(vreinterpret_s8_u8(b)) : vreinterpretq_s16_u16(vmovl_u8(b));
+}
+
+struct Acc {
+  int32x4_t lo, hi;
+};
+
+// acc += x * w for 8 channels; w is 8 int32 lanes holding the weights in their low halves.
+inline Acc mac(Acc acc, int16x8_t x, const int32_t* w) {
+  const int16x4_t w_lo = vmovn_s32(vld1q_s32(w)), w_hi = vmovn_s32(vld1q_s32(w + 4));
+  return {vmlal_s16(acc.lo, vget_low_s16(x), w_lo), vmlal_s16(acc.hi, vget_high_s16(x), w_hi)};
+}
+
+struct Epilogue {
+  float32x4_t lo, hi;
+  int32x4_t zp;
+  explicit Epilogue(const Q8DwEpilogue& e) : lo(vdupq_n_f32(e.lo)), hi(vdupq_n_f32(e.hi)), zp(vdupq_n_s32(e.zero_point)) {}
+
+  int32x4_t requantize(int32x4_t acc, const int32_t* multiplier) const {
+    float32x4_t v = vmulq_f32(vcvtq_f32_s32(acc), vld1q_f32(reinterpret_cast<const float*>(multiplier)));
+    v = vbslq_f32(vcgtq_f32(v, lo), v, lo);
+    v = vbslq_f32(vcltq_f32(v, hi), v, hi);
+    return vaddq_s32(vcvtnq_s32_f32(v), zp);
+  }
+  void store(uint8_t* y, Acc acc, const int32_t* multiplier, size_t n) const {
+    const int32x4_t q_lo = requantize(acc.lo, multiplier), q_hi = requantize(acc.hi, multiplier + 4);
+    const uint16x8_t halves = vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(q_lo)), vmovn_u32(vreinterpretq_u32_s32(q_hi)));
+    const uint8x8_t bytes = vmovn_u16(halves);
+    if (n == kTile) {
+      vst1_u8(y, bytes);
+    } else {
+      uint8_t lanes[kTile];
+      vst1_u8(lanes, bytes);
+      std::memcpy(y, lanes, n);
+    }
+  }
+};
+
+template <bool XSigned>
+void row(const Q8DwRowArgs& a) {
+  const int taps = a.kernel_h * a.kernel_w;
+  const Epilogue ep(a.ep);
+  const int32_t* w = a.packed;
+  for (size_t c0 = 0; c0 < a.channels; c0 += kTile, w += (taps + 2) * kTile) {
+    const size_t n = a.channels - c0 < kTile ? a.channels - c0 : kTile;
+    for (size_t p = 0; p < a.pixels; ++p) {
+      Acc acc{vld1q_s32(w), vld1q_s32(w + 4)};
+      const int32_t* wt = w + kTile;
+      for (int ky = 0; ky < a.kernel_h; ++ky) {
+        const uint8_t* r = a.rows[ky] + p * a.pixel_step + c0;
+        for (int kx = 0; kx < a.kernel_w; ++kx, wt += kTile) acc = mac(acc, load_x<XSigned>(r + kx * a.tap_step, n), wt);
+      }
+      ep.store(a.y + p * a.channels + c0, acc, wt, n);
+    }
+  }
+}
+
+template <bool XSigned>
+void indirect(const Q8DwIndirectArgs& a) {
+  const int taps = a.kernel_size;
+  const Epilogue ep(a.ep);
+  for (size_t p = 0; p < a.pixels; ++p) {
+    const uint8_t* const* tp = a.taps + p * taps;
+    const int32_t* w = a.packed;
+    for (size_t c0 = 0; c0 < a.channels; c0 += kTile, w += (taps + 2) * kTile) {
+      const size_t n = a.channels - c0 < kTile ? a.channels - c0 : kTile;
+      Acc acc{vld1q_s32(w), vld1q_s32(w + 4)};
+      for (int t = 0; t < taps; ++t) acc = mac(acc, load_x<XSigned>(tp[t] + c0, n), w + (t + 1) * kTile);
+      ep.store(a.y + p * a.channels + c0, acc, w + (taps + 1) * kTile, n);
+    }
+  }
+}
+
+}  // namespace
+
+void q8_dwconv_c8_row(const Q8DwRowArgs& a) { a.ep.x_signed ? row<true>(a) : row<false>(a); }
+
+void q8_dwconv_c8_indirect(const Q8DwIndirectArgs& a) { a.ep.x_signed ? indirect<true>(a) : indirect<false>(a); }
+
+}  // namespace octet::kernels::neon

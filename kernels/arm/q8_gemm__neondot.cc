@@ -1,0 +1,56 @@
+// INT8 IGEMM microkernels, AArch64 dot product (ARMv8.2 SDOT: Cortex-A76+, Neoverse N1,
+// Apple M1+): four s8 x s8 products summed into each int32 lane, exact. Activations are read
+// as s8 (u8 ones flipped on load, x ^ 0x80 = x - 128, folded by the packing), weights packed
+// c4 ([K/4][NR][4] per tap). The tile loop is kernels/q8_igemm_tile.inc; layout and
+// zero-point fold in kernels/q8_gemm_list.h.
+#include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
+
+#include <arm_neon.h>
+
+#include <cstring>
+
+#include "kernels/q8_gemm_list.h"
+
+namespace octet::kernels::arm::neondot {
+namespace {
+
+#include "kernels/arm/q8_neon_epilogue.inc"
+
+struct Ops : NeonEpilogue {
+  static constexpr int kKr = 4;
+
+  template <bool kFlip>
+  static Vec broadcast_a(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    if constexpr (kFlip) v ^= 0x80808080u;
+    return vreinterpretq_s32_u32(vdupq_n_u32(v));
+  }
+  // The last 1..3 bytes of a row (the bytes above meet zero weights).
+  template <bool kFlip>
+  static Vec broadcast_a_tail(const uint8_t* p, size_t n) {
+    uint32_t v = p[0];
+    if (n > 1) v |= static_cast<uint32_t>(p[1]) << 8;
+    if (n > 2) v |= static_cast<uint32_t>(p[2]) << 16;
+    if constexpr (kFlip) v ^= 0x80808080u;
+    return vreinterpretq_s32_u32(vdupq_n_u32(v));
+  }
+  static Vec madd(Vec acc, Vec a, Vec w) { return vdotq_s32(acc, vreinterpretq_s8_s32(w), vreinterpretq_s8_s32(a)); }
+};
+
+#include "kernels/q8_igemm_tile.inc"
+
+}  // namespace
+
+// u8 activations are flipped to s8; s8 ones are read as they are.
+void qu8s8_igemm_4x16c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, true>(g); }
+void qu8s8_igemm_8x8c4(const Q8IgemmArgs& g) { igemm_tile<8, 2, true>(g); }
+void qs8s8_igemm_4x16c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, false>(g); }
+void qs8s8_igemm_8x8c4(const Q8IgemmArgs& g) { igemm_tile<8, 2, false>(g); }
+
+void qu8s8_igemm_4x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, true, true>(g); }
+void qu8s8_igemm_8x8c4_f32(const Q8IgemmArgs& g) { igemm_tile<8, 2, true, true>(g); }
+void qs8s8_igemm_4x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, false, true>(g); }
+void qs8s8_igemm_8x8c4_f32(const Q8IgemmArgs& g) { igemm_tile<8, 2, false, true>(g); }
+
+}  // namespace octet::kernels::arm::neondot
