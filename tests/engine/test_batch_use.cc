@@ -198,6 +198,29 @@ TEST(BatchUse, MatMulMixesWhenTheImagesAreSummedOver) {
   });
 }
 
+// An element-wise op keeps images apart, but not when one operand is the batch size itself
+// (read with Shape): each image's result would depend on how many images it runs with.
+TEST(BatchUse, AConstantReadFromTheBatchSizeMixes) {
+  check("Add(x, float(Shape(x)[0]))", {2}, false, [](OnnxBuilder& b, const std::string& x) {
+    auto n = b.node("Gather", {b.node("Shape", {x}), b.initializer_i64("zero", {}, {0})}, {{"axis", 0}});
+    return b.node("Add", {x, b.node("Cast", {n}, {{"to", int64_t{1}}})});
+  });
+  check("Add(x, float(Shape(x)[1]))", {2}, true, [](OnnxBuilder& b, const std::string& x) {
+    auto c = b.node("Gather", {b.node("Shape", {x}), b.initializer_i64("one", {}, {1})}, {{"axis", 0}});
+    return b.node("Add", {x, b.node("Cast", {c}, {{"to", int64_t{1}}})});
+  });
+}
+
+// An op nobody declared mixes the images: the safe default.
+TEST(BatchUse, AnOpWithoutADeclarationMixes) {
+  const ir::Node node{};
+  const OpContext c{node, 13, {}, {}};
+  EXPECT_EQ(batch_use_of(OpImpl{}, c, {}), BatchUse::mixes_images);
+  OpImpl declared;
+  declared.batch_use = [](const OpContext&, const std::vector<TensorInfo>&) { return BatchUse::keeps_images_apart; };
+  EXPECT_EQ(batch_use_of(declared, c, {}), BatchUse::keeps_images_apart);
+}
+
 TEST(BatchUse, DynamicQuantizeLinearMixesTheBatchIntoOneRange) {
   check("DynamicQuantizeLinear", {2, 1, 1}, false, [](OnnxBuilder& b, const std::string& x) {
     auto q = b.node_multi("DynamicQuantizeLinear", {x}, 3);
