@@ -22,6 +22,51 @@ void OpContext::fail(const std::string& msg) const {
   throw ir::Error(ir::Graph::describe(node) + ", opset " + std::to_string(opset) + ": " + msg);
 }
 
+bool OpContext::follows_batch(size_t i) const {
+  if (i >= in_const.size() || !in_const[i] || i >= in_const_at_other_batch.size()) return false;
+  const ir::TensorData* here = in_const[i];
+  const ir::TensorData* there = in_const_at_other_batch[i];
+  if (!there) return true;
+  return there != here && (there->dtype != here->dtype || there->dims != here->dims || there->bytes != here->bytes);
+}
+
+AtOtherBatch::AtOtherBatch(const OpContext& c) : infos_(c.in.size()), ctx_(c) {
+  ctx_.kernel_name = nullptr;
+  ctx_.fallback = nullptr;
+  for (size_t i = 0; i < c.in.size(); ++i) {
+    if (!c.in[i]) continue;
+    infos_[i] = *c.in[i];
+    if (const ir::TensorData* here = i < c.in_const.size() ? c.in_const[i] : nullptr) {
+      const ir::TensorData* there = i < c.in_const_at_other_batch.size() ? c.in_const_at_other_batch[i] : here;
+      if (!there) {
+        known_ = false;
+        there = here;
+      }
+      ctx_.in_const[i] = there;
+      infos_[i].dtype = there->dtype;
+      infos_[i].dims = there->dims;
+    } else if (!infos_[i].dims.empty()) {
+      infos_[i].dims[0] = other_batch(infos_[i].dims[0]);
+    }
+    ctx_.in[i] = &infos_[i];
+  }
+  ctx_.in_const_at_other_batch = ctx_.in_const;
+}
+
+BatchUse batch_use_of(const OpImpl& impl, const OpContext& c, const std::vector<TensorInfo>& out) {
+  if (!impl.batch_use) return BatchUse::mixes_images;
+  if (!impl.batch_use_sees_batch_constants)
+    for (size_t i = 0; i < c.in.size(); ++i)
+      if (c.follows_batch(i)) return BatchUse::mixes_images;
+  // A declaration that cannot make sense of a step (a rank-0 tensor, an axis out of range) must
+  // not fail a plan that never slices: the step is taken as mixing.
+  try {
+    return impl.batch_use(c, out);
+  } catch (const std::exception&) {
+    return BatchUse::mixes_images;
+  }
+}
+
 int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank) {
   int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)

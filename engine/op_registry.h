@@ -27,12 +27,19 @@ struct OpContext {
   bool winograd = true;                     // FP32 3x3 stride-1 convs may use Winograd F(2x2, 3x3)
   std::string* kernel_name = nullptr;       // where build() reports the kernel it chose
   std::string* fallback = nullptr;          // where build() reports why it did not take a SIMD kernel
+  // For each constant input, its contents had the batch been other_batch() of the planned one
+  // (a plan folds shape arithmetic at both extents): the same pointer as in_const when they do
+  // not depend on the batch, nullptr when unknown. Empty outside a plan (nothing depends on it).
+  std::vector<const ir::TensorData*> in_const_at_other_batch;
 
   bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }
   const TensorInfo& info(size_t i) const;
   // Contents of an input that must be known at plan time (weights, shapes, axes).
   const ir::TensorData& constant(size_t i, const char* what) const;
   [[noreturn]] void fail(const std::string& msg) const;  // throws ir::Error naming the node
+  // Input i is a constant whose contents depend on the batch extent (or may): a shape read with
+  // Shape from an activation, and what was computed from it.
+  bool follows_batch(size_t i) const;
   // build() names the kernel it chose (e.g. "f32_igemm_8x32__avx512"), for `octet info --kernels`.
   void report_kernel(std::string name) const {
     if (kernel_name) *kernel_name = std::move(name);
@@ -48,6 +55,35 @@ struct OpContext {
   }
 };
 
+// How a step treats the images of a batch, which sit on axis 0 of every activation: graph
+// inputs carry them there, and a step that keeps them apart keeps them there.
+enum class BatchUse : uint8_t {
+  mixes_images,        // an output image depends on other images, or the images leave axis 0
+  keeps_images_apart,  // image i of every output depends only on image i of the inputs, at any batch
+};
+
+// The second batch extent a plan folds its shape arithmetic at, besides the planned one, so an
+// op can tell a constant that follows the batch (a Reshape to [Shape(x)[0], -1]) from a literal
+// that happens to equal it (a Reshape to [1, -1] planned at batch 1). Far from the planned
+// extent, so that a Min or Max against a small literal cannot make the two agree.
+inline int64_t other_batch(int64_t batch) { return batch + 97; }
+
+// The context an op would see at other_batch(): activation inputs with axis 0 there, constants
+// with their contents there. known() is false when some constant's contents there are unknown.
+class AtOtherBatch {
+ public:
+  explicit AtOtherBatch(const OpContext& c);
+  AtOtherBatch(const AtOtherBatch&) = delete;
+  AtOtherBatch& operator=(const AtOtherBatch&) = delete;
+  bool known() const { return known_; }
+  const OpContext& context() const { return ctx_; }
+
+ private:
+  std::vector<TensorInfo> infos_;
+  OpContext ctx_;
+  bool known_ = true;
+};
+
 struct OpImpl {
   // Layout a non-constant input must arrive in; nullopt accepts any.
   std::function<std::optional<Layout>(const OpContext&, size_t input)> want_layout;
@@ -59,7 +95,20 @@ struct OpImpl {
   bool shape_only = false;
   // Multiply-accumulates per run, for reports (0 when not meaningful).
   std::function<int64_t(const OpContext&, const std::vector<TensorInfo>& out)> macs;
+  // How a step of this op treats the images of a batch (BatchUse), from its context and inferred
+  // outputs: Session runs a batch in slices only when every step keeps them apart. Unset, an op
+  // mixes them: a new op is never sliced until someone has thought about it (a missing
+  // declaration costs speed, a wrong "keeps apart" costs wrong answers). Steps folded at plan
+  // time (constants, Shape) are not asked.
+  std::function<BatchUse(const OpContext&, const std::vector<TensorInfo>& out)> batch_use;
+  // batch_use reads constant inputs that follow the batch (OpContext::follows_batch) at both
+  // extents, through AtOtherBatch (Reshape does); otherwise such an input makes a step mix images.
+  bool batch_use_sees_batch_constants = false;
 };
+
+// What a step of `impl` does with the images: its batch_use, with the rule above for constants
+// that follow the batch.
+BatchUse batch_use_of(const OpImpl& impl, const OpContext& c, const std::vector<TensorInfo>& out);
 
 const OpImpl* find_op(const std::string& op_type);
 

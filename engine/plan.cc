@@ -47,7 +47,7 @@ Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_
     if (!v.constant) continue;
     PlanValue pv;
     pv.info = {v.constant->dtype, v.constant->dims, Layout::row_major};
-    pv.constant = &*v.constant;
+    pv.constant = pv.at_other_batch = &*v.constant;
     values_[name] = pv;
   }
   for (const auto& name : graph.inputs) {
@@ -56,7 +56,8 @@ Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_
     PlanValue pv;
     pv.info = {graph.value(name).dtype, it->second, Layout::row_major};
     check_tensor_size(graph.source + ": input '" + name + "'", pv.info);
-    if (auto known = known_inputs.find(name); known != known_inputs.end()) pv.constant = own(known->second);
+    if (auto known = known_inputs.find(name); known != known_inputs.end())
+      pv.constant = pv.at_other_batch = own(known->second);
     values_[name] = pv;
   }
   for (const auto& n : graph.nodes) add_node(n);
@@ -80,6 +81,7 @@ OpContext Plan::context(const ir::Node& n, const std::vector<std::string>& input
   for (size_t i = 0; i < inputs.size(); ++i) {
     ctx.in.push_back(inputs[i].empty() ? nullptr : &infos[i]);
     ctx.in_const.push_back(inputs[i].empty() ? nullptr : values_.at(inputs[i]).constant);
+    ctx.in_const_at_other_batch.push_back(inputs[i].empty() ? nullptr : values_.at(inputs[i]).at_other_batch);
   }
   return ctx;
 }
@@ -98,6 +100,8 @@ std::string Plan::ensure_layout(const std::string& name, Layout want) {
     ir::TensorData t = ir::TensorData::make(v.info.dtype, v.info.dims);
     relayout(v.info, v.constant->bytes.data(), want, t.bytes.data());
     out.constant = own(std::move(t));
+    // Relayouted at this batch only: unknown at the other one unless it does not follow the batch.
+    if (v.at_other_batch == v.constant) out.at_other_batch = out.constant;
   } else {
     out.producer = int(pending_.size());
     v.last_use = int(pending_.size());
@@ -169,13 +173,37 @@ void Plan::fold(const ir::Node& n, const OpImpl& impl, OpContext& ctx, const std
     in_ptrs.push_back(c ? c->bytes.data() : nullptr);  // Shape reads no data
   }
   std::vector<ir::TensorData> results = evaluate_now(impl, ctx, outs, in_ptrs);
+  // Shape arithmetic is also done at the other batch extent (op_registry.h, other_batch), so
+  // that ops can tell which constants follow the batch.
+  bool follows_batch = false;
+  for (size_t i = 0; i < ctx.in.size(); ++i)
+    follows_batch = follows_batch || (ctx.in[i] && !ctx.in_const[i]) || ctx.follows_batch(i);
+  std::vector<ir::TensorData> there;
+  if (follows_batch) there = fold_at_other_batch(impl, ctx);
   for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i) {
     if (n.outputs[i].empty()) continue;
-    const ir::TensorData* t = own(std::move(results[i]));
     PlanValue pv;
-    pv.info = {t->dtype, t->dims, Layout::row_major};
-    pv.constant = t;
+    const bool same_there = !follows_batch || (i < there.size() && there[i].dtype == results[i].dtype &&
+                                               there[i].dims == results[i].dims && there[i].bytes == results[i].bytes);
+    pv.constant = own(std::move(results[i]));
+    pv.info = {pv.constant->dtype, pv.constant->dims, Layout::row_major};
+    if (same_there) pv.at_other_batch = pv.constant;
+    else if (i < there.size()) pv.at_other_batch = own(std::move(there[i]));
     values_[n.outputs[i]] = pv;
+  }
+}
+
+// The outputs of a folded step had the batch been other_batch(); empty when they cannot be
+// computed there (a shape that only works at the planned batch).
+std::vector<ir::TensorData> Plan::fold_at_other_batch(const OpImpl& impl, const OpContext& ctx) const {
+  const AtOtherBatch other(ctx);
+  if (!other.known()) return {};
+  std::vector<const void*> in;
+  for (const ir::TensorData* t : other.context().in_const) in.push_back(t ? t->bytes.data() : nullptr);
+  try {
+    return evaluate_now(impl, other.context(), impl.infer(other.context()), in);
+  } catch (const std::exception&) {
+    return {};
   }
 }
 
@@ -262,6 +290,7 @@ void Plan::build_kernels() {
         step.output_names.push_back(o);
       }
       step.macs = impl->macs ? impl->macs(ctx, step.outputs) : 0;
+      step.keeps_images_apart = batch_use_of(*impl, ctx, step.outputs) == BatchUse::keeps_images_apart;
       step.run = impl->build(ctx, in, out);
     }
     steps_.push_back(std::move(step));

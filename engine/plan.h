@@ -24,6 +24,9 @@ struct PlanStep {
   std::vector<TensorInfo> outputs;
   std::vector<std::string> output_names;  // value names, parallel to outputs
   int64_t macs = 0;
+  // Image i of every output depends only on image i of the inputs (OpImpl::batch_use; an
+  // inserted relayout keeps axis 0 outermost in either layout, so it does).
+  bool keeps_images_apart = true;
   Kernel run;
 
   // The step (or a part of it, such as a fused activation) runs a scalar reference kernel:
@@ -34,6 +37,9 @@ struct PlanStep {
 struct PlanValue {
   TensorInfo info;
   const ir::TensorData* constant = nullptr;  // row-major contents, owned by the graph or the plan
+  // A constant's contents had the batch been other_batch() of this plan's (op_registry.h):
+  // `constant` itself unless folded from an activation's shape; nullptr when unknown.
+  const ir::TensorData* at_other_batch = nullptr;
   size_t offset = 0;               // arena offset otherwise
   int producer = -1;               // step index; -1 for graph inputs and constants
   int last_use = -1;
@@ -76,6 +82,7 @@ class Plan {
   void add_node(const ir::Node& n);
   std::string ensure_layout(const std::string& name, Layout want);
   void fold(const ir::Node& n, const OpImpl& impl, OpContext& ctx, const std::vector<TensorInfo>& outs);
+  std::vector<ir::TensorData> fold_at_other_batch(const OpImpl& impl, const OpContext& ctx) const;
   const ir::TensorData* own(ir::TensorData t);
   OpContext context(const ir::Node& n, const std::vector<std::string>& inputs,
                     const std::vector<TensorInfo>& infos) const;

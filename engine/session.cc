@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <set>
 #include <utility>
 
 #include "loader/onnx_loader.h"
@@ -263,62 +262,51 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
   return out;
 }
 
-// Whether image i of a batch depends only on image i: the plans for batch 1 and batch 2 must
-// have the same activations with the batch dimension doubled, and no step may work along
-// axis 0 (a Softmax or Concat over the batch keeps shapes but mixes images).
 bool Session::images_independent() {
   std::lock_guard<std::mutex> lock(*mutex_);
   return images_independent_locked();
 }
 
+namespace {
+
+// Whether image i of each output depends only on image i of the inputs, at any batch, judged
+// from a plan for `images` images whose inputs all carry them on axis 0: every step keeps them
+// apart (its op says so, OpImpl::batch_use) and on axis 0, and every output is computed from
+// them. Each op judges the batch at any extent, not only this plan's: a Reshape to a literal
+// [1, -1] keeps axis 0 at 1 when planned for one image, but mixes the images of any larger
+// batch, so it answers from the other extent too (AtOtherBatch).
+bool keeps_images_apart(const Plan& plan, const std::vector<std::string>& outputs, int64_t images) {
+  for (const auto& step : plan.steps()) {
+    if (!step.keeps_images_apart) return false;
+    for (const auto& out : step.outputs)
+      if (out.dims.empty() || out.dims[0] != images) return false;
+  }
+  for (const auto& name : outputs) {
+    const PlanValue& v = plan.value(name);
+    if (v.constant || v.info.dims.empty() || v.info.dims[0] != images) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Decided once per session, from the plan the slices run on.
 bool Session::images_independent_locked() {
   if (images_independent_) return *images_independent_;
-  auto decide = [&]() -> bool {
-    std::vector<ir::Dims> one, two;
-    for (const auto& in : inputs_) {
-      if (in.dims.empty() || in.dims[0] >= 0) return false;
-      ir::Dims d = in.dims;
-      for (auto& e : d) if (e < 0) e = 1;
-      one.push_back(d);
-      d[0] = 2;
-      two.push_back(d);
+  bool batched = batch_slice_ > 0 && !inputs_.empty();
+  for (const auto& in : inputs_)
+    batched = batched && !in.dims.empty() && in.dims[0] < 0 && in.dtype != ir::DType::s64 && in.dtype != ir::DType::s32;
+  bool independent = false;
+  if (batched) {
+    try {
+      const Plan& slice = *slot_for(input_dims_at(batch_slice_), {}, false).plan;
+      independent = keeps_images_apart(slice, graph_.outputs, batch_slice_);
+    } catch (const ir::Error&) {
+      // No plan at the slice's size (e.g. a literal shape that fits only the whole batch).
     }
-    // Copied out: building the second plan may evict the first from the cache.
-    std::map<std::string, ir::Dims> activations;
-    std::set<std::string> steps;
-    {
-      const Plan& p1 = *slot_for(one, {}, false).plan;
-      for (const auto& [name, v] : p1.values())
-        if (!v.constant) activations[name] = v.info.dims;
-      for (const auto& step : p1.steps()) steps.insert(step.node);
-    }
-    const Plan& p2 = *slot_for(two, {}, false).plan;
-    for (const auto& [name, d1] : activations) {
-      auto it = p2.values().find(name);
-      if (it == p2.values().end() || it->second.constant) return false;
-      ir::Dims d2 = it->second.info.dims;
-      if (d1.empty() || d2.size() != d1.size() || d1[0] != 1 || d2[0] != 2) return false;
-      d2[0] = 1;
-      if (d1 != d2) return false;
-    }
-    for (const auto& n : graph_.nodes) {
-      if (!steps.count(n.name)) continue;  // folded at plan time
-      // DynamicQuantizeLinear's range spans the whole tensor, batch included.
-      if (n.op == "DynamicQuantizeLinear") return false;
-      // An axis counts from the back when negative: -rank is the batch axis too.
-      auto rank = activations.find(n.input(0));
-      auto is_batch_axis = [&](int64_t a) {
-        return a == 0 || (a < 0 && rank != activations.end() && a + int64_t(rank->second.size()) == 0);
-      };
-      if (n.attrs.has("axis") && is_batch_axis(n.attrs.i("axis"))) return false;
-      if (n.attrs.has("axes"))
-        for (int64_t a : n.attrs.ints("axes"))
-          if (is_batch_axis(a)) return false;
-    }
-    return true;
-  };
-  images_independent_ = decide();
-  return *images_independent_;
+  }
+  images_independent_ = independent;
+  return independent;
 }
 
 std::vector<ir::TensorData> Session::run_in_slices(const std::vector<ir::TensorData>& inputs, int64_t batch) {

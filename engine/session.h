@@ -65,7 +65,8 @@ class Session {
   // activation memory of one image it was chosen from (0 when shapes wait for the first run).
   int batch_slice() const { return batch_slice_; }
   // Whether a batch larger than batch_slice() runs in slices (the model computes every image
-  // independently and has a batch axis); decided once, from the plans at batch 1 and 2.
+  // independently and has a batch axis); decided once, from the plan of one slice, by what
+  // each of its steps' ops declares (OpImpl::batch_use).
   bool slices_batches() { return batch_slice_ > 0 && images_independent(); }
   size_t activation_bytes_per_image() const { return activation_bytes_per_image_; }
   // The packed weights of every plan built so far, each packing held once.

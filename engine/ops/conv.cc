@@ -1,4 +1,5 @@
 // Conv (FP32): NHWC activations, ONNX-ordered weights, fused bias and activation.
+#include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/spatial.h"
 #include "kernels/conv/f32_conv.h"
@@ -74,6 +75,7 @@ void register_conv_ops(OpTable& t) {
   conv.infer = infer_conv;
   conv.build = build_conv;
   conv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, 1, out[0]); };
+  conv.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   t.emplace_back("Conv", conv);
 }
 

@@ -14,6 +14,7 @@
 // kernels.
 
 // The scale products are float steps; keep them as written.
+#include "engine/ops/batch_use.h"
 #include "kernels/ref/fp_contract_off.h"
 
 #include "engine/ops/gemm_geometry.h"
@@ -209,6 +210,11 @@ void register_dynamic_ops(OpTable& t) {
     return outs;
   };
   conv.build = build_conv;
+  // x_scale comes from a DynamicQuantizeLinear (whose range spans the batch); a range output
+  // spans the batch too.
+  conv.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::has_range_output(c) ? BatchUse::mixes_images : ops::per_image_with_constants(c, kX);
+  };
   conv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, kW, out[0]); };
   t.emplace_back("ConvIntegerToFloat", conv);
 
@@ -220,6 +226,9 @@ void register_dynamic_ops(OpTable& t) {
     return outs;
   };
   matmul.build = build_matmul;
+  matmul.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    return ops::has_range_output(c) ? BatchUse::mixes_images : ops::matmul_per_image(c, out, kX, kW);
+  };
   matmul.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
     const ops::MatMulGeometry g = matmul_geometry(c);
     return g.batches() * g.m * g.n * g.k;

@@ -4,6 +4,7 @@
 #include <limits>
 #include <memory>
 
+#include "engine/ops/batch_use.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/range_output.h"
 #include "kernels/elementwise/eltwise.h"
@@ -53,6 +54,7 @@ OpImpl unary_op() {
     unary_activation(c);  // validates Clip's bounds
     return {c.info(0)};
   };
+  u.batch_use = ops::broadcast_per_image;  // Clip's bounds: constants, or a rank-0 activation that mixes
   u.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const auto act = unary_activation(c);
     int64_t n = c.info(0).count();
@@ -166,6 +168,10 @@ OpImpl binary_op() {
     ops::add_range_output_info(c, outs);
     return outs;
   };
+  // A range output spans the whole batch (for a DynamicQuantizeLinear, which mixes anyway).
+  b.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    return ops::has_range_output(c) ? BatchUse::mixes_images : ops::broadcast_per_image(c, out);
+  };
   b.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     if (is_integer_arithmetic(c)) return integer_binary_kernel(c, in, out);
     ir::Dims dims = broadcast_dims(c);
@@ -200,6 +206,7 @@ OpImpl batchnorm_op() {
     }
     return {x};
   };
+  bn.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   bn.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const auto& x = c.info(0);
     int channels = int(x.dims[1]);

@@ -1,4 +1,5 @@
 // Gemm and MatMul (FP32) on row-major operands.
+#include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/gemm_geometry.h"
 #include "kernels/fallback.h"
@@ -45,6 +46,9 @@ OpImpl gemm_op() {
     auto g = gemm_geometry(c);
     return {{ir::DType::f32, {g.s.m, g.s.n}, Layout::row_major}};
   };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::gemm_per_image(c, 0, 2, c.node.attrs.i("transA", 0) != 0);
+  };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto g = gemm_geometry(c);
     float alpha = c.node.attrs.f("alpha"), beta = c.node.attrs.f("beta");
@@ -77,6 +81,7 @@ OpImpl matmul_op() {
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     return {{ir::DType::f32, matmul_geometry(c).out, Layout::row_major}};
   };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::matmul_per_image(c, out, 0, 1); };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto g = matmul_geometry(c);
     kernels::GemmShape s;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
 #include "engine/ops/broadcast.h"
 #include "kernels/ref/copy.h"
 #include "kernels/ref/minmax.h"
@@ -25,6 +26,11 @@ OpImpl softmax_op() {
     require_f32(c);
     normalize_axis(c, c.node.attrs.i("axis"), int64_t(c.info(0).dims.size()));
     return {{ir::DType::f32, c.info(0).dims, Layout::row_major}};
+  };
+  // Normalises along `axis` (and, coerced to 2-D, every axis after it): apart unless that is the
+  // images' axis, -rank counted from the back.
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::keeps_images_apart_if(normalize_axis(c, c.node.attrs.i("axis"), int64_t(c.info(0).dims.size())) != 0);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const auto& d = c.info(0).dims;
@@ -84,6 +90,11 @@ OpImpl reduce_op(StridedReduce reduce) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = infer_reduce;
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const Reduction r = reduction(c);
+    return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
+                                      (r.identity || !r.reduced.at(0)));
+  };
   op.build = [reduce](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto r = reduction(c);
     const TensorInfo& x = c.info(0);
@@ -127,6 +138,7 @@ OpImpl variadic_extremum_op(kernels::Extremum kind) {
                ") is not supported (only float32)");
     return {{ir::DType::f32, variadic_broadcast_dims(c), Layout::row_major}};
   };
+  op.batch_use = ops::broadcast_per_image;
   op.build = [kind](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const ir::Dims dims = variadic_broadcast_dims(c);
     const TensorInfo y_info{ir::DType::f32, dims, Layout::row_major};
@@ -159,6 +171,7 @@ OpImpl round_op() {
     require_f32(c);
     return {c.info(0)};
   };
+  op.batch_use = ops::broadcast_per_image;
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const int64_t n = c.info(0).count();
     auto x = static_cast<const float*>(in[0]);
@@ -223,6 +236,12 @@ OpImpl pad_op() {
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     require_f32(c);
     return {{ir::DType::f32, pad_spec(c).out, Layout::row_major}};
+  };
+  // Padding axis 0 would add images (or crop them).
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const PadSpec p = pad_spec(c);
+    return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
+                                      p.begin.at(0) == 0 && p.end.at(0) == 0);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto p = pad_spec(c);

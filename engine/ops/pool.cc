@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "engine/ops/batch_use.h"
 #include "engine/ops/spatial.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/elementwise/pool2d.h"
@@ -93,7 +94,6 @@ void register_pool_ops(OpTable& t) {
                  [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
                    return maxpool_kernel(c, pool_shape(c), in[0], out[0]);
                  }};
-  t.emplace_back("MaxPool", maxpool);
 
   OpImpl avgpool{want_channels_last, infer_pool,
                  [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
@@ -105,7 +105,6 @@ void register_pool_ops(OpTable& t) {
                    return bound_pool_kernel(c, std::make_shared<kernels::F32AvgPool2d>(s, include_pad, c.isa),
                                             static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
                  }};
-  t.emplace_back("AveragePool", avgpool);
 
   OpImpl gap{want_channels_last, infer_global_pool,
              [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
@@ -114,6 +113,11 @@ void register_pool_ops(OpTable& t) {
                int hw = int(ir::element_count(d) / std::max<int64_t>(1, d[0] * d[1]));
                return global_avgpool_kernel(c, batch, hw, channels, in[0], out[0]);
              }};
+  // Every output value is one window of one image.
+  for (OpImpl* pool : {&maxpool, &avgpool, &gap})
+    pool->batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  t.emplace_back("MaxPool", maxpool);
+  t.emplace_back("AveragePool", avgpool);
   t.emplace_back("GlobalAveragePool", gap);
 }
 

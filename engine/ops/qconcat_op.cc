@@ -4,6 +4,7 @@
 // whose scale and zero point equal the output's is copied; any other goes through the
 // 256-entry table Q_y(DQ_x(byte)) first (the same division and rounding as QuantizeLinear).
 // Layout and copies are Concat's (engine/ops/concat.h).
+#include "engine/ops/batch_use.h"
 #include "engine/ops/concat.h"
 #include "engine/ops/qparams.h"
 #include "kernels/elementwise/lookup.h"
@@ -127,6 +128,10 @@ void register_qconcat_op(OpTable& t) {
     const std::vector<size_t> data = data_inputs(c);
     check(c, data);
     return {ops::concat_output(c, data)};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    return ops::concat_per_image(c, data_inputs(c),
+                                 normalize_axis(c, c.node.attrs.i("axis"), int64_t(out[0].dims.size())));
   };
   op.build = build;
   t.emplace_back("QLinearConcat", op);

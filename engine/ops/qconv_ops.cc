@@ -4,6 +4,7 @@
 // value, then MLAS's requantization (docs/requantization.md sections 5 to 7).
 
 // Quantization parameters are derived in float here; keep every float step as written.
+#include "engine/ops/batch_use.h"
 #include "kernels/ref/fp_contract_off.h"
 
 #include "engine/ops/qparams.h"
@@ -193,6 +194,7 @@ void register_qconv_ops(OpTable& t) {
   qconv.want_layout = want_x_channels_last;
   qconv.infer = infer_qlinearconv;
   qconv.build = build_qlinearconv;
+  qconv.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   qconv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, kW, out[0]); };
   t.emplace_back("QLinearConv", qconv);
 
@@ -202,6 +204,7 @@ void register_qconv_ops(OpTable& t) {
     return {{DType::s32, convinteger_geometry(c).out_dims(), Layout::channels_last}};
   };
   convint.build = build_convinteger;
+  convint.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   convint.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) {
     return ops::conv_macs(c, kIntW, out[0]);
   };

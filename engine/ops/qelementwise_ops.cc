@@ -7,6 +7,7 @@
 // back to for shapes they do not take); the table lookups and windowed average on the refs.
 
 // The lookup tables are computed in float here; keep every float step as written.
+#include "engine/ops/batch_use.h"
 #include "kernels/ref/fp_contract_off.h"
 
 #include <algorithm>
@@ -86,6 +87,7 @@ OpImpl qbinary_op() {
     const ir::Dims out = qbinary_dims(c);
     return {{c.info(kA).dtype, out, ops::broadcast_layout(c.info(kA), c.info(kB), out)}};
   };
+  op.batch_use = ops::broadcast_per_image;  // the scales and zero points are constants (rank 0 or 1)
   op.build = build_qbinary;
   return op;
 }
@@ -142,6 +144,7 @@ OpImpl qlookup_op() {
     check_qunary(c);
     return {c.info(kX)};
   };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     check_qunary(c);
     const int64_t count = c.info(kX).count();
@@ -207,6 +210,7 @@ OpImpl qglobal_avgpool_op() {
     out[1] = x.dims[1];
     return {{x.dtype, out, Layout::channels_last}};
   };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const auto& d = c.info(kX).dims;
     const int batch = int(d[0]), channels = int(d[1]);
@@ -228,6 +232,9 @@ OpImpl qavgpool_op() {
     ir::Dims out = {c.info(kX).dims[0], c.info(kX).dims[1]};
     out.insert(out.end(), w.out.begin(), w.out.end());
     return {{c.info(kX).dtype, out, Layout::channels_last}};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::per_image_with_constants(c);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const kernels::Pool2dShape s = ops::pool2d_shape(c, ops::pool_window(c));
@@ -270,6 +277,10 @@ std::vector<bool> reduced_axes(const OpContext& c) {
 OpImpl qreduce_mean_op() {
   OpImpl op;
   op.want_layout = any_layout;  // read through strides
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
+                                      !reduced_axes(c).at(0));
+  };
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     check_qunary(c);
     const auto reduced = reduced_axes(c);

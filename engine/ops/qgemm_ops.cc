@@ -5,6 +5,7 @@
 
 // Quantization parameters and QGemm's float output are computed here; keep every float
 // step as written.
+#include "engine/ops/batch_use.h"
 #include "kernels/ref/fp_contract_off.h"
 
 #include <cstring>
@@ -351,6 +352,9 @@ void register_qgemm_ops(OpTable& t) {
     return {{ops::quantized_output_type(c, kYZeroPoint), qlinearmatmul_geometry(c).g.out, Layout::row_major}};
   };
   qmatmul.build = build_qlinearmatmul;
+  qmatmul.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    return ops::matmul_per_image(c, out, kA, kB);
+  };
   qmatmul.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
     auto g = ops::matmul_geometry(c, kA, kB);
     return g.batches() * g.m * g.n * g.k;
@@ -363,6 +367,9 @@ void register_qgemm_ops(OpTable& t) {
     return {{DType::s32, matmulinteger_geometry(c).g.out, Layout::row_major}};
   };
   matmulint.build = build_matmulinteger;
+  matmulint.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    return ops::matmul_per_image(c, out, kIntA, kIntB);
+  };
   matmulint.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
     auto g = ops::matmul_geometry(c, kIntA, kIntB);
     return g.batches() * g.m * g.n * g.k;
@@ -376,6 +383,9 @@ void register_qgemm_ops(OpTable& t) {
     return {{qgemm_output_type(c), {g.s.m, g.s.n}, Layout::row_major}};
   };
   qgemm.build = build_qgemm;
+  qgemm.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::gemm_per_image(c, kGA, kGC, c.node.attrs.i("transA", 0) != 0);
+  };
   qgemm.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
     const auto g = ops::gemm_geometry(c, kGA, kGB, kGC);
     return int64_t(g.s.m) * g.s.n * g.s.k;

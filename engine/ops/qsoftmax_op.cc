@@ -4,6 +4,7 @@
 // (kernels/ref/qsoftmax.h). `opset` < 13 reduces over every dimension from `axis` on (the old
 // Softmax's flattening), 13 and above over `axis` alone; axis defaults to -1 for every opset
 // (ORT's schema default, so an opset-12 node without axis reduces over the last dimension).
+#include "engine/ops/batch_use.h"
 #include "engine/ops/qparams.h"
 #include "kernels/ref/qsoftmax.h"
 
@@ -82,6 +83,11 @@ void register_qsoftmax_op(OpTable& t) {
   OpImpl op;
   op.want_layout = want_row_major;
   op.infer = infer;
+  // Along `axis` (and every axis after it before opset 13): apart unless that is the images'.
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis", -1), int64_t(c.info(kX).dims.size()));
+    return ops::keeps_images_apart_if(axis != 0 && ops::per_image_with_constants(c) == BatchUse::keeps_images_apart);
+  };
   op.build = build;
   t.emplace_back("QLinearSoftmax", op);
 }

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
 #include "engine/step_parts.h"
 #include "kernels/elementwise/quantize.h"
 #include "kernels/ref/cast.h"
@@ -68,6 +69,14 @@ Granularity granularity(const OpContext& c, const char* scale_name, const char* 
            std::to_string(g.axis) + " of extent " + std::to_string(x.dims[size_t(g.axis)]) + " in " +
            ir::dims_str(x.dims));
   return g;
+}
+
+// Constant parameters, per tensor or per axis other than the images' (one scale per image
+// would tie an image's result to its place in the batch).
+BatchUse per_image_quantization(const OpContext& c, const std::vector<TensorInfo>&) {
+  if (ops::per_image_with_constants(c) != BatchUse::keeps_images_apart) return BatchUse::mixes_images;
+  const Granularity g = granularity(c, "scale", "zero_point");
+  return ops::keeps_images_apart_if(g.count == 1 || g.axis != 0);
 }
 
 int32_t zero_point_at(const void* zp, DType t, int64_t i) {
@@ -174,6 +183,7 @@ OpImpl quantize_linear_op() {
     granularity(c, "y_scale", "y_zero_point");
     return {{quantized_type(c), x.dims, x.layout}};
   };
+  op.batch_use = per_image_quantization;
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const TensorInfo x = c.info(0);
     const Granularity g = granularity(c, "y_scale", "y_zero_point");
@@ -218,6 +228,7 @@ OpImpl quantize_linear_op() {
 OpImpl dequantize_linear_op() {
   OpImpl op;
   op.want_layout = any_layout;
+  op.batch_use = per_image_quantization;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const TensorInfo& x = c.info(0);
     if (x.dtype != DType::u8 && x.dtype != DType::s8 && x.dtype != DType::s32)
@@ -270,6 +281,9 @@ OpImpl dequantize_linear_op() {
 OpImpl dynamic_quantize_linear_op() {
   OpImpl op;
   op.want_layout = any_layout;
+  // One range for the whole tensor, every image included: slicing would quantize each slice
+  // with its own (and differ from ONNX Runtime).
+  op.batch_use = ops::mixes_images;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const TensorInfo& x = c.info(0);
     if (x.dtype != DType::f32) c.fail("x of type " + type_str(x.dtype) + " is not supported (float32 only)");
@@ -333,6 +347,10 @@ OpImpl cast_op() {
     TensorInfo y = c.info(0);
     y.dtype = cast_target(c);
     return {y};
+  };
+  // CastLike reads only the type of its second input.
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::keeps_images_apart_if(ops::is_activation(c, 0));
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const DType from = c.info(0).dtype, to = cast_target(c);

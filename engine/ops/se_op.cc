@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
 #include "kernels/elementwise/eltwise.h"
 
@@ -90,6 +91,7 @@ void register_se_ops(OpTable& t) {
     return {{ir::DType::f32, c.info(kX).dims, Layout::channels_last}};
   };
   se.build = build_se;
+  se.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };  // pools, gates and scales each image alone
   se.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
     const SeShape s = se_shape(c);
     return int64_t(s.n) * (2 * int64_t(s.c) * s.mid + 2 * int64_t(s.c) * s.hw);  // FCs + pool + scale

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
 #include "kernels/ref/copy.h"
 
 namespace octet {
@@ -29,6 +30,25 @@ OpImpl reshaping_op(std::function<ir::Dims(const OpContext&)> out_dims) {
     return {{c.info(0).dtype, d, Layout::row_major}};
   };
   op.build = copy_kernel;
+  // The images stay in front, one block of the same shape each, at the planned batch and at
+  // another: [0, -1], [-1, k], Flatten(axis=1) and a shape read with Shape do; a literal [1, -1]
+  // keeps one image in front when planned for one, but joins the images of any other batch.
+  op.batch_use_sees_batch_constants = true;
+  op.batch_use = [out_dims](const OpContext& c, const std::vector<TensorInfo>& out) {
+    const ir::Dims& in = c.info(0).dims;
+    if (in.empty() || out.empty() || out[0].dims.empty() || out[0].dims[0] != in[0]) return BatchUse::mixes_images;
+    const AtOtherBatch other(c);
+    if (!other.known()) return BatchUse::mixes_images;
+    ir::Dims there;
+    try {
+      there = out_dims(other.context());
+    } catch (const ir::Error&) {
+      return BatchUse::mixes_images;
+    }
+    ir::Dims here = out[0].dims;
+    here[0] = other_batch(in[0]);
+    return ops::keeps_images_apart_if(there == here);
+  };
   return op;
 }
 
@@ -147,6 +167,13 @@ OpImpl gather_op() {
     out.insert(out.end(), data.begin() + axis + 1, data.end());
     return {{c.info(0).dtype, out, Layout::row_major}};
   };
+  // Picking along another axis than the images', with constant indices; or looking up rows of
+  // a constant table (an embedding) with one row of indices per image.
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(c.info(0).dims.size()));
+    if (ops::is_activation(c, 0)) return ops::keeps_images_apart_if(axis != 0 && !ops::is_activation(c, 1));
+    return ops::keeps_images_apart_if(axis == 0 && !c.info(1).dims.empty());
+  };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const auto& data = c.info(0).dims;
     int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(data.size()));
@@ -176,6 +203,7 @@ OpImpl passthrough_op() {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> { return {c.info(0)}; };
+  op.batch_use = ops::broadcast_per_image;
   op.build = copy_kernel;
   return op;
 }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
 #include "engine/ops/concat.h"
 #include "kernels/elementwise/strided_copy.h"
 
@@ -42,6 +43,9 @@ OpImpl transpose_op() {
     ir::Dims out;
     for (int64_t p : perm) out.push_back(c.info(0).dims[size_t(p)]);
     return {{c.info(0).dtype, out, Layout::row_major}};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::keeps_images_apart_if(transpose_perm(c).at(0) == 0);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const TensorInfo& x = c.info(0);
@@ -148,6 +152,25 @@ OpImpl slice_op() {
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     return box_copy(c, c.info(0), slice_box(c), c.info(0).layout, in[0], out[0]);
   };
+  // Apart when axis 0 is kept whole and the rest of the box is the same at any batch: checked
+  // at the other batch extent too, since "ends = 1" keeps all of axis 0 when planned for one
+  // image, and ends read with Shape follow the batch.
+  op.batch_use_sees_batch_constants = true;
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const AtOtherBatch other(c);
+    if (!ops::is_activation(c, 0) || c.info(0).dims.empty() || !other.known()) return BatchUse::mixes_images;
+    const int64_t n = c.info(0).dims[0];
+    try {
+      SliceBox here = slice_box(c), there = slice_box(other.context());
+      if (here.out[0] != n || there.out[0] != other_batch(n) || here.start[0] != 0 || there.start[0] != 0 ||
+          here.step[0] != 1 || there.step[0] != 1)
+        return BatchUse::mixes_images;
+      here.out[0] = there.out[0];
+      return ops::keeps_images_apart_if(here.out == there.out && here.start == there.start && here.step == there.step);
+    } catch (const ir::Error&) {
+      return BatchUse::mixes_images;
+    }
+  };
   return op;
 }
 
@@ -193,6 +216,10 @@ OpImpl split_op() {
     }
     return outs;
   };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(c.info(0).dims.size()));
+    return ops::keeps_images_apart_if(axis != 0 && ops::per_image_with_constants(c) == BatchUse::keeps_images_apart);
+  };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const TensorInfo& x = c.info(0);
     const int64_t axis = normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(x.dims.size()));
@@ -225,6 +252,9 @@ OpImpl concat_op() {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> { return {ops::concat_output(c, all_inputs(c))}; };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    return ops::concat_per_image(c, all_inputs(c), normalize_axis(c, c.node.attrs.i("axis"), int64_t(out[0].dims.size())));
+  };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     std::string name;
     const auto pieces = ops::concat_pieces(c, all_inputs(c), &name);

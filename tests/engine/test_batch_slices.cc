@@ -133,3 +133,18 @@ TEST(BatchSlices, AutomaticSliceWeighsWeightsAgainstActivations) {
 
 }  // namespace
 }  // namespace octet
+
+namespace octet {
+namespace {
+
+// A conv net (conv, pool, Flatten, Gemm) keeps its images apart: it slices at any slice size.
+TEST(BatchSlices, AConvNetSlices) {
+  for (int slice : {1, 2, 16}) {
+    SessionOptions o;
+    o.batch_slice = slice;
+    EXPECT_TRUE(Session(conv_head(false), o).slices_batches()) << "slices of " << slice;
+  }
+}
+
+}  // namespace
+}  // namespace octet
