@@ -2,6 +2,7 @@
 
 #include <span>
 
+#include "engine/int8_ops.h"
 #include "engine/passes.h"
 #include "engine/session.h"
 
@@ -19,8 +20,9 @@ passes::Options unfused() {
 
 bool is_quantized(const ir::Graph& g, std::string* first) {
   for (const auto& n : g.nodes) {
+    const int8::Int8Op* op = int8::find(n.op);
     const bool q = n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "DynamicQuantizeLinear" ||
-                   n.op.starts_with("QLinear") || n.op == "QGemm" || n.op == "ConvInteger" || n.op == "MatMulInteger";
+                   (op && (op->family == int8::Family::qlinear || op->family == int8::Family::integer));
     if (q) {
       if (first) *first = ir::Graph::describe(n);
       return true;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "engine/graph_edit.h"
+#include "engine/int8_ops.h"
 #include "engine/passes.h"
 #include "kernels/ref/qmath.h"
 
@@ -13,6 +14,7 @@ namespace octet::calib {
 namespace {
 
 using graph_edit::add_constant;
+using int8::QuantRule;
 using ir::DType;
 using Observers = std::map<std::string, std::unique_ptr<Observer>>;
 
@@ -24,63 +26,66 @@ const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name
   return t.dtype == DType::f32 ? &t : nullptr;
 }
 
-// What the pass can do with a node, and why not when it cannot.
+// What the pass can do with a node, and why not when it cannot. The INT8 table says which
+// float ops have a static INT8 form and which rule of octet's quantizer applies to each.
 Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, std::string& why) {
   auto observed = [&](size_t i) { return n.has_input(i) && obs.count(n.input(i)); };
+  auto activation_input = [&] { return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none); };
   if (!n.domain.empty()) return why = "foreign domain", Kind::none;
-  if (n.op == "Conv") {
-    if (!observed(0) || !float_constant(g, n.input(1))) return why = "weights are not constant", Kind::none;
-    if (n.has_input(2) && !float_constant(g, n.input(2))) return why = "bias is not constant", Kind::none;
-    return Kind::compute;
-  }
-  if (n.op == "Gemm") {
-    const auto* b = float_constant(g, n.input(1));
-    if (!observed(0) || !b || b->dims.size() != 2) return why = "B is not a constant matrix", Kind::none;
-    if (n.attrs.i("transA", 0) || n.attrs.f("alpha", 1.0f) != 1.0f)
-      return why = "transA or alpha != 1 (QGemm form not used)", Kind::none;
-    const int64_t channels = n.attrs.i("transB", 0) ? b->dims[0] : b->dims[1];
-    if (n.has_input(2)) {
-      const auto* c = float_constant(g, n.input(2));
-      if (!c || c->count() != channels || n.attrs.f("beta", 1.0f) != 1.0f)
-        return why = "C is not a constant per-column bias with beta 1", Kind::none;
-    }
-    return Kind::compute;
-  }
-  if (n.op == "MatMul") {
-    const auto* b = float_constant(g, n.input(1));
-    if (!observed(0) || !b || b->dims.size() != 2) return why = "B is not a constant matrix", Kind::none;
-    return Kind::compute;
-  }
-  if (n.op == "Add" || n.op == "Mul") {
-    if (!observed(0) || !observed(1)) return why = "an operand is a constant", Kind::none;
-    return Kind::compute;
-  }
-  if (n.op == "Concat") {
-    for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (!observed(i)) return why = "an input is not a float activation", Kind::none;
-    return n.inputs.empty() ? (why = "no inputs", Kind::none) : Kind::compute;
-  }
-  if (n.op == "GlobalAveragePool" || n.op == "AveragePool" || n.op == "Sigmoid")
-    return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none);
-  // ORT's quantizer quantizes Softmax too, with a fixed output range (see mark_tensors).
-  if (n.op == "Softmax") return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none);
-  if (n.op == "ReduceMean") {
-    // The QDQ pass fuses it into QLinearReduceMean only with a constant, non-empty axes list.
-    const bool listed = n.has_input(1) && g.is_constant(n.input(1)) && g.value(n.input(1)).constant->count() > 0;
-    if (!listed) return why = "axes are not a constant, non-empty list", Kind::none;
-    return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none);
-  }
-  if (n.op == "MaxPool" || n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
-      n.op == "Transpose")
+  if (int8::moves_data_only(n.op))
     return observed(0) && n.outputs.size() == 1 ? Kind::passthrough : (why = "input is not an activation", Kind::none);
+  const int8::Int8Op* form = int8::static_form(n.op);
+  switch (form ? form->quantizer : QuantRule::none) {
+    case QuantRule::conv:
+      if (!observed(0) || !float_constant(g, n.input(1))) return why = "weights are not constant", Kind::none;
+      if (n.has_input(2) && !float_constant(g, n.input(2))) return why = "bias is not constant", Kind::none;
+      return Kind::compute;
+    case QuantRule::gemm: {
+      const auto* b = float_constant(g, n.input(1));
+      if (!observed(0) || !b || b->dims.size() != 2) return why = "B is not a constant matrix", Kind::none;
+      if (n.attrs.i("transA", 0) || n.attrs.f("alpha", 1.0f) != 1.0f)
+        return why = "transA or alpha != 1 (QGemm form not used)", Kind::none;
+      const int64_t channels = n.attrs.i("transB", 0) ? b->dims[0] : b->dims[1];
+      if (n.has_input(2)) {
+        const auto* c = float_constant(g, n.input(2));
+        if (!c || c->count() != channels || n.attrs.f("beta", 1.0f) != 1.0f)
+          return why = "C is not a constant per-column bias with beta 1", Kind::none;
+      }
+      return Kind::compute;
+    }
+    case QuantRule::matmul: {
+      const auto* b = float_constant(g, n.input(1));
+      if (!observed(0) || !b || b->dims.size() != 2) return why = "B is not a constant matrix", Kind::none;
+      return Kind::compute;
+    }
+    case QuantRule::binary:
+      if (!observed(0) || !observed(1)) return why = "an operand is a constant", Kind::none;
+      return Kind::compute;
+    case QuantRule::variadic:
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        if (!observed(i)) return why = "an input is not a float activation", Kind::none;
+      return n.inputs.empty() ? (why = "no inputs", Kind::none) : Kind::compute;
+    // ORT's quantizer quantizes Softmax too, with a fixed output range (see mark_tensors).
+    case QuantRule::unary:
+    case QuantRule::probability: return activation_input();
+    case QuantRule::reduce: {
+      // The QDQ pass fuses it into QLinearReduceMean only with a constant, non-empty axes list.
+      const bool listed = n.has_input(1) && g.is_constant(n.input(1)) && g.value(n.input(1)).constant->count() > 0;
+      if (!listed) return why = "axes are not a constant, non-empty list", Kind::none;
+      return activation_input();
+    }
+    case QuantRule::none:
+    case QuantRule::dynamic_conv:
+    case QuantRule::dynamic_matmul: break;
+  }
   why = "no INT8 form in octet";
   return Kind::none;
 }
 
 // Activation inputs a quantized compute node reads through DequantizeLinear.
-std::vector<size_t> activation_slots(const ir::Node& n) {
-  if (n.op == "Add" || n.op == "Mul") return {0, 1};
-  if (n.op == "Concat") {
+std::vector<size_t> activation_slots(const ir::Node& n, const int8::Int8Op& form) {
+  if (form.quantizer == QuantRule::binary) return {0, 1};
+  if (form.quantizer == QuantRule::variadic) {
     std::vector<size_t> all(n.inputs.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     return all;
@@ -88,8 +93,14 @@ std::vector<size_t> activation_slots(const ir::Node& n) {
   return {0};
 }
 
-bool absorbs_activations(const ir::Node& n) {
-  return n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul" || n.op == "Add" || n.op == "Mul";
+// The axis a compute node's constant weights (input 1) are quantized along; nullopt: no weights.
+std::optional<int64_t> weight_axis(const ir::Node& n, const int8::Int8Op& form) {
+  switch (form.quantizer) {
+    case QuantRule::conv: return 0;
+    case QuantRule::gemm: return n.attrs.i("transB", 0) ? 0 : 1;
+    case QuantRule::matmul: return 1;
+    default: return std::nullopt;
+  }
 }
 
 // Whether Q with `p` gives the same integers with or without a preceding Clip(lo, hi): true
@@ -171,7 +182,7 @@ class Quantizer {
   void absorb_activations() {
     std::set<const ir::Node*> dead;
     for (auto& n : g_.nodes) {
-      if (kind_[n.name] != Kind::compute || !absorbs_activations(n)) continue;
+      if (kind_[n.name] != Kind::compute || !int8::static_form(n.op)->folds_relu) continue;
       ir::Node* act = graph_edit::sole_consumer(g_, n.outputs[0]);
       if (!act || !obs_.count(act->outputs[0])) continue;
       auto bounds = clip_bounds(g_, *act);
@@ -190,11 +201,12 @@ class Quantizer {
     for (const auto& n : g_.nodes) {
       const Kind k = kind_[n.name];
       if (k == Kind::compute) {
-        for (size_t slot : activation_slots(n)) marked_.insert(n.input(slot));
+        const int8::Int8Op& form = *int8::static_form(n.op);
+        for (size_t slot : activation_slots(n, form)) marked_.insert(n.input(slot));
         marked_.insert(n.outputs[0]);
         // Probabilities lie in [0, 1]: ORT's tool gives them scale 1/256 and zero point 0
         // (uint8) or -128 (int8) whatever calibration saw, and so does octet.
-        if (n.op == "Softmax")
+        if (form.quantizer == QuantRule::probability)
           params_[n.outputs[0]] = QParams{1.0f / 256.0f, act_target_.type == QType::u8 ? 0 : -128};
         report_.quantized.push_back(ir::Graph::describe(n));
       } else if (k == Kind::passthrough && marked_.count(n.input(0))) {
@@ -319,10 +331,10 @@ class Quantizer {
     std::vector<ir::Node> nodes = std::move(g_.nodes);
     g_.nodes.clear();
     for (auto& n : nodes) {
-      if (kind_[n.name] == Kind::compute && (n.op == "Conv" || n.op == "Gemm" || n.op == "MatMul")) {
-        const int64_t axis = n.op == "Conv" ? 0 : (n.op == "Gemm" && n.attrs.i("transB", 0) ? 0 : 1);
+      const auto axis = kind_[n.name] == Kind::compute ? weight_axis(n, *int8::static_form(n.op)) : std::nullopt;
+      if (axis) {
         std::vector<float> w_scales;
-        n.inputs[1] = quantize_weights(out, n, 1, axis, w_scales);
+        n.inputs[1] = quantize_weights(out, n, 1, *axis, w_scales);
         if (n.has_input(2)) n.inputs[2] = quantize_bias(out, n, 2, params_of(n.input(0)).scale, w_scales);
       }
       std::vector<std::pair<std::string, std::string>> pairs;  // tensor, float name its producer writes

@@ -14,6 +14,7 @@
 
 #include "calib/quantize.h"
 #include "engine/graph_edit.h"
+#include "engine/int8_ops.h"
 #include "engine/passes.h"
 
 namespace octet::calib {
@@ -34,26 +35,26 @@ struct Plan {
   const ir::TensorData* w = nullptr;
   std::optional<ir::TensorData> transposed;  // Gemm with transB: B as [K, N]
   const ir::TensorData* bias = nullptr;
+  const int8::Int8Op* form = nullptr;  // the integer op written (ConvInteger, MatMulInteger)
   bool conv = false;
   const ir::TensorData& weights() const { return transposed ? *transposed : *w; }
 };
 
+// The INT8 table says which integer op replaces the node and which rule applies.
 std::optional<Plan> plan_node(const ir::Graph& g, const ir::Node& n, std::string& why) {
   if (!n.domain.empty()) return why = "foreign domain", std::nullopt;
   Plan p;
-  if (n.op == "Conv") {
+  p.form = int8::dynamic_form(n.op);
+  const int8::QuantRule rule = p.form ? p.form->quantizer : int8::QuantRule::none;
+  if (rule == int8::QuantRule::dynamic_conv) {
     p.conv = true;
     p.w = float_constant(g, n.input(1));
     if (!p.w || p.w->dims.size() != 4) return why = "weights are not a constant 2-D conv kernel", std::nullopt;
     if (n.has_input(2) && !(p.bias = float_constant(g, n.input(2)))) return why = "bias is not constant", std::nullopt;
     return p;
   }
-  if (n.op == "MatMul") {
-    p.w = float_constant(g, n.input(1));
-    if (!p.w || p.w->dims.size() != 2) return why = "B is not a constant matrix", std::nullopt;
-    return p;
-  }
-  if (n.op == "Gemm") {
+  if (rule == int8::QuantRule::dynamic_matmul) {
+    // MatMul has none of Gemm's attributes or its C input: their defaults are MatMul's product.
     p.w = float_constant(g, n.input(1));
     if (!p.w || p.w->dims.size() != 2) return why = "B is not a constant matrix", std::nullopt;
     if (n.attrs.i("transA", 0) || n.attrs.f("alpha", 1.0f) != 1.0f || n.attrs.f("beta", 1.0f) != 1.0f)
@@ -89,7 +90,7 @@ class DynamicWriter {
       std::optional<Plan> p = opt_.keep_float.count(n.op) ? (why = "kept in float (--keep-float)", std::nullopt)
                                                           : plan_node(g_, n, why);
       if (!p) {
-        if (n.op == "Conv" || n.op == "MatMul" || n.op == "Gemm")
+        if (int8::dynamic_form(n.op))
           report_.float_ops.push_back(ir::Graph::describe(n) + ": " + why);
         g_.nodes.push_back(std::move(n));
         continue;
@@ -158,7 +159,7 @@ class DynamicWriter {
     const std::string acc = value(y + "_output_quantized");
     ir::Attrs conv_attrs;
     if (p.conv) conv_attrs = n.attrs;
-    add(p.conv ? "ConvInteger" : "MatMulInteger", n.name + "_quant", {x.q, w_q, x.zero_point, w_zp}, {acc},
+    add(p.form->op, n.name + "_quant", {x.q, w_q, x.zero_point, w_zp}, {acc},
         conv_attrs);
     const std::string cast = value(acc + "_cast_output");
     ir::Attrs to_float;

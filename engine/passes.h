@@ -13,9 +13,8 @@ int remove_identities(ir::Graph& g);   // Identity and inference Dropout
 // Nodes whose inputs are all constants (Constant included), except ops in keep_ops.
 int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
 // QDQ node units (DequantizeLinear on the inputs, QuantizeLinear on the output) into the
-// INT8 ops ONNX Runtime fuses them into: QLinearConv, QGemm, QLinearMatMul, QLinearAdd,
-// QLinearMul, QLinearSigmoid, QLinearSoftmax, QLinearConcat, QLinearGlobalAveragePool, QLinearAveragePool, and octet's own
-// table ops QLinearHardSwish / QLinearHardSigmoid; Relu/Clip made
+// INT8 ops ONNX Runtime fuses them into, and octet's own table ops QLinearHardSwish /
+// QLinearHardSigmoid: every row of engine/int8_ops.cc with a fusion form. Relu/Clip made
 // redundant by the output clamp removed; data movement run on the integers. engine/passes_qdq.cc.
 int fuse_qdq(ir::Graph& g);
 // DynamicQuantizeLinear -> ConvInteger / MatMulInteger -> Cast -> Mul(scales) [-> Add(bias)]

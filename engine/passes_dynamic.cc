@@ -15,6 +15,7 @@
 #include <map>
 
 #include "engine/graph_edit.h"
+#include "engine/int8_ops.h"
 #include "engine/ops/range_output.h"
 #include "engine/passes.h"
 
@@ -64,7 +65,7 @@ bool zero_or_absent(const ir::Graph& g, const ir::Node& n, size_t i) {
 bool computes_output_range(const ir::Node& n) {
   if (n.outputs.size() != 1) return false;
   if (n.op == "ConvIntegerToFloat" && n.domain.empty()) return true;
-  if (n.op == "MatMulIntegerToFloat" && n.domain == "com.microsoft") return true;
+  if (n.op == "MatMulIntegerToFloat" && n.domain == int8::kMicrosoftDomain) return true;
   return (n.op == "Add" || n.op == "Mul") && n.domain.empty();
 }
 
@@ -74,7 +75,7 @@ int expand_dynamic_quantize_matmul(ir::Graph& g) {
   std::vector<ir::Node> out;
   int expanded = 0;
   for (auto& n : g.nodes) {
-    if (n.op != "DynamicQuantizeMatMul" || n.domain != "com.microsoft") {
+    if (n.op != "DynamicQuantizeMatMul" || n.domain != int8::kMicrosoftDomain) {
       out.push_back(std::move(n));
       continue;
     }
@@ -91,7 +92,7 @@ int expand_dynamic_quantize_matmul(ir::Graph& g) {
     ir::Node mm;
     mm.name = n.name;
     mm.op = "MatMulIntegerToFloat";
-    mm.domain = "com.microsoft";
+    mm.domain = int8::find(mm.op)->domain;
     // DynamicQuantizeMatMul: A, B, b_scale, [b_zero_point], [bias].
     mm.inputs = {dq.outputs[0], n.input(1), dq.outputs[1], n.input(2), dq.outputs[2],
                  n.has_input(3) ? n.input(3) : "", n.has_input(4) ? n.input(4) : ""};
@@ -148,7 +149,7 @@ int fuse_dynamic_quantization(ir::Graph& g) {
     ir::Node step;
     step.name = n.name;
     step.op = conv ? "ConvIntegerToFloat" : "MatMulIntegerToFloat";
-    step.domain = conv ? "" : "com.microsoft";
+    step.domain = int8::find(step.op)->domain;
     step.attrs = n.attrs;
     const std::string scale_const = graph_edit::add_constant(
         g, n.name + ".w_scale", ir::TensorData::f32({static_cast<int64_t>(w_scale->size())}, *w_scale));

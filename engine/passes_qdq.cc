@@ -15,8 +15,10 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string_view>
 
 #include "engine/graph_edit.h"
+#include "engine/int8_ops.h"
 #include "engine/passes.h"
 #include "kernels/ref/qmath.h"
 
@@ -49,7 +51,7 @@ std::optional<DType> quantized_type(ir::Graph& g, const std::string& name) {
     if (!p->has_input(2)) return DType::u8;
     if (const auto* zp = constant_of(g, p->input(2))) return zp->dtype;
   }
-  if (p && (p->op.rfind("QLinear", 0) == 0 || p->op == "QGemm"))
+  if (const int8::Int8Op* q = p ? int8::find(p->op) : nullptr; q && q->has_slot("y_zero_point"))
     if (auto t = output_type(g, *p); t && is_8bit(*t)) return t;
   if (auto it = g.values.find(name); it != g.values.end() && is_8bit(it->second.dtype)) return it->second.dtype;
   return std::nullopt;
@@ -182,15 +184,44 @@ bool weights_fit(const QuantArgs& w, int64_t axis, int64_t channels, int64_t ran
   return a == axis && w.count() == channels;
 }
 
-void become(ir::Node& n, const std::string& op, const std::string& domain, std::vector<std::string> inputs,
-            const std::string& output) {
-  n.op = op;
-  n.domain = domain;
+// A fused node's inputs, placed by the names of its row's slots (engine/int8_ops.cc).
+class SlotInputs {
+ public:
+  SlotInputs(ir::Graph& g, const ir::Node& n, const int8::Int8Op& op) : g_(g), n_(n), op_(op), names_(op.slots.size()) {}
+  SlotInputs& set(std::string_view slot, std::string name) {
+    names_[op_.slot(slot)] = std::move(name);
+    return *this;
+  }
+  // `tensor`, `tensor`_scale and `tensor`_zero_point (a zero constant when the Q/DQ had none).
+  SlotInputs& set_quantized(const std::string& tensor, const QuantArgs& a) {
+    set(tensor, a.data);
+    return set_parameters(tensor, a);
+  }
+  SlotInputs& set_parameters(const std::string& tensor, const QuantArgs& a) {
+    set(tensor + "_scale", a.scale);
+    return set(tensor + "_zero_point", zero_point_name(g_, a, n_.name + "." + tensor + "_zero_point"));
+  }
+  // The inputs in order, without the omitted ones at the end.
+  std::vector<std::string> take() {
+    while (!names_.empty() && names_.back().empty()) names_.pop_back();
+    return std::move(names_);
+  }
+
+ private:
+  ir::Graph& g_;
+  const ir::Node& n_;
+  const int8::Int8Op& op_;
+  std::vector<std::string> names_;
+};
+
+void become(ir::Node& n, const int8::Int8Op& op, std::vector<std::string> inputs, const std::string& output) {
+  n.op = op.op;
+  n.domain = op.domain;
   n.inputs = std::move(inputs);
   n.outputs = {output};
 }
 
-bool fuse_conv(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+bool fuse_conv(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<const ir::Node*>& removed) {
   auto x = per_tensor_dq(g, n.input(0));
   auto w = dq_input(g, n.input(1));
   if (!x || !w || !constant_of(g, w->data)) return false;
@@ -201,15 +232,13 @@ bool fuse_conv(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed)
   if (!bias) return false;
   auto y = q_output(g, n.outputs[0], removed);
   if (!y) return false;
-  std::vector<std::string> in = {x->data, x->scale, zero_point_name(g, *x, n.name + ".x_zero_point"),
-                                 w->data, w->scale, zero_point_name(g, *w, n.name + ".w_zero_point"),
-                                 y->scale, zero_point_name(g, *y, n.name + ".y_zero_point")};
-  if (!bias->empty()) in.push_back(*bias);
-  become(n, "QLinearConv", "", in, y->data);
+  SlotInputs in(g, n, q);
+  in.set_quantized("x", *x).set_quantized("w", *w).set_parameters("y", *y).set("bias", *bias);
+  become(n, q, in.take(), y->data);
   return true;
 }
 
-bool fuse_gemm(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+bool fuse_gemm(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<const ir::Node*>& removed) {
   if (n.attrs.i("transA", 0) != 0 || (n.has_input(2) && n.attrs.f("beta", 1.0f) != 1.0f)) return false;
   auto a = per_tensor_dq(g, n.input(0));
   auto b = dq_input(g, n.input(1));
@@ -224,13 +253,11 @@ bool fuse_gemm(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed)
   // Without a Q after it the unit still runs in integers, with a float output (ORT does the same).
   std::vector<const ir::Node*> absorbed;
   auto y = q_output(g, n.outputs[0], absorbed);
-  std::vector<std::string> in = {a->data, a->scale, zero_point_name(g, *a, n.name + ".a_zero_point"),
-                                 b->data, b->scale, zero_point_name(g, *b, n.name + ".b_zero_point"),
-                                 *bias};
+  SlotInputs in(g, n, q);
+  in.set_quantized("a", *a).set_quantized("b", *b).set("bias", *bias);
   std::string out = n.outputs[0];
   if (y) {
-    in.push_back(y->scale);
-    in.push_back(zero_point_name(g, *y, n.name + ".y_zero_point"));
+    in.set_parameters("y", *y);
     out = y->data;
     removed.insert(removed.end(), absorbed.begin(), absorbed.end());
   }
@@ -239,65 +266,53 @@ bool fuse_gemm(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed)
   attrs.set("transA", int64_t{0});
   attrs.set("transB", int64_t{trans_b});
   n.attrs = attrs;
-  become(n, "QGemm", "com.microsoft", in, out);
+  become(n, q, in.take(), out);
   return true;
 }
 
-bool fuse_matmul(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+bool fuse_matmul(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<const ir::Node*>& removed) {
   auto a = per_tensor_dq(g, n.input(0));
   auto b = per_tensor_dq(g, n.input(1));
   if (!a || !b) return false;
   auto y = q_output(g, n.outputs[0], removed);
   if (!y) return false;
-  become(n, "QLinearMatMul", "",
-         {a->data, a->scale, zero_point_name(g, *a, n.name + ".a_zero_point"), b->data, b->scale,
-          zero_point_name(g, *b, n.name + ".b_zero_point"), y->scale,
-          zero_point_name(g, *y, n.name + ".y_zero_point")},
-         y->data);
+  SlotInputs in(g, n, q);
+  in.set_quantized("a", *a).set_quantized("b", *b).set_parameters("y", *y);
+  become(n, q, in.take(), y->data);
   return true;
 }
 
 // Add and Mul: both operands and the output per tensor, all of one 8-bit type (ORT's rule).
-bool fuse_binary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<const ir::Node*>& removed) {
+bool fuse_binary(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<const ir::Node*>& removed) {
   auto a = per_tensor_dq(g, n.input(0));
   auto b = per_tensor_dq(g, n.input(1));
   if (!a || !b || a->type != b->type) return false;
   auto y = q_output(g, n.outputs[0], removed);
   if (!y || y->type != a->type) return false;
-  become(n, qop, "com.microsoft",
-         {a->data, a->scale, zero_point_name(g, *a, n.name + ".a_zero_point"), b->data, b->scale,
-          zero_point_name(g, *b, n.name + ".b_zero_point"), y->scale,
-          zero_point_name(g, *y, n.name + ".y_zero_point")},
-         y->data);
+  SlotInputs in(g, n, q);
+  in.set_quantized("a", *a).set_quantized("b", *b).set_parameters("y", *y);
+  become(n, q, in.take(), y->data);
   return true;
 }
 
 // GlobalAveragePool, AveragePool, Sigmoid, Softmax, HardSwish, HardSigmoid: one input, same
-// type in and out.
-bool fuse_unary(ir::Graph& g, ir::Node& n, const std::string& qop, std::vector<const ir::Node*>& removed,
-                const std::string& domain = "com.microsoft") {
+// type in and out; the row's fused_attrs adapts the attributes.
+bool fuse_unary(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<const ir::Node*>& removed) {
   auto x = per_tensor_dq(g, n.input(0));
   if (!x) return false;
   auto y = q_output(g, n.outputs[0], removed);
   if (!y || y->type != x->type) return false;
-  if (qop == "QLinearSoftmax") {
-    // ORT's QLinearSoftmax carries the Softmax's opset (its axis semantics changed in 13).
-    n.attrs.set("opset", int64_t{g.opset >= 13 ? 13 : g.opset >= 11 ? 11 : 1});
-    if (n.attrs.has("coerce_2d")) n.attrs.erase("coerce_2d");
-  } else if (qop != "QLinearSigmoid" && domain == "com.microsoft") {
-    n.attrs.set("channels_last", int64_t{0});
-  }
-  become(n, qop, domain,
-         {x->data, x->scale, zero_point_name(g, *x, n.name + ".x_zero_point"), y->scale,
-          zero_point_name(g, *y, n.name + ".y_zero_point")},
-         y->data);
+  if (q.fused_attrs) q.fused_attrs(n, g);
+  SlotInputs in(g, n, q);
+  in.set_quantized("x", *x).set_parameters("y", *y);
+  become(n, q, in.take(), y->data);
   return true;
 }
 
 // ReduceMean with constant, non-empty axes (the loader moved them to input 1): ORT's
 // QLinearReduceMean form, axes as an attribute. An empty axes list (all axes, or none with
 // noop_with_empty_axes) stays in float.
-bool fuse_reduce_mean(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+bool fuse_reduce_mean(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<const ir::Node*>& removed) {
   const ir::TensorData* axes = n.has_input(1) ? constant_of(g, n.input(1)) : nullptr;
   if (!axes || axes->count() == 0) return false;
   auto x = per_tensor_dq(g, n.input(0));
@@ -306,30 +321,37 @@ bool fuse_reduce_mean(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& r
   if (!y || y->type != x->type) return false;
   n.attrs.set("axes", axes->to_i64());
   if (n.attrs.has("noop_with_empty_axes")) n.attrs.erase("noop_with_empty_axes");
-  become(n, "QLinearReduceMean", "com.microsoft",
-         {x->data, x->scale, zero_point_name(g, *x, n.name + ".x_zero_point"), y->scale,
-          zero_point_name(g, *y, n.name + ".y_zero_point")},
-         y->data);
+  SlotInputs in(g, n, q);
+  in.set_quantized("x", *x).set_parameters("y", *y);
+  become(n, q, in.take(), y->data);
   return true;
 }
 
 // Concat of per-tensor DQ inputs of one type, read by one QuantizeLinear: QLinearConcat, which
 // copies the inputs whose parameters equal the output's and requantizes the others.
-bool fuse_concat(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
-  std::vector<std::string> inputs = {"", ""};
+bool fuse_concat(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<const ir::Node*>& removed) {
+  std::vector<std::string> repeated;  // the row's repeated group (x, x_scale, x_zero_point), once per input
+  auto place = [&](const char* slot, std::string name) {
+    const auto& group = q.repeated;
+    repeated.at(repeated.size() - group.size() + size_t(std::find(group.begin(), group.end(), slot) - group.begin())) = name;
+  };
   std::optional<DType> type;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     auto x = per_tensor_dq(g, n.input(i));
     if (!x || (type && x->type != *type)) return false;
     type = x->type;
-    inputs.insert(inputs.end(), {x->data, x->scale, zero_point_name(g, *x, n.name + ".x" + std::to_string(i) + "_zero_point")});
+    repeated.resize(repeated.size() + q.repeated.size());
+    place("x", x->data);
+    place("x_scale", x->scale);
+    place("x_zero_point", zero_point_name(g, *x, n.name + ".x" + std::to_string(i) + "_zero_point"));
   }
   if (!type) return false;
   auto y = q_output(g, n.outputs[0], removed);
   if (!y || y->type != *type) return false;
-  inputs[0] = y->scale;
-  inputs[1] = zero_point_name(g, *y, n.name + ".y_zero_point");
-  become(n, "QLinearConcat", "com.microsoft", inputs, y->data);
+  SlotInputs in(g, n, q);
+  std::vector<std::string> inputs = in.set_parameters("y", *y).take();
+  inputs.insert(inputs.end(), repeated.begin(), repeated.end());
+  become(n, q, inputs, y->data);
   return true;
 }
 
@@ -352,12 +374,9 @@ bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>&
 // The 8-bit type a fused node writes: its y_zero_point's type (QGemm without one writes float).
 std::optional<DType> output_type(ir::Graph& g, const ir::Node& n) {
   if (n.op == "Shape") return DType::s64;
-  size_t zp_slot = 0;
-  if (n.op == "QLinearConv" || n.op == "QLinearMatMul" || n.op == "QLinearAdd" || n.op == "QLinearMul") zp_slot = 7;
-  else if (n.op == "QGemm") zp_slot = 8;
-  else if (n.op == "QLinearConcat") zp_slot = 1;
-  else if (n.op.rfind("QLinear", 0) == 0) zp_slot = 4;
-  else return quantized_type(g, n.input(0));  // data movement keeps its input's type
+  const int8::Int8Op* q = int8::find(n.op);
+  if (!q || !q->has_slot("y_zero_point")) return quantized_type(g, n.input(0));  // data movement keeps its input's type
+  const size_t zp_slot = q->slot("y_zero_point");
   if (!n.has_input(zp_slot) || !g.is_constant(n.input(zp_slot))) return std::nullopt;
   return g.value(n.input(zp_slot)).constant->dtype;
 }
@@ -371,24 +390,20 @@ int fuse_qdq(ir::Graph& g) {
     if (!n.domain.empty() || dead.count(&n) || n.outputs.empty()) continue;
     std::vector<const ir::Node*> removed;
     bool done = false;
-    if (n.op == "Conv") done = fuse_conv(g, n, removed);
-    else if (n.op == "Gemm") done = fuse_gemm(g, n, removed);
-    else if (n.op == "MatMul") done = fuse_matmul(g, n, removed);
-    else if (n.op == "Add") done = fuse_binary(g, n, "QLinearAdd", removed);
-    else if (n.op == "Mul") done = fuse_binary(g, n, "QLinearMul", removed);
-    else if (n.op == "GlobalAveragePool") done = fuse_unary(g, n, "QLinearGlobalAveragePool", removed);
-    else if (n.op == "AveragePool") done = fuse_unary(g, n, "QLinearAveragePool", removed);
-    else if (n.op == "Sigmoid") done = fuse_unary(g, n, "QLinearSigmoid", removed);
-    else if (n.op == "Softmax") done = fuse_unary(g, n, "QLinearSoftmax", removed);
-    else if (n.op == "ReduceMean") done = fuse_reduce_mean(g, n, removed);
-    // No ONNX Runtime op: octet's own 256-entry tables, the same values as the float round trip.
-    else if (n.op == "HardSwish") done = fuse_unary(g, n, "QLinearHardSwish", removed, "octet");
-    else if (n.op == "HardSigmoid") done = fuse_unary(g, n, "QLinearHardSigmoid", removed, "octet");
-    else if (n.op == "Concat") done = fuse_concat(g, n, removed);
-    else if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze" ||
-             n.op == "MaxPool" || n.op == "Transpose")
+    if (const int8::Int8Op* q = int8::fused_from(n.op)) {
+      switch (q->fusion) {
+        case int8::Fusion::conv: done = fuse_conv(g, n, *q, removed); break;
+        case int8::Fusion::gemm: done = fuse_gemm(g, n, *q, removed); break;
+        case int8::Fusion::matmul: done = fuse_matmul(g, n, *q, removed); break;
+        case int8::Fusion::binary: done = fuse_binary(g, n, *q, removed); break;
+        case int8::Fusion::unary: done = fuse_unary(g, n, *q, removed); break;
+        case int8::Fusion::reduce: done = fuse_reduce_mean(g, n, *q, removed); break;
+        case int8::Fusion::variadic: done = fuse_concat(g, n, *q, removed); break;
+        case int8::Fusion::none: break;
+      }
+    } else if (int8::moves_data_only(n.op)) {
       done = n.outputs.size() == 1 && fuse_data_movement(g, n, removed);
-    else if (n.op == "Shape") {
+    } else if (n.op == "Shape") {
       // Shape does not care whether it reads the float or the quantized tensor.
       if (auto x = dq_input(g, n.input(0)); x && !constant_of(g, x->data)) {
         n.inputs[0] = x->data;

@@ -8,7 +8,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <set>
 
 namespace octet::loader {
 namespace {
@@ -18,10 +17,7 @@ using ir::Error;
 using ir::Node;
 using ir::TensorData;
 
-struct AttrSpec {
-  std::string name;
-  std::optional<AttrValue> dflt;  // nullopt: required
-};
+using int8::AttrSpec;
 
 struct Importer {
   int64_t min_opset = 1;  // of the default domain; contrib ops have no opset of their own here
@@ -29,19 +25,11 @@ struct Importer {
   std::function<void(Node&, ImportContext&)> normalize;  // may be empty
 };
 
-// The importers of ONNX Runtime's com.microsoft contrib ops; every other one is of the default
-// ONNX domain. Contrib ops are version 1 of their domain, so they have no opset rule here.
-bool is_contrib_op(const std::string& op) {
-  static const std::set<std::string> ops = {"QLinearAdd",       "QLinearMul",       "QLinearSigmoid",
-                                            "QLinearLeakyRelu", "QLinearGlobalAveragePool",
-                                            "QLinearAveragePool", "QGemm",
-                                            "MatMulIntegerToFloat", "QLinearSoftmax",
-                                            "QLinearConcat", "DynamicQuantizeMatMul",
-                                            "QLinearReduceMean"};
-  return ops.count(op) != 0;
+// An op's domain: the INT8 table's for the INT8 ops the loader reads, else the default ONNX one.
+std::string domain_of(const std::string& op) {
+  const int8::Int8Op* r = int8::find(op);
+  return r && r->imported ? r->domain : "";
 }
-
-std::string domain_of(const std::string& op) { return is_contrib_op(op) ? kMicrosoftDomain : ""; }
 
 AttrValue ints() { return std::vector<int64_t>{}; }
 AttrValue str(const char* s) { return std::string(s); }
@@ -129,9 +117,18 @@ bool cast_target_supported(int64_t to) {
   }
 }
 
-// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, the integer conv / matmul ops, Cast,
-// and the com.microsoft contrib ops that ONNX Runtime's quantization tools write.
-void add_quantization_importers(std::map<std::string, Importer>& t, const std::vector<AttrSpec>& conv_attrs) {
+// The checks an INT8 op's row asks for beyond its attribute schema.
+std::function<void(Node&, ImportContext&)> import_checks(unsigned checks) {
+  if (checks == int8::kNoChecks) return {};
+  return [checks](Node& n, ImportContext& ctx) {
+    if (checks & int8::kNchwOnly) reject_channels_last_node(n, ctx);
+    if (checks & int8::kPoolPads) check_pool_pads(n, ctx);
+  };
+}
+
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Cast, and every INT8 op of the
+// table (engine/int8_ops.cc) that files may hold.
+void add_quantization_importers(std::map<std::string, Importer>& t) {
   // axis defaults to 1 from opset 13 on; before, the op is per tensor and axis is never read.
   // saturate only matters for float8 outputs, which are rejected, so any value is accepted.
   t["QuantizeLinear"] = {10,
@@ -149,10 +146,6 @@ void add_quantization_importers(std::map<std::string, Importer>& t, const std::v
                              require_float32_type_attr(n, "output_dtype", "float32 output only");
                            }};
   t["DynamicQuantizeLinear"] = {11, {}, {}};
-  t["QLinearConv"] = {10, conv_attrs, {}};
-  t["ConvInteger"] = {10, conv_attrs, {}};
-  t["QLinearMatMul"] = {10, {}, {}};
-  t["MatMulInteger"] = {10, {}, {}};
   // Before opset 6 `to` is a type name string; those files predate quantization entirely.
   // saturate (19) and round_mode (24) only affect float8 targets.
   t["Cast"] = {6,
@@ -168,27 +161,11 @@ void add_quantization_importers(std::map<std::string, Importer>& t, const std::v
   // The target type is input 1's element type, which the loader has already checked.
   t["CastLike"] = {15, {{"saturate", i64(1)}, {"round_mode", str("up")}}, {}};
 
-  for (const char* op : {"QLinearAdd", "QLinearMul", "QLinearSigmoid"}) t[op] = {1, {}, {}};
-  t["QLinearLeakyRelu"] = {1, {{"alpha", f32(0.01f)}}, {}};
-  t["QLinearGlobalAveragePool"] = {1, {{"channels_last", i64(0)}}, reject_channels_last_node};
-  // Both attributes are required by ONNX Runtime's schema.
-  t["QLinearReduceMean"] = {1, {{"axes", std::nullopt}, {"keepdims", std::nullopt}}, {}};
-  // AveragePool's attributes as ONNX Runtime's schema lists them: no dilations.
-  t["QLinearAveragePool"] = {1,
-                             {{"auto_pad", str("NOTSET")}, {"kernel_shape", std::nullopt}, {"pads", ints()},
-                              {"strides", ints()}, {"ceil_mode", i64(0)}, {"count_include_pad", i64(0)},
-                              {"channels_last", i64(0)}},
-                             [](Node& n, ImportContext& ctx) {
-                               reject_channels_last_node(n, ctx);
-                               check_pool_pads(n, ctx);
-                             }};
-  t["QGemm"] = {1, {{"alpha", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)}}, {}};
-  t["MatMulIntegerToFloat"] = {1, {}, {}};
-  t["QLinearConcat"] = {1, {{"axis", std::nullopt}}, {}};
-  t["DynamicQuantizeMatMul"] = {1, {}, {}};
-  // `opset` (required) is the Softmax opset whose axis rule applies (flattening from axis
-  // before 13). axis defaults to -1 whatever the opset: ORT's schema default.
-  t["QLinearSoftmax"] = {1, {{"axis", i64(-1)}, {"opset", std::nullopt}}, {}};
+  for (const int8::Int8Op& r : int8::ops()) {
+    if (!r.imported) continue;
+    const auto& attrs = r.attrs_like.empty() ? r.attrs : t.at(r.attrs_like).attrs;
+    t[r.op] = {r.min_opset, attrs, import_checks(r.import_checks)};
+  }
 }
 
 const std::map<std::string, Importer>& importers() {
@@ -346,7 +323,7 @@ const std::map<std::string, Importer>& importers() {
                       else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
                       else axes_attr_to_input(n, ctx);
                     }};
-    add_quantization_importers(t, conv_attrs);
+    add_quantization_importers(t);
     return t;
   }();
   return table;
@@ -371,7 +348,7 @@ std::string unsupported_op(const Node& n) {
     return "op type '" + n.op + "' of domain '" + kMicrosoftDomain + "' is not supported (octet runs " + known +
            " from that domain)";
   }
-  if (is_contrib_op(n.op))
+  if (domain_of(n.op) == kMicrosoftDomain)
     return "op type '" + n.op + "' is not supported in the default ONNX domain (octet runs it as a " +
            kMicrosoftDomain + " contrib op: set the node's domain)";
   return "op type '" + n.op + "' is not supported";

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/int8_ops.h"
 #include "engine/ir.h"
 
 namespace octet::loader {
@@ -28,6 +29,6 @@ const std::vector<std::string>& supported_contrib_ops();
 std::string onnx_type_name(int64_t code);
 
 // The domain name of ONNX Runtime's contrib ops.
-inline constexpr const char* kMicrosoftDomain = "com.microsoft";
+inline constexpr const char* kMicrosoftDomain = int8::kMicrosoftDomain;
 
 }  // namespace octet::loader

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/int8_ops.h"
 #include "engine/session.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
@@ -94,7 +95,9 @@ int run_quantize(const QuantizeCommandOptions& o) {
   std::map<std::string, int> int8_ops;  // what octet runs after fusing the QDQ units
   int fused = 0;
   for (const auto& n : check.graph().nodes)
-    if (n.op.starts_with("QLinear") || n.op == "QGemm" || n.op.ends_with("IntegerToFloat")) ++int8_ops[n.op], ++fused;
+    if (const int8::Int8Op* op = int8::find(n.op);
+        op && (op->family == int8::Family::qlinear || op->family == int8::Family::integer_to_float))
+      ++int8_ops[n.op], ++fused;
 
   loader::WriteOptions wo;
   wo.doc = q.settings.dynamic
