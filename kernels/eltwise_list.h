@@ -73,6 +73,8 @@ struct EltwiseUkernel {
 // Adding a level is one X(level, op) here.
 #if OCTET_ARCH_X86
 #define OCTET_ELTWISE_LEVELS(X, op) X(avx512, op) X(avx2, op)
+#elif OCTET_ARCH_ARM64
+#define OCTET_ELTWISE_LEVELS(X, op) X(neon, op)
 #else
 #define OCTET_ELTWISE_LEVELS(X, op)
 #endif

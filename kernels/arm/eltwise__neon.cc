@@ -1,0 +1,284 @@
+// Element-wise and global-pooling microkernels, AArch64 Advanced SIMD, 4 lanes of float32 /
+// int32. Tails go through small stack buffers, so no element outside [0, n) is read or written.
+//
+// Each kernel repeats the x86 kernels' steps (kernels/x86/eltwise__avx2.cc) one for one, so
+// every path gives the same bits: contraction is off for this file (a multiply then an add stay
+// two roundings; the FMAs of QLinearAdd's recipe are written out), the clamps use the x86
+// operand rule on NaN through explicit compares (FMAX / FMIN would propagate a NaN where
+// maxps / minps return their second operand), and rounding to integers is to nearest even.
+#include "kernels/ref/fp_contract_off.h"
+
+#include <arm_neon.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/eltwise_list.h"
+
+namespace octet::kernels::neon {
+namespace {
+
+// maxps(a, b) and minps(a, b): a when the comparison holds, else b (b on NaN).
+inline float32x4_t max_ps(float32x4_t a, float32x4_t b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
+inline float32x4_t min_ps(float32x4_t a, float32x4_t b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
+
+inline float32x4_t load_tail(const float* p, size_t n) {
+  float lanes[4] = {};
+  std::memcpy(lanes, p, n * sizeof(float));
+  return vld1q_f32(lanes);
+}
+inline void store_tail(float* p, float32x4_t v, size_t n) {
+  float lanes[4];
+  vst1q_f32(lanes, v);
+  std::memcpy(p, lanes, n * sizeof(float));
+}
+
+template <class F>
+void f32_map(size_t n, const float* x, float* y, F f) {
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) vst1q_f32(y + i, f(vld1q_f32(x + i)));
+  if (i < n) store_tail(y + i, f(load_tail(x + i, n - i)), n - i);
+}
+
+template <class Op>
+void f32_binary(size_t rows, size_t cols, const float* a, size_t a_row_stride, const float* b, size_t b_row_stride,
+                float* y, Op op) {
+  for (size_t r = 0; r < rows; ++r, a += a_row_stride, b += b_row_stride, y += cols) {
+    size_t c = 0;
+    for (; c + 4 <= cols; c += 4) vst1q_f32(y + c, op(vld1q_f32(a + c), vld1q_f32(b + c)));
+    if (c < cols) store_tail(y + c, op(load_tail(a + c, cols - c), load_tail(b + c, cols - c)), cols - c);
+  }
+}
+
+// exp(z) for z <= 0, NaN passing through: the x86 kernels' method (n = round(z / ln 2), a
+// two-part ln 2 reduction, a degree-7 polynomial, 2^n as two exact power-of-two factors).
+float32x4_t exp_nonpositive(float32x4_t z) {
+  z = max_ps(vdupq_n_f32(-104.0f), z);
+  const float32x4_t n = vrndnq_f32(vmulq_f32(z, vdupq_n_f32(1.44269504f)));
+  float32x4_t r = vfmaq_f32(z, n, vdupq_n_f32(-0.693145751953125f));
+  r = vfmaq_f32(r, n, vdupq_n_f32(-1.428606820e-6f));
+  float32x4_t p = vdupq_n_f32(1.0f / 5040.0f);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 720.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 120.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 24.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 6.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(0.5f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+  const int32x4_t ni = vcvtnq_s32_f32(n);  // NaN gives 0 here; the select below returns the NaN
+  const int32x4_t n1 = vshrq_n_s32(ni, 1);
+  const int32x4_t n2 = vsubq_s32(ni, n1);
+  const float32x4_t f1 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n1, vdupq_n_s32(127)), 23));
+  const float32x4_t f2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, vdupq_n_s32(127)), 23));
+  const float32x4_t e = vmulq_f32(vmulq_f32(p, f1), f2);
+  return vbslq_f32(vceqq_f32(z, z), e, z);
+}
+
+float32x4_t sigmoid(float32x4_t x) {
+  const float32x4_t minus_abs = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u)));
+  const float32x4_t e = exp_nonpositive(minus_abs);  // exp(-|x|)
+  const float32x4_t d = vaddq_f32(vdupq_n_f32(1.0f), e);
+  const float32x4_t numerator = vbslq_f32(vcltq_f32(x, vdupq_n_f32(0.0f)), e, vdupq_n_f32(1.0f));
+  return vdivq_f32(numerator, d);
+}
+
+// ---- INT8 ----
+
+template <class T>
+constexpr bool is_unsigned() {
+  return static_cast<T>(-1) > 0;
+}
+
+// 8 bytes -> two int32x4.
+template <class T>
+inline void widen8(const T* p, int32x4_t& lo, int32x4_t& hi) {
+  if constexpr (is_unsigned<T>()) {
+    const uint16x8_t w = vmovl_u8(vld1_u8(reinterpret_cast<const uint8_t*>(p)));
+    lo = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(w)));
+    hi = vreinterpretq_s32_u32(vmovl_u16(vget_high_u16(w)));
+  } else {
+    const int16x8_t w = vmovl_s8(vld1_s8(reinterpret_cast<const int8_t*>(p)));
+    lo = vmovl_s16(vget_low_s16(w));
+    hi = vmovl_s16(vget_high_s16(w));
+  }
+}
+
+// Two int32x4 already inside T's range -> 8 bytes (the low byte of each lane is the value).
+inline uint8x8_t narrow8(int32x4_t lo, int32x4_t hi) {
+  return vmovn_u16(vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(lo)), vmovn_u32(vreinterpretq_u32_s32(hi))));
+}
+
+// cvtps2dq(min(max(v, lo), hi)) in the x86 operand order.
+inline int32x4_t clamp_round(float32x4_t v, float32x4_t lo, float32x4_t hi) {
+  return vcvtnq_s32_f32(min_ps(max_ps(v, lo), hi));
+}
+
+template <class T, class Op>
+void q8_binary(size_t rows, size_t cols, const void* a_bytes, size_t a_row_stride, const void* b_bytes,
+               size_t b_row_stride, void* y_bytes, Op op) {
+  const T* a = static_cast<const T*>(a_bytes);
+  const T* b = static_cast<const T*>(b_bytes);
+  T* y = static_cast<T*>(y_bytes);
+  auto step8 = [&](const T* pa, const T* pb, T* py) {
+    int32x4_t a0, a1, b0, b1;
+    widen8(pa, a0, a1);
+    widen8(pb, b0, b1);
+    const int32x4_t y0 = op(vcvtq_f32_s32(a0), vcvtq_f32_s32(b0));
+    const int32x4_t y1 = op(vcvtq_f32_s32(a1), vcvtq_f32_s32(b1));
+    vst1_u8(reinterpret_cast<uint8_t*>(py), narrow8(y0, y1));
+  };
+  for (size_t r = 0; r < rows; ++r, a += a_row_stride, b += b_row_stride, y += cols) {
+    size_t c = 0;
+    for (; c + 8 <= cols; c += 8) step8(a + c, b + c, y + c);
+    if (c < cols) {
+      T ta[8] = {}, tb[8] = {}, ty[8];
+      std::memcpy(ta, a + c, cols - c);
+      std::memcpy(tb, b + c, cols - c);
+      step8(ta, tb, ty);
+      std::memcpy(y + c, ty, cols - c);
+    }
+  }
+}
+
+template <class T>
+void q8_add(size_t rows, size_t cols, const void* a, size_t as, const void* b, size_t bs, void* y,
+            const Q8AddParams& p) {
+  const float32x4_t ra = vdupq_n_f32(p.ra), rb = vdupq_n_f32(p.rb), k = vdupq_n_f32(p.k);
+  const float32x4_t lo = vdupq_n_f32(p.lo), hi = vdupq_n_f32(p.hi);
+  q8_binary<T>(rows, cols, a, as, b, bs, y, [&](float32x4_t qa, float32x4_t qb) {
+    const float32x4_t t = vfmaq_f32(k, qb, rb);
+    return clamp_round(vfmaq_f32(t, qa, ra), lo, hi);
+  });
+}
+
+template <class T>
+void q8_mul(size_t rows, size_t cols, const void* a, size_t as, const void* b, size_t bs, void* y,
+            const Q8MulParams& p) {
+  const float32x4_t za = vdupq_n_f32(static_cast<float>(p.a_zero_point));
+  const float32x4_t zb = vdupq_n_f32(static_cast<float>(p.b_zero_point));
+  const float32x4_t r = vdupq_n_f32(p.r), zy = vdupq_n_f32(p.y_zero_point);
+  const float32x4_t lo = vdupq_n_f32(p.lo), hi = vdupq_n_f32(p.hi);
+  q8_binary<T>(rows, cols, a, as, b, bs, y, [&](float32x4_t qa, float32x4_t qb) {
+    const float32x4_t product = vmulq_f32(vsubq_f32(qa, za), vsubq_f32(qb, zb));
+    return clamp_round(vaddq_f32(vmulq_f32(product, r), zy), lo, hi);
+  });
+}
+
+template <class T>
+void q8_gap(size_t hw, size_t channels, const void* x_bytes, void* y_bytes, const Q8GapParams& p) {
+  const T* x = static_cast<const T*>(x_bytes);
+  T* y = static_cast<T*>(y_bytes);
+  const float32x4_t m = vdupq_n_f32(p.multiplier), lo = vdupq_n_f32(p.lo), hi = vdupq_n_f32(p.hi);
+  const int32x4_t zy = vdupq_n_s32(p.y_zero_point);
+  for (size_t c = 0; c < channels; c += 8) {
+    const size_t width = channels - c >= 8 ? 8 : channels - c;
+    int32x4_t s0 = vdupq_n_s32(p.bias), s1 = vdupq_n_s32(p.bias);
+    for (size_t q = 0; q < hw; ++q) {
+      const T* src = x + q * channels + c;
+      T buf[8] = {};
+      if (width < 8) {
+        std::memcpy(buf, src, width);
+        src = buf;
+      }
+      int32x4_t l, h;
+      widen8(src, l, h);
+      s0 = vaddq_s32(s0, l);
+      s1 = vaddq_s32(s1, h);
+    }
+    const int32x4_t v0 = vaddq_s32(clamp_round(vmulq_f32(vcvtq_f32_s32(s0), m), lo, hi), zy);
+    const int32x4_t v1 = vaddq_s32(clamp_round(vmulq_f32(vcvtq_f32_s32(s1), m), lo, hi), zy);
+    uint8_t out[8];
+    vst1_u8(out, narrow8(v0, v1));
+    std::memcpy(y + c, out, width);
+  }
+}
+
+}  // namespace
+
+void f32_add(size_t rows, size_t cols, const float* a, size_t as, const float* b, size_t bs, float* y) {
+  f32_binary(rows, cols, a, as, b, bs, y, [](float32x4_t u, float32x4_t v) { return vaddq_f32(u, v); });
+}
+
+void f32_mul(size_t rows, size_t cols, const float* a, size_t as, const float* b, size_t bs, float* y) {
+  f32_binary(rows, cols, a, as, b, bs, y, [](float32x4_t u, float32x4_t v) { return vmulq_f32(u, v); });
+}
+
+// min_ps(hi, max_ps(lo, x)) returns x when x is NaN, as the ref's `x < lo ? lo : x` does.
+void f32_clamp(size_t n, const float* x, float* y, float lo_value, float hi_value) {
+  const float32x4_t lo = vdupq_n_f32(lo_value), hi = vdupq_n_f32(hi_value);
+  f32_map(n, x, y, [&](float32x4_t v) { return min_ps(hi, max_ps(lo, v)); });
+}
+
+// Each step as the ref computes it (kernels/ref/activation.h): hard_swish x * clamp(x / 6 +
+// 0.5, 0, 1) with a true division, hard_sigmoid clamp(alpha * x + beta, 0, 1) with two
+// roundings, silu x * sigmoid(x).
+void f32_hswish(size_t n, const float* x, float* y, float, float) {
+  const float32x4_t six = vdupq_n_f32(6.0f), half = vdupq_n_f32(0.5f);
+  const float32x4_t zero = vdupq_n_f32(0.0f), one = vdupq_n_f32(1.0f);
+  f32_map(n, x, y, [&](float32x4_t v) {
+    const float32x4_t g = min_ps(one, max_ps(zero, vaddq_f32(vdivq_f32(v, six), half)));
+    return vmulq_f32(v, g);
+  });
+}
+
+void f32_hsigmoid(size_t n, const float* x, float* y, float alpha, float beta) {
+  const float32x4_t a = vdupq_n_f32(alpha), b = vdupq_n_f32(beta);
+  const float32x4_t zero = vdupq_n_f32(0.0f), one = vdupq_n_f32(1.0f);
+  f32_map(n, x, y, [&](float32x4_t v) { return min_ps(one, max_ps(zero, vaddq_f32(vmulq_f32(a, v), b))); });
+}
+
+void f32_sigmoid(size_t n, const float* x, float* y) { f32_map(n, x, y, [](float32x4_t v) { return sigmoid(v); }); }
+
+void f32_silu(size_t n, const float* x, float* y, float, float) {
+  f32_map(n, x, y, [](float32x4_t v) { return vmulq_f32(v, sigmoid(v)); });
+}
+
+// The x86 kernels' summation order: four running sums over rows q = 0, 1, 2, 3 (mod 4), the
+// rest on the first, then (s0 + s1) + (s2 + s3), divided by the count.
+void f32_gap(size_t hw, size_t channels, const float* x, float* y) {
+  const float32x4_t count = vdupq_n_f32(static_cast<float>(hw));
+  for (size_t c = 0; c < channels; c += 4) {
+    const size_t width = channels - c >= 4 ? 4 : channels - c;
+    auto load = [&](size_t q) {
+      const float* p = x + q * channels + c;
+      return width == 4 ? vld1q_f32(p) : load_tail(p, width);
+    };
+    float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0, s2 = s0, s3 = s0;
+    size_t q = 0;
+    for (; q + 4 <= hw; q += 4) {
+      s0 = vaddq_f32(s0, load(q));
+      s1 = vaddq_f32(s1, load(q + 1));
+      s2 = vaddq_f32(s2, load(q + 2));
+      s3 = vaddq_f32(s3, load(q + 3));
+    }
+    for (; q < hw; ++q) s0 = vaddq_f32(s0, load(q));
+    const float32x4_t mean = vdivq_f32(vaddq_f32(vaddq_f32(s0, s1), vaddq_f32(s2, s3)), count);
+    if (width == 4) vst1q_f32(y + c, mean);
+    else store_tail(y + c, mean, width);
+  }
+}
+
+void qu8_add(size_t rows, size_t cols, const void* a, size_t as, const void* b, size_t bs, void* y,
+             const Q8AddParams& p) {
+  q8_add<uint8_t>(rows, cols, a, as, b, bs, y, p);
+}
+void qs8_add(size_t rows, size_t cols, const void* a, size_t as, const void* b, size_t bs, void* y,
+             const Q8AddParams& p) {
+  q8_add<int8_t>(rows, cols, a, as, b, bs, y, p);
+}
+void qu8_mul(size_t rows, size_t cols, const void* a, size_t as, const void* b, size_t bs, void* y,
+             const Q8MulParams& p) {
+  q8_mul<uint8_t>(rows, cols, a, as, b, bs, y, p);
+}
+void qs8_mul(size_t rows, size_t cols, const void* a, size_t as, const void* b, size_t bs, void* y,
+             const Q8MulParams& p) {
+  q8_mul<int8_t>(rows, cols, a, as, b, bs, y, p);
+}
+void qu8_gap(size_t hw, size_t channels, const void* x, void* y, const Q8GapParams& p) {
+  q8_gap<uint8_t>(hw, channels, x, y, p);
+}
+void qs8_gap(size_t hw, size_t channels, const void* x, void* y, const Q8GapParams& p) {
+  q8_gap<int8_t>(hw, channels, x, y, p);
+}
+
+}  // namespace octet::kernels::neon
