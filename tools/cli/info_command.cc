@@ -76,6 +76,9 @@ int run_info(const InfoOptions& o) {
   const int64_t params = original.parameter_count();
 
   Session session(original, engine_session_options());
+  // Deciding on slices builds the slice plan, which may evict others: first, so that the plan
+  // listed below stays valid (plan_for's contract).
+  const bool sliced = session.slices_batches();
   const Plan& plan = session.plan_for(session.input_dims_at(o.batch));
   int64_t total_macs = 0;
   for (const auto& s : plan.steps()) total_macs += s.macs;
@@ -105,15 +108,14 @@ int run_info(const InfoOptions& o) {
   for (const auto& [name, v] : session.graph().values)
     if (v.constant) weight_bytes += v.constant->bytes.size();
   const kernels::PackedCache& packed = session.packed_weights();
-  // Every plan built so far (batch 1 at load, this batch, the batch-2 probe of slicing) shares
-  // one copy of each packing.
+  // Every plan built so far (batch 1 at load, the slice plan, this batch) shares one copy of
+  // each packing.
   j["memory"] = {{"weight_bytes", weight_bytes},
                  {"packed_weight_bytes", packed.bytes()},
                  {"packings", packed.entries()},
                  {"packings_reused", packed.hits()},
                  {"arena_bytes", plan.arena_bytes()}};
   j["isa"] = kernels::isa_name(kernels::active_isa());
-  const bool sliced = session.slices_batches();
   j["batch_slice"] = sliced ? session.batch_slice() : 0;
   j["activation_bytes_per_image"] = session.activation_bytes_per_image();
   const auto islands = float_islands(session.graph());
