@@ -23,6 +23,8 @@ using F32ScaleBiasClampFn = void (*)(size_t pixels, size_t channels, float* y, c
 // <level>), in preference order. Adding a level is one X(level) here.
 #if OCTET_ARCH_X86
 #define OCTET_DEQUANTIZED_EPILOGUE_LEVELS(X) X(avx512) X(avx2)
+#elif OCTET_ARCH_ARM64
+#define OCTET_DEQUANTIZED_EPILOGUE_LEVELS(X) X(neon)
 #else
 #define OCTET_DEQUANTIZED_EPILOGUE_LEVELS(X)
 #endif

@@ -282,7 +282,8 @@ TEST(F32Winograd, ChoosesTheHighestSupportedIsa) {
   s.out_c = 16;
   std::vector<float> w(16 * 4 * 9, 0.25f), x(8 * 8 * 4, 1.0f), y(8 * 8 * 16);
   for (Isa isa : runnable_isas()) {
-    if (isa == Isa::scalar) continue;
+    // scalar, or an architecture without Winograd transforms at this level yet
+    if (first_runnable(f32_winograd_kernels(), isa) == nullptr) continue;
     F32WinogradConv conv(s, w.data(), nullptr, Activation{}, isa);
     Isa best = Isa::scalar;
     for (const F32WinogradKernel& k : f32_winograd_kernels())

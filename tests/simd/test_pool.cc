@@ -281,7 +281,7 @@ TEST(PoolDrivers, PickTheHighestAllowedKernelAndTheRefComputes) {
       EXPECT_EQ(f32_max.kernel_name(), "f32_maxpool2d_nhwc__ref");
       EXPECT_EQ(s8_max.kernel_name(), "q8_maxpool2d_nhwc__ref");
       EXPECT_EQ(avg.kernel_name(), "f32_avgpool2d_nhwc__ref");
-    } else {
+    } else if (want != nullptr) {  // this architecture has pooling kernels at this level
       EXPECT_NE(f32_max.kernel_name().find("f32_maxpool__"), std::string::npos);
       EXPECT_NE(s8_max.kernel_name().find("qs8_maxpool__"), std::string::npos);
       EXPECT_NE(avg.kernel_name().find("f32_avgpool__"), std::string::npos);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Cross-builds octet for AArch64 and runs its tests under qemu-user, one pass per CPU model.
+#
+#   tools/arm/test.sh [--cpu MODEL]... [--kernels-only] [--build DIR] [--jobs N] [-- CTEST_ARGS...]
+#
+#   --kernels-only builds only the microkernel tests (tests/simd: every kernel of every level
+#   the CPU model runs against the scalar reference) and runs only them: minutes instead of
+#   the whole tree's half hour, what tools/test.sh (CI) runs.
+#   tools/arm/test.sh                                  # -cpu max (NEON + dotprod + i8mm)
+#   tools/arm/test.sh --cpu cortex-a72 --cpu max       # NEON only, then everything
+#   tools/arm/test.sh --cpu cortex-a76 -- -R simd      # dotprod without i8mm, SIMD tests only
+#
+# Steps: the arm64 sysroot (tools/arm/sysroot.sh, nothing installed into the system), configure
+# with cmake/aarch64-linux-gnu.cmake, build, then ctest per model (a model change only rewrites
+# the emulator script: nothing is rebuilt). Needs g++-aarch64-linux-gnu and qemu-user. bench/ is
+# not built (its peak loops are x86 assembly). Each step's time is printed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="$ROOT/build-arm"
+JOBS="$(nproc)"
+CPUS=()
+CTEST_ARGS=()
+KERNELS_ONLY=0
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
+die() { echo "[arm test] error: $*" >&2; exit 2; }
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --cpu) [[ $# -ge 2 ]] || die "--cpu needs a model name"; CPUS+=("$2"); shift 2 ;;
+    --cpu=*) CPUS+=("${1#--cpu=}"); shift ;;
+    --build) [[ $# -ge 2 ]] || die "--build needs a folder"; BUILD="$(realpath -m "$2")"; shift 2 ;;
+    --jobs | -j) [[ $# -ge 2 ]] || die "--jobs needs a number"; JOBS="$2"; shift 2 ;;
+    --kernels-only) KERNELS_ONLY=1; shift ;;
+    -h | --help) usage; exit 0 ;;
+    --) shift; CTEST_ARGS=("$@"); break ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ ${#CPUS[@]} -gt 0 ]] || CPUS=(max)
+
+for tool in aarch64-linux-gnu-g++ qemu-aarch64 cmake ninja protoc; do
+  command -v "$tool" >/dev/null ||
+    die "$tool not found (Debian: apt-get install g++-aarch64-linux-gnu qemu-user cmake ninja-build protobuf-compiler)"
+done
+known_cpus="$(qemu-aarch64 -cpu help 2>/dev/null | awk 'NR > 1 {print $1}' || true)"
+for cpu in "${CPUS[@]}"; do
+  grep -qx -- "$cpu" <<<"$known_cpus" || die "qemu-aarch64 has no CPU model '$cpu'; it has: $(echo $known_cpus)"
+done
+
+step_start=0
+step() { step_start=$(date +%s); echo "== [arm] $*"; }
+step_done() { echo "== [arm] $1: $(($(date +%s) - step_start)) s"; }
+
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+
+step "arm64 sysroot"
+"$ROOT/tools/arm/sysroot.sh" "$BUILD/sysroot"
+step_done "sysroot"
+
+step "configure ($BUILD)"
+cmake -S "$ROOT" -B "$BUILD" -G Ninja --toolchain "$ROOT/cmake/aarch64-linux-gnu.cmake" \
+  -DCMAKE_BUILD_TYPE=Release -DOCTET_BUILD_BENCH=OFF -DOCTET_ARM_SYSROOT="$BUILD/sysroot" \
+  -DOCTET_QEMU_CPU="${CPUS[0]}" "${launcher[@]}" >/dev/null
+step_done "configure"
+
+TEST_DIR="$BUILD"
+TARGETS=()
+if ((KERNELS_ONLY)); then
+  TEST_DIR="$BUILD/tests/simd"
+  TARGETS=(--target octet_simd_tests)
+fi
+step "build (-j $JOBS)"
+cmake --build "$BUILD" -j "$JOBS" "${TARGETS[@]}"
+step_done "build"
+
+status=0
+for cpu in "${CPUS[@]}"; do
+  step "tests under qemu-aarch64 -cpu $cpu"
+  cmake "$BUILD" -DOCTET_QEMU_CPU="$cpu" >/dev/null
+  if ! ctest --test-dir "$TEST_DIR" --output-on-failure -j "$JOBS" "${CTEST_ARGS[@]}"; then
+    echo "== [arm] tests FAILED under -cpu $cpu"
+    status=1
+  fi
+  step_done "tests (-cpu $cpu)"
+done
+exit $status
