@@ -20,6 +20,7 @@ APT_PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev zlib1g-dev
   dataset-fashion-mnist
   clang-14 libclang-rt-14-dev
+  g++-aarch64-linux-gnu qemu-user
 )
 
 with_ort=1

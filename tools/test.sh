@@ -6,6 +6,11 @@
 #   tools/test.sh                      # everything (what CI runs)
 #   OCTET_SKIP_SANITIZE=1 tools/test.sh  # Release build only
 #   OCTET_SKIP_FUZZ=1 tools/test.sh      # without the fuzz stage
+#   OCTET_SKIP_ARM=1 tools/test.sh       # without the AArch64 kernel stage
+#
+# The AArch64 stage cross-builds the microkernel tests (tools/arm/test.sh --kernels-only) and
+# runs them under qemu-aarch64 -cpu max, which executes every Arm level (NEON, dot product,
+# I8MM), so each Arm kernel is checked against the scalar reference as the x86 ones are.
 #
 # The last stage builds the libFuzzer targets with clang and runs a fixed number of inputs
 # from a fixed seed through each (tools/fuzz.sh --runs; a long run: tools/fuzz.sh --seconds 3600).
@@ -33,5 +38,9 @@ fi
 if [[ "${OCTET_SKIP_FUZZ:-0}" != 1 ]]; then
   echo "== fuzz targets (clang, libFuzzer + ASan + UBSan), ${OCTET_FUZZ_RUNS:-10000} inputs each"
   "$ROOT/tools/fuzz.sh" --build "$SAN" --runs "${OCTET_FUZZ_RUNS:-10000}"
+fi
+if [[ "${OCTET_SKIP_ARM:-0}" != 1 ]]; then
+  echo "== AArch64 microkernels, cross-built, under qemu-aarch64 -cpu max"
+  "$ROOT/tools/arm/test.sh" --kernels-only --cpu max --jobs "$JOBS"
 fi
 echo "== all tests passed"
