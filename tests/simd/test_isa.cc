@@ -52,7 +52,9 @@ TEST(Isa, ScalarAlwaysRunsAndActiveIsSupported) {
   EXPECT_TRUE(isa_supported(active_isa()));
   EXPECT_TRUE(isa_allows(detected_isa(), active_isa()));
   for (Isa isa : kAllIsas)
-    if (isa_supported(isa)) EXPECT_GE(isa_rank(detected_isa()), isa_rank(isa)) << isa_name(isa);
+    if (isa_supported(isa)) {
+      EXPECT_GE(isa_rank(detected_isa()), isa_rank(isa)) << isa_name(isa);
+    }
   std::vector<Isa> runnable = runnable_isas();
   ASSERT_FALSE(runnable.empty());
   EXPECT_EQ(runnable.front(), Isa::scalar);
