@@ -27,11 +27,9 @@ nlohmann::json dims_json(const ir::Dims& d) {
   return j;
 }
 
-// Ops that have no INT8 form in octet or ONNX Runtime's CPU kernels: why they stay float.
+// Ops whose QDQ units octet cannot fuse in some form: why they stay float.
 std::string float_reason(const ir::Node& n) {
   static const std::map<std::string, std::string> reasons = {
-      {"HardSwish", "no INT8 form in octet: dequantized, computed in float, requantized"},
-      {"HardSigmoid", "no INT8 form in octet: dequantized, computed in float, requantized"},
       {"ReduceMean", "QLinearReduceMean needs constant, non-empty axes: dequantized, averaged in float, requantized"},
       {"Slice", "no integer form in octet's QDQ fusion yet: runs on the dequantized floats"},
       {"Split", "no integer form in octet's QDQ fusion yet: runs on the dequantized floats"},
