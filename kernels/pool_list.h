@@ -53,6 +53,8 @@ using PoolUkernel = EltwiseUkernel<Fn>;
 // namespace <level>), in preference order. Adding a level is one X(level, op) here.
 #if OCTET_ARCH_X86
 #define OCTET_POOL_LEVELS(X, op) X(avx512, op) X(avx2, op)
+#elif OCTET_ARCH_ARM64
+#define OCTET_POOL_LEVELS(X, op) X(neon, op)
 #else
 #define OCTET_POOL_LEVELS(X, op)
 #endif
