@@ -16,24 +16,18 @@ namespace {
 
 #include "kernels/arm/q8_neon_epilogue.inc"
 
+#include "kernels/q8_activation_quad.inc"
+
 struct Ops : NeonEpilogue {
   static constexpr int kKr = 4;
 
   template <bool kFlip>
   static Vec broadcast_a(const uint8_t* p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    if constexpr (kFlip) v ^= 0x80808080u;
-    return vreinterpretq_s32_u32(vdupq_n_u32(v));
+    return vreinterpretq_s32_u32(vdupq_n_u32(activation_quad<kFlip>(p)));
   }
-  // The last 1..3 bytes of a row (the bytes above meet zero weights).
   template <bool kFlip>
   static Vec broadcast_a_tail(const uint8_t* p, size_t n) {
-    uint32_t v = p[0];
-    if (n > 1) v |= static_cast<uint32_t>(p[1]) << 8;
-    if (n > 2) v |= static_cast<uint32_t>(p[2]) << 16;
-    if constexpr (kFlip) v ^= 0x80808080u;
-    return vreinterpretq_s32_u32(vdupq_n_u32(v));
+    return vreinterpretq_s32_u32(vdupq_n_u32(activation_quad_tail<kFlip>(p, n)));
   }
   static Vec madd(Vec acc, Vec a, Vec w) { return vdotq_s32(acc, vreinterpretq_s8_s32(w), vreinterpretq_s8_s32(a)); }
 };

@@ -15,6 +15,8 @@
 namespace octet::kernels::x86::avx256vnni {
 namespace {
 
+#include "kernels/q8_activation_quad.inc"
+
 struct Ops {
   using Vec = __m256i;
   using VecF = __m256;
@@ -29,19 +31,11 @@ struct Ops {
 
   template <bool kFlip>
   static Vec broadcast_a(const uint8_t* p) {
-    int32_t v;
-    std::memcpy(&v, p, 4);
-    if constexpr (kFlip) v ^= static_cast<int32_t>(0x80808080u);
-    return _mm256_set1_epi32(v);
+    return _mm256_set1_epi32(static_cast<int32_t>(activation_quad<kFlip>(p)));
   }
-  // The last 1..3 bytes of a row (the bytes above meet zero weights).
   template <bool kFlip>
   static Vec broadcast_a_tail(const uint8_t* p, size_t n) {
-    uint32_t v = p[0];
-    if (n > 1) v |= static_cast<uint32_t>(p[1]) << 8;
-    if (n > 2) v |= static_cast<uint32_t>(p[2]) << 16;
-    if constexpr (kFlip) v ^= 0x80808080u;
-    return _mm256_set1_epi32(static_cast<int32_t>(v));
+    return _mm256_set1_epi32(static_cast<int32_t>(activation_quad_tail<kFlip>(p, n)));
   }
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_dpbusd_epi32(acc, a, w); }
 
