@@ -12,6 +12,8 @@
 
 namespace octet::kernels::neon {
 
+#include "kernels/arm/x86_minmax.inc"
+
 void q8_center(size_t n, const void* x, bool is_signed, int32_t zero_point, float* out) {
   const uint8_t* bytes = static_cast<const uint8_t*>(x);
   const int32x4_t zp = vdupq_n_s32(zero_point);
@@ -32,8 +34,7 @@ void f32_scale_bias_clamp(size_t pixels, size_t channels, float* y, const float*
                           float hi) {
   const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
   auto clamp = [&](float32x4_t v) {
-    v = vbslq_f32(vcltq_f32(v, vlo), vlo, v);     // std::max(v, lo): lo only when v < lo
-    return vbslq_f32(vcltq_f32(vhi, v), vhi, v);  // std::min(v, hi): hi only when hi < v
+    return min_ps(vhi, max_ps(vlo, v));  // std::min(std::max(v, lo), hi), a NaN passing
   };
   for (size_t p = 0; p < pixels; ++p, y += channels) {
     size_t c = 0;

@@ -18,9 +18,8 @@
 namespace octet::kernels::neon {
 namespace {
 
-// maxps(a, b) and minps(a, b): a when the comparison holds, else b (b on NaN).
-inline float32x4_t max_ps(float32x4_t a, float32x4_t b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
-inline float32x4_t min_ps(float32x4_t a, float32x4_t b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
+#include "kernels/arm/x86_minmax.inc"
+
 
 inline float32x4_t load_tail(const float* p, size_t n) {
   float lanes[4] = {};

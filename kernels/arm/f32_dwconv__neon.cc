@@ -10,6 +10,8 @@
 namespace octet::kernels::neon {
 namespace {
 
+#include "kernels/arm/x86_minmax.inc"
+
 constexpr int kTile = 4;
 
 inline float32x4_t load_x(const float* p, size_t n) {
@@ -21,8 +23,7 @@ inline float32x4_t load_x(const float* p, size_t n) {
 
 // min(max(acc, lo), hi) where a NaN accumulator passes through, like the ref's compares.
 inline void store_clamped(float* y, float32x4_t acc, float32x4_t lo, float32x4_t hi, size_t n) {
-  acc = vbslq_f32(vcltq_f32(acc, lo), lo, acc);
-  acc = vbslq_f32(vcgtq_f32(acc, hi), hi, acc);
+  acc = min_ps(hi, max_ps(lo, acc));
   if (n == kTile) {
     vst1q_f32(y, acc);
   } else {

@@ -11,6 +11,8 @@
 namespace octet::kernels::neon {
 namespace {
 
+#include "kernels/arm/x86_minmax.inc"
+
 template <int MR>
 struct Acc {
   float32x4_t v[MR][2];
@@ -65,8 +67,7 @@ template <int MR>
 // y = min(max(acc, lo), hi) with the x86 kernels' NaN rule: a NaN accumulator passes through
 // (each bound replaces acc only when a comparison with it is true, never for NaN).
 [[gnu::always_inline]] inline float32x4_t clamp(float32x4_t acc, float32x4_t lo, float32x4_t hi) {
-  const float32x4_t above = vbslq_f32(vcltq_f32(acc, lo), lo, acc);
-  return vbslq_f32(vcgtq_f32(above, hi), hi, above);
+  return min_ps(hi, max_ps(lo, acc));
 }
 
 // Clamp and store rows < mr, columns < nc (nc may exceed 8: only 8 are stored).

@@ -15,6 +15,8 @@
 namespace octet::kernels::neon {
 namespace {
 
+#include "kernels/arm/x86_minmax.inc"
+
 inline float32x4_t load_f32(const float* p, size_t n) {
   if (n == 4) return vld1q_f32(p);
   float lanes[4] = {};
@@ -77,7 +79,7 @@ void f32_maxpool(const PoolArgs<float>& a) {
       float32x4_t best = vdupq_n_f32(-FLT_MAX);
       for (size_t t = 0; t < a.kernel_size; ++t) {
         const float32x4_t v = load_f32(pool_tap(a, taps[t]) + c, n);
-        best = vbslq_f32(vcgtq_f32(v, best), v, best);
+        best = max_ps(v, best);
       }
       store_f32(y + c, best, n);
     }

@@ -19,6 +19,8 @@
 namespace octet::kernels::neon {
 namespace {
 
+#include "kernels/arm/x86_minmax.inc"
+
 constexpr int kTile = 8;
 
 template <bool XSigned>
@@ -51,8 +53,7 @@ struct Epilogue {
 
   int32x4_t requantize(int32x4_t acc, const int32_t* multiplier) const {
     float32x4_t v = vmulq_f32(vcvtq_f32_s32(acc), vld1q_f32(reinterpret_cast<const float*>(multiplier)));
-    v = vbslq_f32(vcgtq_f32(v, lo), v, lo);
-    v = vbslq_f32(vcltq_f32(v, hi), v, hi);
+    v = min_ps(max_ps(v, lo), hi);
     return vaddq_s32(vcvtnq_s32_f32(v), zp);
   }
   void store(uint8_t* y, Acc acc, const int32_t* multiplier, size_t n) const {

@@ -16,6 +16,7 @@
 namespace octet::kernels::arm::neon {
 namespace {
 
+#include "kernels/arm/x86_minmax.inc"
 #include "kernels/arm/q8_neon_epilogue.inc"
 
 struct Ops : NeonEpilogue {};

@@ -14,6 +14,7 @@
 namespace octet::kernels::arm::neondot {
 namespace {
 
+#include "kernels/arm/x86_minmax.inc"
 #include "kernels/arm/q8_neon_epilogue.inc"
 
 #include "kernels/q8_activation_quad.inc"
