@@ -44,6 +44,8 @@ struct F32WinogradKernel {
 // <level>) and their channels per vector. Adding a level is one X(level, channel tile) here.
 #if OCTET_ARCH_X86
 #define OCTET_F32_WINOGRAD_LEVELS(X) X(avx2, 8) X(avx512, 16)
+#elif OCTET_ARCH_ARM64
+#define OCTET_F32_WINOGRAD_LEVELS(X) X(neon, 4)
 #else
 #define OCTET_F32_WINOGRAD_LEVELS(X)
 #endif

@@ -25,6 +25,6 @@ inline Vec clamp(Vec v, Vec lo, Vec hi) { return _mm512_min_ps(hi, _mm512_max_ps
 
 }  // namespace
 
-#include "kernels/x86/f32_winograd_transforms.inc"
+#include "kernels/f32_winograd_transforms.inc"
 
 }  // namespace octet::kernels::avx512
