@@ -50,7 +50,8 @@ set(CMAKE_SHARED_LINKER_FLAGS_INIT "-Wl,-rpath-link,${octet_arm_lib_path}")
 
 # The emulator as a small script in the build folder rather than a command line: gtest's
 # discovered tests record the emulator when they are discovered, so a script whose -cpu follows
-# OCTET_QEMU_CPU lets a reconfigure switch the CPU model without relinking anything. -L serves
+# OCTET_QEMU_CPU lets a reconfigure switch the CPU model without relinking anything (or QEMU_CPU
+# for one run: tools/arm/model_check.sh). -L serves
 # the dynamic loader and libc; LD_LIBRARY_PATH the sysroot's libraries, transitive ones included.
 find_program(OCTET_QEMU_AARCH64 qemu-aarch64)
 if(NOT OCTET_QEMU_AARCH64)
@@ -60,7 +61,8 @@ else()
   file(CONFIGURE OUTPUT "${octet_qemu_runner}" @ONLY CONTENT
 "#!/bin/sh
 # Written by cmake/aarch64-linux-gnu.cmake: runs an AArch64 program of this build under qemu-user.
-exec \"@OCTET_QEMU_AARCH64@\" -L \"@OCTET_ARM_TOOLCHAIN_ROOT@\" -cpu \"@OCTET_QEMU_CPU@\" \\
+# QEMU_CPU (qemu-user's own variable) overrides the configured CPU model for one run.
+exec \"@OCTET_QEMU_AARCH64@\" -L \"@OCTET_ARM_TOOLCHAIN_ROOT@\" -cpu \"\${QEMU_CPU:-@OCTET_QEMU_CPU@}\" \\
   -E \"LD_LIBRARY_PATH=@octet_arm_lib_path@\" \"$@\"
 ")
   file(CHMOD "${octet_qemu_runner}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ

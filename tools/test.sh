@@ -8,9 +8,12 @@
 #   OCTET_SKIP_FUZZ=1 tools/test.sh      # without the fuzz stage
 #   OCTET_SKIP_ARM=1 tools/test.sh       # without the AArch64 kernel stage
 #
-# The AArch64 stage cross-builds the microkernel tests (tools/arm/test.sh --kernels-only) and
-# runs them under qemu-aarch64 -cpu max, which executes every Arm level (NEON, dot product,
-# I8MM), so each Arm kernel is checked against the scalar reference as the x86 ones are.
+# The AArch64 stage cross-builds the microkernel tests and octet (tools/arm/test.sh) and runs
+# them under qemu-aarch64 as three CPUs: cortex-a72 (NEON only), cortex-a76 (+ dot product) and
+# max (+ I8MM), so each Arm kernel is checked against the scalar reference as the x86 ones are,
+# a kernel using an instruction its level lacks dies of SIGILL on the CPU without it, and the
+# bundled models' INT8 logits at every Arm level are checked bit-identical to this Release
+# build's scalar kernels and to ONNX Runtime (tools/arm/model_check.sh).
 #
 # The last stage builds the libFuzzer targets with clang and runs a fixed number of inputs
 # from a fixed seed through each (tools/fuzz.sh --runs; a long run: tools/fuzz.sh --seconds 3600).
@@ -40,7 +43,8 @@ if [[ "${OCTET_SKIP_FUZZ:-0}" != 1 ]]; then
   "$ROOT/tools/fuzz.sh" --build "$SAN" --runs "${OCTET_FUZZ_RUNS:-10000}"
 fi
 if [[ "${OCTET_SKIP_ARM:-0}" != 1 ]]; then
-  echo "== AArch64 microkernels, cross-built, under qemu-aarch64 -cpu max"
-  "$ROOT/tools/arm/test.sh" --kernels-only --cpu max --jobs "$JOBS"
+  echo "== AArch64 microkernels and bundled models, cross-built, under qemu-aarch64"
+  "$ROOT/tools/arm/test.sh" --kernels-only --models "$ROOT/build" --cpu cortex-a72 --cpu cortex-a76 --cpu max \
+    --jobs "$JOBS"
 fi
 echo "== all tests passed"

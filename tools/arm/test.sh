@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Cross-builds octet for AArch64 and runs its tests under qemu-user, one pass per CPU model.
 #
-#   tools/arm/test.sh [--cpu MODEL]... [--kernels-only] [--build DIR] [--jobs N] [-- CTEST_ARGS...]
+#   tools/arm/test.sh [--cpu MODEL]... [--kernels-only] [--models X86_BUILD] [--build DIR] [--jobs N]
+#                     [-- CTEST_ARGS...]
 #
 #   --kernels-only builds only the microkernel tests (tests/simd: every kernel of every level
 #   the CPU model runs against the scalar reference) and runs only them: minutes instead of
-#   the whole tree's half hour, what tools/test.sh (CI) runs.
+#   the whole tree's half hour.
+#   --models X86_BUILD also builds the AArch64 octet and runs tools/arm/model_check.sh under each
+#   CPU model: the bundled models in FP32, static INT8 (uint8 / int8) and dynamic INT8 at every
+#   Arm level the CPU offers, INT8 bit-identical to the x86 build's scalar kernels (X86_BUILD,
+#   already built) and to ONNX Runtime. tools/test.sh (CI) runs
+#     --kernels-only --models build --cpu cortex-a72 --cpu cortex-a76 --cpu max
 #   tools/arm/test.sh                                  # -cpu max (NEON + dotprod + i8mm)
 #   tools/arm/test.sh --cpu cortex-a72 --cpu max       # NEON only, then everything
 #   tools/arm/test.sh --cpu cortex-a76 -- -R simd      # dotprod without i8mm, SIMD tests only
 #
 # Steps: the arm64 sysroot (tools/arm/sysroot.sh, nothing installed into the system), configure
-# with cmake/aarch64-linux-gnu.cmake, build, then ctest per model (a model change only rewrites
-# the emulator script: nothing is rebuilt). Needs g++-aarch64-linux-gnu and qemu-user. bench/ is
+# with cmake/aarch64-linux-gnu.cmake, build, then ctest per model (QEMU_CPU picks the model for
+# the build's emulator script: nothing is rebuilt). Needs g++-aarch64-linux-gnu and qemu-user. bench/ is
 # not built (its peak loops are x86 assembly). Each step's time is printed.
 set -euo pipefail
 
@@ -22,6 +28,7 @@ JOBS="$(nproc)"
 CPUS=()
 CTEST_ARGS=()
 KERNELS_ONLY=0
+MODELS_X86=""
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "[arm test] error: $*" >&2; exit 2; }
@@ -33,6 +40,7 @@ while [[ $# -gt 0 ]]; do
     --build) [[ $# -ge 2 ]] || die "--build needs a folder"; BUILD="$(realpath -m "$2")"; shift 2 ;;
     --jobs | -j) [[ $# -ge 2 ]] || die "--jobs needs a number"; JOBS="$2"; shift 2 ;;
     --kernels-only) KERNELS_ONLY=1; shift ;;
+    --models) [[ $# -ge 2 ]] || die "--models needs the x86 build folder"; MODELS_X86="$(realpath -m "$2")"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; CTEST_ARGS=("$@"); break ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -71,6 +79,7 @@ TARGETS=()
 if ((KERNELS_ONLY)); then
   TEST_DIR="$BUILD/tests/simd"
   TARGETS=(--target octet_simd_tests)
+  [[ -z "$MODELS_X86" ]] || TARGETS+=(octet)
 fi
 step "build (-j $JOBS)"
 cmake --build "$BUILD" -j "$JOBS" "${TARGETS[@]}"
@@ -79,11 +88,21 @@ step_done "build"
 status=0
 for cpu in "${CPUS[@]}"; do
   step "tests under qemu-aarch64 -cpu $cpu"
-  cmake "$BUILD" -DOCTET_QEMU_CPU="$cpu" >/dev/null
-  if ! ctest --test-dir "$TEST_DIR" --output-on-failure -j "$JOBS" "${CTEST_ARGS[@]}"; then
+  if ! QEMU_CPU="$cpu" ctest --test-dir "$TEST_DIR" --output-on-failure -j "$JOBS" "${CTEST_ARGS[@]}"; then
     echo "== [arm] tests FAILED under -cpu $cpu"
     status=1
   fi
   step_done "tests (-cpu $cpu)"
 done
+
+if [[ -n "$MODELS_X86" ]]; then
+  step "whole models under qemu (${CPUS[*]})"
+  cpu_args=()
+  for cpu in "${CPUS[@]}"; do cpu_args+=(--cpu "$cpu"); done
+  if ! "$ROOT/tools/arm/model_check.sh" --x86-build "$MODELS_X86" --arm-build "$BUILD" "${cpu_args[@]}"; then
+    echo "== [arm] model checks FAILED"
+    status=1
+  fi
+  step_done "whole models"
+fi
 exit $status
