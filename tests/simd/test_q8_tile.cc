@@ -1,0 +1,41 @@
+// Every INT8 IGEMM microkernel of kernels/q8_gemm_list.h this CPU runs, one tile call at a
+// time through the tile tester (q8_tile_tester.h): activations ending at a guard page (a K tail
+// read past a_end faults, which the drivers' tests in test_q8_gemm.cc / test_q8_conv.cc cannot
+// see), every extreme zero point, padding rows and offsets, saturation, int32 wrap-around, and
+// every output byte checked, those the tile must leave alone too. Both outputs: requantized and
+// the float twin.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/isa.h"
+#include "kernels/q8_gemm_list.h"
+#include "tests/simd/q8_tile_tester.h"
+#include "tests/simd/simd_test_util.h"
+
+namespace octet::kernels {
+namespace {
+
+// The suite's fixture: the list's tiles this CPU runs (the others printed as skipped).
+class Q8Tile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::set<std::string> ran;
+    for (const Q8GemmKernel* k : testing::runnable_entries(kQ8GemmKernels, ran))
+      tiles_.push_back(testing::list_tile(*k));
+    if (tiles_.empty()) GTEST_SKIP() << "no INT8 IGEMM microkernel runs on this CPU";
+  }
+  std::vector<testing::Q8Tile> tiles_;
+};
+
+TEST_F(Q8Tile, RandomTiles) { testing::sweep_random_tiles(tiles_, 2024); }
+TEST_F(Q8Tile, ExtremeValuesAndZeroPoints) { testing::sweep_extreme_values(tiles_, 77); }
+TEST_F(Q8Tile, KTailsAtTheEndOfTheActivations) { testing::sweep_k_tails_at_the_end(tiles_, 5); }
+TEST_F(Q8Tile, PaddingRowsAndOffsets) { testing::sweep_padding_rows_and_offsets(tiles_, 11); }
+TEST_F(Q8Tile, OutputSaturatesAtBothEnds) { testing::sweep_output_saturation(tiles_, 3); }
+TEST_F(Q8Tile, Int32AccumulatorWrapsAround) { testing::sweep_int32_wraparound(tiles_, 17); }
+
+}  // namespace
+}  // namespace octet::kernels
