@@ -13,8 +13,20 @@ set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 
-set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
-set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+# OCTET_ARM_CLANG=clang++-14 builds with clang for the same target instead (the compiler of macOS
+# and Android), against the same cross libc and libstdc++: tools/arm/test.sh --clang compiles the
+# kernel library that way, so GCC-only intrinsics or vector syntax in kernels/arm fail here.
+set(OCTET_ARM_CLANG "" CACHE STRING "clang++ to build with instead of aarch64-linux-gnu-g++ (e.g. clang++-14)")
+if(OCTET_ARM_CLANG)
+  set(CMAKE_CXX_COMPILER "${OCTET_ARM_CLANG}")
+  string(REPLACE "clang++" "clang" octet_arm_clang_c "${OCTET_ARM_CLANG}")
+  set(CMAKE_C_COMPILER "${octet_arm_clang_c}")
+  set(CMAKE_C_COMPILER_TARGET aarch64-linux-gnu)
+  set(CMAKE_CXX_COMPILER_TARGET aarch64-linux-gnu)
+else()
+  set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+  set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+endif()
 
 # The cross toolchain's own root (libc, libstdc++, the dynamic loader).
 set(OCTET_ARM_TOOLCHAIN_ROOT /usr/aarch64-linux-gnu)
@@ -24,7 +36,7 @@ set(OCTET_ARM_SYSROOT "${CMAKE_BINARY_DIR}/sysroot" CACHE PATH
 set(OCTET_QEMU_CPU max CACHE STRING
     "qemu-aarch64 -cpu model the tests run on (e.g. cortex-a72: NEON only; cortex-a76: + dotprod; max: + i8mm)")
 # try_compile projects load this file again in their own folder: hand them the same values.
-list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES OCTET_ARM_SYSROOT OCTET_QEMU_CPU)
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES OCTET_ARM_SYSROOT OCTET_QEMU_CPU OCTET_ARM_CLANG)
 
 if(NOT EXISTS "${OCTET_ARM_SYSROOT}/usr/include")
   message(FATAL_ERROR "octet: no arm64 sysroot at ${OCTET_ARM_SYSROOT}: run tools/arm/sysroot.sh "

@@ -28,8 +28,10 @@ struct Activation {
 inline float apply(const Activation& act, float x) {
   switch (act.kind) {
     case ActKind::none: return x;
-    // max(x, 0) written so that NaN propagates like ONNX Runtime's Relu.
-    case ActKind::relu: return x < 0.0f ? 0.0f : x;
+    // max(x, 0) written so that NaN (and -0) propagate like ONNX Runtime's Relu. The bound is
+    // act.min (0 for relu), not a literal: clang 14 for AArch64 turns `x < 0.0f ? 0.0f : x` into
+    // FMAX, which gives +0 for -0 (docs/arm.md).
+    case ActKind::relu: return x < act.min ? act.min : x;
     case ActKind::clip: return x < act.min ? act.min : (x > act.max ? act.max : x);
     case ActKind::sigmoid: return 1.0f / (1.0f + std::exp(-x));
     case ActKind::hard_sigmoid: return std::clamp(act.alpha * x + act.beta, 0.0f, 1.0f);

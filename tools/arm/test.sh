@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Cross-builds octet for AArch64 and runs its tests under qemu-user, one pass per CPU model.
 #
-#   tools/arm/test.sh [--cpu MODEL]... [--kernels-only] [--models X86_BUILD] [--build DIR] [--jobs N]
-#                     [-- CTEST_ARGS...]
+#   tools/arm/test.sh [--cpu MODEL]... [--kernels-only] [--models X86_BUILD] [--clang] [--build DIR]
+#                     [--jobs N] [-- CTEST_ARGS...]
 #
 #   --kernels-only builds only the microkernel tests (tests/simd: every kernel of every level
 #   the CPU model runs against the scalar reference) and runs only them: minutes instead of
@@ -10,8 +10,11 @@
 #   --models X86_BUILD also builds the AArch64 octet and runs tools/arm/model_check.sh under each
 #   CPU model: the bundled models in FP32, static INT8 (uint8 / int8) and dynamic INT8 at every
 #   Arm level the CPU offers, INT8 bit-identical to the x86 build's scalar kernels (X86_BUILD,
-#   already built) and to ONNX Runtime. tools/test.sh (CI) runs
-#     --kernels-only --models build --cpu cortex-a72 --cpu cortex-a76 --cpu max
+#   already built) and to ONNX Runtime.
+#   --clang also builds the microkernel tests with clang++-14 for the same target (DIR-clang; the
+#   compiler of macOS and Android, which cannot be run here) and runs them under the last --cpu.
+#   tools/test.sh (CI) runs
+#     --kernels-only --models build --clang --cpu cortex-a72 --cpu cortex-a76 --cpu max
 #   tools/arm/test.sh                                  # -cpu max (NEON + dotprod + i8mm)
 #   tools/arm/test.sh --cpu cortex-a72 --cpu max       # NEON only, then everything
 #   tools/arm/test.sh --cpu cortex-a76 -- -R simd      # dotprod without i8mm, SIMD tests only
@@ -29,6 +32,7 @@ CPUS=()
 CTEST_ARGS=()
 KERNELS_ONLY=0
 MODELS_X86=""
+CLANG=0
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "[arm test] error: $*" >&2; exit 2; }
@@ -40,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     --build) [[ $# -ge 2 ]] || die "--build needs a folder"; BUILD="$(realpath -m "$2")"; shift 2 ;;
     --jobs | -j) [[ $# -ge 2 ]] || die "--jobs needs a number"; JOBS="$2"; shift 2 ;;
     --kernels-only) KERNELS_ONLY=1; shift ;;
+    --clang) CLANG=1; shift ;;
     --models) [[ $# -ge 2 ]] || die "--models needs the x86 build folder"; MODELS_X86="$(realpath -m "$2")"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; CTEST_ARGS=("$@"); break ;;
@@ -94,6 +99,21 @@ for cpu in "${CPUS[@]}"; do
   fi
   step_done "tests (-cpu $cpu)"
 done
+
+if ((CLANG)); then
+  command -v clang++-14 >/dev/null || die "--clang needs clang++-14 (Debian: apt-get install clang-14)"
+  cpu="${CPUS[${#CPUS[@]}-1]}"
+  step "clang++-14 build of the microkernel tests ($BUILD-clang), run under -cpu $cpu"
+  cmake -S "$ROOT" -B "$BUILD-clang" -G Ninja --toolchain "$ROOT/cmake/aarch64-linux-gnu.cmake" \
+    -DOCTET_ARM_CLANG=clang++-14 -DCMAKE_BUILD_TYPE=Release -DOCTET_BUILD_BENCH=OFF \
+    -DOCTET_ARM_SYSROOT="$BUILD/sysroot" -DOCTET_QEMU_CPU="$cpu" "${launcher[@]}" >/dev/null
+  cmake --build "$BUILD-clang" -j "$JOBS" --target octet_simd_tests
+  if ! ctest --test-dir "$BUILD-clang/tests/simd" --output-on-failure -j "$JOBS" "${CTEST_ARGS[@]}"; then
+    echo "== [arm] clang-built tests FAILED under -cpu $cpu"
+    status=1
+  fi
+  step_done "clang build and tests"
+fi
 
 if [[ -n "$MODELS_X86" ]]; then
   step "whole models under qemu (${CPUS[*]})"

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Static throughput estimates of the AArch64 microkernels' inner loops with llvm-mca.
+
+Nothing here can time an Arm core (qemu is not a timer), so this compiles each kernel file of
+kernels/arm the way the cross build does (the compile command of an AArch64 build folder, with -S),
+finds in every exported kernel function its hottest loop (the single-block loop with the most
+multiply-accumulate instructions), and asks llvm-mca-14 how many cycles one iteration takes on
+each CPU model. MACs per cycle = the loop's multiply-accumulates / llvm-mca's block reciprocal
+throughput.
+
+LLVM 14 has few real AArch64 scheduling models: cortex-a72, -a76, neoverse-n1/-n2/-v1 and
+cortex-a710 all use its Cortex-A57 model, apple-m1/-a14 the Cyclone (Apple A7) model, cortex-a55
+its own. Neither the A57 nor the Cyclone model knows SDOT / SMMLA (they are costed as generic
+vector ALU ops), so read the figures as a comparison of loop shapes under one model, not as a
+prediction. The model behind each -mcpu is printed with the table.
+
+  bench/arm_mca.py [--build build-arm] [--cpu cortex-a55 --cpu cortex-a72 --cpu apple-m1]
+"""
+import argparse
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# Multiply-accumulates of one instruction, by mnemonic and destination arrangement.
+MACS = {
+    ("smmla", "4s"): 32, ("ummla", "4s"): 32, ("usmmla", "4s"): 32,
+    ("sdot", "4s"): 16, ("udot", "4s"): 16, ("usdot", "4s"): 16,
+    ("smlal", "4s"): 4, ("smlal2", "4s"): 4, ("umlal", "4s"): 4, ("umlal2", "4s"): 4,
+    ("smlal", "8h"): 8, ("smlal2", "8h"): 8,
+    ("fmla", "4s"): 4, ("fmla", "2s"): 2,
+}
+KERNEL_FILES = ["q8_gemm__neon", "q8_gemm__neondot", "q8_gemm__neoni8mm", "f32_gemm__neon"]
+MODEL_OF = {"A57": "Cortex-A57 model", "Cy": "Cyclone (Apple A7) model", "CortexA55": "Cortex-A55 model"}
+
+
+def compile_to_asm(build: Path, name: str, out: Path) -> None:
+    target = f"kernels/CMakeFiles/octet_kernels.dir/arm/{name}.cc.o"
+    cmd = subprocess.run(["ninja", "-C", str(build), "-t", "commands", target], check=True, capture_output=True,
+                         text=True).stdout.strip().splitlines()[-1]
+    args = [a for a in shlex.split(cmd) if a != "ccache" and not a.endswith("ccache")]
+    clean, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MT", "-MF"):
+            skip = True
+            continue
+        if a in ("-MD", "-c"):
+            continue
+        clean.append(a)
+    subprocess.run(clean + ["-S", "-o", str(out)], check=True, cwd=build)
+
+
+def functions(asm: str):
+    """(mangled name, body lines) of every function (the tile templates are not inlined into the
+    exported kernels, which only call them)."""
+    lines = asm.splitlines()
+    globals_ = {m.group(1) for m in re.finditer(r"^\s*\.type\s+([^,\s]+),\s*%function", asm, re.M)}
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^(\S+):$", lines[i])
+        if m and m.group(1) in globals_:
+            name, body = m.group(1), []
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith(".size"):
+                body.append(lines[i])
+                i += 1
+            yield name, body
+        i += 1
+
+
+def macs_of(line: str) -> int:
+    m = re.match(r"\s*([a-z0-9]+)\s+v\d+\.(\w+)", line)
+    return MACS.get((m.group(1), m.group(2)), 0) if m else 0
+
+
+def hottest_loop(body):
+    """The instructions of the single-block loop with the most MACs (label to its back branch)."""
+    best = None
+    for i, line in enumerate(body):
+        m = re.match(r"^(\.L\w+):$", line)
+        if not m:
+            continue
+        label, insns = m.group(1), []
+        for line2 in body[i + 1:]:
+            s = line2.strip()
+            if not s or s.startswith(".") and not s.startswith(".L") or s.startswith("//"):
+                continue
+            if re.match(r"^\.L\w+:$", s):
+                break  # another block starts: not a single-block loop
+            insns.append(s)
+            if re.match(r"^(b|b\.?(eq|ne|hi|hs|lo|ls|lt|le|gt|ge|mi|pl|cs|cc|vs|vc)|cbn?z|tbn?z)\s", s):
+                if s.endswith(label):
+                    macs = sum(macs_of(x) for x in insns)
+                    if macs and (best is None or macs > best[1]):
+                        best = (insns, macs)
+                break
+    return best
+
+
+def mca(insns, cpu: str):
+    with tempfile.NamedTemporaryFile("w", suffix=".s") as f:
+        f.write("\n".join(insns) + "\n")
+        f.flush()
+        out = subprocess.run(["llvm-mca-14", "-mtriple=aarch64", f"-mcpu={cpu}", "-mattr=+dotprod,+i8mm",
+                              "-iterations=200", f.name], check=True, capture_output=True, text=True).stdout
+    rt = float(re.search(r"Block RThroughput:\s*([\d.]+)", out).group(1))
+    cycles = int(re.search(r"Total Cycles:\s*(\d+)", out).group(1)) / 200.0
+    unit = re.search(r"\[\d[.\d]*\]\s+-\s+([A-Za-z0-9]+?)Unit", out)
+    return rt, cycles, MODEL_OF.get(unit.group(1) if unit else "", "unknown model")
+
+
+def demangle(names):
+    out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
+    pretty = []
+    for o in out:
+        head = re.sub(r"\(.*", "", o.replace("(anonymous namespace)::", ""))  # drop the parameters
+        level = re.search(r"::(neon\w*)::", head)
+        pretty.append(head.split("::")[-1] + (f" ({level.group(1)})" if level else ""))
+    return pretty
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default="build-arm", help="an AArch64 build folder (tools/arm/test.sh makes build-arm)")
+    ap.add_argument("--cpu", action="append", help="llvm-mca -mcpu models (default: cortex-a55, cortex-a72, apple-m1)")
+    a = ap.parse_args()
+    cpus = a.cpu or ["cortex-a55", "cortex-a72", "apple-m1"]
+    build = Path(a.build).resolve()
+    if not (build / "build.ninja").exists():
+        print(f"arm_mca: {build} is not a configured build folder (run tools/arm/test.sh first)", file=sys.stderr)
+        return 2
+    rows, models = [], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in KERNEL_FILES:
+            asm_path = Path(tmp) / f"{name}.s"
+            compile_to_asm(build, name, asm_path)
+            asm = asm_path.read_text()
+            bodies = dict(functions(asm))
+            exported = [n for n in re.findall(r"^\s*\.global\s+(\S+)", asm, re.M) if n in bodies]
+            for mangled, pretty in zip(exported, demangle(exported)):
+                if pretty.split(" ")[0].endswith("_f32"):
+                    continue  # the float-output twin runs the same inner loop
+                loop = hottest_loop(bodies[mangled])
+                if loop is None:  # a thunk: follow its tail call into the tile template
+                    call = re.search(r"^\s*b\s+(\S+)$", "\n".join(bodies[mangled]), re.M)
+                    loop = hottest_loop(bodies.get(call.group(1), [])) if call else None
+                if loop is None:
+                    continue
+                insns, macs = loop
+                cells = []
+                for cpu in cpus:
+                    rt, cycles, model = mca(insns, cpu)
+                    models[cpu] = model
+                    cells.append(f"{macs / max(rt, cycles):.1f}")
+                rows.append((pretty, len(insns), macs, cells))
+    print("| kernel (level) | loop instructions | MACs per iteration | " +
+          " | ".join(f"MACs/cycle {c}" for c in cpus) + " |")
+    print("|---|---:|---:|" + "---:|" * len(cpus))
+    for pretty, n, macs, cells in rows:
+        print(f"| {pretty} | {n} | {macs} | " + " | ".join(cells) + " |")
+    print()
+    print("llvm-mca-14 models: " + ", ".join(f"{c}: {m}" for c, m in models.items()) +
+          ". MACs/cycle uses the larger of the block reciprocal throughput and the simulated cycles per iteration.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
