@@ -1,6 +1,6 @@
 #pragma once
 // Runs the octet command line as a user would (the test target defines OCTET_CLI as the
-// binary's path) and captures what it prints.
+// binary's path), or any shell command, and captures what it prints.
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -27,6 +27,8 @@ inline CliResult run_shell(const std::string& cmd) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// The CLI runners need the binary's path; run_shell and ScratchDir serve any test.
+#ifdef OCTET_CLI
 inline CliResult run_cli(const std::string& args, bool with_stderr) {
   return run_shell(std::string(OCTET_CLI) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
 }
@@ -36,6 +38,7 @@ inline CliResult run_cli(const std::string& args, bool with_stderr) {
 inline CliResult run_cli_wrapped(const std::string& shell_prefix, const std::string& args) {
   return run_shell(shell_prefix + std::string(OCTET_CLI) + " " + args + " 2>&1");
 }
+#endif
 
 // A fresh folder under the system's temporary directory, removed with everything in it.
 struct ScratchDir {
