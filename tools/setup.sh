@@ -10,6 +10,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ORT_DIR="$ROOT/third_party/onnxruntime-node"
 
+# chromium: headless, for the explain page's browser test (tests/explain); fonts-dejavu-core so
+# its screenshot has text to draw (chromium only recommends a font).
 # nodejs and npm are handled apart: they are installed only if the commands are missing, so a
 # newer Node (e.g. NodeSource's, whose npm is not a Debian package) is never replaced.
 APT_PACKAGES=(
@@ -21,6 +23,7 @@ APT_PACKAGES=(
   dataset-fashion-mnist
   clang-14 libclang-rt-14-dev
   g++-aarch64-linux-gnu qemu-user
+  chromium fonts-dejavu-core
 )
 
 with_ort=1
