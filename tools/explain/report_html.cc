@@ -64,8 +64,9 @@ ol.recommendations li { margin: 0 0 8px; max-width: 62em; }
 .op { color: var(--muted); font-size: 12px; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 28px; }
 .pair > div { min-width: 0; }
-td code { white-space: nowrap; }
-.pair td code { white-space: normal; }  /* half-width tables: names wrap after their slashes */
+/* Names may wrap after their slashes only in a comparison's half-width tables. */
+td code wbr { display: none; }
+.pair td code wbr { display: inline; }
 .pair table { font-size: 12px; }
 .pair th, .pair td { padding: 3px 6px; }
 .pair thead th { white-space: normal; }
