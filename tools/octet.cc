@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include "engine/ir.h"
+#include "tools/version.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
 
 // Exit status: 0 success, 1 bad input or a failure while running (one line "octet: error: ..."),
 // 2 bad usage (an unknown option, a missing or invalid value: "octet: usage: ..." and a hint).
-constexpr const char* kVersion = "octet 0.11 (" __DATE__ ")";
+constexpr const char* kVersion = "octet " OCTET_VERSION " (" __DATE__ ")";
 
 // The first argument that is neither an option nor the value of a global option: what a user
 // meant as the command when none was recognised.
@@ -30,7 +31,9 @@ int main(int argc, char** argv) {
                                                octet::cli::add_run_command(app),
                                                octet::cli::add_eval_command(app),
                                                octet::cli::add_quantize_command(app),
-                                               octet::cli::add_compare_command(app)};
+                                               octet::cli::add_compare_command(app),
+                                               octet::cli::add_explain_command(app),
+                                               octet::cli::add_diff_command(app)};
   auto help_hint = [&app] {
     return app.get_subcommands().empty() ? std::string() : " " + app.get_subcommands()[0]->get_name();
   };

@@ -48,5 +48,7 @@ Command add_run_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_quantize_command(CLI::App& app);
+Command add_explain_command(CLI::App& app);
+Command add_diff_command(CLI::App& app);
 
 }  // namespace octet::cli

@@ -1,0 +1,213 @@
+#include "tools/explain/advice.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "kernels/isa.h"
+#include "tools/explain/step_category.h"
+
+namespace octet::explain {
+namespace {
+
+using json = nlohmann::json;
+
+std::optional<double> ms_of(const json& report, const std::string& engine, const std::string& precision,
+                            const std::string& isa, int batch) {
+  for (const auto& row : report.value("speed", json::array())) {
+    if (row.value("engine", "") != engine || row.value("precision", "") != precision || row.value("batch", 0) != batch)
+      continue;
+    if (engine == "octet" && row.value("isa", "") != isa) continue;
+    return row.value("ms_per_image", 0.0);
+  }
+  return std::nullopt;
+}
+
+// The measured levels, lowest first.
+std::vector<std::string> levels_of(const json& report) {
+  std::vector<std::string> levels;
+  for (const auto& l : report["options"].value("levels", json::array())) levels.push_back(l.get<std::string>());
+  return levels;
+}
+
+bool dot_product(const std::string& level) {
+  auto isa = kernels::parse_isa(level);
+  return isa && has_int8_dot_product(*isa);
+}
+
+std::string times(double a, double b) {  // "2.1x faster" / "1.3x slower": a is the new time, b the old
+  return a <= b ? fmt::format("{:.2f}x faster", b / a) : fmt::format("{:.2f}x slower", a / b);
+}
+
+const char* precision_words(const std::string& p) {
+  return p == "int8_static" ? "static INT8" : p == "int8_dynamic" ? "dynamic INT8" : "FP32";
+}
+
+}  // namespace
+
+json recommendations(const json& report) {
+  json out = json::array();
+  const auto levels = levels_of(report);
+  if (levels.empty()) return out;
+  const std::string best = levels.back();
+
+  // Static against dynamic quantization.
+  const auto stat = ms_of(report, "octet", "int8_static", best, 1);
+  const auto dyn = ms_of(report, "octet", "int8_dynamic", best, 1);
+  if (stat && dyn && *dyn > 1.2 * *stat)
+    out.push_back({{"id", "static_over_dynamic"},
+                   {"text", fmt::format("Use static quantization: {:.1f}x faster than dynamic here ({:.3f} vs {:.3f} ms "
+                                        "per image at {}, batch 1); dynamic quantization computes every "
+                                        "activation's range at run time.",
+                                        *dyn / *stat, *stat, *dyn, best)},
+                   {"effect", {{"metric", "ms_per_image"}, {"from", *dyn}, {"to", *stat}}}});
+
+  // INT8 slower than FP32 at the best level.
+  const auto fp32 = ms_of(report, "octet", "fp32", best, 1);
+  for (const char* p : {"int8_static", "int8_dynamic"}) {
+    const auto q = ms_of(report, "octet", p, best, 1);
+    if (!fp32 || !q || *q <= *fp32) continue;
+    std::string why = dot_product(best)
+                          ? "see the steps below for where the time goes"
+                          : fmt::format("{} has no integer dot-product instruction (VNNI, SDOT), so INT8 multiplies no "
+                                        "faster than FP32 and pays for quantizing on top",
+                                        best);
+    out.push_back({{"id", std::string("fp32_faster_") + p},
+                   {"text", fmt::format("On this CPU FP32 is the faster choice: {} runs {} than FP32 at {} "
+                                        "({:.3f} vs {:.3f} ms per image, batch 1); {}.",
+                                        precision_words(p), times(*q, *fp32), best, *q, *fp32, why)},
+                   {"effect", {{"metric", "ms_per_image"}, {"from", *q}, {"to", *fp32}}}});
+  }
+
+  // Scalar fallbacks at a SIMD level.
+  for (const auto& prof : report.value("profiles", json::array())) {
+    if (prof.value("isa", "") != best || best == "scalar") continue;
+    std::vector<std::string> slow;
+    double us = 0, total = prof.value("total_us", 0.0);
+    for (const auto& s : prof.value("steps", json::array()))
+      if (s.value("scalar", false)) {
+        slow.push_back(s.value("node", "") + " (" + s.value("op", "") + ")");
+        us += s.value("us", 0.0);
+      }
+    if (slow.empty()) continue;
+    std::string names;
+    for (size_t i = 0; i < slow.size() && i < 4; ++i) names += (i ? ", " : "") + slow[i];
+    if (slow.size() > 4) names += fmt::format(" and {} more", slow.size() - 4);
+    out.push_back({{"id", "scalar_fallback_" + prof.value("precision", std::string())},
+                   {"text", fmt::format("{} step(s) of the {} model run scalar reference kernels at {}, {:.0f}% of its "
+                                        "time: {}. Their time measures octet's missing kernels, not the hardware.",
+                                        slow.size(), precision_words(prof.value("precision", "")), best,
+                                        100.0 * us / std::max(total, 1e-9), names)}});
+  }
+
+  // Quantization overhead in the INT8 profiles.
+  for (const auto& prof : report.value("profiles", json::array())) {
+    const std::string p = prof.value("precision", "");
+    if (prof.value("isa", "") != best || p == "fp32") continue;
+    const json& c = prof["categories"];
+    const double total = prof.value("total_us", 0.0);
+    const double overhead = c.value("quantize", 0.0) + c.value("dynamic_range", 0.0);
+    if (total > 0 && overhead / total > 0.15)
+      out.push_back({{"id", "quantize_overhead_" + p},
+                     {"text", fmt::format("{:.0f}% of the {} time at {} is spent quantizing and dequantizing "
+                                          "({:.1f} of {:.1f} us per image{}).",
+                                          100.0 * overhead / total, precision_words(p), best, overhead, total,
+                                          c.value("dynamic_range", 0.0) > 0
+                                              ? fmt::format(", of which {:.1f} us computing ranges at run time",
+                                                            c.value("dynamic_range", 0.0))
+                                              : "")}});
+  }
+
+  // Accuracy culprits, with the ranges the calibration methods would choose.
+  if (report.contains("accuracy")) {
+    const json& acc = report["accuracy"];
+    for (const auto& t : acc.value("tensors", json::array())) {
+      if (!t.value("culprit", false)) continue;
+      const auto range = t["range"];
+      std::string text = fmt::format(
+          "Layer {} ({}) loses {:.1f} dB of SQNR against its inputs (output {} at {:.1f} dB, {:.2f}% of its values "
+          "clipped by the range [{:.3g}, {:.3g}]).",
+          t.value("producer", ""), t.value("op", ""), t.value("sqnr_drop_db", 0.0), t.value("name", ""),
+          t.value("sqnr_db", 0.0), 100.0 * t.value("clip_rate", 0.0), range[0].get<double>(),
+          range[1].get<double>());
+      const json& m = t["methods"];
+      if (t.value("clip_rate", 0.0) > 0.001 && m.contains("minmax"))
+        text += fmt::format(" MinMax calibration would cover [{:.3g}, {:.3g}].", m["minmax"][0].get<double>(),
+                            m["minmax"][1].get<double>());
+      else if (m.contains("percentile") && m.contains("minmax")) {
+        const double full = m["minmax"][1].get<double>() - m["minmax"][0].get<double>();
+        const double pct = m["percentile"][1].get<double>() - m["percentile"][0].get<double>();
+        if (pct > 0 && full / pct > 1.5)
+          text += fmt::format(" Its range is set by rare outliers: percentile calibration would choose "
+                              "[{:.3g}, {:.3g}], {:.1f}x narrower (finer steps, a few values clipped).",
+                              m["percentile"][0].get<double>(), m["percentile"][1].get<double>(), full / pct);
+      }
+      text += " Keeping it in float (octet quantize --keep-float " + t.value("op", std::string("OP")) +
+              ") removes this loss at the cost of a dequantize/quantize pair.";
+      out.push_back({{"id", "culprit_" + t.value("name", std::string())}, {"text", text}});
+    }
+    if (acc.contains("top1") && acc["top1"].contains("fp32")) {
+      const double f = acc["top1"]["fp32"].get<double>();
+      for (const char* p : {"int8_static", "int8_dynamic"}) {
+        if (!acc["top1"].contains(p)) continue;
+        const double q = acc["top1"][p].get<double>();
+        if (f - q > 0.01)
+          out.push_back({{"id", std::string("accuracy_loss_") + p},
+                         {"text", fmt::format("{} loses {:.1f} points of top-1 ({:.1f}% vs {:.1f}% over {} images): "
+                                              "try --method percentile or entropy, or --act int8 / uint8.",
+                                              precision_words(p), 100.0 * (f - q), 100.0 * q, 100.0 * f,
+                                              acc.value("images", 0))}});
+      }
+    }
+  }
+  return out;
+}
+
+std::string verdict(const json& report) {
+  const auto levels = levels_of(report);
+  if (levels.empty()) return "Nothing was measured.";
+  const std::string best = levels.back();
+  std::string v;
+  const auto fp32 = ms_of(report, "octet", "fp32", best, 1);
+  for (const char* p : {"int8_static", "int8_dynamic"}) {
+    const auto q = ms_of(report, "octet", p, best, 1);
+    if (!fp32 || !q) continue;
+    v += fmt::format("At {} (the best level of this CPU), {} runs {} than FP32 at batch 1 ({:.3f} vs {:.3f} ms per "
+                     "image). ",
+                     best, precision_words(p), times(*q, *fp32), *q, *fp32);
+  }
+  // The highest level without an integer dot product, when the best one has it.
+  if (dot_product(best)) {
+    for (auto it = levels.rbegin(); it != levels.rend(); ++it) {
+      if (dot_product(*it) || *it == "scalar") continue;
+      const auto f = ms_of(report, "octet", "fp32", *it, 1);
+      const auto q = ms_of(report, "octet", "int8_static", *it, 1);
+      if (f && q)
+        v += fmt::format("Without an integer dot-product instruction ({}), static INT8 runs {} than FP32. ", *it,
+                         times(*q, *f));
+      break;
+    }
+  } else if (best != "scalar") {
+    v += fmt::format("{} has no integer dot-product instruction (VNNI or SDOT): INT8 products are widened to 16 bits, "
+                     "no more multiply-adds per instruction than FP32. ",
+                     best);
+  }
+  if (report.contains("accuracy")) {
+    const json& acc = report["accuracy"];
+    for (const auto& [p, a] : acc.value("agreement", json::object()).items())
+      v += fmt::format("{} agrees with FP32's top-1 on {:.1f}% of {} images", precision_words(p), 100.0 * a.get<double>(),
+                       acc.value("images", 0)) +
+           (acc.contains("output_sqnr_db") && acc["output_sqnr_db"].contains(p)
+                ? fmt::format(" (output SQNR {:.1f} dB). ", acc["output_sqnr_db"][p].get<double>())
+                : ". ");
+    int culprits = 0;
+    for (const auto& t : acc.value("tensors", json::array())) culprits += t.value("culprit", false);
+    if (culprits) v += fmt::format("{} layer(s) lose most of the accuracy (see the culprits below).", culprits);
+  }
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  return v;
+}
+
+}  // namespace octet::explain

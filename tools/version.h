@@ -1,0 +1,3 @@
+#pragma once
+// octet's version, for `octet --version` and the reports that name it.
+#define OCTET_VERSION "0.11"
