@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 struct ExplainArgs {
-  std::string model, output, json_out, fp32, data, mode = "static", levels = "all", render;
+  std::string model, output, json_out, fp32, data, levels = "all", render;
   std::vector<std::string> compare;
   int64_t images = 1000;
   int batch = 16;
@@ -96,7 +96,7 @@ int run_explain(const ExplainArgs& a) {
     o.data = a.data;
     o.images = a.images;
     o.calib = a.calib;
-    o.mode = a.mode;
+    o.mode = a.calib.mode;
     o.levels = parse_levels(a.levels);
     o.batches = a.batch == 1 ? std::vector<int>{1} : std::vector<int>{1, a.batch};
     o.threads = engine_threads();
@@ -138,7 +138,6 @@ Command add_explain_command(CLI::App& app) {
                   "Evaluation images, a dataset spec as for eval (default: the model card's test split; 'none': no "
                   "accuracy section)");
   cmd->add_option("--images", a->images, "Evaluation images for the accuracy section (default 1000)")->check(positive());
-  cmd->add_option("--mode", a->mode, "static (default), dynamic or both: which INT8 forms to build and measure");
   cmd->add_option("--isa-levels", a->levels,
                   "all (default: every level this CPU runs, scalar included) or a comma-separated list, e.g. avx2,avx512vnni");
   cmd->add_option("--batch", a->batch, "Largest batch timed besides batch 1 (default 16; 1: batch 1 only)")
@@ -151,6 +150,9 @@ Command add_explain_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("!--no-progress", a->progress, "No progress output on stderr");
   add_calibration_options(cmd, a->calib);
+  cmd->get_option("--mode")->description(
+      "static (default), dynamic or both: which INT8 forms of an FP32 model to build and measure (static: calibrated "
+      "QDQ; dynamic: DynamicQuantizeLinear + ConvInteger / MatMulInteger, as onnxruntime's quantize_dynamic writes)");
   return [a, cmd]() -> int { return cmd->parsed() ? run_explain(*a) : -1; };
 }
 

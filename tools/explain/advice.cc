@@ -171,12 +171,17 @@ std::string verdict(const json& report) {
   const std::string best = levels.back();
   std::string v;
   const auto fp32 = ms_of(report, "octet", "fp32", best, 1);
+  std::vector<std::string> runs;
   for (const char* p : {"int8_static", "int8_dynamic"}) {
     const auto q = ms_of(report, "octet", p, best, 1);
-    if (!fp32 || !q) continue;
-    v += fmt::format("At {} (the best level of this CPU), {} runs {} than FP32 at batch 1 ({:.3f} vs {:.3f} ms per "
-                     "image). ",
-                     best, precision_words(p), times(*q, *fp32), *q, *fp32);
+    if (fp32 && q)
+      runs.push_back(fmt::format("{} runs {} than FP32 ({:.3f} vs {:.3f} ms per image)", precision_words(p),
+                                 times(*q, *fp32), *q, *fp32));
+  }
+  if (!runs.empty()) {
+    v += fmt::format("At {}, the best level measured, batch 1: {}", best, runs[0]);
+    for (size_t i = 1; i < runs.size(); ++i) v += "; " + runs[i];
+    v += ". ";
   }
   // The highest level without an integer dot product, when the best one has it.
   if (dot_product(best)) {
@@ -196,8 +201,9 @@ std::string verdict(const json& report) {
   }
   if (report.contains("accuracy")) {
     const json& acc = report["accuracy"];
-    for (const auto& [p, a] : acc.value("agreement", json::object()).items())
-      v += fmt::format("{} agrees with FP32's top-1 on {:.1f}% of {} images", precision_words(p), 100.0 * a.get<double>(),
+    const json agreement = acc.value("agreement", json::object());  // items() must not outlive it
+    for (const auto& [p, a] : agreement.items())
+      v += fmt::format("The {} top-1 agrees with FP32's on {:.1f}% of {} images", precision_words(p), 100.0 * a.get<double>(),
                        acc.value("images", 0)) +
            (acc.contains("output_sqnr_db") && acc["output_sqnr_db"].contains(p)
                 ? fmt::format(" (output SQNR {:.1f} dB). ", acc["output_sqnr_db"][p].get<double>())

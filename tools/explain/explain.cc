@@ -118,9 +118,17 @@ json differences_json(const std::string& precision, kernels::Isa isa, const std:
                       const std::vector<StepProfile>& int8, size_t limit) {
   std::map<std::string, const StepProfile*> fp32_by_node;
   for (const auto& s : fp32) fp32_by_node[s.node] = &s;
+  // The dynamic quantizer names the integer form of node X "X_quant".
+  auto fp32_name = [](const std::string& node) {
+    const std::string suffix = "_quant";
+    return node.size() > suffix.size() && node.compare(node.size() - suffix.size(), suffix.size(), suffix) == 0
+               ? node.substr(0, node.size() - suffix.size())
+               : node;
+  };
   std::vector<std::pair<double, json>> rows;
   for (const auto& s : int8) {
     auto it = fp32_by_node.find(s.node);
+    if (it == fp32_by_node.end()) it = fp32_by_node.find(fp32_name(s.node));
     const StepProfile* f = it == fp32_by_node.end() ? nullptr : it->second;
     const double delta = s.us - (f ? f->us : 0.0);
     if (delta <= 0) continue;
@@ -148,6 +156,13 @@ json tensor_json(const TensorAccuracy& t) {
   for (const auto& [m, r] : t.methods) methods[m] = {r.first, r.second};
   j["methods"] = methods;
   return j;
+}
+
+kernels::Isa highest_without_dot_product(const std::vector<kernels::Isa>& levels) {
+  kernels::Isa out = kernels::Isa::scalar;
+  for (kernels::Isa isa : levels)
+    if (!has_int8_dot_product(isa) && kernels::isa_rank(isa) > kernels::isa_rank(out)) out = isa;
+  return out;
 }
 
 double file_size(const std::string& path) {
@@ -257,8 +272,13 @@ json explain_model(const ExplainOptions& o) {
       profiles.push_back(std::move(p));
       profile_of[{v.precision, isa}] = std::move(steps);
     }
+    // Where INT8 loses time: at the best level, and at the best level without an integer dot
+    // product when that is another one (scalar only when nothing else was measured).
+    const bool wanted = isa == best || (levels.size() == 1) ||
+                        (!has_int8_dot_product(isa) && isa != kernels::Isa::scalar && has_int8_dot_product(best) &&
+                         isa == highest_without_dot_product(levels));
     for (const Variant& v : variants) {
-      if (v.precision == "fp32") continue;
+      if (v.precision == "fp32" || !wanted) continue;
       json d = differences_json(v.precision, isa, profile_of[{"fp32", isa}], profile_of[{v.precision, isa}], 10);
       for (auto& row : d) differences.push_back(std::move(row));
     }

@@ -90,7 +90,11 @@ std::string slowdown_reason(const StepPair& p, kernels::Isa isa) {
     if (!int8_op)
       return fmt::format("runs in float: {} has no INT8 form here, so its input is dequantized and its output "
                          "quantized again", s.op);
-    return fmt::format("quantization overhead: {} exists only in the INT8 model", s.op);
+    if (s.category == Category::quantize || s.category == Category::dynamic_range)
+      return fmt::format("quantization overhead: {} exists only in the INT8 model", s.op);
+    return fmt::format("no FP32 step of this name: the FP32 plan runs this node inside a fused step (a "
+                       "squeeze-excitation block, a fused activation), the INT8 plan on its own ({})",
+                       s.kernel.empty() ? s.op : s.kernel);
   }
   if (!int8_op) return fmt::format("runs in float: the INT8 model keeps {} in FP32", s.op);
   if ((s.category == Category::dense || s.category == Category::depthwise) && !has_int8_dot_product(isa) &&
