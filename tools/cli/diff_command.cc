@@ -167,6 +167,7 @@ int run_diff(const DiffArgs& a) {
         if (node.op == "DequantizeLinear" && !node.outputs.empty() && node.outputs[0] == n) after_dq = true;
       if (after_dq) continue;
       names.push_back(n);
+      tapped.value(n).dtype = mine.dtype.at(n);  // an output is declared with its value's type
       if (!tapped.is_graph_output(n)) tapped.outputs.push_back(n);
     }
     TempDir temp;

@@ -297,6 +297,9 @@ std::vector<OrtTensorComparison> compare_with_ort(const ir::Graph& qdq, const ir
   ir::Graph tapped = qdq;
   for (const TensorAccuracy& t : quantized_activations(qdq)) {
     out.push_back({t.name, t.quantized});
+    // A graph output is written with its value's type, which the loader leaves at float for
+    // an intermediate tensor.
+    tapped.value(t.quantized).dtype = t.qmin < 0 ? ir::DType::s8 : ir::DType::u8;
     if (!tapped.is_graph_output(t.quantized)) tapped.outputs.push_back(t.quantized);
   }
   cli::TempDir temp;
