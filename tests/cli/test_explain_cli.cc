@@ -33,6 +33,16 @@ std::string write_calibration(const fs::path& dir) {
   return path;
 }
 
+// TinyNet quantized by the CLI into dir/int8.onnx; empty on failure (reported).
+fs::path quantized_tinynet(const fs::path& dir) {
+  const fs::path int8 = dir / "int8.onnx";
+  const auto r = run_cli("quantize " + kTinyNet + " -o " + int8.string() + " --calib npy:" + write_calibration(dir) +
+                             " --calib-count 16 --no-progress",
+                         true);
+  EXPECT_EQ(r.status, 0) << r.output;
+  return r.status == 0 ? int8 : fs::path();
+}
+
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -66,13 +76,8 @@ TEST(ExplainCli, WritesThePageAndTheJsonAndRendersThemAgain) {
 
 TEST(ExplainCli, RefusesWhatItCannotExplainWithoutWritingAnything) {
   ScratchDir dir;
-  const std::string calib = write_calibration(dir.path);
-  const fs::path int8 = dir.path / "int8.onnx";
-  ASSERT_EQ(run_cli("quantize " + kTinyNet + " -o " + int8.string() + " --calib npy:" + calib +
-                        " --calib-count 16 --no-progress",
-                    true)
-                .status,
-            0);
+  const fs::path int8 = quantized_tinynet(dir.path);
+  ASSERT_FALSE(int8.empty());
   const fs::path page = dir.path / "page.html";
   auto r = run_cli("explain " + int8.string() + " --data none -o " + page.string(), true);
   EXPECT_EQ(r.status, 1) << r.output;
@@ -98,13 +103,8 @@ TEST(ExplainCli, RefusesWhatItCannotExplainWithoutWritingAnything) {
 TEST(DiffCli, LevelsAgreeAndTheFirstDepartingTensorIsNamed) {
   ScratchDir dir;
   // Every level octet runs gives the scalar kernels' INT8 codes.
-  const std::string calib = write_calibration(dir.path);
-  const fs::path int8 = dir.path / "int8.onnx";
-  ASSERT_EQ(run_cli("quantize " + kTinyNet + " -o " + int8.string() + " --calib npy:" + calib +
-                        " --calib-count 16 --no-progress",
-                    true)
-                .status,
-            0);
+  const fs::path int8 = quantized_tinynet(dir.path);
+  ASSERT_FALSE(int8.empty());
   auto r = run_cli("diff " + int8.string() + " --isa-a scalar --batch 2 --random-range -0.8 2", true);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("no tensor departs"), std::string::npos) << r.output;

@@ -48,7 +48,7 @@ Category category_of(const PlanStep& step, const ir::Graph& graph) {
   if (contains(op, "Add") || contains(op, "Mul") || contains(op, "Sub") || contains(op, "Div") ||
       contains(op, "Relu") || contains(op, "Clip") || contains(op, "Sigmoid") || contains(op, "Swish") ||
       contains(op, "Pool") || contains(op, "Softmax") || contains(op, "Reduce") || contains(op, "Tanh") ||
-      contains(op, "SqueezeExcitation") || contains(op, "LeakyRelu") || contains(op, "Exp"))
+      contains(op, "SqueezeExcit") || contains(op, "LeakyRelu") || contains(op, "Exp"))
     return Category::elementwise;
   return Category::other;
 }
