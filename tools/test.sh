@@ -44,7 +44,7 @@ if [[ "${OCTET_SKIP_FUZZ:-0}" != 1 ]]; then
 fi
 if [[ "${OCTET_SKIP_ARM:-0}" != 1 ]]; then
   echo "== AArch64 microkernels and bundled models, cross-built, under qemu-aarch64"
-  "$ROOT/tools/arm/test.sh" --kernels-only --models "$ROOT/build" --clang --cpu cortex-a72 --cpu cortex-a76 --cpu max \
+  "$ROOT/tools/arm/test.sh" --kernels-only --models "$ROOT/build" --cpu cortex-a72 --cpu cortex-a76 --cpu max \
     --jobs "$JOBS"
 fi
 echo "== all tests passed"

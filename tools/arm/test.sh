@@ -12,9 +12,10 @@
 #   Arm level the CPU offers, INT8 bit-identical to the x86 build's scalar kernels (X86_BUILD,
 #   already built) and to ONNX Runtime.
 #   --clang also builds the microkernel tests with clang++-14 for the same target (DIR-clang; the
-#   compiler of macOS and Android, which cannot be run here) and runs them under the last --cpu.
+#   compiler of macOS and Android, which cannot be run here) and runs them under the last --cpu
+#   (about 5 more minutes from scratch, so CI leaves it out).
 #   tools/test.sh (CI) runs
-#     --kernels-only --models build --clang --cpu cortex-a72 --cpu cortex-a76 --cpu max
+#     --kernels-only --models build --cpu cortex-a72 --cpu cortex-a76 --cpu max
 #   tools/arm/test.sh                                  # -cpu max (NEON + dotprod + i8mm)
 #   tools/arm/test.sh --cpu cortex-a72 --cpu max       # NEON only, then everything
 #   tools/arm/test.sh --cpu cortex-a76 -- -R simd      # dotprod without i8mm, SIMD tests only

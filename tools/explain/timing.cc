@@ -18,8 +18,10 @@ double median(std::vector<double> v) {
 template <class Once>
 void repeat(const TimingBudget& budget, Once once) {
   double measured = 0;
-  for (int r = 0; r < budget.max_runs && (r < budget.min_runs || measured < budget.min_seconds); ++r)
+  for (int r = 0; r < budget.max_runs && (r < budget.min_runs || measured < budget.min_seconds); ++r) {
+    if (r > 0 && measured >= budget.max_seconds) break;
     measured += once();
+  }
 }
 
 }  // namespace
