@@ -173,13 +173,14 @@ TEST(ExplainModel, TinyNetReportIsConsistent) {
   const json r = explain_model(o);
 
   const auto levels = kernels::runnable_isas();
-  EXPECT_EQ(r["speed"].size(), levels.size() * 3 * 2);  // levels x precisions x batches
+  const size_t thread_counts = r["options"]["thread_counts"].size();  // 1 thread, and every core when more
+  EXPECT_EQ(r["speed"].size(), levels.size() * 3 * 2 * thread_counts);  // levels x precisions x batches x threads
   for (const auto& row : r["speed"]) EXPECT_GT(row["ms_per_image"].get<double>(), 0.0) << row.dump();
-  EXPECT_EQ(r["speedups"].size(), levels.size() * 2 * 2);
+  EXPECT_EQ(r["speedups"].size(), levels.size() * 2 * 2 * thread_counts);
   for (const auto& s : r["speedups"]) {
     double fp32 = 0, int8 = 0;
     for (const auto& row : r["speed"]) {
-      if (row["isa"] != s["isa"] || row["batch"] != s["batch"]) continue;
+      if (row["isa"] != s["isa"] || row["batch"] != s["batch"] || row["threads"] != s["threads"]) continue;
       if (row["precision"] == "fp32") fp32 = row["ms_per_image"];
       if (row["precision"] == s["precision"]) int8 = row["ms_per_image"];
     }

@@ -16,8 +16,10 @@ using json = nlohmann::json;
 
 std::optional<double> ms_of(const json& report, const std::string& engine, const std::string& precision,
                             const std::string& isa, int batch) {
+  const int threads = report.contains("options") ? report["options"].value("threads", 1) : 1;
   for (const auto& row : report.value("speed", json::array())) {
-    if (row.value("engine", "") != engine || row.value("precision", "") != precision || row.value("batch", 0) != batch)
+    if (row.value("engine", "") != engine || row.value("precision", "") != precision || row.value("batch", 0) != batch ||
+        row.value("threads", 1) != threads)
       continue;
     if (engine == "octet" && row.value("isa", "") != isa) continue;
     return row.value("ms_per_image", 0.0);
@@ -147,6 +149,42 @@ json recommendations(const json& report) {
       text += " Keeping it in float (octet quantize --keep-float " + t.value("op", std::string("OP")) +
               ") removes this loss at the cost of a dequantize/quantize pair.";
       out.push_back({{"id", "culprit_" + t.value("name", std::string())}, {"text", text}});
+    }
+    // Another calibration method, measured: recommended only when it did better.
+    for (const auto& alt : acc.value("alternatives", json::array())) {
+      const std::string m = alt.value("method", "");
+      const json sq = acc.value("output_sqnr_db", json::object());
+      const double now_sqnr = sq.value("int8_static", 0.0), alt_sqnr = alt.value("output_sqnr_db", 0.0);
+      const json top = acc.value("top1", json::object());
+      const bool labels = top.contains("int8_static") && alt.contains("top1");
+      const double now_top1 = labels ? top["int8_static"].get<double>() : 0.0;
+      const double alt_top1 = labels ? alt["top1"].get<double>() : 0.0;
+      const bool better = labels ? alt_top1 > now_top1 + 1e-9 || (alt_top1 == now_top1 && alt_sqnr > now_sqnr + 1.0)
+                                 : alt_sqnr > now_sqnr + 1.0;
+      if (!better) continue;
+      std::string text = fmt::format("Calibrate with {} instead of {}: output SQNR {:.1f} -> {:.1f} dB", m,
+                                     acc.value("method", std::string("the current method")), now_sqnr, alt_sqnr);
+      if (labels) text += fmt::format(", top-1 {:.2f}% -> {:.2f}%", 100.0 * now_top1, 100.0 * alt_top1);
+      // The culprit (or else the worst tensor) before and after.
+      const json tensors = acc.value("tensors", json::array());
+      const json* worst = nullptr;  // the first culprit, else the lowest SQNR
+      for (const auto& t : tensors) {
+        if (!t.contains("sqnr_db")) continue;
+        if (t.value("culprit", false)) {
+          worst = &t;
+          break;
+        }
+        if (!worst || t["sqnr_db"].get<double>() < (*worst)["sqnr_db"].get<double>()) worst = &t;
+      }
+      const json alt_t = alt.value("tensors_sqnr_db", json::object());
+      if (worst && alt_t.contains(worst->value("name", std::string())))
+        text += fmt::format("; {} {:.1f} -> {:.1f} dB", worst->value("name", std::string()),
+                            (*worst)["sqnr_db"].get<double>(), alt_t[worst->value("name", std::string())].get<double>());
+      text += fmt::format(" (octet quantize --method {}; measured on the same {} images).", m, acc.value("images", 0));
+      out.push_back({{"id", "calibrate_with_" + m}, {"text", text},
+                     {"effect", {{"metric", labels ? "top1" : "output_sqnr_db"},
+                                 {"from", labels ? now_top1 : now_sqnr},
+                                 {"to", labels ? alt_top1 : alt_sqnr}}}});
     }
     if (acc.contains("top1") && acc["top1"].contains("fp32")) {
       const double f = acc["top1"]["fp32"].get<double>();

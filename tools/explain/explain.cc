@@ -25,6 +25,9 @@
 #include "tools/model_card.h"
 #include "tools/ort_client.h"
 #include "tools/tensor_io.h"
+#ifdef OCTET_EXPLAIN_PEAKS
+#include "bench/peak_values.h"
+#endif
 
 namespace octet::explain {
 namespace {
@@ -89,6 +92,18 @@ ir::TensorData random_images(const TensorSpec& input, int64_t count) {
     p[i] = float(state >> 8) / float(1 << 24);
   }
   return t;
+}
+
+// This core's arithmetic limit at a level: FP32 GFLOP/s or INT8 GOP/s (bench/peak_values.h,
+// measured in this process); 0 when this build has no peak loops (bench/ not built, AArch64).
+double peak_of(kernels::Isa isa, bool int8) {
+#ifdef OCTET_EXPLAIN_PEAKS
+  return int8 ? bench::peak_gops(isa) : bench::peak_gflops(isa);
+#else
+  (void)isa;
+  (void)int8;
+  return 0;
+#endif
 }
 
 json step_json(const StepProfile& s, size_t index) {
@@ -201,6 +216,7 @@ json explain_model(const ExplainOptions& o) {
   const TensorSpec input = cli::image_input(fp32, fp32_path);
 
   cli::TempDir temp;
+  const bool quantized_here = variants.size() == 1;  // the calibration options can be varied
   if (variants.size() == 1) {
     for (const char* mode : {"static", "dynamic"}) {
       if (o.mode != mode && o.mode != "both") continue;
@@ -244,6 +260,9 @@ json explain_model(const ExplainOptions& o) {
   // Speed and profiles, every precision at every level.
   json speed = json::array(), profiles = json::array(), differences = json::array();
   std::map<std::pair<std::string, kernels::Isa>, std::vector<StepProfile>> profile_of;
+  std::vector<int> thread_counts = {o.threads};
+  const int cores = int(std::thread::hardware_concurrency());
+  if (o.all_cores && cores > o.threads) thread_counts.push_back(cores);
   const size_t configs = levels.size() * variants.size();
   size_t config = 0;
   for (kernels::Isa isa : levels) {
@@ -253,10 +272,17 @@ json explain_model(const ExplainOptions& o) {
       so.isa = isa;
       so.threads = o.threads;
       Session session(ir::Graph(v.graph), so);
-      for (int batch : o.batches) {
-        const double ms = ms_per_image(session, images_for(images, batch), o.budget);
-        speed.push_back({{"engine", "octet"}, {"precision", v.precision}, {"isa", kernels::isa_name(isa)},
-                         {"batch", batch}, {"threads", o.threads}, {"ms_per_image", ms}});
+      for (int threads : thread_counts) {
+        SessionOptions to = so;
+        to.threads = threads;
+        std::optional<Session> other;
+        if (threads != o.threads) other.emplace(ir::Graph(v.graph), to);
+        Session& s = other ? *other : session;
+        for (int batch : o.batches) {
+          const double ms = ms_per_image(s, images_for(images, batch), o.budget);
+          speed.push_back({{"engine", "octet"}, {"precision", v.precision}, {"isa", kernels::isa_name(isa)},
+                           {"batch", batch}, {"threads", threads}, {"ms_per_image", ms}});
+        }
       }
       std::vector<StepProfile> steps = profile_steps(session, images_for(images, 1), o.budget);
       json p = {{"precision", v.precision}, {"isa", kernels::isa_name(isa)}, {"batch", 1}, {"threads", o.threads}};
@@ -264,7 +290,11 @@ json explain_model(const ExplainOptions& o) {
       json step_rows = json::array();
       for (size_t i = 0; i < steps.size(); ++i) {
         total += steps[i].us;
-        step_rows.push_back(step_json(steps[i], i));
+        json row = step_json(steps[i], i);
+        const bool compute = steps[i].category == Category::dense || steps[i].category == Category::depthwise;
+        const double peak = compute ? peak_of(isa, v.precision != "fp32") : 0.0;
+        if (peak > 0 && row.contains("gops")) row["peak_fraction"] = row["gops"].get<double>() / peak;
+        step_rows.push_back(std::move(row));
       }
       p["total_us"] = total;
       p["categories"] = categories_json(steps);
@@ -290,11 +320,13 @@ json explain_model(const ExplainOptions& o) {
       throw ir::Error("--compare-ort: ONNX Runtime is unavailable: " + why);
     ort_version = ort::version();
     for (const Variant& v : variants) {
-      for (int batch : o.batches) {
-        say(o, fmt::format("timing ONNX Runtime {} at batch {}", v.precision, batch));
+      for (size_t run = 0; run < thread_counts.size() * o.batches.size(); ++run) {
+        const int threads = thread_counts[run / o.batches.size()];
+        const int batch = o.batches[run % o.batches.size()];
+        say(o, fmt::format("timing ONNX Runtime {} at batch {}, {} thread(s)", v.precision, batch, threads));
         ort::EvalOptions eo;
         eo.batch = batch;
-        eo.threads = o.threads;
+        eo.threads = threads;
         eo.warmup = 2;
         const npy::Array all = to_npy(images_for(images, int64_t(batch) * 8));
         const ort::EvalResult r = ort::eval(v.file, input.name, all, eo);
@@ -302,7 +334,7 @@ json explain_model(const ExplainOptions& o) {
         std::sort(ms.begin(), ms.end());
         const double med = ms.empty() ? 0 : ms[ms.size() / 2];
         speed.push_back({{"engine", "ort"}, {"precision", v.precision}, {"isa", nullptr}, {"batch", batch},
-                         {"threads", o.threads}, {"ms_per_image", med / batch}});
+                         {"threads", threads}, {"ms_per_image", med / batch}});
       }
     }
   }
@@ -312,7 +344,7 @@ json explain_model(const ExplainOptions& o) {
     if (row["precision"] == "fp32") continue;
     for (const auto& base : speed) {
       if (base["precision"] != "fp32" || base["engine"] != row["engine"] || base["isa"] != row["isa"] ||
-          base["batch"] != row["batch"])
+          base["batch"] != row["batch"] || base["threads"] != row["threads"])
         continue;
       speedups.push_back({{"engine", row["engine"]}, {"precision", row["precision"]}, {"isa", row["isa"]},
                           {"batch", row["batch"]}, {"threads", row["threads"]},
@@ -351,6 +383,28 @@ json explain_model(const ExplainOptions& o) {
       if (have_labels) top1[v.precision] = top1_accuracy(r.int8, labels);
       agreement[v.precision] = top1_agreement(r.fp32, r.int8);
       if (auto s = scores_sqnr_db(r.fp32, r.int8)) output_sqnr[v.precision] = *s;
+      if (quantized_here) {
+        // The measured effect of another calibration method: the model quantized again with it,
+        // every tensor and the outputs measured on the same images.
+        const std::string other = o.calib.method == "minmax" ? "percentile" : "minmax";
+        say(o, "calibrating again with " + other + " to measure its effect");
+        cli::CalibrationArgs args = o.calib;
+        args.mode = "static";
+        args.method = other;
+        args.progress = false;
+        const cli::QuantizeResult alt = cli::quantize_for_cli(fp32, fp32_path, args);
+        AccuracyOptions quick = ao;
+        quick.methods = false;
+        const AccuracyResult a = measure_accuracy(fp32, alt.graph, images, quick);
+        json t = json::object();
+        for (const auto& x : a.tensors)
+          if (auto s = x.sqnr_db()) t[x.name] = *s;
+        json alt_json = {{"method", other}, {"agreement", top1_agreement(a.fp32, a.int8)}, {"tensors_sqnr_db", t}};
+        if (have_labels) alt_json["top1"] = top1_accuracy(a.int8, labels);
+        if (auto s = scores_sqnr_db(a.fp32, a.int8)) alt_json["output_sqnr_db"] = *s;
+        acc["alternatives"] = json::array({alt_json});
+        acc["method"] = o.calib.method;
+      }
       if (o.compare_ort) {
         const int64_t n = std::min<int64_t>(32, images.dims.at(0));
         say(o, fmt::format("every quantized tensor against ONNX Runtime ({} images)", n));
@@ -410,6 +464,11 @@ json explain_model(const ExplainOptions& o) {
   for (kernels::Isa isa : kernels::runnable_isas()) isa_levels.push_back(kernels::isa_name(isa));
   machine["isa_levels"] = isa_levels;
   if (!ort_version.empty()) machine["ort_version"] = ort_version;
+  json peaks = json::array();
+  for (kernels::Isa isa : levels)
+    if (const double f = peak_of(isa, false), q = peak_of(isa, true); f > 0 || q > 0)
+      peaks.push_back({{"isa", kernels::isa_name(isa)}, {"f32_gflops", f}, {"int8_gops", q}});
+  if (!peaks.empty()) machine["peaks"] = std::move(peaks);
   report["machine"] = std::move(machine);
 
   json measured_levels = json::array();
@@ -417,6 +476,7 @@ json explain_model(const ExplainOptions& o) {
   report["options"] = {{"mode", o.mode},
                        {"batches", o.batches},
                        {"threads", o.threads},
+                       {"thread_counts", thread_counts},
                        {"levels", measured_levels},
                        {"data", data_spec.empty() ? json(nullptr) : json(data_spec)},
                        {"images", images.dims.at(0)},

@@ -23,7 +23,8 @@ struct ExplainOptions {
   std::string mode = "static";       // static | dynamic | both
   std::vector<kernels::Isa> levels;  // empty: every level this CPU runs
   std::vector<int> batches = {1, 16};
-  int threads = 1;
+  int threads = 1;          // the profiles' threads; speed is also timed on every core
+  bool all_cores = true;    // also time speed with one thread per core (when that is more)
   bool compare_ort = false;
   bool progress = true;
   TimingBudget budget;
