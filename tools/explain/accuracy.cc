@@ -169,20 +169,26 @@ AccuracyResult measure_accuracy(const ir::Graph& fp32, const ir::Graph& qdq, con
   Session int8_session(qdq, fused_options(options));
   const auto batches = cli::split_batches(images, options.batch);
   const int passes = options.methods ? 2 : 1;
-  const int64_t total = int64_t(batches.size()) * passes;
+  // The calibration methods see the first method_images images (whole batches), in both passes.
+  const size_t method_batches =
+      options.methods ? std::min(batches.size(), size_t((options.method_images + options.batch - 1) / options.batch)) : 0;
+  const int64_t total = int64_t(batches.size() + method_batches);
   int64_t done = 0;
 
   for (int pass = 0; pass < passes; ++pass) {
-    for (const ir::TensorData& batch : batches) {
+    for (size_t b = 0; b < (pass == 0 ? batches.size() : method_batches); ++b) {
+      const ir::TensorData& batch = batches[b];
+      const bool feed_methods = b < method_batches;
       std::map<size_t, std::vector<float>> fp32_values;
       ValueObserver watch_fp32 = [&](const std::string& name, const TensorInfo& info, const void* data) {
         auto it = by_fp32.find(name);
         if (it == by_fp32.end() || info.dtype != ir::DType::f32) return;
         std::vector<float> v = row_major<float>(info, data);
-        auto& obs = observers[it->second];
-        for (auto& o : obs) {
-          if (pass == 0) o->observe_range(v);
-          else o->observe_histogram(v);
+        if (feed_methods) {
+          for (auto& o : observers[it->second]) {
+            if (pass == 0) o->observe_range(v);
+            else o->observe_histogram(v);
+          }
         }
         if (pass == 0) fp32_values[it->second] = std::move(v);
       };

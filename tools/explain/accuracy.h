@@ -44,6 +44,7 @@ struct AccuracyOptions {
   kernels::Isa isa = kernels::Isa::scalar;
   int threads = 1;
   bool methods = true;  // also the range every calibration method would choose (a second FP32 pass)
+  int64_t method_images = 256;  // over the first this many images (their histograms are the slow part)
   std::function<void(int64_t done, int64_t total, const char* what)> progress;
 };
 

@@ -12,7 +12,7 @@ struct TimingBudget {
   int min_runs = 5;           // at least this many timed runs
   int max_runs = 200;         // at most
   double min_seconds = 0.25;  // keep running until this much time was measured
-  double max_seconds = 3.0;   // but stop after this much, even short of min_runs (a slow level)
+  double max_seconds = 1.0;   // but stop after this much, even short of min_runs (a slow level)
 };
 
 // Median milliseconds per image of session.run on `input` (its dim 0 is the batch), after one
