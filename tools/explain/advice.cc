@@ -234,8 +234,15 @@ std::string verdict(const json& report) {
     }
   } else if (best != "scalar") {
     v += fmt::format("{} has no integer dot-product instruction (VNNI or SDOT): INT8 products are widened to 16 bits, "
-                     "no more multiply-adds per instruction than FP32. ",
+                     "no more multiply-adds per instruction than FP32",
                      best);
+    std::string peak;
+    if (report.contains("machine"))
+      for (const auto& p : report["machine"].value("peaks", json::array()))
+        if (p.value("isa", "") == best)
+          peak = fmt::format(" (this core's measured peaks: FP32 {:.1f} GFLOP/s, INT8 {:.1f} GOP/s)",
+                             p.value("f32_gflops", 0.0), p.value("int8_gops", 0.0));
+    v += peak + ". ";
   }
   if (report.contains("accuracy")) {
     const json& acc = report["accuracy"];
