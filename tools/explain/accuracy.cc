@@ -208,7 +208,8 @@ AccuracyResult measure_accuracy(const ir::Graph& fp32, const ir::Graph& qdq, con
           TensorAccuracy& t = r.tensors[it->second];
           auto f = fp32_values.find(it->second);
           if (f == fp32_values.end() || int64_t(f->second.size()) != info.count()) return;
-          const auto [lo, hi] = t.range();
+          // Plain variables: clang 14 cannot capture structured bindings in the lambda below.
+          const float lo = t.range().first, hi = t.range().second;
           auto accumulate = [&](auto codes) {
             for (size_t i = 0; i < codes.size(); ++i) {
               const double x = f->second[i];
