@@ -1,8 +1,7 @@
 #include "tools/npy.h"
 
-#include <unistd.h>
+#include "tools/atomic_file.h"
 
-#include <atomic>
 #include <bit>
 #include <cctype>
 #include <cerrno>
@@ -321,30 +320,7 @@ void write(const std::string& path, const Array& a) {
   } catch (const std::invalid_argument& e) {
     throw located(path, e.what());
   }
-  // Unique per process and call, in the target's directory so the rename stays on one filesystem.
-  static std::atomic<unsigned> counter{0};
-  const std::filesystem::path target(path);
-  std::filesystem::path tmp = target;
-  tmp.replace_filename("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                       std::to_string(counter++));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw located(path, std::string("cannot create ") + tmp.string() + ": " + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw located(path, "write error (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw located(path, "cannot rename the temporary file into place: " + ec.message());
-  }
+  write_file_atomically(path, bytes);
 }
 
 }  // namespace octet::npy

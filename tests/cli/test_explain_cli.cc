@@ -64,6 +64,8 @@ TEST(ExplainCli, WritesThePageAndTheJsonAndRendersThemAgain) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find(j["verdict"].get<std::string>().substr(0, 20)), std::string::npos);
   EXPECT_FALSE(fs::exists(page.string() + ".partial"));
+  for (const auto& entry : fs::directory_iterator(dir.path))  // no temporary file left behind
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
 
   const fs::path again = dir.path / "again.html", both = dir.path / "both.html";
   auto re = run_cli("explain --render " + report.string() + " -o " + again.string(), true);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <sstream>
 
 #include "engine/ir.h"
@@ -14,6 +15,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
 #include "tools/explain/explain.h"
+#include "tools/atomic_file.h"
 #include "tools/explain/report_html.h"
 #include "tools/version.h"
 
@@ -32,19 +34,12 @@ struct ExplainArgs {
   CalibrationArgs calib;
 };
 
-// Writes next to the destination, then renames: a failed run never leaves a half-written file.
+// The whole file or nothing (tools/atomic_file.h); a missing folder is named as such.
 void write_file(const std::string& path, const std::string& contents) {
   const fs::path dest(path);
   if (dest.has_parent_path() && !fs::exists(dest.parent_path()))
     throw ir::Error("cannot write " + path + ": folder " + dest.parent_path().string() + " does not exist");
-  const fs::path tmp = dest.string() + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw ir::Error("cannot write " + tmp.string());
-    out << contents;
-    if (!out.flush()) throw ir::Error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, dest);
+  write_file_atomically(path, std::as_bytes(std::span(contents.data(), contents.size())));
 }
 
 json read_report(const std::string& path) {

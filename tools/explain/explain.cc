@@ -24,6 +24,7 @@
 #include "tools/explain/advice.h"
 #include "tools/model_card.h"
 #include "tools/ort_client.h"
+#include "tools/stats.h"
 #include "tools/tensor_io.h"
 #ifdef OCTET_EXPLAIN_PEAKS
 #include "bench/peak_values.h"
@@ -334,9 +335,7 @@ json explain_model(const ExplainOptions& o) {
         eo.warmup = 2;
         const npy::Array all = to_npy(images_for(images, int64_t(batch) * 8));
         const ort::EvalResult r = ort::eval(v.file, input.name, all, eo);
-        std::vector<double> ms = r.batch_ms;
-        std::sort(ms.begin(), ms.end());
-        const double med = ms.empty() ? 0 : ms[ms.size() / 2];
+        const double med = r.batch_ms.empty() ? 0.0 : summarize(r.batch_ms).p50;
         speed.push_back({{"engine", "ort"}, {"precision", v.precision}, {"isa", nullptr}, {"batch", batch},
                          {"threads", threads}, {"ms_per_image", med / batch}});
       }

@@ -4,15 +4,12 @@
 #include <chrono>
 #include <map>
 
+#include "tools/stats.h"
+
 namespace octet::explain {
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double median(const std::vector<double>& v) { return v.empty() ? 0.0 : summarize(v).p50; }
 
 // Runs `once` (returning the seconds it measured) under the budget.
 template <class Once>
