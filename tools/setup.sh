@@ -10,8 +10,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ORT_DIR="$ROOT/third_party/onnxruntime-node"
 
-# chromium: headless, for the explain page's browser test (tests/explain); fonts-dejavu-core so
-# its screenshot has text to draw (chromium only recommends a font).
+# chromium: headless, for the browser tests of the explain page (tests/explain) and of
+# `octet serve` (tests/serve); fonts-dejavu-core so its screenshots have text to draw (chromium
+# only recommends a font). libcpp-httplib-dev: `octet serve`'s HTTP server. pybind11-dev,
+# python3-dev, python3-numpy and python3-pytest: the Python module (python/) and its tests.
 # nodejs and npm are handled apart: they are installed only if the commands are missing, so a
 # newer Node (e.g. NodeSource's, whose npm is not a Debian package) is never replaced.
 APT_PACKAGES=(
@@ -24,6 +26,8 @@ APT_PACKAGES=(
   clang-14 libclang-rt-14-dev
   g++-aarch64-linux-gnu qemu-user
   chromium fonts-dejavu-core
+  libcpp-httplib-dev
+  pybind11-dev python3-dev python3-numpy python3-pytest
 )
 
 with_ort=1
