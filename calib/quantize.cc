@@ -13,18 +13,14 @@
 namespace octet::calib {
 namespace {
 
+using graph_edit::float_constant;
+
 using graph_edit::add_constant;
 using int8::QuantRule;
 using ir::DType;
 using Observers = std::map<std::string, std::unique_ptr<Observer>>;
 
 enum class Kind { none, compute, passthrough };
-
-const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name) {
-  if (name.empty() || !g.is_constant(name)) return nullptr;
-  const ir::TensorData& t = *g.value(name).constant;
-  return t.dtype == DType::f32 ? &t : nullptr;
-}
 
 // What the pass can do with a node, and why not when it cannot. The INT8 table says which
 // float ops have a static INT8 form and which rule of octet's quantizer applies to each.

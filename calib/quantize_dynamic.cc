@@ -20,15 +20,11 @@
 namespace octet::calib {
 namespace {
 
+using graph_edit::float_constant;
+
 using graph_edit::add_constant;
 using graph_edit::fresh_name;
 using ir::DType;
-
-const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name) {
-  if (name.empty() || !g.is_constant(name)) return nullptr;
-  const ir::TensorData& t = *g.value(name).constant;
-  return t.dtype == DType::f32 ? &t : nullptr;
-}
 
 // What the writer does with one node: the weights as [.., K, N] / conv [C, ...], the bias.
 struct Plan {

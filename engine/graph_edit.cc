@@ -46,6 +46,12 @@ std::string fresh_name(const ir::Graph& g, const std::string& hint) {
   }
 }
 
+const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name) {
+  if (name.empty() || !g.is_constant(name)) return nullptr;
+  const ir::TensorData& t = *g.value(name).constant;
+  return t.dtype == ir::DType::f32 ? &t : nullptr;
+}
+
 std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data) {
   std::string name = fresh_name(g, hint);
   ir::Value v;

@@ -17,6 +17,8 @@ const ir::Node* producer_of(const ir::Graph& g, const std::string& name);
 void erase_marked(ir::Graph& g, const std::set<const ir::Node*>& dead);
 // A fresh value name starting with `hint` that the graph does not use yet.
 std::string fresh_name(const ir::Graph& g, const std::string& hint);
+// The float32 constant called `name`, or nullptr when it is not one.
+const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name);
 // Adds a constant under a fresh name and returns that name.
 std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data);
 

@@ -87,7 +87,7 @@ ops::ConvGeometry conv_geometry(const OpContext& c) {
   return g;
 }
 
-Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const kernels::Conv2dShape s = ops::conv2d_shape(conv_geometry(c));
   const DType tx = c.info(kX).dtype;
   const auto x_type = *ops::q8_tag(tx);
@@ -146,7 +146,7 @@ ops::MatMulGeometry matmul_geometry(const OpContext& c) {
   return g;
 }
 
-Kernel build_matmul(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+Kernel build_dynamic_matmul(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const ops::MatMulGeometry g = matmul_geometry(c);
   const DType ta = c.info(kX).dtype;
   const auto a_type = *ops::q8_tag(ta);
@@ -209,7 +209,7 @@ void register_dynamic_ops(OpTable& t) {
     ops::add_range_output_info(c, outs);
     return outs;
   };
-  conv.build = build_conv;
+  conv.build = build_dynamic_conv;
   // x_scale comes from a DynamicQuantizeLinear (whose range spans the batch); a range output
   // spans the batch too.
   conv.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
@@ -225,7 +225,7 @@ void register_dynamic_ops(OpTable& t) {
     ops::add_range_output_info(c, outs);
     return outs;
   };
-  matmul.build = build_matmul;
+  matmul.build = build_dynamic_matmul;
   matmul.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
     return ops::has_range_output(c) ? BatchUse::mixes_images : ops::matmul_per_image(c, out, kX, kW);
   };

@@ -66,7 +66,7 @@ std::vector<std::vector<T>> tables(const ops::ParamInputs& p, const std::vector<
   return out;
 }
 
-Kernel build(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const std::vector<size_t> data = data_inputs(c);
   check(c, data);
   std::string name;
@@ -133,7 +133,7 @@ void register_qconcat_op(OpTable& t) {
     return ops::concat_per_image(c, data_inputs(c),
                                  normalize_axis(c, c.node.attrs.i("axis"), int64_t(out[0].dims.size())));
   };
-  op.build = build;
+  op.build = build_qconcat;
   t.emplace_back("QLinearConcat", op);
 }
 

@@ -10,6 +10,13 @@
 
 namespace octet::kernels {
 
+// A shape both depthwise drivers run: one filter per channel, every extent positive.
+inline bool is_depthwise(const Conv2dShape& s) {
+  return s.groups == s.in_c && s.out_c == s.in_c && s.in_c >= 1 && s.batch >= 1 && s.kernel_h >= 1 &&
+         s.kernel_w >= 1 && s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1 &&
+         s.out_h >= 1 && s.out_w >= 1;
+}
+
 struct DwColumns {
   int lo = 0, hi = 0, out_w = 0;
   int border() const { return lo + (out_w - hi); }  // border pixels per output row

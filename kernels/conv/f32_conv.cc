@@ -14,7 +14,7 @@ bool plain_gemm_shape(const Conv2dShape& s) {
          s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
 }
 
-const Conv2dShape& checked(const Conv2dShape& s, const Activation& act) {
+const Conv2dShape& checked_for_igemm(const Conv2dShape& s, const Activation& act) {
   if (!F32Conv::supports(s, act))
     throw std::invalid_argument("F32Conv: unsupported conv (groups " + std::to_string(s.groups) +
                                 ", in_c " + std::to_string(s.in_c) + ", out_c " + std::to_string(s.out_c) +
@@ -71,11 +71,11 @@ bool F32Conv::supports(const Conv2dShape& s, const Activation&) {
 
 F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa)
     : F32Conv(s, weights, bias, act,
-              choose_f32_gemm_kernel(isa, static_cast<int64_t>(checked(s, act).out_h) * s.out_w, s.out_c)) {}
+              choose_f32_gemm_kernel(isa, static_cast<int64_t>(checked_for_igemm(s, act).out_h) * s.out_w, s.out_c)) {}
 
 F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
                  const F32GemmKernel& kernel)
-    : s_(checked(s, act)),
+    : s_(checked_for_igemm(s, act)),
       act_(act),
       clamp_(f32_clamp_for(act)),
       epilogue_(act, kernel.isa),

@@ -9,13 +9,7 @@
 namespace octet::kernels {
 namespace {
 
-bool is_depthwise(const Conv2dShape& s) {
-  return s.groups == s.in_c && s.out_c == s.in_c && s.in_c >= 1 && s.batch >= 1 && s.kernel_h >= 1 &&
-         s.kernel_w >= 1 && s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1 &&
-         s.out_h >= 1 && s.out_w >= 1;
-}
-
-struct RowTask {
+struct F32DwRowTask {
   const F32DwConv* conv;
   float* y;
   const F32DwConv::RowHook* after_row;
@@ -97,7 +91,7 @@ void F32DwConv::bind(const float* x) {
 }
 
 void F32DwConv::row_task(void* context, size_t row) {
-  const RowTask& task = *static_cast<const RowTask*>(context);
+  const F32DwRowTask& task = *static_cast<const F32DwRowTask*>(context);
   task.conv->run_row(row, task.y, task.after_row);
 }
 
@@ -133,7 +127,7 @@ void F32DwConv::run(const float* x, float* y, pthreadpool_t pool, const RowHook*
       for (size_t r = 0; r < static_cast<size_t>(s_.batch) * s_.out_h; ++r) after_row->fn(after_row->context, y + r * row, row);
     return;
   }
-  RowTask task{this, y, after_row};
+  F32DwRowTask task{this, y, after_row};
   pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
 }
 

@@ -27,7 +27,7 @@ std::string describe(const Conv2dShape& s) {
          std::to_string(s.out_c);
 }
 
-const Conv2dShape& checked(const Conv2dShape& s, const Activation& act) {
+const Conv2dShape& checked_for_winograd(const Conv2dShape& s, const Activation& act) {
   if (!F32WinogradConv::supports(s, act))
     throw std::invalid_argument("F32WinogradConv: unsupported conv (" + describe(s) +
                                 "): needs a 3x3 kernel, stride 1, dilation 1, groups 1 and non-negative pads");
@@ -105,13 +105,13 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
                                  const Activation& act, Isa isa)
     : F32WinogradConv(s, weights, bias, act, choose_transforms(isa),
                       choose_f32_gemm_kernel(isa,
-                                             int64_t((checked(s, act).out_h + 1) / 2) * ((s.out_w + 1) / 2),
+                                             int64_t((checked_for_winograd(s, act).out_h + 1) / 2) * ((s.out_w + 1) / 2),
                                              s.out_c)) {}
 
 F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,
                                  const Activation& act, const F32WinogradKernel& transforms,
                                  const F32GemmKernel& gemm)
-    : s_(checked(s, act)),
+    : s_(checked_for_winograd(s, act)),
       act_(act),
       clamp_(f32_clamp_for(act)),
       epilogue_(act, transforms.isa),

@@ -5,19 +5,14 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/conv/dwconv_indirection.h"
 #include "kernels/packed_cache.h"
 #include "kernels/ref/qconv2d.h"
 
 namespace octet::kernels {
 namespace {
 
-bool is_depthwise(const Conv2dShape& s) {
-  return s.groups == s.in_c && s.out_c == s.in_c && s.in_c >= 1 && s.batch >= 1 && s.kernel_h >= 1 &&
-         s.kernel_w >= 1 && s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1 &&
-         s.out_h >= 1 && s.out_w >= 1;
-}
-
-struct RowTask {
+struct Q8DwRowTask {
   const Q8DwConv* conv;
   uint8_t* y;
   size_t tasks;  // "kw4" kernels: how many tasks the rows are split into
@@ -208,7 +203,7 @@ void Q8DwConv::bind(const void* x) {
 }
 
 void Q8DwConv::row_task(void* context, size_t row) {
-  const RowTask& task = *static_cast<const RowTask*>(context);
+  const Q8DwRowTask& task = *static_cast<const Q8DwRowTask*>(context);
   if (task.tasks) {
     task.conv->run_tasks(row, task.tasks, task.y);
   } else {
@@ -277,11 +272,11 @@ void Q8DwConv::run(const void* x, void* y, pthreadpool_t pool) const {
     // As few tasks as threads: each task's first output row rebuilds its window's rows.
     const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
     const size_t tasks = std::min<size_t>({rows, threads, static_cast<size_t>(kMaxTasks)});
-    RowTask task{this, static_cast<uint8_t*>(y), tasks};
+    Q8DwRowTask task{this, static_cast<uint8_t*>(y), tasks};
     pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, tasks, 0);
     return;
   }
-  RowTask task{this, static_cast<uint8_t*>(y), 0};
+  Q8DwRowTask task{this, static_cast<uint8_t*>(y), 0};
   pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, rows, 0);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "calib/histogram.h"
+#include "tests/calib/quant_targets.h"
 #include "calib/range_search.h"
 #include "engine/ir.h"
 #include "kernels/ref/qmath.h"
@@ -15,7 +16,7 @@
 namespace octet::calib {
 namespace {
 
-const QuantTarget kU8{QType::u8, false, false};
+using namespace test_targets;
 
 TEST(Histogram, BinsEdgesAndZeros) {
   Histogram h(-1.0, 3.0, 4);

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "calib/observers.h"
+#include "tests/calib/quant_targets.h"
 #include "engine/ir.h"
 #include "kernels/ref/qmath.h"
 
 namespace octet::calib {
 namespace {
 
-const QuantTarget kU8{QType::u8, false, false};
-const QuantTarget kS8SymNarrow{QType::s8, true, true};
+using namespace test_targets;
 const Method kAllMethods[] = {Method::minmax, Method::percentile, Method::entropy, Method::mse};
 // For property tests that run many observers: the search costs O(bins^2) per tensor.
 const ObserverOptions kSmall{99.999, 512};

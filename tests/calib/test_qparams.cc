@@ -8,14 +8,13 @@
 #include <vector>
 
 #include "calib/qparams.h"
+#include "tests/calib/quant_targets.h"
 #include "engine/ir.h"
 
 namespace octet::calib {
 namespace {
 
-const QuantTarget kU8{QType::u8, false, false};
-const QuantTarget kS8{QType::s8, false, false};
-const QuantTarget kS8SymNarrow{QType::s8, true, true};
+using namespace test_targets;
 
 TEST(QuantTarget, CodeRanges) {
   EXPECT_EQ(kU8.qmin(), 0);

@@ -18,19 +18,13 @@
 #include <vector>
 
 #include "tests/kernels/ref_test_util.h"
+#include "tests/kernels/int_vectors.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qconv2d.h"
 #include "kernels/ref/qlinear.h"
 
 namespace octet::kernels {
 namespace {
-
-using Ints = std::vector<int>;
-
-template <typename T>
-Ints ints(const std::vector<T>& v) {
-  return Ints(v.begin(), v.end());
-}
 
 template <typename T>
 std::vector<T> random_q(size_t n, std::mt19937& rng, int lo = qmin_of<T>(), int hi = qmax_of<T>()) {

@@ -10,17 +10,11 @@
 #include <random>
 #include <vector>
 
+#include "tests/kernels/int_vectors.h"
 #include "kernels/ref/qelementwise.h"
 
 namespace octet::kernels {
 namespace {
-
-using Ints = std::vector<int>;
-
-template <typename T>
-Ints ints(const std::vector<T>& v) {
-  return Ints(v.begin(), v.end());
-}
 
 using BinaryKernel = void (*)(int, const int64_t*, const uint8_t*, const int64_t*, QuantParams,
                               const uint8_t*, const int64_t*, QuantParams, QuantParams, int32_t,

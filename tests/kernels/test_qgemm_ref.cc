@@ -8,17 +8,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tests/kernels/int_vectors.h"
 #include "kernels/ref/qgemm.h"
 
 namespace octet::kernels {
 namespace {
-
-using Ints = std::vector<int>;
-
-template <typename T>
-Ints ints(const std::vector<T>& v) {
-  return Ints(v.begin(), v.end());
-}
 
 GemmShape mnk(int m, int n, int k) {
   GemmShape s;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tests/kernels/int_vectors.h"
 #include "kernels/ref/qlinear.h"
 
 namespace octet::kernels {
@@ -21,8 +22,6 @@ std::vector<int> quantize(const std::vector<float>& x, float scale, int32_t zp) 
   q8_quantize_linear__ref<T>(static_cast<int64_t>(x.size()), x.data(), scale, zp, y.data());
   return std::vector<int>(y.begin(), y.end());
 }
-
-using Ints = std::vector<int>;
 
 TEST(QuantizeLinearRef, TiesRoundToEven) {
   const std::vector<float> x = {2.5f, 3.5f, -2.5f, -3.5f, 0.5f, -0.5f, 1.5f};

@@ -8,17 +8,11 @@
 #include <random>
 #include <vector>
 
+#include "tests/kernels/int_vectors.h"
 #include "kernels/ref/qpool2d.h"
 
 namespace octet::kernels {
 namespace {
-
-using Ints = std::vector<int>;
-
-template <typename T>
-Ints ints(const std::vector<T>& v) {
-  return Ints(v.begin(), v.end());
-}
 
 TEST(QGlobalAvgPoolRef, IntegerSumThenOneRequantization) {
   // x scale 0.5, zp 10; y scale 0.25, zp 20; 4 pixels x 2 channels (NHWC).

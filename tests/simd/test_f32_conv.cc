@@ -20,10 +20,8 @@ namespace octet::kernels {
 namespace {
 
 using testing::absolute;
-using testing::describe;
 using testing::fill_uniform;
 using testing::Pool;
-using testing::random_activation;
 
 // Builds one conv, runs the ref kernel and the fast one on the same random data, and checks
 // |y - ref| <= 1e-5 * sum|x*w| + 1e-6 per output (the bound comes from a second ref run on
@@ -76,7 +74,7 @@ class F32ConvTester {
     for (size_t i = 0; i < out_size; ++i) {
       const float tol = 1e-5f * bound[i] + 1e-6f;
       if (!(std::fabs(y[i] - expected[i]) <= tol)) {
-        ADD_FAILURE() << conv.kernel_name() << " " << describe(s) << ": output " << i << " (channel "
+        ADD_FAILURE() << conv.kernel_name() << " " << testing::describe(s) << ": output " << i << " (channel "
                       << i % s.out_c << ") is " << y[i] << ", expected " << expected[i] << " +- " << tol;
         break;
       }
@@ -95,7 +93,7 @@ class F32ConvTester {
 };
 
 // The list entries this CPU can run; records which ran.
-std::vector<const F32GemmKernel*> supported_kernels() {
+std::vector<const F32GemmKernel*> conv_gemm_kernels() {
   std::vector<const F32GemmKernel*> out;
   std::string ran;
   for (const F32GemmKernel& k : f32_gemm_kernels()) {
@@ -114,7 +112,7 @@ std::vector<const F32GemmKernel*> supported_kernels() {
 // 1x1 / 3x3 / 5x5 / 1x3 / 3x1 / 2x2, stride 1-2, dilation 1-2, asymmetric pads including
 // bottom/right only, spatial down to 1x1, batch 1-3.
 TEST(F32Conv, RandomShapesEveryKernel) {
-  const auto kernels = supported_kernels();
+  const auto kernels = conv_gemm_kernels();
   if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
   std::mt19937 rng(20261122);
   const int kernel_sizes[][2] = {{1, 1}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {2, 2}};
@@ -134,7 +132,7 @@ TEST(F32Conv, RandomShapesEveryKernel) {
         .dilation(dilation, dilation)
         .pads(pt, pl, pb, pr)
         .bias(rng() % 4 != 0)
-        .activation(random_activation(rng))
+        .activation(testing::random_activation(rng))
         .seed(i);
     for (const F32GemmKernel* k : kernels) t.test(*k);
     if (HasFailure()) break;
@@ -142,7 +140,7 @@ TEST(F32Conv, RandomShapesEveryKernel) {
 }
 
 TEST(F32Conv, ChannelSweepAroundTheTile) {
-  for (const F32GemmKernel* k : supported_kernels()) {
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
     for (int c = 1; c <= 2 * k->nr + 1; ++c) {
       F32ConvTester().input(5, 4, c).out_c(c).kernel(3, 3).pads(1, 1, 1, 1).seed(c).test(*k);
       F32ConvTester().input(3, 5, 7).out_c(c).kernel(1, 1).seed(c).test(*k);  // plain GEMM path
@@ -157,7 +155,7 @@ TEST(F32Conv, LayerSizedShapes) {
     t.input(hw, hw, ci).out_c(co).kernel(k, k).stride(s, s).pads(ptl, ptl, pbr, pbr);
     return t;
   };
-  for (const F32GemmKernel* k : supported_kernels()) {
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
     conv(32, 3, 16, 3, 1, 1, 1).activation(Activation::relu()).test(*k);
     conv(32, 16, 32, 3, 2, 0, 1).test(*k);
     conv(16, 32, 64, 1, 2, 0, 0).test(*k);
@@ -169,7 +167,7 @@ TEST(F32Conv, LayerSizedShapes) {
 TEST(F32Conv, TwoThreadsGiveTheSameOutput) {
   Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
-  for (const F32GemmKernel* k : supported_kernels()) {
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
     F32ConvTester t;
     t.batch(2).input(9, 7, 19).out_c(45).kernel(3, 3).pads(1, 0, 1, 2).activation(Activation::relu());
     const std::vector<float> serial = t.test(*k);
@@ -205,7 +203,7 @@ TEST(F32Conv, ChoosesTheHighestSupportedIsaAndRejectsScalar) {
 }
 
 TEST(F32Conv, RunWithoutBindingTheInputThrows) {
-  const auto kernels = supported_kernels();
+  const auto kernels = conv_gemm_kernels();
   if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
   Conv2dShape s;
   s.in_h = s.in_w = s.out_h = s.out_w = 4;
@@ -222,7 +220,7 @@ TEST(F32Conv, RunWithoutBindingTheInputThrows) {
 }
 
 TEST(F32Conv, ReluAndClipPropagateNaN) {
-  for (const F32GemmKernel* k : supported_kernels()) {
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
     Conv2dShape s;
     s.in_h = s.in_w = s.out_h = s.out_w = 2;
     s.out_c = 3;

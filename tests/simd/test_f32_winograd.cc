@@ -29,10 +29,8 @@ namespace octet::kernels {
 namespace {
 
 using testing::absolute;
-using testing::describe;
 using testing::fill_uniform;
 using testing::Pool;
-using testing::random_activation;
 
 constexpr float kRelTol = 1e-5f, kAbsTol = 1e-6f;
 float g_worst_ratio = 0.0f;  // largest |y - ref| / sum|x||w| seen, printed at the end
@@ -133,7 +131,7 @@ class WinogradTester {
       const float err = std::fabs(y[i] - expected_[i]);
       const float tol = kRelTol * bound_[i] + kAbsTol;
       if (!(err <= tol)) {
-        ADD_FAILURE() << name << " " << describe(s_) << ": output " << i << " (pixel " << i / s_.out_c
+        ADD_FAILURE() << name << " " << testing::describe(s_) << ": output " << i << " (pixel " << i / s_.out_c
                       << ", channel " << i % s_.out_c << ") is " << y[i] << ", expected " << expected_[i]
                       << " +- " << tol;
         return;
@@ -172,7 +170,7 @@ TEST(F32Winograd, RandomShapesEveryKernel) {
         .out_c(1 + rng() % 40)
         .pads(pt, pl, pb, pr)
         .bias(rng() % 4 != 0)
-        .activation(random_activation(rng))
+        .activation(testing::random_activation(rng))
         .seed(i)
         .prepare();
     for (const Combo& c : combos) {

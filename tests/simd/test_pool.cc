@@ -31,14 +31,14 @@ namespace {
 
 using testing::Pool;
 
-std::set<std::string>& ran() {
+std::set<std::string>& pool_entries_ran() {
   static std::set<std::string> names;
   return names;
 }
 
 template <class Fn>
 std::vector<const PoolUkernel<Fn>*> runnable(std::span<const PoolUkernel<Fn>> list) {
-  return testing::runnable_entries(list, ran());
+  return testing::runnable_entries(list, pool_entries_ran());
 }
 
 std::string describe(const Pool2dShape& s) {
@@ -308,7 +308,7 @@ TEST(PoolDrivers, RunRejectsAnInputItWasNotBoundTo) {
 
 TEST(PoolUkernels, ZZReportWhichRan) {
   std::string names;
-  for (const auto& n : ran()) names += " " + n;
+  for (const auto& n : pool_entries_ran()) names += " " + n;
   std::printf("pool microkernels tested:%s\n", names.empty() ? " none (no AVX2 on this CPU)" : names.c_str());
 }
 

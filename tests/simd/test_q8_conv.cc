@@ -21,7 +21,7 @@ using testing::describe;
 using testing::Fill;
 
 // Which microkernels ran how often (printed once at exit, so a log shows the paths covered).
-std::map<std::string, int>& ran() {
+std::map<std::string, int>& q8_conv_kernels_ran() {
   static std::map<std::string, int> counts;
   return counts;
 }
@@ -120,7 +120,7 @@ class Q8ConvTester {
             << rq.qmin << ", " << rq.qmax << "], acc " << acc[i] << " multiplier "
             << rq.multiplier_of(i % s.out_c);
       }
-      ++ran()[conv.kernel_name()];
+      ++q8_conv_kernels_ran()[conv.kernel_name()];
     };
     for (const Q8GemmKernel* k : kernels) {
       Q8Conv conv(s, x_type_, x_zero_point_, w.data(), bias, rq, y_type_, *k);
@@ -175,7 +175,7 @@ TEST(Q8Conv, RandomShapesEveryKernel) {
       if (HasFatalFailure()) return;
     }
   }
-  for (const auto& [name, count] : ran())
+  for (const auto& [name, count] : q8_conv_kernels_ran())
     std::printf("ran %s on %d convolutions\n", name.c_str(), count);
   RecordProperty("shapes", shapes);
 }

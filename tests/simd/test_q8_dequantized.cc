@@ -33,7 +33,7 @@ namespace {
 using testing::describe;
 using testing::Fill;
 
-std::map<std::string, int>& ran() {
+std::map<std::string, int>& dequantized_kernels_ran() {
   static std::map<std::string, int> counts;
   return counts;
 }
@@ -123,7 +123,7 @@ void test_conv(std::mt19937& rng, const ConvCase& c, const std::vector<const Q8G
       expect_same_bits(y, expected, out_c, what);
       if (with_range) expect_range(range, expected, what);
       if (::testing::Test::HasFatalFailure()) return;
-      ++ran()[conv.kernel_name()];
+      ++dequantized_kernels_ran()[conv.kernel_name()];
     }
   }
 }
@@ -146,7 +146,7 @@ TEST(Q8DequantizedConv, RandomShapesEveryKernel) {
       if (HasFatalFailure()) return;
     }
   }
-  for (const auto& [name, count] : ran()) std::printf("ran %s %d times\n", name.c_str(), count);
+  for (const auto& [name, count] : dequantized_kernels_ran()) std::printf("ran %s %d times\n", name.c_str(), count);
 }
 
 // Activations at the far end from the zero point and weights +-127: the largest accumulators;

@@ -19,7 +19,7 @@ namespace {
 
 using testing::Fill;
 
-std::map<std::string, int>& ran() {
+std::map<std::string, int>& q8_gemm_kernels_ran() {
   static std::map<std::string, int> counts;
   return counts;
 }
@@ -127,7 +127,7 @@ class Q8GemmTester {
             << rq.zero_point << " clamp [" << rq.qmin << ", " << rq.qmax << "], acc " << acc[i]
             << " multiplier " << rq.multiplier_of(i % n_);
       }
-      ++ran()[gemm.kernel_name()];
+      ++q8_gemm_kernels_ran()[gemm.kernel_name()];
     }
   }
 
@@ -178,7 +178,7 @@ TEST(Q8Gemm, RandomShapesEveryKernel) {
       if (HasFatalFailure()) return;
     }
   }
-  for (const auto& [name, count] : ran()) std::printf("ran %s on %d GEMMs\n", name.c_str(), count);
+  for (const auto& [name, count] : q8_gemm_kernels_ran()) std::printf("ran %s on %d GEMMs\n", name.c_str(), count);
   RecordProperty("shapes", shapes);
 }
 

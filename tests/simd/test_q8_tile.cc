@@ -19,7 +19,7 @@ namespace octet::kernels {
 namespace {
 
 // The suite's fixture: the list's tiles this CPU runs (the others printed as skipped).
-class Q8Tile : public ::testing::Test {
+class Q8TileSweep : public ::testing::Test {
  protected:
   void SetUp() override {
     std::set<std::string> ran;
@@ -30,12 +30,12 @@ class Q8Tile : public ::testing::Test {
   std::vector<testing::Q8Tile> tiles_;
 };
 
-TEST_F(Q8Tile, RandomTiles) { testing::sweep_random_tiles(tiles_, 2024); }
-TEST_F(Q8Tile, ExtremeValuesAndZeroPoints) { testing::sweep_extreme_values(tiles_, 77); }
-TEST_F(Q8Tile, KTailsAtTheEndOfTheActivations) { testing::sweep_k_tails_at_the_end(tiles_, 5); }
-TEST_F(Q8Tile, PaddingRowsAndOffsets) { testing::sweep_padding_rows_and_offsets(tiles_, 11); }
-TEST_F(Q8Tile, OutputSaturatesAtBothEnds) { testing::sweep_output_saturation(tiles_, 3); }
-TEST_F(Q8Tile, Int32AccumulatorWrapsAround) { testing::sweep_int32_wraparound(tiles_, 17); }
+TEST_F(Q8TileSweep, RandomTiles) { testing::sweep_random_tiles(tiles_, 2024); }
+TEST_F(Q8TileSweep, ExtremeValuesAndZeroPoints) { testing::sweep_extreme_values(tiles_, 77); }
+TEST_F(Q8TileSweep, KTailsAtTheEndOfTheActivations) { testing::sweep_k_tails_at_the_end(tiles_, 5); }
+TEST_F(Q8TileSweep, PaddingRowsAndOffsets) { testing::sweep_padding_rows_and_offsets(tiles_, 11); }
+TEST_F(Q8TileSweep, OutputSaturatesAtBothEnds) { testing::sweep_output_saturation(tiles_, 3); }
+TEST_F(Q8TileSweep, Int32AccumulatorWrapsAround) { testing::sweep_int32_wraparound(tiles_, 17); }
 
 }  // namespace
 }  // namespace octet::kernels

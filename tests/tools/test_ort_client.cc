@@ -29,7 +29,7 @@ namespace {
 constexpr int64_t kRows = 10;
 
 // x [N, 3] -> relu [N, 3] (named "relu/out", which the runner must sanitize), argmax [N] int64.
-std::string write_model(const fs::path& dir) {
+std::string write_relu_argmax_model(const fs::path& dir) {
   OnnxBuilder b(13);
   const auto x = b.input("x", {-1, 3});
   b.output(b.node_multi("Relu", {x}, 1, {}, "relu", {"relu/out"}).front(), ElemType::f32);
@@ -53,7 +53,7 @@ class OrtClient : public ::testing::Test {
     std::string pattern = (fs::temp_directory_path() / "octet-ort-client-test-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    model_ = write_model(dir_);
+    model_ = write_relu_argmax_model(dir_);
   }
   void TearDown() override {
     std::error_code ec;

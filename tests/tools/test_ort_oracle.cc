@@ -50,7 +50,7 @@ onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, std::vecto
 
 // relu/out = Relu(x:0 + b); gt = x:0 > b; idx = Cast<int64>(relu/out)   with x:0 [N, 3], b [3]
 // Names with ':' and '/' exercise the runner's file-name sanitizing.
-std::string write_model(const fs::path& dir) {
+std::string write_oracle_model(const fs::path& dir) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.set_producer_name("octet-tests");
@@ -85,7 +85,7 @@ class OrtOracle : public ::testing::Test {
     std::string pattern = (fs::temp_directory_path() / "octet-oracle-test-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    model_ = write_model(dir_);
+    model_ = write_oracle_model(dir_);
   }
   void TearDown() override {
     std::error_code ec;

@@ -77,7 +77,7 @@ step_done "sysroot"
 step "configure ($BUILD)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja --toolchain "$ROOT/cmake/aarch64-linux-gnu.cmake" \
   -DCMAKE_BUILD_TYPE=Release -DOCTET_BUILD_BENCH=OFF -DOCTET_ARM_SYSROOT="$BUILD/sysroot" \
-  -DOCTET_QEMU_CPU="${CPUS[0]}" "${launcher[@]}" >/dev/null
+  -DOCTET_QEMU_CPU="${CPUS[0]}" -DCMAKE_UNITY_BUILD=ON "${launcher[@]}" >/dev/null
 step_done "configure"
 
 TEST_DIR="$BUILD"
