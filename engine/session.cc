@@ -7,6 +7,16 @@
 #include "loader/onnx_loader.h"
 
 namespace octet {
+namespace {
+
+std::vector<TensorView> views_of(const std::vector<ir::TensorData>& tensors) {
+  std::vector<TensorView> views;
+  views.reserve(tensors.size());
+  for (const auto& t : tensors) views.push_back({t.dtype, t.dims, t.bytes});
+  return views;
+}
+
+}  // namespace
 
 Session Session::load(const std::string& path, const SessionOptions& options) {
   return Session(loader::load_onnx(path), options);
@@ -110,17 +120,19 @@ std::vector<ir::Dims> Session::input_dims_at(int64_t batch) const {
 
 const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims) { return plan_for(input_dims, {}); }
 
-Session::PlanInputs Session::plan_inputs(const std::vector<ir::TensorData>& inputs) const {
+Session::PlanInputs Session::plan_inputs(std::span<const TensorView> inputs) const {
   PlanInputs p;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    p.dims.push_back(inputs[i].dims);
-    if (inputs[i].dtype == ir::DType::s64 || inputs[i].dtype == ir::DType::s32) p.known[inputs_[i].name] = inputs[i];
+    const TensorView& in = inputs[i];
+    p.dims.push_back(in.dims);
+    if (in.dtype == ir::DType::s64 || in.dtype == ir::DType::s32)
+      p.known[inputs_[i].name] = ir::TensorData{in.dtype, in.dims, {in.bytes.begin(), in.bytes.end()}};
   }
   return p;
 }
 
 const Plan& Session::plan_for(const std::vector<ir::TensorData>& inputs) {
-  const PlanInputs p = plan_inputs(inputs);
+  const PlanInputs p = plan_inputs(views_of(inputs));
   return plan_for(p.dims, p.known);
 }
 
@@ -201,17 +213,25 @@ std::vector<StepPart>*& step_parts::sink() {
 std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inputs,
                                          std::vector<StepTiming>* timings,
                                          const ValueObserver* observer) {
+  return run_views(views_of(inputs), timings, observer);
+}
+
+std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> inputs, std::vector<StepTiming>* timings,
+                                               const ValueObserver* observer) {
   if (inputs.size() != inputs_.size())
     throw ir::Error(graph_.source + ": the model takes " + std::to_string(inputs_.size()) + " input(s), got " +
                     std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec& spec = inputs_[i];
-    const ir::TensorData& t = inputs[i];
+    const TensorView& t = inputs[i];
     bool ok = t.dtype == spec.dtype && t.dims.size() == spec.dims.size();
     for (size_t d = 0; ok && d < t.dims.size(); ++d) ok = spec.dims[d] < 0 || spec.dims[d] == t.dims[d];
     if (!ok)
       throw ir::Error(graph_.source + ": input '" + spec.name + "' expects " + ir::dtype_name(spec.dtype) + " " +
                       ir::dims_str(spec.dims) + ", got " + ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims));
+    if (t.bytes.size() != size_t(ir::element_count(t.dims)) * ir::dtype_size(t.dtype))
+      throw std::invalid_argument("input '" + spec.name + "': " + std::to_string(t.bytes.size()) + " bytes for " +
+                                  ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims));
   }
   if (!timings && !observer && batch_slice_ > 0 && !inputs.empty() && !inputs[0].dims.empty()) {
     const int64_t batch = inputs[0].dims[0];
@@ -244,7 +264,8 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
       }
       auto t1 = std::chrono::steady_clock::now();
       step_parts::sink() = nullptr;
-      timings->push_back({step.node, step.op, std::chrono::duration<double, std::micro>(t1 - t0).count(), std::move(parts)});
+      timings->push_back({step.node, step.op, std::chrono::duration<double, std::micro>(t1 - t0).count(), std::move(parts),
+                          step.kernel, step.macs});
     }
     if (observer)
       for (size_t i = 0; i < step.output_names.size(); ++i)
@@ -309,7 +330,7 @@ bool Session::images_independent_locked() {
   return independent;
 }
 
-std::vector<ir::TensorData> Session::run_in_slices(const std::vector<ir::TensorData>& inputs, int64_t batch) {
+std::vector<ir::TensorData> Session::run_in_slices(std::span<const TensorView> inputs, int64_t batch) {
   // One plan for the full slices, looked up once; another for a shorter last slice.
   auto plan_of = [&](int64_t images) {
     std::vector<ir::Dims> dims;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,14 @@ struct TensorSpec {
   std::string name;
   ir::DType dtype;
   ir::Dims dims;  // -1 for the batch (or any other run-time) dimension
+};
+
+// An input the caller owns (e.g. a NumPy array's buffer), read in place by Session::run_views:
+// row-major, bytes.size() == element_count(dims) * dtype_size(dtype).
+struct TensorView {
+  ir::DType dtype = ir::DType::f32;
+  ir::Dims dims;
+  std::span<const std::byte> bytes;
 };
 
 struct SessionOptions {
@@ -45,6 +54,8 @@ struct StepTiming {
   std::string node, op;
   double microseconds = 0;
   std::vector<StepPart> parts;  // what the step's kernel timed inside it (engine/step_parts.h)
+  std::string kernel;           // the plan step's kernel ("" when its op did not say)
+  int64_t macs = 0;             // its multiply-accumulates (0 for steps that do none)
 };
 
 class Session {
@@ -81,6 +92,10 @@ class Session {
   std::vector<ir::TensorData> run(const std::vector<ir::TensorData>& inputs,
                                   std::vector<StepTiming>* timings = nullptr,
                                   const ValueObserver* observer = nullptr);
+  // The same on inputs the caller owns: each is read where it is, straight into the plan's
+  // arena (the one copy every run makes), with no TensorData made of it first.
+  std::vector<ir::TensorData> run_views(std::span<const TensorView> inputs, std::vector<StepTiming>* timings = nullptr,
+                                        const ValueObserver* observer = nullptr);
 
   // The plan for these input shapes (built if needed), e.g. to list kernels and MACs. Valid
   // until the next plan is built (which may evict it).
@@ -124,7 +139,7 @@ class Session {
     std::vector<ir::Dims> dims;
     std::map<std::string, ir::TensorData> known;
   };
-  PlanInputs plan_inputs(const std::vector<ir::TensorData>& inputs) const;
+  PlanInputs plan_inputs(std::span<const TensorView> inputs) const;
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
   PlanLease lease_plan(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
   // With mutex_ held: a slot for these shapes, idle when `idle` (built when there is none).
@@ -146,7 +161,7 @@ class Session {
   bool images_independent();
   bool images_independent_locked();
   int automatic_batch_slice() const;
-  std::vector<ir::TensorData> run_in_slices(const std::vector<ir::TensorData>& inputs, int64_t batch);
+  std::vector<ir::TensorData> run_in_slices(std::span<const TensorView> inputs, int64_t batch);
 };
 
 }  // namespace octet

@@ -3,44 +3,19 @@
 // (tools/explain/, docs/explain.md).
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <fstream>
 #include <memory>
-#include <span>
-#include <sstream>
 
 #include "engine/ir.h"
-#include "kernels/isa.h"
-#include "tools/cli/calibration.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
-#include "tools/explain/explain.h"
-#include "tools/atomic_file.h"
+#include "tools/cli/explain_report.h"
 #include "tools/explain/report_html.h"
-#include "tools/version.h"
 
 namespace octet::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-struct ExplainArgs {
-  std::string model, output, json_out, fp32, data, levels = "all", render;
-  std::vector<std::string> compare;
-  int64_t images = 1000;
-  int batch = 16;
-  bool compare_ort = false, progress = true;
-  CalibrationArgs calib;
-};
-
-// The whole file or nothing (tools/atomic_file.h); a missing folder is named as such.
-void write_file(const std::string& path, const std::string& contents) {
-  const fs::path dest(path);
-  if (dest.has_parent_path() && !fs::exists(dest.parent_path()))
-    throw ir::Error("cannot write " + path + ": folder " + dest.parent_path().string() + " does not exist");
-  write_file_atomically(path, std::as_bytes(std::span(contents.data(), contents.size())));
-}
 
 json read_report(const std::string& path) {
   std::ifstream in(path);
@@ -55,28 +30,12 @@ json read_report(const std::string& path) {
   }
 }
 
-std::vector<kernels::Isa> parse_levels(const std::string& text) {
-  std::vector<kernels::Isa> levels;
-  if (text == "all") return levels;
-  std::stringstream ss(text);
-  for (std::string name; std::getline(ss, name, ',');) {
-    auto isa = kernels::parse_isa(name);
-    if (!isa) throw UsageError("--isa-levels: unknown level '" + name + "' (levels: " + kernels::isa_names() + ")");
-    if (!kernels::isa_supported(*isa))
-      throw UsageError("--isa-levels: this CPU does not run " + name);
-    levels.push_back(*isa);
-  }
-  std::sort(levels.begin(), levels.end(),
-            [](kernels::Isa a, kernels::Isa b) { return kernels::isa_rank(a) < kernels::isa_rank(b); });
-  return levels;
-}
-
 int run_explain(const ExplainArgs& a) {
   if (a.output.empty() && a.json_out.empty()) throw UsageError("give -o REPORT.html, --json REPORT.json or both");
   if (!a.compare.empty()) {
     if (a.compare.size() != 2) throw UsageError("--compare takes two report files");
     if (a.output.empty()) throw UsageError("--compare writes a page: give -o PAGE.html");
-    write_file(a.output, explain::render_comparison_html(read_report(a.compare[0]), read_report(a.compare[1])));
+    write_explain_file(a.output, explain::render_comparison_html(read_report(a.compare[0]), read_report(a.compare[1])));
     fmt::print(stderr, "explain: wrote {}\n", a.output);
     return 0;
   }
@@ -85,31 +44,10 @@ int run_explain(const ExplainArgs& a) {
     report = read_report(a.render);
   } else {
     if (a.model.empty()) throw UsageError("give the model to explain (or --render REPORT.json / --compare A B)");
-    explain::ExplainOptions o;
-    o.model = a.model;
-    o.fp32_model = a.fp32;
-    o.data = a.data;
-    o.images = a.images;
-    o.calib = a.calib;
-    o.mode = a.calib.mode;
-    o.levels = parse_levels(a.levels);
-    o.batches = a.batch == 1 ? std::vector<int>{1} : std::vector<int>{1, a.batch};
-    o.threads = engine_threads();
-    o.compare_ort = a.compare_ort;
-    o.progress = a.progress;
-    o.octet_version = OCTET_VERSION;
-    report = explain::explain_model(o);
+    report = measure_explain(a, engine_threads());
   }
-  // Render first: a report the page cannot show is an error before anything is written.
-  const std::string html = a.output.empty() ? std::string() : explain::render_report_html(report);
-  if (!a.json_out.empty()) {
-    write_file(a.json_out, report.dump(2) + "\n");
-    fmt::print(stderr, "explain: wrote {}\n", a.json_out);
-  }
-  if (!a.output.empty()) {
-    write_file(a.output, html);
-    fmt::print(stderr, "explain: wrote {}\n", a.output);
-  }
+  write_explain_files(report, a.output, a.json_out,
+                      [](const std::string& path) { fmt::print(stderr, "explain: wrote {}\n", path); });
   fmt::print("{}\n", report.value("verdict", ""));
   return 0;
 }

@@ -1,0 +1,35 @@
+#include <pybind11/pybind11.h>
+
+#include <stdexcept>
+
+#include "engine/ir.h"
+#include "python/src/bindings.h"
+#include "tools/cli/commands.h"
+
+namespace octet::python {
+
+namespace py = pybind11;
+
+// What octet throws becomes, with its one-line message:
+//   ir::Error and other run-time failures (a file it cannot write, ONNX Runtime failing) -> octet.Error
+//   a usage mistake (cli::UsageError) or an invalid argument (std::invalid_argument)   -> ValueError
+// pybind11's own exceptions (TypeError, ValueError, cast errors) pass through unchanged.
+void bind_errors(py::module_& m) {
+  static py::exception<ir::Error> error(m, "Error", PyExc_RuntimeError);
+  error.attr("__doc__") = "An error octet reports, with its one-line message naming the file, node and op";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const py::builtin_exception&) {
+      throw;
+    } catch (const cli::UsageError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::runtime_error& e) {
+      error(e.what());
+    }
+  });
+}
+
+}  // namespace octet::python
