@@ -187,24 +187,24 @@ const std::string& InferenceSession::isa() const { return impl_->isa; }
 
 namespace {
 
-// Both run() overloads: the inputs in the model's order, by pointer, so neither copies them twice.
+// Both run() overloads: the inputs in the model's order, by pointer, so neither copies them.
 std::vector<Tensor> run_session(Session& session, const std::vector<NodeArg>& specs,
                                 const std::vector<const Tensor*>& inputs) {
   return translating_errors([&] {
     if (inputs.size() != specs.size())
       throw Error("octet: the model takes " + std::to_string(specs.size()) + " input(s), " +
                   std::to_string(inputs.size()) + " given");
-    std::vector<ir::TensorData> feeds;
+    std::vector<TensorView> feeds;  // read in place: the engine's one copy is into its arena
     feeds.reserve(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& t = *inputs[i];
       if (t.bytes.size() != size_t(t.element_count()) * type_size(t.type))
         throw Error("octet: input '" + specs[i].name + "' holds " + std::to_string(t.bytes.size()) +
                     " bytes, its shape needs " + std::to_string(t.element_count() * type_size(t.type)));
-      feeds.push_back(ir::TensorData{engine_type(t.type), t.shape, t.bytes});
+      feeds.push_back(TensorView{engine_type(t.type), t.shape, t.bytes});
     }
     // Session::run is reentrant: each run leases a plan of its own (engine/session.h).
-    auto results = session.run(feeds);
+    auto results = session.run_views(feeds);
     std::vector<Tensor> out;
     out.reserve(results.size());
     for (auto& r : results) out.push_back(Tensor{public_type(r.dtype), std::move(r.dims), std::move(r.bytes)});

@@ -86,8 +86,8 @@ class OCTET_API InferenceSession {
   const std::string& isa() const;
 
   // Inputs in the order of inputs(), outputs in the order of outputs(). Any batch size; the
-  // element type, rank and every fixed extent are checked. Safe to call from several threads
-  // at once on one session.
+  // element type, rank and every fixed extent are checked; inputs are read where they are.
+  // Safe to call from several threads at once on one session.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
   // By name, ORT-style: every input must be fed; returns the outputs named in `output_names`
   // (all of them when it is empty).
