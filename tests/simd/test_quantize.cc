@@ -163,8 +163,12 @@ TEST(Qu8DynamicQuantize, EveryKernelMatchesTheRef) {
 
 TEST(Q8Quantize, ChoiceFollowsTheIsaCap) {
   EXPECT_EQ(choose_q8_quantize(Isa::scalar), nullptr);
-  if (isa_supported(Isa::avx2)) EXPECT_EQ(choose_q8_quantize(Isa::avx2)->isa, Isa::avx2);
-  if (isa_supported(Isa::avx512)) EXPECT_EQ(choose_q8_quantize(Isa::avx512vnni)->isa, Isa::avx512);
+  if (isa_supported(Isa::avx2)) {
+    EXPECT_EQ(choose_q8_quantize(Isa::avx2)->isa, Isa::avx2);
+  }
+  if (isa_supported(Isa::avx512)) {
+    EXPECT_EQ(choose_q8_quantize(Isa::avx512vnni)->isa, Isa::avx512);
+  }
 }
 
 }  // namespace
