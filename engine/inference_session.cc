@@ -228,7 +228,8 @@ std::map<std::string, Tensor> InferenceSession::run(const std::map<std::string, 
     if (it == feeds.end()) throw Error("octet: input '" + in.name + "' is not fed");
     ordered.push_back(&it->second);
   }
-  for (const auto& [name, tensor] : feeds) {
+  for (const auto& feed : feeds) {
+    const std::string& name = feed.first;  // not a structured binding: clang 14 cannot capture one
     bool known = std::any_of(impl_->inputs.begin(), impl_->inputs.end(), [&](const NodeArg& a) { return a.name == name; });
     if (!known) throw Error("octet: the model has no input '" + name + "'");
   }
