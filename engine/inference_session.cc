@@ -121,24 +121,26 @@ OCTET_TENSOR_VALUES(int32_t)
 OCTET_TENSOR_VALUES(int64_t)
 #undef OCTET_TENSOR_VALUES
 
-Tensor Tensor::from_floats(std::vector<int64_t> shape, std::span<const float> values) {
-  Tensor t{ElementType::float32, std::move(shape), {}};
+namespace {
+
+template <class T> Tensor tensor_of(std::vector<int64_t> shape, std::span<const T> values) {
+  Tensor t{type_of<T>(), std::move(shape), {}};
   if (size_t(t.element_count()) != values.size())
-    throw Error("octet: " + std::to_string(values.size()) + " floats given for a tensor of " +
-                std::to_string(t.element_count()) + " elements");
+    throw Error("octet: " + std::to_string(values.size()) + " " + element_type_name(t.type) +
+                " values given for a tensor of " + std::to_string(t.element_count()) + " elements");
   t.bytes.resize(values.size_bytes());
   ir::copy_bytes(t.bytes.data(), values.data(), values.size_bytes());
   return t;
 }
 
+}  // namespace
+
+Tensor Tensor::from_floats(std::vector<int64_t> shape, std::span<const float> values) {
+  return tensor_of(std::move(shape), values);
+}
+
 Tensor Tensor::from_int64s(std::vector<int64_t> shape, std::span<const int64_t> values) {
-  Tensor t{ElementType::int64, std::move(shape), {}};
-  if (size_t(t.element_count()) != values.size())
-    throw Error("octet: " + std::to_string(values.size()) + " int64s given for a tensor of " +
-                std::to_string(t.element_count()) + " elements");
-  t.bytes.resize(values.size_bytes());
-  ir::copy_bytes(t.bytes.data(), values.data(), values.size_bytes());
-  return t;
+  return tensor_of(std::move(shape), values);
 }
 
 std::vector<std::string> available_isas() {

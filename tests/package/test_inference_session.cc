@@ -108,7 +108,7 @@ TEST(InferenceSession, ErrorsNameWhatIsWrong) {
   octet::Tensor short_tensor = images;
   short_tensor.bytes.resize(100);
   EXPECT_NE(error_of([&] { session.run({short_tensor}); }).find("holds 100 bytes"), std::string::npos);
-  EXPECT_NE(error_of([] { octet::Tensor::from_floats({2, 3}, std::vector<float>(5)); }).find("5 floats"),
+  EXPECT_NE(error_of([] { octet::Tensor::from_floats({2, 3}, std::vector<float>(5)); }).find("5 float32 values"),
             std::string::npos);
 }
 
