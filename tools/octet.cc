@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
                                                octet::cli::add_quantize_command(app),
                                                octet::cli::add_compare_command(app),
                                                octet::cli::add_explain_command(app),
-                                               octet::cli::add_diff_command(app)};
+                                               octet::cli::add_diff_command(app),
+                                               octet::cli::add_serve_command(app)};
   auto help_hint = [&app] {
     return app.get_subcommands().empty() ? std::string() : " " + app.get_subcommands()[0]->get_name();
   };
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     std::string what = e.what();
     if (app.get_subcommands().empty())
       if (auto word = first_word(argc, argv); !word.empty())
-        what = "unknown command '" + word + "' (commands: info, run, eval, quantize, compare)";
+        what = "unknown command '" + word + "' (commands: info, run, eval, quantize, compare, explain, diff, serve)";
     fmt::print(stderr, "octet: usage: {} (see octet{} --help)\n", what, help_hint());
     return 2;
   }

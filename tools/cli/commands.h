@@ -50,5 +50,6 @@ Command add_eval_command(CLI::App& app);
 Command add_quantize_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
 Command add_diff_command(CLI::App& app);
+Command add_serve_command(CLI::App& app);  // tools/serve/
 
 }  // namespace octet::cli

@@ -1,0 +1,46 @@
+#pragma once
+// What `octet serve` answers:
+//   GET  /                      the page (tools/serve/page.html)
+//   GET  /api/model             model, input, classes, INT8 origin, the speed table, limits
+//   GET  /api/samples           the gallery: index, class, label and URL of each test image
+//   GET  /api/samples/<i>.png   one test image
+//   POST /api/classify          an image (multipart field "image", or the raw body) -> FP32 and
+//                               INT8 top classes, times, agreement
+// Every error is JSON {"error": "..."} with a 4xx status (5xx only for a fault of the server).
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/model_card.h"
+#include "tools/serve/classifier.h"
+#include "tools/serve/gallery.h"
+#include "tools/serve/image_input.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace octet::serve {
+
+struct ServerState {
+  Classifier* classifier = nullptr;
+  ModelCard card;          // the normalization uploads get
+  Gallery gallery;
+  nlohmann::json model;    // GET /api/model
+  UploadLimits limits;
+};
+
+// Registers the routes and the JSON error answers on `server`, its request-size limit (the
+// upload limit plus room for a multipart envelope) and a pool of `threads` request threads
+// (connections beyond them wait their turn). `state` must outlive the server.
+void setup_server(httplib::Server& server, const ServerState& state, int threads);
+
+// Binds `server` to host:port (port 0: any free port) and returns the port, or -1 with errno
+// set. Unlike httplib's own binding: SO_REUSEADDR only (its SO_REUSEPORT would let a second
+// server share a port in use), and a listen backlog of SOMAXCONN (its 5 drops the connections
+// of a burst, whose clients then wait a second for TCP to try again).
+int bind_server(httplib::Server& server, const std::string& host, int port);
+
+// Upload limit plus this much: the multipart boundaries and part headers around the image.
+constexpr size_t kMultipartRoom = size_t{64} << 10;
+
+}  // namespace octet::serve

@@ -1,0 +1,295 @@
+// `octet serve model.onnx`: the FP32-vs-INT8 demo as a web page and a JSON API. The INT8 model
+// is --int8 FILE or the FP32 model quantized at start-up exactly as `octet quantize` does it.
+#include <httplib.h>
+#include <signal.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "calib/quantize.h"
+#include "kernels/isa.h"
+#include "loader/onnx_loader.h"
+#include "tools/cli/calibration.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/engine_options.h"
+#include "tools/cli/model_inputs.h"
+#include "tools/datasets/image_decode.h"
+#include "tools/serve/classifier.h"
+#include "tools/serve/gallery.h"
+#include "tools/serve/routes.h"
+#include "tools/serve/speed_table.h"
+#include "tools/serve/stop_signals.h"
+
+namespace octet::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct ServeOptions {
+  std::string model, int8;
+  CalibrationArgs calib;
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  size_t max_upload_bytes = size_t{4} << 20;
+  int64_t max_pixels = int64_t{4096} * 4096;
+  int samples = 24;
+  std::string samples_data;  // default: the card's dataset
+  int http_threads = 8;
+  double speed_seconds = 0.5;
+  bool log = false;
+};
+
+void say(const std::string& line) { fmt::print(stderr, "octet serve: {}\n", line); }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The model's image input, which must be [N, C, H, W] float32 with C, H and W fixed.
+TensorSpec checked_input(const ir::Graph& g, const std::string& path) {
+  const TensorSpec in = image_input(g, path);
+  const bool fixed = in.dims.size() == 4 && in.dims[1] > 0 && in.dims[2] > 0 && in.dims[3] > 0;
+  if (!fixed || in.dtype != ir::DType::f32 || (in.dims[1] != 1 && in.dims[1] != 3))
+    throw ir::Error(fmt::format("{}: input '{}' is {} {}; octet serve needs an image model with one float32 "
+                                "[N,C,H,W] input of fixed size and 1 or 3 channels",
+                                path, in.name, ir::dtype_name(in.dtype), ir::dims_str(in.dims)));
+  return in;
+}
+
+struct Int8Source {
+  ir::Graph graph;
+  json info;  // /api/model's "int8"
+};
+
+Int8Source int8_model(const ir::Graph& fp32, const TensorSpec& input, const ServeOptions& o) {
+  Int8Source s;
+  if (!o.int8.empty()) {
+    if (!fs::is_regular_file(o.int8)) throw ir::Error("--int8 " + o.int8 + ": no such file");
+    say("loading the INT8 model " + o.int8);
+    s.graph = loader::load_onnx(o.int8);
+    if (!calib::is_quantized(s.graph))
+      throw ir::Error("--int8 " + o.int8 + " is not quantized (no QuantizeLinear, QLinear or integer op): give the "
+                      "INT8 model octet quantize wrote, or leave --int8 out to quantize " + o.model + " here");
+    const TensorSpec q = image_input(s.graph, o.int8);
+    if (q.dims != input.dims || q.dtype != input.dtype)
+      throw ir::Error(fmt::format("--int8 {} takes {} {} but {} takes {} {}: they are not the same model", o.int8,
+                                  ir::dtype_name(q.dtype), ir::dims_str(q.dims), o.model, ir::dtype_name(input.dtype),
+                                  ir::dims_str(input.dims)));
+    s.info = {{"source", "file"}, {"path", o.int8}};
+    return s;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  QuantizeResult q = quantize_for_cli(fp32, o.model, o.calib);
+  const std::string how = q.settings.dynamic
+                              ? std::string("dynamic quantization, no calibration")
+                              : fmt::format("{} calibration on the {} of {}",
+                                            calib::method_name(q.settings.calibration.method), q.selection, q.data);
+  say(fmt::format("quantized in {:.1f} s: {}", seconds_since(t0), how));
+  for (const std::string& w : q.report.warnings) say("warning: " + w);
+  s.graph = std::move(q.graph);
+  s.info = {{"source", "quantized"}, {"calibration", how}, {"report", quantize_report_json(q)}};
+  return s;
+}
+
+serve::Gallery gallery(const ServeOptions& o, const ModelCard& card, const TensorSpec& input) {
+  const std::string spec = o.samples_data.empty() ? card.data : o.samples_data;
+  if (o.samples == 0) return {};
+  if (spec.empty()) {
+    say("no test images for the page: " + o.model + " has no model card naming a dataset (--samples-data SPEC)");
+    return {};
+  }
+  try {
+    serve::Gallery g = serve::load_gallery(spec, input, o.samples, card.classes);
+    say(fmt::format("{} test images from {}", g.samples.size(), g.data));
+    return g;
+  } catch (const std::exception& e) {
+    say(std::string("warning: no test images for the page: ") + e.what());
+    return {};
+  }
+}
+
+// A model input for the start-up runs: the first test image, or mid-gray.
+ir::TensorData probe_input(const serve::Gallery& g, const ModelCard& card, const TensorSpec& input,
+                           const serve::UploadLimits& limits) {
+  if (!g.samples.empty()) return serve::prepare_image(g.samples[0].png, input, card, limits).input;
+  data::Dataset d;
+  d.channels = int(input.dims[1]);
+  d.height = int(input.dims[2]);
+  d.width = int(input.dims[3]);
+  d.pixels.assign(size_t(d.image_bytes()), 128);
+  d.labels = {-1};
+  return make_inputs(d, card, input);
+}
+
+std::vector<serve::SpeedRow> speed_table(const ir::Graph& fp32, const ir::Graph& int8, const ir::TensorData& input,
+                                         double seconds) {
+  if (seconds <= 0) return {};
+  explain::TimingBudget budget;
+  budget.min_runs = 5;
+  budget.max_seconds = seconds;
+  budget.min_seconds = std::min(seconds, 0.25);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto rows = serve::measure_speed(fp32, int8, input, budget, engine_session_options(), [](const std::string& isa) {
+    say("timing FP32 and INT8 at " + isa + " (batch 1, 1 thread)");
+  });
+  for (const auto& r : rows)
+    say(fmt::format("  {:<11} FP32 {:.3f} ms  INT8 {:.3f} ms  INT8 {:.2f}x {}", r.isa, r.fp32_ms, r.int8_ms,
+                    r.speedup(), r.speedup() >= 1 ? "faster" : "(slower)"));
+  say(fmt::format("timed in {:.1f} s", seconds_since(t0)));
+  return rows;
+}
+
+json model_json(const ServeOptions& o, const ModelCard& card, const TensorSpec& input, const serve::Classifier& c,
+                const json& int8_info, const std::vector<serve::SpeedRow>& speed, const serve::Gallery& g) {
+  json levels = json::array();
+  for (kernels::Isa isa : kernels::runnable_isas()) levels.push_back(kernels::isa_name(isa));
+  ir::Dims shape = input.dims;
+  shape[0] = 1;
+  return {{"model", card.name.empty() ? fs::path(o.model).stem().string() : card.name},
+          {"path", o.model},
+          {"input",
+           {{"name", input.name},
+            {"shape", shape},
+            {"channels", input.dims[1]},
+            {"height", input.dims[2]},
+            {"width", input.dims[3]},
+            {"scale", card.scale},
+            {"mean", card.mean},
+            {"std", card.stddev}}},
+          {"output", card.output_kind},
+          {"classes", c.classes()},
+          {"int8", int8_info},
+          {"isa", kernels::isa_name(kernels::active_isa())},
+          {"isa_levels", levels},
+          {"threads", engine_threads()},
+          {"speed", serve::to_json(speed)},
+          {"samples", g.samples.size()},
+          {"limits", {{"max_upload_bytes", o.max_upload_bytes}, {"max_pixels", o.max_pixels}}}};
+}
+
+std::string url_host(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+int run_serve(const ServeOptions& o) {
+  // Before any thread starts, so that every thread inherits the blocked signals; never freed:
+  // its watcher thread lives as long as the process.
+  static serve::StopSignals* signals = new serve::StopSignals;
+  signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer is an error on that socket only
+  if (o.int8.empty()) parse_settings(o.calib);  // a bad --method or --act fails before anything is read
+  if (!fs::exists(o.model)) throw ir::Error(o.model + ": no such file");
+  if (!fs::is_regular_file(o.model)) throw ir::Error(o.model + ": not a regular file");
+
+  say(fmt::format("loading {} ({})", o.model, engine_summary()));
+  ir::Graph fp32 = loader::load_onnx(o.model);
+  if (std::string node; calib::is_quantized(fp32, &node))
+    throw ir::Error(o.model + " is already quantized (" + node +
+                    "): give the FP32 model, and the INT8 one with --int8");
+  const TensorSpec input = checked_input(fp32, o.model);
+  const ModelCard card = find_model_card(o.model).value_or(ModelCard{});
+
+  // Bound before the calibration and the timing, so that a busy port fails at once; connections
+  // wait in the backlog until the server listens.
+  serve::ServerState state;
+  httplib::Server server;
+  errno = 0;
+  const int port = serve::bind_server(server, o.host, o.port);
+  if (port <= 0) {
+    const int err = errno;
+    throw ir::Error(fmt::format("cannot listen on {}:{}: {}", o.host, o.port,
+                                err == EADDRINUSE ? "the port is in use (pick another with --port, or --port 0)"
+                                : err         ? std::strerror(err)
+                                              : "the address is not one of this machine's"));
+  }
+
+  Int8Source int8 = int8_model(fp32, input, o);
+  state.card = card;
+  state.limits = {o.max_upload_bytes, o.max_pixels};
+  state.gallery = gallery(o, card, input);
+  const ir::TensorData probe = probe_input(state.gallery, card, input, state.limits);
+  const auto speed = speed_table(fp32, int8.graph, probe, o.speed_seconds);
+  serve::Classifier classifier(Session(fp32, engine_session_options()), Session(int8.graph, engine_session_options()),
+                               card.classes, card.output_kind == "probabilities", probe);
+  state.classifier = &classifier;
+  state.model = model_json(o, card, input, classifier, int8.info, speed, state.gallery);
+
+  serve::setup_server(server, state, o.http_threads);
+  if (o.log)
+    server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+      fmt::print(stderr, "octet serve: {} {} -> {} ({} bytes in, {} out)\n", req.method, req.path, res.status,
+                 req.body.size(), res.body.size());
+    });
+  signals->attach(&server);
+  const std::string url = fmt::format("http://{}:{}/", url_host(o.host), port);
+  say(fmt::format("serving {} at {} ({} request threads; Ctrl-C stops)", state.model["model"].get<std::string>(), url,
+                  o.http_threads));
+  fmt::print("{}\n", url);
+  std::fflush(stdout);
+  const bool clean = server.listen_after_bind();
+  signals->detach();
+  if (!clean) throw ir::Error(fmt::format("the server at {} stopped accepting connections", url));
+  say("stopped");
+  return 0;
+}
+
+}  // namespace
+
+Command add_serve_command(CLI::App& app) {
+  auto o = std::make_shared<ServeOptions>();
+  auto* cmd = app.add_subcommand(
+      "serve", "A web page and a JSON API that classify an image with the FP32 model and its INT8 form side by side");
+  cmd->add_option("model", o->model, "FP32 ONNX model (its card model.json gives preprocessing, classes and data)")
+      ->required();
+  auto* int8 = cmd->add_option("--int8", o->int8,
+                               "The INT8 model (e.g. written by octet quantize); default: quantize MODEL at start-up "
+                               "with the calibration options below");
+  add_calibration_options(cmd, o->calib);
+  for (const char* name : {"--calib", "--calib-count", "--per-class", "--method", "--percentile", "--per-tensor",
+                           "--act", "--keep-float", "--mode", "--per-channel", "--allow-test-calibration"})
+    cmd->get_option(name)->excludes(int8);
+  cmd->add_option("--port", o->port, "TCP port (default 8080; 0: any free port, printed at start-up)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--host", o->host,
+                  "Address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every interface)");
+  cmd->add_option("--max-upload-bytes", o->max_upload_bytes, "Largest image accepted, in bytes (default 4194304)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  cmd->add_option("--max-pixels", o->max_pixels,
+                  "Largest image accepted, in pixels as its header says (default 16777216 = 4096x4096; at most "
+                  "33554432)")
+      ->check(CLI::Range(int64_t{1}, data::kMaxDecodedPixels));
+  cmd->add_option("--samples", o->samples, "Test images the page offers (default 24; 0: none)")
+      ->check(CLI::Range(0, 1000));
+  cmd->add_option("--samples-data", o->samples_data, "Dataset the test images come from (default: the model card's)");
+  cmd->add_option("--http-threads", o->http_threads,
+                  "Requests answered at once (default 8); further connections wait for a free thread")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--speed-seconds", o->speed_seconds,
+                  "Time spent timing each ISA level and precision at start-up for the speed table (default 0.5; "
+                  "0: no table)")
+      ->check(non_negative());
+  cmd->add_flag("--log", o->log, "One line on stderr per request");
+  cmd->add_flag("!--no-progress", o->calib.progress, "No calibration progress on stderr");
+  cmd->footer(
+      "The page (GET /) takes an upload or one of the test images and shows the FP32 and INT8 top-3 with\n"
+      "probabilities, both times, whether they agree and the INT8 speed-up at each ISA level.\n"
+      "JSON API:\n"
+      "  POST /api/classify          the image as multipart field 'image' or as the raw body ->\n"
+      "                              {\"fp32\": {\"top\": [{\"class\", \"label\", \"probability\"}...], \"ms\"},\n"
+      "                               \"int8\": {...}, \"agree\": true, \"image\": {\"width\", \"height\", ...}}\n"
+      "  GET  /api/model             model, input, classes, INT8 origin, speed table, limits\n"
+      "  GET  /api/samples           the test images: index, class, label, url\n"
+      "  GET  /api/samples/<i>.png   one test image\n"
+      "Errors answer 4xx with {\"error\": \"...\"}: 400 empty or damaged image, 404 unknown path, 413 too many\n"
+      "bytes or pixels, 415 not an image. SIGINT / SIGTERM stop the server after the requests in flight.\n"
+      "Example: octet serve models/tinynet.onnx --port 8080, then\n"
+      "  curl -F image=@shoe.png http://127.0.0.1:8080/api/classify");
+  return [o, cmd]() -> int { return cmd->parsed() ? run_serve(*o) : -1; };
+}
+
+}  // namespace octet::cli
