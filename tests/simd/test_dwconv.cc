@@ -21,6 +21,7 @@
 #include "kernels/dwconv_list.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qconv2d.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
 namespace {
@@ -83,11 +84,6 @@ std::vector<Conv2dShape> model_dw_shapes() {
   }
   return out;
 }
-
-struct Pool {
-  pthreadpool_t pool = pthreadpool_create(2);
-  ~Pool() { pthreadpool_destroy(pool); }
-};
 
 // ---------------------------------------------------------------------------------------- FP32
 
@@ -154,7 +150,7 @@ Activation random_activation(std::mt19937& rng) {
 }
 
 TEST(F32DwConv, RandomShapesEveryKernel) {
-  Pool threads;
+  testing::Pool threads(pthreadpool_create(2));
   for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
     if (!isa_supported(kernel.isa)) {
       std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
@@ -166,7 +162,7 @@ TEST(F32DwConv, RandomShapesEveryKernel) {
       const Conv2dShape s = random_shape(rng);
       F32DwConvTester t;
       t.shape(s).activation(random_activation(rng)).with_bias(rng() % 4 != 0);
-      if (i % 10 == 0) t.pool(threads.pool);
+      if (i % 10 == 0) t.pool(threads.get());
       if (!t.test(kernel, rng)) return;
       ++ran;
     }
@@ -176,7 +172,7 @@ TEST(F32DwConv, RandomShapesEveryKernel) {
 }
 
 TEST(F32DwConv, ModelLayersEveryKernel) {
-  Pool threads;
+  testing::Pool threads(pthreadpool_create(2));
   for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
     if (!isa_supported(kernel.isa)) {
       std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
@@ -186,7 +182,7 @@ TEST(F32DwConv, ModelLayersEveryKernel) {
     for (Conv2dShape s : model_dw_shapes()) {
       for (int batch : {1, 2}) {
         s.batch = batch;
-        ASSERT_TRUE(F32DwConvTester().shape(s).activation(Activation::clip(0, 6)).pool(batch == 2 ? threads.pool : nullptr).test(kernel, rng));
+        ASSERT_TRUE(F32DwConvTester().shape(s).activation(Activation::clip(0, 6)).pool(batch == 2 ? threads.get() : nullptr).test(kernel, rng));
       }
     }
   }
@@ -361,7 +357,7 @@ Q8DwConvTester random_q8_tester(const Conv2dShape& s, int i, std::mt19937& rng) 
 }
 
 TEST(Q8DwConv, RandomShapesEveryKernel) {
-  Pool threads;
+  testing::Pool threads(pthreadpool_create(2));
   for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
     if (!isa_supported(kernel.isa)) {
       std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
@@ -376,7 +372,7 @@ TEST(Q8DwConv, RandomShapesEveryKernel) {
         ++unfit;
         continue;
       }
-      if (i % 10 == 0) t.pool(threads.pool);
+      if (i % 10 == 0) t.pool(threads.get());
       if (!t.test(kernel, rng)) return;
       ++ran;
     }
@@ -415,7 +411,7 @@ TEST(Q8DwConv, AdversarialValuesEveryKernel) {
 }
 
 TEST(Q8DwConv, ModelLayersEveryKernel) {
-  Pool threads;
+  testing::Pool threads(pthreadpool_create(2));
   for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
     if (!isa_supported(kernel.isa)) {
       std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
@@ -428,7 +424,7 @@ TEST(Q8DwConv, ModelLayersEveryKernel) {
         s.batch = batch;
         Q8DwConvTester t = random_q8_tester(s, i++, rng);
         ASSERT_TRUE(kernel.fits(s)) << kernel.name;
-        ASSERT_TRUE(t.pool(batch == 2 ? threads.pool : nullptr).test(kernel, rng));
+        ASSERT_TRUE(t.pool(batch == 2 ? threads.get() : nullptr).test(kernel, rng));
       }
     }
   }
