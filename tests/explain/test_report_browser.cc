@@ -4,7 +4,6 @@
 // (tools/setup.sh installs it). With OCTET_EXPLAIN_KEEP=DIR, the pages and the screenshot are
 // copied to DIR for a person to look at.
 #include <gtest/gtest.h>
-#include <stb/stb_image.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -12,12 +11,12 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <set>
 #include <string>
 
 #include "tests/explain/page_checks.h"
 #include "tests/explain/sample_report.h"
 #include "tests/util/cli_runner.h"
+#include "tests/util/screenshot_ink.h"
 #include "tools/explain/report_html.h"
 
 namespace fs = std::filesystem;
@@ -89,23 +88,13 @@ TEST(ReportBrowser, ChromiumRendersTheSamplePage) {
 
   ASSERT_TRUE(fs::exists(png));
   EXPECT_GT(fs::file_size(png), 20u * 1024) << "a blank 1200x3000 page compresses to a few KB";
-  int w = 0, h = 0, channels = 0;
-  unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 3);
-  ASSERT_NE(pixels, nullptr) << stbi_failure_reason();
-  EXPECT_EQ(w, 1200);
+  const auto ink = octet::testing::screenshot_ink(png.string());
+  ASSERT_TRUE(ink) << stbi_failure_reason();
+  EXPECT_EQ(ink->width, 1200);
   // Text, tables and coloured bars: many colours, and a fair share of the page not white.
-  std::set<int> colours;
-  size_t inked = 0;
-  for (size_t i = 0; i < size_t(w) * size_t(h); ++i) {
-    const unsigned char* p = pixels + 3 * i;
-    colours.insert((p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3));
-    inked += p[0] < 200 || p[1] < 200 || p[2] < 200;
-  }
-  stbi_image_free(pixels);
-  EXPECT_GT(colours.size(), 100u);
-  EXPECT_GT(double(inked) / (double(w) * h), 0.02);
-  std::cout << "chromium: " << colours.size() << " colours, " << 100.0 * double(inked) / (double(w) * h)
-            << "% of the page inked, "
+  EXPECT_GT(ink->colours, 100u);
+  EXPECT_GT(ink->inked, 0.02);
+  std::cout << "chromium: " << ink->colours << " colours, " << 100.0 * ink->inked << "% of the page inked, "
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";
 }
 

@@ -8,17 +8,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stb/stb_image.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <regex>
-#include <set>
 
 #include "tests/serve/server_process.h"
 #include "tests/serve/serve_fixture.h"
 #include "tests/util/cli_runner.h"
+#include "tests/util/screenshot_ink.h"
 
 namespace octet::testing {
 namespace {
@@ -107,23 +106,14 @@ TEST(ServeBrowser, ThePageShowsBothPredictionsOfAnUploadedTestImage) {
   EXPECT_EQ(model["speed"].size(), model["isa_levels"].size());
 
   // The screenshot: the page painted (text, bars, thumbnails), not a blank or an error page.
-  int w = 0, h = 0, c = 0;
-  unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &c, 3);
-  ASSERT_NE(pixels, nullptr) << "no screenshot: " << shot.output;
-  std::set<int> colours;
-  size_t inked = 0;
-  for (size_t i = 0; i < size_t(w) * size_t(h); ++i) {
-    const unsigned char* p = pixels + 3 * i;
-    colours.insert((p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3));
-    inked += p[0] < 200 || p[1] < 200 || p[2] < 200;
-  }
-  stbi_image_free(pixels);
-  EXPECT_EQ(w, 1200);
-  EXPECT_GT(colours.size(), 50u);
-  EXPECT_GT(double(inked) / (double(w) * h), 0.02);
+  const auto ink = screenshot_ink(png.string());
+  ASSERT_TRUE(ink) << "no screenshot: " << shot.output;
+  EXPECT_EQ(ink->width, 1200);
+  EXPECT_GT(ink->colours, 50u);
+  EXPECT_GT(ink->inked, 0.02);
   std::cout << "page: test image " << n << " (" << truth << "), FP32 " << f
-            << ", INT8 " << q << "; screenshot " << w << "x" << h << ", " << colours.size() << " colours, "
-            << 100.0 * double(inked) / (double(w) * h) << "% inked\n";
+            << ", INT8 " << q << "; screenshot " << ink->width << "x" << ink->height << ", " << ink->colours
+            << " colours, " << 100.0 * ink->inked << "% inked\n";
   EXPECT_EQ(server.stop(SIGINT), 0) << server.log_text();
 }
 
