@@ -33,7 +33,7 @@ JOBS="$(nproc)"
 
 "$ROOT/tools/setup.sh"
 
-stage_start=$SECONDS
+stage_start=0  # SECONDS counts from the start of this script, setup included
 stage_done() { echo "== $1: $(((SECONDS - stage_start) / 60)) min $(((SECONDS - stage_start) % 60)) s"; stage_start=$SECONDS; }
 stage_done "setup"
 
