@@ -61,8 +61,6 @@ template <class F> auto translating_errors(F&& f) -> decltype(f()) {
   }
 }
 
-size_t type_size(ElementType t) { return ir::dtype_size(engine_type(t)); }
-
 template <class T> constexpr ElementType type_of();
 template <> constexpr ElementType type_of<float>() { return ElementType::float32; }
 template <> constexpr ElementType type_of<double>() { return ElementType::float64; }
@@ -199,10 +197,7 @@ std::vector<Tensor> run_session(Session& session, const std::vector<NodeArg>& sp
     std::vector<TensorView> feeds;  // read in place: the engine's one copy is into its arena
     feeds.reserve(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
-      const Tensor& t = *inputs[i];
-      if (t.bytes.size() != size_t(t.element_count()) * type_size(t.type))
-        throw Error("octet: input '" + specs[i].name + "' holds " + std::to_string(t.bytes.size()) +
-                    " bytes, its shape needs " + std::to_string(t.element_count() * type_size(t.type)));
+      const Tensor& t = *inputs[i];  // Session::run_views checks type, shape and byte count
       feeds.push_back(TensorView{engine_type(t.type), t.shape, t.bytes});
     }
     // Session::run is reentrant: each run leases a plan of its own (engine/session.h).

@@ -230,8 +230,9 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
       throw ir::Error(graph_.source + ": input '" + spec.name + "' expects " + ir::dtype_name(spec.dtype) + " " +
                       ir::dims_str(spec.dims) + ", got " + ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims));
     if (t.bytes.size() != size_t(ir::element_count(t.dims)) * ir::dtype_size(t.dtype))
-      throw std::invalid_argument("input '" + spec.name + "': " + std::to_string(t.bytes.size()) + " bytes for " +
-                                  ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims));
+      throw ir::Error(graph_.source + ": input '" + spec.name + "' holds " + std::to_string(t.bytes.size()) +
+                      " bytes, " + ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims) + " needs " +
+                      std::to_string(size_t(ir::element_count(t.dims)) * ir::dtype_size(t.dtype)));
   }
   if (!timings && !observer && batch_slice_ > 0 && !inputs.empty() && !inputs[0].dims.empty()) {
     const int64_t batch = inputs[0].dims[0];
