@@ -5,6 +5,16 @@
 #include <numeric>
 
 namespace octet {
+
+std::vector<int> top_classes(const float* row, int classes, int k) {
+  std::vector<int> order(size_t(std::max(classes, 0)));
+  std::iota(order.begin(), order.end(), 0);
+  k = std::clamp(k, 0, classes);
+  std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                    [&](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+  order.resize(size_t(k));
+  return order;
+}
 namespace {
 
 int argmax(const float* row, int classes) { return int(std::max_element(row, row + classes) - row); }
@@ -17,7 +27,6 @@ ClassificationMetrics classify(const float* scores, int64_t count, int classes, 
   m.per_class_total.assign(size_t(classes), 0);
   m.per_class_correct.assign(size_t(classes), 0);
   m.confusion.assign(size_t(classes), std::vector<int64_t>(size_t(classes), 0));
-  std::vector<int> order(static_cast<size_t>(classes));
   for (int64_t i = 0; i < count; ++i) {
     const float* row = scores + i * classes;
     const int pred = argmax(row, classes);
@@ -32,11 +41,8 @@ ClassificationMetrics classify(const float* scores, int64_t count, int classes, 
       ++m.per_class_correct[size_t(label)];
     }
     // Top-5: the label is among the 5 highest scores (ties broken by class index).
-    std::iota(order.begin(), order.end(), 0);
-    const int k = std::min(5, classes);
-    std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                      [&](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
-    if (std::find(order.begin(), order.begin() + k, label) != order.begin() + k) ++m.top5_correct;
+    const std::vector<int> top5 = top_classes(row, classes, 5);
+    if (std::find(top5.begin(), top5.end(), label) != top5.end()) ++m.top5_correct;
   }
   return m;
 }

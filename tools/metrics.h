@@ -5,6 +5,10 @@
 
 namespace octet {
 
+// The k highest-scoring classes of one row, highest first; equal scores rank the lower class
+// first, so the first is the argmax every octet report uses.
+std::vector<int> top_classes(const float* row, int classes, int k);
+
 struct ClassificationMetrics {
   int64_t images = 0, labelled = 0;
   int64_t top1_correct = 0, top5_correct = 0;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "tools/metrics.h"
 #include "engine/session.h"
 #include "tools/stats.h"
 #include "tools/cli/commands.h"
@@ -57,13 +58,10 @@ void print_top_k(const TensorSpec& spec, const ir::TensorData& t, int k) {
   const int64_t rows = t.dims[0], classes = t.dims[1];
   k = int(std::min<int64_t>(k, classes));
   fmt::print("output '{}' {}: top-{} per image (class: value)\n", spec.name, ir::dims_str(t.dims), k);
-  std::vector<int64_t> idx(static_cast<size_t>(classes));
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = t.as<float>() + r * classes;
-    std::iota(idx.begin(), idx.end(), 0);
-    std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int64_t a, int64_t b) { return row[a] > row[b]; });
     std::string line;
-    for (int i = 0; i < k; ++i) line += fmt::format("  {:>4}: {:<12.6g}", idx[size_t(i)], row[idx[size_t(i)]]);
+    for (int c : top_classes(row, int(classes), k)) line += fmt::format("  {:>4}: {:<12.6g}", c, row[c]);
     fmt::print("  image {:>4}{}\n", r, line);
   }
 }

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "tools/metrics.h"
+
 namespace octet::serve {
 
 std::vector<double> probabilities(const float* scores, size_t n, bool already_probabilities) {
@@ -48,14 +50,8 @@ PrecisionResult Classifier::run(Session& session, const ir::TensorData& input) {
   r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const float* scores = out.at(0).as<float>();
   const std::vector<double> p = probabilities(scores, classes_.size(), probabilities_);
-  std::vector<int> order(p.size());
-  std::iota(order.begin(), order.end(), 0);
-  const size_t k = std::min(order.size(), size_t(std::max(1, top_)));
-  // Ranked by the raw scores, ties to the lower index: the first is the CLI's argmax.
-  std::partial_sort(order.begin(), order.begin() + long(k), order.end(), [&](int a, int b) {
-    return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
-  });
-  for (size_t i = 0; i < k; ++i) r.top.push_back({order[i], classes_[size_t(order[i])], p[size_t(order[i])]});
+  // Ranked by the raw scores: the first is the CLI's argmax.
+  for (int c : top_classes(scores, int(p.size()), std::max(1, top_))) r.top.push_back({c, classes_[size_t(c)], p[size_t(c)]});
   return r;
 }
 
