@@ -157,16 +157,14 @@ struct InferenceSession::Impl {
 
 InferenceSession::InferenceSession(const std::string& model_path, const InferenceOptions& options) {
   impl_ = translating_errors([&] {
+    // The engine checks the thread count and that this CPU runs the level; only the name is ours.
     SessionOptions so;
-    if (options.threads < 1) throw Error("octet: threads must be at least 1, got " + std::to_string(options.threads));
     so.threads = options.threads;
     so.winograd = options.winograd;
     kernels::Isa isa = kernels::active_isa();
     if (!options.isa.empty()) {
       auto parsed = kernels::parse_isa(options.isa);
       if (!parsed) throw Error("octet: unknown ISA level '" + options.isa + "' (levels: " + kernels::isa_names() + ")");
-      if (!kernels::isa_supported(*parsed))
-        throw Error("octet: this CPU cannot run ISA level '" + options.isa + "'");
       isa = *parsed;
     }
     so.isa = isa;
