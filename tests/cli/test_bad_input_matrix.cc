@@ -21,6 +21,7 @@
 
 #include "tests/util/cli_runner.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/sanitizer.h"
 #include "tools/npy.h"
 
 namespace {
@@ -30,16 +31,8 @@ using octet::testing::ElemType;
 using octet::testing::OnnxBuilder;
 using octet::testing::ScratchDir;
 
-#if defined(__has_feature)  // clang
-#if __has_feature(address_sanitizer)
-#define OCTET_TEST_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(OCTET_TEST_UNDER_ASAN)  // gcc || clang
-constexpr bool kSanitized = true;  // ASan reserves terabytes of address space: no ulimit -v
-#else
-constexpr bool kSanitized = false;
-#endif
+// ASan reserves terabytes of address space: no ulimit -v under it.
+constexpr bool kSanitized = octet::testing::kUnderAddressSanitizer;
 constexpr long kAddressSpaceMiB = 2048;  // the limit under which the Release CLI runs
 constexpr long kPeakRssMiB = 1024;       // the bound for inputs under 10 MB
 constexpr int kSecondsEach = 60;

@@ -22,6 +22,7 @@
 #include "tests/serve/server_process.h"
 #include "tests/serve/serve_fixture.h"
 #include "tests/util/cli_runner.h"
+#include "tests/util/sanitizer.h"
 #include "tools/cli/model_inputs.h"
 #include "tools/model_card.h"
 #include "tools/serve/stb_codecs.h"
@@ -32,17 +33,8 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;  // ASan keeps freed memory in quarantine: RSS says little
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+// ASan keeps freed memory in quarantine: RSS says little under it.
+constexpr bool kSanitized = kUnderAddressSanitizer;
 
 constexpr size_t kMaxUpload = 100000;  // --max-upload-bytes for this server
 constexpr long kRssBoundKib = 64 * 1024;

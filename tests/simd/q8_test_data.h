@@ -12,6 +12,7 @@
 #include "kernels/q8_type.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qmath.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels::testing {
 
@@ -131,13 +132,13 @@ void with_q8_types(Q8 x_type, Q8 y_type, F&& f) {
   }
 }
 
-// The microkernels of the list for activations of x_type that this CPU runs; prints the ones
-// of any type it cannot run, so a log shows what went untested.
+// The microkernels of the list for activations of x_type that this run tests; prints the ones
+// of any type it leaves out (untested_reason), so a log shows what went untested.
 inline std::vector<const Q8GemmKernel*> runnable_q8_kernels(Q8 x_type) {
   std::vector<const Q8GemmKernel*> out;
   for (const Q8GemmKernel& k : kQ8GemmKernels) {
-    if (!isa_supported(k.isa)) {
-      std::printf("skipped (CPU lacks %s): %s\n", isa_name(k.isa), k.name);
+    if (const char* why = untested_reason(k.isa)) {
+      std::printf("skipped %s (%s): %s\n", k.name, isa_name(k.isa), why);
     } else if (k.x_type == x_type) {
       out.push_back(&k);
     }

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <memory>
 #include <random>
 #include <set>
@@ -25,17 +27,46 @@ struct PoolDeleter {
 };
 using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter>;
 
-// The entries of a microkernel list (any struct with name and isa) this CPU runs, each added
+// Why this run of the suite leaves the kernels of `level` untested, or nullptr when it tests
+// them. Either the CPU lacks the level, or OCTET_TEST_LEVELS_ABOVE=<level> says that an earlier
+// run on a lesser CPU already tested every level that one includes: tools/arm/test.sh runs the
+// suite under cortex-a72, then cortex-a76 and max only for the levels the previous CPU lacked
+// (the same instructions emulated again would prove nothing new).
+inline const char* untested_reason(Isa level) {
+  static const std::optional<Isa> tested_before = [] () -> std::optional<Isa> {
+    const char* env = std::getenv("OCTET_TEST_LEVELS_ABOVE");
+    if (env == nullptr || *env == '\0') return std::nullopt;
+    const std::optional<Isa> isa = parse_isa(env);
+    if (!isa) {
+      std::fprintf(stderr, "OCTET_TEST_LEVELS_ABOVE=%s is not a level of this build (%s)\n", env, isa_names().c_str());
+      std::exit(2);
+    }
+    return isa;
+  }();
+  if (!isa_supported(level)) return "this CPU lacks it";
+  if (tested_before && isa_allows(*tested_before, level)) return "tested by the run on a lesser CPU";
+  return nullptr;
+}
+
+// runnable_isas() without the levels an earlier run tested (untested_reason).
+inline std::vector<Isa> isas_under_test() {
+  std::vector<Isa> out;
+  for (Isa isa : runnable_isas())
+    if (untested_reason(isa) == nullptr) out.push_back(isa);
+  return out;
+}
+
+// The entries of a microkernel list (any struct with name and isa) this run tests, each added
 // to `ran`; the others are printed as skipped.
 template <class Entry>
 std::vector<const Entry*> runnable_entries(std::span<const Entry> list, std::set<std::string>& ran) {
   std::vector<const Entry*> out;
   for (const Entry& k : list) {
-    if (isa_supported(k.isa)) {
+    if (const char* why = untested_reason(k.isa)) {
+      std::printf("skipped %s (%s): %s\n", k.name, isa_name(k.isa), why);
+    } else {
       out.push_back(&k);
       ran.insert(k.name);
-    } else {
-      std::printf("skipped %s: this CPU has no %s\n", k.name, isa_name(k.isa));
     }
   }
   return out;

@@ -152,8 +152,8 @@ Activation random_activation(std::mt19937& rng) {
 TEST(F32DwConv, RandomShapesEveryKernel) {
   testing::Pool threads(pthreadpool_create(2));
   for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
-    if (!isa_supported(kernel.isa)) {
-      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+    if (const char* why = testing::untested_reason(kernel.isa)) {
+      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
       continue;
     }
     std::mt19937 rng(1234);
@@ -174,8 +174,8 @@ TEST(F32DwConv, RandomShapesEveryKernel) {
 TEST(F32DwConv, ModelLayersEveryKernel) {
   testing::Pool threads(pthreadpool_create(2));
   for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
-    if (!isa_supported(kernel.isa)) {
-      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+    if (const char* why = testing::untested_reason(kernel.isa)) {
+      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
       continue;
     }
     std::mt19937 rng(99);
@@ -359,8 +359,8 @@ Q8DwConvTester random_q8_tester(const Conv2dShape& s, int i, std::mt19937& rng) 
 TEST(Q8DwConv, RandomShapesEveryKernel) {
   testing::Pool threads(pthreadpool_create(2));
   for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
-    if (!isa_supported(kernel.isa)) {
-      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+    if (const char* why = testing::untested_reason(kernel.isa)) {
+      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
       continue;
     }
     std::mt19937 rng(4321);
@@ -383,8 +383,8 @@ TEST(Q8DwConv, RandomShapesEveryKernel) {
 
 TEST(Q8DwConv, AdversarialValuesEveryKernel) {
   for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
-    if (!isa_supported(kernel.isa)) {
-      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+    if (const char* why = testing::untested_reason(kernel.isa)) {
+      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
       continue;
     }
     std::mt19937 rng(777);
@@ -413,8 +413,8 @@ TEST(Q8DwConv, AdversarialValuesEveryKernel) {
 TEST(Q8DwConv, ModelLayersEveryKernel) {
   testing::Pool threads(pthreadpool_create(2));
   for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
-    if (!isa_supported(kernel.isa)) {
-      std::printf("skipped %s: the CPU lacks %s\n", kernel.name, isa_name(kernel.isa));
+    if (const char* why = testing::untested_reason(kernel.isa)) {
+      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
       continue;
     }
     std::mt19937 rng(55);

@@ -556,7 +556,7 @@ TEST(EltwiseDriver, Q8BinaryEveryIsaMatchesTheRefOnNhwcBoxes) {
   std::mt19937 rng(71);
   Pool pool(pthreadpool_create(2));
   int shapes = 0;
-  for (Isa isa : runnable_isas()) {
+  for (Isa isa : testing::isas_under_test()) {
     for (int i = 0; i < 120; ++i, ++shapes) {
       const bool add = i % 2 == 0, u8 = (i / 2) % 2 == 0;
       const int mode = int(rng() % 5);
@@ -596,8 +596,9 @@ TEST(EltwiseDriver, Q8BinaryEveryIsaMatchesTheRefOnNhwcBoxes) {
                              << "x" << h << "x" << w << "x" << c;
       // (With a size-1 dimension a scalar or transposed operand can still be contiguous.)
       const bool expect_ref = isa == Isa::scalar || mode == 2 || mode == 4;
-      if (h > 1 && w > 1 && c > 1)
+      if (h > 1 && w > 1 && c > 1) {
         EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, expect_ref) << op.kernel_name();
+      }
     }
   }
   ::testing::Test::RecordProperty("shapes", shapes);
@@ -610,7 +611,7 @@ bool same_value(float a, float b) { return a == b || (std::isnan(a) && std::isna
 TEST(EltwiseDriver, F32BinaryEveryIsaMatchesTheRefOnNhwcBoxes) {
   std::mt19937 rng(81);
   Pool pool(pthreadpool_create(2));
-  for (Isa isa : runnable_isas()) {
+  for (Isa isa : testing::isas_under_test()) {
     for (int i = 0; i < 100; ++i) {
       const BinaryOp op = i % 2 ? BinaryOp::mul : BinaryOp::add;
       const int mode = int(rng() % 5);

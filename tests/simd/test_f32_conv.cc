@@ -97,8 +97,8 @@ std::vector<const F32GemmKernel*> conv_gemm_kernels() {
   std::vector<const F32GemmKernel*> out;
   std::string ran;
   for (const F32GemmKernel& k : f32_gemm_kernels()) {
-    if (!isa_supported(k.isa)) {
-      std::printf("skipping %s: this CPU lacks %s\n", k.igemm_name, isa_name(k.isa));
+    if (const char* why = testing::untested_reason(k.isa)) {
+      std::printf("skipped %s (%s): %s\n", k.igemm_name, isa_name(k.isa), why);
       continue;
     }
     out.push_back(&k);

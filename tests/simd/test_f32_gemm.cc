@@ -77,11 +77,11 @@ class F32GemmTester {
 std::vector<const F32GemmKernel*> supported_kernels() {
   std::vector<const F32GemmKernel*> out;
   for (const F32GemmKernel& k : f32_gemm_kernels()) {
-    if (isa_supported(k.isa)) {
+    if (const char* why = testing::untested_reason(k.isa)) {
+      std::printf("skipped %s (%s): %s\n", k.gemm_name, isa_name(k.isa), why);
+    } else {
       out.push_back(&k);
       std::printf("running %s\n", k.gemm_name);
-    } else {
-      std::printf("skipping %s: this CPU lacks %s\n", k.gemm_name, isa_name(k.isa));
     }
   }
   return out;

@@ -46,8 +46,8 @@ std::vector<Combo> supported_combos() {
   std::vector<Combo> out;
   std::string ran;
   for (const F32WinogradKernel& t : f32_winograd_kernels()) {
-    if (!isa_supported(t.isa)) {
-      std::printf("skipping %s: this CPU lacks %s\n", t.name, isa_name(t.isa));
+    if (const char* why = testing::untested_reason(t.isa)) {
+      std::printf("skipped %s (%s): %s\n", t.name, isa_name(t.isa), why);
       continue;
     }
     for (const F32GemmKernel& g : f32_gemm_kernels())

@@ -2,7 +2,7 @@
 # Whole models on AArch64 under qemu against the x86 build and ONNX Runtime: the bundled models'
 # INT8 logits must be bit-identical on every Arm level, FP32 within the parity tolerance.
 #
-#   tools/arm/model_check.sh --x86-build DIR --arm-build DIR [--cpu MODEL]... [--work DIR]
+#   tools/arm/model_check.sh --x86-build DIR --arm-build DIR [--cpu MODEL]... [--work DIR] [--jobs N]
 #
 # The x86 octet (DIR/tools/octet) makes the references once:
 #   - each bundled model (models/*.onnx with its card) quantized to QDQ, uint8 and int8
@@ -11,8 +11,9 @@
 #   - the outputs of the x86 scalar kernels, and ONNX Runtime's on the same files (when Node and
 #     onnxruntime-node are installed: tools/setup.sh).
 # Then the cross-built octet (its build's qemu-aarch64-run, QEMU_CPU per model) runs every file
-# at every level the emulated CPU offers (scalar, neon, neondot, neoni8mm; a level the CPU lacks
-# must be refused, which is checked too), and `octet compare` checks:
+# at every level (scalar, neon, neondot, neoni8mm) under the first CPU model offering it, N runs
+# at a time (--jobs, the processors by default); every CPU model is probed at every level, and
+# a level the CPU lacks must be refused. `octet compare` checks:
 #   INT8 static and dynamic:  Arm level == x86 scalar, tolerance 0 (bit-identical);
 #   INT8 static:              x86 scalar == ORT, tolerance 0;
 #   FP32:                     Arm level vs ORT (or x86 scalar), max|a-b| / max|b| <= 1e-5.
@@ -24,6 +25,7 @@ X86_BUILD=""
 ARM_BUILD=""
 WORK=""
 CPUS=()
+JOBS="$(nproc)"
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "[arm models] error: $*" >&2; exit 2; }
@@ -34,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --arm-build) [[ $# -ge 2 ]] || die "--arm-build needs a folder"; ARM_BUILD="$(realpath -m "$2")"; shift 2 ;;
     --work) [[ $# -ge 2 ]] || die "--work needs a folder"; WORK="$(realpath -m "$2")"; shift 2 ;;
     --cpu) [[ $# -ge 2 ]] || die "--cpu needs a model name"; CPUS+=("$2"); shift 2 ;;
+    --jobs | -j) [[ $# -ge 2 ]] || die "--jobs needs a number"; JOBS="$2"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -112,6 +115,50 @@ for v in "${variants[@]}"; do
   fi
 done
 
+# run_variants CPU LEVEL: every variant under the emulated CPU at that level, JOBS at a time,
+# then the comparisons (the x86 octet compares in a moment; the emulated runs are the time).
+run_variants() {
+  local cpu="$1" level="$2" v name file int8 dir kind out
+  local pids=()
+  for v in "${variants[@]}"; do
+    read -r name file int8 <<<"$v"
+    dir="$WORK/${name%%.*}"
+    kind="${name#*.}"
+    out="$dir/$kind.arm-$cpu-$level"
+    mapfile -t input_args < <(inputs_of "$dir")
+    (QEMU_CPU="$cpu" "$RUNNER" "$ARM_OCTET" --isa "$level" run "$file" "${input_args[@]}" --output-dir "$out" \
+      >"$out.log" 2>&1 || echo "exit status $?" >>"$out.log") &
+    pids+=($!)
+    if ((${#pids[@]} >= JOBS)); then
+      wait "${pids[0]}"
+      pids=("${pids[@]:1}")
+    fi
+  done
+  wait
+  for v in "${variants[@]}"; do
+    read -r name file int8 <<<"$v"
+    dir="$WORK/${name%%.*}"
+    kind="${name#*.}"
+    out="$dir/$kind.arm-$cpu-$level"
+    if grep -q "^exit status" "$out.log"; then
+      checks=$((checks + 1))
+      echo "  FAIL  $name at $level: the AArch64 octet failed"
+      sed 's/^/        /' "$out.log"
+      failures=$((failures + 1))
+    elif ((int8)); then
+      compare "$name at $level: == x86 scalar" "$out" "$dir/$kind.x86" 0
+    elif ((have_ort)); then
+      compare "$name at $level: vs ONNX Runtime" "$out" "$dir/$kind.ort" 1e-5
+    else
+      compare "$name at $level: vs x86 scalar" "$out" "$dir/$kind.x86" 1e-5
+    fi
+  done
+}
+
+# Each level's models run once, under the first CPU model offering it: the same instructions
+# emulated again under a larger CPU model would prove nothing new. Every CPU model is still
+# probed at every level, which checks that octet's detection follows the emulated CPU.
+checked_levels=" "
 for cpu in "${CPUS[@]}"; do
   echo "== [arm models] qemu-aarch64 -cpu $cpu"
   ran_levels=()
@@ -124,21 +171,12 @@ for cpu in "${CPUS[@]}"; do
       die "the AArch64 octet failed under -cpu $cpu --isa $level: $probe"
     }
     ran_levels+=("$level")
-    for v in "${variants[@]}"; do
-      read -r name file int8 <<<"$v"
-      dir="$WORK/${name%%.*}"
-      kind="${name#*.}"
-      out="$dir/$kind.arm-$cpu-$level"
-      mapfile -t input_args < <(inputs_of "$dir")
-      QEMU_CPU="$cpu" "$RUNNER" "$ARM_OCTET" --isa "$level" run "$file" "${input_args[@]}" --output-dir "$out" >/dev/null
-      if ((int8)); then
-        compare "$name at $level: == x86 scalar" "$out" "$dir/$kind.x86" 0
-      elif ((have_ort)); then
-        compare "$name at $level: vs ONNX Runtime" "$out" "$dir/$kind.ort" 1e-5
-      else
-        compare "$name at $level: vs x86 scalar" "$out" "$dir/$kind.x86" 1e-5
-      fi
-    done
+    if [[ "$checked_levels" == *" $level "* ]]; then
+      echo "  -     $level: its models ran under an earlier CPU model"
+      continue
+    fi
+    run_variants "$cpu" "$level"
+    checked_levels+="$level "
   done
   # The detection must follow the emulated CPU: what it offers, octet runs.
   case "$cpu" in

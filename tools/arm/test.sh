@@ -16,6 +16,8 @@
 #   (about 5 more minutes from scratch, so CI leaves it out).
 #   tools/test.sh (CI) runs
 #     --kernels-only --models build --cpu cortex-a72 --cpu cortex-a76 --cpu max
+#   where a CPU model after a lesser one tests only the kernels of the levels that one lacked
+#   (OCTET_TEST_LEVELS_ABOVE) and the models run at each level once.
 #   tools/arm/test.sh                                  # -cpu max (NEON + dotprod + i8mm)
 #   tools/arm/test.sh --cpu cortex-a72 --cpu max       # NEON only, then everything
 #   tools/arm/test.sh --cpu cortex-a76 -- -R simd      # dotprod without i8mm, SIMD tests only
@@ -91,10 +93,32 @@ step "build (-j $JOBS)"
 cmake --build "$BUILD" -j "$JOBS" "${TARGETS[@]}"
 step_done "build"
 
+# The highest Arm level of a CPU model qemu emulates (empty when this script does not know it).
+top_level() {
+  case "$1" in
+    cortex-a53 | cortex-a57 | cortex-a72) echo neon ;;
+    cortex-a76 | neoverse-n1) echo neondot ;;
+    max) echo neoni8mm ;;
+  esac
+}
+level_rank() { case "$1" in neon) echo 1 ;; neondot) echo 2 ;; neoni8mm) echo 3 ;; *) echo 0 ;; esac; }
+
 status=0
+tested_up_to=""
 for cpu in "${CPUS[@]}"; do
   step "tests under qemu-aarch64 -cpu $cpu"
-  if ! QEMU_CPU="$cpu" ctest --test-dir "$TEST_DIR" --output-on-failure -j "$JOBS" "${CTEST_ARGS[@]}"; then
+  # A CPU model after a lesser one tests only the kernels of the levels that one lacked
+  # (tests/simd/simd_test_util.h: untested_reason); the same instructions emulated again
+  # would prove nothing new. The suite's other tests run under every model.
+  top="$(top_level "$cpu")"
+  levels_above=""
+  if [[ -n "$tested_up_to" && -n "$top" ]] && (($(level_rank "$tested_up_to") < $(level_rank "$top"))); then
+    levels_above="$tested_up_to"
+    echo "   kernels of the levels $tested_up_to includes were tested under the previous CPU model"
+  fi
+  [[ -z "$top" ]] || tested_up_to="$top"
+  if ! OCTET_TEST_LEVELS_ABOVE="$levels_above" QEMU_CPU="$cpu" \
+    ctest --test-dir "$TEST_DIR" --output-on-failure -j "$JOBS" "${CTEST_ARGS[@]}"; then
     echo "== [arm] tests FAILED under -cpu $cpu"
     status=1
   fi
@@ -120,7 +144,7 @@ if [[ -n "$MODELS_X86" ]]; then
   step "whole models under qemu (${CPUS[*]})"
   cpu_args=()
   for cpu in "${CPUS[@]}"; do cpu_args+=(--cpu "$cpu"); done
-  if ! "$ROOT/tools/arm/model_check.sh" --x86-build "$MODELS_X86" --arm-build "$BUILD" "${cpu_args[@]}"; then
+  if ! "$ROOT/tools/arm/model_check.sh" --x86-build "$MODELS_X86" --arm-build "$BUILD" --jobs "$JOBS" "${cpu_args[@]}"; then
     echo "== [arm] model checks FAILED"
     status=1
   fi
