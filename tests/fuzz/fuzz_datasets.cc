@@ -1,23 +1,19 @@
 // Bytes -> the CIFAR-10 and IDX readers (plain or gzipped), through a file the reader opens
 // like a user's: the first byte picks the reader, the rest is the file. Clean errors only.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
 
+#include "tests/fuzz/scratch_dir.h"
 #include "tools/datasets/dataset.h"
 
 namespace {
 
 std::string write_temp(const uint8_t* data, size_t size, const char* name) {
-  static const std::string dir = [] {
-    char pattern[] = "/tmp/octet-fuzz-datasets-XXXXXX";
-    return std::string(mkdtemp(pattern));
-  }();
-  const std::string path = dir + "/" + name;
+  static const octet::fuzz::ScratchDir dir("octet-fuzz-datasets");
+  const std::string path = dir.path() + "/" + name;
   FILE* f = std::fopen(path.c_str(), "wb");
   if (size) std::fwrite(data, 1, size, f);
   std::fclose(f);
