@@ -3,9 +3,11 @@
 // becomes one node, and the fused node computes what the four ops computed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/session.h"
+#include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
 
@@ -58,6 +60,42 @@ TEST(SqueezeExcite, FusedBlockMatchesTheFourOps) {
   expect_fused_matches_unfused(48, 12, 28, 1, false, "Sigmoid");
   expect_fused_matches_unfused(17, 5, 3, 3, true, "Sigmoid");  // odd channels, gate first, batch 3
   expect_fused_matches_unfused(72, 18, 1, 2, false, "HardSigmoid");
+  expect_fused_matches_unfused(960, 240, 7, 2, false, "HardSigmoid");  // MobileNetV3-Large's last blocks
+}
+
+// The fused block's two fully connected layers run on the SIMD GEMM at every level above
+// scalar (the kernel name says which), and agree with the reference loops of --isa scalar.
+TEST(SqueezeExcite, FullyConnectedLayersRunOnTheGemmAtEveryLevel) {
+  ir::Dims dims = {2, 960, 7, 7};
+  auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(2) * 960 * 49, 5));
+  SessionOptions scalar;
+  scalar.isa = kernels::Isa::scalar;
+  Session reference(se_block(960, 240, 7, false, false, "HardSigmoid"), scalar);
+  const auto want = reference.run({in});
+  int levels = 0;
+  for (kernels::Isa isa : kernels::runnable_isas()) {
+    if (isa == kernels::Isa::scalar) continue;
+    SessionOptions o;
+    o.isa = isa;
+    Session s(se_block(960, 240, 7, false, false, "HardSigmoid"), o);
+    bool found = false;
+    for (const PlanStep& step : s.plan_for(std::vector<ir::Dims>{dims}).steps())
+      if (step.op == "SqueezeExcite") {
+        found = true;
+        EXPECT_FALSE(step.scalar()) << step.kernel;
+        EXPECT_NE(step.kernel.find("f32_gemm_"), std::string::npos) << step.kernel;
+      }
+    EXPECT_TRUE(found) << kernels::isa_name(isa);
+    // The GEMM sums in another order than the loops: within 1e-5 of the largest output, as
+    // the parity tests compare with ONNX Runtime (the gate's 240-term sums cancel).
+    const auto got = s.run({in});
+    float largest = 0.0f;
+    for (int64_t i = 0; i < want[0].count(); ++i) largest = std::max(largest, std::fabs(want[0].as<float>()[i]));
+    for (int64_t i = 0; i < got[0].count(); ++i)
+      ASSERT_NEAR(got[0].as<float>()[i], want[0].as<float>()[i], 1e-5f * largest) << kernels::isa_name(isa) << " at " << i;
+    ++levels;
+  }
+  if (levels == 0) GTEST_SKIP() << "this CPU runs no SIMD level";
 }
 
 TEST(SqueezeExcite, NotFusedWhenAnIntermediateIsReadElsewhere) {
