@@ -98,6 +98,14 @@ std::vector<Pattern> patterns() {
          b.output(b.node("MaxPool", {x}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}));
        },
        {2, 16, 16, 16}},
+      {"ShuffleNetV2 head (ReduceMean over H and W, then the classifier)",
+       [](OnnxBuilder& b) {
+         auto x = b.input("x", {-1, 24, 7, 7});
+         auto m = b.node("ReduceMean", {b.node("Relu", {conv(b, x, 24, 64, 1)})}, {{"axes", {2, 3}}, {"keepdims", 0}});
+         b.output(b.node("Gemm", {m, b.random_normal_init("fc", {10, 64}, 0.0f, 0.3f), b.random_normal_init("fb", {10})},
+                         {{"transB", 1}}));
+       },
+       {2, 24, 7, 7}},
       {"512-channel 3x3 conv at 4x4",
        [](OnnxBuilder& b) {
          auto x = b.input("x", {-1, 512, 4, 4});
