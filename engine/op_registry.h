@@ -20,8 +20,8 @@ using Kernel = std::function<void()>;
 struct OpContext {
   const ir::Node& node;
   int64_t opset;
-  std::vector<const TensorInfo*> in;            // nullptr for an omitted optional input
-  std::vector<const ir::TensorData*> in_const;  // contents when the input is a constant
+  std::vector<const TensorInfo*> in{};          // nullptr for an omitted optional input
+  std::vector<const ir::TensorData*> in_const{};  // contents when the input is a constant
   kernels::Isa isa = kernels::Isa::scalar;  // the highest ISA build() may choose kernels for
   pthreadpool_t threadpool = nullptr;       // kernels split their work over it (nullptr: caller's thread)
   bool winograd = true;                     // FP32 3x3 stride-1 convs may use Winograd F(2x2, 3x3)
@@ -30,7 +30,7 @@ struct OpContext {
   // For each constant input, its contents had the batch been other_batch() of the planned one
   // (a plan folds shape arithmetic at both extents): the same pointer as in_const when they do
   // not depend on the batch, nullptr when unknown. Empty outside a plan (nothing depends on it).
-  std::vector<const ir::TensorData*> in_const_at_other_batch;
+  std::vector<const ir::TensorData*> in_const_at_other_batch{};
 
   bool has(size_t i) const { return i < in.size() && in[i] != nullptr; }
   const TensorInfo& info(size_t i) const;
@@ -94,13 +94,13 @@ struct OpImpl {
   // Computable from input shapes alone (Shape): folded at plan time even for activations.
   bool shape_only = false;
   // Multiply-accumulates per run, for reports (0 when not meaningful).
-  std::function<int64_t(const OpContext&, const std::vector<TensorInfo>& out)> macs;
+  std::function<int64_t(const OpContext&, const std::vector<TensorInfo>& out)> macs{};
   // How a step of this op treats the images of a batch (BatchUse), from its context and inferred
   // outputs: Session runs a batch in slices only when every step keeps them apart. Unset, an op
   // mixes them: a new op is never sliced until someone has thought about it (a missing
   // declaration costs speed, a wrong "keeps apart" costs wrong answers). Steps folded at plan
   // time (constants, Shape) are not asked.
-  std::function<BatchUse(const OpContext&, const std::vector<TensorInfo>& out)> batch_use;
+  std::function<BatchUse(const OpContext&, const std::vector<TensorInfo>& out)> batch_use{};
   // batch_use reads constant inputs that follow the batch (OpContext::follows_batch) at both
   // extents, through AtOtherBatch (Reshape does); otherwise such an input makes a step mix images.
   bool batch_use_sees_batch_constants = false;

@@ -9,12 +9,13 @@ namespace octet {
 std::vector<int> top_classes(const float* row, int classes, int k) {
   std::vector<int> order(size_t(std::max(classes, 0)));
   std::iota(order.begin(), order.end(), 0);
-  k = std::clamp(k, 0, classes);
+  k = std::clamp(k, 0, int(order.size()));
   std::partial_sort(order.begin(), order.begin() + k, order.end(),
                     [&](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
   order.resize(size_t(k));
   return order;
 }
+
 namespace {
 
 int argmax(const float* row, int classes) { return int(std::max_element(row, row + classes) - row); }

@@ -6,7 +6,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/broadcast.h"
-#include "kernels/elementwise/eltwise.h"
+#include "engine/ops/global_avgpool.h"
 #include "kernels/ref/copy.h"
 #include "kernels/ref/minmax.h"
 #include "kernels/ref/reduce.h"
@@ -87,18 +87,14 @@ std::vector<TensorInfo> infer_reduce(const OpContext& c) {
 using StridedReduce = std::function<void(int rank, const int64_t* dims, const bool* reduced, const float* x,
                                          const int64_t* strides, float* y)>;
 
-// A mean over H and W of an NCHW tensor: a global average pool (torchvision's
+// A mean over H and W of an NCHW tensor is a global average pool (torchvision's
 // `x.mean([2, 3])`, ShuffleNetV2's head). When it arrives channels-last, as a conv's output
-// does, it is the SIMD GAP kernel, whose [N][C] result is the output in either keepdims form
-// (the trailing 1 x 1 changes nothing). (want_layout cannot ask for that layout: it sees the
-// node before its inputs, and the axes may be an input.)
-bool is_spatial_mean(const OpContext& c) {
-  if (c.node.op != "ReduceMean" || c.info(0).dims.size() != 4) return false;
-  const Reduction r = reduction(c);
-  return !r.identity && r.reduced == std::vector<bool>{false, false, true, true};
-}
+// does, it runs the SIMD GAP kernel, whose [N][C] result is the output in either keepdims form
+// (the trailing 1 x 1 changes nothing). want_layout cannot ask for that layout: it sees the node
+// before its inputs, and the axes may be an input.
+bool is_spatial_mean(const Reduction& r) { return r.reduced == std::vector<bool>{false, false, true, true}; }
 
-OpImpl reduce_op(StridedReduce reduce, const char* ref_name) {
+OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = infer_reduce;
@@ -107,8 +103,8 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name) {
     return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
                                       (r.identity || !r.reduced.at(0)));
   };
-  op.build = [reduce, ref_name](const OpContext& c, std::span<const void* const> in,
-                                std::span<void* const> out) -> Kernel {
+  op.build = [reduce, ref_name, mean](const OpContext& c, std::span<const void* const> in,
+                                      std::span<void* const> out) -> Kernel {
     auto r = reduction(c);
     const TensorInfo& x = c.info(0);
     auto xp = static_cast<const float*>(in[0]);
@@ -118,12 +114,12 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name) {
       return [=] { ir::copy_bytes(y, xp, bytes); };
     }
     ir::Dims dims = x.dims;
-    if (is_spatial_mean(c) && x.layout == Layout::channels_last) {
-      auto gap = std::make_shared<const kernels::F32GlobalAvgPool>(int(dims[0]), int(dims[2] * dims[3]), int(dims[1]),
-                                                                    c.isa);
-      c.report_kernel(gap->kernel_name());
-      pthreadpool_t pool = c.threadpool;
-      return [=] { gap->run(xp, y, pool); };
+    if (mean && is_spatial_mean(r)) {
+      if (x.layout == Layout::channels_last)
+        return ops::global_avgpool_kernel(c, int(dims[0]), int(dims[2] * dims[3]), int(dims[1]), xp, y);
+      c.report_fallback("a mean over H and W of a row-major input");
+    } else {
+      c.report_fallback("no SIMD kernel for this reduction");
     }
     c.report_kernel(ref_name);
     auto strides = x.strides();
@@ -138,7 +134,7 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name) {
 OpImpl reduce_extremum_op(kernels::Extremum kind) {
   return reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
                           float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); },
-                   "f32_reduce_extremum_strided__ref");
+                   "f32_reduce_extremum_strided__ref", false);
 }
 
 // Min / Max of one or more inputs with numpy broadcasting, folded one input at a time into
@@ -203,7 +199,7 @@ OpImpl round_op() {
   return op;
 }
 
-OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref, "f32_reduce_mean_strided__ref"); }
+OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref, "f32_reduce_mean_strided__ref", true); }
 
 struct PadSpec {
   std::vector<int64_t> begin, end;

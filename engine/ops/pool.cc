@@ -6,12 +6,27 @@
 #include <memory>
 
 #include "engine/ops/batch_use.h"
+#include "engine/ops/global_avgpool.h"
 #include "engine/ops/spatial.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/elementwise/pool2d.h"
 #include "kernels/ref/pool2d.h"
 
 namespace octet {
+
+namespace ops {
+
+Kernel global_avgpool_kernel(const OpContext& c, int batch, int hw, int channels, const void* in, void* out) {
+  auto gap = std::make_shared<const kernels::F32GlobalAvgPool>(batch, hw, channels, c.isa);
+  c.report_kernel(gap->kernel_name());
+  auto x = static_cast<const float*>(in);
+  auto y = static_cast<float*>(out);
+  pthreadpool_t pool = c.threadpool;
+  return [=] { gap->run(x, y, pool); };
+}
+
+}  // namespace ops
+
 namespace {
 
 void require_f32(const OpContext& c) {
@@ -45,15 +60,6 @@ kernels::Pool2dShape pool_shape(const OpContext& c) { return ops::pool2d_shape(c
 bool is_global_window(const kernels::Pool2dShape& s) {
   return s.kernel_h == s.in_h && s.kernel_w == s.in_w && s.dilation_h == 1 && s.dilation_w == 1 && s.pad_top == 0 &&
          s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0 && s.out_h == 1 && s.out_w == 1;
-}
-
-Kernel global_avgpool_kernel(const OpContext& c, int batch, int hw, int channels, const void* in, void* out) {
-  auto gap = std::make_shared<const kernels::F32GlobalAvgPool>(batch, hw, channels, c.isa);
-  c.report_kernel(gap->kernel_name());
-  auto x = static_cast<const float*>(in);
-  auto y = static_cast<float*>(out);
-  pthreadpool_t pool = c.threadpool;
-  return [=] { gap->run(x, y, pool); };
 }
 
 // A pooling driver bound to x's arena address.
@@ -100,7 +106,7 @@ void register_pool_ops(OpTable& t) {
                    auto s = pool_shape(c);
                    // Both count_include_pad settings divide by in_h * in_w here.
                    if (is_global_window(s))
-                     return global_avgpool_kernel(c, s.batch, s.in_h * s.in_w, s.channels, in[0], out[0]);
+                     return ops::global_avgpool_kernel(c, s.batch, s.in_h * s.in_w, s.channels, in[0], out[0]);
                    bool include_pad = c.node.attrs.i("count_include_pad") != 0;
                    return bound_pool_kernel(c, std::make_shared<kernels::F32AvgPool2d>(s, include_pad, c.isa),
                                             static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
@@ -111,7 +117,7 @@ void register_pool_ops(OpTable& t) {
                const auto& d = c.info(0).dims;
                int batch = int(d[0]), channels = int(d[1]);
                int hw = int(ir::element_count(d) / std::max<int64_t>(1, d[0] * d[1]));
-               return global_avgpool_kernel(c, batch, hw, channels, in[0], out[0]);
+               return ops::global_avgpool_kernel(c, batch, hw, channels, in[0], out[0]);
              }};
   // Every output value is one window of one image.
   for (OpImpl* pool : {&maxpool, &avgpool, &gap})

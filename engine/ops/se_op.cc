@@ -17,6 +17,7 @@
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/fallback.h"
 #include "kernels/gemm/f32_gemm.h"
+#include "kernels/ref/gemm.h"
 
 namespace octet {
 namespace {
@@ -37,18 +38,6 @@ SeShape se_shape(const OpContext& c) {
     c.fail("weights " + ir::dims_str(w1) + " and " + ir::dims_str(w2) + " do not fit " + std::to_string(s.c) +
            " channels");
   return s;
-}
-
-// y[j] = act(b[j] + sum_i w[j][i] * v[i]) for j < rows, i < cols: the reference, for
-// --isa scalar.
-void fully_connected__ref(int rows, int cols, const float* w, const float* b, const float* v, const kernels::Activation& act,
-                     float* y) {
-  for (int j = 0; j < rows; ++j) {
-    float acc = b ? b[j] : 0.0f;
-    const float* wj = w + int64_t(j) * cols;
-    for (int i = 0; i < cols; ++i) acc += wj[i] * v[i];
-    y[j] = kernels::apply(act, acc);
-  }
 }
 
 Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
@@ -84,8 +73,14 @@ Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<v
       c.report_fallback(fc1 ? fc2.why_not : fc1.why_not);
     }
   }
-  const std::string fc_name = reduce ? reduce->kernel_name() : "fully_connected__ref";
+  const std::string fc_name = reduce ? reduce->kernel_name() : "f32_gemm__ref";
   c.report_kernel("se(" + pool->kernel_name() + ", " + fc_name + ", " + scale->kernel_name() + ")");
+  // The reference GEMMs: [n][C] x w1^T + b1 -> [n][mid], [n][mid] x w2^T + b2 -> [n][C].
+  kernels::GemmShape ref1, ref2;
+  ref1.m = ref2.m = s.n;
+  ref1.k = ref2.n = s.c;
+  ref1.n = ref2.k = s.mid;
+  ref1.trans_b = ref2.trans_b = true;
   return [=] {
     float* pooled = scratch->data();
     float* reduced = pooled + size_t(s.n) * s.c;
@@ -95,10 +90,8 @@ Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<v
       reduce->run(s.n, pooled, reduced, threads);
       expand->run(s.n, reduced, gate, threads);
     } else {
-      for (int n = 0; n < s.n; ++n) {
-        fully_connected__ref(s.mid, s.c, w1, b1, pooled + n * s.c, act, reduced + n * s.mid);
-        fully_connected__ref(s.c, s.mid, w2, b2, reduced + n * s.mid, gate_act, gate + n * s.c);
-      }
+      kernels::f32_gemm__ref(ref1, 1.0f, pooled, w1, 1.0f, b1, 0, 1, act, reduced);
+      kernels::f32_gemm__ref(ref2, 1.0f, reduced, w2, 1.0f, b2, 0, 1, gate_act, gate);
     }
     scale->run(x, gate, y, threads);
   };

@@ -31,8 +31,6 @@ using octet::testing::ElemType;
 using octet::testing::OnnxBuilder;
 using octet::testing::ScratchDir;
 
-// ASan reserves terabytes of address space: no ulimit -v under it.
-constexpr bool kSanitized = octet::testing::kUnderAddressSanitizer;
 constexpr long kAddressSpaceMiB = 2048;  // the limit under which the Release CLI runs
 constexpr long kPeakRssMiB = 1024;       // the bound for inputs under 10 MB
 constexpr int kSecondsEach = 60;
@@ -390,13 +388,14 @@ class BadInput : public ::testing::TestWithParam<Case> {};
 
 TEST_P(BadInput, OneLineTheRightStatusNothingLeftBehind) {
   const Case& c = GetParam();
-  if (c.needs_address_limit && kSanitized)
+  // ASan reserves terabytes of address space: no ulimit -v under it.
+  if (c.needs_address_limit && octet::testing::kUnderAddressSanitizer)
     GTEST_SKIP() << "runs only where the CLI is held to " << kAddressSpaceMiB
                  << " MiB of address space (the Release build): under ASan it could fill the machine";
   ScratchDir dir;
   const std::string args = c.setup(dir.path);
   // ASan aborts on a failed allocation unless told to return null, as a normal build throws.
-  const std::string prefix = kSanitized ? "ASAN_OPTIONS=allocator_may_return_null=1 "
+  const std::string prefix = octet::testing::kUnderAddressSanitizer ? "ASAN_OPTIONS=allocator_may_return_null=1 "
                                         : "ulimit -v " + std::to_string(kAddressSpaceMiB * 1024) + " && ";
   auto r = octet::testing::run_cli_wrapped(prefix + "exec timeout -s KILL " + std::to_string(kSecondsEach) + " ", args);
   SCOPED_TRACE(args + "\n" + r.output);

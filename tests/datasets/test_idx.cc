@@ -165,7 +165,6 @@ TEST_F(DatasetIdxTest, ConvertsWhenAskedTo) {
   EXPECT_THAT(d.description, HasSubstr("converted from 1x4x4 to 3x8x6"));
 }
 
-}  // namespace
 // Found by tests/fuzz/fuzz_datasets: rows and columns of 2^32 - 1 overflowed their signed
 // 64-bit product (undefined behaviour) before the size check.
 TEST_F(DatasetIdxTest, HugeDimensionsAreRefusedWithoutOverflow) {
@@ -191,4 +190,5 @@ TEST_F(DatasetIdxTest, LargeImagesInATinyFileFailAsTruncated) {
   }
 }
 
+}  // namespace
 }  // namespace octet::data

@@ -192,7 +192,6 @@ TEST_F(DatasetImageFolderTest, LimitAndProgress) {
   EXPECT_EQ(d.image(1)[2 * 9], 101);
 }
 
-}  // namespace
 // Found by tests/fuzz/fuzz_images: a JPEG whose Huffman table declares more than 256 codes
 // made Debian's stb_image write past a 257-byte array. It is refused before decoding.
 TEST_F(DatasetImageFolderTest, JpegWithAnOversizedHuffmanTableIsRefused) {
@@ -260,4 +259,5 @@ TEST_F(DatasetImageFolderTest, ImageWithoutPixelsIsRefused) {
       << error;
 }
 
+}  // namespace
 }  // namespace octet::data

@@ -214,7 +214,7 @@ TEST(BatchUse, AConstantReadFromTheBatchSizeMixes) {
 // An op nobody declared mixes the images: the safe default.
 TEST(BatchUse, AnOpWithoutADeclarationMixes) {
   const ir::Node node{};
-  const OpContext c{.node = node, .opset = 13, .in = {}, .in_const = {}, .in_const_at_other_batch = {}};
+  const OpContext c{node, 13};
   EXPECT_EQ(batch_use_of(OpImpl{}, c, {}), BatchUse::mixes_images);
   OpImpl declared;
   declared.batch_use = [](const OpContext&, const std::vector<TensorInfo>&) { return BatchUse::keeps_images_apart; };

@@ -33,8 +33,6 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// ASan keeps freed memory in quarantine: RSS says little under it.
-constexpr bool kSanitized = kUnderAddressSanitizer;
 
 constexpr size_t kMaxUpload = 100000;  // --max-upload-bytes for this server
 constexpr long kRssBoundKib = 64 * 1024;
@@ -237,9 +235,9 @@ TEST(ServeLoad, TwoHundredMixedRequestsFromSixteenThreads) {
               percentile(bad_ms, 50), percentile(bad_ms, 99));
   std::printf("  server RSS %.1f MiB before, %.1f MiB after (%+.1f MiB)%s\n", double(rss_before) / 1024,
               double(rss_after) / 1024, double(rss_after - rss_before) / 1024,
-              kSanitized ? " (AddressSanitizer build: not checked, its quarantine holds freed memory)" : "");
+              kUnderAddressSanitizer ? " (AddressSanitizer build: not checked, its quarantine holds freed memory)" : "");
   ASSERT_GT(rss_before, 0);
-  if (!kSanitized) {
+  if (!kUnderAddressSanitizer) {
     EXPECT_LT(rss_after - rss_before, kRssBoundKib);
   }
 

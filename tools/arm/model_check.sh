@@ -51,6 +51,7 @@ RUNNER="$ARM_BUILD/qemu-aarch64-run"
 [[ -x "$RUNNER" ]] || die "no qemu runner at $RUNNER (configure the build with cmake/aarch64-linux-gnu.cmake)"
 [[ -n "$WORK" ]] || WORK="$ARM_BUILD/model-check"
 
+source "$ROOT/tools/arm/cpu_levels.sh"
 ORT_RUN="$ROOT/tools/ort/ort_run.mjs"
 have_ort=0
 if command -v node >/dev/null && node "$ORT_RUN" --version >/dev/null 2>&1; then have_ort=1; fi
@@ -94,15 +95,21 @@ for model in "$ROOT"/models/*.onnx; do
 done
 [[ ${#variants[@]} -gt 0 ]] || die "no bundled model with a card in $ROOT/models"
 
+# split_variant VARIANT: sets name, file, int8, dir (the model's work folder) and kind (fp32,
+# uint8, int8, dynamic) in the caller's scope.
+split_variant() {
+  read -r name file int8 <<<"$1"
+  dir="$WORK/${name%%.*}"
+  kind="${name#*.}"
+}
+
 inputs_of() {  # the --input arguments of a model's saved inputs, in the model's order
   local dir="$1"
   for f in "$dir"/inputs/*.npy; do printf '%s\n' --input "$f"; done
 }
 
 for v in "${variants[@]}"; do
-  read -r name file int8 <<<"$v"
-  dir="$WORK/${name%%.*}"
-  kind="${name#*.}"
+  split_variant "$v"
   mapfile -t input_args < <(inputs_of "$dir")
   [[ "$kind" == fp32 ]] || "$X86" run "$file" "${input_args[@]}" --isa scalar --output-dir "$dir/$kind.x86" >/dev/null
   if ((have_ort)); then
@@ -121,9 +128,7 @@ run_variants() {
   local cpu="$1" level="$2" v name file int8 dir kind out
   local pids=()
   for v in "${variants[@]}"; do
-    read -r name file int8 <<<"$v"
-    dir="$WORK/${name%%.*}"
-    kind="${name#*.}"
+    split_variant "$v"
     out="$dir/$kind.arm-$cpu-$level"
     mapfile -t input_args < <(inputs_of "$dir")
     (QEMU_CPU="$cpu" "$RUNNER" "$ARM_OCTET" --isa "$level" run "$file" "${input_args[@]}" --output-dir "$out" \
@@ -136,9 +141,7 @@ run_variants() {
   done
   wait
   for v in "${variants[@]}"; do
-    read -r name file int8 <<<"$v"
-    dir="$WORK/${name%%.*}"
-    kind="${name#*.}"
+    split_variant "$v"
     out="$dir/$kind.arm-$cpu-$level"
     if grep -q "^exit status" "$out.log"; then
       checks=$((checks + 1))
@@ -179,12 +182,7 @@ for cpu in "${CPUS[@]}"; do
     checked_levels+="$level "
   done
   # The detection must follow the emulated CPU: what it offers, octet runs.
-  case "$cpu" in
-    max) want="scalar neon neondot neoni8mm" ;;
-    cortex-a76 | neoverse-n1) want="scalar neon neondot" ;;
-    cortex-a72 | cortex-a57 | cortex-a53) want="scalar neon" ;;
-    *) want="" ;;
-  esac
+  want="$(arm_cpu_levels "$cpu")"
   checks=$((checks + 1))
   if [[ -n "$want" && "${ran_levels[*]}" != "$want" ]]; then
     echo "  FAIL  -cpu $cpu ran levels '${ran_levels[*]}', expected '$want'"

@@ -93,30 +93,27 @@ step "build (-j $JOBS)"
 cmake --build "$BUILD" -j "$JOBS" "${TARGETS[@]}"
 step_done "build"
 
-# The highest Arm level of a CPU model qemu emulates (empty when this script does not know it).
-top_level() {
-  case "$1" in
-    cortex-a53 | cortex-a57 | cortex-a72) echo neon ;;
-    cortex-a76 | neoverse-n1) echo neondot ;;
-    max) echo neoni8mm ;;
-  esac
-}
-level_rank() { case "$1" in neon) echo 1 ;; neondot) echo 2 ;; neoni8mm) echo 3 ;; *) echo 0 ;; esac; }
+source "$ROOT/tools/arm/cpu_levels.sh"
 
 status=0
 tested_up_to=""
+tested_count=0
 for cpu in "${CPUS[@]}"; do
   step "tests under qemu-aarch64 -cpu $cpu"
   # A CPU model after a lesser one tests only the kernels of the levels that one lacked
   # (tests/simd/simd_test_util.h: untested_reason); the same instructions emulated again
-  # would prove nothing new. The suite's other tests run under every model.
-  top="$(top_level "$cpu")"
+  # would prove nothing new. The suite's other tests run under every model. "Lesser": its
+  # level list (tools/arm/cpu_levels.sh) is shorter, the levels forming one chain.
+  levels=($(arm_cpu_levels "$cpu"))
   levels_above=""
-  if [[ -n "$tested_up_to" && -n "$top" ]] && (($(level_rank "$tested_up_to") < $(level_rank "$top"))); then
+  if [[ -n "$tested_up_to" ]] && ((${#levels[@]} > tested_count)); then
     levels_above="$tested_up_to"
     echo "   kernels of the levels $tested_up_to includes were tested under the previous CPU model"
   fi
-  [[ -z "$top" ]] || tested_up_to="$top"
+  if ((${#levels[@]} > 0)); then
+    tested_up_to="${levels[-1]}"
+    tested_count=${#levels[@]}
+  fi
   if ! OCTET_TEST_LEVELS_ABOVE="$levels_above" QEMU_CPU="$cpu" \
     ctest --test-dir "$TEST_DIR" --output-on-failure -j "$JOBS" "${CTEST_ARGS[@]}"; then
     echo "== [arm] tests FAILED under -cpu $cpu"

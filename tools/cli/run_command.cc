@@ -1,16 +1,15 @@
 // `octet run model.onnx`: run a model on .npy input or random data and show the top classes.
 #include <algorithm>
 #include <filesystem>
-#include <numeric>
 #include <random>
 
 #include <fmt/format.h>
 
-#include "tools/metrics.h"
 #include "engine/session.h"
-#include "tools/stats.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
+#include "tools/metrics.h"
+#include "tools/stats.h"
 #include "tools/tensor_io.h"
 
 namespace octet::cli {
