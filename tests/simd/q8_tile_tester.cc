@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -93,21 +94,22 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
       c.x_zero_point - q8_min(x_type) > q8_max(x_type) - c.x_zero_point ? q8_min(x_type) : q8_max(x_type));
   for (size_t i = 0; i < region; ++i)
     x.data()[i] = c.fill == Fill::extreme ? far : static_cast<uint8_t>(uniform(0, 255));
-  GuardedBytes zero(c.kc + KR);  // the padding row, allocated kc + KR bytes
-  std::memset(zero.data(), static_cast<uint8_t>(c.x_zero_point), zero.size());
-
-  // The indirection: rows[t * MR + i] is where row i of tap t really is; a holds it minus
-  // a_offset, except for the padding row. Rows beyond mr repeat the last one.
+  // The indirection: rows[t * MR + i] is where row i of tap t really is (nullptr: the padding
+  // row, placed below); a holds it minus a_offset, except for the padding row. Rows beyond mr
+  // repeat the last one.
   std::bernoulli_distribution pick_zero(c.zero_share);
   std::vector<const uint8_t*> rows(c.ks * MR), a(c.ks * MR);
   const size_t kc_main = c.kc / KR * KR, tail = c.kc - kc_main;
+  auto shifted = [&](const uint8_t* row) {
+    return reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(row) - static_cast<uintptr_t>(c.a_offset));
+  };
   for (size_t t = 0; t < c.ks; ++t) {
     for (size_t i = 0; i < MR; ++i) {
       const uint8_t*& row = rows[t * MR + i];
       if (i >= c.mr) {
         row = rows[t * MR + c.mr - 1];
       } else if (pick_zero(rng)) {
-        row = zero.data();
+        row = nullptr;
       } else {
         size_t gap = 0;
         switch (c.placement) {
@@ -118,19 +120,31 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
         row = x.end() - gap - c.kc;
       }
       if (i < c.mr) {
-        if (row == zero.data()) {
+        if (row == nullptr) {
           ++reached.padding_rows;
         } else if (tail != 0) {
           ++(row + kc_main + KR <= x.end() ? reached.tail_full_loads : reached.tail_byte_loads);
         }
       }
-      a[t * MR + i] =
-          row == zero.data()
-              ? row
-              : reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(row) - static_cast<uintptr_t>(c.a_offset));
-      // A real row must not masquerade as the padding row once the offset is taken off.
-      ASSERT_TRUE(row == zero.data() || a[t * MR + i] != zero.data()) << "pick another a_offset";
     }
+  }
+  // The padding row, kc + KR bytes of the zero point. The kernel tells it from a real row by
+  // address alone, so no real row minus a_offset may land on it; two mappings can sit exactly
+  // a_offset apart (a sanitizer run hit it), and then the padding row takes another mapping.
+  std::vector<std::unique_ptr<GuardedBytes>> pads;
+  const uint8_t* zero = nullptr;
+  while (zero == nullptr) {
+    pads.push_back(std::make_unique<GuardedBytes>(c.kc + KR));
+    const uint8_t* candidate = pads.back()->data();
+    if (std::none_of(rows.begin(), rows.end(), [&](const uint8_t* r) { return r != nullptr && shifted(r) == candidate; }))
+      zero = candidate;
+  }
+  std::memset(pads.back()->data(), static_cast<uint8_t>(c.x_zero_point), pads.back()->size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r] == nullptr) rows[r] = zero;
+    a[r] = rows[r] == zero ? zero : shifted(rows[r]);
+    // A real row must not masquerade as the padding row once the offset is taken off.
+    ASSERT_TRUE(rows[r] == zero || a[r] != zero) << "pick another a_offset";
   }
 
   // Bias: random, or near an int32 limit so bias + sum leaves the int32 range and wraps.
@@ -226,7 +240,7 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
   args.kc = c.kc;
   args.ks = c.ks;
   args.a = a.data();
-  args.zero = zero.data();
+  args.zero = zero;
   args.a_offset = c.a_offset;
   args.a_end = x.end();
   args.w = packed.bytes.data() + c.block * packed.block_bytes;
