@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "kernels/eltwise_list.h"
+#include "kernels/ref/activation.h"  // kOneSixth
 
 namespace octet::kernels::neon {
 namespace {
@@ -208,14 +209,14 @@ void f32_clamp(size_t n, const float* x, float* y, float lo_value, float hi_valu
   f32_map(n, x, y, [&](float32x4_t v) { return min_ps(hi, max_ps(lo, v)); });
 }
 
-// Each step as the ref computes it (kernels/ref/activation.h): hard_swish x * clamp(x / 6 +
-// 0.5, 0, 1) with a true division, hard_sigmoid clamp(alpha * x + beta, 0, 1) with two
-// roundings, silu x * sigmoid(x).
+// Each step as the ref computes it (kernels/ref/activation.h): hard_swish x * clamp(x * (1/6) +
+// 0.5, 0, 1) and hard_sigmoid clamp(alpha * x + beta, 0, 1), each with two roundings (no FMA),
+// silu x * sigmoid(x).
 void f32_hswish(size_t n, const float* x, float* y, float, float) {
-  const float32x4_t six = vdupq_n_f32(6.0f), half = vdupq_n_f32(0.5f);
+  const float32x4_t sixth = vdupq_n_f32(kOneSixth), half = vdupq_n_f32(0.5f);
   const float32x4_t zero = vdupq_n_f32(0.0f), one = vdupq_n_f32(1.0f);
   f32_map(n, x, y, [&](float32x4_t v) {
-    const float32x4_t g = min_ps(one, max_ps(zero, vaddq_f32(vdivq_f32(v, six), half)));
+    const float32x4_t g = min_ps(one, max_ps(zero, vaddq_f32(vmulq_f32(v, sixth), half)));
     return vmulq_f32(v, g);
   });
 }

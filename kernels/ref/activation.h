@@ -25,6 +25,8 @@ struct Activation {
   static Activation silu() { return {ActKind::silu}; }
 };
 
+inline constexpr float kOneSixth = 1.0f / 6.0f;
+
 inline float apply(const Activation& act, float x) {
   switch (act.kind) {
     case ActKind::none: return x;
@@ -35,7 +37,9 @@ inline float apply(const Activation& act, float x) {
     case ActKind::clip: return x < act.min ? act.min : (x > act.max ? act.max : x);
     case ActKind::sigmoid: return 1.0f / (1.0f + std::exp(-x));
     case ActKind::hard_sigmoid: return std::clamp(act.alpha * x + act.beta, 0.0f, 1.0f);
-    case ActKind::hard_swish: return x * std::clamp(x / 6.0f + 0.5f, 0.0f, 1.0f);
+    // As ONNX Runtime computes it, bit for bit: x * HardSigmoid(x) with alpha = 1/6 rounded to
+    // float, two roundings. x / 6 (the spec's formula) differs in the last bit for ~15% of x.
+    case ActKind::hard_swish: return x * std::clamp(x * kOneSixth + 0.5f, 0.0f, 1.0f);
     case ActKind::silu: return x * (1.0f / (1.0f + std::exp(-x)));
   }
   return x;

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "kernels/eltwise_list.h"
+#include "kernels/ref/activation.h"  // kOneSixth
 
 namespace octet::kernels::avx2 {
 namespace {

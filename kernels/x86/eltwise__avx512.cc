@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "kernels/eltwise_list.h"
+#include "kernels/ref/activation.h"  // kOneSixth
 
 namespace octet::kernels::avx512 {
 namespace {

@@ -100,6 +100,13 @@ TEST(UnaryRef, EveryActivation) {
   // x * clamp(x/6 + 1/2, 0, 1)
   EXPECT_TRUE(all_near(run(Activation::hard_swish()),
                        {0, 0, -1.0f / 3, 0, 2.0f / 3, 3, 7, 10}, 1e-6));
+  // ONNX Runtime's rounding: x * float(1/6), then + 0.5, then the product with x, each rounded
+  // to float. At 1.3 the gate x / 6 + 0.5 is one ulp lower (0x3f377777), and so is the output.
+  const float v = 1.3f;
+  const volatile float sixth = 1.0f / 6.0f;
+  const float g = v * sixth + 0.5f;
+  EXPECT_EQ(apply(Activation::hard_swish(), v), v * g);
+  EXPECT_NE(v * (v / 6.0f + 0.5f), v * g) << "pick an input where the two formulas round apart";
 }
 
 TEST(UnaryRef, ReluPropagatesNaN) {

@@ -534,6 +534,41 @@ TEST(QOpsParity, QLinearSigmoidWholeTables) {
   expect_within_one(b, "qsigmoid_tables", 0.02, {1}, 16);
 }
 
+// HardSwish and HardSigmoid as ONNX Runtime computes them, x * (1/6) + 0.5 and alpha * x + beta
+// each with two roundings: octet's float outputs equal ORT's bit for bit (x / 6, the spec's
+// formula, differs in the last bit for ~15% of inputs). Dequantize -> HardSwish -> Quantize,
+// which ORT runs in float and octet as a 256-entry table (QLinearHardSwish), then gives the
+// same code for every byte.
+TEST(QOpsParity, HardSwishAndHardSigmoidAreBitExact) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder f(14);
+  const auto x = f.input("x", {-1, 8, 16, 16});  // k / 250 for k in [-1000, 1000]: both clamp edges
+  f.output(f.node("HardSwish", {x}));
+  f.output(f.node("HardSigmoid", {x}, {{"alpha", 0.2f}, {"beta", 0.5f}}));
+  f.output(f.node("HardSigmoid", {x}, {{"alpha", 1.0f / 6.0f}, {"beta", 0.5f}}));
+  expect_exact(f, "hard_activations_f32", {1, 3}, 16);
+
+  OnnxBuilder q(14);
+  for (DType t : {DType::u8, DType::s8}) {
+    const auto xq = q.input(std::string("x") + ir::dtype_name(t), {1, 4096}, elem(t));
+    const int64_t z = t == DType::u8 ? 0 : -128;
+    for (auto [qx, qy] : {std::pair{Q{0.05f, z + 128}, Q{0.03f, z + 10}}, std::pair{Q{0.0213f, z + 131}, Q{0.0117f, z + 26}},
+                          std::pair{Q{1.0f / 32.0f, z + 96}, Q{1.0f / 64.0f, z + 8}}}) {
+      const auto dq = q.node("DequantizeLinear", {xq, scalar_f(q, qx.scale), zero_point(q, t, qx.zp)});
+      const auto hs = q.node("HardSwish", {dq});
+      q.output(q.node("QuantizeLinear", {hs, scalar_f(q, qy.scale), zero_point(q, t, qy.zp)}), elem(t));
+    }
+  }
+  expect_exact(q, "qdq_hardswish_tables", {1}, 16);
+  ScratchDir dir("octet-qhswish");
+  const std::string path = (dir.path() / "m.onnx").string();
+  q.save(path);
+  int tables = 0;
+  const Session session = Session::load(path);
+  for (const auto& n : session.graph().nodes) tables += n.op == "QLinearHardSwish";
+  EXPECT_EQ(tables, 6);
+}
+
 // ONNX Runtime's lookup-table softmax: rows of 256 random bytes (every code, with near
 // certainty, and every row maximum from the top down), several input scales, the output
 // scales its quantizer writes (1/256, zero point 0 or -128) and an odd one (ORT multiplies by
