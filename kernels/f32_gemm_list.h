@@ -16,6 +16,8 @@
 //        indirection buffer serves every image of a batch. Rows >= mr must still be readable
 //        (the driver repeats the last valid pixel).
 // c rows are c_stride elements apart.
+// gemm with mr == 1 (a GEMV) walks up to kF32GemvBlocks NR blocks side by side, one stream of
+// packed weights each, summing every output in the same order as the one-block loop.
 #include <cstddef>
 #include <span>
 
@@ -27,6 +29,8 @@ namespace octet::kernels {
 
 // Output clamp of the fused epilogue: y = min(max(acc, min), max); NaN passes through
 // (max/min are applied with the accumulator as the operand returned on NaN), like ONNX Relu/Clip.
+inline constexpr size_t kF32GemvBlocks = 4;
+
 struct F32MinMax {
   float min;
   float max;

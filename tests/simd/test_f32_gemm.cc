@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -124,6 +125,45 @@ TEST(F32Gemm, FullyConnectedLayersAndALargeOne) {
     ASSERT_LT(chunk, 300u);
     EXPECT_EQ(chunk % k->nr, 0u);
     F32GemmTester().m(2 * k->mr + 3).k(2100).n(300).activation(Activation::relu()).test(*k);
+  }
+}
+
+// One row runs kF32GemvBlocks column blocks at a time (one weight stream each), then the
+// one-block loop for the rest: within the ref's bound, and bit-identical to that row computed
+// as part of a two-row tile, for every column count around the groups, in column chunks
+// (packed B over the budget) and split across two threads.
+TEST(F32Gemm, OneRowWalksBlockGroupsWithTheSameBits) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  for (const F32GemmKernel* k : supported_kernels()) {
+    const int group = int(kF32GemvBlocks) * k->nr;
+    std::vector<int> columns;
+    for (int n = 1; n <= 2 * group + k->nr + 2; ++n)
+      if (n % k->nr <= 1 || n % k->nr == k->nr - 1 || n % group == 0) columns.push_back(n);
+    for (int n : columns) {
+      for (int kk : {1, 7, 300}) {
+        F32GemmTester one;
+        one.m(1).n(n).k(kk).trans_b(n % 2).activation(Activation::clip(-2.0f, 2.5f)).seed(uint32_t(n * 31 + kk));
+        const std::vector<float> y = one.test(*k);
+        // Two rows, the second a copy of the first: the tile loop, not the GEMV.
+        std::mt19937 rng(uint32_t(n * 31 + kk));
+        std::vector<float> a(kk), b(size_t(kk) * n), c(n);  // what the tester drew, in its order
+        fill_uniform(rng, a);
+        fill_uniform(rng, b);
+        fill_uniform(rng, c);
+        std::vector<float> rows = a;
+        rows.insert(rows.end(), a.begin(), a.end());
+        F32Gemm gemm(kk, n, b.data(), n % 2, c.data(), Activation::clip(-2.0f, 2.5f), *k);
+        std::vector<float> two(size_t(2) * n);
+        gemm.run(2, rows.data(), two.data(), nullptr);
+        ASSERT_EQ(std::vector<float>(two.begin(), two.begin() + n), y) << k->gemm_name << " n" << n << " k" << kk;
+        ASSERT_EQ(std::vector<float>(two.begin() + n, two.end()), y) << k->gemm_name << " n" << n << " k" << kk;
+      }
+    }
+    F32GemmTester big;
+    big.m(1).k(2100).n(300).activation(Activation::relu()).seed(5);
+    ASSERT_LT(f32_gemm_column_chunk(2100, 1, 300, k->nr), 300u);
+    EXPECT_EQ(big.test(*k), big.pool(pool.get()).test(*k)) << k->gemm_name;
   }
 }
 
