@@ -62,6 +62,9 @@ const std::vector<Map> kActivations = {{"resnet8-mlperf", 32, 32, 16}, {"resnet8
                                        {"resnet8-mlperf", 8, 8, 64},   {"tinynet", 28, 28, 48},
                                        {"tinynet", 14, 14, 72},        {"tinynet", 7, 7, 96}};
 
+// EfficientNet-B0's SiLU after its 1x1 expand conv (features.2.1) and an SE-sized tile.
+const std::vector<Map> kEpilogueMaps = {{"efficientnet_b0", 56, 56, 144}, {"efficientnet_b0", 1, 4, 144}};
+
 void report(benchmark::State& state, double bytes, bool pick) {
   state.counters["GBps"] = benchmark::Counter(bytes * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   if (pick) state.SetLabel("pick");
@@ -234,6 +237,35 @@ void register_f32_sigmoid(const Map& m) {
   }
 }
 
+// The activations a conv epilogue runs as a second pass over its tile (F32Epilogue): SiLU,
+// HardSwish and HardSigmoid over a whole map.
+void register_f32_epilogue_activations(const Map& m) {
+  const double bytes = 8.0 * m.count();
+  struct Row {
+    const char* op;
+    std::span<const EltwiseUkernel<F32ActUkernel>> list;
+    Activation act;
+  };
+  for (const Row& row : {Row{"f32 silu", kF32SiluUkernels, Activation::silu()},
+                         Row{"f32 hswish", kF32HardSwishUkernels, Activation::hard_swish()},
+                         Row{"f32 hsigmoid", kF32HardSigmoidUkernels, Activation::hard_sigmoid(0.2f, 0.5f)}}) {
+    for (const auto& k : row.list) {
+      if (!isa_supported(k.isa)) continue;
+      const bool pick = is_pick(row.list, k);
+      const Activation act = row.act;
+      add_bench(bench_name(m, m.label(row.op), k.name), [=, &k](benchmark::State& state) {
+        auto x = random_buffer<float>(m.count(), 6);
+        Buffer<float> y(m.count());
+        for (auto _ : state) {
+          k.fn(m.count(), x.data(), y.data(), act.alpha, act.beta);
+          benchmark::DoNotOptimize(y.data());
+        }
+        report(state, bytes, pick);
+      });
+    }
+  }
+}
+
 // ---- the scalar refs at representative shapes ----
 
 void register_refs() {
@@ -304,6 +336,7 @@ int main(int argc, char** argv) {
     register_q8_gap<int8_t>(m);
   }
   for (const Map& m : kActivations) register_f32_clamp(m);
+  for (const Map& m : kEpilogueMaps) register_f32_epilogue_activations(m);
   register_refs();
   return octet::bench::run_benchmarks(argc, argv);
 }

@@ -398,6 +398,12 @@ TEST(F32SigmoidUkernel, WithinThreeUlpOfTheLogistic) {
     float nan_out = 0;
     k->fn(1, &nan_in, &nan_out);
     EXPECT_TRUE(std::isnan(nan_out)) << k->name;
+    // A NaN among the vectors the kernel computes together stays in its own lane.
+    std::vector<float> zeros(96, 0.0f), gate(96);
+    zeros[29] = nan_in;
+    k->fn(zeros.size(), zeros.data(), gate.data());
+    for (size_t i = 0; i < gate.size(); ++i)
+      EXPECT_TRUE(i == 29 ? std::isnan(gate[i]) : gate[i] == 0.5f) << k->name << " at " << i << ": " << gate[i];
   }
 }
 
