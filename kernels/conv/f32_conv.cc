@@ -41,6 +41,7 @@ struct ConvTask {
   size_t image_in, image_pixels;  // floats per input image, output pixels per image
   F32MinMax clamp;
   const F32Epilogue* epilogue;
+  size_t first_col = 0;  // the column chunk being run (igemm)
 };
 
 // Plain GEMM: the pixels of all images are the rows.
@@ -52,8 +53,13 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
   t.epilogue->run(rows, cols, c, t.out_c);
 }
 
+void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t cols, size_t rows) {
+  run_gemm_tile(context, row, col, rows, cols);
+}
+
 void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_t rows, size_t cols) {
   const auto& t = *static_cast<const ConvTask*>(context);
+  col += t.first_col;
   const size_t mr = t.kernel->mr;
   float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + col;
   t.kernel->igemm(rows, cols, t.in_c, t.ks, t.indirection + pixel / mr * t.ks * mr, image * t.image_in, t.zero,
@@ -151,15 +157,26 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool) const {
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t batch = s_.batch;
+  // Packed weights past the budget (f32_gemm_column_chunk) would stream from memory again for
+  // every tile of rows: one chunk of output channels then runs over every row before the next.
+  const size_t chunk = f32_gemm_column_chunk(in_c, task.ks, out_c, kernel_->nr);
   if (plain_gemm_) {
     const size_t rows = batch * pixels;
+    if (chunk < out_c) {
+      pthreadpool_parallelize_2d_tile_2d(pool, run_gemm_tile_columns_first, &task, out_c, rows, chunk, mr, 0);
+      return;
+    }
     const size_t col_tile = threads > 1 && (rows + mr - 1) / mr < 4 * threads ? kernel_->nr : out_c;
     pthreadpool_parallelize_2d_tile_2d(pool, run_gemm_tile, &task, rows, out_c, mr, col_tile, 0);
     return;
   }
   const size_t row_tiles = batch * ((pixels + mr - 1) / mr);
-  const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? kernel_->nr : out_c;
-  pthreadpool_parallelize_3d_tile_2d(pool, run_igemm_tile, &task, batch, pixels, out_c, mr, col_tile, 0);
+  for (size_t first = 0; first < out_c; first += chunk) {
+    const size_t cols = std::min(chunk, out_c - first);
+    task.first_col = first;
+    const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? kernel_->nr : cols;
+    pthreadpool_parallelize_3d_tile_2d(pool, run_igemm_tile, &task, batch, pixels, cols, mr, col_tile, 0);
+  }
 }
 
 }  // namespace octet::kernels

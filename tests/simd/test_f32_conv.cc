@@ -179,6 +179,24 @@ TEST(F32Conv, TwoThreadsGiveTheSameOutput) {
   }
 }
 
+// Packed weights over f32_gemm_column_chunk's budget (2.5 and 2.7 MB): chunks of output
+// channels run over every row in turn, for the plain GEMM (1x1) and the IGEMM (3x3, stride 2),
+// over two images and on two threads.
+TEST(F32Conv, WeightsOverTheBudgetRunInColumnChunks) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
+    ASSERT_LT(f32_gemm_column_chunk(1100, 1, 600, k->nr), 600u);
+    ASSERT_LT(f32_gemm_column_chunk(256, 9, 300, k->nr), 300u);
+    F32ConvTester pointwise;
+    pointwise.batch(2).input(3, 5, 1100).out_c(600).kernel(1, 1).activation(Activation::relu());
+    EXPECT_EQ(pointwise.test(*k), pointwise.pool(pool.get()).test(*k)) << k->gemm_name;
+    F32ConvTester strided;
+    strided.batch(2).input(7, 6, 256).out_c(300).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1);
+    EXPECT_EQ(strided.test(*k), strided.pool(pool.get()).test(*k)) << k->igemm_name;
+  }
+}
+
 TEST(F32Conv, ChoosesTheHighestSupportedIsaAndRejectsScalar) {
   Conv2dShape s;
   s.in_h = s.out_h = 4;
