@@ -2,6 +2,7 @@
 // Physical layouts of runtime tensors. Shapes stay in ONNX logical order (N, C, H, W);
 // a layout says in which order those dimensions are laid out in memory.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/ir.h"
@@ -25,6 +26,13 @@ std::vector<int64_t> strides_of(const ir::Dims& dims, Layout l);
 // True when both layouts put the elements of a tensor of these dims at the same
 // offsets, e.g. NCHW and NHWC with H = W = 1, so switching layouts needs no copy.
 bool same_memory(const ir::Dims& dims, Layout a, Layout b);
+
+// Strides that view a tensor of `dims` laid out with `strides` as `new_dims` (same element
+// count, ONNX Reshape's row-major reading of both) without moving data: a dimension may split
+// into several or adjacent dimensions merge where memory allows (a channels-last [N, C, H, W]
+// viewed as [N, g, C/g, H, W]). nullopt when that needs a copy.
+std::optional<std::vector<int64_t>> view_strides(const ir::Dims& dims, const std::vector<int64_t>& strides,
+                                                 const ir::Dims& new_dims);
 
 struct TensorInfo {
   ir::DType dtype = ir::DType::f32;

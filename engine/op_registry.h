@@ -119,7 +119,7 @@ void register_pool_ops(OpTable& t);
 void register_elementwise_ops(OpTable& t);
 void register_gemm_ops(OpTable& t);
 void register_shape_ops(OpTable& t);
-void register_transform_ops(OpTable& t);     // Transpose, Slice, Split, Concat
+void register_transform_ops(OpTable& t);     // Transpose, ChannelShuffle, Slice, Split, Concat
 void register_misc_ops(OpTable& t);
 void register_quantize_ops(OpTable& t);      // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Cast
 void register_qconv_ops(OpTable& t);         // QLinearConv, ConvInteger

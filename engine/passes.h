@@ -32,6 +32,9 @@ int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / 
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
 // block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.
 int fuse_squeeze_excitation(ir::Graph& g);
+// Reshape -> Transpose (rank 5, two inner axes swapped) -> Reshape, ShuffleNet's channel
+// shuffle: one ChannelShuffle node (engine/passes_shuffle.cc).
+int fuse_channel_shuffle(ir::Graph& g);
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
 
 struct PassCount {

@@ -4,6 +4,7 @@
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
+#include "engine/ops/reshape.h"
 #include "kernels/ref/copy.h"
 
 namespace octet {
@@ -87,37 +88,7 @@ ir::Dims squeeze_dims(const OpContext& c) {
   return out;
 }
 
-ir::Dims reshape_dims(const OpContext& c) {
-  const auto& in = c.info(0).dims;
-  auto shape = c.constant(1, "shape").to_i64();
-  bool allow_zero = c.node.attrs.i("allowzero", 0) != 0;
-  ir::Dims out(shape.size());
-  int infer_at = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1) {
-      if (infer_at >= 0) c.fail("shape has more than one -1");
-      infer_at = int(i);
-      continue;
-    }
-    if (shape[i] < -1) c.fail("shape has a negative extent " + std::to_string(shape[i]));
-    if (shape[i] == 0 && !allow_zero) {
-      if (i >= in.size()) c.fail("shape copies dimension " + std::to_string(i) + " that the input lacks");
-      out[i] = in[i];
-    } else {
-      out[i] = shape[i];
-    }
-    if (__builtin_mul_overflow(known, out[i], &known))
-      c.fail("the shape " + ir::dims_str(shape) + " has more elements than a 64-bit count holds");
-  }
-  if (infer_at >= 0) {
-    int64_t total = ir::element_count(in);
-    if (known == 0 || total % known)
-      c.fail("cannot infer the -1 extent reshaping " + ir::dims_str(in) + " to " + ir::dims_str(shape));
-    out[size_t(infer_at)] = total / known;
-  }
-  return out;
-}
+ir::Dims reshape_dims(const OpContext& c) { return ops::reshape_target(c, c.info(0).dims, 1); }
 
 ir::Dims flatten_dims(const OpContext& c) {
   const auto& in = c.info(0).dims;
@@ -238,3 +209,38 @@ void register_shape_ops(OpTable& t) {
 }
 
 }  // namespace octet
+
+namespace octet::ops {
+
+ir::Dims reshape_target(const OpContext& c, const ir::Dims& in, size_t shape_input) {
+  auto shape = c.constant(shape_input, "shape").to_i64();
+  bool allow_zero = c.node.attrs.i("allowzero", 0) != 0;
+  ir::Dims out(shape.size());
+  int infer_at = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (infer_at >= 0) c.fail("shape has more than one -1");
+      infer_at = int(i);
+      continue;
+    }
+    if (shape[i] < -1) c.fail("shape has a negative extent " + std::to_string(shape[i]));
+    if (shape[i] == 0 && !allow_zero) {
+      if (i >= in.size()) c.fail("shape copies dimension " + std::to_string(i) + " that the input lacks");
+      out[i] = in[i];
+    } else {
+      out[i] = shape[i];
+    }
+    if (__builtin_mul_overflow(known, out[i], &known))
+      c.fail("the shape " + ir::dims_str(shape) + " has more elements than a 64-bit count holds");
+  }
+  if (infer_at >= 0) {
+    int64_t total = ir::element_count(in);
+    if (known == 0 || total % known)
+      c.fail("cannot infer the -1 extent reshaping " + ir::dims_str(in) + " to " + ir::dims_str(shape));
+    out[size_t(infer_at)] = total / known;
+  }
+  return out;
+}
+
+}  // namespace octet::ops

@@ -1,4 +1,4 @@
-// Transpose, Slice, Split and Concat: data movement on any element type and either layout.
+// Transpose, ChannelShuffle, Slice, Split and Concat: data movement on any element type and either layout.
 // Each is one StridedCopy per output (or per Concat input) planned once: a slice or concat
 // along the channels of a channels-last tensor copies runs of channels per pixel, a transpose
 // that only renames memory order (NCHW -> NHWC of a channels-last tensor) is one memcpy.
@@ -8,6 +8,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/concat.h"
+#include "engine/ops/reshape.h"
 #include "kernels/elementwise/strided_copy.h"
 
 namespace octet {
@@ -65,6 +66,107 @@ OpImpl transpose_op() {
     void* yp = out[0];
     pthreadpool_t pool = c.threadpool;
     return [=] { copy->run(xp, yp, pool); };
+  };
+  return op;
+}
+
+// ---- ChannelShuffle: Reshape -> Transpose -> Reshape in one copy ----
+//
+// ShuffleNet's channel shuffle, [N, C, H, W] -> [N, g, C/g, H, W] -> perm [0, 2, 1, 3, 4] ->
+// [N, C, H, W] (passes::fuse_channel_shuffle forms the node, inputs x, shape1, shape2; attribute
+// perm). The reshapes only rename memory, so the whole chain is one strided copy from x viewed
+// as the intermediate shape. On a channels-last x that view exists and the output stays
+// channels-last: a permutation of each pixel's channels, with no relayout on either side.
+
+struct ShufflePlan {
+  ir::Dims moved;                  // the transposed intermediate shape
+  std::vector<int64_t> src, dst;   // its strides in x and in y
+  ir::Dims out;                    // y's dims
+  Layout layout = Layout::row_major;
+  bool viewable = true;            // false: x must be read row-major first (a copy)
+};
+
+ShufflePlan shuffle_plan(const OpContext& c) {
+  const TensorInfo& x = c.info(0);
+  const ir::Dims split = ops::reshape_target(c, x.dims, 1);
+  std::vector<int64_t> perm = c.node.attrs.ints("perm");
+  if (perm.size() != split.size()) c.fail("perm has " + std::to_string(perm.size()) + " entries for rank " +
+                                          std::to_string(split.size()));
+  ShufflePlan p;
+  auto split_strides = view_strides(x.dims, x.strides(), split);
+  if (!split_strides) {
+    p.viewable = false;
+    split_strides = strides_of(split, Layout::row_major);
+  }
+  for (int64_t d : perm) {
+    const int64_t k = normalize_axis(c, d, int64_t(split.size()));
+    p.moved.push_back(split[size_t(k)]);
+    p.src.push_back((*split_strides)[size_t(k)]);
+  }
+  p.out = ops::reshape_target(c, p.moved, 2);
+  if (x.layout == Layout::channels_last && p.out.size() == x.dims.size() && p.viewable) {
+    if (auto dst = view_strides(p.out, strides_of(p.out, Layout::channels_last), p.moved)) {
+      p.dst = *dst;
+      p.layout = Layout::channels_last;
+      return p;
+    }
+  }
+  p.dst = strides_of(p.moved, Layout::row_major);
+  return p;
+}
+
+OpImpl channel_shuffle_op() {
+  OpImpl op;
+  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == 0 ? std::nullopt : std::optional(Layout::row_major);
+  };
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const ShufflePlan p = shuffle_plan(c);
+    return {{c.info(0).dtype, p.out, p.layout}};
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const TensorInfo& x = c.info(0);
+    const ShufflePlan p = shuffle_plan(c);
+    const int elem = int(ir::dtype_size(x.dtype));
+    auto copy = std::make_shared<const StridedCopy>(int(p.moved.size()), p.moved.data(), p.src.data(), p.dst.data(),
+                                                    elem);
+    const void* xp = in[0];
+    void* yp = out[0];
+    pthreadpool_t pool = c.threadpool;
+    if (p.viewable) {
+      c.report_kernel(copy->kernel_name());
+      return [=] { copy->run(xp, yp, pool); };
+    }
+    // x's layout does not split into the intermediate shape: read it row-major first.
+    auto relayout = std::make_shared<const StridedCopy>(relayout_copy(x, Layout::row_major));
+    auto scratch = std::make_shared<std::vector<std::byte>>(x.bytes());
+    c.report_kernel(std::string(relayout->kernel_name()) + " + " + copy->kernel_name());
+    return [=] {
+      relayout->run(xp, scratch->data(), pool);
+      copy->run(scratch->data(), yp, pool);
+    };
+  };
+  // Apart when the images stay on axis 0 through both reshapes and the transpose, at the
+  // planned batch and at another (the shapes are read with Shape and follow the batch).
+  op.batch_use_sees_batch_constants = true;
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    const ir::Dims& in = c.info(0).dims;
+    const std::vector<int64_t> perm = c.node.attrs.ints("perm");
+    if (in.empty() || perm.empty() || perm[0] != 0 || out.empty() || out[0].dims.empty() || out[0].dims[0] != in[0])
+      return BatchUse::mixes_images;
+    const AtOtherBatch other(c);
+    if (!other.known()) return BatchUse::mixes_images;
+    try {
+      const ir::Dims split_here = ops::reshape_target(c, in, 1);
+      const ir::Dims split_there = ops::reshape_target(other.context(), other.context().info(0).dims, 1);
+      const ShufflePlan there = shuffle_plan(other.context());
+      ir::Dims out_here = out[0].dims;
+      out_here[0] = other_batch(in[0]);
+      return ops::keeps_images_apart_if(split_here[0] == in[0] && split_there[0] == other_batch(in[0]) &&
+                                        there.out == out_here);
+    } catch (const ir::Error&) {
+      return BatchUse::mixes_images;
+    }
   };
   return op;
 }
@@ -273,6 +375,7 @@ OpImpl concat_op() {
 
 void register_transform_ops(OpTable& t) {
   t.emplace_back("Transpose", transpose_op());
+  t.emplace_back("ChannelShuffle", channel_shuffle_op());
   t.emplace_back("Slice", slice_op());
   t.emplace_back("Split", split_op());
   t.emplace_back("Concat", concat_op());

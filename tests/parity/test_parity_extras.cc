@@ -4,6 +4,7 @@
 // cannot be folded), and one session reused across many batch sizes (the plan cache).
 #include <gtest/gtest.h>
 
+#include "engine/session.h"
 #include "tests/parity/parity_fixture.h"
 
 namespace octet::parity {
@@ -61,6 +62,70 @@ TEST_F(ParityTest, BatchNormThatCannotBeFolded) {
   b.output(y);         // the conv output is also read by the BatchNorm below
   b.output(bn(y, 6));
   check_model(b, "batchnorm_unfolded");
+}
+
+// ShuffleNetV2's channel shuffle (Reshape -> Transpose -> Reshape, passes::fuse_channel_shuffle):
+// with the shapes computed from Shape(x) as torch.onnx.export writes them and with literal
+// ones; on a conv output (channels-last: one per-pixel copy) and on the graph input
+// (row-major); 2 and 4 groups; followed by the chunk (Split) and a depthwise conv; and a rank-5
+// swap of the two innermost axes, which the pass also takes but which is no channel shuffle
+// (a channels-last input must be read row-major first).
+TEST_F(ParityTest, ChannelShuffleChains) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 16, 6, 5});
+  auto i64 = [&](int64_t v) { return b.initializer_i64("", {}, {v}); };
+  auto axis0 = b.initializer_i64("", {1}, {0});
+  auto dim = [&](const std::string& t, int64_t k) {
+    return b.node("Unsqueeze", {b.node("Gather", {b.node("Shape", {t}), i64(k)}, {{"axis", int64_t{0}}}), axis0});
+  };
+  // As exported: [N, g, C / g, H, W] then [N, -1, H, W], every extent read from the tensor.
+  auto shuffle_computed = [&](const std::string& t, int64_t groups) {
+    auto per_group = b.node("Cast", {b.node("Div", {b.node("Gather", {b.node("Shape", {t}), i64(1)}, {{"axis", int64_t{0}}}),
+                                                    i64(groups)})},
+                            {{"to", int64_t{7}}});
+    auto split = b.node("Concat", {dim(t, 0), b.initializer_i64("", {1}, {groups}), b.node("Unsqueeze", {per_group, axis0}),
+                                   dim(t, 2), dim(t, 3)},
+                        {{"axis", int64_t{0}}});
+    auto moved = b.node("Transpose", {b.node("Reshape", {t, split})}, {{"perm", {0, 2, 1, 3, 4}}});
+    auto back = b.node("Concat", {dim(t, 0), b.initializer_i64("", {1}, {-1}), dim(t, 2), dim(t, 3)}, {{"axis", int64_t{0}}});
+    return b.node("Reshape", {moved, back});
+  };
+  auto shuffle_literal = [&](const std::string& t, int64_t c, int64_t groups, int64_t h, int64_t w) {
+    auto r = b.node("Reshape", {t, b.initializer_i64("", {5}, {-1, groups, c / groups, h, w})});
+    return b.node("Reshape", {b.node("Transpose", {r}, {{"perm", {0, 2, 1, 3, 4}}}), b.initializer_i64("", {4}, {-1, c, h, w})});
+  };
+  auto y = b.node("Conv", {x, b.random_normal_init("w", {24, 16, 1, 1})});
+  auto halves = b.node_multi("Split", {shuffle_computed(y, 2), b.initializer_i64("", {2}, {12, 12})}, 2, {{"axis", int64_t{1}}});
+  b.output(halves[0]);
+  b.output(b.node("Conv", {halves[1], b.random_normal_init("dw", {12, 1, 3, 3})}, {{"group", int64_t{12}}, {"pads", {1, 1, 1, 1}}}));
+  b.output(shuffle_literal(y, 24, 4, 6, 5));
+  b.output(shuffle_computed(x, 4));  // the graph input, row-major
+  // C and H merged: no view of channels-last memory.
+  auto merged = b.node("Reshape", {y, b.initializer_i64("", {5}, {-1, 144, 5, 1, 1})});
+  auto swapped = b.node("Transpose", {merged}, {{"perm", {0, 2, 1, 3, 4}}});
+  b.output(b.node("Reshape", {swapped, b.initializer_i64("", {4}, {-1, 24, 6, 5})}));
+  check_model(b, "channel_shuffle");
+
+  ScratchDir dir("octet-shuffle");
+  const std::string path = (dir.path() / "m.onnx").string();
+  b.save(path);
+  Session session = Session::load(path);
+  int shuffles = 0;
+  for (const auto& n : session.graph().nodes) {
+    EXPECT_NE(n.op, "Transpose") << n.name;
+    shuffles += n.op == "ChannelShuffle";
+  }
+  EXPECT_EQ(shuffles, 4);
+  // One copy per chain, no relayout step; only the merged-axes chain reads its input
+  // row-major first (its kernel names both copies).
+  int relayouts = 0, two_copies = 0;
+  for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{{2, 16, 6, 5}}).steps()) {
+    relayouts += s.node.starts_with("relayout ") && !s.node.starts_with("relayout x");
+    two_copies += s.op == "ChannelShuffle" && s.kernel.find(" + ") != std::string::npos;
+  }
+  EXPECT_EQ(relayouts, 0);
+  EXPECT_EQ(two_copies, 1);
 }
 
 TEST_F(ParityTest, BroadcastAgainstChannelsLastMaps) {

@@ -147,8 +147,15 @@ TEST(StridedCopy, ChannelShuffleIsTiled) {
   StridedCopy tiles(3, t_dims, t_src, t_dst, 4);
   EXPECT_STREQ(tiles.kernel_name(), "transpose_tiles");
   std::mt19937 rng(3);
-  Case c{{784, 58, 2}, {116, 1, 58}, {116, 2, 1}, 784 * 116, 784 * 116, 4};
-  expect_same_as_ref(c, rng, nullptr);
+  testing::Pool pool(pthreadpool_create(2));
+  // Two groups interleave two contiguous rows per pixel (the unrolled path): every element
+  // size, odd and short halves, one thread and two.
+  for (int elem : {1, 2, 4, 8})
+    for (int64_t half : {58, 57, 3, 1}) {
+      Case c{{784, half, 2}, {2 * half, 1, half}, {2 * half, 2, 1}, 784 * 2 * half, 784 * 2 * half, elem};
+      expect_same_as_ref(c, rng, nullptr);
+      expect_same_as_ref(c, rng, pool.get());
+    }
 }
 
 TEST(StridedCopy, EmptyBoxWritesNothing) {

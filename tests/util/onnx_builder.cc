@@ -196,8 +196,9 @@ std::string OnnxBuilder::input(const std::string& name, const std::vector<int64_
 }
 
 std::string OnnxBuilder::initializer(const std::string& name, const TensorValue& t) {
-  fill_tensor(graph().add_initializer(), name, t);
-  return name;
+  const std::string fresh = name.empty() ? unique_name("init") : name;
+  fill_tensor(graph().add_initializer(), fresh, t);
+  return fresh;
 }
 
 std::string OnnxBuilder::initializer(const std::string& name, const std::vector<int64_t>& dims,
