@@ -13,6 +13,7 @@ passes::Options unfused() {
   passes::Options o;
   o.fuse_qdq = false;
   o.fuse_activations = false;
+  o.fuse_channel_shuffle = false;  // the quantized graph is written as ONNX
   return o;
 }
 

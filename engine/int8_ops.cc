@@ -230,7 +230,7 @@ const Int8Op* dynamic_form(std::string_view float_op) {
 
 bool moves_data_only(std::string_view float_op) {
   static const std::vector<std::string_view> ops = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "MaxPool",
-                                                    "Transpose"};
+                                                    "Transpose", "Slice"};
   return std::find(ops.begin(), ops.end(), float_op) != ops.end();
 }
 

@@ -220,8 +220,10 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   if (o.fuse_activations) report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
   if (o.fuse_activations && o.fuse_squeeze_excitation)
     report.push_back({"fuse squeeze-excitation blocks", fuse_squeeze_excitation(g)});
-  report.push_back({"fuse channel shuffles", fuse_channel_shuffle(g)});
   report.push_back({"remove unused nodes", remove_unused(g)});
+  // After remove_unused: fuse_qdq leaves the DequantizeLinear nodes it bypassed reading the
+  // chain's tensors until then, which would hide that each link has one reader.
+  if (o.fuse_channel_shuffle) report.push_back({"fuse channel shuffles", fuse_channel_shuffle(g)});
   if (o.fuse_dynamic)
     report.push_back({"gather DynamicQuantizeLinear ranges in their producers", compute_ranges_in_producers(g)});
   return report;

@@ -46,6 +46,7 @@ struct Options {
   bool fuse_dynamic = true;      // off: a dynamic model runs ConvInteger, Cast, Mul, Add one by one
   bool fuse_activations = true;  // off: every activation tensor stays observable (calibration)
   bool fuse_squeeze_excitation = true;  // needs fuse_activations
+  bool fuse_channel_shuffle = true;     // off: the graph keeps ONNX's ops (it may be written to a file)
 };
 // The default pipeline, in order.
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});

@@ -52,6 +52,7 @@ TEST(Int8Ops, NamesAndLookupsAreUnambiguous) {
   EXPECT_EQ(int8::static_form("HardSwish"), nullptr);  // fused from QDQ files, not written by calib
   EXPECT_NE(int8::fused_from("HardSwish"), nullptr);
   EXPECT_TRUE(int8::moves_data_only("Reshape"));
+  EXPECT_TRUE(int8::moves_data_only("Slice"));  // ShuffleNetV2's chunk
   EXPECT_FALSE(int8::moves_data_only("Conv"));
 }
 

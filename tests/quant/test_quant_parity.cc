@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "calib/quantize.h"
 #include "engine/session.h"
@@ -161,6 +162,55 @@ TEST(QuantParity, OctetRunsTheQdqModelInIntegers) {
   EXPECT_EQ(ops["QuantizeLinear"], 1);    // the graph input
   EXPECT_EQ(ops["DequantizeLinear"], 1);  // the logits
   EXPECT_EQ(ops["Conv"] + ops["Relu"] + ops["Clip"] + ops["Add"] + ops["Mul"] + ops["Gemm"], 0);
+}
+
+// A ShuffleNetV2 unit: two branches concatenated, the channel shuffle (Reshape -> Transpose ->
+// Reshape) and the chunk into halves (Slice). The quantized file keeps ONNX's ops (octet's
+// ChannelShuffle is formed when a Session loads it), every data movement keeps its input's
+// scale, so octet runs the whole unit in integers and matches ORT.
+ir::Graph shuffle_unit_model() {
+  OnnxBuilder b(13, "shuffle_unit", 11);
+  auto x = b.input("input", {-1, 3, 8, 8});
+  auto conv = [&](const std::string& in, int64_t ci, int64_t co, int64_t k, int64_t group = 1) {
+    const int64_t pad = k / 2;
+    return b.node("Conv", {in, b.random_normal_init("", {co, ci / group, k, k}, 0, 0.4f), b.random_normal_init("", {co}, 0, 0.1f)},
+                  {{"pads", {pad, pad, pad, pad}}, {"group", group}});
+  };
+  auto stem = b.node("Relu", {conv(x, 3, 16, 3)});
+  auto left = b.node("Relu", {conv(stem, 16, 8, 1)});
+  auto right = b.node("Relu", {conv(conv(stem, 16, 16, 3, 16), 16, 8, 1)});
+  auto cat = b.node("Concat", {left, right}, {{"axis", int64_t{1}}});
+  auto r = b.node("Reshape", {cat, b.initializer_i64("", {5}, {-1, 2, 8, 8, 8})});
+  auto t = b.node("Transpose", {r}, {{"perm", {0, 2, 1, 3, 4}}});
+  auto shuffled = b.node("Reshape", {t, b.initializer_i64("", {4}, {-1, 16, 8, 8})});
+  auto slice = [&](int64_t from, int64_t to) {
+    return b.node("Slice", {shuffled, b.initializer_i64("", {1}, {from}), b.initializer_i64("", {1}, {to}),
+                            b.initializer_i64("", {1}, {1})});
+  };
+  auto unit = b.node("Concat", {slice(0, 8), b.node("Relu", {conv(slice(8, 16), 8, 8, 1)})}, {{"axis", int64_t{1}}});
+  auto pooled = b.node("Flatten", {b.node("GlobalAveragePool", {unit})});
+  b.output(b.node("Gemm", {pooled, b.random_normal_init("fc", {10, 16}, 0, 0.5f), b.random_normal_init("fcb", {10}, 0, 0.1f)},
+                  {{"transB", 1}}));
+  return loader::load_onnx_bytes(b.serialize(), "shuffle_unit");
+}
+
+TEST(QuantParity, ShuffleUnitRunsInIntegersAndMatchesOrt) {
+  const ir::Graph fp32 = shuffle_unit_model();
+  calib::QuantizeReport report;
+  ir::Graph qdq = calib::quantize_model(fp32, uniform_batches(4, 8, {3, 8, 8}, 300), {}, {}, &report);
+  EXPECT_TRUE(report.float_ops.empty()) << report.float_ops.front();
+  for (const auto& n : qdq.nodes) EXPECT_NE(n.op, "ChannelShuffle") << "an octet-only op in the written graph";
+  {
+    Session s{ir::Graph(qdq)};
+    std::map<std::string, int> ops;
+    for (const auto& n : s.graph().nodes) ops[n.op]++;
+    EXPECT_EQ(ops["ChannelShuffle"], 1);
+    EXPECT_EQ(ops["Slice"], 2);
+    EXPECT_EQ(ops["QuantizeLinear"], 1);    // the graph input
+    EXPECT_EQ(ops["DequantizeLinear"], 1);  // the logits
+  }
+  if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 400), "shuffle"), "shuffle unit minmax u8");
 }
 
 // The bundled models on Fashion-MNIST: calibrate on training images, compare on test images.
