@@ -144,6 +144,17 @@ void expect_within_one(const OnnxBuilder& model, const std::string& name, double
   }
 }
 
+// How many `op` nodes octet's graph has once it loads `model` (after its fusions).
+int nodes_after_load(const OnnxBuilder& model, const std::string& op) {
+  ScratchDir dir("octet-qops-load");
+  const std::string path = (dir.path() / "m.onnx").string();
+  model.save(path);
+  const Session session = Session::load(path);
+  int count = 0;
+  for (const auto& n : session.graph().nodes) count += n.op == op;
+  return count;
+}
+
 // ---- Model pieces
 
 ElemType elem(DType t) { return t == DType::u8 ? ElemType::u8 : ElemType::s8; }
@@ -560,13 +571,7 @@ TEST(QOpsParity, HardSwishAndHardSigmoidAreBitExact) {
     }
   }
   expect_exact(q, "qdq_hardswish_tables", {1}, 16);
-  ScratchDir dir("octet-qhswish");
-  const std::string path = (dir.path() / "m.onnx").string();
-  q.save(path);
-  int tables = 0;
-  const Session session = Session::load(path);
-  for (const auto& n : session.graph().nodes) tables += n.op == "QLinearHardSwish";
-  EXPECT_EQ(tables, 6);
+  EXPECT_EQ(nodes_after_load(q, "QLinearHardSwish"), 6);
 }
 
 // ONNX Runtime's lookup-table softmax: rows of 256 random bytes (every code, with near
@@ -670,13 +675,7 @@ TEST(QOpsParity, QdqConcatIsFused) {
   const auto cat = b.node("Concat", {qdq(x, 0.02f, 120), qdq(u, 0.035f, 100)}, {{"axis", int64_t{1}}});
   b.output(b.node("QuantizeLinear", {cat, scalar_f(b, 0.03f), zero_point(b, DType::u8, 110)}), ElemType::u8);
   expect_exact(b, "qdq_concat", {1, 4}, 16);
-  ScratchDir dir("octet-qconcat");
-  const std::string path = (dir.path() / "m.onnx").string();
-  b.save(path);
-  int fused = 0;
-  const Session session = Session::load(path);
-  for (const auto& n : session.graph().nodes) fused += n.op == "QLinearConcat";
-  EXPECT_EQ(fused, 1);
+  EXPECT_EQ(nodes_after_load(b, "QLinearConcat"), 1);
 }
 
 // DequantizeLinear -> ReduceMean -> QuantizeLinear, which ORT runs in float (its CPU provider
