@@ -27,10 +27,11 @@
 
 namespace octet::kernels {
 
-// Output clamp of the fused epilogue: y = min(max(acc, min), max); NaN passes through
-// (max/min are applied with the accumulator as the operand returned on NaN), like ONNX Relu/Clip.
+// Column blocks a one-row gemm walks side by side (see above).
 inline constexpr size_t kF32GemvBlocks = 4;
 
+// Output clamp of the fused epilogue: y = min(max(acc, min), max); NaN passes through
+// (max/min are applied with the accumulator as the operand returned on NaN), like ONNX Relu/Clip.
 struct F32MinMax {
   float min;
   float max;

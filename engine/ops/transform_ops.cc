@@ -1,4 +1,5 @@
-// Transpose, ChannelShuffle, Slice, Split and Concat: data movement on any element type and either layout.
+// Transpose, ChannelShuffle, Slice, Split and Concat: data movement on any element type and
+// either layout.
 // Each is one StridedCopy per output (or per Concat input) planned once: a slice or concat
 // along the channels of a channels-last tensor copies runs of channels per pixel, a transpose
 // that only renames memory order (NCHW -> NHWC of a channels-last tensor) is one memcpy.
@@ -18,8 +19,8 @@ using kernels::StridedCopy;
 
 // ---- Transpose ----
 
-std::vector<int64_t> transpose_perm(const OpContext& c) {
-  const int64_t rank = int64_t(c.info(0).dims.size());
+// The perm attribute for a tensor of `rank` dimensions, normalised and checked.
+std::vector<int64_t> transpose_perm(const OpContext& c, int64_t rank) {
   std::vector<int64_t> perm = c.node.attrs.ints("perm");
   if (perm.empty()) {  // the default reverses the dimensions
     for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
@@ -40,17 +41,17 @@ OpImpl transpose_op() {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    auto perm = transpose_perm(c);
+    auto perm = transpose_perm(c, int64_t(c.info(0).dims.size()));
     ir::Dims out;
     for (int64_t p : perm) out.push_back(c.info(0).dims[size_t(p)]);
     return {{c.info(0).dtype, out, Layout::row_major}};
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
-    return ops::keeps_images_apart_if(transpose_perm(c).at(0) == 0);
+    return ops::keeps_images_apart_if(transpose_perm(c, int64_t(c.info(0).dims.size())).at(0) == 0);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const TensorInfo& x = c.info(0);
-    auto perm = transpose_perm(c);
+    auto perm = transpose_perm(c, int64_t(c.info(0).dims.size()));
     auto in_strides = x.strides();
     ir::Dims out_dims;
     std::vector<int64_t> src;
@@ -79,6 +80,7 @@ OpImpl transpose_op() {
 // channels-last: a permutation of each pixel's channels, with no relayout on either side.
 
 struct ShufflePlan {
+  ir::Dims split;                  // the first reshape's shape
   ir::Dims moved;                  // the transposed intermediate shape
   std::vector<int64_t> src, dst;   // its strides in x and in y
   ir::Dims out;                    // y's dims
@@ -88,19 +90,15 @@ struct ShufflePlan {
 
 ShufflePlan shuffle_plan(const OpContext& c) {
   const TensorInfo& x = c.info(0);
-  const ir::Dims split = ops::reshape_target(c, x.dims, 1);
-  std::vector<int64_t> perm = c.node.attrs.ints("perm");
-  if (perm.size() != split.size()) c.fail("perm has " + std::to_string(perm.size()) + " entries for rank " +
-                                          std::to_string(split.size()));
   ShufflePlan p;
-  auto split_strides = view_strides(x.dims, x.strides(), split);
+  p.split = ops::reshape_target(c, x.dims, 1);
+  auto split_strides = view_strides(x.dims, x.strides(), p.split);
   if (!split_strides) {
     p.viewable = false;
-    split_strides = strides_of(split, Layout::row_major);
+    split_strides = strides_of(p.split, Layout::row_major);
   }
-  for (int64_t d : perm) {
-    const int64_t k = normalize_axis(c, d, int64_t(split.size()));
-    p.moved.push_back(split[size_t(k)]);
+  for (int64_t k : transpose_perm(c, int64_t(p.split.size()))) {
+    p.moved.push_back(p.split[size_t(k)]);
     p.src.push_back((*split_strides)[size_t(k)]);
   }
   p.out = ops::reshape_target(c, p.moved, 2);
@@ -157,13 +155,11 @@ OpImpl channel_shuffle_op() {
     const AtOtherBatch other(c);
     if (!other.known()) return BatchUse::mixes_images;
     try {
-      const ir::Dims split_here = ops::reshape_target(c, in, 1);
-      const ir::Dims split_there = ops::reshape_target(other.context(), other.context().info(0).dims, 1);
-      const ShufflePlan there = shuffle_plan(other.context());
-      ir::Dims out_here = out[0].dims;
-      out_here[0] = other_batch(in[0]);
-      return ops::keeps_images_apart_if(split_here[0] == in[0] && split_there[0] == other_batch(in[0]) &&
-                                        there.out == out_here);
+      const ShufflePlan here = shuffle_plan(c), there = shuffle_plan(other.context());
+      ir::Dims out_there = out[0].dims;
+      out_there[0] = other_batch(in[0]);
+      return ops::keeps_images_apart_if(here.split[0] == in[0] && there.split[0] == other_batch(in[0]) &&
+                                        there.out == out_there);
     } catch (const ir::Error&) {
       return BatchUse::mixes_images;
     }

@@ -46,11 +46,9 @@ void walk(const std::vector<int64_t>& dims, const std::vector<int64_t>& src, con
 template <class T>
 void transpose_block(const T* x, int64_t xs_row, int64_t xs_col, T* y, int64_t ys_row, int64_t ys_col, int64_t rows,
                      int64_t cols) {
-  // A narrow side (a 3-channel image to channels-last) needs no tiles: walking the destination
-  // in order reads `cols` sequential streams, which the prefetchers follow.
+  // Two contiguous source rows interleaved (a channels-last channel shuffle of two groups): a
+  // loop with constant strides, which the compiler turns into unpack instructions.
   if (cols == 2 && xs_row == 1 && ys_col == 1 && ys_row == 2) {
-    // Two contiguous source rows interleaved (a channels-last channel shuffle of two groups):
-    // a loop with constant strides, which the compiler turns into unpack instructions.
     const T* x1 = x + xs_col;
     for (int64_t r = 0; r < rows; ++r) {
       y[2 * r] = x[r];
@@ -58,6 +56,8 @@ void transpose_block(const T* x, int64_t xs_row, int64_t xs_col, T* y, int64_t y
     }
     return;
   }
+  // A narrow side (a 3-channel image to channels-last) needs no tiles: walking the destination
+  // in order reads `cols` sequential streams, which the prefetchers follow.
   if (cols < kTile) {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c) y[r * ys_row + c * ys_col] = x[r * xs_row + c * xs_col];
