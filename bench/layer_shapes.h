@@ -11,7 +11,7 @@
 namespace octet::bench {
 
 struct ConvLayer {
-  const char* model;  // "resnet8-mlperf", "resnet8", "tinynet", "anchor"
+  const char* model;  // "resnet8-mlperf", "resnet8", "tinynet", "anchor", "zoo"
   const char* name;   // short label, e.g. "conv3x3 16->32 s2"
   kernels::Conv2dShape shape;  // batch 1
 };
@@ -81,6 +81,18 @@ inline std::vector<ConvLayer> conv_layers() {
       {"anchor", "dw3x3 48 @32", conv(32, 48, 48, 3, 1, 1, 1, 48)},
       {"anchor", "conv1x1 72->32 @16", conv(16, 72, 32, 1, 1, 0, 0)},
       {"anchor", "dw3x3 96 s2 @16", conv(16, 96, 96, 3, 2, 1, 1, 96)},
+      // Depthwise layers of the torchvision zoo at 224 px (tools/zoo/export.py): where octet
+      // and ORT's NCHWc kernels differ most.
+      {"zoo", "dw3x3 32 @112", conv(112, 32, 32, 3, 1, 1, 1, 32)},
+      {"zoo", "dw3x3 96 s2 @112", conv(112, 96, 96, 3, 2, 1, 1, 96)},
+      {"zoo", "dw3x3 144 @56", conv(56, 144, 144, 3, 1, 1, 1, 144)},
+      {"zoo", "dw3x3 192 @28", conv(28, 192, 192, 3, 1, 1, 1, 192)},
+      {"zoo", "dw3x3 576 @14", conv(14, 576, 576, 3, 1, 1, 1, 576)},
+      {"zoo", "dw3x3 960 @7", conv(7, 960, 960, 3, 1, 1, 1, 960)},
+      {"zoo", "dw5x5 72 s2 @56", conv(56, 72, 72, 5, 2, 2, 2, 72)},
+      {"zoo", "dw5x5 120 @28", conv(28, 120, 120, 5, 1, 2, 2, 120)},
+      {"zoo", "dw5x5 672 @14", conv(14, 672, 672, 5, 1, 2, 2, 672)},
+      {"zoo", "dw5x5 960 @7", conv(7, 960, 960, 5, 1, 2, 2, 960)},
   };
 }
 

@@ -5,7 +5,7 @@
 //
 // Life cycle: construct once per layer (packs the weights), bind() once per input address
 // (builds the row pointers and the border indirection), run() any number of times on that
-// input (no allocation; threads split the output rows).
+// input (no allocation; threads split the output rows). One object runs one conv at a time.
 #include <pthreadpool.h>
 
 #include <memory>
@@ -39,6 +39,8 @@ class F32DwConv {
 
   const std::string& kernel_name() const { return name_; }
   const F32DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
+  // Whether run() copies each image into a horizontally padded buffer (small maps).
+  bool copies_padded_input() const { return pad_copy_; }
 
   // x: [batch][in_h][in_w][C]. run() must then be given the same x.
   void bind(const float* x);
@@ -54,7 +56,9 @@ class F32DwConv {
  private:
   void init(const float* weights, const float* bias);
   static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)
+  static void pad_copy_task(void* context, size_t row);  // context: a PadCopyTask (the .cc)
   void run_row(size_t row, float* y, const RowHook* after_row) const;
+  void run_image_padded(const float* x, float* y, pthreadpool_t pool, const RowHook* after_row) const;
 
   Conv2dShape s_;
   Activation act_;
@@ -66,6 +70,12 @@ class F32DwConv {
   float min_, max_;
   F32Epilogue epilogue_;
   DwColumns cols_;
+  // Small maps, where border pixels (one pointer per tap, and no sharing of loads between
+  // pixels) would take much of the time: each image is copied into a buffer with the
+  // horizontal padding as zeros, and every output pixel runs on the row microkernel.
+  bool pad_copy_ = false;
+  Conv2dShape padded_;  // one image of the padded buffer: pad_left 0, in_w widened
+  std::unique_ptr<float[]> padded_x_;  // written by run(); the padding columns stay zero
   const float* bound_x_ = nullptr;
   std::vector<const float*> row_ptrs_;     // [batch * out_h][kernel_h]
   std::vector<const float*> border_taps_;  // [batch * out_h][border pixels][kernel_h * kernel_w]

@@ -2,6 +2,8 @@
 // The loops are kernels/x86/f32_dwconv_loops.inc; the channel tail uses vmaskmovps.
 #include <immintrin.h>
 
+#include <type_traits>
+
 #include "kernels/dwconv_list.h"
 
 namespace octet::kernels::avx2 {

@@ -5,6 +5,8 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
+#include <type_traits>
+
 #include "kernels/dwconv_list.h"
 
 namespace octet::kernels::avx512 {

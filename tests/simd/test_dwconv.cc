@@ -7,6 +7,7 @@
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -93,10 +94,13 @@ class F32DwConvTester {
   F32DwConvTester& activation(const Activation& a) { act_ = a; return *this; }
   F32DwConvTester& with_bias(bool b) { bias_ = b; return *this; }
   F32DwConvTester& pool(pthreadpool_t p) { pool_ = p; return *this; }
+  // Runs the bound conv this many times, with new data in the same input buffer each time.
+  F32DwConvTester& runs(int n) { runs_ = n; return *this; }
 
   // Runs `kernel` and the ref on the same random data; returns false (with a test failure)
-  // on the first mismatch.
-  bool test(const F32DwConvKernel& kernel, std::mt19937& rng) const {
+  // on the first mismatch. padded_copy (optional) receives whether the conv copied its input
+  // into a padded buffer.
+  bool test(const F32DwConvKernel& kernel, std::mt19937& rng, bool* padded_copy = nullptr) const {
     const size_t C = s_.in_c, taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     std::vector<float> x(static_cast<size_t>(s_.batch) * s_.in_h * s_.in_w * C), w(C * taps), b(C);
@@ -104,25 +108,30 @@ class F32DwConvTester {
     for (float& v : w) v = dist(rng);
     for (float& v : b) v = dist(rng);
     const size_t out_size = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * C;
-    std::vector<float> expected(out_size), magnitude(out_size), y(out_size, std::nanf(""));
     const float* bias = bias_ ? b.data() : nullptr;
-    f32_conv2d_nhwc__ref(s_, x.data(), w.data(), bias, act_, expected.data());
-    // sum |x| |w| per output, the scale of the rounding error of any summation order.
-    std::vector<float> ax(x.size()), aw(w.size());
-    std::transform(x.begin(), x.end(), ax.begin(), [](float v) { return std::fabs(v); });
-    std::transform(w.begin(), w.end(), aw.begin(), [](float v) { return std::fabs(v); });
-    f32_conv2d_nhwc__ref(s_, ax.data(), aw.data(), nullptr, Activation{}, magnitude.data());
-
     F32DwConv conv(s_, w.data(), bias, act_, kernel);
     EXPECT_EQ(conv.kernel_name().substr(0, std::string(kernel.name).size()), kernel.name);
+    if (padded_copy) *padded_copy = conv.copies_padded_input();
     conv.bind(x.data());
-    conv.run(x.data(), y.data(), pool_);
-    for (size_t i = 0; i < out_size; ++i) {
-      const float tol = 1e-5f * (magnitude[i] + 1.0f) + 1e-6f;
-      if (!(std::fabs(y[i] - expected[i]) <= tol)) {
-        ADD_FAILURE() << kernel.name << " " << describe(s_) << " act " << static_cast<int>(act_.kind)
-                      << ": y[" << i << "] (channel " << i % C << ") = " << y[i] << ", expected " << expected[i];
-        return false;
+    for (int run = 0; run < runs_; ++run) {
+      if (run > 0)
+        for (float& v : x) v = dist(rng);
+      std::vector<float> expected(out_size), magnitude(out_size), y(out_size, std::nanf(""));
+      f32_conv2d_nhwc__ref(s_, x.data(), w.data(), bias, act_, expected.data());
+      // sum |x| |w| per output, the scale of the rounding error of any summation order.
+      std::vector<float> ax(x.size()), aw(w.size());
+      std::transform(x.begin(), x.end(), ax.begin(), [](float v) { return std::fabs(v); });
+      std::transform(w.begin(), w.end(), aw.begin(), [](float v) { return std::fabs(v); });
+      f32_conv2d_nhwc__ref(s_, ax.data(), aw.data(), nullptr, Activation{}, magnitude.data());
+      conv.run(x.data(), y.data(), pool_);
+      for (size_t i = 0; i < out_size; ++i) {
+        const float tol = 1e-5f * (magnitude[i] + 1.0f) + 1e-6f;
+        if (!(std::fabs(y[i] - expected[i]) <= tol)) {
+          ADD_FAILURE() << kernel.name << " " << describe(s_) << " act " << static_cast<int>(act_.kind) << " run "
+                        << run << ": y[" << i << "] (channel " << i % C << ") = " << y[i] << ", expected "
+                        << expected[i];
+          return false;
+        }
       }
     }
     return true;
@@ -133,6 +142,7 @@ class F32DwConvTester {
   Activation act_;
   bool bias_ = true;
   pthreadpool_t pool_ = nullptr;
+  int runs_ = 1;
 };
 
 // Relu / Clip are the microkernels' clamp; the others run on the driver's per-row epilogue.
@@ -185,6 +195,41 @@ TEST(F32DwConv, ModelLayersEveryKernel) {
         ASSERT_TRUE(F32DwConvTester().shape(s).activation(Activation::clip(0, 6)).pool(batch == 2 ? threads.get() : nullptr).test(kernel, rng));
       }
     }
+  }
+}
+
+// Many channel blocks with a tail (163 channels: the row kernel's chunks of blocks end
+// mid-row of the packed weights), on small maps whose input the driver copies into a
+// horizontally padded buffer and on larger ones it reads in place; each conv runs three
+// times on new data at the same address.
+TEST(F32DwConv, ChannelChunksTailsAndPaddedCopies) {
+  testing::Pool threads(pthreadpool_create(2));
+  for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
+    if (const char* why = testing::untested_reason(kernel.isa)) {
+      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
+      continue;
+    }
+    std::mt19937 rng(7);
+    int padded = 0, in_place = 0;
+    for (int hw : {7, 9, 30}) {
+      for (auto [k, stride, dilation] : {std::array{3, 1, 1}, {3, 2, 1}, {5, 1, 1}, {5, 2, 1}, {7, 1, 1}, {3, 1, 2}}) {
+        Conv2dShape s{};
+        s.batch = 2;
+        s.in_h = s.in_w = hw;
+        s.in_c = s.out_c = s.groups = 163;
+        s.kernel_h = s.kernel_w = k;
+        s.stride_h = s.stride_w = stride;
+        s.dilation_h = s.dilation_w = dilation;
+        s.pad_top = s.pad_left = dilation * (k / 2);
+        ASSERT_TRUE(finish_shape(s, s.pad_top, s.pad_left));
+        bool copied = false;
+        ASSERT_TRUE(F32DwConvTester().shape(s).activation(Activation::hard_swish()).pool(threads.get()).runs(3).test(
+            kernel, rng, &copied));
+        (copied ? padded : in_place)++;
+      }
+    }
+    EXPECT_GT(padded, 0) << kernel.name;
+    EXPECT_GT(in_place, 0) << kernel.name;
   }
 }
 
