@@ -54,8 +54,8 @@ const std::vector<Map> kResidualAdds = {
     {"tinynet", 28, 28, 24},        {"tinynet", 14, 14, 32},        {"tinynet", 7, 7, 48},
 };
 // Squeeze-excitation: GAP over the map, Sigmoid of the C gate values, map x gate.
-const std::vector<Map> kSeMaps = {
-    {"tinynet", 28, 28, 48}, {"tinynet", 14, 14, 72}, {"tinynet", 7, 7, 96}, {"tinynet", 4, 4, 128}};
+const std::vector<Map> kSeMaps = {{"tinynet", 28, 28, 48},        {"tinynet", 14, 14, 72}, {"tinynet", 7, 7, 96},
+                                  {"tinynet", 4, 4, 128},         {"efficientnet_b0", 56, 56, 96}};
 // Other global average pools (the classifier heads) and activations after convs.
 const std::vector<Map> kHeadPools = {{"resnet8-mlperf", 8, 8, 64}, {"resnet8", 7, 7, 64}, {"tinynet", 4, 4, 64}};
 const std::vector<Map> kActivations = {{"resnet8-mlperf", 32, 32, 16}, {"resnet8-mlperf", 16, 16, 32},
