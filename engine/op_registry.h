@@ -124,7 +124,7 @@ void register_misc_ops(OpTable& t);
 void register_quantize_ops(OpTable& t);      // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Cast
 void register_qconv_ops(OpTable& t);         // QLinearConv, ConvInteger
 void register_qgemm_ops(OpTable& t);         // QLinearMatMul, MatMulInteger, QGemm
-void register_qelementwise_ops(OpTable& t);  // QLinearAdd/Mul/Sigmoid/GlobalAveragePool/AveragePool/ReduceMean
+void register_qelementwise_ops(OpTable& t);  // QLinearAdd/Mul/Sigmoid/Silu/GlobalAveragePool/AveragePool/ReduceMean
 void register_se_ops(OpTable& t);            // SqueezeExcite (passes::fuse_squeeze_excitation)
 void register_qsoftmax_op(OpTable& t);       // QLinearSoftmax (com.microsoft)
 void register_qconcat_op(OpTable& t);        // QLinearConcat (com.microsoft)

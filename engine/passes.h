@@ -35,6 +35,9 @@ int fuse_squeeze_excitation(ir::Graph& g);
 // Reshape -> Transpose (rank 5, two inner axes swapped) -> Reshape, ShuffleNet's channel
 // shuffle: one ChannelShuffle node (engine/passes_shuffle.cc).
 int fuse_channel_shuffle(ir::Graph& g);
+// QLinearSigmoid(x) times x (QLinearMul) into one QLinearSilu table lookup, bit-identical
+// (engine/passes_qsilu.cc). After remove_unused, like the shuffle.
+int fuse_qlinear_silu(ir::Graph& g);
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
 
 struct PassCount {

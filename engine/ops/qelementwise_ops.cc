@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <memory>
 
 #include "engine/ops/broadcast.h"
@@ -176,6 +177,80 @@ OpImpl qlookup_op() {
   return op;
 }
 
+// ---- QLinearSilu (engine/passes_qsilu.cc): x, then QLinearSigmoid's X_scale, X_zero_point,
+// Y_scale, Y_zero_point, then QLinearMul's scale and zero point for x, for the sigmoid's output
+// and for its own output (the zero points may be omitted, "").
+
+enum SiluInput : size_t {
+  kSiluX,
+  kSigmoidXScale, kSigmoidXZeroPoint, kSigmoidYScale, kSigmoidYZeroPoint,
+  kMulXScale, kMulXZeroPoint, kMulGateScale, kMulGateZeroPoint, kMulYScale, kMulYZeroPoint,
+};
+constexpr std::initializer_list<size_t> kSiluParams = {
+    kSigmoidXScale, kSigmoidXZeroPoint, kSigmoidYScale, kSigmoidYZeroPoint, kMulXScale,
+    kMulXZeroPoint, kMulGateScale,      kMulGateZeroPoint, kMulYScale,      kMulYZeroPoint};
+
+void check_qsilu(const OpContext& c) {
+  ops::require_q8(c, kSiluX, "x");
+  const DType t = c.info(kSiluX).dtype;
+  ops::require_scale(c, kSigmoidXScale, "the sigmoid's X_scale");
+  ops::require_zero_point(c, kSigmoidXZeroPoint, "the sigmoid's X_zero_point", t);
+  ops::require_scale(c, kSigmoidYScale, "the sigmoid's Y_scale");
+  ops::require_zero_point(c, kSigmoidYZeroPoint, "the sigmoid's Y_zero_point", t);
+  ops::require_scale(c, kMulXScale, "the Mul's scale for x");
+  ops::require_zero_point(c, kMulXZeroPoint, "the Mul's zero point for x", t);
+  ops::require_scale(c, kMulGateScale, "the Mul's scale for the sigmoid");
+  ops::require_zero_point(c, kMulGateZeroPoint, "the Mul's zero point for the sigmoid", t);
+  ops::require_scale(c, kMulYScale, "C_scale");
+  ops::require_zero_point(c, kMulYZeroPoint, "C_zero_point", t);
+}
+
+// table[byte] = QLinearMul(byte, sigmoid_table[byte]) with the pair's own arithmetic (the
+// sigmoid's table, then MLAS's Mul recipe), so a lookup gives the pair's bits.
+template <class T>
+std::array<T, 256> silu_table(const ops::ParamInputs& p) {
+  const UnaryParams sigmoid{p[kSigmoidXScale].quant(p[kSigmoidXZeroPoint]),
+                            p[kSigmoidYScale].quant(p[kSigmoidYZeroPoint])};
+  const std::array<T, 256> gate = activation_table<T>("QLinearSigmoid", 0.0f, 0.0f, sigmoid);
+  std::array<T, 256> x, y;
+  for (int byte = 0; byte < 256; ++byte) x[size_t(byte)] = static_cast<T>(static_cast<uint8_t>(byte));
+  const int64_t dims[1] = {256}, strides[1] = {1};
+  kernels::q8_mul_ratio_strided__ref<T>(1, dims, x.data(), strides, p[kMulXScale].quant(p[kMulXZeroPoint]),
+                                        gate.data(), strides, p[kMulGateScale].quant(p[kMulGateZeroPoint]),
+                                        p[kMulYScale].quant(p[kMulYZeroPoint]), std::numeric_limits<T>::min(),
+                                        std::numeric_limits<T>::max(), y.data());
+  return y;
+}
+
+OpImpl qsilu_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    check_qsilu(c);
+    return {c.info(kSiluX)};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    check_qsilu(c);
+    const int64_t count = c.info(kSiluX).count();
+    const void* x = in[kSiluX];
+    void* y = out[0];
+    const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
+    c.report_kernel(fast != nullptr ? fast->name : "q8_lookup__ref");
+    return ops::visit_q8_type(c.info(kSiluX).dtype, [&](auto tag) -> Kernel {
+      using T = decltype(tag);
+      return ops::with_params(c, in, kSiluParams, silu_table<T>, [=](const std::array<T, 256>& table) {
+        if (fast != nullptr)
+          fast->fn(size_t(count), static_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(table.data()),
+                   static_cast<uint8_t*>(y));
+        else
+          kernels::q8_lookup__ref(count, static_cast<const T*>(x), table.data(), static_cast<T*>(y));
+      });
+    });
+  };
+  return op;
+}
+
 // QLinearGlobalAveragePool on x [batch][hw][channels] (channels-last), bit-exact with
 // q8_global_avgpool_nhwc__ref.
 Kernel global_avgpool_kernel(const OpContext& c, std::span<const void* const> in, std::span<void* const> out,
@@ -327,6 +402,7 @@ void register_qelementwise_ops(OpTable& t) {
   t.emplace_back("QLinearMul", qbinary_op());
   t.emplace_back("QLinearSigmoid", qlookup_op());
   t.emplace_back("QLinearHardSwish", qlookup_op());    // octet's own (fuse_qdq): no ORT op
+  t.emplace_back("QLinearSilu", qsilu_op());          // octet's own (fuse_qlinear_silu): no ORT op
   t.emplace_back("QLinearHardSigmoid", qlookup_op());
   t.emplace_back("QLinearLeakyRelu", qlookup_op());
   t.emplace_back("QLinearGlobalAveragePool", qglobal_avgpool_op());

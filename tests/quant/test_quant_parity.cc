@@ -164,6 +164,50 @@ TEST(QuantParity, OctetRunsTheQdqModelInIntegers) {
   EXPECT_EQ(ops["Conv"] + ops["Relu"] + ops["Clip"] + ops["Add"] + ops["Mul"] + ops["Gemm"], 0);
 }
 
+// EfficientNet's SiLU in INT8: Sigmoid(x) then Mul with x (both operand orders) becomes one
+// QLinearSilu table when a Session loads the QDQ file. A sigmoid read by something else too,
+// and the squeeze-excitation gate (a sigmoid times another tensor), stay QLinearSigmoid and
+// QLinearMul. Every output byte must match ORT, which runs the pair.
+ir::Graph silu_model() {
+  OnnxBuilder b(13, "silu", 11);
+  auto x = b.input("input", {-1, 3, 8, 8});
+  auto conv = [&](const std::string& in, int64_t ci, int64_t co, int64_t k) {
+    return b.node("Conv", {in, b.random_normal_init("", {co, ci, k, k}, 0, 0.4f), b.random_normal_init("", {co}, 0, 0.3f)},
+                  {{"pads", {k / 2, k / 2, k / 2, k / 2}}});
+  };
+  auto c1 = conv(x, 3, 16, 3);
+  auto a1 = b.node("Mul", {c1, b.node("Sigmoid", {c1})});
+  auto c2 = conv(a1, 16, 16, 1);
+  auto a2 = b.node("Mul", {b.node("Sigmoid", {c2}), c2});
+  auto gate = b.node("Sigmoid", {b.node("GlobalAveragePool", {a2})});
+  auto se = b.node("Mul", {a2, gate});
+  auto c3 = conv(se, 16, 16, 1);
+  auto s3 = b.node("Sigmoid", {c3});
+  auto both = b.node("Add", {b.node("Mul", {c3, s3}), s3});  // s3 has two readers
+  auto pooled = b.node("Flatten", {b.node("GlobalAveragePool", {both})});
+  b.output(b.node("Gemm", {pooled, b.random_normal_init("fc", {10, 16}, 0, 0.5f), b.random_normal_init("fcb", {10}, 0, 0.1f)},
+                  {{"transB", 1}}));
+  return loader::load_onnx_bytes(b.serialize(), "silu");
+}
+
+TEST(QuantParity, SiluRunsAsOneTableAndMatchesOrt) {
+  const ir::Graph fp32 = silu_model();
+  calib::QuantizeReport report;
+  ir::Graph qdq = calib::quantize_model(fp32, uniform_batches(4, 8, {3, 8, 8}, 500), {}, {}, &report);
+  EXPECT_TRUE(report.float_ops.empty()) << report.float_ops.front();
+  for (const auto& n : qdq.nodes) EXPECT_NE(n.op, "QLinearSilu") << "an octet-only op in the written graph";
+  {
+    Session s{ir::Graph(qdq)};
+    std::map<std::string, int> ops;
+    for (const auto& n : s.graph().nodes) ops[n.op]++;
+    EXPECT_EQ(ops["QLinearSilu"], 2);
+    EXPECT_EQ(ops["QLinearSigmoid"], 2);  // the SE gate, the sigmoid with two readers
+    EXPECT_EQ(ops["QLinearMul"], 2);      // the SE scale, c3 * s3
+  }
+  if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 600), "silu"), "silu minmax u8");
+}
+
 // A ShuffleNetV2 unit: two branches concatenated, the channel shuffle (Reshape -> Transpose ->
 // Reshape) and the chunk into halves (Slice). The quantized file keeps ONNX's ops (octet's
 // ChannelShuffle is formed when a Session loads it), every data movement keeps its input's

@@ -46,7 +46,7 @@ Category category_of(const PlanStep& step, const ir::Graph& graph) {
   if (kQuantize.count(op)) return Category::quantize;
   if (kLayout.count(op)) return Category::layout;
   if (contains(op, "Add") || contains(op, "Mul") || contains(op, "Sub") || contains(op, "Div") ||
-      contains(op, "Relu") || contains(op, "Clip") || contains(op, "Sigmoid") || contains(op, "Swish") ||
+      contains(op, "Relu") || contains(op, "Clip") || contains(op, "Sigmoid") || contains(op, "Swish") || contains(op, "Silu") ||
       contains(op, "Pool") || contains(op, "Softmax") || contains(op, "Reduce") || contains(op, "Tanh") ||
       contains(op, "SqueezeExcit") || contains(op, "LeakyRelu") || contains(op, "Exp"))
     return Category::elementwise;
