@@ -254,7 +254,17 @@ OpImpl dequantize_linear_op() {
       using T = std::remove_pointer_t<decltype(tag)>;
       if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, int32_t>) {
         const auto* xp = static_cast<const T*>(in[0]);
-        if (g.count == 1)
+        const kernels::Q8QuantizeKernel* fast =
+            std::is_same_v<T, int32_t> ? nullptr : kernels::choose_q8_quantize(c.isa);
+        c.report_kernel(g.count == 1 && fast ? fast->dequantize_name
+                        : g.count == 1      ? "q8_dequantize_linear__ref"
+                                            : "q8_dequantize_linear_per_axis__ref");
+        if (g.count == 1 && fast)
+          k = [=]() mutable {
+            params.refresh();
+            fast->dequantize(size_t(n), xp, std::is_same_v<T, int8_t>, params.scale(), params.zero_point(), y);
+          };
+        else if (g.count == 1)
           k = [=]() mutable {
             params.refresh();
             kernels::q8_dequantize_linear__ref<T>(n, xp, params.scale(), params.zero_point(), y);

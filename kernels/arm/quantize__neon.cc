@@ -61,4 +61,24 @@ void f32_range(size_t n, const float* x, float* min, float* max) {
   *max = rmax;
 }
 
+// Bytes widened to int32, the zero point subtracted (exact), converted (exact: |x - zp| <= 510)
+// and multiplied: the ref's one rounding.
+void q8_dequantize(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y) {
+  const auto* bytes = static_cast<const uint8_t*>(x);
+  const int32x4_t zp = vdupq_n_s32(zero_point);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint8x8_t b = vld1_u8(bytes + i);
+    const int16x8_t wide = is_signed ? vmovl_s8(vreinterpret_s8_u8(b)) : vreinterpretq_s16_u16(vmovl_u8(b));
+    const int32x4_t lo = vsubq_s32(vmovl_s16(vget_low_s16(wide)), zp);
+    const int32x4_t hi = vsubq_s32(vmovl_s16(vget_high_s16(wide)), zp);
+    vst1q_f32(y + i, vmulq_n_f32(vcvtq_f32_s32(lo), scale));
+    vst1q_f32(y + i + 4, vmulq_n_f32(vcvtq_f32_s32(hi), scale));
+  }
+  for (; i < n; ++i) {
+    const int32_t q = is_signed ? int32_t(static_cast<int8_t>(bytes[i])) : int32_t(bytes[i]);
+    y[i] = static_cast<float>(q - zero_point) * scale;
+  }
+}
+
 }  // namespace octet::kernels::neon

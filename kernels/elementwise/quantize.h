@@ -1,7 +1,8 @@
 #pragma once
-// QuantizeLinear per tensor, float -> u8 / s8, and DynamicQuantizeLinear (a range pass, then
-// the same quantize pass) on SIMD: bit-exact with q8_quantize_linear__ref and
-// qu8_dynamic_quantize_linear__ref (kernels/ref/qlinear.h).
+// QuantizeLinear per tensor, float -> u8 / s8, DequantizeLinear per tensor, u8 / s8 -> float,
+// and DynamicQuantizeLinear (a range pass, then the same quantize pass) on SIMD: bit-exact with
+// q8_quantize_linear__ref, q8_dequantize_linear__ref and qu8_dynamic_quantize_linear__ref
+// (kernels/ref/qlinear.h).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +18,8 @@ using Q8QuantizeFn = void (*)(size_t n, const float* x, float scale, int32_t zer
                               void* y);
 // min / max of x[0..n) (NaN for both when any element is NaN), as f32_range__ref.
 using F32RangeFn = void (*)(size_t n, const float* x, float* min, float* max);
+// y[i] = float(x[i] - zero_point) * scale, x bytes as int8 when is_signed, else uint8.
+using Q8DequantizeFn = void (*)(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);
 // The levels with a quantize and a range microkernel (kernels/<arch>/quantize__<level>.cc,
 // namespace <level>), in preference order. Adding a level is one X(level) here.
 #if OCTET_ARCH_X86
@@ -31,6 +34,7 @@ using F32RangeFn = void (*)(size_t n, const float* x, float* min, float* max);
   namespace isa {                                                                                              \
   void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, void* y); \
   void f32_range(size_t n, const float* x, float* min, float* max);                                            \
+  void q8_dequantize(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);      \
   }
 OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_DECLARE)
 #undef OCTET_Q8_QUANTIZE_DECLARE
@@ -40,8 +44,11 @@ struct Q8QuantizeKernel {
   Isa isa;
   Q8QuantizeFn fn;
   F32RangeFn range;
+  Q8DequantizeFn dequantize;
+  const char* dequantize_name;
 };
-#define OCTET_Q8_QUANTIZE_ENTRY(isa) {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range},
+#define OCTET_Q8_QUANTIZE_ENTRY(isa) \
+  {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range, isa::q8_dequantize, "q8_dequantize__" #isa},
 inline constexpr Q8QuantizeKernel kQ8QuantizeKernelRows[] = {OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY)
                                                                  Q8QuantizeKernel{}};
 inline constexpr std::span<const Q8QuantizeKernel> kQ8QuantizeKernels = rows_before_terminator(kQ8QuantizeKernelRows);

@@ -92,4 +92,22 @@ void f32_range(size_t n, const float* x, float* min, float* max) {
   *max = rmax;
 }
 
+// Bytes widened to int32, the zero point subtracted (exact), converted (exact: |x - zp| <= 510)
+// and multiplied: the ref's one rounding. The tail repeats dequantize_value() (see above).
+void q8_dequantize(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y) {
+  const auto* bytes = static_cast<const uint8_t*>(x);
+  const __m256i zp = _mm256_set1_epi32(zero_point);
+  const __m256 vscale = _mm256_set1_ps(scale);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes + i));
+    const __m256i q = is_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(q, zp)), vscale));
+  }
+  for (; i < n; ++i) {
+    const int32_t q = is_signed ? int32_t(static_cast<int8_t>(bytes[i])) : int32_t(bytes[i]);
+    y[i] = static_cast<float>(q - zero_point) * scale;
+  }
+}
+
 }  // namespace octet::kernels::avx2

@@ -95,4 +95,21 @@ void f32_range(size_t n, const float* x, float* min, float* max) {
   *max = _mm512_reduce_max_ps(hi);
 }
 
+// As the AVX2 kernel (quantize__avx2.cc), 16 bytes at a time.
+void q8_dequantize(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y) {
+  const auto* bytes = static_cast<const uint8_t*>(x);
+  const __m512i zp = _mm512_set1_epi32(zero_point);
+  const __m512 vscale = _mm512_set1_ps(scale);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
+    const __m512i q = is_signed ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+    _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(q, zp)), vscale));
+  }
+  for (; i < n; ++i) {
+    const int32_t q = is_signed ? int32_t(static_cast<int8_t>(bytes[i])) : int32_t(bytes[i]);
+    y[i] = static_cast<float>(q - zero_point) * scale;
+  }
+}
+
 }  // namespace octet::kernels::avx512

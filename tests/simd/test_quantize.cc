@@ -1,7 +1,9 @@
 // SIMD QuantizeLinear against q8_quantize_linear__ref: bit-exact on random values, exact ties
-// (the rounding rule), saturation, NaN / Inf and every length up to a few vectors (tails).
+// (the rounding rule), saturation, NaN / Inf and every length up to a few vectors (tails);
+// SIMD DequantizeLinear against q8_dequantize_linear__ref, bit for bit.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -159,6 +161,44 @@ TEST(Qu8DynamicQuantize, EveryKernelMatchesTheRef) {
       }
     }
   }
+}
+
+// DequantizeLinear: every byte value, zero points at both ends of each type, scales from
+// subnormal to huge (products that overflow to inf or round into subnormals), every tail.
+TEST(Q8Dequantize, EveryKernelMatchesTheRefBitForBit) {
+  std::mt19937 rng(23);
+  int ran = 0;
+  for (const auto& k : kQ8QuantizeKernels) {
+    if (!isa_supported(k.isa)) {
+      std::printf("skipped %s: this CPU lacks %s\n", k.dequantize_name, isa_name(k.isa));
+      continue;
+    }
+    ++ran;
+    for (bool is_signed : {false, true}) {
+      const std::vector<int32_t> zps = is_signed ? std::vector<int32_t>{-128, -1, 0, 3, 127}
+                                                 : std::vector<int32_t>{0, 1, 128, 200, 255};
+      for (float scale : {1.0f / 255.0f, 0.0236f, 1.7f, 3e-41f, 2e36f, 1e-38f})
+        for (int32_t zp : zps)
+          for (size_t n : {size_t(0), size_t(1), size_t(7), size_t(8), size_t(15), size_t(16), size_t(17),
+                           size_t(33), size_t(256), size_t(1000)}) {
+            std::vector<uint8_t> x(n);
+            for (size_t i = 0; i < n; ++i) x[i] = n == 256 ? uint8_t(i) : uint8_t(rng());
+            std::vector<float> want(n), got(n + 1, 1234.5f);
+            if (is_signed)
+              q8_dequantize_linear__ref<int8_t>(int64_t(n), reinterpret_cast<const int8_t*>(x.data()), scale, zp,
+                                                want.data());
+            else
+              q8_dequantize_linear__ref<uint8_t>(int64_t(n), x.data(), scale, zp, want.data());
+            k.dequantize(n, x.data(), is_signed, scale, zp, got.data());
+            for (size_t i = 0; i < n; ++i)
+              ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+                  << k.dequantize_name << (is_signed ? " s8" : " u8") << " scale " << scale << " zp " << zp << " n "
+                  << n << " x[" << i << "] = " << int(x[i]) << ": " << got[i] << " vs " << want[i];
+            EXPECT_EQ(got[n], 1234.5f) << k.dequantize_name << ": wrote past the end (n " << n << ")";
+          }
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "no dequantize kernel runs on this CPU";
 }
 
 TEST(Q8Quantize, ChoiceFollowsTheIsaCap) {
