@@ -138,43 +138,55 @@ std::array<T, 256> activation_table(const std::string& op, float alpha, float be
   return table;
 }
 
-OpImpl qlookup_op() {
+// y[i] = table[x[i]] over input 0, the table made by make_table(T{}, parameter inputs) from
+// the inputs `slots` (once when they are constants, else on every run).
+template <class MakeTable>
+Kernel lookup_kernel(const OpContext& c, std::span<const void* const> in, std::span<void* const> out,
+                     std::initializer_list<size_t> slots, MakeTable make_table) {
+  const int64_t count = c.info(0).count();
+  const void* x = in[0];
+  void* y = out[0];
+  const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
+  c.report_kernel(fast != nullptr ? fast->name : "q8_lookup__ref");
+  return ops::visit_q8_type(c.info(0).dtype, [&](auto tag) -> Kernel {
+    using T = decltype(tag);
+    return ops::with_params(
+        c, in, slots, [make_table](const ops::ParamInputs& p) { return make_table(T{}, p); },
+        [=](const std::array<T, 256>& table) {
+          if (fast != nullptr)
+            fast->fn(size_t(count), static_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(table.data()),
+                     static_cast<uint8_t*>(y));
+          else
+            kernels::q8_lookup__ref(count, static_cast<const T*>(x), table.data(), static_cast<T*>(y));
+        });
+  });
+}
+
+// An op that maps every element of input 0 through a table: output type and shape of input 0.
+OpImpl lookup_op(void (*check)(const OpContext&), decltype(OpImpl::build) build) {
   OpImpl op;
   op.want_layout = any_layout;
-  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    check_qunary(c);
-    return {c.info(kX)};
+  op.infer = [check](const OpContext& c) -> std::vector<TensorInfo> {
+    check(c);
+    return {c.info(0)};
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
-  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+  op.build = std::move(build);
+  return op;
+}
+
+OpImpl qlookup_op() {
+  return lookup_op(check_qunary, [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
     check_qunary(c);
-    const int64_t count = c.info(kX).count();
     const std::string op_type = c.node.op;
     // LeakyRelu's alpha defaults to 0.01, HardSigmoid's alpha and beta to 0.2 and 0.5.
-    const bool hard_sigmoid = c.node.op == "QLinearHardSigmoid";
+    const bool hard_sigmoid = op_type == "QLinearHardSigmoid";
     const float alpha = c.node.attrs.f("alpha", hard_sigmoid ? 0.2f : 0.01f);
     const float beta = c.node.attrs.f("beta", 0.5f);
-    const void* x = in[kX];
-    void* y = out[0];
-    const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
-    c.report_kernel(fast != nullptr ? fast->name : "q8_lookup__ref");
-    return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
-      using T = decltype(tag);
-      return ops::with_params(
-          c, in, kUnaryParams,
-          [op_type, alpha, beta](const ops::ParamInputs& p) {
-            return activation_table<T>(op_type, alpha, beta, derive_unary(p));
-          },
-          [=](const std::array<T, 256>& table) {
-            if (fast != nullptr)
-              fast->fn(size_t(count), static_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(table.data()),
-                       static_cast<uint8_t*>(y));
-            else
-              kernels::q8_lookup__ref(count, static_cast<const T*>(x), table.data(), static_cast<T*>(y));
-          });
+    return lookup_kernel(c, in, out, kUnaryParams, [op_type, alpha, beta](auto tag, const ops::ParamInputs& p) {
+      return activation_table<decltype(tag)>(op_type, alpha, beta, derive_unary(p));
     });
-  };
-  return op;
+  });
 }
 
 // ---- QLinearSilu (engine/passes_qsilu.cc): x, then QLinearSigmoid's X_scale, X_zero_point,
@@ -223,32 +235,11 @@ std::array<T, 256> silu_table(const ops::ParamInputs& p) {
 }
 
 OpImpl qsilu_op() {
-  OpImpl op;
-  op.want_layout = any_layout;
-  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+  return lookup_op(check_qsilu, [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
     check_qsilu(c);
-    return {c.info(kSiluX)};
-  };
-  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
-  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    check_qsilu(c);
-    const int64_t count = c.info(kSiluX).count();
-    const void* x = in[kSiluX];
-    void* y = out[0];
-    const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
-    c.report_kernel(fast != nullptr ? fast->name : "q8_lookup__ref");
-    return ops::visit_q8_type(c.info(kSiluX).dtype, [&](auto tag) -> Kernel {
-      using T = decltype(tag);
-      return ops::with_params(c, in, kSiluParams, silu_table<T>, [=](const std::array<T, 256>& table) {
-        if (fast != nullptr)
-          fast->fn(size_t(count), static_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(table.data()),
-                   static_cast<uint8_t*>(y));
-        else
-          kernels::q8_lookup__ref(count, static_cast<const T*>(x), table.data(), static_cast<T*>(y));
-      });
-    });
-  };
-  return op;
+    return lookup_kernel(c, in, out, kSiluParams,
+                         [](auto tag, const ops::ParamInputs& p) { return silu_table<decltype(tag)>(p); });
+  });
 }
 
 // QLinearGlobalAveragePool on x [batch][hw][channels] (channels-last), bit-exact with
