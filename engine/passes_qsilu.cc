@@ -20,9 +20,6 @@ using graph_edit::sole_consumer;
 
 bool is_op(const ir::Node* n, const char* op) { return n && n->op == op && n->outputs.size() == 1; }
 
-// Input i of n, or "" when n has fewer (an omitted optional zero point).
-std::string input_or_empty(const ir::Node& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : std::string(); }
-
 }  // namespace
 
 int fuse_qlinear_silu(ir::Graph& g) {
@@ -44,9 +41,9 @@ int fuse_qlinear_silu(ir::Graph& g) {
       // x, then the sigmoid's X_scale, X_zero_point, Y_scale, Y_zero_point, then the Mul's
       // parameters for x, for the sigmoid's output and for its own output.
       silu.inputs = {sigmoid->input(0)};
-      for (size_t i = 1; i <= 4; ++i) silu.inputs.push_back(input_or_empty(*sigmoid, i));
+      for (size_t i = 1; i <= 4; ++i) silu.inputs.push_back(sigmoid->input(i));  // "" when omitted
       for (size_t i : {x_slot + 1, x_slot + 2, gate_slot + 1, gate_slot + 2, size_t(6), size_t(7)})
-        silu.inputs.push_back(input_or_empty(mul, i));
+        silu.inputs.push_back(mul.input(i));
       silu.outputs = mul.outputs;
       mul = std::move(silu);
       dead.insert(sigmoid);
