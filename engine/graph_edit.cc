@@ -63,4 +63,17 @@ std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData d
   return name;
 }
 
+bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n) {
+  if (!n || n->op != "Conv" || !n->domain.empty() || n->outputs.size() != 1) return false;
+  if (!g.is_constant(n->input(1)) || (n->has_input(2) && !g.is_constant(n->input(2)))) return false;
+  const auto& w = g.values.at(n->input(1)).constant;
+  if (!w || w->dtype != ir::DType::f32 || w->dims.size() != 4 || w->dims[2] != 1 || w->dims[3] != 1) return false;
+  if (n->attrs.i("group", 1) != 1) return false;
+  for (const char* a : {"strides", "dilations", "pads"})
+    if (n->attrs.has(a))
+      for (int64_t v : n->attrs.ints(a))
+        if (v != (std::string(a) == "pads" ? 0 : 1)) return false;
+  return true;
+}
+
 }  // namespace octet::graph_edit

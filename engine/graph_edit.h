@@ -19,6 +19,9 @@ void erase_marked(ir::Graph& g, const std::set<const ir::Node*>& dead);
 std::string fresh_name(const ir::Graph& g, const std::string& hint);
 // The float32 constant called `name`, or nullptr when it is not one.
 const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name);
+// A 1x1, stride-1, unpadded, ungrouped FP32 Conv (ONNX domain) with constant weights (and
+// bias, if any) and one output.
+bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n);
 // Adds a constant under a fresh name and returns that name.
 std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data);
 

@@ -93,6 +93,7 @@ const OpImpl* find_op(const std::string& op_type) {
     register_qgemm_ops(t);
     register_qelementwise_ops(t);
     register_se_ops(t);
+    register_pwdw_ops(t);
     register_dynamic_ops(t);
     register_qsoftmax_op(t);
     register_qconcat_op(t);

@@ -126,6 +126,7 @@ void register_qconv_ops(OpTable& t);         // QLinearConv, ConvInteger
 void register_qgemm_ops(OpTable& t);         // QLinearMatMul, MatMulInteger, QGemm
 void register_qelementwise_ops(OpTable& t);  // QLinearAdd/Mul/Sigmoid/Silu/GlobalAveragePool/AveragePool/ReduceMean
 void register_se_ops(OpTable& t);            // SqueezeExcite (passes::fuse_squeeze_excitation)
+void register_pwdw_ops(OpTable& t);          // PointwiseDepthwise (passes::fuse_pointwise_depthwise)
 void register_qsoftmax_op(OpTable& t);       // QLinearSoftmax (com.microsoft)
 void register_qconcat_op(OpTable& t);        // QLinearConcat (com.microsoft)
 void register_dynamic_ops(OpTable& t);       // ConvIntegerToFloat, MatMulIntegerToFloat (passes::fuse_dynamic_quantization)

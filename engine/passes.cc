@@ -223,6 +223,8 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   report.push_back({"remove unused nodes", remove_unused(g)});
   // After remove_unused: fuse_qdq leaves the DequantizeLinear nodes it bypassed reading the
   // chain's tensors until then, which would hide that each link has one reader.
+  if (o.fuse_activations && o.fuse_pointwise_depthwise)
+    report.push_back({"fuse 1x1 + depthwise Conv pairs", fuse_pointwise_depthwise(g)});
   if (o.fuse_channel_shuffle) report.push_back({"fuse channel shuffles", fuse_channel_shuffle(g)});
   if (o.fuse_qdq && o.fuse_activations) report.push_back({"fuse INT8 SiLU (Sigmoid, Mul) into tables", fuse_qlinear_silu(g)});
   if (o.fuse_dynamic)

@@ -32,6 +32,10 @@ int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / 
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
 // block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.
 int fuse_squeeze_excitation(ir::Graph& g);
+// A 1x1 Conv read only by a depthwise Conv (an inverted residual's expand and depthwise
+// layers): one PointwiseDepthwise node that keeps the wide tensor between them in a ring of
+// rows in cache (engine/passes_pwdw.cc). After fuse_activations.
+int fuse_pointwise_depthwise(ir::Graph& g);
 // Reshape -> Transpose (rank 5, two inner axes swapped) -> Reshape, ShuffleNet's channel
 // shuffle: one ChannelShuffle node (engine/passes_shuffle.cc).
 int fuse_channel_shuffle(ir::Graph& g);
@@ -49,6 +53,7 @@ struct Options {
   bool fuse_dynamic = true;      // off: a dynamic model runs ConvInteger, Cast, Mul, Add one by one
   bool fuse_activations = true;  // off: every activation tensor stays observable (calibration)
   bool fuse_squeeze_excitation = true;  // needs fuse_activations
+  bool fuse_pointwise_depthwise = true;  // needs fuse_activations
   bool fuse_channel_shuffle = true;     // off: the graph keeps ONNX's ops (it may be written to a file)
 };
 // The default pipeline, in order.

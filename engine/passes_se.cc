@@ -10,26 +10,10 @@
 #include "engine/passes.h"
 
 namespace octet::passes {
-namespace {
 
+using graph_edit::is_pointwise_conv;
 using graph_edit::producer_of;
 using graph_edit::sole_consumer;
-
-// A 1x1, stride-1, ungrouped Conv with constant weights (and bias, if any) reading `input`.
-bool is_pointwise_fc(const ir::Graph& g, const ir::Node* n) {
-  if (!n || n->op != "Conv" || !n->domain.empty() || n->outputs.size() != 1) return false;
-  if (!g.is_constant(n->input(1)) || (n->has_input(2) && !g.is_constant(n->input(2)))) return false;
-  const auto& w = g.values.at(n->input(1)).constant;
-  if (!w || w->dims.size() != 4 || w->dims[2] != 1 || w->dims[3] != 1) return false;
-  if (n->attrs.i("group", 1) != 1) return false;
-  for (const char* a : {"strides", "dilations", "pads"})
-    if (n->attrs.has(a))
-      for (int64_t v : n->attrs.ints(a))
-        if (v != (std::string(a) == "pads" ? 0 : 1)) return false;
-  return true;
-}
-
-}  // namespace
 
 int fuse_squeeze_excitation(ir::Graph& g) {
   std::set<const ir::Node*> dead;
@@ -39,11 +23,11 @@ int fuse_squeeze_excitation(ir::Graph& g) {
     for (int gate_side = 0; gate_side < 2; ++gate_side) {
       const std::string& x = mul.inputs[1 - gate_side];
       ir::Node* expand = producer_of(g, mul.inputs[gate_side]);
-      if (!is_pointwise_fc(g, expand) || sole_consumer(g, expand->outputs[0]) != &mul) continue;
+      if (!is_pointwise_conv(g, expand) || sole_consumer(g, expand->outputs[0]) != &mul) continue;
       const std::string gate_act = expand->attrs.has("fused_act") ? expand->attrs.s("fused_act") : "";
       if (gate_act != "Sigmoid" && gate_act != "HardSigmoid") continue;
       ir::Node* reduce = producer_of(g, expand->input(0));
-      if (!is_pointwise_fc(g, reduce) || sole_consumer(g, reduce->outputs[0]) != expand) continue;
+      if (!is_pointwise_conv(g, reduce) || sole_consumer(g, reduce->outputs[0]) != expand) continue;
       ir::Node* pool = producer_of(g, reduce->input(0));
       if (!pool || pool->op != "GlobalAveragePool" || pool->input(0) != x ||
           sole_consumer(g, pool->outputs[0]) != reduce)

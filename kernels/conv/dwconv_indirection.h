@@ -38,10 +38,11 @@ inline DwColumns dw_interior_columns(const Conv2dShape& s) {
 
 // rows:   [batch * out_h][kernel_h] pointers at column lo*sw - pad_left of the tap row
 // border: [batch * out_h][border pixels, left then right][kernel_h * kernel_w]
-// pad_row holds at least in_w * C elements of the padding value.
-template <typename T>
-void build_dw_indirection(const Conv2dShape& s, const DwColumns& cols, const T* x, const T* pad_row,
-                          std::vector<const T*>& rows, std::vector<const T*>& border) {
+// pad_row holds at least in_w * C elements of the padding value. row_at(n, iy) is where input
+// row iy of image n starts (pixel 0 of that row); its pixels follow at a stride of C.
+template <typename T, class RowAt>
+void build_dw_indirection_at(const Conv2dShape& s, const DwColumns& cols, RowAt row_at, const T* pad_row,
+                             std::vector<const T*>& rows, std::vector<const T*>& border) {
   const size_t C = static_cast<size_t>(s.in_c);
   const int taps = s.kernel_h * s.kernel_w;
   const size_t out_rows = static_cast<size_t>(s.batch) * s.out_h;
@@ -53,7 +54,7 @@ void build_dw_indirection(const Conv2dShape& s, const DwColumns& cols, const T* 
       const size_t r = static_cast<size_t>(n) * s.out_h + oy;
       auto pixel = [&](int iy, int ix) -> const T* {
         if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w) return pad_row;
-        return x + ((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * C;
+        return row_at(n, iy) + static_cast<size_t>(ix) * C;
       };
       for (int ky = 0; ky < s.kernel_h; ++ky) {
         const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
@@ -71,6 +72,16 @@ void build_dw_indirection(const Conv2dShape& s, const DwColumns& cols, const T* 
       }
     }
   }
+}
+
+// The same for x: [batch][in_h][in_w][C], contiguous.
+template <typename T>
+void build_dw_indirection(const Conv2dShape& s, const DwColumns& cols, const T* x, const T* pad_row,
+                          std::vector<const T*>& rows, std::vector<const T*>& border) {
+  const size_t row = static_cast<size_t>(s.in_w) * s.in_c;
+  build_dw_indirection_at(
+      s, cols, [&](int n, int iy) { return x + (static_cast<size_t>(n) * s.in_h + iy) * row; }, pad_row, rows,
+      border);
 }
 
 }  // namespace octet::kernels

@@ -17,6 +17,7 @@ struct F32DwRowTask {
   const F32DwConv* conv;
   float* y;
   const F32DwConv::RowHook* after_row;
+  size_t first_row = 0;
 };
 
 struct PadCopyTask {
@@ -126,6 +127,29 @@ void F32DwConv::bind(const float* x) {
   }
 }
 
+void F32DwConv::bind_ring(const float* ring, int ring_rows) {
+  if (kernel_ == nullptr || s_.batch != 1 || ring_rows < 1 || ring == nullptr) {
+    throw std::invalid_argument("F32DwConv::bind_ring: needs a microkernel, batch 1 and a ring of at least one row");
+  }
+  pad_copy_ = false;
+  padded_x_.reset();
+  cols_ = dw_interior_columns(s_);
+  pad_row_.assign(static_cast<size_t>(s_.in_w) * s_.in_c, 0.0f);
+  const size_t row = static_cast<size_t>(s_.in_w) * s_.in_c;
+  build_dw_indirection_at(
+      s_, cols_, [&](int, int iy) { return ring + static_cast<size_t>(iy % ring_rows) * row; }, pad_row_.data(),
+      row_ptrs_, border_taps_);
+  bound_x_ = ring;
+}
+
+void F32DwConv::run_rows(int first, int count, float* y, pthreadpool_t pool) const {
+  if (first < 0 || count < 0 || first + count > s_.out_h || bound_x_ == nullptr || s_.batch != 1) {
+    throw std::invalid_argument("F32DwConv::run_rows: rows out of range or no ring bound");
+  }
+  F32DwRowTask task{this, y, nullptr, static_cast<size_t>(first)};
+  pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(count), 0);
+}
+
 void F32DwConv::pad_copy_task(void* context, size_t row) {
   const PadCopyTask& t = *static_cast<const PadCopyTask*>(context);
   std::memcpy(t.padded + row * t.padded_row_floats + t.left_floats, t.x + row * t.row_floats,
@@ -147,7 +171,7 @@ void F32DwConv::run_image_padded(const float* x, float* y, pthreadpool_t pool, c
 
 void F32DwConv::row_task(void* context, size_t row) {
   const F32DwRowTask& task = *static_cast<const F32DwRowTask*>(context);
-  task.conv->run_row(row, task.y, task.after_row);
+  task.conv->run_row(task.first_row + row, task.y, task.after_row);
 }
 
 void F32DwConv::run_row(size_t row, float* y, const RowHook* after_row) const {

@@ -53,6 +53,15 @@ class F32DwConv {
   // y: [batch][out_h][out_w][C]. pool may be nullptr (calling thread only).
   void run(const float* x, float* y, pthreadpool_t pool, const RowHook* after_row = nullptr) const;
 
+  // Rolling input (F32PointwiseDwConv): instead of bind(), the conv reads one image (the
+  // shape's batch must be 1) whose input row iy lives at ring + (iy % ring_rows) * in_w * C,
+  // and run_rows() computes output rows as their input rows arrive. No padded copy then. Needs
+  // a microkernel (kernel() != nullptr).
+  void bind_ring(const float* ring, int ring_rows);
+  // Output rows [first, first + count) of the ring's image into y (the image's output, row 0
+  // at y). The caller keeps the rows those output rows read in the ring.
+  void run_rows(int first, int count, float* y, pthreadpool_t pool) const;
+
  private:
   void init(const float* weights, const float* bias);
   static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)

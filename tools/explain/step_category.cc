@@ -43,6 +43,8 @@ Category category_of(const PlanStep& step, const ir::Graph& graph) {
   const std::string& op = step.op;
   if (op.rfind("relayout", 0) == 0 || step.node.rfind("relayout", 0) == 0) return Category::layout;
   if (kDense.count(op)) return depthwise(graph, step.node) ? Category::depthwise : Category::dense;
+  // An expand 1x1 conv and its depthwise conv in one step: most of its MACs are the 1x1 conv's.
+  if (op == "PointwiseDepthwise") return Category::dense;
   if (kQuantize.count(op)) return Category::quantize;
   if (kLayout.count(op)) return Category::layout;
   if (contains(op, "Add") || contains(op, "Mul") || contains(op, "Sub") || contains(op, "Div") ||

@@ -1,0 +1,110 @@
+// PointwiseDepthwise (made by passes::fuse_pointwise_depthwise, FP32, NHWC):
+//   t = pw_act(Conv 1x1 (x, w1, b1))              w1: [mid][in_c][1][1]
+//   y = act(Conv depthwise (t, w2, b2))           w2: [mid][1][kh][kw], group = mid
+// with the depthwise conv's window attributes (strides, pads, dilations, auto_pad). t never
+// reaches the arena: kernels/conv/f32_pwdw_conv.h keeps a ring of its rows in cache.
+#include <memory>
+#include <vector>
+
+#include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
+#include "engine/ops/fused_activation.h"
+#include "engine/ops/spatial.h"
+#include "kernels/conv/f32_pwdw_conv.h"
+#include "kernels/fallback.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet {
+namespace {
+
+enum PwDwInput : size_t { kX, kW1, kB1, kW2, kB2 };
+
+struct PwDwShape {
+  kernels::Conv2dShape pw, dw;
+};
+
+PwDwShape pwdw_shape(const OpContext& c) {
+  const TensorInfo& x = c.info(kX);
+  if (x.dtype != ir::DType::f32 || x.dims.size() != 4) c.fail("x must be a float32 NCHW tensor, got " + ir::dims_str(x.dims));
+  const ir::Dims& w1 = c.info(kW1).dims;
+  const ir::Dims& w2 = c.info(kW2).dims;
+  if (w1.size() != 4 || w1[1] != x.dims[1] || w1[2] != 1 || w1[3] != 1)
+    c.fail("the 1x1 weights " + ir::dims_str(w1) + " do not fit x " + ir::dims_str(x.dims));
+  const int64_t mid = w1[0];
+  if (w2.size() != 4 || w2[0] != mid || w2[1] != 1 || c.node.attrs.i("group", 1) != mid)
+    c.fail("the depthwise weights " + ir::dims_str(w2) + " (group " + std::to_string(c.node.attrs.i("group", 1)) +
+           ") do not fit " + std::to_string(mid) + " channels");
+  for (size_t b : {kB1, kB2})
+    if (c.has(b) && c.info(b).count() != mid) c.fail("a bias has " + std::to_string(c.info(b).count()) + " values, expected " + std::to_string(mid));
+  ops::ConvGeometry g;
+  g.batch = x.dims[0];
+  g.in_c = g.out_c = g.groups = mid;
+  g.window = ops::resolve_window(c, {x.dims[2], x.dims[3]}, {w2[2], w2[3]}, false);
+  PwDwShape s;
+  s.dw = ops::conv2d_shape(g);
+  s.pw = s.dw;
+  s.pw.in_c = int(x.dims[1]);
+  s.pw.groups = 1;
+  s.pw.out_h = s.pw.in_h;
+  s.pw.out_w = s.pw.in_w;
+  s.pw.kernel_h = s.pw.kernel_w = s.pw.stride_h = s.pw.stride_w = s.pw.dilation_h = s.pw.dilation_w = 1;
+  s.pw.pad_top = s.pw.pad_left = 0;
+  return s;
+}
+
+Kernel build_pwdw(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+  const PwDwShape s = pwdw_shape(c);
+  const kernels::Activation pw_act = ops::fused_activation(c.node, "pw_act", "pw_act_params");
+  const kernels::Activation dw_act = ops::fused_activation(c.node);
+  auto x = static_cast<const float*>(in[kX]);
+  auto w1 = static_cast<const float*>(in[kW1]);
+  auto b1 = c.has(kB1) ? static_cast<const float*>(in[kB1]) : nullptr;
+  auto w2 = static_cast<const float*>(in[kW2]);
+  auto b2 = c.has(kB2) ? static_cast<const float*>(in[kB2]) : nullptr;
+  auto y = static_cast<float*>(out[0]);
+  pthreadpool_t pool = c.threadpool;
+  if (c.isa == kernels::Isa::scalar) {
+    c.report_fallback("--isa scalar");
+  } else {
+    auto fast = kernels::make_fast<kernels::F32PointwiseDwConv>(s.dw, s.pw.in_c, w1, b1, pw_act, w2, b2, dw_act, c.isa);
+    if (fast) {
+      std::shared_ptr<kernels::F32PointwiseDwConv> conv = fast.driver;
+      c.report_kernel(conv->kernel_name());
+      return [conv, x, y, pool] { conv->run(x, y, pool); };
+    }
+    c.report_fallback(fast.why_not);
+  }
+  // The two reference convs through a scratch tensor of the whole intermediate.
+  auto scratch = std::make_shared<std::vector<float>>(size_t(s.pw.batch) * s.pw.in_h * s.pw.in_w * s.dw.in_c);
+  c.report_kernel("f32_conv2d_nhwc__ref");
+  return [=] {
+    kernels::f32_conv2d_nhwc__ref(s.pw, x, w1, b1, pw_act, scratch->data());
+    kernels::f32_conv2d_nhwc__ref(s.dw, scratch->data(), w2, b2, dw_act, y);
+  };
+}
+
+}  // namespace
+
+void register_pwdw_ops(OpTable& t) {
+  OpImpl op;
+  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == kX ? std::optional(Layout::channels_last) : std::optional(Layout::row_major);
+  };
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const PwDwShape s = pwdw_shape(c);
+    for (size_t i : {kW1, kW2})
+      if (!c.in_const[i]) c.fail("the weights must be constants");
+    return {{ir::DType::f32, {s.dw.batch, s.dw.out_c, s.dw.out_h, s.dw.out_w}, Layout::channels_last}};
+  };
+  op.build = build_pwdw;
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  op.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const PwDwShape s = pwdw_shape(c);
+    const int64_t pixels_in = int64_t(s.pw.batch) * s.pw.in_h * s.pw.in_w;
+    const int64_t pixels_out = int64_t(s.dw.batch) * s.dw.out_h * s.dw.out_w;
+    return pixels_in * s.pw.in_c * s.dw.in_c + pixels_out * s.dw.out_c * s.dw.kernel_h * s.dw.kernel_w;
+  };
+  t.emplace_back("PointwiseDepthwise", op);
+}
+
+}  // namespace octet

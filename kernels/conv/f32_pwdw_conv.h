@@ -1,0 +1,61 @@
+#pragma once
+// FP32 pointwise (1x1) conv followed by a depthwise conv, NHWC, without writing the wide
+// intermediate to memory: the inverted-residual "expand" of MobileNetV2 / V3 and EfficientNet.
+//
+// Unfused, the expand conv writes in_h x in_w x mid floats per image (4.8 MB at MobileNetV2's
+// 112x112x96) and the depthwise conv reads them back, both from DRAM. Here the expand GEMM
+// writes the rows of the intermediate into a ring of a few rows that stays in L2, and the
+// depthwise conv consumes each band of output rows as soon as the input rows it reads are in
+// the ring. Input row iy lives in ring slot iy % ring_rows: the depthwise row pointers are
+// built once for the ring's address (F32DwConv::bind_ring), so nothing is rebuilt per band.
+//
+// Results equal the two convs run one after the other: the same microkernels sum in the same
+// order; only which pixels a GEMM call covers changes.
+#include <pthreadpool.h>
+
+#include <memory>
+#include <string>
+
+#include "kernels/conv/f32_dwconv.h"
+#include "kernels/gemm/f32_gemm.h"
+#include "kernels/isa.h"
+#include "kernels/ref/activation.h"
+#include "kernels/ref/conv2d.h"
+
+namespace octet::kernels {
+
+class F32PointwiseDwConv {
+ public:
+  // dw: the depthwise conv's shape (in_c == out_c == groups == the expand's output channels,
+  // batch = images); in_c: the expand's input channels. pw_weights: [mid][in_c] (ONNX
+  // [mid][in_c][1][1]); dw_weights: [mid][1][kh][kw]; biases may be nullptr. Throws
+  // std::invalid_argument when no microkernel runs either conv under the cap `isa` (the
+  // caller then runs the two reference convs). ring_budget_bytes: the most the ring may take.
+  F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights, const float* pw_bias,
+                     const Activation& pw_act, const float* dw_weights, const float* dw_bias,
+                     const Activation& dw_act, Isa isa, size_t ring_budget_bytes = kDefaultRingBudget);
+
+  // Half of a 512 KiB L2 (Zen 1 and 2, the smallest of the x86 cores octet tunes for): the
+  // ring, the expand weights and the depthwise output rows share it.
+  static constexpr size_t kDefaultRingBudget = 192 * 1024;
+
+  const std::string& kernel_name() const { return name_; }
+  const F32DwConv* kernel() const { return dw_.get(); }  // for make_fast: never nullptr once built
+  int ring_rows() const { return ring_rows_; }           // input rows the ring holds
+  int band_rows() const { return band_; }                // output rows per band (out_h: whole images)
+
+  // x: [batch][in_h][in_w][in_c], y: [batch][out_h][out_w][mid]. Uses the ring: one run at a time.
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  Conv2dShape s_;  // the depthwise conv's, batch 1 (one image at a time)
+  int batch_, in_c_;
+  int band_ = 0, ring_rows_ = 0;
+  bool whole_image_ = false;  // the ring holds all in_h rows: expand the image, then run the depthwise conv
+  std::unique_ptr<F32Gemm> pw_;
+  std::unique_ptr<F32DwConv> dw_;
+  std::unique_ptr<float[]> ring_;
+  std::string name_;
+};
+
+}  // namespace octet::kernels

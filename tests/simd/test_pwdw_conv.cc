@@ -1,0 +1,236 @@
+// F32PointwiseDwConv (kernels/conv/f32_pwdw_conv.h): a 1x1 conv and a depthwise conv fused
+// through a ring of rows. Checked against the two reference convs within a tolerance, and
+// bit for bit against the same two SIMD convs run one after the other (F32Conv, then
+// F32DwConv on the whole intermediate), at every ISA level this run tests, with ring budgets
+// from one band of one output row up to whole images.
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/conv/f32_conv.h"
+#include "kernels/conv/f32_dwconv.h"
+#include "kernels/conv/f32_pwdw_conv.h"
+#include "kernels/ref/conv2d.h"
+#include "tests/simd/simd_test_util.h"
+
+namespace octet::kernels {
+namespace {
+
+struct PwDwCase {
+  Conv2dShape dw;  // batch = images
+  int in_c = 1;
+  Activation pw_act, dw_act;
+  bool bias = true;
+  size_t budget = F32PointwiseDwConv::kDefaultRingBudget;
+};
+
+Conv2dShape pointwise_shape(const PwDwCase& c) {
+  Conv2dShape s = c.dw;
+  s.in_c = c.in_c;
+  s.groups = 1;
+  s.out_h = s.in_h;
+  s.out_w = s.in_w;
+  s.kernel_h = s.kernel_w = s.stride_h = s.stride_w = s.dilation_h = s.dilation_w = 1;
+  s.pad_top = s.pad_left = 0;
+  return s;
+}
+
+// out_h / out_w from symmetric-or-not pads; false when the window does not fit.
+bool finish(Conv2dShape& s, int pad_bottom, int pad_right) {
+  const int h = s.in_h + s.pad_top + pad_bottom - (s.dilation_h * (s.kernel_h - 1) + 1);
+  const int w = s.in_w + s.pad_left + pad_right - (s.dilation_w * (s.kernel_w - 1) + 1);
+  if (h < 0 || w < 0) return false;
+  s.out_h = h / s.stride_h + 1;
+  s.out_w = w / s.stride_w + 1;
+  s.out_c = s.groups = s.in_c;
+  return true;
+}
+
+PwDwCase random_case(std::mt19937& rng) {
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (;;) {
+    PwDwCase c;
+    Conv2dShape& s = c.dw;
+    s.batch = uni(1, 3);
+    c.in_c = uni(1, 24);
+    s.in_c = uni(1, 40);
+    s.in_h = uni(1, 20);
+    s.in_w = uni(1, 20);
+    s.kernel_h = s.kernel_w = std::array{1, 3, 3, 5, 7}[size_t(uni(0, 4))];
+    if (uni(0, 5) == 0) s.kernel_w = uni(1, 3);
+    s.stride_h = s.stride_w = uni(1, 2);
+    if (uni(0, 5) == 0) s.stride_h = 3;
+    s.dilation_h = s.dilation_w = uni(0, 5) == 0 ? 2 : 1;
+    s.pad_top = uni(0, s.kernel_h / 2 * s.dilation_h);
+    s.pad_left = uni(0, s.kernel_w / 2 * s.dilation_w);
+    if (!finish(s, uni(0, s.kernel_h / 2 * s.dilation_h), uni(0, s.kernel_w / 2 * s.dilation_w))) continue;
+    c.pw_act = testing::random_activation(rng);
+    c.dw_act = testing::random_activation(rng);
+    c.bias = uni(0, 3) != 0;
+    // From less than one row (a band of one output row) to more than the image.
+    const size_t row_bytes = size_t(s.in_w) * s.in_c * sizeof(float);
+    c.budget = std::array{size_t{1}, row_bytes * 3, row_bytes * 6, size_t{1} << 30}[size_t(uni(0, 3))];
+    return c;
+  }
+}
+
+struct Outcome {
+  bool ring = false;  // false: whole images
+};
+
+// Runs the case `runs` times on new data; returns false (after a gtest failure) on a mismatch.
+bool check(const PwDwCase& c, Isa isa, std::mt19937& rng, pthreadpool_t pool, Outcome* outcome = nullptr) {
+  const Conv2dShape pw = pointwise_shape(c);
+  const Conv2dShape& dw = c.dw;
+  const int mid = dw.in_c;
+  const size_t channels = static_cast<size_t>(mid);
+  std::vector<float> w1(channels * c.in_c), b1(channels), w2(channels * dw.kernel_h * dw.kernel_w), b2(channels);
+  for (auto* v : {&w1, &b1, &w2, &b2}) testing::fill_uniform(rng, *v);
+  const float* bias1 = c.bias ? b1.data() : nullptr;
+  const float* bias2 = c.bias ? b2.data() : nullptr;
+  F32PointwiseDwConv fused(dw, c.in_c, w1.data(), bias1, c.pw_act, w2.data(), bias2, c.dw_act, isa, c.budget);
+  if (outcome) outcome->ring = fused.ring_rows() < dw.in_h;
+  EXPECT_LE(fused.ring_rows(), dw.in_h);
+
+  const size_t mid_count = size_t(pw.batch) * pw.out_h * pw.out_w * mid;
+  const size_t out_count = size_t(dw.batch) * dw.out_h * dw.out_w * mid;
+  std::vector<float> x(size_t(pw.batch) * pw.in_h * pw.in_w * c.in_c), t(mid_count), y_pair(out_count), y(out_count);
+  F32Conv conv1(pw, w1.data(), bias1, c.pw_act, isa);
+  F32DwConv conv2(dw, w2.data(), bias2, c.dw_act, isa);
+  conv1.bind(x.data());
+  conv2.bind(t.data());
+  // The reference pair, and its bound: sum |x * w| through both layers (activations here are
+  // at most 1.5-Lipschitz), so a row read from the wrong ring slot is far outside it.
+  std::vector<float> t_ref(mid_count), y_ref(out_count), t_abs(mid_count), y_abs(out_count);
+  const std::vector<float> w1_abs = testing::absolute(w1), b1_abs = testing::absolute(b1);
+  const std::vector<float> w2_abs = testing::absolute(w2), b2_abs = testing::absolute(b2);
+  for (int run = 0; run < 2; ++run) {
+    testing::fill_uniform(rng, x);
+    fused.run(x.data(), y.data(), pool);
+    conv1.run(x.data(), t.data(), pool);
+    conv2.run(t.data(), y_pair.data(), pool);
+    f32_conv2d_nhwc__ref(pw, x.data(), w1.data(), bias1, c.pw_act, t_ref.data());
+    f32_conv2d_nhwc__ref(dw, t_ref.data(), w2.data(), bias2, c.dw_act, y_ref.data());
+    const std::vector<float> x_abs = testing::absolute(x);
+    f32_conv2d_nhwc__ref(pw, x_abs.data(), w1_abs.data(), c.bias ? b1_abs.data() : nullptr, Activation{}, t_abs.data());
+    for (float& v : t_abs) v = 1.5f * v + 1.0f;
+    f32_conv2d_nhwc__ref(dw, t_abs.data(), w2_abs.data(), c.bias ? b2_abs.data() : nullptr, Activation{}, y_abs.data());
+    for (size_t i = 0; i < out_count; ++i) {
+      const float tol = 1e-5f * 1.5f * y_abs[i] + 1e-6f;
+      if (!(std::fabs(y[i] - y_ref[i]) <= tol)) {
+        ADD_FAILURE() << isa_name(isa) << " " << testing::describe(dw) << " in_c " << c.in_c << " budget " << c.budget
+                      << " ring " << fused.ring_rows() << " band " << fused.band_rows() << ": output " << i << " is "
+                      << y[i] << ", the ref pair gives " << y_ref[i] << " (tolerance " << tol << ")";
+        return false;
+      }
+    }
+    // Ring-mode depthwise rows skip the padded copy small maps take, whose border pixels may
+    // sum in another order: bit for bit only when the unfused pair reads in place too.
+    if (!conv2.copies_padded_input() && std::memcmp(y.data(), y_pair.data(), out_count * sizeof(float)) != 0) {
+      ADD_FAILURE() << isa_name(isa) << " " << testing::describe(dw) << " budget " << c.budget
+                    << ": differs from F32Conv + F32DwConv run one after the other";
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(F32PointwiseDwConv, MatchesTheRefPairAndTheUnfusedConvsAtEveryLevel) {
+  testing::Pool threads(pthreadpool_create(2));
+  for (Isa isa : testing::isas_under_test()) {
+    if (isa == Isa::scalar) continue;
+    std::mt19937 rng(2024);
+    int ring = 0, whole = 0;
+    for (int i = 0; i < 400; ++i) {
+      const PwDwCase c = random_case(rng);
+      Outcome o;
+      if (!check(c, isa, rng, i % 4 == 0 ? threads.get() : nullptr, &o)) return;
+      (o.ring ? ring : whole)++;
+    }
+    std::printf("%s: %d cases through a ring, %d as whole images\n", isa_name(isa), ring, whole);
+    EXPECT_GT(ring, 100) << isa_name(isa);
+    EXPECT_GT(whole, 50) << isa_name(isa);
+  }
+}
+
+// Inverted-residual layers of the zoo (MobileNetV2 / V3, EfficientNet), with the default budget.
+TEST(F32PointwiseDwConv, ModelLayers) {
+  struct Layer {
+    int hw, in_c, mid, k, stride;
+  };
+  testing::Pool threads(pthreadpool_create(2));
+  for (Isa isa : testing::isas_under_test()) {
+    if (isa == Isa::scalar) continue;
+    std::mt19937 rng(5);
+    for (Layer l : {Layer{112, 16, 96, 3, 2}, Layer{56, 24, 144, 3, 1}, Layer{56, 24, 72, 5, 2}, Layer{28, 40, 240, 5, 1},
+                    Layer{14, 80, 480, 3, 1}, Layer{7, 160, 960, 5, 1}}) {
+      PwDwCase c;
+      c.dw.batch = 1;
+      c.dw.in_h = c.dw.in_w = l.hw;
+      c.dw.in_c = l.mid;
+      c.dw.kernel_h = c.dw.kernel_w = l.k;
+      c.dw.stride_h = c.dw.stride_w = l.stride;
+      c.dw.dilation_h = c.dw.dilation_w = 1;
+      c.dw.pad_top = c.dw.pad_left = l.k / 2;
+      ASSERT_TRUE(finish(c.dw, l.k / 2, l.k / 2));
+      c.in_c = l.in_c;
+      c.pw_act = Activation::clip(0, 6);
+      c.dw_act = Activation::hard_swish();
+      ASSERT_TRUE(check(c, isa, rng, l.hw >= 56 ? threads.get() : nullptr));
+    }
+  }
+}
+
+TEST(F32PointwiseDwConv, RingHoldsTheRowsOfOneBand) {
+  Conv2dShape s{};
+  s.batch = 1;
+  s.in_h = s.in_w = 56;
+  s.in_c = 144;
+  s.kernel_h = s.kernel_w = 3;
+  s.stride_h = s.stride_w = 1;
+  s.dilation_h = s.dilation_w = 1;
+  s.pad_top = s.pad_left = 1;
+  ASSERT_TRUE(finish(s, 1, 1));
+  std::vector<float> w1(144 * 24, 0.1f), w2(144 * 9, 0.1f);
+  const size_t row = 56 * 144 * sizeof(float);
+  const Isa isa = runnable_isas().back();
+  if (isa == Isa::scalar) GTEST_SKIP() << "no SIMD level on this CPU";
+  // Six rows: bands of four output rows read 4 + 2 input rows.
+  F32PointwiseDwConv six(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 6 * row);
+  EXPECT_EQ(six.band_rows(), 4);
+  EXPECT_EQ(six.ring_rows(), 6);
+  s.stride_h = s.stride_w = 2;
+  ASSERT_TRUE(finish(s, 1, 1));
+  F32PointwiseDwConv strided(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 6 * row);
+  EXPECT_EQ(strided.band_rows(), 2);  // (2 - 1) * 2 + 3 = 5 rows
+  EXPECT_EQ(strided.ring_rows(), 5);
+  F32PointwiseDwConv whole(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 100 * row);
+  EXPECT_EQ(whole.ring_rows(), 56);
+  EXPECT_EQ(whole.band_rows(), s.out_h);
+}
+
+TEST(F32PointwiseDwConv, RejectsWhatItCannotRun) {
+  Conv2dShape s{};
+  s.batch = 1;
+  s.in_h = s.in_w = 8;
+  s.in_c = 16;
+  s.kernel_h = s.kernel_w = 3;
+  s.stride_h = s.stride_w = s.dilation_h = s.dilation_w = 1;
+  ASSERT_TRUE(finish(s, 0, 0));
+  std::vector<float> w1(16 * 4, 0.1f), w2(16 * 9, 0.1f);
+  EXPECT_THROW(F32PointwiseDwConv(s, 4, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, Isa::scalar),
+               std::invalid_argument);
+  Conv2dShape grouped = s;
+  grouped.groups = 4;
+  EXPECT_THROW(F32PointwiseDwConv(grouped, 4, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{},
+                                  runnable_isas().back()),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace octet::kernels
