@@ -66,7 +66,9 @@ Kernel build_pwdw(const OpContext& c, std::span<const void* const> in, std::span
   if (c.isa == kernels::Isa::scalar) {
     c.report_fallback("--isa scalar");
   } else {
-    auto fast = kernels::make_fast<kernels::F32PointwiseDwConv>(s.dw, s.pw.in_c, w1, b1, pw_act, w2, b2, dw_act, c.isa);
+    const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+    auto fast = kernels::make_fast<kernels::F32PointwiseDwConv>(s.dw, s.pw.in_c, w1, b1, pw_act, w2, b2, dw_act, c.isa,
+                                                                kernels::F32PointwiseDwConv::kDefaultRingBudget, threads);
     if (fast) {
       std::shared_ptr<kernels::F32PointwiseDwConv> conv = fast.driver;
       c.report_kernel(conv->kernel_name());

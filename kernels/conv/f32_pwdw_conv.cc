@@ -13,18 +13,28 @@ int rows_for_band(const Conv2dShape& s, int band) {
 
 }  // namespace
 
+struct F32PointwiseDwConv::Task {
+  const F32PointwiseDwConv* conv;
+  const float* x;
+  float* y;
+  size_t items, parts;  // items = images * parts; part p of an image: the p-th slice of its output rows
+};
+
 F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights,
                                        const float* pw_bias, const Activation& pw_act, const float* dw_weights,
                                        const float* dw_bias, const Activation& dw_act, Isa isa,
-                                       size_t ring_budget_bytes)
+                                       size_t ring_budget_bytes, size_t threads)
     : s_(dw), batch_(dw.batch), in_c_(in_c) {
   if (!is_depthwise(dw) || in_c < 1) {
     throw std::invalid_argument("F32PointwiseDwConv: expected a depthwise conv after a 1x1 conv with in_c >= 1");
   }
   s_.batch = 1;
-  dw_ = std::make_unique<F32DwConv>(s_, dw_weights, dw_bias, dw_act, isa);
-  if (dw_->kernel() == nullptr) {
-    throw std::invalid_argument("F32PointwiseDwConv: no depthwise microkernel runs under the ISA cap on this CPU");
+  lanes_.resize(std::max<size_t>(1, threads));
+  for (Lane& lane : lanes_) {
+    lane.dw = std::make_unique<F32DwConv>(s_, dw_weights, dw_bias, dw_act, isa);  // packed once, shared
+    if (lane.dw->kernel() == nullptr) {
+      throw std::invalid_argument("F32PointwiseDwConv: no depthwise microkernel runs under the ISA cap on this CPU");
+    }
   }
   // The microkernel the unfused 1x1 conv would choose for the whole image (choose_... throws
   // std::invalid_argument when none runs).
@@ -38,50 +48,75 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
   while (band_ < s_.out_h && rows_for_band(s_, band_ + 1) <= fit) ++band_;
   // Rows past the image are never computed, so a ring longer than the image is no use.
   ring_rows_ = std::min(rows_for_band(s_, band_), s_.in_h);
-  ring_ = std::make_unique<float[]>(static_cast<size_t>(ring_rows_) * s_.in_w * s_.in_c);
   // When a whole image fits, the ring is that image: the depthwise conv then runs as usual on
   // it, keeping its own choices (the padded copy of small maps).
   whole_image_ = ring_rows_ == s_.in_h;
-  if (whole_image_) {
-    band_ = s_.out_h;
-    dw_->bind(ring_.get());
-  } else {
-    dw_->bind_ring(ring_.get(), ring_rows_);
+  if (whole_image_) band_ = s_.out_h;
+  for (Lane& lane : lanes_) {
+    lane.ring = std::make_unique<float[]>(static_cast<size_t>(ring_rows_) * s_.in_w * s_.in_c);
+    if (whole_image_) {
+      lane.dw->bind(lane.ring.get());
+    } else {
+      lane.dw->bind_ring(lane.ring.get(), ring_rows_);
+    }
   }
-  name_ = "pwdw(" + pw_->kernel_name() + ", " + dw_->kernel_name() + ")";
+  name_ = "pwdw(" + pw_->kernel_name() + ", " + lanes_[0].dw->kernel_name() + ")";
+}
+
+void F32PointwiseDwConv::run_rows(const Lane& lane, const float* x, float* y, int n, int first, int end,
+                                  pthreadpool_t pool) const {
+  const size_t in_row = static_cast<size_t>(s_.in_w) * in_c_;
+  const size_t ring_row = static_cast<size_t>(s_.in_w) * s_.in_c;
+  const float* x_image = x + n * in_row * s_.in_h;
+  float* y_image = y + static_cast<size_t>(n) * s_.out_h * s_.out_w * s_.out_c;
+  if (whole_image_) {
+    pw_->run(static_cast<int64_t>(s_.in_h) * s_.in_w, x_image, lane.ring.get(), pool);
+    lane.dw->run(lane.ring.get(), y_image, pool);
+    return;
+  }
+  // Input rows [0, produced) are in the ring (or were, and no band reads them again).
+  int produced = std::max(0, first * s_.stride_h - s_.pad_top);
+  for (int band = first; band < end; band += band_) {
+    const int count = std::min(band_, end - band);
+    // The rows this band reads end before `need` and start at band * stride_h - pad_top, at
+    // most ring_rows - 1 rows back: expanding up to `need` overwrites only slots of rows no
+    // band reads again.
+    const int last = (band + count - 1) * s_.stride_h - s_.pad_top + (s_.kernel_h - 1) * s_.dilation_h;
+    const int need = std::min(s_.in_h, last + 1);
+    while (produced < need) {
+      const int slot = produced % ring_rows_;
+      const int rows = std::min(need - produced, ring_rows_ - slot);  // contiguous up to the ring's end
+      pw_->run(static_cast<int64_t>(rows) * s_.in_w, x_image + produced * in_row, lane.ring.get() + slot * ring_row,
+               pool);
+      produced += rows;
+    }
+    lane.dw->run_rows(band, count, y_image, pool);
+  }
+}
+
+void F32PointwiseDwConv::lane_task(void* context, size_t lane) {
+  const Task& t = *static_cast<const Task*>(context);
+  const F32PointwiseDwConv& c = *t.conv;
+  const size_t lanes = c.lanes_.size();
+  for (size_t item = lane; item < t.items; item += lanes) {
+    const int n = static_cast<int>(item / t.parts), part = static_cast<int>(item % t.parts);
+    const int first = static_cast<int>(static_cast<size_t>(c.s_.out_h) * part / t.parts);
+    const int end = static_cast<int>(static_cast<size_t>(c.s_.out_h) * (part + 1) / t.parts);
+    if (first < end) c.run_rows(c.lanes_[lane], t.x, t.y, n, first, end, nullptr);
+  }
 }
 
 void F32PointwiseDwConv::run(const float* x, float* y, pthreadpool_t pool) const {
-  const size_t in_row = static_cast<size_t>(s_.in_w) * in_c_;
-  const size_t ring_row = static_cast<size_t>(s_.in_w) * s_.in_c;
-  const size_t in_image = in_row * s_.in_h;
-  const size_t out_image = static_cast<size_t>(s_.out_h) * s_.out_w * s_.out_c;
-  for (int n = 0; n < batch_; ++n) {
-    const float* x_image = x + n * in_image;
-    float* y_image = y + n * out_image;
-    if (whole_image_) {
-      pw_->run(static_cast<int64_t>(s_.in_h) * s_.in_w, x_image, ring_.get(), pool);
-      dw_->run(ring_.get(), y_image, pool);
-      continue;
-    }
-    int produced = 0;  // input rows [0, produced) of this image have been expanded
-    for (int first = 0; first < s_.out_h; first += band_) {
-      const int count = std::min(band_, s_.out_h - first);
-      // Input rows this band reads end before `need`; the rows it reads start at
-      // first * stride_h - pad_top, at most ring_rows - 1 rows back, so expanding up to
-      // `need` overwrites only slots of rows no band reads again.
-      const int last = (first + count - 1) * s_.stride_h - s_.pad_top + (s_.kernel_h - 1) * s_.dilation_h;
-      const int need = std::min(s_.in_h, last + 1);
-      while (produced < need) {
-        const int slot = produced % ring_rows_;
-        const int rows = std::min(need - produced, ring_rows_ - slot);  // contiguous up to the ring's end
-        pw_->run(static_cast<int64_t>(rows) * s_.in_w, x_image + produced * in_row, ring_.get() + slot * ring_row,
-                 pool);
-        produced += rows;
-      }
-      dw_->run_rows(first, count, y_image, pool);
-    }
+  const size_t threads = pool == nullptr ? 1 : std::min(lanes_.size(), pthreadpool_get_threads_count(pool));
+  const size_t images = static_cast<size_t>(batch_);
+  if (threads <= 1 || (whole_image_ && images < threads)) {
+    // One lane; with whole images the two convs spread each image over the threads themselves.
+    for (int n = 0; n < batch_; ++n) run_rows(lanes_[0], x, y, n, 0, s_.out_h, pool);
+    return;
   }
+  const size_t parts = images >= threads ? 1 : (threads + images - 1) / images;
+  Task task{this, x, y, images * parts, parts};
+  pthreadpool_parallelize_1d(pool, &F32PointwiseDwConv::lane_task, &task, std::min(threads, task.items), 0);
 }
 
 }  // namespace octet::kernels

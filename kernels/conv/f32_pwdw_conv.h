@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/gemm/f32_gemm.h"
@@ -30,31 +31,44 @@ class F32PointwiseDwConv {
   // batch = images); in_c: the expand's input channels. pw_weights: [mid][in_c] (ONNX
   // [mid][in_c][1][1]); dw_weights: [mid][1][kh][kw]; biases may be nullptr. Throws
   // std::invalid_argument when no microkernel runs either conv under the cap `isa` (the
-  // caller then runs the two reference convs). ring_budget_bytes: the most the ring may take.
+  // caller then runs the two reference convs). ring_budget_bytes: the most one ring may take.
+  // threads: the pool's thread count run() will be given (one ring per thread).
   F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights, const float* pw_bias,
                      const Activation& pw_act, const float* dw_weights, const float* dw_bias,
-                     const Activation& dw_act, Isa isa, size_t ring_budget_bytes = kDefaultRingBudget);
+                     const Activation& dw_act, Isa isa, size_t ring_budget_bytes = kDefaultRingBudget,
+                     size_t threads = 1);
 
   // Half of a 512 KiB L2 (Zen 1 and 2, the smallest of the x86 cores octet tunes for): the
   // ring, the expand weights and the depthwise output rows share it.
   static constexpr size_t kDefaultRingBudget = 192 * 1024;
 
   const std::string& kernel_name() const { return name_; }
-  const F32DwConv* kernel() const { return dw_.get(); }  // for make_fast: never nullptr once built
-  int ring_rows() const { return ring_rows_; }           // input rows the ring holds
-  int band_rows() const { return band_; }                // output rows per band (out_h: whole images)
+  const F32DwConv* kernel() const { return lanes_[0].dw.get(); }  // for make_fast: never nullptr once built
+  int ring_rows() const { return ring_rows_; }  // input rows a ring holds (in_h: whole images)
+  int band_rows() const { return band_; }       // output rows per band (out_h: whole images)
 
-  // x: [batch][in_h][in_w][in_c], y: [batch][out_h][out_w][mid]. Uses the ring: one run at a time.
+  // x: [batch][in_h][in_w][in_c], y: [batch][out_h][out_w][mid]. Uses the rings: one run at a
+  // time. With several threads each takes its own ring: whole images when the batch has at
+  // least one per thread, else bands of rows of one image (the rows at a band's edges are
+  // expanded by both neighbours).
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
  private:
+  struct Lane {  // one thread's ring and the depthwise conv bound to it
+    std::unique_ptr<float[]> ring;
+    std::unique_ptr<F32DwConv> dw;
+  };
+  struct Task;
+  static void lane_task(void* context, size_t lane);
+  // Output rows [first, end) of image n, on lane `lane`; pool: threads inside the calls.
+  void run_rows(const Lane& lane, const float* x, float* y, int n, int first, int end, pthreadpool_t pool) const;
+
   Conv2dShape s_;  // the depthwise conv's, batch 1 (one image at a time)
   int batch_, in_c_;
   int band_ = 0, ring_rows_ = 0;
-  bool whole_image_ = false;  // the ring holds all in_h rows: expand the image, then run the depthwise conv
+  bool whole_image_ = false;  // a ring holds all in_h rows: expand the image, then run the depthwise conv
   std::unique_ptr<F32Gemm> pw_;
-  std::unique_ptr<F32DwConv> dw_;
-  std::unique_ptr<float[]> ring_;
+  std::vector<Lane> lanes_;
   std::string name_;
 };
 
