@@ -162,7 +162,21 @@ void Plan::add_node(const ir::Node& n) {
     pv.producer = pv.last_use = step;
     values_[n.outputs[i]] = pv;
   }
-  pending_.push_back({&n, names, infos, out_names});
+  std::string scratch;
+  if (impl->scratch_bytes) {
+    ctx.isa = options_.isa;
+    ctx.threadpool = options_.threadpool;
+    if (const size_t bytes = impl->scratch_bytes(ctx, outs)) {
+      scratch = n.name + "@scratch";
+      while (values_.count(scratch)) scratch += "'";
+      PlanValue pv;
+      pv.info = {ir::DType::u8, {int64_t(bytes)}, Layout::row_major};
+      check_tensor_size(graph_.source + ": " + ir::Graph::describe(n) + ", its scratch", pv.info);
+      pv.producer = pv.last_use = step;
+      values_[scratch] = pv;
+    }
+  }
+  pending_.push_back({&n, names, infos, out_names, scratch});
 }
 
 // Runs a node whose inputs are all known now and keeps its outputs as constants.
@@ -282,6 +296,10 @@ void Plan::build_kernels() {
       ctx.winograd = options_.winograd;
       ctx.kernel_name = &step.kernel;
       ctx.fallback = &step.fallback;
+      if (!p.scratch.empty()) {
+        ctx.scratch = data(p.scratch);
+        ctx.scratch_size = values_.at(p.scratch).info.bytes();
+      }
       step.node = p.node->name;
       step.op = p.node->op;
       for (const auto& o : p.outputs) {

@@ -78,6 +78,7 @@ class Plan {
     std::vector<std::string> inputs;      // value names after relayout
     std::vector<TensorInfo> input_infos;  // the layouts the op sees
     std::vector<std::string> outputs;
+    std::string scratch;  // a value of the arena only this step uses (OpImpl::scratch_bytes), or ""
   };
   void add_node(const ir::Node& n);
   std::string ensure_layout(const std::string& name, Layout want);

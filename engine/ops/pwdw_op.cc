@@ -68,7 +68,8 @@ Kernel build_pwdw(const OpContext& c, std::span<const void* const> in, std::span
   } else {
     const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
     auto fast = kernels::make_fast<kernels::F32PointwiseDwConv>(s.dw, s.pw.in_c, w1, b1, pw_act, w2, b2, dw_act, c.isa,
-                                                                kernels::F32PointwiseDwConv::kDefaultRingBudget, threads);
+                                                                threads, kernels::PwDwRingLimits{},
+                                                                static_cast<float*>(c.scratch));
     if (fast) {
       std::shared_ptr<kernels::F32PointwiseDwConv> conv = fast.driver;
       c.report_kernel(conv->kernel_name());
@@ -99,6 +100,12 @@ void register_pwdw_ops(OpTable& t) {
     return {{ir::DType::f32, {s.dw.batch, s.dw.out_c, s.dw.out_h, s.dw.out_w}, Layout::channels_last}};
   };
   op.build = build_pwdw;
+  // The rings in the arena (the ref convs of --isa scalar allocate their own intermediate).
+  op.scratch_bytes = [](const OpContext& c, const std::vector<TensorInfo>&) -> size_t {
+    if (c.isa == kernels::Isa::scalar) return 0;
+    const size_t threads = c.threadpool == nullptr ? 1 : pthreadpool_get_threads_count(c.threadpool);
+    return kernels::F32PointwiseDwConv::scratch_floats(pwdw_shape(c).dw, threads) * sizeof(float);
+  };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   op.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
     const PwDwShape s = pwdw_shape(c);

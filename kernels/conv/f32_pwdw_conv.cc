@@ -20,10 +20,33 @@ struct F32PointwiseDwConv::Task {
   size_t items, parts;  // items = images * parts; part p of an image: the p-th slice of its output rows
 };
 
+F32PointwiseDwConv::Rings F32PointwiseDwConv::rings_for(const Conv2dShape& dw, const PwDwRingLimits& limits) {
+  const size_t row_bytes = static_cast<size_t>(dw.in_w) * dw.in_c * sizeof(float);
+  const int fit = static_cast<int>(std::max<size_t>(1, limits.ring_bytes / row_bytes));
+  Rings r{1, 0, false};
+  while (r.band < dw.out_h && rows_for_band(dw, r.band + 1) <= fit) ++r.band;
+  // Rows past the image are never computed, so a ring longer than the image is no use.
+  r.rows = std::min(rows_for_band(dw, r.band), dw.in_h);
+  // A whole image as the ring: the depthwise conv then runs as usual on it, keeping its own
+  // choices (the padded copy of small maps).
+  r.whole_image = r.rows == dw.in_h || row_bytes * dw.in_h <= limits.whole_image_bytes;
+  if (r.whole_image) {
+    r.band = dw.out_h;
+    r.rows = dw.in_h;
+  }
+  return r;
+}
+
+// Each ring rounded up to 16 floats, so every ring starts on a cache line.
+size_t F32PointwiseDwConv::scratch_floats(const Conv2dShape& dw, size_t threads, const PwDwRingLimits& limits) {
+  const size_t ring = static_cast<size_t>(rings_for(dw, limits).rows) * dw.in_w * dw.in_c;
+  return (ring + 15) / 16 * 16 * std::max<size_t>(1, threads);
+}
+
 F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights,
                                        const float* pw_bias, const Activation& pw_act, const float* dw_weights,
-                                       const float* dw_bias, const Activation& dw_act, Isa isa,
-                                       size_t ring_budget_bytes, size_t threads)
+                                       const float* dw_bias, const Activation& dw_act, Isa isa, size_t threads,
+                                       const PwDwRingLimits& limits, float* scratch)
     : s_(dw), batch_(dw.batch), in_c_(in_c) {
   if (!is_depthwise(dw) || in_c < 1) {
     throw std::invalid_argument("F32PointwiseDwConv: expected a depthwise conv after a 1x1 conv with in_c >= 1");
@@ -42,22 +65,22 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
   pw_ = std::make_unique<F32Gemm>(in_c, s_.in_c, pw_weights, /*trans_b=*/true, pw_bias, pw_act,
                                   choose_f32_gemm_kernel(isa, pixels, s_.in_c));
 
-  const size_t row_bytes = static_cast<size_t>(s_.in_w) * s_.in_c * sizeof(float);
-  const int fit = static_cast<int>(std::max<size_t>(1, ring_budget_bytes / row_bytes));
-  band_ = 1;
-  while (band_ < s_.out_h && rows_for_band(s_, band_ + 1) <= fit) ++band_;
-  // Rows past the image are never computed, so a ring longer than the image is no use.
-  ring_rows_ = std::min(rows_for_band(s_, band_), s_.in_h);
-  // When a whole image fits, the ring is that image: the depthwise conv then runs as usual on
-  // it, keeping its own choices (the padded copy of small maps).
-  whole_image_ = ring_rows_ == s_.in_h;
-  if (whole_image_) band_ = s_.out_h;
-  for (Lane& lane : lanes_) {
-    lane.ring = std::make_unique<float[]>(static_cast<size_t>(ring_rows_) * s_.in_w * s_.in_c);
+  const Rings rings = rings_for(s_, limits);
+  band_ = rings.band;
+  ring_rows_ = rings.rows;
+  whole_image_ = rings.whole_image;
+  if (scratch == nullptr) {
+    own_scratch_ = aligned_zeroed_floats(scratch_floats(s_, lanes_.size(), limits));
+    scratch = own_scratch_.get();
+  }
+  const size_t ring_floats = scratch_floats(s_, 1, limits);
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    Lane& lane = lanes_[i];
+    lane.ring = scratch + i * ring_floats;
     if (whole_image_) {
-      lane.dw->bind(lane.ring.get());
+      lane.dw->bind(lane.ring);
     } else {
-      lane.dw->bind_ring(lane.ring.get(), ring_rows_);
+      lane.dw->bind_ring(lane.ring, ring_rows_);
     }
   }
   name_ = "pwdw(" + pw_->kernel_name() + ", " + lanes_[0].dw->kernel_name() + ")";
@@ -70,8 +93,8 @@ void F32PointwiseDwConv::run_rows(const Lane& lane, const float* x, float* y, in
   const float* x_image = x + n * in_row * s_.in_h;
   float* y_image = y + static_cast<size_t>(n) * s_.out_h * s_.out_w * s_.out_c;
   if (whole_image_) {
-    pw_->run(static_cast<int64_t>(s_.in_h) * s_.in_w, x_image, lane.ring.get(), pool);
-    lane.dw->run(lane.ring.get(), y_image, pool);
+    pw_->run(static_cast<int64_t>(s_.in_h) * s_.in_w, x_image, lane.ring, pool);
+    lane.dw->run(lane.ring, y_image, pool);
     return;
   }
   // Input rows [0, produced) are in the ring (or were, and no band reads them again).
@@ -86,7 +109,7 @@ void F32PointwiseDwConv::run_rows(const Lane& lane, const float* x, float* y, in
     while (produced < need) {
       const int slot = produced % ring_rows_;
       const int rows = std::min(need - produced, ring_rows_ - slot);  // contiguous up to the ring's end
-      pw_->run(static_cast<int64_t>(rows) * s_.in_w, x_image + produced * in_row, lane.ring.get() + slot * ring_row,
+      pw_->run(static_cast<int64_t>(rows) * s_.in_w, x_image + produced * in_row, lane.ring + slot * ring_row,
                pool);
       produced += rows;
     }

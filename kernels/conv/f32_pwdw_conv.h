@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/aligned_buffer.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/isa.h"
@@ -25,22 +26,34 @@
 
 namespace octet::kernels {
 
+// When an image runs through a ring of rows, and how many rows the ring holds.
+struct PwDwRingLimits {
+  // Half of a 512 KiB L2 (Zen 1 and 2, the smallest of the x86 cores octet tunes for): the
+  // ring, the expand weights and the depthwise output rows share it.
+  size_t ring_bytes = 192 * 1024;
+  // An intermediate image up to this size runs whole (expand, then depthwise, through one
+  // image of scratch): it comes back from L2 or L3 anyway, and bands of rows cost more GEMM
+  // calls and shorter depthwise rows. On Zen 1, MobileNetV2's 14x14x576 blocks (451 KiB) ran
+  // 4% slower through a ring than unfused; 56x56x144 (1.8 MiB) and larger ran faster.
+  size_t whole_image_bytes = 1024 * 1024;
+};
+
 class F32PointwiseDwConv {
  public:
   // dw: the depthwise conv's shape (in_c == out_c == groups == the expand's output channels,
   // batch = images); in_c: the expand's input channels. pw_weights: [mid][in_c] (ONNX
   // [mid][in_c][1][1]); dw_weights: [mid][1][kh][kw]; biases may be nullptr. Throws
   // std::invalid_argument when no microkernel runs either conv under the cap `isa` (the
-  // caller then runs the two reference convs). ring_budget_bytes: the most one ring may take.
-  // threads: the pool's thread count run() will be given (one ring per thread).
+  // caller then runs the two reference convs). threads: the pool's thread count run() will be
+  // given (one ring per thread). scratch: scratch_floats() floats, 64-byte aligned, that only
+  // this conv uses while it runs (the plan's arena); nullptr: the conv allocates its own.
   F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights, const float* pw_bias,
                      const Activation& pw_act, const float* dw_weights, const float* dw_bias,
-                     const Activation& dw_act, Isa isa, size_t ring_budget_bytes = kDefaultRingBudget,
-                     size_t threads = 1);
+                     const Activation& dw_act, Isa isa, size_t threads = 1, const PwDwRingLimits& limits = {},
+                     float* scratch = nullptr);
 
-  // Half of a 512 KiB L2 (Zen 1 and 2, the smallest of the x86 cores octet tunes for): the
-  // ring, the expand weights and the depthwise output rows share it.
-  static constexpr size_t kDefaultRingBudget = 192 * 1024;
+  // The rings' floats for this shape, thread count and limits.
+  static size_t scratch_floats(const Conv2dShape& dw, size_t threads, const PwDwRingLimits& limits = {});
 
   const std::string& kernel_name() const { return name_; }
   const F32DwConv* kernel() const { return lanes_[0].dw.get(); }  // for make_fast: never nullptr once built
@@ -55,9 +68,14 @@ class F32PointwiseDwConv {
 
  private:
   struct Lane {  // one thread's ring and the depthwise conv bound to it
-    std::unique_ptr<float[]> ring;
+    float* ring;
     std::unique_ptr<F32DwConv> dw;
   };
+  struct Rings {
+    int band, rows;  // output rows per band, input rows per ring
+    bool whole_image;
+  };
+  static Rings rings_for(const Conv2dShape& dw, const PwDwRingLimits& limits);
   struct Task;
   static void lane_task(void* context, size_t lane);
   // Output rows [first, end) of image n, on lane `lane`; pool: threads inside the calls.
@@ -69,6 +87,7 @@ class F32PointwiseDwConv {
   bool whole_image_ = false;  // a ring holds all in_h rows: expand the image, then run the depthwise conv
   std::unique_ptr<F32Gemm> pw_;
   std::vector<Lane> lanes_;
+  AlignedFloats own_scratch_;  // when the caller gave none
   std::string name_;
 };
 

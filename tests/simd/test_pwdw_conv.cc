@@ -26,7 +26,7 @@ struct PwDwCase {
   int in_c = 1;
   Activation pw_act, dw_act;
   bool bias = true;
-  size_t budget = F32PointwiseDwConv::kDefaultRingBudget;
+  PwDwRingLimits limits;
 };
 
 Conv2dShape pointwise_shape(const PwDwCase& c) {
@@ -72,9 +72,11 @@ PwDwCase random_case(std::mt19937& rng) {
     c.pw_act = testing::random_activation(rng);
     c.dw_act = testing::random_activation(rng);
     c.bias = uni(0, 3) != 0;
-    // From less than one row (a band of one output row) to more than the image.
+    // Rings from less than one row (a band of one output row) to more than the image; images
+    // that small run through a ring only when the whole-image threshold is off.
     const size_t row_bytes = size_t(s.in_w) * s.in_c * sizeof(float);
-    c.budget = std::array{size_t{1}, row_bytes * 3, row_bytes * 6, size_t{1} << 30}[size_t(uni(0, 3))];
+    c.limits.ring_bytes = std::array{size_t{1}, row_bytes * 3, row_bytes * 6, size_t{1} << 30}[size_t(uni(0, 3))];
+    if (uni(0, 3) != 0) c.limits.whole_image_bytes = 0;
     return c;
   }
 }
@@ -94,7 +96,7 @@ bool check(const PwDwCase& c, Isa isa, std::mt19937& rng, pthreadpool_t pool, Ou
   const float* bias1 = c.bias ? b1.data() : nullptr;
   const float* bias2 = c.bias ? b2.data() : nullptr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
-  F32PointwiseDwConv fused(dw, c.in_c, w1.data(), bias1, c.pw_act, w2.data(), bias2, c.dw_act, isa, c.budget, threads);
+  F32PointwiseDwConv fused(dw, c.in_c, w1.data(), bias1, c.pw_act, w2.data(), bias2, c.dw_act, isa, threads, c.limits);
   if (outcome) outcome->ring = fused.ring_rows() < dw.in_h;
   EXPECT_LE(fused.ring_rows(), dw.in_h);
 
@@ -124,7 +126,7 @@ bool check(const PwDwCase& c, Isa isa, std::mt19937& rng, pthreadpool_t pool, Ou
     for (size_t i = 0; i < out_count; ++i) {
       const float tol = 1e-5f * 1.5f * y_abs[i] + 1e-6f;
       if (!(std::fabs(y[i] - y_ref[i]) <= tol)) {
-        ADD_FAILURE() << isa_name(isa) << " " << testing::describe(dw) << " in_c " << c.in_c << " budget " << c.budget
+        ADD_FAILURE() << isa_name(isa) << " " << testing::describe(dw) << " in_c " << c.in_c << " ring budget " << c.limits.ring_bytes
                       << " ring " << fused.ring_rows() << " band " << fused.band_rows() << ": output " << i << " is "
                       << y[i] << ", the ref pair gives " << y_ref[i] << " (tolerance " << tol << ")";
         return false;
@@ -133,7 +135,7 @@ bool check(const PwDwCase& c, Isa isa, std::mt19937& rng, pthreadpool_t pool, Ou
     // Ring-mode depthwise rows skip the padded copy small maps take, whose border pixels may
     // sum in another order: bit for bit only when the unfused pair reads in place too.
     if (!conv2.copies_padded_input() && std::memcmp(y.data(), y_pair.data(), out_count * sizeof(float)) != 0) {
-      ADD_FAILURE() << isa_name(isa) << " " << testing::describe(dw) << " budget " << c.budget
+      ADD_FAILURE() << isa_name(isa) << " " << testing::describe(dw) << " ring budget " << c.limits.ring_bytes
                     << ": differs from F32Conv + F32DwConv run one after the other";
       return false;
     }
@@ -160,7 +162,8 @@ TEST(F32PointwiseDwConv, MatchesTheRefPairAndTheUnfusedConvsAtEveryLevel) {
   }
 }
 
-// Inverted-residual layers of the zoo (MobileNetV2 / V3, EfficientNet), with the default budget.
+// Inverted-residual layers of the zoo (MobileNetV2 / V3, EfficientNet), with the default limits:
+// the 112x112 and 56x56 ones run through rings, the others whole.
 TEST(F32PointwiseDwConv, ModelLayers) {
   struct Layer {
     int hw, in_c, mid, k, stride;
@@ -207,17 +210,24 @@ TEST(F32PointwiseDwConv, RingHoldsTheRowsOfOneBand) {
   const Isa isa = runnable_isas().back();
   if (isa == Isa::scalar) GTEST_SKIP() << "no SIMD level on this CPU";
   // Six rows: bands of four output rows read 4 + 2 input rows.
-  F32PointwiseDwConv six(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 6 * row);
+  F32PointwiseDwConv six(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 1, {6 * row, 0});
   EXPECT_EQ(six.band_rows(), 4);
   EXPECT_EQ(six.ring_rows(), 6);
   s.stride_h = s.stride_w = 2;
   ASSERT_TRUE(finish(s, 1, 1));
-  F32PointwiseDwConv strided(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 6 * row);
+  F32PointwiseDwConv strided(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 1, {6 * row, 0});
   EXPECT_EQ(strided.band_rows(), 2);  // (2 - 1) * 2 + 3 = 5 rows
   EXPECT_EQ(strided.ring_rows(), 5);
-  F32PointwiseDwConv whole(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 100 * row);
+  F32PointwiseDwConv whole(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 1, {100 * row, 0});
   EXPECT_EQ(whole.ring_rows(), 56);
   EXPECT_EQ(whole.band_rows(), s.out_h);
+  // The default limits: 56x56x144 (1.8 MiB) through a ring, 14x14x144 whole.
+  F32PointwiseDwConv big(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa);
+  EXPECT_LT(big.ring_rows(), 56);
+  s.in_h = s.in_w = 14;
+  ASSERT_TRUE(finish(s, 1, 1));
+  F32PointwiseDwConv small(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa);
+  EXPECT_EQ(small.ring_rows(), 14);
 }
 
 TEST(F32PointwiseDwConv, RejectsWhatItCannotRun) {
