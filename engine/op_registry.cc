@@ -75,6 +75,9 @@ int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank) {
 }
 
 std::optional<Layout> any_layout(const OpContext&, size_t) { return std::nullopt; }
+std::optional<Layout> channels_last_map(const OpContext&, size_t input) {
+  return input == 0 ? Layout::channels_last : Layout::row_major;
+}
 std::optional<Layout> want_row_major(const OpContext&, size_t) { return Layout::row_major; }
 std::optional<Layout> want_channels_last(const OpContext&, size_t) { return Layout::channels_last; }
 

@@ -143,6 +143,9 @@ void register_dynamic_ops(OpTable& t);       // ConvIntegerToFloat, MatMulIntege
 // Helpers shared by op files.
 int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank);
 std::optional<Layout> any_layout(const OpContext&, size_t);
+// want_layout of an op on one feature map (input 0) and weights or parameters: the map
+// channels-last, the others as stored.
+std::optional<Layout> channels_last_map(const OpContext&, size_t input);
 std::optional<Layout> want_row_major(const OpContext&, size_t);
 std::optional<Layout> want_channels_last(const OpContext&, size_t);
 

@@ -69,9 +69,7 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
 
 void register_conv_ops(OpTable& t) {
   OpImpl conv;
-  conv.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
-    return i == 0 ? std::optional(Layout::channels_last) : std::optional(Layout::row_major);
-  };
+  conv.want_layout = channels_last_map;
   conv.infer = infer_conv;
   conv.build = build_conv;
   conv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, 1, out[0]); };

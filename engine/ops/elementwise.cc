@@ -192,9 +192,7 @@ OpImpl binary_op() {
 
 OpImpl batchnorm_op() {
   OpImpl bn;
-  bn.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
-    return i == 0 ? Layout::channels_last : Layout::row_major;
-  };
+  bn.want_layout = channels_last_map;
   bn.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     require_f32(c, 0);
     const auto& x = c.info(0);

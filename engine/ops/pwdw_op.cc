@@ -90,9 +90,7 @@ Kernel build_pwdw(const OpContext& c, std::span<const void* const> in, std::span
 
 void register_pwdw_ops(OpTable& t) {
   OpImpl op;
-  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
-    return i == kX ? std::optional(Layout::channels_last) : std::optional(Layout::row_major);
-  };
+  op.want_layout = channels_last_map;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const PwDwShape s = pwdw_shape(c);
     for (size_t i : {kW1, kW2})

@@ -263,9 +263,7 @@ void require_nchw_form(const OpContext& c) {
 
 OpImpl qglobal_avgpool_op() {
   OpImpl op;
-  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
-    return i == kX ? Layout::channels_last : Layout::row_major;
-  };
+  op.want_layout = channels_last_map;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     check_qunary(c);
     require_nchw_form(c);
@@ -288,9 +286,7 @@ OpImpl qglobal_avgpool_op() {
 
 OpImpl qavgpool_op() {
   OpImpl op;
-  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
-    return i == kX ? Layout::channels_last : Layout::row_major;
-  };
+  op.want_layout = channels_last_map;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     check_qunary(c);
     require_nchw_form(c);

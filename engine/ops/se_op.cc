@@ -101,9 +101,7 @@ Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<v
 
 void register_se_ops(OpTable& t) {
   OpImpl se;
-  se.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
-    return i == kX ? std::optional(Layout::channels_last) : std::optional(Layout::row_major);
-  };
+  se.want_layout = channels_last_map;
   se.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     se_shape(c);
     for (size_t i : {kW1, kW2})
