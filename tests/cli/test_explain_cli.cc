@@ -117,6 +117,12 @@ TEST(DiffCli, LevelsAgreeAndTheFirstDepartingTensorIsNamed) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("first departure: "), std::string::npos) << r.output;
 
+  // Every intermediate, even one a fused step never writes (TinyNet's expand convs run fused
+  // with their depthwise convs): diff keeps the pairs apart.
+  r = run_cli("diff " + kTinyNet + " --isa-a scalar --batch 2 --all", true);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("/blocks/blocks.0/expand/expand.2/Clip_output_0"), std::string::npos) << r.output;
+
   r = run_cli("diff " + kTinyNet + " " + kTinyNet, true);
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("one FP32 and its INT8"), std::string::npos) << r.output;
