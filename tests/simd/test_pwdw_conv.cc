@@ -143,10 +143,34 @@ bool check(const PwDwCase& c, Isa isa, std::mt19937& rng, pthreadpool_t pool, Ou
   return true;
 }
 
-TEST(F32PointwiseDwConv, MatchesTheRefPairAndTheUnfusedConvsAtEveryLevel) {
-  testing::Pool threads(pthreadpool_create(2));
+// The levels whose pair of microkernels (GEMM, depthwise) no lower level runs: a level that
+// only adds integer instructions (AVX-512 VNNI, Arm's dot product) runs the same FP32 pair.
+std::vector<Isa> levels_with_their_own_kernels() {
+  auto kernels_at = [](Isa isa) {
+    Conv2dShape s{1, 8, 8, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1};
+    s.groups = 16;
+    std::vector<float> w1(16 * 4, 0.1f), w2(16 * 9, 0.1f);
+    return F32PointwiseDwConv(s, 4, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa)
+        .kernel_name();
+  };
+  std::vector<Isa> out;
   for (Isa isa : testing::isas_under_test()) {
     if (isa == Isa::scalar) continue;
+    bool seen = false;
+    for (Isa lower : runnable_isas())
+      if (lower != Isa::scalar && lower != isa && isa_allows(isa, lower) && kernels_at(lower) == kernels_at(isa)) seen = true;
+    if (seen) {
+      std::printf("skipped %s: runs the kernels of a lower level (%s)\n", isa_name(isa), kernels_at(isa).c_str());
+    } else {
+      out.push_back(isa);
+    }
+  }
+  return out;
+}
+
+TEST(F32PointwiseDwConv, MatchesTheRefPairAndTheUnfusedConvsAtEveryLevel) {
+  testing::Pool threads(pthreadpool_create(2));
+  for (Isa isa : levels_with_their_own_kernels()) {
     std::mt19937 rng(2024);
     int ring = 0, whole = 0;
     for (int i = 0; i < 400; ++i) {
@@ -169,8 +193,7 @@ TEST(F32PointwiseDwConv, ModelLayers) {
     int hw, in_c, mid, k, stride;
   };
   testing::Pool threads(pthreadpool_create(2));
-  for (Isa isa : testing::isas_under_test()) {
-    if (isa == Isa::scalar) continue;
+  for (Isa isa : levels_with_their_own_kernels()) {
     std::mt19937 rng(5);
     for (Layer l : {Layer{112, 16, 96, 3, 2}, Layer{56, 24, 144, 3, 1}, Layer{56, 24, 72, 5, 2}, Layer{28, 40, 240, 5, 1},
                     Layer{14, 80, 480, 3, 1}, Layer{7, 160, 960, 5, 1}}) {
@@ -188,9 +211,10 @@ TEST(F32PointwiseDwConv, ModelLayers) {
       c.dw_act = Activation::hard_swish();
       c.dw.batch = 1;
       ASSERT_TRUE(check(c, isa, rng, threads.get()));
+      if (l.hw > 28) continue;  // batches of the big maps take long under qemu and add no path
       c.dw.batch = 2;
       ASSERT_TRUE(finish(c.dw, l.k / 2, l.k / 2));
-      ASSERT_TRUE(check(c, isa, rng, l.hw >= 56 ? threads.get() : nullptr));
+      ASSERT_TRUE(check(c, isa, rng, nullptr));
     }
   }
 }
