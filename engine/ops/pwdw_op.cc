@@ -2,7 +2,8 @@
 //   t = pw_act(Conv 1x1 (x, w1, b1))              w1: [mid][in_c][1][1]
 //   y = act(Conv depthwise (t, w2, b2))           w2: [mid][1][kh][kw], group = mid
 // with the depthwise conv's window attributes (strides, pads, dilations, auto_pad). t never
-// reaches the arena: kernels/conv/f32_pwdw_conv.h keeps a ring of its rows in cache.
+// exists whole (past 1 MiB an image): kernels/conv/f32_pwdw_conv.h keeps a ring of its rows,
+// in scratch the plan places in its arena (OpImpl::scratch_bytes).
 #include <memory>
 #include <vector>
 
