@@ -10,6 +10,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
+#include "engine/ops/two_conv_inputs.h"
 #include "engine/ops/spatial.h"
 #include "kernels/conv/f32_pwdw_conv.h"
 #include "kernels/fallback.h"
@@ -18,7 +19,11 @@
 namespace octet {
 namespace {
 
-enum PwDwInput : size_t { kX, kW1, kB1, kW2, kB2 };
+using ops::kB1;
+using ops::kB2;
+using ops::kW1;
+using ops::kW2;
+using ops::kX;
 
 struct PwDwShape {
   kernels::Conv2dShape pw, dw;
@@ -57,20 +62,20 @@ Kernel build_pwdw(const OpContext& c, std::span<const void* const> in, std::span
   const PwDwShape s = pwdw_shape(c);
   const kernels::Activation pw_act = ops::fused_activation(c.node, "pw_act", "pw_act_params");
   const kernels::Activation dw_act = ops::fused_activation(c.node);
-  auto x = static_cast<const float*>(in[kX]);
-  auto w1 = static_cast<const float*>(in[kW1]);
-  auto b1 = c.has(kB1) ? static_cast<const float*>(in[kB1]) : nullptr;
-  auto w2 = static_cast<const float*>(in[kW2]);
-  auto b2 = c.has(kB2) ? static_cast<const float*>(in[kB2]) : nullptr;
+  const ops::TwoConvData d = ops::two_conv_data(c, in);
+  const float *x = d.x, *w1 = d.w1, *b1 = d.b1, *w2 = d.w2, *b2 = d.b2;
   auto y = static_cast<float*>(out[0]);
   pthreadpool_t pool = c.threadpool;
   if (c.isa == kernels::Isa::scalar) {
     c.report_fallback("--isa scalar");
   } else {
     const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+    // The plan's scratch when it is what scratch_bytes asked for (it always is in a plan);
+    // else the conv allocates its own.
+    const size_t need = kernels::F32PointwiseDwConv::scratch_floats(s.dw, threads) * sizeof(float);
+    float* scratch = c.scratch_size >= need ? static_cast<float*>(c.scratch) : nullptr;
     auto fast = kernels::make_fast<kernels::F32PointwiseDwConv>(s.dw, s.pw.in_c, w1, b1, pw_act, w2, b2, dw_act, c.isa,
-                                                                threads, kernels::PwDwRingLimits{},
-                                                                static_cast<float*>(c.scratch));
+                                                                threads, kernels::PwDwRingLimits{}, scratch);
     if (fast) {
       std::shared_ptr<kernels::F32PointwiseDwConv> conv = fast.driver;
       c.report_kernel(conv->kernel_name());
@@ -94,8 +99,7 @@ void register_pwdw_ops(OpTable& t) {
   op.want_layout = channels_last_map;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const PwDwShape s = pwdw_shape(c);
-    for (size_t i : {kW1, kW2})
-      if (!c.in_const[i]) c.fail("the weights must be constants");
+    ops::require_constant_weights(c);
     return {{ir::DType::f32, {s.dw.batch, s.dw.out_c, s.dw.out_h, s.dw.out_w}, Layout::channels_last}};
   };
   op.build = build_pwdw;

@@ -14,6 +14,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
+#include "engine/ops/two_conv_inputs.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/fallback.h"
 #include "kernels/gemm/f32_gemm.h"
@@ -22,7 +23,11 @@
 namespace octet {
 namespace {
 
-enum SeInput : size_t { kX, kW1, kB1, kW2, kB2 };
+using ops::kB1;
+using ops::kB2;
+using ops::kW1;
+using ops::kW2;
+using ops::kX;
 
 struct SeShape {
   int n, c, hw, mid;
@@ -51,11 +56,8 @@ Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<v
   auto scale = std::make_shared<kernels::F32Binary>(kernels::BinaryOp::mul, 3, dims, x_strides, gate_strides, c.isa);
   // pooled [n][c], reduced [n][mid], gate [n][c]: allocated here, reused by every run.
   auto scratch = std::make_shared<std::vector<float>>(size_t(s.n) * (2 * s.c + s.mid));
-  auto x = static_cast<const float*>(in[kX]);
-  auto w1 = static_cast<const float*>(in[kW1]);
-  auto b1 = c.has(kB1) ? static_cast<const float*>(in[kB1]) : nullptr;
-  auto w2 = static_cast<const float*>(in[kW2]);
-  auto b2 = c.has(kB2) ? static_cast<const float*>(in[kB2]) : nullptr;
+  const ops::TwoConvData d = ops::two_conv_data(c, in);
+  const float *x = d.x, *w1 = d.w1, *b1 = d.b1, *w2 = d.w2, *b2 = d.b2;
   auto y = static_cast<float*>(out[0]);
   pthreadpool_t threads = c.threadpool;
 
@@ -104,8 +106,7 @@ void register_se_ops(OpTable& t) {
   se.want_layout = channels_last_map;
   se.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     se_shape(c);
-    for (size_t i : {kW1, kW2})
-      if (!c.in_const[i]) c.fail("the weights must be constants");
+    ops::require_constant_weights(c);
     return {{ir::DType::f32, c.info(kX).dims, Layout::channels_last}};
   };
   se.build = build_se;

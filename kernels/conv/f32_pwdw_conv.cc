@@ -65,10 +65,7 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
   pw_ = std::make_unique<F32Gemm>(in_c, s_.in_c, pw_weights, /*trans_b=*/true, pw_bias, pw_act,
                                   choose_f32_gemm_kernel(isa, pixels, s_.in_c));
 
-  const Rings rings = rings_for(s_, limits);
-  band_ = rings.band;
-  ring_rows_ = rings.rows;
-  whole_image_ = rings.whole_image;
+  rings_ = rings_for(s_, limits);
   if (scratch == nullptr) {
     own_scratch_ = aligned_zeroed_floats(scratch_floats(s_, lanes_.size(), limits));
     scratch = own_scratch_.get();
@@ -77,10 +74,10 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
   for (size_t i = 0; i < lanes_.size(); ++i) {
     Lane& lane = lanes_[i];
     lane.ring = scratch + i * ring_floats;
-    if (whole_image_) {
+    if (rings_.whole_image) {
       lane.dw->bind(lane.ring);
     } else {
-      lane.dw->bind_ring(lane.ring, ring_rows_);
+      lane.dw->bind_ring(lane.ring, rings_.rows);
     }
   }
   name_ = "pwdw(" + pw_->kernel_name() + ", " + lanes_[0].dw->kernel_name() + ")";
@@ -92,23 +89,23 @@ void F32PointwiseDwConv::run_rows(const Lane& lane, const float* x, float* y, in
   const size_t ring_row = static_cast<size_t>(s_.in_w) * s_.in_c;
   const float* x_image = x + n * in_row * s_.in_h;
   float* y_image = y + static_cast<size_t>(n) * s_.out_h * s_.out_w * s_.out_c;
-  if (whole_image_) {
+  if (rings_.whole_image) {
     pw_->run(static_cast<int64_t>(s_.in_h) * s_.in_w, x_image, lane.ring, pool);
     lane.dw->run(lane.ring, y_image, pool);
     return;
   }
   // Input rows [0, produced) are in the ring (or were, and no band reads them again).
   int produced = std::max(0, first * s_.stride_h - s_.pad_top);
-  for (int band = first; band < end; band += band_) {
-    const int count = std::min(band_, end - band);
+  for (int band = first; band < end; band += rings_.band) {
+    const int count = std::min(rings_.band, end - band);
     // The rows this band reads end before `need` and start at band * stride_h - pad_top, at
     // most ring_rows - 1 rows back: expanding up to `need` overwrites only slots of rows no
     // band reads again.
     const int last = (band + count - 1) * s_.stride_h - s_.pad_top + (s_.kernel_h - 1) * s_.dilation_h;
     const int need = std::min(s_.in_h, last + 1);
     while (produced < need) {
-      const int slot = produced % ring_rows_;
-      const int rows = std::min(need - produced, ring_rows_ - slot);  // contiguous up to the ring's end
+      const int slot = produced % rings_.rows;
+      const int rows = std::min(need - produced, rings_.rows - slot);  // contiguous up to the ring's end
       pw_->run(static_cast<int64_t>(rows) * s_.in_w, x_image + produced * in_row, lane.ring + slot * ring_row,
                pool);
       produced += rows;
@@ -132,7 +129,7 @@ void F32PointwiseDwConv::lane_task(void* context, size_t lane) {
 void F32PointwiseDwConv::run(const float* x, float* y, pthreadpool_t pool) const {
   const size_t threads = pool == nullptr ? 1 : std::min(lanes_.size(), pthreadpool_get_threads_count(pool));
   const size_t images = static_cast<size_t>(batch_);
-  if (threads <= 1 || (whole_image_ && images < threads)) {
+  if (threads <= 1 || (rings_.whole_image && images < threads)) {
     // One lane; with whole images the two convs spread each image over the threads themselves.
     for (int n = 0; n < batch_; ++n) run_rows(lanes_[0], x, y, n, 0, s_.out_h, pool);
     return;

@@ -33,8 +33,10 @@ struct PwDwRingLimits {
   size_t ring_bytes = 192 * 1024;
   // An intermediate image up to this size runs whole (expand, then depthwise, through one
   // image of scratch): it comes back from L2 or L3 anyway, and bands of rows cost more GEMM
-  // calls and shorter depthwise rows. On Zen 1, MobileNetV2's 14x14x576 blocks (451 KiB) ran
-  // 4% slower through a ring than unfused; 56x56x144 (1.8 MiB) and larger ran faster.
+  // calls and shorter depthwise rows. On Zen 1, with rings in buffers of their own (before
+  // they moved to the plan's arena), MobileNetV2's 14x14x576 blocks (451 KiB) ran 2-4% slower
+  // fused than unfused while 56x56x144 (1.8 MiB) and larger ran faster; arena rings at 14x14
+  // were not measured.
   size_t whole_image_bytes = 1024 * 1024;
 };
 
@@ -57,8 +59,8 @@ class F32PointwiseDwConv {
 
   const std::string& kernel_name() const { return name_; }
   const F32DwConv* kernel() const { return lanes_[0].dw.get(); }  // for make_fast: never nullptr once built
-  int ring_rows() const { return ring_rows_; }  // input rows a ring holds (in_h: whole images)
-  int band_rows() const { return band_; }       // output rows per band (out_h: whole images)
+  int ring_rows() const { return rings_.rows; }  // input rows a ring holds (in_h: whole images)
+  int band_rows() const { return rings_.band; }  // output rows per band (out_h: whole images)
 
   // x: [batch][in_h][in_w][in_c], y: [batch][out_h][out_w][mid]. Uses the rings: one run at a
   // time. With several threads each takes its own ring: whole images when the batch has at
@@ -83,8 +85,7 @@ class F32PointwiseDwConv {
 
   Conv2dShape s_;  // the depthwise conv's, batch 1 (one image at a time)
   int batch_, in_c_;
-  int band_ = 0, ring_rows_ = 0;
-  bool whole_image_ = false;  // a ring holds all in_h rows: expand the image, then run the depthwise conv
+  Rings rings_{};  // whole_image: a ring holds all in_h rows (expand the image, then the depthwise conv)
   std::unique_ptr<F32Gemm> pw_;
   std::vector<Lane> lanes_;
   AlignedFloats own_scratch_;  // when the caller gave none

@@ -51,6 +51,20 @@ bool finish(Conv2dShape& s, int pad_bottom, int pad_right) {
   return true;
 }
 
+// hw x hw x channels, a k x k kernel at `stride`, `pad` on every side.
+Conv2dShape square_depthwise(int batch, int hw, int channels, int k, int stride, int pad) {
+  Conv2dShape s{};
+  s.batch = batch;
+  s.in_h = s.in_w = hw;
+  s.in_c = channels;
+  s.kernel_h = s.kernel_w = k;
+  s.stride_h = s.stride_w = stride;
+  s.dilation_h = s.dilation_w = 1;
+  s.pad_top = s.pad_left = pad;
+  if (!finish(s, pad, pad)) throw std::logic_error("the window does not fit the map");
+  return s;
+}
+
 PwDwCase random_case(std::mt19937& rng) {
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (;;) {
@@ -147,8 +161,7 @@ bool check(const PwDwCase& c, Isa isa, std::mt19937& rng, pthreadpool_t pool, Ou
 // only adds integer instructions (AVX-512 VNNI, Arm's dot product) runs the same FP32 pair.
 std::vector<Isa> levels_with_their_own_kernels() {
   auto kernels_at = [](Isa isa) {
-    Conv2dShape s{1, 8, 8, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1};
-    s.groups = 16;
+    const Conv2dShape s = square_depthwise(1, 8, 16, 3, 1, 1);
     std::vector<float> w1(16 * 4, 0.1f), w2(16 * 9, 0.1f);
     return F32PointwiseDwConv(s, 4, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa)
         .kernel_name();
@@ -198,37 +211,20 @@ TEST(F32PointwiseDwConv, ModelLayers) {
     for (Layer l : {Layer{112, 16, 96, 3, 2}, Layer{56, 24, 144, 3, 1}, Layer{56, 24, 72, 5, 2}, Layer{28, 40, 240, 5, 1},
                     Layer{14, 80, 480, 3, 1}, Layer{7, 160, 960, 5, 1}}) {
       PwDwCase c;
-      c.dw.batch = 1;
-      c.dw.in_h = c.dw.in_w = l.hw;
-      c.dw.in_c = l.mid;
-      c.dw.kernel_h = c.dw.kernel_w = l.k;
-      c.dw.stride_h = c.dw.stride_w = l.stride;
-      c.dw.dilation_h = c.dw.dilation_w = 1;
-      c.dw.pad_top = c.dw.pad_left = l.k / 2;
-      ASSERT_TRUE(finish(c.dw, l.k / 2, l.k / 2));
+      c.dw = square_depthwise(1, l.hw, l.mid, l.k, l.stride, l.k / 2);
       c.in_c = l.in_c;
       c.pw_act = Activation::clip(0, 6);
       c.dw_act = Activation::hard_swish();
-      c.dw.batch = 1;
       ASSERT_TRUE(check(c, isa, rng, threads.get()));
       if (l.hw > 28) continue;  // batches of the big maps take long under qemu and add no path
       c.dw.batch = 2;
-      ASSERT_TRUE(finish(c.dw, l.k / 2, l.k / 2));
       ASSERT_TRUE(check(c, isa, rng, nullptr));
     }
   }
 }
 
 TEST(F32PointwiseDwConv, RingHoldsTheRowsOfOneBand) {
-  Conv2dShape s{};
-  s.batch = 1;
-  s.in_h = s.in_w = 56;
-  s.in_c = 144;
-  s.kernel_h = s.kernel_w = 3;
-  s.stride_h = s.stride_w = 1;
-  s.dilation_h = s.dilation_w = 1;
-  s.pad_top = s.pad_left = 1;
-  ASSERT_TRUE(finish(s, 1, 1));
+  Conv2dShape s = square_depthwise(1, 56, 144, 3, 1, 1);
   std::vector<float> w1(144 * 24, 0.1f), w2(144 * 9, 0.1f);
   const size_t row = 56 * 144 * sizeof(float);
   const Isa isa = runnable_isas().back();
@@ -237,8 +233,7 @@ TEST(F32PointwiseDwConv, RingHoldsTheRowsOfOneBand) {
   F32PointwiseDwConv six(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 1, {6 * row, 0});
   EXPECT_EQ(six.band_rows(), 4);
   EXPECT_EQ(six.ring_rows(), 6);
-  s.stride_h = s.stride_w = 2;
-  ASSERT_TRUE(finish(s, 1, 1));
+  s = square_depthwise(1, 56, 144, 3, 2, 1);
   F32PointwiseDwConv strided(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa, 1, {6 * row, 0});
   EXPECT_EQ(strided.band_rows(), 2);  // (2 - 1) * 2 + 3 = 5 rows
   EXPECT_EQ(strided.ring_rows(), 5);
@@ -248,20 +243,13 @@ TEST(F32PointwiseDwConv, RingHoldsTheRowsOfOneBand) {
   // The default limits: 56x56x144 (1.8 MiB) through a ring, 14x14x144 whole.
   F32PointwiseDwConv big(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa);
   EXPECT_LT(big.ring_rows(), 56);
-  s.in_h = s.in_w = 14;
-  ASSERT_TRUE(finish(s, 1, 1));
+  s = square_depthwise(1, 14, 144, 3, 2, 1);
   F32PointwiseDwConv small(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa);
   EXPECT_EQ(small.ring_rows(), 14);
 }
 
 TEST(F32PointwiseDwConv, RejectsWhatItCannotRun) {
-  Conv2dShape s{};
-  s.batch = 1;
-  s.in_h = s.in_w = 8;
-  s.in_c = 16;
-  s.kernel_h = s.kernel_w = 3;
-  s.stride_h = s.stride_w = s.dilation_h = s.dilation_w = 1;
-  ASSERT_TRUE(finish(s, 0, 0));
+  const Conv2dShape s = square_depthwise(1, 8, 16, 3, 1, 0);
   std::vector<float> w1(16 * 4, 0.1f), w2(16 * 9, 0.1f);
   EXPECT_THROW(F32PointwiseDwConv(s, 4, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, Isa::scalar),
                std::invalid_argument);
