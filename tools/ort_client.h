@@ -24,8 +24,9 @@ namespace octet::ort {
 struct Options {
   int threads = 1;                // intra-op threads; inter-op is always 1, execution sequential
   std::string graph_opt = "all";  // disabled | basic | extended | all
-  // exact: ORT's session.x64quantprecision (exact uint8 x int8 on x86 without VNNI); native:
-  // ORT's default there, which saturates pair sums at int16 (tools/ort/session.mjs).
+  // exact: exact uint8 x int8 in ORT (session.x64quantprecision on x86 without VNNI; with VNNI
+  // ORT's default kernels, exact already); native: ORT's default, which without VNNI saturates
+  // pair sums at int16 (tools/ort/session.mjs).
   std::string u8s8 = "exact";
 };
 

@@ -22,9 +22,10 @@
 // "images_per_timed_run": [images in that run], ...}); then DIR/outputs.json as ort_run.mjs
 // writes it, last, so its presence means the run finished. Progress lines
 // ("ort_eval: progress ...") go to stderr when it is a terminal or with --progress.
-// --u8s8 exact (default) sets ORT's session.x64quantprecision, so uint8 x int8 products with
-// constant weights are exact on x86 CPUs without VNNI too; native runs ORT's default there,
-// whose VPMADDUBSW kernels saturate pair sums at int16 (session.mjs, createSession).
+// --u8s8 exact (default) sets ORT's session.x64quantprecision on x86 CPUs without VNNI, so
+// uint8 x int8 products with constant weights are exact there too (with VNNI ORT's own kernels
+// are exact); native runs ORT's default, whose VPMADDUBSW kernels saturate pair sums at int16
+// without VNNI (session.mjs, createSession).
 // Errors print one line on stderr and exit 1.
 
 import fs from 'node:fs';

@@ -9,9 +9,10 @@
 // DIR/<sanitized output name>.npy for each output, then DIR/outputs.json
 // ({"<output name>": {"file": "x.npy", "shape": [..], "dtype": "float32"}, ...}), written last,
 // so its presence means the run finished. --u8s8 exact (default) sets ORT's
-// session.x64quantprecision, so uint8 x int8 products with constant weights are exact on x86
-// CPUs without VNNI too; native runs ORT's default there, whose VPMADDUBSW kernels saturate
-// pair sums at int16 (session.mjs, createSession). Errors print one line on stderr and exit 1.
+// session.x64quantprecision on x86 CPUs without VNNI, so uint8 x int8 products with constant
+// weights are exact there too (with VNNI ORT's own kernels are exact); native runs ORT's
+// default, whose VPMADDUBSW kernels saturate pair sums at int16 without VNNI (session.mjs,
+// createSession). Errors print one line on stderr and exit 1.
 
 import fs from 'node:fs';
 import path from 'node:path';

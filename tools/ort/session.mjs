@@ -72,14 +72,34 @@ export const ortError = (model, what) => (e) => {
 
 // The session every octet comparison uses: CPU, `threads` intra-op threads, one inter-op
 // thread, sequential execution, graph optimization `graphOpt`.
-// u8s8 'exact' (the default) sets session.x64quantprecision: on x86 CPUs without VNNI, MLAS's
-// uint8 x int8 kernels sum pairs of products with VPMADDUBSW, which saturates at int16
+// u8s8 'exact' (the default) sets session.x64quantprecision on x86 CPUs without VNNI: there
+// MLAS's uint8 x int8 kernels sum pairs of products with VPMADDUBSW, which saturates at int16
 // (255 * 127 * 2 > 32767), and this option makes ORT flip constant int8 weights to uint8 and
-// run its exact kernels instead (a no-op where the CPU has VNNI or is not x86). 'native' runs
-// ORT as an application gets it by default, saturation included.
+// run its exact kernels instead. With VNNI (AVX512-VNNI or AVX-VNNI) MLAS's uint8 x int8
+// kernels use VPDPBUSD, which sums into int32 and is exact already; the option would only move
+// ORT to its uint8 x uint8 int16 kernels, 2-2.5x slower on ResNet-50 (Zen 5), so it is not set.
+// 'native' runs ORT as an application gets it by default, saturation included.
 // ORT 1.30 flips the weights of int8-activation convs too, and then finds no kernel for int8 x
 // uint8: such a model loads without the option (MLAS's int8 x int8 path does not use
 // VPMADDUBSW, so it does not saturate either).
+// True on an x86-64 Linux CPU whose flags list AVX512-VNNI or AVX-VNNI. Elsewhere (or when
+// /proc/cpuinfo cannot be read) false, which keeps the exact option on.
+let vnniCache;
+export function x86HasVnni() {
+  if (vnniCache === undefined) {
+    vnniCache = false;
+    if (process.arch === 'x64' && process.platform === 'linux') {
+      try {
+        const flags = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m);
+        vnniCache = !!flags && /\b(avx512_vnni|avx_vnni)\b/.test(flags[1]);
+      } catch {
+        vnniCache = false;
+      }
+    }
+  }
+  return vnniCache;
+}
+
 export async function createSession(ort, model, { threads, graphOpt, u8s8 = 'exact' }) {
   if (!fs.existsSync(model)) throw new Error(`${model}: no such model file`);
   const options = {
@@ -89,7 +109,7 @@ export async function createSession(ort, model, { threads, graphOpt, u8s8 = 'exa
     executionMode: 'sequential',
     graphOptimizationLevel: graphOpt,
   };
-  if (u8s8 === 'exact') {
+  if (u8s8 === 'exact' && !x86HasVnni()) {
     try {
       return await ort.InferenceSession.create(model, { ...options, extra: { session: { x64quantprecision: '1' } } });
     } catch (e) {
