@@ -86,13 +86,16 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
 }
 
 // As many images as fit their activations in half the cache one core can count on (the other
-// half is the weights'), so a slice stays cache-resident. When the weights dwarf one image's
-// activations (8x or more) and overflow that cache, more images, so they share each pass over
+// half is the weights'), so a slice stays cache-resident. When the weights the kernels read
+// (packed: Winograd's transformed 3x3 weights are 16/9 the graph's) dwarf one image's
+// activations (4x or more) and overflow that cache, more images, so they share each pass over
 // the weights: one image at a time re-reads every weight from memory per image (ResNet-18 at
-// 32 px: 44 MB of weights, 0.75 MB of activations), while a model whose activations are the
-// larger traffic (ShuffleNetV2 at 224 px) is fastest one image at a time. At most 16: beyond
-// ~8 no model measured gained more. (Batch 64, 1 thread, ms per image, slice 1 -> this choice:
-// MobileNetV2-0.35 at 32 px 0.057 -> 0.030 (8 images), ResNet-18 at 32 px 6.53 -> 4.63 (7).)
+// 32 px: 50 MB packed, 0.75 MB of activations), while a model whose activations are the larger
+// traffic (ShuffleNetV2 at 224 px) is fastest one image at a time. At most 16: beyond ~8 no
+// model measured gained more. (Batch 64, 1 thread, ms per image, slice 1 -> this choice:
+// MobileNetV2-0.35 at 32 px 0.057 -> 0.030 (8 images), ResNet-18 at 32 px 6.53 -> 4.63 (7);
+// ResNet-18 at 224 px, 75 MB packed, 3.9 MB of activations, on Zen 5: 17.4-21.8 -> 14.0-14.7
+// (4), where the graph's weights with a factor of 8 had chosen 1.)
 int Session::automatic_batch_slice() const {
   constexpr size_t kMaxAutoSlice = 16;
   const size_t cache = kernels::per_core_cache_bytes();
@@ -100,8 +103,9 @@ int Session::automatic_batch_slice() const {
   size_t weights = 0;
   for (const auto& [name, v] : graph_.values)
     if (v.constant) weights += v.constant->bytes.size();
+  weights = std::max(weights, packed_cache_->bytes());
   size_t slice = cache / (2 * activations);
-  if (weights > cache) slice = std::max(slice, weights / (8 * activations));
+  if (weights > cache) slice = std::max(slice, weights / (4 * activations));
   return int(std::clamp<size_t>(slice, 1, kMaxAutoSlice));
 }
 

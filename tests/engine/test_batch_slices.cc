@@ -125,6 +125,19 @@ TEST(BatchSlices, AutomaticSliceWeighsWeightsAgainstActivations) {
     Session s(loader::load_onnx_bytes(b.serialize(), "big_maps"));
     EXPECT_EQ(s.batch_slice(), 1) << "activations " << s.activation_bytes_per_image() << " cache " << cache;
   }
+  {
+    // A 3x3 conv 256 -> 256 at 8x8: 2.25 MiB of weights in the graph, 4 MiB once Winograd has
+    // transformed them (16 positions x 256 x 256 floats), which is what each pass reads. The
+    // slice must count the kernels' bytes, not the graph's.
+    OnnxBuilder b(13, "winograd_weights", 3);
+    b.output(b.node("Conv", {b.input("x", {-1, 256, 8, 8}), b.random_normal_init("w", {256, 256, 3, 3})},
+                    {{"pads", {1, 1, 1, 1}}}));
+    Session s(loader::load_onnx_bytes(b.serialize(), "winograd_weights"));
+    const size_t activations = s.activation_bytes_per_image();
+    const size_t transformed = size_t{16} * 256 * 256 * sizeof(float);
+    EXPECT_GE(size_t(s.batch_slice()), std::min<size_t>(16, transformed / (4 * activations)))
+        << "activations " << activations << " cache " << cache;
+  }
   // Asked for, a slice is taken as it is.
   SessionOptions o;
   o.batch_slice = 3;
