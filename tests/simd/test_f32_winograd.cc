@@ -334,8 +334,9 @@ namespace octet::kernels {
 namespace {
 
 TEST(F32Winograd, HintSkipsWeightBoundLayers) {
-  auto shape = [](int c, int hw) {
+  auto shape = [](int c, int hw, int batch = 1) {
     Conv2dShape s;
+    s.batch = batch;
     s.in_c = s.out_c = c;
     s.in_h = s.in_w = s.out_h = s.out_w = hw;
     s.kernel_h = s.kernel_w = 3;
@@ -343,8 +344,11 @@ TEST(F32Winograd, HintSkipsWeightBoundLayers) {
     return s;
   };
   EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(64, 8)));
-  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(512, 7)));    // 16 tiles reuse the 16 MB
+  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 7)));   // 16 tiles: the 16 MB dominate
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(512, 7, 2)));  // 32 tiles over the batch
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(256, 14)));   // 49 tiles reuse 4 MB
   EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 4)));   // 4 tiles: weight-bound
+  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 4, 4)));  // 16 tiles
   EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(128, 4)));    // 1 MB of transformed weights
   EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(3, 32)));
 }
