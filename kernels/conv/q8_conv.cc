@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/gemm/q8_weight_chunks.h"
 #include "kernels/ref/qconv2d.h"
 #include "kernels/ref/qlinear.h"
 
@@ -418,7 +419,7 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     pthreadpool_parallelize_1d_tile_1d(pool, run_groups, groups, per_task);
     return;
   }
-  pthreadpool_parallelize_2d(pool, tile, groups, blocks);
+  run_q8_tiles(pool, groups, blocks, packed_->block_bytes, tile);
 }
 
 void Q8Conv::run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/gemm/q8_weight_chunks.h"
 #include "kernels/ref/qgemm.h"
 #include "kernels/ref/qlinear.h"
 
@@ -196,7 +197,7 @@ void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, Ou
     pthreadpool_parallelize_1d_tile_1d(pool, run_groups, groups, per_task);
     return;
   }
-  pthreadpool_parallelize_2d(pool, tile, groups, blocks);
+  run_q8_tiles(pool, groups, blocks, packed_->block_bytes, tile);
 }
 
 void Q8Gemm::run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,

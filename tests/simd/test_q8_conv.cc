@@ -227,7 +227,10 @@ TEST(Q8Conv, ModelLayersWithTwoThreads) {
   const Layer layers[] = {{32, 3, 16, 3, 1, 1, 1},  {32, 16, 16, 3, 1, 1, 1},
                           {32, 16, 32, 3, 2, 0, 1}, {32, 16, 32, 1, 2, 0, 0},
                           {16, 32, 64, 3, 2, 0, 1}, {8, 64, 64, 3, 1, 1, 1},
-                          {28, 1, 16, 3, 1, 1, 1},  {7, 48, 128, 1, 1, 0, 0}};
+                          {28, 1, 16, 3, 1, 1, 1},  {7, 48, 128, 1, 1, 0, 0},
+                          // 3x3 x 256 -> 160: ~370 KB packed, run in chunks of column blocks
+                          // (kernels/gemm/q8_weight_chunks.h), the last block partial.
+                          {5, 256, 160, 3, 1, 1, 1}};
   for (Q8 x_type : {Q8::u8, Q8::s8}) {
     const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
     if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 IGEMM microkernel";

@@ -231,6 +231,32 @@ TEST(Q8Gemm, TwoThreadsMatchTheReference) {
   }
 }
 
+// Packed weights past kQ8WeightChunkBytes (kernels/gemm/q8_weight_chunks.h) run chunk by chunk
+// of column blocks; 1100 x 230 is ~260 KB packed, so blocks split into chunks, the last block
+// partial; one and two threads.
+TEST(Q8Gemm, WeightsPastTheChunkBudget) {
+  testing::Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  std::mt19937 rng(6);
+  for (Q8 a_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(a_type);
+    if (kernels.empty()) GTEST_SKIP() << "this CPU runs no INT8 GEMM microkernel";
+    for (pthreadpool_t threads : {static_cast<pthreadpool_t>(nullptr), pool.get()}) {
+      Q8GemmTester()
+          .m(29)
+          .n(230)
+          .k(1100)
+          .a_type(a_type)
+          .y_type(a_type)
+          .a_zero_point(testing::random_zero_point(rng, a_type))
+          .y_zero_point(testing::random_zero_point(rng, a_type))
+          .pool(threads)
+          .test(rng, kernels);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 TEST(Q8Gemm, IsaChoiceAndScalarFallback) {
   std::mt19937 rng(8);
   const int m = 5, n = 10, k = 64;
