@@ -52,9 +52,10 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n);
 F32MinMax f32_clamp_for(const Activation& act);
 
 // How many output columns (a multiple of nr, or n) to run over all rows before moving on: n
-// unless their packed weights (ks·kc + 1 floats per column) exceed 2 MiB (the .cc says why),
-// else chunks of nearly equal width under that budget.
-size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr);
+// unless their packed weights (ks·kc + 1 floats per column) exceed the budget, 2 MiB, or
+// 512 KiB when there are fewer rows than columns (the .cc says why), else chunks of nearly
+// equal width under it.
+size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows = SIZE_MAX);
 
 class F32Gemm {
  public:

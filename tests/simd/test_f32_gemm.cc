@@ -173,6 +173,10 @@ TEST(F32Gemm, ChunksAreEvenAndUnderTheBudget) {
   // four of 480 and a sliver of 128.
   EXPECT_EQ(f32_gemm_column_chunk(1024, 1, 2048, 32), 416u);
   EXPECT_EQ(f32_gemm_column_chunk(1 << 20, 1, 100, 16), 16u);  // at least one nr block
+  // Fewer rows than columns: a 512 KiB budget. The same 1 MiB over 49 rows (a 7x7 map) runs in
+  // three chunks of 192 columns (the last one 128); over 2048 rows, in one piece.
+  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, 49), 192u);
+  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, 2048), 512u);
 }
 
 TEST(F32Gemm, LongReductions) {
