@@ -50,8 +50,16 @@ struct Ops {
     const VecF f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), m);
     return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
   }
+  // vpmovdb into a register, then a plain 16-byte store (masked only for a partial block),
+  // rather than vpmovdb's masked memory form: on Zen 5, MobileNetV2's 16 -> 96 expand conv
+  // (the epilogue is most of a tile at K = 16) went 145 -> 139 us, EfficientNet-B0 INT8 -2%.
   static void store(uint8_t* y, Vec q, size_t valid) {
-    _mm512_mask_cvtepi32_storeu_epi8(y, static_cast<__mmask16>((1u << valid) - 1u), q);
+    const __m128i bytes = _mm512_cvtepi32_epi8(q);
+    if (valid == kLanes) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y), bytes);
+    } else {
+      _mm_mask_storeu_epi8(y, static_cast<__mmask16>((1u << valid) - 1u), bytes);
+    }
   }
 };
 
