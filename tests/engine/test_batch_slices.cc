@@ -126,15 +126,16 @@ TEST(BatchSlices, AutomaticSliceWeighsWeightsAgainstActivations) {
     EXPECT_EQ(s.batch_slice(), 1) << "activations " << s.activation_bytes_per_image() << " cache " << cache;
   }
   {
-    // A 3x3 conv 256 -> 256 at 8x8: 2.25 MiB of weights in the graph, 4 MiB once Winograd has
-    // transformed them (16 positions x 256 x 256 floats), which is what each pass reads. The
-    // slice must count the kernels' bytes, not the graph's.
+    // A 3x3 conv 512 -> 512 at 8x16 (32 Winograd tiles, so it runs as Winograd at batch 1):
+    // 9 MiB of weights in the graph, 16 MiB once Winograd has transformed them (16 positions x
+    // 512 x 512 floats), which is what each pass reads. The slice must count the kernels'
+    // bytes, not the graph's (which would give about half).
     OnnxBuilder b(13, "winograd_weights", 3);
-    b.output(b.node("Conv", {b.input("x", {-1, 256, 8, 8}), b.random_normal_init("w", {256, 256, 3, 3})},
+    b.output(b.node("Conv", {b.input("x", {-1, 512, 8, 16}), b.random_normal_init("w", {512, 512, 3, 3})},
                     {{"pads", {1, 1, 1, 1}}}));
     Session s(loader::load_onnx_bytes(b.serialize(), "winograd_weights"));
     const size_t activations = s.activation_bytes_per_image();
-    const size_t transformed = size_t{16} * 256 * 256 * sizeof(float);
+    const size_t transformed = size_t{16} * 512 * 512 * sizeof(float);
     EXPECT_GE(size_t(s.batch_slice()), std::min<size_t>(16, transformed / (4 * activations)))
         << "activations " << activations << " cache " << cache;
   }
