@@ -69,6 +69,14 @@ void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_
 
 }  // namespace
 
+// Below 8 input channels a tap is a few floats and the microkernel's per-tap work (MR row
+// pointers, the k loop's entry) outweighs its multiply-adds. The padded copy costs a pass over
+// x per run: MobileNetV2's 3x3 stem (3 -> 32, 224 px) went 165 -> 200 us with it, so only rows
+// of 5 or more taps merge.
+bool F32Conv::merges_taps(const Conv2dShape& s) {
+  return s.kernel_w >= 5 && s.dilation_w == 1 && s.in_c < 8;
+}
+
 bool F32Conv::supports(const Conv2dShape& s, const Activation&) {
   return s.groups == 1 && s.batch > 0 && s.in_h > 0 && s.in_w > 0 && s.in_c > 0 && s.out_h > 0 && s.out_w > 0 &&
          s.out_c > 0 && s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 &&
@@ -87,8 +95,9 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
       epilogue_(act, kernel.isa),
       kernel_(&runnable(kernel)),
       plain_gemm_(plain_gemm_shape(s)),
+      merge_kx_(merges_taps(s)),
       weights_(shared_packing<F32PackedWeights>(
-          PackKey("f32_conv")
+          PackKey(merge_kx_ ? "f32_conv_merged_kx" : "f32_conv")
               .add(kernel.nr)
               .add(s.out_c)
               .add(s.in_c)
@@ -97,13 +106,25 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
               .add_array(weights, size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w)
               .add_array(bias, size_t(s.out_c)),
           [&] {
-            return F32PackedWeights(s.out_c, int64_t{s.kernel_h} * s.kernel_w, s.in_c, kernel.nr, bias,
-                                    [&](int64_t o, int64_t tap, int64_t k) {
-                                      // ONNX [out_c][in_c][kh][kw]; tap = ky * kw + kx.
-                                      return weights[(o * s.in_c + k) * s.kernel_h * s.kernel_w + tap];
-                                    });
+            const int64_t kh = s.kernel_h, kw = s.kernel_w, in_c = s.in_c;
+            if (merge_kx_) {
+              // One tap per ky over [kx][ic] (an NHWC run of kw pixels).
+              return F32PackedWeights(s.out_c, kh, kw * in_c, kernel.nr, bias, [&](int64_t o, int64_t ky, int64_t k) {
+                return weights[((o * in_c + k % in_c) * kh + ky) * kw + k / in_c];
+              });
+            }
+            return F32PackedWeights(s.out_c, kh * kw, in_c, kernel.nr, bias, [&](int64_t o, int64_t tap, int64_t k) {
+              // ONNX [out_c][in_c][kh][kw]; tap = ky * kw + kx.
+              return weights[(o * in_c + k) * kh * kw + tap];
+            });
           })),
-      zero_(static_cast<size_t>(s.in_c), 0.0f) {
+      zero_(static_cast<size_t>(merge_kx_ ? s.kernel_w * s.in_c : s.in_c), 0.0f) {
+  if (merge_kx_) {
+    // Wide enough for every window: out_w windows start stride_w apart from column 0.
+    const int needed = (s.out_w - 1) * s.stride_w + s.kernel_w;
+    padded_w_ = static_cast<size_t>(std::max(needed, s.pad_left + s.in_w));
+    padded_.assign(size_t(s.batch) * s.in_h * padded_w_ * s.in_c, 0.0f);
+  }
   name_ = plain_gemm_ ? kernel.gemm_name : kernel.igemm_name;
   if (epilogue_.active()) name_ += "+" + epilogue_.kernel_name();
 }
@@ -111,6 +132,10 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
 void F32Conv::bind(const float* x) {
   bound_ = x;
   if (plain_gemm_) return;
+  if (merge_kx_) {
+    bind_merged();
+    return;
+  }
   const size_t mr = kernel_->mr;
   const size_t ks = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
   const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
@@ -135,10 +160,40 @@ void F32Conv::bind(const float* x) {
   }
 }
 
+// Merged taps: pointers into the padded copy (image 0), one per output pixel and ky; a row
+// above or below the image reads the zero row.
+void F32Conv::bind_merged() {
+  const size_t mr = kernel_->mr;
+  const size_t kh = static_cast<size_t>(s_.kernel_h);
+  const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
+  const size_t tiles = (pixels + mr - 1) / mr;
+  indirection_.resize(tiles * kh * mr);
+  for (size_t tile = 0; tile < tiles; ++tile) {
+    for (size_t r = 0; r < mr; ++r) {
+      const size_t pixel = std::min(tile * mr + r, pixels - 1);
+      const int oy = static_cast<int>(pixel / s_.out_w), ox = static_cast<int>(pixel % s_.out_w);
+      for (size_t ky = 0; ky < kh; ++ky) {
+        const int iy = oy * s_.stride_h - s_.pad_top + static_cast<int>(ky) * s_.dilation_h;
+        const bool inside = iy >= 0 && iy < s_.in_h;
+        indirection_[(tile * kh + ky) * mr + r] =
+            inside ? padded_.data() + (static_cast<size_t>(iy) * padded_w_ + size_t(ox) * s_.stride_w) * s_.in_c
+                   : zero_.data();
+      }
+    }
+  }
+}
+
 void F32Conv::run(const float* x, float* y, pthreadpool_t pool) const {
   if (!plain_gemm_ && (x != bound_ || bound_ == nullptr))
     throw std::logic_error("F32Conv::run: input address differs from the one passed to bind(); call bind(x) first");
-  const size_t in_c = s_.in_c, out_c = s_.out_c;
+  if (merge_kx_) {
+    // The pad columns stay zero from the constructor; only each row's interior changes.
+    const size_t row = size_t(s_.in_w) * s_.in_c;
+    for (size_t r = 0; r < size_t(s_.batch) * s_.in_h; ++r)
+      std::copy_n(x + r * row, row, padded_.data() + (r * padded_w_ + s_.pad_left) * s_.in_c);
+    x = padded_.data();
+  }
+  const size_t in_c = merge_kx_ ? size_t(s_.kernel_w) * s_.in_c : size_t(s_.in_c), out_c = s_.out_c;
   const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
   ConvTask task{kernel_,
                 x,
@@ -149,8 +204,8 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool) const {
                 zero_.data(),
                 in_c,
                 out_c,
-                static_cast<size_t>(s_.kernel_h) * s_.kernel_w,
-                static_cast<size_t>(s_.in_h) * s_.in_w * in_c,
+                static_cast<size_t>(s_.kernel_h) * (merge_kx_ ? 1 : s_.kernel_w),
+                static_cast<size_t>(s_.in_h) * (merge_kx_ ? padded_w_ : size_t(s_.in_w)) * s_.in_c,
                 pixels,
                 clamp_,
                 &epilogue_};

@@ -3,7 +3,10 @@
 // kernels/f32_gemm_list.h. A 1x1, stride-1, unpadded conv is a plain GEMM over the pixels;
 // every other conv is an indirect GEMM: bind() builds, once per input address, MR row
 // pointers per kernel tap for each tile of output pixels (pointing at the zero row where the
-// tap falls into padding), and run() only walks them.
+// tap falls into padding), and run() only walks them. A wide kernel over few input channels (a
+// first layer: 3 channels) merges each row of kernel_w taps into one tap of kernel_w · in_c
+// contiguous floats of a horizontally padded copy of x, so the microkernel runs 7 taps of 21
+// floats instead of 49 taps of 3 (ResNet's 7x7 stem).
 #include <pthreadpool.h>
 
 #include <string>
@@ -34,12 +37,19 @@ class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / p
   const F32GemmKernel& kernel() const { return *kernel_; }
   // True when the conv runs as a plain GEMM (1x1, stride 1, no padding): bind() is then free.
   bool is_plain_gemm() const { return plain_gemm_; }
+  // True when each row of taps runs as one tap over a padded copy of x (few input channels).
+  bool merges_taps() const { return merge_kx_; }
+  // Whether a conv of this shape merges its taps: kernel_w >= 5, dilation_w 1, in_c < 8.
+  static bool merges_taps(const Conv2dShape& s);
 
   void bind(const float* x);  // builds the indirection for this input address (allocates)
+  // (merged taps: for the padded copy, whatever x is)
   // y = conv(x); x must be the bound address (bind again if it changed). No allocation.
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
  private:
+  void bind_merged();
+
   Conv2dShape s_;
   Activation act_;
   F32MinMax clamp_;
@@ -47,8 +57,13 @@ class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / p
   const F32GemmKernel* kernel_;
   std::string name_;
   bool plain_gemm_;
+  bool merge_kx_;
   std::shared_ptr<const F32PackedWeights> weights_;  // shared by the Session's plans
-  std::vector<float> zero_;                // in_c zeros: the row every padding tap reads
+  std::vector<float> zero_;                // kc zeros: the row every padding tap reads
+  // Merged taps: x with pad_left + pad_right zero columns per row, per image; run() rewrites
+  // the interior only.
+  mutable std::vector<float> padded_;
+  size_t padded_w_ = 0;
   std::vector<const float*> indirection_;  // [pixel tile][tap][MR], for image 0 of the bound x
   const float* bound_ = nullptr;
 };

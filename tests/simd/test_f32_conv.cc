@@ -164,6 +164,52 @@ TEST(F32Conv, LayerSizedShapes) {
   }
 }
 
+// First layers with kernels 5 or more wide over under 8 input channels run each row of taps as
+// one tap over a padded copy of x: ResNet's 7x7 stride-2 stem, dilated rows, a stride wider
+// than the kernel, asymmetric pads; two images, two threads; narrower kernels next to them keep
+// one tap per pixel. The copy is refreshed on every run: a second run on new data at the same
+// address must match its own ref.
+TEST(F32Conv, FirstLayersMergeEachRowOfTaps) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  auto stem = [] {
+    F32ConvTester t;
+    return t.batch(2).input(23, 21, 3).out_c(64).kernel(7, 7).stride(2, 2).pads(3, 3, 3, 3);
+  };
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
+    EXPECT_EQ(stem().test(*k), stem().pool(pool.get()).test(*k)) << k->igemm_name;
+    F32ConvTester().input(17, 17, 3).out_c(32).kernel(3, 3).stride(2, 2).pads(0, 0, 1, 1).activation(Activation::clip(0, 6)).test(*k);
+    F32ConvTester().input(12, 9, 4).out_c(24).kernel(5, 5).dilation(2, 1).pads(4, 2, 4, 2).test(*k);
+    F32ConvTester().batch(3).input(6, 13, 7).out_c(9).kernel(2, 5).stride(1, 6).pads(1, 0, 0, 2).test(*k);
+    F32ConvTester().input(9, 9, 1).out_c(17).kernel(5, 5).pads(2, 2, 2, 2).test(*k);
+
+    const Conv2dShape s = stem().conv_shape();
+    EXPECT_TRUE(F32Conv::merges_taps(s));
+    Conv2dShape eight = s, three_wide = s;
+    eight.in_c = 8;
+    three_wide.kernel_w = 3;
+    EXPECT_FALSE(F32Conv::merges_taps(eight));
+    EXPECT_FALSE(F32Conv::merges_taps(three_wide));
+    std::mt19937 rng(42);
+    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c), w(size_t(s.out_c) * s.in_c * 49), b(s.out_c);
+    fill_uniform(rng, x);
+    fill_uniform(rng, w);
+    fill_uniform(rng, b);
+    F32Conv conv(s, w.data(), b.data(), Activation::relu(), *k);
+    ASSERT_TRUE(conv.merges_taps());
+    conv.bind(x.data());
+    const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
+    std::vector<float> y(out_size), expected(out_size);
+    for (int run = 0; run < 2; ++run) {
+      if (run > 0) fill_uniform(rng, x);
+      conv.run(x.data(), y.data(), pool.get());
+      f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation::relu(), expected.data());
+      for (size_t i = 0; i < out_size; ++i)
+        ASSERT_NEAR(y[i], expected[i], 1e-4f * (1.0f + std::fabs(expected[i]))) << k->igemm_name << " run " << run << " output " << i;
+    }
+  }
+}
+
 TEST(F32Conv, TwoThreadsGiveTheSameOutput) {
   Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
