@@ -132,12 +132,15 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
 void F32Conv::bind(const float* x) {
   bound_ = x;
   if (plain_gemm_) return;
-  if (merge_kx_) {
-    bind_merged();
-    return;
-  }
+  // Merged taps: one per ky, pointing into the padded copy (image 0) at the window's first
+  // column, padded column = ix + pad_left; its zero columns make every window whole, so only
+  // rows above or below the image read the zero row.
+  const int taps_x = merge_kx_ ? 1 : s_.kernel_w;
+  const float* base = merge_kx_ ? padded_.data() : x;
+  const size_t row_w = merge_kx_ ? padded_w_ : static_cast<size_t>(s_.in_w);
+  const int shift_x = merge_kx_ ? s_.pad_left : 0;
   const size_t mr = kernel_->mr;
-  const size_t ks = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+  const size_t ks = static_cast<size_t>(s_.kernel_h) * taps_x;
   const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
   const size_t tiles = (pixels + mr - 1) / mr;
   indirection_.resize(tiles * ks * mr);
@@ -148,36 +151,14 @@ void F32Conv::bind(const float* x) {
       const int oy = static_cast<int>(pixel / s_.out_w), ox = static_cast<int>(pixel % s_.out_w);
       for (int ky = 0; ky < s_.kernel_h; ++ky) {
         const int iy = oy * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
-        for (int kx = 0; kx < s_.kernel_w; ++kx) {
+        for (int kx = 0; kx < taps_x; ++kx) {
           const int ix = ox * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
-          const size_t tap = static_cast<size_t>(ky) * s_.kernel_w + kx;
-          const bool inside = iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w;
+          const size_t tap = static_cast<size_t>(ky) * taps_x + kx;
+          const bool inside = iy >= 0 && iy < s_.in_h && (merge_kx_ || (ix >= 0 && ix < s_.in_w));
           indirection_[(tile * ks + tap) * mr + r] =
-              inside ? x + (static_cast<size_t>(iy) * s_.in_w + ix) * s_.in_c : zero_.data();
+              inside ? base + (static_cast<size_t>(iy) * row_w + static_cast<size_t>(ix + shift_x)) * s_.in_c
+                     : zero_.data();
         }
-      }
-    }
-  }
-}
-
-// Merged taps: pointers into the padded copy (image 0), one per output pixel and ky; a row
-// above or below the image reads the zero row.
-void F32Conv::bind_merged() {
-  const size_t mr = kernel_->mr;
-  const size_t kh = static_cast<size_t>(s_.kernel_h);
-  const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
-  const size_t tiles = (pixels + mr - 1) / mr;
-  indirection_.resize(tiles * kh * mr);
-  for (size_t tile = 0; tile < tiles; ++tile) {
-    for (size_t r = 0; r < mr; ++r) {
-      const size_t pixel = std::min(tile * mr + r, pixels - 1);
-      const int oy = static_cast<int>(pixel / s_.out_w), ox = static_cast<int>(pixel % s_.out_w);
-      for (size_t ky = 0; ky < kh; ++ky) {
-        const int iy = oy * s_.stride_h - s_.pad_top + static_cast<int>(ky) * s_.dilation_h;
-        const bool inside = iy >= 0 && iy < s_.in_h;
-        indirection_[(tile * kh + ky) * mr + r] =
-            inside ? padded_.data() + (static_cast<size_t>(iy) * padded_w_ + size_t(ox) * s_.stride_w) * s_.in_c
-                   : zero_.data();
       }
     }
   }

@@ -48,8 +48,6 @@ class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / p
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
  private:
-  void bind_merged();
-
   Conv2dShape s_;
   Activation act_;
   F32MinMax clamp_;
