@@ -94,7 +94,7 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
 // traffic (ShuffleNetV2 at 224 px) is fastest one image at a time. At most 16: beyond ~8 no
 // model measured gained more. (Batch 64, 1 thread, ms per image, slice 1 -> this choice:
 // MobileNetV2-0.35 at 32 px 0.057 -> 0.030 (8 images), ResNet-18 at 32 px 6.53 -> 4.63 (7);
-// ResNet-18 at 224 px, 75 MB packed, 3.9 MB of activations, on Zen 5: 17.4-21.8 -> 14.0-14.7
+// ResNet-18 at 224 px, 75 MB packed, 3.9 MB of activations, on Zen 5: 17.5-22.6 -> 14.4-15.1
 // (4), where the graph's weights with a factor of 8 had chosen 1.)
 int Session::automatic_batch_slice() const {
   constexpr size_t kMaxAutoSlice = 16;

@@ -13,8 +13,8 @@
 namespace octet::kernels {
 
 // A quarter of Zen 5's 1 MiB L2, half of Zen 1's 512 KiB: the rows of A and the output tiles
-// keep the rest. On that conv (Zen 5, 1 thread) chunks of 128 KiB to 512 KiB all took 360-400 us
-// against 490-540 us unchunked, and 1 MiB chunks 400-460 us.
+// keep the rest. On that conv (Zen 5, 1 thread) chunks of 128 KiB to 512 KiB all took 356-400 us
+// against 490-541 us unchunked, and 1 MiB chunks 402-458 us.
 inline constexpr size_t kQ8WeightChunkBytes = size_t{256} << 10;
 
 // Column blocks per chunk: all of them when the packed weights fit the budget, else chunks of
