@@ -138,43 +138,48 @@ std::pair<ir::Node*, ir::Node*> silu_after(ir::Graph& g, const std::string& t) {
 
 }  // namespace
 
+bool fuse_activation_after(ir::Graph& g, ir::Node& p, bool clamp_only, std::set<const ir::Node*>& dead) {
+  if (auto [sigmoid, mul] = clamp_only ? std::pair<ir::Node*, ir::Node*>{} : silu_after(g, p.outputs[0]); sigmoid) {
+    p.attrs.set("fused_act", std::string("Silu"));
+    p.outputs[0] = mul->outputs[0];
+    dead.insert(sigmoid);
+    dead.insert(mul);
+    return true;
+  }
+  ir::Node* act = sole_consumer(g, p.outputs[0]);
+  if (!act || (clamp_only && act->op != "Relu" && act->op != "Clip")) return false;
+  std::vector<float> params;
+  if (act->op == "Clip") {
+    float lo = -INFINITY, hi = INFINITY;
+    bool ok = true;
+    for (size_t i = 1; i <= 2; ++i) {
+      if (!act->has_input(i)) continue;
+      if (!g.is_constant(act->input(i))) { ok = false; break; }
+      const auto& t = *g.value(act->input(i)).constant;
+      if (t.dtype != ir::DType::f32 || t.count() != 1) { ok = false; break; }
+      (i == 1 ? lo : hi) = t.as<float>()[0];
+    }
+    if (!ok) return false;
+    params = {lo, hi};
+  } else if (act->op == "HardSigmoid") {
+    params = {act->attrs.f("alpha"), act->attrs.f("beta")};
+  } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish") {
+    return false;
+  }
+  p.attrs.set("fused_act", act->op);
+  if (!params.empty()) p.attrs.set("fused_act_params", params);
+  p.outputs[0] = act->outputs[0];
+  dead.insert(act);
+  return true;
+}
+
 int fuse_activations(ir::Graph& g) {
   std::set<const ir::Node*> dead;
   for (auto& p : g.nodes) {
     // The integer-to-float steps of dynamic quantization clamp their output: Relu and Clip only.
     const bool clamp_only = p.op == "ConvIntegerToFloat" || p.op == "MatMulIntegerToFloat";
     if ((p.op != "Conv" && p.op != "Gemm" && !clamp_only) || p.attrs.has("fused_act")) continue;
-    if (auto [sigmoid, mul] = clamp_only ? std::pair<ir::Node*, ir::Node*>{} : silu_after(g, p.outputs[0]); sigmoid) {
-      p.attrs.set("fused_act", std::string("Silu"));
-      p.outputs[0] = mul->outputs[0];
-      dead.insert(sigmoid);
-      dead.insert(mul);
-      continue;
-    }
-    ir::Node* act = sole_consumer(g, p.outputs[0]);
-    if (!act || (clamp_only && act->op != "Relu" && act->op != "Clip")) continue;
-    std::vector<float> params;
-    if (act->op == "Clip") {
-      float lo = -INFINITY, hi = INFINITY;
-      bool ok = true;
-      for (size_t i = 1; i <= 2; ++i) {
-        if (!act->has_input(i)) continue;
-        if (!g.is_constant(act->input(i))) { ok = false; break; }
-        const auto& t = *g.value(act->input(i)).constant;
-        if (t.dtype != ir::DType::f32 || t.count() != 1) { ok = false; break; }
-        (i == 1 ? lo : hi) = t.as<float>()[0];
-      }
-      if (!ok) continue;
-      params = {lo, hi};
-    } else if (act->op == "HardSigmoid") {
-      params = {act->attrs.f("alpha"), act->attrs.f("beta")};
-    } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish") {
-      continue;
-    }
-    p.attrs.set("fused_act", act->op);
-    if (!params.empty()) p.attrs.set("fused_act_params", params);
-    p.outputs[0] = act->outputs[0];
-    dead.insert(act);
+    fuse_activation_after(g, p, clamp_only, dead);
   }
   erase_marked(g, dead);
   return int(dead.size());

@@ -1,6 +1,7 @@
 #pragma once
 // Graph rewrites applied once after loading, before any plan is built. Each returns how
 // many nodes it changed, for `octet info`.
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,6 +44,16 @@ int fuse_channel_shuffle(ir::Graph& g);
 // (engine/passes_qsilu.cc). After remove_unused, like the shuffle.
 int fuse_qlinear_silu(ir::Graph& g);
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
+// The activation read only from p's output (Relu, Clip with constant bounds, Sigmoid,
+// HardSigmoid, HardSwish, or SiLU as Sigmoid + Mul; only Relu and Clip if clamp_only) into p
+// as "fused_act": p then writes what the activation wrote, and the activation is marked dead.
+bool fuse_activation_after(ir::Graph& g, ir::Node& p, bool clamp_only, std::set<const ir::Node*>& dead);
+// Whether two values have the same dtype and dims at every batch (the Session asks its plans).
+using SameShape = std::function<bool(const std::string&, const std::string&)>;
+// Conv -> Add (with a tensor of the conv output's shape) [-> activation] into the Conv, the
+// other operand as its fourth input (engine/passes_residual.cc). Needs the shapes, so the
+// Session runs it after optimize(), once it can plan; after every fusion of optimize().
+int fuse_residual_adds(ir::Graph& g, const SameShape& same_shape);
 
 struct PassCount {
   std::string pass;
@@ -55,6 +66,7 @@ struct Options {
   bool fuse_squeeze_excitation = true;  // needs fuse_activations
   bool fuse_pointwise_depthwise = true;  // needs fuse_activations
   bool fuse_channel_shuffle = true;     // off: the graph keeps ONNX's ops (it may be written to a file)
+  bool fuse_residual_adds = true;       // needs fuse_activations; run by the Session (fuse_residual_adds)
 };
 // The default pipeline, in order.
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});

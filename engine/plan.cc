@@ -66,6 +66,7 @@ Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_
     if (it == values_.end()) throw ir::Error(graph.source + ": output '" + out + "' is not computed");
     it->second.last_use = std::numeric_limits<int>::max();
   }
+  if (options.shapes_only) return;
   place_in_arena();
   build_kernels();
 }

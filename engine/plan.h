@@ -53,6 +53,9 @@ struct PlanOptions {
   // Where drivers find weights another plan already packed (not owned; nullptr: each plan
   // packs its own). Session passes its own, so every plan of a model shares one copy.
   kernels::PackedCache* packed_cache = nullptr;
+  // Only the values' dtypes, dims and layouts (for a pass that needs shapes): no arena, no
+  // kernels; data() and the steps are then unusable.
+  bool shapes_only = false;
 };
 
 class Plan {

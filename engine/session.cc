@@ -70,6 +70,8 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
                       "; octet fills one unknown axis (the batch) and needs the others fixed: export with a fixed "
                       "input size");
   }
+  if (options.passes.fuse_activations && options.passes.fuse_residual_adds)
+    pass_report_.push_back({"fuse residual Add (+activation) into Conv", fuse_residual_adds()});
   const Plan& plan = plan_for(input_dims_at(1));
   activation_bytes_per_image_ = plan.arena_bytes();
   if (options.batch_slice < 0) batch_slice_ = automatic_batch_slice();
@@ -111,6 +113,31 @@ int Session::automatic_batch_slice() const {
 
 Session::Session(Session&&) noexcept = default;
 Session::~Session() = default;
+
+int Session::fuse_residual_adds() {
+  // Shapes at two batch extents, so that a shape equal at batch 1 only (an operand that does
+  // not follow the batch, broadcast over it) is not taken for the same.
+  PlanOptions shapes = plan_options_;
+  shapes.shapes_only = true;
+  std::vector<std::unique_ptr<Plan>> plans;
+  for (int64_t batch : {1, 2}) {
+    const std::vector<ir::Dims> dims = input_dims_at(batch);
+    std::map<std::string, ir::Dims> named;
+    for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = dims[i];
+    try {
+      plans.push_back(std::make_unique<Plan>(graph_, named, std::map<std::string, ir::TensorData>{}, shapes));
+    } catch (const ir::Error&) {
+      return 0;  // the plan at batch 1 that follows reports it, naming the file
+    }
+  }
+  return passes::fuse_residual_adds(graph_, [&](const std::string& a, const std::string& b) {
+    for (const auto& plan : plans) {
+      const TensorInfo &x = plan->value(a).info, &y = plan->value(b).info;
+      if (x.dtype != y.dtype || x.dims != y.dims) return false;
+    }
+    return true;
+  });
+}
 
 std::vector<ir::Dims> Session::input_dims_at(int64_t batch) const {
   std::vector<ir::Dims> dims;

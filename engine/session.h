@@ -161,6 +161,8 @@ class Session {
   bool images_independent();
   bool images_independent_locked();
   int automatic_batch_slice() const;
+  // passes::fuse_residual_adds with the shapes of plans at batch 1 and 2; how many it fused.
+  int fuse_residual_adds();
   std::vector<ir::TensorData> run_in_slices(std::span<const TensorView> inputs, int64_t batch);
 };
 

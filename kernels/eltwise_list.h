@@ -25,6 +25,8 @@ using F32BinaryUkernel = void (*)(size_t rows, size_t cols, const float* a, size
                                   size_t b_row_stride, float* y);
 // y = min(max(x, lo), hi) with NaN passing through, exactly like the ref's Relu / Clip.
 using F32ClampUkernel = void (*)(size_t n, const float* x, float* y, float lo, float hi);
+// y = min(max(x + r, lo), hi), NaN passing through like f32_clamp: a residual Add with its clamp.
+using F32AddClampUkernel = void (*)(size_t n, const float* x, const float* r, float* y, float lo, float hi);
 using F32UnaryUkernel = void (*)(size_t n, const float* x, float* y);
 // An activation with up to two parameters (HardSigmoid's alpha, beta; unused by the others).
 using F32ActUkernel = void (*)(size_t n, const float* x, float* y, float p0, float p1);
@@ -84,6 +86,7 @@ struct EltwiseUkernel {
   void f32_add(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
   void f32_mul(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
   void f32_clamp(size_t, const float*, float*, float, float);                                               \
+  void f32_add_clamp(size_t, const float*, const float*, float*, float, float);                            \
   void f32_sigmoid(size_t, const float*, float*);                                                          \
   void f32_hswish(size_t, const float*, float*, float, float);                                             \
   void f32_hsigmoid(size_t, const float*, float*, float, float);                                           \
@@ -108,6 +111,7 @@ OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE, )
 OCTET_ELTWISE_TABLE(kF32AddUkernels, F32BinaryUkernel, f32_add)
 OCTET_ELTWISE_TABLE(kF32MulUkernels, F32BinaryUkernel, f32_mul)
 OCTET_ELTWISE_TABLE(kF32ClampUkernels, F32ClampUkernel, f32_clamp)
+OCTET_ELTWISE_TABLE(kF32AddClampUkernels, F32AddClampUkernel, f32_add_clamp)
 OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)
 OCTET_ELTWISE_TABLE(kF32HardSwishUkernels, F32ActUkernel, f32_hswish)
 OCTET_ELTWISE_TABLE(kF32HardSigmoidUkernels, F32ActUkernel, f32_hsigmoid)

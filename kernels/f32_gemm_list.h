@@ -36,6 +36,7 @@ struct F32MinMax {
   float min;
   float max;
 };
+inline constexpr F32MinMax kNoClamp = {-__builtin_inff(), __builtin_inff()};
 
 using F32GemmUkernel = void (*)(size_t mr, size_t nc, size_t kc, const float* a, size_t a_stride,
                                 const float* w, float* c, size_t c_stride, const F32MinMax& clamp);

@@ -203,6 +203,12 @@ void f32_mul(size_t rows, size_t cols, const float* a, size_t as, const float* b
   f32_binary(rows, cols, a, as, b, bs, y, [](float32x4_t u, float32x4_t v) { return vmulq_f32(u, v); });
 }
 
+// y = min(hi, max(lo, x + r)): a conv's fused residual Add and its Relu / Clip in one pass.
+void f32_add_clamp(size_t n, const float* x, const float* r, float* y, float lo_value, float hi_value) {
+  const float32x4_t lo = vdupq_n_f32(lo_value), hi = vdupq_n_f32(hi_value);
+  f32_binary(1, n, x, 0, r, 0, y, [&](float32x4_t u, float32x4_t v) { return min_ps(hi, max_ps(lo, vaddq_f32(u, v))); });
+}
+
 // min_ps(hi, max_ps(lo, x)) returns x when x is NaN, as the ref's `x < lo ? lo : x` does.
 void f32_clamp(size_t n, const float* x, float* y, float lo_value, float hi_value) {
   const float32x4_t lo = vdupq_n_f32(lo_value), hi = vdupq_n_f32(hi_value);

@@ -41,7 +41,13 @@ struct ConvTask {
   size_t image_in, image_pixels;  // floats per input image, output pixels per image
   F32MinMax clamp;
   const F32Epilogue* epilogue;
-  size_t first_col = 0;  // the column chunk being run (igemm)
+  const float* residual;  // nullptr, or added to y's tiles before the clamp (which then moves to the epilogue)
+  size_t first_col = 0;   // the column chunk being run (igemm)
+
+  void finish_tile(size_t rows, size_t cols, float* c) const {
+    if (residual) epilogue->run_residual(rows, cols, c, out_c, residual + (c - y));
+    else epilogue->run(rows, cols, c, out_c);
+  }
 };
 
 // Plain GEMM: the pixels of all images are the rows.
@@ -50,7 +56,7 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
   float* c = t.y + row * t.out_c + col;
   t.kernel->gemm(rows, cols, t.in_c, t.x + row * t.in_c, t.in_c, t.w + col / t.kernel->nr * t.block_stride, c,
                  t.out_c, t.clamp);
-  t.epilogue->run(rows, cols, c, t.out_c);
+  t.finish_tile(rows, cols, c);
 }
 
 void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t cols, size_t rows) {
@@ -64,7 +70,7 @@ void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_
   float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + col;
   t.kernel->igemm(rows, cols, t.in_c, t.ks, t.indirection + pixel / mr * t.ks * mr, image * t.image_in, t.zero,
                   t.w + col / t.kernel->nr * t.block_stride, c, t.out_c, t.clamp);
-  t.epilogue->run(rows, cols, c, t.out_c);
+  t.finish_tile(rows, cols, c);
 }
 
 }  // namespace
@@ -164,7 +170,7 @@ void F32Conv::bind(const float* x) {
   }
 }
 
-void F32Conv::run(const float* x, float* y, pthreadpool_t pool) const {
+void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* residual) const {
   if (!plain_gemm_ && (x != bound_ || bound_ == nullptr))
     throw std::logic_error("F32Conv::run: input address differs from the one passed to bind(); call bind(x) first");
   if (merge_kx_) {
@@ -188,8 +194,9 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool) const {
                 static_cast<size_t>(s_.kernel_h) * (merge_kx_ ? 1 : s_.kernel_w),
                 static_cast<size_t>(s_.in_h) * (merge_kx_ ? padded_w_ : size_t(s_.in_w)) * s_.in_c,
                 pixels,
-                clamp_,
-                &epilogue_};
+                residual ? kNoClamp : clamp_,
+                &epilogue_,
+                residual};
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t batch = s_.batch;

@@ -45,7 +45,9 @@ class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / p
   void bind(const float* x);  // builds the indirection for this input address (allocates)
   // (merged taps: for the padded copy, whatever x is)
   // y = conv(x); x must be the bound address (bind again if it changed). No allocation.
-  void run(const float* x, float* y, pthreadpool_t pool) const;
+  // With a residual (y's shape and layout, not overlapping y): y = act(conv(x) + residual),
+  // added to each tile while it is in cache (a ResNet block's Add and Relu fused).
+  void run(const float* x, float* y, pthreadpool_t pool, const float* residual = nullptr) const;
 
  private:
   Conv2dShape s_;

@@ -162,7 +162,7 @@ void F32WinogradConv::bind(const float*) {
   if (!scratch_) throw std::bad_alloc();
 }
 
-void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, float* y) const {
+void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, float* y, const float* residual) const {
   const size_t in_c = s_.in_c, out_c = s_.out_c;
   float* v = scratch_.get() + slot * slot_floats_;
   float* m = v + kPositions * block_tiles_ * in_c;
@@ -190,12 +190,11 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
     transforms_->input(in_c, pixels, v + t * in_c, v_stride);
   }
 
-  constexpr F32MinMax no_clamp = {-__builtin_inff(), __builtin_inff()};
   const size_t mr = gemm_->mr;
   for (size_t xi = 0; xi < kPositions; ++xi)
     for (size_t r = 0; r < b.tiles; r += mr)
       gemm_->gemm(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_->positions[xi].data(),
-                  m + xi * m_stride + r * out_c, out_c, no_clamp);
+                  m + xi * m_stride + r * out_c, out_c, kNoClamp);
 
   const size_t y_row_stride = size_t(s_.out_w) * out_c;
   for (size_t t = 0; t < b.tiles; ++t) {
@@ -203,8 +202,13 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
     const size_t oy = tile / tiles_w_ * 2, ox = tile % tiles_w_ * 2;
     const size_t rows = std::min<size_t>(2, s_.out_h - oy), cols = std::min<size_t>(2, s_.out_w - ox);
     float* out = image_y + oy * y_row_stride + ox * out_c;
-    transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, rows, cols, clamp_);
-    epilogue_.run(rows, cols * out_c, out, y_row_stride);
+    if (residual) {
+      transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, rows, cols, kNoClamp);
+      epilogue_.run_residual(rows, cols * out_c, out, y_row_stride, residual + (out - y));
+    } else {
+      transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, rows, cols, clamp_);
+      epilogue_.run(rows, cols * out_c, out, y_row_stride);
+    }
   }
 }
 
@@ -214,6 +218,7 @@ struct RunTask {
   const F32WinogradConv* conv;
   const float* x;
   float* y;
+  const float* residual;
   size_t block_tiles, blocks_per_image, tiles_per_image, total_blocks, slots;
 };
 
@@ -227,11 +232,11 @@ void F32WinogradConv::run_slot(void* context, size_t slot) {
     const size_t image = i / t.blocks_per_image, block = i % t.blocks_per_image;
     const size_t first_tile = block * t.block_tiles;
     const Block b{image, first_tile, std::min(t.block_tiles, t.tiles_per_image - first_tile)};
-    t.conv->run_block(b, slot, t.x, t.y);
+    t.conv->run_block(b, slot, t.x, t.y, t.residual);
   }
 }
 
-void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool) const {
+void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool, const float* residual) const {
   if (!scratch_) throw std::logic_error("F32WinogradConv::run: call bind() first (it allocates the scratch)");
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t tiles = tiles_h_ * tiles_w_, batch = s_.batch;
@@ -244,7 +249,7 @@ void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool) const {
   const size_t blocks_per_image = (tiles + block_tiles - 1) / block_tiles;
   const size_t total_blocks = batch * blocks_per_image;
   const size_t slots = std::min({slots_, threads, total_blocks});
-  RunTask task{this, x, y, block_tiles, blocks_per_image, tiles, total_blocks, slots};
+  RunTask task{this, x, y, residual, block_tiles, blocks_per_image, tiles, total_blocks, slots};
   if (slots == 1) {
     run_slot(&task, 0);
     return;

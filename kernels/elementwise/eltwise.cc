@@ -180,7 +180,7 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
   });
 }
 
-F32Epilogue::F32Epilogue(const Activation& act, Isa isa) : act_(act) {
+F32Epilogue::F32Epilogue(const Activation& act, Isa isa) : act_(act), add_clamp_(first_runnable(kF32AddClampUkernels, isa)) {
   switch (act.kind) {
     case ActKind::sigmoid: sigmoid_ = first_runnable(kF32SigmoidUkernels, isa); break;
     case ActKind::hard_swish: act_ukernel_ = first_runnable(kF32HardSwishUkernels, isa); break;
@@ -210,6 +210,30 @@ void F32Epilogue::run(size_t rows, size_t cols, float* y, size_t ld) const {
     return;
   }
   for (size_t r = 0; r < rows; ++r) run(cols, y + r * ld, y + r * ld);
+}
+
+void F32Epilogue::add_clamp(size_t n, float* y, const float* r) const {
+  const float lo = act_.kind == ActKind::relu ? 0.0f : act_.kind == ActKind::clip ? act_.min : -INFINITY;
+  const float hi = act_.kind == ActKind::clip ? act_.max : INFINITY;
+  if (add_clamp_) {
+    add_clamp_->fn(n, y, r, y, lo, hi);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const float v = y[i] + r[i];
+    y[i] = v < lo ? lo : (v > hi ? hi : v);  // NaN passes, as in the microkernels
+  }
+}
+
+void F32Epilogue::run_residual(size_t rows, size_t cols, float* y, size_t ld, const float* r) const {
+  if (ld == cols) {
+    cols *= rows;
+    rows = 1;
+  }
+  for (size_t i = 0; i < rows; ++i, y += ld, r += ld) {
+    add_clamp(cols, y, r);
+    if (active()) run(cols, y, y);
+  }
 }
 
 F32Unary::F32Unary(ActKind kind, Isa isa) : kind_(kind), isa_(isa) {
