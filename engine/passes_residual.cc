@@ -6,7 +6,7 @@
 //
 // The residual becomes the Conv's fourth input (engine/ops/conv.cc), added to each output tile
 // while it is in cache: the Add and the activation no longer read and write the whole map.
-// Of the Add's two operands, the conv that runs last takes the other (which is then ready).
+// When both operands are conv outputs, the conv that runs last takes the other's output.
 #include <map>
 
 #include "engine/graph_edit.h"
@@ -25,7 +25,7 @@ int fuse_residual_adds(ir::Graph& g, const SameShape& same_shape) {
     ir::Node* conv = nullptr;
     size_t conv_index = 0;
     std::string residual;
-    for (size_t side = 0; side < 2; ++side) {
+    for (size_t side = 0; side < 2 && !conv; ++side) {
       const std::string &t = add.inputs[side], &other = add.inputs[1 - side];
       const auto p = producer.find(t);
       if (p == producer.end() || t == other || g.is_constant(other)) continue;
@@ -34,15 +34,14 @@ int fuse_residual_adds(ir::Graph& g, const SameShape& same_shape) {
           candidate.inputs.size() > 3 || candidate.attrs.has("fused_act") || dead.count(&candidate))
         continue;
       if (graph_edit::sole_consumer(g, t) != &add) continue;
-      // The conv reads the residual where it runs: a graph input, or written before that.
+      // The conv reads the residual where it runs: a graph input, or written before that. So
+      // of two convs, only the one that runs last can take the other's output.
       const auto q = producer.find(other);
       const bool ready = q == producer.end() || q->second < p->second;
       if (!ready || !same_shape(t, other)) continue;
-      if (!conv || p->second > conv_index) {
-        conv = &candidate;
-        conv_index = p->second;
-        residual = other;
-      }
+      conv = &candidate;
+      conv_index = p->second;
+      residual = other;
     }
     if (!conv) continue;
     conv->inputs.resize(3);  // "" where the bias is absent

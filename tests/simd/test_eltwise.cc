@@ -2,11 +2,13 @@
 // (kernels/elementwise/eltwise.h) against the scalar reference kernels, for every entry this
 // CPU supports. INT8: exact equality with the ref variant the engine runs
 // (q8_add_ratio_fma_strided__ref, q8_mul_ratio_strided__ref, q8_global_avgpool_nhwc__ref),
-// over all 65,536 code pairs for Add and Mul. FP32 Add / Mul / Clip: exact (one IEEE operation
-// each); GAP: a relative bound; Sigmoid: an ULP bound against a double-precision logistic.
+// over all 65,536 code pairs for Add and Mul. FP32 Add / Mul / Clip / AddClamp: exact (one
+// IEEE operation each, then the clamp); GAP: a relative bound; Sigmoid: an ULP bound against a
+// double-precision logistic.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -21,6 +23,7 @@
 
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/eltwise_list.h"
+#include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
@@ -358,6 +361,53 @@ TEST(F32ClampUkernel, ReluAndClipEqualTheRefIncludingNaNAndSignedZero) {
   }
 }
 
+// A conv's fused residual Add and its Relu / Clip: y = clamp(x + r) equal bit for bit to the
+// ref's Clip of the float sum, for relu-like (0, inf), clip-like and (-inf, inf) bounds, with
+// NaN in x or in r and inf - inf passing through as NaN, -0 + -0 kept -0, +-inf clamped, at
+// every tail length 1..200, in place (y == x) or not; nothing past y[n - 1] is written.
+TEST(F32AddClampUkernel, EqualsTheClampedSumIncludingNaNInfAndSignedZero) {
+  std::mt19937 rng(53);
+  constexpr size_t kGuard = 8;
+  int cases = 0;
+  for (auto* k : runnable(kF32AddClampUkernels)) {
+    for (int i = 0; i < 400; ++i, ++cases) {
+      const size_t n = 1 + rng() % 200;
+      auto x = random_floats(rng, n, -10.0f, 10.0f), r = random_floats(rng, n, -10.0f, 10.0f);
+      auto set = [&](float xv, float rv) {
+        const size_t j = rng() % n;
+        x[j] = xv;
+        r[j] = rv;
+      };
+      set(std::nanf(""), 1.0f);
+      set(-2.0f, std::nanf(""));
+      set(-0.0f, -0.0f);  // -0 (Relu keeps it, as the ref does)
+      set(2.5f, -2.5f);   // +0
+      set(INFINITY, 3.0f);
+      set(-1.0f, -INFINITY);
+      set(INFINITY, -INFINITY);  // NaN
+      float lo = -INFINITY, hi = INFINITY;
+      switch (i % 4) {
+        case 0: lo = 0.0f; break;  // Relu
+        case 1: lo = float(int(rng() % 7)) - 3.0f, hi = 6.0f; break;
+        case 2: lo = -0.5f, hi = 0.75f; break;
+        default: break;  // a residual Add with no activation after it
+      }
+      std::vector<float> expected(n);
+      for (size_t j = 0; j < n; ++j) expected[j] = apply(Activation::clip(lo, hi), x[j] + r[j]);
+      const bool in_place = i % 3 == 0;
+      std::vector<float> y(n + kGuard, -7.0f);
+      if (in_place) std::copy(x.begin(), x.end(), y.begin());
+      k->fn(n, in_place ? y.data() : x.data(), r.data(), y.data(), lo, hi);
+      for (size_t j = 0; j < n; ++j)
+        ASSERT_TRUE(same_float(y[j], expected[j]))
+            << k->name << " n " << n << (in_place ? " in place" : "") << " [" << lo << ", " << hi << "] at " << j
+            << ": x " << x[j] << " r " << r[j] << " gives " << y[j] << ", expected " << expected[j];
+      for (size_t j = n; j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " n " << n << " wrote y[" << j << "]";
+    }
+  }
+  ::testing::Test::RecordProperty("cases", cases);
+}
+
 // Distance in units in the last place between two finite floats of the same sign.
 int64_t ulp_distance(float a, float b) {
   int32_t ia, ib;
@@ -483,6 +533,58 @@ TEST(EltwiseDriver, EpilogueAppliesToTheBlockOnly) {
         ASSERT_NEAR(y[i], expected[i], 4e-7f * std::fabs(expected[i]) + 1e-30f) << e.kernel_name() << " at " << i;
     }
   }
+}
+
+// run_residual over a strided block: y = act(y + r) on the first cols of each row, the values
+// past them untouched (r is NaN there, so a read of it into y would show) and r unchanged;
+// Relu and Clip clamp the sum, not y. At every ISA this CPU runs: the add-clamp microkernel at
+// the vector levels, the scalar loop at Isa::scalar. Relu, Clip, HardSwish and none bit for
+// bit (NaN and -0 sums included), SiLU within the tolerance of the test above.
+TEST(EltwiseDriver, ResidualEpilogueAddsThenActivatesTheBlockOnly) {
+  std::mt19937 rng(59);
+  int blocks = 0;
+  for (Isa isa : runnable_isas()) {
+    for (const Activation act : {Activation::relu(), Activation::clip(-0.5f, 0.75f), Activation::hard_swish(),
+                                 Activation::silu(), Activation{}}) {
+      const F32Epilogue e(act, isa);
+      const bool exact = act.kind != ActKind::silu;
+      for (int i = 0; i < 30; ++i, ++blocks) {
+        // Every 5th block dense (ld == cols: the rows run as one); the others strided.
+        const size_t rows = 1 + rng() % 7, cols = 1 + rng() % 40, ld = cols + (i % 5 == 0 ? 0 : 1 + rng() % 5);
+        auto y = random_floats(rng, rows * ld, -6.0f, 6.0f), r = random_floats(rng, rows * ld, -6.0f, 6.0f);
+        for (size_t row = 0; row < rows; ++row)
+          for (size_t c = cols; c < ld; ++c) r[row * ld + c] = std::nanf("");
+        if (exact) {
+          const size_t a = (rng() % rows) * ld + rng() % cols, b = (rng() % rows) * ld + rng() % cols;
+          const size_t z = (rng() % rows) * ld + rng() % cols, s = (rng() % rows) * ld + rng() % cols;
+          y[a] = std::nanf("");
+          r[b] = std::nanf("");
+          y[z] = -0.0f, r[z] = -0.0f;
+          y[s] = -3.0f, r[s] = 5.0f;  // y below Relu's bound, the sum above it
+        }
+        const auto y0 = y, r0 = r;
+        e.run_residual(rows, cols, y.data(), ld, r.data());
+        for (size_t j = 0; j < y.size(); ++j) {
+          if (j % ld >= cols) {
+            ASSERT_TRUE(same_float(y[j], y0[j])) << isa_name(isa) << " rows " << rows << " cols " << cols << " ld "
+                                                 << ld << ": wrote past the block at " << j;
+            continue;
+          }
+          const float expected = apply(act, y0[j] + r0[j]);
+          if (exact) {
+            ASSERT_TRUE(same_float(y[j], expected))
+                << isa_name(isa) << " act " << int(act.kind) << " rows " << rows << " cols " << cols << " ld " << ld
+                << " at " << j << ": y " << y0[j] << " r " << r0[j] << " gives " << y[j] << ", expected " << expected;
+          } else {
+            ASSERT_NEAR(y[j], expected, 4e-7f * std::fabs(expected) + 1e-30f)
+                << isa_name(isa) << " act " << int(act.kind) << " at " << j;
+          }
+        }
+        for (size_t j = 0; j < r.size(); ++j) ASSERT_TRUE(same_float(r[j], r0[j])) << isa_name(isa) << " changed r";
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("blocks", blocks);
 }
 
 TEST(F32GapUkernel, WithinRoundingOfTheDoubleRef) {

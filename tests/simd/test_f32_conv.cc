@@ -1,5 +1,6 @@
 // F32Conv (dense NHWC conv on the FP32 GEMM / IGEMM microkernels) against f32_conv2d_nhwc__ref,
-// for every entry of kernels/f32_gemm_list.h this CPU supports.
+// for every entry of kernels/f32_gemm_list.h this CPU supports, with and without a fused
+// residual Add.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
@@ -82,6 +83,75 @@ class F32ConvTester {
     return y;
   }
 
+  // The same conv with a residual r of y's shape (a ResNet block's Add fused):
+  // y = act(conv(x) + b + r). Checks y against apply(act, ref conv without act + r) within the
+  // bound above plus 1e-5 * |r|, times 1.5 (HardSwish's steepest slope); bit for bit against the
+  // unfused sequence, the same kernel's conv without activation, + r, then act (for the
+  // activations whose microkernels equal the ref bit for bit: all but Sigmoid and SiLU); and
+  // that runs without r before and after it give the plain conv (r leaves nothing behind).
+  // Every third r is -2x the conv output plus noise, the rest noise as large as the output:
+  // where the conv is negative the sum is then positive, so a Relu applied before the add would
+  // differ (F32Conv.ResidualReluAndClipClampTheSum checks that on exact data). Returns y (for
+  // the thread-equality checks).
+  std::vector<float> test_residual(const F32GemmKernel& k) const {
+    const Conv2dShape s = conv_shape();
+    std::mt19937 rng(seed_);
+    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c);
+    std::vector<float> w(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
+    std::vector<float> b(s.out_c);
+    fill_uniform(rng, x);
+    fill_uniform(rng, w);
+    fill_uniform(rng, b);
+    const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
+    const float* bias = bias_ ? b.data() : nullptr;
+    // The ref applies act to its float sum: plain = act(sum) before r is added.
+    std::vector<float> sum(out_size), plain(out_size), bound(out_size), r(out_size);
+    f32_conv2d_nhwc__ref(s, x.data(), w.data(), bias, Activation{}, sum.data());
+    const std::vector<float> ax = absolute(x), aw = absolute(w), ab = absolute(b);
+    f32_conv2d_nhwc__ref(s, ax.data(), aw.data(), bias ? ab.data() : nullptr, Activation{}, bound.data());
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (size_t i = 0; i < out_size; ++i) {
+      plain[i] = apply(act_, sum[i]);
+      r[i] = i % 3 == 0 ? -2.0f * sum[i] + u(rng) : u(rng) * (1.0f + std::fabs(sum[i]));
+      sum[i] += r[i];
+    }
+
+    F32Conv conv(s, w.data(), bias, act_, k), no_act(s, w.data(), bias, Activation{}, k);
+    conv.bind(x.data());
+    no_act.bind(x.data());
+    std::vector<float> before(out_size, std::nanf("")), y(out_size, std::nanf("")), after(out_size, std::nanf(""));
+    std::vector<float> unfused(out_size, std::nanf(""));
+    conv.run(x.data(), before.data(), pool_);
+    conv.run(x.data(), y.data(), pool_, r.data());
+    conv.run(x.data(), after.data(), pool_);
+    no_act.run(x.data(), unfused.data(), pool_);
+    const std::string where = conv.kernel_name() + " " + testing::describe(s) + " with a residual";
+    const bool exact_act = act_.kind != ActKind::sigmoid && act_.kind != ActKind::silu;
+    for (size_t i = 0; i < out_size; ++i) {
+      const float expected = apply(act_, sum[i]);
+      const float tol = 1.5f * (1e-5f * (bound[i] + std::fabs(r[i])) + 1e-6f);
+      if (!(std::fabs(y[i] - expected) <= tol)) {
+        ADD_FAILURE() << where << ": output " << i << " (channel " << i % s.out_c << ") is " << y[i] << ", expected "
+                      << expected << " +- " << tol << " (conv " << sum[i] - r[i] << ", residual " << r[i] << ")";
+        break;
+      }
+      const float fused = apply(act_, unfused[i] + r[i]);
+      if (exact_act && !(y[i] == fused)) {
+        ADD_FAILURE() << where << ": output " << i << " is " << y[i] << ", the unfused conv + residual + act "
+                      << fused;
+        break;
+      }
+      const float plain_tol = 1e-5f * bound[i] + 1e-6f;
+      if (!(std::fabs(after[i] - plain[i]) <= plain_tol)) {
+        ADD_FAILURE() << where << ": the next run without it gives " << after[i] << " at " << i << ", expected "
+                      << plain[i] << " +- " << plain_tol;
+        break;
+      }
+    }
+    EXPECT_EQ(before, after) << where;
+    return y;
+  }
+
  private:
   Conv2dShape s_;
   int pad_bottom_ = 0, pad_right_ = 0;
@@ -111,32 +181,146 @@ std::vector<const F32GemmKernel*> conv_gemm_kernels() {
 // Random small convs: channels 1..65 (around NR = 16 / 24 / 32 and not multiples of 8), kernels
 // 1x1 / 3x3 / 5x5 / 1x3 / 3x1 / 2x2, stride 1-2, dilation 1-2, asymmetric pads including
 // bottom/right only, spatial down to 1x1, batch 1-3.
+F32ConvTester random_conv(std::mt19937& rng, uint32_t seed) {
+  const int kernel_sizes[][2] = {{1, 1}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {2, 2}};
+  const auto& ks = kernel_sizes[rng() % 6];
+  const int stride = 1 + rng() % 2, dilation = rng() % 4 == 0 ? 2 : 1;
+  const int pt = rng() % ks[0], pb = rng() % ks[0], pl = rng() % ks[1], pr = rng() % ks[1];
+  const int min_h = std::max(1, dilation * (ks[0] - 1) + 1 - pt - pb);
+  const int min_w = std::max(1, dilation * (ks[1] - 1) + 1 - pl - pr);
+  F32ConvTester t;
+  t.batch(1 + (rng() % 5 == 0 ? rng() % 3 : 0))
+      .input(min_h + rng() % 9, min_w + rng() % 9, 1 + rng() % 40)
+      .out_c(1 + rng() % 65)
+      .kernel(ks[0], ks[1])
+      .stride(stride, rng() % 3 == 0 ? 3 - stride : stride)
+      .dilation(dilation, dilation)
+      .pads(pt, pl, pb, pr)
+      .bias(rng() % 4 != 0)
+      .activation(testing::random_activation(rng))
+      .seed(seed);
+  return t;
+}
+
 TEST(F32Conv, RandomShapesEveryKernel) {
   const auto kernels = conv_gemm_kernels();
   if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
   std::mt19937 rng(20261122);
-  const int kernel_sizes[][2] = {{1, 1}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {2, 2}};
   constexpr int kShapes = 700;
   for (int i = 0; i < kShapes; ++i) {
-    const auto& ks = kernel_sizes[rng() % 6];
-    const int stride = 1 + rng() % 2, dilation = rng() % 4 == 0 ? 2 : 1;
-    const int pt = rng() % ks[0], pb = rng() % ks[0], pl = rng() % ks[1], pr = rng() % ks[1];
-    const int min_h = std::max(1, dilation * (ks[0] - 1) + 1 - pt - pb);
-    const int min_w = std::max(1, dilation * (ks[1] - 1) + 1 - pl - pr);
-    F32ConvTester t;
-    t.batch(1 + (rng() % 5 == 0 ? rng() % 3 : 0))
-        .input(min_h + rng() % 9, min_w + rng() % 9, 1 + rng() % 40)
-        .out_c(1 + rng() % 65)
-        .kernel(ks[0], ks[1])
-        .stride(stride, rng() % 3 == 0 ? 3 - stride : stride)
-        .dilation(dilation, dilation)
-        .pads(pt, pl, pb, pr)
-        .bias(rng() % 4 != 0)
-        .activation(testing::random_activation(rng))
-        .seed(i);
+    const F32ConvTester t = random_conv(rng, i);
     for (const F32GemmKernel* k : kernels) t.test(*k);
     if (HasFailure()) break;
   }
+}
+
+// The same random convs, each with a residual: every tile shape and tail the conv can produce.
+TEST(F32Conv, ResidualRandomShapesEveryKernel) {
+  const auto kernels = conv_gemm_kernels();
+  if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
+  std::mt19937 rng(20260512);
+  constexpr int kShapes = 200;
+  for (int i = 0; i < kShapes; ++i) {
+    const F32ConvTester t = random_conv(rng, i);
+    for (const F32GemmKernel* k : kernels) t.test_residual(*k);
+    if (HasFailure()) break;
+  }
+  ::testing::Test::RecordProperty("shapes", kShapes);
+}
+
+// A fused residual on each path of F32Conv: the plain GEMM (1x1; and with few row tiles, where
+// two threads split the channels), the IGEMM (3x3 stride 2 with asymmetric pads; a ResNet
+// block's 3x3 stride 1), the merged taps of a first layer (ResNet's 7x7 stride-2 stem over 3
+// channels); over two images, with none / Relu / Clip / HardSwish on one thread, Relu and
+// HardSwish also on two (equal bit for bit).
+TEST(F32Conv, ResidualOnEveryPathEveryKernel) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  enum Path { plain_gemm, igemm, merged_taps };
+  struct Case {
+    F32ConvTester t;
+    Path path;
+  };
+  std::vector<Case> cases(5);
+  cases[0].t.batch(2).input(5, 7, 19).out_c(45).kernel(1, 1);
+  cases[0].path = plain_gemm;
+  cases[1].t.input(2, 3, 24).out_c(70).kernel(1, 1);
+  cases[1].path = plain_gemm;
+  cases[2].t.batch(2).input(9, 8, 13).out_c(37).kernel(3, 3).stride(2, 2).pads(1, 1, 0, 1);
+  cases[2].path = igemm;
+  cases[3].t.batch(2).input(8, 8, 16).out_c(16).kernel(3, 3).pads(1, 1, 1, 1);
+  cases[3].path = igemm;
+  cases[4].t.batch(2).input(23, 21, 3).out_c(64).kernel(7, 7).stride(2, 2).pads(3, 3, 3, 3);
+  cases[4].path = merged_taps;
+  int runs = 0;
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
+    for (Case& c : cases) {
+      const Conv2dShape s = c.t.conv_shape();
+      const std::vector<float> w(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
+      const F32Conv probe(s, w.data(), nullptr, Activation{}, *k);
+      ASSERT_EQ(probe.is_plain_gemm(), c.path == plain_gemm) << testing::describe(s);
+      ASSERT_EQ(probe.merges_taps(), c.path == merged_taps) << testing::describe(s);
+      for (const Activation& act :
+           {Activation{}, Activation::relu(), Activation::clip(0.0f, 6.0f), Activation::hard_swish()}) {
+        F32ConvTester t = c.t;
+        t.activation(act).seed(uint32_t(runs));
+        const std::vector<float> serial = t.test_residual(*k);
+        ++runs;
+        if (act.kind != ActKind::relu && act.kind != ActKind::hard_swish) continue;
+        EXPECT_EQ(serial, t.pool(pool.get()).test_residual(*k)) << k->igemm_name << " " << testing::describe(s);
+        ++runs;
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("runs", runs);
+}
+
+// Relu and Clip clamp conv + residual, not the conv. Integer data (exact in FP32 on every path)
+// makes every conv output c negative; then r = -2c + 0.5 (sum -c + 0.5 > 0: Relu keeps it),
+// r = -c / 2 (sum c / 2 < 0: Relu gives 0) and r = -c + 3 (sum 3, inside Clip(0, 6)), where a
+// clamp before the add would give r, r and min(r, 6). Plain GEMM, IGEMM, merged taps and both
+// column-chunk forms, one and two threads; bit for bit.
+TEST(F32Conv, ResidualReluAndClipClampTheSum) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  std::vector<F32ConvTester> shapes(5);
+  shapes[0].batch(2).input(4, 5, 8).out_c(20).kernel(1, 1);
+  shapes[1].batch(2).input(9, 8, 13).out_c(37).kernel(3, 3).stride(2, 2).pads(1, 1, 0, 1);
+  shapes[2].input(15, 13, 3).out_c(24).kernel(7, 7).stride(2, 2).pads(3, 3, 3, 3);
+  shapes[3].batch(2).input(3, 5, 512).out_c(320).kernel(1, 1);                                 // column chunks
+  shapes[4].batch(2).input(7, 6, 128).out_c(160).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1);  // column chunks
+  int outputs = 0;
+  for (const F32ConvTester& t : shapes) {
+    const Conv2dShape s = t.conv_shape();
+    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c), w(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(1 + i % 3);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = -float(1 + i % 2);
+    const std::vector<float> b(s.out_c, -1.0f);
+    const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
+    std::vector<float> c(out_size), r(out_size);
+    f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation{}, c.data());
+    for (size_t i = 0; i < out_size; ++i) {
+      ASSERT_LT(c[i], 0.0f);
+      r[i] = i % 3 == 0 ? -2.0f * c[i] + 0.5f : i % 3 == 1 ? -0.5f * c[i] : -c[i] + 3.0f;
+    }
+    for (const F32GemmKernel* k : conv_gemm_kernels()) {
+      for (const Activation& act : {Activation::relu(), Activation::clip(0.0f, 6.0f)}) {
+        F32Conv conv(s, w.data(), b.data(), act, *k);
+        conv.bind(x.data());
+        for (pthreadpool_t threads : {static_cast<pthreadpool_t>(nullptr), pool.get()}) {
+          std::vector<float> y(out_size, std::nanf(""));
+          conv.run(x.data(), y.data(), threads, r.data());
+          for (size_t i = 0; i < out_size; ++i, ++outputs) {
+            const float expected = apply(act, c[i] + r[i]);
+            ASSERT_EQ(y[i], expected) << conv.kernel_name() << " " << testing::describe(s) << " act "
+                                      << int(act.kind) << (threads ? " 2 threads" : "") << ": output " << i
+                                      << ", conv " << c[i] << " + residual " << r[i];
+          }
+        }
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("outputs", outputs);
 }
 
 TEST(F32Conv, ChannelSweepAroundTheTile) {
@@ -240,6 +424,26 @@ TEST(F32Conv, WeightsOverTheBudgetRunInColumnChunks) {
     F32ConvTester strided;
     strided.batch(2).input(7, 6, 256).out_c(300).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1);
     EXPECT_EQ(strided.test(*k), strided.pool(pool.get()).test(*k)) << k->igemm_name;
+  }
+}
+
+// Column chunks with a residual: each chunk's tiles add their own part of it. Smaller weights
+// than the test above (640 and 740 KB) still chunk, as there are fewer rows than columns here
+// (the 512 KiB budget).
+TEST(F32Conv, ResidualOverTheBudgetRunsInColumnChunks) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
+    ASSERT_LT(f32_gemm_column_chunk(512, 1, 320, k->nr, 2 * 3 * 5), 320u);
+    ASSERT_LT(f32_gemm_column_chunk(128, 9, 160, k->nr, 2 * 4 * 3), 160u);
+    for (const Activation& act : {Activation::relu(), Activation::hard_swish()}) {
+      F32ConvTester pointwise;
+      pointwise.batch(2).input(3, 5, 512).out_c(320).kernel(1, 1).activation(act);
+      EXPECT_EQ(pointwise.test_residual(*k), pointwise.pool(pool.get()).test_residual(*k)) << k->gemm_name;
+      F32ConvTester strided;
+      strided.batch(2).input(7, 6, 128).out_c(160).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1).activation(act);
+      EXPECT_EQ(strided.test_residual(*k), strided.pool(pool.get()).test_residual(*k)) << k->igemm_name;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // F32WinogradConv (3x3 stride-1 conv by Winograd F(2x2, 3x3)) against f32_conv2d_nhwc__ref and
 // the direct F32Conv, for every entry of kernels/f32_winograd_list.h this CPU supports, each
-// paired with every FP32 GEMM microkernel of the same or lower ISA.
+// paired with every FP32 GEMM microkernel of the same or lower ISA; with and without a fused
+// residual Add.
 //
 // Tolerance: |y - ref| <= 1e-5 * sum|x||w| + 1e-6, the bound computed by a second ref run on
 // absolute values (independently of the fast kernel). F(2x2, 3x3) adds and subtracts up to 4
@@ -94,9 +95,21 @@ class WinogradTester {
     const size_t out_size = size_t(s_.batch) * s_.out_h * s_.out_w * s_.out_c;
     expected_.resize(out_size);
     bound_.resize(out_size);
-    f32_conv2d_nhwc__ref(s_, x_.data(), w_.data(), bias(), act_, expected_.data());
+    sum_.resize(out_size);
+    residual_.resize(out_size);
+    // The ref applies act to its float sum: expected = act(sum) before the residual is added.
+    f32_conv2d_nhwc__ref(s_, x_.data(), w_.data(), bias(), Activation{}, sum_.data());
     const std::vector<float> ax = absolute(x_), aw = absolute(w_), ab = absolute(b_);
     f32_conv2d_nhwc__ref(s_, ax.data(), aw.data(), bias_ ? ab.data() : nullptr, Activation{}, bound_.data());
+    // Every third residual -2x the conv output plus noise (where the conv is negative the sum
+    // is positive, so a Relu applied before the add would differ), the rest noise as large as
+    // the output.
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (size_t i = 0; i < out_size; ++i) {
+      expected_[i] = apply(act_, sum_[i]);
+      residual_[i] = i % 3 == 0 ? -2.0f * sum_[i] + u(rng) : u(rng) * (1.0f + std::fabs(sum_[i]));
+      sum_[i] += residual_[i];
+    }
     return *this;
   }
 
@@ -107,6 +120,47 @@ class WinogradTester {
     conv.bind(x_.data());
     conv.run(x_.data(), y.data(), pool_);
     check(y, c.name());
+    return y;
+  }
+
+  // The pair with the residual: y = act(conv(x) + b + r) against apply(act, ref conv without
+  // act + r) within the bound plus kRelTol * |r|, times 1.5 (HardSwish's steepest slope); bit
+  // for bit against the unfused sequence, the same pair's conv without activation, + r, then
+  // act (for the activations whose microkernels equal the ref bit for bit: all but Sigmoid and
+  // SiLU); runs without r before and after it give the plain conv, equal to each other (r
+  // leaves nothing behind). Returns y (for the thread-equality checks).
+  std::vector<float> test_residual(const Combo& c) const {
+    F32WinogradConv conv(s_, w_.data(), bias(), act_, *c.transforms, *c.gemm);
+    F32WinogradConv no_act(s_, w_.data(), bias(), Activation{}, *c.transforms, *c.gemm);
+    conv.bind(x_.data());
+    no_act.bind(x_.data());
+    const size_t out_size = expected_.size();
+    std::vector<float> before(out_size, std::nanf("")), y(out_size, std::nanf("")), after(out_size, std::nanf(""));
+    std::vector<float> unfused(out_size, std::nanf(""));
+    conv.run(x_.data(), before.data(), pool_);
+    conv.run(x_.data(), y.data(), pool_, residual_.data());
+    conv.run(x_.data(), after.data(), pool_);
+    no_act.run(x_.data(), unfused.data(), pool_);
+    const std::string name = c.name() + " with a residual";
+    const bool exact_act = act_.kind != ActKind::sigmoid && act_.kind != ActKind::silu;
+    for (size_t i = 0; i < out_size; ++i) {
+      const float expected = apply(act_, sum_[i]);
+      const float tol = 1.5f * (kRelTol * (bound_[i] + std::fabs(residual_[i])) + kAbsTol);
+      if (!(std::fabs(y[i] - expected) <= tol)) {
+        ADD_FAILURE() << name << " " << testing::describe(s_) << ": output " << i << " (pixel " << i / s_.out_c
+                      << ", channel " << i % s_.out_c << ") is " << y[i] << ", expected " << expected << " +- "
+                      << tol << " (conv " << sum_[i] - residual_[i] << ", residual " << residual_[i] << ")";
+        break;
+      }
+      const float fused = apply(act_, unfused[i] + residual_[i]);
+      if (exact_act && !(y[i] == fused)) {
+        ADD_FAILURE() << name << " " << testing::describe(s_) << ": output " << i << " is " << y[i]
+                      << ", the unfused conv + residual + act " << fused;
+        break;
+      }
+    }
+    check(after, c.name() + " run after one with a residual");
+    EXPECT_EQ(before, after) << name;
     return y;
   }
 
@@ -147,11 +201,30 @@ class WinogradTester {
   uint32_t seed_ = 1;
   pthreadpool_t pool_ = nullptr;
   std::vector<float> x_, w_, b_, expected_, bound_;
+  std::vector<float> sum_, residual_;  // the ref conv without act plus the residual; the residual
 };
 
 // Channels 1..40 (around 8 / 16 / 32 lanes and NR, mostly not multiples of 16), spatial 1..33
 // incl. odd sizes (partial 2x2 tiles at the right / bottom edge), pads 0..2 each side incl.
 // bottom/right only and top/left only, batch 1..3.
+WinogradTester random_winograd_conv(std::mt19937& rng, uint32_t seed) {
+  const int pt = rng() % 3 == 0 ? 0 : rng() % 3 == 0 ? 2 : 1;
+  const int pb = rng() % 3 == 0 ? 0 : 1, pl = rng() % 3 == 0 ? 0 : 1, pr = rng() % 4 == 0 ? 0 : 1 + rng() % 2;
+  const int big = rng() % 8 == 0;  // a few large images, most tiny
+  const int h = std::max(1, 3 - pt - pb) + (big ? rng() % 31 : rng() % 9);
+  const int w = std::max(1, 3 - pl - pr) + (big ? rng() % 31 : rng() % 9);
+  WinogradTester t;
+  t.batch(rng() % 5 == 0 ? 2 + rng() % 2 : 1)
+      .input(h, w, 1 + rng() % 40)
+      .out_c(1 + rng() % 40)
+      .pads(pt, pl, pb, pr)
+      .bias(rng() % 4 != 0)
+      .activation(testing::random_activation(rng))
+      .seed(seed)
+      .prepare();
+  return t;
+}
+
 TEST(F32Winograd, RandomShapesEveryKernel) {
   const auto combos = supported_combos();
   if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
@@ -159,20 +232,7 @@ TEST(F32Winograd, RandomShapesEveryKernel) {
   constexpr int kShapes = 400;
   int runs = 0;
   for (int i = 0; i < kShapes; ++i) {
-    const int pt = rng() % 3 == 0 ? 0 : rng() % 3 == 0 ? 2 : 1;
-    const int pb = rng() % 3 == 0 ? 0 : 1, pl = rng() % 3 == 0 ? 0 : 1, pr = rng() % 4 == 0 ? 0 : 1 + rng() % 2;
-    const int big = rng() % 8 == 0;  // a few large images, most tiny
-    const int h = std::max(1, 3 - pt - pb) + (big ? rng() % 31 : rng() % 9);
-    const int w = std::max(1, 3 - pl - pr) + (big ? rng() % 31 : rng() % 9);
-    WinogradTester t;
-    t.batch(rng() % 5 == 0 ? 2 + rng() % 2 : 1)
-        .input(h, w, 1 + rng() % 40)
-        .out_c(1 + rng() % 40)
-        .pads(pt, pl, pb, pr)
-        .bias(rng() % 4 != 0)
-        .activation(testing::random_activation(rng))
-        .seed(i)
-        .prepare();
+    const WinogradTester t = random_winograd_conv(rng, i);
     for (const Combo& c : combos) {
       t.test(c);
       ++runs;
@@ -181,6 +241,91 @@ TEST(F32Winograd, RandomShapesEveryKernel) {
   }
   std::printf("%d runs over %zu kernel pairs; worst |y - ref| / sum|x||w| = %.3g (tolerance %.0e)\n", runs,
               combos.size(), double(g_worst_ratio), double(kRelTol));
+}
+
+// The same random convs, each with a residual: partial tiles, pads and channel tails.
+TEST(F32Winograd, ResidualRandomShapesEveryKernel) {
+  const auto combos = supported_combos();
+  if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
+  std::mt19937 rng(20260513);
+  constexpr int kShapes = 150;
+  for (int i = 0; i < kShapes; ++i) {
+    const WinogradTester t = random_winograd_conv(rng, i);
+    for (const Combo& c : combos) t.test_residual(c);
+    if (HasFailure()) break;
+  }
+  ::testing::Test::RecordProperty("shapes", kShapes);
+}
+
+// A residual where the output tiles are cut or shifted: odd out_h and out_w (partial 2x2 tiles
+// at the bottom and right), asymmetric pads (bottom/right only, top/left only), two images, a
+// ResNet block's 28x28 layer (several blocks of tiles per image); none / Relu / Clip /
+// HardSwish on one thread, Relu and HardSwish also on two (equal bit for bit).
+TEST(F32Winograd, ResidualOnPartialTilesPadsBatchAndThreads) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  std::vector<WinogradTester> shapes(5);
+  shapes[0].input(7, 9, 19).out_c(21).pads(1, 1, 1, 1);           // 7x9
+  shapes[1].input(8, 6, 13).out_c(24).pads(0, 1, 2, 0);           // 8x5
+  shapes[2].input(9, 10, 8).out_c(17).pads(2, 1, 0, 0);           // 9x9
+  shapes[3].batch(2).input(11, 10, 24).out_c(33).pads(2, 0, 1, 1);  // 12x9
+  shapes[4].batch(2).input(28, 28, 16).out_c(16).pads(1, 1, 1, 1);
+  int runs = 0;
+  for (const Combo& c : supported_combos()) {
+    for (const WinogradTester& shape : shapes) {
+      for (const Activation& act :
+           {Activation{}, Activation::relu(), Activation::clip(0.0f, 6.0f), Activation::hard_swish()}) {
+        WinogradTester t = shape;
+        t.activation(act).seed(uint32_t(runs)).prepare();
+        const std::vector<float> serial = t.test_residual(c);
+        ++runs;
+        if (act.kind != ActKind::relu && act.kind != ActKind::hard_swish) continue;
+        EXPECT_EQ(serial, t.pool(pool.get()).test_residual(c)) << c.name();
+        ++runs;
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("runs", runs);
+}
+
+// Relu and Clip clamp conv + residual, not the conv: on small integers every conv output c is
+// negative; r = -2c + 0.5 (sum -c + 0.5 > 0: Relu keeps it), r = -c / 2 (sum c / 2 < 0: Relu
+// gives 0) and r = -c + 3 (sum 3, inside Clip(0, 6)), where a clamp before the add would give
+// r, r and min(r, 6): at least 0.5 away.
+TEST(F32Winograd, ResidualReluAndClipClampTheSum) {
+  std::vector<WinogradTester> shapes(2);
+  shapes[0].input(7, 9, 5).out_c(6).pads(1, 1, 1, 1);
+  shapes[1].batch(2).input(6, 5, 12).out_c(10).pads(0, 1, 2, 0);
+  int outputs = 0;
+  for (const WinogradTester& t : shapes) {
+    const Conv2dShape s = t.conv_shape();
+    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c), w(size_t(s.out_c) * s.in_c * 9);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(1 + i % 3);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = -float(1 + i % 2);
+    const std::vector<float> b(s.out_c, -1.0f);
+    const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
+    std::vector<float> c(out_size), r(out_size);
+    f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation{}, c.data());
+    for (size_t i = 0; i < out_size; ++i) {
+      ASSERT_LT(c[i], 0.0f);
+      r[i] = i % 3 == 0 ? -2.0f * c[i] + 0.5f : i % 3 == 1 ? -0.5f * c[i] : -c[i] + 3.0f;
+    }
+    for (const Combo& combo : supported_combos()) {
+      for (const Activation& act : {Activation::relu(), Activation::clip(0.0f, 6.0f)}) {
+        F32WinogradConv conv(s, w.data(), b.data(), act, *combo.transforms, *combo.gemm);
+        conv.bind(x.data());
+        std::vector<float> y(out_size, std::nanf(""));
+        conv.run(x.data(), y.data(), nullptr, r.data());
+        for (size_t i = 0; i < out_size; ++i, ++outputs) {
+          const float expected = apply(act, c[i] + r[i]);
+          ASSERT_NEAR(y[i], expected, 1e-5f * std::fabs(c[i] + r[i]) + 1e-4f)
+              << combo.name() << " " << testing::describe(s) << " act " << int(act.kind) << ": output " << i
+              << ", conv " << c[i] << " + residual " << r[i];
+        }
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("outputs", outputs);
 }
 
 TEST(F32Winograd, ChannelSweepAroundTheVectorAndTile) {
