@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "kernels/arch.h"
+#include "kernels/isa.h"
 #include "kernels/ref/copy.h"
 
 namespace octet::kernels {
@@ -43,6 +45,33 @@ void walk(const std::vector<int64_t>& dims, const std::vector<int64_t>& src, con
   }
 }
 
+// Contiguous planes interleaved into pixels of C values (an image to channels-last). With C a
+// constant the compiler vectorizes the interleave, but x86-64's baseline (SSE2) has no byte
+// shuffle for it: the x86 copy is compiled for AVX2 and taken where the CPU has it (224x224x3
+// bytes: 33 -> 7 us, floats 36 -> 17 us on Zen 5).
+template <class T, int C>
+__attribute__((always_inline)) inline void interleave_planes_loop(const T* __restrict x, int64_t plane_stride,
+                                                                  T* __restrict y, int64_t pixels) {
+  for (int64_t p = 0; p < pixels; ++p)
+    for (int c = 0; c < C; ++c) y[p * C + c] = x[c * plane_stride + p];
+}
+
+#if OCTET_ARCH_X86
+template <class T, int C>
+__attribute__((target("avx2"))) void interleave_planes_avx2(const T* x, int64_t plane_stride, T* y, int64_t pixels) {
+  interleave_planes_loop<T, C>(x, plane_stride, y, pixels);
+}
+#endif
+
+template <class T, int C>
+void interleave_planes(const T* x, int64_t plane_stride, T* y, int64_t pixels) {
+#if OCTET_ARCH_X86
+  static const bool avx2 = isa_supported(Isa::avx2);
+  if (avx2) return interleave_planes_avx2<T, C>(x, plane_stride, y, pixels);
+#endif
+  interleave_planes_loop<T, C>(x, plane_stride, y, pixels);
+}
+
 template <class T>
 void transpose_block(const T* x, int64_t xs_row, int64_t xs_col, T* y, int64_t ys_row, int64_t ys_col, int64_t rows,
                      int64_t cols) {
@@ -56,8 +85,13 @@ void transpose_block(const T* x, int64_t xs_row, int64_t xs_col, T* y, int64_t y
     }
     return;
   }
-  // A narrow side (a 3-channel image to channels-last) needs no tiles: walking the destination
-  // in order reads `cols` sequential streams, which the prefetchers follow.
+  if ((cols == 3 || cols == 4) && xs_row == 1 && ys_col == 1 && ys_row == cols) {
+    if (cols == 3) interleave_planes<T, 3>(x, xs_col, y, rows);
+    else interleave_planes<T, 4>(x, xs_col, y, rows);
+    return;
+  }
+  // A narrow side needs no tiles: walking the destination in order reads `cols` sequential
+  // streams, which the prefetchers follow.
   if (cols < kTile) {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < cols; ++c) y[r * ys_row + c * ys_col] = x[r * xs_row + c * xs_col];

@@ -158,6 +158,28 @@ TEST(StridedCopy, ChannelShuffleIsTiled) {
     }
 }
 
+TEST(StridedCopy, ImagePlanesInterleaveIntoPixels) {
+  // NCHW [N][C][H][W] -> NHWC with 3 or 4 channels: the planes interleave (the vectorized
+  // path), for every element size, pixel counts around the vector widths, one and two images,
+  // one thread and two; 2 and 5 channels take the general narrow loop beside them.
+  std::mt19937 rng(5);
+  testing::Pool pool(pthreadpool_create(2));
+  for (int elem : {1, 2, 4, 8})
+    for (int64_t channels : {3, 4, 2, 5})
+      for (int64_t pixels : {int64_t{1}, int64_t{31}, int64_t{64}, int64_t{97}, int64_t{224 * 224}})
+        for (int64_t batch : {1, 2}) {
+          const int64_t n = batch * channels * pixels;
+          Case c{{batch, pixels, channels},
+                 {channels * pixels, 1, pixels},
+                 {channels * pixels, channels, 1},
+                 n,
+                 n,
+                 elem};
+          expect_same_as_ref(c, rng, nullptr);
+          expect_same_as_ref(c, rng, pool.get());
+        }
+}
+
 TEST(StridedCopy, EmptyBoxWritesNothing) {
   const int64_t dims[] = {3, 0, 4};
   const int64_t strides[] = {0, 4, 1};
