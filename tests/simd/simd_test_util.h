@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -97,6 +98,30 @@ inline Activation random_activation(std::mt19937& rng) {
     case 6: return Activation::sigmoid();
     default: return Activation{};
   }
+}
+
+// Exact operands for checking that a fused residual is added before the clamp: x in {1, 2, 3},
+// w in {-1, -2} and a bias of -1 make every conv output c negative (and exact in float); r is
+// -2c + 0.5, -c / 2 or -c + 3 by turns, so c + r is positive where a Relu applied to c first
+// would give r alone.
+struct ClampOrderData {
+  std::vector<float> x, w, b, c, r;
+};
+inline ClampOrderData clamp_order_data(const Conv2dShape& s) {
+  ClampOrderData d;
+  d.x.resize(size_t(s.batch) * s.in_h * s.in_w * s.in_c);
+  d.w.resize(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
+  for (size_t i = 0; i < d.x.size(); ++i) d.x[i] = float(1 + i % 3);
+  for (size_t i = 0; i < d.w.size(); ++i) d.w[i] = -float(1 + i % 2);
+  d.b.assign(size_t(s.out_c), -1.0f);
+  d.c.resize(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
+  f32_conv2d_nhwc__ref(s, d.x.data(), d.w.data(), d.b.data(), Activation{}, d.c.data());
+  d.r.resize(d.c.size());
+  for (size_t i = 0; i < d.c.size(); ++i) {
+    if (!(d.c[i] < 0.0f)) throw std::logic_error("clamp_order_data: a conv output is not negative");
+    d.r[i] = i % 3 == 0 ? -2.0f * d.c[i] + 0.5f : i % 3 == 1 ? -0.5f * d.c[i] : -d.c[i] + 3.0f;
+  }
+  return d;
 }
 
 inline std::string describe(const Conv2dShape& s) {

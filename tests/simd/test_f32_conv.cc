@@ -52,16 +52,24 @@ class F32ConvTester {
     return s;
   }
 
+  struct Operands {
+    std::vector<float> x, w, b;
+  };
+  // x, w and b of shape s, uniform in [-1, 1], drawn in that order.
+  static Operands random_operands(const Conv2dShape& s, std::mt19937& rng) {
+    Operands o{std::vector<float>(size_t(s.batch) * s.in_h * s.in_w * s.in_c),
+               std::vector<float>(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w), std::vector<float>(s.out_c)};
+    fill_uniform(rng, o.x);
+    fill_uniform(rng, o.w);
+    fill_uniform(rng, o.b);
+    return o;
+  }
+
   // Returns the fast kernel's output (for the thread-equality checks).
   std::vector<float> test(const F32GemmKernel& k) const {
     const Conv2dShape s = conv_shape();
     std::mt19937 rng(seed_);
-    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c);
-    std::vector<float> w(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
-    std::vector<float> b(s.out_c);
-    fill_uniform(rng, x);
-    fill_uniform(rng, w);
-    fill_uniform(rng, b);
+    const auto [x, w, b] = random_operands(s, rng);
     const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
     std::vector<float> expected(out_size), bound(out_size), y(out_size, std::nanf(""));
     const float* bias = bias_ ? b.data() : nullptr;
@@ -96,12 +104,7 @@ class F32ConvTester {
   std::vector<float> test_residual(const F32GemmKernel& k) const {
     const Conv2dShape s = conv_shape();
     std::mt19937 rng(seed_);
-    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c);
-    std::vector<float> w(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
-    std::vector<float> b(s.out_c);
-    fill_uniform(rng, x);
-    fill_uniform(rng, w);
-    fill_uniform(rng, b);
+    const auto [x, w, b] = random_operands(s, rng);
     const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
     const float* bias = bias_ ? b.data() : nullptr;
     // The ref applies act to its float sum: plain = act(sum) before r is added.
@@ -292,17 +295,9 @@ TEST(F32Conv, ResidualReluAndClipClampTheSum) {
   int outputs = 0;
   for (const F32ConvTester& t : shapes) {
     const Conv2dShape s = t.conv_shape();
-    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c), w(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = float(1 + i % 3);
-    for (size_t i = 0; i < w.size(); ++i) w[i] = -float(1 + i % 2);
-    const std::vector<float> b(s.out_c, -1.0f);
-    const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
-    std::vector<float> c(out_size), r(out_size);
-    f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation{}, c.data());
-    for (size_t i = 0; i < out_size; ++i) {
-      ASSERT_LT(c[i], 0.0f);
-      r[i] = i % 3 == 0 ? -2.0f * c[i] + 0.5f : i % 3 == 1 ? -0.5f * c[i] : -c[i] + 3.0f;
-    }
+    const testing::ClampOrderData d = testing::clamp_order_data(s);
+    const auto &x = d.x, &w = d.w, &b = d.b, &c = d.c, &r = d.r;
+    const size_t out_size = c.size();
     for (const F32GemmKernel* k : conv_gemm_kernels()) {
       for (const Activation& act : {Activation::relu(), Activation::clip(0.0f, 6.0f)}) {
         F32Conv conv(s, w.data(), b.data(), act, *k);

@@ -299,17 +299,9 @@ TEST(F32Winograd, ResidualReluAndClipClampTheSum) {
   int outputs = 0;
   for (const WinogradTester& t : shapes) {
     const Conv2dShape s = t.conv_shape();
-    std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c), w(size_t(s.out_c) * s.in_c * 9);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = float(1 + i % 3);
-    for (size_t i = 0; i < w.size(); ++i) w[i] = -float(1 + i % 2);
-    const std::vector<float> b(s.out_c, -1.0f);
-    const size_t out_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
-    std::vector<float> c(out_size), r(out_size);
-    f32_conv2d_nhwc__ref(s, x.data(), w.data(), b.data(), Activation{}, c.data());
-    for (size_t i = 0; i < out_size; ++i) {
-      ASSERT_LT(c[i], 0.0f);
-      r[i] = i % 3 == 0 ? -2.0f * c[i] + 0.5f : i % 3 == 1 ? -0.5f * c[i] : -c[i] + 3.0f;
-    }
+    const testing::ClampOrderData d = testing::clamp_order_data(s);
+    const auto &x = d.x, &w = d.w, &b = d.b, &c = d.c, &r = d.r;
+    const size_t out_size = c.size();
     for (const Combo& combo : supported_combos()) {
       for (const Activation& act : {Activation::relu(), Activation::clip(0.0f, 6.0f)}) {
         F32WinogradConv conv(s, w.data(), b.data(), act, *combo.transforms, *combo.gemm);
