@@ -116,21 +116,29 @@ Session::~Session() = default;
 
 int Session::fuse_residual_adds() {
   // Shapes at two batch extents, so that a shape equal at batch 1 only (an operand that does
-  // not follow the batch, broadcast over it) is not taken for the same.
-  PlanOptions shapes = plan_options_;
-  shapes.shapes_only = true;
+  // not follow the batch, broadcast over it) is not taken for the same. Planned on the first
+  // question only: a model without a Conv -> Add pair plans nothing here.
   std::vector<std::unique_ptr<Plan>> plans;
-  for (int64_t batch : {1, 2}) {
-    const std::vector<ir::Dims> dims = input_dims_at(batch);
-    std::map<std::string, ir::Dims> named;
-    for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = dims[i];
-    try {
-      plans.push_back(std::make_unique<Plan>(graph_, named, std::map<std::string, ir::TensorData>{}, shapes));
-    } catch (const ir::Error&) {
-      return 0;  // the plan at batch 1 that follows reports it, naming the file
+  bool planned = false;
+  auto plan_shapes = [&] {
+    planned = true;
+    PlanOptions shapes = plan_options_;
+    shapes.shapes_only = true;
+    for (int64_t batch : {1, 2}) {
+      const std::vector<ir::Dims> dims = input_dims_at(batch);
+      std::map<std::string, ir::Dims> named;
+      for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = dims[i];
+      try {
+        plans.push_back(std::make_unique<Plan>(graph_, named, std::map<std::string, ir::TensorData>{}, shapes));
+      } catch (const ir::Error&) {
+        plans.clear();  // nothing fuses; the plan at batch 1 that follows reports it, naming the file
+        return;
+      }
     }
-  }
+  };
   return passes::fuse_residual_adds(graph_, [&](const std::string& a, const std::string& b) {
+    if (!planned) plan_shapes();
+    if (plans.empty()) return false;
     for (const auto& plan : plans) {
       const TensorInfo &x = plan->value(a).info, &y = plan->value(b).info;
       if (x.dtype != y.dtype || x.dims != y.dims) return false;

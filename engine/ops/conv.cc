@@ -42,8 +42,9 @@ std::vector<TensorInfo> infer_conv(const OpContext& c) {
 }
 
 // k, then y = act(y + r) over the whole output: the residual for a driver that wrote y without it.
-Kernel then_add_residual(Kernel k, const kernels::Activation& act, kernels::Isa isa, const float* r, float* y,
-                         size_t count) {
+Kernel then_add_residual(Kernel k, const kernels::Conv2dShape& s, const kernels::Activation& act, kernels::Isa isa,
+                         const float* r, float* y) {
+  const size_t count = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
   auto epilogue = std::make_shared<const kernels::F32Epilogue>(act, isa);
   return [k = std::move(k), epilogue, r, y, count] {
     k();
@@ -69,8 +70,7 @@ Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernel
     return [conv, x, y, r, pool] { conv->run(x, y, pool, r); };
   } else {
     Kernel k = [conv, x, y, pool] { conv->run(x, y, pool); };
-    return after ? then_add_residual(std::move(k), act, c.isa, r, y, size_t(s.batch) * s.out_h * s.out_w * s.out_c)
-                 : k;
+    return after ? then_add_residual(std::move(k), s, act, c.isa, r, y) : k;
   }
 }
 
@@ -98,8 +98,7 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   }
   c.report_kernel(std::string("f32_conv2d_nhwc__ref") + (r ? "+residual" : ""));
   if (!r) return [=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, act, y); };
-  return then_add_residual([=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, {}, y); }, act, c.isa, r, y,
-                           size_t(s.batch) * s.out_h * s.out_w * s.out_c);
+  return then_add_residual([=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, {}, y); }, s, act, c.isa, r, y);
 }
 
 std::optional<Layout> conv_layout(const OpContext&, size_t input) {

@@ -180,7 +180,11 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
   });
 }
 
-F32Epilogue::F32Epilogue(const Activation& act, Isa isa) : act_(act), add_clamp_(first_runnable(kF32AddClampUkernels, isa)) {
+F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
+    : act_(act),
+      add_clamp_(first_runnable(kF32AddClampUkernels, isa)),
+      lo_(act.kind == ActKind::relu ? 0.0f : act.kind == ActKind::clip ? act.min : -INFINITY),
+      hi_(act.kind == ActKind::clip ? act.max : INFINITY) {
   switch (act.kind) {
     case ActKind::sigmoid: sigmoid_ = first_runnable(kF32SigmoidUkernels, isa); break;
     case ActKind::hard_swish: act_ukernel_ = first_runnable(kF32HardSwishUkernels, isa); break;
@@ -213,15 +217,13 @@ void F32Epilogue::run(size_t rows, size_t cols, float* y, size_t ld) const {
 }
 
 void F32Epilogue::add_clamp(size_t n, float* y, const float* r) const {
-  const float lo = act_.kind == ActKind::relu ? 0.0f : act_.kind == ActKind::clip ? act_.min : -INFINITY;
-  const float hi = act_.kind == ActKind::clip ? act_.max : INFINITY;
   if (add_clamp_) {
-    add_clamp_->fn(n, y, r, y, lo, hi);
+    add_clamp_->fn(n, y, r, y, lo_, hi_);
     return;
   }
   for (size_t i = 0; i < n; ++i) {
     const float v = y[i] + r[i];
-    y[i] = v < lo ? lo : (v > hi ? hi : v);  // NaN passes, as in the microkernels
+    y[i] = v < lo_ ? lo_ : (v > hi_ ? hi_ : v);  // NaN passes, as in the microkernels
   }
 }
 

@@ -85,6 +85,7 @@ class F32Epilogue {
 
   Activation act_;
   const EltwiseUkernel<F32AddClampUkernel>* add_clamp_ = nullptr;
+  float lo_ = -INFINITY, hi_ = INFINITY;  // run_residual's clamp: Relu's and Clip's bounds
   const EltwiseUkernel<F32ActUkernel>* act_ukernel_ = nullptr;
   const EltwiseUkernel<F32UnaryUkernel>* sigmoid_ = nullptr;
 };

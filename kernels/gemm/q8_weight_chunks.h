@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "kernels/gemm/even_chunks.h"
+
 namespace octet::kernels {
 
 // A quarter of Zen 5's 1 MiB L2, half of Zen 1's 512 KiB: the rows of A and the output tiles
@@ -20,10 +22,7 @@ inline constexpr size_t kQ8WeightChunkBytes = size_t{256} << 10;
 // Column blocks per chunk: all of them when the packed weights fit the budget, else chunks of
 // nearly equal size (the last one no sliver).
 inline size_t q8_blocks_per_chunk(size_t blocks, size_t block_bytes) {
-  const size_t most = std::max<size_t>(1, kQ8WeightChunkBytes / std::max<size_t>(block_bytes, 1));
-  if (most >= blocks) return blocks;
-  const size_t chunks = (blocks + most - 1) / most;
-  return (blocks + chunks - 1) / chunks;
+  return even_chunk(blocks, std::max<size_t>(1, kQ8WeightChunkBytes / std::max<size_t>(block_bytes, 1)));
 }
 
 // tile(group, block) over groups x blocks, chunk by chunk of blocks.
