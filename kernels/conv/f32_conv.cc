@@ -42,7 +42,7 @@ struct ConvTask {
   F32MinMax clamp;
   const F32Epilogue* epilogue;
   const float* residual;  // nullptr, or added to y's tiles before the clamp (which then moves to the epilogue)
-  size_t first_col = 0;   // the column chunk being run (igemm)
+  size_t chunk = 0;       // columns per chunk (igemm over chunks)
 
   void finish_tile(size_t rows, size_t cols, float* c) const {
     if (residual) epilogue->run_residual(rows, cols, c, out_c, residual + (c - y));
@@ -65,12 +65,22 @@ void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t c
 
 void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_t rows, size_t cols) {
   const auto& t = *static_cast<const ConvTask*>(context);
-  col += t.first_col;
   const size_t mr = t.kernel->mr;
   float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + col;
   t.kernel->igemm(rows, cols, t.in_c, t.ks, t.indirection + pixel / mr * t.ks * mr, image * t.image_in, t.zero,
                   t.w + col / t.kernel->nr * t.block_stride, c, t.out_c, t.clamp);
   t.finish_tile(rows, cols, c);
+}
+
+// One tile of rows over one whole chunk of columns. Run chunk after chunk in one parallel
+// loop, threads take whole chunks (each its own stream of weights) and wait for each other once.
+// A loop of one parallel call per chunk split each chunk's few row tiles between the threads and
+// waited after every chunk: on 2 threads (Zen 5) a 3x3 512 -> 512 conv at 7x7 took 1147 us that
+// way against 836 now, at 4x4 668 against 356; one thread runs the same order either way.
+void run_igemm_chunk_tile(void* context, size_t chunk, size_t image, size_t pixel, size_t, size_t rows) {
+  const auto& t = *static_cast<const ConvTask*>(context);
+  const size_t col = chunk * t.chunk;
+  run_igemm_tile(context, image, pixel, col, rows, std::min(t.chunk, t.out_c - col));
 }
 
 }  // namespace
@@ -213,13 +223,15 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
     pthreadpool_parallelize_2d_tile_2d(pool, run_gemm_tile, &task, rows, out_c, mr, col_tile, 0);
     return;
   }
-  const size_t row_tiles = batch * ((pixels + mr - 1) / mr);
-  for (size_t first = 0; first < out_c; first += chunk) {
-    const size_t cols = std::min(chunk, out_c - first);
-    task.first_col = first;
-    const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? kernel_->nr : cols;
-    pthreadpool_parallelize_3d_tile_2d(pool, run_igemm_tile, &task, batch, pixels, cols, mr, col_tile, 0);
+  if (chunk < out_c) {
+    task.chunk = chunk;
+    pthreadpool_parallelize_3d_tile_2d(pool, run_igemm_chunk_tile, &task, (out_c + chunk - 1) / chunk, batch, pixels,
+                                       1, mr, 0);
+    return;
   }
+  const size_t row_tiles = batch * ((pixels + mr - 1) / mr);
+  const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? kernel_->nr : out_c;
+  pthreadpool_parallelize_3d_tile_2d(pool, run_igemm_tile, &task, batch, pixels, out_c, mr, col_tile, 0);
 }
 
 }  // namespace octet::kernels
