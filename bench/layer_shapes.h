@@ -93,6 +93,13 @@ inline std::vector<ConvLayer> conv_layers() {
       {"zoo", "dw5x5 120 @28", conv(28, 120, 120, 5, 1, 2, 2, 120)},
       {"zoo", "dw5x5 672 @14", conv(14, 672, 672, 5, 1, 2, 2, 672)},
       {"zoo", "dw5x5 960 @7", conv(7, 960, 960, 5, 1, 2, 2, 960)},
+      // ResNet-50's 14x14 and 7x7 stages: few rows, megabytes of weights, long reductions.
+      {"zoo", "conv3x3 256->256 @14", conv(14, 256, 256, 3, 1, 1, 1)},
+      {"zoo", "conv1x1 1024->256 @14", conv(14, 1024, 256, 1, 1, 0, 0)},
+      {"zoo", "conv1x1 1024->2048 s2 @14", conv(14, 1024, 2048, 1, 2, 0, 0)},
+      {"zoo", "conv3x3 512->512 @7", conv(7, 512, 512, 3, 1, 1, 1)},
+      {"zoo", "conv1x1 2048->512 @7", conv(7, 2048, 512, 1, 1, 0, 0)},
+      {"zoo", "conv1x1 512->2048 @7", conv(7, 512, 2048, 1, 1, 0, 0)},
   };
 }
 
