@@ -1,12 +1,12 @@
 #include "engine/plan.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <utility>
-
-#include "kernels/aligned_buffer.h"
 
 namespace octet {
 namespace {
@@ -15,6 +15,7 @@ constexpr size_t kAlign = 64;
 
 size_t align_up_to(size_t n, size_t a) { return (n + a - 1) / a * a; }
 size_t align_up(size_t n) { return align_up_to(n, kAlign); }
+constexpr size_t kHugePage = size_t{2} << 20;  // x86-64's transparent huge page
 
 // No tensor of a plan may reach this (1 TiB): far beyond any machine octet runs on, and small
 // enough that sizes, offsets and the arena's sum cannot overflow.
@@ -246,19 +247,22 @@ void Plan::place_in_arena() {
     arena_bytes_ = std::max(arena_bytes_, offset + size);
     placed.push_back(v);
   }
-  // A large arena (a big batch) is on transparent huge pages where the system grants them
-  // (allocate_aligned): its tensors are megabytes, read back from L3 or DRAM step after step.
-  const size_t alignment = arena_bytes_ >= kernels::kHugePageBytes ? kernels::kHugePageBytes : kAlign;
+  // A large arena (a big batch) is aligned to 2 MiB and asks for transparent huge pages before
+  // it is first touched: its tensors are megabytes, read back from L3 or DRAM step after step,
+  // and 4 KiB pages would cost a TLB miss every 4 KiB and a page fault each on first use.
+  const bool huge = arena_bytes_ >= kHugePage;
+  const size_t alignment = huge ? kHugePage : kAlign;
   const size_t bytes = std::max<size_t>(align_up_to(arena_bytes_, alignment), alignment);
   try {
     if (arena_bytes_ >= kMaxTensorBytes) throw std::bad_alloc();
     ir::reserve_or_throw(bytes);
-    arena_storage_.reset(static_cast<std::byte*>(kernels::allocate_aligned(bytes)));
+    arena_storage_.reset(static_cast<std::byte*>(std::aligned_alloc(alignment, bytes)));
     if (!arena_storage_) throw std::bad_alloc();
   } catch (const std::bad_alloc&) {
     throw ir::Error(graph_.source + ": the activations of this plan need " + std::to_string(arena_bytes_ >> 20) +
                     " MiB, which this machine cannot allocate (a smaller --batch, or smaller inputs, may fit)");
   }
+  if (huge) madvise(arena_storage_.get(), bytes, MADV_HUGEPAGE);  // advice only: no huge pages is fine
   std::memset(arena_storage_.get(), 0, bytes);
   arena_ = arena_storage_.get();
 }

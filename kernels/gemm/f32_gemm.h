@@ -10,7 +10,6 @@
 #include <new>
 #include <string>
 
-#include "kernels/aligned_buffer.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/f32_gemm_list.h"
 #include "kernels/isa.h"
@@ -19,7 +18,7 @@
 namespace octet::kernels {
 
 // Weights in a microkernel's layout (f32_gemm_list.h): per block of nr output channels,
-// bias[nr] then [ks][kc][nr], channels past n zero. 64-byte aligned (allocate_aligned).
+// bias[nr] then [ks][kc][nr], channels past n zero. 64-byte aligned.
 class F32PackedWeights {
  public:
   F32PackedWeights() = default;
@@ -92,7 +91,7 @@ F32PackedWeights::F32PackedWeights(int64_t n, int64_t ks, int64_t kc, int nr, co
   const int64_t blocks = (n + nr - 1) / nr;
   block_stride_ = static_cast<size_t>(nr + ks * kc * nr);
   bytes_ = (blocks * block_stride_ * sizeof(float) + 63) / 64 * 64;
-  data_.reset(static_cast<float*>(allocate_aligned(bytes_)));
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes_)));
   if (!data_) throw std::bad_alloc();
   float* out = data_.get();
   for (int64_t block = 0; block < blocks; ++block) {

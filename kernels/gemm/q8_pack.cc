@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <new>
 
-#include "kernels/aligned_buffer.h"
-
 namespace octet::kernels {
 
 AlignedBytes::AlignedBytes(size_t size) : size_(size) {
   const size_t rounded = (std::max<size_t>(size, 1) + 63) / 64 * 64;
-  data_.reset(static_cast<uint8_t*>(allocate_aligned(rounded)));
+  data_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
   if (!data_) throw std::bad_alloc();
   std::memset(data_.get(), 0, rounded);
 }
