@@ -25,15 +25,19 @@ inline size_t q8_blocks_per_chunk(size_t blocks, size_t block_bytes) {
   return even_chunk(blocks, std::max<size_t>(1, kQ8WeightChunkBytes / std::max<size_t>(block_bytes, 1)));
 }
 
-// tile(group, block) over groups x blocks, chunk by chunk of blocks.
+// tile(group, block) over groups x blocks, chunk by chunk of blocks. One parallel loop over
+// (chunk, group, block): threads take whole chunks (each its own stream of weights) and wait
+// for each other once, where a call per chunk split each chunk's groups between them and waited
+// after every chunk. One thread runs the same order either way. 2 threads, Zen 5, INT8 models:
+// resnet18 at 32 px 1.32-1.35 -> 1.10 ms, at 224 px 3.86-3.98 -> 3.43-3.55 ms.
 template <class Tile>
 void run_q8_tiles(pthreadpool_t pool, size_t groups, size_t blocks, size_t block_bytes, const Tile& tile) {
   const size_t chunk = q8_blocks_per_chunk(blocks, block_bytes);
-  for (size_t first = 0; first < blocks; first += chunk) {
-    const size_t count = std::min(chunk, blocks - first);
-    auto chunk_tile = [&](size_t g, size_t b) { tile(g, first + b); };
-    pthreadpool_parallelize_2d(pool, chunk_tile, groups, count);
-  }
+  auto chunk_tile = [&](size_t c, size_t g, size_t b) {
+    const size_t block = c * chunk + b;
+    if (block < blocks) tile(g, block);  // the last chunk may be narrower
+  };
+  pthreadpool_parallelize_3d(pool, chunk_tile, (blocks + chunk - 1) / chunk, groups, chunk);
 }
 
 }  // namespace octet::kernels
