@@ -24,6 +24,7 @@
 #include "kernels/arch.h"
 #include "kernels/isa.h"
 #include "kernels/kernel_list.h"
+#include "kernels/ref/activation.h"
 
 namespace octet::kernels {
 
@@ -37,6 +38,16 @@ struct F32MinMax {
   float max;
 };
 inline constexpr F32MinMax kNoClamp = {-__builtin_inff(), __builtin_inff()};
+
+// The clamp a microkernel applies for `act`: Relu's and Clip's bounds, none for anything else
+// (the drivers apply those to each tile after the kernel: F32Epilogue).
+inline F32MinMax f32_clamp_for(const Activation& act) {
+  switch (act.kind) {
+    case ActKind::relu: return {0.0f, __builtin_inff()};
+    case ActKind::clip: return {act.min, act.max};
+    default: return kNoClamp;
+  }
+}
 
 using F32GemmUkernel = void (*)(size_t mr, size_t nc, size_t kc, const float* a, size_t a_stride,
                                 const float* w, float* c, size_t c_stride, const F32MinMax& clamp);

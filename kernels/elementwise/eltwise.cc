@@ -183,8 +183,7 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
 F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
     : act_(act),
       add_clamp_(first_runnable(kF32AddClampUkernels, isa)),
-      lo_(act.kind == ActKind::relu ? 0.0f : act.kind == ActKind::clip ? act.min : -INFINITY),
-      hi_(act.kind == ActKind::clip ? act.max : INFINITY) {
+      bounds_(f32_clamp_for(act)) {
   switch (act.kind) {
     case ActKind::sigmoid: sigmoid_ = first_runnable(kF32SigmoidUkernels, isa); break;
     case ActKind::hard_swish: act_ukernel_ = first_runnable(kF32HardSwishUkernels, isa); break;
@@ -218,12 +217,12 @@ void F32Epilogue::run(size_t rows, size_t cols, float* y, size_t ld) const {
 
 void F32Epilogue::add_clamp(size_t n, float* y, const float* r) const {
   if (add_clamp_) {
-    add_clamp_->fn(n, y, r, y, lo_, hi_);
+    add_clamp_->fn(n, y, r, y, bounds_.min, bounds_.max);
     return;
   }
   for (size_t i = 0; i < n; ++i) {
     const float v = y[i] + r[i];
-    y[i] = v < lo_ ? lo_ : (v > hi_ ? hi_ : v);  // NaN passes, as in the microkernels
+    y[i] = v < bounds_.min ? bounds_.min : (v > bounds_.max ? bounds_.max : v);  // NaN passes, as in the microkernels
   }
 }
 

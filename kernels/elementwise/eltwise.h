@@ -21,6 +21,7 @@
 
 #include "kernels/elementwise/output_range.h"
 #include "kernels/eltwise_list.h"
+#include "kernels/f32_gemm_list.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
@@ -85,7 +86,7 @@ class F32Epilogue {
 
   Activation act_;
   const EltwiseUkernel<F32AddClampUkernel>* add_clamp_ = nullptr;
-  float lo_ = -INFINITY, hi_ = INFINITY;  // run_residual's clamp: Relu's and Clip's bounds
+  F32MinMax bounds_ = kNoClamp;  // run_residual's clamp: Relu's and Clip's bounds
   const EltwiseUkernel<F32ActUkernel>* act_ukernel_ = nullptr;
   const EltwiseUkernel<F32UnaryUkernel>* sigmoid_ = nullptr;
 };

@@ -1,7 +1,6 @@
 #include "kernels/gemm/f32_gemm.h"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 
 #include "kernels/gemm/even_chunks.h"
@@ -40,15 +39,6 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n) {
     throw std::invalid_argument(std::string("no FP32 GEMM microkernel for ISA level ") + isa_name(isa) +
                                 " on this CPU: use the ref kernel");
   return *best;
-}
-
-F32MinMax f32_clamp_for(const Activation& act) {
-  constexpr float inf = std::numeric_limits<float>::infinity();
-  switch (act.kind) {
-    case ActKind::relu: return {0.0f, inf};
-    case ActKind::clip: return {act.min, act.max};
-    default: return {-inf, inf};
-  }
 }
 
 size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows) {

@@ -47,10 +47,6 @@ inline size_t packed_size(const F32PackedWeights& w) { return w.bytes(); }
 // when no entry qualifies (isa == scalar): the caller runs the ref kernel then.
 const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n);
 
-// The clamp the microkernel applies for `act` (none / relu / clip fuse; anything else is
-// applied by the driver to each tile after the kernel: F32Epilogue).
-F32MinMax f32_clamp_for(const Activation& act);
-
 // How many output columns (a multiple of nr, or n) to run over all rows before moving on: n
 // unless their packed weights (ks·kc + 1 floats per column) exceed the budget, 2 MiB, or
 // 512 KiB when there are fewer rows than columns (the .cc says why), else chunks of nearly
