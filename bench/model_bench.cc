@@ -18,6 +18,7 @@
 #include <random>
 
 #include "engine/session.h"
+#include "io/output_file.h"
 #include "kernels/isa.h"
 #include "tools/ort_client.h"
 #include "tools/stats.h"
@@ -167,6 +168,7 @@ int main(int argc, char** argv) {
       if (sched_setaffinity(0, sizeof(set), &set) != 0) throw std::runtime_error("cannot pin to CPU " + std::to_string(o.cpu));
     }
     if (std::string why = ort::unavailable_reason(); !why.empty()) throw std::runtime_error(why);
+    if (!o.json_out.empty()) octet::check_output_path(o.json_out);  // before the minutes of timing
     fmt::print("octet ({}, {} thread(s)) vs ONNX Runtime {} (u8s8 {}) — batch {}, {} rounds × {} runs each, {}\n",
                kernels::isa_name(kernels::active_isa()), o.threads, ort::version(), ort_u8s8_label(o.ort_u8s8), o.batch, o.rounds,
                o.iters,
@@ -185,11 +187,7 @@ int main(int argc, char** argv) {
                    {"ort_ms_per_image", r.ort_ms}, {"ratio", r.ratio}, {"median_ratio", median(r.ratio)},
                    {"median_octet_ms", median(r.octet_ms)}, {"median_ort_ms", median(r.ort_ms)}});
     }
-    if (!o.json_out.empty()) {
-      const std::string tmp = o.json_out + ".tmp";
-      std::ofstream(tmp) << j.dump(2) << "\n";
-      std::filesystem::rename(tmp, o.json_out);  // never a half-written file
-    }
+    if (!o.json_out.empty()) octet::write_file_atomically(o.json_out, j.dump(2) + "\n");
   } catch (const std::exception& e) {
     fmt::print(stderr, "model_bench: error: {}\n", e.what());
     return 1;

@@ -8,6 +8,8 @@
 #include <limits>
 #include <utility>
 
+#include "engine/out_of_memory.h"
+
 namespace octet {
 namespace {
 
@@ -259,7 +261,7 @@ void Plan::place_in_arena() {
     arena_storage_.reset(static_cast<std::byte*>(std::aligned_alloc(alignment, bytes)));
     if (!arena_storage_) throw std::bad_alloc();
   } catch (const std::bad_alloc&) {
-    throw ir::Error(graph_.source + ": the activations of this plan need " + std::to_string(arena_bytes_ >> 20) +
+    throw OutOfMemoryError(graph_.source + ": the activations of this plan need " + std::to_string(arena_bytes_ >> 20) +
                     " MiB, which this machine cannot allocate (a smaller --batch, or smaller inputs, may fit)");
   }
   if (huge) madvise(arena_storage_.get(), bytes, MADV_HUGEPAGE);  // advice only: no huge pages is fine

@@ -16,6 +16,22 @@ std::vector<TensorView> views_of(const std::vector<ir::TensorData>& tensors) {
   return views;
 }
 
+// Shape, planning and run-time errors (an index out of range, a NaN range) name the node; the
+// user also needs the file.
+ir::Error in_file(const std::string& source, const ir::Error& e) {
+  const std::string what = e.what();
+  if (source.empty() || what.rfind(source, 0) == 0) return e;
+  return ir::Error(source + ": " + what);
+}
+
+void run_step(const PlanStep& step, const std::string& source) {
+  try {
+    step.run();
+  } catch (const ir::Error& e) {
+    throw in_file(source, e);
+  }
+}
+
 }  // namespace
 
 Session Session::load(const std::string& path, const SessionOptions& options) {
@@ -192,10 +208,7 @@ Session::PlanSlot& Session::slot_for(const std::vector<ir::Dims>& input_dims,
     slot->plan = std::make_unique<Plan>(graph_, named, known, plan_options_);
   } catch (const ir::Error& e) {
     if (slots.empty()) plans_.erase(key);
-    // Shape and planning errors name the node; the user also needs the file.
-    const std::string what = e.what();
-    if (graph_.source.empty() || what.rfind(graph_.source, 0) == 0) throw;
-    throw ir::Error(graph_.source + ": " + what);
+    throw in_file(graph_.source, e);
   }
   slot->last_use = ++clock_;
   PlanSlot& added = *slots.emplace_back(std::move(slot));
@@ -291,13 +304,13 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
     for (const auto& name : graph_.inputs) (*observer)(name, plan->value(name).info, std::as_const(*plan).data(name));
   for (const auto& step : plan->steps()) {
     if (!timings) {
-      step.run();
+      run_step(step, graph_.source);
     } else {
       std::vector<StepPart> parts;
       step_parts::sink() = &parts;
       auto t0 = std::chrono::steady_clock::now();
       try {
-        step.run();
+        run_step(step, graph_.source);
       } catch (...) {
         step_parts::sink() = nullptr;
         throw;
@@ -391,7 +404,7 @@ std::vector<ir::TensorData> Session::run_in_slices(std::span<const TensorView> i
       const size_t row = inputs[i].bytes.size() / size_t(batch);
       ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data() + size_t(first) * row, size_t(n) * row);
     }
-    for (const auto& step : plan->steps()) step.run();
+    for (const auto& step : plan->steps()) run_step(step, graph_.source);
     for (size_t o = 0; o < graph_.outputs.size(); ++o) {
       const PlanValue& v = plan->value(graph_.outputs[o]);
       if (out.size() <= o) {

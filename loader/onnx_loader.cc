@@ -141,7 +141,14 @@ ir::Value convert_value_info(const onnx::ValueInfoProto& vi) {
   }
   if (tt.has_shape()) {
     ir::Dims dims;
-    for (const auto& d : tt.shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    for (const auto& d : tt.shape().dim()) {
+      // -1 is how some converters write an unknown extent; anything lower is a broken file, not
+      // a second way to say "batch".
+      if (d.has_dim_value() && d.dim_value() < -1)
+        throw Error("'" + vi.name() + "' declares an extent of " + std::to_string(d.dim_value()) + " at axis " +
+                    std::to_string(dims.size()) + "; extents are 0 or more (an unknown one is a dim_param)");
+      dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    }
     v.dims = dims;
   }
   return v;

@@ -1,19 +1,16 @@
 #include "loader/onnx_writer.h"
 
-#include <fcntl.h>
 #include <onnx/onnx_pb.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <set>
 #include <type_traits>
 #include <variant>
+
+#include "io/output_file.h"
 
 namespace octet::loader {
 namespace {
@@ -340,29 +337,6 @@ onnx::ModelProto build_model(const ir::Graph& g, const WriteOptions& o) {
   return m;
 }
 
-// write(2) until done; false with errno set on failure.
-bool write_all(int fd, const std::string& bytes) {
-  const char* p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t k = ::write(fd, p, left);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += k;
-    left -= size_t(k);
-  }
-  return true;
-}
-
-// The permissions the new file gets: those of the file it replaces, else rw-r--r--.
-mode_t file_mode(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
-  return 0644;
-}
-
 }  // namespace
 
 std::string save_onnx_bytes(const ir::Graph& g, const WriteOptions& o) {
@@ -377,28 +351,17 @@ std::string save_onnx_bytes(const ir::Graph& g, const WriteOptions& o) {
 }
 
 void save_onnx(const ir::Graph& g, const std::string& path, const WriteOptions& o) {
-  const std::string bytes = save_onnx_bytes(g, o);  // any graph error surfaces before the disk is touched
-  std::string tmp = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw Error(path + ": cannot write the model: " + std::strerror(errno));
-  auto fail = [&](const char* what) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot write the model (" + what + "): " + std::strerror(err));
-  };
-  if (::fchmod(fd, file_mode(path)) != 0) fail("setting permissions");
-  if (!write_all(fd, bytes)) fail("writing");
-  if (::fsync(fd) != 0) fail("flushing to disk");
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot write the model (closing): " + std::strerror(err));
+  auto as_error = [](const std::runtime_error& e) { return Error(std::string("cannot write the model: ") + e.what()); };
+  try {
+    check_output_path(path);  // a device or folder named as the output fails before the work
+  } catch (const std::runtime_error& e) {
+    throw as_error(e);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot write the model (renaming " + tmp + " over it): " + std::strerror(err));
+  const std::string bytes = save_onnx_bytes(g, o);  // any graph error surfaces before the disk is touched
+  try {
+    write_file_atomically(path, std::string_view(bytes));
+  } catch (const std::runtime_error& e) {
+    throw as_error(e);
   }
 }
 

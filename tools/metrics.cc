@@ -27,7 +27,7 @@ ClassificationMetrics classify(const float* scores, int64_t count, int classes, 
   m.images = count;
   m.per_class_total.assign(size_t(classes), 0);
   m.per_class_correct.assign(size_t(classes), 0);
-  m.confusion.assign(size_t(classes), std::vector<int64_t>(size_t(classes), 0));
+  if (classes <= kMaxConfusionClasses) m.confusion.assign(size_t(classes), std::vector<int64_t>(size_t(classes), 0));
   for (int64_t i = 0; i < count; ++i) {
     const float* row = scores + i * classes;
     const int pred = argmax(row, classes);
@@ -36,7 +36,7 @@ ClassificationMetrics classify(const float* scores, int64_t count, int classes, 
     if (label < 0 || label >= classes) continue;
     ++m.labelled;
     ++m.per_class_total[size_t(label)];
-    m.confusion[size_t(label)][size_t(pred)]++;
+    if (!m.confusion.empty()) m.confusion[size_t(label)][size_t(pred)]++;
     if (pred == label) {
       ++m.top1_correct;
       ++m.per_class_correct[size_t(label)];

@@ -9,11 +9,15 @@ namespace octet {
 // first, so the first is the argmax every octet report uses.
 std::vector<int> top_classes(const float* row, int classes, int k);
 
+// Models with more classes get no confusion matrix: its memory grows with the square of the
+// class count (1000 classes: a million cells nobody reads in a terminal).
+constexpr int kMaxConfusionClasses = 100;
+
 struct ClassificationMetrics {
   int64_t images = 0, labelled = 0;
   int64_t top1_correct = 0, top5_correct = 0;
   std::vector<int64_t> per_class_total, per_class_correct;
-  std::vector<std::vector<int64_t>> confusion;  // [true class][predicted class]
+  std::vector<std::vector<int64_t>> confusion;  // [true class][predicted class]; empty above kMaxConfusionClasses
   std::vector<int> predictions;                 // top-1 per image
 
   double top1() const { return labelled ? double(top1_correct) / double(labelled) : 0.0; }

@@ -1,9 +1,11 @@
 #include "tools/model_card.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <utility>
 
 namespace octet {
 
@@ -12,6 +14,15 @@ float ModelCard::normalize(int channel, uint8_t pixel) const {
   const float m = mean.size() == 1 ? mean[0] : mean.at(c);
   const float s = stddev.size() == 1 ? stddev[0] : stddev.at(c);
   return (float(pixel) * scale - m) / s;
+}
+
+void ModelCard::check_channels(int64_t channels) const {
+  using Named = std::pair<const char*, const std::vector<float>*>;
+  for (const auto& [name, values] : {Named{"mean", &mean}, Named{"std", &stddev}})
+    if (values->size() != 1 && int64_t(values->size()) != channels)
+      throw std::runtime_error((path.empty() ? std::string("the model card") : path) + ": " + name + " has " +
+                               std::to_string(values->size()) + " values for an input of " + std::to_string(channels) +
+                               " channel(s); give one value, or one per channel");
 }
 
 ModelCard read_model_card(const std::string& card_path) {
@@ -41,8 +52,16 @@ ModelCard read_model_card(const std::string& card_path) {
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(card_path + ": " + e.what());
   }
+  // A negative std flips every input's sign and a NaN poisons it; neither is a preprocessing.
   for (float s : card.stddev)
-    if (s == 0.0f) throw std::runtime_error(card_path + ": std must not be 0");
+    if (!(s > 0.0f) || !std::isfinite(s))
+      throw std::runtime_error(card_path + ": std must be positive and finite, got " + std::to_string(s));
+  for (float m : card.mean)
+    if (!std::isfinite(m)) throw std::runtime_error(card_path + ": mean must be finite");
+  if (!(card.scale > 0.0f) || !std::isfinite(card.scale))
+    throw std::runtime_error(card_path + ": scale must be positive and finite, got " + std::to_string(card.scale));
+  if (card.mean.empty() || card.stddev.empty()) throw std::runtime_error(card_path + ": mean and std need a value");
+  if (card.channels > 0) card.check_channels(card.channels);
   return card;
 }
 

@@ -2,6 +2,7 @@
 // A model card: the JSON file beside a model (model.onnx -> model.json) that says how to
 // feed it (input size, channels, scale, mean/std), what its classes are and which dataset
 // it is evaluated on, so `octet eval model.onnx` needs no flags.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct ModelCard {
   std::string output_kind = "logits";  // or "probabilities"
 
   float normalize(int channel, uint8_t pixel) const;
+  // Throws std::runtime_error naming the card when its mean or std has neither one value nor
+  // one per channel of a model input with `channels` channels.
+  void check_channels(int64_t channels) const;
 };
 
 // The card beside `model_path`, if there is one. Throws std::runtime_error naming the file

@@ -1,6 +1,6 @@
 #include "tools/npy.h"
 
-#include "tools/atomic_file.h"
+#include "io/output_file.h"
 
 #include <bit>
 #include <cctype>

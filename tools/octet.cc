@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/ir.h"
+#include "io/output_file.h"
 #include "tools/version.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
@@ -53,7 +54,13 @@ int main(int argc, char** argv) {
   try {
     for (const auto& c : commands) {
       int rc = c();
-      if (rc >= 0) return rc;
+      if (rc < 0) continue;
+      // Results that never reached their destination (`octet run M > /dev/full`) are a failure.
+      if (const std::string why = octet::standard_output_error(); !why.empty()) {
+        fmt::print(stderr, "octet: error: {}\n", why);
+        return 1;
+      }
+      return rc;
     }
   } catch (const octet::cli::UsageError& e) {
     fmt::print(stderr, "octet: usage: {} (see octet{} --help)\n", e.what(), help_hint());

@@ -67,9 +67,7 @@ OpImpl unary_op() {
     pthreadpool_t pool = c.threadpool;
     if (lo || hi)
       return [=] {
-        auto a = act;
-        if (lo) a.min = *lo;
-        if (hi) a.max = *hi;
+        const auto a = kernels::Activation::clip(lo ? *lo : act.min, hi ? *hi : act.max);
         unary->run(a, n, x, y, pool);
       };
     return [=] { unary->run(act, n, x, y, pool); };

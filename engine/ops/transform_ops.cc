@@ -203,17 +203,22 @@ SliceBox slice_box(const OpContext& c) {
     if (s < 0) s += n;
     if (e < 0 && e > std::numeric_limits<int64_t>::min() + n) e += n;
     else if (e < 0) e = -1;
+    // Counted in unsigned magnitudes: a step of INT64_MIN has no int64 negation, and
+    // `span + step - 1` overflows for steps near INT64_MAX.
+    const uint64_t stride = step > 0 ? uint64_t(step) : uint64_t(0) - uint64_t(step);
+    int64_t count = 0;
     if (step > 0) {
       s = std::clamp<int64_t>(s, 0, n);
       e = std::clamp<int64_t>(e, 0, n);
-      b.out[size_t(a)] = e > s ? (e - s + step - 1) / step : 0;
+      if (e > s) count = int64_t(1 + uint64_t(e - s - 1) / stride);
     } else {
       s = std::clamp<int64_t>(s, 0, n - 1);
       e = std::clamp<int64_t>(e, -1, n - 1);
-      b.out[size_t(a)] = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+      if (s > e) count = int64_t(1 + uint64_t(s - e - 1) / stride);
     }
+    b.out[size_t(a)] = count;
     b.start[size_t(a)] = s;
-    b.step[size_t(a)] = step;
+    b.step[size_t(a)] = count > 1 ? step : 1;  // one element needs no step (and a huge one overflows offsets)
   }
   return b;
 }
@@ -397,9 +402,14 @@ TensorInfo concat_output(const OpContext& c, const std::vector<size_t>& data) {
   out[size_t(axis)] = 0;
   for (size_t i : data) {
     const auto& d = c.info(i).dims;
-    bool ok = d.size() == out.size() && c.info(i).dtype == first.dtype;
+    if (c.info(i).dtype != first.dtype)
+      c.fail("input " + std::to_string(i) + " is " + ir::dtype_name(c.info(i).dtype) + " but input " +
+             std::to_string(data[0]) + " is " + ir::dtype_name(first.dtype) + "; Concat joins tensors of one type");
+    bool ok = d.size() == out.size();
     for (size_t k = 0; ok && k < d.size(); ++k) ok = int64_t(k) == axis || d[k] == first.dims[k];
-    if (!ok) c.fail("input " + std::to_string(i) + " " + ir::dims_str(d) + " does not match " + ir::dims_str(first.dims));
+    if (!ok)
+      c.fail("input " + std::to_string(i) + " " + ir::dims_str(d) + " does not match " + ir::dims_str(first.dims) +
+             " outside axis " + std::to_string(axis));
     out[size_t(axis)] += d[size_t(axis)];
   }
   return {first.dtype, out, concat_layout(c, data)};

@@ -18,7 +18,9 @@ struct Activation {
   float beta = 0.5f;   // hard_sigmoid offset
 
   static Activation relu() { return {ActKind::relu}; }
-  static Activation clip(float lo, float hi) { return {ActKind::clip, lo, hi}; }
+  // ONNX's Clip is min(max(x, lo), hi): when lo > hi every value becomes hi, so lo is lowered to hi
+  // (a kernel that clamps in either order then gives ONNX Runtime's answer).
+  static Activation clip(float lo, float hi) { return {ActKind::clip, lo > hi ? hi : lo, hi}; }
   static Activation sigmoid() { return {ActKind::sigmoid}; }
   static Activation hard_sigmoid(float a, float b) { return {ActKind::hard_sigmoid, 0, 0, a, b}; }
   static Activation hard_swish() { return {ActKind::hard_swish}; }

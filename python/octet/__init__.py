@@ -10,7 +10,6 @@ arrays that own the engine's result (no copy). The GIL is released while octet c
 session can serve several Python threads at once.
 """
 import os as _os
-import warnings as _warnings
 
 from . import _octet
 from ._octet import Error, NodeArg, __version__, cpu, explain, ort_run, quantize
@@ -25,14 +24,11 @@ class Session(_octet.Session):
     path: the ONNX file (FP32, or INT8 as written by octet.quantize or onnxruntime).
     isa: the highest ISA level the kernels may use ("scalar", "avx2", "avx512vnni", ...; see
         octet.cpu()["levels"]); default: the best this CPU has, or OCTET_ISA.
-    threads: threads the kernels split their work over (default 1).
+    threads: threads the kernels split their work over (default 1); more than the machine's
+        cores are capped to the cores, with a RuntimeWarning.
     """
 
     def __init__(self, path, isa=None, threads=1):
-        cores = _os.cpu_count() or 1
-        if threads > cores:
-            _warnings.warn(f"threads={threads} is more than this machine's {cores} core(s): threads beyond the "
-                           "cores only spin against each other", RuntimeWarning, stacklevel=2)
         super().__init__(_os.fspath(path), isa, threads)
         self._output_names = [o.name for o in self.outputs]
 

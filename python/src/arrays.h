@@ -41,7 +41,16 @@ py::array input_array(const py::handle& value, ir::DType t, const Describe& desc
   auto a = py::reinterpret_borrow<py::array>(value);
   if (!a.dtype().equal(numpy_dtype(t))) throw py::type_error(describe(describe_array(a)));
   if (a.flags() & py::array::c_style) return a;
-  return py::array::ensure(a, py::array::c_style);  // the one case that copies
+  // The one case that copies. ensure() answers a null handle (and clears NumPy's error) when
+  // the copy cannot be made: a broadcast view of 10^8 images has no memory behind it to copy.
+  py::array copy = py::array::ensure(a, py::array::c_style);
+  if (!copy) {
+    const std::string what = "cannot make a C-order copy of the " + describe_array(a) + " input (" +
+                             std::to_string(a.size()) + " values): out of memory";
+    PyErr_SetString(PyExc_MemoryError, what.c_str());
+    throw py::error_already_set();
+  }
+  return copy;
 }
 
 }  // namespace octet::python

@@ -1,8 +1,10 @@
 #include <pybind11/pybind11.h>
 
+#include <new>
 #include <stdexcept>
 
 #include "engine/ir.h"
+#include "engine/out_of_memory.h"
 #include "python/src/bindings.h"
 #include "tools/cli/commands.h"
 
@@ -12,6 +14,7 @@ namespace py = pybind11;
 
 // What octet throws becomes, with its one-line message:
 //   ir::Error and other run-time failures (a file it cannot write, ONNX Runtime failing) -> octet.Error
+//   an allocation that failed (std::bad_alloc, OutOfMemoryError)                     -> MemoryError
 //   a usage mistake (cli::UsageError) or an invalid argument (std::invalid_argument)   -> ValueError
 // pybind11's own exceptions (TypeError, ValueError, cast errors) pass through unchanged.
 void bind_errors(py::module_& m) {
@@ -22,6 +25,10 @@ void bind_errors(py::module_& m) {
       if (p) std::rethrow_exception(p);
     } catch (const py::builtin_exception&) {
       throw;
+    } catch (const OutOfMemoryError& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "octet: out of memory (the model or the data needs more than this machine can give)");
     } catch (const cli::UsageError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const std::invalid_argument& e) {

@@ -2,9 +2,11 @@
 // at once (Session::run is reentrant, and the GIL is released while the engine works).
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "kernels/isa.h"
 #include "python/src/arrays.h"
@@ -12,6 +14,18 @@
 #include "tools/stats.h"
 
 namespace octet::python {
+
+int capped_threads(int threads) {
+  if (threads < 1) throw py::value_error("threads must be at least 1, got " + std::to_string(threads));
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= cores) return threads;
+  const std::string warning = "threads=" + std::to_string(threads) + " is more than this machine's " +
+                              std::to_string(cores) + " core(s); using " + std::to_string(cores) +
+                              " (threads beyond the cores only spin against each other)";
+  if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
+  return cores;
+}
+
 namespace {
 
 // One input or output of the model, with the fields of ONNX Runtime's NodeArg.
@@ -36,6 +50,7 @@ std::string names_of(const std::vector<TensorSpec>& specs) {
 class PySession {
  public:
   PySession(const std::string& path, const std::optional<std::string>& isa, int threads) {
+    threads = capped_threads(threads);
     SessionOptions options;
     options.threads = threads;
     if (isa) {

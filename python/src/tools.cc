@@ -101,7 +101,7 @@ py::object explain(const py::object& model, const py::object& html, const py::ob
                    bool allow_test_calibration) {
   if (images < 1) throw py::value_error("images must be at least 1, got " + std::to_string(images));
   if (batch < 1) throw py::value_error("batch must be at least 1, got " + std::to_string(batch));
-  if (threads < 1) throw py::value_error("threads must be at least 1, got " + std::to_string(threads));
+  threads = capped_threads(threads);
   if (mode != "static" && mode != "dynamic" && mode != "both")
     throw py::value_error("mode must be static, dynamic or both, got '" + mode + "'");
   cli::ExplainArgs a;
@@ -184,7 +184,7 @@ npy::Array to_npy_array(const std::string& name, const py::handle& value) {
 }
 
 py::dict ort_run(const py::object& model, const py::dict& feeds, int threads) {
-  if (threads < 1) throw py::value_error("threads must be at least 1, got " + std::to_string(threads));
+  threads = capped_threads(threads);
   std::map<std::string, npy::Array> inputs;
   for (const auto& [key, value] : feeds) inputs[py::str(key)] = to_npy_array(py::str(key), value);
   ort::Options options;

@@ -1,5 +1,6 @@
 """octet.Session: outputs as the CLI's, onnxruntime's API, argument errors, threads."""
 import gc
+import os
 import sys
 import threading
 import time
@@ -111,6 +112,23 @@ def test_octet_errors_are_octet_error(tinynet, tmp_path):
     for level in set(info["all_levels"]) - set(info["levels"]):
         with pytest.raises(ValueError, match=f"this CPU cannot run {level} kernels"):
             octet.Session(tinynet, isa=level)
+
+
+def test_threads_beyond_the_cores_are_capped_with_a_warning(tinynet):
+    cores = os.cpu_count() or 1
+    with pytest.warns(RuntimeWarning, match=f"threads={cores * 128} is more than this machine's {cores} core"):
+        sess = octet.Session(tinynet, threads=cores * 128)
+    assert sess.threads == cores
+    start = time.perf_counter()
+    sess.run({"input": images(1)})
+    assert time.perf_counter() - start < 5, "a capped session runs at the speed of its cores"
+
+
+def test_an_input_too_large_to_copy_is_a_memory_error(tinynet):
+    # A broadcast view has no memory of its own: its C-order copy (78 GB) cannot be made.
+    huge = np.broadcast_to(np.zeros((1, 1, 1, 1), np.float32), (10**8, 1, 28, 28))
+    with pytest.raises(MemoryError, match=r"cannot make a C-order copy of the float32 \[100000000,1,28,28\] input"):
+        octet.Session(tinynet).run({"input": huge})
 
 
 def test_a_lower_isa_runs_the_same_model(tinynet):

@@ -96,7 +96,8 @@ Command add_compare_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("compare", "Compare the same-named .npy files of two folders (max difference, top-1)");
   cmd->add_option("a", o->a, "Folder of .npy outputs (e.g. octet's)")->required()->check(CLI::ExistingDirectory);
   cmd->add_option("b", o->b, "Reference folder (e.g. ONNX Runtime's)")->required()->check(CLI::ExistingDirectory);
-  cmd->add_option("--tolerance", o->tolerance, "Largest accepted max|a-b| / max|b| (default 1e-4)");
+  cmd->add_option("--tolerance", o->tolerance, "Largest accepted max|a-b| / max|b| (default 1e-4)")
+      ->check(non_negative());
   return [o, cmd]() -> int { return cmd->parsed() ? run_compare(*o) : -1; };
 }
 

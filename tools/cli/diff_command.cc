@@ -31,7 +31,7 @@ struct DiffArgs {
   std::string input;
   int batch = 1;
   uint64_t seed = 1;
-  std::vector<float> random_range = {0.0f, 1.0f};
+  float random_lo = 0.0f, random_hi = 1.0f;
   double tolerance = 1e-5;
   double min_sqnr = 20.0;
   bool all = false;
@@ -61,6 +61,10 @@ Values capture(const ir::Graph& g, std::optional<kernels::Isa> isa, const ir::Te
   };
   session.run({input}, nullptr, &watch);
   return v;
+}
+
+bool is_model_input(const ir::Graph& g, const std::string& name) {
+  return std::find(g.inputs.begin(), g.inputs.end(), name) != g.inputs.end();
 }
 
 struct Row {
@@ -93,11 +97,27 @@ Row compare_values(const std::string& name, ir::DType dtype, const std::vector<d
     r.departs = true;
     return r;
   }
+  // NaN against NaN and an infinity against the same infinity are the same value (a model fed
+  // NaN must not depart at its input); a NaN or infinity against anything else departs.
   double max_diff = 0, max_ref = 0;
+  int64_t unmatched = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    const double d = std::fabs(a[i] - b[i]);
-    max_diff = std::isnan(d) ? INFINITY : std::max(max_diff, d);
+    const bool same = a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]));
+    if (same) {
+      if (std::isfinite(a[i])) max_ref = std::max(max_ref, std::fabs(a[i]));
+      continue;
+    }
+    if (!std::isfinite(a[i]) || !std::isfinite(b[i])) {
+      ++unmatched;
+      continue;
+    }
+    max_diff = std::max(max_diff, std::fabs(a[i] - b[i]));
     max_ref = std::max(max_ref, std::fabs(a[i]));
+  }
+  if (unmatched) {
+    r.measure = fmt::format("{} value(s) NaN or infinite in one run only", unmatched);
+    r.departs = true;
+    return r;
   }
   if (dtype == ir::DType::f32 || dtype == ir::DType::f64) {
     const double rel = max_diff / std::max(max_ref, 1e-30);
@@ -120,7 +140,7 @@ ir::TensorData make_input(const DiffArgs& a, const ir::Graph& g) {
     if (e < 0) e = a.batch;
   ir::TensorData t = ir::TensorData::make(ir::DType::f32, d);
   std::mt19937_64 rng(a.seed);
-  std::uniform_real_distribution<float> u(a.random_range[0], a.random_range[1]);
+  std::uniform_real_distribution<float> u(a.random_lo, a.random_hi);
   for (int64_t i = 0; i < t.count(); ++i) t.as<float>()[i] = u(rng);
   return t;
 }
@@ -164,6 +184,7 @@ int run_diff(const DiffArgs& a) {
     std::vector<std::string> names;
     for (const auto& n : mine.order) {
       if (!first.values.count(n) || first.is_constant(n)) continue;  // octet's own intermediate values
+      if (is_model_input(first, n)) continue;  // the same file fed to both
       bool after_dq = false;  // tapping a DequantizeLinear output would stop ORT fusing the QDQ unit
       for (const auto& node : first.nodes)
         if (node.op == "DequantizeLinear" && !node.outputs.empty() && node.outputs[0] == n) after_dq = true;
@@ -202,7 +223,7 @@ int run_diff(const DiffArgs& a) {
   const Values va = capture(first, isa_a, input), vb = capture(first, isa_b, input);
   std::vector<Row> rows;
   for (const auto& n : va.order)
-    if (vb.by_name.count(n)) rows.push_back(compare_values(n, va.dtype.at(n), va.by_name.at(n), vb.by_name.at(n), a.tolerance));
+    if (vb.by_name.count(n) && !is_model_input(first, n)) rows.push_back(compare_values(n, va.dtype.at(n), va.by_name.at(n), vb.by_name.at(n), a.tolerance));
   return report(rows, fmt::format("{} vs {}", kernels::isa_name(isa_a), kernels::isa_name(isa_b)), a.all);
 }
 
@@ -222,11 +243,13 @@ Command add_diff_command(CLI::App& app) {
   cmd->add_option("--input", a->input, "The input as .npy (default: random, see --random-range)")->check(CLI::ExistingFile);
   cmd->add_option("--batch", a->batch, "Batch of the random input (default 1)")->check(positive());
   cmd->add_option("--seed", a->seed, "Seed of the random input");
-  cmd->add_option("--random-range", a->random_range, "LO HI of the random input (default 0 1)")->expected(2);
+  add_range_option(cmd, "--random-range", a->random_lo, a->random_hi, "LO HI of the random input (default 0 1)");
   cmd->add_option("--tolerance", a->tolerance,
                   "Float tensors depart when max|a-b| / max|a| exceeds this (default 1e-5); integer tensors on any "
-                  "difference");
-  cmd->add_option("--min-sqnr", a->min_sqnr, "FP32 vs INT8: a tensor departs below this SQNR in dB (default 20)");
+                  "difference")
+      ->check(non_negative());
+  cmd->add_option("--min-sqnr", a->min_sqnr, "FP32 vs INT8: a tensor departs below this SQNR in dB (default 20)")
+      ->check(finite());
   cmd->add_flag("--all", a->all, "List every tensor, not only the departing ones");
   return [a, cmd]() -> int { return cmd->parsed() ? run_diff(*a) : -1; };
 }

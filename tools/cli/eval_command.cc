@@ -278,6 +278,19 @@ json int8_origin_json(const Int8Model& m) {
   return {{"source", m.quantized ? "quantized in memory" : "model"}, {"bytes", m.bytes}};
 }
 
+// eval scores classes: the first output must be [batch, classes] floats. Anything else (an
+// image, a detection head) would be read as thousands of "classes", with a confusion matrix
+// of their square. Checked on the planned shapes, before calibration or data are touched.
+void check_classifier_output(const ir::Graph& graph, const std::string& path) {
+  const Session probe(graph, engine_session_options());
+  const TensorSpec& out = probe.outputs().at(0);
+  if (out.dtype == ir::DType::f32 && out.dims.size() == 2 && out.dims[1] > 0) return;
+  throw ir::Error(fmt::format("{}: output '{}' is {} {}, not [batch, classes]: eval measures classifiers; use `octet "
+                              "run` to see any model's outputs, `octet diff` to compare them between precisions or "
+                              "with ONNX Runtime",
+                              path, out.name, ir::dtype_name(out.dtype), ir::dims_str(out.dims)));
+}
+
 int run_eval(EvalOptions o) {
   // One thread count for both engines: eval's --threads when given, else the global one.
   if (o.threads > 0) set_engine_threads(o.threads);
@@ -308,6 +321,7 @@ int run_eval(EvalOptions o) {
     if (auto why = ort::unavailable_reason(); !why.empty()) throw ir::Error("--compare-ort: " + why);
 
   const TensorSpec input = image_input(graph, o.model);
+  check_classifier_output(graph, o.model);
   ModelCard card = find_model_card(o.model).value_or(ModelCard{});
   if (o.data.empty()) o.data = card.data;
   if (o.data.empty())

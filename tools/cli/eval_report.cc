@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/metrics.h"
+
 namespace octet::cli {
 namespace {
 
@@ -98,8 +100,12 @@ void print_single_report(const json& r) {
     fmt::print("  {:<20} {:>6}/{:<6} {:>7.2f}%\n", c["class"].get<std::string>(), correct, total,
                total ? 100.0 * double(correct) / double(total) : 0.0);
   }
-  fmt::print("\nconfusion matrix (octet{}; rows = true class, columns = predicted)\n      ", prec);
   const auto& cm = om["confusion"];
+  if (cm.empty()) {
+    fmt::print("\nno confusion matrix for {} classes (kept up to {})\n", pc.size(), kMaxConfusionClasses);
+    return;
+  }
+  fmt::print("\nconfusion matrix (octet{}; rows = true class, columns = predicted)\n      ", prec);
   for (size_t j = 0; j < cm.size(); ++j) fmt::print("{:>6}", j);
   fmt::print("\n");
   for (size_t i = 0; i < cm.size(); ++i) {

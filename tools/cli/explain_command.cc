@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "engine/ir.h"
+#include "io/output_file.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
 #include "tools/cli/explain_report.h"
@@ -32,6 +33,9 @@ json read_report(const std::string& path) {
 
 int run_explain(const ExplainArgs& a) {
   if (a.output.empty() && a.json_out.empty()) throw UsageError("give -o REPORT.html, --json REPORT.json or both");
+  // Before the minutes of measuring: a device or a folder named as a report fails at once.
+  for (const std::string* path : {&a.output, &a.json_out})
+    if (!path->empty()) check_output_path(*path);
   if (!a.compare.empty()) {
     if (a.compare.size() != 2) throw UsageError("--compare takes two report files");
     if (a.output.empty()) throw UsageError("--compare writes a page: give -o PAGE.html");

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <span>
 #include <sstream>
 
 #include "engine/ir.h"
-#include "tools/atomic_file.h"
+#include "io/output_file.h"
 #include "tools/cli/commands.h"
 #include "tools/explain/explain.h"
 #include "tools/explain/report_html.h"
@@ -15,10 +14,11 @@
 namespace octet::cli {
 
 void write_explain_file(const std::string& path, const std::string& contents) {
+  check_output_path(path);
   const std::filesystem::path dest(path);
   if (dest.has_parent_path() && !std::filesystem::exists(dest.parent_path()))
     throw ir::Error("cannot write " + path + ": folder " + dest.parent_path().string() + " does not exist");
-  write_file_atomically(path, std::as_bytes(std::span(contents.data(), contents.size())));
+  write_file_atomically(path, std::string_view(contents));
 }
 
 std::vector<kernels::Isa> parse_isa_levels(const std::string& text) {

@@ -30,7 +30,7 @@ std::vector<kernels::Isa> parse_isa_levels(const std::string& text);
 // profiles run on `threads` threads. Throws ir::Error for a model or option it cannot explain.
 nlohmann::json measure_explain(const ExplainArgs& a, int threads);
 
-// Writes a report file (page or JSON) whole or not at all (tools/atomic_file.h); a missing
+// Writes a report file (page or JSON) whole or not at all (io/output_file.h); a missing
 // folder is named as such.
 void write_explain_file(const std::string& path, const std::string& contents);
 

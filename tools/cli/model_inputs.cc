@@ -102,6 +102,7 @@ ir::TensorData make_inputs(const data::Dataset& d, const ModelCard& card, const 
                                 "fits the model", d.description, d.channels, d.height, d.width, c, h, w));
   ir::TensorData t = ir::TensorData::make(ir::DType::f32, {d.count(), c, h, w});
   float* out = t.as<float>();
+  if (!d.preprocessed) card.check_channels(c);
   if (d.preprocessed) {  // float32 .npy images: model inputs already, the card's normalization is not theirs
     std::copy(d.values.begin(), d.values.end(), out);
     return t;

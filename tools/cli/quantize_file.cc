@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/int8_ops.h"
+#include "io/output_file.h"
 #include "engine/session.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
@@ -26,12 +27,11 @@ void check_output_path(const std::string& model, const std::string& out) {
   if (fs::exists(out, ec) && fs::equivalent(model, out, ec))
     throw ir::Error("-o " + out + " is the FP32 model itself; write the INT8 model to another file");
   if (fs::is_directory(out, ec)) throw ir::Error("-o " + out + " is a folder; give a file name such as model_int8.onnx");
-  // The model is written beside -o and renamed over it: that would replace a device, a FIFO or
-  // a symlink with a plain file, so only a regular file (or a new path) is accepted.
-  const auto st = fs::symlink_status(out, ec);
-  if (!ec && fs::exists(st) && !fs::is_regular_file(st))
-    throw ir::Error("-o " + out + " is " + (fs::is_symlink(st) ? "a symbolic link" : "not a regular file") +
-                    "; give a regular file or a new path");
+  try {
+    octet::check_output_path(out);
+  } catch (const std::runtime_error& e) {
+    throw ir::Error(std::string("-o ") + e.what());
+  }
 }
 
 // The FP32 model's card copied beside the INT8 model (OUT.onnx -> OUT.json), so `octet eval
@@ -55,19 +55,10 @@ std::string write_card(const std::string& model, const std::string& out, const Q
                           {"method", q.settings.dynamic ? "dynamic" : calib::method_name(q.settings.calibration.method)},
                           {"calibration_images", q.images},
                           {"calibration_data", q.data}};
-  const fs::path tmp = dst.string() + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << card.dump(2) << "\n";
-    if (!f) {
-      fs::remove(tmp, ec);
-      throw ir::Error("cannot write the model card " + dst.string());
-    }
-  }
-  fs::rename(tmp, dst, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw ir::Error("cannot write the model card " + dst.string() + ": " + ec.message());
+  try {
+    write_file_atomically(dst.string(), card.dump(2) + "\n");
+  } catch (const std::runtime_error& e) {
+    throw ir::Error(std::string("cannot write the model card: ") + e.what());
   }
   return "wrote " + dst.string() + " (from " + src.string() + ")";
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/session.h"
+#include "io/output_file.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
 #include "tools/metrics.h"
@@ -84,6 +85,14 @@ std::vector<std::string> file_names_for(const std::vector<TensorSpec>& tensors) 
     names.push_back(name);
   }
   return names;
+}
+
+// DIR/<file name> for each tensor; none when DIR is not given.
+std::vector<std::string> files_in(const std::string& dir, const std::vector<TensorSpec>& tensors) {
+  std::vector<std::string> paths;
+  if (dir.empty()) return paths;
+  for (const auto& name : file_names_for(tensors)) paths.push_back((std::filesystem::path(dir) / name).string());
+  return paths;
 }
 
 double median_of(const std::vector<double>& v) { return summarize(v).p50; }
@@ -217,22 +226,24 @@ int run_model(const RunOptions& o) {
                                     ir::dims_str(spec.dims)));
     }
   }
+  // Every file this run will write is checked before it starts, so a device, a pipe or a folder
+  // standing where an output goes fails at once and nothing is half written.
+  const auto output_paths = files_in(o.output_dir, session.outputs());
+  const auto input_paths = files_in(o.save_inputs_dir, session.inputs());
+  for (const auto* paths : {&output_paths, &input_paths})
+    for (const auto& p : *paths) check_output_path(p);
   if (!o.save_inputs_dir.empty()) {
     std::filesystem::create_directories(o.save_inputs_dir);
-    const auto names = file_names_for(session.inputs());
-    for (size_t i = 0; i < inputs.size(); ++i)
-      npy::write((std::filesystem::path(o.save_inputs_dir) / names[i]).string(), to_npy(inputs[i]));
+    for (size_t i = 0; i < inputs.size(); ++i) npy::write(input_paths[i], to_npy(inputs[i]));
   }
   auto outputs = session.run(inputs);
   for (size_t i = 0; i < outputs.size(); ++i) print_top_k(session.outputs()[i], outputs[i], o.top);
   if (o.profile) print_profile(session, inputs, o.profile_runs);
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
-    const auto names = file_names_for(session.outputs());
     for (size_t i = 0; i < outputs.size(); ++i) {
-      auto path = std::filesystem::path(o.output_dir) / names[i];
-      npy::write(path.string(), to_npy(outputs[i]));
-      fmt::print("wrote {} (output '{}')\n", path.string(), session.outputs()[i].name);
+      npy::write(output_paths[i], to_npy(outputs[i]));
+      fmt::print("wrote {} (output '{}')\n", output_paths[i], session.outputs()[i].name);
     }
   }
   return 0;
@@ -247,12 +258,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--input", o->inputs, ".npy file for each model input, in order")->check(CLI::ExistingFile);
   cmd->add_flag("--random", o->random, "Use uniform random inputs instead of --input");
   cmd->add_option("--seed", o->seed, "Seed for --random");
-  cmd->add_option("--random-range", [o](const CLI::results_t& r) {
-        if (r.size() != 2) return false;
-        o->random_lo = std::stof(r[0]);
-        o->random_hi = std::stof(r[1]);
-        return o->random_lo < o->random_hi;
-      }, "LO HI: range of --random values (default 0 1; e.g. 0 255 for raw-pixel models)")->expected(2);
+  add_range_option(cmd, "--random-range", o->random_lo, o->random_hi,
+                   "LO HI: range of --random values (default 0 1; e.g. 0 255 for raw-pixel models)");
   cmd->add_option("--batch", o->batch, "Batch size for --random (the dynamic dimension)")->check(positive());
   cmd->add_option("--top", o->top, "How many classes to print per image")->check(positive());
   cmd->add_option("--output-dir", o->output_dir, "Write every output as DIR/<output name>.npy");
