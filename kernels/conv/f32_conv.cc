@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/fallback.h"
 #include "kernels/packed_cache.h"
 
 namespace octet::kernels {
@@ -16,7 +17,7 @@ bool plain_gemm_shape(const Conv2dShape& s) {
 
 const Conv2dShape& checked_for_igemm(const Conv2dShape& s, const Activation& act) {
   if (!F32Conv::supports(s, act))
-    throw std::invalid_argument("F32Conv: unsupported conv (groups " + std::to_string(s.groups) +
+    throw Unsupported("F32Conv: unsupported conv (groups " + std::to_string(s.groups) +
                                 ", in_c " + std::to_string(s.in_c) + ", out_c " + std::to_string(s.out_c) +
                                 "): needs groups == 1 and positive sizes");
   return s;

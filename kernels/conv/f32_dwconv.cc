@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernels/conv/dwconv_indirection.h"
+#include "kernels/fallback.h"
 #include "kernels/packed_cache.h"
 
 namespace octet::kernels {
@@ -66,7 +67,7 @@ F32DwConv::F32DwConv(const Conv2dShape& s, const float* weights, const float* bi
 
 void F32DwConv::init(const float* weights, const float* bias) {
   if (!supports(s_, act_)) {
-    throw std::invalid_argument(
+    throw Unsupported(
         "F32DwConv: expected a depthwise conv (groups == in_c == out_c, positive sizes) with no "
         "activation, ReLU or Clip; got groups " + std::to_string(s_.groups) + ", in_c " +
         std::to_string(s_.in_c) + ", out_c " + std::to_string(s_.out_c));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/fallback.h"
+
 namespace octet::kernels {
 namespace {
 
@@ -49,14 +51,14 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
                                        const PwDwRingLimits& limits, float* scratch)
     : s_(dw), batch_(dw.batch), in_c_(in_c) {
   if (!is_depthwise(dw) || in_c < 1) {
-    throw std::invalid_argument("F32PointwiseDwConv: expected a depthwise conv after a 1x1 conv with in_c >= 1");
+    throw Unsupported("F32PointwiseDwConv: expected a depthwise conv after a 1x1 conv with in_c >= 1");
   }
   s_.batch = 1;
   lanes_.resize(std::max<size_t>(1, threads));
   for (Lane& lane : lanes_) {
     lane.dw = std::make_unique<F32DwConv>(s_, dw_weights, dw_bias, dw_act, isa);  // packed once, shared
     if (lane.dw->kernel() == nullptr) {
-      throw std::invalid_argument("F32PointwiseDwConv: no depthwise microkernel runs under the ISA cap on this CPU");
+      throw Unsupported("F32PointwiseDwConv: no depthwise microkernel runs under the ISA cap on this CPU");
     }
   }
   // The microkernel the unfused 1x1 conv would choose for the whole image (choose_... throws

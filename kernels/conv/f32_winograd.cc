@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "kernels/fallback.h"
 #include "kernels/packed_cache.h"
 
 namespace octet::kernels {
@@ -29,7 +30,7 @@ std::string describe(const Conv2dShape& s) {
 
 const Conv2dShape& checked_for_winograd(const Conv2dShape& s, const Activation& act) {
   if (!F32WinogradConv::supports(s, act))
-    throw std::invalid_argument("F32WinogradConv: unsupported conv (" + describe(s) +
+    throw Unsupported("F32WinogradConv: unsupported conv (" + describe(s) +
                                 "): needs a 3x3 kernel, stride 1, dilation 1, groups 1 and non-negative pads");
   return s;
 }
@@ -39,7 +40,7 @@ const F32WinogradKernel& choose_transforms(Isa isa) {
   for (const F32WinogradKernel& k : f32_winograd_kernels())
     if (isa_runs(k.isa, isa) && (best == nullptr || isa_rank(k.isa) > isa_rank(best->isa))) best = &k;
   if (best == nullptr)
-    throw std::invalid_argument(std::string("no Winograd transform microkernel for ISA level ") + isa_name(isa) +
+    throw Unsupported(std::string("no Winograd transform microkernel for ISA level ") + isa_name(isa) +
                                 " on this CPU: use F32Conv or the ref kernel");
   return *best;
 }

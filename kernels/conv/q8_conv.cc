@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/fallback.h"
 #include "kernels/gemm/q8_weight_chunks.h"
 #include "kernels/ref/qconv2d.h"
 #include "kernels/ref/qlinear.h"
@@ -50,7 +51,7 @@ WindowCopyFn choose_window_copy(size_t taps, size_t pieces) {
 void check_arguments(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point,
                      const Requantization& rq, Q8 y_type) {
   if (!Q8Conv::supports(s, x_type, y_type)) {
-    throw std::invalid_argument(
+    throw Unsupported(
         "Q8Conv: only dense (groups == 1) convolutions with positive sizes; got groups " +
         std::to_string(s.groups) + ", in_c " + std::to_string(s.in_c) + ", out_c " +
         std::to_string(s.out_c));

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernels/conv/dwconv_indirection.h"
+#include "kernels/fallback.h"
 #include "kernels/packed_cache.h"
 #include "kernels/ref/qconv2d.h"
 
@@ -65,7 +66,7 @@ Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const 
 
 void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& rq) {
   if (!supports(s_, x_type_, y_type_)) {
-    throw std::invalid_argument(
+    throw Unsupported(
         "Q8DwConv: expected a depthwise conv (groups == in_c == out_c, positive sizes); got groups " +
         std::to_string(s_.groups) + ", in_c " + std::to_string(s_.in_c) + ", out_c " + std::to_string(s_.out_c));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/fallback.h"
 #include "kernels/gemm/even_chunks.h"
 #include "kernels/packed_cache.h"
 
@@ -36,7 +37,7 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n) {
     }
   }
   if (best == nullptr)
-    throw std::invalid_argument(std::string("no FP32 GEMM microkernel for ISA level ") + isa_name(isa) +
+    throw Unsupported(std::string("no FP32 GEMM microkernel for ISA level ") + isa_name(isa) +
                                 " on this CPU: use the ref kernel");
   return *best;
 }
@@ -69,7 +70,7 @@ const F32GemmKernel& runnable(const F32GemmKernel& kernel) {
 
 int64_t positive(int64_t value, const char* what) {
   if (value <= 0)
-    throw std::invalid_argument(std::string("F32Gemm: ") + what + " must be positive, got " + std::to_string(value));
+    throw Unsupported(std::string("F32Gemm: ") + what + " must be positive, got " + std::to_string(value));
   return value;
 }
 

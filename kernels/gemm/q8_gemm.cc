@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/fallback.h"
 #include "kernels/gemm/q8_weight_chunks.h"
 #include "kernels/ref/qgemm.h"
 #include "kernels/ref/qlinear.h"
@@ -16,7 +17,7 @@ constexpr size_t kMaxMr = 16;  // the largest MR of any entry in kQ8GemmKernels
 void check_arguments(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point,
                      const Requantization& rq, Q8 y_type) {
   if (k < 1 || n < 1) {
-    throw std::invalid_argument("Q8Gemm: k and n must be positive; got k " + std::to_string(k) +
+    throw Unsupported("Q8Gemm: k and n must be positive; got k " + std::to_string(k) +
                                 ", n " + std::to_string(n));
   }
   if (a_zero_point < q8_min(a_type) || a_zero_point > q8_max(a_type)) {
