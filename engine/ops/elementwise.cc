@@ -1,8 +1,10 @@
 // Element-wise FP32 ops: activations, broadcasting arithmetic and inference BatchNorm.
 // Relu, Clip, Sigmoid, Add and Mul run on the SIMD kernels of kernels/elementwise/eltwise.h
 // when the shapes fit (that driver falls back to the ref kernels otherwise).
+#include <cmath>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "engine/ops/batch_use.h"
 #include "engine/ops/broadcast.h"
@@ -203,17 +205,44 @@ OpImpl batchnorm_op() {
     return {x};
   };
   bn.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  // A BatchNormalization no conv could absorb (DenseNet's pre-activations, a BN on a Concat or
+  // a graph input) is a per-channel scale and shift over [pixels][channels]: the SIMD binary
+  // Mul and Add with the channel row repeated (row stride 0). The scale and shift are computed
+  // in float and applied as a multiply then an add, two roundings, as ONNX Runtime computes
+  // them (inv_std = 1 / sqrt(var + eps), scale' = inv_std * scale, shift' = B - mean * scale'):
+  // a float BN inside a QDQ unit must round as ORT does or the next QuantizeLinear flips codes.
   bn.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const auto& x = c.info(0);
-    int channels = int(x.dims[1]);
-    int64_t pixels = x.count() / std::max<int64_t>(1, channels);
-    float eps = c.node.attrs.f("epsilon");
+    const int64_t channels = x.dims[1];
+    const int64_t pixels = x.count() / std::max<int64_t>(1, channels);
+    const float eps = c.node.attrs.f("epsilon");
     auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
-    auto xs = p(0), scale = p(1), bias = p(2), mean = p(3), var = p(4);
+    const float *scale = p(1), *bias = p(2), *mean = p(3), *var = p(4);
+    // scale', then shift'. Computed at each run: the parameters may be graph inputs, and C
+    // square roots cost nothing next to the pixels * C multiply-adds. (One plan runs one call
+    // at a time, so the buffer is its own.)
+    auto affine = std::make_shared<std::vector<float>>(size_t(2 * channels));
+    auto prepare = [=] {
+      float* a = affine->data();
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        const float inv_std = 1.0f / std::sqrt(var[ch] + eps);
+        const float scaled = inv_std * scale[ch];
+        const float moved = mean[ch] * scaled;
+        a[ch] = scaled;
+        a[channels + ch] = bias[ch] - moved;
+      }
+    };
+    const int64_t dims[] = {pixels, channels}, x_strides[] = {channels, 1}, row_strides[] = {0, 1};
+    auto mul = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 2, dims, x_strides, row_strides, c.isa);
+    auto add = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, row_strides, c.isa);
+    c.report_kernel(mul->kernel_name() + " + " + add->kernel_name());
+    auto xs = p(0);
     auto y = static_cast<float*>(out[0]);
-    c.report_kernel("f32_batchnorm_channels_last__ref");
+    pthreadpool_t pool = c.threadpool;
     return [=] {
-      kernels::f32_batchnorm_channels_last__ref(pixels, channels, xs, scale, bias, mean, var, eps, y);
+      prepare();
+      mul->run(xs, affine->data(), y, pool);
+      add->run(y, affine->data() + channels, y, pool);
     };
   };
   return bn;

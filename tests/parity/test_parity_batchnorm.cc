@@ -1,0 +1,83 @@
+// A BatchNormalization no conv absorbs (DenseNet's pre-activations, a BN on a graph input or a
+// Concat) is bit-identical to ONNX Runtime's at every ISA level: octet computes its scale and
+// shift in float and applies a multiply then an add as ORT does, so the QuantizeLinear after a
+// float BN in an INT8 model sees the same values and writes the same codes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "engine/session.h"
+#include "kernels/isa.h"
+#include "tests/parity/parity_fixture.h"
+#include "tools/tensor_io.h"
+
+namespace octet::parity {
+namespace {
+
+using testing::ElemType;
+using testing::OnnxBuilder;
+
+int64_t differing_values(const ir::TensorData& a, const npy::Array& b) {
+  EXPECT_EQ(a.bytes.size(), b.data.size());
+  const size_t n = std::min(a.bytes.size(), b.data.size());
+  int64_t differ = 0;
+  for (size_t i = 0; i < n; ++i) differ += a.bytes[i] != b.data[i];  // bytes: codes or float bits
+  return differ;
+}
+
+// Runs `model` in octet at every level this CPU has and in ORT; every output must be
+// bit-identical.
+void expect_identical_at_every_level(const OnnxBuilder& model, const std::string& name, const ir::Dims& dims) {
+  ScratchDir dir;
+  const std::string path = (dir.path() / (name + ".onnx")).string();
+  model.save(path);
+  const auto inputs = random_inputs({dims}, dims[0], 7);
+  for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 3.0f;
+  const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
+  for (kernels::Isa isa : kernels::runnable_isas()) {
+    SessionOptions o;
+    o.isa = isa;
+    Session session = Session::load(path, o);
+    const auto mine = session.run(inputs);
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const std::string& out = session.outputs()[i].name;
+      EXPECT_EQ(differing_values(mine[i], theirs.at(out)), 0)
+          << name << ", output " << out << " at " << kernels::isa_name(isa) << " (" << mine[i].count() << " values)";
+    }
+  }
+}
+
+std::string batchnorm(OnnxBuilder& b, const std::string& x, int64_t c) {
+  return b.node("BatchNormalization",
+                {x, b.random_uniform_init("", {c}, 0.5f, 2.0f), b.random_normal_init("", {c}),
+                 b.random_normal_init("", {c}), b.random_uniform_init("", {c}, 0.01f, 2.0f)},
+                {{"epsilon", 1e-3f}});
+}
+
+TEST(BatchNormParity, Fp32IsBitIdenticalToOrt) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const ir::Dims dims{3, 37, 9, 11};  // channels past every vector width, odd spatial sizes
+  auto x = b.input("x", {-1, 37, 9, 11});
+  b.output(batchnorm(b, x, 37));
+  b.output(b.node("Relu", {batchnorm(b, x, 37)}));
+  expect_identical_at_every_level(b, "batchnorm_fp32", dims);
+}
+
+// DequantizeLinear -> BatchNormalization -> QuantizeLinear: the codes after a float BN.
+TEST(BatchNormParity, Int8CodesAfterAFloatBatchNormAreOrts) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const ir::Dims dims{2, 24, 7, 5};
+  auto x = b.input("x", {-1, 24, 7, 5});
+  auto scale_in = b.initializer("s_in", {}, {0.05f});
+  auto zp = b.initializer("zp", testing::TensorValue::u8({}, {128}));
+  auto q = b.node("QuantizeLinear", {x, scale_in, zp});
+  auto dq = b.node("DequantizeLinear", {q, scale_in, zp});
+  auto y = b.node("QuantizeLinear", {batchnorm(b, dq, 24), b.initializer("s_out", {}, {0.04f}), zp});
+  b.output(y, ElemType::u8);
+  expect_identical_at_every_level(b, "batchnorm_qdq", dims);
+}
+
+}  // namespace
+}  // namespace octet::parity
