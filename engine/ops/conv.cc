@@ -65,6 +65,7 @@ Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernel
   const std::shared_ptr<FastConv> conv = fast.driver;
   conv->bind(x);
   c.report_kernel(conv->kernel_name() + (r ? "+residual" : ""));
+  c.report_fallback("");  // an earlier driver's reason no longer applies
   pthreadpool_t pool = c.threadpool;
   if constexpr (kAddsResidualPerTile<FastConv>) {
     return [conv, x, y, r, pool] { conv->run(x, y, pool, r); };
@@ -89,10 +90,10 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
     // channels its transforms cost more than that saves (kernels/conv/f32_winograd.h).
     if (c.winograd && kernels::F32WinogradConv::supports(s, act) && kernels::F32WinogradConv::faster_than_direct(s))
       if (Kernel k = fast_conv<kernels::F32WinogradConv>(c, s, act, x, wt, b, y, r)) return k;
-    Kernel k = depthwise ? fast_conv<kernels::F32DwConv>(c, s, act, x, wt, b, y, r)
-                         : (s.groups == 1 ? fast_conv<kernels::F32Conv>(c, s, act, x, wt, b, y, r) : Kernel{});
-    if (k) return k;
-    if (!depthwise && s.groups != 1) c.report_fallback("grouped conv (groups " + std::to_string(s.groups) + ")");
+    if (depthwise)
+      if (Kernel k = fast_conv<kernels::F32DwConv>(c, s, act, x, wt, b, y, r)) return k;
+    // Dense and grouped convs (and a depthwise one no depthwise kernel took) on the IGEMM.
+    if (Kernel k = fast_conv<kernels::F32Conv>(c, s, act, x, wt, b, y, r)) return k;
   } else {
     c.report_fallback(c.isa == kernels::Isa::scalar ? "--isa scalar" : "weights or bias not constant");
   }

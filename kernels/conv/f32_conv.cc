@@ -1,6 +1,7 @@
 #include "kernels/conv/f32_conv.h"
 
 #include <algorithm>
+#include <vector>
 #include <stdexcept>
 
 #include "kernels/fallback.h"
@@ -19,7 +20,7 @@ const Conv2dShape& checked_for_igemm(const Conv2dShape& s, const Activation& act
   if (!F32Conv::supports(s, act))
     throw Unsupported("F32Conv: unsupported conv (groups " + std::to_string(s.groups) +
                                 ", in_c " + std::to_string(s.in_c) + ", out_c " + std::to_string(s.out_c) +
-                                "): needs groups == 1 and positive sizes");
+                                "): needs channels that the groups divide and positive sizes");
   return s;
 }
 
@@ -44,6 +45,10 @@ struct ConvTask {
   const F32Epilogue* epilogue;
   const float* residual;  // nullptr, or added to y's tiles before the clamp (which then moves to the epilogue)
   size_t chunk = 0;       // columns per chunk (igemm over chunks)
+  // Grouped conv: each group reads its group_in_c input channels (a_offset moves to them) and
+  // writes its group_out_c output channels; its packed columns start a multiple of NR apart
+  // (group_cols, padded), so a column tile never straddles two groups.
+  size_t group_in_c = 0, group_out_c = 0, group_cols = 0;
 
   void finish_tile(size_t rows, size_t cols, float* c) const {
     if (residual) epilogue->run_residual(rows, cols, c, out_c, residual + (c - y));
@@ -62,6 +67,20 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
 
 void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t cols, size_t rows) {
   run_gemm_tile(context, row, col, rows, cols);
+}
+
+// One tile of a grouped conv: `col` counts packed columns, group after group.
+void run_grouped_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_t rows, size_t cols) {
+  const auto& t = *static_cast<const ConvTask*>(context);
+  const size_t group = col / t.group_cols, first = col % t.group_cols;
+  if (first >= t.group_out_c) return;  // the padding columns of the group's last block
+  cols = std::min(cols, t.group_out_c - first);
+  const size_t mr = t.kernel->mr;
+  float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + group * t.group_out_c + first;
+  t.kernel->igemm(rows, cols, t.group_in_c, t.ks, t.indirection + pixel / mr * t.ks * mr,
+                  image * t.image_in + group * t.group_in_c, t.zero, t.w + col / t.kernel->nr * t.block_stride, c,
+                  t.out_c, t.clamp);
+  t.finish_tile(rows, cols, c);
 }
 
 void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_t rows, size_t cols) {
@@ -91,18 +110,19 @@ void run_igemm_chunk_tile(void* context, size_t chunk_index, size_t image, size_
 // x per run: MobileNetV2's 3x3 stem (3 -> 32, 224 px) went 165 -> 200 us with it, so only rows
 // of 5 or more taps merge.
 bool F32Conv::merges_taps(const Conv2dShape& s) {
-  return s.kernel_w >= 5 && s.dilation_w == 1 && s.in_c < 8;
+  return s.kernel_w >= 5 && s.dilation_w == 1 && s.in_c < 8 && s.groups == 1;
 }
 
 bool F32Conv::supports(const Conv2dShape& s, const Activation&) {
-  return s.groups == 1 && s.batch > 0 && s.in_h > 0 && s.in_w > 0 && s.in_c > 0 && s.out_h > 0 && s.out_w > 0 &&
-         s.out_c > 0 && s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 &&
+  return s.groups >= 1 && s.in_c % std::max(s.groups, 1) == 0 && s.out_c % std::max(s.groups, 1) == 0 &&
+         s.batch > 0 && s.in_h > 0 && s.in_w > 0 && s.in_c > 0 && s.out_h > 0 && s.out_w > 0 && s.out_c > 0 && s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 &&
          s.dilation_h > 0 && s.dilation_w > 0;
 }
 
 F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa)
     : F32Conv(s, weights, bias, act,
-              choose_f32_gemm_kernel(isa, static_cast<int64_t>(checked_for_igemm(s, act).out_h) * s.out_w, s.out_c)) {}
+              choose_f32_gemm_kernel(isa, static_cast<int64_t>(checked_for_igemm(s, act).out_h) * s.out_w,
+                                     s.out_c / s.groups)) {}
 
 F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
                  const F32GemmKernel& kernel)
@@ -111,19 +131,37 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
       clamp_(f32_clamp_for(act)),
       epilogue_(act, kernel.isa),
       kernel_(&runnable(kernel)),
-      plain_gemm_(plain_gemm_shape(s)),
+      plain_gemm_(plain_gemm_shape(s) && s.groups == 1),
       merge_kx_(merges_taps(s)),
+      group_in_c_(s.in_c / s.groups),
+      group_out_c_(s.out_c / s.groups),
+      group_cols_((group_out_c_ + kernel.nr - 1) / kernel.nr * kernel.nr),
       weights_(shared_packing<F32PackedWeights>(
-          PackKey(merge_kx_ ? "f32_conv_merged_kx" : "f32_conv")
+          PackKey(merge_kx_ ? "f32_conv_merged_kx" : s.groups > 1 ? "f32_conv_grouped" : "f32_conv")
               .add(kernel.nr)
               .add(s.out_c)
               .add(s.in_c)
+              .add(s.groups)
               .add(s.kernel_h)
               .add(s.kernel_w)
-              .add_array(weights, size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w)
+              .add_array(weights, size_t(s.out_c) * (s.in_c / s.groups) * s.kernel_h * s.kernel_w)
               .add_array(bias, size_t(s.out_c)),
           [&] {
             const int64_t kh = s.kernel_h, kw = s.kernel_w, in_c = s.in_c;
+            if (s.groups > 1) {
+              // Group after group, each padded to whole NR blocks: packed column v is output
+              // channel g * group_out_c + j of group g = v / group_cols, j = v % group_cols.
+              const int64_t gin = group_in_c_, gout = group_out_c_, cols = int64_t(group_cols_);
+              std::vector<float> padded_bias(size_t(s.groups * cols), 0.0f);
+              for (int64_t v = 0; bias && v < int64_t(padded_bias.size()); ++v)
+                if (v % cols < gout) padded_bias[size_t(v)] = bias[v / cols * gout + v % cols];
+              return F32PackedWeights(s.groups * cols, kh * kw, gin, kernel.nr, padded_bias.data(),
+                                      [&](int64_t v, int64_t tap, int64_t k) {
+                                        if (v % cols >= gout) return 0.0f;
+                                        const int64_t o = v / cols * gout + v % cols;
+                                        return weights[(o * gin + k) * kh * kw + tap];
+                                      });
+            }
             if (merge_kx_) {
               // One tap per ky over [kx][ic] (an NHWC run of kw pixels).
               return F32PackedWeights(s.out_c, kh, kw * in_c, kernel.nr, bias, [&](int64_t o, int64_t ky, int64_t k) {
@@ -135,7 +173,7 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
               return weights[(o * in_c + k) * kh * kw + tap];
             });
           })),
-      zero_(static_cast<size_t>(merge_kx_ ? s.kernel_w * s.in_c : s.in_c), 0.0f) {
+      zero_(static_cast<size_t>(merge_kx_ ? s.kernel_w * s.in_c : s.in_c / s.groups), 0.0f) {
   if (merge_kx_) {
     // Wide enough for every window: out_w windows start stride_w apart from column 0.
     const int needed = (s.out_w - 1) * s.stride_w + s.kernel_w;
@@ -211,6 +249,18 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t batch = s_.batch;
+  if (s_.groups > 1) {
+    // Groups are a few columns each: one tile per group's columns (NR at a time when two
+    // threads would otherwise share few row tiles), every group of a row tile in turn.
+    task.group_in_c = group_in_c_;
+    task.group_out_c = group_out_c_;
+    task.group_cols = group_cols_;
+    const size_t row_tiles = batch * ((pixels + mr - 1) / mr);
+    const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? kernel_->nr : group_cols_;
+    pthreadpool_parallelize_3d_tile_2d(pool, run_grouped_igemm_tile, &task, batch, pixels, s_.groups * group_cols_, mr,
+                                       col_tile, 0);
+    return;
+  }
   // Packed weights past the budget (f32_gemm_column_chunk) would stream from memory again for
   // every tile of rows: one chunk of output channels then runs over every row before the next.
   const size_t chunk = f32_gemm_column_chunk(in_c, task.ks, out_c, kernel_->nr, batch * pixels);

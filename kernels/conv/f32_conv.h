@@ -1,5 +1,5 @@
 #pragma once
-// FP32 dense convolution (groups == 1), NHWC, on the GEMM / IGEMM microkernels of
+// FP32 dense and grouped convolution, NHWC, on the GEMM / IGEMM microkernels of
 // kernels/f32_gemm_list.h. A 1x1, stride-1, unpadded conv is a plain GEMM over the pixels;
 // every other conv is an indirect GEMM: bind() builds, once per input address, MR row
 // pointers per kernel tap for each tile of output pixels (pointing at the zero row where the
@@ -20,10 +20,13 @@
 
 namespace octet::kernels {
 
-class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / pads, NHWC
+class F32Conv {  // dense or grouped conv, any kernel / stride / dilation / pads, NHWC
  public:
-  // groups == 1 and every size positive; any activation (none / relu / clip fuse into the
-  // kernel, the others are applied to each output tile right after it is computed).
+  // Every size positive, in_c and out_c multiples of groups; any activation (none / relu / clip
+  // fuse into the kernel, the others are applied to each output tile right after it is
+  // computed). A grouped conv (ResNeXt, RegNet) runs each group as its own IGEMM over the
+  // group's input channels (the microkernel's a_offset) into its slice of the output channels.
+  // Depthwise convs (one channel per group) have their own driver (F32DwConv).
   static bool supports(const Conv2dShape& s, const Activation& act);
   // weights ONNX order [out_c][in_c][kh][kw]; bias [out_c] or nullptr. Packs here.
   // Chooses the best microkernel that runs here under the cap `isa` (isa_runs); throws
@@ -58,6 +61,7 @@ class F32Conv {  // dense conv (groups == 1), any kernel / stride / dilation / p
   std::string name_;
   bool plain_gemm_;
   bool merge_kx_;
+  size_t group_in_c_, group_out_c_, group_cols_;  // grouped conv: channels per group, packed columns per group
   std::shared_ptr<const F32PackedWeights> weights_;  // shared by the Session's plans
   std::vector<float> zero_;                // kc zeros: the row every padding tap reads
   // Merged taps: x with pad_left + pad_right zero columns per row, per image; run() rewrites

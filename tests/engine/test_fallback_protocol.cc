@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/conv/f32_conv.h"
+#include "kernels/conv/f32_winograd.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/fallback.h"
 #include "kernels/gemm/f32_gemm.h"
@@ -19,13 +20,15 @@ namespace {
 const Isa kBest = active_isa();
 
 TEST(FallbackProtocol, AValidProblemOutsideTheFamilyFallsBackWithItsReason) {
-  Conv2dShape grouped;
-  grouped.in_c = grouped.out_c = 4;
-  grouped.groups = 2;
-  const std::vector<float> w(8, 0.5f);
-  const auto conv = make_fast<F32Conv>(grouped, w.data(), nullptr, Activation{}, kBest);
+  Conv2dShape five;  // Winograd F(2x2, 3x3) takes 3x3 kernels only
+  five.in_h = five.in_w = five.out_h = five.out_w = 8;
+  five.in_c = five.out_c = 4;
+  five.kernel_h = five.kernel_w = 5;
+  five.pad_top = five.pad_left = 2;
+  const std::vector<float> w(4 * 4 * 25, 0.5f);
+  const auto conv = make_fast<F32WinogradConv>(five, w.data(), nullptr, Activation{}, kBest);
   EXPECT_FALSE(conv);
-  EXPECT_NE(conv.why_not.find("groups 2"), std::string::npos) << conv.why_not;
+  EXPECT_NE(conv.why_not.find("needs a 3x3 kernel"), std::string::npos) << conv.why_not;
 
   const std::vector<int8_t> b(4, 1);
   const float multiplier[] = {0.5f};
