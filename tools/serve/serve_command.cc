@@ -21,6 +21,7 @@
 #include "tools/datasets/image_decode.h"
 #include "tools/serve/classifier.h"
 #include "tools/serve/gallery.h"
+#include "tools/serve/no_paths.h"
 #include "tools/serve/routes.h"
 #include "tools/serve/speed_table.h"
 #include "tools/serve/stop_signals.h"
@@ -81,7 +82,7 @@ Int8Source int8_model(const ir::Graph& fp32, const TensorSpec& input, const Serv
       throw ir::Error(fmt::format("--int8 {} takes {} {} but {} takes {} {}: they are not the same model", o.int8,
                                   ir::dtype_name(q.dtype), ir::dims_str(q.dims), o.model, ir::dtype_name(input.dtype),
                                   ir::dims_str(input.dims)));
-    s.info = {{"source", "file"}, {"path", o.int8}};
+    s.info = {{"source", "file"}, {"file", fs::path(o.int8).filename().string()}};
     return s;
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -93,7 +94,10 @@ Int8Source int8_model(const ir::Graph& fp32, const TensorSpec& input, const Serv
   say(fmt::format("quantized in {:.1f} s: {}", seconds_since(t0), how));
   for (const std::string& w : q.report.warnings) say("warning: " + w);
   s.graph = std::move(q.graph);
-  s.info = {{"source", "quantized"}, {"calibration", how}, {"report", quantize_report_json(q)}};
+  json report = quantize_report_json(q);
+  report["data"] = serve::without_paths(report["data"].get<std::string>());
+  for (json& w : report["warnings"]) w = serve::without_paths(w.get<std::string>());
+  s.info = {{"source", "quantized"}, {"calibration", serve::without_paths(how)}, {"report", report}};
   return s;
 }
 
@@ -152,7 +156,7 @@ json model_json(const ServeOptions& o, const ModelCard& card, const TensorSpec& 
   ir::Dims shape = input.dims;
   shape[0] = 1;
   return {{"model", card.name.empty() ? fs::path(o.model).stem().string() : card.name},
-          {"path", o.model},
+          {"file", fs::path(o.model).filename().string()},
           {"input",
            {{"name", input.name},
             {"shape", shape},
