@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <system_error>
 #include <limits>
@@ -373,7 +374,7 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     return false;
   }
   ConnectionStream strm(sock, stop_fd_, ctx, write_timeout_sec_);
-  struct Leave {  // also when httplib throws (it catches a handler's exceptions, not its own)
+  struct Leave {
     GuardedServer& server;
     const std::string& client;
     ~Leave() {
@@ -387,9 +388,13 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     if (!strm.await_request(double(keep_alive_timeout_sec_))) break;
     strm.start_request(limits_.header_seconds, limits_.max_header_bytes);
     bool client_closes = false;
-    ret = process_request(strm, left == 1, client_closes, [&](httplib::Request&) {
-      strm.start_body(limits_.body_seconds, payload_max_length_ + kChunkFraming);
-    });
+    try {
+      ret = process_request(strm, left == 1, client_closes, [&](httplib::Request&) {
+        strm.start_body(limits_.body_seconds, payload_max_length_ + kChunkFraming);
+      });
+    } catch (const std::exception&) {  // httplib's own (e.g. out of memory parsing): this connection only
+      ret = false;
+    }
     // A request line cut short gets no answer from httplib: it gets one here, unless the
     // connection was merely idle (no byte of a request came).
     if (!ret && ctx.stall != Stall::none && strm.request_bytes() > 0 && !strm.wrote())
