@@ -73,12 +73,19 @@ std::string ServerProcess::log_text() const {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-long ServerProcess::rss_kib() const {
-  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+namespace {
+
+long status_kib(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(in, line);)
-    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+    if (line.starts_with(field)) return std::stol(line.substr(field.size()));
   return -1;
 }
+
+}  // namespace
+
+long ServerProcess::rss_kib() const { return status_kib(pid_, "VmRSS:"); }
+long ServerProcess::peak_rss_kib() const { return status_kib(pid_, "VmHWM:"); }
 
 int ServerProcess::stop(int signal, double timeout_seconds) {
   if (pid_ <= 0) return -1;

@@ -23,8 +23,10 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
   std::string log_text() const;
 
-  // Resident memory (VmRSS of /proc/PID/status) in KiB; -1 when unreadable.
+  // Resident memory (VmRSS of /proc/PID/status) in KiB, and its peak so far (VmHWM); -1 when
+  // unreadable.
   long rss_kib() const;
+  long peak_rss_kib() const;
   // Sends `signal`, waits up to `timeout_seconds`; the exit status, 128 + the signal that ended
   // it, or -1 when it had to be killed.
   int stop(int signal, double timeout_seconds = 20);

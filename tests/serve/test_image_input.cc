@@ -1,19 +1,26 @@
 // Uploads to model inputs: each format stb_image reads, channel conversion, resizing, the
-// card's normalization (the same numbers `octet eval` feeds), and the status of every refusal.
+// card's normalization (the same numbers `octet eval` feeds), and the status of every refusal;
+// PNG streams bounded by their declared size while inflating, and the memory budget of decodes.
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "tests/serve/test_png.h"
 #include "tools/cli/model_inputs.h"
+#include "tools/datasets/image_decode.h"
 #include "tools/serve/classifier.h"
 #include "tools/serve/image_input.h"
+#include "tools/serve/memory_budget.h"
+#include "tools/serve/no_paths.h"
 #include "tools/serve/request_error.h"
 #include "tools/serve/stb_codecs.h"
 
@@ -188,6 +195,150 @@ TEST(ServeImageInput, HostileJpegIsRefusedBeforeDecoding) {
   std::string why;
   EXPECT_EQ(refusal(jpg, {}, &why), 400);
   EXPECT_THAT(why, HasSubstr("Huffman"));
+}
+
+using testing::png_bomb;
+using testing::png_file;
+using testing::zlib_of;
+
+// A PNG's raw rows (filter byte 0 and the samples) for a width x height image of `bits` a
+// pixel, Adam7 passes one after the other when interlaced: what its zlib stream must hold.
+std::string png_rows(int w, int h, int bits, bool interlaced, uint8_t value = 0x5A) {
+  auto rows = [&](int pw, int ph) {
+    std::string r;
+    if (pw == 0 || ph == 0) return r;
+    for (int y = 0; y < ph; ++y) r += '\0' + std::string(size_t((pw * bits + 7) / 8), char(value));
+    return r;
+  };
+  if (!interlaced) return rows(w, h);
+  const int x0[7] = {0, 4, 0, 2, 0, 1, 0}, y0[7] = {0, 0, 4, 0, 2, 0, 1};
+  const int dx[7] = {8, 8, 4, 4, 2, 2, 1}, dy[7] = {8, 8, 8, 4, 4, 2, 2};
+  std::string all;
+  for (int p = 0; p < 7; ++p) all += rows((w - x0[p] + dx[p] - 1) / dx[p], (h - y0[p] + dy[p] - 1) / dy[p]);
+  return all;
+}
+
+int decode_refusal(const std::string& png, std::string* message = nullptr) {
+  try {
+    data::decode_image(reinterpret_cast<const uint8_t*>(png.data()), png.size(), "t.png");
+  } catch (const data::ImageDecodeError& e) {
+    if (message) *message = e.what();
+    return int(e.kind);
+  }
+  return -1;
+}
+constexpr int kOverDeclared = int(data::ImageDecodeError::Kind::over_declared);
+constexpr int kDamaged = int(data::ImageDecodeError::Kind::damaged);
+
+TEST(ServeImageInput, APngBombIsRefusedWhileInflatingNotAfter) {
+  // Declares 28x28 (812 bytes of rows), inflates to 256 MiB: refused after the first 64 KiB
+  // piece, in far less time than inflating it all would take.
+  const std::string bomb = png_bomb(28, 28, uint64_t{256} << 20);
+  EXPECT_LT(bomb.size(), 400000u);
+  std::string why;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(refusal(bomb, {}, &why), 413);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5);
+  EXPECT_THAT(why, HasSubstr("decompression bomb"));
+  EXPECT_THAT(why, HasSubstr("812 bytes its declared 28x28 pixels need"));
+  EXPECT_EQ(decode_refusal(bomb), kOverDeclared);
+}
+
+TEST(ServeImageInput, PngStreamsUpToTheirDeclaredRowsDecode) {
+  struct Case {
+    int w, h, depth, color;
+    bool interlaced;
+  };
+  // Gray, 1-bit gray, RGB, palette-free RGBA 16-bit, gray + alpha; plain and Adam7 (whose
+  // passes each add filter bytes), including sizes smaller than a pass's 8-pixel step.
+  for (const Case c : {Case{28, 28, 8, 0, false}, Case{28, 28, 8, 0, true}, Case{13, 5, 1, 0, false},
+                       Case{13, 5, 1, 0, true}, Case{9, 3, 8, 2, true}, Case{3, 3, 16, 6, false},
+                       Case{3, 2, 16, 6, true}, Case{1, 1, 8, 4, true}}) {
+    const int channels = c.color == 0 ? 1 : c.color == 2 ? 3 : c.color == 4 ? 2 : 4;
+    const std::string rows = png_rows(c.w, c.h, channels * c.depth, c.interlaced);
+    SCOPED_TRACE(::testing::Message() << c.w << "x" << c.h << " depth " << c.depth << " colour " << c.color
+                                      << (c.interlaced ? " Adam7" : "") << ", " << rows.size() << " bytes of rows");
+    const auto png = [&](const std::string& r) { return png_file(c.w, c.h, c.depth, c.color, c.interlaced, zlib_of(r)); };
+    EXPECT_EQ(decode_refusal(png(rows)), -1);
+    // A little trailing data is tolerated, as stb tolerates it (a PNG in the wild had zeros there).
+    EXPECT_EQ(decode_refusal(png(rows + std::string(rows.size() / 20, '\0'))), -1);
+    std::string why;
+    EXPECT_EQ(decode_refusal(png(rows + rows + std::string(1100, '\0')), &why), kOverDeclared);
+    EXPECT_THAT(why, HasSubstr(std::to_string(rows.size()) + " bytes its declared"));
+  }
+  // The values survive: an Adam7 image of one gray level decodes to that level everywhere.
+  const std::string adam7 = png_file(5, 5, 8, 0, 1, zlib_of(png_rows(5, 5, 8, true, 77)));
+  const PreparedImage p = prepare_image(adam7, {"input", ir::DType::f32, {-1, 1, 5, 5}}, ModelCard{}, {});
+  for (float v : values(p)) EXPECT_EQ(v, 77.0f);
+}
+
+TEST(ServeImageInput, APngWithACorruptStreamIsRefusedAsDamaged) {
+  std::string z = zlib_of(png_rows(28, 28, 8, false));
+  z[2] = char(0xFF);  // the first block's header: a reserved block type
+  std::string why;
+  EXPECT_EQ(decode_refusal(png_file(28, 28, 8, 0, 0, z), &why), kDamaged);
+  EXPECT_THAT(why, HasSubstr("corrupt"));
+  EXPECT_EQ(refusal(png_file(28, 28, 8, 0, 0, z)), 400);
+}
+
+TEST(ServeImageInput, DecodesReserveWhatTheyCanTakeFromTheMemoryBudget) {
+  const std::string big = png(std::vector<uint8_t>(1000 * 1000, 9), 1000, 1000, 1);
+  const data::ImageHeader h{1000, 1000, 1, 1};
+  // stb's rows, pixels (+ alpha), a copy: 3 x 2 bytes; the planar copy 3; fitting 6.
+  EXPECT_EQ(decode_memory_bytes(h), 1000 * 1000 * (3 * 2 + 3 + 6));
+  MemoryBudget small(size_t{4} << 20);
+  UploadLimits limits;
+  limits.memory = &small;
+  std::string why;
+  EXPECT_EQ(refusal(big, limits, &why), 413);
+  EXPECT_THAT(why, HasSubstr("--memory-budget"));
+
+  MemoryBudget budget(size_t{32} << 20);
+  limits.memory = &budget;
+  limits.memory_wait = std::chrono::milliseconds(50);
+  EXPECT_EQ(prepare_image(big, kGray28, ModelCard{}, limits).width, 1000);
+  EXPECT_EQ(budget.in_use(), 0u);  // released once decoded
+  {
+    auto held = budget.reserve(size_t{30} << 20, std::chrono::milliseconds(0));
+    ASSERT_TRUE(held);
+    EXPECT_EQ(refusal(big, limits, &why), 503);
+    EXPECT_THAT(why, HasSubstr("try again"));
+  }
+  // A decode waits for a lease that ends within its wait.
+  limits.memory_wait = std::chrono::milliseconds(5000);
+  auto held = budget.reserve(size_t{30} << 20, std::chrono::milliseconds(0));
+  std::thread ender([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    held.reset();
+  });
+  EXPECT_EQ(prepare_image(big, kGray28, ModelCard{}, limits).width, 1000);
+  ender.join();
+}
+
+TEST(ServeMemoryBudget, LeasesAddUpAndWaitForEachOther) {
+  MemoryBudget b(100);
+  auto a = b.reserve(60, std::chrono::milliseconds(0));
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(b.reserve(50, std::chrono::milliseconds(20)));
+  EXPECT_FALSE(b.reserve(101, std::chrono::milliseconds(0)));
+  auto c = b.reserve(40, std::chrono::milliseconds(0));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(b.in_use(), 100u);
+  MemoryBudget::Lease moved = std::move(*c);
+  c.reset();
+  EXPECT_EQ(b.in_use(), 100u);
+  moved = {};
+  EXPECT_EQ(b.in_use(), 60u);
+  a.reset();
+  EXPECT_EQ(b.in_use(), 0u);
+}
+
+TEST(ServeNoPaths, WordsWithASlashKeepTheirLastComponent) {
+  EXPECT_EQ(without_paths("fashion-mnist test (10000 images, /usr/share/datasets/fashion-mnist)"),
+            "fashion-mnist test (10000 images, fashion-mnist)");
+  EXPECT_EQ(without_paths("images /data/cats/ (12 images); npy:/a/b.npy, models/tinynet.onnx"),
+            "images cats (12 images); b.npy, tinynet.onnx");
+  EXPECT_EQ(without_paths("dynamic quantization, no calibration"), "dynamic quantization, no calibration");
 }
 
 TEST(ServeClassifier, SoftmaxOfLogitsAndProbabilitiesAsTheyAre) {

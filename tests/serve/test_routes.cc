@@ -1,10 +1,12 @@
 // The HTTP answers of `octet serve`, in process: the server of tools/serve/routes.cc over
 // TinyNet (FP32, and INT8 by dynamic quantization: no dataset needed) on a loopback port, asked
-// by httplib's client. Every refusal is a 4xx with a JSON {"error": ...} that says why.
+// by httplib's client (or by hand, for requests it will not send). Every refusal is a 4xx with a
+// JSON {"error": ...} that says why.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include <thread>
 
 #include "calib/calibrate.h"
+#include "tests/serve/raw_http.h"
 #include "calib/quantize.h"
 #include "loader/onnx_loader.h"
 #include "tools/cli/model_inputs.h"
@@ -47,7 +50,7 @@ class ServeRoutes : public ::testing::Test {
     classifier_ = new Classifier(Session(fp32), Session(int8), state_->card.classes, false, probe);
     state_->classifier = classifier_;
     state_->model = {{"model", "tinynet"}};
-    server_ = new httplib::Server;
+    server_ = new GuardedServer(ConnectionLimits{});
     setup_server(*server_, *state_, 4);
     port_ = bind_server(*server_, "127.0.0.1", 0);
     thread_ = new std::thread([] { server_->listen_after_bind(); });
@@ -75,7 +78,7 @@ class ServeRoutes : public ::testing::Test {
 
   static inline ServerState* state_ = nullptr;
   static inline Classifier* classifier_ = nullptr;
-  static inline httplib::Server* server_ = nullptr;
+  static inline GuardedServer* server_ = nullptr;
   static inline std::thread* thread_ = nullptr;
   static inline int port_ = 0;
 };
@@ -175,6 +178,77 @@ TEST_F(ServeRoutes, UnknownPathsAndMethodsAnswerJson) {
   ASSERT_TRUE(sample);
   EXPECT_EQ(sample->status, 404);
   EXPECT_THAT(error_of(sample), HasSubstr("the gallery has 1"));
+}
+
+TEST_F(ServeRoutes, WrongMethodsOnKnownPathsAnswer405WithAllow) {
+  auto c = client();
+  auto put = c.Put("/api/classify", png_of(3), "image/png");
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->status, 405);
+  EXPECT_EQ(put->get_header_value("Allow"), "POST");
+  EXPECT_THAT(error_of(put), HasSubstr("PUT is not allowed on /api/classify"));
+  for (const char* path : {"/", "/api/model", "/api/samples", "/api/samples/0.png"}) {
+    auto del = c.Delete(path);
+    ASSERT_TRUE(del);
+    EXPECT_EQ(del->status, 405) << path;
+    EXPECT_EQ(del->get_header_value("Allow"), "GET, HEAD") << path;
+    auto post = c.Post(path, "x", "text/plain");
+    ASSERT_TRUE(post);
+    EXPECT_EQ(post->status, 405) << path;
+  }
+  auto patch = c.Patch("/api/model", "{}", "application/json");
+  ASSERT_TRUE(patch);
+  EXPECT_EQ(patch->status, 405);
+  auto options = c.Options("/api/classify");
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->status, 204);
+  EXPECT_EQ(options->get_header_value("Allow"), "POST");
+  auto head = c.Head("/api/model");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  auto put_nowhere = c.Put("/no/such/thing", "x", "text/plain");
+  ASSERT_TRUE(put_nowhere);
+  EXPECT_EQ(put_nowhere->status, 404);
+  // The connection is still in step after the refused bodies.
+  auto model = c.Get("/api/model");
+  ASSERT_TRUE(model);
+  EXPECT_EQ(model->status, 200);
+}
+
+// The body's framing is checked before it is read, so that no client can make the server read
+// forever, skip 2^64 bytes or inflate a compressed body.
+TEST_F(ServeRoutes, BodyFramingIsCheckedBeforeTheBodyIsRead) {
+  struct Case {
+    const char* headers;
+    int status;
+    const char* says;
+  };
+  const std::string start = "POST /api/classify HTTP/1.1\r\nHost: t\r\nContent-Type: image/png\r\n";
+  for (const Case& k : {Case{"Content-Length: -1\r\n", 400, "Content-Length '-1' is not a number of bytes"},
+                        Case{"Content-Length: 12abc\r\n", 400, "not a number of bytes"},
+                        Case{"Content-Length: 99999999999999999999\r\n", 400, "not a number of bytes"},
+                        Case{"Content-Length: 5\r\nContent-Length: 6\r\n", 400, "several different Content-Length"},
+                        Case{"Content-Length: 90000000\r\n", 413, "--max-upload-bytes"},
+                        Case{"", 411, "Content-Length"},
+                        Case{"Transfer-Encoding: gzip\r\n", 501, "Transfer-Encoding 'gzip'"},
+                        Case{"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", 400, "both"},
+                        Case{"Content-Length: 20\r\nContent-Encoding: gzip\r\n", 415, "Content-Encoding 'gzip'"}}) {
+    testing::RawConnection raw(port_);
+    const auto t0 = std::chrono::steady_clock::now();
+    raw.send(start + k.headers + "\r\n");
+    const std::string answer = raw.read_all(5);
+    EXPECT_EQ(testing::http_status(answer), k.status) << k.headers << answer;
+    EXPECT_THAT(testing::http_body(answer), HasSubstr(k.says)) << k.headers;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0) << k.headers;
+  }
+  // A chunked body is read, but not past the request limit.
+  testing::RawConnection raw(port_);
+  raw.send(start + "Transfer-Encoding: chunked\r\n\r\n");
+  const std::string chunk = std::string("8000\r\n") + std::string(0x8000, 'x') + "\r\n";
+  for (size_t sent = 0; sent < 20000 + kMultipartRoom + (size_t{128} << 10); sent += 0x8000)
+    if (!raw.send(chunk)) break;
+  const std::string answer = raw.read_all(5);
+  EXPECT_EQ(testing::http_status(answer), 413) << answer;
 }
 
 TEST_F(ServeRoutes, ModelAndGallery) {

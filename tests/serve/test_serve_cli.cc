@@ -26,7 +26,9 @@ TEST(ServeCli, HelpExplainsOptionsAndApi) {
   const auto r = run_cli("serve --help", true);
   EXPECT_EQ(r.status, 0);
   for (const char* s : {"--int8", "--calib", "--port", "--host", "--max-upload-bytes", "--max-pixels", "--samples",
-                        "--http-threads", "--speed-seconds", "POST /api/classify", "GET  /api/model", "{\"error\""})
+                        "--http-threads", "--speed-seconds", "POST /api/classify", "GET  /api/model", "{\"error\"",
+                        "--max-connections", "--max-connections-per-client", "--header-timeout", "--body-timeout",
+                        "--memory-budget", "405 wrong method", "408", "inflates past", "never by path"})
     EXPECT_THAT(r.output, HasSubstr(s));
   EXPECT_THAT(run_cli("frobnicate", true).output, HasSubstr("serve"));
 }

@@ -221,7 +221,7 @@ TEST(ServeLoad, TwoHundredMixedRequestsFromSixteenThreads) {
   const Answer again = send(after, requests[0]);
   EXPECT_EQ(again.status, 200);
 
-  std::printf("load test: %zu requests from 16 threads in %.2f s (%.0f requests/s), server with 8 request threads\n",
+  std::printf("load test: %zu requests from 16 threads in %.2f s (%.0f requests/s), server with 8 classification threads\n",
               requests.size(), seconds, double(requests.size()) / seconds);
   for (const auto& [kind, statuses] : by_kind) {
     std::printf("  %-30s", kind.c_str());

@@ -4,7 +4,8 @@
 //
 // Requests arrive on several server threads at once. Session::run is reentrant (each overlapping
 // run leases a plan of its own, the packed weights are shared: engine/session.h), so both
-// sessions serve every thread; the server's bounded thread pool bounds how many plans exist.
+// sessions serve every thread; the routes let --http-threads classifications run at once, which
+// bounds how many plans exist.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

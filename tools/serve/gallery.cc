@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tools/cli/model_inputs.h"
+#include "tools/serve/no_paths.h"
 #include "tools/serve/stb_codecs.h"
 
 namespace octet::serve {
@@ -40,7 +41,7 @@ nlohmann::json to_json(const Gallery& g, const std::vector<std::string>& classes
                        {"label", named ? nlohmann::json(classes[size_t(label)]) : nlohmann::json(nullptr)},
                        {"url", fmt::format("/api/samples/{}.png", i)}});
   }
-  return {{"data", g.data}, {"samples", samples}};
+  return {{"data", without_paths(g.data)}, {"samples", samples}};
 }
 
 }  // namespace octet::serve

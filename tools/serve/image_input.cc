@@ -29,7 +29,13 @@ std::vector<uint8_t> resize(const std::vector<uint8_t>& chw, int c, int h, int w
   return out;
 }
 
+std::string in_mib(int64_t bytes) { return fmt::format("{:.0f} MiB", double(bytes) / (1 << 20)); }
+
 }  // namespace
+
+int64_t decode_memory_bytes(const data::ImageHeader& header) {
+  return data::decode_peak_bytes(header) + int64_t{header.width} * header.height * 3 * 2;
+}
 
 std::vector<uint8_t> fit_pixels(const std::vector<uint8_t>& chw, int c, int h, int w, int channels, int height,
                                 int width) {
@@ -46,9 +52,29 @@ PreparedImage prepare_image(std::string_view bytes, const TensorSpec& input, con
     throw RequestError(413, fmt::format("the upload is {} bytes; this server takes images of at most {} bytes "
                                         "(--max-upload-bytes)",
                                         bytes.size(), limits.max_bytes));
+  const auto* b = reinterpret_cast<const uint8_t*>(bytes.data());
+  MemoryBudget::Lease lease;
+  if (limits.memory) {
+    // Reserved from the header before anything is decoded. No header, or one over the pixel
+    // limit, and decode_image refuses the bytes without allocating for them.
+    const std::optional<data::ImageHeader> h = data::read_image_header(b, bytes.size());
+    if (h && int64_t{h->width} * h->height <= limits.max_pixels) {
+      const int64_t need = decode_memory_bytes(*h);
+      if (uint64_t(need) > limits.memory->capacity())
+        throw RequestError(413, fmt::format("decoding this {}x{} image takes up to {}, more than this server's "
+                                            "--memory-budget of {}; downscale it first",
+                                            h->width, h->height, in_mib(need), in_mib(int64_t(limits.memory->capacity()))));
+      std::optional<MemoryBudget::Lease> l = limits.memory->reserve(size_t(need), limits.memory_wait);
+      if (!l)
+        throw RequestError(503, fmt::format("other uploads hold this server's memory for decoding (--memory-budget "
+                                            "{}; this image needs up to {}); try again shortly",
+                                            in_mib(int64_t(limits.memory->capacity())), in_mib(need)));
+      lease = std::move(*l);
+    }
+  }
   data::DecodedImage im;
   try {
-    im = data::decode_image(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "upload", limits.max_pixels);
+    im = data::decode_image(b, bytes.size(), "upload", limits.max_pixels);
   } catch (const data::ImageDecodeError& e) {
     using Kind = data::ImageDecodeError::Kind;
     switch (e.kind) {
@@ -56,6 +82,8 @@ PreparedImage prepare_image(std::string_view bytes, const TensorSpec& input, con
         throw RequestError(415, std::string(e.what()) + "; send a PNG, JPEG, BMP, GIF, PGM/PPM, TGA or PSD image");
       case Kind::too_many_pixels:
         throw RequestError(413, std::string(e.what()) + " (this server's --max-pixels)");
+      case Kind::over_declared:
+        throw RequestError(413, e.what());
       case Kind::damaged:
         throw RequestError(400, e.what());
     }
@@ -67,6 +95,8 @@ PreparedImage prepare_image(std::string_view bytes, const TensorSpec& input, con
   d.height = height;
   d.width = width;
   d.pixels = fit_pixels(im.chw, im.channels, im.height, im.width, channels, height, width);
+  im.chw = {};
+  lease = {};  // what is left is the model's input
   d.labels = {-1};
   PreparedImage p;
   p.input = cli::make_inputs(d, card, input);

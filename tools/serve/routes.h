@@ -6,18 +6,17 @@
 //   GET  /api/samples/<i>.png   one test image
 //   POST /api/classify          an image (multipart field "image", or the raw body) -> FP32 and
 //                               INT8 top classes, times, agreement
-// Every error is JSON {"error": "..."} with a 4xx status (5xx only for a fault of the server).
+// Every error is JSON {"error": "..."} with a 4xx status (5xx only for a fault of the server, or
+// 503 when it is too busy for this request now). A wrong method on one of these paths answers 405
+// with an Allow header (OPTIONS: 204 with Allow).
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "tools/model_card.h"
 #include "tools/serve/classifier.h"
 #include "tools/serve/gallery.h"
+#include "tools/serve/guarded_server.h"
 #include "tools/serve/image_input.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace octet::serve {
 
@@ -26,13 +25,19 @@ struct ServerState {
   ModelCard card;          // the normalization uploads get
   Gallery gallery;
   nlohmann::json model;    // GET /api/model
-  UploadLimits limits;
+  UploadLimits limits;     // with limits.memory, request bodies reserve their bytes there too
 };
 
-// Registers the routes and the JSON error answers on `server`, its request-size limit (the
-// upload limit plus room for a multipart envelope) and a pool of `threads` request threads
-// (connections beyond them wait their turn). `state` must outlive the server.
-void setup_server(httplib::Server& server, const ServerState& state, int threads);
+// Registers the routes and the JSON error answers on `server` and its request-size limit (the
+// upload limit plus room for a multipart envelope). At most `classify_threads` classifications
+// (decoding and both models) run at once, whatever the number of connections; one more waits
+// up to kClassifyWaitSeconds for its turn, then answers 503. Before a request body is read its
+// framing is checked (a Content-Length of digits within the limit, or chunked; no
+// Content-Encoding) and, with state.limits.memory, twice its size reserved there until the
+// answer is written. `state` must outlive the server.
+void setup_server(GuardedServer& server, const ServerState& state, int classify_threads);
+
+constexpr double kClassifyWaitSeconds = 10;
 
 // Binds `server` to host:port (port 0: any free port) and returns the port, or -1 with errno
 // set. Unlike httplib's own binding: SO_REUSEADDR only (its SO_REUSEPORT would let a second

@@ -2,6 +2,7 @@
 // is --int8 FILE or the FP32 model quantized at start-up exactly as `octet quantize` does it.
 #include <httplib.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cerrno>
 #include <chrono>
@@ -21,6 +22,9 @@
 #include "tools/datasets/image_decode.h"
 #include "tools/serve/classifier.h"
 #include "tools/serve/gallery.h"
+#include "tools/serve/guarded_server.h"
+#include "tools/serve/memory_budget.h"
+#include "tools/serve/no_paths.h"
 #include "tools/serve/routes.h"
 #include "tools/serve/speed_table.h"
 #include "tools/serve/stop_signals.h"
@@ -41,6 +45,8 @@ struct ServeOptions {
   int samples = 24;
   std::string samples_data;  // default: the card's dataset
   int http_threads = 8;
+  serve::ConnectionLimits connections;
+  size_t memory_mib = 512;
   double speed_seconds = 0.5;
   bool log = false;
 };
@@ -81,7 +87,7 @@ Int8Source int8_model(const ir::Graph& fp32, const TensorSpec& input, const Serv
       throw ir::Error(fmt::format("--int8 {} takes {} {} but {} takes {} {}: they are not the same model", o.int8,
                                   ir::dtype_name(q.dtype), ir::dims_str(q.dims), o.model, ir::dtype_name(input.dtype),
                                   ir::dims_str(input.dims)));
-    s.info = {{"source", "file"}, {"path", o.int8}};
+    s.info = {{"source", "file"}, {"file", fs::path(o.int8).filename().string()}};
     return s;
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -93,7 +99,10 @@ Int8Source int8_model(const ir::Graph& fp32, const TensorSpec& input, const Serv
   say(fmt::format("quantized in {:.1f} s: {}", seconds_since(t0), how));
   for (const std::string& w : q.report.warnings) say("warning: " + w);
   s.graph = std::move(q.graph);
-  s.info = {{"source", "quantized"}, {"calibration", how}, {"report", quantize_report_json(q)}};
+  json report = quantize_report_json(q);
+  report["data"] = serve::without_paths(report["data"].get<std::string>());
+  for (json& w : report["warnings"]) w = serve::without_paths(w.get<std::string>());
+  s.info = {{"source", "quantized"}, {"calibration", serve::without_paths(how)}, {"report", report}};
   return s;
 }
 
@@ -152,7 +161,7 @@ json model_json(const ServeOptions& o, const ModelCard& card, const TensorSpec& 
   ir::Dims shape = input.dims;
   shape[0] = 1;
   return {{"model", card.name.empty() ? fs::path(o.model).stem().string() : card.name},
-          {"path", o.model},
+          {"file", fs::path(o.model).filename().string()},
           {"input",
            {{"name", input.name},
             {"shape", shape},
@@ -170,7 +179,28 @@ json model_json(const ServeOptions& o, const ModelCard& card, const TensorSpec& 
           {"threads", engine_threads()},
           {"speed", serve::to_json(speed)},
           {"samples", g.samples.size()},
-          {"limits", {{"max_upload_bytes", o.max_upload_bytes}, {"max_pixels", o.max_pixels}}}};
+          {"limits",
+           {{"max_upload_bytes", o.max_upload_bytes},
+            {"max_pixels", o.max_pixels},
+            {"http_threads", o.http_threads},
+            {"memory_budget_bytes", o.memory_mib << 20},
+            {"header_timeout_s", o.connections.header_seconds},
+            {"body_timeout_s", o.connections.body_seconds},
+            {"max_connections", o.connections.max_connections},
+            {"max_connections_per_client", o.connections.max_per_client}}}};
+}
+
+// Each connection is a socket: the soft limit of open files (often 1024) is raised to what
+// --max-connections needs, as far as the hard limit allows.
+void raise_open_files_limit(int connections) {
+  rlimit r{};
+  const rlim_t want = rlim_t(connections) + 128;  // model files, pipes, the listening socket
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= want) return;
+  r.rlim_cur = r.rlim_max == RLIM_INFINITY ? want : std::min(want, r.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &r);
+  if (r.rlim_cur < want)
+    say(fmt::format("warning: this process may open {} files (ulimit -n), too few for --max-connections {}",
+                    r.rlim_cur, connections));
 }
 
 std::string url_host(const std::string& host) {
@@ -197,7 +227,9 @@ int run_serve(const ServeOptions& o) {
   // Bound before the calibration and the timing, so that a busy port fails at once; connections
   // wait in the backlog until the server listens.
   serve::ServerState state;
-  httplib::Server server;
+  serve::MemoryBudget memory(o.memory_mib << 20);
+  serve::GuardedServer server(o.connections);
+  raise_open_files_limit(o.connections.max_connections);
   errno = 0;
   const int port = serve::bind_server(server, o.host, o.port);
   if (port <= 0) {
@@ -210,7 +242,9 @@ int run_serve(const ServeOptions& o) {
 
   Int8Source int8 = int8_model(fp32, input, o);
   state.card = card;
-  state.limits = {o.max_upload_bytes, o.max_pixels};
+  state.limits.max_bytes = o.max_upload_bytes;
+  state.limits.max_pixels = o.max_pixels;
+  state.limits.memory = &memory;
   state.gallery = gallery(o, card, input);
   const ir::TensorData probe = probe_input(state.gallery, card, input, state.limits);
   const auto speed = speed_table(fp32, int8.graph, probe, o.speed_seconds);
@@ -227,8 +261,8 @@ int run_serve(const ServeOptions& o) {
     });
   signals->attach(&server);
   const std::string url = fmt::format("http://{}:{}/", url_host(o.host), port);
-  say(fmt::format("serving {} at {} ({} request threads; Ctrl-C stops)", state.model["model"].get<std::string>(), url,
-                  o.http_threads));
+  say(fmt::format("serving {} at {} ({} classification threads, at most {} connections; Ctrl-C stops)",
+                  state.model["model"].get<std::string>(), url, o.http_threads, o.connections.max_connections));
   fmt::print("{}\n", url);
   std::fflush(stdout);
   const bool clean = server.listen_after_bind();
@@ -267,8 +301,29 @@ Command add_serve_command(CLI::App& app) {
       ->check(CLI::Range(0, 1000));
   cmd->add_option("--samples-data", o->samples_data, "Dataset the test images come from (default: the model card's)");
   cmd->add_option("--http-threads", o->http_threads,
-                  "Requests answered at once (default 8); further connections wait for a free thread")
+                  "Classifications (decoding and both models) run at once (default 8); one more waits up to 10 s "
+                  "for its turn, then answers 503. Connections are read by threads of their own (--max-connections)")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--max-connections", o->connections.max_connections,
+                  "Connections open at once, in all (default 256); one more is answered 503 at once")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--max-connections-per-client", o->connections.max_per_client,
+                  "Connections open at once from one client address (default 128); one more is answered 503 at once")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--header-timeout", o->connections.header_seconds,
+                  "Seconds a request's line and headers may take to arrive, in all, from its first byte (default 5); "
+                  "later: 408 and the connection closes")
+      ->check(CLI::Range(0.1, 3600.0));
+  cmd->add_option("--body-timeout", o->connections.body_seconds,
+                  "Seconds a request's body may take to arrive, in all, from the end of its headers (default 10, "
+                  "enough for 4 MiB at 4 Mbit/s); later: 408 and the connection closes")
+      ->check(CLI::Range(0.1, 3600.0));
+  cmd->add_option("--memory-budget", o->memory_mib,
+                  "MiB that request bodies and image decodes may hold at once, in all (default 512): a request "
+                  "reserves twice its Content-Length before its body is read, a decode what the image's header "
+                  "says it can take; over it they wait up to 2 s, then answer 503 (413 for an image that alone "
+                  "needs more)")
+      ->check(CLI::Range(size_t{16}, size_t{1} << 20));
   cmd->add_option("--speed-seconds", o->speed_seconds,
                   "Time spent timing each ISA level and precision at start-up for the speed table (default 0.5; "
                   "0: no table)")
@@ -285,8 +340,18 @@ Command add_serve_command(CLI::App& app) {
       "  GET  /api/model             model, input, classes, INT8 origin, speed table, limits\n"
       "  GET  /api/samples           the test images: index, class, label, url\n"
       "  GET  /api/samples/<i>.png   one test image\n"
-      "Errors answer 4xx with {\"error\": \"...\"}: 400 empty or damaged image, 404 unknown path, 413 too many\n"
-      "bytes or pixels, 415 not an image. SIGINT / SIGTERM stop the server after the requests in flight.\n"
+      "Errors answer 4xx with {\"error\": \"...\"}: 400 empty or damaged image or malformed request (e.g. a\n"
+      "Content-Length that is no number), 404 unknown path, 405 wrong method (with Allow), 408 request not\n"
+      "arrived in time, 411 no Content-Length, 413 too many bytes or pixels or a PNG that inflates past its\n"
+      "declared size, 415 not an image or a Content-Encoding, 431 headers over 64 KiB; 501 a Transfer-Encoding\n"
+      "other than chunked; 503 when the server is full (connections, classification threads or memory\n"
+      "budget: try again).\n"
+      "Limits against slow or hostile clients (defaults): a request's headers arrive within 5 s of its first\n"
+      "byte and its body within 10 s of them; 256 connections at once, 128 from one address, each read\n"
+      "by a thread of its own, so a slow client never holds one of the 8 classification threads; request\n"
+      "bodies and decodes hold at most 512 MiB; a PNG's pixel data is inflated in small pieces and refused\n"
+      "as soon as it exceeds what its declared size needs. Answers name files by name, never by path.\n"
+      "SIGINT / SIGTERM stop the server after the requests in flight.\n"
       "Example: octet serve models/tinynet.onnx --port 8080, then\n"
       "  curl -F image=@shoe.png http://127.0.0.1:8080/api/classify");
   return [o, cmd]() -> int { return cmd->parsed() ? run_serve(*o) : -1; };
