@@ -223,6 +223,7 @@ int run_serve(const ServeOptions& o) {
                     "): give the FP32 model, and the INT8 one with --int8");
   const TensorSpec input = checked_input(fp32, o.model);
   const ModelCard card = find_model_card(o.model).value_or(ModelCard{});
+  card.check_channels(input.dims[1]);  // three means for a one-channel model would be read as one
 
   // Bound before the calibration and the timing, so that a busy port fails at once; connections
   // wait in the backlog until the server listens.
