@@ -11,6 +11,7 @@
 #include "engine/ops/spatial.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv.h"
+#include "kernels/conv/q8_grouped_conv.h"
 #include "kernels/fallback.h"
 #include "kernels/ref/qconv2d.h"
 
@@ -108,7 +109,7 @@ Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> i
   const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c;
   if (depthwise) return fast_qconv<kernels::Q8DwConv>(c, in, y, s, *tx, *ty);
   if (s.groups == 1) return fast_qconv<kernels::Q8Conv>(c, in, y, s, *tx, *ty);
-  return {};
+  return fast_qconv<kernels::Q8GroupedConv>(c, in, y, s, *tx, *ty);
 }
 
 Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {

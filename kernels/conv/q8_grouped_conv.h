@@ -1,0 +1,42 @@
+#pragma once
+// INT8 grouped convolution (ResNeXt, RegNet, grouped 1x1s), NHWC: one dense Q8Conv per group on
+// the group's channels. Each run gathers a group's input channels into a dense buffer, runs
+// that group's conv (its own packed weights, zero-point fold and indirection, bound once to
+// the buffer) and scatters its output channels into y: two passes over the activations per
+// run on top of the SIMD IGEMMs, against the scalar reference it replaces. Depthwise convs
+// (one channel per group) have their own driver (Q8DwConv).
+#include <pthreadpool.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/conv/q8_conv.h"
+
+namespace octet::kernels {
+
+class Q8GroupedConv {
+ public:
+  // groups > 1 that divide in_c and out_c, and what Q8Conv takes for one group.
+  static bool supports(const Conv2dShape& s, Q8 x_type, Q8 y_type);
+
+  // As Q8Conv: w ONNX order [out_c][in_c / groups][kh][kw] int8, bias [out_c] or nullptr, rq 1
+  // or out_c multipliers. Throws Unsupported when a group's conv has no microkernel under isa.
+  Q8GroupedConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
+                const Requantization& rq, Q8 y_type, Isa isa);
+
+  const std::string& kernel_name() const { return name_; }
+  const Q8GemmKernel* kernel() const { return groups_.front()->kernel(); }
+
+  void bind(const void* x);  // nothing to bind: the groups read the gather buffer
+  void run(const void* x, void* y, pthreadpool_t pool) const;
+
+ private:
+  Conv2dShape s_;
+  size_t group_in_c_, group_out_c_;
+  std::vector<std::unique_ptr<Q8Conv>> groups_;
+  mutable std::vector<uint8_t> x_group_, y_group_;  // one group's input and output, dense
+  std::string name_;
+};
+
+}  // namespace octet::kernels
