@@ -23,6 +23,8 @@
 #include "engine/ops/spatial.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv_dequantized.h"
+#include "kernels/conv/q8_grouped_conv.h"
+#include "kernels/fallback.h"
 #include "kernels/gemm/q8_gemm.h"
 #include "kernels/ref/qconv2d.h"
 #include "kernels/ref/qgemm.h"
@@ -101,6 +103,19 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     if (conv->kernel() != nullptr) {
       const void* x = in[kX];
       conv->bind(x);
+      c.report_kernel(conv->kernel_name() + " (float out)" + ops::range_note(c));
+      return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+        conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
+      });
+    }
+  }
+  if (kernels::Q8GroupedConv::supports(s, x_type, x_type) && !kernels::Q8DequantizedDwConv::supports(s) &&
+      fast_weights(c, in)) {
+    const auto fast =
+        kernels::make_fast<kernels::Q8GroupedConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa);
+    if (fast) {
+      const std::shared_ptr<kernels::Q8GroupedConv> conv = fast.driver;
+      const void* x = in[kX];
       c.report_kernel(conv->kernel_name() + " (float out)" + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);

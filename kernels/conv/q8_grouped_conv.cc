@@ -44,27 +44,65 @@ Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_poi
     if (rq.multiplier.size() > 1) part.multiplier = rq.multiplier.subspan(size_t(k) * group_out_c_, group_out_c_);
     groups_.push_back(std::make_unique<Q8Conv>(g, x_type, x_zero_point, w + size_t(k) * w_per_group,
                                                bias ? bias + size_t(k) * group_out_c_ : nullptr, part, y_type, isa));
-    if (groups_.back()->kernel() == nullptr)
-      throw Unsupported("Q8GroupedConv: no INT8 microkernel runs a group's conv under the ISA cap on this CPU");
   }
-  x_group_.resize(size_t(s.batch) * s.in_h * s.in_w * group_in_c_);
-  y_group_.resize(size_t(s.batch) * s.out_h * s.out_w * group_out_c_);
+  finish(1);
+}
+
+Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, const DequantizedOutput& out, Isa isa)
+    : s_(s) {
+  if (!supports(s, x_type, x_type))
+    throw Unsupported("Q8GroupedConv: needs groups > 1 that divide " + std::to_string(s.in_c) + " input and " +
+                      std::to_string(s.out_c) + " output channels, got " + std::to_string(s.groups));
+  const Conv2dShape g = one_group(s);
+  group_in_c_ = size_t(g.in_c);
+  group_out_c_ = size_t(g.out_c);
+  const size_t w_per_group = group_out_c_ * group_in_c_ * size_t(s.kernel_h) * size_t(s.kernel_w);
+  // A group's slice of per-channel values (a single value is every group's).
+  auto slice = [&](const std::vector<float>& v, size_t k) {
+    if (v.size() <= 1) return v;
+    return std::vector<float>(v.begin() + std::ptrdiff_t(k * group_out_c_),
+                              v.begin() + std::ptrdiff_t((k + 1) * group_out_c_));
+  };
+  for (int k = 0; k < s.groups; ++k) {
+    DequantizedOutput part{slice(out.w_scale, size_t(k)), slice(out.bias, size_t(k)), out.lo, out.hi};
+    groups_.push_back(std::make_unique<Q8Conv>(g, x_type, w + size_t(k) * w_per_group, std::move(part), isa));
+  }
+  finish(sizeof(float));
+}
+
+void Q8GroupedConv::finish(size_t y_bytes) {
+  for (const auto& conv : groups_)
+    if (conv->kernel() == nullptr)
+      throw Unsupported("Q8GroupedConv: no INT8 microkernel runs a group's conv under the ISA cap on this CPU");
+  x_group_.resize(size_t(s_.batch) * s_.in_h * s_.in_w * group_in_c_);
+  y_group_.resize(size_t(s_.batch) * s_.out_h * s_.out_w * group_out_c_ * y_bytes);
   for (auto& conv : groups_) conv->bind(x_group_.data());
-  name_ = groups_.front()->kernel_name() + " (" + std::to_string(s.groups) + " groups)";
+  name_ = groups_.front()->kernel_name() + " (" + std::to_string(s_.groups) + " groups)";
 }
 
 void Q8GroupedConv::bind(const void*) {}
 
-void Q8GroupedConv::run(const void* x, void* y, pthreadpool_t pool) const {
+template <class RunGroup>
+void Q8GroupedConv::run_groups(const void* x, void* y, size_t y_bytes, const RunGroup& run_group) const {
   const size_t in_pixels = size_t(s_.batch) * s_.in_h * s_.in_w, out_pixels = size_t(s_.batch) * s_.out_h * s_.out_w;
-  const size_t in_c = size_t(s_.in_c), out_c = size_t(s_.out_c);
+  const size_t in_c = size_t(s_.in_c), out_c = size_t(s_.out_c), row = group_out_c_ * y_bytes;
   for (size_t k = 0; k < groups_.size(); ++k) {
     copy_rows(in_pixels, group_in_c_, static_cast<const uint8_t*>(x) + k * group_in_c_, in_c, x_group_.data(),
               group_in_c_);
-    groups_[k]->run(x_group_.data(), y_group_.data(), pool);
-    copy_rows(out_pixels, group_out_c_, y_group_.data(), group_out_c_, static_cast<uint8_t*>(y) + k * group_out_c_,
-              out_c);
+    run_group(*groups_[k], x_group_.data(), y_group_.data());
+    copy_rows(out_pixels, row, y_group_.data(), row, static_cast<uint8_t*>(y) + k * row, out_c * y_bytes);
   }
+}
+
+void Q8GroupedConv::run(const void* x, void* y, pthreadpool_t pool) const {
+  run_groups(x, y, 1, [&](Q8Conv& conv, const void* xg, void* yg) { conv.run(xg, yg, pool); });
+}
+
+void Q8GroupedConv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool,
+                                    OutputRange* range) {
+  run_groups(x, y, sizeof(float), [&](Q8Conv& conv, const void* xg, void* yg) {
+    conv.run_dequantized(xg, x_scale, x_zero_point, static_cast<float*>(yg), pool, range);
+  });
 }
 
 }  // namespace octet::kernels

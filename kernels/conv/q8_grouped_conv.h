@@ -25,13 +25,24 @@ class Q8GroupedConv {
   Q8GroupedConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
                 const Requantization& rq, Q8 y_type, Isa isa);
 
+  // Float output (dynamic quantization), as Q8Conv's: w s8 with zero point 0, out's w_scale
+  // and bias 1 or out_c values each.
+  Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, const DequantizedOutput& out, Isa isa);
+
   const std::string& kernel_name() const { return name_; }
   const Q8GemmKernel* kernel() const { return groups_.front()->kernel(); }
 
   void bind(const void* x);  // nothing to bind: the groups read the gather buffer
   void run(const void* x, void* y, pthreadpool_t pool) const;
+  // Float output only: y is [batch][out_h][out_w][out_c] float; `range` gathers every group's.
+  void run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool,
+                       OutputRange* range = nullptr);
 
  private:
+  void finish(size_t y_bytes);  // checks every group has a microkernel, sizes the buffers, binds
+  template <class RunGroup>
+  void run_groups(const void* x, void* y, size_t y_bytes, const RunGroup& run_group) const;
+
   Conv2dShape s_;
   size_t group_in_c_, group_out_c_;
   std::vector<std::unique_ptr<Q8Conv>> groups_;

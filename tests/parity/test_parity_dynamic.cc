@@ -161,6 +161,31 @@ TEST(DynamicParity, DepthwiseConv) {
   expect_bit_exact(dynamic_model(small_cnn(true), dir, "cnn_depthwise", true), "cnn_depthwise", 7);
 }
 
+// Grouped ConvIntegers (ResNeXt's and RegNet's convs, a grouped 1x1) on the grouped driver's
+// float output: one dense conv per group.
+TEST(DynamicParity, GroupedConv) {
+  OCTET_SKIP_WITHOUT_ORT();
+  ScratchDir dir("octet-dynamic");
+  OnnxBuilder b(13, "dynamic_grouped", 5);
+  auto x = b.input("x", {-1, 16, 10, 10});
+  auto t = b.node("Relu", {b.node("Conv", {x, b.random_normal_init("w1", {32, 4, 3, 3}, 0.0f, 0.2f),
+                                           b.random_normal_init("b1", {32}, 0.0f, 0.1f)},
+                                  {{"pads", {1, 1, 1, 1}}, {"group", int64_t{4}}})});
+  t = b.node("Conv", {t, b.random_normal_init("w2", {24, 4, 3, 3}, 0.0f, 0.2f)},
+             {{"pads", {0, 0, 1, 1}}, {"strides", {2, 2}}, {"group", int64_t{8}}});
+  t = b.node("Conv", {t, b.random_normal_init("w3", {12, 8, 1, 1}, 0.0f, 0.2f)}, {{"group", int64_t{3}}});
+  b.output(t);
+  for (bool per_channel : {false, true}) {
+    const std::string name = per_channel ? "grouped_per_channel" : "grouped_per_tensor";
+    const std::string path = dynamic_model(b, dir, name, per_channel);
+    expect_bit_exact(path, name, 3);
+    if (kernels::active_isa() == kernels::Isa::scalar) continue;
+    Session session = Session::load(path);
+    for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
+      EXPECT_FALSE(step.scalar()) << name << ": " << step.node << " runs " << step.kernel;
+  }
+}
+
 // MatMul with a batch of rows per image ([N, 5, 32] x [32, 12]) and a Gemm without bias.
 TEST(DynamicParity, MatMulWithBatchDimensions) {
   OCTET_SKIP_WITHOUT_ORT();

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -121,6 +123,56 @@ TEST(Q8GroupedConv, TwoThreads) {
   s.kernel_h = s.kernel_w = 3;
   s.pad_top = s.pad_left = 1;
   for (Isa isa : levels) check(rng, s, Q8::u8, Q8::u8, Fill::random, true, isa, pool.get());
+}
+
+// Float output (dynamic quantization's ConvInteger -> Cast -> Mul -> Add): every group's
+// y = clamp(float(acc) * (x_scale * w_scale[c]) + bias[c], lo, hi), exactly.
+TEST(Q8GroupedConv, FloatOutputEveryLevel) {
+  const auto levels = simd_levels();
+  if (levels.empty()) GTEST_SKIP() << "ISA not on this CPU: no SIMD level runs here";
+  std::mt19937 rng(11);
+  size_t checked = 0;
+  for (int i = 0; i < 40 && !HasFailure(); ++i) {
+    const Conv2dShape s = random_grouped_shape(rng);
+    const Q8 x_type = i % 2 ? Q8::u8 : Q8::s8;
+    const int32_t x_zp = testing::random_zero_point(rng, x_type);
+    const size_t y_size = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
+    const auto x = testing::random_activations(rng, size_t(s.batch) * s.in_h * s.in_w * s.in_c, x_type, x_zp,
+                                               Fill::random);
+    const auto w = testing::random_weights(rng, size_t(s.out_c) * (s.in_c / s.groups) * s.kernel_h * s.kernel_w,
+                                           Fill::random);
+    DequantizedOutput out;
+    std::uniform_real_distribution<float> unit(0.001f, 0.02f);
+    for (int c = 0; c < (i % 3 ? s.out_c : 1); ++c) out.w_scale.push_back(unit(rng));
+    if (i % 2) out.bias.assign(size_t(s.out_c), 0.25f);
+    if (i % 4 == 0) out.lo = 0.0f;  // a fused Relu
+    const float x_scale = 0.05f;
+    std::vector<int32_t> acc(y_size);
+    const int32_t w_zero_point[] = {0};
+    testing::with_q8_types(x_type, x_type, [&](auto x_tag, auto) {
+      using X = decltype(x_tag);
+      q8_conv2d_nhwc_acc__ref<X, int8_t>(s, reinterpret_cast<const X*>(x.data()), x_zp, w.data(), w_zero_point,
+                                         nullptr, acc.data());
+    });
+    for (Isa isa : levels) {
+      Q8GroupedConv conv(s, x_type, w.data(), out, isa);
+      std::vector<float> y(y_size, std::nanf(""));
+      conv.run_dequantized(x.data(), x_scale, x_zp, y.data(), nullptr);
+      for (size_t k = 0; k < y_size; ++k) {
+        const size_t c = k % size_t(s.out_c);
+        const float scale = x_scale * out.w_scale[out.w_scale.size() == 1 ? 0 : c];
+        const float product = float(acc[k]) * scale;
+        const float expected = std::clamp(out.bias.empty() ? product : product + out.bias[c], out.lo, out.hi);
+        if (y[k] != expected) {
+          ADD_FAILURE() << conv.kernel_name() << " " << testing::describe(s) << ": output " << k << " is " << y[k]
+                        << ", expected " << expected << " (acc " << acc[k] << ")";
+          break;
+        }
+      }
+      checked += y_size;
+    }
+  }
+  EXPECT_GT(checked, 0u);
 }
 
 TEST(Q8GroupedConv, WhatItTakes) {
