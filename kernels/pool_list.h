@@ -35,6 +35,18 @@ struct PoolArgs {
   size_t pixels, kernel_size, channels;
   T* y;
   const double* divisors = nullptr;  // average pooling: [pixels]
+  const void* params = nullptr;      // INT8 average pooling: the Q8AvgPoolParams
+};
+
+// QLinearAveragePool as q8_avgpool2d_nhwc__ref computes it, per channel:
+//   sum = +0.0f, then sum += float(x - x_zp) * x_scale over the taps in order (a fill tap holds
+//   x_zp and adds +0.0, which leaves the sum unchanged), y = round_add_zero_point_clamp(
+//   sum / float(divisor) / y_scale + float(y_zp), 0, qmin, qmax).
+struct Q8AvgPoolParams {
+  float x_scale;
+  int32_t x_zero_point;
+  float y_scale;
+  int32_t y_zero_point, qmin, qmax;
 };
 
 template <class T>
@@ -65,6 +77,8 @@ using PoolUkernel = EltwiseUkernel<Fn>;
   void qu8_maxpool(const PoolArgs<uint8_t>&); \
   void qs8_maxpool(const PoolArgs<uint8_t>&); \
   void f32_avgpool(const PoolArgs<float>&);   \
+  void qu8_avgpool(const PoolArgs<uint8_t>&); \
+  void qs8_avgpool(const PoolArgs<uint8_t>&); \
   }
 OCTET_POOL_LEVELS(OCTET_POOL_DECLARE, )
 #undef OCTET_POOL_DECLARE
@@ -78,6 +92,8 @@ OCTET_POOL_TABLE(kF32MaxPoolUkernels, F32PoolUkernel, f32_maxpool)
 OCTET_POOL_TABLE(kQu8MaxPoolUkernels, Q8PoolUkernel, qu8_maxpool)
 OCTET_POOL_TABLE(kQs8MaxPoolUkernels, Q8PoolUkernel, qs8_maxpool)
 OCTET_POOL_TABLE(kF32AvgPoolUkernels, F32PoolUkernel, f32_avgpool)
+OCTET_POOL_TABLE(kQu8AvgPoolUkernels, Q8PoolUkernel, qu8_avgpool)
+OCTET_POOL_TABLE(kQs8AvgPoolUkernels, Q8PoolUkernel, qs8_avgpool)
 
 #undef OCTET_POOL_TABLE
 #undef OCTET_POOL_ENTRY

@@ -20,6 +20,7 @@
 #include "engine/ops/spatial.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/elementwise/lookup.h"
+#include "kernels/elementwise/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
 #include "kernels/ref/qreduce.h"
@@ -306,8 +307,22 @@ OpImpl qavgpool_op() {
         s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0)
       return global_avgpool_kernel(c, in, out, s.batch, s.in_h * s.in_w, s.channels);
     const bool include_pad = c.node.attrs.i("count_include_pad", 0) != 0;
-    const ops::ChannelsLastInput x(c.info(kX), in[kX]);
     void* y = out[0];
+    bool constant_params = true;
+    for (size_t i : kUnaryParams) constant_params = constant_params && c.in_const[i] != nullptr;
+    if (c.isa != kernels::Isa::scalar && constant_params && c.info(kX).layout == Layout::channels_last) {
+      const UnaryParams q = derive_unary(ops::ParamInputs(c, in));
+      const kernels::Q8 type = c.info(kX).dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
+      const kernels::Q8AvgPoolParams params{q.x.scale, q.x.zero_point, q.y.scale, q.y.zero_point,
+                                            kernels::q8_min(type), kernels::q8_max(type)};
+      auto pool_driver = std::make_shared<kernels::Q8AvgPool2d>(type, s, include_pad, params, c.isa);
+      const void* x = in[kX];
+      pool_driver->bind(x);
+      c.report_kernel(pool_driver->kernel_name());
+      pthreadpool_t pool = c.threadpool;
+      return [=] { pool_driver->run(x, y, pool); };
+    }
+    const ops::ChannelsLastInput x(c.info(kX), in[kX]);
     c.report_kernel("q8_avgpool2d_nhwc__ref");
     return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
       using T = decltype(tag);

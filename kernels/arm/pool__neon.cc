@@ -6,6 +6,7 @@
 #include <arm_neon.h>
 
 #include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -111,5 +112,7 @@ void f32_avgpool(const PoolArgs<float>& a) {
     }
   }
 }
+
+#include "kernels/q8_avgpool_loop.inc"
 
 }  // namespace octet::kernels::neon

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/ref/qpool2d.h"
+
 namespace octet::kernels {
 namespace {
 
@@ -61,6 +63,7 @@ struct RowTask {
   const T* fill;
   const double* divisors;
   T* y;
+  const void* params;
 };
 
 }  // namespace
@@ -114,12 +117,13 @@ void PoolWindows<T>::row_task(void* context, size_t row) {
   a.channels = C;
   a.y = task.y + row * out_w * C;
   a.divisors = task.divisors ? task.divisors + oy * out_w : nullptr;
+  a.params = task.params;
   task.ukernel(a);
 }
 
 template <class T>
-void PoolWindows<T>::run(void (*ukernel)(const PoolArgs<T>&), T* y, pthreadpool_t pool) const {
-  RowTask<T> task{ukernel, &s_, taps_.data(), fill_.data(), divisors_.empty() ? nullptr : divisors_.data(), y};
+void PoolWindows<T>::run(void (*ukernel)(const PoolArgs<T>&), T* y, pthreadpool_t pool, const void* params) const {
+  RowTask<T> task{ukernel, &s_, taps_.data(), fill_.data(), divisors_.empty() ? nullptr : divisors_.data(), y, params};
   pthreadpool_parallelize_1d(pool, &PoolWindows<T>::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
 }
 
@@ -192,6 +196,58 @@ void F32AvgPool2d::run(const float* x, float* y, pthreadpool_t pool) const {
   windows_.check_bound(x, "F32AvgPool2d");
   if (ukernel_) windows_.run(ukernel_->fn, y, pool);
   else f32_avgpool2d_nhwc__ref(s_, count_include_pad_, x, y);
+}
+
+// ---- Q8AvgPool2d ----
+
+namespace {
+
+// q8_avgpool2d_nhwc__ref's divisor: the whole window with count_include_pad (also where it
+// runs past the trailing pad), else the taps inside the input (none: 1, over a sum of 0).
+std::vector<double> q8_avg_divisors(const Pool2dShape& s, bool count_include_pad) {
+  if (!count_include_pad) return avg_divisors(s, false);
+  return std::vector<double>(static_cast<size_t>(s.out_h) * s.out_w, double(s.kernel_h) * s.kernel_w);
+}
+
+}  // namespace
+
+Q8AvgPool2d::Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, const Q8AvgPoolParams& params,
+                         Isa isa)
+    : type_(type),
+      s_(s),
+      count_include_pad_(count_include_pad),
+      params_(params),
+      ukernel_(choose(type == Q8::u8 ? kQu8AvgPoolUkernels : kQs8AvgPoolUkernels, s, isa)),
+      windows_(s, static_cast<uint8_t>(params.x_zero_point)) {
+  if (ukernel_) windows_.set_divisors(q8_avg_divisors(s, count_include_pad));
+}
+
+Q8AvgPool2d::Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, const Q8AvgPoolParams& params,
+                         const PoolUkernel<Q8PoolUkernel>& ukernel)
+    : type_(type),
+      s_(s),
+      count_include_pad_(count_include_pad),
+      params_(params),
+      ukernel_(require(ukernel, s, "Q8AvgPool2d")),
+      windows_(s, static_cast<uint8_t>(params.x_zero_point)) {
+  windows_.set_divisors(q8_avg_divisors(s, count_include_pad));
+}
+
+std::string Q8AvgPool2d::kernel_name() const { return ukernel_ ? ukernel_->name : "q8_avgpool2d_nhwc__ref"; }
+
+void Q8AvgPool2d::bind(const void* x) { windows_.bind(static_cast<const uint8_t*>(x), ukernel_ != nullptr); }
+
+void Q8AvgPool2d::run(const void* x, void* y, pthreadpool_t pool) const {
+  windows_.check_bound(static_cast<const uint8_t*>(x), "Q8AvgPool2d");
+  if (ukernel_) {
+    windows_.run(ukernel_->fn, static_cast<uint8_t*>(y), pool, &params_);
+    return;
+  }
+  const QuantParams xq{params_.x_scale, params_.x_zero_point}, yq{params_.y_scale, params_.y_zero_point};
+  if (type_ == Q8::u8)
+    q8_avgpool2d_nhwc__ref(s_, count_include_pad_, static_cast<const uint8_t*>(x), xq, yq, static_cast<uint8_t*>(y));
+  else
+    q8_avgpool2d_nhwc__ref(s_, count_include_pad_, static_cast<const int8_t*>(x), xq, yq, static_cast<int8_t*>(y));
 }
 
 }  // namespace octet::kernels

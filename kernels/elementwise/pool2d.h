@@ -1,5 +1,5 @@
 #pragma once
-// MaxPool (FP32, uint8, int8) and AveragePool (FP32) over NHWC activations on the microkernels
+// MaxPool and AveragePool (FP32, uint8, int8) over NHWC activations on the microkernels
 // of kernels/pool_list.h: each driver takes the first entry that runs under its cap
 // (isa_runs), and falls back to the scalar ref kernel (kernels/ref/pool2d.h), whose
 // results the microkernels reproduce bit for bit, when none does. kernel_name() says which ran.
@@ -36,7 +36,8 @@ class PoolWindows {
   // build = false (the ref kernel runs): only remember x.
   void bind(const T* x, bool build);
   void check_bound(const T* x, const char* who) const;
-  void run(void (*ukernel)(const PoolArgs<T>&), T* y, pthreadpool_t pool) const;
+  // `params` reaches the microkernel as PoolArgs::params (INT8 average pooling's).
+  void run(void (*ukernel)(const PoolArgs<T>&), T* y, pthreadpool_t pool, const void* params = nullptr) const;
 
  private:
   static void row_task(void* context, size_t row);
@@ -97,6 +98,28 @@ class F32AvgPool2d {
   bool count_include_pad_;
   const PoolUkernel<F32PoolUkernel>* ukernel_;
   PoolWindows<float> windows_;
+};
+
+// QLinearAveragePool (uint8 or int8, as `type` says) with the reference's float arithmetic
+// (Q8AvgPoolParams, kernels/pool_list.h): bit-identical to q8_avgpool2d_nhwc__ref. The fill
+// row holds x's zero point, whose dequantized value is +0.0.
+class Q8AvgPool2d {
+ public:
+  Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, const Q8AvgPoolParams& params, Isa isa);
+  Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, const Q8AvgPoolParams& params,
+              const PoolUkernel<Q8PoolUkernel>& ukernel);
+
+  std::string kernel_name() const;
+  void bind(const void* x);
+  void run(const void* x, void* y, pthreadpool_t pool) const;
+
+ private:
+  Q8 type_;
+  Pool2dShape s_;
+  bool count_include_pad_;
+  Q8AvgPoolParams params_;
+  const PoolUkernel<Q8PoolUkernel>* ukernel_;
+  PoolWindows<uint8_t> windows_;
 };
 
 }  // namespace octet::kernels

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -177,5 +178,7 @@ void f32_avgpool(const PoolArgs<float>& a) {
     if (c < C) avg_tail(a, taps, c, divisor, y);
   }
 }
+
+#include "kernels/q8_avgpool_loop.inc"
 
 }  // namespace octet::kernels::avx2

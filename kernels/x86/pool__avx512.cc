@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -131,5 +132,7 @@ void f32_avgpool(const PoolArgs<float>& a) {
     if (c < C) avg_vectors<1>(a, taps, c, divisor, y, F32x16::tail(C - c));
   }
 }
+
+#include "kernels/q8_avgpool_loop.inc"
 
 }  // namespace octet::kernels::avx512
