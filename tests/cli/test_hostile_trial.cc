@@ -19,7 +19,7 @@
 #include "tests/util/onnx_builder.h"
 #include "tools/npy.h"
 
-namespace {
+namespace hostile_trial {
 
 namespace fs = std::filesystem;
 using octet::testing::ElemType;
@@ -252,4 +252,4 @@ TEST(HostileTrial, UnclearErrorsSayWhatIsWrong) {
   expect_refusal("run " + dql + " --input " + nan_file, 1, {"dql.onnx", "DynamicQuantizeLinear", "NaN"});
 }
 
-}  // namespace
+}  // namespace hostile_trial

@@ -15,7 +15,7 @@
 #include "kernels/isa.h"
 
 namespace octet::kernels {
-namespace {
+namespace fallback_protocol_test {
 
 const Isa kBest = active_isa();
 
@@ -62,5 +62,5 @@ TEST(FallbackProtocol, ASupportedProblemGetsItsDriver) {
   EXPECT_TRUE(gemm.why_not.empty());
 }
 
-}  // namespace
+}  // namespace fallback_protocol_test
 }  // namespace octet::kernels

@@ -12,7 +12,7 @@
 #include "tools/tensor_io.h"
 
 namespace octet::parity {
-namespace {
+namespace batchnorm_parity {
 
 using testing::ElemType;
 using testing::OnnxBuilder;
@@ -79,5 +79,5 @@ TEST(BatchNormParity, Int8CodesAfterAFloatBatchNormAreOrts) {
   expect_identical_at_every_level(b, "batchnorm_qdq", dims);
 }
 
-}  // namespace
+}  // namespace batchnorm_parity
 }  // namespace octet::parity

@@ -8,7 +8,7 @@
 #include "tests/parity/parity_fixture.h"
 
 namespace octet::parity {
-namespace {
+namespace grouped_parity {
 
 using testing::OnnxBuilder;
 
@@ -38,5 +38,5 @@ TEST_F(ParityTest, GroupedConvolutions) {
     EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " (" << step.fallback << ")";
 }
 
-}  // namespace
+}  // namespace grouped_parity
 }  // namespace octet::parity

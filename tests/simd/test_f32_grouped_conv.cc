@@ -16,7 +16,7 @@
 #include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
-namespace {
+namespace f32_grouped_conv_test {
 
 using testing::absolute;
 using testing::fill_uniform;
@@ -148,5 +148,5 @@ TEST(F32GroupedConv, ChannelsTheGroupsDoNotDivideAreUnsupported) {
   EXPECT_FALSE(F32Conv::supports(s, Activation{}));
 }
 
-}  // namespace
+}  // namespace f32_grouped_conv_test
 }  // namespace octet::kernels

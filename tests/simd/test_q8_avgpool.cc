@@ -17,7 +17,7 @@
 #include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
-namespace {
+namespace q8_avgpool_test {
 
 Pool2dShape random_shape(std::mt19937& rng) {
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -172,5 +172,5 @@ TEST(Q8AvgPool, TheDriverPicksAMicrokernelAboveScalar) {
   EXPECT_NE(Q8AvgPool2d(Q8::u8, s, false, params, active_isa()).kernel_name(), "q8_avgpool2d_nhwc__ref");
 }
 
-}  // namespace
+}  // namespace q8_avgpool_test
 }  // namespace octet::kernels

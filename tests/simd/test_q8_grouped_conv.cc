@@ -16,7 +16,7 @@
 #include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
-namespace {
+namespace q8_grouped_conv_test {
 
 using testing::Fill;
 
@@ -187,5 +187,5 @@ TEST(Q8GroupedConv, WhatItTakes) {
   EXPECT_FALSE(Q8GroupedConv::supports(s, Q8::u8, Q8::u8));
 }
 
-}  // namespace
+}  // namespace q8_grouped_conv_test
 }  // namespace octet::kernels
