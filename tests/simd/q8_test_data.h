@@ -138,11 +138,12 @@ inline std::vector<const Q8GemmKernel*> runnable_q8_kernels(Q8 x_type) {
   std::vector<const Q8GemmKernel*> out;
   for (const Q8GemmKernel& k : kQ8GemmKernels) {
     if (const char* why = untested_reason(k.isa)) {
-      std::printf("skipped %s (%s): %s\n", k.name, isa_name(k.isa), why);
+      print_untested(k.name, k.isa, why);
     } else if (k.x_type == x_type) {
       out.push_back(&k);
     }
   }
+  skip_when_none_run(out.size(), std::string("INT8 GEMM (") + q8_name(x_type) + " activations)");
   return out;
 }
 
