@@ -1,6 +1,8 @@
 // calibrate -> quantize -> export QDQ -> ONNX Runtime, against octet running the same graph as
 // INT8 ops. The int8 outputs (the final DequantizeLinear's input, read back through its scale)
-// must be identical on >= 99% of values and never more than 1 LSB apart; top-1 must agree.
+// must be identical on every value with uint8 activations (the README's "bit-identical to ONNX
+// Runtime"); with int8 activations within what docs/quantization.md states (ORT leaves some
+// units in float there).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,14 +69,24 @@ Lsb octet_vs_ort(const ir::Graph& qdq, const std::vector<ir::TensorData>& batche
   return lsb;
 }
 
-void expect_parity(const Lsb& l, const std::string& what) {
+// uint8 activations: 0 differing values, 0 LSB, every top-1 (README, docs/quantization.md).
+// int8 activations: docs/quantization.md claims >= 95.9% identical, <= 4 LSB, top-1 >= 99.8%,
+// because ORT runs the units around a twice-read int8 tensor in float.
+void expect_parity(const Lsb& l, const std::string& what, calib::QType act = calib::QType::u8) {
+  ASSERT_GT(l.values, 0) << what;
   const double identical = double(l.identical) / double(l.values);
   std::printf("[ parity ] %-44s int8 outputs identical %6.2f%% (%lld/%lld), max %lld LSB, top-1 %lld/%lld\n",
               what.c_str(), 100 * identical, (long long)l.identical, (long long)l.values, (long long)l.max_lsb,
               (long long)l.same_top1, (long long)l.rows);
-  EXPECT_GE(identical, 0.99) << what;
-  EXPECT_LE(l.max_lsb, 1) << what;
-  EXPECT_GE(double(l.same_top1), 0.995 * double(l.rows)) << what;
+  if (act == calib::QType::u8) {
+    EXPECT_EQ(l.identical, l.values) << what;
+    EXPECT_EQ(l.max_lsb, 0) << what;
+    EXPECT_EQ(l.same_top1, l.rows) << what;
+  } else {
+    EXPECT_GE(identical, 0.959) << what;
+    EXPECT_LE(l.max_lsb, 4) << what;
+    EXPECT_GE(double(l.same_top1), 0.998 * double(l.rows)) << what;
+  }
 }
 
 // Inverted residual with squeeze-excitation, a residual add and a classifier: every op the
@@ -143,7 +155,7 @@ TEST(QuantParity, SeBlockEveryMethodGranularityAndActivationType) {
     calib::QuantizeReport report;
     ir::Graph qdq = calib::quantize_model(fp32, calib, co, qo, &report);
     EXPECT_TRUE(report.float_ops.empty()) << v.name << ": " << report.float_ops.front();
-    expect_parity(octet_vs_ort(qdq, eval, "se"), "se-block " + v.name);
+    expect_parity(octet_vs_ort(qdq, eval, "se"), "se-block " + v.name, v.act);
   }
 }
 
