@@ -12,6 +12,9 @@
 #include "calib/quantize.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/ort_oracle.h"
+#include "tools/cli/model_inputs.h"
+#include "tools/datasets/dataset.h"
 #include "tools/explain/accuracy.h"
 #include "tools/explain/advice.h"
 #include "tools/explain/explain.h"
@@ -220,6 +223,39 @@ TEST(ExplainModel, TinyNetReportIsConsistent) {
   EXPECT_FALSE(r["verdict"].get<std::string>().empty());
   EXPECT_GT(r["model"]["macs_per_image"].get<int64_t>(), 0);
   std::filesystem::remove_all(dir);
+}
+
+// README: "On the MLPerf ResNet8 all 17 quantized tensors' codes are identical to ORT's on 32
+// images" (`octet explain --compare-ort`, which adds every quantized tensor as an ORT output):
+// the model of ../shared calibrated on the first 1000 images of calib_subset.bin, the first 32
+// test images.
+TEST(ExplainOrtParity, MlperfResNet8EveryQuantizedTensorIdenticalToOrt) {
+  if (std::string why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  namespace fs = std::filesystem;
+  const fs::path shared = fs::path(OCTET_SOURCE_DIR) / ".." / "shared";
+  const fs::path model = shared / "models" / "resnet8_cifar10_fp32.onnx";
+  const fs::path calib = shared / "data" / "cifar10" / "calib_subset.bin";
+  const fs::path test = shared / "data" / "cifar10" / "test_subset.bin";
+  for (const fs::path& p : {model, calib, test})
+    if (!fs::exists(p)) GTEST_SKIP() << p.string() << " is absent (../shared, next to the project, holds it)";
+  const ir::Graph fp32 = loader::load_onnx(model.string());
+  const TensorSpec input = cli::image_input(fp32, model.string());
+  auto load = [&](const fs::path& file, int64_t limit) {
+    data::LoadOptions lo;
+    lo.limit = limit;
+    return cli::make_inputs(data::load_dataset("cifar10:" + file.string(), lo), ModelCard{}, input);
+  };
+  const ir::Graph qdq = calib::quantize_model(fp32, cli::split_batches(load(calib, 1000), 64), {}, {});
+  AccuracyOptions ao;
+  ao.isa = kernels::active_isa();
+  int tensors = 0;
+  for (const auto& c : compare_with_ort(qdq, load(test, 32), ao)) {
+    if (c.values == 0) continue;
+    ++tensors;
+    EXPECT_EQ(c.identical, c.values) << c.name << " (" << c.quantized << "): max " << c.max_lsb << " LSB";
+  }
+  std::printf("%d quantized tensors compared with ORT on 32 images\n", tensors);
+  EXPECT_EQ(tensors, 17);
 }
 
 }  // namespace
