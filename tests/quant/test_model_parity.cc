@@ -42,7 +42,13 @@
 #include "tools/datasets/dataset.h"
 #include "tools/model_card.h"
 #include "tools/ort_client.h"
+#include "tools/npy.h"
 #include "tools/tensor_io.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char** environ;
 
 namespace octet {
 namespace {
@@ -97,8 +103,8 @@ struct Outputs {
 
 // Saves `g` into `dir` as `name`, runs octet (batches of kBatch) and ORT (one process, the same
 // batches) on `all`, and returns `tensor` (an output of `g`) from both.
-Outputs run_both(const ir::Graph& g, const fs::path& file, const ir::TensorData& all, const std::string& tensor) {
-  loader::save_onnx(g, file.string());
+// `file` as it is (octet's writer never touches it), in octet and in ORT.
+Outputs run_file(const fs::path& file, const ir::TensorData& all, const std::string& tensor) {
   Session session = Session::load(file.string());
   size_t index = 0;
   while (index < session.outputs().size() && session.outputs()[index].name != tensor) ++index;
@@ -120,6 +126,11 @@ Outputs run_both(const ir::Graph& g, const fs::path& file, const ir::TensorData&
   o.ort = ort::eval(file.string(), session.inputs().at(0).name, to_npy(all), eo).outputs.at(tensor);
   EXPECT_EQ(o.ort.count(), o.octet.count()) << tensor;
   return o;
+}
+
+Outputs run_both(const ir::Graph& g, const fs::path& file, const ir::TensorData& all, const std::string& tensor) {
+  loader::save_onnx(g, file.string());
+  return run_file(file, all, tensor);
 }
 
 struct Agreement {
@@ -341,6 +352,79 @@ TEST(WholeModelParity, MlperfResNet8DynamicEveryTestImage) {
   const Agreement d = agree(run_both(dyn, dir / "dynamic.onnx", mp.test, dyn.outputs.at(0)), 0);
   print("MLPerf ResNet8 dynamic INT8", d);
   EXPECT_EQ(d.rows, mp.n);
+  EXPECT_EQ(d.same_top1, d.rows);
+  EXPECT_LE(d.max_abs_diff, 1.8e-7);
+}
+
+// ---- Files ONNX Runtime's own quantization tool writes (onnxruntime.quantization, from PyPI in
+// the venv tools/setup.sh makes: third_party/ort-quantization), run as they are: README "octet
+// runs ... models quantized by ONNX Runtime's tools, in integers, bit-identical to ONNX Runtime".
+
+fs::path ort_quant_python() {
+  if (const char* env = std::getenv("OCTET_ORT_QUANT_PYTHON"); env && *env) return env;
+  return kSource / "third_party" / "ort-quantization" / "venv" / "bin" / "python";
+}
+
+// tools/ort/ort_quantize.py: static_qdq.onnx, static_qoperator.onnx and dynamic.onnx in `out`.
+void ort_quantize(const fs::path& model, const ir::TensorData& calib, const fs::path& out) {
+  const fs::path calib_npy = out / "calib.npy";
+  npy::write(calib_npy.string(), to_npy(calib));
+  std::vector<std::string> args = {ort_quant_python().string(), (kSource / "tools" / "ort" / "ort_quantize.py").string(),
+                                   "--model", model.string(), "--calib", calib_npy.string(), "--out", out.string()};
+  std::vector<char*> argv;
+  for (auto& x : args) argv.push_back(x.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0) << "cannot start " << args[0];
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "ort_quantize.py failed (status " << status << ")";
+}
+
+#define SKIP_WITHOUT_ORT_QUANTIZATION()                                                                  \
+  if (!fs::exists(ort_quant_python()))                                                                   \
+  GTEST_SKIP() << "ONNX Runtime's quantization tool is not installed (" << ort_quant_python().string() \
+               << "): run tools/setup.sh"
+
+// Both static files: every output value identical (the output is the logits' DequantizeLinear,
+// so identical floats are identical codes), every top-1.
+void expect_ort_static_files_identical(const fs::path& dir, const ir::TensorData& test, int64_t n, const std::string& what) {
+  for (const char* file : {"static_qdq.onnx", "static_qoperator.onnx"}) {
+    const ir::Graph g = loader::load_onnx((dir / file).string());
+    const Agreement a = agree(run_file(dir / file, test, g.outputs.at(0)), 0);
+    print(what + " " + file + " (ORT's tool)", a);
+    EXPECT_EQ(a.rows, n) << file;
+    EXPECT_EQ(a.identical, a.values) << what << " " << file;
+    EXPECT_EQ(a.same_top1, a.rows) << what << " " << file;
+  }
+}
+
+// TinyNet: calibrated by ORT's tool on the first 200 training images; the first 2000 test images.
+TEST(WholeModelParity, OrtToolFilesTinyNet2000TestImages) {
+  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_QUANTIZATION();
+  if (!have_fashion_mnist()) GTEST_SKIP() << "Fashion-MNIST is absent (apt-get install dataset-fashion-mnist)";
+  const Model m = load_model(kSource / "models" / "tinynet.onnx");
+  const int64_t n = parity_limit(2000);
+  ScratchDir dir;
+  ASSERT_NO_FATAL_FAILURE(ort_quantize(m.path, images(m, "fashion-mnist:train", calib_count(200)), dir / "."));
+  expect_ort_static_files_identical(dir / ".", images(m, "fashion-mnist:test", n), n, "tinynet");
+}
+
+// The MLPerf ResNet8: the static files on all 846 images, and quantize_dynamic's file (not
+// bit-identical on whole models, docs/quantization.md: every top-1, the largest difference).
+TEST(WholeModelParity, OrtToolFilesMlperfResNet8EveryTestImage) {
+  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_QUANTIZATION();
+  Mlperf mp;
+  if (std::string why = load_mlperf(mp); !why.empty()) GTEST_SKIP() << why;
+  const fs::path calib = kShared / "data" / "cifar10" / "calib_subset.bin";
+  ScratchDir dir;
+  ASSERT_NO_FATAL_FAILURE(ort_quantize(mp.m.path, images(mp.m, "cifar10:" + calib.string(), calib_count(200)), dir / "."));
+  expect_ort_static_files_identical(dir / ".", mp.test, mp.n, "MLPerf ResNet8");
+  const ir::Graph dyn = loader::load_onnx((dir / "dynamic.onnx").string());
+  const Agreement d = agree(run_file(dir / "dynamic.onnx", mp.test, dyn.outputs.at(0)), 0);
+  print("MLPerf ResNet8 dynamic.onnx (ORT's tool)", d);
   EXPECT_EQ(d.same_top1, d.rows);
   EXPECT_LE(d.max_abs_diff, 1.8e-7);
 }
