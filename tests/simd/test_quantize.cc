@@ -163,7 +163,8 @@ TEST(Qu8DynamicQuantize, EveryKernelMatchesTheRef) {
         EXPECT_EQ(got[n], 0x5A) << name << ": wrote past the end";
       }
     }
-  }  testing::skip_when_none_run(simd, "dynamic quantize");
+  }
+  testing::skip_when_none_run(simd, "dynamic quantize");
 }
 
 // DequantizeLinear: every byte value, zero points at both ends of each type, scales from
