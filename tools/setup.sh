@@ -13,7 +13,8 @@ ORT_DIR="$ROOT/third_party/onnxruntime-node"
 # chromium: headless, for the browser tests of the explain page (tests/explain) and of
 # `octet serve` (tests/serve); fonts-dejavu-core so its screenshots have text to draw (chromium
 # only recommends a font). libcpp-httplib-dev: `octet serve`'s HTTP server. pybind11-dev,
-# python3-dev, python3-numpy and python3-pytest: the Python module (python/) and its tests.
+# python3-dev, python3-numpy and python3-pytest: the Python module (python/) and its tests;
+# python3-venv: the venv of ONNX Runtime's quantization tool (third_party/ort-quantization).
 # nodejs and npm are handled apart: they are installed only if the commands are missing, so a
 # newer Node (e.g. NodeSource's, whose npm is not a Debian package) is never replaced.
 APT_PACKAGES=(
@@ -28,6 +29,7 @@ APT_PACKAGES=(
   chromium fonts-dejavu-core
   libcpp-httplib-dev
   pybind11-dev python3-dev python3-numpy python3-pytest
+  python3-venv
 )
 
 with_ort=1
@@ -97,3 +99,21 @@ else
 fi
 
 say "checking the runner: $(node "$ROOT/tools/ort/ort_run.mjs" --version)"
+
+# --- ONNX Runtime's quantization tool (PyPI, in a venv) -----------------------------------------
+# The parity tests run files that onnxruntime.quantization writes (tools/ort/ort_quantize.py).
+# pip runs again only when requirements.txt changed since the last successful install.
+QUANT_DIR="$ROOT/third_party/ort-quantization"
+stamp="$QUANT_DIR/venv/.octet-requirements.sha256"
+want="$(sha256sum "$QUANT_DIR/requirements.txt" | cut -d' ' -f1)"
+if [[ -x "$QUANT_DIR/venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+  say "onnxruntime.quantization is up to date in third_party/ort-quantization/venv"
+else
+  say "installing onnxruntime.quantization: a venv in third_party/ort-quantization/venv, pip install -r requirements.txt"
+  rm -rf "$QUANT_DIR/venv"
+  /usr/bin/python3 -m venv --system-site-packages "$QUANT_DIR/venv"
+  "$QUANT_DIR/venv/bin/pip" install --no-input --disable-pip-version-check -q -r "$QUANT_DIR/requirements.txt"
+  echo "$want" > "$stamp"
+fi
+say "checking the quantization tool: onnxruntime $("$QUANT_DIR/venv/bin/python" -c \
+  'import onnxruntime.quantization, onnxruntime; print(onnxruntime.__version__)')"

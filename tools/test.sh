@@ -24,6 +24,11 @@
 # per-file ISA flags, are compiled alone. A plain `cmake -B build` keeps one file per unit, which
 # is what incremental work wants.
 #
+# Every ctest stage writes JUnit (build/ci-tally/); at the end (or when a stage fails)
+# tools/ci_tally.py prints passed / failed / skipped per stage with every skip listed, and the
+# ISA levels this CPU lacks as "not tested on this machine". A skip fails CI: what a test needs,
+# tools/setup.sh installs (a kernel level the CPU lacks is not a skip, tests/util/skip_reasons.h).
+#
 # The sanitizer pass limits the ResNet8 parity test to OCTET_PARITY_LIMIT images (64 by
 # default) because the reference kernels run ~15x slower under ASan, and the bundled models'
 # octet-vs-ORT eval test to OCTET_EVAL_LIMIT images (256; 2000 in Release): 8 s instead of 44.
@@ -34,6 +39,16 @@ JOBS="$(nproc)"
 
 "$ROOT/tools/setup.sh"
 
+TALLY="$ROOT/build/ci-tally"
+rm -rf "$TALLY"
+mkdir -p "$TALLY"
+tally=()
+print_tally() { ((${#tally[@]} == 0)) || python3 "$ROOT/tools/ci_tally.py" "${tally[@]}"; }
+trap 'rc=$?; if ((rc != 0)); then print_tally || true; fi' EXIT
+# Passed tests' output in full (ctest keeps 1 KiB by default): the tally reads the microkernels
+# each sweep left out.
+CTEST_TALLY=(--test-output-size-passed 1048576)
+
 stage_start=0  # SECONDS counts from the start of this script, setup included
 stage_done() { echo "== $1: $(((SECONDS - stage_start) / 60)) min $(((SECONDS - stage_start) % 60)) s"; stage_start=$SECONDS; }
 stage_done "setup"
@@ -42,7 +57,8 @@ echo "== Release build and tests"
 cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build "$ROOT/build" -j "$JOBS"
 stage_done "Release build"
-ctest --test-dir "$ROOT/build" --output-on-failure -j "$JOBS"
+tally+=("Release tests=$TALLY/release.xml")
+ctest --test-dir "$ROOT/build" --output-on-failure -j "$JOBS" "${CTEST_TALLY[@]}" --output-junit "$TALLY/release.xml"
 stage_done "Release tests"
 
 SAN="$ROOT/build-san"
@@ -50,19 +66,28 @@ if [[ "${OCTET_SKIP_SANITIZE:-0}" != 1 ]]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (clang-14) and tests"
   "$ROOT/tools/sanitized_build.sh" "$SAN"
   stage_done "sanitizer build"
+  tally+=("sanitizer tests=$TALLY/sanitizer.xml")
   OCTET_PARITY_LIMIT="${OCTET_PARITY_LIMIT:-64}" OCTET_EVAL_LIMIT="${OCTET_EVAL_LIMIT:-256}" \
-    ctest --test-dir "$SAN" --output-on-failure -j "$JOBS"
+    ctest --test-dir "$SAN" --output-on-failure -j "$JOBS" "${CTEST_TALLY[@]}" --output-junit "$TALLY/sanitizer.xml"
   stage_done "sanitizer tests"
 fi
 if [[ "${OCTET_SKIP_FUZZ:-0}" != 1 ]]; then
   echo "== fuzz targets (clang, libFuzzer + ASan + UBSan), ${OCTET_FUZZ_RUNS:-10000} inputs each"
   "$ROOT/tools/fuzz.sh" --build "$SAN" --runs "${OCTET_FUZZ_RUNS:-10000}"
+  tally+=(--note "fuzz: ${OCTET_FUZZ_RUNS:-10000} inputs through each target of tools/fuzz.sh, none failed")
   stage_done "fuzz"
 fi
 if [[ "${OCTET_SKIP_ARM:-0}" != 1 ]]; then
   echo "== AArch64 microkernels and bundled models, cross-built, under qemu-aarch64"
-  "$ROOT/tools/arm/test.sh" --kernels-only --models "$ROOT/build" --cpu cortex-a72 --cpu cortex-a76 --cpu max \
-    --jobs "$JOBS"
+  for cpu in cortex-a72 cortex-a76 max; do tally+=("AArch64 -cpu $cpu=$TALLY/arm-$cpu.xml"); done
+  OCTET_JUNIT_DIR="$TALLY" "$ROOT/tools/arm/test.sh" --kernels-only --models "$ROOT/build" \
+    --cpu cortex-a72 --cpu cortex-a76 --cpu max --jobs "$JOBS"
+  tally+=(--note "AArch64 models: tools/arm/model_check.sh passed")
   stage_done "AArch64"
+fi
+trap - EXIT
+if ! print_tally; then
+  echo "== CI FAILED after $((SECONDS / 60)) min $((SECONDS % 60)) s: see the tally above"
+  exit 1
 fi
 echo "== all tests passed in $((SECONDS / 60)) min $((SECONDS % 60)) s"

@@ -39,7 +39,18 @@ TEST(Eval, ReproducesResNet8AccuracyOnCifarSubset) {
   ASSERT_EQ(r.status, 0) << r.output;
   json j = json::parse(r.output);
   const auto& acc = j["octet"]["accuracy"];
-  if (!limit.empty()) GTEST_SKIP() << "accuracy is only checked over all 846 images (OCTET_EVAL_LIMIT is set)";
+  if (!limit.empty()) {
+    // OCTET_EVAL_LIMIT (the sanitizer stage): the counts of ../shared/models/README.md hold only
+    // over all 846 images; here the eval must still have labelled and scored each image it read.
+    const int64_t n = std::atoll(limit.substr(limit.rfind(' ') + 1).c_str());
+    EXPECT_EQ(acc["labelled"].get<int64_t>(), n);
+    int64_t sum = 0;
+    for (const auto& c : acc["per_class"]) sum += c["correct"].get<int64_t>();
+    EXPECT_EQ(sum, acc["top1_correct"].get<int64_t>());
+    EXPECT_GT(acc["top1_correct"].get<int64_t>(), n / 2);
+    std::printf("accuracy not compared with the README's 742/846: only %lld images (OCTET_EVAL_LIMIT)\n", (long long)n);
+    return;
+  }
   // ../shared/models/README.md: 742/846 with per-class counts airplane 63/83 ... truck 91/94.
   EXPECT_EQ(acc["labelled"].get<int64_t>(), 846);
   EXPECT_EQ(acc["top1_correct"].get<int64_t>(), 742);

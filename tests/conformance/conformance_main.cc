@@ -2,17 +2,26 @@
 // and compares every output the way ONNX's own runner does: |actual - expected| <=
 // atol + rtol * |expected| with rtol 1e-3, atol 1e-7; integers exact; NaN matches NaN.
 //
-// usage: octet_conformance [--filter REGEX] [--verbose] [DATA_ROOT]
+// usage: octet_conformance [--filter REGEX] [--verbose] [--expect FILE | --write-expect FILE] [DATA_ROOT]
 // Exit: 0 all ran cases passed, 1 some failed, 77 (ctest's skip) when DATA_ROOT is absent.
+//
+// --expect FILE (what ctest runs, with tests/conformance/expected.txt): every case must end as
+// the file says, "pass CASE" or "skip CASE  # reason": a case that starts answering "not
+// supported" fails the run instead of quietly becoming a skip, and one that starts passing fails
+// it too until the list says so. The pass count and the skipped cases change only by a reviewed
+// diff of that file; --write-expect FILE writes it from this run.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -181,8 +190,28 @@ Outcome run_case(const fs::path& dir) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: octet_conformance [--filter REGEX] [--verbose] [DATA_ROOT]\n");
+  std::fprintf(stderr,
+               "usage: octet_conformance [--filter REGEX] [--verbose] [--expect FILE | --write-expect FILE] "
+               "[DATA_ROOT]\n");
   return 2;
+}
+
+// "pass CASE" / "skip CASE  # reason" lines; '#' starts a comment, blank lines are ignored.
+std::map<std::string, Status> read_expected(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  std::map<std::string, Status> out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string status, name, extra;
+    if (!(words >> status)) continue;
+    if (!(words >> name) || (words >> extra) || (status != "pass" && status != "skip") || out.count(name))
+      throw std::runtime_error(file.string() + ":" + std::to_string(n) + ": expected 'pass CASE' or 'skip CASE', once per case");
+    out[name] = status == "pass" ? Status::passed : Status::skipped;
+  }
+  return out;
 }
 
 }  // namespace
@@ -191,6 +220,7 @@ int main(int argc, char** argv) {
   fs::path root = kDefaultRoot;
   std::optional<std::regex> filter;
   bool verbose = false;
+  fs::path expect_file, write_file;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--filter" && i + 1 < argc) {
@@ -202,6 +232,8 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--verbose" || a == "-v") {
       verbose = true;
+    } else if ((a == "--expect" || a == "--write-expect") && i + 1 < argc) {
+      (a == "--expect" ? expect_file : write_file) = argv[++i];
     } else if (!a.empty() && a[0] == '-') {
       return usage();
     } else {
@@ -223,11 +255,24 @@ int main(int argc, char** argv) {
   }
   std::sort(cases.begin(), cases.end());
 
+  if (!expect_file.empty() && !write_file.empty()) return usage();
+  std::map<std::string, Status> expected;
+  if (!expect_file.empty()) {
+    try {
+      expected = read_expected(expect_file);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "octet_conformance: %s\n", e.what());
+      return 2;
+    }
+  }
+
   int passed = 0, failed = 0, skipped = 0;
   std::map<std::string, std::vector<std::string>> skips;  // reason -> cases
+  std::map<std::string, Outcome> outcomes;
   for (const auto& name : cases) {
     if (filter && !std::regex_search(name, *filter)) continue;
     Outcome o = run_case(root / name);
+    outcomes[name] = o;
     switch (o.status) {
       case Status::passed:
         ++passed;
@@ -256,5 +301,45 @@ int main(int argc, char** argv) {
   }
   std::printf("\nconformance: %d passed, %d failed, %d skipped as unsupported (of %d)\n", passed, failed, skipped,
               passed + failed + skipped);
-  return failed ? 1 : 0;
+
+  if (!write_file.empty()) {
+    std::ofstream out(write_file);
+    out << "# The ONNX backend conformance cases (Debian's libonnx-testdata) and how octet must end each:\n"
+           "# tests/conformance/conformance_main.cc --expect. Written by --write-expect; a change is a\n"
+           "# reviewed diff. " << passed << " pass, " << skipped << " skip as unsupported.\n";
+    for (const auto& [name, o] : outcomes) {
+      if (o.status == Status::passed) out << "pass " << name << "\n";
+      if (o.status == Status::skipped) out << "skip " << name << "  # " << o.reason << "\n";
+    }
+    if (!out) {
+      std::fprintf(stderr, "octet_conformance: cannot write %s\n", write_file.c_str());
+      return 2;
+    }
+  }
+  int changed = 0;
+  if (!expect_file.empty()) {
+    auto word = [](Status s) { return s == Status::passed ? "pass" : s == Status::skipped ? "skip" : "fail"; };
+    int want_pass = 0;
+    for (const auto& [name, status] : expected) {
+      want_pass += status == Status::passed;
+      auto it = outcomes.find(name);
+      if (it == outcomes.end()) {
+        if (filter && !std::regex_search(name, *filter)) continue;
+        std::printf("CHANGED %s: expected %s, the case is not in %s\n", name.c_str(), word(status), root.c_str());
+        ++changed;
+      } else if (it->second.status != status && it->second.status != Status::failed) {
+        std::printf("CHANGED %s: expected %s, got %s%s%s\n", name.c_str(), word(status), word(it->second.status),
+                    it->second.reason.empty() ? "" : ": ", it->second.reason.c_str());
+        ++changed;
+      }
+    }
+    for (const auto& [name, o] : outcomes)
+      if (!expected.count(name)) {
+        std::printf("CHANGED %s: a case %s does not list (got %s)\n", name.c_str(), expect_file.c_str(), word(o.status));
+        ++changed;
+      }
+    std::printf("expected (%s): %d pass; %d cases ended otherwise%s\n", expect_file.c_str(), want_pass, changed,
+                changed ? " - update the list with --write-expect if that is intended, and review its diff" : "");
+  }
+  return failed || changed ? 1 : 0;
 }

@@ -14,6 +14,7 @@
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/skip_reasons.h"
 
 namespace octet {
 namespace {
@@ -130,7 +131,7 @@ std::vector<kernels::Isa> simd_levels() {
 
 TEST(NoScalarFallback, EveryZooPatternRunsSimdKernelsAtEveryLevel) {
   const auto levels = simd_levels();
-  if (levels.empty()) GTEST_SKIP() << "this CPU runs no SIMD level octet has kernels for";
+  if (levels.empty()) GTEST_SKIP() << testing::kIsaNotOnCpu << "this CPU runs no SIMD level octet has kernels for";
   for (const Pattern& p : patterns()) {
     SessionOptions scalar_options;
     scalar_options.isa = kernels::Isa::scalar;

@@ -13,6 +13,7 @@
 #include "kernels/packed_cache.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/skip_reasons.h"
 
 namespace octet {
 namespace {
@@ -28,7 +29,7 @@ TEST(PackedCache, SameRecipeSharesOneCopyAndContentsDecide) {
   const kernels::Activation none;
   kernels::F32Gemm a(64, 32, w.data(), false, nullptr, none, kernels::active_isa());
   kernels::F32Gemm b(64, 32, copy.data(), false, nullptr, none, kernels::active_isa());
-  if (kernels::active_isa() == kernels::Isa::scalar) GTEST_SKIP() << "no SIMD GEMM on this CPU: nothing is packed";
+  if (kernels::active_isa() == kernels::Isa::scalar) GTEST_SKIP() << testing::kIsaNotOnCpu << "no SIMD GEMM on this CPU: nothing is packed";
   EXPECT_EQ(cache.entries(), 1u);
   EXPECT_EQ(cache.hits(), 1u);
   const size_t one = cache.bytes();
@@ -64,7 +65,7 @@ ir::Graph two_convs() {
 }
 
 TEST(PackedWeights, EveryPlanOfASessionSharesThem) {
-  if (kernels::active_isa() == kernels::Isa::scalar) GTEST_SKIP() << "no SIMD kernels on this CPU: nothing is packed";
+  if (kernels::active_isa() == kernels::Isa::scalar) GTEST_SKIP() << testing::kIsaNotOnCpu << "no SIMD kernels on this CPU: nothing is packed";
   SessionOptions o;
   o.batch_slice = 3;
   Session s(two_convs(), o);

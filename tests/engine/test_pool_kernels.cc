@@ -10,6 +10,7 @@
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/skip_reasons.h"
 
 namespace octet {
 namespace {
@@ -40,7 +41,7 @@ struct Case {
 
 TEST(PoolKernels, PlansReportTheSimdKernelAndMatchTheRef) {
   if (kernels::active_isa() < kernels::Isa::avx2)
-    GTEST_SKIP() << "kernels capped at " << kernels::isa_name(kernels::active_isa()) << ": only the ref kernels run";
+    GTEST_SKIP() << (kernels::isa_supported(kernels::Isa::avx2) ? "" : testing::kIsaNotOnCpu) << "kernels capped at " << kernels::isa_name(kernels::active_isa()) << ": only the ref kernels run";
   const ir::Dims dims = {2, 19, 15, 15};
   const Case cases[] = {
       {"MaxPool", {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}, testing::ElemType::f32,

@@ -10,6 +10,7 @@
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/skip_reasons.h"
 
 namespace octet {
 namespace {
@@ -95,7 +96,7 @@ TEST(SqueezeExcite, FullyConnectedLayersRunOnTheGemmAtEveryLevel) {
       ASSERT_NEAR(got[0].as<float>()[i], want[0].as<float>()[i], 1e-5f * largest) << kernels::isa_name(isa) << " at " << i;
     ++levels;
   }
-  if (levels == 0) GTEST_SKIP() << "this CPU runs no SIMD level";
+  if (levels == 0) GTEST_SKIP() << testing::kIsaNotOnCpu << "this CPU runs no SIMD level";
 }
 
 TEST(SqueezeExcite, NotFusedWhenAnIntermediateIsReadElsewhere) {

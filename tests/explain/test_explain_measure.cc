@@ -3,7 +3,9 @@
 // recommendations say only what the numbers show.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -12,6 +14,9 @@
 #include "calib/quantize.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/ort_oracle.h"
+#include "tools/cli/model_inputs.h"
+#include "tools/datasets/dataset.h"
 #include "tools/explain/accuracy.h"
 #include "tools/explain/advice.h"
 #include "tools/explain/explain.h"
@@ -100,7 +105,16 @@ TEST(ExplainAccuracy, AMisScaledLayerIsTheCulprit) {
     }
   }
   EXPECT_EQ(culprits, 1);
-  EXPECT_LT(top1_agreement(broken.fp32, broken.int8), 1.01);
+  // The damage reaches the output: the broken model's scores are further from FP32's than the
+  // clean model's, in SQNR and in top-1 agreement.
+  const double clean_top1 = top1_agreement(clean.fp32, clean.int8), broken_top1 = top1_agreement(broken.fp32, broken.int8);
+  const auto clean_sqnr = scores_sqnr_db(clean.fp32, clean.int8), broken_sqnr = scores_sqnr_db(broken.fp32, broken.int8);
+  ASSERT_TRUE(clean_sqnr && broken_sqnr);
+  std::printf("output: top-1 agreement with FP32 %.4f clean, %.4f broken; SQNR %.1f dB clean, %.1f dB broken\n",
+              clean_top1, broken_top1, *clean_sqnr, *broken_sqnr);
+  EXPECT_LT(*broken_sqnr, *clean_sqnr - 10.0);
+  EXPECT_EQ(clean_top1, 1.0);  // 16 of 16 images
+  EXPECT_LT(broken_top1, 0.5);
 }
 
 TEST(ExplainAccuracy, ExactValuesHaveNoSqnr) {
@@ -211,6 +225,43 @@ TEST(ExplainModel, TinyNetReportIsConsistent) {
   EXPECT_FALSE(r["verdict"].get<std::string>().empty());
   EXPECT_GT(r["model"]["macs_per_image"].get<int64_t>(), 0);
   std::filesystem::remove_all(dir);
+}
+
+// README: "On the MLPerf ResNet8 all 17 quantized tensors' codes are identical to ORT's on 32
+// images" (`octet explain --compare-ort`, which adds every quantized tensor as an ORT output):
+// the model of ../shared calibrated on the first 1000 images of calib_subset.bin, the first 32
+// test images.
+TEST(ExplainOrtParity, MlperfResNet8EveryQuantizedTensorIdenticalToOrt) {
+  if (std::string why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  namespace fs = std::filesystem;
+  const fs::path shared = fs::path(OCTET_SOURCE_DIR) / ".." / "shared";
+  const fs::path model = shared / "models" / "resnet8_cifar10_fp32.onnx";
+  const fs::path calib = shared / "data" / "cifar10" / "calib_subset.bin";
+  const fs::path test = shared / "data" / "cifar10" / "test_subset.bin";
+  for (const fs::path& p : {model, calib, test})
+    if (!fs::exists(p)) GTEST_SKIP() << p.string() << " is absent (../shared, next to the project, holds it)";
+  const ir::Graph fp32 = loader::load_onnx(model.string());
+  const TensorSpec input = cli::image_input(fp32, model.string());
+  auto load = [&](const fs::path& file, int64_t limit) {
+    data::LoadOptions lo;
+    lo.limit = limit;
+    return cli::make_inputs(data::load_dataset("cifar10:" + file.string(), lo), ModelCard{}, input);
+  };
+  // The sanitizer stage (OCTET_PARITY_LIMIT) calibrates on fewer images: the reference kernels
+  // run there at a fraction of the speed, and every code must match whatever the calibration.
+  const char* limit = std::getenv("OCTET_PARITY_LIMIT");
+  const int64_t calib_count = limit && std::atoll(limit) > 0 ? std::min<int64_t>(1000, std::atoll(limit)) : 1000;
+  const ir::Graph qdq = calib::quantize_model(fp32, cli::split_batches(load(calib, calib_count), 64), {}, {});
+  AccuracyOptions ao;
+  ao.isa = kernels::active_isa();
+  int tensors = 0;
+  for (const auto& c : compare_with_ort(qdq, load(test, 32), ao)) {
+    if (c.values == 0) continue;
+    ++tensors;
+    EXPECT_EQ(c.identical, c.values) << c.name << " (" << c.quantized << "): max " << c.max_lsb << " LSB";
+  }
+  std::printf("%d quantized tensors compared with ORT on 32 images\n", tensors);
+  EXPECT_EQ(tensors, 17);
 }
 
 }  // namespace

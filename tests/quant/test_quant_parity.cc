@@ -1,6 +1,8 @@
 // calibrate -> quantize -> export QDQ -> ONNX Runtime, against octet running the same graph as
 // INT8 ops. The int8 outputs (the final DequantizeLinear's input, read back through its scale)
-// must be identical on >= 99% of values and never more than 1 LSB apart; top-1 must agree.
+// must be identical on every value with uint8 activations (the README's "bit-identical to ONNX
+// Runtime"); with int8 activations within what docs/quantization.md states (ORT leaves some
+// units in float there).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,6 +20,7 @@
 #include "tools/cli/model_inputs.h"
 #include "tools/datasets/dataset.h"
 #include "tools/model_card.h"
+#include "tools/ort_client.h"
 #include "tools/tensor_io.h"
 
 namespace octet {
@@ -50,11 +53,26 @@ Lsb octet_vs_ort(const ir::Graph& qdq, const std::vector<ir::TensorData>& batche
   const std::string in = qdq.inputs.at(0), out = qdq.outputs.at(0);
   const auto tap = cli::find_logits_tap(qdq);
   EXPECT_TRUE(tap && tap->tensor == out && tap->scale > 0) << "the output must come from a per-tensor DequantizeLinear";
+  // ORT in one Node process over the same batches (a process per batch cost ~0.4 s each).
+  ir::TensorData all = batches.at(0);
+  for (size_t i = 1; i < batches.size(); ++i) {
+    all.dims[0] += batches[i].dims[0];
+    all.bytes.insert(all.bytes.end(), batches[i].bytes.begin(), batches[i].bytes.end());
+  }
+  ort::EvalOptions eo;
+  eo.batch = int(batches[0].dims[0]);
+  eo.warmup = 0;
+  const npy::Array ort_all = ort::eval(file.string(), in, to_npy(all), eo).outputs.at(out);
   Lsb lsb;
+  int64_t offset = 0;
   for (const auto& b : batches) {
     auto mine = s.run({b});
-    auto theirs = testing::run_ort(file.string(), {{in, to_npy(b)}});
-    const npy::Array& ort_out = theirs.at(out);
+    npy::Array ort_out = ort_all;
+    ort_out.shape[0] = b.dims[0];
+    const size_t row_bytes = ort_all.data.size() / size_t(ort_all.shape[0]);
+    ort_out.data.assign(ort_all.data.begin() + offset * int64_t(row_bytes),
+                        ort_all.data.begin() + (offset + b.dims[0]) * int64_t(row_bytes));
+    offset += b.dims[0];
     EXPECT_EQ(mine[0].count(), ort_out.count());
     const cli::TapComparison c =
         cli::compare_tap(mine[0].values<float>(), {ort_out.as<float>(), size_t(ort_out.count())}, tap ? tap->scale : 1);
@@ -67,14 +85,24 @@ Lsb octet_vs_ort(const ir::Graph& qdq, const std::vector<ir::TensorData>& batche
   return lsb;
 }
 
-void expect_parity(const Lsb& l, const std::string& what) {
+// uint8 activations: 0 differing values, 0 LSB, every top-1 (README, docs/quantization.md).
+// int8 activations: docs/quantization.md claims >= 85% identical, <= 4 LSB, top-1 >= 99.8%,
+// because ORT runs the units around a twice-read int8 tensor in float.
+void expect_parity(const Lsb& l, const std::string& what, calib::QType act = calib::QType::u8) {
+  ASSERT_GT(l.values, 0) << what;
   const double identical = double(l.identical) / double(l.values);
   std::printf("[ parity ] %-44s int8 outputs identical %6.2f%% (%lld/%lld), max %lld LSB, top-1 %lld/%lld\n",
               what.c_str(), 100 * identical, (long long)l.identical, (long long)l.values, (long long)l.max_lsb,
               (long long)l.same_top1, (long long)l.rows);
-  EXPECT_GE(identical, 0.99) << what;
-  EXPECT_LE(l.max_lsb, 1) << what;
-  EXPECT_GE(double(l.same_top1), 0.995 * double(l.rows)) << what;
+  if (act == calib::QType::u8) {
+    EXPECT_EQ(l.identical, l.values) << what;
+    EXPECT_EQ(l.max_lsb, 0) << what;
+    EXPECT_EQ(l.same_top1, l.rows) << what;
+  } else {
+    EXPECT_GE(identical, 0.85) << what;
+    EXPECT_LE(l.max_lsb, 4) << what;
+    EXPECT_GE(double(l.same_top1), 0.998 * double(l.rows)) << what;
+  }
 }
 
 // Inverted residual with squeeze-excitation, a residual add and a classifier: every op the
@@ -143,7 +171,7 @@ TEST(QuantParity, SeBlockEveryMethodGranularityAndActivationType) {
     calib::QuantizeReport report;
     ir::Graph qdq = calib::quantize_model(fp32, calib, co, qo, &report);
     EXPECT_TRUE(report.float_ops.empty()) << v.name << ": " << report.float_ops.front();
-    expect_parity(octet_vs_ort(qdq, eval, "se"), "se-block " + v.name);
+    expect_parity(octet_vs_ort(qdq, eval, "se"), "se-block " + v.name, v.act);
   }
 }
 
@@ -257,25 +285,33 @@ TEST(QuantParity, ShuffleUnitRunsInIntegersAndMatchesOrt) {
   expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 400), "shuffle"), "shuffle unit minmax u8");
 }
 
-// The bundled models on Fashion-MNIST: calibrate on training images, compare on test images.
-class BundledModelParity : public ::testing::TestWithParam<std::tuple<std::string, calib::Method, bool>> {};
-
-TEST_P(BundledModelParity, MatchesOrt) {
-  const auto [name, method, per_channel] = GetParam();
+// docs/quantization.md, "Parity with ONNX Runtime": uint8 activations are bit-identical to ORT
+// "in every configuration measured: every method x per-channel/per-tensor on TinyNet and ResNet8
+// (first 500 Fashion-MNIST test images) and the MLPerf ResNet8 (all 846 CIFAR images)".
+// Calibration on 200 training images (CIFAR: the first 200 of calib_subset.bin).
+void bundled_parity(const std::string& name, calib::Method method, bool per_channel, calib::QType act) {
   if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
-  const std::string model = std::string(OCTET_SOURCE_DIR) + "/models/" + name + ".onnx";
+  const bool mlperf = name == "mlperf_resnet8";
+  const fs::path shared = fs::path(OCTET_SOURCE_DIR) / ".." / "shared";
+  const std::string model = mlperf ? (shared / "models" / "resnet8_cifar10_fp32.onnx").string()
+                                   : std::string(OCTET_SOURCE_DIR) + "/models/" + name + ".onnx";
+  const std::string cifar = (shared / "data" / "cifar10").string();
+  const std::string train_spec = mlperf ? "cifar10:" + cifar + "/calib_subset.bin" : "fashion-mnist:train";
+  const std::string test_spec = mlperf ? "cifar10:" + cifar + "/test_subset.bin" : "fashion-mnist:test";
+  if (mlperf && !fs::exists(model)) GTEST_SKIP() << model << " is absent (../shared, next to the project, holds it)";
   data::Dataset train, test;
   try {
     data::LoadOptions lo;
     lo.limit = 200;
-    train = data::load_dataset("fashion-mnist:train", lo);
+    train = data::load_dataset(train_spec, lo);
     const char* limit = std::getenv("OCTET_PARITY_LIMIT");
-    lo.limit = limit ? std::atoi(limit) : 500;
-    test = data::load_dataset("fashion-mnist:test", lo);
+    lo.limit = limit ? std::atoi(limit) : mlperf ? 846 : 500;
+    test = data::load_dataset(test_spec, lo);
   } catch (const std::exception& e) {
-    GTEST_SKIP() << "Fashion-MNIST not installed (apt-get install dataset-fashion-mnist): " << e.what();
+    GTEST_SKIP() << "no evaluation data (" << train_spec << ", " << test_spec
+                 << "; Fashion-MNIST: apt-get install dataset-fashion-mnist): " << e.what();
   }
-  const ModelCard card = *find_model_card(model);
+  const ModelCard card = find_model_card(model).value_or(ModelCard{});
   const ir::Graph fp32 = loader::load_onnx(model);
   const TensorSpec input = cli::image_input(fp32, model);
   auto batches = [&](const data::Dataset& d, int64_t batch) {
@@ -285,15 +321,46 @@ TEST_P(BundledModelParity, MatchesOrt) {
   co.method = method;
   calib::QuantizeOptions qo;
   qo.per_channel = per_channel;
+  qo.activations = act;
   ir::Graph qdq = calib::quantize_model(fp32, batches(train, 50), co, qo);
-  expect_parity(octet_vs_ort(qdq, batches(test, 100), name),
-                name + " " + calib::method_name(method) + (per_channel ? " per-channel" : " per-tensor") + " u8");
+  const Lsb l = octet_vs_ort(qdq, batches(test, 100), name);
+  expect_parity(l,
+                name + " " + calib::method_name(method) + (per_channel ? " per-channel" : " per-tensor") +
+                    (act == calib::QType::u8 ? " u8" : " s8"),
+                act);
+  if (!std::getenv("OCTET_PARITY_LIMIT")) EXPECT_EQ(l.rows, mlperf ? 846 : 500);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, BundledModelParity,
-                         ::testing::Values(std::make_tuple("tinynet", calib::Method::minmax, true),
-                                           std::make_tuple("resnet8", calib::Method::minmax, true),
-                                           std::make_tuple("resnet8", calib::Method::entropy, false)));
+class BundledModelParity : public ::testing::TestWithParam<std::tuple<std::string, calib::Method, bool>> {};
+
+TEST_P(BundledModelParity, MatchesOrt) {
+  const auto [name, method, per_channel] = GetParam();
+  bundled_parity(name, method, per_channel, calib::QType::u8);
+}
+
+// docs/quantization.md: with int8 activations ORT leaves the units around a twice-read tensor in
+// float, and octet agrees on 85-99.98% of values, at most 4 LSB apart, top-1 >= 99.8%. Not the
+// MLPerf ResNet8: its int8 Softmax unit differs (docs/quantization.md, "int8 activations").
+class BundledModelParityInt8Activations : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BundledModelParityInt8Activations, WithinTheDocumentedBounds) {
+  bundled_parity(GetParam(), calib::Method::minmax, true, calib::QType::s8);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, BundledModelParityInt8Activations,
+                         ::testing::Values("tinynet", "resnet8"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, BundledModelParity,
+    ::testing::Combine(::testing::Values("tinynet", "resnet8", "mlperf_resnet8"),
+                       ::testing::Values(calib::Method::minmax, calib::Method::percentile, calib::Method::entropy,
+                                         calib::Method::mse),
+                       ::testing::Bool()),
+    [](const ::testing::TestParamInfo<BundledModelParity::ParamType>& info) {
+      return std::get<0>(info.param) + "_" + calib::method_name(std::get<1>(info.param)) +
+             (std::get<2>(info.param) ? "_per_channel" : "_per_tensor");
+    });
 
 }  // namespace
 }  // namespace octet

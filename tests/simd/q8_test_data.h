@@ -136,13 +136,16 @@ void with_q8_types(Q8 x_type, Q8 y_type, F&& f) {
 // of any type it leaves out (untested_reason), so a log shows what went untested.
 inline std::vector<const Q8GemmKernel*> runnable_q8_kernels(Q8 x_type) {
   std::vector<const Q8GemmKernel*> out;
+  bool tested_before = false;  // a level an earlier run on a lesser CPU tested (untested_reason)
   for (const Q8GemmKernel& k : kQ8GemmKernels) {
     if (const char* why = untested_reason(k.isa)) {
-      std::printf("skipped %s (%s): %s\n", k.name, isa_name(k.isa), why);
+      print_untested(k.name, k.isa, why);
+      tested_before = tested_before || isa_supported(k.isa);
     } else if (k.x_type == x_type) {
       out.push_back(&k);
     }
   }
+  skip_when_none_run(out.size(), std::string("INT8 GEMM (") + q8_name(x_type) + " activations)", tested_before);
   return out;
 }
 

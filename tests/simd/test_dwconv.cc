@@ -161,11 +161,8 @@ Activation random_activation(std::mt19937& rng) {
 
 TEST(F32DwConv, RandomShapesEveryKernel) {
   testing::Pool threads(pthreadpool_create(2));
-  for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
-    if (const char* why = testing::untested_reason(kernel.isa)) {
-      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
-      continue;
-    }
+  for (const F32DwConvKernel* entry : testing::runnable_entries(kF32DwConvKernels)) {
+    const F32DwConvKernel& kernel = *entry;
     std::mt19937 rng(1234);
     int ran = 0;
     for (int i = 0; i < 1000; ++i) {
@@ -183,11 +180,8 @@ TEST(F32DwConv, RandomShapesEveryKernel) {
 
 TEST(F32DwConv, ModelLayersEveryKernel) {
   testing::Pool threads(pthreadpool_create(2));
-  for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
-    if (const char* why = testing::untested_reason(kernel.isa)) {
-      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
-      continue;
-    }
+  for (const F32DwConvKernel* entry : testing::runnable_entries(kF32DwConvKernels)) {
+    const F32DwConvKernel& kernel = *entry;
     std::mt19937 rng(99);
     for (Conv2dShape s : model_dw_shapes()) {
       for (int batch : {1, 2}) {
@@ -204,11 +198,8 @@ TEST(F32DwConv, ModelLayersEveryKernel) {
 // times on new data at the same address.
 TEST(F32DwConv, ChannelChunksTailsAndPaddedCopies) {
   testing::Pool threads(pthreadpool_create(2));
-  for (const F32DwConvKernel& kernel : kF32DwConvKernels) {
-    if (const char* why = testing::untested_reason(kernel.isa)) {
-      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
-      continue;
-    }
+  for (const F32DwConvKernel* entry : testing::runnable_entries(kF32DwConvKernels)) {
+    const F32DwConvKernel& kernel = *entry;
     std::mt19937 rng(7);
     int padded = 0, in_place = 0;
     for (int hw : {7, 9, 30}) {
@@ -403,11 +394,8 @@ Q8DwConvTester random_q8_tester(const Conv2dShape& s, int i, std::mt19937& rng) 
 
 TEST(Q8DwConv, RandomShapesEveryKernel) {
   testing::Pool threads(pthreadpool_create(2));
-  for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
-    if (const char* why = testing::untested_reason(kernel.isa)) {
-      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
-      continue;
-    }
+  for (const Q8DwConvKernel* entry : testing::runnable_entries(kQ8DwConvKernels)) {
+    const Q8DwConvKernel& kernel = *entry;
     std::mt19937 rng(4321);
     int ran = 0, unfit = 0;
     for (int i = 0; i < 1200; ++i) {
@@ -427,11 +415,8 @@ TEST(Q8DwConv, RandomShapesEveryKernel) {
 }
 
 TEST(Q8DwConv, AdversarialValuesEveryKernel) {
-  for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
-    if (const char* why = testing::untested_reason(kernel.isa)) {
-      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
-      continue;
-    }
+  for (const Q8DwConvKernel* entry : testing::runnable_entries(kQ8DwConvKernels)) {
+    const Q8DwConvKernel& kernel = *entry;
     std::mt19937 rng(777);
     for (int i = 0; i < 300; ++i) {
       Conv2dShape s = random_shape(rng);
@@ -457,11 +442,8 @@ TEST(Q8DwConv, AdversarialValuesEveryKernel) {
 
 TEST(Q8DwConv, ModelLayersEveryKernel) {
   testing::Pool threads(pthreadpool_create(2));
-  for (const Q8DwConvKernel& kernel : kQ8DwConvKernels) {
-    if (const char* why = testing::untested_reason(kernel.isa)) {
-      std::printf("skipped %s (%s): %s\n", kernel.name, isa_name(kernel.isa), why);
-      continue;
-    }
+  for (const Q8DwConvKernel* entry : testing::runnable_entries(kQ8DwConvKernels)) {
+    const Q8DwConvKernel& kernel = *entry;
     std::mt19937 rng(55);
     int i = 0, unfit = 0;
     for (Conv2dShape s : model_dw_shapes()) {

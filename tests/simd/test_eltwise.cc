@@ -35,15 +35,9 @@ namespace {
 
 using testing::Pool;
 
-// Which microkernels ran, printed once at the end of the suite.
-std::set<std::string>& eltwise_entries_ran() {
-  static std::set<std::string> names;
-  return names;
-}
-
 template <class Fn>
 std::vector<const EltwiseUkernel<Fn>*> runnable(std::span<const EltwiseUkernel<Fn>> list) {
-  return testing::runnable_entries(list, eltwise_entries_ran());
+  return testing::runnable_entries(list);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -782,13 +776,6 @@ TEST(EltwiseDriver, UnaryAndPoolsEveryIsa) {
                                 reinterpret_cast<int8_t*>(qe.data()));
     ASSERT_EQ(qy, qe) << gap.kernel_name();
   }
-}
-
-TEST(EltwiseDriver, ZZPrintWhichMicrokernelsRan) {
-  std::string names;
-  for (const auto& n : eltwise_entries_ran()) names += n + " ";
-  std::printf("eltwise microkernels that ran: %s\n", names.c_str());
-  ::testing::Test::RecordProperty("ran", names);
 }
 
 }  // namespace

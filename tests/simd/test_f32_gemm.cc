@@ -77,20 +77,23 @@ class F32GemmTester {
 
 std::vector<const F32GemmKernel*> supported_kernels() {
   std::vector<const F32GemmKernel*> out;
+  bool tested_before = false;  // a level an earlier run on a lesser CPU tested (untested_reason)
   for (const F32GemmKernel& k : f32_gemm_kernels()) {
     if (const char* why = testing::untested_reason(k.isa)) {
-      std::printf("skipped %s (%s): %s\n", k.gemm_name, isa_name(k.isa), why);
+      testing::print_untested(k.gemm_name, k.isa, why);
+      tested_before = tested_before || isa_supported(k.isa);
     } else {
       out.push_back(&k);
       std::printf("running %s\n", k.gemm_name);
     }
   }
+  testing::skip_when_none_run(out.size(), "FP32 GEMM", tested_before);
   return out;
 }
 
 TEST(F32Gemm, RandomShapesEveryKernel) {
   const auto kernels = supported_kernels();
-  if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
+  if (kernels.empty()) return;  // skipped (testing::skip_when_none_run)
   std::mt19937 rng(7);
   const Activation acts[] = {Activation{}, Activation::relu(), Activation::clip(-0.25f, 0.5f),
                              Activation::sigmoid(), Activation::hard_sigmoid(0.2f, 0.5f)};

@@ -45,10 +45,12 @@ struct Combo {
 
 std::vector<Combo> supported_combos() {
   std::vector<Combo> out;
+  bool tested_before = false;  // a level an earlier run on a lesser CPU tested (untested_reason)
   std::string ran;
   for (const F32WinogradKernel& t : f32_winograd_kernels()) {
     if (const char* why = testing::untested_reason(t.isa)) {
-      std::printf("skipped %s (%s): %s\n", t.name, isa_name(t.isa), why);
+      testing::print_untested(t.name, t.isa, why);
+      tested_before = tested_before || isa_supported(t.isa);
       continue;
     }
     for (const F32GemmKernel& g : f32_gemm_kernels())
@@ -56,6 +58,7 @@ std::vector<Combo> supported_combos() {
   }
   for (const Combo& c : out) ran += c.name() + " ";
   ::testing::Test::RecordProperty("kernels_run", ran);
+  testing::skip_when_none_run(out.size(), "Winograd transform", tested_before);
   return out;
 }
 
@@ -227,7 +230,7 @@ WinogradTester random_winograd_conv(std::mt19937& rng, uint32_t seed) {
 
 TEST(F32Winograd, RandomShapesEveryKernel) {
   const auto combos = supported_combos();
-  if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
+  if (combos.empty()) return;  // skipped (testing::skip_when_none_run)
   std::mt19937 rng(20261123);
   constexpr int kShapes = 400;
   int runs = 0;
@@ -246,7 +249,7 @@ TEST(F32Winograd, RandomShapesEveryKernel) {
 // The same random convs, each with a residual: partial tiles, pads and channel tails.
 TEST(F32Winograd, ResidualRandomShapesEveryKernel) {
   const auto combos = supported_combos();
-  if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
+  if (combos.empty()) return;  // skipped (testing::skip_when_none_run)
   std::mt19937 rng(20260513);
   constexpr int kShapes = 150;
   for (int i = 0; i < kShapes; ++i) {
@@ -335,7 +338,7 @@ TEST(F32Winograd, ChannelSweepAroundTheVectorAndTile) {
 // Winograd and the direct conv both within the bound of the ref, and within it of each other.
 TEST(F32Winograd, LayerShapesAgreeWithTheDirectConv) {
   const auto combos = supported_combos();
-  if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
+  if (combos.empty()) return;  // skipped (testing::skip_when_none_run)
   const int layers[][3] = {{32, 16, 16}, {16, 32, 32}, {8, 64, 64}, {28, 16, 16}, {14, 32, 32}, {7, 64, 64},
                            {32, 3, 16},  {28, 1, 16}};
   for (const auto& l : layers) {
@@ -434,7 +437,7 @@ TEST(F32Winograd, ChoosesTheHighestSupportedIsa) {
 
 TEST(F32Winograd, RunBeforeBindThrows) {
   const auto combos = supported_combos();
-  if (combos.empty()) GTEST_SKIP() << "no Winograd transform microkernel runs on this CPU";
+  if (combos.empty()) return;  // skipped (testing::skip_when_none_run)
   Conv2dShape s;
   s.in_h = s.in_w = s.out_h = s.out_w = 4;
   s.kernel_h = s.kernel_w = 3;

@@ -31,14 +31,9 @@ namespace {
 
 using testing::Pool;
 
-std::set<std::string>& pool_entries_ran() {
-  static std::set<std::string> names;
-  return names;
-}
-
 template <class Fn>
 std::vector<const PoolUkernel<Fn>*> runnable(std::span<const PoolUkernel<Fn>> list) {
-  return testing::runnable_entries(list, pool_entries_ran());
+  return testing::runnable_entries(list);
 }
 
 std::string describe(const Pool2dShape& s) {
@@ -304,12 +299,6 @@ TEST(PoolDrivers, RunRejectsAnInputItWasNotBoundTo) {
   d.bind(x.data());
   EXPECT_THROW(d.run(other.data(), y.data(), nullptr), std::invalid_argument);
   EXPECT_NO_THROW(d.run(x.data(), y.data(), nullptr));
-}
-
-TEST(PoolUkernels, ZZReportWhichRan) {
-  std::string names;
-  for (const auto& n : pool_entries_ran()) names += " " + n;
-  std::printf("pool microkernels tested:%s\n", names.empty() ? " none (no AVX2 on this CPU)" : names.c_str());
 }
 
 }  // namespace

@@ -25,7 +25,6 @@ class Q8TileSweep : public ::testing::Test {
     std::set<std::string> ran;
     for (const Q8GemmKernel* k : testing::runnable_entries(kQ8GemmKernels, ran))
       tiles_.push_back(testing::list_tile(*k));
-    if (tiles_.empty()) GTEST_SKIP() << "no INT8 IGEMM microkernel runs on this CPU";
   }
   std::vector<testing::Q8Tile> tiles_;
 };

@@ -11,6 +11,7 @@
 
 #include "kernels/elementwise/quantize.h"
 #include "kernels/ref/qlinear.h"
+#include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
 namespace {
@@ -53,7 +54,7 @@ TEST(Q8Quantize, EveryKernelMatchesTheRefBitForBit) {
   int ran = 0;
   for (const auto& k : kQ8QuantizeKernels) {
     if (!isa_supported(k.isa)) {
-      std::printf("skipped %s: this CPU lacks %s\n", k.name, isa_name(k.isa));
+      testing::print_untested(k.name, k.isa, "this CPU lacks it");
       continue;
     }
     ++ran;
@@ -62,7 +63,7 @@ TEST(Q8Quantize, EveryKernelMatchesTheRefBitForBit) {
     for (float scale : {1.0f / 127.0f, 0.05f, 2.5f})
       for (int32_t zp : {-128, -1, 0, 127}) check<int8_t>(k, Q8::s8, scale, zp, rng);
   }
-  EXPECT_GT(ran, 0) << "no SIMD quantize kernel runs on this CPU";
+  testing::skip_when_none_run(size_t(ran), "quantize");
 }
 
 // The kernels multiply by fl(1/scale) and divide only within 2^-12 of a rounding boundary:
@@ -96,7 +97,7 @@ TEST(Q8Quantize, ReciprocalShortcutMatchesTheDivisionEverywhere) {
       }
     }
   }
-  EXPECT_GT(ran, 0);
+  testing::skip_when_none_run(size_t(ran), "quantize");
 }
 
 // The range pass: every length up to a few vectors, the extremes in the tail, NaN anywhere
@@ -127,7 +128,7 @@ TEST(F32Range, EveryKernelMatchesTheRef) {
       }
     }
   }
-  EXPECT_GT(ran, 0) << "no SIMD range kernel runs on this CPU";
+  testing::skip_when_none_run(size_t(ran), "range");
 }
 
 // DynamicQuantizeLinear on SIMD against qu8_dynamic_quantize_linear__ref: scale, zero point and
@@ -136,8 +137,10 @@ TEST(F32Range, EveryKernelMatchesTheRef) {
 TEST(Qu8DynamicQuantize, EveryKernelMatchesTheRef) {
   std::mt19937 rng(29);
   const Q8QuantizeKernel* kernels[] = {choose_q8_quantize(Isa::avx2), choose_q8_quantize(Isa::avx512), nullptr};
+  size_t simd = 0;
   for (const Q8QuantizeKernel* k : kernels) {
     if (k != nullptr && !isa_supported(k->isa)) continue;
+    simd += k != nullptr;
     for (int variant = 0; variant < 6; ++variant) {
       for (size_t n : {size_t(1), size_t(9), size_t(64), size_t(1000)}) {
         std::uniform_real_distribution<float> dist(variant == 0 ? 0.0f : -5.0f, variant == 1 ? 0.0f : 7.0f);
@@ -161,6 +164,7 @@ TEST(Qu8DynamicQuantize, EveryKernelMatchesTheRef) {
       }
     }
   }
+  testing::skip_when_none_run(simd, "dynamic quantize");
 }
 
 // DequantizeLinear: every byte value, zero points at both ends of each type, scales from
@@ -170,7 +174,7 @@ TEST(Q8Dequantize, EveryKernelMatchesTheRefBitForBit) {
   int ran = 0;
   for (const auto& k : kQ8QuantizeKernels) {
     if (!isa_supported(k.isa)) {
-      std::printf("skipped %s: this CPU lacks %s\n", k.dequantize_name, isa_name(k.isa));
+      testing::print_untested(k.dequantize_name, k.isa, "this CPU lacks it");
       continue;
     }
     ++ran;
@@ -198,7 +202,7 @@ TEST(Q8Dequantize, EveryKernelMatchesTheRefBitForBit) {
           }
     }
   }
-  if (ran == 0) GTEST_SKIP() << "no dequantize kernel runs on this CPU";
+  testing::skip_when_none_run(size_t(ran), "dequantize");
 }
 
 TEST(Q8Quantize, ChoiceFollowsTheIsaCap) {

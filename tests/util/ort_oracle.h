@@ -36,4 +36,9 @@ std::map<std::string, npy::Array> run_ort(const std::string& model_path,
                                           const std::map<std::string, npy::Array>& inputs,
                                           const OrtOptions& opt = {});
 
+// Writes the graph ONNX Runtime runs for `model_path` after its own optimizations (a QDQ model's
+// node units fused into QLinearConv, QLinearAdd, QGemm, ...: the QOperator form) to `out_path`,
+// through tools/ort/ort_fuse.mjs --graph-opt extended. Throws std::runtime_error when it fails.
+void ort_fuse(const std::string& model_path, const std::string& out_path);
+
 }  // namespace octet::testing

@@ -17,7 +17,8 @@
 #   tools/test.sh (CI) runs
 #     --kernels-only --models build --cpu cortex-a72 --cpu cortex-a76 --cpu max
 #   where a CPU model after a lesser one tests only the kernels of the levels that one lacked
-#   (OCTET_TEST_LEVELS_ABOVE) and the models run at each level once.
+#   (OCTET_TEST_LEVELS_ABOVE) and the models run at each level once. With OCTET_JUNIT_DIR set,
+#   each CPU model's ctest writes OCTET_JUNIT_DIR/arm-MODEL.xml for tools/ci_tally.py.
 #   tools/arm/test.sh                                  # -cpu max (NEON + dotprod + i8mm)
 #   tools/arm/test.sh --cpu cortex-a72 --cpu max       # NEON only, then everything
 #   tools/arm/test.sh --cpu cortex-a76 -- -R simd      # dotprod without i8mm, SIMD tests only
@@ -114,8 +115,11 @@ for cpu in "${CPUS[@]}"; do
     tested_up_to="${levels[-1]}"
     tested_count=${#levels[@]}
   fi
+  junit=()
+  [[ -z "${OCTET_JUNIT_DIR:-}" ]] ||
+    junit=(--output-junit "$OCTET_JUNIT_DIR/arm-$cpu.xml" --test-output-size-passed 1048576)
   if ! OCTET_TEST_LEVELS_ABOVE="$levels_above" QEMU_CPU="$cpu" \
-    ctest --test-dir "$TEST_DIR" --output-on-failure -j "$JOBS" "${CTEST_ARGS[@]}"; then
+    ctest --test-dir "$TEST_DIR" --output-on-failure -j "$JOBS" "${junit[@]}" "${CTEST_ARGS[@]}"; then
     echo "== [arm] tests FAILED under -cpu $cpu"
     status=1
   fi

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Quantizes a model with ONNX Runtime's own tool (onnxruntime.quantization), so octet's parity
+tests run the files ORT's users have, not octet's writer's:
+
+    third_party/ort-quantization/venv/bin/python tools/ort/ort_quantize.py \
+        --model M.onnx --calib calib.npy --out DIR
+
+writes into DIR
+    static_qdq.onnx         quantize_static, QuantFormat.QDQ, uint8 activations, int8 weights per channel, MinMax
+    static_qoperator.onnx   quantize_static, QuantFormat.QOperator (QLinearConv, QLinearAdd, ...), same options
+    dynamic.onnx            quantize_dynamic, int8 weights per tensor (its defaults)
+calib.npy is float32 [N, C, H, W] model inputs, fed to the calibrator in batches of 16. The
+venv (tools/setup.sh makes it from third_party/ort-quantization/requirements.txt) holds the
+pinned onnxruntime, onnx and numpy. Errors print one line on stderr and exit 1.
+"""
+import argparse
+import pathlib
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--calib", required=True, help="float32 .npy of model inputs [N, C, H, W]")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+
+    import numpy as np
+    import onnx
+    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
+                                          quantize_dynamic, quantize_static)
+
+    model = onnx.load(a.model)
+    input_name = model.graph.input[0].name
+    images = np.load(a.calib).astype(np.float32)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter([images[i:i + 16] for i in range(0, len(images), 16)])
+
+        def get_next(self):
+            batch = next(self.batches, None)
+            return None if batch is None else {input_name: batch}
+
+    out = pathlib.Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for fmt, name in ((QuantFormat.QDQ, "static_qdq.onnx"), (QuantFormat.QOperator, "static_qoperator.onnx")):
+        quantize_static(a.model, str(out / name), Reader(), quant_format=fmt, per_channel=True,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        calibrate_method=CalibrationMethod.MinMax)
+    quantize_dynamic(a.model, str(out / "dynamic.onnx"), weight_type=QuantType.QInt8)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:  # one line, as the other runners of tools/ort/
+        print(f"ort_quantize.py: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)
