@@ -6,6 +6,7 @@
 #include "engine/session.h"
 #include "kernels/isa.h"
 #include "tests/parity/parity_fixture.h"
+#include "tests/util/skip_reasons.h"
 
 namespace octet::parity {
 namespace grouped_parity {
@@ -33,7 +34,7 @@ TEST_F(ParityTest, GroupedConvolutions) {
   const std::string path = (dir.path() / "grouped.onnx").string();
   b.save(path);
   Session session = Session::load(path);
-  if (kernels::active_isa() == kernels::Isa::scalar) GTEST_SKIP() << "no SIMD level on this CPU";
+  if (kernels::active_isa() == kernels::Isa::scalar) GTEST_SKIP() << octet::testing::kIsaNotOnCpu << "no SIMD level on this CPU";
   for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
     EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " (" << step.fallback << ")";
 }

@@ -21,10 +21,19 @@ namespace f32_grouped_conv_test {
 using testing::absolute;
 using testing::fill_uniform;
 
+// The list entries this run tests; none skips the calling test (testing::skip_when_none_run).
 std::vector<const F32GemmKernel*> runnable_kernels() {
   std::vector<const F32GemmKernel*> out;
-  for (const F32GemmKernel& k : f32_gemm_kernels())
-    if (testing::untested_reason(k.isa) == nullptr) out.push_back(&k);
+  bool tested_before = false;
+  for (const F32GemmKernel& k : f32_gemm_kernels()) {
+    if (const char* why = testing::untested_reason(k.isa)) {
+      testing::print_untested(k.igemm_name, k.isa, why);
+      tested_before = tested_before || isa_supported(k.isa);
+    } else {
+      out.push_back(&k);
+    }
+  }
+  testing::skip_when_none_run(out.size(), "FP32 IGEMM", tested_before);
   return out;
 }
 
@@ -100,7 +109,7 @@ GroupedCase random_case(std::mt19937& rng) {
 
 TEST(F32GroupedConv, RandomShapesEveryKernel) {
   const auto kernels = runnable_kernels();
-  if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
+  if (kernels.empty()) return;  // skipped
   std::mt19937 rng(20261128);
   size_t compared = 0;
   for (int i = 0; i < 150 && !HasFailure(); ++i) {
@@ -115,7 +124,7 @@ TEST(F32GroupedConv, RandomShapesEveryKernel) {
 // RegNetX-400MF's (groups of 16), one image.
 TEST(F32GroupedConv, LayerSizedShapes) {
   const auto kernels = runnable_kernels();
-  if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
+  if (kernels.empty()) return;  // skipped
   for (const auto& [c, groups, hw] : {std::tuple{128, 32, 28}, std::tuple{64, 4, 28}, std::tuple{160, 10, 14}}) {
     GroupedCase g;
     g.s.in_c = g.s.out_c = c;
@@ -130,7 +139,7 @@ TEST(F32GroupedConv, LayerSizedShapes) {
 
 TEST(F32GroupedConv, TwoThreadsMatchTheRef) {
   const auto kernels = runnable_kernels();
-  if (kernels.empty()) GTEST_SKIP() << "no FP32 GEMM microkernel runs on this CPU";
+  if (kernels.empty()) return;  // skipped
   testing::Pool pool(pthreadpool_create(2));
   std::mt19937 rng(5);
   for (int i = 0; i < 40 && !HasFailure(); ++i) {

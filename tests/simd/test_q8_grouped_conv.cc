@@ -20,10 +20,16 @@ namespace q8_grouped_conv_test {
 
 using testing::Fill;
 
+// The SIMD levels this run tests; none skips the calling test (testing::skip_when_none_run).
 std::vector<Isa> simd_levels() {
   std::vector<Isa> out;
-  for (Isa isa : testing::isas_under_test())
-    if (isa != Isa::scalar) out.push_back(isa);
+  bool tested_before = false;
+  for (Isa isa : runnable_isas()) {
+    if (isa == Isa::scalar) continue;
+    if (testing::untested_reason(isa) == nullptr) out.push_back(isa);
+    else tested_before = true;
+  }
+  testing::skip_when_none_run(out.size(), "INT8 grouped conv", tested_before);
   return out;
 }
 
@@ -88,7 +94,7 @@ size_t check(std::mt19937& rng, const Conv2dShape& s, Q8 x_type, Q8 y_type, Fill
 
 TEST(Q8GroupedConv, RandomShapesEveryLevel) {
   const auto levels = simd_levels();
-  if (levels.empty()) GTEST_SKIP() << "ISA not on this CPU: no SIMD level runs here";
+  if (levels.empty()) return;  // skipped
   std::mt19937 rng(20261128);
   size_t checked = 0;
   for (int i = 0; i < 120 && !HasFailure(); ++i) {
@@ -103,7 +109,7 @@ TEST(Q8GroupedConv, RandomShapesEveryLevel) {
 // saturate; every group's kernel must still match the reference.
 TEST(Q8GroupedConv, ExtremeValuesAndZeroPoints) {
   const auto levels = simd_levels();
-  if (levels.empty()) GTEST_SKIP() << "ISA not on this CPU: no SIMD level runs here";
+  if (levels.empty()) return;  // skipped
   std::mt19937 rng(7);
   for (int i = 0; i < 30 && !HasFailure(); ++i) {
     const Conv2dShape s = random_grouped_shape(rng);
@@ -113,7 +119,7 @@ TEST(Q8GroupedConv, ExtremeValuesAndZeroPoints) {
 
 TEST(Q8GroupedConv, TwoThreads) {
   const auto levels = simd_levels();
-  if (levels.empty()) GTEST_SKIP() << "ISA not on this CPU: no SIMD level runs here";
+  if (levels.empty()) return;  // skipped
   testing::Pool pool(pthreadpool_create(2));
   std::mt19937 rng(3);
   Conv2dShape s;  // ResNeXt-50's first-stage grouped 3x3: 32 groups of 4 channels
@@ -129,7 +135,7 @@ TEST(Q8GroupedConv, TwoThreads) {
 // y = clamp(float(acc) * (x_scale * w_scale[c]) + bias[c], lo, hi), exactly.
 TEST(Q8GroupedConv, FloatOutputEveryLevel) {
   const auto levels = simd_levels();
-  if (levels.empty()) GTEST_SKIP() << "ISA not on this CPU: no SIMD level runs here";
+  if (levels.empty()) return;  // skipped
   std::mt19937 rng(11);
   size_t checked = 0;
   for (int i = 0; i < 40 && !HasFailure(); ++i) {
