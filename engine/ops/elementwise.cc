@@ -218,9 +218,8 @@ OpImpl batchnorm_op() {
     const float eps = c.node.attrs.f("epsilon");
     auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
     const float *scale = p(1), *bias = p(2), *mean = p(3), *var = p(4);
-    // scale', then shift'. Computed at each run: the parameters may be graph inputs, and C
-    // square roots cost nothing next to the pixels * C multiply-adds. (One plan runs one call
-    // at a time, so the buffer is its own.)
+    // scale', then shift': once here when the parameters are constants (the usual case), else
+    // at each run, from graph inputs. (One plan runs one call at a time, so the buffer is its own.)
     auto affine = std::make_shared<std::vector<float>>(size_t(2 * channels));
     auto prepare = [=] {
       float* a = affine->data();
@@ -239,8 +238,11 @@ OpImpl batchnorm_op() {
     auto xs = p(0);
     auto y = static_cast<float*>(out[0]);
     pthreadpool_t pool = c.threadpool;
+    bool constant = true;
+    for (size_t i = 1; i <= 4; ++i) constant = constant && c.in_const[i] != nullptr;
+    if (constant) prepare();
     return [=] {
-      prepare();
+      if (!constant) prepare();
       mul->run(xs, affine->data(), y, pool);
       add->run(y, affine->data() + channels, y, pool);
     };

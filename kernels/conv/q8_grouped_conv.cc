@@ -29,16 +29,11 @@ bool Q8GroupedConv::supports(const Conv2dShape& s, Q8 x_type, Q8 y_type) {
 Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
                              const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa)
     : s_(s) {
-  if (!supports(s, x_type, y_type))
-    throw Unsupported("Q8GroupedConv: needs groups > 1 that divide " + std::to_string(s.in_c) + " input and " +
-                      std::to_string(s.out_c) + " output channels, got " + std::to_string(s.groups));
+  const size_t w_per_group = start(x_type, y_type);
   if (rq.multiplier.size() != 1 && rq.multiplier.size() != size_t(s.out_c))
     throw std::invalid_argument("Q8GroupedConv: " + std::to_string(rq.multiplier.size()) +
                                 " requantization multipliers for " + std::to_string(s.out_c) + " output channels");
   const Conv2dShape g = one_group(s);
-  group_in_c_ = size_t(g.in_c);
-  group_out_c_ = size_t(g.out_c);
-  const size_t w_per_group = group_out_c_ * group_in_c_ * size_t(s.kernel_h) * size_t(s.kernel_w);
   for (int k = 0; k < s.groups; ++k) {
     Requantization part = rq;
     if (rq.multiplier.size() > 1) part.multiplier = rq.multiplier.subspan(size_t(k) * group_out_c_, group_out_c_);
@@ -50,13 +45,8 @@ Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_poi
 
 Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, const DequantizedOutput& out, Isa isa)
     : s_(s) {
-  if (!supports(s, x_type, x_type))
-    throw Unsupported("Q8GroupedConv: needs groups > 1 that divide " + std::to_string(s.in_c) + " input and " +
-                      std::to_string(s.out_c) + " output channels, got " + std::to_string(s.groups));
+  const size_t w_per_group = start(x_type, x_type);
   const Conv2dShape g = one_group(s);
-  group_in_c_ = size_t(g.in_c);
-  group_out_c_ = size_t(g.out_c);
-  const size_t w_per_group = group_out_c_ * group_in_c_ * size_t(s.kernel_h) * size_t(s.kernel_w);
   // A group's slice of per-channel values (a single value is every group's).
   auto slice = [&](const std::vector<float>& v, size_t k) {
     if (v.size() <= 1) return v;
@@ -68,6 +58,15 @@ Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, c
     groups_.push_back(std::make_unique<Q8Conv>(g, x_type, w + size_t(k) * w_per_group, std::move(part), isa));
   }
   finish(sizeof(float));
+}
+
+size_t Q8GroupedConv::start(Q8 x_type, Q8 y_type) {
+  if (!supports(s_, x_type, y_type))
+    throw Unsupported("Q8GroupedConv: needs groups > 1 that divide " + std::to_string(s_.in_c) + " input and " +
+                      std::to_string(s_.out_c) + " output channels, got " + std::to_string(s_.groups));
+  group_in_c_ = size_t(s_.in_c / s_.groups);
+  group_out_c_ = size_t(s_.out_c / s_.groups);
+  return group_out_c_ * group_in_c_ * size_t(s_.kernel_h) * size_t(s_.kernel_w);
 }
 
 void Q8GroupedConv::finish(size_t y_bytes) {

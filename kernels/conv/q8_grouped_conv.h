@@ -39,6 +39,7 @@ class Q8GroupedConv {
                        OutputRange* range = nullptr);
 
  private:
+  size_t start(Q8 x_type, Q8 y_type);  // checks the shape, sets the group widths; weights per group
   void finish(size_t y_bytes);  // checks every group has a microkernel, sizes the buffers, binds
   template <class RunGroup>
   void run_groups(const void* x, void* y, size_t y_bytes, const RunGroup& run_group) const;

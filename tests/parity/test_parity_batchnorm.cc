@@ -79,5 +79,30 @@ TEST(BatchNormParity, Int8CodesAfterAFloatBatchNormAreOrts) {
   expect_identical_at_every_level(b, "batchnorm_qdq", dims);
 }
 
+// Parameters fed as graph inputs: the scale and shift come from each run's values, so two runs
+// with different parameters through one session both match ORT.
+TEST(BatchNormParity, ParametersFromGraphInputsAreReadEachRun) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const int64_t c = 19;
+  auto x = b.input("x", {-1, c, 5, 6});
+  std::vector<std::string> params{"x"};
+  for (const char* name : {"scale", "bias", "mean", "var"}) params.push_back(b.input(name, {c}));
+  b.output(b.node("BatchNormalization", params, {{"epsilon", 1e-3f}}));
+  ScratchDir dir;
+  const std::string path = (dir.path() / "batchnorm_inputs.onnx").string();
+  b.save(path);
+  Session session = Session::load(path, SessionOptions{});
+  for (uint32_t seed : {3u, 11u}) {
+    auto inputs = random_inputs({{2, c, 5, 6}, {c}, {c}, {c}, {c}}, 2, seed);
+    for (float& v : std::span(const_cast<float*>(inputs[4].as<float>()), size_t(c))) v = v * v + 0.01f;  // var >= 0
+    std::map<std::string, npy::Array> feeds;
+    for (size_t i = 0; i < params.size(); ++i) feeds[params[i]] = to_npy(inputs[i]);
+    const auto theirs = testing::run_ort(path, feeds);
+    const auto mine = session.run(inputs);
+    EXPECT_EQ(differing_values(mine[0], theirs.at(session.outputs()[0].name)), 0) << "seed " << seed;
+  }
+}
+
 }  // namespace batchnorm_parity
 }  // namespace octet::parity

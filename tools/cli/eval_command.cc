@@ -278,13 +278,14 @@ json int8_origin_json(const Int8Model& m) {
   return {{"source", m.quantized ? "quantized in memory" : "model"}, {"bytes", m.bytes}};
 }
 
-// eval scores classes: the first output must be [batch, classes] floats. Anything else (an
-// image, a detection head) would be read as thousands of "classes", with a confusion matrix
-// of their square. Checked on the planned shapes, before calibration or data are touched.
-void check_classifier_output(const ir::Graph& graph, const std::string& path) {
-  const Session probe(graph, engine_session_options());
-  const TensorSpec& out = probe.outputs().at(0);
-  if (out.dtype == ir::DType::f32 && out.dims.size() == 2 && out.dims[1] > 0) return;
+// The session of `graph`, whose first output eval scores as classes: it must be [batch,
+// classes] floats. Anything else (an image, a detection head) would be read as thousands of
+// "classes", with a confusion matrix of their square. Checked on the planned shapes, before
+// calibration or data are touched.
+Session classifier_session(const ir::Graph& graph, const std::string& path) {
+  Session session(graph, engine_session_options());
+  const TensorSpec& out = session.outputs().at(0);
+  if (out.dtype == ir::DType::f32 && out.dims.size() == 2 && out.dims[1] > 0) return session;
   throw ir::Error(fmt::format("{}: output '{}' is {} {}, not [batch, classes]: eval measures classifiers; use `octet "
                               "run` to see any model's outputs, `octet diff` to compare them between precisions or "
                               "with ONNX Runtime",
@@ -321,7 +322,8 @@ int run_eval(EvalOptions o) {
     if (auto why = ort::unavailable_reason(); !why.empty()) throw ir::Error("--compare-ort: " + why);
 
   const TensorSpec input = image_input(graph, o.model);
-  check_classifier_output(graph, o.model);
+  // Planned (and its weights packed) once: the FP32 column below runs this session.
+  Session fp32_session = classifier_session(graph, o.model);
   ModelCard card = find_model_card(o.model).value_or(ModelCard{});
   if (o.data.empty()) o.data = card.data;
   if (o.data.empty())
@@ -369,8 +371,7 @@ int run_eval(EvalOptions o) {
   const bool side_by_side = p == "both" || p == "all";
   std::optional<PrecisionRun> fp32_run, int8_run, dynamic_run;
   if (want_fp32) {
-    Session session(graph, engine_session_options());
-    fp32_run = evaluate(session, side_by_side ? "octet FP32" : "octet", o.model, e, o);
+    fp32_run = evaluate(fp32_session, side_by_side ? "octet FP32" : "octet", o.model, e, o);
   }
   auto run_int8 = [&](Int8Model& m, const char* label) {
     Session session(m.graph, engine_session_options());
