@@ -100,6 +100,7 @@ const OpImpl* find_op(const std::string& op_type) {
     register_dynamic_ops(t);
     register_qsoftmax_op(t);
     register_qconcat_op(t);
+    register_resize_ops(t);
     return std::map<std::string, OpImpl>(t.begin(), t.end());
   }();
   auto it = table.find(op_type);

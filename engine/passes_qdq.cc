@@ -381,6 +381,13 @@ std::optional<DType> output_type(ir::Graph& g, const ir::Node& n) {
   return g.value(n.input(zp_slot)).constant->dtype;
 }
 
+// A linear Resize between equal Q/DQ parameters stays in float: ONNX Runtime keeps that QDQ
+// unit (it drops the pair only around a nearest one, which copies values), so it rounds the
+// float result to a code where resizing the integers would truncate.
+bool interpolates(const ir::Node& n) {
+  return (n.op == "Resize" || n.op == "Upsample") && n.attrs.has("mode") && n.attrs.s("mode") != "nearest";
+}
+
 }  // namespace
 
 int fuse_qdq(ir::Graph& g) {
@@ -401,7 +408,7 @@ int fuse_qdq(ir::Graph& g) {
         case int8::Fusion::variadic: done = fuse_concat(g, n, *q, removed); break;
         case int8::Fusion::none: break;
       }
-    } else if (int8::moves_data_only(n.op)) {
+    } else if (int8::moves_data_only(n.op) && !interpolates(n)) {
       done = n.outputs.size() == 1 && fuse_data_movement(g, n, removed);
     } else if (n.op == "Shape") {
       // Shape does not care whether it reads the float or the quantized tensor.

@@ -263,6 +263,42 @@ const std::map<std::string, Importer>& importers() {
                   if (mode != "constant" && mode != "reflect" && mode != "edge")
                     throw Error("mode '" + mode + "' is not supported (constant, reflect, edge)");
                 }};
+    // Resize-10 takes (X, scales) and always maps coordinates asymmetrically with Resize-10's
+    // own nearest rounding ("simple"); from 11 on (X, roi, scales, sizes). Both become the latter.
+    const std::vector<AttrSpec> resize_attrs = {
+        {"mode", str("nearest")},
+        {"coordinate_transformation_mode", str("half_pixel")},
+        {"nearest_mode", str("round_prefer_floor")},
+        {"cubic_coeff_a", f32(-0.75f)},
+        {"exclude_outside", i64(0)},
+        {"extrapolation_value", f32(0.0f)},
+        {"antialias", i64(0)},
+        {"axes", ints()},
+        {"keep_aspect_ratio_policy", str("stretch")}};
+    t["Resize"] = {10, resize_attrs, [](Node& n, ImportContext& ctx) {
+                     if (ctx.opset >= 11) return;
+                     if (n.inputs.size() != 2) throw Error("Resize-10 takes 2 inputs (X, scales)");
+                     n.inputs = {n.inputs[0], "", n.inputs[1]};
+                     n.attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
+                     n.attrs.set("nearest_mode", std::string("simple"));
+                   }};
+    // Upsample (deprecated at 10): Resize-10's arithmetic, scales an attribute before opset 9.
+    t["Upsample"] = {7, {{"mode", str("nearest")}, {"scales", AttrValue(std::vector<float>{})}},
+                     [resize_attrs](Node& n, ImportContext& ctx) {
+                       if (ctx.opset < 9) {
+                         const auto scales = n.attrs.floats("scales");
+                         if (scales.empty()) throw Error("attribute 'scales' is required before opset 9");
+                         if (n.inputs.size() != 1) throw Error("Upsample-7 takes 1 input (X)");
+                         attr_to_input(n, ctx, "scales", 1, TensorData::f32({int64_t(scales.size())}, scales));
+                       }
+                       n.attrs.erase("scales");
+                       if (n.inputs.size() != 2) throw Error("Upsample takes 2 inputs (X, scales)");
+                       n.inputs = {n.inputs[0], "", n.inputs[1]};
+                       for (const AttrSpec& a : resize_attrs)
+                         if (!n.attrs.has(a.name)) n.attrs.set(a.name, *a.dflt);
+                       n.attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
+                       n.attrs.set("nearest_mode", std::string("simple"));
+                     }};
     t["Concat"] = {4, {{"axis", std::nullopt}}, {}};
     t["Transpose"] = {1, {{"perm", ints()}}, {}};
     // Before opset 10 starts / ends / axes are attributes; from 10 on they are inputs 1-3 (+ steps 4).

@@ -1,0 +1,206 @@
+// Resize and Upsample against ONNX Runtime over their attribute space: every mode octet runs,
+// every coordinate transform and nearest rounding, scales and sizes, enlarging and shrinking,
+// odd extents, the opset-10 and Upsample forms, and the 8-bit form (a QDQ unit ORT runs on the
+// integers). Every output must be bit-identical (octet takes ORT's float steps), at every ISA
+// level this CPU has, and the 2-D resizes must not run the scalar reference where a SIMD level
+// exists.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "engine/session.h"
+#include "kernels/isa.h"
+#include "tests/parity/parity_fixture.h"
+#include "tests/util/skip_reasons.h"
+#include "tools/tensor_io.h"
+
+namespace octet::parity {
+namespace resize_parity {
+
+using testing::ElemType;
+using testing::OnnxBuilder;
+using testing::TensorValue;
+
+struct Case {
+  std::string name;
+  int64_t opset = 13;
+  testing::Attrs attrs;
+  std::vector<float> scales;   // or
+  std::vector<int64_t> sizes;  // (one of the two)
+  ir::Dims dims{2, 19, 9, 11};
+  // u8 / s8: the input quantized, then resized as a QDQ unit (DequantizeLinear, Resize,
+  // QuantizeLinear), or with `on_codes` the codes resized directly (a QOperator file's Resize).
+  ElemType type = ElemType::f32;
+  bool on_codes = false;
+  bool expect_simd = true;
+};
+
+// The Resize node of `c` on `x`, in the input form of c.opset.
+std::string resize_node(OnnxBuilder& b, const Case& c, const std::string& x) {
+  if (c.opset < 10) {  // Upsample
+    if (c.opset < 9) {
+      testing::Attrs attrs = c.attrs;
+      attrs.push_back({"scales", c.scales});
+      return b.node("Upsample", {x}, attrs);
+    }
+    return b.node("Upsample", {x, b.initializer("", {int64_t(c.scales.size())}, c.scales)}, c.attrs);
+  }
+  if (c.opset == 10) return b.node("Resize", {x, b.initializer("", {int64_t(c.scales.size())}, c.scales)}, c.attrs);
+  const std::string roi = c.opset >= 13 ? "" : b.initializer("", {0}, std::vector<float>{});
+  if (!c.scales.empty())
+    return b.node("Resize", {x, roi, b.initializer("", {int64_t(c.scales.size())}, c.scales)}, c.attrs);
+  const std::string no_scales = c.opset >= 13 ? "" : b.initializer("", {0}, std::vector<float>{});
+  return b.node("Resize",
+                {x, roi, no_scales, b.initializer("", TensorValue::s64({int64_t(c.sizes.size())}, c.sizes))},
+                c.attrs);
+}
+
+void expect_identical(const Case& c) {
+  SCOPED_TRACE(c.name);
+  OnnxBuilder b(c.opset);
+  ir::Dims symbolic = c.dims;
+  symbolic[0] = -1;
+  auto x = b.input("x", symbolic);
+  if (c.type == ElemType::f32) {
+    b.output(resize_node(b, c, x));
+  } else {
+    // ORT drops the Q/DQ pair around a nearest Resize and copies codes; it keeps a linear one
+    // in float and rounds its result to a code. A Resize of codes truncates its float result.
+    const bool u8 = c.type == ElemType::u8;
+    auto scale = b.initializer("s", {}, {0.03f});
+    auto zp = b.initializer("zp", u8 ? TensorValue::u8({}, {131}) : TensorValue::s8({}, {-7}));
+    auto q = b.node("QuantizeLinear", {x, scale, zp});
+    if (c.on_codes) {
+      b.output(resize_node(b, c, q), c.type);
+    } else {
+      auto dq = b.node("DequantizeLinear", {q, scale, zp});
+      b.output(b.node("QuantizeLinear", {resize_node(b, c, dq), scale, zp}), c.type);
+    }
+  }
+  ScratchDir dir;
+  const std::string path = (dir.path() / (c.name + ".onnx")).string();
+  b.save(path);
+  auto inputs = random_inputs({c.dims}, c.dims[0], 11);
+  for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 2.0f;
+  const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
+  for (kernels::Isa isa : kernels::runnable_isas()) {
+    SessionOptions o;
+    o.isa = isa;
+    Session session = Session::load(path, o);
+    const auto mine = session.run(inputs);
+    const npy::Array& ref = theirs.at(session.outputs()[0].name);
+    ASSERT_EQ(mine[0].bytes.size(), ref.data.size()) << "output size at " << kernels::isa_name(isa);
+    int64_t differ = 0;
+    for (size_t i = 0; i < ref.data.size(); ++i) differ += mine[0].bytes[i] != ref.data[i];
+    EXPECT_EQ(differ, 0) << "bytes differ at " << kernels::isa_name(isa);
+    if (c.expect_simd && isa != kernels::Isa::scalar)
+      for (const PlanStep& step : session.plan_for(session.input_dims_at(c.dims[0])).steps())
+        EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " at " << kernels::isa_name(isa);
+  }
+}
+
+std::vector<Case> nearest_cases() {
+  std::vector<Case> cases;
+  const char* transforms[] = {"asymmetric", "half_pixel", "pytorch_half_pixel", "align_corners", "tf_half_pixel_for_nn"};
+  const char* roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  for (const char* t : transforms)
+    for (const char* r : roundings) {
+      Case up{std::string("nearest_") + t + "_" + r + "_up"};
+      up.attrs = {{"mode", "nearest"}, {"coordinate_transformation_mode", t}, {"nearest_mode", r}};
+      up.scales = {1, 1, 2.0f, 1.75f};
+      cases.push_back(up);
+      Case down = up;
+      down.name = std::string("nearest_") + t + "_" + r + "_sizes_down";
+      down.scales.clear();
+      down.opset = 18;
+      down.attrs.push_back({"axes", {2, 3}});
+      down.sizes = {4, 6};
+      cases.push_back(down);
+    }
+  return cases;
+}
+
+std::vector<Case> linear_cases() {
+  std::vector<Case> cases;
+  const char* transforms[] = {"half_pixel", "asymmetric", "pytorch_half_pixel", "align_corners",
+                              "half_pixel_symmetric"};
+  for (const char* t : transforms) {
+    Case up{std::string("linear_") + t + "_up"};
+    up.opset = std::string(t) == "half_pixel_symmetric" ? 19 : 13;
+    up.attrs = {{"mode", "linear"}, {"coordinate_transformation_mode", t}};
+    up.scales = {1, 1, 2.0f, 2.0f};
+    cases.push_back(up);
+    Case odd = up;
+    odd.name = std::string("linear_") + t + "_odd_scales";
+    odd.scales = {1, 1, 1.7f, 0.6f};
+    cases.push_back(odd);
+    Case sizes = up;
+    sizes.name = std::string("linear_") + t + "_sizes";
+    sizes.opset = 19;
+    sizes.attrs.push_back({"axes", {2, 3}});
+    sizes.scales.clear();
+    sizes.sizes = {5, 17};
+    cases.push_back(sizes);
+  }
+  return cases;
+}
+
+TEST(ResizeParity, NearestEveryTransformAndRounding) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (const Case& c : nearest_cases()) expect_identical(c);
+}
+
+TEST(ResizeParity, LinearEveryTransform) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (const Case& c : linear_cases()) expect_identical(c);
+}
+
+TEST(ResizeParity, OlderForms) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (const char* mode : {"nearest", "linear"}) {
+    Case resize10{std::string("resize10_") + mode, 10, {{"mode", mode}}, {1, 1, 2.0f, 3.0f}};
+    Case upsample9{std::string("upsample9_") + mode, 9, {{"mode", mode}}, {1, 1, 2.0f, 2.0f}};
+    Case upsample7{std::string("upsample7_") + mode, 7, {{"mode", mode}}, {1, 1, 1.5f, 2.5f}};
+    for (const Case& c : {resize10, upsample9, upsample7}) expect_identical(c);
+  }
+  // Resize-10 shrinking: its own rounding (ceil when shrinking).
+  expect_identical({"resize10_nearest_down", 10, {{"mode", "nearest"}}, {1, 1, 0.5f, 0.4f}});
+}
+
+TEST(ResizeParity, EightBitQdqUnitsAndCodes) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (ElemType type : {ElemType::u8, ElemType::s8}) {
+    const std::string t = type == ElemType::u8 ? "u8" : "s8";
+    Case nearest{"nearest_" + t, 13, {{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"},
+                                      {"nearest_mode", "floor"}}, {1, 1, 2.0f, 2.0f}};
+    nearest.type = type;
+    Case linear{"linear_" + t, 13, {{"mode", "linear"}}, {1, 1, 1.6f, 2.3f}};
+    linear.type = type;
+    Case aligned{"linear_align_corners_" + t, 18,
+                 {{"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}, {"axes", {2, 3}}},
+                 {}, {17, 5}};
+    aligned.type = type;
+    for (Case c : {nearest, linear, aligned}) {
+      expect_identical(c);
+      c.name += "_on_codes";
+      c.on_codes = true;
+      expect_identical(c);
+    }
+  }
+}
+
+TEST(ResizeParity, OtherRanksAndAxes) {
+  OCTET_SKIP_WITHOUT_ORT();
+  Case ncl{"nearest_3d", 13, {{"mode", "nearest"}}, {1, 1, 2.5f}, {}, {2, 7, 9}};
+  expect_identical(ncl);
+  Case channels{"nearest_channels", 13, {{"mode", "nearest"}}, {1, 2.0f, 1, 1}};
+  channels.expect_simd = false;  // a resized channel axis runs the row-major reference
+  expect_identical(channels);
+  Case axes{"nearest_axes_opset18", 18, {{"mode", "nearest"}, {"axes", {-1, 2}}}, {3.0f, 2.0f}};
+  expect_identical(axes);
+  Case two_d{"linear_2d", 13, {{"mode", "linear"}}, {1.5f, 0.5f}, {}, {6, 10}};
+  expect_identical(two_d);
+}
+
+}  // namespace resize_parity
+}  // namespace octet::parity
