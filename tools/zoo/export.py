@@ -39,6 +39,9 @@ import torch
 import torch.nn as nn
 import torchvision.models as tvm
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import yolo  # noqa: E402  (tools/zoo/yolo.py: detectors in plain torch)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -70,9 +73,15 @@ ZOO = {
                                "MobileNetV2 width 0.35 at 32 px"),
     "mobilenet_v2_035_cifar_bn": (lambda: tvm.mobilenet_v2(width_mult=0.35, num_classes=10), 32, 12, True,
                                   "BatchNormalization nodes kept (not folded by the exporter)"),
+    "yolov5nu": (lambda: yolo.YOLOv5u(640), 640, 17, False,
+                 "detector: C3, SPPF, nearest 2x Resize, DFL head (Softmax over bins) decoded in the graph"),
+    "yolov5nu_320": (lambda: yolo.YOLOv5u(320), 320, 13, False, "YOLOv5nu at 320 px, opset 13 (the CI variant)"),
 }
+# The output's name (torch's default for detectors is ultralytics' "output0"); classifiers: logits.
+OUTPUT_NAMES = {"yolov5nu": "output0", "yolov5nu_320": "output0"}
+DETECTORS = set(OUTPUT_NAMES)
 SMALL = ["mobilenet_v2_035_cifar", "resnet18_cifar", "mobilenet_v2_035_cifar_bn", "shufflenet_v2_x0_5",
-         "squeezenet1_1", "mobilenet_v3_small"]
+         "squeezenet1_1", "mobilenet_v3_small", "yolov5nu_320"]
 
 
 def seed_of(name):
@@ -130,8 +139,9 @@ def export_one(name, out_dir, run_ort):
     x = torch.randn(2, 3, side, side, generator=gen)
 
     tmp = os.path.join(d, "model.onnx.tmp")
-    kwargs = dict(input_names=["input"], output_names=["logits"], opset_version=opset,
-                  dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}})
+    out_name = OUTPUT_NAMES.get(name, "logits")
+    kwargs = dict(input_names=["input"], output_names=[out_name], opset_version=opset,
+                  dynamic_axes={"input": {0: "batch"}, out_name: {0: "batch"}})
     if keep_bn:
         # PRESERVE with the module in eval mode skips the exporter's Conv+BN folding.
         kwargs.update(training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
@@ -159,7 +169,7 @@ def export_one(name, out_dir, run_ort):
     return {"name": name, "file": f"{name}/model.onnx", "input": f"{name}/input.npy",
             "ort_outputs": f"{name}/ort" if run_ort else None, "input_shape": [2, 3, side, side],
             "opset": opset, "params": params, "mb": round(size / 1e6, 2), "batchnorm_kept": keep_bn,
-            "seed": seed, "what": what}
+            "seed": seed, "what": what, "kind": "detector" if name in DETECTORS else "classifier"}
 
 
 def main():
