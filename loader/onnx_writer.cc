@@ -128,6 +128,10 @@ bool zero_or_float(const Node& n, const AttrValue& v) {
 }
 // noop_with_empty_axes only matters when there are no axes.
 bool axes_given(const Node& n, const AttrValue& v) { return equals<0>(n, v) || n.attrs.has("axes"); }
+bool stretch(const Node&, const AttrValue& v) {
+  auto* s = std::get_if<std::string>(&v);
+  return s && *s == "stretch";
+}
 
 struct AttrWindow {
   const char* domain;
@@ -144,6 +148,8 @@ const AttrWindow kAttrWindows[] = {
     {"", "Dropout", "is_test", 1, 7, equals<1>},
     {"", "Dropout", "ratio", 1, 12, always},  // from 12 an input; inference ignores it anyway
     {"", "ReduceMean", "noop_with_empty_axes", 18, kNoEnd, axes_given},
+    {"", "Resize", "antialias", 18, kNoEnd, equals<0>},
+    {"", "Resize", "keep_aspect_ratio_policy", 18, kNoEnd, stretch},
     {"", "AveragePool", "dilations", 19, kNoEnd, all_ones},
     {"", "Reshape", "allowzero", 14, kNoEnd, equals<0>},
     {"", "Shape", "start", 15, kNoEnd, equals<0>},
@@ -258,6 +264,32 @@ std::vector<Node> lower_softmax(Node n, const ir::Graph& g, NameSource& names) {
   return {flatten, shape, softmax, reshape};
 }
 
+// Resize-10 and Upsample (which the loader turned into Resize's inputs with nearest_mode
+// "simple": truncation when enlarging, ceil when shrinking) written as a Resize of opset 13+:
+// "simple" becomes floor when no axis shrinks (asymmetric coordinates are never negative, so
+// truncation is floor) and ceil when none enlarges; a resize that does both cannot be written.
+Node lower_resize(Node n, const ir::Graph& g) {
+  n.op = "Resize";
+  if (!n.attrs.has("nearest_mode") || n.attrs.s("nearest_mode") != "simple") return n;
+  if (n.attrs.s("mode") != "nearest") {
+    n.attrs.erase("nearest_mode");
+    return n;
+  }
+  auto it = n.has_input(2) ? g.values.find(n.input(2)) : g.values.end();
+  if (it == g.values.end() || !it->second.constant)
+    throw Error(ir::Graph::describe(n) + ": Resize-10's rounding needs constant scales to be written at opset 13");
+  bool enlarges = false, shrinks = false;
+  for (float s : it->second.constant->values<float>()) {
+    enlarges = enlarges || s > 1;
+    shrinks = shrinks || s < 1;
+  }
+  if (enlarges && shrinks)
+    throw Error(ir::Graph::describe(n) + ": Resize-10 / Upsample rounding that enlarges some axes and shrinks "
+                "others has no nearest_mode at opset 13");
+  n.attrs.set("nearest_mode", std::string(shrinks ? "ceil" : "floor"));
+  return n;
+}
+
 // The node(s) that express `n` at `onnx_opset`.
 std::vector<Node> lower_node(const Node& n, const ir::Graph& g, int64_t onnx_opset, NameSource& names) {
   reject_internal_attributes(n);
@@ -268,6 +300,7 @@ std::vector<Node> lower_node(const Node& n, const ir::Graph& g, int64_t onnx_ops
   if (n.domain.empty()) {
     if (n.op == "Softmax") out = lower_softmax(n, g, names);
     else if (n.op == "ReduceMean" && onnx_opset < 18) reduce_axes_to_attribute(out[0], g);
+    else if (n.op == "Resize" || n.op == "Upsample") out = {lower_resize(n, g)};
   }
   for (auto& m : out) drop_attributes_outside_their_opset(m, onnx_opset);
   return out;
