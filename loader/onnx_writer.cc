@@ -149,6 +149,7 @@ const AttrWindow kAttrWindows[] = {
     {"", "Dropout", "ratio", 1, 12, always},  // from 12 an input; inference ignores it anyway
     {"", "ReduceMean", "noop_with_empty_axes", 18, kNoEnd, axes_given},
     {"", "Resize", "antialias", 18, kNoEnd, equals<0>},
+    {"", "Split", "num_outputs", 18, kNoEnd, equals<0>},
     {"", "Resize", "keep_aspect_ratio_policy", 18, kNoEnd, stretch},
     {"", "AveragePool", "dilations", 19, kNoEnd, all_ones},
     {"", "Reshape", "allowzero", 14, kNoEnd, equals<0>},

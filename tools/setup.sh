@@ -15,6 +15,8 @@ ORT_DIR="$ROOT/third_party/onnxruntime-node"
 # only recommends a font). libcpp-httplib-dev: `octet serve`'s HTTP server. pybind11-dev,
 # python3-dev, python3-numpy and python3-pytest: the Python module (python/) and its tests;
 # python3-venv: the venv of ONNX Runtime's quantization tool (third_party/ort-quantization).
+# python3-torch, python3-torchvision, python3-onnx: tools/zoo/export.py, whose small variants
+# CI exports and checks (the zoo stage of tools/test.sh).
 # nodejs and npm are handled apart: they are installed only if the commands are missing, so a
 # newer Node (e.g. NodeSource's, whose npm is not a Debian package) is never replaced.
 APT_PACKAGES=(
@@ -30,6 +32,7 @@ APT_PACKAGES=(
   libcpp-httplib-dev
   pybind11-dev python3-dev python3-numpy python3-pytest
   python3-venv
+  python3-torch python3-torchvision python3-onnx
 )
 
 with_ort=1

@@ -7,6 +7,7 @@
 #   OCTET_SKIP_SANITIZE=1 tools/test.sh  # Release build only
 #   OCTET_SKIP_FUZZ=1 tools/test.sh      # without the fuzz stage
 #   OCTET_SKIP_ARM=1 tools/test.sh       # without the AArch64 kernel stage
+#   OCTET_SKIP_ZOO=1 tools/test.sh       # without exporting the zoo's small variants
 #
 # The AArch64 stage cross-builds the microkernel tests and octet (tools/arm/test.sh) and runs
 # them under qemu-aarch64 as three CPUs: cortex-a72 (NEON only), cortex-a76 (+ dot product) and
@@ -53,13 +54,31 @@ stage_start=0  # SECONDS counts from the start of this script, setup included
 stage_done() { echo "== $1: $(((SECONDS - stage_start) / 60)) min $(((SECONDS - stage_start) % 60)) s"; stage_start=$SECONDS; }
 stage_done "setup"
 
+# The zoo's small variants (tools/zoo/export.py --small: a model of each family the zoo covers
+# that exports in seconds, with ONNX Runtime's outputs), exported before configuring so that
+# ZooParity.* are ctest entries (tests/parity/CMakeLists.txt), then quantized by the build below.
+ZOO="$ROOT/build/zoo"
+if [[ "${OCTET_SKIP_ZOO:-0}" != 1 ]]; then
+  echo "== the zoo's small variants (torch export and ONNX Runtime's outputs) into $ZOO"
+  /usr/bin/python3 "$ROOT/tools/zoo/export.py" --small --out "$ZOO" --calib-count 8
+  export OCTET_ZOO_DIR="$ZOO"
+  stage_done "zoo export"
+fi
+
 echo "== Release build and tests"
 cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build "$ROOT/build" -j "$JOBS"
+if [[ "${OCTET_SKIP_ZOO:-0}" != 1 ]]; then
+  for model in "$ZOO"/*/model.onnx; do
+    dir="$(dirname "$model")"
+    "$ROOT/build/tools/octet" quantize "$model" -o "$dir/model_int8.onnx" --calib "npy:$dir/calib.npy" >/dev/null
+  done
+fi
 stage_done "Release build"
 tally+=("Release tests=$TALLY/release.xml")
 ctest --test-dir "$ROOT/build" --output-on-failure -j "$JOBS" "${CTEST_TALLY[@]}" --output-junit "$TALLY/release.xml"
 stage_done "Release tests"
+unset OCTET_ZOO_DIR  # the zoo is checked in Release only
 
 SAN="$ROOT/build-san"
 if [[ "${OCTET_SKIP_SANITIZE:-0}" != 1 ]]; then

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -25,8 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "calib/calibrate.h"
 #include "calib/quantize.h"
 #include "engine/session.h"
+#include "kernels/isa.h"
+#include "tests/util/skip_reasons.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
 #include "tests/parity/parity_harness.h"
@@ -205,6 +209,68 @@ TEST(ZooParity, Int8MatchesOrtOnTheSameQdqFile) {
                   (long long)c.max_lsb, tap->node.c_str());
       EXPECT_EQ(c.identical, c.values) << name << " batch " << batch;
       EXPECT_EQ(c.max_lsb, 0) << name << " batch " << batch;
+    }
+  }
+}
+
+// The dynamic INT8 form of a zoo model (octet's quantize_dynamic: the graph onnxruntime's
+// quantize_dynamic writes), saved beside the others as model_dynamic.onnx.
+std::string dynamic_file(const fs::path& d) {
+  const fs::path out = d / "model_dynamic.onnx";
+  if (!fs::exists(out)) {
+    const ir::Graph fp32 = loader::load_onnx((d / "model.onnx").string());
+    loader::save_onnx(calib::quantize_dynamic(calib::prepare_for_quantization(fp32), {}), out.string());
+  }
+  return out.string();
+}
+
+// Every step of every zoo model, in FP32, static INT8 (model_int8.onnx where it exists) and
+// dynamic INT8, runs a SIMD kernel at this CPU's best level: a scalar step would measure
+// octet's gap instead of the hardware's.
+TEST(ZooParity, NoScalarStepAtTheBestLevel) {
+  const auto models = zoo_models();
+  OCTET_SKIP_WITHOUT_ZOO(models);
+  if (kernels::active_isa() == kernels::Isa::scalar)
+    GTEST_SKIP() << octet::testing::kIsaNotOnCpu << "no SIMD level on this CPU";
+  for (const std::string& name : models) {
+    const fs::path d = zoo_dir() / name;
+    std::vector<std::string> files = {(d / "model.onnx").string(), dynamic_file(d)};
+    if (fs::exists(d / "model_int8.onnx")) files.push_back((d / "model_int8.onnx").string());
+    for (const std::string& file : files) {
+      SCOPED_TRACE(file);
+      Session s = Session::load(file);
+      for (const PlanStep& step : s.plan_for(s.input_dims_at(1)).steps())
+        EXPECT_FALSE(step.scalar()) << name << ": " << step.node << " runs " << step.kernel << " (" << step.fallback
+                                    << ")";
+    }
+  }
+}
+
+// Dynamic INT8 against ONNX Runtime on the same file: every output value identical. A float op
+// that feeds a DynamicQuantizeLinear must round as ORT's does, or codes move and the
+// difference compounds through the network.
+TEST(ZooParity, DynamicInt8IdenticalToOrt) {
+  const auto models = zoo_models();
+  OCTET_SKIP_WITHOUT_ZOO(models);
+  if (std::string why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  for (const std::string& name : models) {
+    SCOPED_TRACE(name);
+    const fs::path d = zoo_dir() / name;
+    const std::string file = dynamic_file(d);
+    Session s = Session::load(file);
+    const ir::TensorData input = from_npy(npy::read((d / "input.npy").string()));
+    const auto theirs = testing::run_ort(file, {{s.inputs().at(0).name, to_npy(input)}});
+    std::vector<ir::TensorData> ours;
+    if (!run_or_fail(s, input, file, ours)) continue;
+    for (size_t i = 0; i < ours.size(); ++i) {
+      const npy::Array& ref = theirs.at(s.outputs()[i].name);
+      ASSERT_EQ(ours[i].bytes.size(), ref.data.size());
+      int64_t identical = 0;
+      const int64_t n = ours[i].count();
+      for (int64_t k = 0; k < n; ++k) identical += std::memcmp(&ours[i].bytes[size_t(k) * 4], &ref.data[size_t(k) * 4], 4) == 0;
+      std::printf("[ ZOO DYN  ] %-26s %s: %7.3f%% of %lld values identical\n", name.c_str(), s.outputs()[i].name.c_str(),
+                  100.0 * double(identical) / double(n), (long long)n);
+      EXPECT_EQ(identical, n) << name << " " << s.outputs()[i].name;
     }
   }
 }
