@@ -85,6 +85,8 @@ struct EltwiseUkernel {
   namespace isa {                                                                                          \
   void f32_add(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
   void f32_mul(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
+  void f32_sub(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
+  void f32_div(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
   void f32_clamp(size_t, const float*, float*, float, float);                                               \
   void f32_add_clamp(size_t, const float*, const float*, float*, float, float);                            \
   void f32_sigmoid(size_t, const float*, float*);                                                          \
@@ -110,6 +112,8 @@ OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE, )
 
 OCTET_ELTWISE_TABLE(kF32AddUkernels, F32BinaryUkernel, f32_add)
 OCTET_ELTWISE_TABLE(kF32MulUkernels, F32BinaryUkernel, f32_mul)
+OCTET_ELTWISE_TABLE(kF32SubUkernels, F32BinaryUkernel, f32_sub)
+OCTET_ELTWISE_TABLE(kF32DivUkernels, F32BinaryUkernel, f32_div)
 OCTET_ELTWISE_TABLE(kF32ClampUkernels, F32ClampUkernel, f32_clamp)
 OCTET_ELTWISE_TABLE(kF32AddClampUkernels, F32AddClampUkernel, f32_add_clamp)
 OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)

@@ -186,6 +186,14 @@ void f32_mul(size_t rows, size_t cols, const float* a, size_t as, const float* b
   f32_binary(rows, cols, a, as, b, bs, y, [](float32x4_t u, float32x4_t v) { return vmulq_f32(u, v); });
 }
 
+void f32_sub(size_t rows, size_t cols, const float* a, size_t as, const float* b, size_t bs, float* y) {
+  f32_binary(rows, cols, a, as, b, bs, y, [](float32x4_t u, float32x4_t v) { return vsubq_f32(u, v); });
+}
+
+void f32_div(size_t rows, size_t cols, const float* a, size_t as, const float* b, size_t bs, float* y) {
+  f32_binary(rows, cols, a, as, b, bs, y, [](float32x4_t u, float32x4_t v) { return vdivq_f32(u, v); });
+}
+
 // y = min(hi, max(lo, x + r)): a conv's fused residual Add and its Relu / Clip in one pass.
 void f32_add_clamp(size_t n, const float* x, const float* r, float* y, float lo_value, float hi_value) {
   const float32x4_t lo = vdupq_n_f32(lo_value), hi = vdupq_n_f32(hi_value);

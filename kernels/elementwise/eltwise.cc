@@ -146,14 +146,60 @@ BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides
 
 // ---- FP32 ----
 
+namespace {
+
+const EltwiseUkernel<F32BinaryUkernel>* f32_binary_ukernel(BinaryOp op, Isa isa) {
+  switch (op) {
+    case BinaryOp::add: return first_runnable(kF32AddUkernels, isa);
+    case BinaryOp::sub: return first_runnable(kF32SubUkernels, isa);
+    case BinaryOp::mul: return first_runnable(kF32MulUkernels, isa);
+    case BinaryOp::div: return first_runnable(kF32DivUkernels, isa);
+  }
+  return nullptr;
+}
+
+// True when every extent above 1 has stride 0 in `s`: the operand is one element.
+bool single_element(int rank, const int64_t* dims, const int64_t* s) {
+  for (int d = 0; d < rank; ++d)
+    if (dims[d] > 1 && s[d] != 0) return false;
+  return true;
+}
+
+// True when `s` walks `dims` densely in row-major order (extents of 1 aside).
+bool dense(int rank, const int64_t* dims, const int64_t* s) {
+  int64_t expect = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (dims[d] > 1 && s[d] != expect) return false;
+    expect *= dims[d];
+  }
+  return true;
+}
+
+}  // namespace
+
 F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides,
                      const int64_t* b_strides, Isa isa)
     : op_(op), rank_(rank) {
   copy_box(rank, dims, a_strides, b_strides, dims_, a_strides_, b_strides_);
   tiling_ = tile_binary(rank, dims, a_strides, b_strides);
-  if (!tiling_.fits) return;
-  if (op == BinaryOp::add) ukernel_ = first_runnable(kF32AddUkernels, isa);
-  if (op == BinaryOp::mul) ukernel_ = first_runnable(kF32MulUkernels, isa);
+  if (!tiling_.fits) {
+    // x op scalar, scalar op x (x / 2, x - 0.5): the scalar is spread over a row of kSplat
+    // copies at each run, read with row stride 0, and x is cut into rows of that length.
+    const bool b_scalar = single_element(rank, dims, b_strides) && dense(rank, dims, a_strides);
+    const bool a_scalar = !b_scalar && single_element(rank, dims, a_strides) && dense(rank, dims, b_strides);
+    if (!a_scalar && !b_scalar) return;
+    splat_ = a_scalar ? Splat::a : Splat::b;
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d) n *= dims[d];
+    tiling_ = BinaryTiling{};
+    tiling_.fits = true;
+    tiling_.cols = std::min<int64_t>(n, kSplat);
+    tiling_.rows = n / tiling_.cols;
+    splat_tail_ = n - tiling_.rows * tiling_.cols;
+    (a_scalar ? tiling_.b_row_stride : tiling_.a_row_stride) = tiling_.cols;
+    splat_row_.resize(size_t(tiling_.cols));
+  }
+  ukernel_ = f32_binary_ukernel(op, isa);
 }
 
 std::string F32Binary::kernel_name() const {
@@ -170,6 +216,12 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
     }
     return;
   }
+  if (splat_ != Splat::none) {
+    // The run's scalar, then the operands as [rows][cols] (+ a tail) over the spread row.
+    std::fill(splat_row_.begin(), splat_row_.end(), splat_ == Splat::a ? *a : *b);
+    if (splat_ == Splat::a) a = splat_row_.data();
+    else b = splat_row_.data();
+  }
   const F32BinaryUkernel fn = ukernel_->fn;
   const BinaryTiling& t = tiling_;
   run_tiled(t, pool, [&](int64_t rows, int64_t cols, int64_t a_off, int64_t b_off, int64_t y_off) {
@@ -178,6 +230,13 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
     // y's tile is dense (rows x cols from y_off) and still in cache.
     if (range) range->add(size_t(rows * cols), y + y_off);
   });
+  if (splat_tail_ > 0) {
+    const int64_t done = t.rows * t.cols;
+    const float* ta = splat_ == Splat::a ? a : a + done;
+    const float* tb = splat_ == Splat::b ? b : b + done;
+    fn(1, size_t(splat_tail_), ta, 0, tb, 0, y + done);
+    if (range) range->add(size_t(splat_tail_), y + done);
+  }
 }
 
 F32Epilogue::F32Epilogue(const Activation& act, Isa isa)

@@ -8,8 +8,9 @@
 // dense in `dims` order, a and b read through their own strides (0 broadcasts). Adjacent
 // dimensions are merged until the last one is contiguous in both inputs; the broadcasts that
 // reduce to rows of a contiguous row (same shape, the NHWC per-channel gate [N,1,1,C] against
-// [N,H,W,C], a row vector) run on the microkernels, the rest (a scalar operand, a transposed
-// input) on the reference.
+// [N,H,W,C], a row vector) and a single-element operand (spread over a row) run on the
+// microkernels, the rest (a transposed input, a per-channel operand of an NCHW map) on the
+// reference.
 //
 // Threads: run() splits large tensors into pieces of at least kEltwiseMinPiece elements over
 // a pthreadpool (nullptr: the calling thread).
@@ -18,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/elementwise/output_range.h"
 #include "kernels/eltwise_list.h"
@@ -44,7 +46,8 @@ BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides
 
 // ---- FP32 ----
 
-// Add, Sub, Mul, Div; Add and Mul have microkernels.
+// Add, Sub, Mul, Div on microkernels, for the broadcasts tile_binary reduces to rows and for a
+// single-element operand (x / 2); other broadcasts on the reference.
 class F32Binary {
  public:
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
@@ -59,6 +62,12 @@ class F32Binary {
   int64_t dims_[kMaxRank], a_strides_[kMaxRank], b_strides_[kMaxRank];
   BinaryTiling tiling_;
   const EltwiseUkernel<F32BinaryUkernel>* ukernel_ = nullptr;
+  // A single-element operand spread over a row at each run (one plan runs one call at a time,
+  // so the row is this step's own).
+  static constexpr int64_t kSplat = 2048;
+  enum class Splat : uint8_t { none, a, b } splat_ = Splat::none;
+  int64_t splat_tail_ = 0;
+  mutable std::vector<float> splat_row_;
 };
 
 // act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid,

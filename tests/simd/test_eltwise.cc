@@ -308,22 +308,25 @@ bool same_float(float a, float b) {
   return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-TEST(F32BinaryUkernel, AddAndMulEqualTheRefBitForBit) {
+TEST(F32BinaryUkernel, AddSubMulDivEqualTheRefBitForBit) {
   std::mt19937 rng(31);
   int shapes = 0;
-  for (bool mul : {false, true}) {
-    for (auto* k : runnable(mul ? kF32MulUkernels : kF32AddUkernels)) {
+  const std::pair<BinaryOp, std::span<const EltwiseUkernel<F32BinaryUkernel>>> ops[] = {
+      {BinaryOp::add, kF32AddUkernels}, {BinaryOp::sub, kF32SubUkernels},
+      {BinaryOp::mul, kF32MulUkernels}, {BinaryOp::div, kF32DivUkernels}};
+  for (const auto& [op, list] : ops) {
+    for (auto* k : runnable(list)) {
       for (int i = 0; i < 300; ++i, ++shapes) {
         const size_t cols = 1 + rng() % 129, rows = 1 + rng() % 9;
         const int mode = int(rng() % 3);
         const size_t as = mode == 2 ? 0 : cols, bs = mode == 1 ? 0 : cols;
         auto a = random_floats(rng, (as ? rows : 1) * cols), b = random_floats(rng, (bs ? rows : 1) * cols);
         if (i % 10 == 0) a[0] = std::nanf(""), b[b.size() - 1] = INFINITY;
+        if (i % 7 == 0) b[0] = 0.0f, a[a.size() - 1] = 0.0f;  // x / 0, 0 / 0
         std::vector<float> expected(rows * cols), y(rows * cols, -7.0f);
         const int64_t dims[2] = {int64_t(rows), int64_t(cols)};
         const int64_t ast[2] = {int64_t(as), 1}, bst[2] = {int64_t(bs), 1};
-        f32_binary_strided__ref(mul ? BinaryOp::mul : BinaryOp::add, 2, dims, a.data(), ast, b.data(), bst,
-                                Activation{}, expected.data());
+        f32_binary_strided__ref(op, 2, dims, a.data(), ast, b.data(), bst, Activation{}, expected.data());
         k->fn(rows, cols, a.data(), as, b.data(), bs, y.data());
         for (size_t j = 0; j < y.size(); ++j)
           ASSERT_TRUE(same_float(y[j], expected[j]))
@@ -756,6 +759,38 @@ TEST(EltwiseDriver, UnaryAndPoolsEveryIsa) {
     q8_global_avgpool_nhwc__ref(batch, hw, c, reinterpret_cast<const int8_t*>(qx.data()), {0.03f, -3}, {0.01f, 5},
                                 reinterpret_cast<int8_t*>(qe.data()));
     ASSERT_EQ(qy, qe) << gap.kernel_name();
+  }
+}
+
+// A single-element operand (x / 2, 0.5 - x) runs on the microkernels through the driver,
+// spread over a row: every op, either side, tensors shorter and longer than the row with a
+// tail, two threads, equal to the reference bit for bit.
+TEST(F32BinaryDriver, SingleElementOperandOnTheMicrokernels) {
+  std::mt19937 rng(37);
+  testing::Pool pool(pthreadpool_create(2));
+  for (Isa isa : runnable_isas()) {
+    for (BinaryOp op : {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::div}) {
+      for (int64_t n : {int64_t(1), int64_t(7), int64_t(2048), int64_t(5000), int64_t(70001)}) {
+        for (bool scalar_first : {false, true}) {
+          const int64_t dims[3] = {1, 2, n};  // e.g. [1, 2, anchors] / 2
+          const int64_t dense[3] = {2 * n, n, 1}, zero[3] = {0, 0, 0};
+          auto x = random_floats(rng, size_t(2 * n));
+          const float scalar = op == BinaryOp::div ? 2.0f : random_floats(rng, 1)[0];
+          const float* a = scalar_first ? &scalar : x.data();
+          const float* b = scalar_first ? x.data() : &scalar;
+          const int64_t* as = scalar_first ? zero : dense;
+          const int64_t* bs = scalar_first ? dense : zero;
+          std::vector<float> expected(size_t(2 * n)), y(size_t(2 * n) + 1, -7.0f);
+          f32_binary_strided__ref(op, 3, dims, a, as, b, bs, Activation{}, expected.data());
+          const F32Binary driver(op, 3, dims, as, bs, isa);
+          if (isa != Isa::scalar) EXPECT_EQ(driver.kernel_name().find("__ref"), std::string::npos) << driver.kernel_name();
+          driver.run(a, b, y.data(), n > 4000 ? pool.get() : nullptr);
+          EXPECT_EQ(y.back(), -7.0f) << "wrote past the output";
+          for (size_t j = 0; j + 1 < y.size(); ++j)
+            ASSERT_TRUE(same_float(y[j], expected[j])) << driver.kernel_name() << " n " << n << " at " << j;
+        }
+      }
+    }
   }
 }
 
