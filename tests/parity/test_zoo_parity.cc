@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -213,6 +214,30 @@ TEST(ZooParity, Int8MatchesOrtOnTheSameQdqFile) {
   }
 }
 
+// tests/parity/zoo_gaps.txt: "<check> <model>" lines, the known gaps of a check.
+std::set<std::string> known_gaps(const std::string& check) {
+  std::set<std::string> out;
+  std::ifstream in(fs::path(OCTET_SOURCE_DIR) / "tests" / "parity" / "zoo_gaps.txt");
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::string c, model;
+    if (words >> c >> model && c == check) out.insert(model);
+  }
+  return out;
+}
+
+// A model's check against its line in zoo_gaps.txt: a gap must be listed, and a listed gap
+// must still show (a fixed one's line is deleted).
+void expect_listed(const std::set<std::string>& gaps, const std::string& check, const std::string& model, bool ok,
+                   const std::string& detail) {
+  if (gaps.count(model)) {
+    EXPECT_FALSE(ok) << model << ": the known gap '" << check << "' is gone: delete its line in tests/parity/zoo_gaps.txt";
+    if (!ok) std::printf("[ ZOO GAP  ] %s %s (known): %s\n", check.c_str(), model.c_str(), detail.c_str());
+  } else {
+    EXPECT_TRUE(ok) << model << ": " << detail;
+  }
+}
+
 // The dynamic INT8 form of a zoo model (octet's quantize_dynamic: the graph onnxruntime's
 // quantize_dynamic writes), saved beside the others as model_dynamic.onnx.
 std::string dynamic_file(const fs::path& d) {
@@ -232,17 +257,19 @@ TEST(ZooParity, NoScalarStepAtTheBestLevel) {
   OCTET_SKIP_WITHOUT_ZOO(models);
   if (kernels::active_isa() == kernels::Isa::scalar)
     GTEST_SKIP() << octet::testing::kIsaNotOnCpu << "no SIMD level on this CPU";
+  const auto gaps = known_gaps("scalar");
   for (const std::string& name : models) {
     const fs::path d = zoo_dir() / name;
     std::vector<std::string> files = {(d / "model.onnx").string(), dynamic_file(d)};
     if (fs::exists(d / "model_int8.onnx")) files.push_back((d / "model_int8.onnx").string());
+    std::string scalar_steps;
     for (const std::string& file : files) {
-      SCOPED_TRACE(file);
       Session s = Session::load(file);
       for (const PlanStep& step : s.plan_for(s.input_dims_at(1)).steps())
-        EXPECT_FALSE(step.scalar()) << name << ": " << step.node << " runs " << step.kernel << " (" << step.fallback
-                                    << ")";
+        if (step.scalar())
+          scalar_steps += fs::path(file).filename().string() + ": " + step.node + " runs " + step.kernel + "; ";
     }
+    expect_listed(gaps, "scalar", name, scalar_steps.empty(), scalar_steps);
   }
 }
 
@@ -253,6 +280,7 @@ TEST(ZooParity, DynamicInt8IdenticalToOrt) {
   const auto models = zoo_models();
   OCTET_SKIP_WITHOUT_ZOO(models);
   if (std::string why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const auto gaps = known_gaps("dynamic");
   for (const std::string& name : models) {
     SCOPED_TRACE(name);
     const fs::path d = zoo_dir() / name;
@@ -262,16 +290,19 @@ TEST(ZooParity, DynamicInt8IdenticalToOrt) {
     const auto theirs = testing::run_ort(file, {{s.inputs().at(0).name, to_npy(input)}});
     std::vector<ir::TensorData> ours;
     if (!run_or_fail(s, input, file, ours)) continue;
+    bool all_identical = true;
     for (size_t i = 0; i < ours.size(); ++i) {
       const npy::Array& ref = theirs.at(s.outputs()[i].name);
       ASSERT_EQ(ours[i].bytes.size(), ref.data.size());
       int64_t identical = 0;
       const int64_t n = ours[i].count();
       for (int64_t k = 0; k < n; ++k) identical += std::memcmp(&ours[i].bytes[size_t(k) * 4], &ref.data[size_t(k) * 4], 4) == 0;
-      std::printf("[ ZOO DYN  ] %-26s %s: %7.3f%% of %lld values identical\n", name.c_str(), s.outputs()[i].name.c_str(),
-                  100.0 * double(identical) / double(n), (long long)n);
-      EXPECT_EQ(identical, n) << name << " " << s.outputs()[i].name;
+      std::printf("[ ZOO DYN  ] %-26s %s: %7.3f%% of %lld values identical (%lld differ)\n", name.c_str(),
+                  s.outputs()[i].name.c_str(), 100.0 * double(identical) / double(n), (long long)n,
+                  (long long)(n - identical));
+      all_identical = all_identical && identical == n;
     }
+    expect_listed(gaps, "dynamic", name, all_identical, "dynamic INT8 outputs differ from ONNX Runtime's");
   }
 }
 
