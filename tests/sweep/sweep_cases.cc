@@ -1,5 +1,6 @@
 #include "tests/sweep/sweep_cases.h"
 
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -182,7 +183,8 @@ std::vector<ConvGeom> conv_space() {
     g.kh = pick(1, 7), g.kw = pick(1, 7);
     g.sh = pick(1, 3), g.sw = pick(1, 3);
     g.dh = pick(1, 3), g.dw = pick(1, 3);
-    g.h = pick(std::max<int64_t>(7, g.dh * (g.kh - 1) + 1), 17), g.w = pick(std::max<int64_t>(7, g.dw * (g.kw - 1) + 1), 17);
+    const int64_t min_h = std::max<int64_t>(7, g.dh * (g.kh - 1) + 1), min_w = std::max<int64_t>(7, g.dw * (g.kw - 1) + 1);
+    g.h = pick(min_h, min_h + 10), g.w = pick(min_w, min_w + 10);
     g.pads = {pick(0, g.kh - 1), pick(0, g.kw - 1), pick(0, g.kh - 1), pick(0, g.kw - 1)};
     v.push_back(g);
   }
@@ -438,7 +440,8 @@ std::vector<Case> make() {
         b.output(b.node("Concat", {b.input("a", d), b.input("b", d), b.random_normal_init("", d)}, {{"axis", axis}}));
       });
       const int64_t ax = axis < 0 ? axis + int64_t(d.size()) : axis;
-      s.add(Mode::fp32, "Split", join(d) + "_axis" + std::to_string(axis) + "_equal", [=](OnnxBuilder& b) {
+      if (d[ax] % 2 == 0)
+        s.add(Mode::fp32, "Split", join(d) + "_axis" + std::to_string(axis) + "_equal", [=](OnnxBuilder& b) {
         for (auto& y : b.node_multi("Split", {b.input("x", d)}, 2, {{"axis", axis}})) b.output(y);
       });
       if (d[ax] >= 3)
@@ -466,7 +469,7 @@ std::vector<Case> make() {
   s.add(Mode::fp32, "Transpose", "2x3x4_default", [](OnnxBuilder& b) {
     b.output(b.node("Transpose", {b.input("x", {2, 3, 4})}));
   });
-  for (Dims shape : {Dims{2, -1}, Dims{0, 6, 20}, Dims{-1, 2, 3, 4, 5}, Dims{2, 3, 2, 2, 5}, Dims{0, 0, -1}})
+  for (Dims shape : {Dims{2, -1}, Dims{0, 6, 20}, Dims{-1, 2, 3, 4, 5}, Dims{2, 3, 2, 4, 5}, Dims{0, 0, -1}})
     s.add(Mode::fp32, "Reshape", "2x6x4x5_to_" + join(shape, "."), [=](OnnxBuilder& b) {
       b.output(b.node("Reshape", {b.input("x", {2, 6, 4, 5}), i64s(b, shape)}));
     });

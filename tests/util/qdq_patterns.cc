@@ -4,7 +4,7 @@
 #include <cmath>
 
 namespace octet::testing {
-namespace {
+namespace qdq_detail {
 
 std::string scalar_f(OnnxBuilder& b, float v) { return b.initializer("", TensorValue::scalar_f32(v)); }
 
@@ -26,7 +26,9 @@ std::vector<float> symmetric_scales(const std::vector<float>& w, size_t groups) 
   return s;
 }
 
-}  // namespace
+}  // namespace qdq_detail
+
+using namespace qdq_detail;
 
 std::string qdq(OnnxBuilder& b, const std::string& x, const QParams& q) {
   const std::string s = scalar_f(b, q.scale);
@@ -80,7 +82,7 @@ std::string qdq_bias(OnnxBuilder& b, int64_t n, float x_scale, const std::vector
   return b.node("DequantizeLinear", {qb, s, zp}, {{"axis", 0}});
 }
 
-namespace {
+namespace qdq_detail {
 
 std::string dynamic_tail(OnnxBuilder& b, const std::string& product, const std::string& x_scale, float w_scale,
                          int64_t bias_n) {
@@ -96,7 +98,7 @@ std::pair<std::string, float> int8_weights(OnnxBuilder& b, const std::vector<int
   return {b.initializer("", TensorValue::s8(dims, quantize_symmetric(w, s, w.size()))), s[0]};
 }
 
-}  // namespace
+}  // namespace qdq_detail
 
 std::string dynamic_conv(OnnxBuilder& b, const std::string& x, const std::vector<int64_t>& w_dims, const Attrs& attrs,
                          bool bias) {
