@@ -424,6 +424,23 @@ std::vector<Case> make() {
       add_unary(s, Mode::fp32, "Softmax", "axis" + std::to_string(axis), {{"axis", axis}}, d);
       if (axis == -1 || axis == 1) add_unary(s, Mode::qdq, "Softmax", "axis" + std::to_string(axis), {{"axis", axis}}, d);
     }
+  // Before opset 13 Softmax flattens the input to 2-D at its axis.
+  for (int64_t axis : {1, 2, -1})
+    s.add(Mode::fp32, "Softmax", "opset11_axis" + std::to_string(axis) + "_2x3x4x5", [=](OnnxBuilder& b) {
+      b.output(b.node("Softmax", {b.input("x", {2, 3, 4, 5})}, {{"axis", axis}}));
+    }, false, 11);
+  for (Dims d : {Dims{1, 16, 8, 8}, Dims{2, 3, 5, 7}})
+    s.add(Mode::fp32, "BatchNormalization", "standalone_" + join(d), [=](OnnxBuilder& b) {
+      const int64_t c = d[1];
+      b.output(b.node("BatchNormalization", {b.input("x", d), b.random_normal_init("", {c}), b.random_normal_init("", {c}),
+                                             b.random_normal_init("", {c}), b.random_uniform_init("", {c}, 0.5f, 2.0f)},
+                      {{"epsilon", 1e-3f}}));
+    });
+  s.add(Mode::fp32, "Cast", "to_int32_1x16x8x8", [](OnnxBuilder& b) {
+    b.output(b.node("Cast", {b.input("x", {1, 16, 8, 8})}, {{"to", 6}}), ElemType::s32);
+  });
+  for (const char* op : {"Identity", "Dropout"})
+    s.add(Mode::fp32, op, "1x16x8x8", [op](OnnxBuilder& b) { b.output(b.node(op, {b.input("x", {1, 16, 8, 8})})); });
   for (const char* op : {"ReduceMean", "ReduceMin", "ReduceMax"})
     for (Dims axes : {Dims{2, 3}, Dims{1}, Dims{-1}, Dims{0, 2}, Dims{-3, -1}})
       for (int64_t keep : {0, 1}) {
