@@ -27,9 +27,13 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
+
+#include <stdlib.h>  // mkdtemp
 
 #include "engine/session.h"
 #include "kernels/isa.h"
@@ -203,8 +207,8 @@ int main(int argc, char** argv) {
                                [&](const Case* c) { return c->id.find(filter) == std::string::npos; }),
                 cases.end());
 
-  char tmpl[] = "/tmp/octet-sweep-XXXXXX";
-  if (!mkdtemp(tmpl)) {
+  std::string tmpl = (fs::temp_directory_path() / "octet-sweep-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
     std::cerr << "octet_sweep: cannot create a temporary folder\n";
     return 1;
   }
