@@ -81,7 +81,8 @@ std::optional<Layout> channels_last_map(const OpContext&, size_t input) {
 std::optional<Layout> want_row_major(const OpContext&, size_t) { return Layout::row_major; }
 std::optional<Layout> want_channels_last(const OpContext&, size_t) { return Layout::channels_last; }
 
-const OpImpl* find_op(const std::string& op_type) {
+namespace {
+const std::map<std::string, OpImpl>& op_table() {
   static const std::map<std::string, OpImpl> table = [] {
     OpTable t;
     register_conv_ops(t);
@@ -103,6 +104,18 @@ const OpImpl* find_op(const std::string& op_type) {
     register_resize_ops(t);
     return std::map<std::string, OpImpl>(t.begin(), t.end());
   }();
+  return table;
+}
+}  // namespace
+
+std::vector<std::string> registered_ops() {
+  std::vector<std::string> names;
+  for (const auto& [name, impl] : op_table()) names.push_back(name);
+  return names;
+}
+
+const OpImpl* find_op(const std::string& op_type) {
+  const auto& table = op_table();
   auto it = table.find(op_type);
   return it == table.end() ? nullptr : &it->second;
 }

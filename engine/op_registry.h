@@ -120,6 +120,8 @@ struct OpImpl {
 BatchUse batch_use_of(const OpImpl& impl, const OpContext& c, const std::vector<TensorInfo>& out);
 
 const OpImpl* find_op(const std::string& op_type);
+// Every op type find_op knows, sorted (docs/ops.md and its probe table are built from it).
+std::vector<std::string> registered_ops();
 
 // Registration, one function per family (engine/ops/*.cc).
 using OpTable = std::vector<std::pair<std::string, OpImpl>>;

@@ -463,6 +463,16 @@ std::vector<std::string> ops_of_domain(const std::string& domain) {
 
 }  // namespace
 
+const ImportSchema* import_schema(const std::string& op) {
+  static const std::map<std::string, ImportSchema> schemas = [] {
+    std::map<std::string, ImportSchema> m;
+    for (const auto& [name, imp] : importers()) m[name] = {imp.min_opset, imp.attrs};
+    return m;
+  }();
+  auto it = schemas.find(op);
+  return it == schemas.end() ? nullptr : &it->second;
+}
+
 const std::vector<std::string>& supported_ops() {
   static const std::vector<std::string> ops = ops_of_domain("");
   return ops;

@@ -25,6 +25,15 @@ void import_node(ir::Node& node, ImportContext& ctx);
 const std::vector<std::string>& supported_ops();
 const std::vector<std::string>& supported_contrib_ops();
 
+// What the loader accepts of an op: the first opset it reads and the attributes with their
+// defaults (after an opset's attributes are moved to inputs, the names it still reads);
+// nullptr when it does not read the op.
+struct ImportSchema {
+  int64_t min_opset = 1;
+  std::vector<int8::AttrSpec> attrs;
+};
+const ImportSchema* import_schema(const std::string& op);
+
 // "FLOAT", "INT4", ... for an ONNX TensorProto data type code; "type code N" when unknown.
 std::string onnx_type_name(int64_t code);
 

@@ -89,6 +89,8 @@ OpImpl matmul_op() {
     auto a = static_cast<const float*>(in[0]);
     auto b = static_cast<const float*>(in[1]);
     auto y = static_cast<float*>(out[0]);
+    c.report_kernel("f32_gemm__ref");
+    if (c.isa != kernels::Isa::scalar) c.report_fallback("MatMul has no SIMD driver yet");
     return [=] {
       for (int64_t bi = 0; bi < g.batches(); ++bi) {
         const int64_t oa = g.matrix_index(bi, g.a_batch_strides), ob = g.matrix_index(bi, g.b_batch_strides);

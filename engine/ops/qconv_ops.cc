@@ -165,6 +165,8 @@ Kernel build_convinteger(const OpContext& c, std::span<const void* const> in, st
   const void* w = in[kIntW];
   auto* y = static_cast<int32_t*>(out[0]);
   const DType tx = c.info(kIntX).dtype, tw = c.info(kIntW).dtype;
+  c.report_kernel("q8_conv2d_nhwc_acc__ref");
+  if (c.isa != kernels::Isa::scalar) c.report_fallback("ConvInteger alone (not fused with its float tail) has no SIMD driver");
   Kernel k = ops::visit_q8_acc_types(tx, tw, [&](auto tx_tag, auto tw_tag) -> Kernel {
     using TX = decltype(tx_tag);
     using TW = decltype(tw_tag);

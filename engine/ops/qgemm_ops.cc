@@ -121,6 +121,8 @@ Kernel build_qlinearmatmul(const OpContext& c, std::span<const void* const> in, 
   const void* b = in[kB];
   void* y = out[0];
   const DType ta = c.info(kA).dtype, tb = c.info(kB).dtype, ty = ops::quantized_output_type(c, kYZeroPoint);
+  c.report_kernel("q8_qlinear_matmul__ref");
+  if (c.isa != kernels::Isa::scalar) c.report_fallback("QLinearMatMul has no SIMD driver yet");
   Kernel k = ops::visit_q8_req_types(ta, tb, ty, [&](auto ta_tag, auto tb_tag, auto ty_tag) -> Kernel {
     using TA = decltype(ta_tag);
     using TB = decltype(tb_tag);
@@ -180,6 +182,8 @@ Kernel build_matmulinteger(const OpContext& c, std::span<const void* const> in, 
   const void* b = in[kIntB];
   auto* y = static_cast<int32_t*>(out[0]);
   const DType ta = c.info(kIntA).dtype, tb = c.info(kIntB).dtype;
+  c.report_kernel("q8_gemm_int32__ref");
+  if (c.isa != kernels::Isa::scalar) c.report_fallback("MatMulInteger alone (not fused with its float tail) has no SIMD driver");
   Kernel k = ops::visit_q8_acc_types(ta, tb, [&](auto ta_tag, auto tb_tag) -> Kernel {
     using TA = decltype(ta_tag);
     using TB = decltype(tb_tag);

@@ -1,0 +1,559 @@
+#include "tests/sweep/sweep_cases.h"
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include "tests/util/qdq_patterns.h"
+
+namespace octet::sweep {
+namespace sweep_gen {
+
+using testing::Attrs;
+using testing::ElemType;
+using testing::OnnxBuilder;
+using testing::QParams;
+using testing::TensorValue;
+using Dims = std::vector<int64_t>;
+
+std::string join(const Dims& d, const char* sep = "x") {
+  std::string s;
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? sep : "") + std::to_string(d[i]);
+  return s.empty() ? "scalar" : s;
+}
+std::string i64s(OnnxBuilder& b, const Dims& v) { return b.initializer_i64("", {int64_t(v.size())}, v); }
+std::string f32(OnnxBuilder& b, float v) { return b.initializer("", TensorValue::scalar_f32(v)); }
+
+const char* mode_name(Mode m) { return m == Mode::fp32 ? "fp32" : m == Mode::qdq ? "qdq" : "dynamic"; }
+const QParams kAct{1.0f / 64, 128, ElemType::u8};
+
+struct Builder {
+  std::vector<Case> cases;
+  std::set<std::string> ids;
+  void add(Mode m, const std::string& op, const std::string& attrs, std::function<void(OnnxBuilder&)> build,
+           bool scalar_ok = false, int64_t opset = 17) {
+    Case c{std::string(mode_name(m)) + "/" + op + "/" + attrs, m, std::move(build), opset, scalar_ok};
+    if (!ids.insert(c.id).second) throw std::logic_error("duplicate sweep case id " + c.id);
+    cases.push_back(std::move(c));
+  }
+};
+
+// ---- Convolution ----
+struct ConvGeom {
+  int64_t c = 8, m = 8, h = 12, w = 12, group = 1, kh = 3, kw = 3, sh = 1, sw = 1, dh = 1, dw = 1;
+  Dims pads = {1, 1, 1, 1};  // top, left, bottom, right (ONNX order: begins then ends)
+  std::string auto_pad;      // "" (NOTSET), SAME_UPPER, SAME_LOWER, VALID
+  int64_t batch = 1;
+  std::string id() const {
+    std::string s = "c" + std::to_string(c) + "_m" + std::to_string(m) + "_" + std::to_string(h) + "x" +
+                    std::to_string(w) + "_k" + std::to_string(kh) + "x" + std::to_string(kw) + "_s" +
+                    std::to_string(sh) + "x" + std::to_string(sw) + "_d" + std::to_string(dh) + "x" +
+                    std::to_string(dw) + "_g" + std::to_string(group);
+    s += auto_pad.empty() ? "_p" + join(pads, ".") : "_" + auto_pad;
+    if (batch != 1) s += "_n" + std::to_string(batch);
+    return s;
+  }
+  Attrs attrs() const {
+    Attrs a = {{"kernel_shape", {kh, kw}}, {"strides", {sh, sw}}, {"dilations", {dh, dw}}, {"group", group}};
+    if (auto_pad.empty()) a.push_back({"pads", {pads[0], pads[1], pads[2], pads[3]}});
+    else a.push_back({"auto_pad", auto_pad});
+    return a;
+  }
+};
+
+ConvGeom same_padded(ConvGeom g) {
+  const int64_t ph = g.dh * (g.kh - 1), pw = g.dw * (g.kw - 1);
+  g.pads = {ph / 2, pw / 2, ph - ph / 2, pw - pw / 2};
+  return g;
+}
+
+void add_conv(Builder& s, Mode mode, const ConvGeom& g) {
+  const Dims w_dims = {g.m, g.c / g.group, g.kh, g.kw};
+  s.add(mode, "Conv", g.id(), [g, mode, w_dims](OnnxBuilder& b) {
+    const std::string x = b.input("x", {g.batch, g.c, g.h, g.w});
+    if (mode == Mode::fp32) {
+      b.output(b.node("Conv", {x, b.random_normal_init("", w_dims, 0, 0.3f), b.random_normal_init("", {g.m})}, g.attrs()));
+    } else if (mode == Mode::qdq) {
+      auto w = testing::qdq_weights(b, w_dims, true);
+      auto y = b.node("Conv", {testing::qdq(b, x, kAct), w.dq, testing::qdq_bias(b, g.m, kAct.scale, w.scales)}, g.attrs());
+      const float k = float(g.c / g.group * g.kh * g.kw);
+      b.output(testing::qdq(b, y, {0.3f * std::sqrt(k) / 64, 128, ElemType::u8}));
+    } else {
+      b.output(testing::dynamic_conv(b, x, w_dims, g.attrs(), true));
+    }
+  });
+}
+
+std::vector<ConvGeom> conv_space() {
+  std::vector<ConvGeom> v;
+  // Kernel sizes 1..11, square, and the asymmetric ones of Inception-style nets.
+  for (int64_t k = 1; k <= 11; ++k) {
+    ConvGeom g;
+    g.kh = g.kw = k;
+    v.push_back(same_padded(g));
+  }
+  for (auto [kh, kw] : {std::pair{1, 7}, {7, 1}, {1, 3}, {3, 1}, {1, 5}, {5, 1}}) {
+    ConvGeom g;
+    g.kh = kh, g.kw = kw;
+    v.push_back(same_padded(g));
+  }
+  // Strides and dilations.
+  for (int64_t k : {1, 3, 5})
+    for (int64_t st : {2, 3}) {
+      ConvGeom g;
+      g.kh = g.kw = k, g.sh = g.sw = st;
+      v.push_back(same_padded(g));
+    }
+  {
+    ConvGeom g;
+    g.sh = 1, g.sw = 2;
+    v.push_back(same_padded(g));
+  }
+  for (int64_t k : {3, 5})
+    for (int64_t d : {2, 3}) {
+      ConvGeom g;
+      g.kh = g.kw = k, g.dh = g.dw = d, g.h = g.w = 16;
+      v.push_back(same_padded(g));
+    }
+  {
+    ConvGeom g;
+    g.dh = 1, g.dw = 2;
+    v.push_back(same_padded(g));
+  }
+  // Groups from 1 to C: grouped, depthwise, depthwise with a channel multiplier.
+  for (int64_t k : {1, 3})
+    for (int64_t group : {2, 4, 8, 16}) {
+      ConvGeom g;
+      g.c = g.m = 16, g.group = group, g.kh = g.kw = k;
+      v.push_back(same_padded(g));
+    }
+  for (auto [c, m, group] : {std::tuple{16, 32, 16}, {16, 24, 8}, {12, 12, 3}, {24, 24, 24}, {3, 3, 3}, {5, 10, 5}}) {
+    ConvGeom g;
+    g.c = c, g.m = m, g.group = group;
+    v.push_back(same_padded(g));
+  }
+  {
+    ConvGeom g;  // depthwise 5x5 stride 2 (MobileNetV3, EfficientNet)
+    g.c = g.m = g.group = 16, g.kh = g.kw = 5, g.sh = g.sw = 2;
+    v.push_back(same_padded(g));
+    g.kh = g.kw = 3, g.dh = g.dw = 2;  // depthwise dilated stride 2
+    v.push_back(same_padded(g));
+  }
+  // Pads: none, symmetric, asymmetric.
+  for (Dims p : {Dims{0, 0, 0, 0}, Dims{2, 2, 2, 2}, Dims{0, 0, 1, 1}, Dims{1, 0, 0, 1}, Dims{2, 1, 0, 0}, Dims{0, 2, 1, 0}}) {
+    ConvGeom g;
+    g.pads = p;
+    v.push_back(g);
+  }
+  {
+    ConvGeom g;  // asymmetric pads on a depthwise stride-2 conv (TF-exported SAME)
+    g.c = g.m = g.group = 16, g.sh = g.sw = 2, g.pads = {0, 0, 1, 1};
+    v.push_back(g);
+  }
+  // auto_pad.
+  for (const char* ap : {"SAME_UPPER", "SAME_LOWER", "VALID"})
+    for (int64_t k : {2, 3})
+      for (int64_t st : {1, 2}) {
+        ConvGeom g;
+        g.kh = g.kw = k, g.sh = g.sw = st, g.auto_pad = ap;
+        v.push_back(g);
+      }
+  // Odd channel counts and spatial sizes, batch > 1.
+  for (auto [c, m, h] : {std::tuple{3, 16, 15}, {5, 7, 9}, {17, 33, 7}, {64, 64, 6}}) {
+    ConvGeom g;
+    g.c = c, g.m = m, g.h = g.w = h;
+    v.push_back(same_padded(g));
+  }
+  {
+    ConvGeom g;
+    g.batch = 3;
+    v.push_back(same_padded(g));
+  }
+  // Mixed: a deterministic sample of the whole space.
+  std::mt19937 rng(2024);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint32_t(hi - lo + 1)); };
+  for (int i = 0; i < 24; ++i) {
+    ConvGeom g;
+    static const std::vector<std::tuple<int64_t, int64_t, int64_t>> cmg = {
+        {8, 8, 1}, {8, 16, 2}, {16, 16, 16}, {12, 24, 4}, {6, 6, 3}, {16, 8, 1}, {32, 32, 32}, {9, 18, 9}};
+    auto [c, m, group] = cmg[pick(0, int64_t(cmg.size()) - 1)];
+    g.c = c, g.m = m, g.group = group;
+    g.kh = pick(1, 7), g.kw = pick(1, 7);
+    g.sh = pick(1, 3), g.sw = pick(1, 3);
+    g.dh = pick(1, 3), g.dw = pick(1, 3);
+    const int64_t min_h = std::max<int64_t>(7, g.dh * (g.kh - 1) + 1), min_w = std::max<int64_t>(7, g.dw * (g.kw - 1) + 1);
+    g.h = pick(min_h, min_h + 10), g.w = pick(min_w, min_w + 10);
+    g.pads = {pick(0, g.kh - 1), pick(0, g.kw - 1), pick(0, g.kh - 1), pick(0, g.kw - 1)};
+    v.push_back(g);
+  }
+  return v;
+}
+
+// ---- Pooling ----
+struct PoolGeom {
+  int64_t k = 3, s = 2, d = 1, ceil = 0, cip = 0;
+  Dims pads = {0, 0, 0, 0};
+  std::string auto_pad;
+  int64_t c = 16, h = 13;
+  std::string id() const {
+    std::string r = "k" + std::to_string(k) + "_s" + std::to_string(s) + "_d" + std::to_string(d) +
+                    (auto_pad.empty() ? "_p" + join(pads, ".") : "_" + auto_pad) + "_ceil" + std::to_string(ceil) +
+                    "_cip" + std::to_string(cip) + "_c" + std::to_string(c) + "_" + std::to_string(h);
+    return r;
+  }
+  Attrs attrs(bool avg) const {
+    Attrs a = {{"kernel_shape", {k, k}}, {"strides", {s, s}}, {"ceil_mode", ceil}};
+    if (d != 1) a.push_back({"dilations", {d, d}});
+    if (avg) a.push_back({"count_include_pad", cip});
+    if (auto_pad.empty()) a.push_back({"pads", {pads[0], pads[1], pads[2], pads[3]}});
+    else a.push_back({"auto_pad", auto_pad});
+    return a;
+  }
+};
+
+std::vector<PoolGeom> pool_space(bool avg) {
+  std::vector<PoolGeom> v;
+  for (int64_t k : {2, 3, 5})
+    for (int64_t s : {1, 2, 3}) {
+      PoolGeom g;
+      g.k = k, g.s = s;
+      v.push_back(g);
+    }
+  for (Dims p : {Dims{1, 1, 1, 1}, Dims{0, 0, 1, 1}, Dims{1, 0, 0, 1}, Dims{2, 2, 2, 2}})
+    for (int64_t ceil : {0, 1})
+      for (int64_t cip : avg ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}) {
+        PoolGeom g;
+        g.k = p[0] == 2 ? 5 : 3, g.pads = p, g.ceil = ceil, g.cip = cip;
+        v.push_back(g);
+      }
+  for (int64_t ceil : {0, 1}) {
+    PoolGeom g;
+    g.h = 14, g.ceil = ceil;  // ceil_mode with an even size: a partial last window
+    v.push_back(g);
+  }
+  for (int64_t d : {2, 3}) {
+    PoolGeom g;
+    g.d = d, g.s = 1;
+    v.push_back(g);
+  }
+  for (const char* ap : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    PoolGeom g;
+    g.auto_pad = ap;
+    v.push_back(g);
+  }
+  for (auto [c, h] : {std::pair{3, 9}, {17, 7}, {64, 8}}) {
+    PoolGeom g;
+    g.c = c, g.h = h, g.pads = {1, 1, 1, 1};
+    v.push_back(g);
+  }
+  return v;
+}
+
+void add_pool(Builder& s, Mode mode, const std::string& op, const PoolGeom& g) {
+  const bool avg = op == "AveragePool";
+  s.add(mode, op, g.id(), [=](OnnxBuilder& b) {
+    std::string x = b.input("x", {1, g.c, g.h, g.h});
+    if (mode == Mode::qdq) x = testing::qdq(b, x, kAct);
+    std::string y = b.node(op, {x}, g.attrs(avg));
+    b.output(mode == Mode::qdq ? testing::qdq(b, y, kAct) : y);
+  }, false, g.d != 1 && avg ? 19 : 17);
+}
+
+// ---- Gemm and MatMul ----
+void add_gemm(Builder& s, Mode mode, int64_t m, int64_t k, int64_t n, int64_t ta, int64_t tb, float alpha, float beta,
+              const std::string& c_shape, bool b_const) {
+  std::string id = "m" + std::to_string(m) + "_k" + std::to_string(k) + "_n" + std::to_string(n) + "_tA" +
+                   std::to_string(ta) + "_tB" + std::to_string(tb) + "_a" + std::to_string(int(alpha * 10)) + "_b" +
+                   std::to_string(int(beta * 10)) + "_C" + c_shape + (b_const ? "" : "_Binput");
+  s.add(mode, "Gemm", id, [=](OnnxBuilder& b) {
+    std::string a = b.input("a", ta ? Dims{k, m} : Dims{m, k});
+    const Dims b_dims = tb ? Dims{n, k} : Dims{k, n};
+    Dims c_dims = c_shape == "none" ? Dims{} : c_shape == "N" ? Dims{n} : c_shape == "MN" ? Dims{m, n} :
+                  c_shape == "1N" ? Dims{1, n} : Dims{1};
+    Attrs attrs = {{"transA", ta}, {"transB", tb}, {"alpha", alpha}, {"beta", beta}};
+    if (mode == Mode::fp32) {
+      std::string bb = b_const ? b.random_normal_init("", b_dims, 0, 0.3f) : b.input("b", b_dims);
+      std::vector<std::string> in = {a, bb};
+      if (c_shape != "none") in.push_back(b.random_normal_init("", c_dims, 0, 0.5f));
+      b.output(b.node("Gemm", in, attrs));
+    } else if (mode == Mode::qdq) {
+      auto w = testing::qdq_weights(b, b_dims, true, 0.3f, tb ? 0 : 1);
+      std::vector<std::string> in = {testing::qdq(b, a, kAct), w.dq};
+      if (c_shape == "N") in.push_back(testing::qdq_bias(b, n, kAct.scale, w.scales));
+      b.output(testing::qdq(b, b.node("Gemm", in, attrs), {0.3f * std::sqrt(float(k)) / 64, 128, ElemType::u8}));
+    } else {
+      b.output(testing::dynamic_matmul(b, a, k, n, c_shape == "N"));
+    }
+  });
+}
+
+void add_matmul(Builder& s, Mode mode, Dims a_dims, Dims b_dims, bool b_const) {
+  s.add(mode, "MatMul", join(a_dims) + "_by_" + join(b_dims) + (b_const ? "_Bconst" : "_Binput"), [=](OnnxBuilder& b) {
+    std::string a = b.input("a", a_dims);
+    if (mode == Mode::fp32) {
+      b.output(b.node("MatMul", {a, b_const ? b.random_normal_init("", b_dims, 0, 0.3f) : b.input("b", b_dims)}));
+    } else if (mode == Mode::qdq) {
+      std::string bb = b_const ? testing::qdq_weights(b, b_dims, false).dq : testing::qdq(b, b.input("b", b_dims), kAct);
+      const float k = float(a_dims.back());
+      b.output(testing::qdq(b, b.node("MatMul", {testing::qdq(b, a, kAct), bb}),
+                            {(b_const ? 0.3f : 1.0f) * std::sqrt(k) / 64, 128, ElemType::u8}));
+    } else {
+      b.output(testing::dynamic_matmul(b, a, b_dims[0], b_dims[1], false));
+    }
+  });
+}
+
+// ---- Element-wise ----
+void add_binary(Builder& s, Mode mode, const std::string& op, const Dims& a, const Dims& bd, bool b_const) {
+  s.add(mode, op, join(a) + "_and_" + join(bd) + (b_const ? "_const" : "_input"), [=](OnnxBuilder& b) {
+    std::string x = b.input("a", a);
+    std::string y = b_const ? (op == "Div" ? b.random_uniform_init("", bd, 0.5f, 2.0f) : b.random_normal_init("", bd))
+                            : b.input("b", bd);
+    if (mode == Mode::qdq) {
+      x = testing::qdq(b, x, kAct);
+      y = testing::qdq(b, y, kAct);
+    }
+    std::string z = b.node(op, {x, y});
+    b.output(mode == Mode::qdq ? testing::qdq(b, z, {1.0f / 32, 128, ElemType::u8}) : z);
+  });
+}
+
+std::vector<std::pair<Dims, Dims>> broadcasts() {
+  return {{{1, 16, 8, 8}, {1, 16, 8, 8}}, {{2, 16, 8, 8}, {16, 1, 1}}, {{1, 16, 8, 8}, {1, 16, 1, 1}},
+          {{1, 16, 8, 8}, {1}},           {{1, 16, 8, 8}, {}},         {{1, 16, 8, 8}, {8}},
+          {{1, 16, 1, 8}, {1, 1, 8, 1}},  {{2, 3, 4, 5, 6}, {3, 1, 5, 1}}, {{1, 7, 5, 3}, {1, 7, 5, 3}},
+          {{1, 16, 8, 8}, {1, 1, 8, 8}}};
+}
+
+void add_unary(Builder& s, Mode mode, const std::string& op, const std::string& tag, Attrs attrs, Dims dims,
+               std::vector<float> extra = {}) {
+  s.add(mode, op, tag + "_" + join(dims), [=](OnnxBuilder& b) {
+    std::string x = b.input("x", dims);
+    if (mode == Mode::qdq) x = testing::qdq(b, x, kAct);
+    std::vector<std::string> in = {x};
+    for (float e : extra) in.push_back(std::isnan(e) ? "" : f32(b, e));
+    std::string y = b.node(op, in, attrs);
+    QParams out = op == "Sigmoid" || op == "HardSigmoid" || op == "Softmax" ? QParams{1.0f / 256, 0, ElemType::u8} : kAct;
+    b.output(mode == Mode::qdq ? testing::qdq(b, y, out) : y);
+  });
+}
+
+std::vector<Case> make() {
+  Builder s;
+  // Convolutions in the three precisions; the INT8 ones on a stratified share of the space.
+  const auto convs = conv_space();
+  for (const ConvGeom& g : convs) add_conv(s, Mode::fp32, g);
+  for (size_t i = 0; i < convs.size(); ++i) if (i % 2 == 0) add_conv(s, Mode::qdq, convs[i]);
+  for (size_t i = 0; i < convs.size(); ++i) if (i % 3 == 0) add_conv(s, Mode::dynamic, convs[i]);
+  {
+    ConvGeom g;  // 1-D
+    s.add(Mode::fp32, "Conv", "1d_k3_s2", [](OnnxBuilder& b) {
+      b.output(b.node("Conv", {b.input("x", {1, 8, 20}), b.random_normal_init("", {8, 8, 3}), b.random_normal_init("", {8})},
+                      {{"pads", {1, 1}}, {"strides", {2}}}));
+    });
+    s.add(Mode::fp32, "Conv", "3d_k3", [](OnnxBuilder& b) {
+      b.output(b.node("Conv", {b.input("x", {1, 4, 6, 6, 6}), b.random_normal_init("", {4, 4, 3, 3, 3})},
+                      {{"pads", {1, 1, 1, 1, 1, 1}}}));
+    });
+  }
+
+  // Pools.
+  for (const char* op : {"MaxPool", "AveragePool"})
+    for (const PoolGeom& g : pool_space(std::string(op) == "AveragePool")) {
+      add_pool(s, Mode::fp32, op, g);
+      if (g.d == 1) add_pool(s, Mode::qdq, op, g);
+    }
+  for (Dims d : {Dims{1, 16, 7, 7}, Dims{2, 33, 5, 3}, Dims{1, 1000, 1, 1}}) {
+    add_unary(s, Mode::fp32, "GlobalAveragePool", "", {}, d);
+    add_unary(s, Mode::qdq, "GlobalAveragePool", "", {}, d);
+  }
+
+  // Gemm and MatMul.
+  for (auto [m, k, n] : {std::tuple{1, 64, 10}, {5, 100, 33}, {17, 3, 1}, {8, 256, 64}})
+    for (int64_t ta : {0, 1})
+      for (int64_t tb : {0, 1}) add_gemm(s, Mode::fp32, m, k, n, ta, tb, 1.0f, 1.0f, "N", true);
+  add_gemm(s, Mode::fp32, 4, 32, 16, 0, 1, 0.5f, 2.0f, "MN", true);
+  add_gemm(s, Mode::fp32, 4, 32, 16, 0, 0, 1.0f, 1.0f, "none", true);
+  add_gemm(s, Mode::fp32, 4, 32, 16, 0, 0, 1.0f, 0.5f, "1N", true);
+  add_gemm(s, Mode::fp32, 4, 32, 16, 0, 0, 1.0f, 1.0f, "1", true);
+  add_gemm(s, Mode::fp32, 4, 32, 16, 1, 1, 1.0f, 1.0f, "N", false);
+  for (auto [m, k, n] : {std::tuple{1, 64, 10}, {5, 100, 33}, {8, 256, 64}})
+    for (int64_t tb : {0, 1}) {
+      add_gemm(s, Mode::qdq, m, k, n, 0, tb, 1.0f, 1.0f, "N", true);
+      if (tb) add_gemm(s, Mode::dynamic, m, k, n, 0, tb, 1.0f, 1.0f, "N", true);
+    }
+  add_gemm(s, Mode::qdq, 4, 32, 16, 0, 0, 1.0f, 1.0f, "none", true);
+  for (auto [a, bd] : std::vector<std::pair<Dims, Dims>>{{{4, 64}, {64, 32}}, {{1, 7}, {7, 5}}, {{2, 3, 64}, {64, 16}},
+                                                          {{2, 4, 6, 8}, {8, 3}}, {{64}, {64, 8}}})
+    add_matmul(s, Mode::fp32, a, bd, true);
+  for (auto [a, bd] : std::vector<std::pair<Dims, Dims>>{{{4, 16}, {16, 8}}, {{3, 4, 16}, {3, 16, 8}}, {{2, 3, 4, 5}, {2, 3, 5, 6}},
+                                                          {{2, 3, 4, 5}, {1, 3, 5, 6}}, {{3, 4, 5}, {5, 2}}, {{5}, {2, 5, 3}}})
+    add_matmul(s, Mode::fp32, a, bd, false);
+  for (auto [a, bd] : std::vector<std::pair<Dims, Dims>>{{{4, 64}, {64, 32}}, {{2, 3, 64}, {64, 16}}, {{1, 7}, {7, 5}}}) {
+    add_matmul(s, Mode::qdq, a, bd, true);
+    add_matmul(s, Mode::dynamic, a, bd, true);
+  }
+  add_matmul(s, Mode::qdq, {3, 4, 16}, {3, 16, 8}, false);
+
+  // Element-wise and broadcasts.
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Min", "Max"})
+    for (auto [a, bd] : broadcasts()) {
+      add_binary(s, Mode::fp32, op, a, bd, true);
+      if (a == bd || bd.size() == 3) add_binary(s, Mode::fp32, op, a, bd, false);
+    }
+  for (const char* op : {"Add", "Mul"})
+    for (auto [a, bd] : broadcasts()) add_binary(s, Mode::qdq, op, a, bd, false);
+  for (Dims d : {Dims{1, 16, 8, 8}, Dims{1, 7, 5, 3}, Dims{3, 1001}}) {
+    add_unary(s, Mode::fp32, "Relu", "", {}, d);
+    add_unary(s, Mode::fp32, "Sigmoid", "", {}, d);
+    add_unary(s, Mode::fp32, "HardSwish", "", {}, d);
+    add_unary(s, Mode::fp32, "HardSigmoid", "default", {}, d);
+    add_unary(s, Mode::fp32, "HardSigmoid", "a0.3_b0.4", {{"alpha", 0.3f}, {"beta", 0.4f}}, d);
+    add_unary(s, Mode::fp32, "Clip", "0_6", {}, d, {0.0f, 6.0f});
+    add_unary(s, Mode::fp32, "Clip", "min_only", {}, d, {-0.5f});
+    add_unary(s, Mode::fp32, "Clip", "max_only", {}, d, {NAN, 0.5f});
+    add_unary(s, Mode::fp32, "Round", "", {}, d);
+    for (const char* op : {"Sigmoid", "HardSwish", "HardSigmoid"}) add_unary(s, Mode::qdq, op, "", {}, d);
+  }
+
+  // Softmax and reductions.
+  for (Dims d : {Dims{4, 100}, Dims{2, 3, 4, 5}, Dims{1, 16, 7, 7}})
+    for (int64_t axis = -int64_t(d.size()); axis < int64_t(d.size()); ++axis) {
+      add_unary(s, Mode::fp32, "Softmax", "axis" + std::to_string(axis), {{"axis", axis}}, d);
+      if (axis == -1 || axis == 1) add_unary(s, Mode::qdq, "Softmax", "axis" + std::to_string(axis), {{"axis", axis}}, d);
+    }
+  // Before opset 13 Softmax flattens the input to 2-D at its axis.
+  for (int64_t axis : {1, 2, -1})
+    s.add(Mode::fp32, "Softmax", "opset11_axis" + std::to_string(axis) + "_2x3x4x5", [=](OnnxBuilder& b) {
+      b.output(b.node("Softmax", {b.input("x", {2, 3, 4, 5})}, {{"axis", axis}}));
+    }, false, 11);
+  for (Dims d : {Dims{1, 16, 8, 8}, Dims{2, 3, 5, 7}})
+    s.add(Mode::fp32, "BatchNormalization", "standalone_" + join(d), [=](OnnxBuilder& b) {
+      const int64_t c = d[1];
+      b.output(b.node("BatchNormalization", {b.input("x", d), b.random_normal_init("", {c}), b.random_normal_init("", {c}),
+                                             b.random_normal_init("", {c}), b.random_uniform_init("", {c}, 0.5f, 2.0f)},
+                      {{"epsilon", 1e-3f}}));
+    });
+  s.add(Mode::fp32, "Cast", "to_int32_1x16x8x8", [](OnnxBuilder& b) {
+    b.output(b.node("Cast", {b.input("x", {1, 16, 8, 8})}, {{"to", 6}}), ElemType::s32);
+  });
+  for (const char* op : {"Identity", "Dropout"})
+    s.add(Mode::fp32, op, "1x16x8x8", [op](OnnxBuilder& b) { b.output(b.node(op, {b.input("x", {1, 16, 8, 8})})); });
+  for (const char* op : {"ReduceMean", "ReduceMin", "ReduceMax"})
+    for (Dims axes : {Dims{2, 3}, Dims{1}, Dims{-1}, Dims{0, 2}, Dims{-3, -1}})
+      for (int64_t keep : {0, 1}) {
+        add_unary(s, Mode::fp32, op, "axes" + join(axes, ".") + "_keep" + std::to_string(keep),
+                  {{"axes", axes}, {"keepdims", keep}}, {2, 16, 7, 7});
+        if (std::string(op) == "ReduceMean" && keep == 1)
+          add_unary(s, Mode::qdq, op, "axes" + join(axes, ".") + "_keep1", {{"axes", axes}, {"keepdims", keep}}, {2, 16, 7, 7});
+      }
+
+  // Data movement, negative axes and 5-D.
+  for (Dims d : {Dims{2, 6, 4, 5}, Dims{2, 3, 4, 5, 6}})
+    for (int64_t axis = -int64_t(d.size()); axis < int64_t(d.size()); ++axis) {
+      s.add(Mode::fp32, "Concat", join(d) + "_axis" + std::to_string(axis), [=](OnnxBuilder& b) {
+        b.output(b.node("Concat", {b.input("a", d), b.input("b", d), b.random_normal_init("", d)}, {{"axis", axis}}));
+      });
+      const int64_t ax = axis < 0 ? axis + int64_t(d.size()) : axis;
+      if (d[ax] % 2 == 0)
+        s.add(Mode::fp32, "Split", join(d) + "_axis" + std::to_string(axis) + "_equal", [=](OnnxBuilder& b) {
+        for (auto& y : b.node_multi("Split", {b.input("x", d)}, 2, {{"axis", axis}})) b.output(y);
+      });
+      if (d[ax] >= 3)
+        s.add(Mode::fp32, "Split", join(d) + "_axis" + std::to_string(axis) + "_uneven", [=](OnnxBuilder& b) {
+          for (auto& y : b.node_multi("Split", {b.input("x", d), i64s(b, {1, d[ax] - 1})}, 2, {{"axis", axis}})) b.output(y);
+        });
+      s.add(Mode::fp32, "Slice", join(d) + "_axis" + std::to_string(axis), [=](OnnxBuilder& b) {
+        b.output(b.node("Slice", {b.input("x", d), i64s(b, {1}), i64s(b, {-1}), i64s(b, {axis})}));
+      });
+      s.add(Mode::fp32, "Slice", join(d) + "_axis" + std::to_string(axis) + "_step2", [=](OnnxBuilder& b) {
+        b.output(b.node("Slice", {b.input("x", d), i64s(b, {0}), i64s(b, {1000}), i64s(b, {axis}), i64s(b, {2})}));
+      });
+      s.add(Mode::fp32, "Slice", join(d) + "_axis" + std::to_string(axis) + "_reverse", [=](OnnxBuilder& b) {
+        b.output(b.node("Slice", {b.input("x", d), i64s(b, {-1}), i64s(b, {-1000}), i64s(b, {axis}), i64s(b, {-1})}));
+      });
+    }
+  for (Dims perm : {Dims{0, 2, 3, 1}, Dims{0, 3, 1, 2}, Dims{3, 2, 1, 0}, Dims{0, 1, 3, 2}, Dims{1, 0, 2, 3}})
+    s.add(Mode::fp32, "Transpose", "2x6x4x5_perm" + join(perm, ""), [=](OnnxBuilder& b) {
+      b.output(b.node("Transpose", {b.input("x", {2, 6, 4, 5})}, {{"perm", perm}}));
+    });
+  for (Dims perm : {Dims{0, 2, 1, 3, 4}, Dims{4, 3, 2, 1, 0}, Dims{0, 2, 3, 4, 1}})
+    s.add(Mode::fp32, "Transpose", "2x3x4x5x6_perm" + join(perm, ""), [=](OnnxBuilder& b) {
+      b.output(b.node("Transpose", {b.input("x", {2, 3, 4, 5, 6})}, {{"perm", perm}}));
+    });
+  s.add(Mode::fp32, "Transpose", "2x3x4_default", [](OnnxBuilder& b) {
+    b.output(b.node("Transpose", {b.input("x", {2, 3, 4})}));
+  });
+  for (Dims shape : {Dims{2, -1}, Dims{0, 6, 20}, Dims{-1, 2, 3, 4, 5}, Dims{2, 3, 2, 4, 5}, Dims{0, 0, -1}})
+    s.add(Mode::fp32, "Reshape", "2x6x4x5_to_" + join(shape, "."), [=](OnnxBuilder& b) {
+      b.output(b.node("Reshape", {b.input("x", {2, 6, 4, 5}), i64s(b, shape)}));
+    });
+  for (int64_t axis : {0, 1, 2, -1, -3})
+    s.add(Mode::fp32, "Flatten", "2x6x4x5_axis" + std::to_string(axis), [=](OnnxBuilder& b) {
+      b.output(b.node("Flatten", {b.input("x", {2, 6, 4, 5})}, {{"axis", axis}}));
+    });
+  for (Dims axes : {Dims{1}, Dims{-1}, Dims{1, 3}})
+    s.add(Mode::fp32, "Squeeze", "2x1x5x1_axes" + join(axes, "."), [=](OnnxBuilder& b) {
+      b.output(b.node("Squeeze", {b.input("x", {2, 1, 5, 1}), i64s(b, axes)}));
+    });
+  for (Dims axes : {Dims{0}, Dims{-1}, Dims{1, 4}})
+    s.add(Mode::fp32, "Unsqueeze", "2x5x3_axes" + join(axes, "."), [=](OnnxBuilder& b) {
+      b.output(b.node("Unsqueeze", {b.input("x", {2, 5, 3}), i64s(b, axes)}));
+    });
+  for (int64_t axis : {0, 1, -1})
+    s.add(Mode::fp32, "Gather", "2x6x4x5_axis" + std::to_string(axis), [=](OnnxBuilder& b) {
+      b.output(b.node("Gather", {b.input("x", {2, 6, 4, 5}), i64s(b, {1, 0, -1})}, {{"axis", axis}}));
+    });
+  for (const char* mode : {"constant", "reflect", "edge"})
+    for (Dims pads : {Dims{0, 0, 1, 1, 0, 0, 1, 1}, Dims{0, 0, 2, 0, 0, 0, 0, 3}, Dims{0, 1, 0, 0, 0, 2, 0, 0}})
+      s.add(Mode::fp32, "Pad", std::string(mode) + "_" + join(pads, "."), [=](OnnxBuilder& b) {
+        b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, pads)}, {{"mode", mode}}));
+      });
+  // Data movement between Q/DQ pairs runs on the bytes.
+  s.add(Mode::qdq, "Concat", "2x6x4x5_axis1", [](OnnxBuilder& b) {
+    auto y = b.node("Concat", {testing::qdq(b, b.input("a", {2, 6, 4, 5}), kAct), testing::qdq(b, b.input("b", {2, 6, 4, 5}), kAct)},
+                    {{"axis", 1}});
+    b.output(testing::qdq(b, y, kAct));
+  });
+  s.add(Mode::qdq, "Transpose", "2x6x4x5_perm0231", [](OnnxBuilder& b) {
+    auto y = b.node("Transpose", {testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct)}, {{"perm", {0, 2, 3, 1}}});
+    b.output(testing::qdq(b, y, kAct));
+  });
+  return std::move(s.cases);
+}
+
+}  // namespace sweep_gen
+
+const std::vector<Case>& all_cases() {
+  static const std::vector<Case> cases = sweep_gen::make();
+  return cases;
+}
+
+std::string stratum_of(const std::string& id) {
+  const size_t a = id.find('/'), b = id.find('/', a + 1);
+  return id.substr(0, b);
+}
+
+std::vector<const Case*> ci_subset(size_t per_stratum) {
+  std::map<std::string, std::vector<const Case*>> by;
+  std::vector<std::string> order;
+  for (const Case& c : all_cases()) {
+    auto& v = by[stratum_of(c.id)];
+    if (v.empty()) order.push_back(stratum_of(c.id));
+    v.push_back(&c);
+  }
+  std::vector<const Case*> out;
+  for (const auto& s : order) {
+    const auto& v = by[s];
+    if (v.size() <= per_stratum) {
+      out.insert(out.end(), v.begin(), v.end());
+      continue;
+    }
+    for (size_t i = 0; i < per_stratum; ++i) out.push_back(v[i * (v.size() - 1) / (per_stratum - 1)]);
+  }
+  return out;
+}
+
+}  // namespace octet::sweep

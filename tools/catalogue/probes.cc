@@ -1,0 +1,285 @@
+#include "tools/catalogue/probes.h"
+
+#include <onnx/onnx_pb.h>
+
+#include "engine/session.h"
+#include "loader/onnx_loader.h"
+#include "tests/util/qdq_patterns.h"
+
+namespace octet::catalogue {
+namespace probe_graphs {
+
+using testing::Attrs;
+using testing::ElemType;
+using testing::OnnxBuilder;
+using testing::QParams;
+using testing::TensorValue;
+using Build = std::function<void(OnnxBuilder&)>;
+
+// The feature map most probes read: 16 channels (two AVX2 vectors), 8x8.
+const std::vector<int64_t> kMap = {1, 16, 8, 8};
+const QParams kAct{1.0f / 64, 128, ElemType::u8};
+
+std::string map(OnnxBuilder& b, std::vector<int64_t> dims = kMap) { return b.input("x", dims); }
+std::string init(OnnxBuilder& b, std::vector<int64_t> dims) { return b.random_normal_init("", dims, 0.0f, 0.3f); }
+
+Build unary(const std::string& op, Attrs attrs = {}) {
+  return [=](OnnxBuilder& b) { b.output(b.node(op, {map(b)}, attrs)); };
+}
+Build binary(const std::string& op, std::vector<int64_t> b_dims) {
+  return [=](OnnxBuilder& b) { b.output(b.node(op, {map(b), init(b, b_dims)})); };
+}
+Build conv(int64_t c_out, int64_t group, int64_t kh, int64_t kw, Attrs attrs) {
+  attrs.push_back({"group", group});
+  return [=](OnnxBuilder& b) {
+    b.output(b.node("Conv", {map(b), init(b, {c_out, kMap[1] / group, kh, kw}), init(b, {c_out})}, attrs));
+  };
+}
+Build qdq_unary(const std::string& op, Attrs attrs = {}) {
+  return [=](OnnxBuilder& b) { b.output(testing::qdq(b, b.node(op, {testing::qdq(b, map(b), kAct)}, attrs), kAct)); };
+}
+Build qdq_conv(int64_t group, int64_t k) {
+  return [=](OnnxBuilder& b) {
+    auto w = testing::qdq_weights(b, {16, 16 / group, k, k}, true);
+    auto y = b.node("Conv", {testing::qdq(b, map(b), kAct), w.dq, testing::qdq_bias(b, 16, kAct.scale, w.scales)},
+                    {{"group", group}, {"pads", {k / 2, k / 2, k / 2, k / 2}}});
+    b.output(testing::qdq(b, y, {0.05f, 128, ElemType::u8}));
+  };
+}
+// A com.microsoft node (ONNX Runtime's contrib ops): output name.
+std::string ms(OnnxBuilder& b, const std::string& op, const std::vector<std::string>& in, Attrs attrs = {}) {
+  std::string y = b.node(op, in, attrs);
+  b.set_domain(y, "com.microsoft");
+  return y;
+}
+std::string f(OnnxBuilder& b, float v) { return b.initializer("", TensorValue::scalar_f32(v)); }
+std::string u8(OnnxBuilder& b, int64_t v) { return b.initializer("", TensorValue::u8({}, {v})); }
+std::string i64s(OnnxBuilder& b, std::vector<int64_t> v) {
+  return b.initializer_i64("", {int64_t(v.size())}, v);
+}
+
+std::vector<Probe> make() {
+  std::vector<Probe> t;
+  auto row = [&t](std::string op, std::string variant, Build build) -> Probe& {
+    return t.emplace_back(Probe{std::move(op), std::move(variant), std::move(build), 17, ""});
+  };
+  auto folded = [&t](std::string op, std::string variant, Build build, std::string why) {
+    t.emplace_back(Probe{std::move(op), std::move(variant), std::move(build), 17, std::move(why)});
+  };
+  const Attrs same = {{"pads", {1, 1, 1, 1}}};
+
+  // ---- Convolution and matrix products ----
+  row("Conv", "3x3 stride 1 (Winograd)", conv(16, 1, 3, 3, same));
+  row("Conv", "3x3 stride 2", conv(16, 1, 3, 3, {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}));
+  row("Conv", "3x3 dilation 2", conv(16, 1, 3, 3, {{"pads", {2, 2, 2, 2}}, {"dilations", {2, 2}}}));
+  row("Conv", "1x1", conv(32, 1, 1, 1, {}));
+  row("Conv", "1x7 asymmetric", conv(16, 1, 1, 7, {{"pads", {0, 3, 0, 3}}}));
+  row("Conv", "depthwise 3x3", conv(16, 16, 3, 3, same));
+  row("Conv", "depthwise 5x5 stride 2", conv(16, 16, 5, 5, {{"pads", {2, 2, 2, 2}}, {"strides", {2, 2}}}));
+  row("Conv", "grouped 3x3, 4 groups", conv(16, 4, 3, 3, same));
+  row("Conv", "1-D k3", [](OnnxBuilder& b) {
+    b.output(b.node("Conv", {map(b, {1, 16, 32}), init(b, {16, 16, 3}), init(b, {16})}, {{"pads", {1, 1}}}));
+  });
+  row("Gemm", "transB, bias", [](OnnxBuilder& b) {
+    b.output(b.node("Gemm", {map(b, {1, 64}), init(b, {32, 64}), init(b, {32})}, {{"transB", 1}}));
+  });
+  row("MatMul", "2-D constant B", [](OnnxBuilder& b) { b.output(b.node("MatMul", {map(b, {4, 64}), init(b, {64, 32})})); });
+  row("MatMul", "3-D activations", [](OnnxBuilder& b) {
+    b.output(b.node("MatMul", {map(b, {1, 4, 8, 16}), b.input("y", {1, 4, 16, 8})}));
+  });
+
+  // ---- Element-wise ----
+  row("Relu", "", unary("Relu"));
+  row("Sigmoid", "", unary("Sigmoid"));
+  row("HardSigmoid", "", unary("HardSigmoid"));
+  row("HardSwish", "", unary("HardSwish"));
+  row("Clip", "0..6", [](OnnxBuilder& b) { b.output(b.node("Clip", {map(b), f(b, 0.0f), f(b, 6.0f)})); });
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    row(op, "same shape", [op](OnnxBuilder& b) { b.output(b.node(op, {map(b), b.input("y", kMap)})); });
+    row(op, "per-channel constant", binary(op, {16, 1, 1}));
+  }
+  row("BatchNormalization", "on an input (not folded)", [](OnnxBuilder& b) {
+    b.output(b.node("BatchNormalization",
+                    {map(b), init(b, {16}), init(b, {16}), init(b, {16}), b.random_uniform_init("", {16}, 0.5f, 2.0f)}));
+  });
+  row("Min", "two inputs", [](OnnxBuilder& b) { b.output(b.node("Min", {map(b), b.input("y", kMap)})); });
+  row("Max", "two inputs", [](OnnxBuilder& b) { b.output(b.node("Max", {map(b), b.input("y", kMap)})); });
+  row("Round", "", unary("Round"));
+
+  // ---- Pooling and reductions ----
+  row("GlobalAveragePool", "", unary("GlobalAveragePool"));
+  row("AveragePool", "3x3 stride 2 pads 1", unary("AveragePool", {{"kernel_shape", {3, 3}}, {"strides", {2, 2}},
+                                                                  {"pads", {1, 1, 1, 1}}}));
+  row("AveragePool", "2x2 stride 2", unary("AveragePool", {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
+  row("MaxPool", "3x3 stride 2 pads 1", unary("MaxPool", {{"kernel_shape", {3, 3}}, {"strides", {2, 2}},
+                                                          {"pads", {1, 1, 1, 1}}}));
+  row("MaxPool", "2x2 stride 2", unary("MaxPool", {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
+  row("ReduceMean", "spatial axes", unary("ReduceMean", {{"axes", {2, 3}}}));
+  row("ReduceMin", "channel axis", unary("ReduceMin", {{"axes", {1}}}));
+  row("ReduceMax", "channel axis", unary("ReduceMax", {{"axes", {1}}}));
+  row("Softmax", "last axis", [](OnnxBuilder& b) { b.output(b.node("Softmax", {map(b, {4, 100})}, {{"axis", -1}})); });
+  row("Softmax", "axis 1 of 4-D", unary("Softmax", {{"axis", 1}}));
+
+  // ---- Data movement ----
+  row("Pad", "constant", [](OnnxBuilder& b) { b.output(b.node("Pad", {map(b), i64s(b, {0, 0, 1, 1, 0, 0, 1, 1})})); });
+  row("Pad", "reflect", [](OnnxBuilder& b) {
+    b.output(b.node("Pad", {map(b), i64s(b, {0, 0, 2, 2, 0, 0, 2, 2})}, {{"mode", "reflect"}}));
+  });
+  row("Transpose", "NCHW to NHWC", unary("Transpose", {{"perm", {0, 2, 3, 1}}}));
+  row("Concat", "channels", [](OnnxBuilder& b) { b.output(b.node("Concat", {map(b), b.input("y", kMap)}, {{"axis", 1}})); });
+  row("Split", "channels in two", [](OnnxBuilder& b) {
+    for (const auto& y : b.node_multi("Split", {map(b)}, 2, {{"axis", 1}})) b.output(y);
+  });
+  row("Slice", "spatial crop", [](OnnxBuilder& b) {
+    b.output(b.node("Slice", {map(b), i64s(b, {1, 1}), i64s(b, {7, 7}), i64s(b, {2, 3})}));
+  });
+  row("Reshape", "", [](OnnxBuilder& b) { b.output(b.node("Reshape", {map(b), i64s(b, {1, 16, 64})})); });
+  row("Flatten", "", unary("Flatten"));
+  row("Squeeze", "", [](OnnxBuilder& b) { b.output(b.node("Squeeze", {map(b, {1, 16, 1, 8}), i64s(b, {2})})); });
+  row("Unsqueeze", "", [](OnnxBuilder& b) { b.output(b.node("Unsqueeze", {map(b), i64s(b, {1})})); });
+  row("Gather", "channels", [](OnnxBuilder& b) {
+    b.output(b.node("Gather", {map(b), i64s(b, {3, 1, 4})}, {{"axis", 1}}));
+  });
+  row("ChannelShuffle", "Reshape-Transpose-Reshape, 2 groups", [](OnnxBuilder& b) {
+    auto y = b.node("Reshape", {map(b), i64s(b, {1, 2, 8, 8, 8})});
+    y = b.node("Transpose", {y}, {{"perm", {0, 2, 1, 3, 4}}});
+    b.output(b.node("Reshape", {y, i64s(b, {1, 16, 8, 8})}));
+  });
+  row("Cast", "float to int32", unary("Cast", {{"to", 6}}));
+  row("CastLike", "float to int64", [](OnnxBuilder& b) {
+    b.output(b.node("CastLike", {map(b), b.initializer_i64("", {1}, {0})}), ElemType::s64);
+  });
+  row("Identity", "", unary("Identity"));
+  row("Dropout", "inference", unary("Dropout"));
+  folded("Constant", "", [](OnnxBuilder& b) {
+    b.output(b.node("Add", {map(b), b.constant(TensorValue::scalar_f32(1.0f))}));
+  }, "folded at plan time (a constant value, no step)");
+  folded("Shape", "", [](OnnxBuilder& b) {
+    auto x = map(b);
+    b.output(b.node("Reshape", {x, b.node("Shape", {x})}));
+  }, "folded at plan time (computable from input shapes)");
+
+  // ---- Quantization ----
+  row("QuantizeLinear", "float to uint8", [](OnnxBuilder& b) {
+    b.output(b.node("QuantizeLinear", {map(b), f(b, 0.02f), u8(b, 128)}), ElemType::u8);
+  });
+  row("DequantizeLinear", "uint8 to float", [](OnnxBuilder& b) {
+    b.output(b.node("DequantizeLinear", {b.input("x", kMap, ElemType::u8), f(b, 0.02f), u8(b, 128)}));
+  });
+  row("DynamicQuantizeLinear", "", [](OnnxBuilder& b) {
+    auto q = b.node_multi("DynamicQuantizeLinear", {map(b)}, 3);
+    b.output(q[0], ElemType::u8);
+    b.output(q[1]);
+    b.output(q[2], ElemType::u8);
+  });
+
+  // ---- Static INT8: QDQ units fused into QLinear ops ----
+  row("QLinearConv", "QDQ 3x3, per-channel weights", qdq_conv(1, 3));
+  row("QLinearConv", "QDQ 1x1", qdq_conv(1, 1));
+  row("QLinearConv", "QDQ depthwise 3x3", qdq_conv(16, 3));
+  row("QLinearConv", "QDQ grouped 3x3, 4 groups", qdq_conv(4, 3));
+  row("QGemm", "QDQ Gemm transB", [](OnnxBuilder& b) {
+    auto w = testing::qdq_weights(b, {32, 64}, true);
+    auto y = b.node("Gemm", {testing::qdq(b, map(b, {1, 64}), kAct), w.dq, testing::qdq_bias(b, 32, kAct.scale, w.scales)},
+                    {{"transB", 1}});
+    b.output(testing::qdq(b, y, {0.05f, 128, ElemType::u8}));
+  });
+  row("QLinearMatMul", "QDQ MatMul, constant B", [](OnnxBuilder& b) {
+    auto w = testing::qdq_weights(b, {64, 32}, false);
+    b.output(testing::qdq(b, b.node("MatMul", {testing::qdq(b, map(b, {4, 64}), kAct), w.dq}), {0.05f, 128, ElemType::u8}));
+  });
+  for (const char* op : {"Add", "Mul"})
+    row(std::string("QLinear") + op, "QDQ, same shape", [op](OnnxBuilder& b) {
+      auto y = b.node(op, {testing::qdq(b, map(b), kAct), testing::qdq(b, b.input("y", kMap), kAct)});
+      b.output(testing::qdq(b, y, {1.0f / 32, 128, ElemType::u8}));
+    });
+  row("QLinearSigmoid", "QDQ", qdq_unary("Sigmoid"));
+  row("QLinearHardSwish", "QDQ (octet's own table op)", qdq_unary("HardSwish"));
+  row("QLinearHardSigmoid", "QDQ (octet's own table op)", qdq_unary("HardSigmoid"));
+  row("QLinearSilu", "QDQ Sigmoid times x (octet's own table op)", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, map(b), kAct);
+    auto s = testing::qdq(b, b.node("Sigmoid", {x}), {1.0f / 256, 0, ElemType::u8});
+    b.output(testing::qdq(b, b.node("Mul", {x, s}), kAct));
+  });
+  row("QLinearLeakyRelu", "com.microsoft node", [](OnnxBuilder& b) {
+    auto x = b.input("x", kMap, ElemType::u8);
+    b.output(ms(b, "QLinearLeakyRelu", {x, f(b, 0.02f), u8(b, 128), f(b, 0.02f), u8(b, 128)}, {{"alpha", 0.1f}}),
+             ElemType::u8);
+  });
+  row("QLinearGlobalAveragePool", "QDQ", qdq_unary("GlobalAveragePool"));
+  row("QLinearAveragePool", "QDQ 3x3 stride 2 pads 1",
+      qdq_unary("AveragePool", {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}));
+  row("QLinearReduceMean", "QDQ spatial axes", qdq_unary("ReduceMean", {{"axes", {2, 3}}}));
+  row("QLinearSoftmax", "QDQ last axis", [](OnnxBuilder& b) {
+    auto y = b.node("Softmax", {testing::qdq(b, map(b, {4, 100}), kAct)}, {{"axis", -1}});
+    b.output(testing::qdq(b, y, {1.0f / 256, 0, ElemType::u8}));
+  });
+  row("QLinearConcat", "QDQ channels", [](OnnxBuilder& b) {
+    auto y = b.node("Concat", {testing::qdq(b, map(b), kAct), testing::qdq(b, b.input("y", kMap), kAct)}, {{"axis", 1}});
+    b.output(testing::qdq(b, y, kAct));
+  });
+
+  // ---- Dynamic INT8 ----
+  row("ConvInteger", "alone (int32 out)", [](OnnxBuilder& b) {
+    auto x = b.input("x", kMap, ElemType::u8);
+    auto w = b.initializer("", TensorValue::s8({16, 16, 3, 3}, std::vector<int64_t>(16 * 16 * 9, 3)));
+    b.output(b.node("ConvInteger", {x, w, u8(b, 128)}, {{"pads", {1, 1, 1, 1}}}), ElemType::s32);
+  });
+  row("MatMulInteger", "alone (int32 out)", [](OnnxBuilder& b) {
+    auto x = b.input("x", {4, 64}, ElemType::u8);
+    auto w = b.initializer("", TensorValue::s8({64, 32}, std::vector<int64_t>(64 * 32, -5)));
+    b.output(b.node("MatMulInteger", {x, w, u8(b, 128)}), ElemType::s32);
+  });
+  row("ConvIntegerToFloat", "DynamicQuantizeLinear, ConvInteger, Cast, Mul, Add", [](OnnxBuilder& b) {
+    b.output(testing::dynamic_conv(b, map(b), {16, 16, 3, 3}, {{"pads", {1, 1, 1, 1}}}, true));
+  });
+  row("MatMulIntegerToFloat", "DynamicQuantizeLinear, MatMulInteger, Cast, Mul, Add", [](OnnxBuilder& b) {
+    b.output(testing::dynamic_matmul(b, map(b, {4, 64}), 64, 32, true));
+  });
+
+  // ---- Fused by octet's passes ----
+  row("SqueezeExcite", "GlobalAveragePool, Conv, Relu, Conv, Sigmoid, Mul", [](OnnxBuilder& b) {
+    auto x = map(b);
+    auto s = b.node("GlobalAveragePool", {x});
+    s = b.node("Relu", {b.node("Conv", {s, init(b, {4, 16, 1, 1}), init(b, {4})})});
+    s = b.node("Sigmoid", {b.node("Conv", {s, init(b, {16, 4, 1, 1}), init(b, {16})})});
+    b.output(b.node("Mul", {x, s}));
+  });
+  row("PointwiseDepthwise", "Conv 1x1, Relu, depthwise 3x3", [](OnnxBuilder& b) {
+    auto y = b.node("Relu", {b.node("Conv", {map(b), init(b, {32, 16, 1, 1}), init(b, {32})})});
+    b.output(b.node("Conv", {y, init(b, {32, 1, 3, 3}), init(b, {32})}, {{"group", 32}, {"pads", {1, 1, 1, 1}}}));
+  });
+  return t;
+}
+
+}  // namespace probe_graphs
+
+const std::vector<Probe>& probes() {
+  static const std::vector<Probe> table = probe_graphs::make();
+  return table;
+}
+
+ProbeResult run_probe(const Probe& probe, kernels::Isa isa) {
+  ProbeResult r;
+  try {
+    testing::OnnxBuilder b(probe.opset);
+    probe.build(b);
+    SessionOptions o;
+    o.isa = isa;
+    Session s(loader::load_onnx_bytes(b.serialize(), "probe " + probe.op), o);
+    const Plan& plan = s.plan_for(s.input_dims_at(1));
+    r.planned = true;
+    for (const PlanStep& step : plan.steps()) {
+      if (step.op != probe.op) continue;
+      r.has_step = true;
+      r.kernel = step.kernel;
+      r.fallback = step.fallback;
+      break;
+    }
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+}  // namespace octet::catalogue
