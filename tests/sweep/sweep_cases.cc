@@ -340,6 +340,26 @@ void add_unary(Builder& s, Mode mode, const std::string& op, const std::string& 
   });
 }
 
+// Resize over a feature map: scales (roi and sizes omitted) or sizes over axes 2 and 3
+// (opset 18), FP32 or as a QDQ unit (nearest runs on the codes, linear in float).
+void add_resize(Builder& s, Mode mode, const std::string& resize_mode, const std::string& transform,
+                std::vector<float> scales, std::vector<int64_t> sizes, Dims dims) {
+  const std::string tag = resize_mode + "_" + transform + (sizes.empty() ? "_scales" : "_sizes") + "_" + join(dims);
+  s.add(mode, "Resize", tag, [=](OnnxBuilder& b) {
+    std::string x = b.input("x", dims);
+    if (mode == Mode::qdq) x = testing::qdq(b, x, kAct);
+    Attrs attrs = {{"mode", resize_mode}, {"coordinate_transformation_mode", transform}};
+    std::string y;
+    if (sizes.empty()) {
+      y = b.node("Resize", {x, "", b.initializer("", {int64_t(scales.size())}, scales)}, attrs);
+    } else {
+      attrs.push_back({"axes", {2, 3}});
+      y = b.node("Resize", {x, "", "", b.initializer_i64("", {int64_t(sizes.size())}, sizes)}, attrs);
+    }
+    b.output(mode == Mode::qdq ? testing::qdq(b, y, kAct) : y);
+  });
+}
+
 std::vector<Case> make() {
   Builder s;
   // Convolutions in the three precisions; the INT8 ones on a stratified share of the space.
@@ -396,6 +416,16 @@ std::vector<Case> make() {
     add_matmul(s, Mode::dynamic, a, bd, true);
   }
   add_matmul(s, Mode::qdq, {3, 4, 16}, {3, 16, 8}, false);
+
+  // Resize: both modes, every coordinate transform, enlarging and shrinking, sizes.
+  for (const char* mode : {"nearest", "linear"})
+    for (const char* t : {"half_pixel", "asymmetric", "pytorch_half_pixel", "align_corners", "tf_half_pixel_for_nn"}) {
+      if (std::string(mode) == "linear" && std::string(t) == "tf_half_pixel_for_nn") continue;
+      add_resize(s, Mode::fp32, mode, t, {1, 1, 2, 2}, {}, {1, 16, 7, 9});
+      add_resize(s, Mode::fp32, mode, t, {1, 1, 0.5f, 0.75f}, {}, {2, 17, 8, 8});
+      add_resize(s, Mode::fp32, mode, t, {}, {13, 5}, {1, 8, 6, 11});
+      add_resize(s, Mode::qdq, mode, t, {1, 1, 2, 2}, {}, {1, 16, 7, 9});
+    }
 
   // Element-wise and broadcasts.
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Min", "Max"})

@@ -46,6 +46,10 @@ Build qdq_conv(int64_t group, int64_t k) {
     b.output(testing::qdq(b, y, {0.05f, 128, ElemType::u8}));
   };
 }
+// A QDQ unit around the node `make` builds on the dequantized map.
+Build qdq_unary_with(const std::string&, std::function<std::string(OnnxBuilder&, const std::string&)> make) {
+  return [=](OnnxBuilder& b) { b.output(testing::qdq(b, make(b, testing::qdq(b, map(b), kAct)), kAct)); };
+}
 // A com.microsoft node (ONNX Runtime's contrib ops): output name.
 std::string ms(OnnxBuilder& b, const std::string& op, const std::vector<std::string>& in, Attrs attrs = {}) {
   std::string y = b.node(op, in, attrs);
@@ -125,6 +129,19 @@ std::vector<Probe> make() {
   row("Pad", "reflect", [](OnnxBuilder& b) {
     b.output(b.node("Pad", {map(b), i64s(b, {0, 0, 2, 2, 0, 0, 2, 2})}, {{"mode", "reflect"}}));
   });
+  row("Resize", "nearest 2x (YOLO's upsampling)", [](OnnxBuilder& b) {
+    b.output(b.node("Resize", {map(b), "", b.initializer("", {4}, {1.0f, 1.0f, 2.0f, 2.0f})},
+                    {{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", "floor"}}));
+  });
+  row("Resize", "linear 2x half_pixel", [](OnnxBuilder& b) {
+    b.output(b.node("Resize", {map(b), "", b.initializer("", {4}, {1.0f, 1.0f, 2.0f, 2.0f})}, {{"mode", "linear"}}));
+  });
+  row("Resize", "QDQ nearest 2x", qdq_unary_with("Resize", [](OnnxBuilder& b, const std::string& x) {
+        return b.node("Resize", {x, "", b.initializer("", {4}, {1.0f, 1.0f, 2.0f, 2.0f})}, {{"mode", "nearest"}});
+      }));
+  row("Upsample", "nearest 2x (opset 9)", [](OnnxBuilder& b) {
+    b.output(b.node("Upsample", {map(b), b.initializer("", {4}, {1.0f, 1.0f, 2.0f, 2.0f})}, {{"mode", "nearest"}}));
+  }).opset = 9;
   row("Transpose", "NCHW to NHWC", unary("Transpose", {{"perm", {0, 2, 3, 1}}}));
   row("Concat", "channels", [](OnnxBuilder& b) { b.output(b.node("Concat", {map(b), b.input("y", kMap)}, {{"axis", 1}})); });
   row("Split", "channels in two", [](OnnxBuilder& b) {
