@@ -86,6 +86,7 @@ const char* binary_name(BinaryOp op) {
     case BinaryOp::sub: return "sub";
     case BinaryOp::mul: return "mul";
     case BinaryOp::div: return "div";
+    case BinaryOp::prelu: return "prelu";
   }
   return "?";
 }
@@ -154,6 +155,7 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
   if (!tiling_.fits) return;
   if (op == BinaryOp::add) ukernel_ = first_runnable(kF32AddUkernels, isa);
   if (op == BinaryOp::mul) ukernel_ = first_runnable(kF32MulUkernels, isa);
+  if (op == BinaryOp::prelu) ukernel_ = first_runnable(kF32PReluUkernels, isa);
 }
 
 std::string F32Binary::kernel_name() const {
@@ -189,6 +191,12 @@ F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
     case ActKind::hard_swish: act_ukernel_ = first_runnable(kF32HardSwishUkernels, isa); break;
     case ActKind::hard_sigmoid: act_ukernel_ = first_runnable(kF32HardSigmoidUkernels, isa); break;
     case ActKind::silu: act_ukernel_ = first_runnable(kF32SiluUkernels, isa); break;
+    case ActKind::leaky_relu: act_ukernel_ = first_runnable(kF32LeakyReluUkernels, isa); break;
+    case ActKind::elu: act_ukernel_ = first_runnable(kF32EluUkernels, isa); break;
+    case ActKind::selu: act_ukernel_ = first_runnable(kF32SeluUkernels, isa); break;
+    case ActKind::celu: act_ukernel_ = first_runnable(kF32CeluUkernels, isa); break;
+    case ActKind::softplus: act_ukernel_ = first_runnable(kF32SoftplusUkernels, isa); break;
+    case ActKind::thresholded_relu: act_ukernel_ = first_runnable(kF32ThresholdedReluUkernels, isa); break;
     default: break;
   }
 }
