@@ -152,17 +152,49 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
     : op_(op), rank_(rank) {
   copy_box(rank, dims, a_strides, b_strides, dims_, a_strides_, b_strides_);
   tiling_ = tile_binary(rank, dims, a_strides, b_strides);
-  if (!tiling_.fits) return;
+  if (!tiling_.fits) {
+    if (op != BinaryOp::prelu) return;
+    // The innermost dimensions a walks contiguously while the slope stays put.
+    int k = rank;
+    int64_t run = 1;
+    while (k > 0 && (dims[k - 1] == 1 || (a_strides[k - 1] == run && b_strides[k - 1] == 0))) run *= dims[--k];
+    if (run == 0) return;
+    slope_rows_ = first_runnable(kF32LeakyReluUkernels, isa);
+    run_outer_rank_ = k;
+    run_ = run;
+    return;
+  }
   if (op == BinaryOp::add) ukernel_ = first_runnable(kF32AddUkernels, isa);
   if (op == BinaryOp::mul) ukernel_ = first_runnable(kF32MulUkernels, isa);
   if (op == BinaryOp::prelu) ukernel_ = first_runnable(kF32PReluUkernels, isa);
 }
 
 std::string F32Binary::kernel_name() const {
+  if (slope_rows_) return std::string(slope_rows_->name) + " (slope per run)";
   return ukernel_ ? ukernel_->name : std::string("f32_binary_strided__ref(") + binary_name(op_) + ")";
 }
 
 void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const {
+  if (slope_rows_) {
+    int64_t runs = 1;
+    for (int d = 0; d < run_outer_rank_; ++d) runs *= dims_[d];
+    const size_t runs_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(run_));
+    parallel_pieces(pool, size_t(runs), runs_per_piece, [&](size_t start, size_t count) {
+      for (size_t r = start; r < start + count; ++r) {
+        int64_t rest = int64_t(r), a_off = 0, b_off = 0;
+        for (int d = run_outer_rank_ - 1; d >= 0; --d) {
+          const int64_t i = rest % dims_[d];
+          rest /= dims_[d];
+          a_off += i * a_strides_[d];
+          b_off += i * b_strides_[d];
+        }
+        float* yr = y + int64_t(r) * run_;
+        slope_rows_->fn(size_t(run_), a + a_off, yr, b[b_off], 0.0f);
+        if (range) range->add(size_t(run_), yr);
+      }
+    });
+    return;
+  }
   if (!ukernel_) {
     f32_binary_strided__ref(op_, rank_, dims_, a, a_strides_, b, b_strides_, Activation{}, y);
     if (range) {

@@ -44,7 +44,10 @@ BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides
 
 // ---- FP32 ----
 
-// Add, Sub, Mul, Div; Add and Mul have microkernels.
+// Add, Sub, Mul, Div, PRelu; Add, Mul and PRelu have microkernels. PRelu with a slope that is
+// constant along the innermost contiguous run of x (a scalar slope; a per-channel slope [C,1,1]
+// of row-major NCHW x; a slope along W of channels-last x) runs that run on the LeakyRelu
+// microkernel, one slope value per call.
 class F32Binary {
  public:
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
@@ -59,6 +62,9 @@ class F32Binary {
   int64_t dims_[kMaxRank], a_strides_[kMaxRank], b_strides_[kMaxRank];
   BinaryTiling tiling_;
   const EltwiseUkernel<F32BinaryUkernel>* ukernel_ = nullptr;
+  const EltwiseUkernel<F32ActUkernel>* slope_rows_ = nullptr;  // PRelu, slope constant along a run
+  int run_outer_rank_ = 0;  // the dimensions before the run
+  int64_t run_ = 0;         // elements in the run
 };
 
 // act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid,

@@ -139,6 +139,43 @@ TEST(F32BinaryUkernel, PReluEqualsTheRefBitForBit) {
   }
 }
 
+// The driver's forms: slope per element and per channel of channels-last x (the microkernel),
+// scalar slope and per channel of NCHW x (the LeakyRelu microkernel per run), exact.
+TEST(EltwiseDriver, PReluEveryFormEveryIsaEqualsTheRef) {
+  Pool pool(pthreadpool_create(2));
+  std::mt19937 rng(14);
+  const int64_t n = 2, c = 19, h = 30, w = 37;  // 2 x 19 x 1110: several pieces of threads
+  std::vector<float> x(size_t(n * c * h * w));
+  testing::fill_uniform(rng, x);
+  std::vector<float> slope(size_t(c * h * w));
+  testing::fill_uniform(rng, slope);
+  struct Form {
+    const char* what;
+    int64_t a[4], b[4];  // strides over dims [n][c][h][w] (row-major x) or [n][h][w][c]
+    bool fast_expected;
+  };
+  const int64_t dims_nchw[] = {n, c, h, w}, dims_nhwc[] = {n, h, w, c};
+  const Form forms[] = {
+      {"nchw, slope per element", {c * h * w, h * w, w, 1}, {0, h * w, w, 1}, true},
+      {"nchw, slope per channel", {c * h * w, h * w, w, 1}, {0, 1, 0, 0}, true},
+      {"nchw, scalar slope", {c * h * w, h * w, w, 1}, {0, 0, 0, 0}, true},
+      {"nhwc, slope per channel", {h * w * c, w * c, c, 1}, {0, 0, 0, 1}, true},
+      {"nhwc, slope along w", {h * w * c, w * c, c, 1}, {0, 0, 1, 0}, true},
+  };
+  for (Isa isa : runnable_isas()) {
+    for (const Form& f : forms) {
+      const int64_t* dims = f.a[3] == 1 && f.a[2] == w ? dims_nchw : dims_nhwc;
+      const F32Binary prelu(BinaryOp::prelu, 4, dims, f.a, f.b, isa);
+      if (isa != Isa::scalar && f.fast_expected)
+        EXPECT_EQ(prelu.kernel_name().find("__ref"), std::string::npos) << f.what << ": " << prelu.kernel_name();
+      std::vector<float> want(x.size()), got(x.size());
+      f32_binary_strided__ref(BinaryOp::prelu, 4, dims, x.data(), f.a, slope.data(), f.b, Activation{}, want.data());
+      prelu.run(x.data(), slope.data(), got.data(), pool.get());
+      ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << f.what << " " << prelu.kernel_name();
+    }
+  }
+}
+
 // ---- Softmax / LogSoftmax ----
 
 // Rows of a few kinds: random logits at a random scale, huge, -inf-like, all equal, one
