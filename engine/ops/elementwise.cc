@@ -84,7 +84,20 @@ OpImpl unary_op() {
   return u;
 }
 
-ir::Dims broadcast_dims(const OpContext& c) { return ops::broadcast_dims(c, c.info(0).dims, c.info(1).dims); }
+// Input 1 as the op broadcasts it: before opset 7 a PRelu slope of shape [C] is per channel of an
+// [N, C, ...] x (the same memory viewed as [C, 1, ...]); from 7 it broadcasts like numpy.
+TensorInfo operand_b(const OpContext& c) {
+  TensorInfo b = c.info(1);
+  const ir::Dims& x = c.info(0).dims;
+  if (c.node.op == "PRelu" && c.opset < 7 && b.dims.size() == 1 && x.size() >= 3 && b.dims[0] == x[1]) {
+    b.dims.assign(x.size() - 1, 1);
+    b.dims[0] = x[1];
+    b.layout = Layout::row_major;
+  }
+  return b;
+}
+
+ir::Dims broadcast_dims(const OpContext& c) { return ops::broadcast_dims(c, c.info(0).dims, operand_b(c).dims); }
 
 struct StridedBroadcastRowMajor {
   ir::Dims dims;
@@ -177,7 +190,7 @@ OpImpl binary_op() {
     // PRelu's slope broadcasts to X (unidirectionally): the output is X's shape.
     if (c.node.op == "PRelu" && out != c.info(0).dims)
       c.fail("slope " + ir::dims_str(c.info(1).dims) + " does not broadcast to X " + ir::dims_str(c.info(0).dims));
-    std::vector<TensorInfo> outs{{ir::DType::f32, out, ops::broadcast_layout(c.info(0), c.info(1), out)}};
+    std::vector<TensorInfo> outs{{ir::DType::f32, out, ops::broadcast_layout(c.info(0), operand_b(c), out)}};
     ops::add_range_output_info(c, outs);
     return outs;
   };
@@ -189,7 +202,7 @@ OpImpl binary_op() {
     if (is_integer_arithmetic(c)) return integer_binary_kernel(c, in, out);
     ir::Dims dims = broadcast_dims(c);
     if (int(dims.size()) > kernels::kMaxRank) c.fail("rank above 8 is not supported");
-    TensorInfo b_info = c.info(1);
+    TensorInfo b_info = operand_b(c);
     const float* b_data = static_cast<const float*>(in[1]);
     // A constant PRelu slope of x's full shape is laid out like x once, here, so a channels-last
     // x reads both through the microkernel rather than the strided reference.
