@@ -187,6 +187,15 @@ TEST(ActSoftmaxParity, ParametricActivations) {
       auto in = after_conv ? b.node("Conv", {x, b.random_normal_init("w", {11, 13, 1, 1})}) : x;
       b.output(b.node(c.op, {in}, c.attrs));
       expect_parity(b, std::string(c.op) + "_" + std::to_string(k++), {2, 13, 7, 9}, 3.0f, after_conv, c.abs_floor);
+      if (after_conv && std::string(c.op) == "LeakyRelu") {  // fused into the conv's epilogue
+        ScratchDir dir;
+        const std::string path = (dir.path() / "m.onnx").string();
+        b.save(path);
+        Session session = Session::load(path);
+        for (const auto& n : session.graph().nodes) EXPECT_NE(n.op, "LeakyRelu") << n.name;
+        for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{{2, 13, 7, 9}}).steps())
+          if (s.op == "Conv" && !s.scalar()) EXPECT_NE(s.kernel.find("f32_leaky_relu__"), std::string::npos) << s.kernel;
+      }
     }
   }
 }
