@@ -148,6 +148,8 @@ using F32ArgUkernel = void (*)(size_t len, size_t columns, size_t stride, const 
   void f32_logsoftmax(size_t, size_t, size_t, const float*, float*);                                       \
   void f32_argmax(size_t, size_t, size_t, const float*, int64_t*, bool);                                   \
   void f32_argmin(size_t, size_t, size_t, const float*, int64_t*, bool);                                   \
+  void f32_reduce_max(size_t, size_t, size_t, const float*, float*);                                       \
+  void f32_reduce_min(size_t, size_t, size_t, const float*, float*);                                       \
   }
 OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE_ACT, )
 #undef OCTET_ELTWISE_DECLARE_ACT
@@ -169,6 +171,9 @@ OCTET_ELTWISE_TABLE(kF32SoftmaxUkernels, F32SoftmaxUkernel, f32_softmax)
 OCTET_ELTWISE_TABLE(kF32LogSoftmaxUkernels, F32SoftmaxUkernel, f32_logsoftmax)
 OCTET_ELTWISE_TABLE(kF32ArgMaxUkernels, F32ArgUkernel, f32_argmax)
 OCTET_ELTWISE_TABLE(kF32ArgMinUkernels, F32ArgUkernel, f32_argmin)
+// ReduceMax / ReduceMin along an axis: y [columns] (stride == 1: one value for the row).
+OCTET_ELTWISE_TABLE(kF32ReduceMaxUkernels, F32SoftmaxUkernel, f32_reduce_max)
+OCTET_ELTWISE_TABLE(kF32ReduceMinUkernels, F32SoftmaxUkernel, f32_reduce_min)
 
 #undef OCTET_ELTWISE_TABLE
 #undef OCTET_ELTWISE_ENTRY

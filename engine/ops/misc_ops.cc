@@ -211,10 +211,50 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
   return op;
 }
 
+// The reduced axes as one run of x's memory, [outer][len][inner], with the kept axes in memory in
+// their logical order (so y [outer][inner] is the row-major output); nullopt otherwise.
+std::optional<AxisSplit> reduced_run(const TensorInfo& x, const std::vector<bool>& reduced) {
+  AxisSplit s;
+  int state = 0;  // 0: before the run, 1: in it, 2: after it
+  int last_kept = -1;
+  for (int d : memory_order(int(x.dims.size()), x.layout)) {
+    const int64_t extent = x.dims[size_t(d)];
+    if (extent == 1) continue;
+    if (reduced[size_t(d)]) {
+      if (state == 2) return std::nullopt;
+      state = 1;
+      s.len *= extent;
+    } else {
+      if (d < last_kept) return std::nullopt;
+      last_kept = d;
+      if (state == 1) state = 2;
+      (state == 0 ? s.outer : s.inner) *= extent;
+    }
+  }
+  return s;
+}
+
 OpImpl reduce_extremum_op(kernels::Extremum kind) {
-  return reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
-                          float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); },
-                   "f32_reduce_extremum_strided__ref", false);
+  OpImpl op = reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
+                               float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); },
+                        "f32_reduce_extremum_strided__ref", false);
+  // Axes that form one run of memory (a channel max of a channels-last map, the last axis, H and
+  // W of NHWC) run on the SIMD kernels; other sets on the strided reference.
+  auto strided = op.build;
+  op.build = [kind, strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const Reduction r = reduction(c);
+    const auto run = r.identity ? std::nullopt : reduced_run(c.info(0), r.reduced);
+    if (!run) return strided(c, in, out);
+    auto extremum = std::make_shared<const kernels::F32AxisExtremum>(kind == kernels::Extremum::min, run->outer, run->len,
+                                                                     run->inner, c.isa);
+    if (!extremum->fast()) return strided(c, in, out);
+    c.report_kernel(extremum->kernel_name());
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    pthreadpool_t pool = c.threadpool;
+    return [=] { extremum->run(x, y, pool); };
+  };
+  return op;
 }
 
 // Min / Max of one or more inputs with numpy broadcasting, folded one input at a time into

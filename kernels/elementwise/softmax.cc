@@ -79,4 +79,22 @@ void F32ArgExtremum::run(const float* x, int64_t* y, pthreadpool_t pool) const {
   });
 }
 
+F32AxisExtremum::F32AxisExtremum(bool min, int64_t outer, int64_t len, int64_t inner, Isa isa)
+    : outer_(outer), len_(len), inner_(inner) {
+  ukernel_ = first_runnable(min ? kF32ReduceMinUkernels : kF32ReduceMaxUkernels, isa);
+}
+
+std::string F32AxisExtremum::kernel_name() const {
+  if (!ukernel_) return "f32_reduce_extremum_strided__ref";
+  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+}
+
+void F32AxisExtremum::run(const float* x, float* y, pthreadpool_t pool) const {
+  const F32SoftmaxUkernel fn = ukernel_->fn;
+  const int64_t len = len_, inner = inner_;
+  for_each_unit(pool, outer_, len, inner, [&](int64_t o, int64_t c0, int64_t columns) {
+    fn(size_t(len), size_t(columns), size_t(inner), x + o * len * inner + c0, y + o * inner + c0);
+  });
+}
+
 }  // namespace octet::kernels

@@ -43,4 +43,18 @@ class F32ArgExtremum {
   const EltwiseUkernel<F32ArgUkernel>* ukernel_ = nullptr;
 };
 
+// ReduceMax / ReduceMin over the middle dimension: y [outer][inner] float.
+class F32AxisExtremum {
+ public:
+  F32AxisExtremum(bool min, int64_t outer, int64_t len, int64_t inner, Isa isa);
+  std::string kernel_name() const;
+  // The reference when no microkernel runs under the cap.
+  bool fast() const { return ukernel_ != nullptr; }
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  int64_t outer_, len_, inner_;
+  const EltwiseUkernel<F32SoftmaxUkernel>* ukernel_ = nullptr;
+};
+
 }  // namespace octet::kernels

@@ -19,6 +19,7 @@
 #include "kernels/eltwise_list.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
+#include "kernels/ref/minmax.h"
 #include "kernels/ref/softmax.h"
 #include "tests/simd/simd_test_util.h"
 
@@ -288,6 +289,40 @@ TEST(F32ArgUkernel, ArgMaxArgMinEqualTheRefWithTiesNaNAndLastIndex) {
           ASSERT_EQ(got, want) << k->name << " len " << len << " inner " << inner << " last " << last;
           ++tested;
         }
+      }
+    }
+  }
+  EXPECT_GT(tested, 0);
+}
+
+// ReduceMax / ReduceMin along an axis: bit for bit the strided reference, NaN propagating,
+// the first of +0 / -0 kept.
+TEST(F32ReduceUkernel, ReduceMaxMinEqualTheRef) {
+  std::mt19937 rng(15);
+  int tested = 0;
+  for (bool min : {false, true}) {
+    for (auto* k : runnable(min ? kF32ReduceMinUkernels : kF32ReduceMaxUkernels)) {
+      for (int trial = 0; trial < 400; ++trial) {
+        const size_t len = trial < 70 ? size_t(trial) : 1 + rng() % 150;
+        const bool strided = trial % 2 == 1;
+        const size_t inner = strided ? 1 + rng() % 40 : 1;
+        std::vector<float> x(len * inner);
+        const int kind = int(rng() % 3);
+        for (float& v : x) {
+          if (kind == 0) v = rng() % 2 ? 0.0f : -0.0f;
+          else if (kind == 1) v = float(int(rng() % 1000)) * 0.37f - 100.0f;
+          else v = rng() % 9 == 0 ? (rng() % 3 == 0 ? kNaN : (rng() % 2 ? -kInf : kInf)) : float(int(rng() % 5)) - 2.0f;
+        }
+        const int64_t dims[] = {int64_t(len), int64_t(inner)}, strides[] = {int64_t(inner), 1};
+        const bool reduced[] = {true, false};
+        std::vector<float> want(inner), got(inner, 99.0f);
+        f32_reduce_extremum_strided__ref(min ? Extremum::min : Extremum::max, 2, dims, reduced, x.data(), strides,
+                                         want.data());
+        k->fn(len, strided ? inner : 1, strided ? inner : 1, x.data(), got.data());
+        for (size_t i = 0; i < inner; ++i)
+          ASSERT_TRUE(std::isnan(want[i]) ? std::isnan(got[i]) : std::memcmp(&got[i], &want[i], 4) == 0)
+              << k->name << " len " << len << " inner " << inner << " got " << got[i] << " want " << want[i];
+        ++tested;
       }
     }
   }
