@@ -83,8 +83,10 @@ std::vector<Int8Op> make_table() {
     r.impl = "engine/ops/qelementwise_ops.cc";
   }
   {
-    // Read from files only: neither fuse_qdq nor octet's quantizer forms it.
+    // fuse_qdq forms it from DequantizeLinear -> LeakyRelu -> QuantizeLinear: its table holds
+    // the float round trip's values, as ORT's does; octet's quantizer does not insert the unit.
     Int8Op& r = row("QLinearLeakyRelu", ms, {"LeakyRelu"}, kUnarySlots);
+    r.fusion = Fusion::unary;
     r.attrs = {{"alpha", f32(0.01f)}};
     r.impl = "engine/ops/qelementwise_ops.cc";
   }

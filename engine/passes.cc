@@ -163,6 +163,8 @@ bool fuse_activation_after(ir::Graph& g, ir::Node& p, bool clamp_only, std::set<
     params = {lo, hi};
   } else if (act->op == "HardSigmoid") {
     params = {act->attrs.f("alpha"), act->attrs.f("beta")};
+  } else if (act->op == "LeakyRelu" && !clamp_only) {
+    params = {act->attrs.f("alpha")};
   } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish") {
     return false;
   }

@@ -131,4 +131,55 @@ OCTET_ELTWISE_TABLE(kQs8GapUkernels, Q8GapUkernel, qs8_gap)
 #undef OCTET_ELTWISE_TABLE
 #undef OCTET_ELTWISE_ENTRY
 
+// ---- Activations with parameters, Softmax / LogSoftmax, ArgMax / ArgMin (FP32), every level
+// of OCTET_ELTWISE_LEVELS, from kernels/f32_act_softmax_loops.inc. ----
+// Along an axis: `len` values `stride` floats apart, for `columns` adjacent columns (x + j, y + j
+// for j < columns). stride == 1 is one contiguous row (columns == 1).
+using F32SoftmaxUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, float* y);
+using F32ArgUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, int64_t* y,
+                               bool last_index);
+
+#define OCTET_ELTWISE_DECLARE_ACT(isa, unused)                                                             \
+  namespace isa {                                                                                          \
+  void f32_leaky_relu(size_t, const float*, float*, float, float);                                         \
+  void f32_elu(size_t, const float*, float*, float, float);                                                \
+  void f32_selu(size_t, const float*, float*, float, float);                                               \
+  void f32_celu(size_t, const float*, float*, float, float);                                               \
+  void f32_softplus(size_t, const float*, float*, float, float);                                           \
+  void f32_thresholded_relu(size_t, const float*, float*, float, float);                                   \
+  void f32_prelu(size_t, size_t, const float*, size_t, const float*, size_t, float*);                      \
+  void f32_softmax(size_t, size_t, size_t, const float*, float*);                                          \
+  void f32_logsoftmax(size_t, size_t, size_t, const float*, float*);                                       \
+  void f32_argmax(size_t, size_t, size_t, const float*, int64_t*, bool);                                   \
+  void f32_argmin(size_t, size_t, size_t, const float*, int64_t*, bool);                                   \
+  void f32_reduce_max(size_t, size_t, size_t, const float*, float*);                                       \
+  void f32_reduce_min(size_t, size_t, size_t, const float*, float*);                                       \
+  }
+OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE_ACT, )
+#undef OCTET_ELTWISE_DECLARE_ACT
+
+#define OCTET_ELTWISE_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
+#define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP)                                                             \
+  inline constexpr EltwiseUkernel<FN_TYPE> NAME##Rows[] = {OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_ENTRY, OP)  \
+                                                               EltwiseUkernel<FN_TYPE>{}};                 \
+  inline constexpr std::span<const EltwiseUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
+
+OCTET_ELTWISE_TABLE(kF32LeakyReluUkernels, F32ActUkernel, f32_leaky_relu)
+OCTET_ELTWISE_TABLE(kF32EluUkernels, F32ActUkernel, f32_elu)
+OCTET_ELTWISE_TABLE(kF32SeluUkernels, F32ActUkernel, f32_selu)
+OCTET_ELTWISE_TABLE(kF32CeluUkernels, F32ActUkernel, f32_celu)
+OCTET_ELTWISE_TABLE(kF32SoftplusUkernels, F32ActUkernel, f32_softplus)
+OCTET_ELTWISE_TABLE(kF32ThresholdedReluUkernels, F32ActUkernel, f32_thresholded_relu)
+OCTET_ELTWISE_TABLE(kF32PReluUkernels, F32BinaryUkernel, f32_prelu)
+OCTET_ELTWISE_TABLE(kF32SoftmaxUkernels, F32SoftmaxUkernel, f32_softmax)
+OCTET_ELTWISE_TABLE(kF32LogSoftmaxUkernels, F32SoftmaxUkernel, f32_logsoftmax)
+OCTET_ELTWISE_TABLE(kF32ArgMaxUkernels, F32ArgUkernel, f32_argmax)
+OCTET_ELTWISE_TABLE(kF32ArgMinUkernels, F32ArgUkernel, f32_argmin)
+// ReduceMax / ReduceMin along an axis: y [columns] (stride == 1: one value for the row).
+OCTET_ELTWISE_TABLE(kF32ReduceMaxUkernels, F32SoftmaxUkernel, f32_reduce_max)
+OCTET_ELTWISE_TABLE(kF32ReduceMinUkernels, F32SoftmaxUkernel, f32_reduce_min)
+
+#undef OCTET_ELTWISE_TABLE
+#undef OCTET_ELTWISE_ENTRY
+
 }  // namespace octet::kernels

@@ -196,6 +196,18 @@ const std::map<std::string, Importer>& importers() {
     t["Sigmoid"] = {1, {}, {}};
     t["HardSigmoid"] = {1, {{"alpha", f32(0.2f)}, {"beta", f32(0.5f)}}, {}};
     t["HardSwish"] = {14, {}, {}};
+    // Opset 1 of LeakyRelu, Elu, Selu and PRelu carried the legacy consumed_inputs (dropped).
+    auto drop_consumed = [](Node& n, ImportContext&) { n.attrs.erase("consumed_inputs"); };
+    t["LeakyRelu"] = {1, {{"alpha", f32(0.01f)}, {"consumed_inputs", ints()}}, drop_consumed};
+    t["Elu"] = {1, {{"alpha", f32(1.0f)}, {"consumed_inputs", ints()}}, drop_consumed};
+    t["Selu"] = {1,
+                 {{"alpha", f32(1.67326319217681884765625f)}, {"gamma", f32(1.05070102214813232421875f)},
+                  {"consumed_inputs", ints()}},
+                 drop_consumed};
+    t["Celu"] = {12, {{"alpha", f32(1.0f)}}, {}};
+    t["Softplus"] = {1, {}, {}};
+    t["ThresholdedRelu"] = {10, {{"alpha", f32(1.0f)}}, {}};
+    t["PRelu"] = {1, {{"consumed_inputs", ints()}}, drop_consumed};
     t["Clip"] = {1,
                  {{"min", f32(-std::numeric_limits<float>::infinity())},
                   {"max", f32(std::numeric_limits<float>::infinity())}},
@@ -245,9 +257,18 @@ const std::map<std::string, Importer>& importers() {
     t["Flatten"] = {1, {{"axis", i64(1)}}, {}};
     t["Reshape"] = {5, {{"allowzero", i64(0)}}, {}};
     // Before opset 13 Softmax flattens the input to 2-D at `axis`, whose default is 1.
-    t["Softmax"] = {1, {{"axis", i64(-1)}}, [](Node& n, ImportContext& ctx) {
-                      n.attrs.set("coerce_2d", int64_t(ctx.opset < 13));
-                    }};
+    for (const char* op : {"Softmax", "LogSoftmax"})
+      t[op] = {1, {{"axis", i64(-1)}}, [](Node& n, ImportContext& ctx) {
+                 n.attrs.set("coerce_2d", int64_t(ctx.opset < 13));
+               }};
+    for (const char* op : {"ArgMax", "ArgMin"})
+      t[op] = {1, {{"axis", i64(0)}, {"keepdims", i64(1)}, {"select_last_index", i64(0)}}, {}};
+    t["DepthToSpace"] = {1, {{"blocksize", std::nullopt}, {"mode", str("DCR")}}, [](Node& n, ImportContext&) {
+                           const auto& mode = n.attrs.s("mode");
+                           if (mode != "DCR" && mode != "CRD")
+                             throw Error("mode '" + mode + "' is not supported (DCR, CRD)");
+                         }};
+    t["SpaceToDepth"] = {1, {{"blocksize", std::nullopt}}, {}};
     t["Pad"] = {2, {{"mode", str("constant")}, {"pads", ints()}, {"value", f32(0.0f)}},
                 [](Node& n, ImportContext& ctx) {
                   if (ctx.opset < 11) {
@@ -430,7 +451,8 @@ void import_node(Node& node, ImportContext& ctx) {
     throw Error(node.op + " before opset " + std::to_string(imp.min_opset) + " is not supported");
 
   if (node.op == "Constant") normalize_constant(node);
-  if (node.op == "Softmax" && ctx.opset < 13 && !node.attrs.has("axis")) node.attrs.set("axis", int64_t(1));
+  if ((node.op == "Softmax" || node.op == "LogSoftmax") && ctx.opset < 13 && !node.attrs.has("axis"))
+    node.attrs.set("axis", int64_t(1));
 
   for (const auto& [name, value] : node.attrs.all()) {
     const AttrSpec* spec = nullptr;

@@ -241,7 +241,7 @@ void reduce_axes_to_attribute(Node& n, const ir::Graph& g) {
   n.inputs.resize(1);
 }
 
-// Softmax before opset 13 (coerce_2d=1, set by the importer) flattens its input to 2-D at
+// Softmax (and LogSoftmax) before opset 13 (coerce_2d=1, set by the importer) flattens its input to 2-D at
 // `axis` and normalises each row; from opset 13 it normalises along `axis` alone. Both agree
 // when `axis` is the last one; otherwise the old meaning is spelled out as
 // Flatten(axis) -> Softmax(axis=1) -> Reshape(Shape(x)).
@@ -259,7 +259,7 @@ std::vector<Node> lower_softmax(Node n, const ir::Graph& g, NameSource& names) {
   Node flatten{n.name + "/flatten", "Flatten", "", {x}, {names.fresh(x + "/flattened")}, {}};
   flatten.attrs.set("axis", axis);
   Node shape{n.name + "/shape", "Shape", "", {x}, {names.fresh(x + "/shape")}, {}};
-  Node softmax{n.name, "Softmax", "", {flatten.outputs[0]}, {names.fresh(n.outputs.at(0) + "/2d")}, {}};
+  Node softmax{n.name, n.op, "", {flatten.outputs[0]}, {names.fresh(n.outputs.at(0) + "/2d")}, {}};
   softmax.attrs.set("axis", int64_t(1));
   Node reshape{n.name + "/reshape", "Reshape", "", {softmax.outputs[0], shape.outputs[0]}, {n.outputs[0]}, {}};
   return {flatten, shape, softmax, reshape};
@@ -299,7 +299,7 @@ std::vector<Node> lower_node(const Node& n, const ir::Graph& g, int64_t onnx_ops
                 "' cannot be written (only the default ONNX domain and com.microsoft)");
   std::vector<Node> out = {n};
   if (n.domain.empty()) {
-    if (n.op == "Softmax") out = lower_softmax(n, g, names);
+    if (n.op == "Softmax" || n.op == "LogSoftmax") out = lower_softmax(n, g, names);
     else if (n.op == "ReduceMean" && onnx_opset < 18) reduce_axes_to_attribute(out[0], g);
     else if (n.op == "Resize" || n.op == "Upsample") out = {lower_resize(n, g)};
   }

@@ -1,5 +1,6 @@
 // Element-wise FP32 ops: activations, broadcasting arithmetic and inference BatchNorm.
-// Relu, Clip, Sigmoid, Add and Mul run on the SIMD kernels of kernels/elementwise/eltwise.h
+// Relu, Clip, Sigmoid, LeakyRelu, Elu, Selu, Celu, Softplus, ThresholdedRelu, Add, Mul and
+// PRelu (Add's broadcasting, a slope per channel or per element) run on the SIMD kernels of kernels/elementwise/eltwise.h
 // when the shapes fit (that driver falls back to the ref kernels otherwise).
 #include <cmath>
 #include <limits>
@@ -44,6 +45,12 @@ Activation unary_activation(const OpContext& c) {
   if (op == "Sigmoid") return Activation::sigmoid();
   if (op == "HardSwish") return Activation::hard_swish();
   if (op == "HardSigmoid") return Activation::hard_sigmoid(c.node.attrs.f("alpha"), c.node.attrs.f("beta"));
+  if (op == "LeakyRelu") return Activation::leaky_relu(c.node.attrs.f("alpha"));
+  if (op == "Elu") return Activation::elu(c.node.attrs.f("alpha"));
+  if (op == "Selu") return Activation::selu(c.node.attrs.f("alpha"), c.node.attrs.f("gamma"));
+  if (op == "Celu") return Activation::celu(c.node.attrs.f("alpha"));
+  if (op == "Softplus") return Activation::softplus();
+  if (op == "ThresholdedRelu") return Activation::thresholded_relu(c.node.attrs.f("alpha"));
   const float inf = std::numeric_limits<float>::infinity();
   return Activation::clip(scalar_input(c, 1, "min", -inf), scalar_input(c, 2, "max", inf));
 }
@@ -77,7 +84,20 @@ OpImpl unary_op() {
   return u;
 }
 
-ir::Dims broadcast_dims(const OpContext& c) { return ops::broadcast_dims(c, c.info(0).dims, c.info(1).dims); }
+// Input 1 as the op broadcasts it: before opset 7 a PRelu slope of shape [C] is per channel of an
+// [N, C, ...] x (the same memory viewed as [C, 1, ...]); from 7 it broadcasts like numpy.
+TensorInfo operand_b(const OpContext& c) {
+  TensorInfo b = c.info(1);
+  const ir::Dims& x = c.info(0).dims;
+  if (c.node.op == "PRelu" && c.opset < 7 && b.dims.size() == 1 && x.size() >= 3 && b.dims[0] == x[1]) {
+    b.dims.assign(x.size() - 1, 1);
+    b.dims[0] = x[1];
+    b.layout = Layout::row_major;
+  }
+  return b;
+}
+
+ir::Dims broadcast_dims(const OpContext& c) { return ops::broadcast_dims(c, c.info(0).dims, operand_b(c).dims); }
 
 struct StridedBroadcastRowMajor {
   ir::Dims dims;
@@ -88,12 +108,14 @@ kernels::BinaryOp binary_kind(const std::string& op) {
   if (op == "Add") return kernels::BinaryOp::add;
   if (op == "Sub") return kernels::BinaryOp::sub;
   if (op == "Mul") return kernels::BinaryOp::mul;
+  if (op == "PRelu") return kernels::BinaryOp::prelu;
   return kernels::BinaryOp::div;
 }
 
 // int32 / int64 arithmetic: the shape computations of dynamic-batch exports (Shape -> Gather
 // -> Div -> Cast -> Concat -> Reshape), which constant folding runs once at plan time.
 bool is_integer_arithmetic(const OpContext& c) {
+  if (c.node.op == "PRelu") return false;
   const ir::DType a = c.info(0).dtype, b = c.info(1).dtype;
   if (a != ir::DType::s64 && a != ir::DType::s32) return false;
   if (a != b) c.fail(std::string(ir::dtype_name(a)) + " and " + ir::dtype_name(b) + " operands do not match");
@@ -106,6 +128,7 @@ T integer_op(kernels::BinaryOp op, T a, T b, const std::string& where) {
     case kernels::BinaryOp::add: return T(uint64_t(a) + uint64_t(b));  // wraps like ORT, no UB
     case kernels::BinaryOp::sub: return T(uint64_t(a) - uint64_t(b));
     case kernels::BinaryOp::mul: return T(uint64_t(a) * uint64_t(b));
+    case kernels::BinaryOp::prelu: return a < 0 ? T(uint64_t(a) * uint64_t(b)) : a;
     default:
       // Integer Div truncates toward zero (C++ semantics, as ONNX Runtime computes it).
       if (b == 0) throw ir::Error(where + ": integer division by zero");
@@ -164,7 +187,10 @@ OpImpl binary_op() {
     require_f32(c, 0);
     require_f32(c, 1);
     ir::Dims out = broadcast_dims(c);
-    std::vector<TensorInfo> outs{{ir::DType::f32, out, ops::broadcast_layout(c.info(0), c.info(1), out)}};
+    // PRelu's slope broadcasts to X (unidirectionally): the output is X's shape.
+    if (c.node.op == "PRelu" && out != c.info(0).dims)
+      c.fail("slope " + ir::dims_str(c.info(1).dims) + " does not broadcast to X " + ir::dims_str(c.info(0).dims));
+    std::vector<TensorInfo> outs{{ir::DType::f32, out, ops::broadcast_layout(c.info(0), operand_b(c), out)}};
     ops::add_range_output_info(c, outs);
     return outs;
   };
@@ -176,16 +202,30 @@ OpImpl binary_op() {
     if (is_integer_arithmetic(c)) return integer_binary_kernel(c, in, out);
     ir::Dims dims = broadcast_dims(c);
     if (int(dims.size()) > kernels::kMaxRank) c.fail("rank above 8 is not supported");
-    const auto box =
-        ops::strided_broadcast(c.info(0), c.info(1), dims, ops::broadcast_layout(c.info(0), c.info(1), dims));
+    TensorInfo b_info = operand_b(c);
+    const float* b_data = static_cast<const float*>(in[1]);
+    // A constant PRelu slope of x's full shape is laid out like x once, here, so a channels-last
+    // x reads both through the microkernel rather than the strided reference.
+    std::shared_ptr<std::vector<float>> relaid;
+    if (c.node.op == "PRelu" && is_constant(c, 1) && b_info.dims == c.info(0).dims && b_info.layout != c.info(0).layout &&
+        !same_memory(b_info.dims, b_info.layout, c.info(0).layout)) {
+      relaid = std::make_shared<std::vector<float>>(size_t(b_info.count()));
+      relayout(b_info, b_data, c.info(0).layout, relaid->data());
+      b_info.layout = c.info(0).layout;
+      b_data = relaid->data();
+    }
+    const auto box = ops::strided_broadcast(c.info(0), b_info, dims, ops::broadcast_layout(c.info(0), b_info, dims));
     auto binary = std::make_shared<const kernels::F32Binary>(binary_kind(c.node.op), box.rank, box.dims.data(),
                                                              box.a_strides.data(), box.b_strides.data(), c.isa);
     c.report_kernel(binary->kernel_name() + ops::range_note(c));
     auto a = static_cast<const float*>(in[0]);
-    auto bp = static_cast<const float*>(in[1]);
+    auto bp = b_data;
     auto y = static_cast<float*>(out[0]);
     pthreadpool_t pool = c.threadpool;
-    return ops::with_range_output(c, out, [=](kernels::OutputRange* range) { binary->run(a, bp, y, pool, range); });
+    return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+      (void)relaid;  // keeps the relaid slope alive
+      binary->run(a, bp, y, pool, range);
+    });
   };
   return b;
 }
@@ -254,7 +294,9 @@ OpImpl batchnorm_op() {
 
 void register_elementwise_ops(OpTable& t) {
   for (const char* op : {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "Clip"}) t.emplace_back(op, unary_op());
-  for (const char* op : {"Add", "Sub", "Mul", "Div"}) t.emplace_back(op, binary_op());
+  for (const char* op : {"LeakyRelu", "Elu", "Selu", "Celu", "Softplus", "ThresholdedRelu"})
+    t.emplace_back(op, unary_op());
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "PRelu"}) t.emplace_back(op, binary_op());
   t.emplace_back("BatchNormalization", batchnorm_op());
 }
 

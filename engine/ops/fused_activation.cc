@@ -15,6 +15,7 @@ kernels::Activation fused_activation(const ir::Node& n, const std::string& kind_
   if (kind == "HardSigmoid") return Activation::hard_sigmoid(p.at(0), p.at(1));
   if (kind == "HardSwish") return Activation::hard_swish();
   if (kind == "Silu") return Activation::silu();
+  if (kind == "LeakyRelu") return Activation::leaky_relu(p.at(0));
   throw std::logic_error("unknown fused activation " + kind);
 }
 

@@ -1,4 +1,5 @@
-// Softmax, ReduceMean / ReduceMin / ReduceMax, Min / Max, Round and Pad (FP32).
+// Softmax, LogSoftmax, ArgMax / ArgMin, ReduceMean / ReduceMin / ReduceMax, Min / Max, Round and
+// Pad (FP32).
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -10,7 +11,7 @@
 #include "kernels/ref/copy.h"
 #include "kernels/ref/minmax.h"
 #include "kernels/ref/reduce.h"
-#include "kernels/ref/softmax.h"
+#include "kernels/elementwise/softmax.h"
 
 namespace octet {
 namespace {
@@ -20,32 +21,111 @@ void require_f32(const OpContext& c) {
     c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
 }
 
-OpImpl softmax_op() {
+// The axes Softmax / LogSoftmax normalise over: `axis` alone from opset 13, every axis from
+// `axis` on before (coerce_2d, set by the importer).
+struct AxisSplit {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+
+// The normalised axes as one run of memory: [outer][len][inner] over x's layout. A channels-last
+// map normalised over its channels (a segmentation head's Softmax on axis 1) is then rows of
+// channels, and needs no relayout. want_layout asks for row-major whenever a flattening
+// Softmax's axes might not be one run (axis other than 0, 1, or the last).
+AxisSplit softmax_split(const OpContext& c) {
+  const TensorInfo& x = c.info(0);
+  const int rank = int(x.dims.size());
+  const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), rank);
+  const bool coerce = c.node.attrs.i("coerce_2d", 0) != 0;
+  const std::vector<int> order = memory_order(rank, x.layout);
+  auto normalised = [&](int d) { return d == axis || (coerce && d > axis); };
+  AxisSplit s;
+  int state = 0;  // 0: before the run, 1: in it, 2: after it
+  for (int d : order) {
+    const int64_t extent = x.dims[size_t(d)];
+    if (normalised(d)) {
+      if (state == 2 && extent != 1) c.fail("the normalised axes are not contiguous in this layout");
+      if (state == 0) state = 1;
+      s.len *= extent;
+    } else if (state == 0) {
+      s.outer *= extent;
+    } else {
+      if (state == 1) state = 2;
+      s.inner *= extent;
+    }
+  }
+  return s;
+}
+
+OpImpl softmax_op(bool log) {
   OpImpl op;
-  op.want_layout = want_row_major;
+  op.want_layout = [](const OpContext& c, size_t) -> std::optional<Layout> {
+    const int64_t axis = c.node.attrs.i("axis");
+    if (c.node.attrs.i("coerce_2d", 0) != 0 && axis != 0 && axis != 1 && axis != -1) return Layout::row_major;
+    return std::nullopt;
+  };
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     require_f32(c);
+    if (c.info(0).dims.empty()) c.fail("input must have rank >= 1");
     normalize_axis(c, c.node.attrs.i("axis"), int64_t(c.info(0).dims.size()));
-    return {{ir::DType::f32, c.info(0).dims, Layout::row_major}};
+    return {c.info(0)};
   };
   // Normalises along `axis` (and, coerced to 2-D, every axis after it): apart unless that is the
   // images' axis, -rank counted from the back.
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
     return ops::keeps_images_apart_if(normalize_axis(c, c.node.attrs.i("axis"), int64_t(c.info(0).dims.size())) != 0);
   };
-  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const auto& d = c.info(0).dims;
-    int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(d.size()));
-    int64_t outer = 1, len = 1, inner = 1;
-    const bool coerce = c.node.attrs.i("coerce_2d", 0) != 0;
-    for (size_t i = 0; i < d.size(); ++i) {
-      if (int64_t(i) < axis) outer *= d[i];
-      else if (int64_t(i) == axis || coerce) len *= d[i];
-      else inner *= d[i];
-    }
+  op.build = [log](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const AxisSplit s = softmax_split(c);
+    auto softmax = std::make_shared<const kernels::F32Softmax>(log, s.outer, s.len, s.inner, c.isa);
+    c.report_kernel(softmax->kernel_name());
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
-    return [=] { kernels::f32_softmax__ref(outer, len, inner, x, y); };
+    pthreadpool_t pool = c.threadpool;
+    return [=] { softmax->run(x, y, pool); };
+  };
+  return op;
+}
+
+// ArgMax / ArgMin: int64 indices along `axis`, read through x's layout (the axis's stride and
+// the extents around it in memory), the output row-major.
+OpImpl arg_extremum_op(bool min) {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  auto out_dims = [](const OpContext& c) {
+    const auto& d = c.info(0).dims;
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(d.size()));
+    ir::Dims o;
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (int64_t(i) != axis) o.push_back(d[i]);
+      else if (c.node.attrs.i("keepdims", 1) != 0) o.push_back(1);
+    }
+    return o;
+  };
+  op.infer = [out_dims](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c);
+    if (c.info(0).dims.empty()) c.fail("input must have rank >= 1");
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(c.info(0).dims.size()));
+    if (c.info(0).dims[size_t(axis)] == 0) c.fail("cannot take an index along an empty axis");
+    return {{ir::DType::s64, out_dims(c), Layout::row_major}};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::keeps_images_apart_if(normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(c.info(0).dims.size())) != 0);
+  };
+  op.build = [min](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const auto& d = c.info(0).dims;
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(d.size()));
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (int64_t(i) < axis) outer *= d[i];
+      else if (int64_t(i) > axis) inner *= d[i];
+    }
+    auto arg = std::make_shared<const kernels::F32ArgExtremum>(min, c.node.attrs.i("select_last_index", 0) != 0,
+                                                               outer, d[size_t(axis)], inner, c.isa);
+    c.report_kernel(arg->kernel_name());
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<int64_t*>(out[0]);
+    pthreadpool_t pool = c.threadpool;
+    return [=] { arg->run(x, y, pool); };
   };
   return op;
 }
@@ -131,10 +211,50 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
   return op;
 }
 
+// The reduced axes as one run of x's memory, [outer][len][inner], with the kept axes in memory in
+// their logical order (so y [outer][inner] is the row-major output); nullopt otherwise.
+std::optional<AxisSplit> reduced_run(const TensorInfo& x, const std::vector<bool>& reduced) {
+  AxisSplit s;
+  int state = 0;  // 0: before the run, 1: in it, 2: after it
+  int last_kept = -1;
+  for (int d : memory_order(int(x.dims.size()), x.layout)) {
+    const int64_t extent = x.dims[size_t(d)];
+    if (extent == 1) continue;
+    if (reduced[size_t(d)]) {
+      if (state == 2) return std::nullopt;
+      state = 1;
+      s.len *= extent;
+    } else {
+      if (d < last_kept) return std::nullopt;
+      last_kept = d;
+      if (state == 1) state = 2;
+      (state == 0 ? s.outer : s.inner) *= extent;
+    }
+  }
+  return s;
+}
+
 OpImpl reduce_extremum_op(kernels::Extremum kind) {
-  return reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
-                          float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); },
-                   "f32_reduce_extremum_strided__ref", false);
+  OpImpl op = reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
+                               float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); },
+                        "f32_reduce_extremum_strided__ref", false);
+  // Axes that form one run of memory (a channel max of a channels-last map, the last axis, H and
+  // W of NHWC) run on the SIMD kernels; other sets on the strided reference.
+  auto strided = op.build;
+  op.build = [kind, strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const Reduction r = reduction(c);
+    const auto run = r.identity ? std::nullopt : reduced_run(c.info(0), r.reduced);
+    if (!run) return strided(c, in, out);
+    auto extremum = std::make_shared<const kernels::F32AxisExtremum>(kind == kernels::Extremum::min, run->outer, run->len,
+                                                                     run->inner, c.isa);
+    if (!extremum->fast()) return strided(c, in, out);
+    c.report_kernel(extremum->kernel_name());
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    pthreadpool_t pool = c.threadpool;
+    return [=] { extremum->run(x, y, pool); };
+  };
+  return op;
 }
 
 // Min / Max of one or more inputs with numpy broadcasting, folded one input at a time into
@@ -276,7 +396,10 @@ OpImpl pad_op() {
 }  // namespace
 
 void register_misc_ops(OpTable& t) {
-  t.emplace_back("Softmax", softmax_op());
+  t.emplace_back("Softmax", softmax_op(false));
+  t.emplace_back("LogSoftmax", softmax_op(true));
+  t.emplace_back("ArgMax", arg_extremum_op(false));
+  t.emplace_back("ArgMin", arg_extremum_op(true));
   t.emplace_back("ReduceMean", reduce_mean_op());
   t.emplace_back("ReduceMin", reduce_extremum_op(kernels::Extremum::min));
   t.emplace_back("ReduceMax", reduce_extremum_op(kernels::Extremum::max));

@@ -1,4 +1,4 @@
-// Transpose, ChannelShuffle, Slice, Split and Concat: data movement on any element type and
+// Transpose, ChannelShuffle, Slice, Split, Concat, DepthToSpace and SpaceToDepth: data movement on any element type and
 // either layout.
 // Each is one StridedCopy per output (or per Concat input) planned once: a slice or concat
 // along the channels of a channels-last tensor copies runs of channels per pixel, a transpose
@@ -372,9 +372,73 @@ OpImpl concat_op() {
   return op;
 }
 
+// ---- DepthToSpace, SpaceToDepth ----
+
+// One StridedCopy over the 6-D view of the moved blocks, in either layout (the output takes the
+// input's): DepthToSpace reads channel (i * b + j) * C' + c (DCR) or c * b * b + i * b + j (CRD)
+// at (h, w) into channel c at (h * b + i, w * b + j); SpaceToDepth is DCR's inverse.
+OpImpl space_depth_op(bool to_space) {
+  OpImpl op;
+  op.want_layout = any_layout;
+  auto geometry = [to_space](const OpContext& c) {
+    const TensorInfo& x = c.info(0);
+    if (x.dims.size() != 4) c.fail("input must have rank 4 (N, C, H, W), got " + ir::dims_str(x.dims));
+    const int64_t b = c.node.attrs.i("blocksize");
+    if (b <= 0) c.fail("blocksize must be positive");
+    const int64_t n = x.dims[0], ch = x.dims[1], h = x.dims[2], w = x.dims[3];
+    ir::Dims out;
+    if (to_space) {
+      if (ch % (b * b) != 0) c.fail("channels (" + std::to_string(ch) + ") are not a multiple of blocksize^2");
+      out = {n, ch / (b * b), h * b, w * b};
+    } else {
+      if (h % b != 0 || w % b != 0) c.fail("H and W must be multiples of blocksize");
+      out = {n, ch * b * b, h / b, w / b};
+    }
+    return out;
+  };
+  op.infer = [geometry](const OpContext& c) -> std::vector<TensorInfo> {
+    return {{c.info(0).dtype, geometry(c), c.info(0).layout}};
+  };
+  op.batch_use = ops::broadcast_per_image;
+  op.build = [geometry, to_space](const OpContext& c, std::span<const void* const> in,
+                                  std::span<void* const> out) -> Kernel {
+    const TensorInfo& x = c.info(0);
+    const TensorInfo y{x.dtype, geometry(c), x.layout};
+    const int64_t b = c.node.attrs.i("blocksize");
+    const auto xs = x.strides(), ys = y.strides();
+    std::vector<int64_t> dims, src, dst;
+    if (to_space) {
+      // Output viewed as [N, C', H, i, W, j].
+      const int64_t cp = y.dims[1];
+      const bool crd = c.node.attrs.has("mode") && c.node.attrs.s("mode") == "CRD";
+      dims = {y.dims[0], cp, x.dims[2], b, x.dims[3], b};
+      dst = {ys[0], ys[1], b * ys[2], ys[2], b * ys[3], ys[3]};
+      const int64_t s_c = crd ? b * b * xs[1] : xs[1];
+      const int64_t s_i = crd ? b * xs[1] : b * cp * xs[1];
+      const int64_t s_j = crd ? xs[1] : cp * xs[1];
+      src = {xs[0], s_c, xs[2], s_i, xs[3], s_j};
+    } else {
+      // Input viewed as [N, C, H', i, W', j] into channel (i * b + j) * C + c.
+      const int64_t ch = x.dims[1];
+      dims = {x.dims[0], ch, y.dims[2], b, y.dims[3], b};
+      src = {xs[0], xs[1], b * xs[2], xs[2], b * xs[3], xs[3]};
+      dst = {ys[0], ys[1], ys[2], b * ch * ys[1], ys[3], ch * ys[1]};
+    }
+    auto copy = std::make_shared<const StridedCopy>(6, dims.data(), src.data(), dst.data(), int(ir::dtype_size(x.dtype)));
+    c.report_kernel(copy->kernel_name());
+    const void* xp = in[0];
+    void* yp = out[0];
+    pthreadpool_t pool = c.threadpool;
+    return [=] { copy->run(xp, yp, pool); };
+  };
+  return op;
+}
+
 }  // namespace
 
 void register_transform_ops(OpTable& t) {
+  t.emplace_back("DepthToSpace", space_depth_op(true));
+  t.emplace_back("SpaceToDepth", space_depth_op(false));
   t.emplace_back("Transpose", transpose_op());
   t.emplace_back("ChannelShuffle", channel_shuffle_op());
   t.emplace_back("Slice", slice_op());

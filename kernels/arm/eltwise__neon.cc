@@ -10,6 +10,7 @@
 
 #include <arm_neon.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -277,5 +278,37 @@ void qu8_gap(size_t hw, size_t channels, const void* x, void* y, const Q8GapPara
 void qs8_gap(size_t hw, size_t channels, const void* x, void* y, const Q8GapParams& p) {
   q8_gap<int8_t>(hw, channels, x, y, p);
 }
+
+// The interface kernels/f32_act_softmax_loops.inc asks of an ISA file (the x86 files' Ops).
+namespace {
+struct Ops {
+  using Vec = float32x4_t;
+  static constexpr int kLanes = 4;
+  static Vec load(const float* p) { return vld1q_f32(p); }
+  static void store(float* p, Vec v) { vst1q_f32(p, v); }
+  static Vec set1(float v) { return vdupq_n_f32(v); }
+  static Vec zero() { return vdupq_n_f32(0.0f); }
+  static Vec add(Vec a, Vec b) { return vaddq_f32(a, b); }
+  static Vec sub(Vec a, Vec b) { return vsubq_f32(a, b); }
+  static Vec mul(Vec a, Vec b) { return vmulq_f32(a, b); }
+  static Vec div(Vec a, Vec b) { return vdivq_f32(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+  static Vec min(Vec a, Vec b) { return min_ps(a, b); }
+  static Vec max(Vec a, Vec b) { return max_ps(a, b); }
+  static Vec neg_abs(Vec v) {
+    return vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(v), vdupq_n_u32(0x80000000u)));
+  }
+  static Vec select_negative(Vec x, Vec a, Vec b) { return vbslq_f32(vcltq_f32(x, vdupq_n_f32(0.0f)), a, b); }
+  static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return vbslq_f32(vcgtq_f32(a, b), x, y); }
+  static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return vbslq_f32(vcgeq_f32(a, b), x, y); }
+};
+
+template <int N>
+inline void exp_nonpositive(float32x4_t (&z)[N]) {
+  for (int i = 0; i < N; ++i) z[i] = exp_nonpositive(z[i]);
+}
+}  // namespace
+
+#include "kernels/f32_act_softmax_loops.inc"
 
 }  // namespace octet::kernels::neon

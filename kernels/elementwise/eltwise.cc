@@ -86,6 +86,7 @@ const char* binary_name(BinaryOp op) {
     case BinaryOp::sub: return "sub";
     case BinaryOp::mul: return "mul";
     case BinaryOp::div: return "div";
+    case BinaryOp::prelu: return "prelu";
   }
   return "?";
 }
@@ -154,6 +155,7 @@ const EltwiseUkernel<F32BinaryUkernel>* f32_binary_ukernel(BinaryOp op, Isa isa)
     case BinaryOp::sub: return first_runnable(kF32SubUkernels, isa);
     case BinaryOp::mul: return first_runnable(kF32MulUkernels, isa);
     case BinaryOp::div: return first_runnable(kF32DivUkernels, isa);
+    case BinaryOp::prelu: return first_runnable(kF32PReluUkernels, isa);
   }
   return nullptr;
 }
@@ -182,6 +184,17 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
     : op_(op), rank_(rank) {
   copy_box(rank, dims, a_strides, b_strides, dims_, a_strides_, b_strides_);
   tiling_ = tile_binary(rank, dims, a_strides, b_strides);
+  if (!tiling_.fits && op == BinaryOp::prelu) {
+    // The innermost dimensions a walks contiguously while the slope stays put.
+    int k = rank;
+    int64_t run = 1;
+    while (k > 0 && (dims[k - 1] == 1 || (a_strides[k - 1] == run && b_strides[k - 1] == 0))) run *= dims[--k];
+    if (run == 0) return;
+    slope_rows_ = first_runnable(kF32LeakyReluUkernels, isa);
+    run_outer_rank_ = k;
+    run_ = run;
+    return;
+  }
   if (!tiling_.fits) {
     // x op scalar, scalar op x (x / 2, x - 0.5): the scalar is spread over a row of kSplat
     // copies at each run, read with row stride 0, and x is cut into rows of that length.
@@ -203,10 +216,31 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
 }
 
 std::string F32Binary::kernel_name() const {
+  if (slope_rows_) return std::string(slope_rows_->name) + " (slope per run)";
   return ukernel_ ? ukernel_->name : std::string("f32_binary_strided__ref(") + binary_name(op_) + ")";
 }
 
 void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const {
+  if (slope_rows_) {
+    int64_t runs = 1;
+    for (int d = 0; d < run_outer_rank_; ++d) runs *= dims_[d];
+    const size_t runs_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(run_));
+    parallel_pieces(pool, size_t(runs), runs_per_piece, [&](size_t start, size_t count) {
+      for (size_t r = start; r < start + count; ++r) {
+        int64_t rest = int64_t(r), a_off = 0, b_off = 0;
+        for (int d = run_outer_rank_ - 1; d >= 0; --d) {
+          const int64_t i = rest % dims_[d];
+          rest /= dims_[d];
+          a_off += i * a_strides_[d];
+          b_off += i * b_strides_[d];
+        }
+        float* yr = y + int64_t(r) * run_;
+        slope_rows_->fn(size_t(run_), a + a_off, yr, b[b_off], 0.0f);
+        if (range) range->add(size_t(run_), yr);
+      }
+    });
+    return;
+  }
   if (!ukernel_) {
     f32_binary_strided__ref(op_, rank_, dims_, a, a_strides_, b, b_strides_, Activation{}, y);
     if (range) {
@@ -248,6 +282,12 @@ F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
     case ActKind::hard_swish: act_ukernel_ = first_runnable(kF32HardSwishUkernels, isa); break;
     case ActKind::hard_sigmoid: act_ukernel_ = first_runnable(kF32HardSigmoidUkernels, isa); break;
     case ActKind::silu: act_ukernel_ = first_runnable(kF32SiluUkernels, isa); break;
+    case ActKind::leaky_relu: act_ukernel_ = first_runnable(kF32LeakyReluUkernels, isa); break;
+    case ActKind::elu: act_ukernel_ = first_runnable(kF32EluUkernels, isa); break;
+    case ActKind::selu: act_ukernel_ = first_runnable(kF32SeluUkernels, isa); break;
+    case ActKind::celu: act_ukernel_ = first_runnable(kF32CeluUkernels, isa); break;
+    case ActKind::softplus: act_ukernel_ = first_runnable(kF32SoftplusUkernels, isa); break;
+    case ActKind::thresholded_relu: act_ukernel_ = first_runnable(kF32ThresholdedReluUkernels, isa); break;
     default: break;
   }
 }

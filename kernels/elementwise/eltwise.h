@@ -46,8 +46,12 @@ BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides
 
 // ---- FP32 ----
 
-// Add, Sub, Mul, Div on microkernels, for the broadcasts tile_binary reduces to rows and for a
-// single-element operand (x / 2); other broadcasts on the reference.
+// Add, Sub, Mul, Div, PRelu on microkernels, for the broadcasts tile_binary reduces to rows
+// and for a single-element operand of Add, Sub, Mul, Div (x / 2, spread over a row); other
+// broadcasts on the reference. PRelu with a slope that is constant along the innermost
+// contiguous run of x (a scalar slope; a per-channel slope [C,1,1] of row-major NCHW x; a
+// slope along W of channels-last x) runs that run on the LeakyRelu microkernel, one slope
+// value per call.
 class F32Binary {
  public:
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
@@ -68,6 +72,9 @@ class F32Binary {
   enum class Splat : uint8_t { none, a, b } splat_ = Splat::none;
   int64_t splat_tail_ = 0;
   mutable std::vector<float> splat_row_;
+  const EltwiseUkernel<F32ActUkernel>* slope_rows_ = nullptr;  // PRelu, slope constant along a run
+  int run_outer_rank_ = 0;  // the dimensions before the run
+  int64_t run_ = 0;         // elements in the run
 };
 
 // act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid,

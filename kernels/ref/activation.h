@@ -8,7 +8,12 @@
 namespace octet::kernels {
 
 // silu is x * sigmoid(x), the Sigmoid -> Mul pair of SiLU / Swish exports fused into one.
-enum class ActKind { none, relu, clip, sigmoid, hard_sigmoid, hard_swish, silu };
+// The kinds after silu are ONNX's parametric activations, alpha (and Selu's gamma in beta) as
+// their attributes say.
+enum class ActKind {
+  none, relu, clip, sigmoid, hard_sigmoid, hard_swish, silu,
+  leaky_relu, elu, selu, celu, softplus, thresholded_relu
+};
 
 struct Activation {
   ActKind kind = ActKind::none;
@@ -25,6 +30,12 @@ struct Activation {
   static Activation hard_sigmoid(float a, float b) { return {ActKind::hard_sigmoid, 0, 0, a, b}; }
   static Activation hard_swish() { return {ActKind::hard_swish}; }
   static Activation silu() { return {ActKind::silu}; }
+  static Activation leaky_relu(float a) { return {ActKind::leaky_relu, 0, 0, a, 0}; }
+  static Activation elu(float a) { return {ActKind::elu, 0, 0, a, 0}; }
+  static Activation selu(float a, float gamma) { return {ActKind::selu, 0, 0, a, gamma}; }
+  static Activation celu(float a) { return {ActKind::celu, 0, 0, a, 0}; }
+  static Activation softplus() { return {ActKind::softplus, 0, 0, 0, 0}; }
+  static Activation thresholded_relu(float a) { return {ActKind::thresholded_relu, 0, 0, a, 0}; }
 };
 
 inline constexpr float kOneSixth = 1.0f / 6.0f;
@@ -77,6 +88,15 @@ inline float apply(const Activation& act, float x) {
     case ActKind::hard_swish: return x * std::clamp(x * kOneSixth + 0.5f, 0.0f, 1.0f);
     // ORT's Sigmoid, then Mul: two roundings.
     case ActKind::silu: return x * mlas_logistic(x);
+    // As ONNX Runtime writes them (onnxruntime/core/providers/cpu/activation/activations.h).
+    case ActKind::leaky_relu: return x < 0.0f ? x * act.alpha : x;
+    case ActKind::elu: return x < 0.0f ? act.alpha * (std::exp(x) - 1.0f) : x;
+    case ActKind::selu: return act.beta * (x > 0.0f || x != x ? x : act.alpha * (std::exp(x) - 1.0f));
+    case ActKind::celu:
+      if (x != x) return x;
+      return std::max(0.0f, x) + std::min(0.0f, act.alpha * (std::exp(std::min(x / act.alpha, 0.0f)) - 1.0f));
+    case ActKind::softplus: return (x > 0.0f ? x : 0.0f) + std::log1p(std::exp(-std::fabs(x)));
+    case ActKind::thresholded_relu: return x > act.alpha ? x : 0.0f;
   }
   return x;
 }

@@ -22,6 +22,7 @@ float binary(BinaryOp op, float a, float b) {
     case BinaryOp::sub: return a - b;
     case BinaryOp::mul: return a * b;
     case BinaryOp::div: return a / b;
+    case BinaryOp::prelu: return a < 0.0f ? a * b : a;
   }
   return 0.0f;
 }

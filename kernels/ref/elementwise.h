@@ -10,7 +10,8 @@ namespace octet::kernels {
 
 constexpr int kMaxRank = 8;
 
-enum class BinaryOp { add, sub, mul, div };
+// prelu: a < 0 ? a * b : a (b the slope), ONNX PRelu.
+enum class BinaryOp { add, sub, mul, div, prelu };
 
 void f32_unary__ref(const Activation& act, int64_t count, const float* x, float* y);
 

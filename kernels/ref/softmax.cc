@@ -23,3 +23,44 @@ void f32_softmax__ref(int64_t outer, int64_t axis_len, int64_t inner, const floa
 }
 
 }  // namespace octet::kernels
+
+namespace octet::kernels {
+
+void f32_logsoftmax__ref(int64_t outer, int64_t axis_len, int64_t inner, const float* x, float* y) {
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * axis_len * inner + i;
+      float max = x[base];
+      for (int64_t k = 1; k < axis_len; ++k) max = std::fmax(max, x[base + k * inner]);
+      double sum = 0.0;
+      for (int64_t k = 0; k < axis_len; ++k) sum += std::exp(static_cast<double>(x[base + k * inner]) - max);
+      const double log_sum = std::log(sum);
+      for (int64_t k = 0; k < axis_len; ++k) {
+        const int64_t j = base + k * inner;
+        y[j] = static_cast<float>(static_cast<double>(x[j]) - max - log_sum);
+      }
+    }
+  }
+}
+
+void f32_arg_extremum__ref(bool min, bool last_index, int64_t outer, int64_t axis_len, int64_t inner,
+                           const float* x, int64_t* y) {
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const float* p = x + o * axis_len * inner + i;
+      float best = p[0];
+      int64_t at = 0;
+      for (int64_t k = 1; k < axis_len; ++k) {
+        const float v = p[k * inner];
+        const bool take = last_index ? (min ? v <= best : v >= best) : (min ? v < best : v > best);
+        if (take) {
+          best = v;
+          at = k;
+        }
+      }
+      y[o * inner + i] = at;
+    }
+  }
+}
+
+}  // namespace octet::kernels

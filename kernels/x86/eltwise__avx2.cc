@@ -10,6 +10,7 @@
 
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -46,6 +47,8 @@ struct Ops {
   static Vec select_negative(Vec x, Vec a, Vec b) {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
   }
+  static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
+  static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GE_OQ)); }
   // Without scalef, 2^n is applied as two exact power-of-two factors 2^(n/2) and 2^(n - n/2),
   // each a normal float for n >= -150, so only the last multiply rounds (also into subnormals).
   // When every lane's n >= -125, p * 2^n is a normal float (p = e^r lies in [0.70, 1.42]) and
@@ -190,5 +193,6 @@ void q8_gap(size_t hw, size_t channels, const void* x_bytes, void* y_bytes, cons
 }  // namespace
 
 #include "kernels/x86/eltwise_loops.inc"
+#include "kernels/f32_act_softmax_loops.inc"
 
 }  // namespace octet::kernels::avx2

