@@ -91,6 +91,7 @@ const OpImpl* find_op(const std::string& op_type) {
     register_shape_ops(t);
     register_transform_ops(t);
     register_misc_ops(t);
+    register_norm_ops(t);
     register_quantize_ops(t);
     register_qconv_ops(t);
     register_qgemm_ops(t);

@@ -163,10 +163,18 @@ bool fuse_activation_after(ir::Graph& g, ir::Node& p, bool clamp_only, std::set<
     params = {lo, hi};
   } else if (act->op == "HardSigmoid") {
     params = {act->attrs.f("alpha"), act->attrs.f("beta")};
-  } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish") {
+  } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish" && act->op != "Gelu" &&
+             act->op != "Tanh") {
     return false;
   }
-  p.attrs.set("fused_act", act->op);
+  std::string kind = act->op;
+  if (kind == "Gelu") {
+    const std::string approximate = act->attrs.has("approximate") ? act->attrs.s("approximate") : "none";
+    if (approximate != "none" && approximate != "tanh") return false;
+    if (approximate == "tanh") kind = "GeluTanh";
+  }
+  if (!act->domain.empty()) return false;
+  p.attrs.set("fused_act", kind);
   if (!params.empty()) p.attrs.set("fused_act_params", params);
   p.outputs[0] = act->outputs[0];
   dead.insert(act);
@@ -222,6 +230,10 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
   if (o.fuse_dynamic)
     report.push_back({"fuse dynamic quantization into integer-to-float steps", fuse_dynamic_quantization(g)});
+  if (o.fuse_decompositions) {
+    report.push_back({"fuse GELU chains (Erf or Tanh form) into Gelu", fuse_gelu(g)});
+    report.push_back({"fuse decomposed LayerNormalization", fuse_layer_norm(g)});
+  }
   if (o.fuse_activations) report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
   if (o.fuse_activations && o.fuse_squeeze_excitation)
     report.push_back({"fuse squeeze-excitation blocks", fuse_squeeze_excitation(g)});

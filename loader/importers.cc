@@ -196,6 +196,12 @@ const std::map<std::string, Importer>& importers() {
     t["Sigmoid"] = {1, {}, {}};
     t["HardSigmoid"] = {1, {{"alpha", f32(0.2f)}, {"beta", f32(0.5f)}}, {}};
     t["HardSwish"] = {14, {}, {}};
+    t["Erf"] = {9, {}, {}};
+    t["Tanh"] = {1, {}, {}};
+    t["Sqrt"] = {6, {}, {}};
+    t["Pow"] = {7, {}, {}};
+    t["Gelu"] = {20, {{"approximate", str("none")}}, {}};
+    t["LayerNormalization"] = {17, {{"axis", i64(-1)}, {"epsilon", f32(1e-5f)}, {"stash_type", i64(1)}}, {}};
     t["Clip"] = {1,
                  {{"min", f32(-std::numeric_limits<float>::infinity())},
                   {"max", f32(std::numeric_limits<float>::infinity())}},

@@ -44,6 +44,14 @@ Activation unary_activation(const OpContext& c) {
   if (op == "Sigmoid") return Activation::sigmoid();
   if (op == "HardSwish") return Activation::hard_swish();
   if (op == "HardSigmoid") return Activation::hard_sigmoid(c.node.attrs.f("alpha"), c.node.attrs.f("beta"));
+  if (op == "Erf") return Activation::erf();
+  if (op == "Tanh") return Activation::tanh();
+  if (op == "Gelu") {
+    const std::string approximate = c.node.attrs.has("approximate") ? c.node.attrs.s("approximate") : "none";
+    if (approximate == "tanh") return Activation::gelu_tanh();
+    if (approximate != "none") c.fail("approximate='" + approximate + "' is not one of 'none', 'tanh'");
+    return Activation::gelu();
+  }
   const float inf = std::numeric_limits<float>::infinity();
   return Activation::clip(scalar_input(c, 1, "min", -inf), scalar_input(c, 2, "max", inf));
 }
@@ -254,6 +262,7 @@ OpImpl batchnorm_op() {
 
 void register_elementwise_ops(OpTable& t) {
   for (const char* op : {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "Clip"}) t.emplace_back(op, unary_op());
+  for (const char* op : {"Erf", "Tanh", "Gelu"}) t.emplace_back(op, unary_op());
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) t.emplace_back(op, binary_op());
   t.emplace_back("BatchNormalization", batchnorm_op());
 }

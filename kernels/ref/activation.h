@@ -8,7 +8,10 @@
 namespace octet::kernels {
 
 // silu is x * sigmoid(x), the Sigmoid -> Mul pair of SiLU / Swish exports fused into one.
-enum class ActKind { none, relu, clip, sigmoid, hard_sigmoid, hard_swish, silu };
+// gelu is x * 0.5 * (1 + erf(x / sqrt 2)) and gelu_tanh its tanh approximation
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))): ONNX's Gelu (opset 20), or the
+// Div / Erf / Add / Mul / Mul chain torch writes before it (passes::fuse_gelu).
+enum class ActKind { none, relu, clip, sigmoid, hard_sigmoid, hard_swish, silu, erf, tanh, gelu, gelu_tanh };
 
 struct Activation {
   ActKind kind = ActKind::none;
@@ -25,9 +28,16 @@ struct Activation {
   static Activation hard_sigmoid(float a, float b) { return {ActKind::hard_sigmoid, 0, 0, a, b}; }
   static Activation hard_swish() { return {ActKind::hard_swish}; }
   static Activation silu() { return {ActKind::silu}; }
+  static Activation erf() { return {ActKind::erf}; }
+  static Activation tanh() { return {ActKind::tanh}; }
+  static Activation gelu() { return {ActKind::gelu}; }
+  static Activation gelu_tanh() { return {ActKind::gelu_tanh}; }
 };
 
 inline constexpr float kOneSixth = 1.0f / 6.0f;
+inline constexpr float kSqrtHalf = 0.70710678118654752f;     // GELU's 1 / sqrt(2)
+inline constexpr float kSqrtTwoOverPi = 0.79788456080286536f;  // GELU tanh form's sqrt(2 / pi)
+inline constexpr float kGeluCubic = 0.044715f;
 
 inline float apply(const Activation& act, float x) {
   switch (act.kind) {
@@ -43,6 +53,10 @@ inline float apply(const Activation& act, float x) {
     // float, two roundings. x / 6 (the spec's formula) differs in the last bit for ~15% of x.
     case ActKind::hard_swish: return x * std::clamp(x * kOneSixth + 0.5f, 0.0f, 1.0f);
     case ActKind::silu: return x * (1.0f / (1.0f + std::exp(-x)));
+    case ActKind::erf: return std::erf(x);
+    case ActKind::tanh: return std::tanh(x);
+    case ActKind::gelu: return x * 0.5f * (1.0f + std::erf(x * kSqrtHalf));
+    case ActKind::gelu_tanh: return 0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + kGeluCubic * x * x * x)));
   }
   return x;
 }
