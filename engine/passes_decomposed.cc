@@ -123,8 +123,8 @@ int trailing_mean_axes(const ir::Graph& g, const ir::Node* n) {
   if (!n || n->op != "ReduceMean" || !n->domain.empty() || n->outputs.size() != 1) return 0;
   if (n->attrs.i("keepdims", 1) != 1 || !n->has_input(1) || !g.is_constant(n->input(1))) return 0;
   std::vector<int64_t> axes = g.value(n->input(1)).constant->to_i64();
-  const ir::Value& x = g.value(n->input(0));
-  const int64_t rank = int64_t(x.dims.size());
+  const auto x = g.values.find(n->input(0));
+  const int64_t rank = x == g.values.end() || !x->second.dims ? 0 : int64_t(x->second.dims->size());
   std::set<int64_t> set;
   for (int64_t a : axes) {
     if (a >= 0 && rank == 0) return 0;  // a positive axis needs the rank
