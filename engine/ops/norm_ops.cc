@@ -109,10 +109,12 @@ OpImpl scalar_map_op(float (*f)(float, float)) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    if (c.info(0).dtype != ir::DType::f32) c.fail("only float32 is supported");
+    if (c.info(0).dtype != ir::DType::f32)
+      c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
     if (c.node.op == "Pow") {
       const ir::TensorData& e = c.constant(1, "the exponent");
-      if (e.dtype != ir::DType::f32 || e.count() != 1) c.fail("only a float32 scalar exponent is supported");
+      if (e.dtype != ir::DType::f32 || e.count() != 1)
+        c.fail("an exponent other than one float32 value is not supported");
     }
     return {c.info(0)};
   };

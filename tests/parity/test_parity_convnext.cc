@@ -127,7 +127,7 @@ void check_quantized(const ir::Graph& q, const std::string& name, bool is_static
       EXPECT_LE(c.max_lsb, 1) << name;
       EXPECT_GE(double(c.identical), 0.97 * double(c.values)) << name;
     } else {
-      EXPECT_LE(max_diff, 2e-2 * max_ref) << name;
+      EXPECT_LE(max_diff, 1e-4 * max_ref) << name;
     }
   }
 }
