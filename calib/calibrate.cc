@@ -14,6 +14,7 @@ passes::Options unfused() {
   o.fuse_qdq = false;
   o.fuse_activations = false;
   o.fuse_channel_shuffle = false;  // the quantized graph is written as ONNX
+  o.fuse_decompositions = false;    // likewise: Gelu and LayerNormalization may be above its opset
   return o;
 }
 

@@ -165,14 +165,51 @@ bool fuse_activation_after(ir::Graph& g, ir::Node& p, bool clamp_only, std::set<
     params = {act->attrs.f("alpha"), act->attrs.f("beta")};
   } else if (act->op == "LeakyRelu" && !clamp_only) {
     params = {act->attrs.f("alpha")};
-  } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish") {
+  } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish" && act->op != "Gelu" &&
+             act->op != "Tanh") {
     return false;
   }
-  p.attrs.set("fused_act", act->op);
+  std::string kind = act->op;
+  if (kind == "Gelu") {
+    const std::string approximate = act->attrs.has("approximate") ? act->attrs.s("approximate") : "none";
+    if (approximate != "none" && approximate != "tanh") return false;
+    if (approximate == "tanh") kind = "GeluTanh";
+  }
+  if (!act->domain.empty()) return false;
+  p.attrs.set("fused_act", kind);
   if (!params.empty()) p.attrs.set("fused_act_params", params);
   p.outputs[0] = act->outputs[0];
   dead.insert(act);
   return true;
+}
+
+namespace {
+
+// A float MatMul whose B is a 2-D constant: it runs as one GEMM (engine/ops/gemm.cc).
+const ir::TensorData* matmul_constant_b(const ir::Graph& g, const ir::Node& n) {
+  if (n.op != "MatMul" || !n.domain.empty() || n.inputs.size() < 2 || n.outputs.size() != 1) return nullptr;
+  const ir::TensorData* b = graph_edit::float_constant(g, n.inputs[1]);
+  return b && b->dims.size() == 2 ? b : nullptr;
+}
+
+}  // namespace
+
+int fuse_matmul_bias(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& mm : g.nodes) {
+    const ir::TensorData* b = matmul_constant_b(g, mm);
+    if (!b || mm.inputs.size() != 2 || g.is_graph_output(mm.outputs[0])) continue;
+    ir::Node* add = sole_consumer(g, mm.outputs[0]);
+    if (!add || add->op != "Add" || !add->domain.empty() || add->inputs.size() != 2) continue;
+    const std::string bias = add->inputs[0] == mm.outputs[0] ? add->inputs[1] : add->inputs[0];
+    const ir::TensorData* t = graph_edit::float_constant(g, bias);
+    if (!t || t->dims.empty() || t->dims.back() != b->dims[1] || t->count() != b->dims[1]) continue;
+    mm.inputs.push_back(bias);
+    mm.outputs[0] = add->outputs[0];
+    dead.insert(add);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
 }
 
 int fuse_activations(ir::Graph& g) {
@@ -180,7 +217,8 @@ int fuse_activations(ir::Graph& g) {
   for (auto& p : g.nodes) {
     // The integer-to-float steps of dynamic quantization clamp their output: Relu and Clip only.
     const bool clamp_only = p.op == "ConvIntegerToFloat" || p.op == "MatMulIntegerToFloat";
-    if ((p.op != "Conv" && p.op != "Gemm" && !clamp_only) || p.attrs.has("fused_act")) continue;
+    const bool gemm_like = p.op == "Conv" || p.op == "Gemm" || matmul_constant_b(g, p);
+    if ((!gemm_like && !clamp_only) || p.attrs.has("fused_act")) continue;
     fuse_activation_after(g, p, clamp_only, dead);
   }
   erase_marked(g, dead);
@@ -224,6 +262,11 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
   if (o.fuse_dynamic)
     report.push_back({"fuse dynamic quantization into integer-to-float steps", fuse_dynamic_quantization(g)});
+  if (o.fuse_decompositions) {
+    report.push_back({"fuse GELU chains (Erf or Tanh form) into Gelu", fuse_gelu(g)});
+    report.push_back({"fuse decomposed LayerNormalization", fuse_layer_norm(g)});
+  }
+  if (o.fuse_activations) report.push_back({"fuse bias Add into MatMul", fuse_matmul_bias(g)});
   if (o.fuse_activations) report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
   if (o.fuse_activations && o.fuse_squeeze_excitation)
     report.push_back({"fuse squeeze-excitation blocks", fuse_squeeze_excitation(g)});

@@ -29,7 +29,15 @@ int expand_dynamic_quantize_matmul(ir::Graph& g);
 // engine/ops/range_output.h) instead of a pass of its own. Last: nothing may fuse after it.
 int compute_ranges_in_producers(ir::Graph& g);
 int fold_batchnorm(ir::Graph& g);      // BatchNormalization into the preceding Conv's weights and bias
-int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) into Conv or Gemm
+// GELU written as Div/Mul, Erf (or the tanh form), Add, Mul, Mul into one Gelu node, and
+// LayerNormalization written as ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add into
+// one LayerNormalization node (engine/passes_decomposed.cc). Before fuse_activations.
+int fuse_gelu(ir::Graph& g);
+int fuse_layer_norm(ir::Graph& g);
+// MatMul by a 2-D constant followed by Add of a constant bias row: the bias as the MatMul's
+// third input (octet's own form, run as one GEMM with the bias in its epilogue).
+int fuse_matmul_bias(ir::Graph& g);
+int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) / Gelu / Tanh into Conv or Gemm
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
 // block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.
 int fuse_squeeze_excitation(ir::Graph& g);
@@ -63,6 +71,7 @@ struct Options {
   bool fuse_qdq = true;          // off: a QDQ model runs every op in float between its Q/DQ pairs
   bool fuse_dynamic = true;      // off: a dynamic model runs ConvInteger, Cast, Mul, Add one by one
   bool fuse_activations = true;  // off: every activation tensor stays observable (calibration)
+  bool fuse_decompositions = true;  // fuse_gelu, fuse_layer_norm; off: the graph keeps its opset's ops
   bool fuse_squeeze_excitation = true;  // needs fuse_activations
   bool fuse_pointwise_depthwise = true;  // needs fuse_activations
   bool fuse_channel_shuffle = true;     // off: the graph keeps ONNX's ops (it may be written to a file)

@@ -31,6 +31,11 @@ using F32UnaryUkernel = void (*)(size_t n, const float* x, float* y);
 // An activation with up to two parameters (HardSigmoid's alpha, beta; unused by the others).
 using F32ActUkernel = void (*)(size_t n, const float* x, float* y, float p0, float p1);
 using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float* y);
+// LayerNormalization over `rows` contiguous rows of n values, as ONNX Runtime's CPU kernel
+// computes it, bit for bit (kernels/ref/layernorm.h): scale and bias [n] (bias may be nullptr),
+// mean and inv_std [rows] written when not nullptr. n < 2^27 (the gathers' 32-bit offsets).
+using F32LayerNormUkernel = void (*)(size_t rows, size_t n, const float* x, const float* scale, const float* bias,
+                                     float epsilon, float* y, float* mean, float* inv_std);
 
 // ---- INT8 (the element type is in the kernel's name; pointers are uint8_t* or int8_t*) ----
 
@@ -93,6 +98,11 @@ struct EltwiseUkernel {
   void f32_hswish(size_t, const float*, float*, float, float);                                             \
   void f32_hsigmoid(size_t, const float*, float*, float, float);                                           \
   void f32_silu(size_t, const float*, float*, float, float);                                               \
+  void f32_erf(size_t, const float*, float*, float, float);                                                \
+  void f32_tanh(size_t, const float*, float*, float, float);                                               \
+  void f32_gelu(size_t, const float*, float*, float, float);                                               \
+  void f32_gelu_tanh(size_t, const float*, float*, float, float);                                          \
+  void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
   void f32_gap(size_t, size_t, const float*, float*);                                                      \
   void qu8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qs8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
@@ -120,6 +130,11 @@ OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)
 OCTET_ELTWISE_TABLE(kF32HardSwishUkernels, F32ActUkernel, f32_hswish)
 OCTET_ELTWISE_TABLE(kF32HardSigmoidUkernels, F32ActUkernel, f32_hsigmoid)
 OCTET_ELTWISE_TABLE(kF32SiluUkernels, F32ActUkernel, f32_silu)
+OCTET_ELTWISE_TABLE(kF32ErfUkernels, F32ActUkernel, f32_erf)
+OCTET_ELTWISE_TABLE(kF32TanhUkernels, F32ActUkernel, f32_tanh)
+OCTET_ELTWISE_TABLE(kF32GeluUkernels, F32ActUkernel, f32_gelu)
+OCTET_ELTWISE_TABLE(kF32GeluTanhUkernels, F32ActUkernel, f32_gelu_tanh)
+OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
 OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
 OCTET_ELTWISE_TABLE(kQu8AddUkernels, Q8AddUkernel, qu8_add)
 OCTET_ELTWISE_TABLE(kQs8AddUkernels, Q8AddUkernel, qs8_add)

@@ -208,6 +208,12 @@ const std::map<std::string, Importer>& importers() {
     t["Softplus"] = {1, {}, {}};
     t["ThresholdedRelu"] = {10, {{"alpha", f32(1.0f)}}, {}};
     t["PRelu"] = {1, {{"consumed_inputs", ints()}}, drop_consumed};
+    t["Erf"] = {9, {}, {}};
+    t["Tanh"] = {1, {}, {}};
+    t["Sqrt"] = {6, {}, {}};
+    t["Pow"] = {7, {}, {}};
+    t["Gelu"] = {20, {{"approximate", str("none")}}, {}};
+    t["LayerNormalization"] = {17, {{"axis", i64(-1)}, {"epsilon", f32(1e-5f)}, {"stash_type", i64(1)}}, {}};
     t["Clip"] = {1,
                  {{"min", f32(-std::numeric_limits<float>::infinity())},
                   {"max", f32(std::numeric_limits<float>::infinity())}},

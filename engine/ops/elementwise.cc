@@ -51,6 +51,14 @@ Activation unary_activation(const OpContext& c) {
   if (op == "Celu") return Activation::celu(c.node.attrs.f("alpha"));
   if (op == "Softplus") return Activation::softplus();
   if (op == "ThresholdedRelu") return Activation::thresholded_relu(c.node.attrs.f("alpha"));
+  if (op == "Erf") return Activation::erf();
+  if (op == "Tanh") return Activation::tanh();
+  if (op == "Gelu") {
+    const std::string approximate = c.node.attrs.has("approximate") ? c.node.attrs.s("approximate") : "none";
+    if (approximate == "tanh") return Activation::gelu_tanh();
+    if (approximate != "none") c.fail("approximate='" + approximate + "' is not one of 'none', 'tanh'");
+    return Activation::gelu();
+  }
   const float inf = std::numeric_limits<float>::infinity();
   return Activation::clip(scalar_input(c, 1, "min", -inf), scalar_input(c, 2, "max", inf));
 }
@@ -294,7 +302,7 @@ OpImpl batchnorm_op() {
 
 void register_elementwise_ops(OpTable& t) {
   for (const char* op : {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "Clip"}) t.emplace_back(op, unary_op());
-  for (const char* op : {"LeakyRelu", "Elu", "Selu", "Celu", "Softplus", "ThresholdedRelu"})
+  for (const char* op : {"LeakyRelu", "Elu", "Selu", "Celu", "Softplus", "ThresholdedRelu", "Erf", "Tanh", "Gelu"})
     t.emplace_back(op, unary_op());
   for (const char* op : {"Add", "Sub", "Mul", "Div", "PRelu"}) t.emplace_back(op, binary_op());
   t.emplace_back("BatchNormalization", batchnorm_op());

@@ -16,6 +16,10 @@ kernels::Activation fused_activation(const ir::Node& n, const std::string& kind_
   if (kind == "HardSwish") return Activation::hard_swish();
   if (kind == "Silu") return Activation::silu();
   if (kind == "LeakyRelu") return Activation::leaky_relu(p.at(0));
+  if (kind == "Gelu") return Activation::gelu();
+  if (kind == "GeluTanh") return Activation::gelu_tanh();
+  if (kind == "Erf") return Activation::erf();
+  if (kind == "Tanh") return Activation::tanh();
   throw std::logic_error("unknown fused activation " + kind);
 }
 

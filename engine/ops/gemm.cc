@@ -68,6 +68,22 @@ OpImpl gemm_op() {
   return op;
 }
 
+// MatMul of any A (rank >= 2) by a constant 2-D B: one GEMM over every row of A, on the SIMD
+// kernels, with the fused bias and activation in its epilogue; an empty Kernel otherwise.
+Kernel fast_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kernels::Activation& act, const float* bias,
+                   const float* a, const float* b, float* y) {
+  if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
+  if (c.in_const[1] == nullptr || c.info(1).dims.size() != 2) return c.no_fast_kernel("B is not a 2-D constant");
+  if (c.info(0).dims.size() < 2) return c.no_fast_kernel("A is 1-D");
+  const auto fast = kernels::make_fast<kernels::F32Gemm>(int(g.k), int(g.n), b, false, bias, act, c.isa);
+  if (!fast) return c.no_fast_kernel(fast.why_not);
+  const std::shared_ptr<kernels::F32Gemm> gemm = fast.driver;
+  c.report_kernel(gemm->kernel_name());
+  pthreadpool_t pool = c.threadpool;
+  const int64_t m = g.batches() * g.m;
+  return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
+}
+
 ops::MatMulGeometry matmul_geometry(const OpContext& c) {
   for (size_t i = 0; i < 2; ++i)
     if (c.info(i).dtype != ir::DType::f32)
@@ -89,13 +105,25 @@ OpImpl matmul_op() {
     auto a = static_cast<const float*>(in[0]);
     auto b = static_cast<const float*>(in[1]);
     auto y = static_cast<float*>(out[0]);
+    // A third input is a bias row fused by passes::fuse_matmul_bias, with its activation.
+    const auto act = ops::fused_activation(c.node);
+    const float* bias = c.has(2) ? static_cast<const float*>(in[2]) : nullptr;
+    if (c.has(2) && (!c.in_const[2] || c.info(2).count() != g.n)) c.fail("the fused bias must be a constant of N values");
+    if (Kernel fast = fast_matmul(c, g, act, bias, a, b, y)) return fast;
     c.report_kernel("f32_gemm__ref");
-    if (c.isa != kernels::Isa::scalar) c.report_fallback("MatMul has no SIMD driver yet");
+    if (c.isa != kernels::Isa::scalar) c.report_fallback("a MatMul whose B is not a 2-D constant has no SIMD driver yet");
     return [=] {
       for (int64_t bi = 0; bi < g.batches(); ++bi) {
         const int64_t oa = g.matrix_index(bi, g.a_batch_strides), ob = g.matrix_index(bi, g.b_batch_strides);
-        kernels::f32_gemm__ref(s, 1.0f, a + oa * g.m * g.k, b + ob * g.k * g.n, 0.0f, nullptr, 0, 0, {},
-                               y + bi * g.m * g.n);
+        float* yb = y + bi * g.m * g.n;
+        kernels::f32_gemm__ref(s, 1.0f, a + oa * g.m * g.k, b + ob * g.k * g.n, 0.0f, nullptr, 0, 0, {}, yb);
+        if (!bias && act.kind == kernels::ActKind::none) continue;
+        for (int64_t r = 0; r < g.m; ++r)
+          for (int64_t j = 0; j < g.n; ++j) {
+            float& v = yb[r * g.n + j];
+            if (bias) v += bias[j];
+            v = kernels::apply(act, v);
+          }
       }
     };
   };

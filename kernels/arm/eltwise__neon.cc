@@ -14,8 +14,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/elementwise/erf_coefficients.h"
 #include "kernels/eltwise_list.h"
-#include "kernels/ref/activation.h"  // kOneSixth
+#include "kernels/ref/activation.h"  // kOneSixth, GELU's constants
 
 namespace octet::kernels::neon {
 namespace {
@@ -64,6 +65,37 @@ float32x4_t sigmoid(float32x4_t x) {
   for (float b : {c::kBeta6, c::kBeta4, c::kBeta2, c::kBeta0}) q = vfmaq_f32(vdupq_n_f32(b), x2, q);
   const float32x4_t r = vaddq_f32(vdivq_f32(vmulq_f32(v, p), q), vdupq_n_f32(0.5f));
   return max_ps(vdupq_n_f32(0.0f), r);
+}
+
+template <size_t K>
+inline float32x4_t horner(float32x4_t t, const float (&c)[K]) {
+  float32x4_t p = vdupq_n_f32(c[K - 1]);
+  for (size_t i = K - 1; i-- > 0;) p = vfmaq_f32(vdupq_n_f32(c[i]), p, t);
+  return p;
+}
+
+inline float32x4_t copy_sign(float32x4_t magnitude, float32x4_t sign) {
+  return vbslq_f32(vdupq_n_u32(0x80000000u), sign, magnitude);
+}
+
+// The x86 kernels' erf and tanh (kernels/x86/eltwise_loops.inc), step for step.
+float32x4_t erf_v(float32x4_t x) {
+  namespace ep = erf_poly;
+  const float32x4_t a = min_ps(vdupq_n_f32(ep::kErfClamp), vabsq_f32(x));
+  const float32x4_t small = vmulq_f32(a, horner(vmulq_f32(a, a), ep::kSmall));
+  const float32x4_t u = vsubq_f32(max_ps(vdupq_n_f32(ep::kErfSplit), a), vdupq_n_f32(ep::kErfCenter));
+  const float32x4_t large = vsubq_f32(vdupq_n_f32(1.0f), exp_nonpositive(horner(u, ep::kLarge)));
+  return copy_sign(vbslq_f32(vcltq_f32(a, vdupq_n_f32(ep::kErfSplit)), small, large), x);
+}
+
+float32x4_t tanh_v(float32x4_t x) {
+  namespace ep = erf_poly;
+  const float32x4_t a = vabsq_f32(x);
+  const float32x4_t small = vmulq_f32(a, horner(vmulq_f32(a, a), ep::kTanhTaylor));
+  const float32x4_t e = exp_nonpositive(vmulq_f32(a, vdupq_n_f32(-2.0f)));
+  const float32x4_t one = vdupq_n_f32(1.0f);
+  const float32x4_t large = vdivq_f32(vsubq_f32(one, e), vaddq_f32(one, e));
+  return copy_sign(vbslq_f32(vcltq_f32(a, vdupq_n_f32(ep::kTanhSplit)), small, large), x);
 }
 
 // ---- INT8 ----
@@ -229,6 +261,75 @@ void f32_sigmoid(size_t n, const float* x, float* y) { f32_map(n, x, y, [](float
 
 void f32_silu(size_t n, const float* x, float* y, float, float) {
   f32_map(n, x, y, [](float32x4_t v) { return vmulq_f32(v, sigmoid(v)); });
+}
+
+void f32_erf(size_t n, const float* x, float* y, float, float) { f32_map(n, x, y, erf_v); }
+
+void f32_tanh(size_t n, const float* x, float* y, float, float) { f32_map(n, x, y, tanh_v); }
+
+void f32_gelu(size_t n, const float* x, float* y, float, float) {
+  f32_map(n, x, y, [](float32x4_t v) {
+    const float32x4_t half_x = vmulq_f32(v, vdupq_n_f32(0.5f));
+    return vmulq_f32(half_x, vaddq_f32(vdupq_n_f32(1.0f), erf_v(vmulq_f32(v, vdupq_n_f32(kSqrtHalf)))));
+  });
+}
+
+void f32_gelu_tanh(size_t n, const float* x, float* y, float, float) {
+  f32_map(n, x, y, [](float32x4_t v) {
+    const float32x4_t cube = vmulq_f32(vmulq_f32(v, v), v);
+    const float32x4_t inner = vaddq_f32(v, vmulq_f32(vdupq_n_f32(kGeluCubic), cube));
+    return vmulq_f32(v, sigmoid(vmulq_f32(vdupq_n_f32(2.0f * kSqrtTwoOverPi), inner)));
+  });
+}
+
+// The x86 kernel's method (kernels/x86/eltwise_loops.inc): four rows at once, one per lane,
+// each summed in index order (ORT's order, bit for bit), then each row normalised along itself.
+void f32_layernorm(size_t rows, size_t n, const float* x, const float* scale, const float* bias, float epsilon,
+                   float* y, float* mean, float* inv_std) {
+  const float32x4_t count = vdupq_n_f32(static_cast<float>(n)), eps = vdupq_n_f32(epsilon);
+  for (size_t r0 = 0; r0 < rows; r0 += 4) {
+    const size_t lanes = rows - r0 < 4 ? rows - r0 : 4;
+    const float* xr = x + r0 * n;
+    // Rows past the last one read row 0 of the group again (their lanes are dropped).
+    const float* p0 = xr;
+    const float* p1 = xr + (lanes > 1 ? n : 0);
+    const float* p2 = xr + (lanes > 2 ? 2 * n : 0);
+    const float* p3 = xr + (lanes > 3 ? 3 * n : 0);
+    float32x4_t sum = vdupq_n_f32(0.0f), sum_sq = sum;
+    for (size_t h = 0; h < n; ++h) {
+      float32x4_t v = vld1q_dup_f32(p0 + h);
+      v = vld1q_lane_f32(p1 + h, v, 1);
+      v = vld1q_lane_f32(p2 + h, v, 2);
+      v = vld1q_lane_f32(p3 + h, v, 3);
+      sum = vaddq_f32(sum, v);
+      sum_sq = vaddq_f32(sum_sq, vmulq_f32(v, v));
+    }
+    const float32x4_t mu = vdivq_f32(sum, count);
+    const float32x4_t sd = vsqrtq_f32(vaddq_f32(vsubq_f32(vdivq_f32(sum_sq, count), vmulq_f32(mu, mu)), eps));
+    float mu_lanes[4], sd_lanes[4], inv_lanes[4];
+    vst1q_f32(mu_lanes, mu);
+    vst1q_f32(sd_lanes, sd);
+    vst1q_f32(inv_lanes, vdivq_f32(vdupq_n_f32(1.0f), sd));
+    for (size_t i = 0; i < lanes; ++i) {
+      if (mean) mean[r0 + i] = mu_lanes[i];
+      if (inv_std) inv_std[r0 + i] = inv_lanes[i];
+      const float32x4_t mv = vdupq_n_f32(mu_lanes[i]), sv = vdupq_n_f32(sd_lanes[i]);
+      const float* xi = xr + i * n;
+      float* yi = y + (r0 + i) * n;
+      auto norm = [&](float32x4_t v, float32x4_t g) { return vmulq_f32(vdivq_f32(vsubq_f32(v, mv), sv), g); };
+      size_t c = 0;
+      for (; c + 4 <= n; c += 4) {
+        float32x4_t v = norm(vld1q_f32(xi + c), vld1q_f32(scale + c));
+        if (bias) v = vaddq_f32(v, vld1q_f32(bias + c));
+        vst1q_f32(yi + c, v);
+      }
+      if (c < n) {
+        float32x4_t v = norm(load_tail(xi + c, n - c), load_tail(scale + c, n - c));
+        if (bias) v = vaddq_f32(v, load_tail(bias + c, n - c));
+        store_tail(yi + c, v, n - c);
+      }
+    }
+  }
 }
 
 // The x86 kernels' summation order: four running sums over rows q = 0, 1, 2, 3 (mod 4), the

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/ref/layernorm.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
@@ -288,6 +289,10 @@ F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
     case ActKind::celu: act_ukernel_ = first_runnable(kF32CeluUkernels, isa); break;
     case ActKind::softplus: act_ukernel_ = first_runnable(kF32SoftplusUkernels, isa); break;
     case ActKind::thresholded_relu: act_ukernel_ = first_runnable(kF32ThresholdedReluUkernels, isa); break;
+    case ActKind::erf: act_ukernel_ = first_runnable(kF32ErfUkernels, isa); break;
+    case ActKind::tanh: act_ukernel_ = first_runnable(kF32TanhUkernels, isa); break;
+    case ActKind::gelu: act_ukernel_ = first_runnable(kF32GeluUkernels, isa); break;
+    case ActKind::gelu_tanh: act_ukernel_ = first_runnable(kF32GeluTanhUkernels, isa); break;
     default: break;
   }
 }
@@ -382,6 +387,27 @@ void F32GlobalAvgPool::run(const float* x, float* y, pthreadpool_t pool) const {
   parallel_pieces(pool, size_t(batch_), 1, [&](size_t start, size_t count) {
     for (size_t n = start; n < start + count; ++n)
       ukernel_->fn(size_t(hw_), size_t(channels_), x + n * image, y + n * size_t(channels_));
+  });
+}
+
+F32LayerNorm::F32LayerNorm(size_t n, Isa isa) : n_(n) {
+  if (n > 0 && n < (size_t{1} << 27)) ukernel_ = first_runnable(kF32LayerNormUkernels, isa);
+}
+
+std::string F32LayerNorm::kernel_name() const { return ukernel_ ? ukernel_->name : "f32_layernorm__ref"; }
+
+void F32LayerNorm::run(size_t rows, const float* x, const float* scale, const float* bias, float epsilon, float* y,
+                       float* mean, float* inv_std, pthreadpool_t pool) const {
+  // Pieces of whole groups of 16 rows (a multiple of every kernel's lane count) and about
+  // kEltwiseMinPiece elements.
+  const size_t group = 16;
+  const size_t rows_per_piece = std::max<size_t>(group, (kEltwiseMinPiece / std::max<size_t>(1, n_)) / group * group);
+  const size_t n = n_;
+  parallel_pieces(pool, rows, rows_per_piece, [&](size_t start, size_t count) {
+    float* m = mean ? mean + start : nullptr;
+    float* s = inv_std ? inv_std + start : nullptr;
+    if (ukernel_) ukernel_->fn(count, n, x + start * n, scale, bias, epsilon, y + start * n, m, s);
+    else f32_layernorm__ref(count, n, x + start * n, scale, bias, epsilon, y + start * n, m, s);
   });
 }
 

@@ -78,7 +78,7 @@ class F32Binary {
 };
 
 // act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid,
-// HardSigmoid, HardSwish and SiLU on their microkernels, applied by the conv and GEMM drivers
+// HardSigmoid, HardSwish, SiLU, Erf, Tanh and GELU on their microkernels, applied by the conv and GEMM drivers
 // to each block right after the microkernel wrote it (still in L1). Relu and Clip are the
 // microkernels' own output clamp, so for them and for none this does nothing (active() false).
 class F32Epilogue {
@@ -108,7 +108,7 @@ class F32Epilogue {
 };
 
 // A unary activation over n contiguous values: Relu and Clip (f32_clamp), Sigmoid,
-// HardSigmoid, HardSwish and SiLU on their microkernels (F32Epilogue); the ref otherwise.
+// HardSigmoid, HardSwish, SiLU, Erf, Tanh and GELU on their microkernels (F32Epilogue); the ref otherwise.
 class F32Unary {
  public:
   F32Unary(ActKind kind, Isa isa);
@@ -132,6 +132,20 @@ class F32GlobalAvgPool {
  private:
   int batch_, hw_, channels_;
   const EltwiseUkernel<F32GapUkernel>* ukernel_ = nullptr;
+};
+
+// LayerNormalization over rows of n contiguous values, bit-identical with f32_layernorm__ref
+// (ONNX Runtime's formula, kernels/ref/layernorm.h); mean and inv_std may be nullptr.
+class F32LayerNorm {
+ public:
+  F32LayerNorm(size_t n, Isa isa);
+  std::string kernel_name() const;
+  void run(size_t rows, const float* x, const float* scale, const float* bias, float epsilon, float* y, float* mean,
+           float* inv_std, pthreadpool_t pool) const;
+
+ private:
+  size_t n_;
+  const EltwiseUkernel<F32LayerNormUkernel>* ukernel_ = nullptr;
 };
 
 // ---- INT8 (T = uint8_t or int8_t, chosen at run time by Q8) ----

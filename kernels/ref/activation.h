@@ -9,10 +9,13 @@ namespace octet::kernels {
 
 // silu is x * sigmoid(x), the Sigmoid -> Mul pair of SiLU / Swish exports fused into one.
 // The kinds after silu are ONNX's parametric activations, alpha (and Selu's gamma in beta) as
-// their attributes say.
+// their attributes say; gelu is x * 0.5 * (1 + erf(x / sqrt 2)) and gelu_tanh its tanh
+// approximation 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))): ONNX's Gelu (opset 20),
+// or the Div / Erf / Add / Mul / Mul chain torch writes before it (passes::fuse_gelu).
 enum class ActKind {
   none, relu, clip, sigmoid, hard_sigmoid, hard_swish, silu,
-  leaky_relu, elu, selu, celu, softplus, thresholded_relu
+  leaky_relu, elu, selu, celu, softplus, thresholded_relu,
+  erf, tanh, gelu, gelu_tanh
 };
 
 struct Activation {
@@ -36,9 +39,16 @@ struct Activation {
   static Activation celu(float a) { return {ActKind::celu, 0, 0, a, 0}; }
   static Activation softplus() { return {ActKind::softplus, 0, 0, 0, 0}; }
   static Activation thresholded_relu(float a) { return {ActKind::thresholded_relu, 0, 0, a, 0}; }
+  static Activation erf() { return {ActKind::erf}; }
+  static Activation tanh() { return {ActKind::tanh}; }
+  static Activation gelu() { return {ActKind::gelu}; }
+  static Activation gelu_tanh() { return {ActKind::gelu_tanh}; }
 };
 
 inline constexpr float kOneSixth = 1.0f / 6.0f;
+inline constexpr float kSqrtHalf = 0.70710678118654752f;     // GELU's 1 / sqrt(2)
+inline constexpr float kSqrtTwoOverPi = 0.79788456080286536f;  // GELU tanh form's sqrt(2 / pi)
+inline constexpr float kGeluCubic = 0.044715f;
 
 // The logistic function as ONNX Runtime computes Sigmoid on x86 (MLAS's FMA3 kernel, which it
 // runs on every CPU with AVX2): x clamped to [-18, 18], a rational approximation p(x) / q(x)
@@ -97,6 +107,10 @@ inline float apply(const Activation& act, float x) {
       return std::max(0.0f, x) + std::min(0.0f, act.alpha * (std::exp(std::min(x / act.alpha, 0.0f)) - 1.0f));
     case ActKind::softplus: return (x > 0.0f ? x : 0.0f) + std::log1p(std::exp(-std::fabs(x)));
     case ActKind::thresholded_relu: return x > act.alpha ? x : 0.0f;
+    case ActKind::erf: return std::erf(x);
+    case ActKind::tanh: return std::tanh(x);
+    case ActKind::gelu: return x * 0.5f * (1.0f + std::erf(x * kSqrtHalf));
+    case ActKind::gelu_tanh: return 0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + kGeluCubic * x * x * x)));
   }
   return x;
 }

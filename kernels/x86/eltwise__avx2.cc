@@ -14,8 +14,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/elementwise/erf_coefficients.h"
 #include "kernels/eltwise_list.h"
-#include "kernels/ref/activation.h"  // kOneSixth
+#include "kernels/ref/activation.h"  // kOneSixth, GELU's constants
 
 namespace octet::kernels::avx2 {
 namespace {
@@ -44,6 +45,20 @@ struct Ops {
   static Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
   static Vec round(Vec v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static Vec neg_abs(Vec v) { return _mm256_or_ps(v, _mm256_set1_ps(-0.0f)); }
+  static Vec sqrt(Vec v) { return _mm256_sqrt_ps(v); }
+  static Vec abs(Vec v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
+  static Vec copy_sign(Vec magnitude, Vec sign) {
+    const __m256 s = _mm256_set1_ps(-0.0f);
+    return _mm256_or_ps(_mm256_andnot_ps(s, magnitude), _mm256_and_ps(s, sign));
+  }
+  static Vec select_less(Vec x, Vec t, Vec a, Vec b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_LT_OQ)); }
+  using Idx = __m256i;
+  static Idx lane_offsets(size_t stride) {
+    return _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(stride)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static Vec gather(const float* p, Idx idx, Mask m) {
+    return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(m), 4);
+  }
   static Vec select_negative(Vec x, Vec a, Vec b) {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
   }

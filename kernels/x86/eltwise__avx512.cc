@@ -18,8 +18,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/elementwise/erf_coefficients.h"
 #include "kernels/eltwise_list.h"
-#include "kernels/ref/activation.h"  // kOneSixth
+#include "kernels/ref/activation.h"  // kOneSixth, GELU's constants
 
 namespace octet::kernels::avx512 {
 namespace {
@@ -46,6 +47,19 @@ struct Ops {
   static Vec max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
   static Vec round(Vec v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static Vec neg_abs(Vec v) { return _mm512_or_ps(v, _mm512_set1_ps(-0.0f)); }
+  static Vec sqrt(Vec v) { return _mm512_sqrt_ps(v); }
+  static Vec abs(Vec v) { return _mm512_abs_ps(v); }
+  static Vec copy_sign(Vec magnitude, Vec sign) {
+    const __m512i s = _mm512_set1_epi32(static_cast<int>(0x80000000u));
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(s, _mm512_castps_si512(magnitude), _mm512_castps_si512(sign), 0xAC));
+  }
+  static Vec select_less(Vec x, Vec t, Vec a, Vec b) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_LT_OQ), b, a); }
+  using Idx = __m512i;
+  static Idx lane_offsets(size_t stride) {
+    return _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(stride)),
+                              _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  }
+  static Vec gather(const float* p, Idx idx, Mask m) { return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4); }
   static Vec select_negative(Vec x, Vec a, Vec b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
   }
