@@ -340,8 +340,8 @@ void add_unary(Builder& s, Mode mode, const std::string& op, const std::string& 
   });
 }
 
-// Resize over a feature map: scales (roi and sizes omitted) or sizes over axes 2 and 3
-// (opset 18), FP32 or as a QDQ unit (nearest runs on the codes, linear in float).
+// Resize over a feature map: scales (roi and sizes omitted) or sizes, FP32 or as a QDQ unit
+// (nearest runs on the codes, linear in float).
 void add_resize(Builder& s, Mode mode, const std::string& resize_mode, const std::string& transform,
                 std::vector<float> scales, std::vector<int64_t> sizes, Dims dims) {
   const std::string tag = resize_mode + "_" + transform + (sizes.empty() ? "_scales" : "_sizes") + "_" + join(dims);
@@ -353,7 +353,6 @@ void add_resize(Builder& s, Mode mode, const std::string& resize_mode, const std
     if (sizes.empty()) {
       y = b.node("Resize", {x, "", b.initializer("", {int64_t(scales.size())}, scales)}, attrs);
     } else {
-      attrs.push_back({"axes", {2, 3}});
       y = b.node("Resize", {x, "", "", b.initializer_i64("", {int64_t(sizes.size())}, sizes)}, attrs);
     }
     b.output(mode == Mode::qdq ? testing::qdq(b, y, kAct) : y);
@@ -423,7 +422,7 @@ std::vector<Case> make() {
       if (std::string(mode) == "linear" && std::string(t) == "tf_half_pixel_for_nn") continue;
       add_resize(s, Mode::fp32, mode, t, {1, 1, 2, 2}, {}, {1, 16, 7, 9});
       add_resize(s, Mode::fp32, mode, t, {1, 1, 0.5f, 0.75f}, {}, {2, 17, 8, 8});
-      add_resize(s, Mode::fp32, mode, t, {}, {13, 5}, {1, 8, 6, 11});
+      add_resize(s, Mode::fp32, mode, t, {}, {1, 8, 13, 5}, {1, 8, 6, 11});
       add_resize(s, Mode::qdq, mode, t, {1, 1, 2, 2}, {}, {1, 16, 7, 9});
     }
 

@@ -129,6 +129,26 @@ std::vector<Probe> make() {
   row("Pad", "reflect", [](OnnxBuilder& b) {
     b.output(b.node("Pad", {map(b), i64s(b, {0, 0, 2, 2, 0, 0, 2, 2})}, {{"mode", "reflect"}}));
   });
+  row("LeakyRelu", "alpha 0.1", unary("LeakyRelu", {{"alpha", 0.1f}}));
+  row("PRelu", "per-channel slope", binary("PRelu", {16, 1, 1}));
+  row("Elu", "", unary("Elu"));
+  row("Selu", "", unary("Selu"));
+  row("Celu", "", unary("Celu"));
+  row("Softplus", "", unary("Softplus"));
+  row("ThresholdedRelu", "", unary("ThresholdedRelu"));
+  row("Erf", "", unary("Erf"));
+  row("Tanh", "", unary("Tanh"));
+  row("Gelu", "opset 20", unary("Gelu")).opset = 20;
+  row("Sqrt", "", [](OnnxBuilder& b) { b.output(b.node("Sqrt", {b.node("Relu", {map(b)})})); });
+  row("Pow", "scalar exponent 2", [](OnnxBuilder& b) { b.output(b.node("Pow", {map(b), f(b, 2.0f)})); });
+  row("LogSoftmax", "over channels", unary("LogSoftmax", {{"axis", 1}}));
+  row("ArgMax", "over channels", unary("ArgMax", {{"axis", 1}}));
+  row("ArgMin", "over channels", unary("ArgMin", {{"axis", 1}}));
+  row("LayerNormalization", "last axis", [](OnnxBuilder& b) {
+    b.output(b.node("LayerNormalization", {map(b), init(b, {8}), init(b, {8})}, {{"axis", -1}}));
+  });
+  row("DepthToSpace", "DCR, block 2", unary("DepthToSpace", {{"blocksize", 2}}));
+  row("SpaceToDepth", "block 2", unary("SpaceToDepth", {{"blocksize", 2}}));
   row("Resize", "nearest 2x (YOLO's upsampling)", [](OnnxBuilder& b) {
     b.output(b.node("Resize", {map(b), "", b.initializer("", {4}, {1.0f, 1.0f, 2.0f, 2.0f})},
                     {{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", "floor"}}));
