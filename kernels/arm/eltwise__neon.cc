@@ -278,7 +278,8 @@ void f32_gelu_tanh(size_t n, const float* x, float* y, float, float) {
   f32_map(n, x, y, [](float32x4_t v) {
     const float32x4_t cube = vmulq_f32(vmulq_f32(v, v), v);
     const float32x4_t inner = vaddq_f32(v, vmulq_f32(vdupq_n_f32(kGeluCubic), cube));
-    return vmulq_f32(v, sigmoid(vmulq_f32(vdupq_n_f32(2.0f * kSqrtTwoOverPi), inner)));
+    const float32x4_t t = tanh_v(vmulq_f32(vdupq_n_f32(kSqrtTwoOverPi), inner));
+    return vmulq_f32(vmulq_f32(v, vdupq_n_f32(0.5f)), vaddq_f32(vdupq_n_f32(1.0f), t));
   });
 }
 

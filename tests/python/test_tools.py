@@ -70,7 +70,7 @@ def test_the_installed_package_imports(tmp_path):
 def test_the_readme_example_gives_int8_identical_to_onnx_runtime(tinynet, tmp_path):
     """README.md's Python example, as printed there: TinyNet quantized as `octet quantize` does
     (1000 training images), on the first 1000 Fashion-MNIST test images, top-1 93.9% (FP32) and
-    94.0% (INT8), INT8 top-1 agreement 1.0 with ONNX Runtime at a largest difference of 0."""
+    93.9% (INT8), INT8 top-1 agreement 1.0 with ONNX Runtime at a largest difference of 0."""
     import gzip
     root = pathlib.Path("/usr/share/datasets/fashion-mnist")
     if not (root / "t10k-images-idx3-ubyte.gz").exists():
@@ -87,7 +87,7 @@ def test_the_readme_example_gives_int8_identical_to_onnx_runtime(tinynet, tmp_pa
     fp32_logits = octet.InferenceSession(tinynet).run(None, {"input": x})[0]
     logits = octet.InferenceSession(str(int8)).run(None, {"input": x})[0]
     assert round(float(np.mean(fp32_logits.argmax(1) == y)), 3) == 0.939
-    assert round(float(np.mean(logits.argmax(1) == y)), 3) == 0.940
+    assert round(float(np.mean(logits.argmax(1) == y)), 3) == 0.939
     ort = octet.ort_run(str(int8), {"input": x})["logits"]
     assert np.mean(ort.argmax(1) == logits.argmax(1)) == 1.0
     assert np.abs(ort - logits).max() == 0

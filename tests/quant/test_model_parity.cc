@@ -5,7 +5,7 @@
 //   test images, calibrated as `octet eval --precision both` does (first 1000 training images,
 //   minmax, int8 weights per channel, uint8 activations): every int8 logit identical to ONNX
 //   Runtime's on the same QDQ file (100,000 of 100,000, 0 LSB), top-1 10000/10000; FP32 top-1
-//   10000/10000 against ORT on the FP32 file; the README's accuracies (TinyNet 92.74% -> 92.80%,
+//   10000/10000 against ORT on the FP32 file; the README's accuracies (TinyNet 92.74% -> 92.79%,
 //   ResNet8 92.24% -> 92.21%);
 // - their dynamic INT8 form (octet's quantize_dynamic, the graph ORT's quantize_dynamic writes)
 //   on the first 2000: not bit-identical (a float op between dynamic layers may round an ulp apart
@@ -258,7 +258,7 @@ void bundled_model(const std::string& name, const AccuracyClaim& claim) {
   EXPECT_EQ(s.same_top1, n) << name << " static INT8";
 }
 
-TEST(WholeModelParity, TinyNetEveryTestImageFp32AndStaticInt8) { bundled_model("tinynet", {9274, 9280}); }
+TEST(WholeModelParity, TinyNetEveryTestImageFp32AndStaticInt8) { bundled_model("tinynet", {9274, 9279}); }
 TEST(WholeModelParity, ResNet8EveryTestImageFp32AndStaticInt8) { bundled_model("resnet8", {9224, 9221}); }
 
 // Dynamic INT8 (per-tensor weights, quantize_dynamic's default) over the first 2000 test images
