@@ -52,6 +52,30 @@ void f32_binary(size_t rows, size_t cols, const float* a, size_t a_row_stride, c
   }
 }
 
+// exp(z) for z <= 0, NaN passing through: the x86 kernels' method (n = round(z / ln 2), a
+// two-part ln 2 reduction, a degree-7 polynomial, 2^n as two exact power-of-two factors).
+float32x4_t exp_nonpositive(float32x4_t z) {
+  z = max_ps(vdupq_n_f32(-104.0f), z);
+  const float32x4_t n = vrndnq_f32(vmulq_f32(z, vdupq_n_f32(1.44269504f)));
+  float32x4_t r = vfmaq_f32(z, n, vdupq_n_f32(-0.693145751953125f));
+  r = vfmaq_f32(r, n, vdupq_n_f32(-1.428606820e-6f));
+  float32x4_t p = vdupq_n_f32(1.0f / 5040.0f);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 720.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 120.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 24.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 6.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(0.5f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+  const int32x4_t ni = vcvtnq_s32_f32(n);  // NaN gives 0 here; the select below returns the NaN
+  const int32x4_t n1 = vshrq_n_s32(ni, 1);
+  const int32x4_t n2 = vsubq_s32(ni, n1);
+  const float32x4_t f1 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n1, vdupq_n_s32(127)), 23));
+  const float32x4_t f2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, vdupq_n_s32(127)), 23));
+  const float32x4_t e = vmulq_f32(vmulq_f32(p, f1), f2);
+  return vbslq_f32(vceqq_f32(z, z), e, z);
+}
+
 // sigmoid(x) as ONNX Runtime computes it on x86 (mlas_logistic of kernels/ref/activation.h),
 // step for step, with x86's min / max (NaN passes) and fused multiply-adds: bit-identical to
 // the reference and to ORT there (ORT's own Arm path rounds differently).
