@@ -3,17 +3,28 @@
 #include <cmath>
 
 namespace octet::kernels {
+namespace {
+
+// Along one axis (`n` values `stride` apart): the max, and the sum of exp(x - max) in double.
+struct AxisSums {
+  float max;
+  double sum;
+};
+AxisSums axis_sums(const float* x, int64_t n, int64_t stride) {
+  float max = x[0];
+  for (int64_t k = 1; k < n; ++k) max = std::fmax(max, x[k * stride]);
+  double sum = 0.0;
+  for (int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x[k * stride]) - max);
+  return {max, sum};
+}
+
+}  // namespace
 
 void f32_softmax__ref(int64_t outer, int64_t axis_len, int64_t inner, const float* x, float* y) {
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t base = o * axis_len * inner + i;
-      float max = x[base];
-      for (int64_t k = 1; k < axis_len; ++k) max = std::fmax(max, x[base + k * inner]);
-      double sum = 0.0;
-      for (int64_t k = 0; k < axis_len; ++k) {
-        sum += std::exp(static_cast<double>(x[base + k * inner]) - max);
-      }
+      const auto [max, sum] = axis_sums(x + base, axis_len, inner);
       for (int64_t k = 0; k < axis_len; ++k) {
         const int64_t j = base + k * inner;
         y[j] = static_cast<float>(std::exp(static_cast<double>(x[j]) - max) / sum);
@@ -22,18 +33,11 @@ void f32_softmax__ref(int64_t outer, int64_t axis_len, int64_t inner, const floa
   }
 }
 
-}  // namespace octet::kernels
-
-namespace octet::kernels {
-
 void f32_logsoftmax__ref(int64_t outer, int64_t axis_len, int64_t inner, const float* x, float* y) {
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t base = o * axis_len * inner + i;
-      float max = x[base];
-      for (int64_t k = 1; k < axis_len; ++k) max = std::fmax(max, x[base + k * inner]);
-      double sum = 0.0;
-      for (int64_t k = 0; k < axis_len; ++k) sum += std::exp(static_cast<double>(x[base + k * inner]) - max);
+      const auto [max, sum] = axis_sums(x + base, axis_len, inner);
       const double log_sum = std::log(sum);
       for (int64_t k = 0; k < axis_len; ++k) {
         const int64_t j = base + k * inner;

@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -100,6 +102,14 @@ void report(const Line& line) {
 }
 
 const std::vector<Line>& reported() { return lines(); }
+
+int64_t differing_bytes(const ir::TensorData& mine, const npy::Array& theirs) {
+  EXPECT_EQ(mine.bytes.size(), theirs.data.size()) << "output sizes differ";
+  const size_t n = std::min(mine.bytes.size(), theirs.data.size());
+  int64_t differ = int64_t(std::max(mine.bytes.size(), theirs.data.size()) - n);
+  for (size_t i = 0; i < n; ++i) differ += mine.bytes[i] != theirs.data[i];
+  return differ;
+}
 
 std::vector<ir::TensorData> random_inputs(const std::vector<ir::Dims>& input_dims, int64_t batch, uint32_t seed) {
   std::vector<ir::TensorData> out;

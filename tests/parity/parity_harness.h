@@ -50,6 +50,10 @@ struct Line {
 void report(const Line& line);
 const std::vector<Line>& reported();
 
+// Bytes in which an octet output and ORT's differ (codes, or float bits); sizes must match
+// (a mismatch is a test failure and counts the longer side's excess as differing).
+int64_t differing_bytes(const ir::TensorData& mine, const npy::Array& theirs);
+
 // Random-normal float inputs for `input_dims` (-1 extents become `batch`), seeded.
 std::vector<ir::TensorData> random_inputs(const std::vector<ir::Dims>& input_dims, int64_t batch, uint32_t seed);
 

@@ -17,14 +17,6 @@ namespace batchnorm_parity {
 using testing::ElemType;
 using testing::OnnxBuilder;
 
-int64_t differing_values(const ir::TensorData& a, const npy::Array& b) {
-  EXPECT_EQ(a.bytes.size(), b.data.size());
-  const size_t n = std::min(a.bytes.size(), b.data.size());
-  int64_t differ = 0;
-  for (size_t i = 0; i < n; ++i) differ += a.bytes[i] != b.data[i];  // bytes: codes or float bits
-  return differ;
-}
-
 // Runs `model` in octet at every level this CPU has and in ORT; every output must be
 // bit-identical.
 void expect_identical_at_every_level(const OnnxBuilder& model, const std::string& name, const ir::Dims& dims) {
@@ -41,7 +33,7 @@ void expect_identical_at_every_level(const OnnxBuilder& model, const std::string
     const auto mine = session.run(inputs);
     for (size_t i = 0; i < mine.size(); ++i) {
       const std::string& out = session.outputs()[i].name;
-      EXPECT_EQ(differing_values(mine[i], theirs.at(out)), 0)
+      EXPECT_EQ(differing_bytes(mine[i], theirs.at(out)), 0)
           << name << ", output " << out << " at " << kernels::isa_name(isa) << " (" << mine[i].count() << " values)";
     }
   }
@@ -100,7 +92,7 @@ TEST(BatchNormParity, ParametersFromGraphInputsAreReadEachRun) {
     for (size_t i = 0; i < params.size(); ++i) feeds[params[i]] = to_npy(inputs[i]);
     const auto theirs = testing::run_ort(path, feeds);
     const auto mine = session.run(inputs);
-    EXPECT_EQ(differing_values(mine[0], theirs.at(session.outputs()[0].name)), 0) << "seed " << seed;
+    EXPECT_EQ(differing_bytes(mine[0], theirs.at(session.outputs()[0].name)), 0) << "seed " << seed;
   }
 }
 

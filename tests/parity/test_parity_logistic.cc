@@ -42,9 +42,7 @@ void expect_identical(const OnnxBuilder& b, const std::string& name, const ir::T
     for (size_t k = 0; k < mine.size(); ++k) {
       const npy::Array& ref = theirs.at(session.outputs()[k].name);
       ASSERT_EQ(mine[k].bytes.size(), ref.data.size());
-      int64_t differ = 0;
-      for (size_t i = 0; i < ref.data.size(); ++i) differ += mine[k].bytes[i] != ref.data[i];
-      EXPECT_EQ(differ, 0) << name << " output " << session.outputs()[k].name << " at " << kernels::isa_name(isa);
+      EXPECT_EQ(differing_bytes(mine[k], ref), 0) << name << " output " << session.outputs()[k].name << " at " << kernels::isa_name(isa);
     }
   }
 }

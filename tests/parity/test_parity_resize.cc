@@ -90,9 +90,7 @@ void expect_identical(const Case& c) {
     const auto mine = session.run(inputs);
     const npy::Array& ref = theirs.at(session.outputs()[0].name);
     ASSERT_EQ(mine[0].bytes.size(), ref.data.size()) << "output size at " << kernels::isa_name(isa);
-    int64_t differ = 0;
-    for (size_t i = 0; i < ref.data.size(); ++i) differ += mine[0].bytes[i] != ref.data[i];
-    EXPECT_EQ(differ, 0) << "bytes differ at " << kernels::isa_name(isa);
+    EXPECT_EQ(differing_bytes(mine[0], ref), 0) << "bytes differ at " << kernels::isa_name(isa);
     if (c.expect_simd && isa != kernels::Isa::scalar) {
       for (const PlanStep& step : session.plan_for(session.input_dims_at(c.dims[0])).steps()) {
         EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " at " << kernels::isa_name(isa);
