@@ -162,6 +162,29 @@ TEST(ExplainAdvice, RecommendsOnlyWhatTheNumbersShow) {
   EXPECT_NE(verdict(fast).find("2.00x faster"), std::string::npos) << verdict(fast);
 }
 
+// The dynamic profile's DynamicQuantizeLinear steps and the range passes run for them by their
+// producers: counted and summed into the verdict.
+TEST(ExplainAdvice, VerdictCountsTheDynamicQuantizationAndItsShare) {
+  json r = report_with(1.0, 0.8, 1.2, "avx2");
+  json steps = json::array();
+  steps.push_back({{"op", "DynamicQuantizeLinear"}, {"us", 30.0}, {"range_us", 10.0}});
+  steps.push_back({{"op", "ConvIntegerToFloat"}, {"us", 500.0}});
+  steps.push_back({{"op", "Mul"}, {"us", 100.0}, {"range_us", 40.0}});
+  steps.push_back({{"op", "DynamicQuantizeLinear"}, {"us", 20.0}, {"range_us", 0.0}});
+  steps.push_back({{"op", "Relu"}, {"us", 350.0}});
+  r["profiles"].push_back({{"precision", "int8_dynamic"}, {"isa", "avx2"}, {"batch", 1}, {"threads", 1},
+                           {"total_us", 1000.0}, {"steps", steps}});
+  // 2 steps; ranges 10 + 40 us, rounding (30 - 10) + 20 us: 90 of 1000 us.
+  const std::string v = verdict(r);
+  EXPECT_NE(v.find("quantizes 2 tensor(s) at run time (DynamicQuantizeLinear): 9.0% of its time (0.09 of 1.00 ms "
+                   "per image; 0.05 ms finding each tensor's range, 0.04 ms rounding"),
+            std::string::npos)
+      << v;
+  // No dynamic profile at the best level: no such sentence.
+  r["profiles"][0]["isa"] = "scalar";
+  EXPECT_EQ(verdict(r).find("DynamicQuantizeLinear"), std::string::npos) << verdict(r);
+}
+
 // The bundled TinyNet end to end, small: every number of the JSON agrees with the others.
 TEST(ExplainModel, TinyNetReportIsConsistent) {
   const std::string model = std::string(OCTET_SOURCE_DIR) + "/models/tinynet.onnx";
@@ -223,6 +246,15 @@ TEST(ExplainModel, TinyNetReportIsConsistent) {
   EXPECT_FALSE(r.contains("accuracy"));
   EXPECT_EQ(r["accuracy_missing"], "--data none");
   EXPECT_FALSE(r["verdict"].get<std::string>().empty());
+  int dynamic_quantize_steps = 0;
+  for (const auto& p : r["profiles"])
+    if (p["precision"] == "int8_dynamic" && p["isa"] == kernels::isa_name(levels.back()))
+      for (const auto& s : p["steps"]) dynamic_quantize_steps += s["op"] == "DynamicQuantizeLinear";
+  EXPECT_GT(dynamic_quantize_steps, 0);
+  EXPECT_NE(r["verdict"].get<std::string>().find(
+                "quantizes " + std::to_string(dynamic_quantize_steps) + " tensor(s) at run time"),
+            std::string::npos)
+      << r["verdict"];
   EXPECT_GT(r["model"]["macs_per_image"].get<int64_t>(), 0);
   std::filesystem::remove_all(dir);
 }

@@ -47,6 +47,30 @@ const char* precision_words(const std::string& p) {
   return p == "int8_static" ? "static INT8" : p == "int8_dynamic" ? "dynamic INT8" : "FP32";
 }
 
+// The cost of quantizing at run time in the dynamic profile at `level`, batch 1: its
+// DynamicQuantizeLinear steps, plus the range passes producers run for them ("+ output range").
+struct DynamicQuantizeCost {
+  int steps = 0;
+  double range_us = 0, quantize_us = 0, total_us = 0;
+};
+std::optional<DynamicQuantizeCost> dynamic_quantize_cost(const json& report, const std::string& level) {
+  for (const auto& prof : report.value("profiles", json::array())) {
+    if (prof.value("precision", "") != "int8_dynamic" || prof.value("isa", "") != level || prof.value("batch", 1) != 1)
+      continue;
+    DynamicQuantizeCost c;
+    c.total_us = prof.value("total_us", 0.0);
+    for (const auto& s : prof.value("steps", json::array())) {
+      const double range = s.value("range_us", 0.0);
+      c.range_us += range;
+      if (s.value("op", "") != "DynamicQuantizeLinear") continue;
+      ++c.steps;
+      c.quantize_us += s.value("us", 0.0) - range;
+    }
+    return c;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 json recommendations(const json& report) {
@@ -220,6 +244,14 @@ std::string verdict(const json& report) {
     v += fmt::format("At {}, the best level measured, batch 1: {}", best, runs[0]);
     for (size_t i = 1; i < runs.size(); ++i) v += "; " + runs[i];
     v += ". ";
+  }
+  if (const auto dq = dynamic_quantize_cost(report, best); dq && dq->steps > 0 && dq->total_us > 0) {
+    const double us = dq->range_us + dq->quantize_us;
+    v += fmt::format("The dynamic INT8 model quantizes {} tensor(s) at run time (DynamicQuantizeLinear): {:.1f}% of its "
+                     "time ({:.2f} of {:.2f} ms per image; {:.2f} ms finding each tensor's range, {:.2f} ms rounding "
+                     "it to 8 bits). ",
+                     dq->steps, 100.0 * us / dq->total_us, us / 1e3, dq->total_us / 1e3, dq->range_us / 1e3,
+                     dq->quantize_us / 1e3);
   }
   // The highest level without an integer dot product, when the best one has it.
   if (dot_product(best)) {
