@@ -12,6 +12,10 @@
 #include "engine/layout.h"
 #include "kernels/isa.h"
 
+namespace octet::kernels {
+class PackedCache;  // kernels/packed_cache.h
+}  // namespace octet::kernels
+
 namespace octet {
 
 using Kernel = std::function<void()>;
@@ -25,6 +29,9 @@ struct OpContext {
   kernels::Isa isa = kernels::Isa::scalar;  // the highest ISA build() may choose kernels for
   pthreadpool_t threadpool = nullptr;       // kernels split their work over it (nullptr: caller's thread)
   bool winograd = true;                     // FP32 3x3 stride-1 convs may use Winograd F(2x2, 3x3)
+  // Where build() passes every driver that packs weights: the Session's cache, so that the
+  // plans of every batch size share one packing (nullptr: each driver packs its own).
+  kernels::PackedCache* packed_cache = nullptr;
   std::string* kernel_name = nullptr;       // where build() reports the kernel it chose
   std::string* fallback = nullptr;          // where build() reports why it did not take a SIMD kernel
   void* scratch = nullptr;                  // build(): the step's OpImpl::scratch_bytes, in the arena

@@ -44,7 +44,6 @@ void check_tensor_size(const std::string& what, const TensorInfo& info) {
 Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_dims,
            const std::map<std::string, ir::TensorData>& known_inputs, const PlanOptions& options)
     : graph_(graph), options_(options) {
-  const kernels::PackedCacheScope packing(options.packed_cache);  // for the kernels built below
   for (const auto& [name, v] : graph.values) {
     if (!v.constant) continue;
     PlanValue pv;
@@ -297,6 +296,7 @@ void Plan::build_kernels() {
       ctx.isa = options_.isa;
       ctx.threadpool = options_.threadpool;
       ctx.winograd = options_.winograd;
+      ctx.packed_cache = options_.packed_cache;
       ctx.kernel_name = &step.kernel;
       ctx.fallback = &step.fallback;
       if (!p.scratch.empty()) {

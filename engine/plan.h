@@ -51,7 +51,8 @@ struct PlanOptions {
   pthreadpool_t threadpool = nullptr;       // not owned; nullptr runs every kernel on the caller's thread
   bool winograd = true;                     // false: every FP32 conv is a direct (igemm) conv
   // Where drivers find weights another plan already packed (not owned; nullptr: each plan
-  // packs its own). Session passes its own, so every plan of a model shares one copy.
+  // packs its own), handed to every op's build in OpContext::packed_cache. Session passes its
+  // own, so every plan of a model shares one copy.
   kernels::PackedCache* packed_cache = nullptr;
   // Only the values' dtypes, dims and layouts (for a pass that needs shapes): no arena, no
   // kernels; data() and the steps are then unusable.

@@ -31,8 +31,6 @@ uint64_t hash_bytes(const void* data, size_t n) {
   return h;
 }
 
-thread_local PackedCache* current = nullptr;
-
 }  // namespace
 
 PackKey& PackKey::add(int64_t v) {
@@ -69,10 +67,5 @@ size_t PackedCache::hits() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return hits_;
 }
-
-PackedCache* current_packed_cache() { return current; }
-
-PackedCacheScope::PackedCacheScope(PackedCache* cache) : previous_(current) { current = cache; }
-PackedCacheScope::~PackedCacheScope() { current = previous_; }
 
 }  // namespace octet::kernels

@@ -1,9 +1,13 @@
 #pragma once
 // Packed weights shared by every plan of a Session. A plan is built per set of input shapes
-// (batch 1, a batch slice, the last partial slice, ...), and each used to pack its own copy of
-// every weight. Now a driver that packs asks the cache installed on its thread first
-// (PackedCacheScope, set by the planner around its kernel builds) for the packing of the same
-// bytes with the same parameters, and only packs when there is none.
+// (batch 1, a batch slice, the last partial slice, ...), and all of them read the same
+// weights: a driver that packs asks the cache it was given for the packing of the same bytes
+// with the same parameters, and only packs when there is none, so the Session holds one copy.
+//
+// The cache is passed explicitly, as XNNPACK passes its weights cache to an operator's
+// creation: the planner puts the Session's in the OpContext (engine/op_registry.h), each op
+// hands it to the driver constructors that pack, and a driver built without one (nullptr:
+// tests, benchmarks) packs a private copy.
 //
 // The key is the packing's full recipe: the driver's name for its layout, every parameter
 // that changes the packed bytes, and a 64-bit hash of every input array (weights, bias,
@@ -17,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace octet::kernels {
@@ -75,24 +80,10 @@ class PackedCache {
   size_t bytes_ = 0, hits_ = 0;
 };
 
-// The cache drivers constructed on this thread use; nullptr: each packs its own copy.
-PackedCache* current_packed_cache();
-
-class PackedCacheScope {
- public:
-  explicit PackedCacheScope(PackedCache* cache);
-  ~PackedCacheScope();
-  PackedCacheScope(const PackedCacheScope&) = delete;
-  PackedCacheScope& operator=(const PackedCacheScope&) = delete;
-
- private:
-  PackedCache* previous_;
-};
-
-// What drivers call: the cached packing under key, or make()'s own when no cache is installed.
+// What drivers call: the packing under key in `cache`, or make()'s own when cache is nullptr.
 template <class T, class Make>
-std::shared_ptr<const T> shared_packing(const PackKey& key, Make&& make) {
-  if (PackedCache* cache = current_packed_cache()) return cache->get<T>(key, std::forward<Make>(make));
+std::shared_ptr<const T> shared_packing(PackedCache* cache, const PackKey& key, Make&& make) {
+  if (cache != nullptr) return cache->get<T>(key, std::forward<Make>(make));
   return std::make_shared<const T>(make());
 }
 

@@ -60,7 +60,7 @@ Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernel
   const bool after = r != nullptr && !kAddsResidualPerTile<FastConv>;
   const kernels::Activation conv_act = after ? kernels::Activation{} : act;
   if (!FastConv::supports(s, conv_act)) return c.no_fast_kernel("shape or activation not supported");
-  const kernels::FastDriver<FastConv> fast = kernels::make_fast<FastConv>(s, w, b, conv_act, c.isa);
+  const kernels::FastDriver<FastConv> fast = kernels::make_fast<FastConv>(s, w, b, conv_act, c.isa, c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<FastConv> conv = fast.driver;
   conv->bind(x);

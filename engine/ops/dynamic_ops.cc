@@ -99,7 +99,8 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
   kernels::DequantizedOutput dq = dequantized_output(c, in);
   pthreadpool_t pool = c.threadpool;
   if (s.groups == 1 && fast_weights(c, in)) {
-    auto conv = std::make_shared<kernels::Q8Conv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa);
+    auto conv = std::make_shared<kernels::Q8Conv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa,
+                                                  c.packed_cache);
     if (conv->kernel() != nullptr) {
       const void* x = in[kX];
       conv->bind(x);
@@ -112,7 +113,8 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
   if (kernels::Q8GroupedConv::supports(s, x_type, x_type) && !kernels::Q8DequantizedDwConv::supports(s) &&
       fast_weights(c, in)) {
     const auto fast =
-        kernels::make_fast<kernels::Q8GroupedConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa);
+        kernels::make_fast<kernels::Q8GroupedConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa,
+                                                   c.packed_cache);
     if (fast) {
       const std::shared_ptr<kernels::Q8GroupedConv> conv = fast.driver;
       const void* x = in[kX];
@@ -123,7 +125,8 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     }
   }
   if (kernels::Q8DequantizedDwConv::supports(s) && fast_weights(c, in)) {
-    auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa);
+    auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq,
+                                                               c.isa, c.packed_cache);
     if (conv->has_kernel()) {
       const void* x = in[kX];
       c.report_kernel(conv->kernel_name() + " (exact integer sums in float)" + ops::range_note(c));
@@ -174,7 +177,7 @@ Kernel build_dynamic_matmul(const OpContext& c, std::span<const void* const> in,
   // A constant 2-D B: every row of every batch of A is one row of a single GEMM.
   if (c.info(kW).dims.size() == 2 && fast_weights(c, in)) {
     auto gemm = std::make_shared<kernels::Q8Gemm>(g.k, g.n, a_type, static_cast<const int8_t*>(in[kW]), false,
-                                                  dq, c.isa);
+                                                  dq, c.isa, c.packed_cache);
     if (gemm->kernel() != nullptr) {
       const int64_t m = g.batches() * g.m;
       c.report_kernel(gemm->kernel_name() + " (float out)" + ops::range_note(c));

@@ -30,7 +30,8 @@ Kernel fast_gemm(const OpContext& c, const ops::GemmGeometry& g, float alpha, fl
   }
   if (g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n) || g.s.lda != g.s.k) return c.no_fast_kernel("strided A or B");
   const auto fast = kernels::make_fast<kernels::F32Gemm>(g.s.k, g.s.n, b, g.s.trans_b,
-                                                          bias.empty() ? nullptr : bias.data(), act, c.isa);
+                                                          bias.empty() ? nullptr : bias.data(), act, c.isa,
+                                                          c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::F32Gemm> gemm = fast.driver;
   c.report_kernel(gemm->kernel_name());
@@ -75,7 +76,8 @@ Kernel fast_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kerne
   if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
   if (c.in_const[1] == nullptr || c.info(1).dims.size() != 2) return c.no_fast_kernel("B is not a 2-D constant");
   if (c.info(0).dims.size() < 2) return c.no_fast_kernel("A is 1-D");
-  const auto fast = kernels::make_fast<kernels::F32Gemm>(int(g.k), int(g.n), b, false, bias, act, c.isa);
+  const auto fast = kernels::make_fast<kernels::F32Gemm>(int(g.k), int(g.n), b, false, bias, act, c.isa,
+                                                          c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::F32Gemm> gemm = fast.driver;
   c.report_kernel(gemm->kernel_name());

@@ -75,7 +75,8 @@ Kernel build_pwdw(const OpContext& c, std::span<const void* const> in, std::span
     const size_t need = kernels::F32PointwiseDwConv::scratch_floats(s.dw, threads) * sizeof(float);
     float* scratch = c.scratch_size >= need ? static_cast<float*>(c.scratch) : nullptr;
     auto fast = kernels::make_fast<kernels::F32PointwiseDwConv>(s.dw, s.pw.in_c, w1, b1, pw_act, w2, b2, dw_act, c.isa,
-                                                                threads, kernels::PwDwRingLimits{}, scratch);
+                                                                threads, kernels::PwDwRingLimits{}, scratch,
+                                                                c.packed_cache);
     if (fast) {
       std::shared_ptr<kernels::F32PointwiseDwConv> conv = fast.driver;
       c.report_kernel(conv->kernel_name());

@@ -87,7 +87,8 @@ Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, void* y, 
   const kernels::Requantization rq{q.multiplier, q.y_zero_point, q.qmin, q.qmax};
   const auto* bias = c.has(kBias) ? static_cast<const int32_t*>(in[kBias]) : nullptr;
   const kernels::FastDriver<FastConv> fast =
-      kernels::make_fast<FastConv>(s, tx, q.x_zero_point, static_cast<const int8_t*>(in[kW]), bias, rq, ty, c.isa);
+      kernels::make_fast<FastConv>(s, tx, q.x_zero_point, static_cast<const int8_t*>(in[kW]), bias, rq, ty, c.isa,
+                                   c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<FastConv> conv = fast.driver;
   const void* x = in[kX];

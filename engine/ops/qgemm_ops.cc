@@ -281,7 +281,7 @@ Kernel fast_qgemm(const OpContext& c, std::span<const void* const> in, const ops
   const auto* bias = c.has(kGC) ? static_cast<const int32_t*>(in[kGC]) : nullptr;
   const auto fast = kernels::make_fast<kernels::Q8Gemm>(g.s.k, g.s.n, *ta, p.a_zero_point,
                                                          static_cast<const int8_t*>(in[kGB]), g.s.trans_b, bias, rq,
-                                                         *ty, c.isa);
+                                                         *ty, c.isa, c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::Q8Gemm> gemm = fast.driver;
   c.report_kernel(gemm->kernel_name());

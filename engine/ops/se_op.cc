@@ -66,8 +66,8 @@ Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<v
   if (c.isa == kernels::Isa::scalar) {
     c.report_fallback("--isa scalar");
   } else {
-    auto fc1 = kernels::make_fast<kernels::F32Gemm>(s.c, s.mid, w1, true, b1, act, c.isa);
-    auto fc2 = kernels::make_fast<kernels::F32Gemm>(s.mid, s.c, w2, true, b2, gate_act, c.isa);
+    auto fc1 = kernels::make_fast<kernels::F32Gemm>(s.c, s.mid, w1, true, b1, act, c.isa, c.packed_cache);
+    auto fc2 = kernels::make_fast<kernels::F32Gemm>(s.mid, s.c, w2, true, b2, gate_act, c.isa, c.packed_cache);
     if (fc1 && fc2) {
       reduce = fc1.driver;
       expand = fc2.driver;

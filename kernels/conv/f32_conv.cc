@@ -119,13 +119,15 @@ bool F32Conv::supports(const Conv2dShape& s, const Activation&) {
          s.dilation_h > 0 && s.dilation_w > 0;
 }
 
-F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa)
+F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa,
+                 PackedCache* cache)
     : F32Conv(s, weights, bias, act,
               choose_f32_gemm_kernel(isa, static_cast<int64_t>(checked_for_igemm(s, act).out_h) * s.out_w,
-                                     s.out_c / s.groups)) {}
+                                     s.out_c / s.groups),
+              cache) {}
 
 F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
-                 const F32GemmKernel& kernel)
+                 const F32GemmKernel& kernel, PackedCache* cache)
     : s_(checked_for_igemm(s, act)),
       act_(act),
       clamp_(f32_clamp_for(act)),
@@ -137,7 +139,7 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
       group_out_c_(s.out_c / s.groups),
       group_cols_((group_out_c_ + kernel.nr - 1) / kernel.nr * kernel.nr),
       weights_(shared_packing<F32PackedWeights>(
-          PackKey(merge_kx_ ? "f32_conv_merged_kx" : s.groups > 1 ? "f32_conv_grouped" : "f32_conv")
+          cache, PackKey(merge_kx_ ? "f32_conv_merged_kx" : s.groups > 1 ? "f32_conv_grouped" : "f32_conv")
               .add(kernel.nr)
               .add(s.out_c)
               .add(s.in_c)

@@ -28,13 +28,15 @@ class F32Conv {  // dense or grouped conv, any kernel / stride / dilation / pads
   // group's input channels (the microkernel's a_offset) into its slice of the output channels.
   // Depthwise convs (one channel per group) have their own driver (F32DwConv).
   static bool supports(const Conv2dShape& s, const Activation& act);
-  // weights ONNX order [out_c][in_c][kh][kw]; bias [out_c] or nullptr. Packs here.
+  // weights ONNX order [out_c][in_c][kh][kw]; bias [out_c] or nullptr. Packs here, or takes
+  // the packing `cache` holds for the same recipe (nullptr: a private copy).
   // Chooses the best microkernel that runs here under the cap `isa` (isa_runs); throws
   // std::invalid_argument if none (i.e. isa == scalar): callers use the ref kernel then.
-  F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa);
+  F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa,
+          PackedCache* cache = nullptr);
   // Or pick an exact list entry (tests / benchmarks).
   F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
-          const F32GemmKernel& kernel);
+          const F32GemmKernel& kernel, PackedCache* cache = nullptr);
 
   const std::string& kernel_name() const { return name_; }
   const F32GemmKernel& kernel() const { return *kernel_; }

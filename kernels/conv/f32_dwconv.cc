@@ -50,22 +50,22 @@ bool F32DwConv::supports(const Conv2dShape& s, const Activation& act) {
 }
 
 F32DwConv::F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
-                     Isa isa)
+                     Isa isa, PackedCache* cache)
     : s_(s), act_(act), kernel_(choose_f32_dwconv_kernel(isa)) {
-  init(weights, bias);
+  init(weights, bias, cache);
 }
 
 F32DwConv::F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
-                     const F32DwConvKernel& kernel)
+                     const F32DwConvKernel& kernel, PackedCache* cache)
     : s_(s), act_(act), kernel_(&kernel) {
   if (!isa_supported(kernel.isa)) {
     throw std::invalid_argument(std::string("F32DwConv: kernel ") + kernel.name + " needs " +
                                 isa_name(kernel.isa) + ", which this CPU does not support");
   }
-  init(weights, bias);
+  init(weights, bias, cache);
 }
 
-void F32DwConv::init(const float* weights, const float* bias) {
+void F32DwConv::init(const float* weights, const float* bias, PackedCache* cache) {
   if (!supports(s_, act_)) {
     throw Unsupported(
         "F32DwConv: expected a depthwise conv (groups == in_c == out_c, positive sizes) with no "
@@ -93,6 +93,7 @@ void F32DwConv::init(const float* weights, const float* bias) {
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t blocks = (C + tile - 1) / tile;
   packed_ = shared_packing<std::vector<float>>(
+      cache,
       PackKey("f32_dwconv").add(int64_t(tile)).add(int64_t(C)).add(int64_t(taps)).add_array(weights, C * taps).add_array(bias, C),
       [&] {
         std::vector<float> packed(blocks * (taps + 1) * tile, 0.0f);

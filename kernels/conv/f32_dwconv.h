@@ -21,6 +21,8 @@
 
 namespace octet::kernels {
 
+class PackedCache;  // kernels/packed_cache.h
+
 // The microkernel F32DwConv(..., isa) runs: the first entry of kF32DwConvKernels with
 // runs here under the cap `isa` (isa_runs); nullptr: the ref conv.
 const F32DwConvKernel* choose_f32_dwconv_kernel(Isa isa);
@@ -31,11 +33,13 @@ class F32DwConv {
   // microkernels' clamp, the others run on F32Epilogue over each output row).
   static bool supports(const Conv2dShape& s, const Activation& act);
 
-  // weights: ONNX order [C][1][kernel_h][kernel_w]; bias: [C] or nullptr.
-  F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa);
+  // weights: ONNX order [C][1][kernel_h][kernel_w]; bias: [C] or nullptr. Packs them, or
+  // takes the packing `cache` holds for the same recipe (nullptr: a private copy).
+  F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa,
+            PackedCache* cache = nullptr);
   // Runs exactly `kernel` (tests and benchmarks); the CPU must support kernel.isa.
   F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
-            const F32DwConvKernel& kernel);
+            const F32DwConvKernel& kernel, PackedCache* cache = nullptr);
 
   const std::string& kernel_name() const { return name_; }
   const F32DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
@@ -63,7 +67,7 @@ class F32DwConv {
   void run_rows(int first, int count, float* y, pthreadpool_t pool) const;
 
  private:
-  void init(const float* weights, const float* bias);
+  void init(const float* weights, const float* bias, PackedCache* cache);
   static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)
   static void pad_copy_task(void* context, size_t row);  // context: a PadCopyTask (the .cc)
   void run_row(size_t row, float* y, const RowHook* after_row) const;

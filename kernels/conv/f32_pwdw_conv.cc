@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "kernels/fallback.h"
+#include "kernels/packed_cache.h"
 
 namespace octet::kernels {
 namespace {
@@ -48,15 +49,19 @@ size_t F32PointwiseDwConv::scratch_floats(const Conv2dShape& dw, size_t threads,
 F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights,
                                        const float* pw_bias, const Activation& pw_act, const float* dw_weights,
                                        const float* dw_bias, const Activation& dw_act, Isa isa, size_t threads,
-                                       const PwDwRingLimits& limits, float* scratch)
+                                       const PwDwRingLimits& limits, float* scratch, PackedCache* cache)
     : s_(dw), batch_(dw.batch), in_c_(in_c) {
   if (!is_depthwise(dw) || in_c < 1) {
     throw Unsupported("F32PointwiseDwConv: expected a depthwise conv after a 1x1 conv with in_c >= 1");
   }
   s_.batch = 1;
   lanes_.resize(std::max<size_t>(1, threads));
+  // Every lane reads the same packed depthwise weights: one packing, through a cache of this
+  // constructor's own when none is given.
+  PackedCache lanes_cache;
+  PackedCache* dw_cache = cache != nullptr ? cache : &lanes_cache;
   for (Lane& lane : lanes_) {
-    lane.dw = std::make_unique<F32DwConv>(s_, dw_weights, dw_bias, dw_act, isa);  // packed once, shared
+    lane.dw = std::make_unique<F32DwConv>(s_, dw_weights, dw_bias, dw_act, isa, dw_cache);
     if (lane.dw->kernel() == nullptr) {
       throw Unsupported("F32PointwiseDwConv: no depthwise microkernel runs under the ISA cap on this CPU");
     }
@@ -65,7 +70,7 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
   // std::invalid_argument when none runs).
   const int64_t pixels = static_cast<int64_t>(s_.in_h) * s_.in_w;
   pw_ = std::make_unique<F32Gemm>(in_c, s_.in_c, pw_weights, /*trans_b=*/true, pw_bias, pw_act,
-                                  choose_f32_gemm_kernel(isa, pixels, s_.in_c));
+                                  choose_f32_gemm_kernel(isa, pixels, s_.in_c), cache);
 
   rings_ = rings_for(s_, limits);
   if (scratch == nullptr) {

@@ -49,10 +49,12 @@ class F32PointwiseDwConv {
   // caller then runs the two reference convs). threads: the pool's thread count run() will be
   // given (one ring per thread). scratch: scratch_floats() floats, 64-byte aligned, that only
   // this conv uses while it runs (the plan's arena); nullptr: the conv allocates its own.
+  // cache: where both convs take their packed weights when it holds the same recipe
+  // (kernels/packed_cache.h); nullptr: packed here, once for all the rings.
   F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights, const float* pw_bias,
                      const Activation& pw_act, const float* dw_weights, const float* dw_bias,
                      const Activation& dw_act, Isa isa, size_t threads = 1, const PwDwRingLimits& limits = {},
-                     float* scratch = nullptr);
+                     float* scratch = nullptr, PackedCache* cache = nullptr);
 
   // The rings' floats for this shape, thread count and limits.
   static size_t scratch_floats(const Conv2dShape& dw, size_t threads, const PwDwRingLimits& limits = {});

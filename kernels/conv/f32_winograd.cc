@@ -104,15 +104,16 @@ bool F32WinogradConv::faster_than_direct(const Conv2dShape& s) {
 }
 
 F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,
-                                 const Activation& act, Isa isa)
+                                 const Activation& act, Isa isa, PackedCache* cache)
     : F32WinogradConv(s, weights, bias, act, choose_transforms(isa),
                       choose_f32_gemm_kernel(isa,
                                              int64_t((checked_for_winograd(s, act).out_h + 1) / 2) * ((s.out_w + 1) / 2),
-                                             s.out_c)) {}
+                                             s.out_c),
+                      cache) {}
 
 F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,
                                  const Activation& act, const F32WinogradKernel& transforms,
-                                 const F32GemmKernel& gemm)
+                                 const F32GemmKernel& gemm, PackedCache* cache)
     : s_(checked_for_winograd(s, act)),
       act_(act),
       clamp_(f32_clamp_for(act)),
@@ -124,6 +125,7 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
       zero_(static_cast<size_t>(s.in_c), 0.0f) {
   const size_t in_c = s.in_c, out_c = s.out_c;
   weights_ = shared_packing<TransformedWeights>(
+      cache,
       PackKey("f32_winograd_f2x2_3x3").add(gemm.nr).add(s.out_c).add(s.in_c).add_array(weights, out_c * in_c * 9),
       [&] {
         std::vector<float> u(kPositions * out_c * in_c);  // [xi][o][k]

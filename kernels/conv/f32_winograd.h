@@ -40,15 +40,17 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
   // channels it is 1.2x (16->16 @32) to 1.8x (64->64 @8) faster. 8 is an unmeasured midpoint.
   // Not when the transformed weights exceed 2 MiB and the batch has under 32 tiles (.cc).
   static bool faster_than_direct(const Conv2dShape& s);
-  // weights ONNX order [out_c][in_c][3][3]; bias [out_c] or nullptr. Transforms and packs here.
+  // weights ONNX order [out_c][in_c][3][3]; bias [out_c] or nullptr. Transforms and packs here,
+  // or takes the packing `cache` holds for the same recipe (nullptr: a private copy).
   // Chooses the transforms and the GEMM microkernel of the highest level <= `isa` that the CPU
   // supports; throws std::invalid_argument when there is none (isa == scalar) or the shape is
   // not supported: callers use F32Conv or the ref kernel then.
-  F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa);
+  F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa,
+                  PackedCache* cache = nullptr);
   // Or exact list entries (tests / benchmarks); throws std::invalid_argument when the CPU
   // cannot run them.
   F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
-                  const F32WinogradKernel& transforms, const F32GemmKernel& gemm);
+                  const F32WinogradKernel& transforms, const F32GemmKernel& gemm, PackedCache* cache = nullptr);
 
   const std::string& kernel_name() const { return name_; }  // "f32_winograd_2x2_3x3__avx512"
   const F32GemmKernel& gemm_kernel() const { return *gemm_; }

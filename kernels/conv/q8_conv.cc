@@ -83,17 +83,18 @@ bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
 }
 
 Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
-               const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa)
+               const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa, PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point) {
   check_arguments(s, x_type, x_zero_point, rq, y_type);
   const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
   kernel_ = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
                                   static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
-  init(w, bias, rq);
+  init(w, bias, rq, cache);
 }
 
 Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
-               const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel)
+               const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel,
+               PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(&kernel) {
   check_arguments(s, x_type, x_zero_point, rq, y_type);
   if (kernel.x_type != x_type) {
@@ -103,31 +104,32 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8
   if (!isa_supported(kernel.isa)) {
     throw std::invalid_argument(std::string("Q8Conv: this CPU cannot run ") + kernel.name);
   }
-  init(w, bias, rq);
+  init(w, bias, rq, cache);
 }
 
-Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa)
+Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa,
+               PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(x_type), x_zero_point_(0) {
   check_arguments(s, x_type, 0, unit_requantization(x_type), x_type);
   const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
   kernel_ = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
                                   static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
-  init_float_output(w, std::move(out));
+  init_float_output(w, std::move(out), cache);
 }
 
 Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out,
-               const Q8GemmKernel& kernel)
+               const Q8GemmKernel& kernel, PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(x_type), x_zero_point_(0), kernel_(&kernel) {
   check_arguments(s, x_type, 0, unit_requantization(x_type), x_type);
   if (kernel.x_type != x_type || !isa_supported(kernel.isa)) {
     throw std::invalid_argument(std::string("Q8Conv: kernel ") + kernel.name + " cannot run " +
                                 q8_name(x_type) + " activations on this CPU");
   }
-  init_float_output(w, std::move(out));
+  init_float_output(w, std::move(out), cache);
 }
 
-void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out) {
-  init(w, nullptr, unit_requantization(x_type_));
+void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out, PackedCache* cache) {
+  init(w, nullptr, unit_requantization(x_type_), cache);
   const size_t per_channel = static_cast<size_t>(s_.in_c) * s_.kernel_h * s_.kernel_w;
   column_sums_ = q8_column_sums(static_cast<size_t>(s_.out_c), 1, per_channel,
                                 [&](size_t c, size_t, size_t k) { return w[c * per_channel + k]; });
@@ -139,7 +141,7 @@ void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out) {
   }
 }
 
-void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq) {
+void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq, PackedCache* cache) {
   multiplier_.assign(rq.multiplier.begin(), rq.multiplier.end());
   y_zero_point_ = rq.zero_point;
   qmin_ = rq.qmin;
@@ -179,14 +181,14 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
       if (k >= window) return 0;
       return merge_kx_ ? weight_merged(c, k / kc_, k % kc_) : weight_per_tap(c, k / kc_, k % kc_);
     };
-    packed_ = shared_q8_weights((merge_kx_ ? "conv_im2col_merged" : "conv_im2col_per_tap") + shape, w, w_count, *kernel_,
-                                out_c, 1, gemm_kc_, weight_window, bias, multiplier_, x_type_, x_zero_point_);
+    packed_ = shared_q8_weights(cache, (merge_kx_ ? "conv_im2col_merged" : "conv_im2col_per_tap") + shape, w, w_count,
+                                *kernel_, out_c, 1, gemm_kc_, weight_window, bias, multiplier_, x_type_, x_zero_point_);
   } else if (merge_kx_) {
-    packed_ = shared_q8_weights("conv_merged" + shape, w, w_count, *kernel_, out_c, taps_, kc_, weight_merged, bias,
-                                multiplier_, x_type_, x_zero_point_);
+    packed_ = shared_q8_weights(cache, "conv_merged" + shape, w, w_count, *kernel_, out_c, taps_, kc_, weight_merged,
+                                bias, multiplier_, x_type_, x_zero_point_);
   } else {
-    packed_ = shared_q8_weights("conv_per_tap" + shape, w, w_count, *kernel_, out_c, taps_, kc_, weight_per_tap, bias,
-                                multiplier_, x_type_, x_zero_point_);
+    packed_ = shared_q8_weights(cache, "conv_per_tap" + shape, w, w_count, *kernel_, out_c, taps_, kc_, weight_per_tap,
+                                bias, multiplier_, x_type_, x_zero_point_);
   }
   const uint8_t zp_byte = static_cast<uint8_t>(x_zero_point_);
   padding_value_ = x_zero_point_;

@@ -64,16 +64,20 @@ class Q8Conv {
   // w: ONNX order [out_c][in_c][kernel_h][kernel_w] int8; bias: [out_c] int32 or nullptr;
   // rq: 1 or out_c multipliers, y zero point, clamp [qmin, qmax] inside y_type's range.
   // Uses the best microkernel of level <= isa (the reference kernel when there is none).
+  // Every constructor packs w, or takes the packing `cache` holds for the same recipe
+  // (nullptr: a private copy).
   Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
-         const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa);
+         const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa, PackedCache* cache = nullptr);
   // Uses exactly this microkernel (tests, benchmarks); throws when its x type differs.
   Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
-         const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel);
+         const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel,
+         PackedCache* cache = nullptr);
 
   // Float output: w is s8 with zero point 0; y = clamp(float(acc) * x_scale * w_scale + bias).
-  Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa);
+  Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa,
+         PackedCache* cache = nullptr);
   Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out,
-         const Q8GemmKernel& kernel);
+         const Q8GemmKernel& kernel, PackedCache* cache = nullptr);
 
   const std::string& kernel_name() const { return name_; }
   const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
@@ -88,8 +92,8 @@ class Q8Conv {
                        pthreadpool_t pool, OutputRange* range = nullptr);
 
  private:
-  void init(const int8_t* w, const int32_t* bias, const Requantization& rq);
-  void init_float_output(const int8_t* w, DequantizedOutput out);
+  void init(const int8_t* w, const int32_t* bias, const Requantization& rq, PackedCache* cache);
+  void init_float_output(const int8_t* w, DequantizedOutput out, PackedCache* cache);
   void run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
   void run_reference(const void* x, void* y) const;
   void run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y) const;

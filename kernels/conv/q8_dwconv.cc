@@ -43,13 +43,13 @@ const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s) {
 bool Q8DwConv::supports(const Conv2dShape& s, Q8 /*x_type*/, Q8 /*y_type*/) { return is_depthwise(s); }
 
 Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
-                   const Requantization& rq, Q8 y_type, Isa isa)
+                   const Requantization& rq, Q8 y_type, Isa isa, PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(choose_q8_dwconv_kernel(isa, s)) {
-  init(w, bias, rq);
+  init(w, bias, rq, cache);
 }
 
 Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
-                   const Requantization& rq, Q8 y_type, const Q8DwConvKernel& kernel)
+                   const Requantization& rq, Q8 y_type, const Q8DwConvKernel& kernel, PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point), kernel_(&kernel) {
   if (!isa_supported(kernel.isa)) {
     throw std::invalid_argument(std::string("Q8DwConv: kernel ") + kernel.name + " needs " +
@@ -61,10 +61,10 @@ Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const 
                                 std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + " dilation " +
                                 std::to_string(s.dilation_h));
   }
-  init(w, bias, rq);
+  init(w, bias, rq, cache);
 }
 
-void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& rq) {
+void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& rq, PackedCache* cache) {
   if (!supports(s_, x_type_, y_type_)) {
     throw Unsupported(
         "Q8DwConv: expected a depthwise conv (groups == in_c == out_c, positive sizes); got groups " +
@@ -115,12 +115,12 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
                           .add(int64_t(x_type_ == Q8::s8))
                           .add(x_zero_point_);
   if (kernel_->packing == Q8DwPacking::kw4) {
-    packed_ = shared_packing<std::vector<int32_t>>(key, [&] { return pack_kw4(w, bias); });
+    packed_ = shared_packing<std::vector<int32_t>>(cache, key, [&] { return pack_kw4(w, bias); });
     scratch_stride_ = (dw_kw4_scratch_bytes(s_) + 63) / 64 * 64;
     scratch_.assign(scratch_stride_ * kMaxTasks + 64, 0);
     return;
   }
-  packed_ = shared_packing<std::vector<int32_t>>(key, [&] { return pack_taps(w, bias); });
+  packed_ = shared_packing<std::vector<int32_t>>(cache, key, [&] { return pack_taps(w, bias); });
   cols_ = dw_interior_columns(s_);
 }
 

@@ -21,6 +21,8 @@
 
 namespace octet::kernels {
 
+class PackedCache;  // kernels/packed_cache.h
+
 // The microkernel Q8DwConv(..., isa) runs for shape s: the first entry of kQ8DwConvKernels
 // that runs here under the cap `isa` and fits s; nullptr: the ref conv.
 const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s);
@@ -32,12 +34,13 @@ class Q8DwConv {
   static bool supports(const Conv2dShape& s, Q8 x_type, Q8 y_type);
 
   // w: ONNX order [C][1][kernel_h][kernel_w]; bias: [C] or nullptr; rq.multiplier has 1 or C
-  // values, [rq.qmin, rq.qmax] inside y_type's range.
+  // values, [rq.qmin, rq.qmax] inside y_type's range. Packs them, or takes the packing `cache`
+  // holds for the same recipe (nullptr: a private copy).
   Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
-           const Requantization& rq, Q8 y_type, Isa isa);
+           const Requantization& rq, Q8 y_type, Isa isa, PackedCache* cache = nullptr);
   // Runs exactly `kernel` (tests and benchmarks); the CPU must support kernel.isa.
   Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
-           const Requantization& rq, Q8 y_type, const Q8DwConvKernel& kernel);
+           const Requantization& rq, Q8 y_type, const Q8DwConvKernel& kernel, PackedCache* cache = nullptr);
 
   const std::string& kernel_name() const { return name_; }
   const Q8DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
@@ -49,7 +52,7 @@ class Q8DwConv {
   void run(const void* x, void* y, pthreadpool_t pool) const;
 
  private:
-  void init(const int8_t* w, const int32_t* bias, const Requantization& rq);
+  void init(const int8_t* w, const int32_t* bias, const Requantization& rq, PackedCache* cache);
   static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)
   void run_row(size_t row, uint8_t* y) const;
 

@@ -13,7 +13,7 @@ bool Q8DequantizedDwConv::supports(const Conv2dShape& s) {
 }
 
 Q8DequantizedDwConv::Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out,
-                                         Isa isa)
+                                         Isa isa, PackedCache* cache)
     : s_(s), x_type_(x_type), out_(std::move(out)) {
   if (!supports(s)) throw std::invalid_argument("Q8DequantizedDwConv: not a depthwise convolution with < 514 taps");
   const size_t channels = static_cast<size_t>(s.out_c);
@@ -27,7 +27,7 @@ Q8DequantizedDwConv::Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const 
   for (size_t i = 0; i < wf.size(); ++i) wf[i] = static_cast<float>(w[i]);
   Conv2dShape image = s;
   image.batch = 1;
-  conv_ = std::make_unique<F32DwConv>(image, wf.data(), nullptr, Activation{}, isa);
+  conv_ = std::make_unique<F32DwConv>(image, wf.data(), nullptr, Activation{}, isa, cache);
   centered_.resize(static_cast<size_t>(s.in_h) * s.in_w * s.in_c);
   conv_->bind(centered_.data());
   scale_.resize(channels);

@@ -36,8 +36,10 @@ class Q8DequantizedDwConv {
 
   // w: ONNX order [C][1][kernel_h][kernel_w] int8 (zero point 0). Uses the FP32 depthwise
   // microkernel of level <= isa; has_kernel() is false when there is none (the caller then
-  // runs the integer reference conv).
-  Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa);
+  // runs the integer reference conv). The FP32 conv packs the weights through `cache` as
+  // F32DwConv does (nullptr: a private copy).
+  Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa,
+                      PackedCache* cache = nullptr);
 
   bool has_kernel() const { return conv_->kernel_name().find("__ref") == std::string::npos; }
   const std::string& kernel_name() const { return conv_->kernel_name(); }

@@ -27,7 +27,8 @@ bool Q8GroupedConv::supports(const Conv2dShape& s, Q8 x_type, Q8 y_type) {
 }
 
 Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
-                             const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa)
+                             const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa,
+                             PackedCache* cache)
     : s_(s) {
   const size_t w_per_group = start(x_type, y_type);
   if (rq.multiplier.size() != 1 && rq.multiplier.size() != size_t(s.out_c))
@@ -38,12 +39,14 @@ Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_poi
     Requantization part = rq;
     if (rq.multiplier.size() > 1) part.multiplier = rq.multiplier.subspan(size_t(k) * group_out_c_, group_out_c_);
     groups_.push_back(std::make_unique<Q8Conv>(g, x_type, x_zero_point, w + size_t(k) * w_per_group,
-                                               bias ? bias + size_t(k) * group_out_c_ : nullptr, part, y_type, isa));
+                                               bias ? bias + size_t(k) * group_out_c_ : nullptr, part, y_type, isa,
+                                               cache));
   }
   finish(1);
 }
 
-Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, const DequantizedOutput& out, Isa isa)
+Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, const DequantizedOutput& out, Isa isa,
+                             PackedCache* cache)
     : s_(s) {
   const size_t w_per_group = start(x_type, x_type);
   const Conv2dShape g = one_group(s);
@@ -55,7 +58,7 @@ Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, c
   };
   for (int k = 0; k < s.groups; ++k) {
     DequantizedOutput part{slice(out.w_scale, size_t(k)), slice(out.bias, size_t(k)), out.lo, out.hi};
-    groups_.push_back(std::make_unique<Q8Conv>(g, x_type, w + size_t(k) * w_per_group, std::move(part), isa));
+    groups_.push_back(std::make_unique<Q8Conv>(g, x_type, w + size_t(k) * w_per_group, std::move(part), isa, cache));
   }
   finish(sizeof(float));
 }

@@ -22,12 +22,14 @@ class Q8GroupedConv {
 
   // As Q8Conv: w ONNX order [out_c][in_c / groups][kh][kw] int8, bias [out_c] or nullptr, rq 1
   // or out_c multipliers. Throws Unsupported when a group's conv has no microkernel under isa.
+  // Each group's conv packs through `cache` as Q8Conv does (nullptr: private copies).
   Q8GroupedConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
-                const Requantization& rq, Q8 y_type, Isa isa);
+                const Requantization& rq, Q8 y_type, Isa isa, PackedCache* cache = nullptr);
 
   // Float output (dynamic quantization), as Q8Conv's: w s8 with zero point 0, out's w_scale
   // and bias 1 or out_c values each.
-  Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, const DequantizedOutput& out, Isa isa);
+  Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, const DequantizedOutput& out, Isa isa,
+                PackedCache* cache = nullptr);
 
   const std::string& kernel_name() const { return name_; }
   const Q8GemmKernel* kernel() const { return groups_.front()->kernel(); }

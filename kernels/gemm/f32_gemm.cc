@@ -100,11 +100,11 @@ void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t c
 }  // namespace
 
 F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
-                 Isa isa)
-    : F32Gemm(k, n, b, trans_b, bias, act, choose_f32_gemm_kernel(isa, 0, n)) {}
+                 Isa isa, PackedCache* cache)
+    : F32Gemm(k, n, b, trans_b, bias, act, choose_f32_gemm_kernel(isa, 0, n), cache) {}
 
 F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
-                 const F32GemmKernel& kernel)
+                 const F32GemmKernel& kernel, PackedCache* cache)
     : k_(positive(k, "k")),
       n_(positive(n, "n")),
       act_(act),
@@ -114,6 +114,7 @@ F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float
       name_(std::string(kernel.gemm_name) + (epilogue_.active() ? "+" + epilogue_.kernel_name() : "")),
       // F32PackedWeights' layout depends on nr alone, not on which kernel reads it.
       weights_(shared_packing<F32PackedWeights>(
+          cache,
           PackKey("f32_gemm").add(kernel.nr).add(k).add(n).add(trans_b).add_array(b, size_t(k * n)).add_array(bias, size_t(n)),
           [&] {
             return F32PackedWeights(n, 1, k, kernel.nr, bias, [&](int64_t o, int64_t, int64_t kk) {

@@ -17,6 +17,8 @@
 
 namespace octet::kernels {
 
+class PackedCache;  // kernels/packed_cache.h
+
 // Weights in a microkernel's layout (f32_gemm_list.h): per block of nr output channels,
 // bias[nr] then [ks][kc][nr], channels past n zero. 64-byte aligned.
 class F32PackedWeights {
@@ -55,15 +57,16 @@ size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t r
 
 class F32Gemm {
  public:
-  // b is [k][n] row-major, or [n][k] when trans_b; bias is [n] or nullptr. Packs here.
+  // b is [k][n] row-major, or [n][k] when trans_b; bias is [n] or nullptr. Packs here, or
+  // takes the packing `cache` holds for the same recipe (nullptr: a private copy).
   // Chooses the best microkernel that runs here under the cap `isa` (isa_runs); throws
   // std::invalid_argument if none (isa == scalar): callers use the ref kernel then.
   F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
-          Isa isa);
+          Isa isa, PackedCache* cache = nullptr);
   // Uses exactly this list entry (tests / benchmarks); throws std::invalid_argument when the
   // CPU cannot run it.
   F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
-          const F32GemmKernel& kernel);
+          const F32GemmKernel& kernel, PackedCache* cache = nullptr);
 
   const std::string& kernel_name() const { return name_; }
   const F32GemmKernel& kernel() const { return *kernel_; }

@@ -40,26 +40,26 @@ Requantization unit_requantization(Q8 a_type) {
 }  // namespace
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
-               Isa isa)
+               Isa isa, PackedCache* cache)
     : k_(k), n_(n), a_type_(a_type), y_type_(a_type), a_zero_point_(0) {
   check_arguments(k, n, a_type, 0, unit_requantization(a_type), a_type);
   kernel_ = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
-  init_float_output(b, trans_b, std::move(out));
+  init_float_output(b, trans_b, std::move(out), cache);
 }
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
-               const Q8GemmKernel& kernel)
+               const Q8GemmKernel& kernel, PackedCache* cache)
     : k_(k), n_(n), a_type_(a_type), y_type_(a_type), a_zero_point_(0), kernel_(&kernel) {
   check_arguments(k, n, a_type, 0, unit_requantization(a_type), a_type);
   if (kernel.x_type != a_type || !isa_supported(kernel.isa)) {
     throw std::invalid_argument(std::string("Q8Gemm: kernel ") + kernel.name + " cannot run " +
                                 q8_name(a_type) + " activations on this CPU");
   }
-  init_float_output(b, trans_b, std::move(out));
+  init_float_output(b, trans_b, std::move(out), cache);
 }
 
-void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out) {
-  init(b, trans_b, nullptr, unit_requantization(a_type_));
+void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, PackedCache* cache) {
+  init(b, trans_b, nullptr, unit_requantization(a_type_), cache);
   const size_t k = static_cast<size_t>(k_);
   const size_t n = static_cast<size_t>(n_);
   auto sums = q8_column_sums(n, 1, k, [&](size_t c, size_t, size_t p) {
@@ -71,16 +71,17 @@ void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput 
 }
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
-               const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa)
+               const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa, PackedCache* cache)
     : k_(k), n_(n), a_type_(a_type), y_type_(y_type), a_zero_point_(a_zero_point) {
   check_arguments(k, n, a_type, a_zero_point, rq, y_type);
   // m is not known yet: choose for a batch of a few rows.
   kernel_ = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
-  init(b, trans_b, bias, rq);
+  init(b, trans_b, bias, rq, cache);
 }
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
-               const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel)
+               const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel,
+               PackedCache* cache)
     : k_(k),
       n_(n),
       a_type_(a_type),
@@ -95,10 +96,11 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8
   if (!isa_supported(kernel.isa)) {
     throw std::invalid_argument(std::string("Q8Gemm: this CPU cannot run ") + kernel.name);
   }
-  init(b, trans_b, bias, rq);
+  init(b, trans_b, bias, rq, cache);
 }
 
-void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq) {
+void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq,
+                  PackedCache* cache) {
   multiplier_.assign(rq.multiplier.begin(), rq.multiplier.end());
   y_zero_point_ = rq.zero_point;
   qmin_ = rq.qmin;
@@ -116,8 +118,8 @@ void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requ
     return;
   }
   name_ = kernel_->name;
-  packed_ = shared_q8_weights(trans_b ? "gemm_nk" : "gemm_kn", b, k * n, *kernel_, n, 1, k, b_at, bias, multiplier_,
-                              a_type_, a_zero_point_);
+  packed_ = shared_q8_weights(cache, trans_b ? "gemm_nk" : "gemm_kn", b, k * n, *kernel_, n, 1, k, b_at, bias,
+                              multiplier_, a_type_, a_zero_point_);
 }
 
 void Q8Gemm::run(int64_t m, const void* a, void* y, pthreadpool_t pool) const {

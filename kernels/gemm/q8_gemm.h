@@ -30,16 +30,20 @@ class Q8Gemm {
  public:
   // b: [k][n] int8, or [n][k] when trans_b (a PyTorch Linear's weight); bias: [n] int32 or
   // nullptr; rq: 1 or n multipliers, y zero point, clamp [qmin, qmax] inside y_type's range.
+  // Every constructor packs B, or takes the packing `cache` holds for the same recipe
+  // (nullptr: a private copy).
   Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
-         const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa);
+         const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa, PackedCache* cache = nullptr);
   // Uses exactly this microkernel (tests, benchmarks).
   Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
-         const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel);
+         const int32_t* bias, const Requantization& rq, Q8 y_type, const Q8GemmKernel& kernel,
+         PackedCache* cache = nullptr);
 
   // Float output: y = clamp(float(acc) * a_scale * b_scale[c] + bias[c]).
-  Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out, Isa isa);
+  Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out, Isa isa,
+         PackedCache* cache = nullptr);
   Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
-         const Q8GemmKernel& kernel);
+         const Q8GemmKernel& kernel, PackedCache* cache = nullptr);
 
   const std::string& kernel_name() const { return name_; }
   const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
@@ -52,8 +56,8 @@ class Q8Gemm {
                        pthreadpool_t pool, OutputRange* range = nullptr);
 
  private:
-  void init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq);
-  void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out);
+  void init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq, PackedCache* cache);
+  void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, PackedCache* cache);
   void run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
   void run_reference(int64_t m, const void* a, void* y) const;
   void run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,

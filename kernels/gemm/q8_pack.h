@@ -58,11 +58,13 @@ struct Q8WeightsToPack {
 };
 
 // The kernel's packing of weight(c, t, k) (the int8 weight of output channel c, tap t, input
-// channel k), through the packed-weight cache of the planning Session
-// (kernels/packed_cache.h). `layout` names how weight(c, t, k) reads the w_count int8 values
-// at w, with whatever shape that reading depends on; with every other argument it makes the key.
+// channel k), taken from `cache` when it holds the same recipe (kernels/packed_cache.h;
+// nullptr: packed here, privately). `layout` names how weight(c, t, k) reads the w_count int8
+// values at w, with whatever shape that reading depends on; with every other argument it
+// makes the key.
 template <typename WeightAt>
-std::shared_ptr<const Q8PackedWeights> shared_q8_weights(const std::string& layout, const int8_t* w, size_t w_count,
+std::shared_ptr<const Q8PackedWeights> shared_q8_weights(PackedCache* cache, const std::string& layout,
+                                                         const int8_t* w, size_t w_count,
                                                          const Q8GemmKernel& kernel, size_t n, size_t ks, size_t kc,
                                                          WeightAt weight, const int32_t* bias,
                                                          std::span<const float> multiplier, Q8 x_type,
@@ -78,7 +80,7 @@ std::shared_ptr<const Q8PackedWeights> shared_q8_weights(const std::string& layo
                           .add_array(multiplier.data(), multiplier.size())
                           .add(int64_t(x_type == Q8::s8))
                           .add(x_zero_point);
-  return shared_packing<Q8PackedWeights>(key, [&] {
+  return shared_packing<Q8PackedWeights>(cache, key, [&] {
     std::vector<int8_t> dense(n * ks * kc);
     for (size_t c = 0; c < n; ++c)
       for (size_t t = 0; t < ks; ++t)

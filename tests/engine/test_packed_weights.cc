@@ -22,35 +22,31 @@ using testing::OnnxBuilder;
 
 TEST(PackedCache, SameRecipeSharesOneCopyAndContentsDecide) {
   kernels::PackedCache cache;
-  const kernels::PackedCacheScope scope(&cache);
   std::vector<float> w(64 * 32), copy;
   for (size_t i = 0; i < w.size(); ++i) w[i] = float(i % 13) - 6.0f;
   copy = w;  // equal contents at another address
   const kernels::Activation none;
-  kernels::F32Gemm a(64, 32, w.data(), false, nullptr, none, kernels::active_isa());
-  kernels::F32Gemm b(64, 32, copy.data(), false, nullptr, none, kernels::active_isa());
+  kernels::F32Gemm a(64, 32, w.data(), false, nullptr, none, kernels::active_isa(), &cache);
+  kernels::F32Gemm b(64, 32, copy.data(), false, nullptr, none, kernels::active_isa(), &cache);
   if (kernels::active_isa() == kernels::Isa::scalar) GTEST_SKIP() << testing::kIsaNotOnCpu << "no SIMD GEMM on this CPU: nothing is packed";
   EXPECT_EQ(cache.entries(), 1u);
   EXPECT_EQ(cache.hits(), 1u);
   const size_t one = cache.bytes();
   EXPECT_GE(one, w.size() * sizeof(float));
   copy[7] += 1.0f;  // one weight differs: its own packing
-  kernels::F32Gemm c(64, 32, copy.data(), false, nullptr, none, kernels::active_isa());
+  kernels::F32Gemm c(64, 32, copy.data(), false, nullptr, none, kernels::active_isa(), &cache);
   EXPECT_EQ(cache.entries(), 2u);
   EXPECT_EQ(cache.bytes(), 2 * one);
   // The transposed reading of the same bytes is another packing.
-  kernels::F32Gemm d(32, 64, w.data(), true, nullptr, none, kernels::active_isa());
+  kernels::F32Gemm d(32, 64, w.data(), true, nullptr, none, kernels::active_isa(), &cache);
   EXPECT_EQ(cache.entries(), 3u);
   // And the shared copy computes what a private one does.
   std::vector<float> x(3 * 64, 0.5f), y1(3 * 32), y2(3 * 32);
   a.run(3, x.data(), y1.data(), nullptr);
-  {
-    const kernels::PackedCacheScope none_installed(nullptr);
-    kernels::F32Gemm own(64, 32, w.data(), false, nullptr, none, kernels::active_isa());
-    own.run(3, x.data(), y2.data(), nullptr);
-  }
+  kernels::F32Gemm own(64, 32, w.data(), false, nullptr, none, kernels::active_isa());  // no cache: its own copy
+  own.run(3, x.data(), y2.data(), nullptr);
   EXPECT_EQ(std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(float)), 0);
-  EXPECT_EQ(cache.entries(), 3u);  // the scope-less driver packed its own copy
+  EXPECT_EQ(cache.entries(), 3u);  // the driver without a cache packed its own copy
 }
 
 ir::Graph two_convs() {
