@@ -89,7 +89,7 @@ class Q8Conv {
 
  private:
   void init(const int8_t* w, const int32_t* bias, const Requantization& rq);
-  void init_float_output(const int8_t* w, DequantizedOutput out);
+  void init_float_output(const int8_t* w, DequantizedOutput out, Isa isa);
   void run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
   void run_reference(const void* x, void* y) const;
   void run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y) const;

@@ -56,6 +56,7 @@ class Q8DequantizedDwConv {
   std::vector<float> scale_;     // x_scale * w_scale[c], per run
   std::unique_ptr<F32DwConv> conv_;
   const DequantizedEpilogueKernel* epilogue_ = nullptr;  // the passes before and after conv_
+  F32Epilogue activation_;                               // out_.act, after the epilogue's clamp
 };
 
 }  // namespace octet::kernels

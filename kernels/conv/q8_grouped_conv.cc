@@ -54,7 +54,7 @@ Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, c
                               v.begin() + std::ptrdiff_t((k + 1) * group_out_c_));
   };
   for (int k = 0; k < s.groups; ++k) {
-    DequantizedOutput part{slice(out.w_scale, size_t(k)), slice(out.bias, size_t(k)), out.lo, out.hi};
+    DequantizedOutput part{slice(out.w_scale, size_t(k)), slice(out.bias, size_t(k)), out.lo, out.hi, out.act};
     groups_.push_back(std::make_unique<Q8Conv>(g, x_type, w + size_t(k) * w_per_group, std::move(part), isa));
   }
   finish(sizeof(float));

@@ -44,7 +44,7 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, D
     : k_(k), n_(n), a_type_(a_type), y_type_(a_type), a_zero_point_(0) {
   check_arguments(k, n, a_type, 0, unit_requantization(a_type), a_type);
   kernel_ = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
-  init_float_output(b, trans_b, std::move(out));
+  init_float_output(b, trans_b, std::move(out), isa);
 }
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
@@ -55,10 +55,10 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, D
     throw std::invalid_argument(std::string("Q8Gemm: kernel ") + kernel.name + " cannot run " +
                                 q8_name(a_type) + " activations on this CPU");
   }
-  init_float_output(b, trans_b, std::move(out));
+  init_float_output(b, trans_b, std::move(out), kernel.isa);
 }
 
-void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out) {
+void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, Isa isa) {
   init(b, trans_b, nullptr, unit_requantization(a_type_));
   const size_t k = static_cast<size_t>(k_);
   const size_t n = static_cast<size_t>(n_);
@@ -66,7 +66,7 @@ void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput 
     return trans_b ? b[c * k + p] : b[p * n + c];
   });
   float_out_.emplace(std::move(out), std::move(sums), kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
-                     kernel_ != nullptr ? kernel_->reads : a_type_);
+                     kernel_ != nullptr ? kernel_->reads : a_type_, isa);
   if (kernel_ == nullptr) name_ = "q8_gemm_int32__ref";
 }
 
@@ -177,6 +177,7 @@ void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, Ou
       args.y_row_stride = n * sizeof(float);
       float_out_->set_args(args, blk);
       kernel_->fn_f32(args);
+      float_out_->activate(args.mr, args.nc, static_cast<float*>(args.y), n);
       return;
     }
     args.y = y_base + first * n + blk * nr;
@@ -219,6 +220,7 @@ void Q8Gemm::run_reference_dequantized(int64_t m, const void* a, float a_scale, 
   }
   const DequantizedOutput& out = float_out_->output();
   dequantize_accumulators__ref(m, n_, acc.data(), a_scale, out.w_scale, out.bias, out.lo, out.hi, y);
+  apply_dequantized_activation__ref(out, m * n_, y);
 }
 
 void Q8Gemm::run_reference(int64_t m, const void* a, void* y) const {

@@ -53,7 +53,7 @@ class Q8Gemm {
 
  private:
   void init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq);
-  void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out);
+  void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, Isa isa);
   void run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
   void run_reference(int64_t m, const void* a, void* y) const;
   void run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,
