@@ -32,6 +32,7 @@ struct Ops {
   static VI sub(VI a, VI b) { return vsubq_s32(a, b); }
   static VI bitand_(VI a, VI b) { return vandq_s32(a, b); }
   static VF set1f(float v) { return vdupq_n_f32(v); }
+  static VF loadf(const float* p) { return vld1q_f32(p); }
   static VF add(VF a, VF b) { return vaddq_f32(a, b); }
   static VF mul(VF a, VF b) { return vmulq_f32(a, b); }
   static VF div(VF a, VF b) { return vdivq_f32(a, b); }

@@ -28,6 +28,7 @@ struct Ops {
   static VI sub(VI a, VI b) { return _mm256_sub_epi32(a, b); }
   static VI bitand_(VI a, VI b) { return _mm256_and_si256(a, b); }
   static VF set1f(float v) { return _mm256_set1_ps(v); }
+  static VF loadf(const float* p) { return _mm256_loadu_ps(p); }
   static VF add(VF a, VF b) { return _mm256_add_ps(a, b); }
   static VF mul(VF a, VF b) { return _mm256_mul_ps(a, b); }
   static VF div(VF a, VF b) { return _mm256_div_ps(a, b); }

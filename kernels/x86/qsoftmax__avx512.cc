@@ -28,6 +28,7 @@ struct Ops {
   static VI sub(VI a, VI b) { return _mm512_sub_epi32(a, b); }
   static VI bitand_(VI a, VI b) { return _mm512_and_si512(a, b); }
   static VF set1f(float v) { return _mm512_set1_ps(v); }
+  static VF loadf(const float* p) { return _mm512_loadu_ps(p); }
   static VF add(VF a, VF b) { return _mm512_add_ps(a, b); }
   static VF mul(VF a, VF b) { return _mm512_mul_ps(a, b); }
   static VF div(VF a, VF b) { return _mm512_div_ps(a, b); }

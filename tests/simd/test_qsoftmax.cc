@@ -214,18 +214,23 @@ TEST(Q8SoftmaxUkernel, RowsSensitiveToTheSumOrder) {
 }
 
 // The zoo's shapes through the driver with two threads: YOLOv5nu's DFL head at 320 px
-// ([1, 16, 4, 2100]: column blocks split over the threads) and a 1000-class head.
+// ([1, 16, 4, 2100]: column blocks split over the threads) and a 1000-class head; and rows and
+// columns too long for the entries kept on the stack (looked up twice).
 TEST(Q8SoftmaxUkernel, ModelShapesOnThreads) {
   Pool pool(pthreadpool_create(2));
   for (const Q8SoftmaxEntry* k : testing::runnable_entries(kQu8SoftmaxUkernels)) {
     std::mt19937 rng(13);
     check<uint8_t>(*k, {1, 16, 4 * 2100, 0.14f, 1.0f / 256.0f, 0, Pattern::random}, rng, pool.get());
     check<uint8_t>(*k, {4, 1000, 1, 0.21f, 1.0f / 256.0f, 0, Pattern::random}, rng, pool.get());
+    check<uint8_t>(*k, {2, 3001, 1, 0.05f, 1.0f / 256.0f, 0, Pattern::narrow}, rng, pool.get());
+    check<uint8_t>(*k, {1, 1100, 19, 0.05f, 1.0f / 256.0f, 0, Pattern::narrow}, rng, pool.get());
   }
   for (const Q8SoftmaxEntry* k : testing::runnable_entries(kQs8SoftmaxUkernels)) {
     std::mt19937 rng(14);
     check<int8_t>(*k, {1, 16, 4 * 2100, 0.14f, 1.0f / 256.0f, -128, Pattern::random}, rng, pool.get());
     check<int8_t>(*k, {4, 1000, 1, 0.21f, 1.0f / 256.0f, -128, Pattern::random}, rng, pool.get());
+    check<int8_t>(*k, {2, 3001, 1, 0.05f, 1.0f / 256.0f, -128, Pattern::narrow}, rng, pool.get());
+    check<int8_t>(*k, {1, 1100, 19, 0.05f, 1.0f / 256.0f, -128, Pattern::narrow}, rng, pool.get());
   }
 }
 
