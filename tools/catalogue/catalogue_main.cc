@@ -117,7 +117,8 @@ const Family kFamilies[] = {
     {"qu8_avgpool", "kernels/pool_list.h"},           {"qs8_avgpool", "kernels/pool_list.h"},
     {"qu8_maxpool", "kernels/pool_list.h"},           {"q8_lookup", "arm:lookup"},
     {"q8_quantize", "arm:quantize"},                  {"q8_dequantize", "arm:quantize"},
-    {"qu8_dynamic_quantize", "arm:quantize"},
+    {"qu8_dynamic_quantize", "arm:quantize"},     {"qu8_softmax", "kernels/qsoftmax_list.h"},
+    {"qs8_softmax", "kernels/qsoftmax_list.h"},
 };
 const Isa kArmLevels[] = {Isa::neon, Isa::neondot, Isa::neoni8mm};
 
