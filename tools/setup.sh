@@ -120,3 +120,20 @@ else
 fi
 say "checking the quantization tool: onnxruntime $("$QUANT_DIR/venv/bin/python" -c \
   'import onnxruntime.quantization, onnxruntime; print(onnxruntime.__version__)')"
+
+# --- Triton's HTTP client (PyPI, in a venv of its own) -------------------------------------------
+# tests/serve/test_serve_kserve.cc points tritonclient.http at `octet serve` (tests/serve/kserve_client.py).
+# Its own venv: tritonclient pins ml_dtypes below the version the quantization venv needs.
+TRITON_DIR="$ROOT/third_party/tritonclient"
+stamp="$TRITON_DIR/venv/.octet-requirements.sha256"
+want="$(sha256sum "$TRITON_DIR/requirements.txt" | cut -d' ' -f1)"
+if [[ -x "$TRITON_DIR/venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+  say "tritonclient is up to date in third_party/tritonclient/venv"
+else
+  say "installing tritonclient[http]: a venv in third_party/tritonclient/venv, pip install -r requirements.txt"
+  rm -rf "$TRITON_DIR/venv"
+  /usr/bin/python3 -m venv "$TRITON_DIR/venv"
+  "$TRITON_DIR/venv/bin/pip" install --no-input --disable-pip-version-check -q -r "$TRITON_DIR/requirements.txt"
+  echo "$want" > "$stamp"
+fi
+say "checking tritonclient: $("$TRITON_DIR/venv/bin/python" -c 'import tritonclient.http, importlib.metadata as m; print(m.version("tritonclient"))')"
