@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/serve/json_reply.h"
 #include "tools/serve/page.h"
 #include "tools/serve/request_error.h"
 #include "tools/serve/v2_routes.h"
@@ -23,16 +24,6 @@ namespace octet::serve {
 namespace {
 
 using json = nlohmann::json;
-
-void send_json(httplib::Response& res, const json& j, int status = 200) {
-  res.status = status;
-  res.set_header("Cache-Control", "no-store");
-  res.set_content(j.dump(), "application/json");
-}
-
-void send_error(httplib::Response& res, int status, const std::string& message) {
-  send_json(res, {{"error", message}}, status);
-}
 
 // What a status means when httplib answers it before any handler ran.
 std::string default_message(const httplib::Request& req, int status, size_t max_upload) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <semaphore>
 
+#include "tools/serve/json_reply.h"
 #include "tools/serve/no_paths.h"
 #include "tools/serve/request_error.h"
 #include "tools/serve/routes.h"
@@ -19,16 +20,6 @@ using json = nlohmann::json;
 
 // A model's name or version: a path segment.
 #define OCTET_V2_MODEL R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)"
-
-void send_json(httplib::Response& res, const json& j, int status = 200) {
-  res.status = status;
-  res.set_header("Cache-Control", "no-store");
-  res.set_content(j.dump(), "application/json");
-}
-
-void send_error(httplib::Response& res, int status, const std::string& message) {
-  send_json(res, {{"error", message}}, status);
-}
 
 std::string served_names(const ModelRepository& models) {
   std::string names;
