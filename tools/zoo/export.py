@@ -233,9 +233,11 @@ ZOO = {
 DETECTORS = {"yolov5nu", "yolov5nu_320"}
 SEGMENTERS = {n for n in ZOO if n.startswith(("lraspp_", "deeplabv3_"))}
 OUTPUT_NAMES = {**{n: "output0" for n in DETECTORS}, **{n: "out" for n in SEGMENTERS}}
+# inception_v3_mini is not among them: its FP32 output is 4.59e-5 x max |ORT| from ORT's on Zen 3,
+# at the edge of the 4.6e-5 the zoo check allows, so another CPU's kernels could fail it.
 SMALL = ["mobilenet_v2_035_cifar", "resnet18_cifar", "mobilenet_v2_035_cifar_bn", "shufflenet_v2_x0_5",
          "squeezenet1_1", "mobilenet_v3_small", "yolov5nu_320", "mnasnet0_5", "alexnet_mini", "vgg11_bn_mini",
-         "resnext_mini", "densenet_mini", "inception_v3_mini", "googlenet_mini", "efficientnet_v2_mini",
+         "resnext_mini", "densenet_mini", "googlenet_mini", "efficientnet_v2_mini",
          "regnet_y_mini", "convnext_mini", "lraspp_mobilenet_v3_mini", "deeplabv3_mobilenet_v3_mini"]
 
 
