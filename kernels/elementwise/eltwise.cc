@@ -201,7 +201,24 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
     // copies at each run, read with row stride 0, and x is cut into rows of that length.
     const bool b_scalar = single_element(rank, dims, b_strides) && dense(rank, dims, a_strides);
     const bool a_scalar = !b_scalar && single_element(rank, dims, a_strides) && dense(rank, dims, b_strides);
-    if (!a_scalar && !b_scalar) return;
+    if (!a_scalar && !b_scalar) {
+      // One operand constant along the innermost run the other walks contiguously (ConvNeXt's
+      // layer scale [C,1,1] over row-major NCHW): each run is x op scalar on the microkernel.
+      for (const Splat side : {Splat::b, Splat::a}) {
+        const int64_t* moving = side == Splat::b ? a_strides : b_strides;
+        const int64_t* fixed = side == Splat::b ? b_strides : a_strides;
+        int k = rank;
+        int64_t run = 1;
+        while (k > 0 && (dims[k - 1] == 1 || (moving[k - 1] == run && fixed[k - 1] == 0))) run *= dims[--k];
+        if (run < kMinScalarRun) continue;
+        splat_ = side;
+        run_outer_rank_ = k;
+        run_ = run;
+        ukernel_ = f32_binary_ukernel(op, isa);
+        return;
+      }
+      return;
+    }
     splat_ = a_scalar ? Splat::a : Splat::b;
     int64_t n = 1;
     for (int d = 0; d < rank; ++d) n *= dims[d];
@@ -218,6 +235,7 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
 
 std::string F32Binary::kernel_name() const {
   if (slope_rows_) return std::string(slope_rows_->name) + " (slope per run)";
+  if (ukernel_ && run_ > 0) return std::string(ukernel_->name) + " (scalar per run)";
   return ukernel_ ? ukernel_->name : std::string("f32_binary_strided__ref(") + binary_name(op_) + ")";
 }
 
@@ -251,6 +269,10 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
     }
     return;
   }
+  if (run_ > 0) {
+    run_scalar_per_run(a, b, y, pool, range);
+    return;
+  }
   if (splat_ != Splat::none) {
     // The run's scalar, then the operands as [rows][cols] (+ a tail) over the spread row.
     std::fill(splat_row_.begin(), splat_row_.end(), splat_ == Splat::a ? *a : *b);
@@ -272,6 +294,40 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
     fn(1, size_t(splat_tail_), ta, 0, tb, 0, y + done);
     if (range) range->add(size_t(splat_tail_), y + done);
   }
+}
+
+void F32Binary::run_scalar_per_run(const float* a, const float* b, float* y, pthreadpool_t pool,
+                                   OutputRange* range) const {
+  int64_t runs = 1;
+  for (int d = 0; d < run_outer_rank_; ++d) runs *= dims_[d];
+  const F32BinaryUkernel fn = ukernel_->fn;
+  const bool b_fixed = splat_ == Splat::b;
+  const size_t runs_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(run_));
+  parallel_pieces(pool, size_t(runs), runs_per_piece, [&](size_t start, size_t count) {
+    // The run's scalar spread over a row read with row stride 0: [rows][chunk] + a tail.
+    float row[kScalarRunChunk];
+    const int64_t chunk = std::min<int64_t>(run_, kScalarRunChunk);
+    const int64_t rows = run_ / chunk, tail = run_ - rows * chunk;
+    for (size_t r = start; r < start + count; ++r) {
+      int64_t rest = int64_t(r), a_off = 0, b_off = 0;
+      for (int d = run_outer_rank_ - 1; d >= 0; --d) {
+        const int64_t i = rest % dims_[d];
+        rest /= dims_[d];
+        a_off += i * a_strides_[d];
+        b_off += i * b_strides_[d];
+      }
+      std::fill(row, row + chunk, b_fixed ? b[b_off] : a[a_off]);
+      const float* ra = b_fixed ? a + a_off : row;
+      const float* rb = b_fixed ? row : b + b_off;
+      const size_t sa = b_fixed ? size_t(chunk) : 0, sb = b_fixed ? 0 : size_t(chunk);
+      float* yr = y + int64_t(r) * run_;
+      fn(size_t(rows), size_t(chunk), ra, sa, rb, sb, yr);
+      if (tail > 0)
+        fn(1, size_t(tail), b_fixed ? ra + rows * chunk : row, 0, b_fixed ? row : rb + rows * chunk, 0,
+           yr + rows * chunk);
+      if (range) range->add(size_t(run_), yr);
+    }
+  });
 }
 
 F32Epilogue::F32Epilogue(const Activation& act, Isa isa)

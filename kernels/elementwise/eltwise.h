@@ -51,7 +51,8 @@ BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides
 // broadcasts on the reference. PRelu with a slope that is constant along the innermost
 // contiguous run of x (a scalar slope; a per-channel slope [C,1,1] of row-major NCHW x; a
 // slope along W of channels-last x) runs that run on the LeakyRelu microkernel, one slope
-// value per call.
+// value per call; likewise an operand of Add, Sub, Mul, Div constant along such runs of the
+// other (ConvNeXt's layer scale [C,1,1]) runs each run as x op scalar.
 class F32Binary {
  public:
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
@@ -69,10 +70,15 @@ class F32Binary {
   // A single-element operand spread over a row at each run (one plan runs one call at a time,
   // so the row is this step's own).
   static constexpr int64_t kSplat = 2048;
+  // An operand constant along each innermost run of the other (run_ > 0 without slope_rows_):
+  // runs at least this long go to the microkernel, the scalar spread over a chunk of the stack.
+  static constexpr int64_t kMinScalarRun = 16, kScalarRunChunk = 512;
+  void run_scalar_per_run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const;
   enum class Splat : uint8_t { none, a, b } splat_ = Splat::none;
   int64_t splat_tail_ = 0;
   mutable std::vector<float> splat_row_;
   const EltwiseUkernel<F32ActUkernel>* slope_rows_ = nullptr;  // PRelu, slope constant along a run
+  // PRelu's slope or one operand of Add, Sub, Mul, Div constant along each run of run_ elements
   int run_outer_rank_ = 0;  // the dimensions before the run
   int64_t run_ = 0;         // elements in the run
 };
