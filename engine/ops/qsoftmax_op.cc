@@ -60,7 +60,7 @@ Kernel build(const OpContext& c, std::span<const void* const> in, std::span<void
   const bool is_signed = c.info(kX).dtype == DType::s8;
   const void* x = in[kX];
   void* y = out[0];
-  c.report_kernel(is_signed ? "qs8_softmax__ref" : "qu8_softmax__ref");
+  c.report_kernel(kernels::reference_kernel(is_signed ? "qs8_softmax__ref" : "qu8_softmax__ref"));
   return ops::with_params(
       c, in, {kXScale, kYScale, kYZeroPoint},
       [s, is_signed](const ops::ParamInputs& p) {

@@ -119,7 +119,7 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
       epilogue_(act, transforms.isa),
       transforms_(&runnable(transforms, transforms.name)),
       gemm_(&runnable(gemm, gemm.gemm_name)),
-      name_(std::string(transforms.name) + (epilogue_.active() ? "+" + epilogue_.kernel_name() : "")),
+      name_(row_kernel(transforms) + (epilogue_.active() ? "+" + epilogue_.kernel_id() : KernelId{})),
       bias_(static_cast<size_t>(s.out_c), 0.0f),
       zero_(static_cast<size_t>(s.in_c), 0.0f) {
   const size_t in_c = s.in_c, out_c = s.out_c;

@@ -37,9 +37,9 @@ F32Softmax::F32Softmax(bool log, int64_t outer, int64_t len, int64_t inner, Isa 
   ukernel_ = first_runnable(log ? kF32LogSoftmaxUkernels : kF32SoftmaxUkernels, isa);
 }
 
-std::string F32Softmax::kernel_name() const {
-  if (!ukernel_) return log_ ? "f32_logsoftmax__ref" : "f32_softmax__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32Softmax::kernel_id() const {
+  if (!ukernel_) return reference_kernel(log_ ? "f32_logsoftmax__ref" : "f32_softmax__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32Softmax::run(const float* x, float* y, pthreadpool_t pool) const {
@@ -61,9 +61,9 @@ F32ArgExtremum::F32ArgExtremum(bool min, bool last_index, int64_t outer, int64_t
   if (len <= (int64_t{1} << 24)) ukernel_ = first_runnable(min ? kF32ArgMinUkernels : kF32ArgMaxUkernels, isa);
 }
 
-std::string F32ArgExtremum::kernel_name() const {
-  if (!ukernel_) return "f32_arg_extremum__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32ArgExtremum::kernel_id() const {
+  if (!ukernel_) return reference_kernel("f32_arg_extremum__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32ArgExtremum::run(const float* x, int64_t* y, pthreadpool_t pool) const {
@@ -84,9 +84,9 @@ F32AxisExtremum::F32AxisExtremum(bool min, int64_t outer, int64_t len, int64_t i
   ukernel_ = first_runnable(min ? kF32ReduceMinUkernels : kF32ReduceMaxUkernels, isa);
 }
 
-std::string F32AxisExtremum::kernel_name() const {
-  if (!ukernel_) return "f32_reduce_extremum_strided__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32AxisExtremum::kernel_id() const {
+  if (!ukernel_) return reference_kernel("f32_reduce_extremum_strided__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32AxisExtremum::run(const float* x, float* y, pthreadpool_t pool) const {

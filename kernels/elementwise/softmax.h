@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/kernel_id.h"
 #include "kernels/eltwise_list.h"
 
 namespace octet::kernels {
@@ -21,7 +22,8 @@ class F32Softmax {
  public:
   // log: LogSoftmax.
   F32Softmax(bool log, int64_t outer, int64_t len, int64_t inner, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
  private:
@@ -34,7 +36,8 @@ class F32Softmax {
 class F32ArgExtremum {
  public:
   F32ArgExtremum(bool min, bool last_index, int64_t outer, int64_t len, int64_t inner, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const float* x, int64_t* y, pthreadpool_t pool) const;
 
  private:
@@ -47,7 +50,8 @@ class F32ArgExtremum {
 class F32AxisExtremum {
  public:
   F32AxisExtremum(bool min, int64_t outer, int64_t len, int64_t inner, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // The reference when no microkernel runs under the cap.
   bool fast() const { return ukernel_ != nullptr; }
   void run(const float* x, float* y, pthreadpool_t pool) const;

@@ -111,7 +111,7 @@ F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float
       clamp_(f32_clamp_for(act)),
       epilogue_(act, kernel.isa),
       kernel_(&runnable(kernel)),
-      name_(std::string(kernel.gemm_name) + (epilogue_.active() ? "+" + epilogue_.kernel_name() : "")),
+      name_(KernelId{kernel.gemm_name, kernel.isa == Isa::scalar} + (epilogue_.active() ? "+" + epilogue_.kernel_id() : KernelId{})),
       // F32PackedWeights' layout depends on nr alone, not on which kernel reads it.
       weights_(shared_packing<F32PackedWeights>(
           PackKey("f32_gemm").add(kernel.nr).add(k).add(n).add(trans_b).add_array(b, size_t(k * n)).add_array(bias, size_t(n)),
