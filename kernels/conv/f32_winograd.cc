@@ -38,7 +38,7 @@ const Conv2dShape& checked_for_winograd(const Conv2dShape& s, const Activation& 
 const F32WinogradKernel& choose_transforms(Isa isa) {
   const F32WinogradKernel* best = nullptr;
   for (const F32WinogradKernel& k : f32_winograd_kernels())
-    if (isa_runs(k.isa, isa) && (best == nullptr || isa_rank(k.isa) > isa_rank(best->isa))) best = &k;
+    if (row_runs(k, isa) && (best == nullptr || isa_rank(k.isa) > isa_rank(best->isa))) best = &k;
   if (best == nullptr)
     throw Unsupported(std::string("no Winograd transform microkernel for ISA level ") + isa_name(isa) +
                                 " on this CPU: use F32Conv or the ref kernel");

@@ -17,7 +17,7 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n) {
   int64_t best_work = 0;
   double best_cost = 0;
   for (const F32GemmKernel& k : f32_gemm_kernels()) {
-    if (!isa_runs(k.isa, isa)) continue;
+    if (!row_runs(k, isa)) continue;
     const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
     const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
     const double cost = double(work) / vector_rate(k.isa);
