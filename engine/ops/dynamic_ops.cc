@@ -52,9 +52,9 @@ kernels::DequantizedOutput dequantized_output(const OpContext& c, std::span<cons
 }
 
 // " + <microkernel>" for the fused activation the epilogue runs after the clamp, if any.
-std::string activation_note(const OpContext& c, const kernels::DequantizedOutput& dq) {
+kernels::KernelId activation_note(const OpContext& c, const kernels::DequantizedOutput& dq) {
   const kernels::F32Epilogue e(dq.act, c.isa);
-  return e.active() ? " + " + e.kernel_name() : "";
+  return e.active() ? " + " + e.kernel_id() : kernels::KernelId{};
 }
 
 // Checks shared by both ops: scales, zero points, bias; n = output channels / columns.
@@ -110,7 +110,7 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     if (conv->kernel() != nullptr) {
       const void* x = in[kX];
       conv->bind(x);
-      c.report_kernel(conv->kernel_name() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
+      c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
       });
@@ -123,7 +123,7 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     if (fast) {
       const std::shared_ptr<kernels::Q8GroupedConv> conv = fast.driver;
       const void* x = in[kX];
-      c.report_kernel(conv->kernel_name() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
+      c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
       });
@@ -133,15 +133,14 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa);
     if (conv->has_kernel()) {
       const void* x = in[kX];
-      c.report_kernel(conv->kernel_name() + " (exact integer sums in float)" + activation_note(c, dq) +
-                      ops::range_note(c));
+      c.report_kernel(conv->kernel_id() + " (exact integer sums in float)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
       });
     }
   }
   // Reference: the integer conv into int32 scratch, then the float epilogue.
-  c.report_kernel("q8_conv2d_nhwc_acc__ref" + activation_note(c, dq) + ops::range_note(c));
+  c.report_kernel(kernels::reference_kernel("q8_conv2d_nhwc_acc__ref") + activation_note(c, dq) + ops::range_note(c));
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);
   const void* w = in[kW];
   const std::vector<int32_t> w_zp = ops::ParamInputs(c, in)[kWZeroPoint].ints();
@@ -186,13 +185,13 @@ Kernel build_dynamic_matmul(const OpContext& c, std::span<const void* const> in,
                                                   dq, c.isa);
     if (gemm->kernel() != nullptr) {
       const int64_t m = g.batches() * g.m;
-      c.report_kernel(gemm->kernel_name() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
+      c.report_kernel(gemm->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         gemm->run_dequantized(m, a, *a_scale, run_time_zero_point(a_zp, ta), y, pool, range);
       });
     }
   }
-  c.report_kernel("q8_gemm_int32__ref" + activation_note(c, dq) + ops::range_note(c));
+  c.report_kernel(kernels::reference_kernel("q8_gemm_int32__ref") + activation_note(c, dq) + ops::range_note(c));
   kernels::GemmShape s;
   s.m = static_cast<int>(g.m);
   s.n = static_cast<int>(g.n);

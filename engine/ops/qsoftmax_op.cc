@@ -66,7 +66,7 @@ Kernel build(const OpContext& c, std::span<const void* const> in, std::span<void
   void* y = out[0];
   auto softmax = std::make_shared<const kernels::Q8Softmax>(is_signed, int64_t(s.outer), int64_t(s.d),
                                                             int64_t(s.inner), c.isa);
-  c.report_kernel(softmax->kernel_name());
+  c.report_kernel(softmax->kernel_id());
   pthreadpool_t pool = c.threadpool;
   return ops::with_params(
       c, in, {kXScale, kYScale, kYZeroPoint},

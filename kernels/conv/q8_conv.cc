@@ -134,7 +134,7 @@ void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out, Isa isa) 
   float_out_.emplace(std::move(out), column_sums_, kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
                      kernel_ != nullptr ? kernel_->reads : x_type_, isa);
   if (kernel_ == nullptr) {
-    name_ = "q8_conv2d_nhwc_acc__ref";
+    name_ = reference_kernel("q8_conv2d_nhwc_acc__ref");
     ref_acc_.resize(static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * s_.out_c);
   }
 }
@@ -147,12 +147,12 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   const size_t in_c = static_cast<size_t>(s_.in_c);
   const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
   if (kernel_ == nullptr) {
-    name_ = "q8_conv2d_nhwc__ref";
+    name_ = reference_kernel("q8_conv2d_nhwc__ref");
     weights_.assign(w, w + static_cast<size_t>(s_.out_c) * in_c * taps);
     if (bias != nullptr) bias_.assign(bias, bias + s_.out_c);
     return;
   }
-  name_ = kernel_->name;
+  name_ = row_kernel(*kernel_);
   const size_t kh = static_cast<size_t>(s_.kernel_h);
   const size_t kw = static_cast<size_t>(s_.kernel_w);
   merge_kx_ = s_.dilation_w == 1;

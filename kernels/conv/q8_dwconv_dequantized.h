@@ -39,8 +39,9 @@ class Q8DequantizedDwConv {
   // runs the integer reference conv).
   Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa);
 
-  bool has_kernel() const { return conv_->kernel_name().find("__ref") == std::string::npos; }
+  bool has_kernel() const { return !conv_->kernel_id().scalar; }
   const std::string& kernel_name() const { return conv_->kernel_name(); }
+  const KernelId& kernel_id() const { return conv_->kernel_id(); }
 
   // x: [batch][in_h][in_w][C] of x_type; y: [batch][out_h][out_w][C] float. Not for two
   // threads at once (the scratch image belongs to the object). With `range`, the range of

@@ -76,7 +76,7 @@ void Q8GroupedConv::finish(size_t y_bytes) {
   x_group_.resize(size_t(s_.batch) * s_.in_h * s_.in_w * group_in_c_);
   y_group_.resize(size_t(s_.batch) * s_.out_h * s_.out_w * group_out_c_ * y_bytes);
   for (auto& conv : groups_) conv->bind(x_group_.data());
-  name_ = groups_.front()->kernel_name() + " (" + std::to_string(s_.groups) + " groups)";
+  name_ = groups_.front()->kernel_id() + " (" + std::to_string(s_.groups) + " groups)";
 }
 
 void Q8GroupedConv::bind(const void*) {}

@@ -233,10 +233,10 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
   ukernel_ = f32_binary_ukernel(op, isa);
 }
 
-std::string F32Binary::kernel_name() const {
-  if (slope_rows_) return std::string(slope_rows_->name) + " (slope per run)";
-  if (ukernel_ && run_ > 0) return std::string(ukernel_->name) + " (scalar per run)";
-  return ukernel_ ? ukernel_->name : std::string("f32_binary_strided__ref(") + binary_name(op_) + ")";
+KernelId F32Binary::kernel_id() const {
+  if (slope_rows_) return row_kernel(*slope_rows_) + " (slope per run)";
+  if (ukernel_ && run_ > 0) return row_kernel(*ukernel_) + " (scalar per run)";
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel(std::string("f32_binary_strided__ref(") + binary_name(op_) + ")");
 }
 
 void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const {
@@ -353,11 +353,11 @@ F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
   }
 }
 
-std::string F32Epilogue::kernel_name() const {
-  if (!active()) return "";
-  if (act_ukernel_) return act_ukernel_->name;
-  if (sigmoid_) return sigmoid_->name;
-  return "f32_unary__ref";
+KernelId F32Epilogue::kernel_id() const {
+  if (!active()) return {};
+  if (act_ukernel_) return row_kernel(*act_ukernel_);
+  if (sigmoid_) return row_kernel(*sigmoid_);
+  return reference_kernel("f32_unary__ref");
 }
 
 void F32Epilogue::run(size_t n, const float* x, float* y) const {
@@ -401,10 +401,10 @@ F32Unary::F32Unary(ActKind kind, Isa isa) : kind_(kind), isa_(isa) {
   if (kind == ActKind::relu || kind == ActKind::clip) clamp_ = first_runnable(kF32ClampUkernels, isa);
 }
 
-std::string F32Unary::kernel_name() const {
-  if (clamp_) return clamp_->name;
+KernelId F32Unary::kernel_id() const {
+  if (clamp_) return row_kernel(*clamp_);
   const F32Epilogue other(Activation{kind_}, isa_);
-  return other.active() ? other.kernel_name() : "f32_unary__ref";
+  return other.active() ? other.kernel_id() : reference_kernel("f32_unary__ref");
 }
 
 void F32Unary::run(const Activation& act, int64_t n, const float* x, float* y, pthreadpool_t pool) const {
@@ -430,8 +430,8 @@ F32GlobalAvgPool::F32GlobalAvgPool(int batch, int hw, int channels, Isa isa)
   if (hw > 0) ukernel_ = first_runnable(kF32GapUkernels, isa);
 }
 
-std::string F32GlobalAvgPool::kernel_name() const {
-  return ukernel_ ? ukernel_->name : "f32_global_avgpool_nhwc__ref";
+KernelId F32GlobalAvgPool::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_global_avgpool_nhwc__ref");
 }
 
 void F32GlobalAvgPool::run(const float* x, float* y, pthreadpool_t pool) const {
@@ -450,7 +450,9 @@ F32LayerNorm::F32LayerNorm(size_t n, Isa isa) : n_(n) {
   if (n > 0 && n < (size_t{1} << 27)) ukernel_ = first_runnable(kF32LayerNormUkernels, isa);
 }
 
-std::string F32LayerNorm::kernel_name() const { return ukernel_ ? ukernel_->name : "f32_layernorm__ref"; }
+KernelId F32LayerNorm::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_layernorm__ref");
+}
 
 void F32LayerNorm::run(size_t rows, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                        float* mean, float* inv_std, pthreadpool_t pool) const {
@@ -506,10 +508,10 @@ Q8Binary::Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int6
   else mul_ = type == Q8::u8 ? first_runnable(kQu8MulUkernels, isa) : first_runnable(kQs8MulUkernels, isa);
 }
 
-std::string Q8Binary::kernel_name() const {
-  if (add_) return add_->name;
-  if (mul_) return mul_->name;
-  return kind_ == Kind::add ? "q8_add_ratio_fma_strided__ref" : "q8_mul_ratio_strided__ref";
+KernelId Q8Binary::kernel_id() const {
+  if (add_) return row_kernel(*add_);
+  if (mul_) return row_kernel(*mul_);
+  return reference_kernel(kind_ == Kind::add ? "q8_add_ratio_fma_strided__ref" : "q8_mul_ratio_strided__ref");
 }
 
 namespace {
@@ -571,8 +573,8 @@ Q8GlobalAvgPool::Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa i
   if (hw > 0) ukernel_ = type == Q8::u8 ? first_runnable(kQu8GapUkernels, isa) : first_runnable(kQs8GapUkernels, isa);
 }
 
-std::string Q8GlobalAvgPool::kernel_name() const {
-  return ukernel_ ? ukernel_->name : "q8_global_avgpool_nhwc__ref";
+KernelId Q8GlobalAvgPool::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_global_avgpool_nhwc__ref");
 }
 
 void Q8GlobalAvgPool::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {

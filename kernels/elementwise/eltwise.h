@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/elementwise/output_range.h"
 #include "kernels/eltwise_list.h"
 #include "kernels/f32_gemm_list.h"
@@ -57,7 +58,8 @@ class F32Binary {
  public:
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
             Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // With `range`, the range of y is folded into it tile by tile as the tiles are written.
   void run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
 
@@ -93,7 +95,8 @@ class F32Epilogue {
   F32Epilogue(const Activation& act, Isa isa);
   bool active() const { return act_.kind != ActKind::none && act_.kind != ActKind::relu && act_.kind != ActKind::clip; }
   // "" when inactive, else the microkernel's name or "f32_unary__ref".
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // rows x cols values, row r at y + r * ld.
   void run(size_t rows, size_t cols, float* y, size_t ld) const;
   // n contiguous values from x to y (x == y allowed).
@@ -118,7 +121,8 @@ class F32Epilogue {
 class F32Unary {
  public:
   F32Unary(ActKind kind, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // act carries the Clip bounds, which may change between calls (run-time inputs).
   void run(const Activation& act, int64_t n, const float* x, float* y, pthreadpool_t pool) const;
 
@@ -132,7 +136,8 @@ class F32Unary {
 class F32GlobalAvgPool {
  public:
   F32GlobalAvgPool(int batch, int hw, int channels, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
  private:
@@ -145,7 +150,8 @@ class F32GlobalAvgPool {
 class F32LayerNorm {
  public:
   F32LayerNorm(size_t n, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(size_t rows, const float* x, const float* scale, const float* bias, float epsilon, float* y, float* mean,
            float* inv_std, pthreadpool_t pool) const;
 
@@ -168,7 +174,8 @@ class Q8Binary {
   enum class Kind { add, mul };
   Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
            Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const void* a, QuantParams a_q, const void* b, QuantParams b_q, QuantParams y_q, int32_t y_min,
            int32_t y_max, void* y, pthreadpool_t pool) const;
 
@@ -186,7 +193,8 @@ class Q8Binary {
 class Q8GlobalAvgPool {
  public:
   Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const;
 
  private:

@@ -38,9 +38,9 @@ F32Softmax::F32Softmax(bool log, int64_t outer, int64_t len, int64_t inner, Isa 
   ukernel_ = first_runnable(log ? kF32LogSoftmaxUkernels : kF32SoftmaxUkernels, isa);
 }
 
-std::string F32Softmax::kernel_name() const {
-  if (!ukernel_) return log_ ? "f32_logsoftmax__ref" : "f32_softmax__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32Softmax::kernel_id() const {
+  if (!ukernel_) return reference_kernel(log_ ? "f32_logsoftmax__ref" : "f32_softmax__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32Softmax::run(const float* x, float* y, pthreadpool_t pool) const {
@@ -62,9 +62,9 @@ F32ArgExtremum::F32ArgExtremum(bool min, bool last_index, int64_t outer, int64_t
   if (len <= (int64_t{1} << 24)) ukernel_ = first_runnable(min ? kF32ArgMinUkernels : kF32ArgMaxUkernels, isa);
 }
 
-std::string F32ArgExtremum::kernel_name() const {
-  if (!ukernel_) return "f32_arg_extremum__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32ArgExtremum::kernel_id() const {
+  if (!ukernel_) return reference_kernel("f32_arg_extremum__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32ArgExtremum::run(const float* x, int64_t* y, pthreadpool_t pool) const {
@@ -85,9 +85,9 @@ F32AxisExtremum::F32AxisExtremum(bool min, int64_t outer, int64_t len, int64_t i
   ukernel_ = first_runnable(min ? kF32ReduceMinUkernels : kF32ReduceMaxUkernels, isa);
 }
 
-std::string F32AxisExtremum::kernel_name() const {
-  if (!ukernel_) return "f32_reduce_extremum_strided__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32AxisExtremum::kernel_id() const {
+  if (!ukernel_) return reference_kernel("f32_reduce_extremum_strided__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32AxisExtremum::run(const float* x, float* y, pthreadpool_t pool) const {
@@ -106,9 +106,9 @@ Q8Softmax::Q8Softmax(bool is_signed, int64_t outer, int64_t len, int64_t inner, 
 Q8Softmax::Q8Softmax(bool is_signed, int64_t outer, int64_t len, int64_t inner, const Q8SoftmaxEntry& ukernel)
     : signed_(is_signed), outer_(outer), len_(len), inner_(inner), ukernel_(&ukernel) {}
 
-std::string Q8Softmax::kernel_name() const {
-  if (!ukernel_) return signed_ ? "qs8_softmax__ref" : "qu8_softmax__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId Q8Softmax::kernel_id() const {
+  if (!ukernel_) return reference_kernel(signed_ ? "qs8_softmax__ref" : "qu8_softmax__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void Q8Softmax::run(const void* x, void* y, const QSoftmaxTable& table, float y_scale, int32_t y_zero_point,

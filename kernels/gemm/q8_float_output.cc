@@ -38,10 +38,6 @@ void Q8FloatOutput::prepare(Q8 x_type, float x_scale, int32_t x_zero_point) {
   }
 }
 
-std::string Q8FloatOutput::activation_note() const {
-  return activation_.active() ? " + " + activation_.kernel_name() : "";
-}
-
 void Q8FloatOutput::set_args(Q8IgemmArgs& args, size_t block) const {
   args.acc_init = acc_init_.data() + block * nr_;
   args.scale = scale_.data() + block * nr_;

@@ -51,8 +51,6 @@ class Q8FloatOutput {
   void activate(size_t rows, size_t cols, float* y, size_t ld) const {
     if (activation_.active()) activation_.run(rows, cols, y, ld);
   }
-  // " + <microkernel>" when an activation runs after the tiles, else "".
-  std::string activation_note() const;
 
  private:
   DequantizedOutput out_;

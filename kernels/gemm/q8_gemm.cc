@@ -67,7 +67,7 @@ void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput 
   });
   float_out_.emplace(std::move(out), std::move(sums), kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
                      kernel_ != nullptr ? kernel_->reads : a_type_, isa);
-  if (kernel_ == nullptr) name_ = "q8_gemm_int32__ref";
+  if (kernel_ == nullptr) name_ = reference_kernel("q8_gemm_int32__ref");
 }
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
@@ -108,14 +108,14 @@ void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requ
   auto b_at = [&](size_t c, size_t, size_t p) { return trans_b ? b[c * k + p] : b[p * n + c]; };
   if (kernel_ == nullptr || static_cast<size_t>(kernel_->mr) > kMaxMr) {
     kernel_ = nullptr;
-    name_ = "q8_gemm__ref";
+    name_ = reference_kernel("q8_gemm__ref");
     b_.resize(k * n);
     for (size_t p = 0; p < k; ++p)
       for (size_t c = 0; c < n; ++c) b_[p * n + c] = b_at(c, 0, p);
     if (bias != nullptr) bias_.assign(bias, bias + n);
     return;
   }
-  name_ = kernel_->name;
+  name_ = row_kernel(*kernel_);
   packed_ = shared_q8_weights(trans_b ? "gemm_nk" : "gemm_kn", b, k * n, *kernel_, n, 1, k, b_at, bias, multiplier_,
                               a_type_, a_zero_point_);
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/elementwise/output_range.h"
 #include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
@@ -41,7 +42,8 @@ class Q8Gemm {
   Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
          const Q8GemmKernel& kernel);
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
 
   // a: [m][k] of a_type (dense rows); y: [m][n] of y_type.
@@ -65,7 +67,7 @@ class Q8Gemm {
   int32_t y_zero_point_, qmin_, qmax_;
   std::vector<float> multiplier_;
   const Q8GemmKernel* kernel_ = nullptr;
-  std::string name_;
+  KernelId name_;
   std::shared_ptr<const Q8PackedWeights> packed_;  // shared by the Session's plans
   std::optional<Q8FloatOutput> float_out_;  // dynamic quantization; empty when requantizing
 

@@ -103,7 +103,7 @@ struct Family {
 };
 const Family kFamilies[] = {
     {"f32_gemm_", "kernels/f32_gemm_list.inc"},       {"f32_igemm_", "kernels/f32_gemm_list.inc"},
-    {"f32_winograd", "kernels/f32_winograd_list.h"},  {"f32_dwconv", "kernels/dwconv_list.inc"},
+    {"f32_winograd", "kernels/f32_winograd_list.inc"},  {"f32_dwconv", "kernels/dwconv_list.inc"},
     {"q8_dwconv", "kernels/dwconv_list.inc"},         {"qu8s8_", "kernels/q8_gemm_list.inc"},
     {"qs8s8_", "kernels/q8_gemm_list.inc"},           {"qu8u8_", "kernels/q8_gemm_list.inc"},
     {"f32_add", "kernels/eltwise_list.h"},            {"f32_mul", "kernels/eltwise_list.h"},
