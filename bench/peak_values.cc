@@ -10,31 +10,25 @@ namespace {
 
 using kernels::Isa;
 
+// The loops are chosen by the level's features: its widest registers and its INT8 instruction.
+// No Arm loops yet: an Arm level falls back to the scalar ones.
 PeakLoopId float_loop(Isa isa) {
-  switch (isa) {
-    case Isa::scalar: return PeakLoopId::f32_fma_scalar;
-    case Isa::avx2:
-    case Isa::avxvnni:
-    case Isa::avx256vnni: return PeakLoopId::f32_fma_ymm;
-    case Isa::avx512:
-    case Isa::avx512vnni: return PeakLoopId::f32_fma_zmm;
-    default: return PeakLoopId::f32_fma_scalar;  // no Arm loops yet
-  }
+  const kernels::Features f = kernels::isa_features(isa);
+  if (f & kernels::kZmm) return PeakLoopId::f32_fma_zmm;
+  if (f & kernels::kAvx2) return PeakLoopId::f32_fma_ymm;
+  return PeakLoopId::f32_fma_scalar;
 }
 
 PeakLoopId int8_loop(Isa isa) {
-  switch (isa) {
-    case Isa::scalar: return PeakLoopId::i32_imul_scalar;
-    case Isa::avx2: return PeakLoopId::s16_maddwd_ymm;
-    case Isa::avxvnni: return PeakLoopId::u8s8_dpbusd_ymm_vex;
-    case Isa::avx256vnni: return PeakLoopId::u8s8_dpbusd_ymm_evex;
-    case Isa::avx512: return PeakLoopId::s16_maddwd_zmm;
-    case Isa::avx512vnni: return PeakLoopId::u8s8_dpbusd_zmm;
-    default: return PeakLoopId::i32_imul_scalar;
-  }
+  const kernels::Features f = kernels::isa_features(isa);
+  if (f & kernels::kAvx512Vnni) return f & kernels::kZmm ? PeakLoopId::u8s8_dpbusd_zmm : PeakLoopId::u8s8_dpbusd_ymm_evex;
+  if (f & kernels::kAvxVnni) return PeakLoopId::u8s8_dpbusd_ymm_vex;
+  if (f & kernels::kZmm) return PeakLoopId::s16_maddwd_zmm;
+  if (f & kernels::kAvx2) return PeakLoopId::s16_maddwd_ymm;
+  return PeakLoopId::i32_imul_scalar;
 }
 
-constexpr int kLevels = int(Isa::neoni8mm) + 1;
+constexpr int kLevels = int(std::size(kernels::kIsaLevels));
 
 // Measured lazily, once per (level, kind); benchmarks may ask from any thread.
 double cached_peak(Isa isa, bool int8) {

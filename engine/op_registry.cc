@@ -32,6 +32,7 @@ bool OpContext::follows_batch(size_t i) const {
 
 AtOtherBatch::AtOtherBatch(const OpContext& c) : infos_(c.in.size()), ctx_(c) {
   ctx_.kernel_name = nullptr;
+  ctx_.kernel_scalar = nullptr;
   ctx_.fallback = nullptr;
   for (size_t i = 0; i < c.in.size(); ++i) {
     if (!c.in[i]) continue;

@@ -11,6 +11,7 @@
 #include "engine/ir.h"
 #include "engine/layout.h"
 #include "kernels/isa.h"
+#include "kernels/kernel_id.h"
 
 namespace octet::kernels {
 class PackedCache;  // kernels/packed_cache.h
@@ -33,6 +34,7 @@ struct OpContext {
   // plans of every batch size share one packing (nullptr: each driver packs its own).
   kernels::PackedCache* packed_cache = nullptr;
   std::string* kernel_name = nullptr;       // where build() reports the kernel it chose
+  bool* kernel_scalar = nullptr;            // and whether a part of it is a scalar reference
   std::string* fallback = nullptr;          // where build() reports why it did not take a SIMD kernel
   void* scratch = nullptr;                  // build(): the step's OpImpl::scratch_bytes, in the arena
   size_t scratch_size = 0;
@@ -49,9 +51,11 @@ struct OpContext {
   // Input i is a constant whose contents depend on the batch extent (or may): a shape read with
   // Shape from an activation, and what was computed from it.
   bool follows_batch(size_t i) const;
-  // build() names the kernel it chose (e.g. "f32_igemm_8x32__avx512"), for `octet info --kernels`.
-  void report_kernel(std::string name) const {
-    if (kernel_name) *kernel_name = std::move(name);
+  // build() names the kernel it chose (e.g. "f32_igemm_8x32__avx512"), for `octet info --kernels`,
+  // with its scalar mark (kernels/kernel_id.h: a list row, or reference_kernel("...")).
+  void report_kernel(kernels::KernelId kernel) const {
+    if (kernel_name) *kernel_name = std::move(kernel.name);
+    if (kernel_scalar) *kernel_scalar = kernel.scalar;
   }
   // build() says why it runs the reference kernel (shown beside it by `octet info --kernels`).
   void report_fallback(std::string why) const {

@@ -138,8 +138,8 @@ std::pair<ir::Node*, ir::Node*> silu_after(ir::Graph& g, const std::string& t) {
 
 }  // namespace
 
-bool fuse_activation_after(ir::Graph& g, ir::Node& p, bool clamp_only, std::set<const ir::Node*>& dead) {
-  if (auto [sigmoid, mul] = clamp_only ? std::pair<ir::Node*, ir::Node*>{} : silu_after(g, p.outputs[0]); sigmoid) {
+bool fuse_activation_after(ir::Graph& g, ir::Node& p, std::set<const ir::Node*>& dead) {
+  if (auto [sigmoid, mul] = silu_after(g, p.outputs[0]); sigmoid) {
     p.attrs.set("fused_act", std::string("Silu"));
     p.outputs[0] = mul->outputs[0];
     dead.insert(sigmoid);
@@ -147,7 +147,7 @@ bool fuse_activation_after(ir::Graph& g, ir::Node& p, bool clamp_only, std::set<
     return true;
   }
   ir::Node* act = sole_consumer(g, p.outputs[0]);
-  if (!act || (clamp_only && act->op != "Relu" && act->op != "Clip")) return false;
+  if (!act) return false;
   std::vector<float> params;
   if (act->op == "Clip") {
     float lo = -INFINITY, hi = INFINITY;
@@ -163,7 +163,7 @@ bool fuse_activation_after(ir::Graph& g, ir::Node& p, bool clamp_only, std::set<
     params = {lo, hi};
   } else if (act->op == "HardSigmoid") {
     params = {act->attrs.f("alpha"), act->attrs.f("beta")};
-  } else if (act->op == "LeakyRelu" && !clamp_only) {
+  } else if (act->op == "LeakyRelu") {
     params = {act->attrs.f("alpha")};
   } else if (act->op != "Relu" && act->op != "Sigmoid" && act->op != "HardSwish" && act->op != "Gelu" &&
              act->op != "Tanh") {
@@ -215,11 +215,11 @@ int fuse_matmul_bias(ir::Graph& g) {
 int fuse_activations(ir::Graph& g) {
   std::set<const ir::Node*> dead;
   for (auto& p : g.nodes) {
-    // The integer-to-float steps of dynamic quantization clamp their output: Relu and Clip only.
-    const bool clamp_only = p.op == "ConvIntegerToFloat" || p.op == "MatMulIntegerToFloat";
+    // The integer-to-float steps of dynamic quantization too: their float epilogue is a conv's.
+    const bool integer_to_float = p.op == "ConvIntegerToFloat" || p.op == "MatMulIntegerToFloat";
     const bool gemm_like = p.op == "Conv" || p.op == "Gemm" || matmul_constant_b(g, p);
-    if ((!gemm_like && !clamp_only) || p.attrs.has("fused_act")) continue;
-    fuse_activation_after(g, p, clamp_only, dead);
+    if ((!gemm_like && !integer_to_float) || p.attrs.has("fused_act")) continue;
+    fuse_activation_after(g, p, dead);
   }
   erase_marked(g, dead);
   return int(dead.size());

@@ -8,8 +8,8 @@
 // The DynamicQuantizeLinear stays a step of its own (one range and quantize pass per tensor,
 // shared by every layer that reads it). W, W_scale, W_zp and bias must be constants, and
 // W_scale and bias may vary only along the output channel (Conv: axis 1 of the NCHW result;
-// MatMul: the last axis): anything else is left as it is and runs op by op. A Relu or Clip
-// after the step is fused by fuse_activations. engine/ops/dynamic_ops.cc runs the result.
+// MatMul: the last axis): anything else is left as it is and runs op by op. The activation
+// after the step (Relu, Clip, SiLU, Sigmoid, ...) is fused by fuse_activations. engine/ops/dynamic_ops.cc runs the result.
 // com.microsoft.DynamicQuantizeMatMul (ORT's own fusion of the MatMul case, as its optimizer
 // may save it) is the same step: it becomes DynamicQuantizeLinear + MatMulIntegerToFloat.
 #include <map>

@@ -48,7 +48,7 @@ int fuse_residual_adds(ir::Graph& g, const SameShape& same_shape) {
     conv->inputs.push_back(residual);
     conv->outputs[0] = add.outputs[0];
     dead.insert(&add);
-    fuse_activation_after(g, *conv, false, dead);
+    fuse_activation_after(g, *conv, dead);
     producer[conv->outputs[0]] = conv_index;
     ++fused;
   }

@@ -289,7 +289,9 @@ void Plan::build_kernels() {
       auto copy = std::make_shared<const kernels::StridedCopy>(relayout_copy(src, want));
       pthreadpool_t pool = options_.threadpool;
       step.run = [copy, s, d, pool] { copy->run(s, d, pool); };
-      step.kernel = std::string("relayout_") + copy->kernel_name();
+      const kernels::KernelId kernel = "relayout_" + copy->kernel_id();
+      step.kernel = kernel.name;
+      step.kernel_scalar = kernel.scalar;
     } else {
       const OpImpl* impl = find_op(p.node->op);
       OpContext ctx = context(*p.node, p.inputs, p.input_infos);
@@ -298,6 +300,7 @@ void Plan::build_kernels() {
       ctx.winograd = options_.winograd;
       ctx.packed_cache = options_.packed_cache;
       ctx.kernel_name = &step.kernel;
+      ctx.kernel_scalar = &step.kernel_scalar;
       ctx.fallback = &step.fallback;
       if (!p.scratch.empty()) {
         ctx.scratch = data(p.scratch);

@@ -20,6 +20,7 @@ struct PlanStep {
   std::string node;   // node name, or "relayout <tensor>" for inserted steps
   std::string op;     // op type
   std::string kernel; // the kernel build() chose, "" when the op did not say
+  bool kernel_scalar = false;  // a part of `kernel` is a scalar reference (kernels/kernel_id.h)
   std::string fallback;  // why build() ran a reference kernel, when it said
   std::vector<TensorInfo> outputs;
   std::vector<std::string> output_names;  // value names, parallel to outputs
@@ -31,7 +32,7 @@ struct PlanStep {
 
   // The step (or a part of it, such as a fused activation) runs a scalar reference kernel:
   // its time measures octet's missing SIMD kernel, not the hardware.
-  bool scalar() const { return kernel.find("__ref") != std::string::npos; }
+  bool scalar() const { return kernel_scalar; }
 };
 
 struct PlanValue {

@@ -59,6 +59,7 @@ struct F32GemmKernel {
   const char* gemm_name;   // "f32_gemm_8x32__avx512"
   const char* igemm_name;  // "f32_igemm_8x32__avx512"
   Isa isa;
+  Features features;
   int mr;
   int nr;
   F32GemmUkernel gemm;
@@ -78,7 +79,8 @@ struct F32GemmKernel {
 
 inline constexpr F32GemmKernel kF32GemmKernelRows[] = {
 #define OCTET_F32_GEMM_TILE(isa, mr, nr)                                                        \
-  {"f32_gemm_" #mr "x" #nr "__" #isa, "f32_igemm_" #mr "x" #nr "__" #isa, Isa::isa, mr, nr,     \
+  {"f32_gemm_" #mr "x" #nr "__" #isa, "f32_igemm_" #mr "x" #nr "__" #isa, Isa::isa,             \
+   OCTET_LEVEL_FEATURES(isa), mr, nr,                                                             \
    &isa::f32_gemm_##mr##x##nr, &isa::f32_igemm_##mr##x##nr},
 #include "kernels/f32_gemm_list.inc"
 #undef OCTET_F32_GEMM_TILE

@@ -1,7 +1,8 @@
 #pragma once
 // The Winograd F(2x2, 3x3) transform microkernels (FP32, NHWC, vectorized over channels): the
 // one list the driver (kernels/conv/f32_winograd.cc), the tests (tests/simd/test_f32_winograd.cc)
-// and the benchmark (bench/f32_winograd_bench.cc) iterate. Lowest ISA first. The 16
+// and the benchmark (bench/f32_winograd_bench.cc) iterate, one row each in
+// kernels/f32_winograd_list.inc. The 16
 // element-wise products between the transforms are GEMMs on kernels/f32_gemm_list.h.
 //
 // With d a 4x4 input tile, g a 3x3 filter, and xi = 4*i + j the index of one of the 16
@@ -35,39 +36,31 @@ using F32WinogradOutputUkernel = void (*)(size_t channels, const float* m, size_
 struct F32WinogradKernel {
   const char* name;  // "f32_winograd_2x2_3x3__avx512"
   Isa isa;
+  Features features;
   int channel_tile;  // channels per vector
   F32WinogradInputUkernel input;
   F32WinogradOutputUkernel output;
 };
 
-// The levels with Winograd transforms (kernels/<arch>/f32_winograd__<level>.cc, namespace
-// <level>) and their channels per vector. Adding a level is one X(level, channel tile) here.
-#if OCTET_ARCH_X86
-#define OCTET_F32_WINOGRAD_LEVELS(X) X(avx2, 8) X(avx512, 16)
-#elif OCTET_ARCH_ARM64
-#define OCTET_F32_WINOGRAD_LEVELS(X) X(neon, 4)
-#else
-#define OCTET_F32_WINOGRAD_LEVELS(X)
-#endif
-
-#define OCTET_F32_WINOGRAD_DECLARE(isa, tile)                                                          \
-  namespace isa {                                                                                      \
+#define OCTET_F32_WINOGRAD(level, tile)                                                                      \
+  namespace level {                                                                                        \
   void f32_winograd_2x2_3x3_input(size_t channels, const float* const* pixels, float* v, size_t v_stride); \
   void f32_winograd_2x2_3x3_output(size_t channels, const float* m, size_t m_stride, const float* bias,   \
-                                   float* y, size_t y_row_stride, size_t rows, size_t cols,            \
-                                   const F32MinMax& clamp);                                            \
+                                   float* y, size_t y_row_stride, size_t rows, size_t cols,              \
+                                   const F32MinMax& clamp);                                              \
   }
-OCTET_F32_WINOGRAD_LEVELS(OCTET_F32_WINOGRAD_DECLARE)
-#undef OCTET_F32_WINOGRAD_DECLARE
+#include "kernels/f32_winograd_list.inc"
+#undef OCTET_F32_WINOGRAD
 
-#define OCTET_F32_WINOGRAD_ENTRY(isa, tile)                                                     \
-  {"f32_winograd_2x2_3x3__" #isa, Isa::isa, tile, &isa::f32_winograd_2x2_3x3_input,             \
-   &isa::f32_winograd_2x2_3x3_output},
 inline constexpr F32WinogradKernel kF32WinogradKernelRows[] = {
-    OCTET_F32_WINOGRAD_LEVELS(OCTET_F32_WINOGRAD_ENTRY) F32WinogradKernel{}};
+#define OCTET_F32_WINOGRAD(level, tile)                                                                \
+  {"f32_winograd_2x2_3x3__" #level, Isa::level, OCTET_LEVEL_FEATURES(level), tile,                      \
+   &level::f32_winograd_2x2_3x3_input, &level::f32_winograd_2x2_3x3_output},
+#include "kernels/f32_winograd_list.inc"
+#undef OCTET_F32_WINOGRAD
+    F32WinogradKernel{}};
 inline constexpr std::span<const F32WinogradKernel> kF32WinogradKernels =
     rows_before_terminator(kF32WinogradKernelRows);
-#undef OCTET_F32_WINOGRAD_ENTRY
 
 inline std::span<const F32WinogradKernel> f32_winograd_kernels() { return kF32WinogradKernels; }
 

@@ -22,15 +22,24 @@ namespace {
 Features probe_features() {
   if (!cpuinfo_initialize()) return 0;
   Features f = 0;
-  if (cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3() && cpuinfo_has_x86_f16c() && cpuinfo_has_x86_bmi2()) f |= kAvx2;
+  // cpuinfo reports a feature only when the OS saves its register state.
+  const struct {
+    Feature feature;
+    bool (*has)();
+  } probes[] = {
+      {kAvx2, cpuinfo_has_x86_avx2},           {kFma, cpuinfo_has_x86_fma3},
+      {kF16c, cpuinfo_has_x86_f16c},           {kBmi2, cpuinfo_has_x86_bmi2},
+      {kAvx512F, cpuinfo_has_x86_avx512f},     {kAvx512BW, cpuinfo_has_x86_avx512bw},
+      {kAvx512DQ, cpuinfo_has_x86_avx512dq},   {kAvx512VL, cpuinfo_has_x86_avx512vl},
+      {kAvx512Vnni, cpuinfo_has_x86_avx512vnni}, {kAvx512Vbmi, cpuinfo_has_x86_avx512vbmi},
+  };
+  for (const auto& p : probes)
+    if (p.has()) f |= p.feature;
   // AVX-VNNI is CPUID leaf 7 sub-leaf 1, EAX bit 4 (this cpuinfo predates it). The OS saves
   // ymm state when AVX2 was reported usable.
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if ((f & kAvx2) && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4))) f |= kAvxVnni;
-  if ((f & kAvx2) && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512dq() &&
-      cpuinfo_has_x86_avx512vl())
-    f |= kAvx512 | kZmm;
-  if ((f & kAvx512) && cpuinfo_has_x86_avx512vnni()) f |= kAvx512Vnni;
+  if (f & kAvx512F) f |= kZmm;
   return f;
 }
 #elif OCTET_ARCH_ARM64 && defined(__linux__)
@@ -94,20 +103,7 @@ Isa& limit() {
 
 }  // namespace
 
-const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::scalar: return "scalar";
-    case Isa::avx2: return "avx2";
-    case Isa::avxvnni: return "avxvnni";
-    case Isa::avx256vnni: return "avx256vnni";
-    case Isa::avx512: return "avx512";
-    case Isa::avx512vnni: return "avx512vnni";
-    case Isa::neon: return "neon";
-    case Isa::neondot: return "neondot";
-    case Isa::neoni8mm: return "neoni8mm";
-  }
-  return "?";
-}
+const char* isa_name(Isa isa) { return isa_level(isa).name; }
 
 std::optional<Isa> parse_isa(std::string_view name) {
   for (Isa isa : kAllIsas)
@@ -132,15 +128,6 @@ Features cpu_features() {
 bool isa_supported(Isa isa) {
   if (std::find(std::begin(kAllIsas), std::end(kAllIsas), isa) == std::end(kAllIsas)) return false;
   return (isa_features(isa) & ~cpu_features()) == 0;
-}
-
-bool cpu_has_avx512vbmi() {
-#if OCTET_ARCH_X86
-  static const bool has = (cpu_features() & kAvx512) && cpuinfo_has_x86_avx512vbmi();
-  return has;
-#else
-  return false;
-#endif
 }
 
 size_t per_core_cache_bytes() {

@@ -19,6 +19,7 @@
 //   neon        ARMv8.0 Advanced SIMD (INT8 through exact widening multiplies)
 //   neondot     neon + SDOT/UDOT (ARMv8.2 dot product: Cortex-A76, Neoverse N1, Apple M1)
 //   neoni8mm    neondot + SMMLA/UMMLA/USMMLA/USDOT (ARMv8.6 I8MM: Graviton 3, Apple M2)
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -33,42 +34,87 @@ namespace octet::kernels {
 
 enum class Isa : int { scalar = 0, avx2, avxvnni, avx256vnni, avx512, avx512vnni, neon, neondot, neoni8mm };
 
-// The features the levels are made of, one bit each.
+// The CPU features the levels (and kernel rows, kernels/kernel_list.h) are made of, one bit each.
 enum Feature : uint32_t {
-  kAvx2 = 1u << 0,        // AVX2, FMA, F16C, BMI2
-  kAvxVnni = 1u << 1,     // VEX vpdpbusd / vpdpwssd
-  kAvx512 = 1u << 2,      // AVX-512 F, BW, DQ, VL (EVEX, 32 registers, mask registers)
-  kAvx512Vnni = 1u << 3,  // EVEX vpdpbusd / vpdpwssd
-  kZmm = 1u << 4,         // 512-bit registers (a level without it keeps to ymm)
-  kNeon = 1u << 8,        // Advanced SIMD
-  kNeonDot = 1u << 9,     // SDOT / UDOT
-  kNeonI8mm = 1u << 10,   // SMMLA / UMMLA / USMMLA / USDOT
+  kAvx2 = 1u << 0,
+  kFma = 1u << 1,
+  kF16c = 1u << 2,
+  kBmi2 = 1u << 3,
+  kAvxVnni = 1u << 4,       // VEX vpdpbusd / vpdpwssd (CPUID leaf 7.1)
+  kAvx512F = 1u << 5,       // EVEX, 32 registers, mask registers
+  kAvx512BW = 1u << 6,
+  kAvx512DQ = 1u << 7,
+  kAvx512VL = 1u << 8,      // EVEX forms on xmm / ymm
+  kAvx512Vnni = 1u << 9,    // EVEX vpdpbusd / vpdpwssd
+  kAvx512Vbmi = 1u << 10,   // vpermi2b: 128-entry byte tables in two registers
+  // Not an instruction set: a level that uses 512-bit registers (the CPU has them with AVX512F;
+  // a level without this bit keeps to ymm, and vector_rate() weighs it).
+  kZmm = 1u << 15,
+  kNeon = 1u << 16,         // Advanced SIMD
+  kNeonDot = 1u << 17,      // SDOT / UDOT
+  kNeonI8mm = 1u << 18,     // SMMLA / UMMLA / USMMLA / USDOT
 };
 using Features = uint32_t;
 
-// The levels of this build's architecture, scalar first, each after the levels it includes.
-#if OCTET_ARCH_X86
-inline constexpr Isa kAllIsas[] = {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx256vnni, Isa::avx512, Isa::avx512vnni};
-#elif OCTET_ARCH_ARM64
-inline constexpr Isa kAllIsas[] = {Isa::scalar, Isa::neon, Isa::neondot, Isa::neoni8mm};
-#else
-inline constexpr Isa kAllIsas[] = {Isa::scalar};
-#endif
+// The groups the x86 levels are built from.
+inline constexpr Features kAvx2Group = kAvx2 | kFma | kF16c | kBmi2;
+inline constexpr Features kAvx512Group = kAvx2Group | kAvx512F | kAvx512BW | kAvx512DQ | kAvx512VL;
+// An INT8 dot-product instruction (u8 x s8 products summed four at a time into int32).
+inline constexpr Features kInt8DotProduct = kAvxVnni | kAvx512Vnni | kNeonDot;
 
-constexpr Features isa_features(Isa isa) {
-  switch (isa) {
-    case Isa::scalar: return 0;
-    case Isa::avx2: return kAvx2;
-    case Isa::avxvnni: return kAvx2 | kAvxVnni;
-    case Isa::avx256vnni: return kAvx2 | kAvx512 | kAvx512Vnni;
-    case Isa::avx512: return kAvx2 | kAvx512 | kZmm;
-    case Isa::avx512vnni: return kAvx2 | kAvx512 | kAvx512Vnni | kZmm;
-    case Isa::neon: return kNeon;
-    case Isa::neondot: return kNeon | kNeonDot;
-    case Isa::neoni8mm: return kNeon | kNeonDot | kNeonI8mm;
-  }
-  return 0;
+// Every level as data: its name (OCTET_ISA, --isa, the kernel names' suffix) and its features.
+// A new level is a value of Isa and a row here (in enum order); everything else (caps, the
+// order of levels, what explain and the peak benchmarks say of it) follows from the features.
+struct IsaLevel {
+  Isa isa;
+  const char* name;
+  Features features;
+};
+inline constexpr IsaLevel kIsaLevels[] = {
+    {Isa::scalar, "scalar", 0},
+    {Isa::avx2, "avx2", kAvx2Group},
+    {Isa::avxvnni, "avxvnni", kAvx2Group | kAvxVnni},
+    {Isa::avx256vnni, "avx256vnni", kAvx512Group | kAvx512Vnni},
+    {Isa::avx512, "avx512", kAvx512Group | kZmm},
+    {Isa::avx512vnni, "avx512vnni", kAvx512Group | kAvx512Vnni | kZmm},
+    {Isa::neon, "neon", kNeon},
+    {Isa::neondot, "neondot", kNeon | kNeonDot},
+    {Isa::neoni8mm, "neoni8mm", kNeon | kNeonDot | kNeonI8mm},
+};
+
+constexpr const IsaLevel& isa_level(Isa isa) { return kIsaLevels[static_cast<int>(isa)]; }
+constexpr Features isa_features(Isa isa) { return isa_level(isa).features; }
+constexpr bool kIsaLevelsInEnumOrder = [] {
+  for (int i = 0; i < static_cast<int>(std::size(kIsaLevels)); ++i)
+    if (static_cast<int>(kIsaLevels[i].isa) != i) return false;
+  return true;
+}();
+static_assert(kIsaLevelsInEnumOrder, "kIsaLevels lists the levels in the order of enum Isa");
+
+// The levels of this build's architecture: scalar and the levels made of its features only.
+constexpr bool isa_of_this_arch(Isa isa) {
+  const Features f = isa_features(isa);
+#if OCTET_ARCH_X86
+  return (f & (kNeon | kNeonDot | kNeonI8mm)) == 0;
+#elif OCTET_ARCH_ARM64
+  return (f & ~(kNeon | kNeonDot | kNeonI8mm)) == 0;
+#else
+  return f == 0;
+#endif
 }
+inline constexpr size_t kArchIsaCount = [] {
+  size_t n = 0;
+  for (const IsaLevel& l : kIsaLevels) n += isa_of_this_arch(l.isa);
+  return n;
+}();
+// In the order of kIsaLevels (scalar first, each level after the levels it includes).
+inline constexpr std::array<Isa, kArchIsaCount> kAllIsas = [] {
+  std::array<Isa, kArchIsaCount> a{};
+  size_t n = 0;
+  for (const IsaLevel& l : kIsaLevels)
+    if (isa_of_this_arch(l.isa)) a[n++] = l.isa;
+  return a;
+}();
 
 // Whether every feature of `level` is in `cap`: a kernel of `level` may run under the cap.
 constexpr bool isa_allows(Isa cap, Isa level) { return (isa_features(level) & ~isa_features(cap)) == 0; }
@@ -91,12 +137,10 @@ Isa detected_isa();
 Isa active_isa();
 // Every supported level the active cap allows, in kAllIsas order (tests and benchmarks sweep these).
 std::vector<Isa> runnable_isas();
+// Whether this CPU has every feature of `required`.
+inline bool cpu_has(Features required) { return (required & ~cpu_features()) == 0; }
 // Whether a kernel of `level` runs here under `cap`.
 inline bool isa_runs(Isa level, Isa cap) { return isa_allows(cap, level) && isa_supported(level); }
-
-// AVX-512 VBMI (vpermi2b: 128-entry byte tables in two registers), an extension beside the
-// levels (Ice Lake, Sapphire Rapids, Zen 4): the kernels that need it also need avx512.
-bool cpu_has_avx512vbmi();
 
 // Whether a 512-bit FMA / vpdpbusd does twice the work per cycle of a 256-bit one. False on
 // AMD Zen 4 (CPUID family 19h), which runs AVX-512 as two 256-bit halves: there a ymm kernel
@@ -111,15 +155,6 @@ double vector_rate(Isa isa);
 // The cache one core can count on: its L2 plus its share of the L3 (the L3 divided by the
 // processors that share it); 1 MiB when that is unknown.
 size_t per_core_cache_bytes();
-
-// The first entry of a microkernel list (in preference order; any struct with an `isa`
-// member) that runs here under `cap`; nullptr when none does.
-template <class List>
-auto first_runnable(const List& list, Isa cap) -> decltype(&*std::begin(list)) {
-  for (const auto& k : list)
-    if (isa_runs(k.isa, cap)) return &k;
-  return nullptr;
-}
 
 // Caps the level (the CLI's --isa). Throws std::invalid_argument when the CPU does not
 // support `isa`, naming what it does support.

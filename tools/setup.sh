@@ -103,20 +103,35 @@ fi
 
 say "checking the runner: $(node "$ROOT/tools/ort/ort_run.mjs" --version)"
 
-# --- ONNX Runtime's quantization tool (PyPI, in a venv) -----------------------------------------
-# The parity tests run files that onnxruntime.quantization writes (tools/ort/ort_quantize.py).
-# pip runs again only when requirements.txt changed since the last successful install.
-QUANT_DIR="$ROOT/third_party/ort-quantization"
-stamp="$QUANT_DIR/venv/.octet-requirements.sha256"
-want="$(sha256sum "$QUANT_DIR/requirements.txt" | cut -d' ' -f1)"
-if [[ -x "$QUANT_DIR/venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
-  say "onnxruntime.quantization is up to date in third_party/ort-quantization/venv"
-else
-  say "installing onnxruntime.quantization: a venv in third_party/ort-quantization/venv, pip install -r requirements.txt"
-  rm -rf "$QUANT_DIR/venv"
-  /usr/bin/python3 -m venv --system-site-packages "$QUANT_DIR/venv"
-  "$QUANT_DIR/venv/bin/pip" install --no-input --disable-pip-version-check -q -r "$QUANT_DIR/requirements.txt"
-  echo "$want" > "$stamp"
-fi
-say "checking the quantization tool: onnxruntime $("$QUANT_DIR/venv/bin/python" -c \
+# --- PyPI tools, each in a venv of its own under third_party/<name>/venv ----------------------
+# pip runs again only when the folder's requirements.txt changed since the last successful install.
+# install_venv NAME WHAT [venv options]
+install_venv() {
+  local dir="$ROOT/third_party/$1" what="$2"
+  shift 2
+  local stamp="$dir/venv/.octet-requirements.sha256"
+  local want
+  want="$(sha256sum "$dir/requirements.txt" | cut -d' ' -f1)"
+  if [[ -x "$dir/venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    say "$what is up to date in third_party/$(basename "$dir")/venv"
+  else
+    say "installing $what: a venv in third_party/$(basename "$dir")/venv, pip install -r requirements.txt"
+    rm -rf "$dir/venv"
+    /usr/bin/python3 -m venv "$@" "$dir/venv"
+    "$dir/venv/bin/pip" install --no-input --disable-pip-version-check -q -r "$dir/requirements.txt"
+    echo "$want" > "$stamp"
+  fi
+}
+
+# ONNX Runtime's quantization tool: the parity tests run files that onnxruntime.quantization
+# writes (tools/ort/ort_quantize.py). Over Debian's site packages (torch for the zoo).
+install_venv ort-quantization onnxruntime.quantization --system-site-packages
+say "checking the quantization tool: onnxruntime $("$ROOT/third_party/ort-quantization/venv/bin/python" -c \
   'import onnxruntime.quantization, onnxruntime; print(onnxruntime.__version__)')"
+
+# Triton's HTTP client: tests/serve/test_serve_kserve.cc points tritonclient.http at `octet serve`
+# (tests/serve/kserve_client.py). Its own venv: tritonclient pins ml_dtypes below the version the
+# quantization venv needs.
+install_venv tritonclient "tritonclient[http]"
+say "checking tritonclient: $("$ROOT/third_party/tritonclient/venv/bin/python" -c \
+  'import tritonclient.http, importlib.metadata as m; print(m.version("tritonclient"))')"

@@ -20,6 +20,6 @@ struct ConcatPiece {
   size_t dst_offset;                                 // bytes into the output
 };
 // `kernel` receives the copy kernel's name (the first scalar one, if any).
-std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<size_t>& data, std::string* kernel);
+std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<size_t>& data, kernels::KernelId* kernel);
 
 }  // namespace octet::ops

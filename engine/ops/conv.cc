@@ -64,7 +64,7 @@ Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernel
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<FastConv> conv = fast.driver;
   conv->bind(x);
-  c.report_kernel(conv->kernel_name() + (r ? "+residual" : ""));
+  c.report_kernel(conv->kernel_id() + (r ? "+residual" : ""));
   c.report_fallback("");  // an earlier driver's reason no longer applies
   pthreadpool_t pool = c.threadpool;
   if constexpr (kAddsResidualPerTile<FastConv>) {
@@ -97,7 +97,7 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   } else {
     c.report_fallback(c.isa == kernels::Isa::scalar ? "--isa scalar" : "weights or bias not constant");
   }
-  c.report_kernel(std::string("f32_conv2d_nhwc__ref") + (r ? "+residual" : ""));
+  c.report_kernel(kernels::reference_kernel("f32_conv2d_nhwc__ref") + (r ? "+residual" : ""));
   if (!r) return [=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, act, y); };
   return then_add_residual([=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, {}, y); }, s, act, c.isa, r, y);
 }

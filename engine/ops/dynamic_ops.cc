@@ -1,12 +1,12 @@
 // The dynamic quantization steps: an integer conv / matmul whose int32 result goes straight to
 // float, ONNX Runtime's quantize_dynamic pattern
 //   DynamicQuantizeLinear -> ConvInteger / MatMulInteger -> Cast(float) -> Mul(x_scale * w_scale)
-//   -> Add(bias) -> Relu / Clip
+//   -> Add(bias) -> activation (Relu, Clip, Sigmoid, SiLU, HardSwish, Tanh, GELU, ...)
 // as one step (engine/passes_dynamic.cc builds it; com.microsoft.MatMulIntegerToFloat is the
 // same step as ORT's fusion writes it into a file):
 //   ConvIntegerToFloat   (x, w, x_scale, w_scale, [x_zero_point], [w_zero_point], [bias]) + Conv's attributes
 //   MatMulIntegerToFloat (A, B, a_scale, b_scale, [a_zero_point], [b_zero_point], [bias])
-// y = clamp(float(acc) * (x_scale * w_scale[c]) + bias[c]), acc = sum (x - x_zp) * (w - w_zp)
+// y = act(clamp(float(acc) * (x_scale * w_scale[c]) + bias[c])), acc = sum (x - x_zp) * (w - w_zp)
 // (kernels/gemm/q8_float_output.h). x_scale and x_zero_point are read when the step runs: they
 // come from a DynamicQuantizeLinear. Constant int8 weights with zero point 0 run on the INT8
 // IGEMM microkernels (Q8Conv / Q8Gemm, dense convs) or, depthwise, on the FP32 depthwise
@@ -37,9 +37,9 @@ using ir::DType;
 
 enum Input : size_t { kX, kW, kXScale, kWScale, kXZeroPoint, kWZeroPoint, kBias };
 
-// The float side, from the constant weight scales and bias and the fused Relu / Clip.
+// The float side, from the constant weight scales and bias and the fused activation: Relu and
+// Clip are the clamp, any other runs on the F32 epilogue microkernels after it.
 kernels::DequantizedOutput dequantized_output(const OpContext& c, std::span<const void* const> in) {
-  ops::require_clamp_activation(c);
   kernels::DequantizedOutput out;
   const ops::ParamInputs p(c, in);
   out.w_scale = p[kWScale].floats();
@@ -47,7 +47,14 @@ kernels::DequantizedOutput dequantized_output(const OpContext& c, std::span<cons
   const kernels::Activation act = ops::fused_activation(c.node);
   if (act.kind == kernels::ActKind::relu) out.lo = 0.0f;
   if (act.kind == kernels::ActKind::clip) out.lo = act.min, out.hi = act.max;
+  if (act.kind != kernels::ActKind::relu && act.kind != kernels::ActKind::clip) out.act = act;
   return out;
+}
+
+// " + <microkernel>" for the fused activation the epilogue runs after the clamp, if any.
+kernels::KernelId activation_note(const OpContext& c, const kernels::DequantizedOutput& dq) {
+  const kernels::F32Epilogue e(dq.act, c.isa);
+  return e.active() ? " + " + e.kernel_id() : kernels::KernelId{};
 }
 
 // Checks shared by both ops: scales, zero points, bias; n = output channels / columns.
@@ -104,7 +111,7 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     if (conv->kernel() != nullptr) {
       const void* x = in[kX];
       conv->bind(x);
-      c.report_kernel(conv->kernel_name() + " (float out)" + ops::range_note(c));
+      c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
       });
@@ -118,7 +125,7 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     if (fast) {
       const std::shared_ptr<kernels::Q8GroupedConv> conv = fast.driver;
       const void* x = in[kX];
-      c.report_kernel(conv->kernel_name() + " (float out)" + ops::range_note(c));
+      c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
       });
@@ -129,14 +136,14 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
                                                                c.isa, c.packed_cache);
     if (conv->has_kernel()) {
       const void* x = in[kX];
-      c.report_kernel(conv->kernel_name() + " (exact integer sums in float)" + ops::range_note(c));
+      c.report_kernel(conv->kernel_id() + " (exact integer sums in float)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
       });
     }
   }
   // Reference: the integer conv into int32 scratch, then the float epilogue.
-  c.report_kernel("q8_conv2d_nhwc_acc__ref" + ops::range_note(c));
+  c.report_kernel(kernels::reference_kernel("q8_conv2d_nhwc_acc__ref") + activation_note(c, dq) + ops::range_note(c));
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);
   const void* w = in[kW];
   const std::vector<int32_t> w_zp = ops::ParamInputs(c, in)[kWZeroPoint].ints();
@@ -151,6 +158,7 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
                                        static_cast<const TW*>(w), w_zp, nullptr, acc->data());
       const kernels::DequantizedOutput& o = *dq_shared;
       kernels::dequantize_accumulators__ref(rows, s.out_c, acc->data(), *x_scale, o.w_scale, o.bias, o.lo, o.hi, y);
+      kernels::apply_dequantized_activation__ref(o, rows * s.out_c, y);
       if (range) range->add(static_cast<size_t>(rows * s.out_c), y);
     });
   });
@@ -180,13 +188,13 @@ Kernel build_dynamic_matmul(const OpContext& c, std::span<const void* const> in,
                                                   dq, c.isa, c.packed_cache);
     if (gemm->kernel() != nullptr) {
       const int64_t m = g.batches() * g.m;
-      c.report_kernel(gemm->kernel_name() + " (float out)" + ops::range_note(c));
+      c.report_kernel(gemm->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         gemm->run_dequantized(m, a, *a_scale, run_time_zero_point(a_zp, ta), y, pool, range);
       });
     }
   }
-  c.report_kernel("q8_gemm_int32__ref" + ops::range_note(c));
+  c.report_kernel(kernels::reference_kernel("q8_gemm_int32__ref") + activation_note(c, dq) + ops::range_note(c));
   kernels::GemmShape s;
   s.m = static_cast<int>(g.m);
   s.n = static_cast<int>(g.n);
@@ -208,6 +216,7 @@ Kernel build_dynamic_matmul(const OpContext& c, std::span<const void* const> in,
         kernels::dequantize_accumulators__ref(g.m, g.n, acc->data(), *a_scale, o.w_scale, o.bias, o.lo, o.hi,
                                               y + bi * g.m * g.n);
       }
+      kernels::apply_dequantized_activation__ref(o, g.batches() * g.m * g.n, y);
       if (range) range->add(static_cast<size_t>(g.batches() * g.m * g.n), y);
     });
   });

@@ -80,7 +80,7 @@ OpImpl unary_op() {
     const float* lo = c.node.op == "Clip" ? runtime_bound(c, 1, in) : nullptr;
     const float* hi = c.node.op == "Clip" ? runtime_bound(c, 2, in) : nullptr;
     auto unary = std::make_shared<const kernels::F32Unary>(act.kind, c.isa);
-    c.report_kernel(unary->kernel_name());
+    c.report_kernel(unary->kernel_id());
     pthreadpool_t pool = c.threadpool;
     if (lo || hi)
       return [=] {
@@ -179,7 +179,7 @@ Kernel integer_binary_kernel(const OpContext& c, std::span<const void* const> in
     const size_t off = box.dims.size() - d.size();
     for (size_t j = 0; j < d.size(); ++j) dst[off + j] = d[j] == 1 ? 0 : s[j];
   }
-  c.report_kernel(c.info(0).dtype == ir::DType::s64 ? "s64_binary__ref" : "s32_binary__ref");
+  c.report_kernel(kernels::reference_kernel(c.info(0).dtype == ir::DType::s64 ? "s64_binary__ref" : "s32_binary__ref"));
   if (c.info(0).dtype == ir::DType::s64) return integer_binary<int64_t>(c, box, in[0], in[1], out[0]);
   return integer_binary<int32_t>(c, box, in[0], in[1], out[0]);
 }
@@ -225,7 +225,7 @@ OpImpl binary_op() {
     const auto box = ops::strided_broadcast(c.info(0), b_info, dims, ops::broadcast_layout(c.info(0), b_info, dims));
     auto binary = std::make_shared<const kernels::F32Binary>(binary_kind(c.node.op), box.rank, box.dims.data(),
                                                              box.a_strides.data(), box.b_strides.data(), c.isa);
-    c.report_kernel(binary->kernel_name() + ops::range_note(c));
+    c.report_kernel(binary->kernel_id() + ops::range_note(c));
     auto a = static_cast<const float*>(in[0]);
     auto bp = b_data;
     auto y = static_cast<float*>(out[0]);
@@ -282,7 +282,7 @@ OpImpl batchnorm_op() {
     const int64_t dims[] = {pixels, channels}, x_strides[] = {channels, 1}, row_strides[] = {0, 1};
     auto mul = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 2, dims, x_strides, row_strides, c.isa);
     auto add = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, row_strides, c.isa);
-    c.report_kernel(mul->kernel_name() + " + " + add->kernel_name());
+    c.report_kernel(mul->kernel_id() + " + " + add->kernel_id());
     auto xs = p(0);
     auto y = static_cast<float*>(out[0]);
     pthreadpool_t pool = c.threadpool;

@@ -34,7 +34,7 @@ Kernel fast_gemm(const OpContext& c, const ops::GemmGeometry& g, float alpha, fl
                                                           c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::F32Gemm> gemm = fast.driver;
-  c.report_kernel(gemm->kernel_name());
+  c.report_kernel(gemm->kernel_id());
   pthreadpool_t pool = c.threadpool;
   const int64_t m = g.s.m;
   return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
@@ -59,7 +59,7 @@ OpImpl gemm_op() {
     auto cc = c.has(2) ? static_cast<const float*>(in[2]) : nullptr;
     auto y = static_cast<float*>(out[0]);
     if (Kernel fast = fast_gemm(c, g, alpha, beta, act, a, b, cc, y)) return fast;
-    c.report_kernel("f32_gemm__ref");
+    c.report_kernel(kernels::reference_kernel("f32_gemm__ref"));
     return [=] { kernels::f32_gemm__ref(g.s, alpha, a, b, beta, cc, g.c_stride_m, g.c_stride_n, act, y); };
   };
   op.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
@@ -80,7 +80,7 @@ Kernel fast_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kerne
                                                           c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::F32Gemm> gemm = fast.driver;
-  c.report_kernel(gemm->kernel_name());
+  c.report_kernel(gemm->kernel_id());
   pthreadpool_t pool = c.threadpool;
   const int64_t m = g.batches() * g.m;
   return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
@@ -112,7 +112,7 @@ OpImpl matmul_op() {
     const float* bias = c.has(2) ? static_cast<const float*>(in[2]) : nullptr;
     if (c.has(2) && (!c.in_const[2] || c.info(2).count() != g.n)) c.fail("the fused bias must be a constant of N values");
     if (Kernel fast = fast_matmul(c, g, act, bias, a, b, y)) return fast;
-    c.report_kernel("f32_gemm__ref");
+    c.report_kernel(kernels::reference_kernel("f32_gemm__ref"));
     if (c.isa != kernels::Isa::scalar) c.report_fallback("a MatMul whose B is not a 2-D constant has no SIMD driver yet");
     return [=] {
       for (int64_t bi = 0; bi < g.batches(); ++bi) {

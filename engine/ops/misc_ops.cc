@@ -77,7 +77,7 @@ OpImpl softmax_op(bool log) {
   op.build = [log](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const AxisSplit s = softmax_split(c);
     auto softmax = std::make_shared<const kernels::F32Softmax>(log, s.outer, s.len, s.inner, c.isa);
-    c.report_kernel(softmax->kernel_name());
+    c.report_kernel(softmax->kernel_id());
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
     pthreadpool_t pool = c.threadpool;
@@ -121,7 +121,7 @@ OpImpl arg_extremum_op(bool min) {
     }
     auto arg = std::make_shared<const kernels::F32ArgExtremum>(min, c.node.attrs.i("select_last_index", 0) != 0,
                                                                outer, d[size_t(axis)], inner, c.isa);
-    c.report_kernel(arg->kernel_name());
+    c.report_kernel(arg->kernel_id());
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<int64_t*>(out[0]);
     pthreadpool_t pool = c.threadpool;
@@ -201,7 +201,7 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
     } else {
       c.report_fallback("no SIMD kernel for this reduction");
     }
-    c.report_kernel(ref_name);
+    c.report_kernel(kernels::reference_kernel(ref_name));
     auto strides = x.strides();
     // vector<bool> has no data(); keep a plain array for the kernel.
     std::shared_ptr<bool[]> flags(new bool[dims.size()]);
@@ -248,7 +248,7 @@ OpImpl reduce_extremum_op(kernels::Extremum kind) {
     auto extremum = std::make_shared<const kernels::F32AxisExtremum>(kind == kernels::Extremum::min, run->outer, run->len,
                                                                      run->inner, c.isa);
     if (!extremum->fast()) return strided(c, in, out);
-    c.report_kernel(extremum->kernel_name());
+    c.report_kernel(extremum->kernel_id());
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
     pthreadpool_t pool = c.threadpool;

@@ -91,7 +91,7 @@ OpImpl layer_norm_op() {
     const float* scale = scale_copy ? scale_copy->data() : static_cast<const float*>(in[1]);
     const float* bias = !c.has(2) ? nullptr : bias_copy ? bias_copy->data() : static_cast<const float*>(in[2]);
     auto norm = std::make_shared<const kernels::F32LayerNorm>(size_t(s.n), c.isa);
-    c.report_kernel(norm->kernel_name());
+    c.report_kernel(norm->kernel_id());
     const float eps = c.node.attrs.f("epsilon", 1e-5f);
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
@@ -124,7 +124,7 @@ OpImpl scalar_map_op(float (*f)(float, float)) {
     const int64_t n = c.info(0).count();
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
-    c.report_kernel(c.node.op == "Pow" ? "f32_pow__ref" : "f32_sqrt__ref");
+    c.report_kernel(kernels::reference_kernel(c.node.op == "Pow" ? "f32_pow__ref" : "f32_sqrt__ref"));
     c.report_fallback("no SIMD kernel for " + c.node.op);
     return [=] {
       for (int64_t i = 0; i < n; ++i) y[i] = f(x[i], p);

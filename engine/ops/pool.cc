@@ -18,7 +18,7 @@ namespace ops {
 
 Kernel global_avgpool_kernel(const OpContext& c, int batch, int hw, int channels, const void* in, void* out) {
   auto gap = std::make_shared<const kernels::F32GlobalAvgPool>(batch, hw, channels, c.isa);
-  c.report_kernel(gap->kernel_name());
+  c.report_kernel(gap->kernel_id());
   auto x = static_cast<const float*>(in);
   auto y = static_cast<float*>(out);
   pthreadpool_t pool = c.threadpool;
@@ -66,7 +66,7 @@ bool is_global_window(const kernels::Pool2dShape& s) {
 template <class Driver, class X, class Y>
 Kernel bound_pool_kernel(const OpContext& c, std::shared_ptr<Driver> pool_driver, X x, Y y) {
   pool_driver->bind(x);
-  c.report_kernel(pool_driver->kernel_name());
+  c.report_kernel(pool_driver->kernel_id());
   pthreadpool_t pool = c.threadpool;
   return [=] { pool_driver->run(x, y, pool); };
 }

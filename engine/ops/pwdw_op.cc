@@ -79,14 +79,14 @@ Kernel build_pwdw(const OpContext& c, std::span<const void* const> in, std::span
                                                                 c.packed_cache);
     if (fast) {
       std::shared_ptr<kernels::F32PointwiseDwConv> conv = fast.driver;
-      c.report_kernel(conv->kernel_name());
+      c.report_kernel(conv->kernel_id());
       return [conv, x, y, pool] { conv->run(x, y, pool); };
     }
     c.report_fallback(fast.why_not);
   }
   // The two reference convs through a scratch tensor of the whole intermediate.
   auto scratch = std::make_shared<std::vector<float>>(size_t(s.pw.batch) * s.pw.in_h * s.pw.in_w * s.dw.in_c);
-  c.report_kernel("f32_conv2d_nhwc__ref");
+  c.report_kernel(kernels::reference_kernel("f32_conv2d_nhwc__ref"));
   return [=] {
     kernels::f32_conv2d_nhwc__ref(s.pw, x, w1, b1, pw_act, scratch->data());
     kernels::f32_conv2d_nhwc__ref(s.dw, scratch->data(), w2, b2, dw_act, y);

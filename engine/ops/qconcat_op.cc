@@ -69,7 +69,7 @@ std::vector<std::vector<T>> tables(const ops::ParamInputs& p, const std::vector<
 Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const std::vector<size_t> data = data_inputs(c);
   check(c, data);
-  std::string name;
+  kernels::KernelId name;
   const auto pieces = ops::concat_pieces(c, data, &name);
   std::vector<size_t> params;
   for (size_t i : data) params.push_back(i + 1), params.push_back(i + 2);
@@ -87,7 +87,7 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
   }
   pthreadpool_t pool = c.threadpool;
   const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
-  const std::string lookup_name = fast != nullptr ? fast->name : "q8_lookup__ref";
+  const kernels::KernelId lookup_name = fast != nullptr ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_lookup__ref");
   return ops::visit_q8_type(c.info(kYZeroPoint).dtype, [&](auto tag) -> Kernel {
     using T = decltype(tag);
     const ops::ParamInputs p(c, in);

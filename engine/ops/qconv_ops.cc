@@ -93,7 +93,7 @@ Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, void* y, 
   const std::shared_ptr<FastConv> conv = fast.driver;
   const void* x = in[kX];
   conv->bind(x);
-  c.report_kernel(conv->kernel_name());
+  c.report_kernel(conv->kernel_id());
   pthreadpool_t pool = c.threadpool;
   return [conv, x, y, pool] { conv->run(x, y, pool); };
 }
@@ -116,7 +116,7 @@ Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> i
 Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const kernels::Conv2dShape s = ops::conv2d_shape(qlinearconv_geometry(c));
   if (Kernel fast = build_fast_qlinearconv(c, in, out[0], s)) return fast;
-  c.report_kernel("q8_conv2d_nhwc__ref");
+  c.report_kernel(kernels::reference_kernel("q8_conv2d_nhwc__ref"));
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);
   const void* w = in[kW];
   const auto* bias = c.has(kBias) ? static_cast<const int32_t*>(in[kBias]) : nullptr;
@@ -166,7 +166,7 @@ Kernel build_convinteger(const OpContext& c, std::span<const void* const> in, st
   const void* w = in[kIntW];
   auto* y = static_cast<int32_t*>(out[0]);
   const DType tx = c.info(kIntX).dtype, tw = c.info(kIntW).dtype;
-  c.report_kernel("q8_conv2d_nhwc_acc__ref");
+  c.report_kernel(kernels::reference_kernel("q8_conv2d_nhwc_acc__ref"));
   if (c.isa != kernels::Isa::scalar) c.report_fallback("ConvInteger alone (not fused with its float tail) has no SIMD driver");
   Kernel k = ops::visit_q8_acc_types(tx, tw, [&](auto tx_tag, auto tw_tag) -> Kernel {
     using TX = decltype(tx_tag);

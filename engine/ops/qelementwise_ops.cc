@@ -67,7 +67,7 @@ Kernel build_qbinary(const OpContext& c, std::span<const void* const> in, std::s
   const kernels::Q8 type = c.info(kA).dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
   auto binary = std::make_shared<const kernels::Q8Binary>(kind, type, box.rank, box.dims.data(), box.a_strides.data(),
                                                           box.b_strides.data(), c.isa);
-  c.report_kernel(binary->kernel_name());
+  c.report_kernel(binary->kernel_id());
   const int32_t lo = kernels::q8_min(type), hi = kernels::q8_max(type);
   const void* a = in[kA];
   const void* b = in[kB];
@@ -148,7 +148,7 @@ Kernel lookup_kernel(const OpContext& c, std::span<const void* const> in, std::s
   const void* x = in[0];
   void* y = out[0];
   const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
-  c.report_kernel(fast != nullptr ? fast->name : "q8_lookup__ref");
+  c.report_kernel(fast != nullptr ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_lookup__ref"));
   return ops::visit_q8_type(c.info(0).dtype, [&](auto tag) -> Kernel {
     using T = decltype(tag);
     return ops::with_params(
@@ -249,7 +249,7 @@ Kernel global_avgpool_kernel(const OpContext& c, std::span<const void* const> in
                              int batch, int hw, int channels) {
   const kernels::Q8 type = c.info(kX).dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
   auto gap = std::make_shared<const kernels::Q8GlobalAvgPool>(type, batch, hw, channels, c.isa);
-  c.report_kernel(gap->kernel_name());
+  c.report_kernel(gap->kernel_id());
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);
   void* y = out[0];
   pthreadpool_t pool = c.threadpool;
@@ -318,12 +318,12 @@ OpImpl qavgpool_op() {
       auto pool_driver = std::make_shared<kernels::Q8AvgPool2d>(type, s, include_pad, params, c.isa);
       const void* x = in[kX];
       pool_driver->bind(x);
-      c.report_kernel(pool_driver->kernel_name());
+      c.report_kernel(pool_driver->kernel_id());
       pthreadpool_t pool = c.threadpool;
       return [=] { pool_driver->run(x, y, pool); };
     }
     const ops::ChannelsLastInput x(c.info(kX), in[kX]);
-    c.report_kernel("q8_avgpool2d_nhwc__ref");
+    c.report_kernel(kernels::reference_kernel("q8_avgpool2d_nhwc__ref"));
     return ops::visit_q8_type(c.info(kX).dtype, [&](auto tag) -> Kernel {
       using T = decltype(tag);
       return ops::with_params(c, in, kUnaryParams, derive_unary, [=](const UnaryParams& p) {
@@ -379,7 +379,7 @@ OpImpl qreduce_mean_op() {
       const int hw = int(x.count() / std::max<int64_t>(1, x.dims[0] * x.dims[1]));
       return global_avgpool_kernel(c, in, out, batch, hw, channels);
     }
-    c.report_kernel("q8_reduce_mean_strided__ref");
+    c.report_kernel(kernels::reference_kernel("q8_reduce_mean_strided__ref"));
     const ir::Dims dims = x.dims;
     const auto strides = x.strides();
     std::shared_ptr<bool[]> flags(new bool[dims.size()]);  // vector<bool> has no data()

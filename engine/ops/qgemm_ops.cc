@@ -121,7 +121,7 @@ Kernel build_qlinearmatmul(const OpContext& c, std::span<const void* const> in, 
   const void* b = in[kB];
   void* y = out[0];
   const DType ta = c.info(kA).dtype, tb = c.info(kB).dtype, ty = ops::quantized_output_type(c, kYZeroPoint);
-  c.report_kernel("q8_qlinear_matmul__ref");
+  c.report_kernel(kernels::reference_kernel("q8_qlinear_matmul__ref"));
   if (c.isa != kernels::Isa::scalar) c.report_fallback("QLinearMatMul has no SIMD driver yet");
   Kernel k = ops::visit_q8_req_types(ta, tb, ty, [&](auto ta_tag, auto tb_tag, auto ty_tag) -> Kernel {
     using TA = decltype(ta_tag);
@@ -182,7 +182,7 @@ Kernel build_matmulinteger(const OpContext& c, std::span<const void* const> in, 
   const void* b = in[kIntB];
   auto* y = static_cast<int32_t*>(out[0]);
   const DType ta = c.info(kIntA).dtype, tb = c.info(kIntB).dtype;
-  c.report_kernel("q8_gemm_int32__ref");
+  c.report_kernel(kernels::reference_kernel("q8_gemm_int32__ref"));
   if (c.isa != kernels::Isa::scalar) c.report_fallback("MatMulInteger alone (not fused with its float tail) has no SIMD driver");
   Kernel k = ops::visit_q8_acc_types(ta, tb, [&](auto ta_tag, auto tb_tag) -> Kernel {
     using TA = decltype(ta_tag);
@@ -284,7 +284,7 @@ Kernel fast_qgemm(const OpContext& c, std::span<const void* const> in, const ops
                                                          *ty, c.isa, c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::Q8Gemm> gemm = fast.driver;
-  c.report_kernel(gemm->kernel_name());
+  c.report_kernel(gemm->kernel_id());
   const void* a = in[kGA];
   const int64_t m = g.s.m;
   pthreadpool_t pool = c.threadpool;
@@ -305,7 +305,7 @@ Kernel build_qgemm(const OpContext& c, std::span<const void* const> in, std::spa
   Kernel k;
   if (quantized) {
     if (Kernel fast = fast_qgemm(c, in, g, alpha, y)) return fast;
-    c.report_kernel("q8_gemm__ref");
+    c.report_kernel(kernels::reference_kernel("q8_gemm__ref"));
     const DType ty = ops::quantized_output_type(c, kGYZeroPoint);
     k = ops::visit_q8_req_types(ta, tb, ty, [&](auto ta_tag, auto tb_tag, auto ty_tag) -> Kernel {
       using TA = decltype(ta_tag);

@@ -1,11 +1,15 @@
 // com.microsoft.QLinearSoftmax (X, X_scale, [X_zero_point], Y_scale, [Y_zero_point]; attributes
 // axis and opset), and so the QDQ unit DequantizeLinear -> Softmax -> QuantizeLinear that
 // fuse_qdq turns into it: ONNX Runtime's lookup-table softmax, bit for bit
-// (kernels/ref/qsoftmax.h). `opset` < 13 reduces over every dimension from `axis` on (the old
+// (kernels/ref/qsoftmax.h), on the SIMD microkernels of kernels/qsoftmax_list.h where the ISA
+// cap allows (kernels::Q8Softmax). `opset` < 13 reduces over every dimension from `axis` on (the old
 // Softmax's flattening), 13 and above over `axis` alone; axis defaults to -1 for every opset
 // (ORT's schema default, so an opset-12 node without axis reduces over the last dimension).
+#include <memory>
+
 #include "engine/ops/batch_use.h"
 #include "engine/ops/qparams.h"
+#include "kernels/elementwise/softmax.h"
 #include "kernels/ref/qsoftmax.h"
 
 namespace octet {
@@ -60,21 +64,17 @@ Kernel build(const OpContext& c, std::span<const void* const> in, std::span<void
   const bool is_signed = c.info(kX).dtype == DType::s8;
   const void* x = in[kX];
   void* y = out[0];
-  c.report_kernel(is_signed ? "qs8_softmax__ref" : "qu8_softmax__ref");
+  auto softmax = std::make_shared<const kernels::Q8Softmax>(is_signed, int64_t(s.outer), int64_t(s.d),
+                                                            int64_t(s.inner), c.isa);
+  c.report_kernel(softmax->kernel_id());
+  pthreadpool_t pool = c.threadpool;
   return ops::with_params(
       c, in, {kXScale, kYScale, kYZeroPoint},
       [s, is_signed](const ops::ParamInputs& p) {
         return Params{kernels::qsoftmax_table(p[kXScale].scalar(), s.d, is_signed), p[kYScale].scalar(),
                       p[kYZeroPoint].int_scalar()};
       },
-      [=](const Params& p) {
-        if (is_signed)
-          kernels::q8_softmax__ref(s.outer, s.d, s.inner, static_cast<const int8_t*>(x), p.table, p.y_scale,
-                                   p.y_zero_point, static_cast<int8_t*>(y));
-        else
-          kernels::q8_softmax__ref(s.outer, s.d, s.inner, static_cast<const uint8_t*>(x), p.table, p.y_scale,
-                                   p.y_zero_point, static_cast<uint8_t*>(y));
-      });
+      [=](const Params& p) { softmax->run(x, y, p.table, p.y_scale, p.y_zero_point, pool); });
 }
 
 }  // namespace

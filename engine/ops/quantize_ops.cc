@@ -199,7 +199,7 @@ OpImpl quantize_linear_op() {
         auto* yp = static_cast<T*>(y);
         const kernels::Q8QuantizeKernel* fast = kernels::choose_q8_quantize(c.isa);
         const kernels::Q8 type = std::is_same_v<T, uint8_t> ? kernels::Q8::u8 : kernels::Q8::s8;
-        c.report_kernel(g.count == 1 && fast ? fast->name : "q8_quantize_linear__ref");
+        c.report_kernel(g.count == 1 && fast ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_quantize_linear__ref"));
         if (g.count == 1 && fast)
           k = [=]() mutable {
             params.refresh();
@@ -256,9 +256,9 @@ OpImpl dequantize_linear_op() {
         const auto* xp = static_cast<const T*>(in[0]);
         const kernels::Q8QuantizeKernel* fast =
             std::is_same_v<T, int32_t> ? nullptr : kernels::choose_q8_quantize(c.isa);
-        c.report_kernel(g.count == 1 && fast ? fast->dequantize_name
-                        : g.count == 1      ? "q8_dequantize_linear__ref"
-                                            : "q8_dequantize_linear_per_axis__ref");
+        c.report_kernel(g.count == 1 && fast ? kernels::KernelId{fast->dequantize_name, fast->isa == kernels::Isa::scalar}
+                        : kernels::reference_kernel(g.count == 1 ? "q8_dequantize_linear__ref"
+                                                                 : "q8_dequantize_linear_per_axis__ref"));
         if (g.count == 1 && fast)
           k = [=]() mutable {
             params.refresh();
@@ -311,10 +311,12 @@ OpImpl dynamic_quantize_linear_op() {
     const auto* given_range = c.has(1) ? static_cast<const float*>(in[1]) : nullptr;
     const kernels::Q8QuantizeKernel* k = kernels::choose_q8_quantize(c.isa);
     if (given_range)
-      c.report_kernel(std::string(k != nullptr ? k->name : "q8_quantize_linear__ref") + " (range from the producer)");
+      c.report_kernel((k != nullptr ? kernels::row_kernel(*k) : kernels::reference_kernel("q8_quantize_linear__ref")) +
+                      " (range from the producer)");
     else
-      c.report_kernel(k != nullptr ? std::string("qu8_dynamic_quantize__") + kernels::isa_name(k->isa)
-                                   : "qu8_dynamic_quantize_linear__ref");
+      c.report_kernel(k != nullptr ? kernels::KernelId{std::string("qu8_dynamic_quantize__") + kernels::isa_name(k->isa),
+                                                       k->isa == kernels::Isa::scalar}
+                                   : kernels::reference_kernel("qu8_dynamic_quantize_linear__ref"));
     const std::string where = ir::Graph::describe(c.node);
     return [=] {
       kernels::F32Range range;

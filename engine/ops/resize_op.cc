@@ -184,7 +184,7 @@ Kernel build_resize(const OpContext& c, std::span<const void* const> in, std::sp
   if (ir::element_count(p.out) == 0) return [] {};
   if (p.feature_map) {
     auto resize = std::make_shared<const kernels::Resize2d>(shape_2d(x.dims, p.out), p.params, element_of(x.dtype), c.isa);
-    c.report_kernel(resize->kernel_name());
+    c.report_kernel(resize->kernel_id());
     pthreadpool_t pool = c.threadpool;
     return [=] { resize->run(xp, yp, pool); };
   }
@@ -198,7 +198,7 @@ Kernel build_resize(const OpContext& c, std::span<const void* const> in, std::sp
     in_dims.push_back(x.dims[size_t(d)]);
     out_dims.push_back(p.out[size_t(d)]);
   }
-  c.report_kernel("resize_nearest_any__ref");
+  c.report_kernel(kernels::reference_kernel("resize_nearest_any__ref"));
   c.report_fallback("a nearest resize of the batch or channel axis, or of rank other than 3 and 4");
   const size_t element = ir::dtype_size(x.dtype);
   return [=] { kernels::resize_nearest_any__ref(in_dims, out_dims, maps, element, xp, yp); };

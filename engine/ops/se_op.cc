@@ -75,8 +75,8 @@ Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<v
       c.report_fallback(fc1 ? fc2.why_not : fc1.why_not);
     }
   }
-  const std::string fc_name = reduce ? reduce->kernel_name() : "f32_gemm__ref";
-  c.report_kernel("se(" + pool->kernel_name() + ", " + fc_name + ", " + scale->kernel_name() + ")");
+  const kernels::KernelId fc_name = reduce ? reduce->kernel_id() : kernels::reference_kernel("f32_gemm__ref");
+  c.report_kernel("se(" + pool->kernel_id() + ", " + fc_name + ", " + scale->kernel_id() + ")");
   // The reference GEMMs: [n][C] x w1^T + b1 -> [n][mid], [n][mid] x w2^T + b2 -> [n][C].
   kernels::GemmShape ref1, ref2;
   ref1.m = ref2.m = s.n;

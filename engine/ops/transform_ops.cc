@@ -62,7 +62,7 @@ OpImpl transpose_op() {
     auto dst = strides_of(out_dims, Layout::row_major);
     auto copy = std::make_shared<const StridedCopy>(int(out_dims.size()), out_dims.data(), src.data(), dst.data(),
                                                     int(ir::dtype_size(x.dtype)));
-    c.report_kernel(copy->kernel_name());
+    c.report_kernel(copy->kernel_id());
     const void* xp = in[0];
     void* yp = out[0];
     pthreadpool_t pool = c.threadpool;
@@ -132,13 +132,13 @@ OpImpl channel_shuffle_op() {
     void* yp = out[0];
     pthreadpool_t pool = c.threadpool;
     if (p.viewable) {
-      c.report_kernel(copy->kernel_name());
+      c.report_kernel(copy->kernel_id());
       return [=] { copy->run(xp, yp, pool); };
     }
     // x's layout does not split into the intermediate shape: read it row-major first.
     auto relayout = std::make_shared<const StridedCopy>(relayout_copy(x, Layout::row_major));
     auto scratch = std::make_shared<std::vector<std::byte>>(x.bytes());
-    c.report_kernel(std::string(relayout->kernel_name()) + " + " + copy->kernel_name());
+    c.report_kernel(relayout->kernel_id() + " + " + copy->kernel_id());
     return [=] {
       relayout->run(xp, scratch->data(), pool);
       copy->run(scratch->data(), yp, pool);
@@ -237,7 +237,7 @@ Kernel box_copy(const OpContext& c, const TensorInfo& x, const SliceBox& b, Layo
   const size_t elem = ir::dtype_size(x.dtype);
   auto copy =
       std::make_shared<const StridedCopy>(int(b.out.size()), b.out.data(), src.data(), dst.data(), int(elem));
-  c.report_kernel(copy->kernel_name());
+  c.report_kernel(copy->kernel_id());
   const void* xp = static_cast<const std::byte*>(in) + offset * int64_t(elem);
   void* yp = out;
   pthreadpool_t pool = c.threadpool;
@@ -359,7 +359,7 @@ OpImpl concat_op() {
     return ops::concat_per_image(c, all_inputs(c), normalize_axis(c, c.node.attrs.i("axis"), int64_t(out[0].dims.size())));
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    std::string name;
+    kernels::KernelId name;
     const auto pieces = ops::concat_pieces(c, all_inputs(c), &name);
     c.report_kernel(name);
     std::vector<std::pair<const void*, std::byte*>> where;
@@ -425,7 +425,7 @@ OpImpl space_depth_op(bool to_space) {
       dst = {ys[0], ys[1], ys[2], b * ch * ys[1], ys[3], ch * ys[1]};
     }
     auto copy = std::make_shared<const StridedCopy>(6, dims.data(), src.data(), dst.data(), int(ir::dtype_size(x.dtype)));
-    c.report_kernel(copy->kernel_name());
+    c.report_kernel(copy->kernel_id());
     const void* xp = in[0];
     void* yp = out[0];
     pthreadpool_t pool = c.threadpool;
@@ -479,7 +479,7 @@ TensorInfo concat_output(const OpContext& c, const std::vector<size_t>& data) {
   return {first.dtype, out, concat_layout(c, data)};
 }
 
-std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<size_t>& data, std::string* kernel) {
+std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<size_t>& data, kernels::KernelId* kernel) {
   const TensorInfo y = concat_output(c, data);
   const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(y.dims.size()));
   const auto dst = strides_of(y.dims, y.layout);
@@ -490,7 +490,7 @@ std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<siz
     const TensorInfo& x = c.info(i);
     auto src = x.strides();
     auto copy = std::make_shared<const kernels::StridedCopy>(int(x.dims.size()), x.dims.data(), src.data(), dst.data(), elem);
-    if (kernel->empty() || std::string(copy->kernel_name()).ends_with("__ref")) *kernel = copy->kernel_name();
+    if (kernel->name.empty() || copy->kernel_id().scalar) *kernel = copy->kernel_id();
     pieces.push_back({copy, i, size_t(at * dst[size_t(axis)] * elem)});
     at += x.dims[size_t(axis)];
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/isa.h"
+#include "kernels/kernel_list.h"
 #include "kernels/q8_type.h"
 
 namespace octet::kernels {

@@ -182,8 +182,8 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
     padded_w_ = static_cast<size_t>(std::max(needed, s.pad_left + s.in_w));
     padded_.assign(size_t(s.batch) * s.in_h * padded_w_ * s.in_c, 0.0f);
   }
-  name_ = plain_gemm_ ? kernel.gemm_name : kernel.igemm_name;
-  if (epilogue_.active()) name_ += "+" + epilogue_.kernel_name();
+  name_ = {plain_gemm_ ? kernel.gemm_name : kernel.igemm_name, kernel.isa == Isa::scalar};
+  if (epilogue_.active()) name_ = name_ + "+" + epilogue_.kernel_id();
 }
 
 void F32Conv::bind(const float* x) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/f32_gemm_list.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/isa.h"
@@ -38,7 +39,8 @@ class F32Conv {  // dense or grouped conv, any kernel / stride / dilation / pads
   F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
           const F32GemmKernel& kernel, PackedCache* cache = nullptr);
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const F32GemmKernel& kernel() const { return *kernel_; }
   // True when the conv runs as a plain GEMM (1x1, stride 1, no padding): bind() is then free.
   bool is_plain_gemm() const { return plain_gemm_; }
@@ -60,7 +62,7 @@ class F32Conv {  // dense or grouped conv, any kernel / stride / dilation / pads
   F32MinMax clamp_;
   F32Epilogue epilogue_;
   const F32GemmKernel* kernel_;
-  std::string name_;
+  KernelId name_;
   bool plain_gemm_;
   bool merge_kx_;
   size_t group_in_c_, group_out_c_, group_cols_;  // grouped conv: channels per group, packed columns per group

@@ -82,14 +82,14 @@ void F32DwConv::init(const float* weights, const float* bias, PackedCache* cache
     max_ = act_.max;
   }
   if (kernel_ == nullptr) {
-    name_ = "f32_conv2d_nhwc__ref";
+    name_ = reference_kernel("f32_conv2d_nhwc__ref");
     ref_weights_.assign(weights, weights + C * taps);
     if (bias) ref_bias_.assign(bias, bias + C);
     return;
   }
   epilogue_ = F32Epilogue(act_, kernel_->isa);
-  name_ = kernel_->name;
-  if (epilogue_.active()) name_ += "+" + epilogue_.kernel_name();
+  name_ = row_kernel(*kernel_);
+  if (epilogue_.active()) name_ = name_ + "+" + epilogue_.kernel_id();
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t blocks = (C + tile - 1) / tile;
   packed_ = shared_packing<std::vector<float>>(

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/conv/dwconv_indirection.h"
 #include "kernels/dwconv_list.h"
 #include "kernels/elementwise/eltwise.h"
@@ -41,7 +42,8 @@ class F32DwConv {
   F32DwConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
             const F32DwConvKernel& kernel, PackedCache* cache = nullptr);
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const F32DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
   // Whether run() copies each image into a horizontally padded buffer (small maps).
   bool copies_padded_input() const { return pad_copy_; }
@@ -76,7 +78,7 @@ class F32DwConv {
   Conv2dShape s_;
   Activation act_;
   const F32DwConvKernel* kernel_ = nullptr;  // nullptr: the ref conv
-  std::string name_;
+  KernelId name_;
   std::shared_ptr<const std::vector<float>> packed_;  // shared by the Session's plans
   std::vector<float> ref_weights_, ref_bias_;
   std::vector<float> pad_row_;

@@ -87,7 +87,7 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
       lane.dw->bind_ring(lane.ring, rings_.rows);
     }
   }
-  name_ = "pwdw(" + pw_->kernel_name() + ", " + lanes_[0].dw->kernel_name() + ")";
+  name_ = "pwdw(" + pw_->kernel_id() + ", " + lanes_[0].dw->kernel_id() + ")";
 }
 
 void F32PointwiseDwConv::run_rows(const Lane& lane, const float* x, float* y, int n, int first, int end,

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/aligned_buffer.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/gemm/f32_gemm.h"
@@ -59,7 +60,8 @@ class F32PointwiseDwConv {
   // The rings' floats for this shape, thread count and limits.
   static size_t scratch_floats(const Conv2dShape& dw, size_t threads, const PwDwRingLimits& limits = {});
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const F32DwConv* kernel() const { return lanes_[0].dw.get(); }  // for make_fast: never nullptr once built
   int ring_rows() const { return rings_.rows; }  // input rows a ring holds (in_h: whole images)
   int band_rows() const { return rings_.band; }  // output rows per band (out_h: whole images)
@@ -91,7 +93,7 @@ class F32PointwiseDwConv {
   std::unique_ptr<F32Gemm> pw_;
   std::vector<Lane> lanes_;
   AlignedFloats own_scratch_;  // when the caller gave none
-  std::string name_;
+  KernelId name_;
 };
 
 }  // namespace octet::kernels

@@ -38,7 +38,7 @@ const Conv2dShape& checked_for_winograd(const Conv2dShape& s, const Activation& 
 const F32WinogradKernel& choose_transforms(Isa isa) {
   const F32WinogradKernel* best = nullptr;
   for (const F32WinogradKernel& k : f32_winograd_kernels())
-    if (isa_runs(k.isa, isa) && (best == nullptr || isa_rank(k.isa) > isa_rank(best->isa))) best = &k;
+    if (row_runs(k, isa) && (best == nullptr || isa_rank(k.isa) > isa_rank(best->isa))) best = &k;
   if (best == nullptr)
     throw Unsupported(std::string("no Winograd transform microkernel for ISA level ") + isa_name(isa) +
                                 " on this CPU: use F32Conv or the ref kernel");
@@ -120,7 +120,7 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
       epilogue_(act, transforms.isa),
       transforms_(&runnable(transforms, transforms.name)),
       gemm_(&runnable(gemm, gemm.gemm_name)),
-      name_(std::string(transforms.name) + (epilogue_.active() ? "+" + epilogue_.kernel_name() : "")),
+      name_(row_kernel(transforms) + (epilogue_.active() ? "+" + epilogue_.kernel_id() : KernelId{})),
       bias_(static_cast<size_t>(s.out_c), 0.0f),
       zero_(static_cast<size_t>(s.in_c), 0.0f) {
   const size_t in_c = s.in_c, out_c = s.out_c;

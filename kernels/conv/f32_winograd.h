@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/f32_gemm_list.h"
 #include "kernels/f32_winograd_list.h"
 #include "kernels/gemm/f32_gemm.h"
@@ -52,7 +53,8 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
   F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,
                   const F32WinogradKernel& transforms, const F32GemmKernel& gemm, PackedCache* cache = nullptr);
 
-  const std::string& kernel_name() const { return name_; }  // "f32_winograd_2x2_3x3__avx512"
+  const std::string& kernel_name() const { return name_.name; }  // "f32_winograd_2x2_3x3__avx512"
+  const KernelId& kernel_id() const { return name_; }
   const F32GemmKernel& gemm_kernel() const { return *gemm_; }
 
   void bind(const float* x);  // allocates the scratch (nothing depends on x itself)
@@ -77,7 +79,7 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
   F32Epilogue epilogue_;
   const F32WinogradKernel* transforms_;
   const F32GemmKernel* gemm_;
-  std::string name_;
+  KernelId name_;
   struct TransformedWeights {
     std::vector<F32PackedWeights> positions;  // 16, one per transformed position xi = 4 i + j
     friend size_t packed_size(const TransformedWeights& t) {

@@ -114,7 +114,7 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutp
   const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
   kernel_ = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
                                   static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
-  init_float_output(w, std::move(out), cache);
+  init_float_output(w, std::move(out), isa, cache);
 }
 
 Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out,
@@ -125,18 +125,18 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutp
     throw std::invalid_argument(std::string("Q8Conv: kernel ") + kernel.name + " cannot run " +
                                 q8_name(x_type) + " activations on this CPU");
   }
-  init_float_output(w, std::move(out), cache);
+  init_float_output(w, std::move(out), kernel.isa, cache);
 }
 
-void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out, PackedCache* cache) {
+void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out, Isa isa, PackedCache* cache) {
   init(w, nullptr, unit_requantization(x_type_), cache);
   const size_t per_channel = static_cast<size_t>(s_.in_c) * s_.kernel_h * s_.kernel_w;
   column_sums_ = q8_column_sums(static_cast<size_t>(s_.out_c), 1, per_channel,
                                 [&](size_t c, size_t, size_t k) { return w[c * per_channel + k]; });
   float_out_.emplace(std::move(out), column_sums_, kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
-                     kernel_ != nullptr ? kernel_->reads : x_type_);
+                     kernel_ != nullptr ? kernel_->reads : x_type_, isa);
   if (kernel_ == nullptr) {
-    name_ = "q8_conv2d_nhwc_acc__ref";
+    name_ = reference_kernel("q8_conv2d_nhwc_acc__ref");
     ref_acc_.resize(static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * s_.out_c);
   }
 }
@@ -149,12 +149,12 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   const size_t in_c = static_cast<size_t>(s_.in_c);
   const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
   if (kernel_ == nullptr) {
-    name_ = "q8_conv2d_nhwc__ref";
+    name_ = reference_kernel("q8_conv2d_nhwc__ref");
     weights_.assign(w, w + static_cast<size_t>(s_.out_c) * in_c * taps);
     if (bias != nullptr) bias_.assign(bias, bias + s_.out_c);
     return;
   }
-  name_ = kernel_->name;
+  name_ = row_kernel(*kernel_);
   const size_t kh = static_cast<size_t>(s_.kernel_h);
   const size_t kw = static_cast<size_t>(s_.kernel_w);
   merge_kx_ = s_.dilation_w == 1;
@@ -386,6 +386,7 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
       args.y_row_stride = out_c * sizeof(float);
       float_out_->set_args(args, b);
       kernel_->fn_f32(args);
+      float_out_->activate(args.mr, args.nc, static_cast<float*>(args.y), out_c);
       return;
     }
     args.y = y_base + g * mr * out_c + b * nr;
@@ -439,6 +440,7 @@ void Q8Conv::run_reference_dequantized(const void* x, float x_scale, int32_t x_z
   const int64_t pixels = static_cast<int64_t>(s_.batch) * s_.out_h * s_.out_w;
   dequantize_accumulators__ref(pixels, s_.out_c, ref_acc_.data(), x_scale, out.w_scale, out.bias,
                                out.lo, out.hi, y);
+  apply_dequantized_activation__ref(out, pixels * s_.out_c, y);
 }
 
 void Q8Conv::run_reference(const void* x, void* y) const {

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/elementwise/output_range.h"
 #include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
@@ -79,7 +80,8 @@ class Q8Conv {
   Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out,
          const Q8GemmKernel& kernel, PackedCache* cache = nullptr);
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
   bool im2col() const { return im2col_; }  // the first-layer path (see above)
 
@@ -93,7 +95,7 @@ class Q8Conv {
 
  private:
   void init(const int8_t* w, const int32_t* bias, const Requantization& rq, PackedCache* cache);
-  void init_float_output(const int8_t* w, DequantizedOutput out, PackedCache* cache);
+  void init_float_output(const int8_t* w, DequantizedOutput out, Isa isa, PackedCache* cache);
   void run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
   void run_reference(const void* x, void* y) const;
   void run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y) const;
@@ -105,7 +107,7 @@ class Q8Conv {
   int32_t y_zero_point_, qmin_, qmax_;
   std::vector<float> multiplier_;
   const Q8GemmKernel* kernel_ = nullptr;
-  std::string name_;
+  KernelId name_;
 
   void build_indirection(const uint8_t* base, int image_h, int image_w, int pad_top, int pad_left);
   void init_im2col();

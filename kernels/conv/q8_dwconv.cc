@@ -84,7 +84,7 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
   ref_multiplier_.resize(C);
   for (size_t c = 0; c < C; ++c) ref_multiplier_[c] = rq.multiplier_of(c);
   if (kernel_ == nullptr) {
-    name_ = "q8_conv2d_nhwc__ref";
+    name_ = reference_kernel("q8_conv2d_nhwc__ref");
     ref_w_.assign(w, w + C * taps);
     if (bias) ref_bias_.assign(bias, bias + C);
     ref_zero_point_ = rq.zero_point;
@@ -92,7 +92,7 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
     ref_qmax_ = rq.qmax;
     return;
   }
-  name_ = kernel_->name;
+  name_ = row_kernel(*kernel_);
   ep_.x_signed = x_type_ == Q8::s8;
   ep_.y_signed = y_type_ == Q8::s8;
   ep_.lo = static_cast<float>(rq.qmin - rq.zero_point);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/conv/dwconv_indirection.h"
 #include "kernels/dwconv_list.h"
 #include "kernels/isa.h"
@@ -42,7 +43,8 @@ class Q8DwConv {
   Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w, const int32_t* bias,
            const Requantization& rq, Q8 y_type, const Q8DwConvKernel& kernel, PackedCache* cache = nullptr);
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const Q8DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
 
   // x: [batch][in_h][in_w][C] of x_type. run() must then be given the same x.
@@ -60,7 +62,7 @@ class Q8DwConv {
   Q8 x_type_, y_type_;
   int32_t x_zero_point_;
   const Q8DwConvKernel* kernel_ = nullptr;  // nullptr: the ref conv
-  std::string name_;
+  KernelId name_;
   std::shared_ptr<const std::vector<int32_t>> packed_;  // shared by the Session's plans
   Q8DwEpilogue ep_{};
   // The ref path keeps the operands as given.

@@ -32,6 +32,7 @@ Q8DequantizedDwConv::Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const 
   conv_->bind(centered_.data());
   scale_.resize(channels);
   epilogue_ = &choose_dequantized_epilogue(isa);
+  activation_ = F32Epilogue(out_.act, isa);
 }
 
 void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point, float* y, pthreadpool_t pool,
@@ -48,14 +49,16 @@ void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point
   // The float epilogue and the range run on each output row as the conv finishes it (in L1).
   struct RowWork {
     const DequantizedEpilogueKernel* k;
+    const F32Epilogue* activation;
     size_t channels;
     const float *scale, *bias;
     float lo, hi;
     OutputRange* range;
-  } work{epilogue_, channels, sc, b, lo, hi, range};
+  } work{epilogue_, activation_.active() ? &activation_ : nullptr, channels, sc, b, lo, hi, range};
   const F32DwConv::RowHook hook{[](void* context, float* row, size_t n) {
                                   const RowWork& w = *static_cast<const RowWork*>(context);
                                   w.k->epilogue(n / w.channels, w.channels, row, w.scale, w.bias, w.lo, w.hi);
+                                  if (w.activation) w.activation->run(n, row, row);
                                   if (w.range) w.range->add(n, row);
                                 },
                                 &work};

@@ -41,8 +41,9 @@ class Q8DequantizedDwConv {
   Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutput out, Isa isa,
                       PackedCache* cache = nullptr);
 
-  bool has_kernel() const { return conv_->kernel_name().find("__ref") == std::string::npos; }
+  bool has_kernel() const { return !conv_->kernel_id().scalar; }
   const std::string& kernel_name() const { return conv_->kernel_name(); }
+  const KernelId& kernel_id() const { return conv_->kernel_id(); }
 
   // x: [batch][in_h][in_w][C] of x_type; y: [batch][out_h][out_w][C] float. Not for two
   // threads at once (the scratch image belongs to the object). With `range`, the range of
@@ -58,6 +59,7 @@ class Q8DequantizedDwConv {
   std::vector<float> scale_;     // x_scale * w_scale[c], per run
   std::unique_ptr<F32DwConv> conv_;
   const DequantizedEpilogueKernel* epilogue_ = nullptr;  // the passes before and after conv_
+  F32Epilogue activation_;                               // out_.act, after the epilogue's clamp
 };
 
 }  // namespace octet::kernels

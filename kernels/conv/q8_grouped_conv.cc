@@ -57,7 +57,7 @@ Q8GroupedConv::Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, c
                               v.begin() + std::ptrdiff_t((k + 1) * group_out_c_));
   };
   for (int k = 0; k < s.groups; ++k) {
-    DequantizedOutput part{slice(out.w_scale, size_t(k)), slice(out.bias, size_t(k)), out.lo, out.hi};
+    DequantizedOutput part{slice(out.w_scale, size_t(k)), slice(out.bias, size_t(k)), out.lo, out.hi, out.act};
     groups_.push_back(std::make_unique<Q8Conv>(g, x_type, w + size_t(k) * w_per_group, std::move(part), isa, cache));
   }
   finish(sizeof(float));
@@ -79,7 +79,7 @@ void Q8GroupedConv::finish(size_t y_bytes) {
   x_group_.resize(size_t(s_.batch) * s_.in_h * s_.in_w * group_in_c_);
   y_group_.resize(size_t(s_.batch) * s_.out_h * s_.out_w * group_out_c_ * y_bytes);
   for (auto& conv : groups_) conv->bind(x_group_.data());
-  name_ = groups_.front()->kernel_name() + " (" + std::to_string(s_.groups) + " groups)";
+  name_ = groups_.front()->kernel_id() + " (" + std::to_string(s_.groups) + " groups)";
 }
 
 void Q8GroupedConv::bind(const void*) {}

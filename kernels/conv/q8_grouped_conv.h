@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/conv/q8_conv.h"
 
 namespace octet::kernels {
@@ -31,7 +32,8 @@ class Q8GroupedConv {
   Q8GroupedConv(const Conv2dShape& s, Q8 x_type, const int8_t* w, const DequantizedOutput& out, Isa isa,
                 PackedCache* cache = nullptr);
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const Q8GemmKernel* kernel() const { return groups_.front()->kernel(); }
 
   void bind(const void* x);  // nothing to bind: the groups read the gather buffer
@@ -50,7 +52,7 @@ class Q8GroupedConv {
   size_t group_in_c_, group_out_c_;
   std::vector<std::unique_ptr<Q8Conv>> groups_;
   mutable std::vector<uint8_t> x_group_, y_group_;  // one group's input and output, dense
-  std::string name_;
+  KernelId name_;
 };
 
 }  // namespace octet::kernels

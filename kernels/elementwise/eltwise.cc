@@ -201,7 +201,24 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
     // copies at each run, read with row stride 0, and x is cut into rows of that length.
     const bool b_scalar = single_element(rank, dims, b_strides) && dense(rank, dims, a_strides);
     const bool a_scalar = !b_scalar && single_element(rank, dims, a_strides) && dense(rank, dims, b_strides);
-    if (!a_scalar && !b_scalar) return;
+    if (!a_scalar && !b_scalar) {
+      // One operand constant along the innermost run the other walks contiguously (ConvNeXt's
+      // layer scale [C,1,1] over row-major NCHW): each run is x op scalar on the microkernel.
+      for (const Splat side : {Splat::b, Splat::a}) {
+        const int64_t* moving = side == Splat::b ? a_strides : b_strides;
+        const int64_t* fixed = side == Splat::b ? b_strides : a_strides;
+        int k = rank;
+        int64_t run = 1;
+        while (k > 0 && (dims[k - 1] == 1 || (moving[k - 1] == run && fixed[k - 1] == 0))) run *= dims[--k];
+        if (run < kMinScalarRun) continue;
+        splat_ = side;
+        run_outer_rank_ = k;
+        run_ = run;
+        ukernel_ = f32_binary_ukernel(op, isa);
+        return;
+      }
+      return;
+    }
     splat_ = a_scalar ? Splat::a : Splat::b;
     int64_t n = 1;
     for (int d = 0; d < rank; ++d) n *= dims[d];
@@ -216,9 +233,10 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
   ukernel_ = f32_binary_ukernel(op, isa);
 }
 
-std::string F32Binary::kernel_name() const {
-  if (slope_rows_) return std::string(slope_rows_->name) + " (slope per run)";
-  return ukernel_ ? ukernel_->name : std::string("f32_binary_strided__ref(") + binary_name(op_) + ")";
+KernelId F32Binary::kernel_id() const {
+  if (slope_rows_) return row_kernel(*slope_rows_) + " (slope per run)";
+  if (ukernel_ && run_ > 0) return row_kernel(*ukernel_) + " (scalar per run)";
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel(std::string("f32_binary_strided__ref(") + binary_name(op_) + ")");
 }
 
 void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const {
@@ -251,6 +269,10 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
     }
     return;
   }
+  if (run_ > 0) {
+    run_scalar_per_run(a, b, y, pool, range);
+    return;
+  }
   if (splat_ != Splat::none) {
     // The run's scalar, then the operands as [rows][cols] (+ a tail) over the spread row.
     std::fill(splat_row_.begin(), splat_row_.end(), splat_ == Splat::a ? *a : *b);
@@ -272,6 +294,40 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
     fn(1, size_t(splat_tail_), ta, 0, tb, 0, y + done);
     if (range) range->add(size_t(splat_tail_), y + done);
   }
+}
+
+void F32Binary::run_scalar_per_run(const float* a, const float* b, float* y, pthreadpool_t pool,
+                                   OutputRange* range) const {
+  int64_t runs = 1;
+  for (int d = 0; d < run_outer_rank_; ++d) runs *= dims_[d];
+  const F32BinaryUkernel fn = ukernel_->fn;
+  const bool b_fixed = splat_ == Splat::b;
+  const size_t runs_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(run_));
+  parallel_pieces(pool, size_t(runs), runs_per_piece, [&](size_t start, size_t count) {
+    // The run's scalar spread over a row read with row stride 0: [rows][chunk] + a tail.
+    float row[kScalarRunChunk];
+    const int64_t chunk = std::min<int64_t>(run_, kScalarRunChunk);
+    const int64_t rows = run_ / chunk, tail = run_ - rows * chunk;
+    for (size_t r = start; r < start + count; ++r) {
+      int64_t rest = int64_t(r), a_off = 0, b_off = 0;
+      for (int d = run_outer_rank_ - 1; d >= 0; --d) {
+        const int64_t i = rest % dims_[d];
+        rest /= dims_[d];
+        a_off += i * a_strides_[d];
+        b_off += i * b_strides_[d];
+      }
+      std::fill(row, row + chunk, b_fixed ? b[b_off] : a[a_off]);
+      const float* ra = b_fixed ? a + a_off : row;
+      const float* rb = b_fixed ? row : b + b_off;
+      const size_t sa = b_fixed ? size_t(chunk) : 0, sb = b_fixed ? 0 : size_t(chunk);
+      float* yr = y + int64_t(r) * run_;
+      fn(size_t(rows), size_t(chunk), ra, sa, rb, sb, yr);
+      if (tail > 0)
+        fn(1, size_t(tail), b_fixed ? ra + rows * chunk : row, 0, b_fixed ? row : rb + rows * chunk, 0,
+           yr + rows * chunk);
+      if (range) range->add(size_t(run_), yr);
+    }
+  });
 }
 
 F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
@@ -297,11 +353,11 @@ F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
   }
 }
 
-std::string F32Epilogue::kernel_name() const {
-  if (!active()) return "";
-  if (act_ukernel_) return act_ukernel_->name;
-  if (sigmoid_) return sigmoid_->name;
-  return "f32_unary__ref";
+KernelId F32Epilogue::kernel_id() const {
+  if (!active()) return {};
+  if (act_ukernel_) return row_kernel(*act_ukernel_);
+  if (sigmoid_) return row_kernel(*sigmoid_);
+  return reference_kernel("f32_unary__ref");
 }
 
 void F32Epilogue::run(size_t n, const float* x, float* y) const {
@@ -345,10 +401,10 @@ F32Unary::F32Unary(ActKind kind, Isa isa) : kind_(kind), isa_(isa) {
   if (kind == ActKind::relu || kind == ActKind::clip) clamp_ = first_runnable(kF32ClampUkernels, isa);
 }
 
-std::string F32Unary::kernel_name() const {
-  if (clamp_) return clamp_->name;
+KernelId F32Unary::kernel_id() const {
+  if (clamp_) return row_kernel(*clamp_);
   const F32Epilogue other(Activation{kind_}, isa_);
-  return other.active() ? other.kernel_name() : "f32_unary__ref";
+  return other.active() ? other.kernel_id() : reference_kernel("f32_unary__ref");
 }
 
 void F32Unary::run(const Activation& act, int64_t n, const float* x, float* y, pthreadpool_t pool) const {
@@ -374,8 +430,8 @@ F32GlobalAvgPool::F32GlobalAvgPool(int batch, int hw, int channels, Isa isa)
   if (hw > 0) ukernel_ = first_runnable(kF32GapUkernels, isa);
 }
 
-std::string F32GlobalAvgPool::kernel_name() const {
-  return ukernel_ ? ukernel_->name : "f32_global_avgpool_nhwc__ref";
+KernelId F32GlobalAvgPool::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_global_avgpool_nhwc__ref");
 }
 
 void F32GlobalAvgPool::run(const float* x, float* y, pthreadpool_t pool) const {
@@ -394,7 +450,9 @@ F32LayerNorm::F32LayerNorm(size_t n, Isa isa) : n_(n) {
   if (n > 0 && n < (size_t{1} << 27)) ukernel_ = first_runnable(kF32LayerNormUkernels, isa);
 }
 
-std::string F32LayerNorm::kernel_name() const { return ukernel_ ? ukernel_->name : "f32_layernorm__ref"; }
+KernelId F32LayerNorm::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_layernorm__ref");
+}
 
 void F32LayerNorm::run(size_t rows, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                        float* mean, float* inv_std, pthreadpool_t pool) const {
@@ -450,10 +508,10 @@ Q8Binary::Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int6
   else mul_ = type == Q8::u8 ? first_runnable(kQu8MulUkernels, isa) : first_runnable(kQs8MulUkernels, isa);
 }
 
-std::string Q8Binary::kernel_name() const {
-  if (add_) return add_->name;
-  if (mul_) return mul_->name;
-  return kind_ == Kind::add ? "q8_add_ratio_fma_strided__ref" : "q8_mul_ratio_strided__ref";
+KernelId Q8Binary::kernel_id() const {
+  if (add_) return row_kernel(*add_);
+  if (mul_) return row_kernel(*mul_);
+  return reference_kernel(kind_ == Kind::add ? "q8_add_ratio_fma_strided__ref" : "q8_mul_ratio_strided__ref");
 }
 
 namespace {
@@ -515,8 +573,8 @@ Q8GlobalAvgPool::Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa i
   if (hw > 0) ukernel_ = type == Q8::u8 ? first_runnable(kQu8GapUkernels, isa) : first_runnable(kQs8GapUkernels, isa);
 }
 
-std::string Q8GlobalAvgPool::kernel_name() const {
-  return ukernel_ ? ukernel_->name : "q8_global_avgpool_nhwc__ref";
+KernelId Q8GlobalAvgPool::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_global_avgpool_nhwc__ref");
 }
 
 void Q8GlobalAvgPool::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {

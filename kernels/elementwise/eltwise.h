@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/elementwise/output_range.h"
 #include "kernels/eltwise_list.h"
 #include "kernels/f32_gemm_list.h"
@@ -51,12 +52,14 @@ BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides
 // broadcasts on the reference. PRelu with a slope that is constant along the innermost
 // contiguous run of x (a scalar slope; a per-channel slope [C,1,1] of row-major NCHW x; a
 // slope along W of channels-last x) runs that run on the LeakyRelu microkernel, one slope
-// value per call.
+// value per call; likewise an operand of Add, Sub, Mul, Div constant along such runs of the
+// other (ConvNeXt's layer scale [C,1,1]) runs each run as x op scalar.
 class F32Binary {
  public:
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
             Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // With `range`, the range of y is folded into it tile by tile as the tiles are written.
   void run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
 
@@ -69,10 +72,15 @@ class F32Binary {
   // A single-element operand spread over a row at each run (one plan runs one call at a time,
   // so the row is this step's own).
   static constexpr int64_t kSplat = 2048;
+  // An operand constant along each innermost run of the other (run_ > 0 without slope_rows_):
+  // runs at least this long go to the microkernel, the scalar spread over a chunk of the stack.
+  static constexpr int64_t kMinScalarRun = 16, kScalarRunChunk = 512;
+  void run_scalar_per_run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const;
   enum class Splat : uint8_t { none, a, b } splat_ = Splat::none;
   int64_t splat_tail_ = 0;
   mutable std::vector<float> splat_row_;
   const EltwiseUkernel<F32ActUkernel>* slope_rows_ = nullptr;  // PRelu, slope constant along a run
+  // PRelu's slope or one operand of Add, Sub, Mul, Div constant along each run of run_ elements
   int run_outer_rank_ = 0;  // the dimensions before the run
   int64_t run_ = 0;         // elements in the run
 };
@@ -87,7 +95,8 @@ class F32Epilogue {
   F32Epilogue(const Activation& act, Isa isa);
   bool active() const { return act_.kind != ActKind::none && act_.kind != ActKind::relu && act_.kind != ActKind::clip; }
   // "" when inactive, else the microkernel's name or "f32_unary__ref".
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // rows x cols values, row r at y + r * ld.
   void run(size_t rows, size_t cols, float* y, size_t ld) const;
   // n contiguous values from x to y (x == y allowed).
@@ -112,7 +121,8 @@ class F32Epilogue {
 class F32Unary {
  public:
   F32Unary(ActKind kind, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // act carries the Clip bounds, which may change between calls (run-time inputs).
   void run(const Activation& act, int64_t n, const float* x, float* y, pthreadpool_t pool) const;
 
@@ -126,7 +136,8 @@ class F32Unary {
 class F32GlobalAvgPool {
  public:
   F32GlobalAvgPool(int batch, int hw, int channels, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
  private:
@@ -139,7 +150,8 @@ class F32GlobalAvgPool {
 class F32LayerNorm {
  public:
   F32LayerNorm(size_t n, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(size_t rows, const float* x, const float* scale, const float* bias, float epsilon, float* y, float* mean,
            float* inv_std, pthreadpool_t pool) const;
 
@@ -162,7 +174,8 @@ class Q8Binary {
   enum class Kind { add, mul };
   Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
            Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const void* a, QuantParams a_q, const void* b, QuantParams b_q, QuantParams y_q, int32_t y_min,
            int32_t y_max, void* y, pthreadpool_t pool) const;
 
@@ -180,7 +193,8 @@ class Q8Binary {
 class Q8GlobalAvgPool {
  public:
   Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const;
 
  private:

@@ -48,8 +48,9 @@ F32Range OutputRange::get() const {
   return {min_.load(std::memory_order_relaxed), max_.load(std::memory_order_relaxed)};
 }
 
-std::string OutputRange::kernel_name() const {
-  return k_ != nullptr ? std::string("f32_range__") + isa_name(k_->isa) : "f32_range__ref";
+KernelId OutputRange::kernel_id() const {
+  return k_ != nullptr ? KernelId{std::string("f32_range__") + isa_name(k_->isa), k_->isa == Isa::scalar}
+                       : reference_kernel("f32_range__ref");
 }
 
 }  // namespace octet::kernels

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <string>
 
+#include "kernels/kernel_id.h"
 #include "kernels/elementwise/quantize.h"
 
 namespace octet::kernels {
@@ -25,7 +26,8 @@ class OutputRange {
   void add(size_t n, const float* y);
   F32Range get() const;
   // The kernel the chunks go through ("f32_range__ref" when none runs here).
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // Profiling: with timing on, add() also sums the time it spends (over every thread), so a
   // profile can show the range apart from the producer's own work. Off by default (two clock
   // reads per chunk). reset() clears the sum.

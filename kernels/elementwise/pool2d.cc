@@ -138,7 +138,7 @@ F32MaxPool2d::F32MaxPool2d(const Pool2dShape& s, Isa isa)
 F32MaxPool2d::F32MaxPool2d(const Pool2dShape& s, const PoolUkernel<F32PoolUkernel>& ukernel)
     : s_(s), ukernel_(require(ukernel, s, "F32MaxPool2d")), windows_(s, std::numeric_limits<float>::lowest()) {}
 
-std::string F32MaxPool2d::kernel_name() const { return ukernel_ ? ukernel_->name : "f32_maxpool2d_nhwc__ref"; }
+KernelId F32MaxPool2d::kernel_id() const { return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_maxpool2d_nhwc__ref"); }
 
 void F32MaxPool2d::bind(const float* x) { windows_.bind(x, ukernel_ != nullptr); }
 
@@ -163,7 +163,7 @@ Q8MaxPool2d::Q8MaxPool2d(Q8 type, const Pool2dShape& s, Isa isa)
 Q8MaxPool2d::Q8MaxPool2d(Q8 type, const Pool2dShape& s, const PoolUkernel<Q8PoolUkernel>& ukernel)
     : type_(type), s_(s), ukernel_(require(ukernel, s, "Q8MaxPool2d")), windows_(s, q8_lowest_byte(type)) {}
 
-std::string Q8MaxPool2d::kernel_name() const { return ukernel_ ? ukernel_->name : "q8_maxpool2d_nhwc__ref"; }
+KernelId Q8MaxPool2d::kernel_id() const { return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_maxpool2d_nhwc__ref"); }
 
 void Q8MaxPool2d::bind(const void* x) { windows_.bind(static_cast<const uint8_t*>(x), ukernel_ != nullptr); }
 
@@ -188,7 +188,7 @@ F32AvgPool2d::F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, const P
   windows_.set_divisors(avg_divisors(s, count_include_pad));
 }
 
-std::string F32AvgPool2d::kernel_name() const { return ukernel_ ? ukernel_->name : "f32_avgpool2d_nhwc__ref"; }
+KernelId F32AvgPool2d::kernel_id() const { return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_avgpool2d_nhwc__ref"); }
 
 void F32AvgPool2d::bind(const float* x) { windows_.bind(x, ukernel_ != nullptr); }
 
@@ -233,7 +233,7 @@ Q8AvgPool2d::Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, 
   windows_.set_divisors(q8_avg_divisors(s, count_include_pad));
 }
 
-std::string Q8AvgPool2d::kernel_name() const { return ukernel_ ? ukernel_->name : "q8_avgpool2d_nhwc__ref"; }
+KernelId Q8AvgPool2d::kernel_id() const { return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_avgpool2d_nhwc__ref"); }
 
 void Q8AvgPool2d::bind(const void* x) { windows_.bind(static_cast<const uint8_t*>(x), ukernel_ != nullptr); }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/isa.h"
 #include "kernels/pool_list.h"
 #include "kernels/q8_type.h"
@@ -55,7 +56,8 @@ class F32MaxPool2d {
   // Runs exactly `ukernel` (tests and benchmarks); the CPU must support ukernel.isa.
   F32MaxPool2d(const Pool2dShape& s, const PoolUkernel<F32PoolUkernel>& ukernel);
 
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void bind(const float* x);
   // x: [batch][in_h][in_w][C], the one bind() was given; y: [batch][out_h][out_w][C].
   void run(const float* x, float* y, pthreadpool_t pool) const;
@@ -72,7 +74,8 @@ class Q8MaxPool2d {
   Q8MaxPool2d(Q8 type, const Pool2dShape& s, Isa isa);
   Q8MaxPool2d(Q8 type, const Pool2dShape& s, const PoolUkernel<Q8PoolUkernel>& ukernel);
 
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void bind(const void* x);
   void run(const void* x, void* y, pthreadpool_t pool) const;
 
@@ -89,7 +92,8 @@ class F32AvgPool2d {
   F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, Isa isa);
   F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, const PoolUkernel<F32PoolUkernel>& ukernel);
 
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void bind(const float* x);
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
@@ -109,7 +113,8 @@ class Q8AvgPool2d {
   Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, const Q8AvgPoolParams& params,
               const PoolUkernel<Q8PoolUkernel>& ukernel);
 
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void bind(const void* x);
   void run(const void* x, void* y, pthreadpool_t pool) const;
 

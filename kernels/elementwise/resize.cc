@@ -69,9 +69,9 @@ void Resize2d::setup() {
   }
 }
 
-std::string Resize2d::kernel_name() const {
-  if (p_.mode == ResizeMode::nearest) return "resize_nearest_nhwc__copy";
-  return ukernel_ ? ukernel_->name : "resize_linear_nhwc__ref";
+KernelId Resize2d::kernel_id() const {
+  if (p_.mode == ResizeMode::nearest) return portable_kernel("resize_nearest_nhwc__copy");
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("resize_linear_nhwc__ref");
 }
 
 // One task per image and run of output rows reading one input row: the first row is built

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/isa.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/resize.h"
@@ -33,7 +34,8 @@ class Resize2d {
   // Linear only: runs exactly `ukernel` (tests and benchmarks); the CPU must support ukernel.isa.
   Resize2d(const Resize2dShape& s, const Resize2dParams& p, ResizeElement e, const ResizeUkernel& ukernel);
 
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // x: [batch][in_h][in_w][channels], y: [batch][out_h][out_w][channels].
   void run(const void* x, void* y, pthreadpool_t pool) const;
 

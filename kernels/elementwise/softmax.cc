@@ -1,6 +1,7 @@
 #include "kernels/elementwise/softmax.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/ref/softmax.h"
 
@@ -37,9 +38,9 @@ F32Softmax::F32Softmax(bool log, int64_t outer, int64_t len, int64_t inner, Isa 
   ukernel_ = first_runnable(log ? kF32LogSoftmaxUkernels : kF32SoftmaxUkernels, isa);
 }
 
-std::string F32Softmax::kernel_name() const {
-  if (!ukernel_) return log_ ? "f32_logsoftmax__ref" : "f32_softmax__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32Softmax::kernel_id() const {
+  if (!ukernel_) return reference_kernel(log_ ? "f32_logsoftmax__ref" : "f32_softmax__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32Softmax::run(const float* x, float* y, pthreadpool_t pool) const {
@@ -61,9 +62,9 @@ F32ArgExtremum::F32ArgExtremum(bool min, bool last_index, int64_t outer, int64_t
   if (len <= (int64_t{1} << 24)) ukernel_ = first_runnable(min ? kF32ArgMinUkernels : kF32ArgMaxUkernels, isa);
 }
 
-std::string F32ArgExtremum::kernel_name() const {
-  if (!ukernel_) return "f32_arg_extremum__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32ArgExtremum::kernel_id() const {
+  if (!ukernel_) return reference_kernel("f32_arg_extremum__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32ArgExtremum::run(const float* x, int64_t* y, pthreadpool_t pool) const {
@@ -84,9 +85,9 @@ F32AxisExtremum::F32AxisExtremum(bool min, int64_t outer, int64_t len, int64_t i
   ukernel_ = first_runnable(min ? kF32ReduceMinUkernels : kF32ReduceMaxUkernels, isa);
 }
 
-std::string F32AxisExtremum::kernel_name() const {
-  if (!ukernel_) return "f32_reduce_extremum_strided__ref";
-  return std::string(ukernel_->name) + (inner_ == 1 ? " (rows)" : " (columns)");
+KernelId F32AxisExtremum::kernel_id() const {
+  if (!ukernel_) return reference_kernel("f32_reduce_extremum_strided__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
 }
 
 void F32AxisExtremum::run(const float* x, float* y, pthreadpool_t pool) const {
@@ -94,6 +95,41 @@ void F32AxisExtremum::run(const float* x, float* y, pthreadpool_t pool) const {
   const int64_t len = len_, inner = inner_;
   for_each_unit(pool, outer_, len, inner, [&](int64_t o, int64_t c0, int64_t columns) {
     fn(size_t(len), size_t(columns), size_t(inner), x + o * len * inner + c0, y + o * inner + c0);
+  });
+}
+
+Q8Softmax::Q8Softmax(bool is_signed, int64_t outer, int64_t len, int64_t inner, Isa isa)
+    : signed_(is_signed), outer_(outer), len_(len), inner_(inner) {
+  ukernel_ = first_runnable(is_signed ? kQs8SoftmaxUkernels : kQu8SoftmaxUkernels, isa);
+}
+
+Q8Softmax::Q8Softmax(bool is_signed, int64_t outer, int64_t len, int64_t inner, const Q8SoftmaxEntry& ukernel)
+    : signed_(is_signed), outer_(outer), len_(len), inner_(inner), ukernel_(&ukernel) {}
+
+KernelId Q8Softmax::kernel_id() const {
+  if (!ukernel_) return reference_kernel(signed_ ? "qs8_softmax__ref" : "qu8_softmax__ref");
+  return row_kernel(*ukernel_) + (inner_ == 1 ? " (rows)" : " (columns)");
+}
+
+void Q8Softmax::run(const void* x, void* y, const QSoftmaxTable& table, float y_scale, int32_t y_zero_point,
+                    pthreadpool_t pool) const {
+  if (!ukernel_) {
+    if (signed_)
+      q8_softmax__ref(size_t(outer_), size_t(len_), size_t(inner_), static_cast<const int8_t*>(x), table, y_scale,
+                      y_zero_point, static_cast<int8_t*>(y));
+    else
+      q8_softmax__ref(size_t(outer_), size_t(len_), size_t(inner_), static_cast<const uint8_t*>(x), table, y_scale,
+                      y_zero_point, static_cast<uint8_t*>(y));
+    return;
+  }
+  const Q8SoftmaxParams p{table.data(), std::floor(1.0f / y_scale), y_zero_point};
+  const Q8SoftmaxUkernel fn = ukernel_->fn;
+  const int64_t len = len_, inner = inner_;
+  const auto* xb = static_cast<const uint8_t*>(x);
+  auto* yb = static_cast<uint8_t*>(y);
+  for_each_unit(pool, outer_, len, inner, [&](int64_t o, int64_t c0, int64_t columns) {
+    const int64_t off = o * len * inner + c0;
+    fn(size_t(len), size_t(columns), size_t(inner), xb + off, yb + off, p);
   });
 }
 

@@ -6,12 +6,16 @@
 // [N, 16, 4, 8400]) runs vectors across the inner dimension, each lane its own column, in
 // blocks of kAxisColumnBlock columns so the threads share long inner dimensions too.
 // kernel_name() says which ran; with no microkernel under the cap, the reference.
+// Q8Softmax is QLinearSoftmax (uint8 / int8) the same two ways (kernels/qsoftmax_list.h).
 #include <pthreadpool.h>
 
 #include <cstdint>
 #include <string>
 
+#include "kernels/kernel_id.h"
 #include "kernels/eltwise_list.h"
+#include "kernels/qsoftmax_list.h"
+#include "kernels/ref/qsoftmax.h"
 
 namespace octet::kernels {
 
@@ -21,7 +25,8 @@ class F32Softmax {
  public:
   // log: LogSoftmax.
   F32Softmax(bool log, int64_t outer, int64_t len, int64_t inner, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
  private:
@@ -34,7 +39,8 @@ class F32Softmax {
 class F32ArgExtremum {
  public:
   F32ArgExtremum(bool min, bool last_index, int64_t outer, int64_t len, int64_t inner, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   void run(const float* x, int64_t* y, pthreadpool_t pool) const;
 
  private:
@@ -47,7 +53,8 @@ class F32ArgExtremum {
 class F32AxisExtremum {
  public:
   F32AxisExtremum(bool min, int64_t outer, int64_t len, int64_t inner, Isa isa);
-  std::string kernel_name() const;
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
   // The reference when no microkernel runs under the cap.
   bool fast() const { return ukernel_ != nullptr; }
   void run(const float* x, float* y, pthreadpool_t pool) const;
@@ -55,6 +62,25 @@ class F32AxisExtremum {
  private:
   int64_t outer_, len_, inner_;
   const EltwiseUkernel<F32SoftmaxUkernel>* ukernel_ = nullptr;
+};
+
+// QLinearSoftmax as q8_softmax__ref computes it, bit for bit: the first microkernel of
+// kernels/qsoftmax_list.h that runs under the cap, or the reference when none does.
+class Q8Softmax {
+ public:
+  Q8Softmax(bool is_signed, int64_t outer, int64_t len, int64_t inner, Isa isa);
+  // Runs exactly `ukernel` (tests and benchmarks); the CPU must support ukernel.isa.
+  Q8Softmax(bool is_signed, int64_t outer, int64_t len, int64_t inner, const Q8SoftmaxEntry& ukernel);
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  // x, y: [outer][len][inner] of uint8 (int8 when is_signed); `table` built for this len and sign.
+  void run(const void* x, void* y, const QSoftmaxTable& table, float y_scale, int32_t y_zero_point,
+           pthreadpool_t pool) const;
+
+ private:
+  bool signed_;
+  int64_t outer_, len_, inner_;
+  const Q8SoftmaxEntry* ukernel_ = nullptr;
 };
 
 }  // namespace octet::kernels

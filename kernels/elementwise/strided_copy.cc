@@ -186,6 +186,9 @@ const char* StridedCopy::kernel_name() const {
   return "copy_strided__ref";
 }
 
+// The element walk is the reference (kernels/ref/copy.h); runs and tiles are the fast forms.
+KernelId StridedCopy::kernel_id() const { return {kernel_name(), form_ == Form::elements}; }
+
 void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t end) const {
   const auto* s = static_cast<const unsigned char*>(src);
   auto* d = static_cast<unsigned char*>(dst);

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
+
 namespace octet::kernels {
 
 class StridedCopy {
@@ -24,6 +26,7 @@ class StridedCopy {
 
   void run(const void* src, void* dst, pthreadpool_t pool = nullptr) const;
   const char* kernel_name() const;
+  KernelId kernel_id() const;
 
   // After merging: how many dimensions remain and the contiguous run length in bytes (0 when
   // the innermost dimension is strided on one side). For tests.

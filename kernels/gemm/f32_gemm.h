@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 
+#include "kernels/kernel_id.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/f32_gemm_list.h"
 #include "kernels/isa.h"
@@ -68,7 +69,8 @@ class F32Gemm {
   F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
           const F32GemmKernel& kernel, PackedCache* cache = nullptr);
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const F32GemmKernel& kernel() const { return *kernel_; }
 
   // y[m][n] = act(a[m][k] · B + bias). No allocation.
@@ -80,7 +82,7 @@ class F32Gemm {
   F32MinMax clamp_;
   F32Epilogue epilogue_;
   const F32GemmKernel* kernel_;
-  std::string name_;
+  KernelId name_;
   std::shared_ptr<const F32PackedWeights> weights_;  // shared by the Session's plans
 };
 

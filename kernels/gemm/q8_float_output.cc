@@ -3,10 +3,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/ref/elementwise.h"
+
 namespace octet::kernels {
 
-Q8FloatOutput::Q8FloatOutput(DequantizedOutput out, std::vector<int64_t> column_sums, size_t nr, Q8 reads)
-    : out_(std::move(out)), column_sums_(std::move(column_sums)), nr_(nr), reads_(reads) {
+void apply_dequantized_activation__ref(const DequantizedOutput& out, int64_t count, float* y) {
+  if (F32Epilogue(out.act, Isa::scalar).active()) f32_unary__ref(out.act, count, y, y);
+}
+
+Q8FloatOutput::Q8FloatOutput(DequantizedOutput out, std::vector<int64_t> column_sums, size_t nr, Q8 reads, Isa isa)
+    : out_(std::move(out)), activation_(out_.act, isa), column_sums_(std::move(column_sums)), nr_(nr), reads_(reads) {
   const size_t n = column_sums_.size();
   if (out_.w_scale.size() != 1 && out_.w_scale.size() != n)
     throw std::invalid_argument("Q8FloatOutput: " + std::to_string(out_.w_scale.size()) +

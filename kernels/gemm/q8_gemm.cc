@@ -44,7 +44,7 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, D
     : k_(k), n_(n), a_type_(a_type), y_type_(a_type), a_zero_point_(0) {
   check_arguments(k, n, a_type, 0, unit_requantization(a_type), a_type);
   kernel_ = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
-  init_float_output(b, trans_b, std::move(out), cache);
+  init_float_output(b, trans_b, std::move(out), isa, cache);
 }
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
@@ -55,10 +55,10 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, D
     throw std::invalid_argument(std::string("Q8Gemm: kernel ") + kernel.name + " cannot run " +
                                 q8_name(a_type) + " activations on this CPU");
   }
-  init_float_output(b, trans_b, std::move(out), cache);
+  init_float_output(b, trans_b, std::move(out), kernel.isa, cache);
 }
 
-void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, PackedCache* cache) {
+void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, Isa isa, PackedCache* cache) {
   init(b, trans_b, nullptr, unit_requantization(a_type_), cache);
   const size_t k = static_cast<size_t>(k_);
   const size_t n = static_cast<size_t>(n_);
@@ -66,8 +66,8 @@ void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput 
     return trans_b ? b[c * k + p] : b[p * n + c];
   });
   float_out_.emplace(std::move(out), std::move(sums), kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
-                     kernel_ != nullptr ? kernel_->reads : a_type_);
-  if (kernel_ == nullptr) name_ = "q8_gemm_int32__ref";
+                     kernel_ != nullptr ? kernel_->reads : a_type_, isa);
+  if (kernel_ == nullptr) name_ = reference_kernel("q8_gemm_int32__ref");
 }
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
@@ -110,14 +110,14 @@ void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requ
   auto b_at = [&](size_t c, size_t, size_t p) { return trans_b ? b[c * k + p] : b[p * n + c]; };
   if (kernel_ == nullptr || static_cast<size_t>(kernel_->mr) > kMaxMr) {
     kernel_ = nullptr;
-    name_ = "q8_gemm__ref";
+    name_ = reference_kernel("q8_gemm__ref");
     b_.resize(k * n);
     for (size_t p = 0; p < k; ++p)
       for (size_t c = 0; c < n; ++c) b_[p * n + c] = b_at(c, 0, p);
     if (bias != nullptr) bias_.assign(bias, bias + n);
     return;
   }
-  name_ = kernel_->name;
+  name_ = row_kernel(*kernel_);
   packed_ = shared_q8_weights(cache, trans_b ? "gemm_nk" : "gemm_kn", b, k * n, *kernel_, n, 1, k, b_at, bias,
                               multiplier_, a_type_, a_zero_point_);
 }
@@ -179,6 +179,7 @@ void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, Ou
       args.y_row_stride = n * sizeof(float);
       float_out_->set_args(args, blk);
       kernel_->fn_f32(args);
+      float_out_->activate(args.mr, args.nc, static_cast<float*>(args.y), n);
       return;
     }
     args.y = y_base + first * n + blk * nr;
@@ -221,6 +222,7 @@ void Q8Gemm::run_reference_dequantized(int64_t m, const void* a, float a_scale, 
   }
   const DequantizedOutput& out = float_out_->output();
   dequantize_accumulators__ref(m, n_, acc.data(), a_scale, out.w_scale, out.bias, out.lo, out.hi, y);
+  apply_dequantized_activation__ref(out, m * n_, y);
 }
 
 void Q8Gemm::run_reference(int64_t m, const void* a, void* y) const {

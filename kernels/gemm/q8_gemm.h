@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_id.h"
 #include "kernels/elementwise/output_range.h"
 #include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
@@ -45,7 +46,8 @@ class Q8Gemm {
   Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, DequantizedOutput out,
          const Q8GemmKernel& kernel, PackedCache* cache = nullptr);
 
-  const std::string& kernel_name() const { return name_; }
+  const std::string& kernel_name() const { return name_.name; }
+  const KernelId& kernel_id() const { return name_; }
   const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
 
   // a: [m][k] of a_type (dense rows); y: [m][n] of y_type.
@@ -57,7 +59,7 @@ class Q8Gemm {
 
  private:
   void init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq, PackedCache* cache);
-  void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, PackedCache* cache);
+  void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, Isa isa, PackedCache* cache);
   void run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
   void run_reference(int64_t m, const void* a, void* y) const;
   void run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,
@@ -69,7 +71,7 @@ class Q8Gemm {
   int32_t y_zero_point_, qmin_, qmax_;
   std::vector<float> multiplier_;
   const Q8GemmKernel* kernel_ = nullptr;
-  std::string name_;
+  KernelId name_;
   std::shared_ptr<const Q8PackedWeights> packed_;  // shared by the Session's plans
   std::optional<Q8FloatOutput> float_out_;  // dynamic quantization; empty when requantizing
 

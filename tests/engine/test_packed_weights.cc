@@ -76,7 +76,7 @@ PackingSteps packing_steps(const Plan& plan) {
   PackingSteps p;
   for (const auto& s : plan.steps()) {
     auto it = kPackingsOf.find(s.op);
-    if (it == kPackingsOf.end() || s.scalar()) continue;
+    if (it == kPackingsOf.end() || s.kernel_scalar) continue;
     p.count += it->second;
     p.kernel_of[s.node] = s.kernel;
   }

@@ -232,6 +232,39 @@ TEST(DynamicParity, RangesGatheredByTheProducers) {
   }
 }
 
+// Activations other than Relu / Clip after the integer steps run in the step's epilogue, on each
+// tile while it is in L1: SiLU (YOLO's Sigmoid -> Mul) after a dense conv, HardSwish after a
+// depthwise conv, Sigmoid after a grouped conv and after a MatMul, SiLU after a Gemm; the
+// last conv hands its SiLU output's range to the next DynamicQuantizeLinear. Every value as ORT's,
+// which runs each activation as an op of its own, and no activation left as a step.
+TEST(DynamicParity, ActivationsFusedIntoTheIntegerSteps) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(14, "dynamic_activations", 17);
+  auto silu = [&](const std::string& t) { return b.node("Mul", {t, b.node("Sigmoid", {t})}); };
+  auto x = b.input("x", {-1, 8, 12, 12});
+  auto t = silu(b.node("Conv", {x, b.random_normal_init("w1", {24, 8, 3, 3}, 0.0f, 0.3f),
+                                b.random_normal_init("b1", {24}, 0.0f, 0.2f)},
+                        {{"pads", {1, 1, 1, 1}}}));
+  t = b.node("HardSwish", {b.node("Conv", {t, b.random_normal_init("w2", {24, 1, 3, 3}, 0.0f, 0.3f)},
+                                  {{"pads", {1, 1, 1, 1}}, {"group", int64_t{24}}})});
+  t = b.node("Sigmoid", {b.node("Conv", {t, b.random_normal_init("w3", {16, 6, 3, 3}, 0.0f, 0.3f)},
+                                {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}, {"group", int64_t{4}}})});
+  t = silu(b.node("Conv", {t, b.random_normal_init("w4", {16, 16, 1, 1}, 0.0f, 0.4f)}));
+  t = b.node("Transpose", {b.node("Reshape", {t, b.initializer_i64("shape", {3}, {0, 16, -1})})}, {{"perm", {0, 2, 1}}});
+  t = b.node("Sigmoid", {b.node("MatMul", {t, b.random_normal_init("w5", {16, 12}, 0.0f, 0.4f)})});
+  t = b.node("Flatten", {t});
+  b.output(silu(b.node("Gemm", {t, b.random_normal_init("w6", {36 * 12, 10}, 0.0f, 0.1f),
+                                b.random_normal_init("b6", {10}, 0.0f, 0.1f)})));
+  ScratchDir dir("octet-dynamic");
+  for (bool per_channel : {false, true}) {
+    const std::string name = per_channel ? "activations_per_channel" : "activations_per_tensor";
+    const std::string path = dynamic_model(b, dir, name, per_channel);
+    expect_bit_exact(path, name, 6);
+    Session s = Session::load(path);
+    for (const char* op : {"Sigmoid", "Mul", "HardSwish"}) EXPECT_EQ(count_op(s, op), 0) << name << ": " << op;
+  }
+}
+
 // All-positive, all-negative and tiny-range inputs move the zero point to the ends of uint8.
 TEST(DynamicParity, ZeroPointsAtTheEnds) {
   OCTET_SKIP_WITHOUT_ORT();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/session.h"
+#include "kernels/isa.h"
 #include "kernels/ref/qreduce.h"
 #include "tests/parity/parity_fixture.h"
 #include "tools/tensor_io.h"
@@ -155,6 +156,19 @@ int nodes_after_load(const OnnxBuilder& model, const std::string& op) {
   int count = 0;
   for (const auto& n : session.graph().nodes) count += n.op == op;
   return count;
+}
+
+// Every step of `model`'s plan at batch 2 runs a SIMD kernel at this CPU's best level (a model
+// whose op has microkernels: QLinearSoftmax along rows and along columns).
+void expect_no_scalar_step(const OnnxBuilder& model, const std::string& name) {
+  if (kernels::active_isa() == kernels::Isa::scalar) return;
+  ScratchDir dir("octet-qops-plan");
+  const std::string path = (dir.path() / "m.onnx").string();
+  model.save(path);
+  Session session = Session::load(path);
+  for (const PlanStep& step : session.plan_for(session.input_dims_at(2)).steps())
+    EXPECT_FALSE(step.scalar()) << name << ": " << step.node << " runs " << step.kernel << " at "
+                                << kernels::isa_name(kernels::active_isa());
 }
 
 // ---- Model pieces
@@ -612,6 +626,7 @@ TEST(QOpsParity, QLinearSoftmaxEveryCode) {
   b.output(qunary(b, "QLinearSoftmax", DType::u8, xu, {0.05f, 0}, {1.0f / 256.0f, 0}, {{"opset", int64_t{12}}}),
            ElemType::u8);
   expect_exact(b, "qsoftmax", {1, 2}, 4);
+  expect_no_scalar_step(b, "qsoftmax");
 }
 
 // The QDQ unit ORT's quantizer writes at a classifier's end, DequantizeLinear -> Softmax ->
@@ -630,6 +645,7 @@ TEST(QOpsParity, QdqSoftmaxTailIsFused) {
     b.output(yq, elem(t));
     const std::string name = std::string("qdq_softmax_") + ir::dtype_name(t);
     expect_exact(b, name, {1, 64}, 16);
+    expect_no_scalar_step(b, name);
     ScratchDir dir("octet-qsoftmax");
     const std::string path = (dir.path() / "m.onnx").string();
     b.save(path);

@@ -794,5 +794,48 @@ TEST(F32BinaryDriver, SingleElementOperandOnTheMicrokernels) {
   }
 }
 
+// An operand constant along each innermost run of the other, on the microkernels one run at a
+// time: ConvNeXt's layer scale [C,1,1] over row-major NCHW (either side, every op), runs shorter
+// and longer than the stack chunk with a tail, a [N,C,1,1] operand over two images, two threads;
+// equal to the reference bit for bit. Runs below the minimum stay on the reference.
+TEST(F32BinaryDriver, OperandConstantAlongRunsOnTheMicrokernels) {
+  std::mt19937 rng(41);
+  testing::Pool pool(pthreadpool_create(2));
+  struct Case {
+    int64_t n, c, hw;
+    bool per_image;  // the constant operand is [N,C,1,1] instead of [C,1,1]
+  };
+  for (Isa isa : runnable_isas()) {
+    for (BinaryOp op : {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::div}) {
+      for (const Case& k : {Case{1, 3, 16, false}, Case{1, 5, 49, false}, Case{2, 7, 513, true},
+                            Case{1, 4, 3136, false}, Case{2, 3, 1000, false}, Case{1, 6, 15, false}}) {
+        for (bool constant_first : {false, true}) {
+          const int64_t dims[4] = {k.n, k.c, 1, k.hw};
+          const int64_t dense[4] = {k.c * k.hw, k.hw, k.hw, 1};
+          const int64_t channel[4] = {k.per_image ? k.c : 0, 1, 0, 0};
+          const size_t total = size_t(k.n * k.c * k.hw);
+          auto x = random_floats(rng, total);
+          auto scale = random_floats(rng, size_t(k.n * k.c));
+          if (op == BinaryOp::div)
+            for (float& v : scale) v = v == 0.0f ? 0.5f : v;
+          const float* a = constant_first ? scale.data() : x.data();
+          const float* b = constant_first ? x.data() : scale.data();
+          const int64_t* as = constant_first ? channel : dense;
+          const int64_t* bs = constant_first ? dense : channel;
+          std::vector<float> expected(total), y(total + 1, -7.0f);
+          f32_binary_strided__ref(op, 4, dims, a, as, b, bs, Activation{}, expected.data());
+          const F32Binary driver(op, 4, dims, as, bs, isa);
+          const bool on_microkernel = driver.kernel_name().find("__ref") == std::string::npos;
+          if (isa != Isa::scalar) EXPECT_EQ(on_microkernel, k.hw >= 16) << driver.kernel_name() << " run " << k.hw;
+          driver.run(a, b, y.data(), total > 4000 ? pool.get() : nullptr);
+          EXPECT_EQ(y.back(), -7.0f) << "wrote past the output";
+          for (size_t j = 0; j + 1 < y.size(); ++j)
+            ASSERT_TRUE(same_float(y[j], expected[j])) << driver.kernel_name() << " run " << k.hw << " at " << j;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace octet::kernels

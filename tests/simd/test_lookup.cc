@@ -50,7 +50,7 @@ TEST(Q8Lookup, FollowsTheIsaCap) {
   if (isa_supported(Isa::avx2)) {
     EXPECT_STREQ(choose_q8_lookup(Isa::avx2)->name, "q8_lookup__avx2");
   }
-  if (!cpu_has_avx512vbmi()) {
+  if (!cpu_has(kAvx512Vbmi)) {
     EXPECT_EQ(choose_q8_lookup(Isa::avx512vnni), choose_q8_lookup(Isa::avx2));
   }
 }

@@ -103,7 +103,7 @@ struct Family {
 };
 const Family kFamilies[] = {
     {"f32_gemm_", "kernels/f32_gemm_list.inc"},       {"f32_igemm_", "kernels/f32_gemm_list.inc"},
-    {"f32_winograd", "kernels/f32_winograd_list.h"},  {"f32_dwconv", "kernels/dwconv_list.inc"},
+    {"f32_winograd", "kernels/f32_winograd_list.inc"},  {"f32_dwconv", "kernels/dwconv_list.inc"},
     {"q8_dwconv", "kernels/dwconv_list.inc"},         {"qu8s8_", "kernels/q8_gemm_list.inc"},
     {"qs8s8_", "kernels/q8_gemm_list.inc"},           {"qu8u8_", "kernels/q8_gemm_list.inc"},
     {"f32_add", "kernels/eltwise_list.h"},            {"f32_mul", "kernels/eltwise_list.h"},
@@ -117,7 +117,8 @@ const Family kFamilies[] = {
     {"qu8_avgpool", "kernels/pool_list.h"},           {"qs8_avgpool", "kernels/pool_list.h"},
     {"qu8_maxpool", "kernels/pool_list.h"},           {"q8_lookup", "arm:lookup"},
     {"q8_quantize", "arm:quantize"},                  {"q8_dequantize", "arm:quantize"},
-    {"qu8_dynamic_quantize", "arm:quantize"},
+    {"qu8_dynamic_quantize", "arm:quantize"},     {"qu8_softmax", "kernels/qsoftmax_list.h"},
+    {"qs8_softmax", "kernels/qsoftmax_list.h"},
 };
 const Isa kArmLevels[] = {Isa::neon, Isa::neondot, Isa::neoni8mm};
 

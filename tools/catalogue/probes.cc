@@ -310,6 +310,7 @@ ProbeResult run_probe(const Probe& probe, kernels::Isa isa) {
       if (step.op != probe.op) continue;
       r.has_step = true;
       r.kernel = step.kernel;
+      r.kernel_scalar = step.scalar();
       r.fallback = step.fallback;
       break;
     }

@@ -31,7 +31,8 @@ struct ProbeResult {
   std::string kernel;    // that step's kernel ("" when the op names none)
   std::string fallback;  // why it runs the reference kernel, when it says
   std::string error;     // why it did not load or plan
-  bool scalar() const { return kernel.find("__ref") != std::string::npos; }
+  bool kernel_scalar = false;  // the step runs a scalar reference kernel (PlanStep::scalar)
+  bool scalar() const { return kernel_scalar; }
 };
 
 // Loads the probe's graph through octet's loader and passes, plans it at batch 1 under `isa`

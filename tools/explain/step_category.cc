@@ -68,16 +68,7 @@ StepProfile describe_step(const PlanStep& step, const ir::Graph& graph) {
   return p;
 }
 
-bool has_int8_dot_product(kernels::Isa isa) {
-  switch (isa) {
-    case kernels::Isa::avxvnni:
-    case kernels::Isa::avx256vnni:
-    case kernels::Isa::avx512vnni:
-    case kernels::Isa::neondot:
-    case kernels::Isa::neoni8mm: return true;
-    default: return false;
-  }
-}
+bool has_int8_dot_product(kernels::Isa isa) { return (kernels::isa_features(isa) & kernels::kInt8DotProduct) != 0; }
 
 std::string slowdown_reason(const StepPair& p, kernels::Isa isa) {
   const StepProfile& s = *p.int8;

@@ -22,15 +22,20 @@ std::vector<double> probabilities(const float* scores, size_t n, bool already_pr
 
 Classifier::Classifier(Session fp32, Session int8, std::vector<std::string> classes, bool probabilities,
                        const ir::TensorData& probe, int top)
+    : Classifier(std::make_shared<Session>(std::move(fp32)), std::make_shared<Session>(std::move(int8)),
+                 std::move(classes), probabilities, probe, top) {}
+
+Classifier::Classifier(std::shared_ptr<Session> fp32, std::shared_ptr<Session> int8, std::vector<std::string> classes,
+                       bool probabilities, const ir::TensorData& probe, int top)
     : fp32_(std::move(fp32)), int8_(std::move(int8)), classes_(std::move(classes)), probabilities_(probabilities),
       top_(top) {
-  for (Session* s : {&fp32_, &int8_}) {
+  for (Session* s : {fp32_.get(), int8_.get()}) {
     const std::vector<ir::TensorData> out = s->run({probe});
     const ir::TensorData& scores = out.at(0);
     if (scores.dtype != ir::DType::f32 || scores.count() < 1)
       throw ir::Error(fmt::format("the {} model's first output '{}' is {} {}: octet serve needs class scores "
                                   "(float [1, classes])",
-                                  s == &fp32_ ? "FP32" : "INT8", s->outputs().at(0).name, ir::dtype_name(scores.dtype),
+                                  s == fp32_.get() ? "FP32" : "INT8", s->outputs().at(0).name, ir::dtype_name(scores.dtype),
                                   ir::dims_str(scores.dims)));
     const size_t n = size_t(scores.count());
     if (classes_.empty())
@@ -38,7 +43,7 @@ Classifier::Classifier(Session fp32, Session int8, std::vector<std::string> clas
     if (classes_.size() != n)
       throw ir::Error(fmt::format("the model card names {} classes but the {} model's output has {} scores: the card "
                                   "does not belong to this model",
-                                  classes_.size(), s == &fp32_ ? "FP32" : "INT8", n));
+                                  classes_.size(), s == fp32_.get() ? "FP32" : "INT8", n));
   }
 }
 
@@ -56,8 +61,8 @@ PrecisionResult Classifier::run(Session& session, const ir::TensorData& input) {
 
 Classification Classifier::classify(const ir::TensorData& input) {
   Classification c;
-  c.fp32 = run(fp32_, input);
-  c.int8 = run(int8_, input);
+  c.fp32 = run(*fp32_, input);
+  c.int8 = run(*int8_, input);
   c.agree = c.fp32.top.at(0).index == c.int8.top.at(0).index;
   return c;
 }

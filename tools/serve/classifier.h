@@ -6,6 +6,7 @@
 // run leases a plan of its own, the packed weights are shared: engine/session.h), so both
 // sessions serve every thread; the routes let --http-threads classifications run at once, which
 // bounds how many plans exist.
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -38,16 +39,19 @@ class Classifier {
   // does not have one score per class.
   Classifier(Session fp32, Session int8, std::vector<std::string> classes, bool probabilities,
              const ir::TensorData& probe, int top = 3);
+  // The same over sessions the /v2 models share (Session::run is reentrant).
+  Classifier(std::shared_ptr<Session> fp32, std::shared_ptr<Session> int8, std::vector<std::string> classes,
+             bool probabilities, const ir::TensorData& probe, int top = 3);
 
   Classification classify(const ir::TensorData& input);
 
   const std::vector<std::string>& classes() const { return classes_; }
-  const TensorSpec& input() const { return fp32_.inputs().at(0); }
+  const TensorSpec& input() const { return fp32_->inputs().at(0); }
 
  private:
   PrecisionResult run(Session& session, const ir::TensorData& input);
 
-  Session fp32_, int8_;
+  std::shared_ptr<Session> fp32_, int8_;
   std::vector<std::string> classes_;
   bool probabilities_;
   int top_;

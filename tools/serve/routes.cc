@@ -15,29 +15,23 @@
 #include <string>
 #include <vector>
 
+#include "tools/serve/json_reply.h"
 #include "tools/serve/page.h"
 #include "tools/serve/request_error.h"
+#include "tools/serve/v2_routes.h"
 
 namespace octet::serve {
 namespace {
 
 using json = nlohmann::json;
 
-void send_json(httplib::Response& res, const json& j, int status = 200) {
-  res.status = status;
-  res.set_header("Cache-Control", "no-store");
-  res.set_content(j.dump(), "application/json");
-}
-
-void send_error(httplib::Response& res, int status, const std::string& message) {
-  send_json(res, {{"error", message}}, status);
-}
-
 // What a status means when httplib answers it before any handler ran.
 std::string default_message(const httplib::Request& req, int status, size_t max_upload) {
   switch (status) {
     case 400: return "malformed request (HTTP headers, chunked body or multipart envelope)";
-    case 404: return "no such page: " + req.path + " (the page is /, the API /api/model, /api/samples, /api/classify)";
+    case 404:
+      return "no such page: " + req.path +
+             " (the page is /, the API /api/model, /api/samples, /api/classify, the Open Inference Protocol /v2/...)";
     case 405: return req.method + " is not allowed on " + req.path;
     case 413:
       return fmt::format("the request is larger than this server takes (images of at most {} bytes; "
@@ -102,6 +96,8 @@ const std::vector<Route>& route_table() {
     for (const char* p : {"/", "/api/model", "/api/samples", R"(/api/samples/\d{1,6}\.png)"})
       r.push_back({std::regex(p), {"GET", "HEAD"}, "GET, HEAD"});
     r.push_back({std::regex("/api/classify"), {"POST"}, "POST"});
+    for (const std::string& p : v2_get_paths()) r.push_back({std::regex(p), {"GET", "HEAD"}, "GET, HEAD"});
+    r.push_back({std::regex(v2_infer_path()), {"POST"}, "POST"});
     return r;
   }();
   return routes;
@@ -224,6 +220,18 @@ void setup_server(GuardedServer& server, const ServerState& state, int classify_
     return before_body(state, max_request, req, res);
   });
 
+  if (state.models) add_v2_routes(server, state, state.infer_slots > 0 ? state.infer_slots : classify_threads);
+  if (!state.classifier) {
+    // Only /v2: the page and /api/* have no image classifier to show.
+    server.Get(R"(/|/api/.*)", [](const httplib::Request& req, httplib::Response& res) {
+      send_error(res, 404, req.path + " needs an image classifier, and this server's first model is none: it "
+                                      "serves its models over /v2 (GET /v2/models/<name> describes one)");
+    });
+    server.Post("/api/classify", [](const httplib::Request&, httplib::Response& res) {
+      send_error(res, 404, "/api/classify needs an image classifier, and this server's first model is none: POST "
+                           "/v2/models/<name>/infer runs any model");
+    });
+  }
   server.Get("/", [](const httplib::Request&, httplib::Response& res) {
     // The page needs nothing from elsewhere; the policy makes the browser hold it to that.
     res.set_header("Content-Security-Policy",

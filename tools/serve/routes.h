@@ -6,6 +6,9 @@
 //   GET  /api/samples/<i>.png   one test image
 //   POST /api/classify          an image (multipart field "image", or the raw body) -> FP32 and
 //                               INT8 top classes, times, agreement
+//   /v2/...                     the Open Inference Protocol for every served model (v2_routes.h)
+// The page and /api/* need an image classifier (ServerState::classifier); without one they
+// answer 404 and only /v2 serves.
 // Every error is JSON {"error": "..."} with a 4xx status (5xx only for a fault of the server, or
 // 503 when it is too busy for this request now). A wrong method on one of these paths answers 405
 // with an Allow header (OPTIONS: 204 with Allow).
@@ -17,11 +20,14 @@
 #include "tools/serve/gallery.h"
 #include "tools/serve/guarded_server.h"
 #include "tools/serve/image_input.h"
+#include "tools/serve/model_repository.h"
 
 namespace octet::serve {
 
 struct ServerState {
-  Classifier* classifier = nullptr;
+  Classifier* classifier = nullptr;  // null: no page nor /api/classify (the first model is no image classifier)
+  const ModelRepository* models = nullptr;  // the /v2 models; null: no /v2 routes
+  int infer_slots = 0;     // /v2 inference requests at once (0: classify_threads)
   ModelCard card;          // the normalization uploads get
   Gallery gallery;
   nlohmann::json model;    // GET /api/model

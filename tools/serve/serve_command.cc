@@ -1,5 +1,7 @@
-// `octet serve model.onnx`: the FP32-vs-INT8 demo as a web page and a JSON API. The INT8 model
-// is --int8 FILE or the FP32 model quantized at start-up exactly as `octet quantize` does it.
+// `octet serve model.onnx [more.onnx...]`: every model over the Open Inference Protocol (/v2), in
+// the versions fp32, int8 (static: --int8 FILE, or quantized at start-up exactly as `octet
+// quantize` does it) and dynamic; and, when the first model is an image classifier, the
+// FP32-vs-INT8 demo as a web page and a JSON API.
 #include <httplib.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -24,6 +26,7 @@
 #include "tools/serve/gallery.h"
 #include "tools/serve/guarded_server.h"
 #include "tools/serve/memory_budget.h"
+#include "tools/serve/model_repository.h"
 #include "tools/serve/no_paths.h"
 #include "tools/serve/routes.h"
 #include "tools/serve/speed_table.h"
@@ -36,7 +39,10 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 struct ServeOptions {
-  std::string model, int8;
+  std::vector<std::string> models, names, int8;  // --name and --int8: none, or one per model
+  std::string default_version = "fp32";
+  int max_batch = 8;
+  int64_t max_delay_us = 2000;
   CalibrationArgs calib;
   std::string host = "127.0.0.1";
   int port = 8080;
@@ -73,25 +79,26 @@ struct Int8Source {
   json info;  // /api/model's "int8"
 };
 
-Int8Source int8_model(const ir::Graph& fp32, const TensorSpec& input, const ServeOptions& o) {
+// The model's static INT8 form: --int8 FILE, or quantized here with the calibration options.
+Int8Source int8_model(const ir::Graph& fp32, const std::string& model, const std::string& int8_file,
+                      const CalibrationArgs& calib) {
   Int8Source s;
-  if (!o.int8.empty()) {
-    if (!fs::is_regular_file(o.int8)) throw ir::Error("--int8 " + o.int8 + ": no such file");
-    say("loading the INT8 model " + o.int8);
-    s.graph = loader::load_onnx(o.int8);
+  if (!int8_file.empty()) {
+    if (!fs::is_regular_file(int8_file)) throw ir::Error("--int8 " + int8_file + ": no such file");
+    say("loading the INT8 model " + int8_file);
+    s.graph = loader::load_onnx(int8_file);
     if (!calib::is_quantized(s.graph))
-      throw ir::Error("--int8 " + o.int8 + " is not quantized (no QuantizeLinear, QLinear or integer op): give the "
-                      "INT8 model octet quantize wrote, or leave --int8 out to quantize " + o.model + " here");
-    const TensorSpec q = image_input(s.graph, o.int8);
-    if (q.dims != input.dims || q.dtype != input.dtype)
-      throw ir::Error(fmt::format("--int8 {} takes {} {} but {} takes {} {}: they are not the same model", o.int8,
-                                  ir::dtype_name(q.dtype), ir::dims_str(q.dims), o.model, ir::dtype_name(input.dtype),
-                                  ir::dims_str(input.dims)));
-    s.info = {{"source", "file"}, {"file", fs::path(o.int8).filename().string()}};
+      throw ir::Error("--int8 " + int8_file + " is not quantized (no QuantizeLinear, QLinear or integer op): give the "
+                      "INT8 model octet quantize wrote, or leave --int8 out to quantize " + model + " here");
+    if (s.graph.inputs.size() != fp32.inputs.size() || s.graph.outputs.size() != fp32.outputs.size())
+      throw ir::Error(fmt::format("--int8 {} has {} inputs and {} outputs, {} has {} and {}: they are not the same "
+                                  "model", int8_file, s.graph.inputs.size(), s.graph.outputs.size(), model,
+                                  fp32.inputs.size(), fp32.outputs.size()));
+    s.info = {{"source", "file"}, {"file", fs::path(int8_file).filename().string()}};
     return s;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  QuantizeResult q = quantize_for_cli(fp32, o.model, o.calib);
+  QuantizeResult q = quantize_for_cli(fp32, model, calib);
   const std::string how = q.settings.dynamic
                               ? std::string("dynamic quantization, no calibration")
                               : fmt::format("{} calibration on the {} of {}",
@@ -110,7 +117,7 @@ serve::Gallery gallery(const ServeOptions& o, const ModelCard& card, const Tenso
   const std::string spec = o.samples_data.empty() ? card.data : o.samples_data;
   if (o.samples == 0) return {};
   if (spec.empty()) {
-    say("no test images for the page: " + o.model + " has no model card naming a dataset (--samples-data SPEC)");
+    say("no test images for the page: " + o.models.at(0) + " has no model card naming a dataset (--samples-data SPEC)");
     return {};
   }
   try {
@@ -160,8 +167,8 @@ json model_json(const ServeOptions& o, const ModelCard& card, const TensorSpec& 
   for (kernels::Isa isa : kernels::runnable_isas()) levels.push_back(kernels::isa_name(isa));
   ir::Dims shape = input.dims;
   shape[0] = 1;
-  return {{"model", card.name.empty() ? fs::path(o.model).stem().string() : card.name},
-          {"file", fs::path(o.model).filename().string()},
+  return {{"model", card.name.empty() ? fs::path(o.models.at(0)).stem().string() : card.name},
+          {"file", fs::path(o.models.at(0)).filename().string()},
           {"input",
            {{"name", input.name},
             {"shape", shape},
@@ -207,23 +214,63 @@ std::string url_host(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
+// One model's versions, loaded and quantized, with what the page needs of its INT8 form.
+struct LoadedModel {
+  std::string name, path;
+  ir::Graph fp32, int8;  // int8: the page's INT8 side (static, else dynamic)
+  std::vector<std::pair<std::string, std::shared_ptr<Session>>> versions;  // fp32, [int8], dynamic
+  json int8_info;
+};
+
+LoadedModel load_model(const ServeOptions& o, size_t i) {
+  LoadedModel m;
+  m.path = o.models[i];
+  m.name = o.names.empty() ? fs::path(m.path).stem().string() : o.names[i];
+  say(fmt::format("loading {} as '{}' ({})", m.path, m.name, engine_summary()));
+  m.fp32 = loader::load_onnx(m.path);
+  if (std::string node; calib::is_quantized(m.fp32, &node))
+    throw ir::Error(m.path + " is already quantized (" + node + "): give the FP32 model, and the INT8 one with --int8");
+  auto session = [](const ir::Graph& g) { return std::make_shared<Session>(g, engine_session_options()); };
+  m.versions.emplace_back("fp32", session(m.fp32));
+  // Static INT8 from --int8 or a calibration; --mode dynamic asks for none.
+  const std::string int8_file = o.int8.empty() ? std::string() : o.int8[i];
+  if (!int8_file.empty() || o.calib.mode != "dynamic") {
+    Int8Source int8 = int8_model(m.fp32, m.path, int8_file, o.calib);
+    m.versions.emplace_back("int8", session(int8.graph));
+    m.int8_info = int8.info;
+    m.int8 = std::move(int8.graph);
+  }
+  CalibrationArgs dynamic = o.calib;
+  dynamic.mode = "dynamic";
+  dynamic.progress = false;
+  QuantizeResult q = quantize_for_cli(m.fp32, m.path, dynamic);
+  m.versions.emplace_back("dynamic", session(q.graph));
+  if (m.int8_info.is_null()) {
+    m.int8 = q.graph;
+    json report = quantize_report_json(q);
+    report["data"] = serve::without_paths(report["data"].get<std::string>());
+    for (json& w : report["warnings"]) w = serve::without_paths(w.get<std::string>());
+    m.int8_info = {{"source", "quantized"}, {"calibration", "dynamic quantization, no calibration"}, {"report", report}};
+  }
+  return m;
+}
+
 int run_serve(const ServeOptions& o) {
   // Before any thread starts, so that every thread inherits the blocked signals; never freed:
   // its watcher thread lives as long as the process.
   static serve::StopSignals* signals = new serve::StopSignals;
   signal(SIGPIPE, SIG_IGN);  // a client that hangs up mid-answer is an error on that socket only
   if (o.int8.empty()) parse_settings(o.calib);  // a bad --method or --act fails before anything is read
-  if (!fs::exists(o.model)) throw ir::Error(o.model + ": no such file");
-  if (!fs::is_regular_file(o.model)) throw ir::Error(o.model + ": not a regular file");
-
-  say(fmt::format("loading {} ({})", o.model, engine_summary()));
-  ir::Graph fp32 = loader::load_onnx(o.model);
-  if (std::string node; calib::is_quantized(fp32, &node))
-    throw ir::Error(o.model + " is already quantized (" + node +
-                    "): give the FP32 model, and the INT8 one with --int8");
-  const TensorSpec input = checked_input(fp32, o.model);
-  const ModelCard card = find_model_card(o.model).value_or(ModelCard{});
-  card.check_channels(input.dims[1]);  // three means for a one-channel model would be read as one
+  if (!o.names.empty() && o.names.size() != o.models.size())
+    throw ir::Error(fmt::format("{} --name for {} models: give one per model, in their order, or none",
+                                o.names.size(), o.models.size()));
+  if (!o.int8.empty() && o.int8.size() != o.models.size())
+    throw ir::Error(fmt::format("{} --int8 for {} models: give one per model, in their order, or none",
+                                o.int8.size(), o.models.size()));
+  for (const std::string& m : o.models) {
+    if (!fs::exists(m)) throw ir::Error(m + ": no such file");
+    if (!fs::is_regular_file(m)) throw ir::Error(m + ": not a regular file");
+  }
 
   // Bound before the calibration and the timing, so that a busy port fails at once; connections
   // wait in the backlog until the server listens.
@@ -240,19 +287,54 @@ int run_serve(const ServeOptions& o) {
                                 : err         ? std::strerror(err)
                                               : "the address is not one of this machine's"));
   }
-
-  Int8Source int8 = int8_model(fp32, input, o);
-  state.card = card;
   state.limits.max_bytes = o.max_upload_bytes;
   state.limits.max_pixels = o.max_pixels;
   state.limits.memory = &memory;
-  state.gallery = gallery(o, card, input);
-  const ir::TensorData probe = probe_input(state.gallery, card, input, state.limits);
-  const auto speed = speed_table(fp32, int8.graph, probe, o.speed_seconds);
-  serve::Classifier classifier(Session(fp32, engine_session_options()), Session(int8.graph, engine_session_options()),
-                               card.classes, card.output_kind == "probabilities", probe);
-  state.classifier = &classifier;
-  state.model = model_json(o, card, input, classifier, int8.info, speed, state.gallery);
+
+  serve::ModelRepository models;
+  serve::Batcher::Options batching;
+  batching.max_batch = o.max_batch;
+  batching.max_delay = std::chrono::microseconds(o.max_delay_us);
+  std::vector<LoadedModel> loaded;
+  for (size_t i = 0; i < o.models.size(); ++i) {
+    loaded.push_back(load_model(o, i));
+    LoadedModel& m = loaded.back();
+    models.add(m.name, fs::path(m.path).filename().string(), m.versions, o.default_version, batching);
+    const serve::ServedModel& served = *models.find(m.name);
+    std::string versions;
+    for (const serve::ModelVersion& v : served.versions)
+      versions += fmt::format("{}{} ({})", versions.empty() ? "" : ", ", v.name,
+                              v.batcher->options().max_batch > 1 ? fmt::format("batches of {}", v.batcher->options().max_batch)
+                                                                 : std::string("one request per run"));
+    say(fmt::format("/v2/models/{}: {}", m.name, versions));
+  }
+  state.models = &models;
+  state.infer_slots = o.http_threads * std::max(1, o.max_batch);
+
+  // The page and /api/classify: the first model, when it is an image classifier.
+  std::unique_ptr<serve::Classifier> classifier;
+  const LoadedModel& first = loaded.front();
+  try {
+    const TensorSpec input = checked_input(first.fp32, first.path);
+    const ModelCard card = find_model_card(first.path).value_or(ModelCard{});
+    card.check_channels(input.dims[1]);  // three means for a one-channel model would be read as one
+    state.card = card;
+    ServeOptions page = o;
+    page.models = {first.path};
+    state.gallery = gallery(page, card, input);
+    const ir::TensorData probe = probe_input(state.gallery, card, input, state.limits);
+    const std::shared_ptr<Session>& int8 = first.versions.at(1).second;  // int8, else dynamic
+    const auto speed = speed_table(first.fp32, first.int8, probe, o.speed_seconds);
+    classifier = std::make_unique<serve::Classifier>(first.versions.at(0).second, int8, card.classes,
+                                                     card.output_kind == "probabilities", probe);
+    state.classifier = classifier.get();
+    state.model = model_json(page, card, input, *classifier, first.int8_info, speed, state.gallery);
+    state.model["model"] = first.name;
+  } catch (const ir::Error& e) {
+    say(std::string("no page nor /api/classify (they need an image classifier first): ") +
+        serve::without_paths(e.what()));
+    state.gallery = {};
+  }
 
   serve::setup_server(server, state, o.http_threads);
   if (o.log)
@@ -262,13 +344,16 @@ int run_serve(const ServeOptions& o) {
     });
   signals->attach(&server);
   const std::string url = fmt::format("http://{}:{}/", url_host(o.host), port);
-  say(fmt::format("serving {} at {} ({} classification threads, at most {} connections; Ctrl-C stops)",
-                  state.model["model"].get<std::string>(), url, o.http_threads, o.connections.max_connections));
+  say(fmt::format("serving {} at {} ({} inference threads, at most {} connections; Ctrl-C stops)",
+                  state.classifier ? state.model["model"].get<std::string>() : first.name, url, o.http_threads,
+                  o.connections.max_connections));
   fmt::print("{}\n", url);
   std::fflush(stdout);
   const bool clean = server.listen_after_bind();
   signals->detach();
   if (!clean) throw ir::Error(fmt::format("the server at {} stopped accepting connections", url));
+  for (const serve::ModelVersion* v : {models.find(first.name)->version(o.default_version)})
+    if (v && o.log) say(fmt::format("{} requests in {} runs", v->batcher->requests(), v->batcher->runs()));
   say("stopped");
   return 0;
 }
@@ -278,12 +363,31 @@ int run_serve(const ServeOptions& o) {
 Command add_serve_command(CLI::App& app) {
   auto o = std::make_shared<ServeOptions>();
   auto* cmd = app.add_subcommand(
-      "serve", "A web page and a JSON API that classify an image with the FP32 model and its INT8 form side by side");
-  cmd->add_option("model", o->model, "FP32 ONNX model (its card model.json gives preprocessing, classes and data)")
+      "serve",
+      "Any model over the Open Inference Protocol (KServe v2 REST, with binary tensors and request batching), in "
+      "FP32, static and dynamic INT8; for an image classifier also a web page and a JSON API that classify an "
+      "image with the FP32 model and its INT8 form side by side");
+  cmd->add_option("model", o->models,
+                  "FP32 ONNX model(s), each served at /v2/models/<its file's stem>; the first one, when an image "
+                  "classifier, is also the page's (its card model.json gives preprocessing, classes and data)")
       ->required();
+  cmd->add_option("--name", o->names, "A model's name in /v2 URLs instead of its file's stem: once per model, in order");
   auto* int8 = cmd->add_option("--int8", o->int8,
-                               "The INT8 model (e.g. written by octet quantize); default: quantize MODEL at start-up "
-                               "with the calibration options below");
+                               "The INT8 model (e.g. written by octet quantize), version 'int8': once per model, in "
+                               "order; default: quantize MODEL at start-up with the calibration options below "
+                               "(--mode dynamic: no version 'int8')");
+  cmd->add_option("--default-version", o->default_version,
+                  "The version /v2/models/<name>/infer runs when the URL names none: fp32, int8 or dynamic "
+                  "(default fp32)")
+      ->check(CLI::IsMember({"fp32", "int8", "dynamic"}));
+  cmd->add_option("--max-batch", o->max_batch,
+                  "/v2 requests for the same model version and shapes gathered into one run, in batch items "
+                  "(default 8; 1: each request runs alone). The dynamic version never gathers: its range spans "
+                  "the batch")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--max-delay-us", o->max_delay_us,
+                  "Microseconds the first request of a batch waits for others (default 2000)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
   add_calibration_options(cmd, o->calib);
   for (const char* name : {"--calib", "--calib-count", "--per-class", "--method", "--percentile", "--per-tensor",
                            "--act", "--keep-float", "--mode", "--per-channel", "--allow-test-calibration"})
@@ -341,6 +445,21 @@ Command add_serve_command(CLI::App& app) {
       "  GET  /api/model             model, input, classes, INT8 origin, speed table, limits\n"
       "  GET  /api/samples           the test images: index, class, label, url\n"
       "  GET  /api/samples/<i>.png   one test image\n"
+      "Open Inference Protocol (KServe v2 REST; every model, whatever it computes):\n"
+      "  GET  /v2                                  server metadata (extensions: binary_tensor_data)\n"
+      "  GET  /v2/health/live, /v2/health/ready    200 while serving\n"
+      "  GET  /v2/models/<name>[/versions/<v>]     name, versions (fp32, int8, dynamic), platform onnx_onnxv1,\n"
+      "                                            inputs and outputs (name, datatype, shape, -1 for the batch)\n"
+      "  GET  /v2/models/<name>[/versions/<v>]/ready\n"
+      "  POST /v2/models/<name>[/versions/<v>]/infer  {\"id\", \"inputs\": [{\"name\", \"shape\", \"datatype\",\n"
+      "                                            \"data\"}], \"outputs\": [{\"name\"}]} -> {\"model_name\",\n"
+      "                                            \"model_version\", \"outputs\": [{\"name\", \"shape\", \"datatype\",\n"
+      "                                            \"data\"}]}; binary tensors after the JSON with the header\n"
+      "                                            Inference-Header-Content-Length, parameters binary_data_size,\n"
+      "                                            binary_data (an output) and binary_data_output (all outputs)\n"
+      "  Concurrent requests for one version with the same shapes run as one batch (--max-batch,\n"
+      "  --max-delay-us), each answered with its own rows; 400 bad JSON, datatype or shape, 404 unknown\n"
+      "  model or version, 413 a body over --max-upload-bytes.\n"
       "Errors answer 4xx with {\"error\": \"...\"}: 400 empty or damaged image or malformed request (e.g. a\n"
       "Content-Length that is no number), 404 unknown path, 405 wrong method (with Allow), 408 request not\n"
       "arrived in time, 411 no Content-Length, 413 too many bytes or pixels or a PNG that inflates past its\n"
@@ -354,7 +473,9 @@ Command add_serve_command(CLI::App& app) {
       "as soon as it exceeds what its declared size needs. Answers name files by name, never by path.\n"
       "SIGINT / SIGTERM stop the server after the requests in flight.\n"
       "Example: octet serve models/tinynet.onnx --port 8080, then\n"
-      "  curl -F image=@shoe.png http://127.0.0.1:8080/api/classify");
+      "  curl -F image=@shoe.png http://127.0.0.1:8080/api/classify\n"
+      "  curl -d '{\"inputs\": [{\"name\": \"input\", \"shape\": [1, 1, 28, 28], \"datatype\": \"FP32\", \"data\": [...]}]}' \\\n"
+      "       http://127.0.0.1:8080/v2/models/tinynet/versions/int8/infer");
   return [o, cmd]() -> int { return cmd->parsed() ? run_serve(*o) : -1; };
 }
 
