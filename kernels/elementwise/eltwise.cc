@@ -239,6 +239,17 @@ KernelId F32Binary::kernel_id() const {
   return ukernel_ ? row_kernel(*ukernel_) : reference_kernel(std::string("f32_binary_strided__ref(") + binary_name(op_) + ")");
 }
 
+std::pair<int64_t, int64_t> F32Binary::run_offsets(size_t run) const {
+  int64_t rest = int64_t(run), a_off = 0, b_off = 0;
+  for (int d = run_outer_rank_ - 1; d >= 0; --d) {
+    const int64_t i = rest % dims_[d];
+    rest /= dims_[d];
+    a_off += i * a_strides_[d];
+    b_off += i * b_strides_[d];
+  }
+  return {a_off, b_off};
+}
+
 void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const {
   if (slope_rows_) {
     int64_t runs = 1;
@@ -246,13 +257,7 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
     const size_t runs_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(run_));
     parallel_pieces(pool, size_t(runs), runs_per_piece, [&](size_t start, size_t count) {
       for (size_t r = start; r < start + count; ++r) {
-        int64_t rest = int64_t(r), a_off = 0, b_off = 0;
-        for (int d = run_outer_rank_ - 1; d >= 0; --d) {
-          const int64_t i = rest % dims_[d];
-          rest /= dims_[d];
-          a_off += i * a_strides_[d];
-          b_off += i * b_strides_[d];
-        }
+        const auto [a_off, b_off] = run_offsets(r);
         float* yr = y + int64_t(r) * run_;
         slope_rows_->fn(size_t(run_), a + a_off, yr, b[b_off], 0.0f);
         if (range) range->add(size_t(run_), yr);
@@ -309,13 +314,7 @@ void F32Binary::run_scalar_per_run(const float* a, const float* b, float* y, pth
     const int64_t chunk = std::min<int64_t>(run_, kScalarRunChunk);
     const int64_t rows = run_ / chunk, tail = run_ - rows * chunk;
     for (size_t r = start; r < start + count; ++r) {
-      int64_t rest = int64_t(r), a_off = 0, b_off = 0;
-      for (int d = run_outer_rank_ - 1; d >= 0; --d) {
-        const int64_t i = rest % dims_[d];
-        rest /= dims_[d];
-        a_off += i * a_strides_[d];
-        b_off += i * b_strides_[d];
-      }
+      const auto [a_off, b_off] = run_offsets(r);
       std::fill(row, row + chunk, b_fixed ? b[b_off] : a[a_off]);
       const float* ra = b_fixed ? a + a_off : row;
       const float* rb = b_fixed ? row : b + b_off;

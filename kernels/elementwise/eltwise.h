@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernel_id.h"
@@ -76,6 +77,8 @@ class F32Binary {
   // runs at least this long go to the microkernel, the scalar spread over a chunk of the stack.
   static constexpr int64_t kMinScalarRun = 16, kScalarRunChunk = 512;
   void run_scalar_per_run(const float* a, const float* b, float* y, pthreadpool_t pool, OutputRange* range) const;
+  // Where run `run` (of the runs over the dimensions before run_outer_rank_) starts in a and b.
+  std::pair<int64_t, int64_t> run_offsets(size_t run) const;
   enum class Splat : uint8_t { none, a, b } splat_ = Splat::none;
   int64_t splat_tail_ = 0;
   mutable std::vector<float> splat_row_;

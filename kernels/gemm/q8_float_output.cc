@@ -8,7 +8,8 @@
 namespace octet::kernels {
 
 void apply_dequantized_activation__ref(const DequantizedOutput& out, int64_t count, float* y) {
-  if (F32Epilogue(out.act, Isa::scalar).active()) f32_unary__ref(out.act, count, y, y);
+  if (out.act.kind != ActKind::none && out.act.kind != ActKind::relu && out.act.kind != ActKind::clip)
+    f32_unary__ref(out.act, count, y, y);
 }
 
 Q8FloatOutput::Q8FloatOutput(DequantizedOutput out, std::vector<int64_t> column_sums, size_t nr, Q8 reads, Isa isa)
