@@ -8,6 +8,25 @@
 #include <type_traits>
 
 namespace octet::kernels {
+namespace {
+
+// ORT's static_cast<int32_t> of the rounded quotient, defined for every float: a one-element row
+// with a fine output scale makes e * floor(1 / y_scale) / sum overflow to inf, where C++'s cast
+// is undefined and the hardware's answer is what ORT returns: x86's cvttss2si gives INT32_MIN
+// for anything outside int32 and NaN, AArch64's fcvtzs saturates (NaN: 0). The SIMD kernels'
+// conversions behave the same way, and so does the wrapping add of the zero point after it.
+int32_t target_float_to_int32(float v) {
+  constexpr float kTwo31 = 2147483648.0f;
+  if (v >= -kTwo31 && v < kTwo31) return static_cast<int32_t>(v);
+#if defined(__aarch64__)
+  if (std::isnan(v)) return 0;
+  return v < 0 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max();
+#else
+  return std::numeric_limits<int32_t>::min();
+#endif
+}
+
+}  // namespace
 
 QSoftmaxTable qsoftmax_table(float x_scale, size_t reduce_len, bool is_signed) {
   // The logarithm is taken in float (logf), as ORT's build does: in double, the shift of a
@@ -40,7 +59,10 @@ void q8_softmax__ref(size_t outer, size_t d, size_t inner, const T* x, const QSo
       float sum = 0.0f;
       for (size_t k = 0; k < d; ++k) sum += entry(xr[k * inner]);
       for (size_t k = 0; k < d; ++k) {
-        const int32_t q = static_cast<int32_t>(std::nearbyint((entry(xr[k * inner]) * y_steps) / sum)) + y_zero_point;
+        // The zero point is added modulo 2^32, as ORT's int32 addition wraps on the hardware.
+        const int32_t q = static_cast<int32_t>(
+            static_cast<uint32_t>(target_float_to_int32(std::nearbyint((entry(xr[k * inner]) * y_steps) / sum))) +
+            static_cast<uint32_t>(y_zero_point));
         if constexpr (std::is_same_v<T, uint8_t>) {
           yr[k * inner] = static_cast<uint8_t>(std::min(q, 255));
         } else {
