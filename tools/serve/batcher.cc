@@ -53,6 +53,11 @@ std::vector<ir::TensorData> Batcher::run(std::vector<ir::TensorData> inputs) {
   const int64_t rows = batch_rows(inputs);
   if (options_.max_batch <= 1 || rows < 1 || rows >= options_.max_batch) return run_alone(inputs);
 
+  ++inside_;
+  struct Leave {
+    std::atomic<int>& inside;
+    ~Leave() { --inside; }
+  } leave{inside_};
   Item item{&inputs, rows, {}, nullptr};
   const std::string key = shape_key(inputs);
   std::unique_lock<std::mutex> lock(mutex_);
@@ -78,7 +83,9 @@ std::vector<ir::TensorData> Batcher::run(std::vector<ir::TensorData> inputs) {
     group->items.push_back(&item);
     group->rows = rows;
     open_[key] = group;
-    group->changed.wait_for(lock, options_.max_delay, [&] { return group->closed; });
+    // Alone in the batcher, a request has nobody to wait for: under light load batching costs
+    // no latency, and under load the requests that queue behind running ones gather.
+    if (options_.wait_when_alone || inside_ > 1) group->changed.wait_for(lock, options_.max_delay, [&] { return group->closed; });
     if (!group->closed) {
       group->closed = true;
       open_.erase(key);

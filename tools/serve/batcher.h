@@ -5,7 +5,8 @@
 //
 // No thread of its own: the first request of a batch (its leader) waits up to max_delay for
 // others of the same shapes, or until they hold max_batch rows, then runs them all on its own
-// thread while the others wait for their rows. Batches of different shapes gather and run
+// thread while the others wait for their rows. A leader with no other request in the batcher
+// (none gathering, running or waiting) runs at once unless Options::wait_when_alone. Batches of different shapes gather and run
 // side by side (Session::run is reentrant). A request of max_batch rows or more, or one whose
 // inputs do not share a batch extent, runs alone at once.
 //
@@ -33,6 +34,9 @@ class Batcher {
   struct Options {
     int max_batch = 8;  // rows (batch items) per run; 1: no batching
     std::chrono::microseconds max_delay{2000};
+    // false: a request with no other in the batcher runs at once instead of waiting max_delay
+    // for company that is not coming.
+    bool wait_when_alone = false;
   };
 
   Batcher(RunFn run, Options options) : run_(std::move(run)), options_(options) {}
@@ -59,6 +63,7 @@ class Batcher {
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Group>> open_;  // by shape key, gathering
   std::atomic<uint64_t> runs_{0}, requests_{0};
+  std::atomic<int> inside_{0};  // requests in run() that may gather: gathering, running or waiting
 };
 
 }  // namespace octet::serve
