@@ -83,7 +83,7 @@ TEST(Batcher, RequestsOfSeveralRowsKeepTheirRows) {
   EXPECT_EQ(y[1].as<float>()[2], 22.0f);
 }
 
-TEST(Batcher, ALoneRequestToldToWaitLeavesAfterTheDelay) {
+TEST(Batcher, ALoneRequestToldToWaitForTheDelayLeavesAfterIt) {
   FakeModel model;
   Batcher b(model.fn(), {8, std::chrono::milliseconds(50), true});
   const auto t0 = Clock::now();
@@ -104,8 +104,9 @@ TEST(Batcher, ALoneRequestRunsAtOnceByDefault) {
 }
 
 TEST(Batcher, RequestsArrivingWhileOneRunsGatherByDefault) {
-  // The first request runs alone and holds the model until released; the next three arrive
-  // while it runs, so they wait for company and leave as one batch when the third fills it.
+  // The first request runs alone and holds the model (max_running 1) until released; the next
+  // three arrive while it runs, so they wait for company and leave as one batch when the third
+  // fills it.
   std::mutex mutex;
   std::condition_variable released;
   bool release = false;
@@ -132,6 +133,39 @@ TEST(Batcher, RequestsArrivingWhileOneRunsGatherByDefault) {
   released.notify_all();
   first.join();
   EXPECT_EQ(sizes, (std::vector<int64_t>{1, 3}));
+}
+
+TEST(Batcher, AGatheringBatchLeavesWhenACoreFrees) {
+  // max_batch 8 and a long delay, but two requests wait behind a running one: when it ends,
+  // they leave at once as a batch of two rather than waiting for six more.
+  std::mutex mutex;
+  std::condition_variable released;
+  bool release = false;
+  std::vector<int64_t> sizes;
+  Batcher b(
+      [&](const std::vector<ir::TensorData>& in) -> std::vector<ir::TensorData> {
+        std::unique_lock<std::mutex> lock(mutex);
+        sizes.push_back(in[0].dims[0]);
+        if (sizes.size() == 1) released.wait(lock, [&] { return release; });
+        return {in[0]};
+      },
+      {8, std::chrono::seconds(20)});
+  std::thread first([&] { b.run({rows_of(1, 2, 0)}); });
+  while (b.runs() == 0) std::this_thread::yield();
+  std::vector<std::thread> later;
+  for (int i = 1; i <= 2; ++i) later.emplace_back([&, i] { b.run({rows_of(1, 2, float(i))}); });
+  while (b.requests() < 3) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // both are gathering by now
+  const auto t0 = Clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    release = true;
+  }
+  released.notify_all();
+  first.join();
+  for (auto& t : later) t.join();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10)) << "the batch waited for the delay with a core free";
+  EXPECT_EQ(sizes, (std::vector<int64_t>{1, 2}));
 }
 
 TEST(Batcher, DifferentShapesAreNotMixed) {

@@ -53,11 +53,6 @@ std::vector<ir::TensorData> Batcher::run(std::vector<ir::TensorData> inputs) {
   const int64_t rows = batch_rows(inputs);
   if (options_.max_batch <= 1 || rows < 1 || rows >= options_.max_batch) return run_alone(inputs);
 
-  ++inside_;
-  struct Leave {
-    std::atomic<int>& inside;
-    ~Leave() { --inside; }
-  } leave{inside_};
   Item item{&inputs, rows, {}, nullptr};
   const std::string key = shape_key(inputs);
   std::unique_lock<std::mutex> lock(mutex_);
@@ -83,18 +78,21 @@ std::vector<ir::TensorData> Batcher::run(std::vector<ir::TensorData> inputs) {
     group->items.push_back(&item);
     group->rows = rows;
     open_[key] = group;
-    // Alone in the batcher, a request has nobody to wait for: under light load batching costs
-    // no latency, and under load the requests that queue behind running ones gather.
-    if (options_.wait_when_alone || inside_ > 1) group->changed.wait_for(lock, options_.max_delay, [&] { return group->closed; });
+    group->changed.wait_for(lock, options_.max_delay, [&] {
+      return group->closed || (!options_.wait_for_delay && running_ < options_.max_running);
+    });
     if (!group->closed) {
       group->closed = true;
       open_.erase(key);
     }
+    ++running_;
     lock.unlock();
     execute(*group);
     lock.lock();
+    --running_;
     group->done = true;
     group->changed.notify_all();
+    for (auto& [k, gathering] : open_) gathering->changed.notify_all();  // a core is free
   }
   lock.unlock();
   if (item.error) std::rethrow_exception(item.error);
