@@ -51,7 +51,7 @@ class EvalReport(dict):
         return _octet._eval_report_text(self)
 
     def __str__(self):
-        return self.text()
+        return self.text().rstrip("\n")  # print() adds the last newline back
 
 
 class BenchmarkTable(list):
@@ -109,7 +109,7 @@ class _EvalWorker:
         self.sessions = _sessions(_fetch(models), isa, threads)
         self.input_name = input_name
         self.model_name = model_name
-        self.node = socket.gethostname()
+        self.node = ray.get_runtime_context().get_node_id()
         self.worker = uuid.uuid4().int & 0x7FFFFFFF
         self.batches = 0
 
@@ -149,7 +149,7 @@ def _quantize(model, mode, batch, calibration):
     return _octet._quantize_in_memory(model, mode=mode, batch=batch, **calibration)
 
 
-def _precision_plan(precision, quantized, model, calibration):
+def _precision_plan(precision, quantized, model, mode):
     """(want fp32, want int8, want dynamic) for `precision`, with octet eval's checks and messages."""
     p = precision or ("int8" if quantized else "fp32")
     if p not in _PRECISIONS:
@@ -158,7 +158,7 @@ def _precision_plan(precision, quantized, model, calibration):
         raise ValueError(f"{model} is already quantized ({quantized}): there is no FP32 original to "
                          f"{'compare with' if p in ('both', 'all') else 'run'}; use precision='int8', or evaluate "
                          f"the FP32 model with precision='{'dynamic' if p == 'dynamic' else 'both'}'")
-    if p == "all" and calibration.get("mode", "static") == "dynamic":
+    if p == "all" and mode == "dynamic":
         raise ValueError("precision 'all' already has a dynamic column; mode='dynamic' would make the INT8 column "
                          "dynamic too")
     return p, p in ("fp32", "both", "all"), p in ("int8", "both", "all"), p in ("dynamic", "all")
@@ -174,7 +174,7 @@ def evaluate(model, data=None, *, precision=None, limit=None, batch=64, workers=
     data defaults to the model card's dataset, precision to fp32 (int8 for an already quantized
     model). workers: Ray actors, each reserving `threads` CPUs and running octet on that many
     threads; isa caps the ISA level on every worker. block_images: images per block handed to a
-    worker (default: a multiple of batch giving each worker about four blocks).
+    worker, rounded up to whole batches (default: about four blocks per worker).
     """
     if batch < 1 or workers < 1 or threads < 1:
         raise ValueError(f"batch, workers and threads must be at least 1, got {batch}, {workers}, {threads}")
@@ -183,7 +183,7 @@ def evaluate(model, data=None, *, precision=None, limit=None, batch=64, workers=
                        percentile=percentile, per_channel=per_channel, activations=activations,
                        keep_float=keep_float, allow_test_calibration=allow_test_calibration)
     info = _octet._eval_data(model, "" if data is None else str(data), -1 if limit is None else int(limit))
-    p, want_fp32, want_int8, want_dynamic = _precision_plan(precision, info["quantized"], model, {"mode": mode})
+    p, want_fp32, want_int8, want_dynamic = _precision_plan(precision, info["quantized"], model, mode)
 
     report = EvalReport(model=info["model"], file_bytes=info["file_bytes"], parameters=info["parameters"],
                         data=info["data"], classes=info["classes"], precision=p, batch=batch)
@@ -192,11 +192,10 @@ def evaluate(model, data=None, *, precision=None, limit=None, batch=64, workers=
         blob = f.read()
     if want_fp32:
         models["fp32"] = blob
-    if want_int8:
-        if info["quantized"]:
-            models["int8"] = blob
-            report["int8_model"] = {"source": "model", "bytes": info["file_bytes"]}
-    if want_int8 and not info["quantized"]:
+    if want_int8 and info["quantized"]:
+        models["int8"] = blob
+        report["int8_model"] = {"source": "model", "bytes": info["file_bytes"]}
+    elif want_int8:
         models["int8"], report["calibration"] = _quantize(model, mode, batch, calibration)
         report["int8_model"] = {"source": "quantized in memory", "bytes": len(models["int8"])}
     if want_dynamic:
@@ -205,8 +204,9 @@ def evaluate(model, data=None, *, precision=None, limit=None, batch=64, workers=
 
     labels, inputs = info["labels"], info["inputs"]
     count = len(labels)
-    if block_images is None:
-        block_images = max(1, -(-count // (4 * workers * batch))) * batch
+    # Whole batches per block, so that a worker's batches are all full but the very last.
+    blocks_of = -(-count // (4 * workers * batch)) if block_images is None else -(-int(block_images) // batch)
+    block_images = max(1, blocks_of) * batch
     started = time.perf_counter()
     ds = _dataset(inputs, labels, block_images)
     scored = _map_batches(ds, _EvalWorker, workers, threads, batch,
@@ -223,9 +223,9 @@ def evaluate(model, data=None, *, precision=None, limit=None, batch=64, workers=
     if not np.array_equal(index[order], np.arange(count)):
         raise Error(f"the workers returned {len(index)} results for {count} images, not one per image")
     batch_ids, first, rows_per_batch = np.unique(column("batch_id"), return_index=True, return_counts=True)
-    nodes = sorted(set(column("node").tolist()))
+    nodes = len(set(column("node").tolist()))
     note = (f"octet ran on {workers} Ray worker{'s' if workers > 1 else ''} of {threads} thread"
-            f"{'s' if threads > 1 else ''} each, on {len(nodes)} node{'s' if len(nodes) > 1 else ''}; latency is "
+            f"{'s' if threads > 1 else ''} each, on {nodes} node{'s' if nodes > 1 else ''}; latency is "
             f"the workers' batch-{batch} runs, pooled (no batch-1 row: see octet.ray.benchmark)")
 
     sections = {}
@@ -322,6 +322,10 @@ def benchmark(models, precisions=("fp32", "int8"), isa_levels=None, *, batch=64,
         if p not in ("fp32", "int8", "dynamic"):
             raise ValueError(f"precisions are fp32, int8 or dynamic, got '{p}'")
     levels = list(isa_levels) if isa_levels else [""]
+    known = cpu(peaks=False)["all_levels"]
+    for level in levels:
+        if level and level not in known:
+            raise ValueError(f"isa: unknown level '{level}' (levels: {', '.join(known)})")
     files, inputs, input_names, items = {}, [], [], []
     for mi, m in enumerate(models):
         info = _octet._eval_data(m, "" if data is None else str(data), int(images))

@@ -159,3 +159,17 @@ def test_benchmark_map_gathers_one_row_per_model_precision_and_level(local_ray, 
         for precision in ("fp32", "int8"):
             assert by_level[precision, "scalar"] > 3 * by_level[precision, info["active"]], by_level
     assert str(table).splitlines()[0].split()[:4] == ["model", "precision", "isa", "node"]
+
+
+def test_bad_options_fail_on_the_driver_before_any_worker_starts(local_ray, tinynet, tmp_path):
+    with pytest.raises(ValueError, match="precision must be fp32, int8, dynamic, both or all, got 'fp16'"):
+        octet.ray.evaluate(tinynet, precision="fp16")
+    with pytest.raises(ValueError, match="isa: unknown level 'avx9'"):
+        octet.ray.benchmark([tinynet], ["fp32"], ["avx9"])
+    with pytest.raises(ValueError, match="precisions are fp32, int8 or dynamic, got 'both'"):
+        octet.ray.benchmark([tinynet], ["both"])
+    octet.quantize(tinynet, tmp_path / "int8.onnx", calib_count=16)
+    with pytest.raises(ValueError, match="is already quantized .*there is no FP32 original to compare with"):
+        octet.ray.evaluate(tmp_path / "int8.onnx", precision="both")
+    with pytest.raises(octet.Error, match="has no model card with a default dataset"):
+        octet.ray.evaluate(shutil.copy(tinynet, tmp_path / "no_card.onnx"))
