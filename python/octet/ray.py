@@ -149,6 +149,58 @@ def _quantize(model, mode, batch, calibration):
     return _octet._quantize_in_memory(model, mode=mode, batch=batch, **calibration)
 
 
+def _client_mode():
+    """Whether this driver is a Ray Client (ray://): Ray Data cannot run there, the driver's part then runs
+    as a task on the cluster."""
+    try:
+        from ray.util.client import ray as client
+    except ImportError:
+        return False
+    return client.is_connected()
+
+
+def _model_files(path):
+    """(file name, model bytes, card bytes or None): what a task on the cluster needs to see the model as here."""
+    card = os.path.splitext(path)[0] + ".json"
+    with open(path, "rb") as f:
+        blob = f.read()
+    card_blob = None
+    if os.path.exists(card):
+        with open(card, "rb") as f:
+            card_blob = f.read()
+    return os.path.basename(path), blob, card_blob
+
+
+def _write_model_files(files, folder):
+    name, blob, card_blob = files
+    path = os.path.join(folder, name)
+    with open(path, "wb") as f:
+        f.write(blob)
+    if card_blob is not None:
+        with open(os.path.splitext(path)[0] + ".json", "wb") as f:
+            f.write(card_blob)
+    return path
+
+
+@ray.remote(num_cpus=0)
+def _on_cluster(what, files, shown, args, kwargs):
+    """evaluate() or benchmark() run inside the cluster for a Ray Client, on the client's model files (with
+    their cards); the dataset is read on the cluster."""
+    with tempfile.TemporaryDirectory(prefix="octet-ray-") as tmp:
+        paths = []
+        for i, f in enumerate(files):
+            os.mkdir(os.path.join(tmp, str(i)))
+            paths.append(_write_model_files(f, os.path.join(tmp, str(i))))
+        if what == "evaluate":
+            report = evaluate(paths[0], *args, **kwargs)
+            report["model"] = shown[0]
+            return dict(report)
+        rows = benchmark(paths, *args, **kwargs)
+        for row in rows:
+            row["model"] = shown[paths.index(row["model"])]
+        return list(rows)
+
+
 def _precision_plan(precision, quantized, model, mode):
     """(want fp32, want int8, want dynamic) for `precision`, with octet eval's checks and messages."""
     p = precision or ("int8" if quantized else "fp32")
@@ -179,6 +231,12 @@ def evaluate(model, data=None, *, precision=None, limit=None, batch=64, workers=
     if batch < 1 or workers < 1 or threads < 1:
         raise ValueError(f"batch, workers and threads must be at least 1, got {batch}, {workers}, {threads}")
     model = os.fspath(model)
+    if _client_mode():
+        options = dict(precision=precision, limit=limit, batch=batch, workers=workers, threads=threads, isa=isa,
+                       block_images=block_images, calib=calib, calib_count=calib_count, per_class=per_class,
+                       method=method, percentile=percentile, per_channel=per_channel, activations=activations,
+                       keep_float=keep_float, mode=mode, allow_test_calibration=allow_test_calibration)
+        return EvalReport(ray.get(_on_cluster.remote("evaluate", [_model_files(model)], [model], [data], options)))
     calibration = dict(calib=calib, calib_count=calib_count, per_class=per_class, method=method,
                        percentile=percentile, per_channel=per_channel, activations=activations,
                        keep_float=keep_float, allow_test_calibration=allow_test_calibration)
@@ -318,6 +376,12 @@ def benchmark(models, precisions=("fp32", "int8"), isa_levels=None, *, batch=64,
     if isinstance(models, (str, os.PathLike)):
         models = [models]
     models = [os.fspath(m) for m in models]
+    if _client_mode():
+        options = dict(batch=batch, threads=threads, workers=workers, images=images, latency_images=latency_images,
+                       warmup=warmup, data=data, calib=calib, calib_count=calib_count, method=method,
+                       allow_test_calibration=allow_test_calibration)
+        return BenchmarkTable(ray.get(_on_cluster.remote("benchmark", [_model_files(m) for m in models], models,
+                                                         [list(precisions), isa_levels], options)))
     for p in precisions:
         if p not in ("fp32", "int8", "dynamic"):
             raise ValueError(f"precisions are fp32, int8 or dynamic, got '{p}'")
