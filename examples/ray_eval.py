@@ -2,8 +2,10 @@
 
     # a local Ray instance of 2 CPUs, 2 workers, the bundled TinyNet on its 10,000 test images
     PYTHONPATH=build/python third_party/ray/venv/bin/python examples/ray_eval.py
-    # FP32 beside INT8 (quantized once on the driver), on an existing cluster
-    python examples/ray_eval.py models/tinynet.onnx --precision both --address ray://head:10001 --workers 16
+    # FP32 beside INT8 (quantized once on the driver), on an existing cluster (Ray Client: the
+    # cluster's token in RAY_AUTH_TOKEN or ~/.ray/auth_token)
+    RAY_AUTH_MODE=token python examples/ray_eval.py models/tinynet.onnx --precision both \
+        --address ray://head:10001 --workers 16
 
 Prints what `octet eval MODEL --precision P` prints for the same images (with --json, its JSON):
 the same top-1, top-5, per-class figures and confusion matrix; latency is the workers' per-batch
@@ -62,6 +64,9 @@ def main(argv=None):
                 print(f"\n{table}", flush=True)
         if args.json:
             print(json.dumps(report, indent=2), flush=True)
+    except (octet.Error, ValueError, OSError) as e:
+        print(f"ray_eval.py: {e}", file=sys.stderr)
+        return 1
     finally:
         ray.shutdown()
     return 0
