@@ -103,22 +103,36 @@ TEST(Batcher, ALoneRequestRunsAtOnceByDefault) {
   EXPECT_EQ(model.batch_sizes, (std::vector<int64_t>{1}));
 }
 
+// A run whose first call holds the model until release(): the batch it starts "runs" for as long
+// as a test needs, so that others can be made to arrive while it does.
+struct HeldFirstRun {
+  std::mutex mutex;
+  std::condition_variable released;
+  bool let_go = false;
+  std::vector<int64_t> sizes;  // rows of each run
+  Batcher::RunFn fn() {
+    return [this](const std::vector<ir::TensorData>& in) -> std::vector<ir::TensorData> {
+      std::unique_lock<std::mutex> lock(mutex);
+      sizes.push_back(in[0].dims[0]);
+      if (sizes.size() == 1) released.wait(lock, [&] { return let_go; });
+      return {in[0]};
+    };
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      let_go = true;
+    }
+    released.notify_all();
+  }
+};
+
 TEST(Batcher, RequestsArrivingWhileOneRunsGatherByDefault) {
   // The first request runs alone and holds the model (max_running 1) until released; the next
   // three arrive while it runs, so they wait for company and leave as one batch when the third
   // fills it.
-  std::mutex mutex;
-  std::condition_variable released;
-  bool release = false;
-  std::vector<int64_t> sizes;
-  Batcher b(
-      [&](const std::vector<ir::TensorData>& in) -> std::vector<ir::TensorData> {
-        std::unique_lock<std::mutex> lock(mutex);
-        sizes.push_back(in[0].dims[0]);
-        if (sizes.size() == 1) released.wait(lock, [&] { return release; });
-        return {in[0]};
-      },
-      {3, std::chrono::seconds(5)});
+  HeldFirstRun model;
+  Batcher b(model.fn(), {3, std::chrono::seconds(5)});
   std::thread first([&] { b.run({rows_of(1, 2, 0)}); });
   while (b.runs() == 0) std::this_thread::yield();
   const auto t0 = Clock::now();
@@ -126,30 +140,16 @@ TEST(Batcher, RequestsArrivingWhileOneRunsGatherByDefault) {
   for (int i = 1; i <= 3; ++i) later.emplace_back([&, i] { b.run({rows_of(1, 2, float(i))}); });
   for (auto& t : later) t.join();
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(4)) << "a full batch must not wait for the delay";
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    release = true;
-  }
-  released.notify_all();
+  model.release();
   first.join();
-  EXPECT_EQ(sizes, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(model.sizes, (std::vector<int64_t>{1, 3}));
 }
 
 TEST(Batcher, AGatheringBatchLeavesWhenACoreFrees) {
   // max_batch 8 and a long delay, but two requests wait behind a running one: when it ends,
   // they leave at once as a batch of two rather than waiting for six more.
-  std::mutex mutex;
-  std::condition_variable released;
-  bool release = false;
-  std::vector<int64_t> sizes;
-  Batcher b(
-      [&](const std::vector<ir::TensorData>& in) -> std::vector<ir::TensorData> {
-        std::unique_lock<std::mutex> lock(mutex);
-        sizes.push_back(in[0].dims[0]);
-        if (sizes.size() == 1) released.wait(lock, [&] { return release; });
-        return {in[0]};
-      },
-      {8, std::chrono::seconds(20)});
+  HeldFirstRun model;
+  Batcher b(model.fn(), {8, std::chrono::seconds(20)});
   std::thread first([&] { b.run({rows_of(1, 2, 0)}); });
   while (b.runs() == 0) std::this_thread::yield();
   std::vector<std::thread> later;
@@ -157,15 +157,11 @@ TEST(Batcher, AGatheringBatchLeavesWhenACoreFrees) {
   while (b.requests() < 3) std::this_thread::yield();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // both are gathering by now
   const auto t0 = Clock::now();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    release = true;
-  }
-  released.notify_all();
+  model.release();
   first.join();
   for (auto& t : later) t.join();
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10)) << "the batch waited for the delay with a core free";
-  EXPECT_EQ(sizes, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(model.sizes, (std::vector<int64_t>{1, 2}));
 }
 
 TEST(Batcher, DifferentShapesAreNotMixed) {
