@@ -91,22 +91,26 @@ TEST_F(ServeKserve, ServerMetadataAndHealth) {
 
 TEST_F(ServeKserve, KeepAliveAnswersDoNotWaitForADelayedAck) {
   // An answer written in two sends (headers, then body) with Nagle on waits for the client's ACK
-  // of the first, which a kept-alive connection delays by up to 40 ms: 25-45 ms a request. With
-  // TCP_NODELAY a TinyNet inference takes about a millisecond here; the bound is 20 ms a request
-  // on average, room for a loaded or sanitized build.
-  auto c = client();
-  c.set_keep_alive(true);
-  c.set_tcp_nodelay(true);  // the client's own request, headers then body, must not wait either
+  // of the first, which a kept-alive connection delays by up to 40 ms (a new connection ACKs at
+  // once): 25-45 ms more a request. So requests on one kept-alive connection must cost about
+  // what requests on fresh connections do, however fast the build (a sanitized one included).
   const KserveModel& m = model("tinynet");
   const ir::TensorData x = m.sample(1, 5);
-  constexpr int kRequests = 40;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < kRequests; ++i) {
-    const V2Answer a = v2_infer(c, "tinynet", "fp32", m.input.name, x, i % 2 == 0);
-    ASSERT_EQ(a.status, 200) << a.error;
-  }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(ms / kRequests, 20.0) << kRequests << " requests on one connection took " << ms << " ms";
+  constexpr int kRequests = 30;
+  auto mean_ms = [&](bool keep_alive) {
+    auto c = client();
+    c.set_keep_alive(keep_alive);
+    c.set_tcp_nodelay(true);  // the client's own request, headers then body, must not wait either
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kRequests; ++i) {
+      const V2Answer a = v2_infer(c, "tinynet", "fp32", m.input.name, x, true);
+      EXPECT_EQ(a.status, 200) << a.error;
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / kRequests;
+  };
+  const double fresh = mean_ms(false), kept = mean_ms(true);
+  EXPECT_LT(kept, fresh + 10.0) << "a request on a kept-alive connection took " << kept << " ms, on a new one " << fresh
+                                << " ms";
 }
 
 TEST_F(ServeKserve, ModelMetadataNamesTensorsWithTheDynamicBatch) {
