@@ -86,9 +86,9 @@ void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* 
                                   float* output) {
   for (int n = 0; n < batch; ++n) {
     for (int c = 0; c < channels; ++c) {
-      double sum = 0.0;
+      float sum = 0.0f;
       for (int p = 0; p < hw; ++p) sum += input[(static_cast<size_t>(n) * hw + p) * channels + c];
-      output[static_cast<size_t>(n) * channels + c] = static_cast<float>(sum / hw);
+      output[static_cast<size_t>(n) * channels + c] = sum / static_cast<float>(hw);
     }
   }
 }

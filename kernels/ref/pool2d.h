@@ -35,6 +35,9 @@ void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const
                              float* output);
 
 // Mean over H*W for each (n, c): input [batch][hw][channels] -> output [batch][channels].
+// Sums in float, pixel by pixel, then divides by float(hw): the arithmetic every SIMD level's
+// f32_gap does lane by lane, so every level gives the same bits (dynamic INT8 quantizes this
+// output, and one ulp would flip a code on one level only).
 void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input,
                                   float* output);
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 
+#include "calib/calibrate.h"
 #include "calib/quantize.h"
 #include "engine/session.h"
 #include "loader/onnx_loader.h"
@@ -467,8 +468,10 @@ namespace octet {
 namespace {
 
 // Every ISA level octet can be capped to (OCTET_ISA / --isa) runs the bundled models' INT8
-// graphs bit-identically to the scalar ref kernels, for uint8 and int8 activations: the
-// fast kernels of each level (VNNI, the exact int16 madd path, AVX2) end to end.
+// graphs bit-identically to the scalar ref kernels, static with uint8 and int8 activations and
+// dynamic: the fast kernels of each level (VNNI, the exact int16 madd path, AVX2) end to end,
+// and in the dynamic graph the float steps too (each output is quantized again, so one ulp of
+// a float kernel on one level would change the codes after it).
 TEST(IsaLevels, EveryLevelRunsTheInt8ModelsBitIdenticallyToTheScalarKernels) {
   data::Dataset train, test;
   try {
@@ -487,10 +490,12 @@ TEST(IsaLevels, EveryLevelRunsTheInt8ModelsBitIdenticallyToTheScalarKernels) {
     const TensorSpec input = cli::image_input(fp32, model);
     const auto calib_batches = cli::split_batches(cli::make_inputs(train, card, input), 32);
     const ir::TensorData images = cli::make_inputs(test, card, input);
-    for (bool signed_act : {false, true}) {
+    for (const std::string kind : {"u8", "s8", "dynamic"}) {
       calib::QuantizeOptions qo;
-      qo.activations = signed_act ? calib::QType::s8 : calib::QType::u8;
-      const ir::Graph qdq = calib::quantize_model(fp32, calib_batches, {}, qo);
+      qo.activations = kind == "s8" ? calib::QType::s8 : calib::QType::u8;
+      const ir::Graph qdq = kind == "dynamic"
+                                ? calib::quantize_dynamic(calib::prepare_for_quantization(ir::Graph(fp32)), {})
+                                : calib::quantize_model(fp32, calib_batches, {}, qo);
       SessionOptions scalar;
       scalar.isa = kernels::Isa::scalar;
       const auto want = Session(ir::Graph(qdq), scalar).run({images});
@@ -500,7 +505,7 @@ TEST(IsaLevels, EveryLevelRunsTheInt8ModelsBitIdenticallyToTheScalarKernels) {
         o.isa = isa;
         Session s(ir::Graph(qdq), o);
         const auto got = s.run({images});
-        const std::string what = name + (signed_act ? " s8" : " u8") + " at " + kernels::isa_name(isa);
+        const std::string what = name + " " + kind + " at " + kernels::isa_name(isa);
         ASSERT_EQ(got[0].count(), want[0].count()) << what;
         for (int64_t i = 0; i < got[0].count(); ++i)
           ASSERT_EQ(got[0].as<float>()[i], want[0].as<float>()[i]) << what << ", output " << i;
