@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The pip install a user makes, from nothing: `pip wheel` on this source tree with pyproject.toml's
 # settings alone (scikit-build-core from PyPI, the whole engine compiled in pip's temporary build
-# tree: 10-20 minutes on 2 cores), the wheel installed into a fresh venv with NumPy from PyPI,
+# tree, minutes on 2 cores), the wheel installed into a fresh venv with NumPy from PyPI,
 # and its `octet` command and `import octet` checked against a Release build tree's
 # (tests/install/wheel_test.sh --from-scratch). CI runs the same check on a wheel built from the
 # Release tree's ccache (ctest -R Install.PipWheel); this one also covers pyproject.toml's own

@@ -9,13 +9,13 @@
 #
 # --from-scratch (tools/install_check.sh): the wheel exactly as `pip install .` builds it for a
 # user, pyproject.toml's settings only, in pip's temporary build tree: it compiles the whole
-# engine (10-20 minutes on 2 cores). Without it, the wheel reuses the tree's compiles through
+# engine (docs/usage.md says how long). Without it, the wheel reuses the tree's compiles through
 # ccache: its CMake tree is configured as the build tree is (compilers, ccache launcher, unity
 # build, bench/ on or off, which decides the module's peak loops) and lies next to it
 # (BUILD_DIR-wheel), so that every path a compile command names, taken relative to
 # CCACHE_BASEDIR, is the one the tree compiled with. tools/test.sh configures its Release tree
-# that way; the count of compiles ccache did not answer is printed (the module's is one: pybind11
-# comes from PyPI here).
+# that way; the count of compiles ccache did not answer is printed. One always misses: the
+# module's, since pybind11 comes from PyPI here (Debian's in the tree): most of this test's time.
 set -euo pipefail
 scratch=0
 if [[ ${1:-} == --from-scratch ]]; then scratch=1; shift; fi
