@@ -121,6 +121,11 @@ struct OpImpl {
   // declaration costs speed, a wrong "keeps apart" costs wrong answers). Steps folded at plan
   // time (constants, Shape) are not asked.
   std::function<BatchUse(const OpContext&, const std::vector<TensorInfo>& out)> batch_use{};
+  // The non-constant inputs of the output's rank must share one layout (a binary op's fast
+  // kernels walk both operands in the same order): where they differ, the planner hands the
+  // others over in the layout of the largest (channels-last on a tie), through a relayout step
+  // or an existing relayouted copy, instead of the op running a strided reference.
+  bool inputs_share_layout = false;
   // batch_use reads constant inputs that follow the batch (OpContext::follows_batch) at both
   // extents, through AtOtherBatch (Reshape does); otherwise such an input makes a step mix images.
   bool batch_use_sees_batch_constants = false;

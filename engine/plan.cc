@@ -113,6 +113,29 @@ std::string Plan::ensure_layout(const std::string& name, Layout want) {
   return alias;
 }
 
+void Plan::share_layout(std::vector<std::string>& names, std::vector<TensorInfo>& infos) {
+  size_t rank = 0;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!names[i].empty() && !values_.at(names[i]).constant) rank = std::max(rank, infos[i].dims.size());
+  if (rank < 3) return;
+  std::vector<size_t> tensors;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!names[i].empty() && !values_.at(names[i]).constant && infos[i].dims.size() == rank) tensors.push_back(i);
+  if (tensors.size() < 2) return;
+  size_t largest = tensors[0];
+  for (size_t i : tensors) {
+    const int64_t a = infos[i].count(), b = infos[largest].count();
+    if (a > b || (a == b && infos[i].layout == Layout::channels_last)) largest = i;
+  }
+  const Layout target = infos[largest].layout;
+  for (size_t i : tensors) {
+    if (same_memory(infos[i].dims, infos[i].layout, target)) continue;
+    names[i] = ensure_layout(names[i], target);
+    infos[i] = values_.at(names[i]).info;
+    infos[i].layout = target;
+  }
+}
+
 void Plan::add_node(const ir::Node& n) {
   const OpImpl* impl = find_op(n.op);
   if (!impl) throw ir::Error(graph_.source + ": " + ir::Graph::describe(n) + ": no implementation");
@@ -138,6 +161,7 @@ void Plan::add_node(const ir::Node& n) {
     names.push_back(name);
     infos.push_back(name.empty() ? TensorInfo{} : values_.at(name).info);
   }
+  if (impl->inputs_share_layout && !all_const) share_layout(names, infos);
   OpContext ctx = context(n, names, infos);
   std::vector<TensorInfo> outs = impl->infer(ctx);
   for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i)

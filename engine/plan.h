@@ -87,6 +87,8 @@ class Plan {
   };
   void add_node(const ir::Node& n);
   std::string ensure_layout(const std::string& name, Layout want);
+  // OpImpl::inputs_share_layout: hands the node's tensor inputs over in one layout.
+  void share_layout(std::vector<std::string>& names, std::vector<TensorInfo>& infos);
   void fold(const ir::Node& n, const OpImpl& impl, OpContext& ctx, const std::vector<TensorInfo>& outs);
   std::vector<ir::TensorData> fold_at_other_batch(const OpImpl& impl, const OpContext& ctx) const;
   const ir::TensorData* own(ir::TensorData t);

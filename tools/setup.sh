@@ -138,3 +138,9 @@ say "checking the quantization tool: onnxruntime $("$ROOT/third_party/ort-quanti
 install_venv tritonclient "tritonclient[http]"
 say "checking tritonclient: $("$ROOT/third_party/tritonclient/venv/bin/python" -c \
   'import tritonclient.http, importlib.metadata as m; print(m.version("tritonclient"))')"
+
+# Ray Data: octet.ray spreads `octet eval` and benchmarks over a Ray cluster, and
+# tests/python/test_ray.py runs it on a local instance. Over Debian's site packages (the octet
+# module's NumPy); about 150 MB of wheels, 530 MB installed.
+install_venv ray "ray[data,client]" --system-site-packages
+say "checking ray: $("$ROOT/third_party/ray/venv/bin/python" -c 'import ray.data; print(ray.__version__)')"

@@ -45,7 +45,9 @@ rm -rf "$TALLY"
 mkdir -p "$TALLY"
 tally=()
 print_tally() { ((${#tally[@]} == 0)) || python3 "$ROOT/tools/ci_tally.py" "${tally[@]}"; }
-trap 'rc=$?; if ((rc != 0)); then print_tally || true; fi' EXIT
+arm_build_pid=""
+stop_arm_build() { [[ -z "$arm_build_pid" ]] || kill -- "-$arm_build_pid" 2>/dev/null || true; }
+trap 'rc=$?; stop_arm_build; if ((rc != 0)); then print_tally || true; fi' EXIT
 # Passed tests' output in full (ctest keeps 1 KiB by default): the tally reads the microkernels
 # each sweep left out.
 CTEST_TALLY=(--test-output-size-passed 1048576)
@@ -73,7 +75,19 @@ echo "== Release build and tests"
 export CCACHE_BASEDIR="$ROOT" CCACHE_DEPEND=1
 cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+# ONNX Runtime's own quantization tool writes its files for the zoo meanwhile (one Python
+# process at a time, beside the compiler jobs), checked by ZooParity.OrtToolFilesIdenticalToOrt.
+ort_tool_pid=""
+if [[ "${OCTET_SKIP_ZOO:-0}" != 1 ]]; then
+  "$ROOT/tools/zoo/ort_quantize_zoo.sh" "$ZOO" >"$ROOT/build/ort-tool.log" 2>&1 &
+  ort_tool_pid=$!
+fi
 cmake --build "$ROOT/build" -j "$JOBS"
+if [[ -n "$ort_tool_pid" ]] && ! wait "$ort_tool_pid"; then
+  cat "$ROOT/build/ort-tool.log"
+  echo "== ONNX Runtime's quantization tool failed on a zoo model (its log is above)"
+  exit 1
+fi
 if [[ "${OCTET_SKIP_ZOO:-0}" != 1 ]]; then
   for model in "$ZOO"/*/model.onnx; do
     dir="$(dirname "$model")"
@@ -81,6 +95,16 @@ if [[ "${OCTET_SKIP_ZOO:-0}" != 1 ]]; then
   done
 fi
 stage_done "Release build"
+
+# The AArch64 cross-build starts now, in the background at a low priority: it takes the CPU the
+# test stages below leave idle (servers waiting on sockets, ONNX Runtime starting) and is
+# waited for at the AArch64 stage, which then only runs the tests.
+ARM_ARGS=(--kernels-only --models "$ROOT/build" --cpu cortex-a72 --cpu cortex-a76 --cpu max --jobs "$JOBS")
+if [[ "${OCTET_SKIP_ARM:-0}" != 1 ]]; then
+  # Its own process group (setsid), so that an early exit stops the whole build (stop_arm_build).
+  setsid nice -n 15 "$ROOT/tools/arm/test.sh" "${ARM_ARGS[@]}" --build-only >"$ROOT/build/arm-build.log" 2>&1 &
+  arm_build_pid=$!
+fi
 tally+=("Release tests=$TALLY/release.xml")
 ctest --test-dir "$ROOT/build" --output-on-failure -j "$JOBS" "${CTEST_TALLY[@]}" --output-junit "$TALLY/release.xml"
 stage_done "Release tests"
@@ -105,8 +129,16 @@ fi
 if [[ "${OCTET_SKIP_ARM:-0}" != 1 ]]; then
   echo "== AArch64 microkernels and bundled models, cross-built, under qemu-aarch64"
   for cpu in cortex-a72 cortex-a76 max; do tally+=("AArch64 -cpu $cpu=$TALLY/arm-$cpu.xml"); done
-  OCTET_JUNIT_DIR="$TALLY" "$ROOT/tools/arm/test.sh" --kernels-only --models "$ROOT/build" \
-    --cpu cortex-a72 --cpu cortex-a76 --cpu max --jobs "$JOBS"
+  build_ok=1
+  wait "$arm_build_pid" || build_ok=0
+  arm_build_pid=""
+  if ((build_ok == 0)); then
+    cat "$ROOT/build/arm-build.log"
+    echo "== the AArch64 cross-build failed (its log is above)"
+    exit 1
+  fi
+  grep '^== \[arm\]' "$ROOT/build/arm-build.log" | sed 's/^/   (background) /'
+  OCTET_JUNIT_DIR="$TALLY" "$ROOT/tools/arm/test.sh" "${ARM_ARGS[@]}"
   tally+=(--note "AArch64 models: tools/arm/model_check.sh passed")
   stage_done "AArch64"
 fi

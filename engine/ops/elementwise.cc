@@ -187,6 +187,7 @@ Kernel integer_binary_kernel(const OpContext& c, std::span<const void* const> in
 OpImpl binary_op() {
   OpImpl b;
   b.want_layout = any_layout;
+  b.inputs_share_layout = true;
   b.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     if (is_integer_arithmetic(c)) {
       if (ops::has_range_output(c)) c.fail("an output range is gathered only from float results");

@@ -85,6 +85,7 @@ Kernel build_qbinary(const OpContext& c, std::span<const void* const> in, std::s
 OpImpl qbinary_op() {
   OpImpl op;
   op.want_layout = any_layout;
+  op.inputs_share_layout = true;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const ir::Dims out = qbinary_dims(c);
     return {{c.info(kA).dtype, out, ops::broadcast_layout(c.info(kA), c.info(kB), out)}};

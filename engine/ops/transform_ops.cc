@@ -37,6 +37,23 @@ std::vector<int64_t> transpose_perm(const OpContext& c, int64_t rank) {
   return perm;
 }
 
+// The output's layout: the one that keeps the input's memory order when there is one, so the
+// transpose is a plain copy and its consumers see the layout the input had (ConvNeXt's permute
+// to [N, H, W, C] of a channels-last feature map and back meet the residual branch channels-last
+// again); row-major otherwise.
+Layout transpose_layout(const TensorInfo& x, const std::vector<int64_t>& perm) {
+  const int rank = int(x.dims.size());
+  const std::vector<int> in_order = memory_order(rank, x.layout);
+  for (Layout l : {Layout::row_major, Layout::channels_last}) {
+    if (l == Layout::channels_last && rank != 4) continue;  // feature maps; [N, L, C] stays for MatMul
+    const std::vector<int> out_order = memory_order(rank, l);
+    bool same = true;
+    for (int k = 0; same && k < rank; ++k) same = perm[size_t(out_order[size_t(k)])] == in_order[size_t(k)];
+    if (same) return l;
+  }
+  return Layout::row_major;
+}
+
 OpImpl transpose_op() {
   OpImpl op;
   op.want_layout = any_layout;
@@ -44,7 +61,7 @@ OpImpl transpose_op() {
     auto perm = transpose_perm(c, int64_t(c.info(0).dims.size()));
     ir::Dims out;
     for (int64_t p : perm) out.push_back(c.info(0).dims[size_t(p)]);
-    return {{c.info(0).dtype, out, Layout::row_major}};
+    return {{c.info(0).dtype, out, transpose_layout(c.info(0), perm)}};
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
     return ops::keeps_images_apart_if(transpose_perm(c, int64_t(c.info(0).dims.size())).at(0) == 0);
@@ -59,7 +76,7 @@ OpImpl transpose_op() {
       out_dims.push_back(x.dims[size_t(p)]);
       src.push_back(in_strides[size_t(p)]);
     }
-    auto dst = strides_of(out_dims, Layout::row_major);
+    auto dst = strides_of(out_dims, transpose_layout(x, perm));
     auto copy = std::make_shared<const StridedCopy>(int(out_dims.size()), out_dims.data(), src.data(), dst.data(),
                                                     int(ir::dtype_size(x.dtype)));
     c.report_kernel(copy->kernel_id());

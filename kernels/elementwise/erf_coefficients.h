@@ -1,6 +1,6 @@
 #pragma once
-// The polynomials of the SIMD erf (kernels/x86/eltwise_loops.inc, kernels/arm/eltwise__neon.cc),
-// fitted for octet by least squares on Chebyshev nodes in double precision:
+// The polynomials of the SIMD erf (kernels/eltwise_loops.inc, every ISA), fitted for octet by
+// least squares on Chebyshev nodes in double precision:
 //   |x| <  kErfSplit: erf(x) = x * P(x^2),            max relative error 6e-8 in double on [0, 1]
 //   |x| >= kErfSplit: erf(|x|) = 1 - exp(Q(|x| - 2.5)), Q fitting log(erfc) on [0.875, 4], erfc
 //                     within 4e-9 relative in double; |x| is clamped to 4, where erf is 1.0f.

@@ -1,7 +1,7 @@
 // Element-wise and global-pooling microkernels, AVX2 + FMA, 8 lanes of float32 / int32.
-// The FP32 kernels are kernels/x86/eltwise_loops.inc over the Ops below. Float tails use
-// vmaskmovps; byte tails go through a small stack buffer (AVX2 has no byte masks), so no
-// element outside [0, n) is read or written.
+// The FP32 kernels are kernels/eltwise_loops.inc over the Ops of kernels/x86/avx2_ops.h.
+// Float tails use vmaskmovps; byte tails go through a small stack buffer (AVX2 has no byte
+// masks), so no element outside [0, n) is read or written.
 //
 // The INT8 kernels repeat the float steps of their reference variants one for one
 // (kernels/ref/qelementwise.cc, qpool2d.cc); contraction is off for this file so a
@@ -17,74 +17,10 @@
 #include "kernels/elementwise/erf_coefficients.h"
 #include "kernels/eltwise_list.h"
 #include "kernels/ref/activation.h"  // kOneSixth, GELU's constants
+#include "kernels/x86/avx2_ops.h"
 
 namespace octet::kernels::avx2 {
 namespace {
-
-struct Ops {
-  using Vec = __m256;
-  using Mask = __m256i;
-  static constexpr int kLanes = 8;
-
-  static Mask tail_mask(size_t n) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  }
-  static Mask first_lanes(size_t n) { return tail_mask(n >= 8 ? 8 : n); }
-  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
-  static Vec load_tail(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
-  static void store_tail(float* p, Vec v, Mask m) { _mm256_maskstore_ps(p, m, v); }
-  static Vec set1(float v) { return _mm256_set1_ps(v); }
-  static Vec zero() { return _mm256_setzero_ps(); }
-  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
-  static Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
-  static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
-  static Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
-  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-  static Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
-  static Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
-  static Vec round(Vec v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  static Vec neg_abs(Vec v) { return _mm256_or_ps(v, _mm256_set1_ps(-0.0f)); }
-  static Vec sqrt(Vec v) { return _mm256_sqrt_ps(v); }
-  static Vec abs(Vec v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
-  static Vec copy_sign(Vec magnitude, Vec sign) {
-    const __m256 s = _mm256_set1_ps(-0.0f);
-    return _mm256_or_ps(_mm256_andnot_ps(s, magnitude), _mm256_and_ps(s, sign));
-  }
-  static Vec select_less(Vec x, Vec t, Vec a, Vec b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_LT_OQ)); }
-  using Idx = __m256i;
-  static Idx lane_offsets(size_t stride) {
-    return _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(stride)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  }
-  static Vec gather(const float* p, Idx idx, Mask m) {
-    return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(m), 4);
-  }
-  static Vec select_negative(Vec x, Vec a, Vec b) {
-    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
-  }
-  static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
-  static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GE_OQ)); }
-  // Without scalef, 2^n is applied as two exact power-of-two factors 2^(n/2) and 2^(n - n/2),
-  // each a normal float for n >= -150, so only the last multiply rounds (also into subnormals).
-  // When every lane's n >= -125, p * 2^n is a normal float (p = e^r lies in [0.70, 1.42]) and
-  // adding n to p's exponent field gives the same bits with two instructions instead of eight;
-  // only vectors holding a result below FLT_MIN (x < -86.6 in a sigmoid) take the two factors.
-  // NaN converts to INT_MIN; the blend then returns the NaN z instead.
-  static Vec pow2_times(Vec p, Vec n, Vec z) {
-    const __m256i ni = _mm256_cvtps_epi32(n);
-    __m256 e;
-    if (_mm256_movemask_ps(_mm256_cmp_ps(n, _mm256_set1_ps(-125.0f), _CMP_LT_OQ)) == 0) {
-      e = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32(ni, 23)));
-    } else {
-      const __m256i n1 = _mm256_srai_epi32(ni, 1);
-      const __m256i n2 = _mm256_sub_epi32(ni, n1);
-      const __m256 f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
-      const __m256 f2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
-      e = _mm256_mul_ps(_mm256_mul_ps(p, f1), f2);
-    }
-    return _mm256_blendv_ps(e, z, _mm256_cmp_ps(z, z, _CMP_UNORD_Q));
-  }
-};
 
 // ---- INT8 ----
 
@@ -207,7 +143,7 @@ void q8_gap(size_t hw, size_t channels, const void* x_bytes, void* y_bytes, cons
 
 }  // namespace
 
-#include "kernels/x86/eltwise_loops.inc"
+#include "kernels/eltwise_loops.inc"
 #include "kernels/f32_act_softmax_loops.inc"
 
 }  // namespace octet::kernels::avx2

@@ -1,6 +1,7 @@
 // Element-wise and global-pooling microkernels, AVX-512 (F/BW/DQ/VL), 16 lanes of float32 /
-// int32. The FP32 kernels are kernels/x86/eltwise_loops.inc over the Ops below. Tails use
-// masked loads and stores, so no element outside [0, n) is touched.
+// int32. The FP32 kernels are kernels/eltwise_loops.inc over the Ops of
+// kernels/x86/avx512_ops.h. Tails use masked loads and stores, so no element outside [0, n)
+// is touched.
 //
 // The INT8 kernels repeat the float steps of their reference variants one for one
 // (kernels/ref/qelementwise.cc, qpool2d.cc); contraction is off for this file so a
@@ -21,53 +22,10 @@
 #include "kernels/elementwise/erf_coefficients.h"
 #include "kernels/eltwise_list.h"
 #include "kernels/ref/activation.h"  // kOneSixth, GELU's constants
+#include "kernels/x86/avx512_ops.h"
 
 namespace octet::kernels::avx512 {
 namespace {
-
-struct Ops {
-  using Vec = __m512;
-  using Mask = __mmask16;
-  static constexpr int kLanes = 16;
-
-  static Mask tail_mask(size_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
-  static Mask first_lanes(size_t n) { return n >= 16 ? __mmask16(0xFFFF) : tail_mask(n); }
-  static Vec load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
-  static Vec load_tail(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
-  static void store_tail(float* p, Vec v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
-  static Vec set1(float v) { return _mm512_set1_ps(v); }
-  static Vec zero() { return _mm512_setzero_ps(); }
-  static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
-  static Vec sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
-  static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
-  static Vec div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
-  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-  static Vec min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
-  static Vec max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
-  static Vec round(Vec v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  static Vec neg_abs(Vec v) { return _mm512_or_ps(v, _mm512_set1_ps(-0.0f)); }
-  static Vec sqrt(Vec v) { return _mm512_sqrt_ps(v); }
-  static Vec abs(Vec v) { return _mm512_abs_ps(v); }
-  static Vec copy_sign(Vec magnitude, Vec sign) {
-    const __m512i s = _mm512_set1_epi32(static_cast<int>(0x80000000u));
-    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(s, _mm512_castps_si512(magnitude), _mm512_castps_si512(sign), 0xAC));
-  }
-  static Vec select_less(Vec x, Vec t, Vec a, Vec b) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_LT_OQ), b, a); }
-  using Idx = __m512i;
-  static Idx lane_offsets(size_t stride) {
-    return _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(stride)),
-                              _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  }
-  static Vec gather(const float* p, Idx idx, Mask m) { return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4); }
-  static Vec select_negative(Vec x, Vec a, Vec b) {
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
-  }
-  static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), y, x); }
-  static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ), y, x); }
-  // scalef: p * 2^n with one rounding, subnormal results included; a NaN z made p NaN.
-  static Vec pow2_times(Vec p, Vec n, Vec) { return _mm512_scalef_ps(p, n); }
-};
 
 // ---- INT8 ----
 
@@ -162,7 +120,7 @@ void q8_gap(size_t hw, size_t channels, const void* x_bytes, void* y_bytes, cons
 
 }  // namespace
 
-#include "kernels/x86/eltwise_loops.inc"
+#include "kernels/eltwise_loops.inc"
 #include "kernels/f32_act_softmax_loops.inc"
 
 }  // namespace octet::kernels::avx512

@@ -51,8 +51,8 @@ struct Ops {
     return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, lo), hi));
   }
   // vpmovdb into a register, then a plain 16-byte store (masked only for a partial block),
-  // rather than vpmovdb's masked memory form: on Zen 5, MobileNetV2's 16 -> 96 expand conv
-  // (the epilogue is most of a tile at K = 16) went 145 -> 139 us, EfficientNet-B0 INT8 -2%.
+  // rather than vpmovdb's masked memory form, which is slower on Zen 5 where the epilogue is
+  // most of a tile (small K, e.g. a 16-channel expand conv).
   static void store(uint8_t* y, Vec q, size_t valid) {
     const __m128i bytes = _mm512_cvtepi32_epi8(q);
     if (valid == kLanes) {

@@ -8,6 +8,8 @@ and see why INT8 is faster or slower than FP32 on this CPU.
 Inputs that are C-contiguous arrays of the input's dtype are read in place; outputs are NumPy
 arrays that own the engine's result (no copy). The GIL is released while octet computes, so one
 session can serve several Python threads at once.
+
+octet.ray (imported on its own, it needs Ray) spreads `octet eval` and benchmarks over a Ray cluster.
 """
 import os as _os
 

@@ -8,4 +8,5 @@ PYBIND11_MODULE(_octet, m) {
   octet::python::bind_errors(m);
   octet::python::bind_session(m);
   octet::python::bind_tools(m);
+  octet::python::bind_eval(m);
 }

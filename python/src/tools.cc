@@ -8,6 +8,8 @@
 
 #include "engine/ir.h"
 #include "kernels/isa.h"
+#include "loader/onnx_loader.h"
+#include "loader/onnx_writer.h"
 #include "python/src/arrays.h"
 #include "python/src/bindings.h"
 #include "tools/cli/calibration.h"
@@ -91,6 +93,29 @@ py::object quantize(const py::object& model, const py::object& output, const py:
     report = cli::quantize_file_json(in, out, cli::quantize_file(in, out, a));
   }
   return to_python(report);
+}
+
+// The INT8 model `octet eval --precision int8` quantizes in memory, serialized as it evaluates it
+// (no file, no doc string, no card): its bytes and the calibration report of `octet eval --json`.
+py::tuple quantize_in_memory(const py::object& model, const py::object& calib, int64_t calib_count, int per_class,
+                             const std::string& method, double percentile, std::optional<bool> per_channel,
+                             const std::string& activations, const py::object& keep_float, const std::string& mode,
+                             bool allow_test_calibration, int batch) {
+  if (batch < 1) throw py::value_error("batch must be at least 1, got " + std::to_string(batch));
+  cli::CalibrationArgs a = calibration_args(calib, calib_count, per_class, method, percentile, per_channel, activations,
+                                            keep_float, mode, allow_test_calibration, false);
+  a.batch = batch;
+  check_settings(a, mode);
+  const std::string in = path_arg(model);
+  std::string bytes;
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    const cli::QuantizeResult q = cli::quantize_for_cli(loader::load_onnx(in), in, a);
+    bytes = loader::save_onnx_bytes(q.graph);
+    report = cli::quantize_report_json(q);
+  }
+  return py::make_tuple(py::bytes(bytes), to_python(report));
 }
 
 py::object explain(const py::object& model, const py::object& html, const py::object& json, const py::object& fp32,
@@ -215,6 +240,12 @@ void bind_tools(py::module_& m) {
         "allow_test_calibration"_a = false, "batch"_a = 32, "progress"_a = false,
         "Quantize an FP32 ONNX model to an INT8 one as `octet quantize` does (same defaults, same file); returns the "
         "report `octet quantize --json` prints");
+  m.def("_quantize_in_memory", &quantize_in_memory, "model"_a, py::kw_only(), "calib"_a = py::none(),
+        "calib_count"_a = 1000, "per_class"_a = 0, "method"_a = "minmax", "percentile"_a = 99.999,
+        "per_channel"_a = py::none(), "activations"_a = "uint8", "keep_float"_a = py::none(), "mode"_a = "static",
+        "allow_test_calibration"_a = false, "batch"_a = 32,
+        "The model quantized as `octet eval --precision int8` does in memory: (its ONNX bytes, the calibration "
+        "report of `octet eval --json`)");
   m.def("explain", &explain, "model"_a, py::kw_only(), "html"_a = py::none(), "json"_a = py::none(),
         "fp32"_a = py::none(), "data"_a = py::none(), "images"_a = 1000, "isa_levels"_a = "all", "batch"_a = 16,
         "threads"_a = 1, "compare_ort"_a = false, "progress"_a = false, "calib"_a = py::none(),

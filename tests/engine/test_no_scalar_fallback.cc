@@ -107,6 +107,17 @@ std::vector<Pattern> patterns() {
                          {{"transB", 1}}));
        },
        {2, 24, 7, 7}},
+      {"ConvNeXt block (permute to channels-last and back, layer scale, residual Add) at 4x4",
+       [](OnnxBuilder& b) {
+         auto x = b.input("x", {-1, 32, 4, 4});
+         auto t = b.node("Transpose", {conv(b, x, 32, 32, 7, 1, 32)}, {{"perm", {0, 2, 3, 1}}});
+         auto h = b.node("Relu", {b.node("MatMul", {t, b.random_normal_init("w1", {32, 64}, 0.0f, 0.2f)})});
+         auto m = b.node("MatMul", {h, b.random_normal_init("w2", {64, 32}, 0.0f, 0.2f)});
+         auto back = b.node("Transpose", {m}, {{"perm", {0, 3, 1, 2}}});
+         auto scaled = b.node("Mul", {back, b.random_normal_init("gamma", {32, 1, 1}, 0.0f, 0.5f)});
+         b.output(b.node("Add", {scaled, x}));
+       },
+       {2, 32, 4, 4}},
       {"512-channel 3x3 conv at 4x4",
        [](OnnxBuilder& b) {
          auto x = b.input("x", {-1, 512, 4, 4});

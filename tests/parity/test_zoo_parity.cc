@@ -21,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -303,6 +304,65 @@ TEST(ZooParity, DynamicInt8IdenticalToOrt) {
       all_identical = all_identical && identical == n;
     }
     expect_listed(gaps, "dynamic", name, all_identical, "dynamic INT8 outputs differ from ONNX Runtime's");
+  }
+}
+
+// The files ONNX Runtime's own quantization tool writes for each zoo model
+// (tools/zoo/ort_quantize_zoo.sh: quant_pre_process, then quantize_static as QDQ and as
+// QOperator, and quantize_dynamic, in ZOO/NAME/ort_tool/), run as they are: every output value
+// identical to ORT's on the same file. Known gaps: "ort_<file stem>" lines of zoo_gaps.txt.
+TEST(ZooParity, OrtToolFilesIdenticalToOrt) {
+  std::vector<std::string> models;
+  for (const std::string& name : zoo_models())
+    if (fs::is_directory(zoo_dir() / name / "ort_tool")) models.push_back(name);
+  if (models.empty())
+    GTEST_SKIP() << "no zoo model in " << zoo_dir().string()
+                 << " has ONNX Runtime's quantized files: run tools/zoo/ort_quantize_zoo.sh " << zoo_dir().string();
+  if (std::string why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  for (const char* stem : {"static_qdq", "static_qoperator", "dynamic"}) {
+    const auto gaps = known_gaps(std::string("ort_") + stem);
+    for (const std::string& name : models) {
+      SCOPED_TRACE(name + " " + stem);
+      const fs::path d = zoo_dir() / name;
+      const std::string file = (d / "ort_tool" / (std::string(stem) + ".onnx")).string();
+      ASSERT_TRUE(fs::exists(file)) << file << " is missing: run tools/zoo/ort_quantize_zoo.sh again";
+      // Either engine refusing the file is a gap too, listed with the reason.
+      const std::string check = std::string("ort_") + stem;
+      std::unique_ptr<Session> loaded;
+      try {
+        loaded = std::make_unique<Session>(Session::load(file));
+      } catch (const std::exception& e) {
+        expect_listed(gaps, check, name, false, std::string("octet refuses the file: ") + e.what());
+        continue;
+      }
+      Session& s = *loaded;
+      const ir::TensorData input = from_npy(npy::read((d / "input.npy").string()));
+      std::map<std::string, npy::Array> theirs;
+      try {
+        theirs = testing::run_ort(file, {{s.inputs().at(0).name, to_npy(input)}});
+      } catch (const std::exception& e) {
+        const std::string why = e.what();
+        expect_listed(gaps, check, name, false, "ONNX Runtime cannot run this file: " + why.substr(0, why.find('\n')));
+        continue;
+      }
+      std::vector<ir::TensorData> ours;
+      if (!run_or_fail(s, input, file, ours)) continue;
+      bool all_identical = true;
+      for (size_t i = 0; i < ours.size(); ++i) {
+        const npy::Array& ref = theirs.at(s.outputs()[i].name);
+        ASSERT_EQ(ours[i].bytes.size(), ref.data.size());
+        const int64_t n = ours[i].count();
+        const size_t width = ours[i].bytes.size() / size_t(std::max<int64_t>(n, 1));
+        int64_t identical = 0;
+        for (int64_t k = 0; k < n; ++k)
+          identical += std::memcmp(&ours[i].bytes[size_t(k) * width], &ref.data[size_t(k) * width], width) == 0;
+        std::printf("[ ZOO ORT  ] %-26s %-16s %s: %7.3f%% of %lld values identical\n", name.c_str(), stem,
+                    s.outputs()[i].name.c_str(), 100.0 * double(identical) / double(n), (long long)n);
+        all_identical = all_identical && identical == n;
+      }
+      expect_listed(gaps, check, name, all_identical,
+                    std::string("outputs of ONNX Runtime's ") + stem + " file differ from ONNX Runtime's");
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <barrier>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -46,7 +47,7 @@ struct FakeModel {
 
 TEST(Batcher, GathersUpToMaxBatchAndSplitsResultsBackInOrder) {
   FakeModel model;
-  Batcher b(model.fn(), {4, std::chrono::seconds(5)});  // a long delay: only a full batch leaves early
+  Batcher b(model.fn(), {4, std::chrono::seconds(5), true});  // a long delay: only a full batch leaves early
   constexpr int kRequests = 8;
   std::vector<std::vector<ir::TensorData>> out(kRequests);
   std::vector<std::thread> threads;
@@ -69,7 +70,7 @@ TEST(Batcher, GathersUpToMaxBatchAndSplitsResultsBackInOrder) {
 
 TEST(Batcher, RequestsOfSeveralRowsKeepTheirRows) {
   FakeModel model;
-  Batcher b(model.fn(), {8, std::chrono::milliseconds(200)});
+  Batcher b(model.fn(), {8, std::chrono::milliseconds(200), true});
   std::vector<ir::TensorData> x, y;
   std::thread t1([&] { x = b.run({rows_of(2, 5, 10)}); });
   std::thread t2([&] { y = b.run({rows_of(3, 5, 20)}); });
@@ -82,9 +83,9 @@ TEST(Batcher, RequestsOfSeveralRowsKeepTheirRows) {
   EXPECT_EQ(y[1].as<float>()[2], 22.0f);
 }
 
-TEST(Batcher, ALoneRequestLeavesAfterTheDelay) {
+TEST(Batcher, ALoneRequestToldToWaitForTheDelayLeavesAfterIt) {
   FakeModel model;
-  Batcher b(model.fn(), {8, std::chrono::milliseconds(50)});
+  Batcher b(model.fn(), {8, std::chrono::milliseconds(50), true});
   const auto t0 = Clock::now();
   const auto out = b.run({rows_of(1, 2, 7)});
   const auto waited = Clock::now() - t0;
@@ -93,9 +94,79 @@ TEST(Batcher, ALoneRequestLeavesAfterTheDelay) {
   EXPECT_EQ(out[1].as<float>()[0], 7.0f);
 }
 
+TEST(Batcher, ALoneRequestRunsAtOnceByDefault) {
+  FakeModel model;
+  Batcher b(model.fn(), {8, std::chrono::seconds(5)});
+  const auto t0 = Clock::now();
+  b.run({rows_of(1, 2, 7)});
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_EQ(model.batch_sizes, (std::vector<int64_t>{1}));
+}
+
+// A run whose first call holds the model until release(): the batch it starts "runs" for as long
+// as a test needs, so that others can be made to arrive while it does.
+struct HeldFirstRun {
+  std::mutex mutex;
+  std::condition_variable released;
+  bool let_go = false;
+  std::vector<int64_t> sizes;  // rows of each run
+  Batcher::RunFn fn() {
+    return [this](const std::vector<ir::TensorData>& in) -> std::vector<ir::TensorData> {
+      std::unique_lock<std::mutex> lock(mutex);
+      sizes.push_back(in[0].dims[0]);
+      if (sizes.size() == 1) released.wait(lock, [&] { return let_go; });
+      return {in[0]};
+    };
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      let_go = true;
+    }
+    released.notify_all();
+  }
+};
+
+TEST(Batcher, RequestsArrivingWhileOneRunsGatherByDefault) {
+  // The first request runs alone and holds the model (max_running 1) until released; the next
+  // three arrive while it runs, so they wait for company and leave as one batch when the third
+  // fills it.
+  HeldFirstRun model;
+  Batcher b(model.fn(), {3, std::chrono::seconds(5)});
+  std::thread first([&] { b.run({rows_of(1, 2, 0)}); });
+  while (b.runs() == 0) std::this_thread::yield();
+  const auto t0 = Clock::now();
+  std::vector<std::thread> later;
+  for (int i = 1; i <= 3; ++i) later.emplace_back([&, i] { b.run({rows_of(1, 2, float(i))}); });
+  for (auto& t : later) t.join();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(4)) << "a full batch must not wait for the delay";
+  model.release();
+  first.join();
+  EXPECT_EQ(model.sizes, (std::vector<int64_t>{1, 3}));
+}
+
+TEST(Batcher, AGatheringBatchLeavesWhenACoreFrees) {
+  // max_batch 8 and a long delay, but two requests wait behind a running one: when it ends,
+  // they leave at once as a batch of two rather than waiting for six more.
+  HeldFirstRun model;
+  Batcher b(model.fn(), {8, std::chrono::seconds(20)});
+  std::thread first([&] { b.run({rows_of(1, 2, 0)}); });
+  while (b.runs() == 0) std::this_thread::yield();
+  std::vector<std::thread> later;
+  for (int i = 1; i <= 2; ++i) later.emplace_back([&, i] { b.run({rows_of(1, 2, float(i))}); });
+  while (b.requests() < 3) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // both are gathering by now
+  const auto t0 = Clock::now();
+  model.release();
+  first.join();
+  for (auto& t : later) t.join();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10)) << "the batch waited for the delay with a core free";
+  EXPECT_EQ(model.sizes, (std::vector<int64_t>{1, 2}));
+}
+
 TEST(Batcher, DifferentShapesAreNotMixed) {
   FakeModel model;
-  Batcher b(model.fn(), {8, std::chrono::milliseconds(100)});
+  Batcher b(model.fn(), {8, std::chrono::milliseconds(100), true});
   std::vector<std::thread> threads;
   std::vector<std::vector<ir::TensorData>> out(6);
   for (int i = 0; i < 6; ++i)
@@ -128,7 +199,7 @@ TEST(Batcher, AFailedBatchAnswersEachRequestAlone) {
           if (v == 666) throw ir::Error("bad row");
         return {in[0]};
       },
-      {4, std::chrono::milliseconds(200)});
+      {4, std::chrono::milliseconds(200), true});
   std::vector<int> ok(4, -1);
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i)

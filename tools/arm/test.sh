@@ -2,7 +2,7 @@
 # Cross-builds octet for AArch64 and runs its tests under qemu-user, one pass per CPU model.
 #
 #   tools/arm/test.sh [--cpu MODEL]... [--kernels-only] [--models X86_BUILD] [--clang] [--build DIR]
-#                     [--jobs N] [-- CTEST_ARGS...]
+#                     [--jobs N] [--build-only] [-- CTEST_ARGS...]
 #
 #   --kernels-only builds only the microkernel tests (tests/simd: every kernel of every level
 #   the CPU model runs against the scalar reference) and runs only them: minutes instead of
@@ -11,6 +11,7 @@
 #   CPU model: the bundled models in FP32, static INT8 (uint8 / int8) and dynamic INT8 at every
 #   Arm level the CPU offers, INT8 bit-identical to the x86 build's scalar kernels (X86_BUILD,
 #   already built) and to ONNX Runtime.
+#   --build-only stops after the build (tools/test.sh starts it early, in the background).
 #   --clang also builds the microkernel tests with clang++-14 for the same target (DIR-clang; the
 #   compiler of macOS and Android, which cannot be run here) and runs them under the last --cpu
 #   (about 5 more minutes from scratch, so CI leaves it out).
@@ -37,6 +38,7 @@ CTEST_ARGS=()
 KERNELS_ONLY=0
 MODELS_X86=""
 CLANG=0
+BUILD_ONLY=0
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "[arm test] error: $*" >&2; exit 2; }
@@ -49,6 +51,7 @@ while [[ $# -gt 0 ]]; do
     --jobs | -j) [[ $# -ge 2 ]] || die "--jobs needs a number"; JOBS="$2"; shift 2 ;;
     --kernels-only) KERNELS_ONLY=1; shift ;;
     --clang) CLANG=1; shift ;;
+    --build-only) BUILD_ONLY=1; shift ;;
     --models) [[ $# -ge 2 ]] || die "--models needs the x86 build folder"; MODELS_X86="$(realpath -m "$2")"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; CTEST_ARGS=("$@"); break ;;
@@ -93,6 +96,7 @@ fi
 step "build (-j $JOBS)"
 cmake --build "$BUILD" -j "$JOBS" "${TARGETS[@]}"
 step_done "build"
+((BUILD_ONLY == 0)) || exit 0
 
 source "$ROOT/tools/arm/cpu_levels.sh"
 

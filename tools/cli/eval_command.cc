@@ -23,7 +23,6 @@
 #include "tools/model_card.h"
 #include "tools/ort_client.h"
 #include "tools/progress.h"
-#include "tools/stats.h"
 
 namespace octet::cli {
 namespace {
@@ -107,32 +106,7 @@ Timing time_ort(const std::string& model, const std::string& input, const npy::A
   return t;
 }
 
-json stats_json(const LatencyStats& s) {
-  return {{"samples", s.samples}, {"mean", s.mean}, {"std", s.stddev}, {"cv", s.cv}, {"p50", s.p50},
-          {"p95", s.p95}, {"iqr", s.iqr}, {"min", s.min}, {"max", s.max}};
-}
-
-json timing_json(const Timing& t) {
-  // Per-run figures are per batch; per-image figures divide by the batch (the last, smaller
-  // batch of a pass is left out of the statistics so every sample has the same size).
-  std::vector<double> full;
-  const size_t runs = t.run_ms.size();
-  for (size_t i = 0; i < runs; ++i)
-    if (t.batch == 1 || i + 1 < runs || t.images % t.batch == 0) full.push_back(t.run_ms[i]);
-  if (full.empty()) full = t.run_ms;
-  auto per_batch = summarize(full);
-  return {{"engine", t.engine}, {"batch", t.batch}, {"threads", t.threads},
-          {"per_batch_ms", stats_json(per_batch)}, {"per_image_ms", stats_json(per_item(per_batch, t.batch))}};
-}
-
-json metrics_json(const ClassificationMetrics& m, const std::vector<std::string>& classes) {
-  json per_class = json::array();
-  for (size_t c = 0; c < m.per_class_total.size(); ++c)
-    per_class.push_back({{"class", c < classes.size() ? classes[c] : std::to_string(c)},
-                         {"correct", m.per_class_correct[c]}, {"total", m.per_class_total[c]}});
-  return {{"images", m.images}, {"labelled", m.labelled}, {"top1", m.top1()}, {"top5", m.top5()},
-          {"top1_correct", m.top1_correct}, {"per_class", per_class}, {"confusion", m.confusion}};
-}
+json timing_json(const Timing& t) { return cli::timing_json(t.engine, t.batch, t.threads, t.run_ms, t.images); }
 
 // The evaluation set, shared by every precision.
 struct EvalData {

@@ -22,6 +22,7 @@
 #include "tools/cli/model_inputs.h"
 #include "tools/explain/accuracy.h"
 #include "tools/explain/advice.h"
+#include "tools/explain/differences.h"
 #include "tools/model_card.h"
 #include "tools/ort_client.h"
 #include "tools/stats.h"
@@ -129,37 +130,6 @@ json categories_json(const std::vector<StepProfile>& steps) {
   json j = json::object();
   for (Category c : kCategories) j[category_name(c)] = sum[c];
   return j;
-}
-
-// The INT8 steps that cost more than their FP32 counterparts (matched by node name), largest
-// difference first, at most `limit`.
-json differences_json(const std::string& precision, kernels::Isa isa, const std::vector<StepProfile>& fp32,
-                      const std::vector<StepProfile>& int8, size_t limit) {
-  std::map<std::string, const StepProfile*> fp32_by_node;
-  for (const auto& s : fp32) fp32_by_node[s.node] = &s;
-  // The dynamic quantizer names the integer form of node X "X_quant".
-  auto fp32_name = [](const std::string& node) {
-    const std::string suffix = "_quant";
-    return node.size() > suffix.size() && node.compare(node.size() - suffix.size(), suffix.size(), suffix) == 0
-               ? node.substr(0, node.size() - suffix.size())
-               : node;
-  };
-  std::vector<std::pair<double, json>> rows;
-  for (const auto& s : int8) {
-    auto it = fp32_by_node.find(s.node);
-    if (it == fp32_by_node.end()) it = fp32_by_node.find(fp32_name(s.node));
-    const StepProfile* f = it == fp32_by_node.end() ? nullptr : it->second;
-    const double delta = s.us - (f ? f->us : 0.0);
-    if (delta <= 0) continue;
-    json row = {{"precision", precision}, {"isa", kernels::isa_name(isa)}, {"node", s.node}, {"op", s.op},
-                {"int8_us", s.us}, {"delta_us", delta}, {"reason", slowdown_reason({&s, f}, isa)}};
-    row["fp32_us"] = f ? json(f->us) : json(nullptr);
-    rows.emplace_back(delta, std::move(row));
-  }
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  json out = json::array();
-  for (size_t i = 0; i < rows.size() && i < limit; ++i) out.push_back(std::move(rows[i].second));
-  return out;
 }
 
 json tensor_json(const TensorAccuracy& t) {
@@ -314,7 +284,7 @@ json explain_model(const ExplainOptions& o) {
                          isa == highest_without_dot_product(levels));
     for (const Variant& v : variants) {
       if (v.precision == "fp32" || !wanted) continue;
-      json d = differences_json(v.precision, isa, profile_of[{"fp32", isa}], profile_of[{v.precision, isa}], 10);
+      json d = int8_differences(v.precision, isa, profile_of[{"fp32", isa}], profile_of[{v.precision, isa}], 10);
       for (auto& row : d) differences.push_back(std::move(row));
     }
   }

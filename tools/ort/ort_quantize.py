@@ -9,6 +9,10 @@ writes into DIR
     static_qdq.onnx         quantize_static, QuantFormat.QDQ, uint8 activations, int8 weights per channel, MinMax
     static_qoperator.onnx   quantize_static, QuantFormat.QOperator (QLinearConv, QLinearAdd, ...), same options
     dynamic.onnx            quantize_dynamic, int8 weights per tensor (its defaults)
+With --preprocess the model first goes through ORT's own pre-processing (quant_pre_process:
+ONNX shape inference and graph optimisation, as ORT's documentation asks before quantization;
+its tool refuses some torch exports without it), saved as preprocessed.onnx, and that is what is
+quantized.
 calib.npy is float32 [N, C, H, W] model inputs, fed to the calibrator in batches of 16. The
 venv (tools/setup.sh makes it from third_party/ort-quantization/requirements.txt) holds the
 pinned onnxruntime, onnx and numpy. Errors print one line on stderr and exit 1.
@@ -23,6 +27,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--calib", required=True, help="float32 .npy of model inputs [N, C, H, W]")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--preprocess", action="store_true", help="run ORT's quant_pre_process first")
     a = ap.parse_args()
 
     import numpy as np
@@ -30,6 +35,14 @@ def main():
     from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
                                           quantize_dynamic, quantize_static)
 
+    out = pathlib.Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if a.preprocess:
+        from onnxruntime.quantization.shape_inference import quant_pre_process
+        # Symbolic shape inference is skipped: it needs a sympy that Debian's (under the venv) is
+        # not; ONNX's own shape inference and the graph optimisation still run.
+        quant_pre_process(a.model, str(out / "preprocessed.onnx"), skip_symbolic_shape=True)
+        a.model = str(out / "preprocessed.onnx")
     model = onnx.load(a.model)
     input_name = model.graph.input[0].name
     images = np.load(a.calib).astype(np.float32)
@@ -42,8 +55,6 @@ def main():
             batch = next(self.batches, None)
             return None if batch is None else {input_name: batch}
 
-    out = pathlib.Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
     for fmt, name in ((QuantFormat.QDQ, "static_qdq.onnx"), (QuantFormat.QOperator, "static_qoperator.onnx")):
         quantize_static(a.model, str(out / name), Reader(), quant_format=fmt, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,

@@ -78,16 +78,21 @@ std::vector<ir::TensorData> Batcher::run(std::vector<ir::TensorData> inputs) {
     group->items.push_back(&item);
     group->rows = rows;
     open_[key] = group;
-    group->changed.wait_for(lock, options_.max_delay, [&] { return group->closed; });
+    group->changed.wait_for(lock, options_.max_delay, [&] {
+      return group->closed || (!options_.wait_for_delay && running_ < options_.max_running);
+    });
     if (!group->closed) {
       group->closed = true;
       open_.erase(key);
     }
+    ++running_;
     lock.unlock();
     execute(*group);
     lock.lock();
+    --running_;
     group->done = true;
     group->changed.notify_all();
+    for (auto& [k, gathering] : open_) gathering->changed.notify_all();  // a core is free
   }
   lock.unlock();
   if (item.error) std::rethrow_exception(item.error);

@@ -5,7 +5,9 @@
 //
 // No thread of its own: the first request of a batch (its leader) waits up to max_delay for
 // others of the same shapes, or until they hold max_batch rows, then runs them all on its own
-// thread while the others wait for their rows. Batches of different shapes gather and run
+// thread while the others wait for their rows. Unless Options::wait_for_delay, a leader stops
+// waiting as soon as fewer than max_running batches run: batching only ever fills time the
+// engine would spend busy anyway. Batches of different shapes gather and run
 // side by side (Session::run is reentrant). A request of max_batch rows or more, or one whose
 // inputs do not share a batch extent, runs alone at once.
 //
@@ -33,6 +35,11 @@ class Batcher {
   struct Options {
     int max_batch = 8;  // rows (batch items) per run; 1: no batching
     std::chrono::microseconds max_delay{2000};
+    // false: a gathering batch leaves as soon as fewer than max_running batches are running, so
+    // requests wait for company only while the engine is busy (a lone request runs at once, and
+    // a waiting batch never leaves a core idle); true: only when full or after max_delay.
+    bool wait_for_delay = false;
+    int max_running = 1;  // batches that run at once before others wait (the cores they use)
   };
 
   Batcher(RunFn run, Options options) : run_(std::move(run)), options_(options) {}
@@ -59,6 +66,7 @@ class Batcher {
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Group>> open_;  // by shape key, gathering
   std::atomic<uint64_t> runs_{0}, requests_{0};
+  int running_ = 0;  // batches executing, under mutex_
 };
 
 }  // namespace octet::serve

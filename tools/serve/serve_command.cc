@@ -6,11 +6,13 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -41,7 +43,7 @@ using json = nlohmann::json;
 struct ServeOptions {
   std::vector<std::string> models, names, int8;  // --name and --int8: none, or one per model
   std::string default_version = "fp32";
-  int max_batch = 8;
+  int max_batch = 1;
   int64_t max_delay_us = 2000;
   CalibrationArgs calib;
   std::string host = "127.0.0.1";
@@ -295,6 +297,8 @@ int run_serve(const ServeOptions& o) {
   serve::Batcher::Options batching;
   batching.max_batch = o.max_batch;
   batching.max_delay = std::chrono::microseconds(o.max_delay_us);
+  // A batch waits for company only while every core runs one already.
+  batching.max_running = std::max(1, int(std::thread::hardware_concurrency()) / std::max(1, engine_threads()));
   std::vector<LoadedModel> loaded;
   for (size_t i = 0; i < o.models.size(); ++i) {
     loaded.push_back(load_model(o, i));
@@ -382,11 +386,12 @@ Command add_serve_command(CLI::App& app) {
       ->check(CLI::IsMember({"fp32", "int8", "dynamic"}));
   cmd->add_option("--max-batch", o->max_batch,
                   "/v2 requests for the same model version and shapes gathered into one run, in batch items "
-                  "(default 8; 1: each request runs alone). The dynamic version never gathers: its range spans "
-                  "the batch")
+                  "(default 1: each request runs alone, measured faster on CPU for small models, bench/RESULTS.md). "
+                  "The dynamic version never gathers: its range spans the batch")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--max-delay-us", o->max_delay_us,
-                  "Microseconds the first request of a batch waits for others (default 2000)")
+                  "Microseconds the first request of a batch waits at most for others; it leaves sooner when a core is free "
+                  "(default 2000)")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
   add_calibration_options(cmd, o->calib);
   for (const char* name : {"--calib", "--calib-count", "--per-class", "--method", "--percentile", "--per-tensor",

@@ -1,0 +1,135 @@
+#pragma once
+// The AArch64 Advanced SIMD vector of 4 float32 lanes that the shared loop templates are
+// written over (kernels/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc,
+// pool_loops.inc: each template's header lists what it uses), with the x86 levels' semantics
+// so every path gives the same bits: min / max return the second operand on NaN (maxps /
+// minps, kernels/arm/x86_minmax.inc), round goes to nearest even. A Mask is a lane count:
+// lanes [0, n) are live, and a partial vector goes through a stack buffer of one vector, so no
+// element outside [0, n) is read or written. With the byte vectors of the max pool. Included
+// only by kernels/arm/*__neon.cc files (which then do not include x86_minmax.inc themselves):
+// everything has internal linkage, so each file compiles its own copy with its own flags.
+#include <arm_neon.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace octet::kernels::neon {
+namespace {
+
+#include "kernels/arm/x86_minmax.inc"
+
+
+struct Ops {
+  using Vec = float32x4_t;
+  using Mask = size_t;
+  static constexpr int kLanes = 4;
+  static constexpr bool kBufferedTail = true;
+
+  static Mask tail_mask(size_t n) { return n; }
+  static Mask first_lanes(size_t n) { return n >= 4 ? 4 : n; }
+  static Vec load(const float* p) { return vld1q_f32(p); }
+  static void store(float* p, Vec v) { vst1q_f32(p, v); }
+  static Vec load_tail(const float* p, Mask n) {
+    if (n == 4) return vld1q_f32(p);
+    float lanes[4] = {};
+    std::memcpy(lanes, p, n * sizeof(float));
+    return vld1q_f32(lanes);
+  }
+  static void store_tail(float* p, Vec v, Mask n) {
+    if (n == 4) return vst1q_f32(p, v);
+    float lanes[4];
+    vst1q_f32(lanes, v);
+    std::memcpy(p, lanes, n * sizeof(float));
+  }
+  static Vec set1(float v) { return vdupq_n_f32(v); }
+  static Vec zero() { return vdupq_n_f32(0.0f); }
+  static Vec add(Vec a, Vec b) { return vaddq_f32(a, b); }
+  static Vec sub(Vec a, Vec b) { return vsubq_f32(a, b); }
+  static Vec mul(Vec a, Vec b) { return vmulq_f32(a, b); }
+  static Vec div(Vec a, Vec b) { return vdivq_f32(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+  static Vec min(Vec a, Vec b) { return min_ps(a, b); }
+  static Vec max(Vec a, Vec b) { return max_ps(a, b); }
+  static Vec round(Vec v) { return vrndnq_f32(v); }
+  static Vec neg_abs(Vec v) {
+    return vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(v), vdupq_n_u32(0x80000000u)));
+  }
+  static Vec sqrt(Vec v) { return vsqrtq_f32(v); }
+  static Vec abs(Vec v) { return vabsq_f32(v); }
+  static Vec copy_sign(Vec magnitude, Vec sign) { return vbslq_f32(vdupq_n_u32(0x80000000u), sign, magnitude); }
+  static Vec select_less(Vec x, Vec t, Vec a, Vec b) { return vbslq_f32(vcltq_f32(x, t), a, b); }
+  static Vec select_negative(Vec x, Vec a, Vec b) { return vbslq_f32(vcltq_f32(x, vdupq_n_f32(0.0f)), a, b); }
+  static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return vbslq_f32(vcgtq_f32(a, b), x, y); }
+  static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return vbslq_f32(vcgeq_f32(a, b), x, y); }
+  // No gather instruction: lane i is loaded from p[i * stride] by itself.
+  using Idx = size_t;
+  static Idx lane_offsets(size_t stride) { return stride; }
+  static Vec gather(const float* p, Idx stride, Mask n) {
+    if (n == 4) {
+      Vec v = vld1q_dup_f32(p);
+      v = vld1q_lane_f32(p + stride, v, 1);
+      v = vld1q_lane_f32(p + 2 * stride, v, 2);
+      return vld1q_lane_f32(p + 3 * stride, v, 3);
+    }
+    float lanes[4] = {};
+    for (size_t i = 0; i < n; ++i) lanes[i] = p[i * stride];
+    return vld1q_f32(lanes);
+  }
+  // 2^n as two exact power-of-two factors 2^(n/2) and 2^(n - n/2), each a normal float for
+  // n >= -150, so only the last multiply rounds (into subnormals too): the AVX2 level's slow
+  // path, whose bits its fast path also gives. FCVTNS turns a NaN n into 0; the select returns
+  // the NaN z instead.
+  static Vec pow2_times(Vec p, Vec n, Vec z) {
+    const int32x4_t ni = vcvtnq_s32_f32(n);
+    const int32x4_t n1 = vshrq_n_s32(ni, 1);
+    const int32x4_t n2 = vsubq_s32(ni, n1);
+    const float32x4_t f1 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n1, vdupq_n_s32(127)), 23));
+    const float32x4_t f2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, vdupq_n_s32(127)), 23));
+    return vbslq_f32(vceqq_f32(z, z), vmulq_f32(vmulq_f32(p, f1), f2), z);
+  }
+  // Sums in double (the average pool): 2 doubles per half vector.
+  using Wide = float64x2_t;
+  static Wide zero_wide() { return vdupq_n_f64(0.0); }
+  static Wide set1_wide(double v) { return vdupq_n_f64(v); }
+  static Wide widen_lo(Vec v) { return vcvt_f64_f32(vget_low_f32(v)); }
+  static Wide widen_hi(Vec v) { return vcvt_high_f64_f32(v); }
+  static Wide add_wide(Wide a, Wide b) { return vaddq_f64(a, b); }
+  static Wide div_wide(Wide a, Wide b) { return vdivq_f64(a, b); }
+  static Vec narrow(Wide lo, Wide hi) { return vcombine_f32(vcvt_f32_f64(lo), vcvt_f32_f64(hi)); }
+};
+
+// A vector of 16 bytes of signedness E (int8_t or uint8_t), for the max pool; a Mask is a byte
+// count, a partial vector goes through a stack buffer.
+template <class E>
+struct Bytes {
+  using Vec = uint8x16_t;
+  using Mask = size_t;
+  static constexpr size_t kLanes = 16;
+  static constexpr bool kBufferedTail = true;
+  static Mask tail_mask(size_t n) { return n; }
+  static Vec load(const uint8_t* p) { return vld1q_u8(p); }
+  static void store(uint8_t* p, Vec v) { vst1q_u8(p, v); }
+  static Vec load_tail(const uint8_t* p, Mask n) {
+    uint8_t lanes[16] = {};
+    std::memcpy(lanes, p, n);
+    return vld1q_u8(lanes);
+  }
+  static void store_tail(uint8_t* p, Vec v, Mask n) {
+    uint8_t lanes[16];
+    vst1q_u8(lanes, v);
+    std::memcpy(p, lanes, n);
+  }
+  static Vec lowest() { return vdupq_n_u8(static_cast<uint8_t>(std::numeric_limits<E>::lowest())); }
+  static Vec max(Vec v, Vec best) {
+    if constexpr (std::is_signed_v<E>) return vreinterpretq_u8_s8(vmaxq_s8(vreinterpretq_s8_u8(v), vreinterpretq_s8_u8(best)));
+    else return vmaxq_u8(v, best);
+  }
+};
+template <class E>
+using BytesNarrow = Bytes<E>;
+
+}  // namespace
+}  // namespace octet::kernels::neon

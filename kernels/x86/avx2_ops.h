@@ -1,0 +1,139 @@
+#pragma once
+// The AVX2 + FMA vector of 8 float32 lanes that the shared loop templates are written over
+// (kernels/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc, pool_loops.inc:
+// each template's header lists what it uses), and the byte vectors of the max pool. Included
+// only by kernels/x86/*__avx2.cc files: everything has internal linkage, so each file compiles
+// its own copy with its own flags. Float tails use vmaskmovps: no element outside [0, n) is
+// touched.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace octet::kernels::avx2 {
+namespace {
+
+struct Ops {
+  using Vec = __m256;
+  using Mask = __m256i;
+  static constexpr int kLanes = 8;
+  static constexpr bool kBufferedTail = false;
+
+  static Mask tail_mask(size_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static Mask first_lanes(size_t n) { return tail_mask(n >= 8 ? 8 : n); }
+  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+  static Vec load_tail(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void store_tail(float* p, Vec v, Mask m) { _mm256_maskstore_ps(p, m, v); }
+  static Vec set1(float v) { return _mm256_set1_ps(v); }
+  static Vec zero() { return _mm256_setzero_ps(); }
+  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
+  static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+  static Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  static Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+  static Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+  static Vec round(Vec v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static Vec neg_abs(Vec v) { return _mm256_or_ps(v, _mm256_set1_ps(-0.0f)); }
+  static Vec sqrt(Vec v) { return _mm256_sqrt_ps(v); }
+  static Vec abs(Vec v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
+  static Vec copy_sign(Vec magnitude, Vec sign) {
+    const __m256 s = _mm256_set1_ps(-0.0f);
+    return _mm256_or_ps(_mm256_andnot_ps(s, magnitude), _mm256_and_ps(s, sign));
+  }
+  static Vec select_less(Vec x, Vec t, Vec a, Vec b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_LT_OQ)); }
+  using Idx = __m256i;
+  static Idx lane_offsets(size_t stride) {
+    return _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(stride)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static Vec gather(const float* p, Idx idx, Mask m) {
+    return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(m), 4);
+  }
+  static Vec select_negative(Vec x, Vec a, Vec b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+  }
+  static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
+  static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GE_OQ)); }
+  // Without scalef, 2^n is applied as two exact power-of-two factors 2^(n/2) and 2^(n - n/2),
+  // each a normal float for n >= -150, so only the last multiply rounds (also into subnormals).
+  // When every lane's n >= -125, p * 2^n is a normal float (p = e^r lies in [0.70, 1.42]) and
+  // adding n to p's exponent field gives the same bits with two instructions instead of eight;
+  // only vectors holding a result below FLT_MIN (x < -86.6 in a sigmoid) take the two factors.
+  // NaN converts to INT_MIN; the blend then returns the NaN z instead.
+  static Vec pow2_times(Vec p, Vec n, Vec z) {
+    const __m256i ni = _mm256_cvtps_epi32(n);
+    __m256 e;
+    if (_mm256_movemask_ps(_mm256_cmp_ps(n, _mm256_set1_ps(-125.0f), _CMP_LT_OQ)) == 0) {
+      e = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32(ni, 23)));
+    } else {
+      const __m256i n1 = _mm256_srai_epi32(ni, 1);
+      const __m256i n2 = _mm256_sub_epi32(ni, n1);
+      const __m256 f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
+      const __m256 f2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
+      e = _mm256_mul_ps(_mm256_mul_ps(p, f1), f2);
+    }
+    return _mm256_blendv_ps(e, z, _mm256_cmp_ps(z, z, _CMP_UNORD_Q));
+  }
+  // Sums in double (the average pool): 4 doubles per half vector.
+  using Wide = __m256d;
+  static Wide zero_wide() { return _mm256_setzero_pd(); }
+  static Wide set1_wide(double v) { return _mm256_set1_pd(v); }
+  static Wide widen_lo(Vec v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
+  static Wide widen_hi(Vec v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }
+  static Wide add_wide(Wide a, Wide b) { return _mm256_add_pd(a, b); }
+  static Wide div_wide(Wide a, Wide b) { return _mm256_div_pd(a, b); }
+  static Vec narrow(Wide lo, Wide hi) { return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)); }
+};
+
+// Vectors of 32 and 16 bytes of signedness E (int8_t or uint8_t), for the max pool. AVX2 has
+// no byte masks: a Mask is a byte count and a partial vector goes through a stack buffer.
+template <class E, class V, size_t N>
+struct BytesOf {
+  using Vec = V;
+  using Mask = size_t;
+  static constexpr size_t kLanes = N;
+  static constexpr bool kBufferedTail = true;
+  static Mask tail_mask(size_t n) { return n; }
+  static Vec load(const uint8_t* p) {
+    if constexpr (N == 32) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    else return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  }
+  static void store(uint8_t* p, Vec v) {
+    if constexpr (N == 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+    else _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  }
+  static Vec load_tail(const uint8_t* p, Mask n) {
+    uint8_t lanes[N] = {};
+    std::memcpy(lanes, p, n);
+    return load(lanes);
+  }
+  static void store_tail(uint8_t* p, Vec v, Mask n) {
+    uint8_t lanes[N];
+    store(lanes, v);
+    std::memcpy(p, lanes, n);
+  }
+  static Vec lowest() {
+    const char low = static_cast<char>(std::numeric_limits<E>::lowest());
+    if constexpr (N == 32) return _mm256_set1_epi8(low);
+    else return _mm_set1_epi8(low);
+  }
+  static Vec max(Vec v, Vec best) {
+    if constexpr (N == 32 && std::is_signed_v<E>) return _mm256_max_epi8(v, best);
+    else if constexpr (N == 32) return _mm256_max_epu8(v, best);
+    else if constexpr (std::is_signed_v<E>) return _mm_max_epi8(v, best);
+    else return _mm_max_epu8(v, best);
+  }
+};
+template <class E>
+using Bytes = BytesOf<E, __m256i, 32>;
+template <class E>
+using BytesNarrow = BytesOf<E, __m128i, 16>;
+
+}  // namespace
+}  // namespace octet::kernels::avx2

@@ -1,0 +1,97 @@
+#pragma once
+// The AVX-512 (F/BW/DQ/VL) vector of 16 float32 lanes that the shared loop templates are
+// written over (kernels/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc,
+// pool_loops.inc: each template's header lists what it uses), and the byte vectors of the max
+// pool. Included only by kernels/x86/*__avx512.cc files: everything has internal linkage, so
+// each file compiles its own copy with its own flags. Tails use k-masked loads and stores: no
+// element outside [0, n) is touched.
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace octet::kernels::avx512 {
+namespace {
+
+struct Ops {
+  using Vec = __m512;
+  using Mask = __mmask16;
+  static constexpr int kLanes = 16;
+  static constexpr bool kBufferedTail = false;
+
+  static Mask tail_mask(size_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
+  static Mask first_lanes(size_t n) { return n >= 16 ? __mmask16(0xFFFF) : tail_mask(n); }
+  static Vec load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+  static Vec load_tail(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store_tail(float* p, Vec v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  static Vec set1(float v) { return _mm512_set1_ps(v); }
+  static Vec zero() { return _mm512_setzero_ps(); }
+  static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
+  static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+  static Vec div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  static Vec min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
+  static Vec max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
+  static Vec round(Vec v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static Vec neg_abs(Vec v) { return _mm512_or_ps(v, _mm512_set1_ps(-0.0f)); }
+  static Vec sqrt(Vec v) { return _mm512_sqrt_ps(v); }
+  static Vec abs(Vec v) { return _mm512_abs_ps(v); }
+  static Vec copy_sign(Vec magnitude, Vec sign) {
+    const __m512i s = _mm512_set1_epi32(static_cast<int>(0x80000000u));
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(s, _mm512_castps_si512(magnitude), _mm512_castps_si512(sign), 0xAC));
+  }
+  static Vec select_less(Vec x, Vec t, Vec a, Vec b) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_LT_OQ), b, a); }
+  using Idx = __m512i;
+  static Idx lane_offsets(size_t stride) {
+    return _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(stride)),
+                              _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  }
+  static Vec gather(const float* p, Idx idx, Mask m) { return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, p, 4); }
+  static Vec select_negative(Vec x, Vec a, Vec b) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
+  }
+  static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), y, x); }
+  static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ), y, x); }
+  // scalef: p * 2^n with one rounding, subnormal results included; a NaN z made p NaN.
+  static Vec pow2_times(Vec p, Vec n, Vec) { return _mm512_scalef_ps(p, n); }
+  // Sums in double (the average pool): 8 doubles per half vector.
+  using Wide = __m512d;
+  static Wide zero_wide() { return _mm512_setzero_pd(); }
+  static Wide set1_wide(double v) { return _mm512_set1_pd(v); }
+  static Wide widen_lo(Vec v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+  static Wide widen_hi(Vec v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
+  static Wide add_wide(Wide a, Wide b) { return _mm512_add_pd(a, b); }
+  static Wide div_wide(Wide a, Wide b) { return _mm512_div_pd(a, b); }
+  static Vec narrow(Wide lo, Wide hi) {
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+  }
+};
+
+// A vector of 64 bytes of signedness E (int8_t or uint8_t), for the max pool; tails masked.
+template <class E>
+struct Bytes {
+  using Vec = __m512i;
+  using Mask = __mmask64;
+  static constexpr size_t kLanes = 64;
+  static constexpr bool kBufferedTail = false;
+  static Mask tail_mask(size_t n) { return _bzhi_u64(~uint64_t{0}, static_cast<unsigned>(n)); }
+  static Vec load(const uint8_t* p) { return _mm512_loadu_si512(p); }
+  static void store(uint8_t* p, Vec v) { _mm512_storeu_si512(p, v); }
+  static Vec load_tail(const uint8_t* p, Mask m) { return _mm512_maskz_loadu_epi8(m, p); }
+  static void store_tail(uint8_t* p, Vec v, Mask m) { _mm512_mask_storeu_epi8(p, m, v); }
+  static Vec lowest() { return _mm512_set1_epi8(static_cast<char>(std::numeric_limits<E>::lowest())); }
+  static Vec max(Vec v, Vec best) {
+    if constexpr (std::is_signed_v<E>) return _mm512_max_epi8(v, best);
+    else return _mm512_max_epu8(v, best);
+  }
+};
+template <class E>
+using BytesNarrow = Bytes<E>;
+
+}  // namespace
+}  // namespace octet::kernels::avx512
