@@ -17,10 +17,13 @@ ORT_DIR="$ROOT/third_party/onnxruntime-node"
 # python3-venv: the venv of ONNX Runtime's quantization tool (third_party/ort-quantization).
 # python3-torch, python3-torchvision, python3-onnx: tools/zoo/export.py, whose small variants
 # CI exports and checks (the zoo stage of tools/test.sh).
+# ccache: the Release tree of tools/test.sh and the pip wheel its Install.PipWheel test builds
+# share their compiles through it; dpkg-dev: dpkg-shlibdeps, which computes the Debian
+# package's Depends (cmake/packaging.cmake, tests/install).
 # nodejs and npm are handled apart: they are installed only if the commands are missing, so a
 # newer Node (e.g. NodeSource's, whose npm is not a Debian package) is never replaced.
 APT_PACKAGES=(
-  build-essential cmake ninja-build git pkg-config
+  build-essential cmake ninja-build git pkg-config ccache dpkg-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libxsimd-dev libcpuinfo-dev libpthreadpool-dev
   libbenchmark-dev libgtest-dev libgmock-dev

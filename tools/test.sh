@@ -68,7 +68,13 @@ if [[ "${OCTET_SKIP_ZOO:-0}" != 1 ]]; then
 fi
 
 echo "== Release build and tests"
-cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON >/dev/null
+# Through ccache, as the AArch64 stage's tree: ctest's Install.PipWheel then builds the pip wheel
+# from these compiles in under a minute (tests/install/wheel_test.sh), which needs the paths
+# ccache hashes taken relative to the checkout. Depend mode: a compile ccache has not seen costs
+# no extra preprocessor run.
+export CCACHE_BASEDIR="$ROOT" CCACHE_DEPEND=1
+cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
 # ONNX Runtime's own quantization tool writes its files for the zoo meanwhile (one Python
 # process at a time, beside the compiler jobs), checked by ZooParity.OrtToolFilesIdenticalToOrt.
 ort_tool_pid=""

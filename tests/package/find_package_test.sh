@@ -3,11 +3,12 @@
 # prefix, configure and build examples/classify_image as a separate project with
 # find_package(octet), and classify the first Fashion-MNIST test images with the bundled TinyNet:
 # each answer must be the image's label (TinyNet, 92.7% accurate, gets these 8 right), and bad
-# input must fail with the library's one-line error.
+# input must fail with the library's one-line error. Given a PREFIX, uses octet as installed
+# there (tests/install/deb_test.sh: the unpacked Debian package) instead.
 #
-#   find_package_test.sh SOURCE_DIR BUILD_DIR WORK_DIR
+#   find_package_test.sh SOURCE_DIR BUILD_DIR WORK_DIR [PREFIX]
 set -euo pipefail
-SRC="$1" BUILD="$2" WORK="$3"
+SRC="$1" BUILD="$2" WORK="$3" PREFIX="${4:-}"
 FASHION=/usr/share/datasets/fashion-mnist
 if [[ ! -f $FASHION/t10k-images-idx3-ubyte.gz ]]; then
   echo "SKIP: Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist)"
@@ -15,13 +16,18 @@ if [[ ! -f $FASHION/t10k-images-idx3-ubyte.gz ]]; then
 fi
 rm -rf "$WORK"
 mkdir -p "$WORK"
-cmake --install "$BUILD" --prefix "$WORK/prefix" --component library > "$WORK/install.log"
-test -f "$WORK/prefix/include/octet/octet.h"
+if [[ -z $PREFIX ]]; then
+  PREFIX="$WORK/prefix"
+  cmake --install "$BUILD" --prefix "$PREFIX" --component library > "$WORK/install.log"
+fi
+test -f "$PREFIX/include/octet/octet.h"
 cmake -S "$SRC/examples/classify_image" -B "$WORK/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$WORK/prefix" > "$WORK/configure.log"
+  -DCMAKE_PREFIX_PATH="$PREFIX" > "$WORK/configure.log"
+octet_dir="$(sed -n 's/^octet_DIR:PATH=//p' "$WORK/example/CMakeCache.txt")"
+[[ $octet_dir == "$PREFIX"/* ]] || { echo "FAIL: find_package(octet) found $octet_dir, not the one in $PREFIX"; exit 1; }
 cmake --build "$WORK/example" > "$WORK/build.log"
 # The installed header must stand alone: no octet-internal header is reachable from it.
-if grep -q '#include "' "$WORK/prefix/include/octet/octet.h"; then
+if grep -q '#include "' "$PREFIX/include/octet/octet.h"; then
   echo "FAIL: the installed header includes a project header"
   exit 1
 fi
