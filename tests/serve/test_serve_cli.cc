@@ -10,6 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "tests/serve/server_process.h"
 #include "tests/serve/serve_fixture.h"
 #include "tests/util/cli_runner.h"
@@ -78,6 +81,23 @@ TEST(ServeCli, ASecondServerCannotTakeThePortOfTheFirst) {
   EXPECT_THAT(r.output, HasSubstr("the port is in use"));
   EXPECT_THAT(r.output, ::testing::EndsWith("\n1\n"));
   EXPECT_EQ(first.stop(SIGTERM), 0);
+}
+
+// Without --max-batch, a version gathers batches only when one run takes every core (runs side by
+// side already keep the cores busy, and a batch would only add its wait).
+TEST(ServeCli, BatchesByDefaultOnlyWhenOneRunTakesEveryCore) {
+  ScratchDir dir;
+  const int cores = std::max(1, int(std::thread::hardware_concurrency()));
+  for (int threads : {cores, 1}) {
+    if (threads == 1 && cores == 1) continue;  // one core: the first pass was this one
+    ServerProcess server(kTinyNet.string() + kQuick + " --threads " + std::to_string(threads),
+                         dir.path / "server.log");
+    ASSERT_TRUE(server.started()) << server.log_text();
+    EXPECT_THAT(server.log_text(), HasSubstr(threads == cores ? "fp32 (batches of 8)" : "fp32 (one request per run)"))
+        << threads << " threads on " << cores << " cores";
+    EXPECT_THAT(server.log_text(), HasSubstr("dynamic (one request per run)"));
+    EXPECT_EQ(server.stop(SIGTERM), 0) << server.log_text();
+  }
 }
 
 TEST(ServeCli, SigtermAndSigintStopTheServerCleanly) {

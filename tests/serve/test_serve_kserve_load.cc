@@ -144,8 +144,9 @@ TEST_P(ServeKserveLoad, ManyClientsMalformedQuarterNo5xxBoundedMemory) {
   EXPECT_GT(rss_before, 0);
   // Under AddressSanitizer its quarantine holds freed memory: the bound says nothing there (as in
   // test_serve_load.cc).
-  if (!kUnderAddressSanitizer)
+  if (!kUnderAddressSanitizer) {
     EXPECT_LT(rss_after - rss_before, kRssBoundKib) << "RSS " << rss_before << " -> " << rss_after << " KiB";
+  }
   std::sort(good_ms.begin(), good_ms.end());
   auto pct = [&](double p) { return good_ms.empty() ? 0.0 : good_ms[size_t(p * double(good_ms.size() - 1))]; };
   std::printf("--max-batch %d: %d requests (%zu good) from %d clients in %.2f s: %.0f requests/s, good p50 %.2f ms, "

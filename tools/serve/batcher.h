@@ -29,6 +29,12 @@
 
 namespace octet::serve {
 
+// The batch `octet serve` gathers when --max-batch is not given. With several runs side by side
+// (max_running > 1: a thread each) every core is busy without batching, and a batch only adds
+// its wait and copies; when one run takes every core (max_running 1), requests queue behind it
+// and a batch of 8 runs them for little more than one (bench/RESULTS.md, "Serving").
+inline int default_max_batch(int max_running) { return max_running > 1 ? 1 : 8; }
+
 class Batcher {
  public:
   using RunFn = std::function<std::vector<ir::TensorData>(const std::vector<ir::TensorData>&)>;

@@ -43,7 +43,7 @@ using json = nlohmann::json;
 struct ServeOptions {
   std::vector<std::string> models, names, int8;  // --name and --int8: none, or one per model
   std::string default_version = "fp32";
-  int max_batch = 1;
+  int max_batch = 0;  // 0: serve::default_max_batch
   int64_t max_delay_us = 2000;
   CalibrationArgs calib;
   std::string host = "127.0.0.1";
@@ -295,10 +295,10 @@ int run_serve(const ServeOptions& o) {
 
   serve::ModelRepository models;
   serve::Batcher::Options batching;
-  batching.max_batch = o.max_batch;
   batching.max_delay = std::chrono::microseconds(o.max_delay_us);
   // A batch waits for company only while every core runs one already.
   batching.max_running = std::max(1, int(std::thread::hardware_concurrency()) / std::max(1, engine_threads()));
+  batching.max_batch = o.max_batch > 0 ? o.max_batch : serve::default_max_batch(batching.max_running);
   std::vector<LoadedModel> loaded;
   for (size_t i = 0; i < o.models.size(); ++i) {
     loaded.push_back(load_model(o, i));
@@ -313,7 +313,7 @@ int run_serve(const ServeOptions& o) {
     say(fmt::format("/v2/models/{}: {}", m.name, versions));
   }
   state.models = &models;
-  state.infer_slots = o.http_threads * std::max(1, o.max_batch);
+  state.infer_slots = o.http_threads * std::max(1, batching.max_batch);
 
   // The page and /api/classify: the first model, when it is an image classifier.
   std::unique_ptr<serve::Classifier> classifier;
@@ -386,7 +386,8 @@ Command add_serve_command(CLI::App& app) {
       ->check(CLI::IsMember({"fp32", "int8", "dynamic"}));
   cmd->add_option("--max-batch", o->max_batch,
                   "/v2 requests for the same model version and shapes gathered into one run, in batch items "
-                  "(default 1: each request runs alone, measured faster on CPU for small models, bench/RESULTS.md). "
+                  "(default: 8 when one run takes every core (--threads >= cores), 1 when runs share the cores "
+                  "side by side, which already keeps every core busy; bench/RESULTS.md measures both). "
                   "The dynamic version never gathers: its range spans the batch")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--max-delay-us", o->max_delay_us,
