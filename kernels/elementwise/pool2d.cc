@@ -209,7 +209,7 @@ void F32AvgPool2d::bind(const float* x) { windows_.bind(x, ukernel_ != nullptr);
 void F32AvgPool2d::run(const float* x, float* y, pthreadpool_t pool) const {
   windows_.check_bound(x, "F32AvgPool2d");
   if (ukernel_) windows_.run(ukernel_->fn, y, pool);
-  else f32_avgpool2d_nhwc__ref(s_, count_include_pad_, x, y, f32_avgpool_sum_rows(s_, ort_nchwc_block()));
+  else f32_avgpool2d_nhwc__ref(s_, count_include_pad_, x, y, windows_.sum_rows());
 }
 
 // ---- Q8AvgPool2d ----

@@ -36,6 +36,7 @@ class PoolWindows {
   void set_divisors(std::vector<double> per_pixel) { divisors_ = std::move(per_pixel); }
   // FP32 average pooling: PoolArgs::sum_rows (f32_avgpool_sum_rows, kernels/ref/pool2d.h).
   void set_sum_rows(int rows) { sum_rows_ = static_cast<size_t>(rows); }
+  int sum_rows() const { return static_cast<int>(sum_rows_); }
   // build = false (the ref kernel runs): only remember x.
   void bind(const T* x, bool build);
   void check_bound(const T* x, const char* who) const;

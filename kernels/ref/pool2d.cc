@@ -61,7 +61,7 @@ int f32_avgpool_sum_rows(const Pool2dShape& s, int nchwc_block) {
 void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input, float* output,
                              int sum_rows) {
   const int window = s.kernel_h * s.kernel_w;
-  const int rows = sum_rows == s.kernel_h ? sum_rows : 1, cols = window / rows;
+  const int rows = sum_rows, cols = window / rows;
   std::vector<float> taps(static_cast<size_t>(window));
   for (int n = 0; n < s.batch; ++n) {
     for (int oy = 0; oy < s.out_h; ++oy) {

@@ -31,8 +31,8 @@ void q8_maxpool2d_nhwc__ref(const Pool2dShape& s, const T* input, T* output);
 // positions inside the input. count_include_pad = true divides by the number of
 // positions inside the padded input (input plus the explicit pads), so a window that
 // runs past the pads in ceil_mode is still not counted beyond them (ONNX Runtime's rule).
-// The sum is in float, in the order of ONNX Runtime's kernel for this pool (sum_rows, from
-// f32_avgpool_sum_rows): the window read as sum_rows rows, each column summed down its rows,
+// The sum is in float, in the order of ONNX Runtime's kernel for this pool (sum_rows, 1 or
+// kernel_h, from f32_avgpool_sum_rows): the window read as sum_rows rows, each column summed down its rows,
 // then the column sums left to right (sum_rows 1: every position in row-major order);
 // positions outside the input add +0.0. Then one division by float(count).
 void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input, float* output,

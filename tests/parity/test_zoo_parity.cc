@@ -274,6 +274,16 @@ TEST(ZooParity, NoScalarStepAtTheBestLevel) {
   }
 }
 
+// Values of `ours` byte for byte equal to ORT's (same size checked by the caller).
+int64_t identical_values(const ir::TensorData& ours, const npy::Array& ref) {
+  const int64_t n = ours.count();
+  const size_t width = ours.bytes.size() / size_t(std::max<int64_t>(n, 1));
+  int64_t identical = 0;
+  for (int64_t k = 0; k < n; ++k)
+    identical += std::memcmp(&ours.bytes[size_t(k) * width], &ref.data[size_t(k) * width], width) == 0;
+  return identical;
+}
+
 // Dynamic INT8 against ONNX Runtime on the same file: every output value identical. A float op
 // that feeds a DynamicQuantizeLinear must round as ORT's does, or codes move and the
 // difference compounds through the network.
@@ -295,9 +305,7 @@ TEST(ZooParity, DynamicInt8IdenticalToOrt) {
     for (size_t i = 0; i < ours.size(); ++i) {
       const npy::Array& ref = theirs.at(s.outputs()[i].name);
       ASSERT_EQ(ours[i].bytes.size(), ref.data.size());
-      int64_t identical = 0;
-      const int64_t n = ours[i].count();
-      for (int64_t k = 0; k < n; ++k) identical += std::memcmp(&ours[i].bytes[size_t(k) * 4], &ref.data[size_t(k) * 4], 4) == 0;
+      const int64_t n = ours[i].count(), identical = identical_values(ours[i], ref);
       std::printf("[ ZOO DYN  ] %-26s %s: %7.3f%% of %lld values identical (%lld differ)\n", name.c_str(),
                   s.outputs()[i].name.c_str(), 100.0 * double(identical) / double(n), (long long)n,
                   (long long)(n - identical));
@@ -351,11 +359,7 @@ TEST(ZooParity, OrtToolFilesIdenticalToOrt) {
       for (size_t i = 0; i < ours.size(); ++i) {
         const npy::Array& ref = theirs.at(s.outputs()[i].name);
         ASSERT_EQ(ours[i].bytes.size(), ref.data.size());
-        const int64_t n = ours[i].count();
-        const size_t width = ours[i].bytes.size() / size_t(std::max<int64_t>(n, 1));
-        int64_t identical = 0;
-        for (int64_t k = 0; k < n; ++k)
-          identical += std::memcmp(&ours[i].bytes[size_t(k) * width], &ref.data[size_t(k) * width], width) == 0;
+        const int64_t n = ours[i].count(), identical = identical_values(ours[i], ref);
         std::printf("[ ZOO ORT  ] %-26s %-16s %s: %7.3f%% of %lld values identical\n", name.c_str(), stem,
                     s.outputs()[i].name.c_str(), 100.0 * double(identical) / double(n), (long long)n);
         all_identical = all_identical && identical == n;
