@@ -82,12 +82,20 @@ void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const
   }
 }
 
-void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input,
-                                  float* output) {
+void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input, float* output,
+                                  GapOrder order) {
   for (int n = 0; n < batch; ++n) {
     for (int c = 0; c < channels; ++c) {
+      const float* x = input + static_cast<size_t>(n) * hw * channels + c;
       float sum = 0.0f;
-      for (int p = 0; p < hw; ++p) sum += input[(static_cast<size_t>(n) * hw + p) * channels + c];
+      int p = 0;
+      if (order == GapOrder::mlas_lanes4) {
+        float s[4] = {};
+        for (; p + 4 <= hw; p += 4)
+          for (int k = 0; k < 4; ++k) s[k] += x[static_cast<size_t>(p + k) * channels];
+        sum = (s[0] + s[2]) + (s[1] + s[3]);
+      }
+      for (; p < hw; ++p) sum += x[static_cast<size_t>(p) * channels];
       output[static_cast<size_t>(n) * channels + c] = sum / static_cast<float>(hw);
     }
   }

@@ -120,9 +120,25 @@ TEST(AvgPool2dRef, NoPaddingStride2) {
 TEST(GlobalAvgPoolRef, MeanPerBatchAndChannel) {
   // [batch 2][hw 3][channels 2]
   const std::vector<float> in = {1, 10, 2, 20, 6, 60, -1, 0, -2, 0, -3, 3};
-  std::vector<float> out(4, -999.0f);
-  f32_global_avgpool_nhwc__ref(2, 3, 2, in.data(), out.data());
-  EXPECT_TRUE(all_near(out, {3, 30, -2, 1}));
+  for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
+    std::vector<float> out(4, -999.0f);
+    f32_global_avgpool_nhwc__ref(2, 3, 2, in.data(), out.data(), order);
+    EXPECT_TRUE(all_near(out, {3, 30, -2, 1}));
+  }
+}
+
+// The two orders as ONNX Runtime sums: 1 + 2^-24 + 2^-24 + ... rounds differently by order.
+TEST(GlobalAvgPoolRef, SequentialAndMlasLanes4Orders) {
+  const float t = 0x1p-24f;
+  // [hw 6][channels 1]: in order, each tiny term is lost against 1 (a tie to even); MLAS's
+  // order adds the tiny terms at positions 1 and 3 first (lanes 1 and 3 combined), into 2^-23,
+  // which survives, then positions 4 and 5.
+  const std::vector<float> in = {1.0f, t, 0.0f, t, 0.0f, 0.0f};
+  float seq = 0, lanes = 0;
+  f32_global_avgpool_nhwc__ref(1, 6, 1, in.data(), &seq, GapOrder::sequential);
+  f32_global_avgpool_nhwc__ref(1, 6, 1, in.data(), &lanes, GapOrder::mlas_lanes4);
+  EXPECT_EQ(seq, 1.0f / 6.0f);
+  EXPECT_EQ(lanes, (1.0f + 0x1p-23f) / 6.0f);
 }
 
 }  // namespace

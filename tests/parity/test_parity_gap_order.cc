@@ -1,0 +1,90 @@
+// GlobalAveragePool is ONNX Runtime's bit for bit at every ISA level this CPU runs: octet sums
+// in the order of MLAS's global pooling kernel (kernels/ref/pool2d.h, GapOrder). In a dynamic
+// INT8 model its float output feeds a DynamicQuantizeLinear, where one ulp can move a code.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/session.h"
+#include "kernels/isa.h"
+#include "tests/parity/parity_fixture.h"
+#include "tools/tensor_io.h"
+
+namespace octet::parity {
+namespace gap_order_parity {
+
+using testing::OnnxBuilder;
+
+// Runs the model in ORT and in octet at every level on `inputs` (named x0, x1, ...) and
+// expects every output byte for byte (NaN only has to be NaN); no GlobalAveragePool step runs a
+// scalar reference at a SIMD level.
+void expect_identical(const OnnxBuilder& b, const std::string& name, const std::vector<ir::TensorData>& inputs) {
+  ScratchDir dir;
+  const std::string path = (dir.path() / (name + ".onnx")).string();
+  b.save(path);
+  std::map<std::string, npy::Array> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) feeds["x" + std::to_string(i)] = to_npy(inputs[i]);
+  const auto theirs = testing::run_ort(path, feeds);
+  for (kernels::Isa isa : kernels::runnable_isas()) {
+    SessionOptions o;
+    o.isa = isa;
+    Session session = Session::load(path, o);
+    const auto mine = session.run(inputs);
+    for (size_t k = 0; k < mine.size(); ++k) {
+      const std::string& out = session.outputs()[k].name;
+      const npy::Array& ref = theirs.at(out);
+      ASSERT_EQ(mine[k].bytes.size(), ref.data.size()) << name << " " << out;
+      const float* a = mine[k].as<float>();
+      const float* r = ref.as<float>();
+      int64_t differing = 0, first = -1;
+      for (int64_t i = 0; i < mine[k].count(); ++i) {
+        const bool same = (std::isnan(a[i]) && std::isnan(r[i])) || std::memcmp(a + i, r + i, 4) == 0;
+        if (!same && differing++ == 0) first = i;
+      }
+      EXPECT_EQ(differing, 0) << name << " output " << out << " at " << kernels::isa_name(isa) << ": first at " << first
+                              << ", octet " << (first >= 0 ? a[first] : 0.0f) << " ORT " << (first >= 0 ? r[first] : 0.0f);
+    }
+    if (isa == kernels::Isa::scalar) continue;
+    for (const PlanStep& s : session.plan_for(inputs).steps())
+      if (s.op == "GlobalAveragePool")
+        EXPECT_FALSE(s.scalar()) << name << ": " << s.node << " runs " << s.kernel << " at " << kernels::isa_name(isa);
+  }
+}
+
+ir::TensorData random_tensor(const ir::Dims& dims, uint32_t seed, float scale) {
+  ir::TensorData t = random_inputs({dims}, dims[0], seed)[0];
+  for (float& v : std::span(const_cast<float*>(t.as<float>()), size_t(t.count()))) v *= scale;
+  return t;
+}
+
+// ---- GlobalAveragePool ----
+
+// Spatial sizes from 1x1 to 60x60 (odd, prime, 7x7, single rows and columns) and channel
+// counts 1 to 104, multiples of 8 among them, cut by Slice from one input per size: ORT runs
+// MLAS's global kernel (four position sums) on each, as on every GlobalAveragePool of the zoo's
+// dynamic models (its NCHWc pooling, one sum in order, only replaces a GlobalAveragePool that
+// reads a graph input or an NCHWc Conv's output; kernels/ref/pool2d.h).
+TEST(GapOrderParity, GlobalAveragePoolOverSizesAndChannelCounts) {
+  OCTET_SKIP_WITHOUT_ORT();
+  const std::pair<int64_t, int64_t> sizes[] = {{1, 1}, {1, 2}, {2, 2}, {1, 7}, {3, 1},  {3, 5},   {5, 5},  {7, 7},
+                                               {9, 9}, {13, 13}, {14, 14}, {17, 31}, {28, 28}, {1, 60}, {60, 60}};
+  for (auto [h, w] : sizes) {
+    OnnxBuilder b(13);
+    auto x = b.input("x0", {-1, 104, h, w});
+    for (int64_t c : {1, 3, 4, 7, 8, 12, 16, 20, 24, 40, 96, 100, 104}) {
+      auto cut = b.node("Slice", {x, b.initializer_i64("", {1}, {0}), b.initializer_i64("", {1}, {c}),
+                                  b.initializer_i64("", {1}, {1})});
+      b.output(b.node("GlobalAveragePool", {cut}));
+    }
+    const std::string name = "gap_" + std::to_string(h) + "x" + std::to_string(w);
+    expect_identical(b, name, {random_tensor({2, 104, h, w}, uint32_t(h * 100 + w), 3.0f)});
+  }
+}
+
+}  // namespace gap_order_parity
+}  // namespace octet::parity
