@@ -31,8 +31,21 @@ void q8_maxpool2d_nhwc__ref(const Pool2dShape& s, const T* input, T* output);
 // positions inside the input. count_include_pad = true divides by the number of
 // positions inside the padded input (input plus the explicit pads), so a window that
 // runs past the pads in ceil_mode is still not counted beyond them (ONNX Runtime's rule).
-void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input,
-                             float* output);
+// The sum is in float, in the order of ONNX Runtime's kernel for this pool (sum_rows, from
+// f32_avgpool_sum_rows): the window read as sum_rows rows, each column summed down its rows,
+// then the column sums left to right (sum_rows 1: every position in row-major order);
+// positions outside the input add +0.0. Then one division by float(count).
+void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input, float* output,
+                             int sum_rows);
+
+// The sum_rows of ONNX Runtime's kernel for an AveragePool on a CPU whose NCHWc block is
+// `nchwc_block` (0: none; kernels/elementwise/pool2d.h, ort_nchwc_block):
+//   - channels a multiple of the block: ORT's layout pass runs it as an NCHWc pool, which sums
+//     in row-major order: 1;
+//   - otherwise MlasPool: its vector kernel (no dilation, stride_w <= 2, both kernel sides <= 32,
+//     the padded row within its 2045-float buffer) reduces each column over the rows first:
+//     kernel_h; its generic kernel sums in row-major order: 1.
+int f32_avgpool_sum_rows(const Pool2dShape& s, int nchwc_block);
 
 // The order a global average pool sums each channel in, as ONNX Runtime does on x86 (both
 // then divide the float sum by float(hw)):

@@ -51,7 +51,7 @@ void expect_identical(const OnnxBuilder& b, const std::string& name, const std::
     }
     if (isa == kernels::Isa::scalar) continue;
     for (const PlanStep& s : session.plan_for(inputs).steps())
-      if (s.op == "GlobalAveragePool")
+      if (s.op == "GlobalAveragePool" || s.op == "AveragePool")
         EXPECT_FALSE(s.scalar()) << name << ": " << s.node << " runs " << s.kernel << " at " << kernels::isa_name(isa);
   }
 }
@@ -83,6 +83,36 @@ TEST(GapOrderParity, GlobalAveragePoolOverSizesAndChannelCounts) {
     }
     const std::string name = "gap_" + std::to_string(h) + "x" + std::to_string(w);
     expect_identical(b, name, {random_tensor({2, 104, h, w}, uint32_t(h * 100 + w), 3.0f)});
+  }
+}
+
+// AveragePool: ORT sums a window as its kernel for the pool does (kernels/ref/pool2d.h,
+// f32_avgpool_sum_rows): columns first in MLAS's vector kernel, row-major in its generic kernel
+// (stride 3) and in the NCHWc pool its layout pass substitutes when the channels are a
+// multiple of this CPU's block. Channel counts on both sides of 8 and 16, with and without pads.
+TEST(GapOrderParity, AveragePoolSumsInOrtsOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  struct Case {
+    int64_t k, stride, pad;
+    bool include_pad;
+  };
+  const Case cases[] = {{3, 1, 0, false}, {3, 2, 0, false}, {3, 3, 0, false}, {2, 2, 0, false},
+                        {3, 1, 1, false}, {3, 1, 1, true},  {5, 2, 2, true},  {7, 1, 0, false}};
+  int index = 0;
+  for (const Case& c : cases) {
+    OnnxBuilder b(13);
+    auto x = b.input("x0", {-1, 40, 13, 13});
+    for (int64_t ch : {5, 8, 13, 16, 24, 40}) {
+      auto cut = b.node("Slice", {x, b.initializer_i64("", {1}, {0}), b.initializer_i64("", {1}, {ch}),
+                                  b.initializer_i64("", {1}, {1})});
+      testing::Attrs a = {{"kernel_shape", {c.k, c.k}},
+                          {"strides", {c.stride, c.stride}},
+                          {"pads", {c.pad, c.pad, c.pad, c.pad}},
+                          {"count_include_pad", int64_t(c.include_pad)}};
+      b.output(b.node("AveragePool", {cut}, a));
+    }
+    expect_identical(b, "avgpool_" + std::to_string(index), {random_tensor({2, 40, 13, 13}, uint32_t(71 + index), 3.0f)});
+    ++index;
   }
 }
 
