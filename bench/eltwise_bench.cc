@@ -150,20 +150,25 @@ void register_q8_binary(const Map& m, bool se) {
 
 // ---- global average pool: [h*w][c] -> [c] ----
 
+// Both orders (kernels/ref/pool2d.h): "gap" one sum in order (ReduceMean), "gap4" MLAS's four
+// position sums (GlobalAveragePool).
 void register_f32_gap(const Map& m) {
   const double bytes = 4.0 * (m.count() + m.c);
   for (const auto& k : kF32GapUkernels) {
     if (!isa_supported(k.isa)) continue;
     const bool pick = is_pick(kF32GapUkernels, k);
-    add_bench(bench_name(m, m.label("f32 gap"), k.name), [=, &k](benchmark::State& state) {
-      auto x = random_buffer<float>(m.count(), 3);
-      Buffer<float> y(size_t(m.c));
-      for (auto _ : state) {
-        k.fn(size_t(m.h) * m.w, size_t(m.c), x.data(), y.data());
-        benchmark::DoNotOptimize(y.data());
-      }
-      report(state, bytes, pick);
-    });
+    for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
+      const char* op = order == GapOrder::sequential ? "f32 gap" : "f32 gap4";
+      add_bench(bench_name(m, m.label(op), k.name), [=, &k](benchmark::State& state) {
+        auto x = random_buffer<float>(m.count(), 3);
+        Buffer<float> y(size_t(m.c));
+        for (auto _ : state) {
+          k.fn(size_t(m.h) * m.w, size_t(m.c), x.data(), y.data(), order);
+          benchmark::DoNotOptimize(y.data());
+        }
+        report(state, bytes, pick);
+      });
+    }
   }
 }
 

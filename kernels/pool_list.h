@@ -12,9 +12,12 @@
 //   max  y[c] = best over the taps, best starting at lowest() and replaced when (v > best): the
 //        ref's comparison, which _mm*_max_ps(v, best) performs exactly, so a NaN never wins and
 //        -inf inputs give -FLT_MAX as in f32_maxpool2d_nhwc__ref. Fill row: lowest().
-//   avg  y[c] = float(sum / divisors[p]), the sum in double over the taps in order from +0.0:
-//        f32_avgpool2d_nhwc__ref's arithmetic step for step, hence bit-identical. Fill row:
-//        +0.0, which leaves such a sum unchanged (starting from +0.0 it never holds -0.0).
+//   avg  y[c] = sum / float(divisors[p]), the float sum in ONNX Runtime's order (MLAS's pooling
+//        kernels): the taps form sum_rows rows of kernel_size / sum_rows; each column is summed
+//        down its rows from its first tap, then the column sums in order from the first
+//        (sum_rows 1: every tap in order). f32_avgpool2d_nhwc__ref's arithmetic step for step,
+//        hence bit-identical. Fill row: +0.0, which adds nothing (MLAS skips padded rows and
+//        adds +0.0 for padded columns: the same float sums).
 // The scalar reference kernels (kernels/ref/pool2d.h) are the last resort and are not listed.
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +38,7 @@ struct PoolArgs {
   size_t pixels, kernel_size, channels;
   T* y;
   const double* divisors = nullptr;  // average pooling: [pixels]
+  size_t sum_rows = 1;               // FP32 average pooling: the rows of its summation order
   const void* params = nullptr;      // INT8 average pooling: the Q8AvgPoolParams
 };
 

@@ -144,3 +144,8 @@ say "checking tritonclient: $("$ROOT/third_party/tritonclient/venv/bin/python" -
 # module's NumPy); about 150 MB of wheels, 530 MB installed.
 install_venv ray "ray[data,client]" --system-site-packages
 say "checking ray: $("$ROOT/third_party/ray/venv/bin/python" -c 'import ray.data; print(ray.__version__)')"
+
+# timm: tools/zoo/export.py builds the zoo's timm_* CNNs with it (tools/zoo/timm_models.py). Over
+# Debian's site packages, whose torch and torchvision it uses; about 10 MB of wheels, 20 s to install.
+install_venv timm timm --system-site-packages
+say "checking timm: $("$ROOT/third_party/timm/venv/bin/python" -c 'import timm, torch; print(timm.__version__, "on torch", torch.__version__)')"

@@ -69,7 +69,7 @@ fi
 
 echo "== Release build and tests"
 # Through ccache, as the AArch64 stage's tree: ctest's Install.PipWheel then builds the pip wheel
-# from these compiles in under a minute (tests/install/wheel_test.sh), which needs the paths
+# from these compiles, recompiling only the module (tests/install/wheel_test.sh), which needs the paths
 # ccache hashes taken relative to the checkout. Depend mode: a compile ccache has not seen costs
 # no extra preprocessor run.
 export CCACHE_BASEDIR="$ROOT" CCACHE_DEPEND=1

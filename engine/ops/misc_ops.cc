@@ -196,7 +196,8 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
     ir::Dims dims = x.dims;
     if (mean && is_spatial_mean(r)) {
       if (x.layout == Layout::channels_last)
-        return ops::global_avgpool_kernel(c, int(dims[0]), int(dims[2] * dims[3]), int(dims[1]), xp, y);
+        return ops::global_avgpool_kernel(c, int(dims[0]), int(dims[2] * dims[3]), int(dims[1]),
+                                          kernels::GapOrder::sequential, xp, y);
       c.report_fallback("a mean over H and W of a row-major input");
     } else {
       c.report_fallback("no SIMD kernel for this reduction");

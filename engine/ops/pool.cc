@@ -16,8 +16,9 @@ namespace octet {
 
 namespace ops {
 
-Kernel global_avgpool_kernel(const OpContext& c, int batch, int hw, int channels, const void* in, void* out) {
-  auto gap = std::make_shared<const kernels::F32GlobalAvgPool>(batch, hw, channels, c.isa);
+Kernel global_avgpool_kernel(const OpContext& c, int batch, int hw, int channels, kernels::GapOrder order,
+                             const void* in, void* out) {
+  auto gap = std::make_shared<const kernels::F32GlobalAvgPool>(batch, hw, channels, order, c.isa);
   c.report_kernel(gap->kernel_id());
   auto x = static_cast<const float*>(in);
   auto y = static_cast<float*>(out);
@@ -104,9 +105,16 @@ void register_pool_ops(OpTable& t) {
   OpImpl avgpool{want_channels_last, infer_pool,
                  [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
                    auto s = pool_shape(c);
-                   // Both count_include_pad settings divide by in_h * in_w here.
-                   if (is_global_window(s))
-                     return ops::global_avgpool_kernel(c, s.batch, s.in_h * s.in_w, s.channels, in[0], out[0]);
+                   // Both count_include_pad settings divide by in_h * in_w here. ORT sums such a
+                   // window as GlobalAveragePool when its strides are 1 (MlasPool's global
+                   // kernel); other strides take MLAS's window kernels, whose generic one sums in
+                   // order.
+                   if (is_global_window(s)) {
+                     const kernels::GapOrder order = s.stride_h == 1 && s.stride_w == 1
+                                                         ? kernels::GapOrder::mlas_lanes4
+                                                         : kernels::GapOrder::sequential;
+                     return ops::global_avgpool_kernel(c, s.batch, s.in_h * s.in_w, s.channels, order, in[0], out[0]);
+                   }
                    bool include_pad = c.node.attrs.i("count_include_pad") != 0;
                    return bound_pool_kernel(c, std::make_shared<kernels::F32AvgPool2d>(s, include_pad, c.isa),
                                             static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
@@ -117,7 +125,8 @@ void register_pool_ops(OpTable& t) {
                const auto& d = c.info(0).dims;
                int batch = int(d[0]), channels = int(d[1]);
                int hw = int(ir::element_count(d) / std::max<int64_t>(1, d[0] * d[1]));
-               return ops::global_avgpool_kernel(c, batch, hw, channels, in[0], out[0]);
+               return ops::global_avgpool_kernel(c, batch, hw, channels, kernels::GapOrder::mlas_lanes4, in[0],
+                                                 out[0]);
              }};
   // Every output value is one window of one image.
   for (OpImpl* pool : {&maxpool, &avgpool, &gap})

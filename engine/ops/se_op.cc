@@ -49,7 +49,8 @@ Kernel build_se(const OpContext& c, std::span<const void* const> in, std::span<v
   const SeShape s = se_shape(c);
   const kernels::Activation act = ops::fused_activation(c.node);
   const kernels::Activation gate_act = ops::fused_activation(c.node, "gate_act", "gate_act_params");
-  auto pool = std::make_shared<kernels::F32GlobalAvgPool>(s.n, s.hw, s.c, c.isa);
+  // The pooling as ORT's GlobalAveragePool sums it (the pattern's usual pool).
+  auto pool = std::make_shared<kernels::F32GlobalAvgPool>(s.n, s.hw, s.c, kernels::GapOrder::mlas_lanes4, c.isa);
   const int64_t dims[3] = {s.n, s.hw, s.c};
   const int64_t x_strides[3] = {int64_t(s.hw) * s.c, s.c, 1};
   const int64_t gate_strides[3] = {s.c, 0, 1};

@@ -90,15 +90,6 @@ struct Ops {
     const float32x4_t f2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, vdupq_n_s32(127)), 23));
     return vbslq_f32(vceqq_f32(z, z), vmulq_f32(vmulq_f32(p, f1), f2), z);
   }
-  // Sums in double (the average pool): 2 doubles per half vector.
-  using Wide = float64x2_t;
-  static Wide zero_wide() { return vdupq_n_f64(0.0); }
-  static Wide set1_wide(double v) { return vdupq_n_f64(v); }
-  static Wide widen_lo(Vec v) { return vcvt_f64_f32(vget_low_f32(v)); }
-  static Wide widen_hi(Vec v) { return vcvt_high_f64_f32(v); }
-  static Wide add_wide(Wide a, Wide b) { return vaddq_f64(a, b); }
-  static Wide div_wide(Wide a, Wide b) { return vdivq_f64(a, b); }
-  static Vec narrow(Wide lo, Wide hi) { return vcombine_f32(vcvt_f32_f64(lo), vcvt_f32_f64(hi)); }
 };
 
 // A vector of 16 bytes of signedness E (int8_t or uint8_t), for the max pool; a Mask is a byte

@@ -414,8 +414,8 @@ void F32Unary::run(const Activation& act, int64_t n, const float* x, float* y, p
   });
 }
 
-F32GlobalAvgPool::F32GlobalAvgPool(int batch, int hw, int channels, Isa isa)
-    : batch_(batch), hw_(hw), channels_(channels) {
+F32GlobalAvgPool::F32GlobalAvgPool(int batch, int hw, int channels, GapOrder order, Isa isa)
+    : batch_(batch), hw_(hw), channels_(channels), order_(order) {
   if (hw > 0) ukernel_ = first_runnable(kF32GapUkernels, isa);
 }
 
@@ -425,13 +425,13 @@ KernelId F32GlobalAvgPool::kernel_id() const {
 
 void F32GlobalAvgPool::run(const float* x, float* y, pthreadpool_t pool) const {
   if (!ukernel_) {
-    f32_global_avgpool_nhwc__ref(batch_, hw_, channels_, x, y);
+    f32_global_avgpool_nhwc__ref(batch_, hw_, channels_, x, y, order_);
     return;
   }
   const size_t image = size_t(hw_) * size_t(channels_);
   parallel_pieces(pool, size_t(batch_), 1, [&](size_t start, size_t count) {
     for (size_t n = start; n < start + count; ++n)
-      ukernel_->fn(size_t(hw_), size_t(channels_), x + n * image, y + n * size_t(channels_));
+      ukernel_->fn(size_t(hw_), size_t(channels_), x + n * image, y + n * size_t(channels_), order_);
   });
 }
 

@@ -136,16 +136,18 @@ class F32Unary {
   const EltwiseUkernel<F32ClampUkernel>* clamp_ = nullptr;
 };
 
-// GlobalAveragePool NHWC: x [batch][hw][channels] -> y [batch][channels].
+// GlobalAveragePool NHWC: x [batch][hw][channels] -> y [batch][channels], each channel summed
+// in `order` (GapOrder::mlas_lanes4 for ONNX Runtime's GlobalAveragePool).
 class F32GlobalAvgPool {
  public:
-  F32GlobalAvgPool(int batch, int hw, int channels, Isa isa);
+  F32GlobalAvgPool(int batch, int hw, int channels, GapOrder order, Isa isa);
   KernelId kernel_id() const;
   std::string kernel_name() const { return kernel_id().name; }
   void run(const float* x, float* y, pthreadpool_t pool) const;
 
  private:
   int batch_, hw_, channels_;
+  GapOrder order_;
   const EltwiseUkernel<F32GapUkernel>* ukernel_ = nullptr;
 };
 

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/arch.h"
+#include "kernels/isa.h"
 #include "kernels/ref/qpool2d.h"
 
 namespace octet::kernels {
@@ -62,6 +64,7 @@ struct RowTask {
   const T* const* taps;
   const T* fill;
   const double* divisors;
+  size_t sum_rows;
   T* y;
   const void* params;
 };
@@ -117,13 +120,14 @@ void PoolWindows<T>::row_task(void* context, size_t row) {
   a.channels = C;
   a.y = task.y + row * out_w * C;
   a.divisors = task.divisors ? task.divisors + oy * out_w : nullptr;
+  a.sum_rows = task.sum_rows;
   a.params = task.params;
   task.ukernel(a);
 }
 
 template <class T>
 void PoolWindows<T>::run(void (*ukernel)(const PoolArgs<T>&), T* y, pthreadpool_t pool, const void* params) const {
-  RowTask<T> task{ukernel, &s_, taps_.data(), fill_.data(), divisors_.empty() ? nullptr : divisors_.data(), y, params};
+  RowTask<T> task{ukernel, &s_, taps_.data(), fill_.data(), divisors_.empty() ? nullptr : divisors_.data(), sum_rows_, y, params};
   pthreadpool_parallelize_1d(pool, &PoolWindows<T>::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
 }
 
@@ -178,14 +182,24 @@ void Q8MaxPool2d::run(const void* x, void* y, pthreadpool_t pool) const {
 
 // ---- F32AvgPool2d ----
 
+int ort_nchwc_block() {
+#if OCTET_ARCH_X86
+  if (cpu_has(kAvx512F)) return 16;
+  if (cpu_has(kAvx2 | kFma)) return 8;
+#endif
+  return 0;
+}
+
 F32AvgPool2d::F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, Isa isa)
     : s_(s), count_include_pad_(count_include_pad), ukernel_(choose(kF32AvgPoolUkernels, s, isa)), windows_(s, 0.0f) {
   if (ukernel_) windows_.set_divisors(avg_divisors(s, count_include_pad));
+  windows_.set_sum_rows(f32_avgpool_sum_rows(s, ort_nchwc_block()));
 }
 
 F32AvgPool2d::F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, const PoolUkernel<F32PoolUkernel>& ukernel)
     : s_(s), count_include_pad_(count_include_pad), ukernel_(require(ukernel, s, "F32AvgPool2d")), windows_(s, 0.0f) {
   windows_.set_divisors(avg_divisors(s, count_include_pad));
+  windows_.set_sum_rows(f32_avgpool_sum_rows(s, ort_nchwc_block()));
 }
 
 KernelId F32AvgPool2d::kernel_id() const { return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_avgpool2d_nhwc__ref"); }
@@ -195,7 +209,7 @@ void F32AvgPool2d::bind(const float* x) { windows_.bind(x, ukernel_ != nullptr);
 void F32AvgPool2d::run(const float* x, float* y, pthreadpool_t pool) const {
   windows_.check_bound(x, "F32AvgPool2d");
   if (ukernel_) windows_.run(ukernel_->fn, y, pool);
-  else f32_avgpool2d_nhwc__ref(s_, count_include_pad_, x, y);
+  else f32_avgpool2d_nhwc__ref(s_, count_include_pad_, x, y, windows_.sum_rows());
 }
 
 // ---- Q8AvgPool2d ----

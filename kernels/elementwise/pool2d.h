@@ -34,6 +34,9 @@ class PoolWindows {
   PoolWindows& operator=(PoolWindows&&) noexcept = default;
   // Average pooling: the divisor of every output pixel (0 counts as 1: the sum is then 0).
   void set_divisors(std::vector<double> per_pixel) { divisors_ = std::move(per_pixel); }
+  // FP32 average pooling: PoolArgs::sum_rows (f32_avgpool_sum_rows, kernels/ref/pool2d.h).
+  void set_sum_rows(int rows) { sum_rows_ = static_cast<size_t>(rows); }
+  int sum_rows() const { return static_cast<int>(sum_rows_); }
   // build = false (the ref kernel runs): only remember x.
   void bind(const T* x, bool build);
   void check_bound(const T* x, const char* who) const;
@@ -47,6 +50,7 @@ class PoolWindows {
   std::vector<T> fill_;
   std::vector<const T*> taps_;  // [out_h][out_w][kernel_h * kernel_w], image 0
   std::vector<double> divisors_;
+  size_t sum_rows_ = 1;
   const T* bound_ = nullptr;
 };
 
@@ -85,6 +89,11 @@ class Q8MaxPool2d {
   const PoolUkernel<Q8PoolUkernel>* ukernel_;
   PoolWindows<uint8_t> windows_;
 };
+
+// ONNX Runtime's NCHWc block on this CPU (MLAS: 16 floats with AVX-512F, 8 with AVX2 + FMA, 0
+// elsewhere): its layout pass runs an AveragePool of a multiple of that many channels as an NCHWc
+// pool, summing in another order (f32_avgpool_sum_rows).
+int ort_nchwc_block();
 
 class F32AvgPool2d {
  public:

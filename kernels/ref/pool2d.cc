@@ -1,7 +1,9 @@
 #include "kernels/ref/pool2d.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace octet::kernels {
 
@@ -49,13 +51,22 @@ void q8_maxpool2d_nhwc__ref(const Pool2dShape& s, const T* input, T* output) {
 template void q8_maxpool2d_nhwc__ref<uint8_t>(const Pool2dShape&, const uint8_t*, uint8_t*);
 template void q8_maxpool2d_nhwc__ref<int8_t>(const Pool2dShape&, const int8_t*, int8_t*);
 
-void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input,
-                             float* output) {
+int f32_avgpool_sum_rows(const Pool2dShape& s, int nchwc_block) {
+  if (nchwc_block > 0 && s.channels % nchwc_block == 0) return 1;
+  const bool vector_kernel = s.dilation_h == 1 && s.dilation_w == 1 && s.stride_w <= 2 && s.kernel_h <= 32 &&
+                             s.kernel_w <= 32 && int64_t(s.in_w) + s.pad_left + s.pad_right <= 2045;
+  return vector_kernel ? s.kernel_h : 1;
+}
+
+void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input, float* output,
+                             int sum_rows) {
+  const int window = s.kernel_h * s.kernel_w;
+  const int rows = sum_rows, cols = window / rows;
+  std::vector<float> taps(static_cast<size_t>(window));
   for (int n = 0; n < s.batch; ++n) {
     for (int oy = 0; oy < s.out_h; ++oy) {
       for (int ox = 0; ox < s.out_w; ++ox) {
         for (int c = 0; c < s.channels; ++c) {
-          double sum = 0.0;
           int in_input = 0;
           int in_padded = 0;
           for (int ky = 0; ky < s.kernel_h; ++ky) {
@@ -66,28 +77,44 @@ void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const
                   inside(ix, -s.pad_left, s.in_w + s.pad_right)) {
                 ++in_padded;
               }
+              float& tap = taps[static_cast<size_t>(ky) * s.kernel_w + kx];
+              tap = 0.0f;
               if (inside(iy, 0, s.in_h) && inside(ix, 0, s.in_w)) {
                 ++in_input;
-                sum += input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
+                tap = input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
               }
             }
+          }
+          float sum = 0.0f;
+          for (int j = 0; j < cols; ++j) {
+            float column = taps[static_cast<size_t>(j)];
+            for (int r = 1; r < rows; ++r) column += taps[static_cast<size_t>(r) * cols + j];
+            sum = j == 0 ? column : sum + column;
           }
           const int count = count_include_pad ? in_padded : in_input;
           // An empty window (only possible with pads >= kernel) averages to 0 rather than 0/0.
           output[((static_cast<size_t>(n) * s.out_h + oy) * s.out_w + ox) * s.channels + c] =
-              count > 0 ? static_cast<float>(sum / count) : 0.0f;
+              count > 0 ? sum / static_cast<float>(count) : 0.0f;
         }
       }
     }
   }
 }
 
-void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input,
-                                  float* output) {
+void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input, float* output,
+                                  GapOrder order) {
   for (int n = 0; n < batch; ++n) {
     for (int c = 0; c < channels; ++c) {
+      const float* x = input + static_cast<size_t>(n) * hw * channels + c;
       float sum = 0.0f;
-      for (int p = 0; p < hw; ++p) sum += input[(static_cast<size_t>(n) * hw + p) * channels + c];
+      int p = 0;
+      if (order == GapOrder::mlas_lanes4) {
+        float s[4] = {};
+        for (; p + 4 <= hw; p += 4)
+          for (int k = 0; k < 4; ++k) s[k] += x[static_cast<size_t>(p + k) * channels];
+        sum = (s[0] + s[2]) + (s[1] + s[3]);
+      }
+      for (; p < hw; ++p) sum += x[static_cast<size_t>(p) * channels];
       output[static_cast<size_t>(n) * channels + c] = sum / static_cast<float>(hw);
     }
   }

@@ -31,14 +31,40 @@ void q8_maxpool2d_nhwc__ref(const Pool2dShape& s, const T* input, T* output);
 // positions inside the input. count_include_pad = true divides by the number of
 // positions inside the padded input (input plus the explicit pads), so a window that
 // runs past the pads in ceil_mode is still not counted beyond them (ONNX Runtime's rule).
-void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input,
-                             float* output);
+// The sum is in float, in the order of ONNX Runtime's kernel for this pool (sum_rows, 1 or
+// kernel_h, from f32_avgpool_sum_rows): the window read as sum_rows rows, each column summed down its rows,
+// then the column sums left to right (sum_rows 1: every position in row-major order);
+// positions outside the input add +0.0. Then one division by float(count).
+void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input, float* output,
+                             int sum_rows);
 
-// Mean over H*W for each (n, c): input [batch][hw][channels] -> output [batch][channels].
-// Sums in float, pixel by pixel, then divides by float(hw): the arithmetic every SIMD level's
-// f32_gap does lane by lane, so every level gives the same bits (dynamic INT8 quantizes this
-// output, and one ulp would flip a code on one level only).
-void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input,
-                                  float* output);
+// The sum_rows of ONNX Runtime's kernel for an AveragePool on a CPU whose NCHWc block is
+// `nchwc_block` (0: none; kernels/elementwise/pool2d.h, ort_nchwc_block):
+//   - channels a multiple of the block: ORT's layout pass runs it as an NCHWc pool, which sums
+//     in row-major order: 1;
+//   - otherwise MlasPool: its vector kernel (no dilation, stride_w <= 2, both kernel sides <= 32,
+//     the padded row within its 2045-float buffer) reduces each column over the rows first:
+//     kernel_h; its generic kernel sums in row-major order: 1.
+int f32_avgpool_sum_rows(const Pool2dShape& s, int nchwc_block);
+
+// The order a global average pool sums each channel in, as ONNX Runtime does on x86 (both
+// then divide the float sum by float(hw)):
+//   mlas_lanes4  MLAS's global pooling kernel (MlasPool), what ORT's GlobalAveragePool runs: four
+//                sums by position mod 4 over the first hw / 4 * 4 positions (its 4-float
+//                vector), combined as (s0 + s2) + (s1 + s3), then the remaining positions in
+//                order;
+//   sequential   one sum over the positions in order: ORT's NCHWc pooling, which its layout
+//                pass (graph optimizations "all") substitutes for a GlobalAveragePool with a
+//                multiple of 8 channels (16 on AVX-512) only in some graphs (on ORT 1.30, one
+//                reading a graph input or an NCHWc float Conv's output; not one after a Relu,
+//                a Slice or the float steps of a dynamic INT8 model), and the order octet keeps
+//                for ReduceMean over H and W.
+enum class GapOrder : uint8_t { sequential, mlas_lanes4 };
+
+// Mean over H*W for each (n, c): input [batch][hw][channels] -> output [batch][channels],
+// the float sum in `order`, then divided by float(hw): what every SIMD level's f32_gap does lane
+// by lane, so every level gives the same bits (dynamic INT8 quantizes this output again).
+void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input, float* output,
+                                  GapOrder order);
 
 }  // namespace octet::kernels

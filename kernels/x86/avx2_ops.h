@@ -80,15 +80,6 @@ struct Ops {
     }
     return _mm256_blendv_ps(e, z, _mm256_cmp_ps(z, z, _CMP_UNORD_Q));
   }
-  // Sums in double (the average pool): 4 doubles per half vector.
-  using Wide = __m256d;
-  static Wide zero_wide() { return _mm256_setzero_pd(); }
-  static Wide set1_wide(double v) { return _mm256_set1_pd(v); }
-  static Wide widen_lo(Vec v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
-  static Wide widen_hi(Vec v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }
-  static Wide add_wide(Wide a, Wide b) { return _mm256_add_pd(a, b); }
-  static Wide div_wide(Wide a, Wide b) { return _mm256_div_pd(a, b); }
-  static Vec narrow(Wide lo, Wide hi) { return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)); }
 };
 
 // Vectors of 32 and 16 bytes of signedness E (int8_t or uint8_t), for the max pool. AVX2 has

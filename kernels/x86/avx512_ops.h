@@ -59,17 +59,6 @@ struct Ops {
   static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ), y, x); }
   // scalef: p * 2^n with one rounding, subnormal results included; a NaN z made p NaN.
   static Vec pow2_times(Vec p, Vec n, Vec) { return _mm512_scalef_ps(p, n); }
-  // Sums in double (the average pool): 8 doubles per half vector.
-  using Wide = __m512d;
-  static Wide zero_wide() { return _mm512_setzero_pd(); }
-  static Wide set1_wide(double v) { return _mm512_set1_pd(v); }
-  static Wide widen_lo(Vec v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
-  static Wide widen_hi(Vec v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
-  static Wide add_wide(Wide a, Wide b) { return _mm512_add_pd(a, b); }
-  static Wide div_wide(Wide a, Wide b) { return _mm512_div_pd(a, b); }
-  static Vec narrow(Wide lo, Wide hi) {
-    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-  }
 };
 
 // A vector of 64 bytes of signedness E (int8_t or uint8_t), for the max pool; tails masked.

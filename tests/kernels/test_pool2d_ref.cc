@@ -20,7 +20,7 @@ std::vector<float> maxpool(const Pool2dShape& s, const std::vector<float>& in) {
 std::vector<float> avgpool(const Pool2dShape& s, bool count_include_pad,
                            const std::vector<float>& in) {
   std::vector<float> out(static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.channels, -999.0f);
-  f32_avgpool2d_nhwc__ref(s, count_include_pad, in.data(), out.data());
+  f32_avgpool2d_nhwc__ref(s, count_include_pad, in.data(), out.data(), 1);
   return out;
 }
 
@@ -117,12 +117,53 @@ TEST(AvgPool2dRef, NoPaddingStride2) {
   EXPECT_TRUE(all_near(avgpool(s, false, ramp(4, 4)), {3.5f, 5.5f, 11.5f, 13.5f}));
 }
 
+// One 2x2 window over [[1e8, 1], [-1e8, 1]]: MLAS's vector kernel (stride_w <= 2) sums each
+// column first, (1e8 - 1e8) + (1 + 1) = 2; its generic kernel (stride_w 3 here) sums row by row,
+// ((1e8 + 1) - 1e8) + 1 = 1, since 1e8 + 1 rounds back to 1e8 in float.
+TEST(AvgPoolRef, SumsInTheOrderOfOrtsKernel) {
+  const std::vector<float> in = {1e8f, 1.0f, -1e8f, 1.0f};
+  for (int stride : {1, 3}) {
+    Pool2dShape s;
+    s.in_h = s.in_w = s.kernel_h = s.kernel_w = 2;
+    s.stride_h = s.stride_w = stride;
+    EXPECT_EQ(f32_avgpool_sum_rows(s, 0), stride == 1 ? 2 : 1);
+    EXPECT_EQ(f32_avgpool_sum_rows(s, 8), stride == 1 ? 2 : 1);  // 1 channel: not an NCHWc pool
+    std::vector<float> out(1, -9.0f);
+    f32_avgpool2d_nhwc__ref(s, false, in.data(), out.data(), f32_avgpool_sum_rows(s, 0));
+    EXPECT_EQ(out[0], stride == 1 ? 0.5f : 0.25f) << "stride " << stride;
+  }
+  Pool2dShape nchwc;  // 16 channels on an AVX2 CPU (block 8) or an AVX-512 one (16)
+  nchwc.channels = 16;
+  nchwc.kernel_h = nchwc.kernel_w = 3;
+  EXPECT_EQ(f32_avgpool_sum_rows(nchwc, 8), 1);
+  EXPECT_EQ(f32_avgpool_sum_rows(nchwc, 16), 1);
+  EXPECT_EQ(f32_avgpool_sum_rows(nchwc, 0), 3);
+  nchwc.channels = 24;
+  EXPECT_EQ(f32_avgpool_sum_rows(nchwc, 16), 3);
+}
+
 TEST(GlobalAvgPoolRef, MeanPerBatchAndChannel) {
   // [batch 2][hw 3][channels 2]
   const std::vector<float> in = {1, 10, 2, 20, 6, 60, -1, 0, -2, 0, -3, 3};
-  std::vector<float> out(4, -999.0f);
-  f32_global_avgpool_nhwc__ref(2, 3, 2, in.data(), out.data());
-  EXPECT_TRUE(all_near(out, {3, 30, -2, 1}));
+  for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
+    std::vector<float> out(4, -999.0f);
+    f32_global_avgpool_nhwc__ref(2, 3, 2, in.data(), out.data(), order);
+    EXPECT_TRUE(all_near(out, {3, 30, -2, 1}));
+  }
+}
+
+// The two orders as ONNX Runtime sums: 1 + 2^-24 + 2^-24 + ... rounds differently by order.
+TEST(GlobalAvgPoolRef, SequentialAndMlasLanes4Orders) {
+  const float t = 0x1p-24f;
+  // [hw 6][channels 1]: in order, each tiny term is lost against 1 (a tie to even); MLAS's
+  // order adds the tiny terms at positions 1 and 3 first (lanes 1 and 3 combined), into 2^-23,
+  // which survives, then positions 4 and 5.
+  const std::vector<float> in = {1.0f, t, 0.0f, t, 0.0f, 0.0f};
+  float seq = 0, lanes = 0;
+  f32_global_avgpool_nhwc__ref(1, 6, 1, in.data(), &seq, GapOrder::sequential);
+  f32_global_avgpool_nhwc__ref(1, 6, 1, in.data(), &lanes, GapOrder::mlas_lanes4);
+  EXPECT_EQ(seq, 1.0f / 6.0f);
+  EXPECT_EQ(lanes, (1.0f + 0x1p-23f) / 6.0f);
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 // CPU supports. INT8: exact equality with the ref variant the engine runs
 // (q8_add_ratio_fma_strided__ref, q8_mul_ratio_strided__ref, q8_global_avgpool_nhwc__ref),
 // over all 65,536 code pairs for Add and Mul. FP32 Add / Mul / Clip / AddClamp: exact (one
-// IEEE operation each, then the clamp); GAP: a relative bound; Sigmoid and SiLU: exact, ONNX
-// Runtime's logistic (mlas_logistic).
+// IEEE operation each, then the clamp); GAP: exact in both of ONNX Runtime's summation orders;
+// Sigmoid and SiLU: exact, ONNX Runtime's logistic (mlas_logistic).
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
@@ -565,19 +565,26 @@ TEST(EltwiseDriver, ResidualEpilogueAddsThenActivatesTheBlockOnly) {
   ::testing::Test::RecordProperty("blocks", blocks);
 }
 
-TEST(F32GapUkernel, BitIdenticalToTheRef) {
+// GAP sums in ONNX Runtime's two orders (kernels/ref/pool2d.h): every kernel equals the ref
+// bit for bit in both, for channel counts around the vector widths and the 3- and 8-vector
+// chunks, pixel counts around the four position sums, and values whose sum's order shows.
+TEST(F32GapUkernel, BothOrdersEqualTheRefBitForBit) {
   std::mt19937 rng(61);
   int shapes = 0;
   for (auto* k : runnable(kF32GapUkernels)) {
     for (int i = 0; i < 300; ++i, ++shapes) {
-      const int c = 1 + int(rng() % 70), hw = 1 + int(rng() % (i < 10 ? 1000 : 200));
+      const int c = i < 70 ? 1 + i : 1 + int(rng() % 200), hw = i < 12 ? 1 + i : 1 + int(rng() % (i < 40 ? 3600 : 200));
       auto x = random_floats(rng, size_t(hw) * c, -3.0f, 5.0f);
-      std::vector<float> expected(static_cast<size_t>(c)), y(static_cast<size_t>(c), -7.0f);
-      f32_global_avgpool_nhwc__ref(1, hw, c, x.data(), expected.data());
-      k->fn(size_t(hw), size_t(c), x.data(), y.data());
-      for (int j = 0; j < c; ++j)
-        ASSERT_TRUE(same_float(y[j], expected[j]))
-            << k->name << " hw " << hw << " channels " << c << " at " << j << ": " << y[j] << " vs " << expected[j];
+      for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
+        std::vector<float> expected(static_cast<size_t>(c)), y(static_cast<size_t>(c) + 3, -7.0f);
+        f32_global_avgpool_nhwc__ref(1, hw, c, x.data(), expected.data(), order);
+        k->fn(size_t(hw), size_t(c), x.data(), y.data(), order);
+        for (int j = 0; j < c; ++j)
+          ASSERT_TRUE(same_float(y[size_t(j)], expected[size_t(j)]))
+              << k->name << (order == GapOrder::sequential ? " in order" : " lanes4") << " hw " << hw << " channels "
+              << c << " at " << j << ": " << y[size_t(j)] << " vs " << expected[size_t(j)];
+        for (size_t j = size_t(c); j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " wrote y[" << j << "]";
+      }
     }
   }
   ::testing::Test::RecordProperty("shapes", shapes);
@@ -745,9 +752,11 @@ TEST(EltwiseDriver, UnaryAndPoolsEveryIsa) {
     const int batch = 3, hw = 49, c = 37;
     auto fx = random_floats(rng, size_t(batch) * hw * c);
     std::vector<float> fy(size_t(batch) * c), fe(fy.size());
-    F32GlobalAvgPool(batch, hw, c, isa).run(fx.data(), fy.data(), pool.get());
-    f32_global_avgpool_nhwc__ref(batch, hw, c, fx.data(), fe.data());
-    for (size_t i = 0; i < fy.size(); ++i) ASSERT_TRUE(same_float(fy[i], fe[i])) << i;
+    for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
+      F32GlobalAvgPool(batch, hw, c, order, isa).run(fx.data(), fy.data(), pool.get());
+      f32_global_avgpool_nhwc__ref(batch, hw, c, fx.data(), fe.data(), order);
+      for (size_t i = 0; i < fy.size(); ++i) ASSERT_TRUE(same_float(fy[i], fe[i])) << isa_name(isa) << " at " << i;
+    }
 
     std::vector<uint8_t> qx(size_t(batch) * hw * c), qy(size_t(batch) * c), qe(qy.size());
     for (auto& v : qx) v = uint8_t(rng());

@@ -216,7 +216,7 @@ TEST(PoolUkernels, F32AvgPoolRandomShapesEveryKernelIsBitExact) {
       const bool include_pad = i % 4 >= 2;
       const std::vector<float> x = avg_inputs(rng, in_count(s));
       std::vector<float> expected(out_count(s)), y(out_count(s), 7.0f);
-      f32_avgpool2d_nhwc__ref(s, include_pad, x.data(), expected.data());
+      f32_avgpool2d_nhwc__ref(s, include_pad, x.data(), expected.data(), f32_avgpool_sum_rows(s, ort_nchwc_block()));
       F32AvgPool2d d(s, include_pad, *k);
       run_driver(d, x.data(), y.data(), i % 3 == 0 ? pool.get() : nullptr);
       expect_same(expected, y,

@@ -4,6 +4,7 @@
     /usr/bin/python3 tools/zoo/export.py [--out out/zoo] [--only NAME,...] [--small] [--no-ort]
                                          [--calib-count N] [--calib-only]
     /usr/bin/python3 tools/zoo/export.py --list
+    third_party/timm/venv/bin/python tools/zoo/export.py --timm [--out build/zoo-timm] ...
 
 Needs Debian's python3-torch, python3-torchvision and python3-onnx (run with /usr/bin/python3).
 Every model gets its own fixed seed, so a second run writes the same weights. BatchNorm
@@ -26,6 +27,11 @@ smallest 224-px ones, and for every other family a "_mini" variant built from to
 classes, narrower or shallower, at a small input (its manifest entry says which family it stands
 for). Segmentation models write one output, "out" (torchvision's key of the masks). --calib-only writes calib.npy (and its manifest entry) for models
 already exported, without torch's export or ONNX Runtime.
+
+The "timm_*" models (tools/zoo/timm_models.py: 35 CNN families torchvision lacks, at 224 px) need
+timm, which tools/setup.sh installs into third_party/timm/venv (over Debian's torch): run this
+script with that venv's python. --timm exports only them; under a python without timm a full
+export leaves them out and says so.
 """
 import argparse
 import importlib
@@ -55,6 +61,7 @@ from torchvision.models.segmentation import lraspp as tv_lraspp
 tv_googlenet = importlib.import_module("torchvision.models.googlenet")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timm_models  # noqa: E402  (tools/zoo/timm_models.py: timm's CNNs, when timm is installed)
 import yolo  # noqa: E402  (tools/zoo/yolo.py: detectors in plain torch)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -227,7 +234,10 @@ ZOO = {
                                  "LR-ASPP family (small): MobileNetV3-Large backbone at width 0.5, 96 px"),
     "deeplabv3_mobilenet_v3_mini": (lambda: deeplabv3(0.5), 96, 13, False,
                                     "DeepLabV3 family (small): MobileNetV3-Large backbone at width 0.5, 96 px"),
+    # timm's CNN families that torchvision lacks (tools/zoo/timm_models.py), "timm_" + timm's name.
+    **timm_models.zoo_entries(),
 }
+TIMM = [n for n in ZOO if n.startswith("timm_")]
 # The output's name (torch's default for detectors is ultralytics' "output0"); classifiers: logits.
 # Segmentation models: torchvision's key of the masks, "out".
 DETECTORS = {"yolov5nu", "yolov5nu_320"}
@@ -299,7 +309,9 @@ def export_one(name, out_dir, run_ort):
     gen = torch.Generator().manual_seed(seed)
     model = ctor().eval()
     randomize_layer_scale(model, gen)
+    timm_models.randomize_layer_scale(model, gen)
     reestimate_batchnorm(model, side, gen)
+    model = timm_models.finalize(name, model).eval()
 
     d = os.path.join(out_dir, name)
     os.makedirs(d, exist_ok=True)
@@ -346,6 +358,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "zoo"), help="output folder (default out/zoo)")
     ap.add_argument("--only", help="comma-separated model names (default: all)")
     ap.add_argument("--small", action="store_true", help="only the quick models: " + ", ".join(SMALL))
+    ap.add_argument("--timm", action="store_true",
+                    help="only timm's models (timm_*; needs timm: third_party/timm/venv/bin/python)")
     ap.add_argument("--no-ort", action="store_true", help="do not write ONNX Runtime's outputs")
     ap.add_argument("--list", action="store_true", help="list the models and exit")
     ap.add_argument("--calib-count", type=int, default=32, help="images in calib.npy (default 32)")
@@ -363,10 +377,20 @@ def main():
     names = list(ZOO) if not a.only else a.only.split(",")
     if a.small:
         names = [n for n in names if n in SMALL]
+    if a.timm:
+        names = [n for n in names if n in TIMM]
     unknown = [n for n in names if n not in ZOO]
     if unknown:
         print(f"export.py: unknown model(s) {', '.join(unknown)}; --list shows the zoo", file=sys.stderr)
         return 2
+    if not a.calib_only and timm_models.available() is None and any(n in TIMM for n in names):
+        need = "third_party/timm/venv/bin/python (tools/setup.sh installs it)"
+        if a.only or a.timm:
+            print(f"export.py: the timm_* models need timm, which {sys.executable} lacks: run with {need}",
+                  file=sys.stderr)
+            return 1
+        names = [n for n in names if n not in TIMM]
+        print(f"export.py: leaving out the {len(TIMM)} timm_* models (no timm here; {need} has it)", file=sys.stderr)
     if not a.no_ort and not a.calib_only and shutil.which("node") is None:
         print("export.py: 'node' not found (needed for ONNX Runtime's outputs); run tools/setup.sh or pass --no-ort",
               file=sys.stderr)
