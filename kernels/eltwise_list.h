@@ -17,6 +17,7 @@
 #include "kernels/arch.h"
 #include "kernels/isa.h"
 #include "kernels/kernel_list.h"
+#include "kernels/ref/activation.h"
 #include "kernels/ref/pool2d.h"  // GapOrder
 
 namespace octet::kernels {
@@ -97,11 +98,7 @@ struct EltwiseUkernel {
   void f32_clamp(size_t, const float*, float*, float, float);                                               \
   void f32_add_clamp(size_t, const float*, const float*, float*, float, float);                            \
   void f32_sigmoid(size_t, const float*, float*);                                                          \
-  void f32_hswish(size_t, const float*, float*, float, float);                                             \
-  void f32_hsigmoid(size_t, const float*, float*, float, float);                                           \
   void f32_silu(size_t, const float*, float*, float, float);                                               \
-  void f32_erf(size_t, const float*, float*, float, float);                                                \
-  void f32_tanh(size_t, const float*, float*, float, float);                                               \
   void f32_gelu(size_t, const float*, float*, float, float);                                               \
   void f32_gelu_tanh(size_t, const float*, float*, float, float);                                          \
   void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
@@ -129,11 +126,7 @@ OCTET_ELTWISE_TABLE(kF32DivUkernels, F32BinaryUkernel, f32_div)
 OCTET_ELTWISE_TABLE(kF32ClampUkernels, F32ClampUkernel, f32_clamp)
 OCTET_ELTWISE_TABLE(kF32AddClampUkernels, F32AddClampUkernel, f32_add_clamp)
 OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)
-OCTET_ELTWISE_TABLE(kF32HardSwishUkernels, F32ActUkernel, f32_hswish)
-OCTET_ELTWISE_TABLE(kF32HardSigmoidUkernels, F32ActUkernel, f32_hsigmoid)
 OCTET_ELTWISE_TABLE(kF32SiluUkernels, F32ActUkernel, f32_silu)
-OCTET_ELTWISE_TABLE(kF32ErfUkernels, F32ActUkernel, f32_erf)
-OCTET_ELTWISE_TABLE(kF32TanhUkernels, F32ActUkernel, f32_tanh)
 OCTET_ELTWISE_TABLE(kF32GeluUkernels, F32ActUkernel, f32_gelu)
 OCTET_ELTWISE_TABLE(kF32GeluTanhUkernels, F32ActUkernel, f32_gelu_tanh)
 OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
@@ -158,12 +151,6 @@ using F32ArgUkernel = void (*)(size_t len, size_t columns, size_t stride, const 
 
 #define OCTET_ELTWISE_DECLARE_ACT(isa, unused)                                                             \
   namespace isa {                                                                                          \
-  void f32_leaky_relu(size_t, const float*, float*, float, float);                                         \
-  void f32_elu(size_t, const float*, float*, float, float);                                                \
-  void f32_selu(size_t, const float*, float*, float, float);                                               \
-  void f32_celu(size_t, const float*, float*, float, float);                                               \
-  void f32_softplus(size_t, const float*, float*, float, float);                                           \
-  void f32_thresholded_relu(size_t, const float*, float*, float, float);                                   \
   void f32_prelu(size_t, size_t, const float*, size_t, const float*, size_t, float*);                      \
   void f32_softmax(size_t, size_t, size_t, const float*, float*);                                          \
   void f32_logsoftmax(size_t, size_t, size_t, const float*, float*);                                       \
@@ -181,12 +168,6 @@ OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE_ACT, )
                                                                EltwiseUkernel<FN_TYPE>{}};                 \
   inline constexpr std::span<const EltwiseUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
 
-OCTET_ELTWISE_TABLE(kF32LeakyReluUkernels, F32ActUkernel, f32_leaky_relu)
-OCTET_ELTWISE_TABLE(kF32EluUkernels, F32ActUkernel, f32_elu)
-OCTET_ELTWISE_TABLE(kF32SeluUkernels, F32ActUkernel, f32_selu)
-OCTET_ELTWISE_TABLE(kF32CeluUkernels, F32ActUkernel, f32_celu)
-OCTET_ELTWISE_TABLE(kF32SoftplusUkernels, F32ActUkernel, f32_softplus)
-OCTET_ELTWISE_TABLE(kF32ThresholdedReluUkernels, F32ActUkernel, f32_thresholded_relu)
 OCTET_ELTWISE_TABLE(kF32PReluUkernels, F32BinaryUkernel, f32_prelu)
 OCTET_ELTWISE_TABLE(kF32SoftmaxUkernels, F32SoftmaxUkernel, f32_softmax)
 OCTET_ELTWISE_TABLE(kF32LogSoftmaxUkernels, F32SoftmaxUkernel, f32_logsoftmax)
@@ -196,7 +177,33 @@ OCTET_ELTWISE_TABLE(kF32ArgMinUkernels, F32ArgUkernel, f32_argmin)
 OCTET_ELTWISE_TABLE(kF32ReduceMaxUkernels, F32SoftmaxUkernel, f32_reduce_max)
 OCTET_ELTWISE_TABLE(kF32ReduceMinUkernels, F32SoftmaxUkernel, f32_reduce_min)
 
+// ---- The activations of kernels/activation_list.h: KERNEL__<level> for every level, in the
+// table kF32<OP>Ukernels, F32ActUkernel each. ----
+#define OCTET_ACT_DECLARE_ONE(KIND, OP, SINCE, KERNEL, ...) void KERNEL(size_t, const float*, float*, float, float);
+#define OCTET_ACT_DECLARE(isa, unused) \
+  namespace isa {                      \
+  OCTET_F32_ACTIVATIONS(OCTET_ACT_DECLARE_ONE) \
+  }
+OCTET_ELTWISE_LEVELS(OCTET_ACT_DECLARE, )
+#undef OCTET_ACT_DECLARE
+#undef OCTET_ACT_DECLARE_ONE
+
+#define OCTET_ACT_TABLE(KIND, OP, SINCE, KERNEL, ...) OCTET_ELTWISE_TABLE(kF32##OP##Ukernels, F32ActUkernel, KERNEL)
+OCTET_F32_ACTIVATIONS(OCTET_ACT_TABLE)
+#undef OCTET_ACT_TABLE
+
 #undef OCTET_ELTWISE_TABLE
 #undef OCTET_ELTWISE_ENTRY
+
+// The table of an activation of kernels/activation_list.h; empty for any other kind.
+inline std::span<const EltwiseUkernel<F32ActUkernel>> f32_act_ukernels(ActKind kind) {
+  switch (kind) {
+#define OCTET_ACT_CASE(KIND, OP, ...) \
+  case ActKind::KIND: return kF32##OP##Ukernels;
+    OCTET_F32_ACTIVATIONS(OCTET_ACT_CASE)
+#undef OCTET_ACT_CASE
+    default: return {};
+  }
+}
 
 }  // namespace octet::kernels

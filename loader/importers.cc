@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 
+#include "kernels/ref/activation.h"
+
 namespace octet::loader {
 namespace {
 
@@ -194,22 +196,19 @@ const std::map<std::string, Importer>& importers() {
                                }};
     t["Relu"] = {1, {}, {}};
     t["Sigmoid"] = {1, {}, {}};
-    t["HardSigmoid"] = {1, {{"alpha", f32(0.2f)}, {"beta", f32(0.5f)}}, {}};
-    t["HardSwish"] = {14, {}, {}};
+    for (const kernels::ActivationRow& row : kernels::kActivationRows) {
+      std::vector<AttrSpec> attrs;
+      for (int i = 0; i < 2; ++i)
+        if (row.attr[i]) attrs.push_back({row.attr[i], f32(row.dflt[i])});
+      t[row.op] = {row.since, attrs, {}};
+    }
     // Opset 1 of LeakyRelu, Elu, Selu and PRelu carried the legacy consumed_inputs (dropped).
     auto drop_consumed = [](Node& n, ImportContext&) { n.attrs.erase("consumed_inputs"); };
-    t["LeakyRelu"] = {1, {{"alpha", f32(0.01f)}, {"consumed_inputs", ints()}}, drop_consumed};
-    t["Elu"] = {1, {{"alpha", f32(1.0f)}, {"consumed_inputs", ints()}}, drop_consumed};
-    t["Selu"] = {1,
-                 {{"alpha", f32(1.67326319217681884765625f)}, {"gamma", f32(1.05070102214813232421875f)},
-                  {"consumed_inputs", ints()}},
-                 drop_consumed};
-    t["Celu"] = {12, {{"alpha", f32(1.0f)}}, {}};
-    t["Softplus"] = {1, {}, {}};
-    t["ThresholdedRelu"] = {10, {{"alpha", f32(1.0f)}}, {}};
+    for (const char* op : {"LeakyRelu", "Elu", "Selu"}) {
+      t.at(op).attrs.push_back({"consumed_inputs", ints()});
+      t.at(op).normalize = drop_consumed;
+    }
     t["PRelu"] = {1, {{"consumed_inputs", ints()}}, drop_consumed};
-    t["Erf"] = {9, {}, {}};
-    t["Tanh"] = {1, {}, {}};
     t["Sqrt"] = {6, {}, {}};
     t["Pow"] = {7, {}, {}};
     t["Gelu"] = {20, {{"approximate", str("none")}}, {}};

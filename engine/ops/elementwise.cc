@@ -1,7 +1,8 @@
 // Element-wise FP32 ops: activations, broadcasting arithmetic and inference BatchNorm.
-// Relu, Clip, Sigmoid, LeakyRelu, Elu, Selu, Celu, Softplus, ThresholdedRelu, Add, Mul and
-// PRelu (Add's broadcasting, a slope per channel or per element) run on the SIMD kernels of kernels/elementwise/eltwise.h
-// when the shapes fit (that driver falls back to the ref kernels otherwise).
+// Relu, Clip, Sigmoid, Gelu, the activations of kernels/activation_list.h, Add, Mul and PRelu
+// (Add's broadcasting, a slope per channel or per element) run on the SIMD kernels of
+// kernels/elementwise/eltwise.h when the shapes fit (that driver falls back to the ref kernels
+// otherwise).
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -43,16 +44,11 @@ Activation unary_activation(const OpContext& c) {
   const std::string& op = c.node.op;
   if (op == "Relu") return Activation::relu();
   if (op == "Sigmoid") return Activation::sigmoid();
-  if (op == "HardSwish") return Activation::hard_swish();
-  if (op == "HardSigmoid") return Activation::hard_sigmoid(c.node.attrs.f("alpha"), c.node.attrs.f("beta"));
-  if (op == "LeakyRelu") return Activation::leaky_relu(c.node.attrs.f("alpha"));
-  if (op == "Elu") return Activation::elu(c.node.attrs.f("alpha"));
-  if (op == "Selu") return Activation::selu(c.node.attrs.f("alpha"), c.node.attrs.f("gamma"));
-  if (op == "Celu") return Activation::celu(c.node.attrs.f("alpha"));
-  if (op == "Softplus") return Activation::softplus();
-  if (op == "ThresholdedRelu") return Activation::thresholded_relu(c.node.attrs.f("alpha"));
-  if (op == "Erf") return Activation::erf();
-  if (op == "Tanh") return Activation::tanh();
+  if (const kernels::ActivationRow* row = kernels::activation_row(op)) {
+    float p[2];
+    for (int i = 0; i < 2; ++i) p[i] = row->attr[i] ? c.node.attrs.f(row->attr[i]) : row->dflt[i];
+    return Activation{row->kind, 0, 0, p[0], p[1]};
+  }
   if (op == "Gelu") {
     const std::string approximate = c.node.attrs.has("approximate") ? c.node.attrs.s("approximate") : "none";
     if (approximate == "tanh") return Activation::gelu_tanh();
@@ -302,9 +298,8 @@ OpImpl batchnorm_op() {
 }  // namespace
 
 void register_elementwise_ops(OpTable& t) {
-  for (const char* op : {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "Clip"}) t.emplace_back(op, unary_op());
-  for (const char* op : {"LeakyRelu", "Elu", "Selu", "Celu", "Softplus", "ThresholdedRelu", "Erf", "Tanh", "Gelu"})
-    t.emplace_back(op, unary_op());
+  for (const char* op : {"Relu", "Sigmoid", "Clip", "Gelu"}) t.emplace_back(op, unary_op());
+  for (const kernels::ActivationRow& row : kernels::kActivationRows) t.emplace_back(row.op, unary_op());
   for (const char* op : {"Add", "Sub", "Mul", "Div", "PRelu"}) t.emplace_back(op, binary_op());
   t.emplace_back("BatchNormalization", batchnorm_op());
 }

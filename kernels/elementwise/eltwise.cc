@@ -335,20 +335,10 @@ F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
       bounds_(f32_clamp_for(act)) {
   switch (act.kind) {
     case ActKind::sigmoid: sigmoid_ = first_runnable(kF32SigmoidUkernels, isa); break;
-    case ActKind::hard_swish: act_ukernel_ = first_runnable(kF32HardSwishUkernels, isa); break;
-    case ActKind::hard_sigmoid: act_ukernel_ = first_runnable(kF32HardSigmoidUkernels, isa); break;
     case ActKind::silu: act_ukernel_ = first_runnable(kF32SiluUkernels, isa); break;
-    case ActKind::leaky_relu: act_ukernel_ = first_runnable(kF32LeakyReluUkernels, isa); break;
-    case ActKind::elu: act_ukernel_ = first_runnable(kF32EluUkernels, isa); break;
-    case ActKind::selu: act_ukernel_ = first_runnable(kF32SeluUkernels, isa); break;
-    case ActKind::celu: act_ukernel_ = first_runnable(kF32CeluUkernels, isa); break;
-    case ActKind::softplus: act_ukernel_ = first_runnable(kF32SoftplusUkernels, isa); break;
-    case ActKind::thresholded_relu: act_ukernel_ = first_runnable(kF32ThresholdedReluUkernels, isa); break;
-    case ActKind::erf: act_ukernel_ = first_runnable(kF32ErfUkernels, isa); break;
-    case ActKind::tanh: act_ukernel_ = first_runnable(kF32TanhUkernels, isa); break;
     case ActKind::gelu: act_ukernel_ = first_runnable(kF32GeluUkernels, isa); break;
     case ActKind::gelu_tanh: act_ukernel_ = first_runnable(kF32GeluTanhUkernels, isa); break;
-    default: break;
+    default: act_ukernel_ = first_runnable(f32_act_ukernels(act.kind), isa); break;
   }
 }
 

@@ -88,8 +88,8 @@ class F32Binary {
   int64_t run_ = 0;         // elements in the run
 };
 
-// act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid,
-// HardSigmoid, HardSwish, SiLU, Erf, Tanh and GELU on their microkernels, applied by the conv and GEMM drivers
+// act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid, SiLU,
+// GELU and the activations of kernels/activation_list.h on their microkernels, applied by the conv and GEMM drivers
 // to each block right after the microkernel wrote it (still in L1). Relu and Clip are the
 // microkernels' own output clamp, so for them and for none this does nothing (active() false).
 class F32Epilogue {
@@ -119,8 +119,9 @@ class F32Epilogue {
   const EltwiseUkernel<F32UnaryUkernel>* sigmoid_ = nullptr;
 };
 
-// A unary activation over n contiguous values: Relu and Clip (f32_clamp), Sigmoid,
-// HardSigmoid, HardSwish, SiLU, Erf, Tanh and GELU on their microkernels (F32Epilogue); the ref otherwise.
+// A unary activation over n contiguous values: Relu and Clip (f32_clamp), Sigmoid, SiLU, GELU
+// and the activations of kernels/activation_list.h on their microkernels (F32Epilogue); the ref
+// otherwise.
 class F32Unary {
  public:
   F32Unary(ActKind kind, Isa isa);

@@ -4,46 +4,73 @@
 // after bias, exactly as the standalone ONNX op would.
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+
+#include "kernels/activation_list.h"
 
 namespace octet::kernels {
 
-// silu is x * sigmoid(x), the Sigmoid -> Mul pair of SiLU / Swish exports fused into one.
-// The kinds after silu are ONNX's parametric activations, alpha (and Selu's gamma in beta) as
-// their attributes say; gelu is x * 0.5 * (1 + erf(x / sqrt 2)) and gelu_tanh its tanh
-// approximation 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))): ONNX's Gelu (opset 20),
-// or the Div / Erf / Add / Mul / Mul chain torch writes before it (passes::fuse_gelu).
+// silu is x * sigmoid(x), the Sigmoid -> Mul pair of SiLU / Swish exports fused into one; gelu is
+// x * 0.5 * (1 + erf(x / sqrt 2)) and gelu_tanh its tanh approximation 0.5 * x * (1 + tanh(sqrt(2 /
+// pi) * (x + 0.044715 x^3))): ONNX's Gelu (opset 20), or the Div / Erf / Add / Mul / Mul chain torch
+// writes before it (passes::fuse_gelu). The kinds after them are the rows of
+// kernels/activation_list.h, their attributes in alpha and beta as the rows say.
 enum class ActKind {
-  none, relu, clip, sigmoid, hard_sigmoid, hard_swish, silu,
-  leaky_relu, elu, selu, celu, softplus, thresholded_relu,
-  erf, tanh, gelu, gelu_tanh
+  none, relu, clip, sigmoid, silu, gelu, gelu_tanh,
+#define OCTET_ACT_KIND(KIND, ...) KIND,
+  OCTET_F32_ACTIVATIONS(OCTET_ACT_KIND)
+#undef OCTET_ACT_KIND
 };
 
 struct Activation {
   ActKind kind = ActKind::none;
   float min = 0.0f;    // clip lower bound
   float max = 0.0f;    // clip upper bound
-  float alpha = 0.2f;  // hard_sigmoid slope
-  float beta = 0.5f;   // hard_sigmoid offset
+  float alpha = 0.2f;  // a kernels/activation_list.h row's first attribute (HardSigmoid's slope)
+  float beta = 0.5f;   // its second (HardSigmoid's offset)
 
   static Activation relu() { return {ActKind::relu}; }
   // ONNX's Clip is min(max(x, lo), hi): when lo > hi every value becomes hi, so lo is lowered to hi
   // (a kernel that clamps in either order then gives ONNX Runtime's answer).
   static Activation clip(float lo, float hi) { return {ActKind::clip, lo > hi ? hi : lo, hi}; }
   static Activation sigmoid() { return {ActKind::sigmoid}; }
-  static Activation hard_sigmoid(float a, float b) { return {ActKind::hard_sigmoid, 0, 0, a, b}; }
-  static Activation hard_swish() { return {ActKind::hard_swish}; }
   static Activation silu() { return {ActKind::silu}; }
-  static Activation leaky_relu(float a) { return {ActKind::leaky_relu, 0, 0, a, 0}; }
-  static Activation elu(float a) { return {ActKind::elu, 0, 0, a, 0}; }
-  static Activation selu(float a, float gamma) { return {ActKind::selu, 0, 0, a, gamma}; }
-  static Activation celu(float a) { return {ActKind::celu, 0, 0, a, 0}; }
-  static Activation softplus() { return {ActKind::softplus, 0, 0, 0, 0}; }
-  static Activation thresholded_relu(float a) { return {ActKind::thresholded_relu, 0, 0, a, 0}; }
-  static Activation erf() { return {ActKind::erf}; }
-  static Activation tanh() { return {ActKind::tanh}; }
+  // One per row of kernels/activation_list.h, its attributes' defaults as the arguments' defaults.
+#define OCTET_ACT_FACTORY(KIND, OP, SINCE, KERNEL, A0, D0, A1, D1, ...) \
+  static Activation KIND(float p0 = D0, float p1 = D1) { return {ActKind::KIND, 0, 0, p0, p1}; }
+  OCTET_F32_ACTIVATIONS(OCTET_ACT_FACTORY)
+#undef OCTET_ACT_FACTORY
   static Activation gelu() { return {ActKind::gelu}; }
   static Activation gelu_tanh() { return {ActKind::gelu_tanh}; }
 };
+
+// The rows of kernels/activation_list.h as data, for the code that looks an activation up by
+// its ONNX name or walks them all (the importer, the op registry, the catalogue, the tests).
+struct ActivationRow {
+  ActKind kind;
+  const char* op;      // the ONNX op
+  int since;           // its first opset
+  const char* kernel;  // the vector kernel, without the __<level> suffix
+  const char* attr[2];  // the attributes read into alpha and beta (nullptr: none)
+  float dflt[2];        // and their defaults
+  float rel, abs;       // the vector kernel's distance from apply(): rel |ref| + abs (0, 0: bit for bit)
+};
+#define OCTET_ACT_ROW(KIND, OP, SINCE, KERNEL, A0, D0, A1, D1, REL, ABS, FORMULA) \
+  ActivationRow{ActKind::KIND, #OP, SINCE, #KERNEL, {A0, A1}, {D0, D1}, REL, ABS},
+inline constexpr ActivationRow kActivationRows[] = {OCTET_F32_ACTIVATIONS(OCTET_ACT_ROW)};
+#undef OCTET_ACT_ROW
+
+// The row of `kind` or of the ONNX op `op`, or nullptr.
+inline const ActivationRow* activation_row(ActKind kind) {
+  for (const ActivationRow& r : kActivationRows)
+    if (r.kind == kind) return &r;
+  return nullptr;
+}
+inline const ActivationRow* activation_row(std::string_view op) {
+  for (const ActivationRow& r : kActivationRows)
+    if (op == r.op) return &r;
+  return nullptr;
+}
 
 inline constexpr float kOneSixth = 1.0f / 6.0f;
 inline constexpr float kSqrtHalf = 0.70710678118654752f;     // GELU's 1 / sqrt(2)
@@ -92,23 +119,15 @@ inline float apply(const Activation& act, float x) {
     case ActKind::relu: return x < act.min ? act.min : x;
     case ActKind::clip: return x < act.min ? act.min : (x > act.max ? act.max : x);
     case ActKind::sigmoid: return mlas_logistic(x);
-    case ActKind::hard_sigmoid: return std::clamp(act.alpha * x + act.beta, 0.0f, 1.0f);
-    // As ONNX Runtime computes it, bit for bit: x * HardSigmoid(x) with alpha = 1/6 rounded to
-    // float, two roundings. x / 6 (the spec's formula) differs in the last bit for ~15% of x.
-    case ActKind::hard_swish: return x * std::clamp(x * kOneSixth + 0.5f, 0.0f, 1.0f);
     // ORT's Sigmoid, then Mul: two roundings.
     case ActKind::silu: return x * mlas_logistic(x);
-    // As ONNX Runtime writes them (onnxruntime/core/providers/cpu/activation/activations.h).
-    case ActKind::leaky_relu: return x < 0.0f ? x * act.alpha : x;
-    case ActKind::elu: return x < 0.0f ? act.alpha * (std::exp(x) - 1.0f) : x;
-    case ActKind::selu: return act.beta * (x > 0.0f || x != x ? x : act.alpha * (std::exp(x) - 1.0f));
-    case ActKind::celu:
-      if (x != x) return x;
-      return std::max(0.0f, x) + std::min(0.0f, act.alpha * (std::exp(std::min(x / act.alpha, 0.0f)) - 1.0f));
-    case ActKind::softplus: return (x > 0.0f ? x : 0.0f) + std::log1p(std::exp(-std::fabs(x)));
-    case ActKind::thresholded_relu: return x > act.alpha ? x : 0.0f;
-    case ActKind::erf: return std::erf(x);
-    case ActKind::tanh: return std::tanh(x);
+#define OCTET_ACT_APPLY(KIND, OP, SINCE, KERNEL, A0, D0, A1, D1, REL, ABS, FORMULA) \
+  case ActKind::KIND: {                                                          \
+    [[maybe_unused]] const float alpha = act.alpha, beta = act.beta;             \
+    return FORMULA;                                                              \
+  }
+    OCTET_F32_ACTIVATIONS(OCTET_ACT_APPLY)
+#undef OCTET_ACT_APPLY
     case ActKind::gelu: return x * 0.5f * (1.0f + std::erf(x * kSqrtHalf));
     case ActKind::gelu_tanh: return 0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + kGeluCubic * x * x * x)));
   }

@@ -77,19 +77,20 @@ TEST(KernelLists, FollowTheConvention) {
 #define OCTET_CHECK(list) check_list(#list, list, by_name, ScalarRow::none);
   OCTET_CHECK(kF32AddUkernels) OCTET_CHECK(kF32MulUkernels) OCTET_CHECK(kF32SubUkernels) OCTET_CHECK(kF32DivUkernels)
   OCTET_CHECK(kF32ClampUkernels) OCTET_CHECK(kF32AddClampUkernels) OCTET_CHECK(kF32SigmoidUkernels)
-  OCTET_CHECK(kF32HardSwishUkernels) OCTET_CHECK(kF32HardSigmoidUkernels) OCTET_CHECK(kF32SiluUkernels)
-  OCTET_CHECK(kF32ErfUkernels) OCTET_CHECK(kF32TanhUkernels) OCTET_CHECK(kF32GeluUkernels)
-  OCTET_CHECK(kF32GeluTanhUkernels) OCTET_CHECK(kF32LayerNormUkernels) OCTET_CHECK(kF32GapUkernels)
-  OCTET_CHECK(kQu8AddUkernels) OCTET_CHECK(kQs8AddUkernels) OCTET_CHECK(kQu8MulUkernels) OCTET_CHECK(kQs8MulUkernels)
-  OCTET_CHECK(kQu8GapUkernels) OCTET_CHECK(kQs8GapUkernels) OCTET_CHECK(kF32LeakyReluUkernels)
-  OCTET_CHECK(kF32EluUkernels) OCTET_CHECK(kF32SeluUkernels) OCTET_CHECK(kF32CeluUkernels)
-  OCTET_CHECK(kF32SoftplusUkernels) OCTET_CHECK(kF32ThresholdedReluUkernels) OCTET_CHECK(kF32PReluUkernels)
+  OCTET_CHECK(kF32SiluUkernels) OCTET_CHECK(kF32GeluUkernels) OCTET_CHECK(kF32GeluTanhUkernels)
+  OCTET_CHECK(kF32LayerNormUkernels) OCTET_CHECK(kF32GapUkernels) OCTET_CHECK(kQu8AddUkernels)
+  OCTET_CHECK(kQs8AddUkernels) OCTET_CHECK(kQu8MulUkernels) OCTET_CHECK(kQs8MulUkernels) OCTET_CHECK(kQu8GapUkernels)
+  OCTET_CHECK(kQs8GapUkernels) OCTET_CHECK(kF32PReluUkernels)
   OCTET_CHECK(kF32SoftmaxUkernels) OCTET_CHECK(kF32LogSoftmaxUkernels) OCTET_CHECK(kF32ArgMaxUkernels)
   OCTET_CHECK(kF32ArgMinUkernels) OCTET_CHECK(kF32ReduceMaxUkernels) OCTET_CHECK(kF32ReduceMinUkernels)
   OCTET_CHECK(kF32MaxPoolUkernels) OCTET_CHECK(kQu8MaxPoolUkernels) OCTET_CHECK(kQs8MaxPoolUkernels)
   OCTET_CHECK(kF32AvgPoolUkernels) OCTET_CHECK(kQu8AvgPoolUkernels) OCTET_CHECK(kQs8AvgPoolUkernels)
   OCTET_CHECK(kF32ResizeLinearUkernels) OCTET_CHECK(kQu8ResizeLinearUkernels) OCTET_CHECK(kQs8ResizeLinearUkernels)
 #undef OCTET_CHECK
+  // Every activation of kernels/activation_list.h.
+#define OCTET_CHECK_ACT(KIND, OP, ...) check_list("kF32" #OP "Ukernels", kF32##OP##Ukernels, by_name, ScalarRow::none);
+  OCTET_F32_ACTIVATIONS(OCTET_CHECK_ACT)
+#undef OCTET_CHECK_ACT
 }
 
 // The feature a row needs beside its level is part of its mask: the VBMI lookup runs only where

@@ -24,6 +24,7 @@
 
 #include "engine/int8_ops.h"
 #include "engine/op_registry.h"
+#include "kernels/activation_list.h"
 #include "kernels/isa.h"
 #include "loader/importers.h"
 #include "tools/catalogue/probes.h"
@@ -108,7 +109,6 @@ const Family kFamilies[] = {
     {"qs8s8_", "kernels/q8_gemm_list.inc"},           {"qu8u8_", "kernels/q8_gemm_list.inc"},
     {"f32_add", "kernels/eltwise_list.h"},            {"f32_mul", "kernels/eltwise_list.h"},
     {"f32_clamp", "kernels/eltwise_list.h"},          {"f32_sigmoid", "kernels/eltwise_list.h"},
-    {"f32_hswish", "kernels/eltwise_list.h"},         {"f32_hsigmoid", "kernels/eltwise_list.h"},
     {"f32_silu", "kernels/eltwise_list.h"},           {"f32_gap", "kernels/eltwise_list.h"},
     {"qu8_add", "kernels/eltwise_list.h"},            {"qu8_mul", "kernels/eltwise_list.h"},
     {"qu8_gap", "kernels/eltwise_list.h"},            {"qs8_add", "kernels/eltwise_list.h"},
@@ -119,6 +119,10 @@ const Family kFamilies[] = {
     {"q8_quantize", "arm:quantize"},                  {"q8_dequantize", "arm:quantize"},
     {"qu8_dynamic_quantize", "arm:quantize"},     {"qu8_softmax", "kernels/qsoftmax_list.h"},
     {"qs8_softmax", "kernels/qsoftmax_list.h"},
+    // kernels/activation_list.h's kernels: every level of kernels/eltwise_list.h has each.
+#define OCTET_ACT_FAMILY(KIND, OP, SINCE, KERNEL, ...) {#KERNEL, "kernels/eltwise_list.h"},
+    OCTET_F32_ACTIVATIONS(OCTET_ACT_FAMILY)
+#undef OCTET_ACT_FAMILY
 };
 const Isa kArmLevels[] = {Isa::neon, Isa::neondot, Isa::neoni8mm};
 
