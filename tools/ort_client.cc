@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -141,6 +144,146 @@ ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& 
   return r;
 }
 
+// Why `node` did not start or answer, in the words the user needs.
+std::string start_failure(const ProcessResult& r) {
+  if (r.spawn_error == ENOENT || r.exit_code == 127)
+    return "Node.js ('" + node_binary() + "') is not installed or not on PATH; run tools/setup.sh";
+  if (r.spawn_error != 0) return "cannot start '" + node_binary() + "': " + std::strerror(r.spawn_error);
+  return r.err.empty() ? "the runner failed with no message" : r.err;
+}
+
+// One `node ort_run.mjs --jobs` process that every run() of this process shares, so that node
+// starts and loads ONNX Runtime once rather than once a run. Requests and answers are lines on
+// a socket pair (a dead runner then fails a send with EPIPE instead of raising SIGPIPE); its
+// stderr goes to a file, read when it dies.
+class JobRunner {
+ public:
+  // Starts the runner and reads its version line; on failure, `reason` says why and the
+  // runner is not usable.
+  explicit JobRunner(const fs::path& script) : script_(script.string()), node_(node_binary()) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      throw std::runtime_error(std::string("socketpair failed: ") + std::strerror(errno));
+    Fd child_end{sv[1]};
+    fd_.fd = sv[0];
+    const fs::path err_file = dir_.path() / "stderr.txt";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, child_end.fd, 0);
+    posix_spawn_file_actions_adddup2(&actions, child_end.fd, 1);
+    posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> argv = {node_, script_, "--jobs"};
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    ProcessResult failed;
+    failed.spawn_error = posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (failed.spawn_error != 0) {
+      pid_ = -1;
+      reason = start_failure(failed);
+      return;
+    }
+    child_end.reset();
+    std::string line;
+    if (!read_line(line)) {
+      reason = start_failure(finish());
+      return;
+    }
+    line = trim(line);  // "onnxruntime-node 1.30.0"
+    version = line.substr(line.rfind(' ') + 1);
+  }
+  ~JobRunner() { finish(); }
+  JobRunner(const JobRunner&) = delete;
+  JobRunner& operator=(const JobRunner&) = delete;
+
+  bool usable() const { return reason.empty() && pid_ > 0; }
+  bool runs(const fs::path& script) const { return script_ == script.string() && node_ == node_binary(); }
+
+  // Sends one job (ort_run.mjs's arguments) and returns "" when it ran, else the runner's
+  // message. Throws when the runner dies, which leaves this object unusable.
+  std::string run(const std::vector<std::string>& job) {
+    std::string line = nlohmann::json(job).dump() + "\n";
+    for (std::size_t sent = 0; sent < line.size();) {
+      const ssize_t n = ::send(fd_.fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) died();
+      sent += static_cast<std::size_t>(n);
+    }
+    if (!read_line(line)) died();
+    try {
+      const nlohmann::json answer = nlohmann::json::parse(line);
+      return answer.contains("error") ? answer.at("error").get<std::string>() : "";
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error("the ONNX Runtime runner answered '" + trim(line) + "': " + e.what());
+    }
+  }
+
+  std::string reason, version;
+
+ private:
+  bool read_line(std::string& line) {
+    for (;;) {
+      if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+        line = buffer_.substr(0, nl + 1);
+        buffer_.erase(0, nl + 1);
+        return true;
+      }
+      char buf[4096];
+      const ssize_t n = ::read(fd_.fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      buffer_.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+
+  // Closes the runner's input (it exits at the end of its input) and waits for it.
+  ProcessResult finish() {
+    ProcessResult r;
+    fd_.reset();
+    if (pid_ <= 0) return r;
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = trim(slurp(dir_.path() / "stderr.txt"));
+    if (!WIFEXITED(status)) r.err += " (killed by signal " + std::to_string(WTERMSIG(status)) + ")";
+    return r;
+  }
+
+  [[noreturn]] void died() {
+    const ProcessResult r = finish();
+    reason = "the ONNX Runtime runner stopped: " + (r.err.empty() ? "exit code " + std::to_string(r.exit_code) : r.err);
+    throw std::runtime_error(reason);
+  }
+
+  std::string script_, node_;
+  TempDir dir_;
+  Fd fd_;
+  pid_t pid_ = -1;
+  std::string buffer_;
+};
+
+std::mutex runner_mutex;
+std::unique_ptr<JobRunner> shared_runner;  // guarded by runner_mutex
+
+// The shared runner for the current OCTET_ORT_DIR and OCTET_NODE, started (again) when there is
+// none, it died, or those changed. Call with runner_mutex held.
+JobRunner& job_runner() {
+  const fs::path script = runner_dir() / "ort_run.mjs";
+  if (!shared_runner || !shared_runner->usable() || !shared_runner->runs(script)) {
+    shared_runner.reset();
+    if (!fs::exists(script)) {
+      std::string why = "the ONNX Runtime runner " + script.string() + " is missing";
+      if (const char* env = std::getenv("OCTET_ORT_DIR"); env && *env) why += " (OCTET_ORT_DIR is set)";
+      throw std::runtime_error(why);
+    }
+    shared_runner = std::make_unique<JobRunner>(script);
+  }
+  return *shared_runner;
+}
+
 struct Probe {
   std::string reason, version;
 };
@@ -148,26 +291,11 @@ struct Probe {
 const Probe& probe() {
   static const Probe p = [] {
     Probe p;
-    const fs::path runner = runner_dir() / "ort_run.mjs";
-    if (!fs::exists(runner)) {
-      p.reason = "the ONNX Runtime runner " + runner.string() + " is missing";
-      if (const char* env = std::getenv("OCTET_ORT_DIR"); env && *env) p.reason += " (OCTET_ORT_DIR is set)";
-      return p;
-    }
     try {
-      TempDir tmp;
-      ProcessResult r = run_process({node_binary(), runner.string(), "--version"}, tmp.path());
-      if (r.spawn_error == ENOENT || r.exit_code == 127) {
-        p.reason = "Node.js ('" + node_binary() + "') is not installed or not on PATH; run tools/setup.sh";
-      } else if (r.spawn_error != 0) {
-        p.reason = "cannot start '" + node_binary() + "': " + std::strerror(r.spawn_error);
-      } else if (r.exit_code != 0) {
-        p.reason = r.err.empty() ? "the runner failed with no message" : r.err;
-      } else {
-        // "onnxruntime-node 1.30.0"
-        std::string out = trim(r.out);
-        p.version = out.substr(out.rfind(' ') + 1);
-      }
+      std::lock_guard<std::mutex> lock(runner_mutex);
+      JobRunner& r = job_runner();
+      p.reason = r.reason;
+      p.version = r.version;
     } catch (const std::exception& e) {
       p.reason = e.what();
     }
@@ -241,19 +369,25 @@ std::map<std::string, npy::Array> run(const std::string& model, const std::map<s
                                       const Options& opt) {
   require_available(model);
   TempDir tmp;
-  std::vector<std::string> argv = {node_binary(), (runner_dir() / "ort_run.mjs").string(), "--model",
-                                   fs::absolute(model).string()};
+  std::vector<std::string> job = {"--model", fs::absolute(model).string()};
   std::size_t i = 0;
   for (const auto& [name, array] : inputs) {
     check_input_name(name);
     const fs::path file = tmp.path() / ("input" + std::to_string(i++) + ".npy");
     npy::write(file.string(), array);
-    argv.insert(argv.end(), {"--input", name + "=" + file.string()});
+    job.insert(job.end(), {"--input", name + "=" + file.string()});
   }
   const fs::path out_dir = tmp.path() / "out";
-  argv.insert(argv.end(), {"--output-dir", out_dir.string()});
-  for (auto& a : session_args(opt)) argv.push_back(std::move(a));
-  run_runner(argv, tmp.path(), model);
+  job.insert(job.end(), {"--output-dir", out_dir.string()});
+  for (auto& a : session_args(opt)) job.push_back(std::move(a));
+  std::string error;
+  {
+    std::lock_guard<std::mutex> lock(runner_mutex);
+    JobRunner& runner = job_runner();
+    if (!runner.usable()) throw std::runtime_error("ONNX Runtime unavailable: " + runner.reason);
+    error = runner.run(job);
+  }
+  if (!error.empty()) throw std::runtime_error("ONNX Runtime failed on " + model + ": " + error);
   return read_outputs(out_dir);
 }
 

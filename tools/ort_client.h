@@ -1,8 +1,10 @@
 // ONNX Runtime, the reference, driven from C++: runs the Node runners in tools/ort/
-// (ort_run.mjs for one run, ort_eval.mjs for a whole data set in batches, timed) as a child
-// process without a shell, exchanging .npy files through a private temporary directory that is
-// always removed. Used by `octet eval --compare-ort` and, through tests/util/ort_oracle.h, by
-// the tests.
+// (ort_run.mjs for one run, ort_eval.mjs for a whole data set in batches, timed) as child
+// processes without a shell, exchanging .npy files through a private temporary directory that
+// is always removed. run() and the availability probe share one `ort_run.mjs --jobs` process
+// per calling process (started on first use, again if it dies), so that node and ONNX Runtime
+// load once, not once a run; eval() starts its own. Used by `octet eval --compare-ort`,
+// `octet diff --ort` and, through tests/util/ort_oracle.h, by the tests.
 //
 // Environment:
 //   OCTET_ORT_DIR       the folder holding ort_run.mjs and ort_eval.mjs (default: tools/ort in

@@ -1,7 +1,9 @@
 // octet::ort::eval end to end: a whole "data set" run through tools/ort/ort_eval.mjs in batches,
-// outputs concatenated in order, every run timed; models written with the test OnnxBuilder.
+// outputs concatenated in order, every run timed; and octet::ort::run's shared runner process
+// (ort_run.mjs --jobs). Models written with the test OnnxBuilder.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -240,6 +242,42 @@ TEST_F(OrtClient, FailuresCarryOrtsMessageAndCleanUp) {
 
   for (const auto& e : fs::recursive_directory_iterator(tmp)) ADD_FAILURE() << "a failed run left " << e.path();
   ::unsetenv("TMPDIR");
+}
+
+// One runner process serves every run() of a process: a failed run leaves it usable, a runner
+// that dies fails the run in progress with its message and is started again for the next one,
+// and a change of OCTET_NODE starts another.
+TEST_F(OrtClient, RunSharesOneRunnerThatSurvivesFailuresAndRestartsWhenItDies) {
+  SKIP_WITHOUT_ORT();
+  const auto good = [&] {
+    const auto out = octet::ort::run(model_, {{"x", rows(3)}});
+    EXPECT_EQ(ints(out.at("argmax")), (std::vector<int64_t>{2, 2, 2}));  // rows 0..2: column 2 is the largest
+  };
+  good();
+  const fs::path bad = dir_ / "bad.onnx";
+  std::ofstream(bad) << "this is not a protobuf";
+  try {
+    octet::ort::run(bad.string(), {{"x", rows(3)}});
+    ADD_FAILURE() << "a file that is not ONNX loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("ONNX Runtime failed on " + bad.string()), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(octet::ort::run(model_, {{"y", rows(3)}}), std::runtime_error);
+  good();
+
+  // A "node" that starts like the runner, takes one job and dies without answering.
+  const fs::path fake = dir_ / "dying-node";
+  std::ofstream(fake) << "#!/bin/sh\necho onnxruntime-node 0.0.0\nread job\necho 'dying on purpose' >&2\nexit 3\n";
+  ::chmod(fake.c_str(), 0755);
+  ::setenv("OCTET_NODE", fake.c_str(), 1);
+  try {
+    octet::ort::run(model_, {{"x", rows(3)}});
+    ADD_FAILURE() << "a runner that died answered";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("runner stopped: dying on purpose"), std::string::npos) << e.what();
+  }
+  ::unsetenv("OCTET_NODE");
+  good();
 }
 
 }  // namespace
