@@ -32,6 +32,7 @@
 
 #include "kernels/arch.h"
 #include "kernels/isa.h"
+#include "kernels/isa_rows.h"
 #include "kernels/kernel_list.h"
 #include "kernels/q8_type.h"
 

@@ -85,17 +85,17 @@ void igemm_c1(const Q8IgemmArgs& g) {
   igemm_tile_store<MR, 2, kFloatOut>(g, acc);
 }
 
+// The list's tiles (kernels/q8_gemm_define.inc): MR rows x 8 columns.
+template <int MR, int NR, bool kFlip, bool kFloatOut>
+void q8_tile(const Q8IgemmArgs& g) {
+  static_assert(NR == 8, "the widening-multiply kernels are 8 columns wide");
+  igemm_c1<MR, kFlip, kFloatOut>(g);
+}
+
 }  // namespace
 
-// u8 activations are flipped to s8; s8 ones are read as they are.
-void qu8s8_igemm_8x8c1(const Q8IgemmArgs& g) { igemm_c1<8, true>(g); }
-void qu8s8_igemm_4x8c1(const Q8IgemmArgs& g) { igemm_c1<4, true>(g); }
-void qs8s8_igemm_8x8c1(const Q8IgemmArgs& g) { igemm_c1<8, false>(g); }
-void qs8s8_igemm_4x8c1(const Q8IgemmArgs& g) { igemm_c1<4, false>(g); }
-
-void qu8s8_igemm_8x8c1_f32(const Q8IgemmArgs& g) { igemm_c1<8, true, true>(g); }
-void qu8s8_igemm_4x8c1_f32(const Q8IgemmArgs& g) { igemm_c1<4, true, true>(g); }
-void qs8s8_igemm_8x8c1_f32(const Q8IgemmArgs& g) { igemm_c1<8, false, true>(g); }
-void qs8s8_igemm_4x8c1_f32(const Q8IgemmArgs& g) { igemm_c1<4, false, true>(g); }
+#undef OCTET_ROW_IF_neon
+#define OCTET_ROW_IF_neon(...) __VA_ARGS__
+#include "kernels/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::arm::neon

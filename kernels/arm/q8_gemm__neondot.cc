@@ -37,15 +37,8 @@ struct Ops : NeonEpilogue {
 
 }  // namespace
 
-// u8 activations are flipped to s8; s8 ones are read as they are.
-void qu8s8_igemm_4x16c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, true>(g); }
-void qu8s8_igemm_8x8c4(const Q8IgemmArgs& g) { igemm_tile<8, 2, true>(g); }
-void qs8s8_igemm_4x16c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, false>(g); }
-void qs8s8_igemm_8x8c4(const Q8IgemmArgs& g) { igemm_tile<8, 2, false>(g); }
-
-void qu8s8_igemm_4x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, true, true>(g); }
-void qu8s8_igemm_8x8c4_f32(const Q8IgemmArgs& g) { igemm_tile<8, 2, true, true>(g); }
-void qs8s8_igemm_4x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, false, true>(g); }
-void qs8s8_igemm_8x8c4_f32(const Q8IgemmArgs& g) { igemm_tile<8, 2, false, true>(g); }
+#undef OCTET_ROW_IF_neondot
+#define OCTET_ROW_IF_neondot(...) __VA_ARGS__
+#include "kernels/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::arm::neondot

@@ -43,7 +43,7 @@ inline int8x8_t activation_octet_tail(const uint8_t* p, size_t n) {
 // wants each row's columns in order, four per vector: interleaving the 64-bit halves of two
 // neighbouring column pairs gives row 2p (low halves) and row 2p+1 (high halves).
 template <int MR, int NR, bool kFlip, bool kFloatOut = false>
-void igemm_tile(const Q8IgemmArgs& g) {
+void q8_tile(const Q8IgemmArgs& g) {
   constexpr int kRowPairs = MR / 2;
   constexpr int kColPairs = NR / 2;
   constexpr int NV = NR / Ops::kLanes;
@@ -122,15 +122,8 @@ void igemm_tile(const Q8IgemmArgs& g) {
 
 }  // namespace
 
-// u8 activations are flipped to s8; s8 ones are read as they are.
-void qu8s8_igemm_8x8c8(const Q8IgemmArgs& g) { igemm_tile<8, 8, true>(g); }
-void qu8s8_igemm_4x16c8(const Q8IgemmArgs& g) { igemm_tile<4, 16, true>(g); }
-void qs8s8_igemm_8x8c8(const Q8IgemmArgs& g) { igemm_tile<8, 8, false>(g); }
-void qs8s8_igemm_4x16c8(const Q8IgemmArgs& g) { igemm_tile<4, 16, false>(g); }
-
-void qu8s8_igemm_8x8c8_f32(const Q8IgemmArgs& g) { igemm_tile<8, 8, true, true>(g); }
-void qu8s8_igemm_4x16c8_f32(const Q8IgemmArgs& g) { igemm_tile<4, 16, true, true>(g); }
-void qs8s8_igemm_8x8c8_f32(const Q8IgemmArgs& g) { igemm_tile<8, 8, false, true>(g); }
-void qs8s8_igemm_4x16c8_f32(const Q8IgemmArgs& g) { igemm_tile<4, 16, false, true>(g); }
+#undef OCTET_ROW_IF_neoni8mm
+#define OCTET_ROW_IF_neoni8mm(...) __VA_ARGS__
+#include "kernels/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::arm::neoni8mm

@@ -59,14 +59,8 @@ struct Ops {
 
 }  // namespace
 
-void qu8s8_igemm_6x16c4(const Q8IgemmArgs& g) { igemm_tile<6, 2, false>(g); }
-void qu8s8_igemm_4x32c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, false>(g); }
-void qs8s8_igemm_6x16c4(const Q8IgemmArgs& g) { igemm_tile<6, 2, true>(g); }
-void qs8s8_igemm_4x32c4(const Q8IgemmArgs& g) { igemm_tile<4, 4, true>(g); }
-
-void qu8s8_igemm_6x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, false, true>(g); }
-void qu8s8_igemm_4x32c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, false, true>(g); }
-void qs8s8_igemm_6x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, true, true>(g); }
-void qs8s8_igemm_4x32c4_f32(const Q8IgemmArgs& g) { igemm_tile<4, 4, true, true>(g); }
+#undef OCTET_ROW_IF_avx256vnni
+#define OCTET_ROW_IF_avx256vnni(...) __VA_ARGS__
+#include "kernels/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::x86::avx256vnni

@@ -38,14 +38,8 @@ struct Ops : YmmEpilogue {
 
 }  // namespace
 
-void qu8s8_igemm_6x16c4(const Q8IgemmArgs& g) { igemm_tile<6, 2, false>(g); }
-void qu8s8_igemm_12x8c4(const Q8IgemmArgs& g) { igemm_tile<12, 1, false>(g); }
-void qs8s8_igemm_6x16c4(const Q8IgemmArgs& g) { igemm_tile<6, 2, true>(g); }
-void qs8s8_igemm_12x8c4(const Q8IgemmArgs& g) { igemm_tile<12, 1, true>(g); }
-
-void qu8s8_igemm_6x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, false, true>(g); }
-void qu8s8_igemm_12x8c4_f32(const Q8IgemmArgs& g) { igemm_tile<12, 1, false, true>(g); }
-void qs8s8_igemm_6x16c4_f32(const Q8IgemmArgs& g) { igemm_tile<6, 2, true, true>(g); }
-void qs8s8_igemm_12x8c4_f32(const Q8IgemmArgs& g) { igemm_tile<12, 1, true, true>(g); }
+#undef OCTET_ROW_IF_avxvnni
+#define OCTET_ROW_IF_avxvnni(...) __VA_ARGS__
+#include "kernels/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::x86::avxvnni
