@@ -150,20 +150,22 @@ void register_q8_binary(const Map& m, bool se) {
 
 // ---- global average pool: [h*w][c] -> [c] ----
 
-// Both orders (kernels/ref/pool2d.h): "gap" one sum in order (ReduceMean), "gap4" MLAS's four
-// position sums (GlobalAveragePool).
+// The orders (kernels/ref/pool2d.h): "gap" one sum in order, "gap4" MLAS's four position sums
+// (GlobalAveragePool), "gapE" Eigen's packets (ReduceMean) of the image's rows from row 0.
 void register_f32_gap(const Map& m) {
   const double bytes = 4.0 * (m.count() + m.c);
   for (const auto& k : kF32GapUkernels) {
     if (!isa_supported(k.isa)) continue;
     const bool pick = is_pick(kF32GapUkernels, k);
-    for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
-      const char* op = order == GapOrder::sequential ? "f32 gap" : "f32 gap4";
+    for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4}) {
+      const char* op = order == GapOrder::sequential    ? "f32 gap"
+                       : order == GapOrder::mlas_lanes4 ? "f32 gap4"
+                                                        : "f32 gapE";
       add_bench(bench_name(m, m.label(op), k.name), [=, &k](benchmark::State& state) {
         auto x = random_buffer<float>(m.count(), 3);
         Buffer<float> y(size_t(m.c));
         for (auto _ : state) {
-          k.fn(size_t(m.h) * m.w, size_t(m.c), x.data(), y.data(), order);
+          k.fn(size_t(m.h) * m.w, size_t(m.c), x.data(), y.data(), order, 0);
           benchmark::DoNotOptimize(y.data());
         }
         report(state, bytes, pick);

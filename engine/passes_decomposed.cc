@@ -9,7 +9,8 @@
 //   LayerNormalization:  m = ReduceMean(x, trailing axes); d = x − m;
 //     y = d / Sqrt(ReduceMean(Pow(d, 2) | d · d) + eps) · gamma [+ beta], gamma and beta constants.
 //
-// Every intermediate tensor must be read by the chain alone (and not be a graph output).
+// Every intermediate tensor must be read by the chain alone (and not be a graph output). An erf
+// form with Div stays unfused where ONNX Runtime leaves it so (ort_fuses_erf_gelu).
 // Constants are matched with a relative tolerance of 1e-4 (torch writes 1.4142135381698608).
 #include <cmath>
 #include <set>
@@ -135,6 +136,22 @@ int trailing_mean_axes(const ir::Graph& g, const ir::Node* n) {
   return k;
 }
 
+// Whether ONNX Runtime's GeluFusion turns this erf-form chain into its Gelu, which computes
+// erf(x * (1/√2)): otherwise ORT runs the chain's ops, and a Div by √2 rounds differently from
+// that product, so octet keeps the ops too (the Mul(1/√2) form computes the same either way).
+// ORT fuses a Div(√2) chain only in its two patterns: (x · 0.5) · bracket, and (x · bracket) · 0.5
+// where no parent of the product x · bracket is a Mul (it takes such a parent for the first
+// pattern's x · 0.5 and gives up): not when x is itself a Mul's output, as a squeeze-excitation
+// block's gated features are (fastvit's final conv), nor for x · (bracket · 0.5).
+bool ort_fuses_erf_gelu(ir::Graph& g, const std::string& x, const ir::Node& scale, const ir::Node& add) {
+  if (scale.op != "Div") return true;
+  const ir::Node* product = sole_consumer(g, add.outputs[0]);
+  const std::string other = other_operand(*product, add.outputs[0]);
+  if (other == x) return !is_op(producer_of(g, x), "Mul", 2);
+  const ir::Node* half = producer_of(g, other);
+  return half && mul_by(g, half, 0.5) == x;
+}
+
 }  // namespace
 
 int fuse_gelu(ir::Graph& g) {
@@ -160,6 +177,7 @@ int fuse_gelu(ir::Graph& g) {
     if (x.empty()) continue;
     ir::Node* last = gelu_tail(g, n.outputs[0], x, chain);
     if (!last) continue;
+    if (!tanh_form && !ort_fuses_erf_gelu(g, x, *chain[1], *chain[2])) continue;
     bool clash = false;
     for (ir::Node* c : chain) clash = clash || dead.count(c);
     if (clash || dead.count(last)) continue;

@@ -49,7 +49,7 @@
     (x > 0.0f ? x : 0.0f) + std::log1p(std::exp(-std::fabs(x))))                                           \
   X(thresholded_relu, ThresholdedRelu, 10, f32_thresholded_relu, "alpha", 1.0f, nullptr, 0.0f, 0, 0,        \
     x > alpha ? x : 0.0f)                                                                                  \
-  X(erf, Erf, 9, f32_erf, nullptr, 0.0f, nullptr, 0.0f, 1e-6f, 1e-38f, std::erf(x))                          \
+  X(erf, Erf, 9, f32_erf, nullptr, 0.0f, nullptr, 0.0f, 1e-6f, 1e-38f, mlas_erf(x))                          \
   X(tanh, Tanh, 1, f32_tanh, nullptr, 0.0f, nullptr, 0.0f, 1e-6f, 1e-38f, std::tanh(x))                     \
   /* x * tanh(softplus(x)) on Softplus's overflow-free form. tanh of it is exactly 1 from x ~ 9, so    \
      y = x for large x; -inf gives -inf * 0 = NaN, as ONNX's and ORT's expansion do. */                 \

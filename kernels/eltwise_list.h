@@ -32,8 +32,11 @@ using F32AddClampUkernel = void (*)(size_t n, const float* x, const float* r, fl
 using F32UnaryUkernel = void (*)(size_t n, const float* x, float* y);
 // An activation with up to two parameters (HardSigmoid's alpha, beta; unused by the others).
 using F32ActUkernel = void (*)(size_t n, const float* x, float* y, float p0, float p1);
-// The sum of each channel in `order` (kernels/ref/pool2d.h: ONNX Runtime's two orders), then / hw.
-using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float* y, GapOrder order);
+// The sum of each channel in `order` (kernels/ref/pool2d.h: ONNX Runtime's orders), then / hw.
+// first_row: channel 0's row in ORT's [N * C][hw] layout (n * channels), which eigen_packets4's
+// order depends on.
+using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float* y, GapOrder order,
+                               size_t first_row);
 // LayerNormalization over `rows` contiguous rows of n values, as ONNX Runtime's CPU kernel
 // computes it, bit for bit (kernels/ref/layernorm.h): scale and bias [n] (bias may be nullptr),
 // mean and inv_std [rows] written when not nullptr. n < 2^27 (the gathers' 32-bit offsets).
@@ -102,7 +105,7 @@ struct EltwiseUkernel {
   void f32_gelu(size_t, const float*, float*, float, float);                                               \
   void f32_gelu_tanh(size_t, const float*, float*, float, float);                                          \
   void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
-  void f32_gap(size_t, size_t, const float*, float*, GapOrder);                                            \
+  void f32_gap(size_t, size_t, const float*, float*, GapOrder, size_t);                                    \
   void qu8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qs8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qu8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \

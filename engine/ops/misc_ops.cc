@@ -197,7 +197,7 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
     if (mean && is_spatial_mean(r)) {
       if (x.layout == Layout::channels_last)
         return ops::global_avgpool_kernel(c, int(dims[0]), int(dims[2] * dims[3]), int(dims[1]),
-                                          kernels::GapOrder::sequential, xp, y);
+                                          kernels::GapOrder::eigen_packets4, xp, y);
       c.report_fallback("a mean over H and W of a row-major input");
     } else {
       c.report_fallback("no SIMD kernel for this reduction");

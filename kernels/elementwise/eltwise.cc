@@ -431,7 +431,8 @@ void F32GlobalAvgPool::run(const float* x, float* y, pthreadpool_t pool) const {
   const size_t image = size_t(hw_) * size_t(channels_);
   parallel_pieces(pool, size_t(batch_), 1, [&](size_t start, size_t count) {
     for (size_t n = start; n < start + count; ++n)
-      ukernel_->fn(size_t(hw_), size_t(channels_), x + n * image, y + n * size_t(channels_), order_);
+      ukernel_->fn(size_t(hw_), size_t(channels_), x + n * image, y + n * size_t(channels_), order_,
+                   n * size_t(channels_));
   });
 }
 

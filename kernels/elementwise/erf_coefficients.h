@@ -1,23 +1,29 @@
 #pragma once
-// The polynomials of the SIMD erf (kernels/eltwise_loops.inc, every ISA), fitted for octet by
-// least squares on Chebyshev nodes in double precision:
-//   |x| <  kErfSplit: erf(x) = x * P(x^2),            max relative error 6e-8 in double on [0, 1]
-//   |x| >= kErfSplit: erf(|x|) = 1 - exp(Q(|x| - 2.5)), Q fitting log(erfc) on [0.875, 4], erfc
-//                     within 4e-9 relative in double; |x| is clamped to 4, where erf is 1.0f.
-// Coefficients lowest degree first.
+// erf as ONNX Runtime computes it on x86 (MLAS's FMA3 erf kernel, which it runs on every CPU
+// with AVX2; its AVX-512 GELU kernel takes the same steps): |x| clamped to kErfClamp; up to
+// kErfSplit x + x * S(x^2); above it 1 - exp(-(a + a * B(a))), exp by MLAS's range reduction
+// (n = round(t / ln 2) by the 1.5 * 2^23 trick, t - n ln 2 in two parts) and polynomial; every
+// multiply-add fused; the sign copied back. The reference (kernels/ref/activation.h, mlas_erf)
+// and every SIMD level (kernels/eltwise_loops.inc, erf_v) take these steps, so they agree bit for
+// bit with each other and with ORT, keeping a DynamicQuantizeLinear after a GELU on ORT's codes.
+// Polynomial coefficients highest degree first, as Horner's scheme takes them.
+
+#include <iterator>  // std::size of the coefficient lists
 
 namespace octet::kernels::erf_poly {
 
-inline constexpr float kErfSplit = 0.875f;
-inline constexpr float kErfClamp = 4.0f;
-inline constexpr float kErfCenter = 2.5f;
-inline constexpr float kSmall[] = {1.1283791665100518f,    -0.37612628843314944f,  0.11283612428176981f,
-                                   -0.02685480853526004f,  0.005190053575052783f,  -0.0008024354109740367f,
-                                   7.898210157894492e-05f};
-inline constexpr float kLarge[] = {-7.806815270982457f,     -5.352680734750428f,    -0.9438937785395363f,
-                                   -0.01085820185431429f,   0.00216566166487292f,   -0.0004206453583714964f,
-                                   7.676079662755075e-05f,  -1.3014084062235032e-05f, 1.9398280963756065e-06f,
-                                   -5.813911885255152e-08f, -5.846183448454667e-08f};
+inline constexpr float kErfSplit = 0.921875f;
+inline constexpr float kErfClamp = 3.925f;
+inline constexpr float kErfSmall[] = {-5.99104969e-4f, 4.99339588e-3f, -2.67667342e-2f,
+                                      1.12818025e-1f,  -3.76124859e-1f, 1.28379151e-1f};
+inline constexpr float kErfBig[] = {1.72948930e-5f, -3.83208680e-4f, 3.88393435e-3f, -2.42545605e-2f,
+                                    1.06777847e-1f, 6.34846687e-1f,  1.28717512e-1f};
+inline constexpr float kErfExpLower = -88.3762626647949f;
+inline constexpr float kErfLog2e = 1.44269504088896341f;
+inline constexpr float kErfRoundShift = 1.25829120e+7f;  // 1.5 * 2^23
+inline constexpr float kErfLn2Hi = -6.93145752e-1f, kErfLn2Lo = -1.42860677e-6f;
+inline constexpr float kErfExp[] = {1.38319808e-3f, 8.37550033e-3f, 4.16689515e-2f, 1.66664466e-1f,
+                                    4.99999851e-1f, 1.0f,           1.0f};
 
 // tanh: |x| < kTanhSplit by its Taylor series to x^13 (relative error below 1e-8 there), above
 // it (1 - e) / (1 + e) with e = exp(-2|x|).

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "kernels/activation_list.h"
+#include "kernels/elementwise/erf_coefficients.h"
 
 namespace octet::kernels {
 
@@ -110,6 +111,32 @@ inline float mlas_logistic(float x) {
   return r < 0.0f ? 0.0f : r;
 }
 
+// erf as ONNX Runtime computes it on x86, step for step (kernels/elementwise/erf_coefficients.h).
+// NaN passes through.
+inline float mlas_erf(float x) {
+  using namespace erf_poly;
+  const float a = std::fabs(x) > kErfClamp ? kErfClamp : std::fabs(x);  // NaN stays
+  float y;
+  if (!(a > kErfSplit)) {
+    const float s = a * a;
+    float p = kErfSmall[0];
+    for (size_t k = 1; k < std::size(kErfSmall); ++k) p = std::fma(p, s, kErfSmall[k]);
+    y = std::fma(p, a, a);
+  } else {
+    float b = kErfBig[0];
+    for (size_t k = 1; k < std::size(kErfBig); ++k) b = std::fma(b, a, kErfBig[k]);
+    b = std::fma(b, a, a);
+    const float t = std::max(kErfExpLower, -b);
+    const float n = std::fma(kErfLog2e, t, kErfRoundShift) - kErfRoundShift;
+    float f = std::fma(n, kErfLn2Hi, t);
+    f = std::fma(n, kErfLn2Lo, f);
+    float e = kErfExp[0];
+    for (size_t k = 1; k < std::size(kErfExp); ++k) e = std::fma(e, f, kErfExp[k]);
+    y = 1.0f - std::ldexp(e, int(n));
+  }
+  return std::copysign(y, x);
+}
+
 inline float apply(const Activation& act, float x) {
   switch (act.kind) {
     case ActKind::none: return x;
@@ -128,7 +155,7 @@ inline float apply(const Activation& act, float x) {
   }
     OCTET_F32_ACTIVATIONS(OCTET_ACT_APPLY)
 #undef OCTET_ACT_APPLY
-    case ActKind::gelu: return x * 0.5f * (1.0f + std::erf(x * kSqrtHalf));
+    case ActKind::gelu: return x * 0.5f * (1.0f + mlas_erf(x * kSqrtHalf));
     case ActKind::gelu_tanh: return 0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + kGeluCubic * x * x * x)));
   }
   return x;

@@ -1,6 +1,7 @@
 #pragma once
 // Scalar pooling over NHWC activations: FP32, and max pooling of 8-bit quantized values.
 #include <cstdint>
+#include <cstddef>
 
 namespace octet::kernels {
 
@@ -47,23 +48,38 @@ void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const
 //     kernel_h; its generic kernel sums in row-major order: 1.
 int f32_avgpool_sum_rows(const Pool2dShape& s, int nchwc_block);
 
-// The order a global average pool sums each channel in, as ONNX Runtime does on x86 (both
-// then divide the float sum by float(hw)):
-//   mlas_lanes4  MLAS's global pooling kernel (MlasPool), what ORT's GlobalAveragePool runs: four
-//                sums by position mod 4 over the first hw / 4 * 4 positions (its 4-float
-//                vector), combined as (s0 + s2) + (s1 + s3), then the remaining positions in
-//                order;
-//   sequential   one sum over the positions in order: ORT's NCHWc pooling, which its layout
-//                pass (graph optimizations "all") substitutes for a GlobalAveragePool with a
-//                multiple of 8 channels (16 on AVX-512) only in some graphs (on ORT 1.30, one
-//                reading a graph input or an NCHWc float Conv's output; not one after a Relu,
-//                a Slice or the float steps of a dynamic INT8 model), and the order octet keeps
-//                for ReduceMean over H and W.
-enum class GapOrder : uint8_t { sequential, mlas_lanes4 };
+// The order a global average pool sums each channel in, as ONNX Runtime does on x86 (each
+// then divides the float sum by float(hw)):
+//   mlas_lanes4     MLAS's global pooling kernel (MlasPool), what ORT's GlobalAveragePool runs:
+//                   four sums by position mod 4 over the first hw / 4 * 4 positions (its 4-float
+//                   vector), combined as (s0 + s2) + (s1 + s3), then the remaining positions in
+//                   order;
+//   eigen_packets4  ORT's ReduceMean (and ReduceSum) over trailing axes: Eigen's vectorized sum of
+//                   each row of the NCHW tensor, compiled for 4-float packets (SSE on x86, NEON on
+//                   Arm, whatever the CPU). It starts at the row's first 16-byte boundary (ORT's
+//                   buffers are 64-byte aligned, so `a` = (-row * hw) mod 4 leading floats are
+//                   left over), keeps two packet sums, the even packets in one and the odd in the
+//                   other, in order, adds them, adds the last packet if their count is odd, reduces
+//                   the four lanes as (l0 + l2) + (l1 + l3), then adds the `a` leading and the
+//                   trailing positions in order. Under one whole packet it sums in order;
+//   sequential      one sum over the positions in order: ORT's NCHWc pooling, which its layout
+//                   pass (graph optimizations "all") substitutes for a GlobalAveragePool with a
+//                   multiple of 8 channels (16 on AVX-512) only in some graphs (on ORT 1.30, one
+//                   reading a graph input or an NCHWc float Conv's output; not one after a Relu,
+//                   a Slice or the float steps of a dynamic INT8 model), and MLAS's generic window
+//                   kernel (a global AveragePool with strides other than 1).
+enum class GapOrder : uint8_t { sequential, mlas_lanes4, eigen_packets4 };
+
+// eigen_packets4: the floats of row `row` (of `hw` each) before its first 16-byte boundary.
+inline size_t eigen_row_lead(size_t row, size_t hw) { return (4 - (row * hw) % 4) % 4; }
+
+// The float sum of hw values x[p * stride] in GapOrder::eigen_packets4 with `lead` leading values.
+float f32_sum_eigen_packets4(size_t hw, size_t lead, const float* x, size_t stride);
 
 // Mean over H*W for each (n, c): input [batch][hw][channels] -> output [batch][channels],
 // the float sum in `order`, then divided by float(hw): what every SIMD level's f32_gap does lane
 // by lane, so every level gives the same bits (dynamic INT8 quantizes this output again).
+// eigen_packets4 takes channel c of image n as row n * channels + c.
 void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input, float* output,
                                   GapOrder order);
 

@@ -145,7 +145,7 @@ TEST(AvgPoolRef, SumsInTheOrderOfOrtsKernel) {
 TEST(GlobalAvgPoolRef, MeanPerBatchAndChannel) {
   // [batch 2][hw 3][channels 2]
   const std::vector<float> in = {1, 10, 2, 20, 6, 60, -1, 0, -2, 0, -3, 3};
-  for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
+  for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4}) {
     std::vector<float> out(4, -999.0f);
     f32_global_avgpool_nhwc__ref(2, 3, 2, in.data(), out.data(), order);
     EXPECT_TRUE(all_near(out, {3, 30, -2, 1}));
@@ -164,6 +164,34 @@ TEST(GlobalAvgPoolRef, SequentialAndMlasLanes4Orders) {
   f32_global_avgpool_nhwc__ref(1, 6, 1, in.data(), &lanes, GapOrder::mlas_lanes4);
   EXPECT_EQ(seq, 1.0f / 6.0f);
   EXPECT_EQ(lanes, (1.0f + 0x1p-23f) / 6.0f);
+}
+
+// Eigen's packets (ReduceMean's order): a row of 13 at row 1 starts 3 floats before a 16-byte
+// boundary (13 mod 4 = 1), so positions 0-2 are added last, after packets [3, 7) and [7, 11) and
+// their lanes; 11 and 12 follow. The big value at 0 swallows the tiny ones only in order.
+TEST(GlobalAvgPoolRef, EigenPacketsOrderFollowsTheRowsAlignment) {
+  EXPECT_EQ(eigen_row_lead(0, 13), 0u);
+  EXPECT_EQ(eigen_row_lead(1, 13), 3u);
+  EXPECT_EQ(eigen_row_lead(2, 13), 2u);
+  EXPECT_EQ(eigen_row_lead(3, 14), 2u);
+  EXPECT_EQ(eigen_row_lead(5, 16), 0u);
+  const float t = 0x1p-24f;
+  std::vector<float> row(13, 0.0f);
+  row[0] = 1.0f;
+  row[3] = t;  // packet 0, lane 0
+  row[8] = t;  // packet 1, lane 1
+  EXPECT_EQ(f32_sum_eigen_packets4(13, 3, row.data(), 1), 1.0f + 0x1p-23f);  // t + t first, then 1
+  EXPECT_EQ(f32_sum_eigen_packets4(13, 0, row.data(), 1), 1.0f);  // lane 0 holds 1 + t (a tie to even)
+  // Under one whole packet after the lead: in order.
+  const float tiny[5] = {1.0f, t, t, t, t};
+  EXPECT_EQ(f32_sum_eigen_packets4(5, 2, tiny, 1), 1.0f);
+  // The NHWC ref takes channel c of image n as row n * channels + c: [batch 2][hw 13][channels 1],
+  // image 1 is row 1 (lead 3).
+  std::vector<float> in(26, 0.0f);
+  for (size_t i = 0; i < 13; ++i) in[13 + i] = row[i];
+  std::vector<float> out(2);
+  f32_global_avgpool_nhwc__ref(2, 13, 1, in.data(), out.data(), GapOrder::eigen_packets4);
+  EXPECT_EQ(out[1], (1.0f + 0x1p-23f) / 13.0f);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// GlobalAveragePool and AveragePool are ONNX Runtime's bit for bit at every ISA level this CPU
-// runs: octet sums in the order of ORT's kernel for each (kernels/ref/pool2d.h: GapOrder,
-// f32_avgpool_sum_rows). In a dynamic INT8 model their float output feeds a
+// GlobalAveragePool, AveragePool and ReduceMean over H and W are ONNX Runtime's bit for bit at
+// every ISA level this CPU runs: octet sums in the order of ORT's kernel for each
+// (kernels/ref/pool2d.h: GapOrder, f32_avgpool_sum_rows). In a dynamic INT8 model their float output feeds a
 // DynamicQuantizeLinear, where one ulp can move a code.
 #include <gtest/gtest.h>
 
@@ -40,7 +40,7 @@ void expect_identical(const OnnxBuilder& b, const std::string& name, const std::
     }
     if (isa == kernels::Isa::scalar) continue;
     for (const PlanStep& s : session.plan_for(inputs).steps())
-      if (s.op == "GlobalAveragePool" || s.op == "AveragePool")
+      if (s.op == "GlobalAveragePool" || s.op == "AveragePool" || s.op == "ReduceMean")
         EXPECT_FALSE(s.scalar()) << name << ": " << s.node << " runs " << s.kernel << " at " << kernels::isa_name(isa);
   }
 }
@@ -103,6 +103,33 @@ TEST(GapOrderParity, AveragePoolSumsInOrtsOrder) {
     expect_identical(b, "avgpool_" + std::to_string(index), {random_tensor({2, 40, 13, 13}, uint32_t(71 + index), 3.0f)});
     ++index;
   }
+}
+
+// ReduceMean over H and W (timm's SE blocks): ORT sums each row of its NCHW buffer with Eigen's
+// 4-float packets from the row's first 16-byte boundary, so the order changes from channel to
+// channel when H * W is not a multiple of 4 (kernels/ref/pool2d.h, eigen_packets4). Sizes
+// around one and two packets and odd, even and multiple-of-4 pixel counts; channel counts 1 to
+// 104; a batch of 3, whose images start their rows at other phases; both keepdims. The 1x1
+// MaxPool (exact) hands octet's channels-last kernel the input, as a conv would.
+TEST(GapOrderParity, ReduceMeanOverHAndWSumsInEigensOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  const std::pair<int64_t, int64_t> sizes[] = {{1, 1}, {1, 3}, {2, 2}, {1, 5}, {3, 3}, {2, 5}, {3, 4}, {1, 11},
+                                               {3, 5}, {4, 5}, {5, 5}, {7, 7}, {6, 9}, {14, 14}, {13, 17}, {28, 28}};
+  OnnxBuilder b(13);
+  std::vector<ir::TensorData> inputs;
+  int64_t keep = 0;
+  for (auto [h, w] : sizes) {
+    auto x = b.input("x" + std::to_string(inputs.size()), {-1, 104, h, w});
+    for (int64_t c : {1, 3, 4, 7, 8, 12, 16, 20, 24, 37, 96, 104}) {
+      auto cut = b.node("Slice", {x, b.initializer_i64("", {1}, {0}), b.initializer_i64("", {1}, {c}),
+                                  b.initializer_i64("", {1}, {1})});
+      auto pooled = b.node("MaxPool", {cut}, {{"kernel_shape", {1, 1}}});
+      b.output(b.node("ReduceMean", {pooled}, {{"axes", {2, 3}}, {"keepdims", keep}}));
+      keep = 1 - keep;
+    }
+    inputs.push_back(random_tensor({3, 104, h, w}, uint32_t(h * 1000 + w), 3.0f));
+  }
+  expect_identical(b, "reduce_mean_hw", inputs);
 }
 
 }  // namespace gap_order_parity

@@ -565,25 +565,30 @@ TEST(EltwiseDriver, ResidualEpilogueAddsThenActivatesTheBlockOnly) {
   ::testing::Test::RecordProperty("blocks", blocks);
 }
 
-// GAP sums in ONNX Runtime's two orders (kernels/ref/pool2d.h): every kernel equals the ref
-// bit for bit in both, for channel counts around the vector widths and the 3- and 8-vector
-// chunks, pixel counts around the four position sums, and values whose sum's order shows.
-TEST(F32GapUkernel, BothOrdersEqualTheRefBitForBit) {
+// GAP sums in ONNX Runtime's orders (kernels/ref/pool2d.h): every kernel equals the ref bit for
+// bit in each, for channel counts around the vector widths and the chunks, pixel counts around
+// the four position sums and Eigen's two packets, rows starting at each 16-byte phase, and values
+// whose sum's order shows.
+TEST(F32GapUkernel, EveryOrderEqualsTheRefBitForBit) {
   std::mt19937 rng(61);
   int shapes = 0;
   for (auto* k : runnable(kF32GapUkernels)) {
     for (int i = 0; i < 300; ++i, ++shapes) {
-      const int c = i < 70 ? 1 + i : 1 + int(rng() % 200), hw = i < 12 ? 1 + i : 1 + int(rng() % (i < 40 ? 3600 : 200));
-      auto x = random_floats(rng, size_t(hw) * c, -3.0f, 5.0f);
-      for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
-        std::vector<float> expected(static_cast<size_t>(c)), y(static_cast<size_t>(c) + 3, -7.0f);
-        f32_global_avgpool_nhwc__ref(1, hw, c, x.data(), expected.data(), order);
-        k->fn(size_t(hw), size_t(c), x.data(), y.data(), order);
-        for (int j = 0; j < c; ++j)
-          ASSERT_TRUE(same_float(y[size_t(j)], expected[size_t(j)]))
-              << k->name << (order == GapOrder::sequential ? " in order" : " lanes4") << " hw " << hw << " channels "
-              << c << " at " << j << ": " << y[size_t(j)] << " vs " << expected[size_t(j)];
-        for (size_t j = size_t(c); j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " wrote y[" << j << "]";
+      const int c = i < 70 ? 1 + i : 1 + int(rng() % 200), hw = i < 24 ? 1 + i : 1 + int(rng() % (i < 40 ? 3600 : 200));
+      const int batch = 1 + i % 3;
+      auto x = random_floats(rng, size_t(batch) * hw * c, -3.0f, 5.0f);
+      for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4}) {
+        std::vector<float> expected(size_t(batch) * c);
+        f32_global_avgpool_nhwc__ref(batch, hw, c, x.data(), expected.data(), order);
+        for (int n = 0; n < batch; ++n) {
+          std::vector<float> y(static_cast<size_t>(c) + 3, -7.0f);
+          k->fn(size_t(hw), size_t(c), x.data() + size_t(n) * hw * c, y.data(), order, size_t(n) * c);
+          for (int j = 0; j < c; ++j)
+            ASSERT_TRUE(same_float(y[size_t(j)], expected[size_t(n) * c + j]))
+                << k->name << " order " << int(order) << " hw " << hw << " channels " << c << " image " << n
+                << " at " << j << ": " << y[size_t(j)] << " vs " << expected[size_t(n) * c + j];
+          for (size_t j = size_t(c); j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " wrote y[" << j << "]";
+        }
       }
     }
   }
@@ -752,7 +757,7 @@ TEST(EltwiseDriver, UnaryAndPoolsEveryIsa) {
     const int batch = 3, hw = 49, c = 37;
     auto fx = random_floats(rng, size_t(batch) * hw * c);
     std::vector<float> fy(size_t(batch) * c), fe(fy.size());
-    for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4}) {
+    for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4}) {
       F32GlobalAvgPool(batch, hw, c, order, isa).run(fx.data(), fy.data(), pool.get());
       f32_global_avgpool_nhwc__ref(batch, hw, c, fx.data(), fe.data(), order);
       for (size_t i = 0; i < fy.size(); ++i) ASSERT_TRUE(same_float(fy[i], fe[i])) << isa_name(isa) << " at " << i;
