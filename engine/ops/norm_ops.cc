@@ -104,6 +104,66 @@ OpImpl layer_norm_op() {
   return op;
 }
 
+// InstanceNormalization (FP32): each (image, channel) plane normalised over its pixels, then
+// scaled and shifted per channel, as ONNX Runtime writes it: inv_std = 1 / sqrt(var + eps),
+// a = inv_std * scale[c], b = B[c] - mean * a, y = x * a + b (a multiply, then an add). The
+// statistics come from the LayerNormalization kernel over rows of pixels (its normalised output
+// is discarded); the scale-shift runs on the SIMD binary Mul and Add, one value per plane.
+// GroupNorm exports (timm's efficientnet_b0_gn) write it over [N, groups, C/groups·H·W].
+OpImpl instance_norm_op() {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    for (size_t i = 0; i < 3; ++i)
+      if (c.info(i).dtype != ir::DType::f32)
+        c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " input " + std::to_string(i) +
+               " is not supported (only float32)");
+    const ir::Dims& d = c.info(0).dims;
+    if (d.size() < 3) c.fail("input must have rank >= 3 (N, C, D1, ...), got " + ir::dims_str(d));
+    for (size_t i = 1; i < 3; ++i)
+      if (c.info(i).count() != d[1])
+        c.fail(std::string(i == 1 ? "scale" : "B") + " must hold one value per channel (" + std::to_string(d[1]) + ")");
+    return {{ir::DType::f32, d, Layout::row_major}};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const ir::Dims& d = c.info(0).dims;
+    const int64_t channels = d[1], rows = d[0] * channels, n = c.info(0).count() / std::max<int64_t>(1, rows);
+    auto x = static_cast<const float*>(in[0]);
+    auto scale = static_cast<const float*>(in[1]);
+    auto bias = static_cast<const float*>(in[2]);
+    auto y = static_cast<float*>(out[0]);
+    const float eps = c.node.attrs.f("epsilon", 1e-5f);
+    if (rows == 0 || n == 0) return [] {};
+    // ones / zeros: the LayerNormalization kernel's own scale and bias; then mean, inv_std, a, b.
+    auto buffers = std::make_shared<std::vector<float>>(size_t(2 * n + 4 * rows), 0.0f);
+    std::fill(buffers->begin(), buffers->begin() + n, 1.0f);
+    auto norm = std::make_shared<const kernels::F32LayerNorm>(size_t(n), c.isa);
+    const int64_t dims[] = {rows, n}, x_strides[] = {n, 1}, row_strides[] = {1, 0};
+    auto mul = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 2, dims, x_strides, row_strides, c.isa);
+    auto add = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, row_strides, c.isa);
+    c.report_kernel(norm->kernel_id() + " + " + mul->kernel_id() + " + " + add->kernel_id());
+    pthreadpool_t pool = c.threadpool;
+    return [=] {
+      float* ones = buffers->data();
+      float* zeros = ones + n;
+      float* mean = zeros + n;
+      float* inv_std = mean + rows;
+      float* a = inv_std + rows;
+      float* b = a + rows;
+      norm->run(size_t(rows), x, ones, zeros, eps, y, mean, inv_std, pool);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t ch = r % channels;
+        a[r] = inv_std[r] * scale[ch];
+        b[r] = bias[ch] - mean[r] * a[r];
+      }
+      mul->run(x, a, y, pool);
+      add->run(y, b, y, pool);
+    };
+  };
+  return op;
+}
+
 // y = f(x) element by element in any layout; f(x, p) with p = Pow's exponent.
 OpImpl scalar_map_op(float (*f)(float, float)) {
   OpImpl op;
@@ -137,6 +197,7 @@ OpImpl scalar_map_op(float (*f)(float, float)) {
 
 void register_norm_ops(OpTable& t) {
   t.emplace_back("LayerNormalization", layer_norm_op());
+  t.emplace_back("InstanceNormalization", instance_norm_op());
   t.emplace_back("Sqrt", scalar_map_op([](float x, float) { return std::sqrt(x); }));
   // x * x for the exponent 2, as ORT computes it (std::pow is exact there too).
   t.emplace_back("Pow", scalar_map_op([](float x, float p) { return p == 2.0f ? x * x : std::pow(x, p); }));
