@@ -7,8 +7,12 @@
 // attention pooling), and BatchNormalization whose training outputs are declared but unread.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "engine/session.h"
+#include "kernels/isa.h"
 #include "tests/parity/parity_fixture.h"
+#include "tools/tensor_io.h"
 
 namespace octet::parity {
 namespace timm_ops_parity {
@@ -72,6 +76,39 @@ TEST_F(TimmOpsParity, InstanceNormalizationAsGroupNorm) {
   b.output(b.node("InstanceNormalization", {x, b.random_normal_init("", {32}), b.random_normal_init("", {32})},
                   {{"epsilon", 1e-3f}}));
   check_model(b, "instance_norm");
+}
+
+// InstanceNormalization sums as ORT's Eigen code does: bit-identical at every level, in FP32
+// and as the codes of a QuantizeLinear after it, on rows that start off a 16-byte boundary
+// (63 and 49 values) and on rows too short for one packet.
+TEST(TimmOpsExact, InstanceNormalizationIsBitIdenticalToOrt) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (const ir::Dims& dims : {ir::Dims{2, 5, 7, 9}, ir::Dims{3, 4, 49}, ir::Dims{2, 3, 3}, ir::Dims{1, 4, 100352}}) {
+    OnnxBuilder b(13);
+    const int64_t c = dims[1];
+    ir::Dims symbolic = dims;
+    symbolic[0] = -1;
+    auto x = b.input("x", symbolic);
+    auto norm = b.node("InstanceNormalization", {x, b.random_normal_init("", {c}), b.random_normal_init("", {c})});
+    b.output(norm);
+    auto zp = b.initializer("zp", TensorValue::u8({}, {128}));
+    b.output(b.node("QuantizeLinear", {norm, b.initializer("s", {}, {0.02f}), zp}), ElemType::u8);
+    ScratchDir dir;
+    const std::string path = (dir.path() / "instance_norm.onnx").string();
+    b.save(path);
+    const auto inputs = random_inputs({dims}, dims[0], 11);
+    for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v = v * 3.0f + 0.5f;
+    const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
+    for (kernels::Isa isa : kernels::runnable_isas()) {
+      SessionOptions o;
+      o.isa = isa;
+      Session session = Session::load(path, o);
+      const auto mine = session.run(inputs);
+      for (size_t i = 0; i < mine.size(); ++i)
+        EXPECT_EQ(differing_bytes(mine[i], theirs.at(session.outputs()[i].name)), 0)
+            << ir::dims_str(dims) << ", output " << session.outputs()[i].name << " at " << kernels::isa_name(isa);
+    }
+  }
 }
 
 // "Same" padding from the input's shape: pad = max((ceil(H / s) - 1) * s + k - H, 0), split
