@@ -12,6 +12,7 @@
 #include "kernels/ref/minmax.h"
 #include "kernels/ref/reduce.h"
 #include "kernels/elementwise/eltwise.h"
+#include "kernels/elementwise/instance_norm.h"
 #include "kernels/elementwise/softmax.h"
 
 namespace octet {
@@ -323,20 +324,30 @@ OpImpl round_op() {
 
 OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref, "f32_reduce_mean_strided__ref", true); }
 
-// ReduceSum: the mean's strided walk without the division. Reduced axes that form one run of
-// memory ahead of a kept contiguous run (a sum over the group axis of [N, G, C, H, W], as
-// split-attention and selective-kernel blocks write it) add whole rows on the SIMD binary Add,
-// in the rows' order; other sets run on the strided reference.
+// ReduceSum: the mean's strided walk without the division, except where the reduced axes form
+// one run of memory, summed in ONNX Runtime's order for that case: ahead of a kept contiguous
+// run (a sum over the group axis of [N, G, C, H, W], as split-attention and selective-kernel
+// blocks write it; ORT's KRK and RK cases) whole rows add on the SIMD binary Add in the rows'
+// order; at the end (ORT's KR case: the trailing axes, or all of them) each row is one Eigen
+// packet sum (kernels/elementwise/instance_norm.h). Other sets run on the strided reference.
 OpImpl reduce_sum_op() {
   OpImpl op = reduce_op(kernels::f32_reduce_sum_strided__ref, "f32_reduce_sum_strided__ref", false);
   auto strided = op.build;
   op.build = [strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const Reduction r = reduction(c);
     const auto run = r.identity ? std::nullopt : reduced_run(c.info(0), r.reduced);
-    if (!run || run->inner < 2 || c.isa == kernels::Isa::scalar) return strided(c, in, out);
+    if (!run || c.isa == kernels::Isa::scalar) return strided(c, in, out);
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
     const int64_t outer = run->outer, len = run->len, inner = run->inner;
+    if (inner == 1) {
+      c.report_kernel(kernels::portable_kernel("f32_sum_eigen4 (rows)"));
+      return [=] {
+        // ORT's rows start (o · len) mod 4 floats past a 16-byte boundary of its aligned buffer.
+        for (int64_t o = 0; o < outer; ++o)
+          y[o] = kernels::f32_sum_eigen4(x + o * len, size_t(len), size_t((4 - (o * len) % 4) % 4));
+      };
+    }
     if (len == 1) {
       const size_t bytes = size_t(outer * inner) * sizeof(float);
       c.report_kernel(kernels::portable_kernel("copy"));

@@ -8,6 +8,7 @@ namespace {
 // Eigen's reduction over a value generator: value(i) is element i.
 template <class Value>
 float sum_eigen4(size_t n, size_t start, Value value) {
+  if (n == 0) return 0.0f;
   if (start > n) start = n;
   const size_t whole = (n - start) / 4 * 4, pairs = (n - start) / 8 * 8;
   if (whole == 0) {

@@ -111,6 +111,37 @@ TEST(TimmOpsExact, InstanceNormalizationIsBitIdenticalToOrt) {
   }
 }
 
+// ReduceSum over the axes ORT's fast paths cover sums in ORT's order: trailing axes (rows of 49
+// off a 16-byte boundary, the last axis, every axis), a middle axis and the leading one.
+TEST(TimmOpsExact, ReduceSumIsBitIdenticalToOrt) {
+  OCTET_SKIP_WITHOUT_ORT();
+  struct Case {
+    ir::Dims dims, axes;
+  };
+  for (const Case& k : {Case{{2, 16, 7, 7}, {2, 3}}, Case{{3, 5, 6}, {-1}}, Case{{2, 3, 50}, {}},
+                        Case{{2, 3, 16, 5, 5}, {1}}, Case{{4, 8, 9}, {0}}}) {
+    OnnxBuilder b(13);
+    auto x = b.input("x", k.dims);
+    std::vector<std::string> in = {x};
+    if (!k.axes.empty()) in.push_back(i64s(b, k.axes));
+    b.output(b.node("ReduceSum", in, {{"keepdims", 0}}));
+    ScratchDir dir;
+    const std::string path = (dir.path() / "reduce_sum.onnx").string();
+    b.save(path);
+    const auto inputs = random_inputs({k.dims}, k.dims[0], 5);
+    const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
+    for (kernels::Isa isa : kernels::runnable_isas()) {
+      if (isa == kernels::Isa::scalar) continue;  // the strided reference sums in double
+      SessionOptions o;
+      o.isa = isa;
+      Session session = Session::load(path, o);
+      const auto mine = session.run(inputs);
+      EXPECT_EQ(differing_bytes(mine[0], theirs.at(session.outputs()[0].name)), 0)
+          << ir::dims_str(k.dims) << " over " << ir::dims_str(k.axes) << " at " << kernels::isa_name(isa);
+    }
+  }
+}
+
 // "Same" padding from the input's shape: pad = max((ceil(H / s) - 1) * s + k - H, 0), split
 // floor / ceil between the two sides, on a 3x3 stride-2 conv; Ceil and Floor on data too.
 TEST_F(TimmOpsParity, CeilAndFloorInSamePadding) {
