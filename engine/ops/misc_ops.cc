@@ -329,7 +329,9 @@ OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref
 // run (a sum over the group axis of [N, G, C, H, W], as split-attention and selective-kernel
 // blocks write it; ORT's KRK and RK cases) whole rows add on the SIMD binary Add in the rows'
 // order; at the end (ORT's KR case: the trailing axes, or all of them) each row is one Eigen
-// packet sum (kernels/elementwise/instance_norm.h). Other sets run on the strided reference.
+// packet sum (kernels/elementwise/instance_norm.h). Those are ORT's orders when x is row-major
+// (its memory order is then the logical one ORT walks); a channels-last x takes the same paths
+// over its own memory order. Other sets run on the strided reference.
 OpImpl reduce_sum_op() {
   OpImpl op = reduce_op(kernels::f32_reduce_sum_strided__ref, "f32_reduce_sum_strided__ref", false);
   auto strided = op.build;
