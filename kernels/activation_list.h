@@ -54,4 +54,8 @@
   /* x * tanh(softplus(x)) on Softplus's overflow-free form. tanh of it is exactly 1 from x ~ 9, so    \
      y = x for large x; -inf gives -inf * 0 = NaN, as ONNX's and ORT's expansion do. */                 \
   X(mish, Mish, 18, f32_mish, nullptr, 0.0f, nullptr, 0.0f, 1e-6f, 1e-38f,                                 \
-    x * std::tanh((x > 0.0f ? x : 0.0f) + std::log1p(std::exp(-std::fabs(x)))))
+    x * std::tanh((x > 0.0f ? x : 0.0f) + std::log1p(std::exp(-std::fabs(x)))))                          \
+  /* Rounding to an integer, exact: "same" padding computed from the input's shape divides in float  \
+     and rounds up (TF-ported EfficientNets). */                                                         \
+  X(ceil, Ceil, 6, f32_ceil, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::ceil(x))                             \
+  X(floor, Floor, 6, f32_floor, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::floor(x))

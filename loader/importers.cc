@@ -189,10 +189,9 @@ const std::map<std::string, Importer>& importers() {
                                  n.attrs.erase("consumed_inputs");
                                  reject_unless(n, "training_mode", 0, "inference only");
                                  reject_unless(n, "spatial", 1, "per-activation BatchNorm");
-                                 if (n.outputs.size() > 1)
-                                   for (size_t i = 1; i < n.outputs.size(); ++i)
-                                     if (!n.outputs[i].empty())
-                                       throw Error("training outputs (running mean/var) are not supported");
+                                 // Outputs 1-4 (running and saved mean / variance) may be declared
+                                 // by exporters that never read them: the loader drops them once
+                                 // the whole graph shows no reader (onnx_loader.cc).
                                }};
     t["Relu"] = {1, {}, {}};
     t["Sigmoid"] = {1, {}, {}};
@@ -212,6 +211,7 @@ const std::map<std::string, Importer>& importers() {
     t["Sqrt"] = {6, {}, {}};
     t["Pow"] = {7, {}, {}};
     t["Gelu"] = {20, {{"approximate", str("none")}}, {}};
+    t["InstanceNormalization"] = {6, {{"epsilon", f32(1e-5f)}}, {}};
     t["LayerNormalization"] = {17, {{"axis", i64(-1)}, {"epsilon", f32(1e-5f)}, {"stash_type", i64(1)}}, {}};
     t["Clip"] = {1,
                  {{"min", f32(-std::numeric_limits<float>::infinity())},
@@ -238,6 +238,14 @@ const std::map<std::string, Importer>& importers() {
                  else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
                  else axes_attr_to_input(n, ctx);
                }};
+    // ReduceSum takes its axes as an input from opset 13 (the others from 18).
+    t["ReduceSum"] = {1,
+                      {{"keepdims", i64(1)}, {"noop_with_empty_axes", i64(0)}, {"axes", ints()}},
+                      [](Node& n, ImportContext& ctx) {
+                        if (ctx.opset >= 13) n.attrs.erase("axes");
+                        else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
+                        else axes_attr_to_input(n, ctx);
+                      }};
     // Before opset 8 Min / Max do not broadcast; octet always does (a superset).
     for (const char* op : {"Min", "Max"}) t[op] = {6, {}, {}};
     t["Round"] = {11, {}, {}};
@@ -374,6 +382,8 @@ const std::map<std::string, Importer>& importers() {
     t["Constant"] = {1,
                      {{"value", std::nullopt}},
                      {}};  // value_float & co. are turned into `value` before validation
+    t["ConstantOfShape"] = {9, {{"value", AttrValue(TensorData::f32({1}, std::vector<float>{0.0f}))}}, {}};
+    t["Expand"] = {8, {}, {}};
     t["Shape"] = {1, {{"start", i64(0)}, {"end", i64(std::numeric_limits<int64_t>::max())}}, {}};
     t["Gather"] = {1, {{"axis", i64(0)}}, {}};
     t["Unsqueeze"] = {1, {{"axes", ints()}}, [](Node& n, ImportContext& ctx) {

@@ -171,6 +171,25 @@ void check_versions(const onnx::ModelProto& m, int64_t opset, const std::string&
   if (opset < 1) throw Error(source + ": ONNX opset " + std::to_string(opset) + " does not exist");
 }
 
+// BatchNormalization's outputs 1-4 (the running and saved mean and variance of training mode),
+// which torch's export declares for a batch_norm it calls with training=True on constants
+// (weight standardisation): inference computes Y alone, so unread ones are dropped and a read
+// one is refused.
+void drop_unread_batchnorm_statistics(ir::Graph& g, const std::string& source) {
+  for (ir::Node& n : g.nodes) {
+    if (n.op != "BatchNormalization" || n.outputs.size() < 2) continue;
+    for (size_t i = 1; i < n.outputs.size(); ++i) {
+      const std::string name = n.outputs[i];
+      if (name.empty()) continue;
+      if (g.is_graph_output(name) || !g.consumers(name).empty())
+        throw Error(source + ": node '" + n.name + "' (BatchNormalization): output " + std::to_string(i) + " '" + name +
+                    "' (a training statistic) is read by the graph: training mode is not supported (inference only)");
+      g.values.erase(name);
+    }
+    n.outputs.resize(1);
+  }
+}
+
 ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) {
   ir::Graph g;
   g.source = source;
@@ -260,6 +279,7 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
   }
   for (const auto& out : g.outputs)
     if (!producer.count(out)) throw Error(source + ": graph output '" + out + "' is never produced");
+  drop_unread_batchnorm_statistics(g, source);
   for (auto& [name, v] : g.values)
     if (v.constant) v.dims = v.constant->dims;
   return g;

@@ -148,6 +148,7 @@ const AttrWindow kAttrWindows[] = {
     {"", "Dropout", "is_test", 1, 7, equals<1>},
     {"", "Dropout", "ratio", 1, 12, always},  // from 12 an input; inference ignores it anyway
     {"", "ReduceMean", "noop_with_empty_axes", 18, kNoEnd, axes_given},
+    {"", "ReduceSum", "noop_with_empty_axes", 13, kNoEnd, axes_given},
     {"", "Resize", "antialias", 18, kNoEnd, equals<0>},
     {"", "Split", "num_outputs", 18, kNoEnd, equals<0>},
     {"", "Resize", "keep_aspect_ratio_policy", 18, kNoEnd, stretch},
@@ -226,7 +227,7 @@ class NameSource {
   std::set<std::string> used_;
 };
 
-// Before opset 18 ReduceMean takes its axes as an attribute; the loader moved them to input 1.
+// Before opset 18 ReduceMean (13 ReduceSum) takes its axes as an attribute; the loader moved them to input 1.
 void reduce_axes_to_attribute(Node& n, const ir::Graph& g) {
   if (!n.has_input(1)) {
     n.inputs.resize(std::min<size_t>(n.inputs.size(), 1));
@@ -236,7 +237,7 @@ void reduce_axes_to_attribute(Node& n, const ir::Graph& g) {
   auto it = g.values.find(axes);
   if (it == g.values.end() || !it->second.constant)
     throw Error(ir::Graph::describe(n) + ": its axes input '" + axes +
-                "' is not a constant, and ReduceMean before opset 18 takes axes as an attribute");
+                "' is not a constant, and " + n.op + " at this opset takes axes as an attribute");
   n.attrs.set("axes", it->second.constant->to_i64());
   n.inputs.resize(1);
 }
@@ -301,6 +302,7 @@ std::vector<Node> lower_node(const Node& n, const ir::Graph& g, int64_t onnx_ops
   if (n.domain.empty()) {
     if (n.op == "Softmax" || n.op == "LogSoftmax") out = lower_softmax(n, g, names);
     else if (n.op == "ReduceMean" && onnx_opset < 18) reduce_axes_to_attribute(out[0], g);
+    else if (n.op == "ReduceSum" && onnx_opset < 13) reduce_axes_to_attribute(out[0], g);
     else if (n.op == "Resize" || n.op == "Upsample") out = {lower_resize(n, g)};
   }
   for (auto& m : out) drop_attributes_outside_their_opset(m, onnx_opset);

@@ -3,6 +3,7 @@
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/gemm_geometry.h"
 #include "kernels/fallback.h"
+#include "kernels/gemm/f32_batched_gemm.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/ref/gemm.h"
 
@@ -86,6 +87,27 @@ Kernel fast_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kerne
   return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
 }
 
+// MatMul whose B is an activation (or a constant of rank 3 and more): one SIMD GEMM per matrix
+// of the batch, B packed at each run; an empty Kernel otherwise.
+Kernel batched_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kernels::Activation& act,
+                      const float* bias, const float* a, const float* b, float* y) {
+  if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
+  if (bias || act.kind != kernels::ActKind::none) return c.no_fast_kernel("a fused bias or activation with B not a 2-D constant");
+  if (c.info(0).dims.size() < 2 || c.info(1).dims.size() < 2) return c.no_fast_kernel("A or B is 1-D");
+  const auto fast = kernels::make_fast<kernels::F32BatchedGemm>(g.m, g.k, g.n, c.isa);
+  if (!fast) return c.no_fast_kernel(fast.why_not);
+  const std::shared_ptr<kernels::F32BatchedGemm> gemm = fast.driver;
+  c.report_kernel(gemm->kernel_id());
+  c.report_fallback("");  // fast_matmul's reason no longer applies
+  pthreadpool_t pool = c.threadpool;
+  return [=] {
+    for (int64_t bi = 0; bi < g.batches(); ++bi) {
+      const int64_t oa = g.matrix_index(bi, g.a_batch_strides), ob = g.matrix_index(bi, g.b_batch_strides);
+      gemm->run(a + oa * g.m * g.k, b + ob * g.k * g.n, y + bi * g.m * g.n, pool);
+    }
+  };
+}
+
 ops::MatMulGeometry matmul_geometry(const OpContext& c) {
   for (size_t i = 0; i < 2; ++i)
     if (c.info(i).dtype != ir::DType::f32)
@@ -112,8 +134,8 @@ OpImpl matmul_op() {
     const float* bias = c.has(2) ? static_cast<const float*>(in[2]) : nullptr;
     if (c.has(2) && (!c.in_const[2] || c.info(2).count() != g.n)) c.fail("the fused bias must be a constant of N values");
     if (Kernel fast = fast_matmul(c, g, act, bias, a, b, y)) return fast;
+    if (Kernel batched = batched_matmul(c, g, act, bias, a, b, y)) return batched;
     c.report_kernel(kernels::reference_kernel("f32_gemm__ref"));
-    if (c.isa != kernels::Isa::scalar) c.report_fallback("a MatMul whose B is not a 2-D constant has no SIMD driver yet");
     return [=] {
       for (int64_t bi = 0; bi < g.batches(); ++bi) {
         const int64_t oa = g.matrix_index(bi, g.a_batch_strides), ob = g.matrix_index(bi, g.b_batch_strides);

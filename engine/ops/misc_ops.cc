@@ -1,4 +1,4 @@
-// Softmax, LogSoftmax, ArgMax / ArgMin, ReduceMean / ReduceMin / ReduceMax, Min / Max, Round and
+// Softmax, LogSoftmax, ArgMax / ArgMin, ReduceMean / ReduceSum / ReduceMin / ReduceMax, Min / Max, Round and
 // Pad (FP32).
 #include <cstring>
 #include <functional>
@@ -11,6 +11,8 @@
 #include "kernels/ref/copy.h"
 #include "kernels/ref/minmax.h"
 #include "kernels/ref/reduce.h"
+#include "kernels/elementwise/eltwise.h"
+#include "kernels/elementwise/instance_norm.h"
 #include "kernels/elementwise/softmax.h"
 
 namespace octet {
@@ -322,6 +324,50 @@ OpImpl round_op() {
 
 OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref, "f32_reduce_mean_strided__ref", true); }
 
+// ReduceSum: the mean's strided walk without the division, except where the reduced axes form
+// one run of memory, summed in ONNX Runtime's order for that case: ahead of a kept contiguous
+// run (a sum over the group axis of [N, G, C, H, W], as split-attention and selective-kernel
+// blocks write it; ORT's KRK and RK cases) whole rows add on the SIMD binary Add in the rows'
+// order; at the end (ORT's KR case: the trailing axes, or all of them) each row is one Eigen
+// packet sum (kernels/elementwise/instance_norm.h). Those are ORT's orders when x is row-major
+// (its memory order is then the logical one ORT walks); a channels-last x takes the same paths
+// over its own memory order. Other sets run on the strided reference.
+OpImpl reduce_sum_op() {
+  OpImpl op = reduce_op(kernels::f32_reduce_sum_strided__ref, "f32_reduce_sum_strided__ref", false);
+  auto strided = op.build;
+  op.build = [strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const Reduction r = reduction(c);
+    const auto run = r.identity ? std::nullopt : reduced_run(c.info(0), r.reduced);
+    if (!run || c.isa == kernels::Isa::scalar) return strided(c, in, out);
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    const int64_t outer = run->outer, len = run->len, inner = run->inner;
+    if (inner == 1) {
+      c.report_kernel(kernels::portable_kernel("f32_sum_eigen4 (rows)"));
+      return [=] {
+        // ORT's rows start (o · len) mod 4 floats past a 16-byte boundary of its aligned buffer.
+        for (int64_t o = 0; o < outer; ++o)
+          y[o] = kernels::f32_sum_eigen4(x + o * len, size_t(len), size_t((4 - (o * len) % 4) % 4));
+      };
+    }
+    if (len == 1) {
+      const size_t bytes = size_t(outer * inner) * sizeof(float);
+      c.report_kernel(kernels::portable_kernel("copy"));
+      return [=] { ir::copy_bytes(y, x, bytes); };
+    }
+    const int64_t dims[] = {outer, inner}, x_strides[] = {len * inner, 1}, y_strides[] = {inner, 1};
+    auto first = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, x_strides, c.isa);
+    auto next = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, y_strides, x_strides, c.isa);
+    c.report_kernel(first->kernel_id() + " x" + std::to_string(len - 1));
+    pthreadpool_t pool = c.threadpool;
+    return [=] {
+      first->run(x, x + inner, y, pool);
+      for (int64_t l = 2; l < len; ++l) next->run(y, x + l * inner, y, pool);
+    };
+  };
+  return op;
+}
+
 struct PadSpec {
   std::vector<int64_t> begin, end;
   kernels::PadMode mode;
@@ -402,6 +448,7 @@ void register_misc_ops(OpTable& t) {
   t.emplace_back("ArgMax", arg_extremum_op(false));
   t.emplace_back("ArgMin", arg_extremum_op(true));
   t.emplace_back("ReduceMean", reduce_mean_op());
+  t.emplace_back("ReduceSum", reduce_sum_op());
   t.emplace_back("ReduceMin", reduce_extremum_op(kernels::Extremum::min));
   t.emplace_back("ReduceMax", reduce_extremum_op(kernels::Extremum::max));
   t.emplace_back("Min", variadic_extremum_op(kernels::Extremum::min));

@@ -12,6 +12,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "kernels/elementwise/eltwise.h"
+#include "kernels/elementwise/instance_norm.h"
 
 namespace octet {
 namespace {
@@ -104,6 +105,63 @@ OpImpl layer_norm_op() {
   return op;
 }
 
+// InstanceNormalization (FP32): each (image, channel) plane normalised over its pixels, then
+// scaled and shifted per channel, as ONNX Runtime computes it bit for bit: the mean and inverse
+// deviation in its summation order (kernels/elementwise/instance_norm.h), then a = inv_std ·
+// scale[c], b = B[c] - mean · a and y = x · a + b (a multiply, then an add) on the SIMD binary
+// Mul and Add, one value per plane. GroupNorm exports (timm's efficientnet_b0_gn) write it over
+// [N, groups, C/groups·H·W].
+OpImpl instance_norm_op() {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    for (size_t i = 0; i < 3; ++i)
+      if (c.info(i).dtype != ir::DType::f32)
+        c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " input " + std::to_string(i) +
+               " is not supported (only float32)");
+    const ir::Dims& d = c.info(0).dims;
+    if (d.size() < 3) c.fail("input must have rank >= 3 (N, C, D1, ...), got " + ir::dims_str(d));
+    for (size_t i = 1; i < 3; ++i)
+      if (c.info(i).count() != d[1])
+        c.fail(std::string(i == 1 ? "scale" : "B") + " must hold one value per channel (" + std::to_string(d[1]) + ")");
+    return {{ir::DType::f32, d, Layout::row_major}};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const ir::Dims& d = c.info(0).dims;
+    const int64_t channels = d[1], rows = d[0] * channels, n = c.info(0).count() / std::max<int64_t>(1, rows);
+    auto x = static_cast<const float*>(in[0]);
+    auto scale = static_cast<const float*>(in[1]);
+    auto bias = static_cast<const float*>(in[2]);
+    auto y = static_cast<float*>(out[0]);
+    const float eps = c.node.attrs.f("epsilon", 1e-5f);
+    if (rows == 0 || n == 0) return [] {};
+    auto affine = std::make_shared<std::vector<float>>(size_t(2 * rows));  // a per row, then b
+    const int64_t dims[] = {rows, n}, x_strides[] = {n, 1}, row_strides[] = {1, 0};
+    auto mul = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 2, dims, x_strides, row_strides, c.isa);
+    auto add = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, row_strides, c.isa);
+    c.report_kernel(kernels::portable_kernel("f32_instance_norm_stats_eigen4") + " + " + mul->kernel_id() + " + " +
+                    add->kernel_id());
+    pthreadpool_t pool = c.threadpool;
+    return [=] {
+      float* a = affine->data();
+      float* b = a + rows;
+      for (int64_t r = 0; r < rows; ++r) {
+        // ORT's rows start (r · n) mod 4 floats past a 16-byte boundary of its aligned buffer.
+        const size_t start = size_t((4 - (r * n) % 4) % 4);
+        float mean, inv_std;
+        kernels::f32_instance_norm_stats(x + r * n, size_t(n), start, eps, &mean, &inv_std);
+        const int64_t ch = r % channels;
+        a[r] = inv_std * scale[ch];
+        b[r] = bias[ch] - mean * a[r];
+      }
+      mul->run(x, a, y, pool);
+      add->run(y, b, y, pool);
+    };
+  };
+  return op;
+}
+
 // y = f(x) element by element in any layout; f(x, p) with p = Pow's exponent.
 OpImpl scalar_map_op(float (*f)(float, float)) {
   OpImpl op;
@@ -137,6 +195,7 @@ OpImpl scalar_map_op(float (*f)(float, float)) {
 
 void register_norm_ops(OpTable& t) {
   t.emplace_back("LayerNormalization", layer_norm_op());
+  t.emplace_back("InstanceNormalization", instance_norm_op());
   t.emplace_back("Sqrt", scalar_map_op([](float x, float) { return std::sqrt(x); }));
   // x * x for the exponent 2, as ORT computes it (std::pow is exact there too).
   t.emplace_back("Pow", scalar_map_op([](float x, float p) { return p == 2.0f ? x * x : std::pow(x, p); }));

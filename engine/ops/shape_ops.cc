@@ -1,9 +1,11 @@
 // Shape arithmetic and data movement: Shape, Gather, Unsqueeze, Squeeze, Reshape, Flatten,
-// Identity, Dropout, Constant. Any element type; they move bytes, not numbers.
+// Identity, Dropout, Constant, ConstantOfShape, Expand. Any element type; they move bytes, not
+// numbers.
 #include <cstring>
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
+#include "engine/ops/broadcast.h"
 #include "engine/ops/reshape.h"
 #include "kernels/ref/copy.h"
 
@@ -194,6 +196,129 @@ OpImpl constant_op() {
   return op;
 }
 
+// ConstantOfShape: a tensor of the shape input 0 holds (constant at plan time, usually folded
+// with it), every element `value` (one element of any type; float 0 by default).
+OpImpl constant_of_shape_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  auto out_dims = [](const OpContext& c) {
+    const ir::TensorData& shape = c.constant(0, "the shape");
+    if (shape.dtype != ir::DType::s64) c.fail("the shape must be int64");
+    if (shape.dims.size() != 1) c.fail("the shape must be 1-D, got " + ir::dims_str(shape.dims));
+    ir::Dims d = shape.to_i64();
+    for (int64_t e : d)
+      if (e < 0) c.fail("negative dimension in shape " + ir::dims_str(d));
+    return d;
+  };
+  op.infer = [out_dims](const OpContext& c) -> std::vector<TensorInfo> {
+    const ir::TensorData& v = c.node.attrs.t("value");
+    if (v.count() != 1) c.fail("value must hold one element, has " + std::to_string(v.count()));
+    return {{v.dtype, out_dims(c), Layout::row_major}};
+  };
+  op.build = [out_dims](const OpContext& c, std::span<const void* const>, std::span<void* const> out) -> Kernel {
+    const ir::TensorData v = c.node.attrs.t("value");
+    const int64_t count = ir::element_count(out_dims(c));
+    auto y = static_cast<std::byte*>(out[0]);
+    c.report_kernel(kernels::portable_kernel("fill"));
+    return [=] {
+      const size_t size = v.bytes.size();
+      for (int64_t i = 0; i < count; ++i) std::memcpy(y + size_t(i) * size, v.bytes.data(), size);
+    };
+  };
+  return op;
+}
+
+// Expand: x broadcast (numpy rules, both ways) with the shape input 1 holds. The output is
+// walked row-major in runs over its trailing axes: a run that x holds in full is one memcpy, a
+// run along which x is broadcast is one value repeated.
+ir::Dims expand_dims(const OpContext& c) {
+  const ir::TensorData& shape = c.constant(1, "the shape");
+  if (shape.dtype != ir::DType::s64 || shape.dims.size() != 1) c.fail("the shape must be a 1-D int64 tensor");
+  return ops::broadcast_dims(c, c.info(0).dims, shape.to_i64());
+}
+
+OpImpl expand_op() {
+  OpImpl op;
+  op.want_layout = [](const OpContext&, size_t i) -> std::optional<Layout> {
+    return i == 0 ? std::optional(Layout::row_major) : std::nullopt;
+  };
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    return {{c.info(0).dtype, expand_dims(c), Layout::row_major}};
+  };
+  op.batch_use_sees_batch_constants = true;
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
+    const ir::Dims& in = c.info(0).dims;
+    if (!ops::is_activation(c, 0) || out.empty() || in.size() != out[0].dims.size() || in.empty() ||
+        in[0] != out[0].dims[0])
+      return BatchUse::mixes_images;
+    const AtOtherBatch other(c);
+    if (!other.known()) return BatchUse::mixes_images;
+    ir::Dims there;
+    try {
+      there = expand_dims(other.context());
+    } catch (const ir::Error&) {
+      return BatchUse::mixes_images;
+    }
+    ir::Dims here = out[0].dims;
+    here[0] = other_batch(in[0]);
+    return ops::keeps_images_apart_if(there == here);
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const ir::Dims y_dims = expand_dims(c);
+    const size_t rank = y_dims.size();
+    ir::Dims x_dims(rank, 1);
+    const ir::Dims& xd = c.info(0).dims;
+    std::copy(xd.begin(), xd.end(), x_dims.begin() + std::ptrdiff_t(rank - xd.size()));
+    const int64_t elem = int64_t(ir::dtype_size(c.info(0).dtype));
+    // The run: the trailing axes where x and y agree (copied), or else the last axis alone
+    // when x is broadcast along it (repeated).
+    size_t first = rank;
+    while (first > 0 && x_dims[first - 1] == y_dims[first - 1]) --first;
+    const bool repeat = first == rank;
+    if (repeat && rank > 0) first = rank - 1;
+    int64_t run = 1;
+    for (size_t d = first; d < rank; ++d) run *= y_dims[d];
+    std::vector<int64_t> outer_dims(y_dims.begin(), y_dims.begin() + std::ptrdiff_t(first)), outer_x(first, 0);
+    int64_t stride = repeat ? 1 : run;  // x's stride along axis first - 1
+    for (size_t d = first; d-- > 0;) {
+      outer_x[d] = x_dims[d] == 1 ? 0 : stride;
+      stride *= x_dims[d];
+    }
+    const int64_t rows = ir::element_count(outer_dims);
+    auto x = static_cast<const std::byte*>(in[0]);
+    auto y = static_cast<std::byte*>(out[0]);
+    c.report_kernel(kernels::portable_kernel(repeat ? "expand_fill_runs" : "expand_copy_runs"));
+    return [=] {
+      std::vector<int64_t> idx(outer_dims.size(), 0);
+      int64_t xo = 0;
+      std::byte* yp = y;
+      for (int64_t r = 0; r < rows; ++r) {
+        const std::byte* src = x + xo * elem;
+        if (repeat) {
+          if (elem == 4) {
+            uint32_t v;
+            std::memcpy(&v, src, 4);
+            auto* dst = reinterpret_cast<uint32_t*>(yp);
+            std::fill(dst, dst + run, v);
+          } else {
+            for (int64_t i = 0; i < run; ++i) std::memcpy(yp + i * elem, src, size_t(elem));
+          }
+        } else {
+          std::memcpy(yp, src, size_t(run * elem));
+        }
+        yp += run * elem;
+        for (size_t d = outer_dims.size(); d-- > 0;) {
+          xo += outer_x[d];
+          if (++idx[d] < outer_dims[d]) break;
+          xo -= outer_x[d] * outer_dims[d];
+          idx[d] = 0;
+        }
+      }
+    };
+  };
+  return op;
+}
+
 }  // namespace
 
 void register_shape_ops(OpTable& t) {
@@ -206,6 +331,8 @@ void register_shape_ops(OpTable& t) {
   t.emplace_back("Identity", passthrough_op());
   t.emplace_back("Dropout", passthrough_op());
   t.emplace_back("Constant", constant_op());
+  t.emplace_back("ConstantOfShape", constant_of_shape_op());
+  t.emplace_back("Expand", expand_op());
 }
 
 }  // namespace octet

@@ -9,4 +9,8 @@ namespace octet::kernels {
 void f32_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* reduced,
                                   const float* x, const int64_t* x_strides, float* y);
 
+// The same walk without the division (ReduceSum).
+void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* reduced,
+                                 const float* x, const int64_t* x_strides, float* y);
+
 }  // namespace octet::kernels

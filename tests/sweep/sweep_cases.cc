@@ -444,6 +444,8 @@ std::vector<Case> make() {
     add_unary(s, Mode::fp32, "Clip", "min_only", {}, d, {-0.5f});
     add_unary(s, Mode::fp32, "Clip", "max_only", {}, d, {NAN, 0.5f});
     add_unary(s, Mode::fp32, "Round", "", {}, d);
+    add_unary(s, Mode::fp32, "Ceil", "", {}, d);
+    add_unary(s, Mode::fp32, "Floor", "", {}, d);
     for (const char* op : {"Sigmoid", "HardSwish", "HardSigmoid"}) add_unary(s, Mode::qdq, op, "", {}, d);
   }
 
@@ -478,6 +480,49 @@ std::vector<Case> make() {
         if (std::string(op) == "ReduceMean" && keep == 1)
           add_unary(s, Mode::qdq, op, "axes" + join(axes, ".") + "_keep1", {{"axes", axes}, {"keepdims", keep}}, {2, 16, 7, 7});
       }
+  // ReduceSum takes its axes as an input (opset 13 on), as an attribute before.
+  for (Dims axes : {Dims{2, 3}, Dims{1}, Dims{-1}, Dims{0, 2}, Dims{-3, -1}})
+    for (int64_t keep : {0, 1})
+      s.add(Mode::fp32, "ReduceSum", "axes" + join(axes, ".") + "_keep" + std::to_string(keep) + "_2x16x7x7",
+            [=](OnnxBuilder& b) {
+              b.output(b.node("ReduceSum", {b.input("x", {2, 16, 7, 7}), i64s(b, axes)}, {{"keepdims", keep}}));
+            });
+  for (Dims d : {Dims{2, 2, 16, 7, 7}, Dims{1, 3, 8, 5, 5}})
+    s.add(Mode::fp32, "ReduceSum", "group_axis1_keep0_" + join(d), [=](OnnxBuilder& b) {
+      b.output(b.node("ReduceSum", {b.input("x", d), i64s(b, {1})}, {{"keepdims", 0}}));
+    });
+  for (int64_t noop : {0, 1})
+    s.add(Mode::fp32, "ReduceSum", "no_axes_noop" + std::to_string(noop) + "_2x3x4", [=](OnnxBuilder& b) {
+      b.output(b.node("ReduceSum", {b.input("x", {2, 3, 4})}, {{"noop_with_empty_axes", noop}}));
+    });
+  s.add(Mode::fp32, "ReduceSum", "opset11_axes_attr1_2x2x16x7x7", [](OnnxBuilder& b) {
+    b.output(b.node("ReduceSum", {b.input("x", {2, 2, 16, 7, 7})}, {{"axes", {1}}, {"keepdims", 0}}));
+  }, false, 11);
+  for (Dims d : {Dims{2, 16, 8, 8}, Dims{1, 4, 100}, Dims{2, 3, 5, 7}, Dims{1, 2, 3, 4, 5}})
+    s.add(Mode::fp32, "InstanceNormalization", "eps1e-3_" + join(d), [=](OnnxBuilder& b) {
+      b.output(b.node("InstanceNormalization", {b.input("x", d), b.random_normal_init("", {d[1]}),
+                                                b.random_normal_init("", {d[1]})}, {{"epsilon", 1e-3f}}));
+    });
+  // Expand: both ways numpy broadcasting, the target of a lower or higher rank than x.
+  for (auto [x, shape] : std::vector<std::pair<Dims, Dims>>{{{1, 16, 1, 1}, {2, 16, 8, 8}},
+                                                             {{3, 1}, {2, 1, 6}},
+                                                             {{1, 16, 8, 8}, {16, 1, 1}},
+                                                             {{2, 1, 5}, {2, 4, 1}},
+                                                             {{}, {2, 3}},
+                                                             {{2, 3, 4}, {1}}})
+    s.add(Mode::fp32, "Expand", join(x) + "_to_" + join(shape, "."), [=](OnnxBuilder& b) {
+      b.output(b.node("Expand", {b.input("x", x), i64s(b, shape)}));
+    });
+  s.add(Mode::fp32, "ConstantOfShape", "of_a_shape_plus_x_2x3x4", [](OnnxBuilder& b) {
+    auto x = b.input("x", {2, 3, 4});
+    b.output(b.node("Add", {x, b.node("ConstantOfShape", {b.node("Shape", {x})}, {{"value", TensorValue::f32({1}, {0.5f})}})}));
+  });
+  s.add(Mode::fp32, "ConstantOfShape", "default_zero_into_pads_1x4x5x5", [](OnnxBuilder& b) {
+    // The pattern of TResNet's anti-aliasing: zeros concatenated into Pad's pads.
+    auto zeros = b.node("ConstantOfShape", {i64s(b, {4})}, {{"value", TensorValue::ints(ElemType::s64, {1}, {0})}});
+    auto pads = b.node("Concat", {i64s(b, {0, 0, 1, 1}), zeros}, {{"axis", 0}});
+    b.output(b.node("Pad", {b.input("x", {1, 4, 5, 5}), pads}, {{"mode", "reflect"}}));
+  });
 
   // Data movement, negative axes and 5-D.
   for (Dims d : {Dims{2, 6, 4, 5}, Dims{2, 3, 4, 5, 6}})

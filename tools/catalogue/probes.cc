@@ -103,6 +103,10 @@ std::vector<Probe> make() {
     row(op, "same shape", [op](OnnxBuilder& b) { b.output(b.node(op, {map(b), b.input("y", kMap)})); });
     row(op, "per-channel constant", binary(op, {16, 1, 1}));
   }
+  row("BatchNormalization", "training outputs declared, unread", [](OnnxBuilder& b) {
+    b.output(b.node_multi("BatchNormalization", {map(b), init(b, {16}), init(b, {16}), init(b, {16}),
+                                                 b.random_uniform_init("", {16}, 0.5f, 2.0f)}, 5)[0]);
+  }).opset = 13;
   row("BatchNormalization", "on an input (not folded)", [](OnnxBuilder& b) {
     b.output(b.node("BatchNormalization",
                     {map(b), init(b, {16}), init(b, {16}), init(b, {16}), b.random_uniform_init("", {16}, 0.5f, 2.0f)}));
@@ -120,6 +124,9 @@ std::vector<Probe> make() {
                                                           {"pads", {1, 1, 1, 1}}}));
   row("MaxPool", "2x2 stride 2", unary("MaxPool", {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
   row("ReduceMean", "spatial axes", unary("ReduceMean", {{"axes", {2, 3}}}));
+  row("ReduceSum", "group axis of 5-D (split attention)", [](OnnxBuilder& b) {
+    b.output(b.node("ReduceSum", {map(b, {1, 2, 16, 8, 8}), i64s(b, {1})}, {{"keepdims", 0}}));
+  });
   row("ReduceMin", "channel axis", unary("ReduceMin", {{"axes", {1}}}));
   row("ReduceMax", "channel axis", unary("ReduceMax", {{"axes", {1}}}));
   row("Softmax", "last axis", [](OnnxBuilder& b) { b.output(b.node("Softmax", {map(b, {4, 100})}, {{"axis", -1}})); });
@@ -142,6 +149,9 @@ std::vector<Probe> make() {
   row("ArgMin", "over channels", unary("ArgMin", {{"axis", 1}}));
   row("LayerNormalization", "last axis", [](OnnxBuilder& b) {
     b.output(b.node("LayerNormalization", {map(b), init(b, {8}), init(b, {8})}, {{"axis", -1}}));
+  });
+  row("InstanceNormalization", "", [](OnnxBuilder& b) {
+    b.output(b.node("InstanceNormalization", {map(b), init(b, {16}), init(b, {16})}));
   });
   row("DepthToSpace", "DCR, block 2", unary("DepthToSpace", {{"blocksize", 2}}));
   row("SpaceToDepth", "block 2", unary("SpaceToDepth", {{"blocksize", 2}}));
@@ -167,6 +177,10 @@ std::vector<Probe> make() {
     b.output(b.node("Slice", {map(b), i64s(b, {1, 1}), i64s(b, {7, 7}), i64s(b, {2, 3})}));
   });
   row("Reshape", "", [](OnnxBuilder& b) { b.output(b.node("Reshape", {map(b), i64s(b, {1, 16, 64})})); });
+  row("Expand", "per-channel values to the map (an SE gate)", [](OnnxBuilder& b) {
+    auto x = map(b);
+    b.output(b.node("Mul", {x, b.node("Expand", {b.input("g", {1, 16, 1, 1}), b.node("Shape", {x})})}));
+  });
   row("Flatten", "", unary("Flatten"));
   row("Squeeze", "", [](OnnxBuilder& b) { b.output(b.node("Squeeze", {map(b, {1, 16, 1, 8}), i64s(b, {2})})); });
   row("Unsqueeze", "", [](OnnxBuilder& b) { b.output(b.node("Unsqueeze", {map(b), i64s(b, {1})})); });
@@ -187,6 +201,11 @@ std::vector<Probe> make() {
   folded("Constant", "", [](OnnxBuilder& b) {
     b.output(b.node("Add", {map(b), b.constant(TensorValue::scalar_f32(1.0f))}));
   }, "folded at plan time (a constant value, no step)");
+  folded("ConstantOfShape", "one value over a shape", [](OnnxBuilder& b) {
+    auto x = map(b);
+    b.output(b.node("Add", {x, b.node("ConstantOfShape", {b.node("Shape", {x})},
+                                      {{"value", TensorValue::f32({1}, {0.5f})}})}));
+  }, "folded at plan time (its shape input is one)");
   folded("Shape", "", [](OnnxBuilder& b) {
     auto x = map(b);
     b.output(b.node("Reshape", {x, b.node("Shape", {x})}));
