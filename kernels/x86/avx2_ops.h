@@ -121,10 +121,15 @@ struct BytesOf {
     else return _mm_max_epu8(v, best);
   }
 };
+// GCC drops __m256i's alignment attribute from a template argument and says so; the members
+// hold whole vectors, whose type keeps it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
 template <class E>
 using Bytes = BytesOf<E, __m256i, 32>;
 template <class E>
 using BytesNarrow = BytesOf<E, __m128i, 16>;
+#pragma GCC diagnostic pop
 
 }  // namespace
 }  // namespace octet::kernels::avx2
