@@ -162,6 +162,7 @@ std::vector<CoFusionGroup> co_fusion_groups(const std::vector<StepProfile>& fp32
     std::optional<size_t> target;
     if (s.sources.empty() && s.op.rfind("Relayout", 0) == 0) {
       target = reader_after(id, s.inputs);  // its readers name the value it relayouts
+      if (!target) target = writer_before(id);  // a graph output's
     } else if (s.sources.empty() || s.op == "QuantizeLinear" || s.op == "DynamicQuantizeLinear") {
       target = reader_after(id, s.outputs);
       // A quantize-dequantize round trip between two float steps drains the first.

@@ -26,10 +26,10 @@ void assign_sources(std::vector<StepProfile>& steps, const ir::Graph& model);
 // plan sharing a node (other than a Q/DQ node; the dynamic quantizer's "X_quant" is X) are in
 // one group. A step sharing no node with the other plan joins a neighbour's group: a
 // QuantizeLinear or DynamicQuantizeLinear the step it feeds (the step it drains when it feeds a
-// DequantizeLinear: a round trip between float steps), a relayout (or a step whose nodes
-// another step claimed) the step reading its output, any other (a DequantizeLinear, the
-// dynamic quantizer's scale Mul) the step whose output it reads. Groups in the INT8 plan's
-// order, then those of FP32 steps alone; indices into the two step lists.
+// DequantizeLinear: a round trip between float steps); a relayout, or a step whose nodes
+// another step claimed, the step reading its output (else the one writing its input); any
+// other (a DequantizeLinear, the dynamic quantizer's scale Mul) the step whose output it reads.
+// Groups in the INT8 plan's order, then those of FP32 steps alone; indices into the two lists.
 struct CoFusionGroup {
   std::vector<size_t> fp32, int8;
 };
