@@ -1,18 +1,25 @@
-// "Where INT8 loses time" on zoo models whose FP32 and INT8 plans fuse differently (MnasNet's
+// "Where INT8 loses time" on the zoo, whose FP32 and INT8 plans fuse differently (MnasNet's
 // 1x1 + depthwise pairs and residual convs, MobileNetV3's squeeze-excitation blocks, ConvNeXt's
-// float islands between a quantize and a dequantize): every row has both times, the sums of
-// the steps it names, and a reason. Registered only when a zoo was exported at configure time
+// float islands between a quantize and a dequantize): on every model every group of steps holds
+// steps of both plans, and on three the report's rows have both times, the sums of the steps
+// they name, and a reason. Registered only when the zoo was exported at configure time
 // (tests/explain/CMakeLists.txt), like the zoo parity tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "engine/session.h"
 #include "kernels/isa.h"
+#include "loader/onnx_loader.h"
+#include "tools/cli/calibration.h"
+#include "tools/explain/differences.h"
 #include "tools/explain/explain.h"
 
 namespace octet::explain::zoo_test {
@@ -77,6 +84,55 @@ TEST_P(ExplainZoo, EveryRowComparesWholeGroupsWithBothTimes) {
       }
       EXPECT_NEAR(sum, precision == "fp32" ? fp32_us : int8_us, 1e-9 * sum) << precision;
       EXPECT_EQ(indices.size(), d[precision == "fp32" ? "fp32_steps" : "int8_steps"].get<size_t>());
+    }
+  }
+}
+
+// The steps of the plan for one image, with the nodes of `model` each runs.
+std::vector<StepProfile> steps_of(const ir::Graph& model) {
+  Session session{ir::Graph(model)};
+  std::vector<StepProfile> steps;
+  for (const PlanStep& s : session.plan_for(session.input_dims_at(1)).steps())
+    steps.push_back(describe_step(s, session.graph()));
+  assign_sources(steps, model);
+  return steps;
+}
+
+std::string describe(const CoFusionGroup& g, const std::vector<StepProfile>& fp32, const std::vector<StepProfile>& int8) {
+  std::string out = "INT8:";
+  for (size_t i : g.int8) out += " [" + int8[i].node + " " + int8[i].op + "]";
+  out += " FP32:";
+  for (size_t i : g.fp32) out += " [" + fp32[i].node + " " + fp32[i].op + "]";
+  return out;
+}
+
+TEST(ExplainZooGroups, EveryGroupOfEveryModelHoldsStepsOfBothPlans) {
+  std::vector<fs::path> models;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(zoo_dir(), ec))
+    if (fs::exists(e.path() / "model.onnx") && fs::exists(e.path() / "calib.npy")) models.push_back(e.path());
+  std::sort(models.begin(), models.end());
+  ASSERT_GE(models.size(), 3u) << zoo_dir();
+  for (const fs::path& dir : models) {
+    SCOPED_TRACE(dir.filename().string());
+    const std::string path = (dir / "model.onnx").string();
+    const ir::Graph fp32 = loader::load_onnx(path);
+    const std::vector<StepProfile> f = steps_of(fp32);
+    for (const char* mode : {"static", "dynamic"}) {
+      SCOPED_TRACE(mode);
+      cli::CalibrationArgs args;
+      args.spec = "npy:" + (dir / "calib.npy").string();
+      args.mode = mode;
+      args.progress = false;
+      const std::vector<StepProfile> q = steps_of(cli::quantize_for_cli(fp32, path, args).graph);
+      std::vector<int> in_fp32(f.size()), in_int8(q.size());
+      for (const CoFusionGroup& g : co_fusion_groups(f, q)) {
+        EXPECT_FALSE(g.fp32.empty() || g.int8.empty()) << describe(g, f, q);
+        for (size_t i : g.fp32) ++in_fp32[i];
+        for (size_t i : g.int8) ++in_int8[i];
+      }
+      EXPECT_EQ(std::count(in_fp32.begin(), in_fp32.end(), 1), std::ptrdiff_t(f.size()));
+      EXPECT_EQ(std::count(in_int8.begin(), in_int8.end(), 1), std::ptrdiff_t(q.size()));
     }
   }
 }
