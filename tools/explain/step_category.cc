@@ -100,7 +100,7 @@ std::string slowdown_reason(const StepPair& p, kernels::Isa isa) {
   }
   if (!int8_op) return fmt::format("runs in float: the INT8 model keeps {} in FP32", s.op);
   if (p.overhead_us > 0 && p.overhead_us >= p.delta_us)
-    return fmt::format("quantization overhead: {} ({:.1f} µs) exist only in the INT8 plan and cost more than the "
+    return fmt::format("quantization overhead: {} ({:.1f} µs), which only the INT8 plan runs, cost at least the "
                        "{:.1f} µs INT8 loses on these nodes",
                        p.overhead_ops, p.overhead_us, p.delta_us);
   if ((s.category == Category::dense || s.category == Category::depthwise) && !has_int8_dot_product(isa) &&
