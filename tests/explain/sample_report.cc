@@ -210,6 +210,8 @@ json sample_report(const SampleOptions& options) {
                                 {"fp32_us", fp32},
                                 {"int8_us", fp32 + delta},
                                 {"delta_us", delta},
+                                {"int8_steps", 2},
+                                {"fp32_steps", 1},
                                 {"reason", why}});
     delta *= 0.72;
   }

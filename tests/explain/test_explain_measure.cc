@@ -19,7 +19,6 @@
 #include "tools/datasets/dataset.h"
 #include "tools/explain/accuracy.h"
 #include "tools/explain/advice.h"
-#include "tools/explain/differences.h"
 #include "tools/explain/explain.h"
 #include "tools/npy.h"
 #include "tools/tensor_io.h"
@@ -184,52 +183,6 @@ TEST(ExplainAdvice, VerdictCountsTheDynamicQuantizationAndItsShare) {
   // No dynamic profile at the best level: no such sentence.
   r["profiles"][0]["isa"] = "scalar";
   EXPECT_EQ(verdict(r).find("DynamicQuantizeLinear"), std::string::npos) << verdict(r);
-}
-
-// FP32 fuses a 1x1 conv with the depthwise after it ("pw+dw"), INT8 runs them apart: the two
-// INT8 steps are compared with the one FP32 step, not reported as having no FP32 time.
-TEST(ExplainDifferences, StepsFusedDifferentlyAreComparedOverTheSameNodes) {
-  auto step = [](std::string node, std::string op, double us, std::string kernel, int64_t macs) {
-    StepProfile s;
-    s.node = std::move(node);
-    s.op = std::move(op);
-    s.us = us;
-    s.kernel = std::move(kernel);
-    s.macs = macs;
-    s.category = Category::dense;
-    return s;
-  };
-  const std::vector<StepProfile> fp32 = {step("stem", "Conv", 50, "f32_gemm", 1000),
-                                         step("pw+dw", "PointwiseDepthwise", 100, "pwdw", 5000),
-                                         step("head", "Conv", 40, "f32_gemm", 900)};
-  std::vector<StepProfile> int8 = {step("input_QuantizeLinear", "QuantizeLinear", 5, "quantize", 0),
-                                   step("stem", "QLinearConv", 45, "q8", 1000),
-                                   step("pw", "QLinearConv", 90, "q8_igemm", 4000),
-                                   step("dw", "QLinearConv", 30, "q8_dw", 1000),
-                                   step("head_quant", "ConvInteger", 60, "q8", 900)};
-  int8[0].category = Category::quantize;
-  const json d = int8_differences("int8_static", kernels::Isa::avx2, fp32, int8, 10);
-  ASSERT_EQ(d.size(), 3u) << d.dump(1);  // pw + dw (+20), head (+20), the quantize step (+5); stem is faster
-  std::map<std::string, json> by_node;
-  for (const auto& row : d) by_node[row["node"]] = row;
-  ASSERT_TRUE(by_node.count("pw + dw")) << d.dump(1);
-  const json& pair = by_node["pw + dw"];
-  EXPECT_DOUBLE_EQ(pair["int8_us"].get<double>(), 120.0);
-  EXPECT_DOUBLE_EQ(pair["fp32_us"].get<double>(), 100.0);
-  EXPECT_DOUBLE_EQ(pair["delta_us"].get<double>(), 20.0);
-  EXPECT_EQ(pair["int8_steps"], 2);
-  EXPECT_EQ(pair["fp32_steps"], 1);
-  EXPECT_NE(pair["reason"].get<std::string>().find("INT8 runs these nodes as 2 step(s), FP32 as 1 (pwdw)"),
-            std::string::npos)
-      << pair["reason"];
-  ASSERT_TRUE(by_node.count("head_quant"));  // the dynamic quantizer's name finds the FP32 node
-  EXPECT_DOUBLE_EQ(by_node["head_quant"]["fp32_us"].get<double>(), 40.0);
-  ASSERT_TRUE(by_node.count("input_QuantizeLinear"));
-  EXPECT_TRUE(by_node["input_QuantizeLinear"]["fp32_us"].is_null());
-  EXPECT_NE(by_node["input_QuantizeLinear"]["reason"].get<std::string>().find("quantization overhead"),
-            std::string::npos);
-  EXPECT_EQ(d[0]["node"] == "input_QuantizeLinear", false) << "largest difference first";
-  EXPECT_EQ(step_nodes("a+b_quant+"), (std::vector<std::string>{"a", "b"}));
 }
 
 // The bundled TinyNet end to end, small: every number of the JSON agrees with the others.

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/ir.h"
 #include "kernels/isa.h"
 #include "tools/explain/step_category.h"
 
@@ -14,11 +15,29 @@ namespace octet::explain {
 // "X_quant".
 std::vector<std::string> step_nodes(const std::string& step);
 
-// The INT8 steps that cost more than the FP32 steps running the same ONNX nodes, largest
-// difference first, at most `limit`. The two plans fuse differently (FP32 runs a 1x1 conv and
-// the depthwise after it as one step, INT8 as two), so steps are grouped: two steps of either
-// plan sharing a node are in one group, and a group compares the sum of its INT8 steps with the
-// sum of its FP32 steps. An INT8 step with no FP32 node (a QuantizeLinear) is a group alone.
+// Sets each step's `sources`: the nodes of `model` (the graph as loaded, before the engine's
+// passes) whose work the step does. From each value the step writes, the walk goes up the
+// model's nodes until it reaches a value some step of the plan writes, a constant or a graph
+// input: the nodes it passes were fused into the step (a Conv's BatchNormalization and Relu,
+// a QLinearConv's DequantizeLinear and QuantizeLinear).
+void assign_sources(std::vector<StepProfile>& steps, const ir::Graph& model);
+
+// The smallest sets of steps of the two plans that run the same ONNX nodes: steps of either
+// plan sharing a node (other than a Q/DQ node; the dynamic quantizer's "X_quant" is X) are in
+// one group. A step sharing no node with the other plan joins a neighbour's group: a
+// QuantizeLinear or DynamicQuantizeLinear the step it feeds (the step it drains when it feeds a
+// DequantizeLinear: a round trip between float steps); a relayout, or a step whose nodes
+// another step claimed, the step reading its output (else the one writing its input); any
+// other (a DequantizeLinear, the dynamic quantizer's scale Mul) the step whose output it reads.
+// Groups in the INT8 plan's order, then those of FP32 steps alone; indices into the two lists.
+struct CoFusionGroup {
+  std::vector<size_t> fp32, int8;
+};
+std::vector<CoFusionGroup> co_fusion_groups(const std::vector<StepProfile>& fp32, const std::vector<StepProfile>& int8);
+
+// The groups whose INT8 steps cost more than their FP32 steps, largest difference first, at
+// most `limit`: each row sets the sum of the group's INT8 steps (its quantize steps included)
+// against the sum of its FP32 steps, with the reason (docs/explain.md, "Reasons").
 nlohmann::json int8_differences(const std::string& precision, kernels::Isa isa, const std::vector<StepProfile>& fp32,
                                const std::vector<StepProfile>& int8, size_t limit);
 

@@ -260,6 +260,7 @@ json explain_model(const ExplainOptions& o) {
         }
       }
       std::vector<StepProfile> steps = profile_steps(session, images_for(images, 1), o.budget);
+      assign_sources(steps, v.graph);
       json p = {{"precision", v.precision}, {"isa", kernels::isa_name(isa)}, {"batch", 1}, {"threads", o.threads}};
       double total = 0;
       json step_rows = json::array();

@@ -342,11 +342,16 @@ std::string time_section(const Field& report, int width) {
     html += note(report["differences"].present() ? "No step is slower in INT8 than in FP32."
                                                  : "Differences: " + not_measured() + ".");
   } else {
-    Table t({{"precision · level"}, {"node"}, {"FP32 µs", true}, {"INT8 µs", true}, {"Δ µs", true}, {"reason"}});
+    // A row is a group of nodes both plans run in whole steps (docs/explain.md, "Reasons").
+    Table t({{"precision · level"}, {"nodes"}, {"steps INT8 / FP32", true}, {"FP32 µs", true}, {"INT8 µs", true},
+             {"Δ µs", true}, {"reason"}});
     for (const auto& d : differences) {
       const auto delta = d["delta_us"].number();
+      const auto int8_steps = d["int8_steps"].integer(), fp32_steps = d["fp32_steps"].integer();
       t.row({escape(precision_name(d["precision"].string().value_or("?")) + " · " + d["isa"].string().value_or("?")),
-             show_name(d["node"].string()), show(d["fp32_us"].number()), show(d["int8_us"].number()),
+             show_name(d["node"].string()),
+             int8_steps && fp32_steps ? fmt::format("{} / {}", *int8_steps, *fp32_steps) : not_measured(),
+             show(d["fp32_us"].number()), show(d["int8_us"].number()),
              delta ? (*delta > 0 ? "+" : "") + escape(format_sig(*delta)) : not_measured(),
              show_text(d["reason"].string())});
     }

@@ -65,6 +65,17 @@ StepProfile describe_step(const PlanStep& step, const ir::Graph& graph) {
   for (const auto& o : step.outputs) p.output_bytes += double(o.bytes());
   p.scalar = step.scalar();
   p.category = category_of(step, graph);
+  p.outputs = step.output_names;
+  if (const std::string relayout = "relayout "; step.node.rfind(relayout, 0) == 0) {
+    p.inputs = {step.node.substr(relayout.size())};
+  } else {
+    for (const ir::Node& n : graph.nodes)
+      if (n.name == step.node) {
+        for (const auto& in : n.inputs)
+          if (!in.empty() && !graph.is_constant(in)) p.inputs.push_back(in);
+        break;
+      }
+  }
   return p;
 }
 
@@ -85,11 +96,13 @@ std::string slowdown_reason(const StepPair& p, kernels::Isa isa) {
                          "quantized again", s.op);
     if (s.category == Category::quantize || s.category == Category::dynamic_range)
       return fmt::format("quantization overhead: {} exists only in the INT8 model", s.op);
-    return fmt::format("no FP32 step of this name: the FP32 plan runs this node inside a fused step (a "
-                       "squeeze-excitation block, a fused activation), the INT8 plan on its own ({})",
-                       s.kernel.empty() ? s.op : s.kernel);
+    return fmt::format("only in the INT8 plan: no FP32 step runs these nodes ({})", s.kernel.empty() ? s.op : s.kernel);
   }
   if (!int8_op) return fmt::format("runs in float: the INT8 model keeps {} in FP32", s.op);
+  if (p.overhead_us > 0 && p.overhead_us >= p.delta_us)
+    return fmt::format("quantization overhead: {} ({:.1f} µs), which only the INT8 plan runs, cost at least the "
+                       "{:.1f} µs INT8 loses on these nodes",
+                       p.overhead_ops, p.overhead_us, p.delta_us);
   if ((s.category == Category::dense || s.category == Category::depthwise) && !has_int8_dot_product(isa) &&
       isa != kernels::Isa::scalar)
     return fmt::format("no integer dot-product instruction at {}: uint8 x int8 products are widened to int16, no "

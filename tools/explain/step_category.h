@@ -2,6 +2,7 @@
 // What a plan step is, in words a user reads (docs/explain.md, "Categories" and "Reasons"):
 // the category its time is counted under, and why an INT8 step is slower than the FP32 one.
 #include <string>
+#include <vector>
 
 #include "engine/ir.h"
 #include "engine/plan.h"
@@ -32,13 +33,25 @@ struct StepProfile {
   Category category = Category::other;
   double us = 0;        // median
   double range_us = 0;  // of which the range pass of a dynamic quantization (category dynamic_range)
+  std::vector<std::string> inputs;   // the values it reads, as the optimized graph names them
+  std::vector<std::string> outputs;  // the values it writes (an inserted relayout's: "name@layout")
+  struct Source {
+    std::string name, op;
+  };
+  std::vector<Source> sources;  // the ONNX nodes of the model as loaded that it computes (assign_sources)
 };
+// `graph`: the optimized graph the plan was built from (Session::graph()).
 StepProfile describe_step(const PlanStep& step, const ir::Graph& graph);
 
 // One step of the INT8 plan next to its FP32 counterpart (absent: fp32 == nullptr).
 struct StepPair {
   const StepProfile* int8 = nullptr;
   const StepProfile* fp32 = nullptr;
+  // When the pair stands for a group of steps: the time of the group's INT8-only quantize
+  // steps (and range passes), their ops, and how much longer INT8 takes than FP32 in all.
+  double overhead_us = 0;
+  std::string overhead_ops;
+  double delta_us = 0;
 };
 // Why the INT8 step costs more than the FP32 one, from its numbers (first rule that applies).
 std::string slowdown_reason(const StepPair& p, kernels::Isa isa);
