@@ -27,7 +27,7 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { readNpy, writeNpy } from './npy.mjs';
 import {
-  UsageError, checkInputNames, createSession, fileNames, graphOptOption, inputSpec, intOption, loadOrt, u8s8Option,
+  UsageError, checkInputNames, createSession, errorLine, fileNames, graphOptOption, inputSpec, intOption, loadOrt, u8s8Option,
   ortError, printHelp, runMain, writeJsonAtomic,
 } from './session.mjs';
 
@@ -131,7 +131,7 @@ async function serveJobs(ort, version) {
       await runOnce(ort, args);
       answer = { ok: true };
     } catch (e) {
-      answer = { error: String(e && e.message ? e.message : e).replace(/\s*\n\s*/g, ' ').trim() };
+      answer = { error: errorLine(e) };
     }
     process.stdout.write(`${JSON.stringify(answer)}\n`);
   }

@@ -159,10 +159,15 @@ export function printHelp(scriptUrl) {
   process.stdout.write(lines.slice(0, end < 0 ? lines.length : end).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
 }
 
+// An error's message on one line.
+export function errorLine(e) {
+  return String(e && e.message ? e.message : e).replace(/\s*\n\s*/g, ' ').trim();
+}
+
 // Runs `main`; any error becomes one line "<prog>: <message>" on stderr and exit status 1.
 export function runMain(prog, main) {
   main().catch((e) => {
-    const msg = String(e && e.message ? e.message : e).replace(/\s*\n\s*/g, ' ').trim();
+    const msg = errorLine(e);
     const usage = e instanceof UsageError || e?.code?.startsWith?.('ERR_PARSE_ARGS');
     process.stderr.write(`${prog}: ${msg}${usage ? ' (see --help)' : ''}\n`);
     process.exit(1);
