@@ -509,10 +509,13 @@ std::vector<Case> make() {
                                                              {{1, 16, 8, 8}, {16, 1, 1}},
                                                              {{2, 1, 5}, {2, 4, 1}},
                                                              {{}, {2, 3}},
-                                                             {{2, 3, 4}, {1}}})
-    s.add(Mode::fp32, "Expand", join(x) + "_to_" + join(shape, "."), [=](OnnxBuilder& b) {
-      b.output(b.node("Expand", {b.input("x", x), i64s(b, shape)}));
+                                                             {{2, 3, 4}, {1}}}) {
+    // Copies: clang 14 cannot capture structured bindings in a lambda.
+    const Dims xd = x, target = shape;
+    s.add(Mode::fp32, "Expand", join(xd) + "_to_" + join(target, "."), [=](OnnxBuilder& b) {
+      b.output(b.node("Expand", {b.input("x", xd), i64s(b, target)}));
     });
+  }
   s.add(Mode::fp32, "ConstantOfShape", "of_a_shape_plus_x_2x3x4", [](OnnxBuilder& b) {
     auto x = b.input("x", {2, 3, 4});
     b.output(b.node("Add", {x, b.node("ConstantOfShape", {b.node("Shape", {x})}, {{"value", TensorValue::f32({1}, {0.5f})}})}));
