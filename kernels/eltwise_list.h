@@ -9,6 +9,7 @@
 //            [rows][cols]. rows = 1 is the same-shape case.
 //   unary    n contiguous elements.
 //   gap      one image: x [hw][channels] -> y [channels] (NHWC global average pool).
+//   row sums x [rows][n] -> y [rows] (a reduction over the trailing axes of a row-major tensor).
 // The scalar reference kernels (kernels/ref/) are the last resort and are not in these tables.
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,12 @@ using F32ActUkernel = void (*)(size_t n, const float* x, float* y, float p0, flo
 // order depends on.
 using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float* y, GapOrder order,
                                size_t first_row);
+// The sum of each of `rows` contiguous rows of n floats, x [rows][n] -> y [rows], in
+// GapOrder::eigen_packets4 with row r as ORT's row first_row + r, then / divisor (1: the sum
+// itself): ORT's ReduceSum and ReduceMean over the trailing axes of a row-major tensor.
+// n * kLanes < 2^31 (the gathers' 32-bit offsets).
+using F32RowSumsUkernel = void (*)(size_t rows, size_t n, const float* x, float* y, size_t first_row,
+                                   float divisor);
 // LayerNormalization over `rows` contiguous rows of n values, as ONNX Runtime's CPU kernel
 // computes it, bit for bit (kernels/ref/layernorm.h): scale and bias [n] (bias may be nullptr),
 // mean and inv_std [rows] written when not nullptr. n < 2^27 (the gathers' 32-bit offsets).
@@ -106,6 +113,7 @@ struct EltwiseUkernel {
   void f32_gelu_tanh(size_t, const float*, float*, float, float);                                          \
   void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
   void f32_gap(size_t, size_t, const float*, float*, GapOrder, size_t);                                    \
+  void f32_row_sums(size_t, size_t, const float*, float*, size_t, float);                                  \
   void qu8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qs8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qu8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
@@ -134,6 +142,7 @@ OCTET_ELTWISE_TABLE(kF32GeluUkernels, F32ActUkernel, f32_gelu)
 OCTET_ELTWISE_TABLE(kF32GeluTanhUkernels, F32ActUkernel, f32_gelu_tanh)
 OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
 OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
+OCTET_ELTWISE_TABLE(kF32RowSumsUkernels, F32RowSumsUkernel, f32_row_sums)
 OCTET_ELTWISE_TABLE(kQu8AddUkernels, Q8AddUkernel, qu8_add)
 OCTET_ELTWISE_TABLE(kQs8AddUkernels, Q8AddUkernel, qs8_add)
 OCTET_ELTWISE_TABLE(kQu8MulUkernels, Q8MulUkernel, qu8_mul)

@@ -12,7 +12,6 @@
 #include "kernels/ref/minmax.h"
 #include "kernels/ref/reduce.h"
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/elementwise/instance_norm.h"
 #include "kernels/elementwise/softmax.h"
 
 namespace octet {
@@ -173,46 +172,9 @@ using StridedReduce = std::function<void(int rank, const int64_t* dims, const bo
 // `x.mean([2, 3])`, ShuffleNetV2's head). When it arrives channels-last, as a conv's output
 // does, it runs the SIMD GAP kernel, whose [N][C] result is the output in either keepdims form
 // (the trailing 1 x 1 changes nothing). want_layout cannot ask for that layout: it sees the node
-// before its inputs, and the axes may be an input.
+// before its inputs, and the axes may be an input. Row-major, it is ORT's own case: a mean over
+// trailing axes, the row sums of F32RowSums / H·W.
 bool is_spatial_mean(const Reduction& r) { return r.reduced == std::vector<bool>{false, false, true, true}; }
-
-OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
-  OpImpl op;
-  op.want_layout = any_layout;
-  op.infer = infer_reduce;
-  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
-    const Reduction r = reduction(c);
-    return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
-                                      (r.identity || !r.reduced.at(0)));
-  };
-  op.build = [reduce, ref_name, mean](const OpContext& c, std::span<const void* const> in,
-                                      std::span<void* const> out) -> Kernel {
-    auto r = reduction(c);
-    const TensorInfo& x = c.info(0);
-    auto xp = static_cast<const float*>(in[0]);
-    auto y = static_cast<float*>(out[0]);
-    if (r.identity) {
-      size_t bytes = x.bytes();
-      return [=] { ir::copy_bytes(y, xp, bytes); };
-    }
-    ir::Dims dims = x.dims;
-    if (mean && is_spatial_mean(r)) {
-      if (x.layout == Layout::channels_last)
-        return ops::global_avgpool_kernel(c, int(dims[0]), int(dims[2] * dims[3]), int(dims[1]),
-                                          kernels::GapOrder::eigen_packets4, xp, y);
-      c.report_fallback("a mean over H and W of a row-major input");
-    } else {
-      c.report_fallback("no SIMD kernel for this reduction");
-    }
-    c.report_kernel(kernels::reference_kernel(ref_name));
-    auto strides = x.strides();
-    // vector<bool> has no data(); keep a plain array for the kernel.
-    std::shared_ptr<bool[]> flags(new bool[dims.size()]);
-    for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
-    return [=] { reduce(int(dims.size()), dims.data(), flags.get(), xp, strides.data(), y); };
-  };
-  return op;
-}
 
 // The reduced axes as one run of x's memory, [outer][len][inner], with the kept axes in memory in
 // their logical order (so y [outer][inner] is the row-major output); nullopt otherwise.
@@ -235,6 +197,51 @@ std::optional<AxisSplit> reduced_run(const TensorInfo& x, const std::vector<bool
     }
   }
   return s;
+}
+
+// ONNX Runtime's ReduceSum / ReduceMean over trailing axes (its KR case, and all axes): each of
+// the `outer` rows of `len` floats summed in Eigen's packet order, then / divisor (1 for the sum).
+Kernel row_sums_kernel(const OpContext& c, int64_t outer, int64_t len, const float* x, float* y, float divisor) {
+  auto sums = std::make_shared<const kernels::F32RowSums>(size_t(len), c.isa);
+  c.report_kernel(sums->kernel_id());
+  pthreadpool_t pool = c.threadpool;
+  return [=] { sums->run(size_t(outer), x, y, 0, divisor, pool); };
+}
+
+OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = infer_reduce;
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const Reduction r = reduction(c);
+    return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
+                                      (r.identity || !r.reduced.at(0)));
+  };
+  op.build = [reduce, ref_name, mean](const OpContext& c, std::span<const void* const> in,
+                                      std::span<void* const> out) -> Kernel {
+    auto r = reduction(c);
+    const TensorInfo& x = c.info(0);
+    auto xp = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    if (r.identity) {
+      size_t bytes = x.bytes();
+      return [=] { ir::copy_bytes(y, xp, bytes); };
+    }
+    ir::Dims dims = x.dims;
+    if (mean && is_spatial_mean(r) && x.layout == Layout::channels_last)
+      return ops::global_avgpool_kernel(c, int(dims[0]), int(dims[2] * dims[3]), int(dims[1]),
+                                        kernels::GapOrder::eigen_packets4, xp, y);
+    const auto run = x.layout == Layout::row_major ? reduced_run(x, r.reduced) : std::nullopt;
+    if (mean && run && run->inner == 1) return row_sums_kernel(c, run->outer, run->len, xp, y, float(run->len));
+    c.report_fallback("no SIMD kernel for this reduction");
+    c.report_kernel(kernels::reference_kernel(ref_name));
+    auto strides = x.strides();
+    // vector<bool> has no data(); keep a plain array for the kernel.
+    std::shared_ptr<bool[]> flags(new bool[dims.size()]);
+    for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
+    return [=] { reduce(int(dims.size()), dims.data(), flags.get(), xp, strides.data(), y); };
+  };
+  return op;
 }
 
 OpImpl reduce_extremum_op(kernels::Extremum kind) {
@@ -329,7 +336,7 @@ OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref
 // run (a sum over the group axis of [N, G, C, H, W], as split-attention and selective-kernel
 // blocks write it; ORT's KRK and RK cases) whole rows add on the SIMD binary Add in the rows'
 // order; at the end (ORT's KR case: the trailing axes, or all of them) each row is one Eigen
-// packet sum (kernels/elementwise/instance_norm.h). Those are ORT's orders when x is row-major
+// packet sum (kernels::F32RowSums, as ReduceMean's). Those are ORT's orders when x is row-major
 // (its memory order is then the logical one ORT walks); a channels-last x takes the same paths
 // over its own memory order. Other sets run on the strided reference.
 OpImpl reduce_sum_op() {
@@ -338,18 +345,12 @@ OpImpl reduce_sum_op() {
   op.build = [strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const Reduction r = reduction(c);
     const auto run = r.identity ? std::nullopt : reduced_run(c.info(0), r.reduced);
-    if (!run || c.isa == kernels::Isa::scalar) return strided(c, in, out);
+    if (!run) return strided(c, in, out);
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
     const int64_t outer = run->outer, len = run->len, inner = run->inner;
-    if (inner == 1) {
-      c.report_kernel(kernels::portable_kernel("f32_sum_eigen4 (rows)"));
-      return [=] {
-        // ORT's rows start (o · len) mod 4 floats past a 16-byte boundary of its aligned buffer.
-        for (int64_t o = 0; o < outer; ++o)
-          y[o] = kernels::f32_sum_eigen4(x + o * len, size_t(len), size_t((4 - (o * len) % 4) % 4));
-      };
-    }
+    if (inner == 1) return row_sums_kernel(c, outer, len, x, y, 1.0f);
+    if (c.isa == kernels::Isa::scalar) return strided(c, in, out);
     if (len == 1) {
       const size_t bytes = size_t(outer * inner) * sizeof(float);
       c.report_kernel(kernels::portable_kernel("copy"));

@@ -11,6 +11,7 @@
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
+#include "kernels/ref/reduce.h"
 
 namespace octet::kernels {
 
@@ -433,6 +434,27 @@ void F32GlobalAvgPool::run(const float* x, float* y, pthreadpool_t pool) const {
     for (size_t n = start; n < start + count; ++n)
       ukernel_->fn(size_t(hw_), size_t(channels_), x + n * image, y + n * size_t(channels_), order_,
                    n * size_t(channels_));
+  });
+}
+
+F32RowSums::F32RowSums(size_t n, Isa isa) : n_(n) {
+  if (n > 0 && n < (size_t{1} << 26)) ukernel_ = first_runnable(kF32RowSumsUkernels, isa);
+}
+
+KernelId F32RowSums::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_row_sums_eigen__ref");
+}
+
+void F32RowSums::run(size_t rows, const float* x, float* y, size_t first_row, float divisor,
+                     pthreadpool_t pool) const {
+  // Pieces of whole groups of 32 rows (two vectors at every level) and about kEltwiseMinPiece
+  // elements; each piece passes its own first row, so the leads stay ORT's.
+  const size_t group = 32;
+  const size_t rows_per_piece = std::max<size_t>(group, (kEltwiseMinPiece / std::max<size_t>(1, n_)) / group * group);
+  const size_t n = n_;
+  parallel_pieces(pool, rows, rows_per_piece, [&](size_t start, size_t count) {
+    if (ukernel_) ukernel_->fn(count, n, x + start * n, y + start, first_row + start, divisor);
+    else f32_row_sums_eigen__ref(count, n, x + start * n, y + start, first_row + start, divisor);
   });
 }
 

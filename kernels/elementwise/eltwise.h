@@ -151,6 +151,21 @@ class F32GlobalAvgPool {
   const EltwiseUkernel<F32GapUkernel>* ukernel_ = nullptr;
 };
 
+// ReduceSum / ReduceMean over the trailing axes of a row-major tensor: y[r] = the sum of row r of
+// x [rows][n] in GapOrder::eigen_packets4 (ORT's row first_row + r), / divisor; bit-identical with
+// f32_row_sums_eigen__ref at every level.
+class F32RowSums {
+ public:
+  F32RowSums(size_t n, Isa isa);
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  void run(size_t rows, const float* x, float* y, size_t first_row, float divisor, pthreadpool_t pool) const;
+
+ private:
+  size_t n_;
+  const EltwiseUkernel<F32RowSumsUkernel>* ukernel_ = nullptr;
+};
+
 // LayerNormalization over rows of n contiguous values, bit-identical with f32_layernorm__ref
 // (ONNX Runtime's formula, kernels/ref/layernorm.h); mean and inv_std may be nullptr.
 class F32LayerNorm {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/ref/eigen_sum.h"
+
 namespace octet::kernels {
 
 namespace {
@@ -102,31 +104,7 @@ void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const
 }
 
 float f32_sum_eigen_packets4(size_t hw, size_t lead, const float* x, size_t stride) {
-  auto at = [&](size_t p) { return x[p * stride]; };
-  const size_t packets = hw >= lead ? (hw - lead) / 4 : 0;
-  if (packets == 0) {
-    float sum = at(0);
-    for (size_t p = 1; p < hw; ++p) sum += at(p);
-    return sum;
-  }
-  float even[4], odd[4];
-  for (size_t j = 0; j < 4; ++j) even[j] = at(lead + j);
-  if (packets > 1) {
-    for (size_t j = 0; j < 4; ++j) odd[j] = at(lead + 4 + j);
-    size_t k = 2;
-    for (; k + 2 <= packets; k += 2)
-      for (size_t j = 0; j < 4; ++j) {
-        even[j] += at(lead + 4 * k + j);
-        odd[j] += at(lead + 4 * k + 4 + j);
-      }
-    for (size_t j = 0; j < 4; ++j) even[j] += odd[j];
-    if (k < packets)
-      for (size_t j = 0; j < 4; ++j) even[j] += at(lead + 4 * k + j);
-  }
-  float sum = (even[0] + even[2]) + (even[1] + even[3]);
-  for (size_t p = 0; p < lead; ++p) sum += at(p);
-  for (size_t p = lead + 4 * packets; p < hw; ++p) sum += at(p);
-  return sum;
+  return sum_eigen_packets4(hw, lead, [x, stride](size_t p) { return x[p * stride]; });
 }
 
 void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* input, float* output,

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/ref/index_walk.h"
+#include "kernels/ref/pool2d.h"
 
 namespace octet::kernels {
 
@@ -40,6 +41,11 @@ void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* redu
     sums[size_t(y_off)] += x[x_off];
   });
   for (int64_t i = 0; i < out.count; ++i) y[i] = static_cast<float>(sums[size_t(i)]);
+}
+
+void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, size_t first_row, float divisor) {
+  for (size_t r = 0; r < rows; ++r)
+    y[r] = f32_sum_eigen_packets4(n, eigen_row_lead(first_row + r, n), x + r * n, 1) / divisor;
 }
 
 }  // namespace octet::kernels

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace octet::kernels {
@@ -12,5 +13,9 @@ void f32_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* red
 // The same walk without the division (ReduceSum).
 void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* reduced,
                                  const float* x, const int64_t* x_strides, float* y);
+
+// y[r] = the sum of row r of x [rows][n] in GapOrder::eigen_packets4, row r being ORT's row
+// first_row + r (kernels/ref/pool2d.h), divided by `divisor`: the oracle of f32_row_sums.
+void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, size_t first_row, float divisor);
 
 }  // namespace octet::kernels

@@ -40,7 +40,7 @@ void expect_identical(const OnnxBuilder& b, const std::string& name, const std::
     }
     if (isa == kernels::Isa::scalar) continue;
     for (const PlanStep& s : session.plan_for(inputs).steps())
-      if (s.op == "GlobalAveragePool" || s.op == "AveragePool" || s.op == "ReduceMean")
+      if (s.op == "GlobalAveragePool" || s.op == "AveragePool" || s.op == "ReduceMean" || s.op == "ReduceSum")
         EXPECT_FALSE(s.scalar()) << name << ": " << s.node << " runs " << s.kernel << " at " << kernels::isa_name(isa);
   }
 }
@@ -130,6 +130,30 @@ TEST(GapOrderParity, ReduceMeanOverHAndWSumsInEigensOrder) {
     inputs.push_back(random_tensor({3, 104, h, w}, uint32_t(h * 1000 + w), 3.0f));
   }
   expect_identical(b, "reduce_mean_hw", inputs);
+}
+
+// The same means of a row-major tensor (timm's split attention and GroupNorm SE blocks: the
+// input of the ReduceMean is no conv's output), and ReduceSum over the trailing axes and over
+// all of them: octet's row sums (f32_row_sums) take ORT's rows, leads and division as they are.
+// The Relu keeps the input row-major.
+TEST(GapOrderParity, ReduceMeanAndSumOfRowMajorRowsSumInEigensOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  const std::pair<int64_t, int64_t> sizes[] = {{1, 1}, {1, 3}, {2, 2}, {1, 5}, {3, 3}, {2, 5}, {3, 4},
+                                               {5, 5}, {7, 7}, {6, 9}, {14, 14}, {13, 17}, {28, 28}};
+  OnnxBuilder b(13);
+  std::vector<ir::TensorData> inputs;
+  int64_t keep = 0;
+  for (auto [h, w] : sizes) {
+    auto x = b.input("x" + std::to_string(inputs.size()), {-1, 37, h, w});
+    auto relu = b.node("Relu", {x});
+    b.output(b.node("ReduceMean", {relu}, {{"axes", {2, 3}}, {"keepdims", keep}}));
+    b.output(b.node("ReduceMean", {relu}, {{"axes", {1, 2, 3}}, {"keepdims", 1 - keep}}));
+    b.output(b.node("ReduceSum", {relu, b.initializer_i64("", {2}, {2, 3})}, {{"keepdims", keep}}));
+    b.output(b.node("ReduceSum", {relu}, {{"keepdims", 1 - keep}}));
+    keep = 1 - keep;
+    inputs.push_back(random_tensor({3, 37, h, w}, uint32_t(h * 1000 + w + 7), 3.0f));
+  }
+  expect_identical(b, "reduce_rows", inputs);
 }
 
 }  // namespace gap_order_parity

@@ -28,6 +28,7 @@
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
+#include "kernels/ref/reduce.h"
 #include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
@@ -595,6 +596,51 @@ TEST(F32GapUkernel, EveryOrderEqualsTheRefBitForBit) {
   ::testing::Test::RecordProperty("shapes", shapes);
 }
 
+// Row sums in Eigen's packet order (ReduceSum / ReduceMean over trailing axes of a row-major
+// tensor): every kernel equals the ref bit for bit for row counts around the vector widths and
+// the two-vector chunk, lengths around one and two packets and every length mod 4 (so the rows'
+// leads cycle through 0 to 3), first rows at every phase, divisors 1 (the sum) and n (the mean),
+// on uniform values and on powers of two from 2^-24 to 2^24 of either sign, whose float sum
+// changes with the order; y past the rows is never written.
+TEST(F32RowSumsUkernel, EqualsTheEigenOrderRefBitForBit) {
+  std::mt19937 rng(67);
+  int shapes = 0;
+  for (auto* k : runnable(kF32RowSumsUkernels)) {
+    for (int i = 0; i < 400; ++i, ++shapes) {
+      const size_t rows = i < 70 ? size_t(1 + i) : size_t(1 + rng() % 150);
+      const size_t n = i < 40 ? size_t(1 + i % 20) : size_t(1 + rng() % (i < 80 ? 3200 : 120));
+      const size_t first_row = i % 4 == 0 ? 0 : size_t(rng() % 1000);
+      std::vector<float> x = random_floats(rng, rows * n, -3.0f, 5.0f);
+      if (i % 2 == 1)
+        for (float& v : x) v = std::ldexp(rng() % 2 ? 1.0f : -1.0f, int(rng() % 49) - 24);
+      for (float divisor : {1.0f, float(n)}) {
+        std::vector<float> expected(rows), y(rows + 5, -7.0f);
+        f32_row_sums_eigen__ref(rows, n, x.data(), expected.data(), first_row, divisor);
+        k->fn(rows, n, x.data(), y.data(), first_row, divisor);
+        for (size_t r = 0; r < rows; ++r)
+          ASSERT_TRUE(same_float(y[r], expected[r]))
+              << k->name << " rows " << rows << " n " << n << " first row " << first_row << " divisor " << divisor
+              << " at " << r << ": " << y[r] << " vs " << expected[r];
+        for (size_t r = rows; r < y.size(); ++r) ASSERT_EQ(y[r], -7.0f) << k->name << " wrote y[" << r << "]";
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// The ref is Eigen's order, not any order: with t = 2^-24, row 0 (lead 0) sums its packet
+// (1, t, t, t) as (1 + t) + (t + t) = 1 + 2^-23, then + t ties to even 1 + 2^-22, where the sum
+// in order loses every t (1); row 1 (n = 7: lead 1) starts its packet at its 1 and gets the same,
+// where a packet from its first value would give (0 + t) + (1 + t) = 1 and stay 1.
+TEST(F32RowSumsUkernel, TheRefsOrderIsEigensPackets) {
+  const float t = std::ldexp(1.0f, -24);
+  const std::vector<float> x = {1.0f, t, t, t, t, 0.0f, 0.0f, 0.0f, 1.0f, t, t, t, t, 0.0f};
+  float y[2];
+  f32_row_sums_eigen__ref(2, 7, x.data(), y, 0, 1.0f);
+  EXPECT_EQ(y[0], 1.0f + std::ldexp(1.0f, -22));
+  EXPECT_EQ(y[1], 1.0f + std::ldexp(1.0f, -22));
+}
+
 // ---------------------------------------------------------------------------------------
 // Drivers: broadcast reduction, ISA choice, ref fallback and threads, on NHWC boxes.
 
@@ -761,6 +807,17 @@ TEST(EltwiseDriver, UnaryAndPoolsEveryIsa) {
       F32GlobalAvgPool(batch, hw, c, order, isa).run(fx.data(), fy.data(), pool.get());
       f32_global_avgpool_nhwc__ref(batch, hw, c, fx.data(), fe.data(), order);
       for (size_t i = 0; i < fy.size(); ++i) ASSERT_TRUE(same_float(fy[i], fe[i])) << isa_name(isa) << " at " << i;
+    }
+
+    // Row sums split over two threads: each piece keeps its rows' leads.
+    for (const size_t n : {size_t(49), size_t(3), size_t(1000)}) {
+      const size_t rows = 5000 * 49 / n + 3, first_row = 2;
+      auto rx = random_floats(rng, rows * n);
+      std::vector<float> ry(rows), re(rows);
+      const F32RowSums sums(n, isa);
+      sums.run(rows, rx.data(), ry.data(), first_row, float(n), pool.get());
+      f32_row_sums_eigen__ref(rows, n, rx.data(), re.data(), first_row, float(n));
+      for (size_t i = 0; i < rows; ++i) ASSERT_TRUE(same_float(ry[i], re[i])) << sums.kernel_name() << " at " << i;
     }
 
     std::vector<uint8_t> qx(size_t(batch) * hw * c), qy(size_t(batch) * c), qe(qy.size());
