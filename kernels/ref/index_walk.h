@@ -47,4 +47,21 @@ inline ReducedOutput reduced_output(int rank, const int64_t* dims, const bool* r
   return r;
 }
 
+// Each y element's sum of the x elements folded into it (out: reduced_output's answer), in
+// x's index order, accumulated in Acc and started at `init`.
+template <typename Acc, typename T>
+std::vector<Acc> strided_sums(int rank, const int64_t* dims, const T* x, const int64_t* x_strides,
+                              const ReducedOutput& out, Acc init) {
+  std::vector<Acc> sums(static_cast<size_t>(out.count), init);
+  for_each_index(rank, dims, [&](const int64_t* idx) {
+    int64_t x_off = 0, y_off = 0;
+    for (int d = 0; d < rank; ++d) {
+      x_off += idx[d] * x_strides[d];
+      y_off += idx[d] * out.strides[static_cast<size_t>(d)];
+    }
+    sums[static_cast<size_t>(y_off)] += x[x_off];
+  });
+  return sums;
+}
+
 }  // namespace octet::kernels

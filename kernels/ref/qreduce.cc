@@ -12,17 +12,8 @@ template <typename T>
 void q8_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* reduced, const T* x,
                                  const int64_t* x_strides, QuantParams x_q, QuantParams y_q, T* y) {
   const ReducedOutput out = reduced_output(rank, dims, reduced);
-  const std::vector<int64_t>& y_strides = out.strides;
   const int64_t y_count = out.count, n = out.per_output;
-  std::vector<int64_t> sums(size_t(y_count), -int64_t(x_q.zero_point) * n);
-  for_each_index(rank, dims, [&](const int64_t* idx) {
-    int64_t x_off = 0, y_off = 0;
-    for (int d = 0; d < rank; ++d) {
-      x_off += idx[d] * x_strides[d];
-      y_off += idx[d] * y_strides[d];
-    }
-    sums[size_t(y_off)] += x[x_off];
-  });
+  const std::vector<int64_t> sums = strided_sums(rank, dims, x, x_strides, out, -int64_t(x_q.zero_point) * n);
   const float multiplier = x_q.scale / (y_q.scale * static_cast<float>(n));
   for (int64_t i = 0; i < y_count; ++i) {
     // The float conversion is of the exact sum, as in the global pool (which sums in int32).

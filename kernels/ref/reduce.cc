@@ -10,36 +10,15 @@ namespace octet::kernels {
 void f32_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* reduced,
                                   const float* x, const int64_t* x_strides, float* y) {
   const ReducedOutput out = reduced_output(rank, dims, reduced);
-  const std::vector<int64_t>& y_strides = out.strides;
-  const int64_t y_count = out.count, reduced_count = out.per_output;
-
-  std::vector<double> sums(y_count, 0.0);
-  for_each_index(rank, dims, [&](const int64_t* idx) {
-    int64_t x_off = 0, y_off = 0;
-    for (int d = 0; d < rank; ++d) {
-      x_off += idx[d] * x_strides[d];
-      y_off += idx[d] * y_strides[d];
-    }
-    sums[y_off] += x[x_off];
-  });
-  for (int64_t i = 0; i < y_count; ++i) {
-    y[i] = static_cast<float>(sums[i] / static_cast<double>(reduced_count));
-  }
+  const std::vector<double> sums = strided_sums(rank, dims, x, x_strides, out, 0.0);
+  for (int64_t i = 0; i < out.count; ++i)
+    y[i] = static_cast<float>(sums[size_t(i)] / static_cast<double>(out.per_output));
 }
 
 void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* reduced,
                                  const float* x, const int64_t* x_strides, float* y) {
   const ReducedOutput out = reduced_output(rank, dims, reduced);
-  const std::vector<int64_t>& y_strides = out.strides;
-  std::vector<double> sums(size_t(out.count), 0.0);
-  for_each_index(rank, dims, [&](const int64_t* idx) {
-    int64_t x_off = 0, y_off = 0;
-    for (int d = 0; d < rank; ++d) {
-      x_off += idx[d] * x_strides[d];
-      y_off += idx[d] * y_strides[d];
-    }
-    sums[size_t(y_off)] += x[x_off];
-  });
+  const std::vector<double> sums = strided_sums(rank, dims, x, x_strides, out, 0.0);
   for (int64_t i = 0; i < out.count; ++i) y[i] = static_cast<float>(sums[size_t(i)]);
 }
 
