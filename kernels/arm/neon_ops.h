@@ -122,5 +122,61 @@ struct Bytes {
 template <class E>
 using BytesNarrow = Bytes<E>;
 
+// kLanes bytes widened to int32 lanes (VI), beside kLanes floats (VF): the lanes of the INT8
+// loops that compute in int32 or float (kernels/qsoftmax_loop.inc, resize_linear_loop.inc).
+struct I32Lanes {
+  using VI = int32x4_t;
+  using VF = float32x4_t;
+  static constexpr size_t kLanes = 4;
+  static uint8x8_t load4(const void* p) {
+    uint32_t bits;
+    std::memcpy(&bits, p, 4);
+    return vreinterpret_u8_u32(vdup_n_u32(bits));
+  }
+  static VI load(const uint8_t* p) { return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(load4(p))))); }
+  static VI load(const int8_t* p) { return vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(load4(p))))); }
+  static VF loadf(const float* p) { return vld1q_f32(p); }
+  static VF loadf(const uint8_t* p) { return vcvtq_f32_s32(load(p)); }
+  static VF loadf(const int8_t* p) { return vcvtq_f32_s32(load(p)); }
+  static VI set1(int32_t v) { return vdupq_n_s32(v); }
+  static VI max(VI a, VI b) { return vmaxq_s32(a, b); }
+  static VI min(VI a, VI b) { return vminq_s32(a, b); }
+  static VI add(VI a, VI b) { return vaddq_s32(a, b); }
+  static VI sub(VI a, VI b) { return vsubq_s32(a, b); }
+  static VI bitand_(VI a, VI b) { return vandq_s32(a, b); }
+  static VF set1f(float v) { return vdupq_n_f32(v); }
+  static VF add(VF a, VF b) { return vaddq_f32(a, b); }
+  static VF mul(VF a, VF b) { return vmulq_f32(a, b); }
+  static VF div(VF a, VF b) { return vdivq_f32(a, b); }
+  // No gather on NEON: each lane's entry is loaded into its lane.
+  static VF gather(const float* table, VI i) {
+    VF v = vld1q_dup_f32(table + vgetq_lane_s32(i, 0));
+    v = vld1q_lane_f32(table + vgetq_lane_s32(i, 1), v, 1);
+    v = vld1q_lane_f32(table + vgetq_lane_s32(i, 2), v, 2);
+    return vld1q_lane_f32(table + vgetq_lane_s32(i, 3), v, 3);
+  }
+  // fcvtns: half to even, saturating, as the scalar cast of nearbyint's result (fcvtzs) saturates.
+  static VI round(VF v) { return vcvtnq_s32_f32(v); }
+  // Narrowed twice without saturation: the low byte of each lane.
+  static void store_low_bytes(void* p, VI v) {
+    const uint16x4_t w = vmovn_u32(vreinterpretq_u32_s32(v));
+    const uint8x8_t b = vmovn_u16(vcombine_u16(w, w));
+    vst1_lane_u32(static_cast<uint32_t*>(p), vreinterpret_u32_u8(b), 0);
+  }
+  static void store(float* p, VF v) { vst1q_f32(p, v); }
+  static void store(int32_t* p, VI v) { vst1q_s32(p, v); }
+  // Truncated toward zero to int32, then narrowed with saturation.
+  static int16x8_t truncated_words(VF v) {
+    const int16x4_t w = vqmovn_s32(vcvtq_s32_f32(v));
+    return vcombine_s16(w, w);
+  }
+  static void store_truncated(uint8_t* p, VF v) {
+    vst1_lane_u32(reinterpret_cast<uint32_t*>(p), vreinterpret_u32_u8(vqmovun_s16(truncated_words(v))), 0);
+  }
+  static void store_truncated(int8_t* p, VF v) {
+    vst1_lane_u32(reinterpret_cast<uint32_t*>(p), vreinterpret_u32_s8(vqmovn_s16(truncated_words(v))), 0);
+  }
+};
+
 }  // namespace
 }  // namespace octet::kernels::neon

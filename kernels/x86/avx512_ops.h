@@ -5,6 +5,13 @@
 // pool. Included only by kernels/x86/*__avx512.cc files: everything has internal linkage, so
 // each file compiles its own copy with its own flags. Tails use k-masked loads and stores: no
 // element outside [0, n) is touched.
+// GCC 12 reports the deliberately undefined source vectors inside the unmasked intrinsics
+// (_mm512_undefined_*) as "(may be) used uninitialized" once inlined: a false positive, silenced
+// for the AVX-512 files that include this header.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cstddef>
@@ -81,6 +88,46 @@ struct Bytes {
 };
 template <class E>
 using BytesNarrow = Bytes<E>;
+
+// kLanes bytes widened to int32 lanes (VI), beside kLanes floats (VF): the lanes of the INT8
+// loops that compute in int32 or float (kernels/qsoftmax_loop.inc, resize_linear_loop.inc).
+struct I32Lanes {
+  using VI = __m512i;
+  using VF = __m512;
+  static constexpr size_t kLanes = 16;
+  static __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+  static VI load(const uint8_t* p) { return _mm512_cvtepu8_epi32(load16(p)); }
+  static VI load(const int8_t* p) { return _mm512_cvtepi8_epi32(load16(p)); }
+  static VF loadf(const float* p) { return _mm512_loadu_ps(p); }
+  static VF loadf(const uint8_t* p) { return _mm512_cvtepi32_ps(load(p)); }
+  static VF loadf(const int8_t* p) { return _mm512_cvtepi32_ps(load(p)); }
+  static VI set1(int32_t v) { return _mm512_set1_epi32(v); }
+  static VI max(VI a, VI b) { return _mm512_max_epi32(a, b); }
+  static VI min(VI a, VI b) { return _mm512_min_epi32(a, b); }
+  static VI add(VI a, VI b) { return _mm512_add_epi32(a, b); }
+  static VI sub(VI a, VI b) { return _mm512_sub_epi32(a, b); }
+  static VI bitand_(VI a, VI b) { return _mm512_and_si512(a, b); }
+  static VF set1f(float v) { return _mm512_set1_ps(v); }
+  static VF add(VF a, VF b) { return _mm512_add_ps(a, b); }
+  static VF mul(VF a, VF b) { return _mm512_mul_ps(a, b); }
+  static VF div(VF a, VF b) { return _mm512_div_ps(a, b); }
+  static VF gather(const float* table, VI i) { return _mm512_i32gather_ps(i, table, 4); }
+  // vcvtps2dq under the default rounding mode: half to even, 0x80000000 out of range (cvttss2si's).
+  static VI round(VF v) { return _mm512_cvtps_epi32(v); }
+  // vpmovdb truncates: the low byte of each lane.
+  static void store_low_bytes(void* p, VI v) { _mm_storeu_si128(static_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v)); }
+  static void store(float* p, VF v) { _mm512_storeu_ps(p, v); }
+  static void store(int32_t* p, VI v) { _mm512_storeu_si512(p, v); }
+  // Truncated toward zero to int32, then narrowed with saturation (the unsigned narrowing
+  // saturates as unsigned: negative lanes are raised to 0 first).
+  static void store_truncated(uint8_t* p, VF v) {
+    const __m512i i = _mm512_max_epi32(_mm512_cvttps_epi32(v), _mm512_setzero_si512());
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(i));
+  }
+  static void store_truncated(int8_t* p, VF v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtsepi32_epi8(_mm512_cvttps_epi32(v)));
+  }
+};
 
 }  // namespace
 }  // namespace octet::kernels::avx512

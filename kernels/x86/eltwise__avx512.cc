@@ -8,11 +8,6 @@
 // _mm512_mul_ps followed by _mm512_add_ps stays two roundings, and every FMA is written out.
 #include "kernels/ref/fp_contract_off.h"
 
-// GCC 12 reports the deliberately undefined source vector of _mm512_cvtepu8_epi32 and friends
-// (_mm512_undefined_*) as "may be used uninitialized" once they are inlined: a false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 #include <immintrin.h>
 
 #include <cmath>

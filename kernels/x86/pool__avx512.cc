@@ -2,11 +2,6 @@
 // 64 bytes per vector. The loops are kernels/pool_loops.inc over kernels/x86/avx512_ops.h.
 // Tails use masked loads and stores, so no channel outside the row is touched.
 
-// GCC 12 reports the deliberately undefined vectors inside the unmasked intrinsics
-// (_mm512_undefined_*) as "may be used uninitialized" once inlined: a false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 #include <immintrin.h>
 
 #include <cfloat>
