@@ -176,6 +176,24 @@ struct I32Lanes {
   static void store_truncated(int8_t* p, VF v) {
     vst1_lane_u32(reinterpret_cast<uint32_t*>(p), vreinterpret_u32_s8(vqmovn_s16(truncated_words(v))), 0);
   }
+  // kLanes values of T of which the first n (< kLanes) are read, the rest zero.
+  template <class T>
+  static VI load_part(const T* p, size_t n) {
+    T buf[kLanes] = {};
+    std::memcpy(buf, p, n);
+    return load(buf);
+  }
+  static VF to_float(VI v) { return vcvtq_f32_s32(v); }
+  // min(max(v, lo), hi) in the x86 operand order: lo when v is NaN.
+  static VF clamp(VF v, VF lo, VF hi) { return min_ps(max_ps(v, lo), hi); }
+  // 4 * kLanes int32 already inside T's range -> as many bytes (the low byte of each lane).
+  template <class T>
+  static void store_narrow4(T* p, VI v0, VI v1, VI v2, VI v3) {
+    auto narrow8 = [](VI a, VI b) {
+      return vmovn_u16(vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(a)), vmovn_u32(vreinterpretq_u32_s32(b))));
+    };
+    vst1q_u8(reinterpret_cast<uint8_t*>(p), vcombine_u8(narrow8(v0, v1), narrow8(v2, v3)));
+  }
 };
 
 }  // namespace

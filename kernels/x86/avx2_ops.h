@@ -177,6 +177,29 @@ struct I32Lanes {
     const __m128i w = truncated_words(v);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packs_epi16(w, w));
   }
+  // kLanes values of T of which the first n (< kLanes) are read, the rest zero.
+  template <class T>
+  static VI load_part(const T* p, size_t n) {
+    T buf[kLanes] = {};
+    std::memcpy(buf, p, n);
+    return load(buf);
+  }
+  static VF to_float(VI v) { return _mm256_cvtepi32_ps(v); }
+  // min(max(v, lo), hi): lo when v is NaN (vmaxps returns its second operand then).
+  static VF clamp(VF v, VF lo, VF hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
+  // 4 * kLanes int32 already inside T's range -> as many bytes, in order (the saturating packs
+  // cannot saturate; vpackssdw works per 128-bit half, the permute puts the halves in order).
+  template <class T>
+  static void store_narrow4(T* p, VI v0, VI v1, VI v2, VI v3) {
+    auto narrow16 = [](VI a, VI b) {
+      const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8);
+      const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+      if constexpr (std::is_unsigned_v<T>) return _mm_packus_epi16(lo, hi);
+      else return _mm_packs_epi16(lo, hi);
+    };
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), narrow16(v0, v1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 16), narrow16(v2, v3));
+  }
 };
 
 }  // namespace

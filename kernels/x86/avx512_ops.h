@@ -127,6 +127,28 @@ struct I32Lanes {
   static void store_truncated(int8_t* p, VF v) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtsepi32_epi8(_mm512_cvttps_epi32(v)));
   }
+  // kLanes values of T of which the first n (< kLanes) are read (a masked load), the rest zero.
+  template <class T>
+  static VI load_part(const T* p, size_t n) {
+    const __m128i bytes = _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p);
+    if constexpr (std::is_unsigned_v<T>) return _mm512_cvtepu8_epi32(bytes);
+    else return _mm512_cvtepi8_epi32(bytes);
+  }
+  static VF to_float(VI v) { return _mm512_cvtepi32_ps(v); }
+  // min(max(v, lo), hi): lo when v is NaN (vmaxps returns its second operand then).
+  static VF clamp(VF v, VF lo, VF hi) { return _mm512_min_ps(_mm512_max_ps(v, lo), hi); }
+  // 64 int32 already inside T's range -> 64 bytes in order with one store. The packs work per
+  // 128-bit lane: lane j of the packed vector holds dwords v0[4j..4j+3], v1[4j..], v2[4j..],
+  // v3[4j..]; the permute puts dword 4j + k at position 4k + j.
+  template <class T>
+  static void store_narrow4(T* p, VI v0, VI v1, VI v2, VI v3) {
+    const __m512i w01 = _mm512_packs_epi32(v0, v1), w23 = _mm512_packs_epi32(v2, v3);
+    __m512i bytes;
+    if constexpr (std::is_unsigned_v<T>) bytes = _mm512_packus_epi16(w01, w23);
+    else bytes = _mm512_packs_epi16(w01, w23);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(order, bytes));
+  }
 };
 
 }  // namespace
