@@ -194,6 +194,16 @@ struct I32Lanes {
     };
     vst1q_u8(reinterpret_cast<uint8_t*>(p), vcombine_u8(narrow8(v0, v1), narrow8(v2, v3)));
   }
+  // AArch64's vector divide is cheap enough that QuantizeLinear divides every vector, as its
+  // definition does, with no reciprocal shortcut to guard.
+  static constexpr bool kFastDivide = true;
+  static VF sub(VF a, VF b) { return vsubq_f32(a, b); }
+  // The second operand when either is NaN, as x86's vminps / vmaxps.
+  static VF min(VF a, VF b) { return min_ps(a, b); }
+  static VF max(VF a, VF b) { return max_ps(a, b); }
+  static VF abs(VF v) { return vabsq_f32(v); }
+  static VI bits(VF v) { return vreinterpretq_s32_f32(v); }
+  static bool any_greater(VF a, VF b) { return vmaxvq_u32(vcgtq_f32(a, b)) != 0; }
 };
 
 }  // namespace
