@@ -6,35 +6,10 @@
 
 #include <cstring>
 
+#include "kernels/arm/neon_ops.h"
 #include "kernels/f32_winograd_list.h"
 
 namespace octet::kernels::neon {
-namespace {
-
-#include "kernels/arm/x86_minmax.inc"
-
-using Vec = float32x4_t;
-using Mask = size_t;  // the valid lanes of a partial vector
-constexpr size_t kLanes = 4;
-
-inline Mask tail_mask(size_t n) { return n; }
-inline Vec load_full(const float* p) { return vld1q_f32(p); }
-inline Vec load_part(const float* p, Mask n) {
-  float lanes[kLanes] = {};
-  std::memcpy(lanes, p, n * sizeof(float));
-  return vld1q_f32(lanes);
-}
-inline void store_full(float* p, Vec v) { vst1q_f32(p, v); }
-inline void store_part(float* p, Vec v, Mask n) {
-  float lanes[kLanes];
-  vst1q_f32(lanes, v);
-  std::memcpy(p, lanes, n * sizeof(float));
-}
-inline Vec set1(float x) { return vdupq_n_f32(x); }
-// Value second, as on x86: a NaN passes through.
-inline Vec clamp(Vec v, Vec lo, Vec hi) { return min_ps(hi, max_ps(lo, v)); }
-
-}  // namespace
 
 #include "kernels/f32_winograd_transforms.inc"
 

@@ -17,7 +17,7 @@ namespace {
 #include "kernels/arm/x86_minmax.inc"
 #include "kernels/arm/q8_neon_epilogue.inc"
 
-#include "kernels/q8_activation_quad.inc"
+#include "kernels/q8_activations.inc"
 
 struct Ops : NeonEpilogue {
   static constexpr int kKr = 4;

@@ -21,6 +21,8 @@ struct Ops {
   using Mask = __m256i;
   static constexpr int kLanes = 8;
   static constexpr bool kBufferedTail = false;
+  // vmaskmovps is slow on AMD: the GEMM tiles keep masked stores to the tail.
+  static constexpr bool kCheapMaskedStore = false;
 
   static Mask tail_mask(size_t n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -31,6 +33,7 @@ struct Ops {
   static Vec load_tail(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void store_tail(float* p, Vec v, Mask m) { _mm256_maskstore_ps(p, m, v); }
   static Vec set1(float v) { return _mm256_set1_ps(v); }
+  static Vec broadcast(const float* p) { return _mm256_broadcast_ss(p); }
   static Vec zero() { return _mm256_setzero_ps(); }
   static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
   static Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }

@@ -7,29 +7,10 @@
 #include <immintrin.h>
 
 #include "kernels/f32_gemm_list.h"
+#include "kernels/x86/avx2_ops.h"
 
 namespace octet::kernels::avx2 {
 namespace {
-
-struct Ops {
-  using Vec = __m256;
-  using TailCount = int;
-  using Mask = __m256i;
-  static constexpr int kLanes = 8;
-  static constexpr bool kCheapMaskedStore = false;
-
-  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
-  static Vec broadcast(const float* p) { return _mm256_broadcast_ss(p); }
-  static Vec set1(float v) { return _mm256_set1_ps(v); }
-  static Vec fmadd(Vec a, Vec b, Vec acc) { return _mm256_fmadd_ps(a, b, acc); }
-  static Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
-  static Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
-  static Mask tail_mask(int n) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  }
-  static void store_tail(float* p, Vec v, Mask m) { _mm256_maskstore_ps(p, m, v); }
-};
 
 #include "kernels/x86/f32_gemm_tile.inc"
 

@@ -20,30 +20,9 @@ namespace octet::kernels::x86::avx2 {
 namespace {
 
 #include "kernels/x86/q8_ymm_epilogue.inc"
+#include "kernels/q8_activations.inc"
 
-struct Ops : YmmEpilogue {
-  static constexpr int kLanes = 8;
-  static constexpr int kKr = 2;
-
-  // Two activation bytes a0 a1 -> every int32 lane holds the int16 pair (a0, a1), zero-extended.
-  static Vec widen_pair(uint16_t v) {
-    const Vec zero_extend = _mm256_set1_epi32(static_cast<int32_t>(0x80018000u));
-    return _mm256_shuffle_epi8(_mm256_set1_epi16(static_cast<int16_t>(v)), zero_extend);
-  }
-  template <bool kFlip>
-  static Vec broadcast_a(const uint8_t* p) {
-    uint16_t v;
-    std::memcpy(&v, p, 2);
-    if constexpr (kFlip) v ^= 0x8080u;
-    return widen_pair(v);
-  }
-  // One byte; the other meets a zero weight.
-  template <bool kFlip>
-  static Vec broadcast_a_tail(const uint8_t* p, size_t) {
-    uint16_t v = p[0];
-    if constexpr (kFlip) v ^= 0x80u;
-    return widen_pair(v);
-  }
+struct Ops : PairActivations<YmmEpilogue> {
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w)); }
 };
 

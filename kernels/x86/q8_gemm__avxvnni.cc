@@ -16,21 +16,9 @@ namespace octet::kernels::x86::avxvnni {
 namespace {
 
 #include "kernels/x86/q8_ymm_epilogue.inc"
+#include "kernels/q8_activations.inc"
 
-#include "kernels/q8_activation_quad.inc"
-
-struct Ops : YmmEpilogue {
-  static constexpr int kLanes = 8;
-  static constexpr int kKr = 4;
-
-  template <bool kFlip>
-  static Vec broadcast_a(const uint8_t* p) {
-    return _mm256_set1_epi32(static_cast<int32_t>(activation_quad<kFlip>(p)));
-  }
-  template <bool kFlip>
-  static Vec broadcast_a_tail(const uint8_t* p, size_t n) {
-    return _mm256_set1_epi32(static_cast<int32_t>(activation_quad_tail<kFlip>(p, n)));
-  }
+struct Ops : QuadActivations<YmmEpilogue> {
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_dpbusd_avx_epi32(acc, a, w); }
 };
 
