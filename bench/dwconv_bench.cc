@@ -1,4 +1,4 @@
-// Depthwise conv kernels (F32DwConv / Q8DwConv on kernels/dwconv_list.h) at every depthwise
+// Depthwise conv kernels (F32DwConv / Q8DwConv on kernels/conv/dwconv_list.h) at every depthwise
 // layer of bench/layer_shapes.h, FP32 and INT8 side by side: one entry per (layer x
 // microkernel this CPU supports), named dwconv/<model>/<layer>/<kernel>, plus the scalar ref
 // convs at two shapes. The drivers' pick for active_isa() is labelled "pick".
@@ -22,7 +22,7 @@
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/conv/q8_dwconv.h"
 #include "kernels/conv/q8_dwconv_dequantized.h"
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 #include "kernels/isa.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qconv2d.h"

@@ -1,4 +1,4 @@
-// Element-wise and global-pooling microkernels (kernels/eltwise_list.h) at the tensor shapes of
+// Element-wise and global-pooling microkernels (kernels/elementwise/eltwise_list.h) at the tensor shapes of
 // the bundled models: one entry per (op x shape x microkernel this CPU supports), named
 // eltwise/<model>/<op shape>/<kernel>, plus the scalar ref kernels at three shapes. The pick
 // of the drivers for active_isa() is labelled "pick". These ops move data and do almost no
@@ -16,7 +16,7 @@
 
 #include "bench/kernel_bench_util.h"
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/eltwise_list.h"
+#include "kernels/elementwise/eltwise_list.h"
 #include "kernels/isa.h"
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/pool2d.h"

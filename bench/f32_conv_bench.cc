@@ -1,4 +1,4 @@
-// FP32 dense conv and GEMM kernels (F32Conv / F32Gemm on kernels/f32_gemm_list.h) at every
+// FP32 dense conv and GEMM kernels (F32Conv / F32Gemm on kernels/gemm/f32_gemm_list.h) at every
 // dense conv and FC layer of bench/layer_shapes.h and at large_gemms(), one entry per
 // (layer x microkernel this CPU supports), named f32_conv/<model>/<layer>/<kernel>, plus the
 // scalar ref kernel at three shapes. The driver's pick for active_isa() is labelled "pick".
@@ -12,7 +12,7 @@
 #include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
 #include "kernels/conv/f32_conv.h"
-#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/isa.h"
 #include "kernels/ref/conv2d.h"

@@ -16,8 +16,8 @@
 #include "bench/layer_shapes.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_winograd.h"
-#include "kernels/f32_gemm_list.h"
-#include "kernels/f32_winograd_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
+#include "kernels/conv/f32_winograd_list.h"
 #include "kernels/isa.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Max and average pooling (kernels/pool_list.h through kernels/elementwise/pool2d.h) at the
+// Max and average pooling (kernels/pool/pool_list.h through kernels/pool/pool2d.h) at the
 // pooling layers of the torchvision zoo models, next to the scalar ref kernels: one entry per
 // (layer x op x microkernel this CPU supports), named pool/<model>/<op shape>/<kernel>; the
 // driver's pick for active_isa() is labelled "pick". The counter is GBps: the input read once
@@ -14,8 +14,8 @@
 #include <type_traits>
 
 #include "bench/kernel_bench_util.h"
-#include "kernels/elementwise/pool2d.h"
-#include "kernels/pool_list.h"
+#include "kernels/pool/pool2d.h"
+#include "kernels/pool/pool_list.h"
 #include "kernels/ref/pool2d.h"
 
 namespace {

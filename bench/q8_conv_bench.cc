@@ -1,4 +1,4 @@
-// INT8 dense conv and GEMM kernels (Q8Conv / Q8Gemm on kernels/q8_gemm_list.h) at every dense
+// INT8 dense conv and GEMM kernels (Q8Conv / Q8Gemm on kernels/gemm/q8_gemm_list.h) at every dense
 // conv and FC layer of bench/layer_shapes.h and at large_gemms(), one entry per (layer x
 // microkernel this CPU supports), named q8_conv/<model>/<layer>/<kernel> (q8_gemm/... for FC
 // and large GEMMs), plus the scalar ref kernel at three shapes. u8 activations everywhere; the
@@ -16,7 +16,7 @@
 #include "kernels/gemm/q8_gemm.h"
 #include "kernels/gemm/q8_pack.h"
 #include "kernels/isa.h"
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/ref/qconv2d.h"
 
 namespace {

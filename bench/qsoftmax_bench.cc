@@ -1,7 +1,7 @@
 // QLinearSoftmax (kernels/elementwise/softmax.h, Q8Softmax) at the zoo's shapes: YOLOv5nu's
 // DFL head (16 bins along axis 1 of [1, 16, 4, 8400] at 640 px: columns) and a 1000-class
 // classifier's last-axis softmax (a contiguous row), uint8 and int8, on the scalar reference and
-// every microkernel of kernels/qsoftmax_list.h this CPU runs; the driver's pick for active_isa()
+// every microkernel of kernels/elementwise/qsoftmax_list.h this CPU runs; the driver's pick for active_isa()
 // labelled "pick". One thread, wall-clock time; the counter is input elements per second.
 //
 //   build/bench/qsoftmax_bench --benchmark_filter=dfl
@@ -16,7 +16,7 @@
 #include "bench/kernel_bench_util.h"
 #include "kernels/elementwise/softmax.h"
 #include "kernels/isa.h"
-#include "kernels/qsoftmax_list.h"
+#include "kernels/elementwise/qsoftmax_list.h"
 
 namespace {
 

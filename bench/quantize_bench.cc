@@ -11,7 +11,7 @@
 #include <string>
 
 #include "bench/kernel_bench_util.h"
-#include "kernels/elementwise/quantize.h"
+#include "kernels/quantize/quantize.h"
 #include "kernels/ref/qlinear.h"
 
 namespace {

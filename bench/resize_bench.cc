@@ -1,5 +1,5 @@
-// Resize (kernels/elementwise/resize.h) at the upsampling layers of the zoo's detectors and a
-// segmentation head: linear on every microkernel of kernels/resize_list.h this CPU supports and
+// Resize (kernels/resize/resize.h) at the upsampling layers of the zoo's detectors and a
+// segmentation head: linear on every microkernel of kernels/resize/resize_list.h this CPU supports and
 // on the scalar reference, nearest (a copy) once; named resize/<model>/<shape>/<kernel>, the
 // driver's pick for active_isa() labelled "pick". The counter is GBps: input read once plus
 // output written, per second. One thread, batch 1, 64-byte aligned buffers.
@@ -13,8 +13,8 @@
 #include <string>
 
 #include "bench/kernel_bench_util.h"
-#include "kernels/elementwise/resize.h"
-#include "kernels/resize_list.h"
+#include "kernels/resize/resize.h"
+#include "kernels/resize/resize_list.h"
 
 namespace {
 

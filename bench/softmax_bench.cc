@@ -12,7 +12,7 @@
 
 #include "bench/kernel_bench_util.h"
 #include "kernels/elementwise/softmax.h"
-#include "kernels/eltwise_list.h"
+#include "kernels/elementwise/eltwise_list.h"
 #include "kernels/isa.h"
 #include "kernels/ref/softmax.h"
 

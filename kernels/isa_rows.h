@@ -2,7 +2,7 @@
 // that level's kernels defines exactly its rows' functions from the list instead of naming
 // them again by hand. OCTET_ROW_IF_<isa>(...) expands to nothing; the one ISA file that
 // defines a level redefines its own to expand its argument, then includes the family's
-// `*_define.inc` (kernels/q8_gemm_define.inc):
+// `*_define.inc` (kernels/gemm/q8_gemm_define.inc):
 //
 //   #undef OCTET_ROW_IF_avx2
 //   #define OCTET_ROW_IF_avx2(...) __VA_ARGS__

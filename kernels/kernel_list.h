@@ -3,16 +3,17 @@
 //
 // One list per family, one style:
 //
-//   kernels/<family>_list.inc   The X-list: one row per kernel (or, for a family whose every level
-//                               defines the same set of functions, one row per level), written
-//                               OCTET_<FAMILY>(level, ...), the level first, then the tile and
-//                               parameters. Rows sit behind `#if OCTET_ARCH_X86` /
-//                               `#if OCTET_ARCH_ARM64` guards; rows that run anywhere (the scalar
-//                               reference rows) sit outside them.
-//   kernels/<family>_list.h     The row struct, the function types, and two expansions of the
-//                               .inc: the declarations (in namespace <level>, checked against the
-//                               definitions by each kernels/<arch>/<family>__<level>.cc, which
-//                               includes this header) and the table k<Family>KernelRows.
+//   kernels/<family>/<name>_list.inc
+//       The X-list: one row per kernel (or, for a family whose every level defines the same set
+//       of functions, one row per level), written OCTET_<FAMILY>(level, ...), the level first,
+//       then the tile and parameters. Rows sit behind `#if OCTET_ARCH_X86` /
+//       `#if OCTET_ARCH_ARM64` guards; rows that run anywhere (the scalar reference rows) sit
+//       outside them.
+//   kernels/<family>/<name>_list.h
+//       The row struct, the function types, and two expansions of the .inc: the declarations
+//       (in namespace <level>, checked against the definitions by each
+//       kernels/<arch>/<family>__<level>.cc, which includes this header) and the table
+//       k<Family>KernelRows.
 //
 // Row fields, in this order:
 //   name      what the plan, the tests and the benchmarks print ("f32_gemm_6x16__avx2"); unique

@@ -1,5 +1,5 @@
 // Element-wise FP32 ops: activations, broadcasting arithmetic and inference BatchNorm.
-// Relu, Clip, Sigmoid, Gelu, the activations of kernels/activation_list.h, Add, Mul and PRelu
+// Relu, Clip, Sigmoid, Gelu, the activations of kernels/elementwise/activation_list.h, Add, Mul and PRelu
 // (Add's broadcasting, a slope per channel or per element) run on the SIMD kernels of
 // kernels/elementwise/eltwise.h when the shapes fit (that driver falls back to the ref kernels
 // otherwise).

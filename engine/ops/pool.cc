@@ -1,7 +1,7 @@
 // MaxPool (FP32, uint8, int8), AveragePool and GlobalAveragePool (FP32) over channels-last activations.
 // GlobalAveragePool, and an AveragePool whose window is the whole unpadded input, run on the
 // SIMD kernel of kernels/elementwise/eltwise.h; MaxPool and the other AveragePools on the
-// drivers of kernels/elementwise/pool2d.h (the ref kernels at --isa scalar).
+// drivers of kernels/pool/pool2d.h (the ref kernels at --isa scalar).
 #include <algorithm>
 #include <memory>
 
@@ -9,7 +9,7 @@
 #include "engine/ops/global_avgpool.h"
 #include "engine/ops/spatial.h"
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/elementwise/pool2d.h"
+#include "kernels/pool/pool2d.h"
 #include "kernels/ref/pool2d.h"
 
 namespace octet {

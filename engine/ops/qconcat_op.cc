@@ -7,7 +7,7 @@
 #include "engine/ops/batch_use.h"
 #include "engine/ops/concat.h"
 #include "engine/ops/qparams.h"
-#include "kernels/elementwise/lookup.h"
+#include "kernels/quantize/lookup.h"
 #include "kernels/ref/qelementwise.h"
 
 namespace octet {

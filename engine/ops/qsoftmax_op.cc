@@ -1,7 +1,7 @@
 // com.microsoft.QLinearSoftmax (X, X_scale, [X_zero_point], Y_scale, [Y_zero_point]; attributes
 // axis and opset), and so the QDQ unit DequantizeLinear -> Softmax -> QuantizeLinear that
 // fuse_qdq turns into it: ONNX Runtime's lookup-table softmax, bit for bit
-// (kernels/ref/qsoftmax.h), on the SIMD microkernels of kernels/qsoftmax_list.h where the ISA
+// (kernels/ref/qsoftmax.h), on the SIMD microkernels of kernels/elementwise/qsoftmax_list.h where the ISA
 // cap allows (kernels::Q8Softmax). `opset` < 13 reduces over every dimension from `axis` on (the old
 // Softmax's flattening), 13 and above over `axis` alone; axis defaults to -1 for every opset
 // (ORT's schema default, so an opset-12 node without axis reduces over the last dimension).

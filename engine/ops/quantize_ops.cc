@@ -13,7 +13,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/step_parts.h"
-#include "kernels/elementwise/quantize.h"
+#include "kernels/quantize/quantize.h"
 #include "kernels/ref/cast.h"
 #include "kernels/ref/qlinear.h"
 

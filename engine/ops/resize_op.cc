@@ -2,7 +2,7 @@
 // (X, roi, scales, sizes) and attributes: nearest and linear, FP32 and 8-bit (a Resize between
 // equal Q/DQ parameters runs on the integers, as in ONNX Runtime). A 2-D resize of a feature
 // map (3-D or 4-D, batch and channels kept) runs over channels-last maps on
-// kernels/elementwise/resize.h; a nearest resize of other axes on the row-major reference.
+// kernels/resize/resize.h; a nearest resize of other axes on the row-major reference.
 // Refused with a reason: cubic, antialias, tf_crop_and_resize, and linear beyond 2 axes.
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
-#include "kernels/elementwise/resize.h"
+#include "kernels/resize/resize.h"
 #include "kernels/ref/resize.h"
 
 namespace octet {

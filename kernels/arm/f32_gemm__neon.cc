@@ -1,12 +1,12 @@
 // FP32 GEMM / IGEMM microkernels, AArch64 Advanced SIMD. Layouts and contracts:
-// kernels/f32_gemm_list.h.
+// kernels/gemm/f32_gemm_list.h.
 //
 // 8x8: 16 accumulators (8 rows x 2 float32x4), two weight vectors per k, and A read four k
 // at a time per row so each FMLA-by-element takes its multiplier from a lane: 64 FMAs per
 // 8 row loads + 8 weight loads. 32 vector registers hold it all.
 #include <arm_neon.h>
 
-#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 
 namespace octet::kernels::neon {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "kernels/elementwise/lookup.h"
+#include "kernels/quantize/lookup.h"
 
 namespace octet::kernels::neon {
 

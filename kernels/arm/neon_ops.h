@@ -1,6 +1,6 @@
 #pragma once
 // The AArch64 Advanced SIMD vector of 4 float32 lanes that the shared loop templates are
-// written over (kernels/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc,
+// written over (kernels/elementwise/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc,
 // pool_loops.inc: each template's header lists what it uses), with the x86 levels' semantics
 // so every path gives the same bits: min / max return the second operand on NaN (maxps /
 // minps, kernels/arm/x86_minmax.inc), round goes to nearest even. A Mask is a lane count:
@@ -123,7 +123,7 @@ template <class E>
 using BytesNarrow = Bytes<E>;
 
 // kLanes bytes widened to int32 lanes (VI), beside kLanes floats (VF): the lanes of the INT8
-// loops that compute in int32 or float (kernels/qsoftmax_loop.inc, resize_linear_loop.inc).
+// loops that compute in int32 or float (kernels/elementwise/qsoftmax_loop.inc, resize_linear_loop.inc).
 struct I32Lanes {
   using VI = int32x4_t;
   using VF = float32x4_t;

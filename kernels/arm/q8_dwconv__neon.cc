@@ -1,5 +1,5 @@
 // INT8 depthwise convolution, 8 channels per step (two int32x4 accumulators), any kernel size
-// (kernels/dwconv_list.h has the contract; weights packed Q8DwPacking::int32_taps).
+// (kernels/conv/dwconv_list.h has the contract; weights packed Q8DwPacking::int32_taps).
 //
 // Exactness: each activation byte is widened to int16 (zero-extended for u8, sign-extended
 // for s8) and multiplied with SMLAL against the weight, the low 16 bits of its packed int32
@@ -14,7 +14,7 @@
 
 #include <cstring>
 
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 
 namespace octet::kernels::neon {
 namespace {

@@ -4,14 +4,14 @@
 // read as s8 (u8 ones flipped on load, x ^ 0x80 = x - 128, folded by the packing) and widened
 // to int16, four k at a time. SMLAL by lane multiplies 4 weights by one activation into 4
 // int32 lanes: |w * x| <= 128 * 128, so nothing saturates. Layout and zero-point fold in
-// kernels/q8_gemm_list.h; the epilogue is kernels/q8_igemm_store.inc.
+// kernels/gemm/q8_gemm_list.h; the epilogue is kernels/gemm/q8_igemm_store.inc.
 #include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
 
 #include <arm_neon.h>
 
 #include <cstring>
 
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 
 namespace octet::kernels::arm::neon {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 
 struct Ops : NeonEpilogue {};
 
-#include "kernels/q8_igemm_store.inc"
+#include "kernels/gemm/q8_igemm_store.inc"
 
 // Four activation bytes of a row, sign-flipped when kFlip, as int16 lanes 0..3.
 template <bool kFlip>
@@ -85,7 +85,7 @@ void igemm_c1(const Q8IgemmArgs& g) {
   igemm_tile_store<MR, 2, kFloatOut>(g, acc);
 }
 
-// The list's tiles (kernels/q8_gemm_define.inc): MR rows x 8 columns.
+// The list's tiles (kernels/gemm/q8_gemm_define.inc): MR rows x 8 columns.
 template <int MR, int NR, bool kFlip, bool kFloatOut>
 void q8_tile(const Q8IgemmArgs& g) {
   static_assert(NR == 8, "the widening-multiply kernels are 8 columns wide");
@@ -96,6 +96,6 @@ void q8_tile(const Q8IgemmArgs& g) {
 
 #undef OCTET_ROW_IF_neon
 #define OCTET_ROW_IF_neon(...) __VA_ARGS__
-#include "kernels/q8_gemm_define.inc"
+#include "kernels/gemm/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::arm::neon

@@ -4,14 +4,14 @@
 // int32 block, exact: twice the products of an SDOT per instruction. Activations are read as
 // s8 (u8 ones flipped on load, x ^ 0x80 = x - 128, folded by the packing); weights are packed
 // c8 ([K/8][NR][8] per tap), so the 16 bytes of two neighbouring columns are one SMMLA operand.
-// Layout and zero-point fold: kernels/q8_gemm_list.h.
+// Layout and zero-point fold: kernels/gemm/q8_gemm_list.h.
 #include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
 
 #include <arm_neon.h>
 
 #include <cstring>
 
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 
 namespace octet::kernels::arm::neoni8mm {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 
 struct Ops : NeonEpilogue {};
 
-#include "kernels/q8_igemm_store.inc"
+#include "kernels/gemm/q8_igemm_store.inc"
 
 constexpr int kKr = 8;
 
@@ -124,6 +124,6 @@ void q8_tile(const Q8IgemmArgs& g) {
 
 #undef OCTET_ROW_IF_neoni8mm
 #define OCTET_ROW_IF_neoni8mm(...) __VA_ARGS__
-#include "kernels/q8_gemm_define.inc"
+#include "kernels/gemm/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::arm::neoni8mm

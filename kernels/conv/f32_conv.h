@@ -1,6 +1,6 @@
 #pragma once
 // FP32 dense and grouped convolution, NHWC, on the GEMM / IGEMM microkernels of
-// kernels/f32_gemm_list.h. A 1x1, stride-1, unpadded conv is a plain GEMM over the pixels;
+// kernels/gemm/f32_gemm_list.h. A 1x1, stride-1, unpadded conv is a plain GEMM over the pixels;
 // every other conv is an indirect GEMM: bind() builds, once per input address, MR row
 // pointers per kernel tap for each tile of output pixels (pointing at the zero row where the
 // tap falls into padding), and run() only walks them. A wide kernel over few input channels (a
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kernels/kernel_id.h"
-#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"

@@ -1,6 +1,6 @@
 #pragma once
 // FP32 depthwise convolution (groups == in_c == out_c, channel multiplier 1) over NHWC
-// activations, on the fastest microkernel of kernels/dwconv_list.h the requested ISA allows;
+// activations, on the fastest microkernel of kernels/conv/dwconv_list.h the requested ISA allows;
 // the scalar ref conv (kernels/ref/conv2d.h) when none does.
 //
 // Life cycle: construct once per layer (packs the weights), bind() once per input address
@@ -14,7 +14,7 @@
 
 #include "kernels/kernel_id.h"
 #include "kernels/conv/dwconv_indirection.h"
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"

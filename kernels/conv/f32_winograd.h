@@ -2,10 +2,10 @@
 // FP32 3x3 stride-1 convolution by Winograd F(2x2, 3x3), NHWC. Each 2x2 block of output pixels
 // (a "tile") reads a 4x4 input tile; the input transform turns it into 16 vectors of in_c
 // values, 16 GEMMs [tiles x in_c]·[in_c x out_c] against the transformed weights (the FP32
-// GEMM microkernels of kernels/f32_gemm_list.h) replace the 36 multiplies per tile and
+// GEMM microkernels of kernels/gemm/f32_gemm_list.h) replace the 36 multiplies per tile and
 // channel pair of the direct conv by 16 (2.25x fewer), and the output transform turns the 16
 // products back into 2x2 pixels with the bias and activation fused. Transforms:
-// kernels/f32_winograd_list.h. The result differs from the direct conv by rounding only
+// kernels/conv/f32_winograd_list.h. The result differs from the direct conv by rounding only
 // (the transforms add and subtract values of similar magnitude: error ~ a few ulp of
 // sum|x||w|).
 //
@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "kernels/kernel_id.h"
-#include "kernels/f32_gemm_list.h"
-#include "kernels/f32_winograd_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
+#include "kernels/conv/f32_winograd_list.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"

@@ -1,6 +1,6 @@
 #pragma once
 // QLinearConv (groups == 1) over NHWC activations with the INT8 IGEMM microkernels of
-// kernels/q8_gemm_list.h. Weights are s8 with zero point 0 (the caller checks the weight zero
+// kernels/gemm/q8_gemm_list.h. Weights are s8 with zero point 0 (the caller checks the weight zero
 // points and falls back to q8_conv2d_nhwc__ref otherwise). Results are bit-exact with
 // q8_conv2d_nhwc__ref (docs/requantization.md).
 //
@@ -43,7 +43,7 @@
 #include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
 #include "kernels/isa.h"
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qmath.h"

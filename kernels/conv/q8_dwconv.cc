@@ -124,7 +124,7 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
   cols_ = dw_interior_columns(s_);
 }
 
-// int32_taps / tap_pairs (kernels/dwconv_list.h): per channel_tile channels [bias'][weight
+// int32_taps / tap_pairs (kernels/conv/dwconv_list.h): per channel_tile channels [bias'][weight
 // words][multiplier].
 std::vector<int32_t> Q8DwConv::pack_taps(const int8_t* w, const int32_t* bias) const {
   const size_t C = static_cast<size_t>(s_.in_c);
@@ -157,7 +157,7 @@ std::vector<int32_t> Q8DwConv::pack_taps(const int8_t* w, const int32_t* bias) c
   return packed;
 }
 
-// The "kw4" format (kernels/dwconv_list.h): per 16 channels [bias'][kernel_h][multiplier],
+// The "kw4" format (kernels/conv/dwconv_list.h): per 16 channels [bias'][kernel_h][multiplier],
 // row ky's word holding the bytes w[c][ky][0..3] (0 past kernel_w).
 std::vector<int32_t> Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) const {
   const size_t C = static_cast<size_t>(s_.in_c), kh = s_.kernel_h, kw = s_.kernel_w;

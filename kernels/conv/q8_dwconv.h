@@ -3,7 +3,7 @@
 // over NHWC activations: u8 or s8 activations with any zero point, s8 weights with zero point
 // 0 (per-channel scales), int32 bias, per-channel requantization to u8 or s8 with a clamp.
 // Bit-exact with q8_conv2d_nhwc__ref (kernels/ref/qconv2d.h; math in docs/requantization.md).
-// Picks the fastest microkernel of kernels/dwconv_list.h the requested ISA allows, the
+// Picks the fastest microkernel of kernels/conv/dwconv_list.h the requested ISA allows, the
 // scalar ref conv when none does. Life cycle as F32DwConv (kernels/conv/f32_dwconv.h).
 #include <pthreadpool.h>
 
@@ -14,7 +14,7 @@
 
 #include "kernels/kernel_id.h"
 #include "kernels/conv/dwconv_indirection.h"
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 #include "kernels/isa.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/conv2d.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Drivers for the element-wise and global-pooling microkernels of kernels/eltwise_list.h:
+// Drivers for the element-wise and global-pooling microkernels of kernels/elementwise/eltwise_list.h:
 // each one chooses its microkernel once (the first entry that runs under its cap, isa_runs)
 // and falls back to the scalar reference kernel for shapes or
 // parameters the microkernels do not take. kernel_name() says which ran.
@@ -24,8 +24,8 @@
 
 #include "kernels/kernel_id.h"
 #include "kernels/elementwise/output_range.h"
-#include "kernels/eltwise_list.h"
-#include "kernels/f32_gemm_list.h"
+#include "kernels/elementwise/eltwise_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
@@ -89,7 +89,7 @@ class F32Binary {
 };
 
 // act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid, SiLU,
-// GELU and the activations of kernels/activation_list.h on their microkernels, applied by the conv and GEMM drivers
+// GELU and the activations of kernels/elementwise/activation_list.h on their microkernels, applied by the conv and GEMM drivers
 // to each block right after the microkernel wrote it (still in L1). Relu and Clip are the
 // microkernels' own output clamp, so for them and for none this does nothing (active() false).
 class F32Epilogue {
@@ -120,7 +120,7 @@ class F32Epilogue {
 };
 
 // A unary activation over n contiguous values: Relu and Clip (f32_clamp), Sigmoid, SiLU, GELU
-// and the activations of kernels/activation_list.h on their microkernels (F32Epilogue); the ref
+// and the activations of kernels/elementwise/activation_list.h on their microkernels (F32Epilogue); the ref
 // otherwise.
 class F32Unary {
  public:

@@ -4,7 +4,7 @@
 // kErfSplit x + x * S(x^2); above it 1 - exp(-(a + a * B(a))), exp by MLAS's range reduction
 // (n = round(t / ln 2) by the 1.5 * 2^23 trick, t - n ln 2 in two parts) and polynomial; every
 // multiply-add fused; the sign copied back. The reference (kernels/ref/activation.h, mlas_erf)
-// and every SIMD level (kernels/eltwise_loops.inc, erf_v) take these steps, so they agree bit for
+// and every SIMD level (kernels/elementwise/eltwise_loops.inc, erf_v) take these steps, so they agree bit for
 // bit with each other and with ORT, keeping a DynamicQuantizeLinear after a GELU on ORT's codes.
 // Polynomial coefficients highest degree first, as Horner's scheme takes them.
 

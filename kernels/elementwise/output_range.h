@@ -13,7 +13,7 @@
 #include <string>
 
 #include "kernels/kernel_id.h"
-#include "kernels/elementwise/quantize.h"
+#include "kernels/quantize/quantize.h"
 
 namespace octet::kernels {
 

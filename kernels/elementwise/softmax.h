@@ -1,20 +1,20 @@
 #pragma once
 // Softmax, LogSoftmax and ArgMax / ArgMin along one axis of a tensor viewed as
-// [outer][len][inner] (dense), on the microkernels of kernels/eltwise_list.h. inner == 1 (the
+// [outer][len][inner] (dense), on the microkernels of kernels/elementwise/eltwise_list.h. inner == 1 (the
 // axis is the innermost in memory: a classifier's [N, classes], or channels of a channels-last
 // map) runs one contiguous row per outer index; inner > 1 (YOLOv8's DFL softmax over axis 1 of
 // [N, 16, 4, 8400]) runs vectors across the inner dimension, each lane its own column, in
 // blocks of kAxisColumnBlock columns so the threads share long inner dimensions too.
 // kernel_name() says which ran; with no microkernel under the cap, the reference.
-// Q8Softmax is QLinearSoftmax (uint8 / int8) the same two ways (kernels/qsoftmax_list.h).
+// Q8Softmax is QLinearSoftmax (uint8 / int8) the same two ways (kernels/elementwise/qsoftmax_list.h).
 #include <pthreadpool.h>
 
 #include <cstdint>
 #include <string>
 
 #include "kernels/kernel_id.h"
-#include "kernels/eltwise_list.h"
-#include "kernels/qsoftmax_list.h"
+#include "kernels/elementwise/eltwise_list.h"
+#include "kernels/elementwise/qsoftmax_list.h"
 #include "kernels/ref/qsoftmax.h"
 
 namespace octet::kernels {
@@ -65,7 +65,7 @@ class F32AxisExtremum {
 };
 
 // QLinearSoftmax as q8_softmax__ref computes it, bit for bit: the first microkernel of
-// kernels/qsoftmax_list.h that runs under the cap, or the reference when none does.
+// kernels/elementwise/qsoftmax_list.h that runs under the cap, or the reference when none does.
 class Q8Softmax {
  public:
   Q8Softmax(bool is_signed, int64_t outer, int64_t len, int64_t inner, Isa isa);

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/isa.h"
 #include "kernels/kernel_id.h"
 

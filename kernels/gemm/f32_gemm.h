@@ -1,6 +1,6 @@
 #pragma once
 // FP32 GEMM with a constant B (ONNX Gemm / MatMul against weights), on the microkernels of
-// kernels/f32_gemm_list.h, plus what the FP32 drivers share: weight packing and the choice
+// kernels/gemm/f32_gemm_list.h, plus what the FP32 drivers share: weight packing and the choice
 // of microkernel.
 #include <pthreadpool.h>
 
@@ -12,7 +12,7 @@
 
 #include "kernels/kernel_id.h"
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"
 

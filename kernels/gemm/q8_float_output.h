@@ -2,7 +2,7 @@
 // The float output of the INT8 GEMM / IGEMM drivers on the dynamic quantization path
 // (ConvInteger / MatMulInteger -> Cast -> Mul -> Add -> activation fused into one step): the
 // activation's scale and zero point are known only when the step runs, so the zero-point fold
-// of kernels/q8_gemm_list.h moves from packing time to run time. The weights are packed once
+// of kernels/gemm/q8_gemm_list.h moves from packing time to run time. The weights are packed once
 // (with zero point 0); each run computes, per output column c,
 //   acc_init[c] = -zp_r * sum_k w[k][c]        (zp_r = x_zero_point + the kernel's q8_read_shift)
 //   scale[c]    = x_scale * w_scale[c]         (the graph's Mul of the two scales)
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/q8_type.h"
 
 namespace octet::kernels {

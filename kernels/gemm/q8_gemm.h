@@ -1,6 +1,6 @@
 #pragma once
 // QGemm (quantized output) / QLinearMatMul with a constant B: y[m][n] = requantize(A[m][k] *
-// B[k][n] + bias) with the INT8 microkernels of kernels/q8_gemm_list.h (plain GEMM = IGEMM
+// B[k][n] + bias) with the INT8 microkernels of kernels/gemm/q8_gemm_list.h (plain GEMM = IGEMM
 // with one tap). B is s8 with zero point 0 (the caller checks it and falls back to
 // q8_gemm__ref otherwise). Bit-exact with q8_gemm__ref (docs/requantization.md).
 //
@@ -21,7 +21,7 @@
 #include "kernels/gemm/q8_float_output.h"
 #include "kernels/gemm/q8_pack.h"
 #include "kernels/isa.h"
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/qmath.h"
 

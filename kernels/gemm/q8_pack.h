@@ -1,6 +1,6 @@
 #pragma once
 // What Q8Conv and Q8Gemm share: choosing a microkernel from kQ8GemmKernels, packing the
-// weights into its layout (kernels/q8_gemm_list.h) and calling it on one tile.
+// weights into its layout (kernels/gemm/q8_gemm_list.h) and calling it on one tile.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/packed_cache.h"
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 
 namespace octet::kernels {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string_view>
 
-#include "kernels/activation_list.h"
+#include "kernels/elementwise/activation_list.h"
 #include "kernels/elementwise/erf_coefficients.h"
 
 namespace octet::kernels {
@@ -15,7 +15,7 @@ namespace octet::kernels {
 // x * 0.5 * (1 + erf(x / sqrt 2)) and gelu_tanh its tanh approximation 0.5 * x * (1 + tanh(sqrt(2 /
 // pi) * (x + 0.044715 x^3))): ONNX's Gelu (opset 20), or the Div / Erf / Add / Mul / Mul chain torch
 // writes before it (passes::fuse_gelu). The kinds after them are the rows of
-// kernels/activation_list.h, their attributes in alpha and beta as the rows say.
+// kernels/elementwise/activation_list.h, their attributes in alpha and beta as the rows say.
 enum class ActKind {
   none, relu, clip, sigmoid, silu, gelu, gelu_tanh,
 #define OCTET_ACT_KIND(KIND, ...) KIND,
@@ -27,7 +27,7 @@ struct Activation {
   ActKind kind = ActKind::none;
   float min = 0.0f;    // clip lower bound
   float max = 0.0f;    // clip upper bound
-  float alpha = 0.2f;  // a kernels/activation_list.h row's first attribute (HardSigmoid's slope)
+  float alpha = 0.2f;  // a kernels/elementwise/activation_list.h row's first attribute (HardSigmoid's slope)
   float beta = 0.5f;   // its second (HardSigmoid's offset)
 
   static Activation relu() { return {ActKind::relu}; }
@@ -36,7 +36,7 @@ struct Activation {
   static Activation clip(float lo, float hi) { return {ActKind::clip, lo > hi ? hi : lo, hi}; }
   static Activation sigmoid() { return {ActKind::sigmoid}; }
   static Activation silu() { return {ActKind::silu}; }
-  // One per row of kernels/activation_list.h, its attributes' defaults as the arguments' defaults.
+  // One per row of kernels/elementwise/activation_list.h, its attributes' defaults as the arguments' defaults.
 #define OCTET_ACT_FACTORY(KIND, OP, SINCE, KERNEL, A0, D0, A1, D1, ...) \
   static Activation KIND(float p0 = D0, float p1 = D1) { return {ActKind::KIND, 0, 0, p0, p1}; }
   OCTET_F32_ACTIVATIONS(OCTET_ACT_FACTORY)
@@ -45,7 +45,7 @@ struct Activation {
   static Activation gelu_tanh() { return {ActKind::gelu_tanh}; }
 };
 
-// The rows of kernels/activation_list.h as data, for the code that looks an activation up by
+// The rows of kernels/elementwise/activation_list.h as data, for the code that looks an activation up by
 // its ONNX name or walks them all (the importer, the op registry, the catalogue, the tests).
 struct ActivationRow {
   ActKind kind;

@@ -2,7 +2,7 @@
 // GapOrder::eigen_packets4 (kernels/ref/pool2d.h) over a value generator: the one scalar
 // statement of Eigen's 4-float packet sum, which ORT's ReduceMean / ReduceSum over trailing
 // axes, its GlobalAveragePool-like ReduceMean and its InstanceNormalization statistics all run.
-// The SIMD kernels (kernels/eltwise_loops.inc, gap_sums_eigen) take the same steps lane by lane.
+// The SIMD kernels (kernels/elementwise/eltwise_loops.inc, gap_sums_eigen) take the same steps lane by lane.
 #include <cstddef>
 
 namespace octet::kernels {

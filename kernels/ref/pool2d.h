@@ -40,7 +40,7 @@ void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const
                              int sum_rows);
 
 // The sum_rows of ONNX Runtime's kernel for an AveragePool on a CPU whose NCHWc block is
-// `nchwc_block` (0: none; kernels/elementwise/pool2d.h, ort_nchwc_block):
+// `nchwc_block` (0: none; kernels/pool/pool2d.h, ort_nchwc_block):
 //   - channels a multiple of the block: ORT's layout pass runs it as an NCHWc pool, which sums
 //     in row-major order: 1;
 //   - otherwise MlasPool: its vector kernel (no dilation, stride_w <= 2, both kernel sides <= 32,

@@ -1,6 +1,6 @@
 #pragma once
 // The AVX2 + FMA vector of 8 float32 lanes that the shared loop templates are written over
-// (kernels/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc, pool_loops.inc:
+// (kernels/elementwise/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc, pool_loops.inc:
 // each template's header lists what it uses), and the byte vectors of the max pool. Included
 // only by kernels/x86/*__avx2.cc files: everything has internal linkage, so each file compiles
 // its own copy with its own flags. Float tails use vmaskmovps: no element outside [0, n) is
@@ -135,7 +135,7 @@ using BytesNarrow = BytesOf<E, __m128i, 16>;
 #pragma GCC diagnostic pop
 
 // kLanes bytes widened to int32 lanes (VI), beside kLanes floats (VF): the lanes of the INT8
-// loops that compute in int32 or float (kernels/qsoftmax_loop.inc, resize_linear_loop.inc).
+// loops that compute in int32 or float (kernels/elementwise/qsoftmax_loop.inc, resize_linear_loop.inc).
 struct I32Lanes {
   using VI = __m256i;
   using VF = __m256;

@@ -1,6 +1,6 @@
 #pragma once
 // The AVX-512 (F/BW/DQ/VL) vector of 16 float32 lanes that the shared loop templates are
-// written over (kernels/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc,
+// written over (kernels/elementwise/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc,
 // pool_loops.inc: each template's header lists what it uses), and the byte vectors of the max
 // pool. Included only by kernels/x86/*__avx512.cc files: everything has internal linkage, so
 // each file compiles its own copy with its own flags. Tails use k-masked loads and stores: no
@@ -93,7 +93,7 @@ template <class E>
 using BytesNarrow = Bytes<E>;
 
 // kLanes bytes widened to int32 lanes (VI), beside kLanes floats (VF): the lanes of the INT8
-// loops that compute in int32 or float (kernels/qsoftmax_loop.inc, resize_linear_loop.inc).
+// loops that compute in int32 or float (kernels/elementwise/qsoftmax_loop.inc, resize_linear_loop.inc).
 struct I32Lanes {
   using VI = __m512i;
   using VF = __m512;

@@ -1,5 +1,5 @@
-// FP32 depthwise convolution, 16 channels per zmm (kernels/dwconv_list.h has the contract).
-// The loops are kernels/f32_dwconv_loops.inc; the channel tail uses k-masked loads/stores.
+// FP32 depthwise convolution, 16 channels per zmm (kernels/conv/dwconv_list.h has the contract).
+// The loops are kernels/conv/f32_dwconv_loops.inc; the channel tail uses k-masked loads/stores.
 // GCC 12 flags _mm512_undefined_ps() inside its own min/max intrinsics as "may be used
 // uninitialized", a false positive of the header.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -7,12 +7,12 @@
 
 #include <type_traits>
 
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 #include "kernels/x86/avx512_ops.h"
 
 namespace octet::kernels::avx512 {
 
 #define OCTET_F32_DWCONV_TILE c16
-#include "kernels/f32_dwconv_loops.inc"
+#include "kernels/conv/f32_dwconv_loops.inc"
 
 }  // namespace octet::kernels::avx512

@@ -3,11 +3,11 @@
 // f32_winograd_transforms.inc; contracts in f32_winograd_list.h.
 #include <immintrin.h>
 
-#include "kernels/f32_winograd_list.h"
+#include "kernels/conv/f32_winograd_list.h"
 #include "kernels/x86/avx2_ops.h"
 
 namespace octet::kernels::avx2 {
 
-#include "kernels/f32_winograd_transforms.inc"
+#include "kernels/conv/f32_winograd_transforms.inc"
 
 }  // namespace octet::kernels::avx2

@@ -2,11 +2,11 @@
 // channel tail. The math is in f32_winograd_transforms.inc; contracts in f32_winograd_list.h.
 #include <immintrin.h>
 
-#include "kernels/f32_winograd_list.h"
+#include "kernels/conv/f32_winograd_list.h"
 #include "kernels/x86/avx512_ops.h"
 
 namespace octet::kernels::avx512 {
 
-#include "kernels/f32_winograd_transforms.inc"
+#include "kernels/conv/f32_winograd_transforms.inc"
 
 }  // namespace octet::kernels::avx512

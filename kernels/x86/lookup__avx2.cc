@@ -2,7 +2,7 @@
 // table is 16 rows of 16 bytes and each row is looked up with an index that selects it.
 #include <immintrin.h>
 
-#include "kernels/elementwise/lookup.h"
+#include "kernels/quantize/lookup.h"
 
 namespace octet::kernels::avx2 {
 

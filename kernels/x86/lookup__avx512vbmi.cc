@@ -3,7 +3,7 @@
 // are two lookups and the index's bit 7 (its sign, movepi8_mask) picks between them.
 #include <immintrin.h>
 
-#include "kernels/elementwise/lookup.h"
+#include "kernels/quantize/lookup.h"
 
 namespace octet::kernels::avx512vbmi {
 

@@ -1,5 +1,5 @@
-// Max- and average-pooling microkernels (kernels/pool_list.h), AVX-512 (F/BW/DQ): 16 floats or
-// 64 bytes per vector. The loops are kernels/pool_loops.inc over kernels/x86/avx512_ops.h.
+// Max- and average-pooling microkernels (kernels/pool/pool_list.h), AVX-512 (F/BW/DQ): 16 floats or
+// 64 bytes per vector. The loops are kernels/pool/pool_loops.inc over kernels/x86/avx512_ops.h.
 // Tails use masked loads and stores, so no channel outside the row is touched.
 
 #include <immintrin.h>
@@ -10,11 +10,11 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/pool_list.h"
+#include "kernels/pool/pool_list.h"
 #include "kernels/x86/avx512_ops.h"
 
 namespace octet::kernels::avx512 {
 
-#include "kernels/pool_loops.inc"
+#include "kernels/pool/pool_loops.inc"
 
 }  // namespace octet::kernels::avx512

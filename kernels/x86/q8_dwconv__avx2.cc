@@ -1,5 +1,5 @@
 // INT8 depthwise convolution, 8 channels per ymm, taps taken two at a time ("tap_pairs"
-// packing of kernels/dwconv_list.h).
+// packing of kernels/conv/dwconv_list.h).
 //
 // Exactness: the bytes of taps t and t + 1 are interleaved (punpcklbw) and widened to int16
 // (vpmovzxbw for u8, vpmovsxbw for s8), so int32 lane c holds (x_t[c], x_t+1[c]) as two int16;
@@ -16,7 +16,7 @@
 
 #include <cstring>
 
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 
 namespace octet::kernels::avx2 {
 namespace {

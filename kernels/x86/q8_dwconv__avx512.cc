@@ -1,4 +1,4 @@
-// INT8 depthwise convolution, 16 channels per zmm (kernels/dwconv_list.h has the contract).
+// INT8 depthwise convolution, 16 channels per zmm (kernels/conv/dwconv_list.h has the contract).
 //
 // Exactness: each activation byte is widened to its own int32 lane (zero-extended for u8,
 // sign-extended for s8) and multiplied with vpmaddwd against an int32 lane holding the
@@ -11,7 +11,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 
 namespace octet::kernels::avx512 {
 namespace {

@@ -1,5 +1,5 @@
 // INT8 depthwise convolution with vpdpbusd over the horizontal taps ("kw4" format of
-// kernels/dwconv_list.h), 16 channels per zmm.
+// kernels/conv/dwconv_list.h), 16 channels per zmm.
 //
 // vpdpbusd sums 4 adjacent u8 x s8 products into each int32 lane, but adjacent bytes of an
 // NHWC row are different channels. So each input row is first rewritten, once, into a
@@ -23,7 +23,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 
 namespace octet::kernels::avx512vnni {
 namespace {

@@ -6,32 +6,32 @@
 // multiply throughput of the vpmaddubsw + vpmaddwd pair (measured-anchors.md), so exactness
 // costs only the zero-extension shuffle of each activation pair.
 // Only 16 ymm registers: tiles keep <= 12 accumulators.
-// The tile loop is kernels/q8_igemm_tile.inc; layout and zero-point fold in
-// kernels/q8_gemm_list.h.
+// The tile loop is kernels/gemm/q8_igemm_tile.inc; layout and zero-point fold in
+// kernels/gemm/q8_gemm_list.h.
 #include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
 
 #include <immintrin.h>
 
 #include <cstring>
 
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 
 namespace octet::kernels::x86::avx2 {
 namespace {
 
 #include "kernels/x86/q8_ymm_epilogue.inc"
-#include "kernels/q8_activations.inc"
+#include "kernels/gemm/q8_activations.inc"
 
 struct Ops : PairActivations<YmmEpilogue> {
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, w)); }
 };
 
-#include "kernels/q8_igemm_tile.inc"
+#include "kernels/gemm/q8_igemm_tile.inc"
 
 }  // namespace
 
 #undef OCTET_ROW_IF_avx2
 #define OCTET_ROW_IF_avx2(...) __VA_ARGS__
-#include "kernels/q8_gemm_define.inc"
+#include "kernels/gemm/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::x86::avx2

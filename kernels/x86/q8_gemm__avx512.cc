@@ -5,8 +5,8 @@
 // int16 products into int32 (at most 2 * 255 * 127 here: exact). On Zen 5 vpmaddwd has the
 // multiply throughput of the vpmaddubsw + vpmaddwd pair (measured-anchors.md), so exactness
 // costs only the zero-extension shuffle of each activation pair.
-// The tile loop is kernels/q8_igemm_tile.inc; layout and zero-point fold in
-// kernels/q8_gemm_list.h.
+// The tile loop is kernels/gemm/q8_igemm_tile.inc; layout and zero-point fold in
+// kernels/gemm/q8_gemm_list.h.
 #include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
 // GCC 12 flags _mm512_undefined_ps() inside its own conversion intrinsics as "may be used
 // uninitialized" in the shorter tiles (q8_igemm_tile.inc), a false positive of the header.
@@ -16,25 +16,25 @@
 
 #include <cstring>
 
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 
 namespace octet::kernels::x86::avx512 {
 namespace {
 
 #include "kernels/x86/q8_ymm_epilogue.inc"
 #include "kernels/x86/q8_evex_epilogue.inc"
-#include "kernels/q8_activations.inc"
+#include "kernels/gemm/q8_activations.inc"
 
 struct Ops : PairActivations<ZmmEpilogue> {
   static Vec madd(Vec acc, Vec a, Vec w) { return _mm512_add_epi32(acc, _mm512_madd_epi16(a, w)); }
 };
 
-#include "kernels/q8_igemm_tile.inc"
+#include "kernels/gemm/q8_igemm_tile.inc"
 
 }  // namespace
 
 #undef OCTET_ROW_IF_avx512
 #define OCTET_ROW_IF_avx512(...) __VA_ARGS__
-#include "kernels/q8_gemm_define.inc"
+#include "kernels/gemm/q8_gemm_define.inc"
 
 }  // namespace octet::kernels::x86::avx512

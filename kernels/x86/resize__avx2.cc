@@ -1,11 +1,11 @@
-// Linear-resize microkernels (kernels/resize_list.h), AVX2: 8 channels per step.
+// Linear-resize microkernels (kernels/resize/resize_list.h), AVX2: 8 channels per step.
 #include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
 
-#include "kernels/resize_list.h"
+#include "kernels/resize/resize_list.h"
 #include "kernels/x86/avx2_ops.h"
 
 namespace octet::kernels::avx2 {
 
-#include "kernels/resize_linear_loop.inc"
+#include "kernels/resize/resize_linear_loop.inc"
 
 }  // namespace octet::kernels::avx2

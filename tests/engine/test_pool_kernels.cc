@@ -1,4 +1,4 @@
-// MaxPool and AveragePool plans run on the SIMD pooling kernels (kernels/elementwise/pool2d.h)
+// MaxPool and AveragePool plans run on the SIMD pooling kernels (kernels/pool/pool2d.h)
 // where the CPU has them, report them for `octet info --kernels`, and give the ref kernels'
 // results bit for bit; at --isa scalar they report the ref kernels.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Every activation of kernels/activation_list.h against ONNX Runtime, from its row alone: the op
+// Every activation of kernels/elementwise/activation_list.h against ONNX Runtime, from its row alone: the op
 // at its attributes' defaults (at opset max(13, its first)), on random values at two scales and a
 // block of adversarial ones (NaN, +-inf, -0, huge, tiny, subnormal, the formulas' turning
 // points), at every ISA level this CPU has. Each value within 1e-5 of ORT's relative, plus the

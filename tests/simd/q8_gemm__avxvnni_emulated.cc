@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "tests/simd/q8_gemm_avxvnni_emulated.h"
 
 namespace octet::kernels::testing {

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "kernels/arch.h"
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 
 #if OCTET_ARCH_X86
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/q8_type.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qmath.h"

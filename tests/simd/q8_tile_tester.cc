@@ -191,7 +191,7 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
       k.pack(k, Q8WeightsToPack{n, c.ks, c.kc, w.data(), bias.data(), multiplier, x_type, c.x_zero_point});
 
   // Float output inputs, NR values each from the tile's first column; beyond nc, garbage.
-  // The caller's fold uses the zero point as the kernel reads it (kernels/q8_gemm_list.h):
+  // The caller's fold uses the zero point as the kernel reads it (kernels/gemm/q8_gemm_list.h):
   // shifted by 128 on x86 for s8 activations, by -128 on Arm for u8 ones.
   std::vector<int32_t> acc_init(NR);
   std::vector<float> scale(NR), out_bias(NR);

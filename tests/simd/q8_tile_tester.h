@@ -1,5 +1,5 @@
 #pragma once
-// A tester for single INT8 IGEMM tile calls (one microkernel of kernels/q8_gemm_list.h, called
+// A tester for single INT8 IGEMM tile calls (one microkernel of kernels/gemm/q8_gemm_list.h, called
 // directly through Q8IgemmArgs, no driver in between). Each call is checked bit-exact against a
 // scalar computation of the list's contract, made from the unpacked weights and the bytes the
 // row pointers reach; the weights go through the entry's own packing function, as in the
@@ -13,7 +13,7 @@
 #include <random>
 #include <span>
 
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/q8_type.h"
 #include "tests/simd/q8_test_data.h"
 

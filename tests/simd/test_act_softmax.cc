@@ -1,5 +1,5 @@
 // The parametric activations (LeakyRelu, Elu, Selu, Celu, Softplus, ThresholdedRelu), PRelu,
-// Softmax / LogSoftmax along an axis and ArgMax / ArgMin (kernels/f32_act_softmax_loops.inc)
+// Softmax / LogSoftmax along an axis and ArgMax / ArgMin (kernels/elementwise/f32_act_softmax_loops.inc)
 // against the scalar references, for every entry this CPU supports: random sizes around the
 // vector widths and adversarial values (inf, NaN, -0, huge, tiny, ties, rows of length 1,
 // -inf-like and all-equal rows). LeakyRelu, ThresholdedRelu, PRelu and the indices are exact;
@@ -16,7 +16,7 @@
 
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/elementwise/softmax.h"
-#include "kernels/eltwise_list.h"
+#include "kernels/elementwise/eltwise_list.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/minmax.h"

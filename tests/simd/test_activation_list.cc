@@ -1,4 +1,4 @@
-// Every activation of kernels/activation_list.h, from its row alone: each of its vector kernels
+// Every activation of kernels/elementwise/activation_list.h, from its row alone: each of its vector kernels
 // this CPU runs against the row's scalar formula (apply) on random values, sizes around the
 // vector widths and adversarial values (NaN, +-inf, -0, huge, tiny, subnormal, the turning
 // points of the formulas), held to the row's bound (bit for bit where it says 0, 0); then the
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/eltwise_list.h"
+#include "kernels/elementwise/eltwise_list.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
 #include "tests/simd/simd_test_util.h"

@@ -1,4 +1,4 @@
-// Depthwise conv kernels (kernels/dwconv_list.h) against the scalar ref convs: FP32 within a
+// Depthwise conv kernels (kernels/conv/dwconv_list.h) against the scalar ref convs: FP32 within a
 // tolerance scaled by sum|x*w|, INT8 bit-exact, for every list entry this CPU supports, on
 // random shapes (channels around the tile, 1x1 / 3x3 / 5x5 / 1x3 / 3x1 / 2x2 / 7x7 kernels,
 // strides 1-3, dilation 2, asymmetric pads, 1x1 spatial, batch 1-3), the depthwise layers of
@@ -19,7 +19,7 @@
 #include "bench/layer_shapes.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/conv/q8_dwconv.h"
-#include "kernels/dwconv_list.h"
+#include "kernels/conv/dwconv_list.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qconv2d.h"
 #include "tests/simd/simd_test_util.h"

@@ -1,4 +1,4 @@
-// Element-wise and global-pooling microkernels (kernels/eltwise_list.h) and their drivers
+// Element-wise and global-pooling microkernels (kernels/elementwise/eltwise_list.h) and their drivers
 // (kernels/elementwise/eltwise.h) against the scalar reference kernels, for every entry this
 // CPU supports. INT8: exact equality with the ref variant the engine runs
 // (q8_add_ratio_fma_strided__ref, q8_mul_ratio_strided__ref, q8_global_avgpool_nhwc__ref),
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/eltwise_list.h"
+#include "kernels/elementwise/eltwise_list.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/pool2d.h"

@@ -1,5 +1,5 @@
 // F32Conv (dense NHWC conv on the FP32 GEMM / IGEMM microkernels) against f32_conv2d_nhwc__ref,
-// for every entry of kernels/f32_gemm_list.h this CPU supports, with and without a fused
+// for every entry of kernels/gemm/f32_gemm_list.h this CPU supports, with and without a fused
 // residual Add.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kernels/conv/f32_conv.h"
-#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/ref/conv2d.h"
 #include "tests/simd/simd_test_util.h"
 

@@ -1,5 +1,5 @@
 // F32Gemm (Gemm / MatMul with a constant B on the FP32 GEMM microkernels) against
-// f32_gemm__ref, for every entry of kernels/f32_gemm_list.h this CPU supports.
+// f32_gemm__ref, for every entry of kernels/gemm/f32_gemm_list.h this CPU supports.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/ref/gemm.h"
 #include "tests/simd/simd_test_util.h"

@@ -1,6 +1,6 @@
 // F32Conv on grouped convolutions (ResNeXt's 32 groups, RegNet's group widths, a channel
 // multiplier of a depthwise conv) against f32_conv2d_nhwc__ref, for every entry of
-// kernels/f32_gemm_list.h this CPU runs: random shapes, group widths around the tile, a fused
+// kernels/gemm/f32_gemm_list.h this CPU runs: random shapes, group widths around the tile, a fused
 // residual, and two threads.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/conv/f32_conv.h"
-#include "kernels/f32_gemm_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/ref/conv2d.h"
 #include "tests/simd/simd_test_util.h"
 

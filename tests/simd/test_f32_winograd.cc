@@ -1,5 +1,5 @@
 // F32WinogradConv (3x3 stride-1 conv by Winograd F(2x2, 3x3)) against f32_conv2d_nhwc__ref and
-// the direct F32Conv, for every entry of kernels/f32_winograd_list.h this CPU supports, each
+// the direct F32Conv, for every entry of kernels/conv/f32_winograd_list.h this CPU supports, each
 // paired with every FP32 GEMM microkernel of the same or lower ISA; with and without a fused
 // residual Add.
 //
@@ -21,8 +21,8 @@
 
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_winograd.h"
-#include "kernels/f32_gemm_list.h"
-#include "kernels/f32_winograd_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
+#include "kernels/conv/f32_winograd_list.h"
 #include "kernels/ref/conv2d.h"
 #include "tests/simd/simd_test_util.h"
 

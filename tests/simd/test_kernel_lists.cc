@@ -8,16 +8,16 @@
 #include <string>
 
 #include "kernels/conv/dequantized_epilogue.h"
-#include "kernels/dwconv_list.h"
-#include "kernels/elementwise/quantize.h"
-#include "kernels/eltwise_list.h"
-#include "kernels/f32_gemm_list.h"
-#include "kernels/f32_winograd_list.h"
+#include "kernels/conv/dwconv_list.h"
+#include "kernels/quantize/quantize.h"
+#include "kernels/elementwise/eltwise_list.h"
+#include "kernels/gemm/f32_gemm_list.h"
+#include "kernels/conv/f32_winograd_list.h"
 #include "kernels/kernel_list.h"
-#include "kernels/pool_list.h"
-#include "kernels/q8_gemm_list.h"
-#include "kernels/q8_lookup_list.h"
-#include "kernels/resize_list.h"
+#include "kernels/pool/pool_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
+#include "kernels/quantize/q8_lookup_list.h"
+#include "kernels/resize/resize_list.h"
 
 namespace octet::kernels {
 namespace kernel_lists_test {
@@ -87,7 +87,7 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32AvgPoolUkernels) OCTET_CHECK(kQu8AvgPoolUkernels) OCTET_CHECK(kQs8AvgPoolUkernels)
   OCTET_CHECK(kF32ResizeLinearUkernels) OCTET_CHECK(kQu8ResizeLinearUkernels) OCTET_CHECK(kQs8ResizeLinearUkernels)
 #undef OCTET_CHECK
-  // Every activation of kernels/activation_list.h.
+  // Every activation of kernels/elementwise/activation_list.h.
 #define OCTET_CHECK_ACT(KIND, OP, ...) check_list("kF32" #OP "Ukernels", kF32##OP##Ukernels, by_name, ScalarRow::none);
   OCTET_F32_ACTIVATIONS(OCTET_CHECK_ACT)
 #undef OCTET_CHECK_ACT

@@ -1,4 +1,4 @@
-// LayerNormalization, Erf, Tanh and GELU microkernels (kernels/eltwise_list.h) and their
+// LayerNormalization, Erf, Tanh and GELU microkernels (kernels/elementwise/eltwise_list.h) and their
 // drivers against the scalar references, for every entry this CPU supports.
 // LayerNormalization: bit for bit with f32_layernorm__ref (ONNX Runtime's formula), over random
 // and adversarial rows (length 1, odd lengths and tails, rows not a multiple of the lane count,
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/eltwise_list.h"
+#include "kernels/elementwise/eltwise_list.h"
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/layernorm.h"
 #include "tests/simd/simd_test_util.h"

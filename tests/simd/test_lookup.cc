@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/elementwise/lookup.h"
+#include "kernels/quantize/lookup.h"
 #include "kernels/ref/qelementwise.h"
 #include "tests/simd/simd_test_util.h"
 

@@ -1,5 +1,5 @@
-// Max- and average-pooling microkernels (kernels/pool_list.h) through their drivers
-// (kernels/elementwise/pool2d.h) against the scalar ref kernels, for every entry this CPU
+// Max- and average-pooling microkernels (kernels/pool/pool_list.h) through their drivers
+// (kernels/pool/pool2d.h) against the scalar ref kernels, for every entry this CPU
 // supports: bit-exact for max (FP32 with -inf, -FLT_MAX, NaN and signed zeros; uint8 / int8 at
 // the ends of their ranges) and for average (the kernels sum in double in the ref's order), on
 // random shapes: kernels 1..7, strides 1..3, dilations 1..2, asymmetric pads, ceil_mode windows
@@ -21,8 +21,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/elementwise/pool2d.h"
-#include "kernels/pool_list.h"
+#include "kernels/pool/pool2d.h"
+#include "kernels/pool/pool_list.h"
 #include "kernels/ref/pool2d.h"
 #include "tests/simd/simd_test_util.h"
 

@@ -1,5 +1,5 @@
 // The INT8 average-pool microkernels (QLinearAveragePool) against q8_avgpool2d_nhwc__ref, byte
-// for byte, for every entry of kernels/pool_list.h this CPU runs: random windows, strides,
+// for byte, for every entry of kernels/pool/pool_list.h this CPU runs: random windows, strides,
 // dilations and pads (windows past the trailing pad, windows with no input), count_include_pad
 // both ways, uint8 and int8 with zero points at the ends, scales that make sums round either
 // way, two threads.
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/elementwise/pool2d.h"
-#include "kernels/pool_list.h"
+#include "kernels/pool/pool2d.h"
+#include "kernels/pool/pool_list.h"
 #include "kernels/ref/qpool2d.h"
 #include "tests/simd/simd_test_util.h"
 

@@ -1,4 +1,4 @@
-// Q8Conv (the INT8 IGEMM microkernels of kernels/q8_gemm_list.h) against q8_conv2d_nhwc__ref:
+// Q8Conv (the INT8 IGEMM microkernels of kernels/gemm/q8_gemm_list.h) against q8_conv2d_nhwc__ref:
 // bit-exact, for every microkernel this CPU runs, on random and adversarial shapes and data.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>

@@ -1,5 +1,5 @@
 // Q8Gemm (QGemm / QLinearMatMul with constant B on the INT8 microkernels of
-// kernels/q8_gemm_list.h) against q8_gemm__ref: bit-exact, for every microkernel this CPU runs.
+// kernels/gemm/q8_gemm_list.h) against q8_gemm__ref: bit-exact, for every microkernel this CPU runs.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "tests/simd/q8_gemm_avxvnni_emulated.h"
 #include "tests/simd/q8_tile_tester.h"
 

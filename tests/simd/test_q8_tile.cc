@@ -1,4 +1,4 @@
-// Every INT8 IGEMM microkernel of kernels/q8_gemm_list.h this CPU runs, one tile call at a
+// Every INT8 IGEMM microkernel of kernels/gemm/q8_gemm_list.h this CPU runs, one tile call at a
 // time through the tile tester (q8_tile_tester.h): activations ending at a guard page (a K tail
 // read past a_end faults, which the drivers' tests in test_q8_gemm.cc / test_q8_conv.cc cannot
 // see), every extreme zero point, padding rows and offsets, saturation, int32 wrap-around, and
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/isa.h"
-#include "kernels/q8_gemm_list.h"
+#include "kernels/gemm/q8_gemm_list.h"
 #include "tests/simd/q8_tile_tester.h"
 #include "tests/simd/simd_test_util.h"
 

@@ -1,4 +1,4 @@
-// The QLinearSoftmax microkernels (kernels/qsoftmax_list.h) against q8_softmax__ref, byte for
+// The QLinearSoftmax microkernels (kernels/elementwise/qsoftmax_list.h) against q8_softmax__ref, byte for
 // byte, uint8 and int8, for every entry this CPU runs: contiguous rows (inner == 1) and columns
 // (inner > 1, tails of every width), reduction lengths 1 to 300, the x / y scales and zero
 // points ORT's quantizer writes and others (coarse and huge steps), and adversarial rows (all
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "kernels/elementwise/softmax.h"
-#include "kernels/qsoftmax_list.h"
+#include "kernels/elementwise/qsoftmax_list.h"
 #include "kernels/ref/qsoftmax.h"
 #include "tests/simd/simd_test_util.h"
 

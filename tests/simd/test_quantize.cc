@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/elementwise/quantize.h"
+#include "kernels/quantize/quantize.h"
 #include "kernels/ref/qlinear.h"
 #include "tests/simd/simd_test_util.h"
 

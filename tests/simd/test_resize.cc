@@ -1,4 +1,4 @@
-// The linear-resize microkernels (kernels/resize_list.h) against resize_linear_nhwc__ref, bit
+// The linear-resize microkernels (kernels/resize/resize_list.h) against resize_linear_nhwc__ref, bit
 // for bit, for every entry this CPU runs: FP32, uint8 and int8, enlarging and shrinking by odd
 // factors with every coordinate transform, channel counts around each vector width (tails),
 // single-pixel axes (both taps on one pixel, weights 0.5), extreme values, two threads. And
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/elementwise/resize.h"
+#include "kernels/resize/resize.h"
 #include "kernels/ref/resize.h"
-#include "kernels/resize_list.h"
+#include "kernels/resize/resize_list.h"
 #include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {

@@ -24,7 +24,7 @@
 
 #include "engine/int8_ops.h"
 #include "engine/op_registry.h"
-#include "kernels/activation_list.h"
+#include "kernels/elementwise/activation_list.h"
 #include "kernels/isa.h"
 #include "loader/importers.h"
 #include "tools/catalogue/probes.h"
@@ -103,25 +103,25 @@ struct Family {
   const char* evidence;  // a list file (its OCTET_ARCH_ARM64 blocks) or "arm:<stem>" (kernels/arm/<stem>__<level>.cc)
 };
 const Family kFamilies[] = {
-    {"f32_gemm_", "kernels/f32_gemm_list.inc"},       {"f32_igemm_", "kernels/f32_gemm_list.inc"},
-    {"f32_winograd", "kernels/f32_winograd_list.inc"},  {"f32_dwconv", "kernels/dwconv_list.inc"},
-    {"q8_dwconv", "kernels/dwconv_list.inc"},         {"qu8s8_", "kernels/q8_gemm_list.inc"},
-    {"qs8s8_", "kernels/q8_gemm_list.inc"},           {"qu8u8_", "kernels/q8_gemm_list.inc"},
-    {"f32_add", "kernels/eltwise_list.h"},            {"f32_mul", "kernels/eltwise_list.h"},
-    {"f32_clamp", "kernels/eltwise_list.h"},          {"f32_sigmoid", "kernels/eltwise_list.h"},
-    {"f32_silu", "kernels/eltwise_list.h"},           {"f32_gap", "kernels/eltwise_list.h"},
-    {"f32_row_sums", "kernels/eltwise_list.h"},
-    {"qu8_add", "kernels/eltwise_list.h"},            {"qu8_mul", "kernels/eltwise_list.h"},
-    {"qu8_gap", "kernels/eltwise_list.h"},            {"qs8_add", "kernels/eltwise_list.h"},
-    {"qs8_mul", "kernels/eltwise_list.h"},            {"qs8_gap", "kernels/eltwise_list.h"},
-    {"f32_maxpool", "kernels/pool_list.h"},           {"f32_avgpool", "kernels/pool_list.h"},
-    {"qu8_avgpool", "kernels/pool_list.h"},           {"qs8_avgpool", "kernels/pool_list.h"},
-    {"qu8_maxpool", "kernels/pool_list.h"},           {"q8_lookup", "arm:lookup"},
+    {"f32_gemm_", "kernels/gemm/f32_gemm_list.inc"},       {"f32_igemm_", "kernels/gemm/f32_gemm_list.inc"},
+    {"f32_winograd", "kernels/conv/f32_winograd_list.inc"},  {"f32_dwconv", "kernels/conv/dwconv_list.inc"},
+    {"q8_dwconv", "kernels/conv/dwconv_list.inc"},         {"qu8s8_", "kernels/gemm/q8_gemm_list.inc"},
+    {"qs8s8_", "kernels/gemm/q8_gemm_list.inc"},           {"qu8u8_", "kernels/gemm/q8_gemm_list.inc"},
+    {"f32_add", "kernels/elementwise/eltwise_list.h"},            {"f32_mul", "kernels/elementwise/eltwise_list.h"},
+    {"f32_clamp", "kernels/elementwise/eltwise_list.h"},          {"f32_sigmoid", "kernels/elementwise/eltwise_list.h"},
+    {"f32_silu", "kernels/elementwise/eltwise_list.h"},           {"f32_gap", "kernels/elementwise/eltwise_list.h"},
+    {"f32_row_sums", "kernels/elementwise/eltwise_list.h"},
+    {"qu8_add", "kernels/elementwise/eltwise_list.h"},            {"qu8_mul", "kernels/elementwise/eltwise_list.h"},
+    {"qu8_gap", "kernels/elementwise/eltwise_list.h"},            {"qs8_add", "kernels/elementwise/eltwise_list.h"},
+    {"qs8_mul", "kernels/elementwise/eltwise_list.h"},            {"qs8_gap", "kernels/elementwise/eltwise_list.h"},
+    {"f32_maxpool", "kernels/pool/pool_list.h"},           {"f32_avgpool", "kernels/pool/pool_list.h"},
+    {"qu8_avgpool", "kernels/pool/pool_list.h"},           {"qs8_avgpool", "kernels/pool/pool_list.h"},
+    {"qu8_maxpool", "kernels/pool/pool_list.h"},           {"q8_lookup", "arm:lookup"},
     {"q8_quantize", "arm:quantize"},                  {"q8_dequantize", "arm:quantize"},
-    {"qu8_dynamic_quantize", "arm:quantize"},     {"qu8_softmax", "kernels/qsoftmax_list.h"},
-    {"qs8_softmax", "kernels/qsoftmax_list.h"},
-    // kernels/activation_list.h's kernels: every level of kernels/eltwise_list.h has each.
-#define OCTET_ACT_FAMILY(KIND, OP, SINCE, KERNEL, ...) {#KERNEL, "kernels/eltwise_list.h"},
+    {"qu8_dynamic_quantize", "arm:quantize"},     {"qu8_softmax", "kernels/elementwise/qsoftmax_list.h"},
+    {"qs8_softmax", "kernels/elementwise/qsoftmax_list.h"},
+    // kernels/elementwise/activation_list.h's kernels: every level of kernels/elementwise/eltwise_list.h has each.
+#define OCTET_ACT_FAMILY(KIND, OP, SINCE, KERNEL, ...) {#KERNEL, "kernels/elementwise/eltwise_list.h"},
     OCTET_F32_ACTIVATIONS(OCTET_ACT_FAMILY)
 #undef OCTET_ACT_FAMILY
 };

@@ -138,7 +138,7 @@ std::vector<Probe> make() {
     b.output(b.node("Pad", {map(b), i64s(b, {0, 0, 2, 2, 0, 0, 2, 2})}, {{"mode", "reflect"}}));
   });
   row("PRelu", "per-channel slope", binary("PRelu", {16, 1, 1}));
-  // The activations of kernels/activation_list.h, at their attributes' defaults.
+  // The activations of kernels/elementwise/activation_list.h, at their attributes' defaults.
   for (const kernels::ActivationRow& r : kernels::kActivationRows)
     row(r.op, "", unary(r.op)).opset = std::max<int64_t>(17, r.since);
   row("Gelu", "opset 20", unary("Gelu")).opset = 20;

@@ -1,0 +1,221 @@
+#pragma once
+// Every element-wise and global-pooling microkernel, FP32 and INT8: the one list the drivers
+// (kernels/elementwise/eltwise.h), the tests (tests/simd/test_eltwise.cc) and the benchmarks
+// (bench/eltwise_bench.cc) iterate. Adding a kernel is one line in the table of its op.
+//
+// Shapes the microkernels see (the drivers reduce any broadcast they accept to these):
+//   binary   a [rows][cols] and b [rows][cols], each read with its own row stride in elements
+//            (0 repeats one row: the SE gate [N,1,1,C] against a [N,H,W,C] map), y dense
+//            [rows][cols]. rows = 1 is the same-shape case.
+//   unary    n contiguous elements.
+//   gap      one image: x [hw][channels] -> y [channels] (NHWC global average pool).
+//   row sums x [rows][n] -> y [rows] (a reduction over the trailing axes of a row-major tensor).
+// The scalar reference kernels (kernels/ref/) are the last resort and are not in these tables.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "kernels/arch.h"
+#include "kernels/isa.h"
+#include "kernels/kernel_list.h"
+#include "kernels/ref/activation.h"
+#include "kernels/ref/pool2d.h"  // GapOrder
+
+namespace octet::kernels {
+
+// ---- FP32 ----
+using F32BinaryUkernel = void (*)(size_t rows, size_t cols, const float* a, size_t a_row_stride, const float* b,
+                                  size_t b_row_stride, float* y);
+// y = min(max(x, lo), hi) with NaN passing through, exactly like the ref's Relu / Clip.
+using F32ClampUkernel = void (*)(size_t n, const float* x, float* y, float lo, float hi);
+// y = min(max(x + r, lo), hi), NaN passing through like f32_clamp: a residual Add with its clamp.
+using F32AddClampUkernel = void (*)(size_t n, const float* x, const float* r, float* y, float lo, float hi);
+using F32UnaryUkernel = void (*)(size_t n, const float* x, float* y);
+// An activation with up to two parameters (HardSigmoid's alpha, beta; unused by the others).
+using F32ActUkernel = void (*)(size_t n, const float* x, float* y, float p0, float p1);
+// The sum of each channel in `order` (kernels/ref/pool2d.h: ONNX Runtime's orders), then / hw.
+// first_row: channel 0's row in ORT's [N * C][hw] layout (n * channels), which eigen_packets4's
+// order depends on.
+using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float* y, GapOrder order,
+                               size_t first_row);
+// The sum of each of `rows` contiguous rows of n floats, x [rows][n] -> y [rows], in
+// GapOrder::eigen_packets4 with row r as ORT's row first_row + r, then / divisor (1: the sum
+// itself): ORT's ReduceSum and ReduceMean over the trailing axes of a row-major tensor.
+// n * kLanes < 2^31 (the gathers' 32-bit offsets).
+using F32RowSumsUkernel = void (*)(size_t rows, size_t n, const float* x, float* y, size_t first_row,
+                                   float divisor);
+// LayerNormalization over `rows` contiguous rows of n values, as ONNX Runtime's CPU kernel
+// computes it, bit for bit (kernels/ref/layernorm.h): scale and bias [n] (bias may be nullptr),
+// mean and inv_std [rows] written when not nullptr. n < 2^27 (the gathers' 32-bit offsets).
+using F32LayerNormUkernel = void (*)(size_t rows, size_t n, const float* x, const float* scale, const float* bias,
+                                     float epsilon, float* y, float* mean, float* inv_std);
+
+// ---- INT8 (the element type is in the kernel's name; pointers are uint8_t* or int8_t*) ----
+
+// QLinearAdd as q8_add_ratio_fma_strided__ref computes it (MLAS's AVX2 recipe):
+//   y = clamp(round_half_even(fma(qa, ra, fma(qb, rb, k))), lo, hi)
+struct Q8AddParams {
+  float ra, rb, k;
+  float lo, hi;  // the output clamp [y_min, y_max] as floats
+};
+// QLinearMul as q8_mul_ratio_strided__ref computes it:
+//   y = clamp(round_half_even(float((qa - a_zp) * (qb - b_zp)) * r + y_zp), lo, hi)
+struct Q8MulParams {
+  int32_t a_zero_point, b_zero_point;
+  float r, y_zero_point;
+  float lo, hi;
+};
+// QLinearGlobalAveragePool as q8_global_avgpool_nhwc__ref computes it:
+//   acc = bias + sum_p x[p][c]  (bias = -hw * x_zp),  y = clamp(round_half_even(acc * m), lo, hi) + y_zp
+// with lo = qmin - y_zp, hi = qmax - y_zp (requantize_value's float clamp).
+struct Q8GapParams {
+  int32_t bias;
+  float multiplier;
+  int32_t y_zero_point;
+  float lo, hi;
+};
+
+using Q8AddUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_row_stride, const void* b,
+                              size_t b_row_stride, void* y, const Q8AddParams& p);
+using Q8MulUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_row_stride, const void* b,
+                              size_t b_row_stride, void* y, const Q8MulParams& p);
+using Q8GapUkernel = void (*)(size_t hw, size_t channels, const void* x, void* y, const Q8GapParams& p);
+
+template <class Fn>
+struct EltwiseUkernel {
+  const char* name;
+  Isa isa;
+  Fn fn;
+};
+
+// ---- The levels with a full set of element-wise microkernels, in preference order: each
+// defines every function below in kernels/<arch>/eltwise__<level>.cc, namespace <level>.
+// Adding a level is one X(level, op) here.
+#if OCTET_ARCH_X86
+#define OCTET_ELTWISE_LEVELS(X, op) X(avx512, op) X(avx2, op)
+#elif OCTET_ARCH_ARM64
+#define OCTET_ELTWISE_LEVELS(X, op) X(neon, op)
+#else
+#define OCTET_ELTWISE_LEVELS(X, op)
+#endif
+
+#define OCTET_ELTWISE_DECLARE(isa, unused)                                                                 \
+  namespace isa {                                                                                          \
+  void f32_add(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
+  void f32_mul(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
+  void f32_sub(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
+  void f32_div(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
+  void f32_clamp(size_t, const float*, float*, float, float);                                               \
+  void f32_add_clamp(size_t, const float*, const float*, float*, float, float);                            \
+  void f32_sigmoid(size_t, const float*, float*);                                                          \
+  void f32_silu(size_t, const float*, float*, float, float);                                               \
+  void f32_gelu(size_t, const float*, float*, float, float);                                               \
+  void f32_gelu_tanh(size_t, const float*, float*, float, float);                                          \
+  void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
+  void f32_gap(size_t, size_t, const float*, float*, GapOrder, size_t);                                    \
+  void f32_row_sums(size_t, size_t, const float*, float*, size_t, float);                                  \
+  void qu8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
+  void qs8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
+  void qu8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
+  void qs8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
+  void qu8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
+  void qs8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
+  }
+OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE, )
+#undef OCTET_ELTWISE_DECLARE
+
+#define OCTET_ELTWISE_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
+#define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP)                                                             \
+  inline constexpr EltwiseUkernel<FN_TYPE> NAME##Rows[] = {OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_ENTRY, OP)  \
+                                                               EltwiseUkernel<FN_TYPE>{}};                 \
+  inline constexpr std::span<const EltwiseUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
+
+OCTET_ELTWISE_TABLE(kF32AddUkernels, F32BinaryUkernel, f32_add)
+OCTET_ELTWISE_TABLE(kF32MulUkernels, F32BinaryUkernel, f32_mul)
+OCTET_ELTWISE_TABLE(kF32SubUkernels, F32BinaryUkernel, f32_sub)
+OCTET_ELTWISE_TABLE(kF32DivUkernels, F32BinaryUkernel, f32_div)
+OCTET_ELTWISE_TABLE(kF32ClampUkernels, F32ClampUkernel, f32_clamp)
+OCTET_ELTWISE_TABLE(kF32AddClampUkernels, F32AddClampUkernel, f32_add_clamp)
+OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)
+OCTET_ELTWISE_TABLE(kF32SiluUkernels, F32ActUkernel, f32_silu)
+OCTET_ELTWISE_TABLE(kF32GeluUkernels, F32ActUkernel, f32_gelu)
+OCTET_ELTWISE_TABLE(kF32GeluTanhUkernels, F32ActUkernel, f32_gelu_tanh)
+OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
+OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
+OCTET_ELTWISE_TABLE(kF32RowSumsUkernels, F32RowSumsUkernel, f32_row_sums)
+OCTET_ELTWISE_TABLE(kQu8AddUkernels, Q8AddUkernel, qu8_add)
+OCTET_ELTWISE_TABLE(kQs8AddUkernels, Q8AddUkernel, qs8_add)
+OCTET_ELTWISE_TABLE(kQu8MulUkernels, Q8MulUkernel, qu8_mul)
+OCTET_ELTWISE_TABLE(kQs8MulUkernels, Q8MulUkernel, qs8_mul)
+OCTET_ELTWISE_TABLE(kQu8GapUkernels, Q8GapUkernel, qu8_gap)
+OCTET_ELTWISE_TABLE(kQs8GapUkernels, Q8GapUkernel, qs8_gap)
+
+#undef OCTET_ELTWISE_TABLE
+#undef OCTET_ELTWISE_ENTRY
+
+// ---- Activations with parameters, Softmax / LogSoftmax, ArgMax / ArgMin (FP32), every level
+// of OCTET_ELTWISE_LEVELS, from kernels/elementwise/f32_act_softmax_loops.inc. ----
+// Along an axis: `len` values `stride` floats apart, for `columns` adjacent columns (x + j, y + j
+// for j < columns). stride == 1 is one contiguous row (columns == 1).
+using F32SoftmaxUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, float* y);
+using F32ArgUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, int64_t* y,
+                               bool last_index);
+
+#define OCTET_ELTWISE_DECLARE_ACT(isa, unused)                                                             \
+  namespace isa {                                                                                          \
+  void f32_prelu(size_t, size_t, const float*, size_t, const float*, size_t, float*);                      \
+  void f32_softmax(size_t, size_t, size_t, const float*, float*);                                          \
+  void f32_logsoftmax(size_t, size_t, size_t, const float*, float*);                                       \
+  void f32_argmax(size_t, size_t, size_t, const float*, int64_t*, bool);                                   \
+  void f32_argmin(size_t, size_t, size_t, const float*, int64_t*, bool);                                   \
+  void f32_reduce_max(size_t, size_t, size_t, const float*, float*);                                       \
+  void f32_reduce_min(size_t, size_t, size_t, const float*, float*);                                       \
+  }
+OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE_ACT, )
+#undef OCTET_ELTWISE_DECLARE_ACT
+
+#define OCTET_ELTWISE_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
+#define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP)                                                             \
+  inline constexpr EltwiseUkernel<FN_TYPE> NAME##Rows[] = {OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_ENTRY, OP)  \
+                                                               EltwiseUkernel<FN_TYPE>{}};                 \
+  inline constexpr std::span<const EltwiseUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
+
+OCTET_ELTWISE_TABLE(kF32PReluUkernels, F32BinaryUkernel, f32_prelu)
+OCTET_ELTWISE_TABLE(kF32SoftmaxUkernels, F32SoftmaxUkernel, f32_softmax)
+OCTET_ELTWISE_TABLE(kF32LogSoftmaxUkernels, F32SoftmaxUkernel, f32_logsoftmax)
+OCTET_ELTWISE_TABLE(kF32ArgMaxUkernels, F32ArgUkernel, f32_argmax)
+OCTET_ELTWISE_TABLE(kF32ArgMinUkernels, F32ArgUkernel, f32_argmin)
+// ReduceMax / ReduceMin along an axis: y [columns] (stride == 1: one value for the row).
+OCTET_ELTWISE_TABLE(kF32ReduceMaxUkernels, F32SoftmaxUkernel, f32_reduce_max)
+OCTET_ELTWISE_TABLE(kF32ReduceMinUkernels, F32SoftmaxUkernel, f32_reduce_min)
+
+// ---- The activations of kernels/elementwise/activation_list.h: KERNEL__<level> for every level, in the
+// table kF32<OP>Ukernels, F32ActUkernel each. ----
+#define OCTET_ACT_DECLARE_ONE(KIND, OP, SINCE, KERNEL, ...) void KERNEL(size_t, const float*, float*, float, float);
+#define OCTET_ACT_DECLARE(isa, unused) \
+  namespace isa {                      \
+  OCTET_F32_ACTIVATIONS(OCTET_ACT_DECLARE_ONE) \
+  }
+OCTET_ELTWISE_LEVELS(OCTET_ACT_DECLARE, )
+#undef OCTET_ACT_DECLARE
+#undef OCTET_ACT_DECLARE_ONE
+
+#define OCTET_ACT_TABLE(KIND, OP, SINCE, KERNEL, ...) OCTET_ELTWISE_TABLE(kF32##OP##Ukernels, F32ActUkernel, KERNEL)
+OCTET_F32_ACTIVATIONS(OCTET_ACT_TABLE)
+#undef OCTET_ACT_TABLE
+
+#undef OCTET_ELTWISE_TABLE
+#undef OCTET_ELTWISE_ENTRY
+
+// The table of an activation of kernels/elementwise/activation_list.h; empty for any other kind.
+inline std::span<const EltwiseUkernel<F32ActUkernel>> f32_act_ukernels(ActKind kind) {
+  switch (kind) {
+#define OCTET_ACT_CASE(KIND, OP, ...) \
+  case ActKind::KIND: return kF32##OP##Ukernels;
+    OCTET_F32_ACTIVATIONS(OCTET_ACT_CASE)
+#undef OCTET_ACT_CASE
+    default: return {};
+  }
+}
+
+}  // namespace octet::kernels

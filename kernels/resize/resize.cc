@@ -1,0 +1,138 @@
+#include "kernels/resize/resize.h"
+
+#include <cstring>
+#include <limits>
+#include <span>
+#include <stdexcept>
+
+#include "kernels/fallback.h"
+
+namespace octet::kernels {
+namespace {
+
+size_t bytes_of(ResizeElement e) { return e == ResizeElement::f32 ? sizeof(float) : 1; }
+
+std::span<const ResizeUkernel> list_of(ResizeElement e) {
+  switch (e) {
+    case ResizeElement::u8:
+      return kQu8ResizeLinearUkernels;
+    case ResizeElement::s8:
+      return kQs8ResizeLinearUkernels;
+    case ResizeElement::f32:
+      break;
+  }
+  return kF32ResizeLinearUkernels;
+}
+
+void check_shape(const Resize2dShape& s) {
+  if (s.batch < 1 || s.in_h < 1 || s.in_w < 1 || s.out_h < 1 || s.out_w < 1 || s.channels < 1)
+    throw std::invalid_argument("Resize2d: every extent must be >= 1");
+  // Column offsets (pixel * channels) are int32 in the microkernels' arguments.
+  if (int64_t(s.in_w) * s.channels > std::numeric_limits<int32_t>::max())
+    throw Unsupported("Resize2d: an input row of more than 2^31 elements");
+}
+
+}  // namespace
+
+Resize2d::Resize2d(const Resize2dShape& s, const Resize2dParams& p, ResizeElement e, Isa isa)
+    : s_(s), p_(p), element_(e), element_bytes_(bytes_of(e)) {
+  check_shape(s);
+  if (p.mode == ResizeMode::linear) ukernel_ = first_runnable(list_of(e), isa);
+  setup();
+}
+
+Resize2d::Resize2d(const Resize2dShape& s, const Resize2dParams& p, ResizeElement e, const ResizeUkernel& ukernel)
+    : s_(s), p_(p), element_(e), element_bytes_(bytes_of(e)), ukernel_(&ukernel) {
+  check_shape(s);
+  if (p.mode != ResizeMode::linear) throw std::invalid_argument("Resize2d: microkernels are for linear resizes");
+  if (!isa_supported(ukernel.isa))
+    throw std::invalid_argument(std::string("Resize2d: kernel ") + ukernel.name + " needs " + isa_name(ukernel.isa) +
+                                ", which this CPU does not support");
+  setup();
+}
+
+void Resize2d::setup() {
+  const ResizeAxis h{s_.in_h, s_.out_h, p_.scale_h}, w{s_.in_w, s_.out_w, p_.scale_w};
+  if (p_.mode == ResizeMode::nearest) {
+    rows_ = nearest_source_indices(h, p_.transform, p_.rounding);
+    cols_ = nearest_source_indices(w, p_.transform, p_.rounding);
+    for (int oy = 0; oy < s_.out_h; ++oy)
+      if (oy == 0 || rows_[oy] != rows_[oy - 1]) run_starts_.push_back(oy);
+    run_starts_.push_back(s_.out_h);
+    return;
+  }
+  row_taps_ = linear_taps(h, p_.transform);
+  col_taps_ = linear_taps(w, p_.transform);
+  for (int ox = 0; ox < s_.out_w; ++ox) {
+    col_offsets0_.push_back(col_taps_.i0[ox] * s_.channels);
+    col_offsets1_.push_back(col_taps_.i1[ox] * s_.channels);
+  }
+}
+
+KernelId Resize2d::kernel_id() const {
+  if (p_.mode == ResizeMode::nearest) return portable_kernel("resize_nearest_nhwc__copy");
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("resize_linear_nhwc__ref");
+}
+
+// One task per image and run of output rows reading one input row: the first row is built
+// pixel by pixel, the others are copies of it.
+void Resize2d::nearest_task(void* context, size_t task) {
+  const auto& call = *static_cast<const Call*>(context);
+  const Resize2d& r = *call.self;
+  const size_t runs = r.run_starts_.size() - 1;
+  const size_t n = task / runs, run = task % runs;
+  const size_t pixel = r.element_bytes_ * size_t(r.s_.channels);
+  const size_t in_row = size_t(r.s_.in_w) * pixel, out_row = size_t(r.s_.out_w) * pixel;
+  const int first = r.run_starts_[run], end = r.run_starts_[run + 1];
+  const auto* src = static_cast<const unsigned char*>(call.x) + (n * r.s_.in_h + size_t(r.rows_[first])) * in_row;
+  auto* dst = static_cast<unsigned char*>(call.y) + (n * r.s_.out_h + size_t(first)) * out_row;
+  for (int ox = 0; ox < r.s_.out_w; ++ox) std::memcpy(dst + ox * pixel, src + size_t(r.cols_[ox]) * pixel, pixel);
+  for (int oy = first + 1; oy < end; ++oy) std::memcpy(dst + size_t(oy - first) * out_row, dst, out_row);
+}
+
+void Resize2d::linear_task(void* context, size_t task) {
+  const auto& call = *static_cast<const Call*>(context);
+  const Resize2d& r = *call.self;
+  const size_t n = task / size_t(r.s_.out_h), oy = task % size_t(r.s_.out_h);
+  const size_t row_elems = size_t(r.s_.in_w) * size_t(r.s_.channels);
+  const auto* image = static_cast<const unsigned char*>(call.x) + n * size_t(r.s_.in_h) * row_elems * r.element_bytes_;
+  ResizeRowArgs a;
+  a.top = image + size_t(r.row_taps_.i0[oy]) * row_elems * r.element_bytes_;
+  a.bottom = image + size_t(r.row_taps_.i1[oy]) * row_elems * r.element_bytes_;
+  a.x0 = r.col_offsets0_.data();
+  a.x1 = r.col_offsets1_.data();
+  a.w0 = r.col_taps_.w0.data();
+  a.w1 = r.col_taps_.w1.data();
+  a.wy0 = r.row_taps_.w0[oy];
+  a.wy1 = r.row_taps_.w1[oy];
+  a.pixels = size_t(r.s_.out_w);
+  a.channels = size_t(r.s_.channels);
+  a.y = static_cast<unsigned char*>(call.y) + task * size_t(r.s_.out_w) * a.channels * r.element_bytes_;
+  r.ukernel_->fn(a);
+}
+
+void Resize2d::run(const void* x, void* y, pthreadpool_t pool) const {
+  Call call{this, x, y};
+  if (p_.mode == ResizeMode::nearest) {
+    pthreadpool_parallelize_1d(pool, &Resize2d::nearest_task, &call,
+                               size_t(s_.batch) * (run_starts_.size() - 1), 0);
+    return;
+  }
+  if (ukernel_ != nullptr) {
+    pthreadpool_parallelize_1d(pool, &Resize2d::linear_task, &call,
+                               size_t(s_.batch) * size_t(s_.out_h), 0);
+    return;
+  }
+  switch (element_) {
+    case ResizeElement::f32:
+      return resize_linear_nhwc__ref(s_, row_taps_, col_taps_, static_cast<const float*>(x), static_cast<float*>(y));
+    case ResizeElement::u8:
+      return resize_linear_nhwc__ref(s_, row_taps_, col_taps_, static_cast<const uint8_t*>(x),
+                                     static_cast<uint8_t*>(y));
+    case ResizeElement::s8:
+      return resize_linear_nhwc__ref(s_, row_taps_, col_taps_, static_cast<const int8_t*>(x),
+                                     static_cast<int8_t*>(y));
+  }
+}
+
+}  // namespace octet::kernels
