@@ -28,6 +28,7 @@
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
+#include "kernels/ref/qreduce.h"
 #include "kernels/ref/reduce.h"
 #include "tests/simd/simd_test_util.h"
 
@@ -294,6 +295,58 @@ void gap_cases() {
 
 TEST(Q8GapUkernel, MatchesRefU8) { gap_cases<uint8_t>(); }
 TEST(Q8GapUkernel, MatchesRefS8) { gap_cases<int8_t>(); }
+
+// ---------------------------------------------------------------------------------------
+// INT8 mean of contiguous rows (QLinearReduceMean over trailing axes) against
+// q8_reduce_mean_strided__ref: row lengths 1 ... 300 (every residue mod 8/16/32/64 and the
+// 128-byte AVX-512 steps), rows around the 8 / 16-row blocks, zero points at the extremes,
+// inputs all at the type's minimum or maximum (sums at their extremes, outputs saturating).
+
+template <class T>
+void row_mean_cases() {
+  const bool is_unsigned = std::is_same_v<T, uint8_t>;
+  const std::vector<int32_t> zps = is_unsigned ? std::vector<int32_t>{0, 1, 127, 128, 255}
+                                               : std::vector<int32_t>{-128, -1, 0, 127};
+  std::mt19937 rng(is_unsigned ? 31 : 32);
+  int shapes = 0;
+  auto check = [&](Q8RowMeanUkernel fn, const char* name, size_t rows, size_t n, QuantParams xq, QuantParams yq,
+                   int constant) {
+    std::vector<T> x(rows * n);
+    for (T& v : x) v = constant >= -128 ? static_cast<T>(constant) : static_cast<T>(uint8_t(rng()));
+    std::vector<T> expected(rows), y(rows + 1, T(0x5A));
+    const int64_t dims[2] = {int64_t(rows), int64_t(n)}, strides[2] = {int64_t(n), 1};
+    const bool reduced[2] = {false, true};
+    q8_reduce_mean_strided__ref(2, dims, reduced, x.data(), strides, xq, yq, expected.data());
+    fn(rows, n, x.data(), y.data(), q8_gap_params(int(n), xq, yq, is_unsigned ? Q8::u8 : Q8::s8));
+    for (size_t i = 0; i < rows; ++i)
+      ASSERT_EQ(int(y[i]), int(expected[i])) << name << " rows " << rows << " n " << n << " at " << i << " x "
+                                             << xq.scale << "/" << xq.zero_point << " y " << yq.scale << "/"
+                                             << yq.zero_point << " constant " << constant;
+    ASSERT_EQ(int(y[rows]), int(T(0x5A))) << name << ": wrote past the last row";
+    ++shapes;
+  };
+  for (auto* k : runnable(is_unsigned ? kQu8RowMeanUkernels : kQs8RowMeanUkernels)) {
+    for (size_t n = 1; n <= 300; ++n) {
+      const size_t rows = 1 + rng() % 40;
+      const float x_scale = std::ldexp(1.0f, -int(rng() % 8)) * (1.0f + float(rng() % 1000) / 1000.0f);
+      const float ratio = std::ldexp(1.0f, int(rng() % 13) - 10);
+      const QuantParams xq{x_scale, zps[rng() % zps.size()]}, yq{x_scale / ratio, zps[rng() % zps.size()]};
+      check(k->fn, k->name, rows, n, xq, yq, -1000);
+      if (n % 7 == 0) {
+        for (int constant : {int(qmin_of<T>()), int(qmax_of<T>())})
+          for (int32_t zx : {zps.front(), zps.back()})
+            check(k->fn, k->name, 1 + rng() % 33, n, {0.05f, zx}, {0.04f, zps[rng() % zps.size()]}, constant);
+      }
+    }
+    // The zoo's shapes: SE means over 7x7 ... 112x112 maps of 16 ... 1152 channels.
+    for (auto [rows, n] : {std::pair<size_t, size_t>{32, 12544}, {1152, 49}, {240, 784}, {64, 3136}})
+      check(k->fn, k->name, rows, n, {0.031f, zps[1]}, {0.017f, zps[2]}, -1000);
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+TEST(Q8RowMeanUkernel, MatchesRefU8) { row_mean_cases<uint8_t>(); }
+TEST(Q8RowMeanUkernel, MatchesRefS8) { row_mean_cases<int8_t>(); }
 
 // ---------------------------------------------------------------------------------------
 // FP32 microkernels.
@@ -735,14 +788,103 @@ TEST(EltwiseDriver, Q8BinaryEveryIsaMatchesTheRefOnNhwcBoxes) {
       }
       ASSERT_EQ(y, expected) << op.kernel_name() << " isa " << isa_name(isa) << " mode " << mode << " dims " << n
                              << "x" << h << "x" << w << "x" << c;
-      // (With a size-1 dimension a scalar or transposed operand can still be contiguous.)
-      const bool expect_ref = isa == Isa::scalar || mode == 2 || mode == 4;
+      // (With a size-1 dimension a scalar or transposed operand can still be contiguous; a
+      // scalar of at least 16 elements runs on the microkernels spread over a row.)
+      const bool expect_ref = isa == Isa::scalar || (mode == 2 && n * h * w * c < 16) || mode == 4;
       if (h > 1 && w > 1 && c > 1) {
         EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, expect_ref) << op.kernel_name();
       }
     }
   }
   ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// An operand constant along each run of the other: the NCHW gate [N,C,1,1] against a row-major
+// [N,C,H,W] map, split attention's [N,2,C,1,1] against [N,2,C,H,W] (5-D), either side, short
+// and long runs (the 512-byte chunks and their tails), on every ISA against the refs.
+TEST(EltwiseDriver, Q8BinaryConstantPerRunMatchesTheRef) {
+  std::mt19937 rng(73);
+  Pool pool(pthreadpool_create(2));
+  int shapes = 0;
+  for (Isa isa : testing::isas_under_test()) {
+    for (int i = 0; i < 96; ++i, ++shapes) {
+      const bool add = i % 2 == 0, u8 = (i / 2) % 2 == 0, gate_is_a = (i / 4) % 2 == 1, five_d = (i / 8) % 2 == 1;
+      const bool big = i % 24 == 0;
+      const int64_t n = 1 + rng() % 2, c = 1 + rng() % 20;
+      const int64_t h = big ? 40 : 1 + rng() % 30, w = big ? 33 : 1 + rng() % 30;
+      std::vector<int64_t> dims, map, gate;
+      if (five_d) {
+        dims = {n, 2, c, h, w};
+        map = {2 * c * h * w, c * h * w, h * w, w, 1};
+        gate = {2 * c, c, 1, 0, 0};
+      } else {
+        dims = {n, c, h, w};
+        map = {c * h * w, h * w, w, 1};
+        gate = {c, 1, 0, 0};
+      }
+      const int rank = int(dims.size());
+      const size_t map_size = size_t(n * (five_d ? 2 : 1) * c * h * w), gate_size = size_t(n * (five_d ? 2 : 1) * c);
+      const std::vector<int64_t>& as = gate_is_a ? gate : map;
+      const std::vector<int64_t>& bs = gate_is_a ? map : gate;
+      std::vector<uint8_t> a(gate_is_a ? gate_size : map_size), b(gate_is_a ? map_size : gate_size);
+      for (auto& v : a) v = i % 16 == 5 ? 255 : uint8_t(rng());  // some all-saturating inputs
+      for (auto& v : b) v = i % 16 == 7 ? 0 : uint8_t(rng());
+      const Q8 type = u8 ? Q8::u8 : Q8::s8;
+      const QuantParams aq{0.05f, u8 ? (i % 3 ? 255 : 0) : (i % 3 ? 127 : -128)}, bq{0.0213f, u8 ? 3 : -5};
+      const QuantParams yq{0.01f, u8 ? 100 : -20};
+      const Q8Binary::Kind kind = add ? Q8Binary::Kind::add : Q8Binary::Kind::mul;
+      const Q8Binary op(kind, type, rank, dims.data(), as.data(), bs.data(), isa);
+      std::vector<uint8_t> y(map_size, 0x5A), expected(map_size);
+      op.run(a.data(), aq, b.data(), bq, yq, q8_min(type), q8_max(type), y.data(), big ? pool.get() : nullptr);
+      const int64_t* d = dims.data();
+      if (u8) {
+        if (add)
+          q8_add_ratio_fma_strided__ref(rank, d, a.data(), as.data(), aq, b.data(), bs.data(), bq, yq, 0, 255,
+                                        expected.data());
+        else
+          q8_mul_ratio_strided__ref(rank, d, a.data(), as.data(), aq, b.data(), bs.data(), bq, yq, 0, 255,
+                                    expected.data());
+      } else {
+        auto sa = reinterpret_cast<const int8_t*>(a.data());
+        auto sb = reinterpret_cast<const int8_t*>(b.data());
+        auto sy = reinterpret_cast<int8_t*>(expected.data());
+        if (add) q8_add_ratio_fma_strided__ref(rank, d, sa, as.data(), aq, sb, bs.data(), bq, yq, -128, 127, sy);
+        else q8_mul_ratio_strided__ref(rank, d, sa, as.data(), aq, sb, bs.data(), bq, yq, -128, 127, sy);
+      }
+      ASSERT_EQ(y, expected) << op.kernel_name() << " isa " << isa_name(isa) << " dims " << n << "x" << c << "x" << h
+                             << "x" << w << (five_d ? " 5-D" : "") << (gate_is_a ? " gate a" : " gate b");
+      const bool expect_ref = isa == Isa::scalar || h * w < 16;
+      EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, expect_ref) << op.kernel_name();
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// QLinearReduceMean's driver on rows: pieces over the pool, and the ref past its n limit.
+TEST(EltwiseDriver, Q8RowMeanEveryIsaMatchesTheRef) {
+  std::mt19937 rng(74);
+  Pool pool(pthreadpool_create(2));
+  for (Isa isa : testing::isas_under_test()) {
+    for (int i = 0; i < 24; ++i) {
+      const bool u8 = i % 2 == 0;
+      const size_t rows = i % 6 == 0 ? 700 : 1 + rng() % 50, n = i % 6 == 0 ? 197 : 1 + rng() % 200;
+      std::vector<uint8_t> x(rows * n), y(rows, 0x5A), expected(rows);
+      for (auto& v : x) v = uint8_t(rng());
+      const QuantParams xq{0.05f, u8 ? 131 : -7}, yq{0.03f, u8 ? 120 : 5};
+      const Q8RowMean mean(u8 ? Q8::u8 : Q8::s8, rows, n, isa);
+      mean.run(x.data(), xq, yq, y.data(), pool.get());
+      const int64_t dims[2] = {int64_t(rows), int64_t(n)}, strides[2] = {int64_t(n), 1};
+      const bool reduced[2] = {false, true};
+      if (u8)
+        q8_reduce_mean_strided__ref(2, dims, reduced, x.data(), strides, xq, yq, expected.data());
+      else
+        q8_reduce_mean_strided__ref(2, dims, reduced, reinterpret_cast<const int8_t*>(x.data()), strides, xq, yq,
+                                    reinterpret_cast<int8_t*>(expected.data()));
+      ASSERT_EQ(y, expected) << mean.kernel_name() << " rows " << rows << " n " << n;
+      EXPECT_EQ(mean.kernel_id().scalar, isa == Isa::scalar) << mean.kernel_name();
+    }
+  }
+  EXPECT_TRUE(Q8RowMean(Q8::u8, 1, size_t{1} << 23, Isa::avx2).kernel_id().scalar);  // int32 sums could wrap
 }
 
 // Equal, or both NaN (a range with a NaN in the data is NaN at both ends).

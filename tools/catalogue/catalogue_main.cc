@@ -114,6 +114,7 @@ const Family kFamilies[] = {
     {"qu8_add", "kernels/eltwise_list.h"},            {"qu8_mul", "kernels/eltwise_list.h"},
     {"qu8_gap", "kernels/eltwise_list.h"},            {"qs8_add", "kernels/eltwise_list.h"},
     {"qs8_mul", "kernels/eltwise_list.h"},            {"qs8_gap", "kernels/eltwise_list.h"},
+    {"qu8_row_mean", "kernels/eltwise_list.h"},       {"qs8_row_mean", "kernels/eltwise_list.h"},
     {"f32_maxpool", "kernels/pool_list.h"},           {"f32_avgpool", "kernels/pool_list.h"},
     {"qu8_avgpool", "kernels/pool_list.h"},           {"qs8_avgpool", "kernels/pool_list.h"},
     {"qu8_maxpool", "kernels/pool_list.h"},           {"q8_lookup", "arm:lookup"},
