@@ -312,23 +312,6 @@ OpImpl variadic_extremum_op(kernels::Extremum kind) {
   return op;
 }
 
-OpImpl round_op() {
-  OpImpl op;
-  op.want_layout = any_layout;
-  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    require_f32(c);
-    return {c.info(0)};
-  };
-  op.batch_use = ops::broadcast_per_image;
-  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const int64_t n = c.info(0).count();
-    auto x = static_cast<const float*>(in[0]);
-    auto y = static_cast<float*>(out[0]);
-    return [=] { kernels::f32_round_half_even__ref(n, x, y); };
-  };
-  return op;
-}
-
 OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref, "f32_reduce_mean_strided__ref", true); }
 
 // ReduceSum: the mean's strided walk without the division, except where the reduced axes form
@@ -454,7 +437,6 @@ void register_misc_ops(OpTable& t) {
   t.emplace_back("ReduceMax", reduce_extremum_op(kernels::Extremum::max));
   t.emplace_back("Min", variadic_extremum_op(kernels::Extremum::min));
   t.emplace_back("Max", variadic_extremum_op(kernels::Extremum::max));
-  t.emplace_back("Round", round_op());
   t.emplace_back("Pad", pad_op());
 }
 
