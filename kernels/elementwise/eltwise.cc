@@ -460,6 +460,68 @@ void F32RowSums::run(size_t rows, const float* x, float* y, size_t first_row, fl
   });
 }
 
+namespace {
+
+// The offsets of every index of `axes` (row-major over them, the first axis outermost).
+std::vector<int64_t> offsets_of(const std::vector<int>& axes, const int64_t* dims, const int64_t* strides) {
+  std::vector<int64_t> out = {0};
+  for (int d : axes) {
+    std::vector<int64_t> next;
+    next.reserve(out.size() * size_t(dims[d]));
+    for (int64_t o : out)
+      for (int64_t i = 0; i < dims[d]; ++i) next.push_back(o + i * strides[d]);
+    out.swap(next);
+  }
+  return out;
+}
+
+}  // namespace
+
+F32StridedReduce::F32StridedReduce(int rank, const int64_t* dims, const int64_t* strides, const bool* reduced,
+                                   float divisor, Isa isa)
+    : divisor_(divisor) {
+  std::vector<int> kept, summed;
+  bool empty = false;
+  for (int d = 0; d < rank; ++d) {
+    empty = empty || dims[d] == 0;
+    if (dims[d] != 1) (reduced[d] ? summed : kept).push_back(d);
+  }
+  if (empty) {  // no outputs (a kept extent 0), or sums of no terms: 0 / divisor each
+    int64_t outputs = 1;
+    for (int d = 0; d < rank; ++d)
+      if (!reduced[d]) outputs *= dims[d];
+    bases_.assign(size_t(outputs), 0);
+    ukernel_ = first_runnable(kF32StridedSumsUkernels, isa);
+    return;
+  }
+  if (!kept.empty()) {
+    count_ = size_t(dims[kept.back()]);
+    lane_stride_ = size_t(strides[kept.back()]);
+    kept.pop_back();
+  }
+  bases_ = offsets_of(kept, dims, strides);
+  offsets_ = offsets_of(summed, dims, strides);
+  if (lane_stride_ < (size_t{1} << 26)) ukernel_ = first_runnable(kF32StridedSumsUkernels, isa);
+}
+
+KernelId F32StridedReduce::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_strided_sums__ref");
+}
+
+void F32StridedReduce::run(const float* x, float* y, pthreadpool_t pool) const {
+  const size_t work = std::max<size_t>(1, count_ * offsets_.size());
+  const size_t per_piece = std::max<size_t>(1, kEltwiseMinPiece / work);
+  parallel_pieces(pool, bases_.size(), per_piece, [&](size_t start, size_t n) {
+    for (size_t p = start; p < start + n; ++p) {
+      if (ukernel_)
+        ukernel_->fn(count_, lane_stride_, x + bases_[p], offsets_.size(), offsets_.data(), y + p * count_, divisor_);
+      else
+        f32_strided_sums__ref(count_, lane_stride_, x + bases_[p], offsets_.size(), offsets_.data(), y + p * count_,
+                              divisor_);
+    }
+  });
+}
+
 F32LayerNorm::F32LayerNorm(size_t n, Isa isa) : n_(n) {
   if (n > 0 && n < (size_t{1} << 27)) ukernel_ = first_runnable(kF32LayerNormUkernels, isa);
 }

@@ -166,6 +166,25 @@ class F32RowSums {
   const EltwiseUkernel<F32RowSumsUkernel>* ukernel_ = nullptr;
 };
 
+// ReduceSum / ReduceMean over any set of axes of x read through its strides, y dense over the
+// kept axes in order: f32_strided_sums (ONNX Runtime's generic order) with the lanes along the
+// innermost kept axis, one call per position of the other kept axes. divisor: N for the mean,
+// 1 for the sum.
+class F32StridedReduce {
+ public:
+  F32StridedReduce(int rank, const int64_t* dims, const int64_t* strides, const bool* reduced, float divisor, Isa isa);
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  size_t count_ = 1, lane_stride_ = 1;
+  std::vector<int64_t> bases_;    // x's offset at each position of the outer kept axes (y at p * count_)
+  std::vector<int64_t> offsets_;  // the reduced elements, row-major over the reduced axes
+  float divisor_;
+  const EltwiseUkernel<F32StridedSumsUkernel>* ukernel_ = nullptr;
+};
+
 // LayerNormalization over rows of n contiguous values, bit-identical with f32_layernorm__ref
 // (ONNX Runtime's formula, kernels/ref/layernorm.h); mean and inv_std may be nullptr.
 class F32LayerNorm {

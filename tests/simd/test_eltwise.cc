@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
@@ -692,6 +693,100 @@ TEST(F32RowSumsUkernel, TheRefsOrderIsEigensPackets) {
   f32_row_sums_eigen__ref(2, 7, x.data(), y, 0, 1.0f);
   EXPECT_EQ(y[0], 1.0f + std::ldexp(1.0f, -22));
   EXPECT_EQ(y[1], 1.0f + std::ldexp(1.0f, -22));
+}
+
+// f32_strided_sums against its ref bit for bit: lane counts 1 ... 4 vectors + 3 (every block
+// width and tail), lane strides 1 (loads) and above (gathers), offsets in the order a reduction
+// walks and shuffled (the order must be kept, not re-derived), on values whose float sum depends
+// on the order; y past count is never written.
+TEST(F32StridedSumsUkernel, EqualsTheRefBitForBit) {
+  std::mt19937 rng(68);
+  int shapes = 0;
+  for (auto* k : runnable(kF32StridedSumsUkernels)) {
+    for (int i = 0; i < 300; ++i, ++shapes) {
+      const size_t count = i < 67 ? size_t(1 + i) : size_t(1 + rng() % 90);
+      const size_t lane_stride = i % 3 == 0 ? 1 : size_t(1 + rng() % 40);
+      const size_t terms = i % 50 == 0 ? 0 : size_t(1 + rng() % 60);
+      std::vector<int64_t> offsets(terms);
+      const size_t span = count * lane_stride;
+      for (size_t t = 0; t < terms; ++t) offsets[t] = int64_t(t * span);
+      if (i % 4 == 1) std::shuffle(offsets.begin(), offsets.end(), rng);
+      std::vector<float> x = random_floats(rng, std::max<size_t>(1, terms) * span, -3.0f, 5.0f);
+      if (i % 2 == 1)
+        for (float& v : x) v = std::ldexp(rng() % 2 ? 1.0f : -1.0f, int(rng() % 49) - 24);
+      for (float divisor : {1.0f, float(std::max<size_t>(1, terms))}) {
+        std::vector<float> expected(count), y(count + 5, -7.0f);
+        f32_strided_sums__ref(count, lane_stride, x.data(), terms, offsets.data(), expected.data(), divisor);
+        k->fn(count, lane_stride, x.data(), terms, offsets.data(), y.data(), divisor);
+        for (size_t j = 0; j < count; ++j)
+          ASSERT_TRUE(same_float(y[j], expected[j])) << k->name << " count " << count << " stride " << lane_stride
+                                                     << " terms " << terms << " at " << j;
+        for (size_t j = count; j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " wrote y[" << j << "]";
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// The driver over axes that are not one run (RKRK, KRKR, KRK of 4-D and 5-D tensors, a
+// channels-last walk), every ISA and the pool, against the ref walk of the same order.
+TEST(EltwiseDriver, F32StridedReduceEveryIsaMatchesTheRef) {
+  std::mt19937 rng(69);
+  Pool pool(pthreadpool_create(2));
+  struct Case {
+    std::vector<int64_t> dims, strides;
+    std::vector<bool> reduced;
+  };
+  const std::vector<Case> cases = {
+      {{2, 16, 7, 7}, {784, 49, 7, 1}, {true, false, true, false}},
+      {{2, 16, 7, 7}, {784, 49, 7, 1}, {false, true, false, true}},
+      {{2, 16, 7, 7}, {784, 49, 7, 1}, {false, true, false, false}},
+      {{2, 16, 7, 7}, {784, 1, 112, 16}, {false, true, false, false}},  // channels-last memory
+      {{3, 2, 5, 9, 11}, {990, 495, 99, 11, 1}, {false, true, false, true, false}},
+      {{4, 70, 33}, {2310, 33, 1}, {true, false, true}},
+      {{2, 0, 3}, {0, 3, 1}, {false, true, false}},  // no terms: zeros (0 / divisor)
+  };
+  for (Isa isa : testing::isas_under_test()) {
+    for (const Case& k : cases) {
+      int64_t n = 1, outputs = 1, extent = 1;
+      for (size_t d = 0; d < k.dims.size(); ++d) {
+        (k.reduced[d] ? n : outputs) *= k.dims[d];
+        extent += std::max<int64_t>(0, k.dims[d] - 1) * k.strides[d];
+      }
+      std::vector<float> x = random_floats(rng, size_t(extent), -3.0f, 5.0f);
+      std::unique_ptr<bool[]> flags(new bool[k.dims.size()]);
+      for (size_t d = 0; d < k.dims.size(); ++d) flags[d] = k.reduced[d];
+      for (float divisor : {1.0f, float(std::max<int64_t>(1, n))}) {
+        const F32StridedReduce op(int(k.dims.size()), k.dims.data(), k.strides.data(), flags.get(), divisor, isa);
+        std::vector<float> y(size_t(outputs) + 3, -7.0f), expected(size_t(outputs), 0.0f);
+        op.run(x.data(), y.data(), pool.get());
+        // The ref walk: every output's reduced elements in row-major order of the reduced axes.
+        const int rank = int(k.dims.size());
+        std::vector<int64_t> idx(size_t(rank), 0);
+        size_t out = 0;
+        std::function<void(int, int64_t)> kept_walk = [&](int d, int64_t base) {
+          if (d == rank) {
+            float sum = 0.0f;
+            std::function<void(int, int64_t)> red_walk = [&](int e, int64_t off) {
+              if (e == rank) { sum += x[size_t(off)]; return; }
+              if (!k.reduced[size_t(e)]) return red_walk(e + 1, off);
+              for (int64_t i = 0; i < k.dims[size_t(e)]; ++i) red_walk(e + 1, off + i * k.strides[size_t(e)]);
+            };
+            red_walk(0, base);
+            expected[out++] = sum / divisor;
+            return;
+          }
+          if (k.reduced[size_t(d)]) return kept_walk(d + 1, base);
+          for (int64_t i = 0; i < k.dims[size_t(d)]; ++i) kept_walk(d + 1, base + i * k.strides[size_t(d)]);
+        };
+        kept_walk(0, 0);
+        for (size_t j = 0; j < expected.size(); ++j)
+          ASSERT_TRUE(same_float(y[j], expected[j])) << op.kernel_name() << " at " << j << " isa " << isa_name(isa);
+        for (size_t j = expected.size(); j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << op.kernel_name();
+        EXPECT_EQ(op.kernel_id().scalar, isa == Isa::scalar) << op.kernel_name();
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32LayerNormUkernels) OCTET_CHECK(kF32GapUkernels) OCTET_CHECK(kQu8AddUkernels)
   OCTET_CHECK(kQs8AddUkernels) OCTET_CHECK(kQu8MulUkernels) OCTET_CHECK(kQs8MulUkernels) OCTET_CHECK(kQu8GapUkernels)
   OCTET_CHECK(kQs8GapUkernels) OCTET_CHECK(kQu8RowMeanUkernels)
-  OCTET_CHECK(kQs8RowMeanUkernels) OCTET_CHECK(kF32PReluUkernels)
+  OCTET_CHECK(kQs8RowMeanUkernels) OCTET_CHECK(kF32StridedSumsUkernels) OCTET_CHECK(kF32PReluUkernels)
   OCTET_CHECK(kF32SoftmaxUkernels) OCTET_CHECK(kF32LogSoftmaxUkernels) OCTET_CHECK(kF32ArgMaxUkernels)
   OCTET_CHECK(kF32ArgMinUkernels) OCTET_CHECK(kF32ReduceMaxUkernels) OCTET_CHECK(kF32ReduceMinUkernels)
   OCTET_CHECK(kF32MaxPoolUkernels) OCTET_CHECK(kQu8MaxPoolUkernels) OCTET_CHECK(kQs8MaxPoolUkernels)

@@ -110,7 +110,7 @@ const Family kFamilies[] = {
     {"f32_add", "kernels/eltwise_list.h"},            {"f32_mul", "kernels/eltwise_list.h"},
     {"f32_clamp", "kernels/eltwise_list.h"},          {"f32_sigmoid", "kernels/eltwise_list.h"},
     {"f32_silu", "kernels/eltwise_list.h"},           {"f32_gap", "kernels/eltwise_list.h"},
-    {"f32_row_sums", "kernels/eltwise_list.h"},
+    {"f32_row_sums", "kernels/eltwise_list.h"},       {"f32_strided_sums", "kernels/eltwise_list.h"},
     {"qu8_add", "kernels/eltwise_list.h"},            {"qu8_mul", "kernels/eltwise_list.h"},
     {"qu8_gap", "kernels/eltwise_list.h"},            {"qs8_add", "kernels/eltwise_list.h"},
     {"qs8_mul", "kernels/eltwise_list.h"},            {"qs8_gap", "kernels/eltwise_list.h"},
