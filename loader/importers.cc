@@ -248,7 +248,6 @@ const std::map<std::string, Importer>& importers() {
                       }};
     // Before opset 8 Min / Max do not broadcast; octet always does (a superset).
     for (const char* op : {"Min", "Max"}) t[op] = {6, {}, {}};
-    t["Round"] = {11, {}, {}};
     auto pool_attrs = conv_geometry;
     pool_attrs.push_back({"ceil_mode", i64(0)});
     auto avg_attrs = pool_attrs;

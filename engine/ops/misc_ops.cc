@@ -208,7 +208,9 @@ Kernel row_sums_kernel(const OpContext& c, int64_t outer, int64_t len, const flo
   return [=] { sums->run(size_t(outer), x, y, 0, divisor, pool); };
 }
 
-OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
+// sum_like: ReduceSum or ReduceMean (mean: divided by the count), which leave the strided
+// reference for f32_strided_sums on any set of axes the paths above do not take.
+OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean, bool sum_like) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = infer_reduce;
@@ -217,7 +219,7 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
     return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
                                       (r.identity || !r.reduced.at(0)));
   };
-  op.build = [reduce, ref_name, mean](const OpContext& c, std::span<const void* const> in,
+  op.build = [reduce, ref_name, mean, sum_like](const OpContext& c, std::span<const void* const> in,
                                       std::span<void* const> out) -> Kernel {
     auto r = reduction(c);
     const TensorInfo& x = c.info(0);
@@ -233,9 +235,26 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
                                         kernels::GapOrder::eigen_packets4, xp, y);
     const auto run = x.layout == Layout::row_major ? reduced_run(x, r.reduced) : std::nullopt;
     if (mean && run && run->inner == 1) return row_sums_kernel(c, run->outer, run->len, xp, y, float(run->len));
+    auto strides = x.strides();
+    if (sum_like) {
+      // Any other set of axes in ORT's generic order (an accumulator from 0 over the reduced
+      // elements, row-major over the reduced axes; then / N): bit-identical with ORT for the
+      // sets that are not one run (RKRK, KRKR) and for a mean over leading axes (its RK case:
+      // rows added in order, up to the sign of a zero sum). ORT's KRK mean (a MatMul by ones)
+      // matches only over a few rows (3 probed); over 16 or 40 its order is not pinned.
+      int64_t n = 1;
+      for (size_t i = 0; i < dims.size(); ++i)
+        if (r.reduced[i]) n *= dims[i];
+      std::unique_ptr<bool[]> flags(new bool[dims.size()]);
+      for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
+      auto sums = std::make_shared<const kernels::F32StridedReduce>(int(dims.size()), dims.data(), strides.data(),
+                                                                    flags.get(), mean ? float(n) : 1.0f, c.isa);
+      c.report_kernel(sums->kernel_id());
+      pthreadpool_t pool = c.threadpool;
+      return [=] { sums->run(xp, y, pool); };
+    }
     c.report_fallback("no SIMD kernel for this reduction");
     c.report_kernel(kernels::reference_kernel(ref_name));
-    auto strides = x.strides();
     // vector<bool> has no data(); keep a plain array for the kernel.
     std::shared_ptr<bool[]> flags(new bool[dims.size()]);
     for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
@@ -247,7 +266,7 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean) {
 OpImpl reduce_extremum_op(kernels::Extremum kind) {
   OpImpl op = reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
                                float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); },
-                        "f32_reduce_extremum_strided__ref", false);
+                        "f32_reduce_extremum_strided__ref", false, false);
   // Axes that form one run of memory (a channel max of a channels-last map, the last axis, H and
   // W of NHWC) run on the SIMD kernels; other sets on the strided reference.
   auto strided = op.build;
@@ -312,24 +331,7 @@ OpImpl variadic_extremum_op(kernels::Extremum kind) {
   return op;
 }
 
-OpImpl round_op() {
-  OpImpl op;
-  op.want_layout = any_layout;
-  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    require_f32(c);
-    return {c.info(0)};
-  };
-  op.batch_use = ops::broadcast_per_image;
-  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const int64_t n = c.info(0).count();
-    auto x = static_cast<const float*>(in[0]);
-    auto y = static_cast<float*>(out[0]);
-    return [=] { kernels::f32_round_half_even__ref(n, x, y); };
-  };
-  return op;
-}
-
-OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref, "f32_reduce_mean_strided__ref", true); }
+OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref, "f32_reduce_mean_strided__ref", true, true); }
 
 // ReduceSum: the mean's strided walk without the division, except where the reduced axes form
 // one run of memory, summed in ONNX Runtime's order for that case: ahead of a kept contiguous
@@ -340,7 +342,7 @@ OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref
 // (its memory order is then the logical one ORT walks); a channels-last x takes the same paths
 // over its own memory order. Other sets run on the strided reference.
 OpImpl reduce_sum_op() {
-  OpImpl op = reduce_op(kernels::f32_reduce_sum_strided__ref, "f32_reduce_sum_strided__ref", false);
+  OpImpl op = reduce_op(kernels::f32_reduce_sum_strided__ref, "f32_reduce_sum_strided__ref", false, true);
   auto strided = op.build;
   op.build = [strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const Reduction r = reduction(c);
@@ -454,7 +456,6 @@ void register_misc_ops(OpTable& t) {
   t.emplace_back("ReduceMax", reduce_extremum_op(kernels::Extremum::max));
   t.emplace_back("Min", variadic_extremum_op(kernels::Extremum::min));
   t.emplace_back("Max", variadic_extremum_op(kernels::Extremum::max));
-  t.emplace_back("Round", round_op());
   t.emplace_back("Pad", pad_op());
 }
 

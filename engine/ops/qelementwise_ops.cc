@@ -352,6 +352,52 @@ std::vector<bool> reduced_axes(const OpContext& c) {
   return reduced;
 }
 
+// The reduction as dense memory [outer][reduced][inner] (elements), the kept dimensions in the
+// order of `dims` so y [outer][inner] is the row-major output: extents of 1 dropped, the rest
+// in memory order must be dense and run kept, reduced, kept.
+struct MeanBox {
+  bool fits = false;
+  int64_t outer = 1, reduced = 1, inner = 1;
+};
+
+MeanBox mean_box(const ir::Dims& dims, const std::vector<int64_t>& strides, const std::vector<bool>& reduced) {
+  struct Dim {
+    int64_t extent, stride;
+    size_t index;
+    bool reduced;
+  };
+  std::vector<Dim> mem;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0) return {};
+    if (dims[i] > 1) mem.push_back({dims[i], strides[i], i, bool(reduced[i])});
+  }
+  std::stable_sort(mem.begin(), mem.end(), [](const Dim& a, const Dim& b) { return a.stride > b.stride; });
+  MeanBox box;
+  int64_t expect = 1;
+  for (size_t k = mem.size(); k-- > 0;) {
+    if (mem[k].stride != expect) return {};
+    expect *= mem[k].extent;
+  }
+  int part = 0;  // 0 outer, 1 reduced, 2 inner
+  size_t last_kept = 0;
+  bool any_kept = false;
+  for (const Dim& d : mem) {
+    if (d.reduced) {
+      if (part == 2) return {};
+      part = 1;
+      box.reduced *= d.extent;
+    } else {
+      if (any_kept && d.index < last_kept) return {};
+      any_kept = true;
+      last_kept = d.index;
+      if (part == 1) part = 2;
+      (part == 0 ? box.outer : box.inner) *= d.extent;
+    }
+  }
+  box.fits = true;
+  return box;
+}
+
 OpImpl qreduce_mean_op() {
   OpImpl op;
   op.want_layout = any_layout;  // read through strides
@@ -380,9 +426,37 @@ OpImpl qreduce_mean_op() {
       const int hw = int(x.count() / std::max<int64_t>(1, x.dims[0] * x.dims[1]));
       return global_avgpool_kernel(c, in, out, batch, hw, channels);
     }
-    c.report_kernel(kernels::reference_kernel("q8_reduce_mean_strided__ref"));
     const ir::Dims dims = x.dims;
     const auto strides = x.strides();
+    const kernels::Q8 type = x.dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
+    const MeanBox box = mean_box(dims, strides, reduced);
+    constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+    if (box.fits && box.inner == 1) {
+      // A mean over trailing memory: each output is the mean of one contiguous row.
+      auto mean = std::make_shared<const kernels::Q8RowMean>(type, size_t(box.outer), size_t(box.reduced), c.isa);
+      if (!mean->kernel_id().scalar) {
+        c.report_kernel(mean->kernel_id());
+        const void* xp = in[kX];
+        void* y = out[0];
+        pthreadpool_t pool = c.threadpool;
+        return ops::with_params(c, in, kUnaryParams, derive_unary,
+                                [=](const UnaryParams& p) { mean->run(xp, p.x, p.y, y, pool); });
+      }
+    }
+    if (box.fits && box.inner > 1 && box.outer <= kIntMax && box.reduced < (int64_t{1} << 23) && box.inner <= kIntMax) {
+      // [outer][reduced][inner]: one global pool per outer index.
+      auto gap = std::make_shared<const kernels::Q8GlobalAvgPool>(type, int(box.outer), int(box.reduced),
+                                                                  int(box.inner), c.isa);
+      if (!gap->kernel_id().scalar) {
+        c.report_kernel(gap->kernel_id());
+        const void* xp = in[kX];
+        void* y = out[0];
+        pthreadpool_t pool = c.threadpool;
+        return ops::with_params(c, in, kUnaryParams, derive_unary,
+                                [=](const UnaryParams& p) { gap->run(xp, p.x, p.y, y, pool); });
+      }
+    }
+    c.report_kernel(kernels::reference_kernel("q8_reduce_mean_strided__ref"));
     std::shared_ptr<bool[]> flags(new bool[dims.size()]);  // vector<bool> has no data()
     for (size_t i = 0; i < dims.size(); ++i) flags[i] = reduced[i];
     const void* xp = in[kX];

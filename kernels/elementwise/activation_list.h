@@ -58,4 +58,6 @@
   /* Rounding to an integer, exact: "same" padding computed from the input's shape divides in float  \
      and rounds up (TF-ported EfficientNets). */                                                         \
   X(ceil, Ceil, 6, f32_ceil, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::ceil(x))                             \
-  X(floor, Floor, 6, f32_floor, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::floor(x))
+  X(floor, Floor, 6, f32_floor, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::floor(x))                        \
+  /* Half to even, as ONNX specifies (2.5 -> 2, -0.5 -> -0), under the default rounding mode. */           \
+  X(round, Round, 11, f32_round, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::nearbyint(x))

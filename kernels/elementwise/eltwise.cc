@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "kernels/ref/layernorm.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
+#include "kernels/ref/qreduce.h"
 #include "kernels/ref/reduce.h"
 
 namespace octet::kernels {
@@ -458,6 +460,68 @@ void F32RowSums::run(size_t rows, const float* x, float* y, size_t first_row, fl
   });
 }
 
+namespace {
+
+// The offsets of every index of `axes` (row-major over them, the first axis outermost).
+std::vector<int64_t> offsets_of(const std::vector<int>& axes, const int64_t* dims, const int64_t* strides) {
+  std::vector<int64_t> out = {0};
+  for (int d : axes) {
+    std::vector<int64_t> next;
+    next.reserve(out.size() * size_t(dims[d]));
+    for (int64_t o : out)
+      for (int64_t i = 0; i < dims[d]; ++i) next.push_back(o + i * strides[d]);
+    out.swap(next);
+  }
+  return out;
+}
+
+}  // namespace
+
+F32StridedReduce::F32StridedReduce(int rank, const int64_t* dims, const int64_t* strides, const bool* reduced,
+                                   float divisor, Isa isa)
+    : divisor_(divisor) {
+  std::vector<int> kept, summed;
+  bool empty = false;
+  for (int d = 0; d < rank; ++d) {
+    empty = empty || dims[d] == 0;
+    if (dims[d] != 1) (reduced[d] ? summed : kept).push_back(d);
+  }
+  if (empty) {  // no outputs (a kept extent 0), or sums of no terms: 0 / divisor each
+    int64_t outputs = 1;
+    for (int d = 0; d < rank; ++d)
+      if (!reduced[d]) outputs *= dims[d];
+    bases_.assign(size_t(outputs), 0);
+    ukernel_ = first_runnable(kF32StridedSumsUkernels, isa);
+    return;
+  }
+  if (!kept.empty()) {
+    count_ = size_t(dims[kept.back()]);
+    lane_stride_ = size_t(strides[kept.back()]);
+    kept.pop_back();
+  }
+  bases_ = offsets_of(kept, dims, strides);
+  offsets_ = offsets_of(summed, dims, strides);
+  if (lane_stride_ < (size_t{1} << 26)) ukernel_ = first_runnable(kF32StridedSumsUkernels, isa);
+}
+
+KernelId F32StridedReduce::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_strided_sums__ref");
+}
+
+void F32StridedReduce::run(const float* x, float* y, pthreadpool_t pool) const {
+  const size_t work = std::max<size_t>(1, count_ * offsets_.size());
+  const size_t per_piece = std::max<size_t>(1, kEltwiseMinPiece / work);
+  parallel_pieces(pool, bases_.size(), per_piece, [&](size_t start, size_t n) {
+    for (size_t p = start; p < start + n; ++p) {
+      if (ukernel_)
+        ukernel_->fn(count_, lane_stride_, x + bases_[p], offsets_.size(), offsets_.data(), y + p * count_, divisor_);
+      else
+        f32_strided_sums__ref(count_, lane_stride_, x + bases_[p], offsets_.size(), offsets_.data(), y + p * count_,
+                              divisor_);
+    }
+  });
+}
+
 F32LayerNorm::F32LayerNorm(size_t n, Isa isa) : n_(n) {
   if (n > 0 && n < (size_t{1} << 27)) ukernel_ = first_runnable(kF32LayerNormUkernels, isa);
 }
@@ -515,14 +579,31 @@ Q8Binary::Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int6
     : kind_(kind), type_(type), rank_(rank) {
   copy_box(rank, dims, a_strides, b_strides, dims_, a_strides_, b_strides_);
   tiling_ = tile_binary(rank, dims, a_strides, b_strides);
-  if (!tiling_.fits) return;
+  if (!tiling_.fits) {
+    // One operand constant along the innermost run the other walks contiguously.
+    for (const bool b_fixed : {true, false}) {
+      const int64_t* moving = b_fixed ? a_strides : b_strides;
+      const int64_t* fixed = b_fixed ? b_strides : a_strides;
+      int k = rank;
+      int64_t run = 1;
+      while (k > 0 && (dims[k - 1] == 1 || (moving[k - 1] == run && fixed[k - 1] == 0))) run *= dims[--k];
+      if (run < kMinRun) continue;
+      run_outer_rank_ = k;
+      run_ = run;
+      b_fixed_ = b_fixed;
+      break;
+    }
+    if (run_ == 0) return;
+  }
   if (kind == Kind::add) add_ = type == Q8::u8 ? first_runnable(kQu8AddUkernels, isa) : first_runnable(kQs8AddUkernels, isa);
   else mul_ = type == Q8::u8 ? first_runnable(kQu8MulUkernels, isa) : first_runnable(kQs8MulUkernels, isa);
+  if (!add_ && !mul_) run_ = 0;
 }
 
 KernelId Q8Binary::kernel_id() const {
-  if (add_) return row_kernel(*add_);
-  if (mul_) return row_kernel(*mul_);
+  const char* per_run = run_ > 0 ? " (scalar per run)" : "";
+  if (add_) return row_kernel(*add_) + per_run;
+  if (mul_) return row_kernel(*mul_) + per_run;
   return reference_kernel(kind_ == Kind::add ? "q8_add_ratio_fma_strided__ref" : "q8_mul_ratio_strided__ref");
 }
 
@@ -563,6 +644,11 @@ void Q8Binary::run(const void* a, QuantParams a_q, const void* b, QuantParams b_
   auto pb = static_cast<const int8_t*>(b);
   auto py = static_cast<int8_t*>(y);
   const BinaryTiling& t = tiling_;
+  if (run_ > 0) {
+    if (add_) run_per_run(add_->fn, q8_add_params(a_q, b_q, y_q, y_min, y_max), pa, pb, py, pool);
+    else run_per_run(mul_->fn, q8_mul_params(a_q, b_q, y_q, y_min, y_max), pa, pb, py, pool);
+    return;
+  }
   if (add_) {
     const Q8AddParams p = q8_add_params(a_q, b_q, y_q, y_min, y_max);
     const Q8AddUkernel fn = add_->fn;
@@ -578,6 +664,68 @@ void Q8Binary::run(const void* a, QuantParams a_q, const void* b, QuantParams b_
          py + y_off, p);
     });
   }
+}
+
+template <class Fn, class Params>
+void Q8Binary::run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t* b, int8_t* y,
+                           pthreadpool_t pool) const {
+  int64_t runs = 1;
+  for (int d = 0; d < run_outer_rank_; ++d) runs *= dims_[d];
+  const size_t runs_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(run_));
+  parallel_pieces(pool, size_t(runs), runs_per_piece, [&](size_t start, size_t count) {
+    // The run's constant spread over a row read with row stride 0: [rows][chunk] + a tail.
+    int8_t row[kRunChunk];
+    const int64_t chunk = std::min<int64_t>(run_, kRunChunk);
+    const int64_t rows = run_ / chunk, tail = run_ - rows * chunk;
+    for (size_t r = start; r < start + count; ++r) {
+      int64_t rest = int64_t(r), a_off = 0, b_off = 0;
+      for (int d = run_outer_rank_ - 1; d >= 0; --d) {
+        const int64_t i = rest % dims_[d];
+        rest /= dims_[d];
+        a_off += i * a_strides_[d];
+        b_off += i * b_strides_[d];
+      }
+      std::memset(row, b_fixed_ ? b[b_off] : a[a_off], size_t(chunk));
+      const int8_t* ra = b_fixed_ ? a + a_off : row;
+      const int8_t* rb = b_fixed_ ? row : b + b_off;
+      const size_t sa = b_fixed_ ? size_t(chunk) : 0, sb = b_fixed_ ? 0 : size_t(chunk);
+      int8_t* yr = y + int64_t(r) * run_;
+      fn(size_t(rows), size_t(chunk), ra, sa, rb, sb, yr, p);
+      if (tail > 0)
+        fn(1, size_t(tail), b_fixed_ ? ra + rows * chunk : row, 0, b_fixed_ ? row : rb + rows * chunk, 0,
+           yr + rows * chunk, p);
+    }
+  });
+}
+
+Q8RowMean::Q8RowMean(Q8 type, size_t rows, size_t n, Isa isa) : type_(type), rows_(rows), n_(n) {
+  if (n > 0 && n < (size_t{1} << 23))
+    ukernel_ = type == Q8::u8 ? first_runnable(kQu8RowMeanUkernels, isa) : first_runnable(kQs8RowMeanUkernels, isa);
+}
+
+KernelId Q8RowMean::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_reduce_mean_strided__ref");
+}
+
+void Q8RowMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {
+  if (!ukernel_) {
+    const int64_t dims[2] = {int64_t(rows_), int64_t(n_)}, strides[2] = {int64_t(n_), 1};
+    const bool reduced[2] = {false, true};
+    if (type_ == Q8::u8)
+      q8_reduce_mean_strided__ref(2, dims, reduced, static_cast<const uint8_t*>(x), strides, x_q, y_q,
+                                  static_cast<uint8_t*>(y));
+    else
+      q8_reduce_mean_strided__ref(2, dims, reduced, static_cast<const int8_t*>(x), strides, x_q, y_q,
+                                  static_cast<int8_t*>(y));
+    return;
+  }
+  const Q8GapParams p = q8_gap_params(int(n_), x_q, y_q, type_);
+  auto px = static_cast<const int8_t*>(x);
+  auto py = static_cast<int8_t*>(y);
+  const size_t rows_per_piece = std::max<size_t>(16, kEltwiseMinPiece / n_ / 16 * 16);
+  parallel_pieces(pool, rows_, rows_per_piece, [&](size_t start, size_t count) {
+    ukernel_->fn(count, n_, px + start * n_, py + start, p);
+  });
 }
 
 Q8GlobalAvgPool::Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa isa)

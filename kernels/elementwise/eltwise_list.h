@@ -9,7 +9,9 @@
 //            [rows][cols]. rows = 1 is the same-shape case.
 //   unary    n contiguous elements.
 //   gap      one image: x [hw][channels] -> y [channels] (NHWC global average pool).
+//   row mean x [rows][n] -> y [rows], INT8: the global pool's formula over contiguous rows.
 //   row sums x [rows][n] -> y [rows] (a reduction over the trailing axes of a row-major tensor).
+//   strided sums: count outputs lane_stride apart in x, each summed over `terms` offsets.
 // The scalar reference kernels (kernels/ref/) are the last resort and are not in these tables.
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +46,12 @@ using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float
 // n * kLanes < 2^31 (the gathers' 32-bit offsets).
 using F32RowSumsUkernel = void (*)(size_t rows, size_t n, const float* x, float* y, size_t first_row,
                                    float divisor);
+// y[j] = (0 + x[j * lane_stride + offsets[0]] + ... + x[j * lane_stride + offsets[terms - 1]]) /
+// divisor for j < count, each sum a float add chain in the offsets' order: ONNX Runtime's
+// ReduceSum / ReduceMean over axes that are not one run of memory (offsets: the reduced
+// elements in the row-major order of the reduced axes). lane_stride * kLanes < 2^31.
+using F32StridedSumsUkernel = void (*)(size_t count, size_t lane_stride, const float* x, size_t terms,
+                                       const int64_t* offsets, float* y, float divisor);
 // LayerNormalization over `rows` contiguous rows of n values, as ONNX Runtime's CPU kernel
 // computes it, bit for bit (kernels/ref/layernorm.h): scale and bias [n] (bias may be nullptr),
 // mean and inv_std [rows] written when not nullptr. n < 2^27 (the gathers' 32-bit offsets).
@@ -80,6 +88,10 @@ using Q8AddUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_
 using Q8MulUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_row_stride, const void* b,
                               size_t b_row_stride, void* y, const Q8MulParams& p);
 using Q8GapUkernel = void (*)(size_t hw, size_t channels, const void* x, void* y, const Q8GapParams& p);
+// The same formula over each of `rows` contiguous rows of n values, x [rows][n] -> y [rows]
+// (p from q8_gap_params(n, ...)): QLinearReduceMean over the trailing axes of a row-major
+// tensor. n < 2^23, so no int32 sum wraps.
+using Q8RowMeanUkernel = void (*)(size_t rows, size_t n, const void* x, void* y, const Q8GapParams& p);
 
 template <class Fn>
 struct EltwiseUkernel {
@@ -114,12 +126,15 @@ struct EltwiseUkernel {
   void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
   void f32_gap(size_t, size_t, const float*, float*, GapOrder, size_t);                                    \
   void f32_row_sums(size_t, size_t, const float*, float*, size_t, float);                                  \
+  void f32_strided_sums(size_t, size_t, const float*, size_t, const int64_t*, float*, float);              \
   void qu8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qs8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qu8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
   void qs8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
   void qu8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
   void qs8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
+  void qu8_row_mean(size_t, size_t, const void*, void*, const Q8GapParams&);                               \
+  void qs8_row_mean(size_t, size_t, const void*, void*, const Q8GapParams&);                               \
   }
 OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE, )
 #undef OCTET_ELTWISE_DECLARE
@@ -143,12 +158,15 @@ OCTET_ELTWISE_TABLE(kF32GeluTanhUkernels, F32ActUkernel, f32_gelu_tanh)
 OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
 OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
 OCTET_ELTWISE_TABLE(kF32RowSumsUkernels, F32RowSumsUkernel, f32_row_sums)
+OCTET_ELTWISE_TABLE(kF32StridedSumsUkernels, F32StridedSumsUkernel, f32_strided_sums)
 OCTET_ELTWISE_TABLE(kQu8AddUkernels, Q8AddUkernel, qu8_add)
 OCTET_ELTWISE_TABLE(kQs8AddUkernels, Q8AddUkernel, qs8_add)
 OCTET_ELTWISE_TABLE(kQu8MulUkernels, Q8MulUkernel, qu8_mul)
 OCTET_ELTWISE_TABLE(kQs8MulUkernels, Q8MulUkernel, qs8_mul)
 OCTET_ELTWISE_TABLE(kQu8GapUkernels, Q8GapUkernel, qu8_gap)
 OCTET_ELTWISE_TABLE(kQs8GapUkernels, Q8GapUkernel, qs8_gap)
+OCTET_ELTWISE_TABLE(kQu8RowMeanUkernels, Q8RowMeanUkernel, qu8_row_mean)
+OCTET_ELTWISE_TABLE(kQs8RowMeanUkernels, Q8RowMeanUkernel, qs8_row_mean)
 
 #undef OCTET_ELTWISE_TABLE
 #undef OCTET_ELTWISE_ENTRY

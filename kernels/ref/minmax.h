@@ -59,9 +59,4 @@ inline void f32_extremum_strided__ref(Extremum kind, int rank, const int64_t* di
   });
 }
 
-// ONNX Round: to the nearest integer, halves to even (2.5 -> 2, -1.5 -> -2).
-inline void f32_round_half_even__ref(int64_t count, const float* x, float* y) {
-  for (int64_t i = 0; i < count; ++i) y[i] = std::nearbyint(x[i]);
-}
-
 }  // namespace octet::kernels

@@ -27,4 +27,14 @@ void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, si
     y[r] = f32_sum_eigen_packets4(n, eigen_row_lead(first_row + r, n), x + r * n, 1) / divisor;
 }
 
+void f32_strided_sums__ref(size_t count, size_t lane_stride, const float* x, size_t terms, const int64_t* offsets,
+                           float* y, float divisor) {
+  for (size_t j = 0; j < count; ++j) {
+    const float* p = x + j * lane_stride;
+    float sum = 0.0f;
+    for (size_t t = 0; t < terms; ++t) sum += p[offsets[t]];
+    y[j] = sum / divisor;
+  }
+}
+
 }  // namespace octet::kernels

@@ -18,4 +18,11 @@ void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* redu
 // first_row + r (kernels/ref/pool2d.h), divided by `divisor`: the oracle of f32_row_sums.
 void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, size_t first_row, float divisor);
 
+// y[j] = (0 + x[j * lane_stride + offsets[0]] + ... + x[j * lane_stride + offsets[terms - 1]]) /
+// divisor for j < count, one float add at a time in the offsets' order: ONNX Runtime's generic
+// ReduceSum / ReduceMean loop (an accumulator from 0, the reduced elements in the row-major order
+// of the reduced axes, then / N); the oracle of f32_strided_sums.
+void f32_strided_sums__ref(size_t count, size_t lane_stride, const float* x, size_t terms, const int64_t* offsets,
+                           float* y, float divisor);
+
 }  // namespace octet::kernels

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/ref/activation.h"
 #include "kernels/ref/minmax.h"
 
 namespace octet::kernels {
@@ -77,11 +78,13 @@ TEST(MinMaxRef, NaNWins) {
   EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[1]));
 }
 
+// ONNX Round (kernels/elementwise/activation_list.h's row): to the nearest integer, halves to even.
 TEST(MinMaxRef, RoundHalfToEven) {
-  const std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4999998f, 2.6f, -7.0f};
-  std::vector<float> y(x.size());
-  f32_round_half_even__ref(int64_t(x.size()), x.data(), y.data());
-  EXPECT_EQ(y, (std::vector<float>{0, 2, 2, -0.0f, -2, -2, 2, 3, -7}));
+  const std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4999998f, 2.6f, -7.0f, 8388609.0f};
+  std::vector<float> y;
+  for (float v : x) y.push_back(apply(Activation::round(), v));
+  EXPECT_EQ(y, (std::vector<float>{0, 2, 2, -0.0f, -2, -2, 2, 3, -7, 8388609.0f}));
+  EXPECT_TRUE(std::signbit(y[3]));
 }
 
 }  // namespace

@@ -534,6 +534,63 @@ TEST(QOpsParity, QLinearMulSeGate) {
   }
 }
 
+// Split attention's gate (ResNeSt, SKNet): [N,2,C,H,W] x [N,2,C,1,1], and the NCHW SE gate
+// [N,C,1,1] over a row-major map, each operand order, on the microkernels a run at a time. The
+// map's 7x9 runs leave a tail after every 16-byte step.
+TEST(QOpsParity, QLinearMulGateConstantPerRun) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (DType t : {DType::u8, DType::s8}) {
+    const int64_t z = t == DType::u8 ? 0 : -128;
+    OnnxBuilder b(13);
+    const auto x = b.input("x", {-1, 2, 12, 7, 9}, elem(t));
+    const auto gate = b.input("gate", {-1, 2, 12, 1, 1}, elem(t));
+    const auto map = b.input("map", {-1, 12, 7, 9}, elem(t));
+    const auto se = b.input("se", {-1, 12, 1, 1}, elem(t));
+    b.output(qbinary(b, "QLinearMul", t, x, {0.0371f, z + 20}, gate, {1.0f / 255.0f, z}, {0.0287f, z + 5}), elem(t));
+    b.output(qbinary(b, "QLinearMul", t, gate, {0.5f, z + 127}, x, {0.25f, z + 128}, {1.0f, z + 131}), elem(t));
+    b.output(qbinary(b, "QLinearMul", t, map, {0.0371f, z + 255}, se, {1.0f / 255.0f, z}, {0.0287f, z + 200}), elem(t));
+    b.output(qbinary(b, "QLinearAdd", t, se, {0.05f, z + 3}, map, {0.0213f, z + 250}, {0.04f, z + 100}), elem(t));
+    const std::string name = std::string("qmul_gate_per_run_") + ir::dtype_name(t);
+    expect_exact(b, name, {1, 3}, 16, 13);
+    expect_no_scalar_step(b, name);
+  }
+}
+
+// QLinearReduceMean over the trailing axes of a row-major map (rows of H*W bytes) and over the
+// middle axis ([outer][reduced][inner]: the global pool's kernel), against the ref kernel.
+TEST(QOpsParity, QLinearReduceMeanOfRowMajorDataOnSimdKernels) {
+  for (DType t : {DType::u8, DType::s8}) {
+    OnnxBuilder b(13);
+    const int64_t z = t == DType::u8 ? 128 : 0;
+    const Q xq{0.0437f, z + 127}, yq{0.0113f, z - 128};
+    const auto x = b.input("x", {-1, 2, 12, 7, 9}, elem(t));
+    b.output(qunary(b, "QLinearReduceMean", t, x, xq, yq, {{"axes", {3, 4}}, {"keepdims", 1}}), elem(t));
+    b.output(qunary(b, "QLinearReduceMean", t, x, xq, yq, {{"axes", {1}}, {"keepdims", 0}}), elem(t));
+    expect_no_scalar_step(b, "qreduce_mean_row_major");
+    ScratchDir dir("octet-qreduce-rows");
+    const std::string path = (dir.path() / "m.onnx").string();
+    b.save(path);
+    Session session = Session::load(path);
+    std::mt19937 rng(19);
+    const ir::TensorData in = random_tensor(t, {3, 2, 12, 7, 9}, rng);
+    const auto ours = session.run({in});
+    ASSERT_EQ(ours.size(), 2u);
+    const std::vector<int64_t> dims = {3, 2, 12, 7, 9}, strides = {1512, 756, 63, 9, 1};
+    const bool hw[5] = {false, false, false, true, true}, pair[5] = {false, true, false, false, false};
+    const kernels::QuantParams kx{xq.scale, int32_t(xq.zp)}, ky{yq.scale, int32_t(yq.zp)};
+    auto check = [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<T> want0(72), want1(2268);
+      kernels::q8_reduce_mean_strided__ref<T>(5, dims.data(), hw, in.as<T>(), strides.data(), kx, ky, want0.data());
+      kernels::q8_reduce_mean_strided__ref<T>(5, dims.data(), pair, in.as<T>(), strides.data(), kx, ky, want1.data());
+      EXPECT_EQ(std::vector<T>(ours[0].as<T>(), ours[0].as<T>() + 72), want0);
+      EXPECT_EQ(std::vector<T>(ours[1].as<T>(), ours[1].as<T>() + 2268), want1);
+    };
+    if (t == DType::u8) check(uint8_t{});
+    else check(int8_t{});
+  }
+}
+
 TEST(QOpsParity, QLinearSigmoid) {
   OCTET_SKIP_WITHOUT_ORT();
   OnnxBuilder b(13);

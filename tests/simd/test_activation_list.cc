@@ -29,7 +29,9 @@ std::vector<float> adversarial_values() {
           1e30f,   -1e30f,  3.4e38f,  -3.4e38f,  88.0f,    -88.0f,   89.0f,   -89.0f,   100.0f, -100.0f,
           -103.9f, -104.5f, 1e-7f,    -1e-7f,    0.5f,     -0.5f,    1.0f,    -1.0f,    2.0f,   -2.0f,
           3.0f,    -3.0f,   9.0f,     -9.0f,     15.0f,    -15.0f,   20.0f,   -20.0f,   20.5f,  -20.5f,
-          40.0f,   -40.0f,  1.17e-38f, -1.17e-38f, 0.375f,  -0.375f,  6.0f,    -6.0f};
+          40.0f,   -40.0f,  1.17e-38f, -1.17e-38f, 0.375f,  -0.375f,  6.0f,    -6.0f,
+          // Round's ties and near-ties, up to the last float with a fraction (2^23 - 1/2).
+          1.5f,    2.5f,    -2.5f,    0.49999997f, -0.49999997f, 8388607.5f, -8388607.5f, 8388608.0f};
 }
 
 // The row's bound: NaN where the formula gives NaN, the same infinity, else within rel |want| + abs

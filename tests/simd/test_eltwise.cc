@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
@@ -28,6 +29,7 @@
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
+#include "kernels/ref/qreduce.h"
 #include "kernels/ref/reduce.h"
 #include "tests/simd/simd_test_util.h"
 
@@ -294,6 +296,58 @@ void gap_cases() {
 
 TEST(Q8GapUkernel, MatchesRefU8) { gap_cases<uint8_t>(); }
 TEST(Q8GapUkernel, MatchesRefS8) { gap_cases<int8_t>(); }
+
+// ---------------------------------------------------------------------------------------
+// INT8 mean of contiguous rows (QLinearReduceMean over trailing axes) against
+// q8_reduce_mean_strided__ref: row lengths 1 ... 300 (every residue mod 8/16/32/64 and the
+// 128-byte AVX-512 steps), rows around the 8 / 16-row blocks, zero points at the extremes,
+// inputs all at the type's minimum or maximum (sums at their extremes, outputs saturating).
+
+template <class T>
+void row_mean_cases() {
+  const bool is_unsigned = std::is_same_v<T, uint8_t>;
+  const std::vector<int32_t> zps = is_unsigned ? std::vector<int32_t>{0, 1, 127, 128, 255}
+                                               : std::vector<int32_t>{-128, -1, 0, 127};
+  std::mt19937 rng(is_unsigned ? 31 : 32);
+  int shapes = 0;
+  auto check = [&](Q8RowMeanUkernel fn, const char* name, size_t rows, size_t n, QuantParams xq, QuantParams yq,
+                   int constant) {
+    std::vector<T> x(rows * n);
+    for (T& v : x) v = constant >= -128 ? static_cast<T>(constant) : static_cast<T>(uint8_t(rng()));
+    std::vector<T> expected(rows), y(rows + 1, T(0x5A));
+    const int64_t dims[2] = {int64_t(rows), int64_t(n)}, strides[2] = {int64_t(n), 1};
+    const bool reduced[2] = {false, true};
+    q8_reduce_mean_strided__ref(2, dims, reduced, x.data(), strides, xq, yq, expected.data());
+    fn(rows, n, x.data(), y.data(), q8_gap_params(int(n), xq, yq, is_unsigned ? Q8::u8 : Q8::s8));
+    for (size_t i = 0; i < rows; ++i)
+      ASSERT_EQ(int(y[i]), int(expected[i])) << name << " rows " << rows << " n " << n << " at " << i << " x "
+                                             << xq.scale << "/" << xq.zero_point << " y " << yq.scale << "/"
+                                             << yq.zero_point << " constant " << constant;
+    ASSERT_EQ(int(y[rows]), int(T(0x5A))) << name << ": wrote past the last row";
+    ++shapes;
+  };
+  for (auto* k : runnable(is_unsigned ? kQu8RowMeanUkernels : kQs8RowMeanUkernels)) {
+    for (size_t n = 1; n <= 300; ++n) {
+      const size_t rows = 1 + rng() % 40;
+      const float x_scale = std::ldexp(1.0f, -int(rng() % 8)) * (1.0f + float(rng() % 1000) / 1000.0f);
+      const float ratio = std::ldexp(1.0f, int(rng() % 13) - 10);
+      const QuantParams xq{x_scale, zps[rng() % zps.size()]}, yq{x_scale / ratio, zps[rng() % zps.size()]};
+      check(k->fn, k->name, rows, n, xq, yq, -1000);
+      if (n % 7 == 0) {
+        for (int constant : {int(qmin_of<T>()), int(qmax_of<T>())})
+          for (int32_t zx : {zps.front(), zps.back()})
+            check(k->fn, k->name, 1 + rng() % 33, n, {0.05f, zx}, {0.04f, zps[rng() % zps.size()]}, constant);
+      }
+    }
+    // The zoo's shapes: SE means over 7x7 ... 112x112 maps of 16 ... 1152 channels.
+    for (auto [rows, n] : {std::pair<size_t, size_t>{32, 12544}, {1152, 49}, {240, 784}, {64, 3136}})
+      check(k->fn, k->name, rows, n, {0.031f, zps[1]}, {0.017f, zps[2]}, -1000);
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+TEST(Q8RowMeanUkernel, MatchesRefU8) { row_mean_cases<uint8_t>(); }
+TEST(Q8RowMeanUkernel, MatchesRefS8) { row_mean_cases<int8_t>(); }
 
 // ---------------------------------------------------------------------------------------
 // FP32 microkernels.
@@ -641,6 +695,100 @@ TEST(F32RowSumsUkernel, TheRefsOrderIsEigensPackets) {
   EXPECT_EQ(y[1], 1.0f + std::ldexp(1.0f, -22));
 }
 
+// f32_strided_sums against its ref bit for bit: lane counts 1 ... 4 vectors + 3 (every block
+// width and tail), lane strides 1 (loads) and above (gathers), offsets in the order a reduction
+// walks and shuffled (the order must be kept, not re-derived), on values whose float sum depends
+// on the order; y past count is never written.
+TEST(F32StridedSumsUkernel, EqualsTheRefBitForBit) {
+  std::mt19937 rng(68);
+  int shapes = 0;
+  for (auto* k : runnable(kF32StridedSumsUkernels)) {
+    for (int i = 0; i < 300; ++i, ++shapes) {
+      const size_t count = i < 67 ? size_t(1 + i) : size_t(1 + rng() % 90);
+      const size_t lane_stride = i % 3 == 0 ? 1 : size_t(1 + rng() % 40);
+      const size_t terms = i % 50 == 0 ? 0 : size_t(1 + rng() % 60);
+      std::vector<int64_t> offsets(terms);
+      const size_t span = count * lane_stride;
+      for (size_t t = 0; t < terms; ++t) offsets[t] = int64_t(t * span);
+      if (i % 4 == 1) std::shuffle(offsets.begin(), offsets.end(), rng);
+      std::vector<float> x = random_floats(rng, std::max<size_t>(1, terms) * span, -3.0f, 5.0f);
+      if (i % 2 == 1)
+        for (float& v : x) v = std::ldexp(rng() % 2 ? 1.0f : -1.0f, int(rng() % 49) - 24);
+      for (float divisor : {1.0f, float(std::max<size_t>(1, terms))}) {
+        std::vector<float> expected(count), y(count + 5, -7.0f);
+        f32_strided_sums__ref(count, lane_stride, x.data(), terms, offsets.data(), expected.data(), divisor);
+        k->fn(count, lane_stride, x.data(), terms, offsets.data(), y.data(), divisor);
+        for (size_t j = 0; j < count; ++j)
+          ASSERT_TRUE(same_float(y[j], expected[j])) << k->name << " count " << count << " stride " << lane_stride
+                                                     << " terms " << terms << " at " << j;
+        for (size_t j = count; j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " wrote y[" << j << "]";
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// The driver over axes that are not one run (RKRK, KRKR, KRK of 4-D and 5-D tensors, a
+// channels-last walk), every ISA and the pool, against the ref walk of the same order.
+TEST(EltwiseDriver, F32StridedReduceEveryIsaMatchesTheRef) {
+  std::mt19937 rng(69);
+  Pool pool(pthreadpool_create(2));
+  struct Case {
+    std::vector<int64_t> dims, strides;
+    std::vector<bool> reduced;
+  };
+  const std::vector<Case> cases = {
+      {{2, 16, 7, 7}, {784, 49, 7, 1}, {true, false, true, false}},
+      {{2, 16, 7, 7}, {784, 49, 7, 1}, {false, true, false, true}},
+      {{2, 16, 7, 7}, {784, 49, 7, 1}, {false, true, false, false}},
+      {{2, 16, 7, 7}, {784, 1, 112, 16}, {false, true, false, false}},  // channels-last memory
+      {{3, 2, 5, 9, 11}, {990, 495, 99, 11, 1}, {false, true, false, true, false}},
+      {{4, 70, 33}, {2310, 33, 1}, {true, false, true}},
+      {{2, 0, 3}, {0, 3, 1}, {false, true, false}},  // no terms: zeros (0 / divisor)
+  };
+  for (Isa isa : testing::isas_under_test()) {
+    for (const Case& k : cases) {
+      int64_t n = 1, outputs = 1, extent = 1;
+      for (size_t d = 0; d < k.dims.size(); ++d) {
+        (k.reduced[d] ? n : outputs) *= k.dims[d];
+        extent += std::max<int64_t>(0, k.dims[d] - 1) * k.strides[d];
+      }
+      std::vector<float> x = random_floats(rng, size_t(extent), -3.0f, 5.0f);
+      std::unique_ptr<bool[]> flags(new bool[k.dims.size()]);
+      for (size_t d = 0; d < k.dims.size(); ++d) flags[d] = k.reduced[d];
+      for (float divisor : {1.0f, float(std::max<int64_t>(1, n))}) {
+        const F32StridedReduce op(int(k.dims.size()), k.dims.data(), k.strides.data(), flags.get(), divisor, isa);
+        std::vector<float> y(size_t(outputs) + 3, -7.0f), expected(size_t(outputs), 0.0f);
+        op.run(x.data(), y.data(), pool.get());
+        // The ref walk: every output's reduced elements in row-major order of the reduced axes.
+        const int rank = int(k.dims.size());
+        std::vector<int64_t> idx(size_t(rank), 0);
+        size_t out = 0;
+        std::function<void(int, int64_t)> kept_walk = [&](int d, int64_t base) {
+          if (d == rank) {
+            float sum = 0.0f;
+            std::function<void(int, int64_t)> red_walk = [&](int e, int64_t off) {
+              if (e == rank) { sum += x[size_t(off)]; return; }
+              if (!k.reduced[size_t(e)]) return red_walk(e + 1, off);
+              for (int64_t i = 0; i < k.dims[size_t(e)]; ++i) red_walk(e + 1, off + i * k.strides[size_t(e)]);
+            };
+            red_walk(0, base);
+            expected[out++] = sum / divisor;
+            return;
+          }
+          if (k.reduced[size_t(d)]) return kept_walk(d + 1, base);
+          for (int64_t i = 0; i < k.dims[size_t(d)]; ++i) kept_walk(d + 1, base + i * k.strides[size_t(d)]);
+        };
+        kept_walk(0, 0);
+        for (size_t j = 0; j < expected.size(); ++j)
+          ASSERT_TRUE(same_float(y[j], expected[j])) << op.kernel_name() << " at " << j << " isa " << isa_name(isa);
+        for (size_t j = expected.size(); j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << op.kernel_name();
+        EXPECT_EQ(op.kernel_id().scalar, isa == Isa::scalar) << op.kernel_name();
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Drivers: broadcast reduction, ISA choice, ref fallback and threads, on NHWC boxes.
 
@@ -735,14 +883,103 @@ TEST(EltwiseDriver, Q8BinaryEveryIsaMatchesTheRefOnNhwcBoxes) {
       }
       ASSERT_EQ(y, expected) << op.kernel_name() << " isa " << isa_name(isa) << " mode " << mode << " dims " << n
                              << "x" << h << "x" << w << "x" << c;
-      // (With a size-1 dimension a scalar or transposed operand can still be contiguous.)
-      const bool expect_ref = isa == Isa::scalar || mode == 2 || mode == 4;
+      // (With a size-1 dimension a scalar or transposed operand can still be contiguous; a
+      // scalar of at least 16 elements runs on the microkernels spread over a row.)
+      const bool expect_ref = isa == Isa::scalar || (mode == 2 && n * h * w * c < 16) || mode == 4;
       if (h > 1 && w > 1 && c > 1) {
         EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, expect_ref) << op.kernel_name();
       }
     }
   }
   ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// An operand constant along each run of the other: the NCHW gate [N,C,1,1] against a row-major
+// [N,C,H,W] map, split attention's [N,2,C,1,1] against [N,2,C,H,W] (5-D), either side, short
+// and long runs (the 512-byte chunks and their tails), on every ISA against the refs.
+TEST(EltwiseDriver, Q8BinaryConstantPerRunMatchesTheRef) {
+  std::mt19937 rng(73);
+  Pool pool(pthreadpool_create(2));
+  int shapes = 0;
+  for (Isa isa : testing::isas_under_test()) {
+    for (int i = 0; i < 96; ++i, ++shapes) {
+      const bool add = i % 2 == 0, u8 = (i / 2) % 2 == 0, gate_is_a = (i / 4) % 2 == 1, five_d = (i / 8) % 2 == 1;
+      const bool big = i % 24 == 0;
+      const int64_t n = 1 + rng() % 2, c = 1 + rng() % 20;
+      const int64_t h = big ? 40 : 1 + rng() % 30, w = big ? 33 : 1 + rng() % 30;
+      std::vector<int64_t> dims, map, gate;
+      if (five_d) {
+        dims = {n, 2, c, h, w};
+        map = {2 * c * h * w, c * h * w, h * w, w, 1};
+        gate = {2 * c, c, 1, 0, 0};
+      } else {
+        dims = {n, c, h, w};
+        map = {c * h * w, h * w, w, 1};
+        gate = {c, 1, 0, 0};
+      }
+      const int rank = int(dims.size());
+      const size_t map_size = size_t(n * (five_d ? 2 : 1) * c * h * w), gate_size = size_t(n * (five_d ? 2 : 1) * c);
+      const std::vector<int64_t>& as = gate_is_a ? gate : map;
+      const std::vector<int64_t>& bs = gate_is_a ? map : gate;
+      std::vector<uint8_t> a(gate_is_a ? gate_size : map_size), b(gate_is_a ? map_size : gate_size);
+      for (auto& v : a) v = i % 16 == 5 ? 255 : uint8_t(rng());  // some all-saturating inputs
+      for (auto& v : b) v = i % 16 == 7 ? 0 : uint8_t(rng());
+      const Q8 type = u8 ? Q8::u8 : Q8::s8;
+      const QuantParams aq{0.05f, u8 ? (i % 3 ? 255 : 0) : (i % 3 ? 127 : -128)}, bq{0.0213f, u8 ? 3 : -5};
+      const QuantParams yq{0.01f, u8 ? 100 : -20};
+      const Q8Binary::Kind kind = add ? Q8Binary::Kind::add : Q8Binary::Kind::mul;
+      const Q8Binary op(kind, type, rank, dims.data(), as.data(), bs.data(), isa);
+      std::vector<uint8_t> y(map_size, 0x5A), expected(map_size);
+      op.run(a.data(), aq, b.data(), bq, yq, q8_min(type), q8_max(type), y.data(), big ? pool.get() : nullptr);
+      const int64_t* d = dims.data();
+      if (u8) {
+        if (add)
+          q8_add_ratio_fma_strided__ref(rank, d, a.data(), as.data(), aq, b.data(), bs.data(), bq, yq, 0, 255,
+                                        expected.data());
+        else
+          q8_mul_ratio_strided__ref(rank, d, a.data(), as.data(), aq, b.data(), bs.data(), bq, yq, 0, 255,
+                                    expected.data());
+      } else {
+        auto sa = reinterpret_cast<const int8_t*>(a.data());
+        auto sb = reinterpret_cast<const int8_t*>(b.data());
+        auto sy = reinterpret_cast<int8_t*>(expected.data());
+        if (add) q8_add_ratio_fma_strided__ref(rank, d, sa, as.data(), aq, sb, bs.data(), bq, yq, -128, 127, sy);
+        else q8_mul_ratio_strided__ref(rank, d, sa, as.data(), aq, sb, bs.data(), bq, yq, -128, 127, sy);
+      }
+      ASSERT_EQ(y, expected) << op.kernel_name() << " isa " << isa_name(isa) << " dims " << n << "x" << c << "x" << h
+                             << "x" << w << (five_d ? " 5-D" : "") << (gate_is_a ? " gate a" : " gate b");
+      const bool expect_ref = isa == Isa::scalar || h * w < 16;
+      EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, expect_ref) << op.kernel_name();
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// QLinearReduceMean's driver on rows: pieces over the pool, and the ref past its n limit.
+TEST(EltwiseDriver, Q8RowMeanEveryIsaMatchesTheRef) {
+  std::mt19937 rng(74);
+  Pool pool(pthreadpool_create(2));
+  for (Isa isa : testing::isas_under_test()) {
+    for (int i = 0; i < 24; ++i) {
+      const bool u8 = i % 2 == 0;
+      const size_t rows = i % 6 == 0 ? 700 : 1 + rng() % 50, n = i % 6 == 0 ? 197 : 1 + rng() % 200;
+      std::vector<uint8_t> x(rows * n), y(rows, 0x5A), expected(rows);
+      for (auto& v : x) v = uint8_t(rng());
+      const QuantParams xq{0.05f, u8 ? 131 : -7}, yq{0.03f, u8 ? 120 : 5};
+      const Q8RowMean mean(u8 ? Q8::u8 : Q8::s8, rows, n, isa);
+      mean.run(x.data(), xq, yq, y.data(), pool.get());
+      const int64_t dims[2] = {int64_t(rows), int64_t(n)}, strides[2] = {int64_t(n), 1};
+      const bool reduced[2] = {false, true};
+      if (u8)
+        q8_reduce_mean_strided__ref(2, dims, reduced, x.data(), strides, xq, yq, expected.data());
+      else
+        q8_reduce_mean_strided__ref(2, dims, reduced, reinterpret_cast<const int8_t*>(x.data()), strides, xq, yq,
+                                    reinterpret_cast<int8_t*>(expected.data()));
+      ASSERT_EQ(y, expected) << mean.kernel_name() << " rows " << rows << " n " << n;
+      EXPECT_EQ(mean.kernel_id().scalar, isa == Isa::scalar) << mean.kernel_name();
+    }
+  }
+  EXPECT_TRUE(Q8RowMean(Q8::u8, 1, size_t{1} << 23, Isa::avx2).kernel_id().scalar);  // int32 sums could wrap
 }
 
 // Equal, or both NaN (a range with a NaN in the data is NaN at both ends).

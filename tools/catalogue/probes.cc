@@ -113,7 +113,6 @@ std::vector<Probe> make() {
   });
   row("Min", "two inputs", [](OnnxBuilder& b) { b.output(b.node("Min", {map(b), b.input("y", kMap)})); });
   row("Max", "two inputs", [](OnnxBuilder& b) { b.output(b.node("Max", {map(b), b.input("y", kMap)})); });
-  row("Round", "", unary("Round"));
 
   // ---- Pooling and reductions ----
   row("GlobalAveragePool", "", unary("GlobalAveragePool"));
