@@ -24,6 +24,7 @@
 
 #include "kernels/kernel_id.h"
 #include "kernels/elementwise/output_range.h"
+#include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/eltwise_list.h"
 #include "kernels/f32_gemm_list.h"
 #include "kernels/q8_type.h"
@@ -32,8 +33,6 @@
 #include "kernels/ref/qmath.h"
 
 namespace octet::kernels {
-
-inline constexpr size_t kEltwiseMinPiece = 32 * 1024;
 
 // A broadcast box reduced to an outer loop of [rows][cols] tiles, cols contiguous in a, b and y.
 struct BinaryTiling {
