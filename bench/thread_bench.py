@@ -7,12 +7,11 @@ each round so machine noise hits both alike, and takes the median over rounds of
 median. Per step it compares the T-thread time against the 1-thread time and names the steps
 that lose the most time to not scaling (time at T threads minus 1-thread time / T).
 
-    bench/thread_bench.py [--octet BUILD/tools/octet] [--zoo DIR] [--only a,b] [--rounds 3]
+    bench/thread_bench.py [--octet LABEL=PATH ...] [--zoo DIR] [--only a,b] [--rounds 3]
                           [--threads 2] [--precisions fp32,int8,dynamic] [--out FILE.md] [--json FILE]
                           [--label TEXT] [--top 3]
 
-Called by bench/run_thread_bench.sh, which also runs a second octet binary (main's) for the
-before column.
+bench/run_thread_bench.sh calls it with two binaries (before and after a change).
 """
 import argparse
 import json
@@ -62,21 +61,28 @@ def run_once(octet, model, threads, runs):
     return total, steps
 
 
-def measure(octet, model, threads, rounds, budget_us):
+def measure(octets, model, threads, rounds, budget_us):
+    """Per binary: {threads: median total}, {threads: {step: (median us, kernel)}}. Every round
+    runs every binary at every thread count, so load changes hit all of them alike."""
     # Runs per process from a short first run: about budget_us of timed work per process.
-    t0, _ = run_once(octet, model, 1, 10)
+    t0, _ = run_once(octets[0][1], model, 1, 10)
     runs = int(min(400, max(15, budget_us / max(t0, 1.0))))
-    totals = {t: [] for t in threads}
-    steps = {t: {} for t in threads}
+    totals = {(b, t): [] for b, _ in octets for t in threads}
+    steps = {(b, t): {} for b, _ in octets for t in threads}
     for _ in range(rounds):
-        for t in threads:
-            total, st = run_once(octet, model, t, runs)
-            totals[t].append(total)
-            for i, node, op, kernel, us in st:
-                steps[t].setdefault((i, node, op), []).append((us, kernel))
-    med = {t: statistics.median(v) for t, v in totals.items()}
-    step_med = {t: {k: (statistics.median(u for u, _ in v), v[0][1]) for k, v in s.items()} for t, s in steps.items()}
-    return med, step_med, runs
+        for b, octet in octets:
+            for t in threads:
+                total, st = run_once(octet, model, t, runs)
+                totals[(b, t)].append(total)
+                for i, node, op, kernel, us in st:
+                    steps[(b, t)].setdefault((i, node, op), []).append((us, kernel))
+    out = {}
+    for b, _ in octets:
+        med = {t: statistics.median(totals[(b, t)]) for t in threads}
+        step_med = {t: {k: (statistics.median(u for u, _ in v), v[0][1]) for k, v in steps[(b, t)].items()}
+                    for t in threads}
+        out[b] = (med, step_med)
+    return out, runs
 
 
 def losers(step_med, t, top):
@@ -95,7 +101,8 @@ def losers(step_med, t, top):
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--octet", default=os.path.join(root, "build", "tools", "octet"))
+    ap.add_argument("--octet", action="append", default=[],
+                    help="LABEL=PATH of an octet binary (repeatable; default: after=BUILD/tools/octet)")
     ap.add_argument("--zoo", default=os.path.join(root, "build", "zoo"))
     ap.add_argument("--only", default="")
     ap.add_argument("--rounds", type=int, default=3)
@@ -112,8 +119,14 @@ def main():
     manifest = os.path.join(a.zoo, "zoo.json")
     if not os.path.isfile(manifest):
         sys.exit(f"thread_bench: {manifest} is missing (the zoo: tools/zoo/export.py)")
-    if not os.access(a.octet, os.X_OK):
-        sys.exit(f"thread_bench: {a.octet} is not an executable octet binary")
+    octets = []
+    for spec in a.octet or ["after=" + os.path.join(root, "build", "tools", "octet")]:
+        label, _, path = spec.partition("=")
+        if not path:
+            label, path = os.path.basename(spec), spec
+        if not os.access(path, os.X_OK):
+            sys.exit(f"thread_bench: {path} is not an executable octet binary")
+        octets.append((label, path))
     names = [m["name"] for m in json.load(open(manifest))["models"]]
     only = [n for n in a.only.split(",") if n]
     unknown = [n for n in only if n not in names]
@@ -133,27 +146,37 @@ def main():
             if not os.path.isfile(model):
                 print(f"thread_bench: {model} missing, row left out", file=sys.stderr)
                 continue
-            med, step_med, runs = measure(a.octet, model, threads, a.rounds, a.budget_ms * 1e3)
-            top = losers(step_med, a.threads, a.top)
-            r = {"model": name, "precision": p, "runs": runs, "us": {str(t): med[t] for t in threads},
-                 "speedup": med[1] / med[a.threads],
-                 "not_scaling": [{"op": op, "kernel": k, "us_1": u1, "us_n": un, "lost_us": lost}
-                                 for lost, op, k, u1, un in top]}
+            per_binary, runs = measure(octets, model, threads, a.rounds, a.budget_ms * 1e3)
+            r = {"model": name, "precision": p, "runs": runs, "binaries": {}}
+            for b, (med, step_med) in per_binary.items():
+                top = losers(step_med, a.threads, a.top)
+                r["binaries"][b] = {
+                    "us": {str(t): med[t] for t in threads}, "speedup": med[1] / med[a.threads],
+                    "not_scaling": [{"op": op, "kernel": k, "us_1": u1, "us_n": un, "lost_us": lost}
+                                    for lost, op, k, u1, un in top]}
+                print(f"{name:30} {p:8} {b:8} 1T {med[1]:9.1f} us  {a.threads}T {med[a.threads]:9.1f} us  "
+                      f"x{med[1] / med[a.threads]:.2f}", file=sys.stderr, flush=True)
             results.append(r)
-            print(f"{name:30} {p:8} 1T {med[1]:9.1f} us  {a.threads}T {med[a.threads]:9.1f} us  "
-                  f"x{r['speedup']:.2f}", file=sys.stderr, flush=True)
     doc = {"cpu": cpu_name(), "threads": a.threads, "rounds": a.rounds, "label": a.label, "results": results}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(doc, f, indent=1)
-    lines = [f"{a.label}: {doc['cpu']}, batch 1, 1 vs {a.threads} threads, median of {a.rounds} interleaved rounds; "
-             "time = sum of the per-step medians of one process (robust to other tenants' time slices)", "",
-             f"| model | precision | 1 thread us | {a.threads} threads us | speed-up | where the {a.threads}-thread time goes "
-             f"(op kernel: 1T -> {a.threads}T us) |", "|---|---|---:|---:|---:|---|"]
+    labels = [b for b, _ in octets]
+    n = a.threads
+    lines = [f"{doc['cpu']}, batch 1, 1 vs {n} threads, median of {a.rounds} interleaved rounds; time = sum of "
+             "the per-step medians of one process (robust to other tenants' time slices); us at 1 thread / "
+             f"{n} threads, speed-up", ""]
+    head = "| model | precision | " + " | ".join(f"{b} 1T / {n}T us | {b} x" for b in labels)
+    head += f" | where the {n}-thread time goes ({labels[-1]}; op kernel: 1T -> {n}T us) |"
+    lines += [head, "|---|---|" + "---:|---:|" * len(labels) + "---|"]
     for r in results:
-        where = "; ".join(f"{s['op']} {s['kernel']}: {s['us_1']:.1f} -> {s['us_n']:.1f}" for s in r["not_scaling"])
-        lines.append(f"| {r['model']} | {r['precision']} | {r['us']['1']:.1f} | {r['us'][str(a.threads)]:.1f} | "
-                     f"{r['speedup']:.2f} | {where} |")
+        cells = []
+        for b in labels:
+            d = r["binaries"][b]
+            cells.append(f"{d['us']['1']:.1f} / {d['us'][str(n)]:.1f} | {d['speedup']:.2f}")
+        last = r["binaries"][labels[-1]]
+        where = "; ".join(f"{s['op']} {s['kernel']}: {s['us_1']:.1f} -> {s['us_n']:.1f}" for s in last["not_scaling"])
+        lines.append(f"| {r['model']} | {r['precision']} | " + " | ".join(cells) + f" | {where} |")
     text = "\n".join(lines) + "\n"
     if a.out:
         with open(a.out, "w") as f:

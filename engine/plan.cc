@@ -294,24 +294,6 @@ void Plan::place_in_arena() {
 
 void Plan::FreeBytes::operator()(std::byte* p) const { std::free(p); }
 
-namespace {
-
-// Multiply-adds each thread must get before a step is split at all. A split costs a fork-join
-// (0.35 us with the workers spinning, 2 threads of a Zen 3 VM) and, worse, moves half of the
-// step's output into the other core's cache, where the next step, split differently, reads it
-// back (a 1 us GAP of 80 KB took 2.3 us after a split conv). 64K MACs are ~2 us of a core's
-// work at 32 GMAC/s (FP32 AVX2 at its usual 50% of peak; INT8 and AVX-512 do more, so it is
-// a floor): a thread's share below that gains less than the split costs. Steps without a MAC
-// count (element-wise, copies) keep the pool: their drivers split by bytes (kEltwiseMinPiece).
-constexpr int64_t kMinMacsPerThread = int64_t{64} << 10;
-
-bool worth_splitting(int64_t macs, pthreadpool_t pool) {
-  if (pool == nullptr || macs <= 0) return true;
-  return macs / int64_t(pthreadpool_get_threads_count(pool)) >= kMinMacsPerThread;
-}
-
-}  // namespace
-
 void Plan::build_kernels() {
   for (const Pending& p : pending_) {
     std::vector<const void*> in;
@@ -356,7 +338,6 @@ void Plan::build_kernels() {
         step.output_names.push_back(o);
       }
       step.macs = impl->macs ? impl->macs(ctx, step.outputs) : 0;
-      if (!worth_splitting(step.macs, options_.threadpool)) ctx.threadpool = nullptr;
       step.keeps_images_apart = batch_use_of(*impl, ctx, step.outputs) == BatchUse::keeps_images_apart;
       step.run = impl->build(ctx, in, out);
     }
