@@ -5,10 +5,10 @@
 # after columns see the same machine load. Writes bench/threads_results.md (or --out).
 #
 #   bench/run_thread_bench.sh [--build DIR] [--zoo DIR] [--before OCTET] [--only a,b] [--rounds N]
-#                             [--threads N] [--out FILE]
+#                             [--threads N] [--precisions fp32,int8,dynamic] [--out FILE]
 #
 # About 10 s per model and precision per binary with 5 rounds (~10 min for the zoo, 2 binaries).
-# The zoo (default out/zoo, else BUILD/zoo): tools/zoo/export.py (model.onnx, model_int8.onnx,
+# JSON: out/thread-bench.json. The zoo (default out/zoo, else BUILD/zoo): tools/zoo/export.py (model.onnx, model_int8.onnx,
 # model_dynamic.onnx per model).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,6 +19,7 @@ ONLY=""
 ROUNDS=5
 THREADS=2
 OUT="$ROOT/bench/threads_results.md"
+PRECISIONS="fp32,int8,dynamic"
 PY="${PYTHON:-python3}"
 
 die() { echo "run_thread_bench: $*" >&2; exit 1; }
@@ -32,6 +33,7 @@ while (($#)); do
     --only) ONLY="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --threads) THREADS="$2"; shift 2 ;;
+    --precisions) PRECISIONS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$1'" ;;
@@ -43,7 +45,8 @@ if [[ -z "$ZOO" ]]; then  # tools/zoo/export.py's out/zoo, else a zoo next to th
 fi
 [[ -x "$BUILD/tools/octet" ]] || die "$BUILD/tools/octet is missing: build the octet target first"
 [[ -f "$ZOO/zoo.json" ]] || die "$ZOO/zoo.json is missing: run tools/zoo/export.py first (or pass --zoo)"
-args=(--zoo "$ZOO" --rounds "$ROUNDS" --threads "$THREADS" --json "${OUT%.md}.json")
+args=(--zoo "$ZOO" --rounds "$ROUNDS" --threads "$THREADS" --precisions "$PRECISIONS" --json "$ROOT/out/thread-bench.json")
+mkdir -p "$ROOT/out"
 [[ -n "$ONLY" ]] && args+=(--only "$ONLY")
 if [[ -n "$BEFORE" ]]; then
   [[ -x "$BEFORE" ]] || die "--before $BEFORE is not an executable octet binary"
@@ -54,7 +57,7 @@ body=$("$PY" "$ROOT/bench/thread_bench.py" "${args[@]}")
 {
   echo "# octet on 1 vs $THREADS threads over the zoo"
   echo
-  echo "Written by \`bench/run_thread_bench.sh${BEFORE:+ --before OCTET} --rounds $ROUNDS\`."
+  echo "Written by \`bench/run_thread_bench.sh${BEFORE:+ --before OCTET} --rounds $ROUNDS${ONLY:+ --only $ONLY} --precisions $PRECISIONS\`."
   echo
   echo "$body"
 } > "$OUT"
