@@ -98,8 +98,8 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
         const void* src = where[k].first;
         if (!t[k].empty()) {
           if (fast != nullptr)
-            fast->fn(size_t(counts[k]), static_cast<const uint8_t*>(src), reinterpret_cast<const uint8_t*>(t[k].data()),
-                     scratch->data());
+            kernels::q8_lookup(*fast, size_t(counts[k]), static_cast<const uint8_t*>(src),
+                               reinterpret_cast<const uint8_t*>(t[k].data()), scratch->data(), pool);
           else
             kernels::q8_lookup__ref(counts[k], static_cast<const T*>(src), t[k].data(), reinterpret_cast<T*>(scratch->data()));
           src = scratch->data();

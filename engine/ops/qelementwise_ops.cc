@@ -150,14 +150,15 @@ Kernel lookup_kernel(const OpContext& c, std::span<const void* const> in, std::s
   void* y = out[0];
   const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
   c.report_kernel(fast != nullptr ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_lookup__ref"));
+  pthreadpool_t pool = c.threadpool;
   return ops::visit_q8_type(c.info(0).dtype, [&](auto tag) -> Kernel {
     using T = decltype(tag);
     return ops::with_params(
         c, in, slots, [make_table](const ops::ParamInputs& p) { return make_table(T{}, p); },
         [=](const std::array<T, 256>& table) {
           if (fast != nullptr)
-            fast->fn(size_t(count), static_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(table.data()),
-                     static_cast<uint8_t*>(y));
+            kernels::q8_lookup(*fast, size_t(count), static_cast<const uint8_t*>(x),
+                               reinterpret_cast<const uint8_t*>(table.data()), static_cast<uint8_t*>(y), pool);
           else
             kernels::q8_lookup__ref(count, static_cast<const T*>(x), table.data(), static_cast<T*>(y));
         });

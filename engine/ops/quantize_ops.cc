@@ -200,10 +200,11 @@ OpImpl quantize_linear_op() {
         const kernels::Q8QuantizeKernel* fast = kernels::choose_q8_quantize(c.isa);
         const kernels::Q8 type = std::is_same_v<T, uint8_t> ? kernels::Q8::u8 : kernels::Q8::s8;
         c.report_kernel(g.count == 1 && fast ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_quantize_linear__ref"));
+        pthreadpool_t pool = c.threadpool;
         if (g.count == 1 && fast)
           k = [=]() mutable {
             params.refresh();
-            kernels::q8_quantize(*fast, type, size_t(n), xp, params.scale(), params.zero_point(), yp);
+            kernels::q8_quantize(*fast, type, size_t(n), xp, params.scale(), params.zero_point(), yp, pool);
           };
         else if (g.count == 1)
           k = [=]() mutable {
@@ -259,10 +260,12 @@ OpImpl dequantize_linear_op() {
         c.report_kernel(g.count == 1 && fast ? kernels::KernelId{fast->dequantize_name, fast->isa == kernels::Isa::scalar}
                         : kernels::reference_kernel(g.count == 1 ? "q8_dequantize_linear__ref"
                                                                  : "q8_dequantize_linear_per_axis__ref"));
+        pthreadpool_t pool = c.threadpool;
         if (g.count == 1 && fast)
           k = [=]() mutable {
             params.refresh();
-            fast->dequantize(size_t(n), xp, std::is_same_v<T, int8_t>, params.scale(), params.zero_point(), y);
+            kernels::q8_dequantize(*fast, size_t(n), xp, std::is_same_v<T, int8_t>, params.scale(),
+                                   params.zero_point(), y, pool);
           };
         else if (g.count == 1)
           k = [=]() mutable {
@@ -318,13 +321,14 @@ OpImpl dynamic_quantize_linear_op() {
                                                        k->isa == kernels::Isa::scalar}
                                    : kernels::reference_kernel("qu8_dynamic_quantize_linear__ref"));
     const std::string where = ir::Graph::describe(c.node);
+    pthreadpool_t pool = c.threadpool;
     return [=] {
       kernels::F32Range range;
       if (given_range) {
         range = {given_range[0], given_range[1]};
       } else {
         PartTimer t("range");
-        range = kernels::f32_range(k, n, x);
+        range = kernels::f32_range(k, n, x, pool);
       }
       // ONNX leaves a NaN / infinite range undefined (the scale would be NaN or inf): refuse it.
       if (n > 0 && !(std::isfinite(range.min) && std::isfinite(range.max)))
@@ -333,7 +337,7 @@ OpImpl dynamic_quantize_linear_op() {
       PartTimer t("quantize");
       const kernels::DynamicQuantization q = n > 0 ? kernels::qu8_dynamic_params(range.min, range.max)
                                                    : kernels::DynamicQuantization{};
-      if (k != nullptr) kernels::q8_quantize(*k, kernels::Q8::u8, n, x, q.scale, q.zero_point, y);
+      if (k != nullptr) kernels::q8_quantize(*k, kernels::Q8::u8, n, x, q.scale, q.zero_point, y, pool);
       else kernels::q8_quantize_linear__ref<uint8_t>(static_cast<int64_t>(n), x, q.scale, q.zero_point, y);
       if (scale) *scale = q.scale;
       if (zero_point) *zero_point = q.zero_point;

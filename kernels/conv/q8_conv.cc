@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/fallback.h"
 #include "kernels/gemm/q8_weight_chunks.h"
 #include "kernels/ref/qconv2d.h"
@@ -348,16 +349,17 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
   const uint8_t* a_end = nullptr;
   if (padded_.size() > 0) {
     // The frame keeps x_zero_point from the constructor; only the interior changes.
+    // Rows over the pool in pieces of about kEltwiseMinPiece bytes (each row its own slice).
     uint8_t* padded = padded_.data();
-    for (int n = 0; n < s_.batch; ++n) {
-      for (int iy = 0; iy < s_.in_h; ++iy) {
-        const size_t to =
-            ((static_cast<size_t>(n) * padded_h_ + s_.pad_top + iy) * padded_w_ + s_.pad_left) *
-            s_.in_c;
-        std::memcpy(padded + to, x_bytes + (static_cast<size_t>(n) * s_.in_h + iy) * row_bytes,
-                    row_bytes);
+    const size_t in_h = static_cast<size_t>(s_.in_h);
+    const size_t rows_per_piece = std::max<size_t>(1, kEltwiseMinPiece / std::max<size_t>(row_bytes, 1));
+    parallel_pieces(pool, static_cast<size_t>(s_.batch) * in_h, rows_per_piece, [&](size_t first, size_t count) {
+      for (size_t r = first; r < first + count; ++r) {
+        const size_t n = r / in_h, iy = r % in_h;
+        const size_t to = ((n * padded_h_ + s_.pad_top + iy) * padded_w_ + s_.pad_left) * s_.in_c;
+        std::memcpy(padded + to, x_bytes + r * row_bytes, row_bytes);
       }
-    }
+    });
     a_end = padded + padded_.size();
   } else {
     if (bound_x_ == nullptr) throw std::logic_error("Q8Conv::run: bind() was never called");

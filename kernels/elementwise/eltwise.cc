@@ -19,24 +19,6 @@ namespace octet::kernels {
 
 namespace {
 
-// Runs body(start, count) over [0, range) in pieces of `tile`, on the pool when there is more
-// than one piece.
-template <class Body>
-void parallel_pieces(pthreadpool_t pool, size_t range, size_t tile, const Body& body) {
-  if (range == 0) return;
-  if (pool == nullptr || range <= tile) {
-    body(size_t{0}, range);
-    return;
-  }
-  struct Context {
-    const Body* body;
-  } ctx{&body};
-  pthreadpool_parallelize_1d_tile_1d(
-      pool,
-      [](void* p, size_t start, size_t count) { (*static_cast<Context*>(p)->body)(start, count); },
-      &ctx, range, tile, 0);
-}
-
 // Calls kernel(rows, a_offset, b_offset, y_offset) over every [rows][cols] tile of t, split
 // into pieces of about kEltwiseMinPiece elements. Offsets are in elements.
 template <class Tile>

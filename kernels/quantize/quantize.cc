@@ -1,6 +1,11 @@
 #include "kernels/quantize/quantize.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
+
+#include "kernels/elementwise/parallel_pieces.h"
 
 namespace octet::kernels {
 
@@ -17,6 +22,42 @@ F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x) {
   if (k == nullptr) return f32_range__ref(static_cast<int64_t>(n), x);
   F32Range r;
   k->range(n, x, &r.min, &r.max);
+  return r;
+}
+
+void q8_quantize(const Q8QuantizeKernel& k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,
+                 void* y, pthreadpool_t pool) {
+  const int32_t lo = q8_min(type), hi = q8_max(type);
+  auto* bytes = static_cast<uint8_t*>(y);  // one byte per element, u8 or s8
+  parallel_elements(pool, n, [&](size_t start, size_t count) {
+    k.fn(count, x + start, scale, zero_point, lo, hi, bytes + start);
+  });
+}
+
+void q8_dequantize(const Q8QuantizeKernel& k, size_t n, const void* x, bool is_signed, float scale,
+                   int32_t zero_point, float* y, pthreadpool_t pool) {
+  const auto* bytes = static_cast<const uint8_t*>(x);
+  parallel_elements(pool, n, [&](size_t start, size_t count) {
+    k.dequantize(count, bytes + start, is_signed, scale, zero_point, y + start);
+  });
+}
+
+F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x, pthreadpool_t pool) {
+  // At most kMaxPieces pieces, so their ranges fit on the stack and fold in a fixed order.
+  constexpr size_t kMaxPieces = 64;
+  const size_t piece = std::max(kEltwiseMinPiece, (n + kMaxPieces - 1) / kMaxPieces);
+  if (pool == nullptr || n <= piece) return f32_range(k, n, x);
+  std::array<F32Range, kMaxPieces> ranges;
+  parallel_pieces(pool, n, piece, [&](size_t start, size_t count) {
+    ranges[start / piece] = f32_range(k, count, x + start);
+  });
+  F32Range r{std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+  for (size_t i = 0; i < (n + piece - 1) / piece; ++i) {
+    if (std::isnan(ranges[i].min) || std::isnan(ranges[i].max))
+      return {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
+    if (ranges[i].min < r.min) r.min = ranges[i].min;
+    if (ranges[i].max > r.max) r.max = ranges[i].max;
+  }
   return r;
 }
 

@@ -3,6 +3,8 @@
 // and DynamicQuantizeLinear (a range pass, then the same quantize pass) on SIMD: bit-exact with
 // q8_quantize_linear__ref, q8_dequantize_linear__ref and qu8_dynamic_quantize_linear__ref
 // (kernels/ref/qlinear.h).
+#include <pthreadpool.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -63,6 +65,16 @@ void q8_quantize(const Q8QuantizeKernel& k, Q8 type, size_t n, const float* x, f
 
 // The range pass of DynamicQuantizeLinear on `k` (nullptr: f32_range__ref).
 F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x);
+
+// The same passes split over `pool` in pieces of kEltwiseMinPiece elements (a smaller tensor,
+// or no pool: the calling thread). Quantize and dequantize are element-wise, so every split
+// writes the same bytes; the range is folded from the pieces' ranges in piece order (min and
+// max are exact, and NaN in any piece makes both NaN, as f32_range__ref).
+void q8_quantize(const Q8QuantizeKernel& k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,
+                 void* y, pthreadpool_t pool);
+void q8_dequantize(const Q8QuantizeKernel& k, size_t n, const void* x, bool is_signed, float scale,
+                   int32_t zero_point, float* y, pthreadpool_t pool);
+F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x, pthreadpool_t pool);
 
 // DynamicQuantizeLinear: the range of x, then y = quantize(x) with the derived scale and zero
 // point. A non-finite range (NaN or +-inf in x) is returned as seen and nothing is written.
