@@ -40,7 +40,7 @@ namespace fs = std::filesystem;
 struct AtlasArgs {
   std::string zoo = "build/zoo", only, output, json_out, render, compare, levels = "all", commit;
   bool quick = false, no_ort = false, progress = true;
-  double max_run_seconds = 4.0;
+  double max_run_seconds = 1.5;
 };
 
 struct ZooModel {
@@ -256,7 +256,7 @@ json measure_atlas(const AtlasArgs& a) {
       if (a.quick) {
         o.budget = {1, 3, 0.0, 0.05};
       } else {
-        o.budget = {3, 100, 0.15, 0.5};
+        o.budget = {3, 50, 0.1, 0.3};
       }
       const json report = explain::explain_model(o);
       entries.push_back(explain::atlas_model(m.name, report));
@@ -341,8 +341,8 @@ Command add_atlas_command(CLI::App& app) {
                 "CI-size timing: one to three runs per configuration and no batch whose single run would take over "
                 "0.5 s (the numbers are noisy; the page and JSON have every part)");
   cmd->add_option("--max-run-seconds", a->max_run_seconds,
-                  "Skip a batch-16 configuration whose one run the batch-1 time puts above this (default 4: the scalar "
-                  "level of the large models); listed on the page")
+                  "Skip a batch-16 configuration whose one run the batch-1 time puts above this (default 1.5: the "
+                  "scalar level of the larger models); listed on the page")
       ->check(positive());
   cmd->add_flag("--no-ort", a->no_ort, "Do not time ONNX Runtime");
   cmd->add_option("--render", a->render, "Re-render a saved --json atlas instead of measuring")
