@@ -150,6 +150,13 @@ std::string git_commit() {
   return s.empty() ? "unknown" : s;
 }
 
+// The 1-minute load average: other processes on the cores skew every time, the 2-thread ones most.
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double one = -1;
+  return in >> one ? one : -1;
+}
+
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -163,6 +170,7 @@ std::string minutes(double seconds) {
 
 json measure_atlas(const AtlasArgs& a) {
   const auto started = std::chrono::steady_clock::now();
+  const double load_at_start = load_average();
   const std::vector<ZooModel> models = zoo_models(a.zoo, a.only);
   std::vector<kernels::Isa> levels = parse_isa_levels(a.levels);
   if (levels.empty()) levels = kernels::runnable_isas();
@@ -271,6 +279,7 @@ json measure_atlas(const AtlasArgs& a) {
 
   const json cpu = cpu_facts();
   for (const auto& [k, v] : cpu.items()) machine[k] = v;
+  if (load_at_start >= 0) machine["load_average"] = {load_at_start, load_average()};
   json columns = json::array();
   const int cores = int(std::thread::hardware_concurrency());
   for (kernels::Isa isa : levels)

@@ -74,6 +74,10 @@ double number_or(const json& j, const char* key, double fallback) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
 }
 
+double number_or(const json& j, size_t index, double fallback) {
+  return j.is_array() && index < j.size() && j[index].is_number() ? j[index].get<double>() : fallback;
+}
+
 
 std::string kind_of_reason(const std::string& reason, const std::string& precision, bool depthwise) {
   if (contains(reason, "scalar fallback")) return "scalar fallback";
@@ -386,6 +390,12 @@ std::string machine_facts(const json& atlas) {
     out += row("family / model / stepping", escape(fmt::format("{} / {} / {}", machine.value("family", "?"),
                                                               machine.value("model", "?"), machine.value("stepping", "?"))));
   if (machine.contains("cores")) out += row("cores", escape(machine["cores"].dump()));
+  if (machine.contains("load_average") && machine["load_average"].size() == 2)
+    out += row("load average", escape(fmt::format("{} at the start, {} at the end (1 minute; above the core count, "
+                                                  "other processes shared the cores and the times, the 2-thread "
+                                                  "ones most, are slower than on a quiet machine)",
+                                                  format_short(number_or(machine["load_average"], size_t{0}, 0.0)),
+                                                  format_short(number_or(machine["load_average"], size_t{1}, 0.0)))));
   std::string flags;
   for (const auto& f : machine.value("flags", json::array())) flags += (flags.empty() ? "" : " ") + f.get<std::string>();
   if (!flags.empty()) out += row("vector flags", "<code>" + escape(flags) + "</code>");
