@@ -84,7 +84,7 @@ std::string kind_of_reason(const std::string& reason, const std::string& precisi
   if (contains(reason, "runs in float")) return "runs in float";
   if (contains(reason, "quantization overhead"))
     return precision == "int8_dynamic" ? "dynamic-quantize cost" : "quantize overhead";
-  if (contains(reason, "no integer dot-product")) return depthwise ? "depthwise, no dot product" : "no dot product";
+  if (contains(reason, "no integer dot")) return depthwise ? "depthwise, no dot product" : "no dot product";
   if (contains(reason, "memory-bound")) return depthwise ? "depthwise, memory-bound" : "memory-bound";
   if (contains(reason, "only in the INT8 plan")) return "INT8-only steps";
   return depthwise ? "depthwise, slower kernel" : "slower kernel";
