@@ -268,6 +268,7 @@ json measure_atlas(const AtlasArgs& a) {
       }
       const json report = explain::explain_model(o);
       entries.push_back(explain::atlas_model(m.name, report));
+      entries.back()["file"] = fs::path(m.fp32).lexically_relative(a.zoo).generic_string();
       if (machine.is_null()) machine = report["machine"];
       if (a.progress)
         fmt::print(stderr, "atlas: {} done in {}\n", m.name, minutes(report.value("seconds", 0.0)));

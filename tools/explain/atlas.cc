@@ -94,7 +94,7 @@ json model_entry(const std::string& name, const json& report) {
   json m = {{"name", name}};
   if (report.contains("model")) {
     const json& model = report["model"];
-    for (const char* k : {"macs_per_image", "parameters", "path"})
+    for (const char* k : {"macs_per_image", "parameters"})
       if (model.contains(k)) m[k] = model[k];
   }
   if (report.contains("seconds")) m["seconds"] = report["seconds"];
