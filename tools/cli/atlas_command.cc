@@ -171,6 +171,7 @@ std::string minutes(double seconds) {
 json measure_atlas(const AtlasArgs& a) {
   const auto started = std::chrono::steady_clock::now();
   const double load_at_start = load_average();
+  const std::string commit = a.commit.empty() ? git_commit() : a.commit;  // before any edit during the run
   const std::vector<ZooModel> models = zoo_models(a.zoo, a.only);
   std::vector<kernels::Isa> levels = parse_isa_levels(a.levels);
   if (levels.empty()) levels = kernels::runnable_isas();
@@ -290,7 +291,7 @@ json measure_atlas(const AtlasArgs& a) {
   json atlas = {{"schema", "octet-atlas/1"},
                 {"created", now_utc()},
                 {"octet_version", OCTET_VERSION},
-                {"commit", a.commit.empty() ? git_commit() : a.commit},
+                {"commit", commit},
                 {"machine", machine},
                 {"options", {{"zoo", fs::path(a.zoo).lexically_normal().string()}, {"quick", a.quick},
                              {"batches", {1, 16}}, {"max_run_seconds", a.quick ? 0.5 : a.max_run_seconds},
