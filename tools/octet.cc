@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
                                                octet::cli::add_quantize_command(app),
                                                octet::cli::add_compare_command(app),
                                                octet::cli::add_explain_command(app),
+                                               octet::cli::add_atlas_command(app),
                                                octet::cli::add_diff_command(app),
                                                octet::cli::add_serve_command(app)};
   auto help_hint = [&app] {
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
     std::string what = e.what();
     if (app.get_subcommands().empty())
       if (auto word = first_word(argc, argv); !word.empty())
-        what = "unknown command '" + word + "' (commands: info, run, eval, quantize, compare, explain, diff, serve)";
+        what = "unknown command '" + word + "' (commands: info, run, eval, quantize, compare, explain, atlas, diff, serve)";
     fmt::print(stderr, "octet: usage: {} (see octet{} --help)\n", what, help_hint());
     return 2;
   }

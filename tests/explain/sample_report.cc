@@ -1,5 +1,7 @@
 #include "tests/explain/sample_report.h"
 
+#include "tools/explain/atlas.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -279,6 +281,25 @@ size_t expected_chart_count(const json& report) {
   n += batches.size();
   if (report.contains("accuracy") && !report["accuracy"].value("tensors", json::array()).empty()) ++n;
   return n;
+}
+
+json sample_atlas(const SampleOptions& options) {
+  const json report = sample_report(options);
+  json columns = json::array();
+  for (const auto& isa : options.levels)
+    for (int batch : {1, 16}) columns.push_back({{"isa", isa}, {"batch", batch}, {"threads", 1}});
+  return {{"schema", "octet-atlas/1"},
+          {"created", "2026-11-29T05:00:00Z"},
+          {"octet_version", "0.11"},
+          {"commit", "0123456789ab"},
+          {"seconds", 600.0},
+          {"machine", {{"cpu", options.cpu}, {"family", "25"}, {"model", "1"}, {"stepping", "1"},
+                       {"flags", {"fma", "avx", "avx2"}}, {"cores", 2}, {"load_average", {0.5, 0.7}},
+                       {"isa_levels", options.levels}, {"ort_version", "1.30.0"}}},
+          {"options", {{"zoo", "build/zoo"}, {"quick", false}}},
+          {"columns", columns},
+          {"models", {atlas_model("sample", report), atlas_model("sample_b", report)}},
+          {"skipped_models", {{{"name", "broken"}, {"why", "no model_int8.onnx"}}}}};
 }
 
 }  // namespace octet::explain::testing

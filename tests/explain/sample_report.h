@@ -21,4 +21,8 @@ nlohmann::json sample_report(const SampleOptions& options = {});
 // chart when accuracy has tensors.
 size_t expected_chart_count(const nlohmann::json& report);
 
+// An octet-atlas/1 document (docs/atlas.md) of two models, "sample" and "sample_b", each the
+// sample report summed up by explain::atlas_model; its columns are the levels × batches × 1 thread.
+nlohmann::json sample_atlas(const SampleOptions& options = {});
+
 }  // namespace octet::explain::testing

@@ -17,6 +17,7 @@
 #include "tests/explain/sample_report.h"
 #include "tests/util/cli_runner.h"
 #include "tests/util/screenshot_ink.h"
+#include "tools/explain/atlas.h"
 #include "tools/explain/report_html.h"
 
 namespace fs = std::filesystem;
@@ -105,4 +106,19 @@ TEST(ReportBrowser, ChromiumParsesTheComparisonPage) {
   const std::string dom = render(dir, octet::explain::render_comparison_html(a, b), "both", {});
   expect_parsed_page(dom, expected_chart_count(a) + expected_chart_count(b));
   EXPECT_NE(dom.find("Apple M2 Pro"), std::string::npos);
+}
+
+TEST(ReportBrowser, ChromiumParsesTheAtlasPage) {
+  if (!have_chromium()) GTEST_SKIP() << "chromium is not installed (tools/setup.sh installs it): browser check skipped";
+  ScratchDir dir;
+  const auto atlas = sample_atlas();
+  const std::string dom = render(dir, octet::explain::render_atlas_html(atlas), "atlas", {});
+  EXPECT_EQ(count(dom, "<table class=\"heat\">"), 3u);
+  size_t cells = 0;
+  for (const auto& m : atlas["models"]) {
+    cells += m["cells"].size();
+    for (const auto& r : m["reasons"]) EXPECT_NE(dom.find("id=\"" + r["anchor"].get<std::string>() + "\""), std::string::npos);
+  }
+  // Each cell of the two INT8 heat maps and of the octet ÷ ORT table (5 groups at the best level).
+  EXPECT_EQ(count(dom, "class=\"cell\""), 2 * cells + atlas["models"].size() * 5 * 2);
 }

@@ -90,6 +90,7 @@ Command add_compare_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_quantize_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
+Command add_atlas_command(CLI::App& app);
 Command add_diff_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);  // tools/serve/
 

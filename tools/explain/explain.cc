@@ -180,7 +180,15 @@ json explain_model(const ExplainOptions& o) {
     bool dynamic = false;
     for (const auto& n : given.nodes) dynamic |= n.op == "DynamicQuantizeLinear";
     variants.push_back({dynamic ? "int8_dynamic" : "int8_static", std::move(given), o.model});
+    if (!o.dynamic_model.empty()) {
+      if (dynamic) throw ir::Error(o.model + " is dynamic already: give the static model with the dynamic one");
+      ir::Graph d = loader::load_onnx(o.dynamic_model);
+      if (std::none_of(d.nodes.begin(), d.nodes.end(), [](const ir::Node& n) { return n.op == "DynamicQuantizeLinear"; }))
+        throw ir::Error(o.dynamic_model + " has no DynamicQuantizeLinear: not a dynamically quantized model");
+      variants.push_back({"int8_dynamic", std::move(d), o.dynamic_model});
+    }
   } else {
+    if (!o.dynamic_model.empty()) throw ir::Error("a dynamic INT8 file goes with an INT8 model, not " + o.model);
     if (!o.fp32_model.empty()) throw ir::Error("--fp32 is for an INT8 model; " + o.model + " is FP32 already");
     variants.push_back({"fp32", std::move(given), o.model});
   }
@@ -232,7 +240,7 @@ json explain_model(const ExplainOptions& o) {
   report["created"] = now_utc();
 
   // Speed and profiles, every precision at every level.
-  json speed = json::array(), profiles = json::array(), differences = json::array();
+  json speed = json::array(), profiles = json::array(), differences = json::array(), skipped = json::array();
   std::map<std::pair<std::string, kernels::Isa>, std::vector<StepProfile>> profile_of;
   std::vector<int> thread_counts = {o.threads};
   const int cores = int(std::thread::hardware_concurrency());
@@ -247,14 +255,21 @@ json explain_model(const ExplainOptions& o) {
       so.threads = o.threads;
       Session session(ir::Graph(v.graph), so);
       for (int threads : thread_counts) {
-        if (threads != o.threads && isa != best) continue;  // every core: the best level only
+        if (threads != o.threads && isa != best && !o.all_cores_every_level) continue;
         SessionOptions to = so;
         to.threads = threads;
         std::optional<Session> other;
         if (threads != o.threads) other.emplace(ir::Graph(v.graph), to);
         Session& s = other ? *other : session;
+        double batch1_ms = 0;
         for (int batch : o.batches) {
+          if (o.max_run_seconds > 0 && batch1_ms > 0 && batch1_ms * batch / 1e3 > o.max_run_seconds) {
+            skipped.push_back({{"precision", v.precision}, {"isa", kernels::isa_name(isa)}, {"batch", batch},
+                               {"threads", threads}, {"estimated_run_seconds", batch1_ms * batch / 1e3}});
+            continue;
+          }
           const double ms = ms_per_image(s, images_for(images, batch), o.budget);
+          if (batch == 1) batch1_ms = ms;
           speed.push_back({{"engine", "octet"}, {"precision", v.precision}, {"isa", kernels::isa_name(isa)},
                            {"batch", batch}, {"threads", threads}, {"ms_per_image", ms}});
         }
@@ -280,7 +295,7 @@ json explain_model(const ExplainOptions& o) {
     }
     // Where INT8 loses time: at the best level, and at the best level without an integer dot
     // product when that is another one (scalar only when nothing else was measured).
-    const bool wanted = isa == best || (levels.size() == 1) ||
+    const bool wanted = isa == best || (levels.size() == 1) || o.differences_every_level ||
                         (!has_int8_dot_product(isa) && isa != kernels::Isa::scalar && has_int8_dot_product(best) &&
                          isa == highest_without_dot_product(levels));
     for (const Variant& v : variants) {
@@ -330,6 +345,7 @@ json explain_model(const ExplainOptions& o) {
   report["speedups"] = std::move(speedups);
   report["profiles"] = std::move(profiles);
   report["differences"] = std::move(differences);
+  if (!skipped.empty()) report["skipped"] = std::move(skipped);
 
   // Accuracy: per tensor for the static model, outputs for every INT8 model.
   if (no_accuracy.empty()) {

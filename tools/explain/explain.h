@@ -27,6 +27,12 @@ struct ExplainOptions {
   bool all_cores = true;    // also time speed with one thread per core (when that is more)
   bool compare_ort = false;
   bool progress = true;
+  // The atlas (octet atlas) asks for more than the page needs and skips what its budget cannot pay:
+  std::string dynamic_model;          // with an INT8 `model`: its dynamic form as a file, measured too
+  bool all_cores_every_level = false; // every level on every core (default: the best level only)
+  bool differences_every_level = false;  // "Where INT8 loses time" at every level
+  double max_run_seconds = 0;  // > 0: skip a batch whose one run the batch-1 time puts above this
+                               // (listed in the report's "skipped")
   TimingBudget budget;
   std::string octet_version;
 };
