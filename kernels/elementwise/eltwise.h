@@ -165,6 +165,25 @@ class F32RowSums {
   const EltwiseUkernel<F32RowSumsUkernel>* ukernel_ = nullptr;
 };
 
+// ReduceSum / ReduceMean over any set of axes of x read through its strides, y dense over the
+// kept axes in order: f32_strided_sums (ONNX Runtime's generic order) with the lanes along the
+// innermost kept axis, one call per position of the other kept axes. divisor: N for the mean,
+// 1 for the sum.
+class F32StridedReduce {
+ public:
+  F32StridedReduce(int rank, const int64_t* dims, const int64_t* strides, const bool* reduced, float divisor, Isa isa);
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  size_t count_ = 1, lane_stride_ = 1;
+  std::vector<int64_t> bases_;    // x's offset at each position of the outer kept axes (y at p * count_)
+  std::vector<int64_t> offsets_;  // the reduced elements, row-major over the reduced axes
+  float divisor_;
+  const EltwiseUkernel<F32StridedSumsUkernel>* ukernel_ = nullptr;
+};
+
 // LayerNormalization over rows of n contiguous values, bit-identical with f32_layernorm__ref
 // (ONNX Runtime's formula, kernels/ref/layernorm.h); mean and inv_std may be nullptr.
 class F32LayerNorm {
@@ -188,7 +207,10 @@ Q8MulParams q8_mul_params(QuantParams a, QuantParams b, QuantParams y, int32_t y
 Q8GapParams q8_gap_params(int hw, QuantParams x, QuantParams y, Q8 type);
 
 // QLinearAdd bit-exact with q8_add_ratio_fma_strided__ref, QLinearMul with
-// q8_mul_ratio_strided__ref (ORT's x86 recipes; docs/requantization.md section 9).
+// q8_mul_ratio_strided__ref (ORT's x86 recipes; docs/requantization.md section 9). Besides the
+// broadcasts tile_binary reduces to rows, an operand constant along each innermost run the
+// other walks contiguously (a gate [N,C,1,1] or [N,2,C,1,1] over a row-major map, a single
+// element) runs each run on the microkernels with that value spread over a row.
 class Q8Binary {
  public:
   enum class Kind { add, mul };
@@ -207,6 +229,29 @@ class Q8Binary {
   BinaryTiling tiling_;
   const EltwiseUkernel<Q8AddUkernel>* add_ = nullptr;
   const EltwiseUkernel<Q8MulUkernel>* mul_ = nullptr;
+  // The constant-per-run form: run_ > 0 elements per run, over the dimensions before
+  // run_outer_rank_; b_fixed_: b is the constant operand (else a).
+  static constexpr int64_t kMinRun = 16, kRunChunk = 512;
+  int run_outer_rank_ = 0;
+  int64_t run_ = 0;
+  bool b_fixed_ = true;
+  template <class Fn, class Params>
+  void run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t* b, int8_t* y, pthreadpool_t pool) const;
+};
+
+// QLinearReduceMean over the trailing axes of a row-major tensor: x [rows][n] -> y [rows],
+// bit-exact with q8_reduce_mean_strided__ref (the global pool's formula).
+class Q8RowMean {
+ public:
+  Q8RowMean(Q8 type, size_t rows, size_t n, Isa isa);
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  void run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const;
+
+ private:
+  Q8 type_;
+  size_t rows_, n_;
+  const EltwiseUkernel<Q8RowMeanUkernel>* ukernel_ = nullptr;
 };
 
 // QLinearGlobalAveragePool NHWC, bit-exact with q8_global_avgpool_nhwc__ref.
