@@ -1,8 +1,5 @@
 // FP32 depthwise convolution, 16 channels per zmm (kernels/conv/dwconv_list.h has the contract).
 // The loops are kernels/conv/f32_dwconv_loops.inc; the channel tail uses k-masked loads/stores.
-// GCC 12 flags _mm512_undefined_ps() inside its own min/max intrinsics as "may be used
-// uninitialized", a false positive of the header.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
 #include <type_traits>

@@ -136,7 +136,8 @@ TEST(F32Range, EveryKernelMatchesTheRef) {
 // input is reported, not quantized.
 TEST(Qu8DynamicQuantize, EveryKernelMatchesTheRef) {
   std::mt19937 rng(29);
-  const Q8QuantizeKernel* kernels[] = {choose_q8_quantize(Isa::avx2), choose_q8_quantize(Isa::avx512), nullptr};
+  std::vector<const Q8QuantizeKernel*> kernels = {nullptr};  // every level of this architecture, and the ref
+  for (const Q8QuantizeKernel& k : kQ8QuantizeKernels) kernels.push_back(&k);
   size_t simd = 0;
   for (const Q8QuantizeKernel* k : kernels) {
     if (k != nullptr && !isa_supported(k->isa)) continue;
