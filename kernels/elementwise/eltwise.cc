@@ -154,6 +154,17 @@ bool single_element(int rank, const int64_t* dims, const int64_t* s) {
 }
 
 // True when `s` walks `dims` densely in row-major order (extents of 1 aside).
+// The longest innermost run that `moving` walks contiguously while `fixed` stays put (stride 0;
+// size-1 dimensions are skipped): x op scalar per run for a gate or a layer scale. Returns the
+// run's length and sets outer_rank to the dimensions left outside it.
+int64_t constant_run(int rank, const int64_t* dims, const int64_t* moving, const int64_t* fixed, int& outer_rank) {
+  int k = rank;
+  int64_t run = 1;
+  while (k > 0 && (dims[k - 1] == 1 || (moving[k - 1] == run && fixed[k - 1] == 0))) run *= dims[--k];
+  outer_rank = k;
+  return run;
+}
+
 bool dense(int rank, const int64_t* dims, const int64_t* s) {
   int64_t expect = 1;
   for (int d = rank - 1; d >= 0; --d) {
@@ -192,12 +203,11 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
       for (const Splat side : {Splat::b, Splat::a}) {
         const int64_t* moving = side == Splat::b ? a_strides : b_strides;
         const int64_t* fixed = side == Splat::b ? b_strides : a_strides;
-        int k = rank;
-        int64_t run = 1;
-        while (k > 0 && (dims[k - 1] == 1 || (moving[k - 1] == run && fixed[k - 1] == 0))) run *= dims[--k];
+        int outer_rank = 0;
+        const int64_t run = constant_run(rank, dims, moving, fixed, outer_rank);
         if (run < kMinScalarRun) continue;
         splat_ = side;
-        run_outer_rank_ = k;
+        run_outer_rank_ = outer_rank;
         run_ = run;
         ukernel_ = f32_binary_ukernel(op, isa);
         return;
@@ -566,11 +576,10 @@ Q8Binary::Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int6
     for (const bool b_fixed : {true, false}) {
       const int64_t* moving = b_fixed ? a_strides : b_strides;
       const int64_t* fixed = b_fixed ? b_strides : a_strides;
-      int k = rank;
-      int64_t run = 1;
-      while (k > 0 && (dims[k - 1] == 1 || (moving[k - 1] == run && fixed[k - 1] == 0))) run *= dims[--k];
+      int outer_rank = 0;
+      const int64_t run = constant_run(rank, dims, moving, fixed, outer_rank);
       if (run < kMinRun) continue;
-      run_outer_rank_ = k;
+      run_outer_rank_ = outer_rank;
       run_ = run;
       b_fixed_ = b_fixed;
       break;
