@@ -212,6 +212,44 @@ TEST_F(DatasetImageFolderTest, JpegWithAnOversizedHuffmanTableIsRefused) {
   EXPECT_THAT(load_error("images:" + path("k")), HasSubstr("Huffman table holds more than 256 codes"));
 }
 
+// Found by tests/fuzz/fuzz_images: an 8x8 grey JPEG whose only DC and AC codes are 16 bits
+// long and whose scan ends (at the EOI marker) right after one DC code and one AC code for 15
+// more bits. stb's bit count goes negative and its next refill shifts by 39 (see
+// tools/datasets/CMakeLists.txt); the picture must still decode or be refused, with no memory
+// error under the sanitizers.
+TEST_F(DatasetImageFolderTest, JpegWhoseScanEndsInsideACoefficientDecodesOrIsRefused) {
+  auto segment = [](std::vector<uint8_t>& out, uint8_t marker, std::vector<uint8_t> payload) {
+    const size_t len = payload.size() + 2;
+    out.insert(out.end(), {0xFF, marker, uint8_t(len >> 8), uint8_t(len & 0xFF)});
+    out.insert(out.end(), payload.begin(), payload.end());
+  };
+  auto one_16_bit_code = [](uint8_t table, uint8_t symbol) {
+    std::vector<uint8_t> t = {table};
+    for (int length = 1; length <= 16; ++length) t.push_back(length == 16 ? 1 : 0);
+    t.push_back(symbol);
+    return t;
+  };
+  std::vector<uint8_t> jpeg = {0xFF, 0xD8};
+  std::vector<uint8_t> quant = {0x00};
+  quant.resize(65, 1);
+  segment(jpeg, 0xDB, quant);
+  segment(jpeg, 0xC0, {8, 0, 8, 0, 8, 1, 1, 0x11, 0});  // 8 bits, 8x8, one component
+  segment(jpeg, 0xC4, one_16_bit_code(0x00, 0x00));     // DC: category 0
+  segment(jpeg, 0xC4, one_16_bit_code(0x10, 0x0F));     // AC: run 0, 15 extra bits
+  segment(jpeg, 0xDA, {1, 1, 0x00, 0, 63, 0});
+  jpeg.insert(jpeg.end(), {0, 0, 0, 0, 0xFF, 0xD9});  // 32 bits: the two codes, no extra bits
+  write("scan/a.jpg", jpeg);
+  LoadOptions opt;
+  opt.channels = 3;
+  opt.height = opt.width = 32;
+  try {
+    const Dataset d = load_dataset("images:" + path("scan"), opt);
+    EXPECT_EQ(d.count(), 1);
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("not a readable image"));
+  }
+}
+
 // Found by tests/fuzz/fuzz_images: a BMP header announcing 8 x 12.5 M pixels in a tiny file
 // (stb reads the missing rows as zeros) decoded for seconds. The header is checked first.
 TEST_F(DatasetImageFolderTest, ImageLargerThanTheDecodeLimitIsRefused) {
