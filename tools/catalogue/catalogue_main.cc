@@ -1,5 +1,5 @@
 // Writes docs/ops.md from the engine itself: the ops the loader reads (loader/importers.h), the
-// ops the planner runs (engine/op_registry.h), the INT8 table (engine/int8_ops.h), and the kernel
+// ops the planner runs (engine/op_registry.h), the INT8 table (core/int8_ops.h), and the kernel
 // each probe graph's step gets at each ISA level (tools/catalogue/probes.h).
 //
 //   octet_catalogue [-o FILE]          writes the catalogue (stdout without -o)
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/int8_ops.h"
+#include "core/int8_ops.h"
 #include "engine/op_registry.h"
 #include "kernels/elementwise/activation_list.h"
 #include "kernels/isa.h"
@@ -286,7 +286,7 @@ std::string write(const std::vector<Isa>& levels, const std::string& expected_pa
     << "     ctest -R ops_catalogue fails when this file is stale; regenerate with tools/catalogue.sh. -->\n\n"
     << "Every ONNX op octet reads and every op its planner runs, generated from the engine: the loader's "
        "import table (`loader/importers.cc`: opsets, attributes and defaults), the op registry "
-       "(`engine/op_registry.h`: ops with a plan step), the INT8 table (`engine/int8_ops.h`: which QDQ unit "
+       "(`engine/op_registry.h`: ops with a plan step), the INT8 table (`core/int8_ops.h`: which QDQ unit "
        "becomes which INT8 op, what octet's quantizers write) and the **probe table** "
        "(`tools/catalogue/probes.cc`): one or more small graphs per registered op, each loaded through the "
        "loader and the passes and planned at batch 1 at each ISA level; the kernel column is the kernel "
