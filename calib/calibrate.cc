@@ -2,7 +2,7 @@
 
 #include <span>
 
-#include "engine/int8_ops.h"
+#include "core/int8_ops.h"
 #include "engine/passes.h"
 #include "engine/session.h"
 

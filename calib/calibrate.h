@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "calib/observers.h"
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::calib {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::calib {
 

@@ -6,7 +6,7 @@
 
 #include "calib/histogram.h"
 #include "calib/range_search.h"
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::calib {
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::calib {
 

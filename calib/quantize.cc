@@ -5,8 +5,8 @@
 #include <limits>
 #include <optional>
 
+#include "core/int8_ops.h"
 #include "engine/graph_edit.h"
-#include "engine/int8_ops.h"
 #include "engine/passes.h"
 #include "kernels/ref/qmath.h"
 

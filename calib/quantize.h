@@ -11,7 +11,7 @@
 #include "calib/calibrate.h"
 #include "calib/observers.h"
 #include "calib/qparams.h"
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::calib {
 

@@ -13,8 +13,8 @@
 #include <map>
 
 #include "calib/quantize.h"
+#include "core/int8_ops.h"
 #include "engine/graph_edit.h"
-#include "engine/int8_ops.h"
 #include "engine/passes.h"
 
 namespace octet::calib {

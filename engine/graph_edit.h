@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::graph_edit {
 

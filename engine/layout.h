@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "kernels/elementwise/strided_copy.h"
 
 namespace octet {

@@ -8,7 +8,7 @@
 
 #include <pthreadpool.h>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/layout.h"
 #include "kernels/isa.h"
 #include "kernels/kernel_id.h"

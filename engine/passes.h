@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::passes {
 
@@ -15,7 +15,7 @@ int remove_identities(ir::Graph& g);   // Identity and inference Dropout
 int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
 // QDQ node units (DequantizeLinear on the inputs, QuantizeLinear on the output) into the
 // INT8 ops ONNX Runtime fuses them into, and octet's own table ops QLinearHardSwish /
-// QLinearHardSigmoid: every row of engine/int8_ops.cc with a fusion form. Relu/Clip made
+// QLinearHardSigmoid: every row of core/int8_ops.cc with a fusion form. Relu/Clip made
 // redundant by the output clamp removed; data movement run on the integers. engine/passes_qdq.cc.
 int fuse_qdq(ir::Graph& g);
 // DynamicQuantizeLinear -> ConvInteger / MatMulInteger -> Cast -> Mul(scales) [-> Add(bias)]

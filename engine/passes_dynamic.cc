@@ -14,8 +14,8 @@
 // may save it) is the same step: it becomes DynamicQuantizeLinear + MatMulIntegerToFloat.
 #include <map>
 
+#include "core/int8_ops.h"
 #include "engine/graph_edit.h"
-#include "engine/int8_ops.h"
 #include "engine/ops/range_output.h"
 #include "engine/passes.h"
 

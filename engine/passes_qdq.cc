@@ -17,8 +17,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/int8_ops.h"
 #include "engine/graph_edit.h"
-#include "engine/int8_ops.h"
 #include "engine/passes.h"
 #include "kernels/ref/qmath.h"
 
@@ -184,7 +184,7 @@ bool weights_fit(const QuantArgs& w, int64_t axis, int64_t channels, int64_t ran
   return a == axis && w.count() == channels;
 }
 
-// A fused node's inputs, placed by the names of its row's slots (engine/int8_ops.cc).
+// A fused node's inputs, placed by the names of its row's slots (core/int8_ops.cc).
 class SlotInputs {
  public:
   SlotInputs(ir::Graph& g, const ir::Node& n, const int8::Int8Op& op) : g_(g), n_(n), op_(op), names_(op.slots.size()) {}

@@ -8,8 +8,8 @@
 // looks it up in a 256-entry table built by running both ops' own arithmetic on every byte,
 // so its output is bit-identical to the pair's (and so to ONNX Runtime's): one pass over the
 // map instead of three (the pair took 23% of EfficientNet-B0's INT8 run).
+#include "core/int8_ops.h"
 #include "engine/graph_edit.h"
-#include "engine/int8_ops.h"
 #include "engine/passes.h"
 
 namespace octet::passes {

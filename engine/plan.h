@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/layout.h"
 #include "engine/op_registry.h"
 #include "kernels/packed_cache.h"

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/ir.h"
-#include "engine/step_parts.h"
+#include "core/ir.h"
 #include "engine/passes.h"
 #include "engine/plan.h"
+#include "engine/step_parts.h"
 
 namespace octet {
 

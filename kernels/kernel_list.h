@@ -12,7 +12,7 @@
 //   kernels/<family>/<name>_list.h
 //       The row struct, the function types, and two expansions of the .inc: the declarations
 //       (in namespace <level>, checked against the definitions by each
-//       kernels/<arch>/<family>__<level>.cc, which includes this header) and the table
+//       level's file of the family, which includes this header) and the table
 //       k<Family>KernelRows.
 //
 // Row fields, in this order:
@@ -38,12 +38,20 @@
 // span of the rows before it, so an empty list is valid and drivers fall back to the reference
 // exactly as when no row runs on the CPU.
 //
+// Templated levels: the families written once over a level's ops header (element-wise,
+// pooling, FP32 depthwise, Winograd transforms, QLinearSoftmax, linear resize, quantize; the
+// FP32 GEMM tiles on x86) are compiled at every level of kernels/template_levels.h, which the
+// build generates from kernels/CMakeLists.txt. Their lists take their rows from it:
+// OCTET_TEMPLATE_LEVELS(X, ...) is X(level, ...) per level, OCTET_TEMPLATE_LEVEL_LANES(X) is
+// X(level, float32 lanes per vector), both best first.
+//
 // tests/simd/test_kernel_lists.cc checks every list against this page.
 #include <cstddef>
 #include <iterator>
 #include <span>
 
 #include "kernels/isa.h"
+#include "kernels/template_levels.h"
 
 namespace octet::kernels {
 

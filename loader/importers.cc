@@ -129,7 +129,7 @@ std::function<void(Node&, ImportContext&)> import_checks(unsigned checks) {
 }
 
 // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Cast, and every INT8 op of the
-// table (engine/int8_ops.cc) that files may hold.
+// table (core/int8_ops.cc) that files may hold.
 void add_quantization_importers(std::map<std::string, Importer>& t) {
   // axis defaults to 1 from opset 13 on; before, the op is per tensor and axis is never read.
   // saturate only matters for float8 outputs, which are rejected, so any value is accepted.

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/int8_ops.h"
-#include "engine/ir.h"
+#include "core/int8_ops.h"
+#include "core/ir.h"
 
 namespace octet::loader {
 

@@ -2,7 +2,7 @@
 // Reads .onnx files into ir::Graph. The only part of octet that knows protobuf.
 #include <string>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::loader {
 

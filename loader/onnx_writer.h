@@ -9,7 +9,7 @@
 // graph was loaded at opset 13 or later (older ones come back in their opset-13 form).
 #include <string>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::loader {
 

@@ -2,11 +2,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "io/output_file.h"
-#include "tools/version.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"
+#include "tools/version.h"
 
 // Exit status: 0 success, 1 bad input or a failure while running (one line "octet: error: ..."),
 // 2 bad usage (an unknown option, a missing or invalid value: "octet: usage: ..." and a hint).

@@ -1,6 +1,6 @@
 #pragma once
 // Conversions between the engine's tensors and .npy arrays.
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "tools/npy.h"
 
 namespace octet {

@@ -4,7 +4,7 @@
 // parameters ([min, max] for Clip, [alpha, beta] for HardSigmoid).
 #include <string>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "kernels/ref/activation.h"
 
 namespace octet::ops {

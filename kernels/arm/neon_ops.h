@@ -6,7 +6,7 @@
 // minps, kernels/arm/x86_minmax.inc), round goes to nearest even. A Mask is a lane count:
 // lanes [0, n) are live, and a partial vector goes through a stack buffer of one vector, so no
 // element outside [0, n) is read or written. With the byte vectors of the max pool. Included
-// only by kernels/arm/*__neon.cc files (which then do not include x86_minmax.inc themselves):
+// only by the NEON level's files (which then do not include x86_minmax.inc themselves):
 // everything has internal linkage, so each file compiles its own copy with its own flags.
 #include <arm_neon.h>
 

@@ -100,16 +100,9 @@ struct EltwiseUkernel {
   Fn fn;
 };
 
-// ---- The levels with a full set of element-wise microkernels, in preference order: each
-// defines every function below in kernels/<arch>/eltwise__<level>.cc, namespace <level>.
-// Adding a level is one X(level, op) here.
-#if OCTET_ARCH_X86
-#define OCTET_ELTWISE_LEVELS(X, op) X(avx512, op) X(avx2, op)
-#elif OCTET_ARCH_ARM64
-#define OCTET_ELTWISE_LEVELS(X, op) X(neon, op)
-#else
-#define OCTET_ELTWISE_LEVELS(X, op)
-#endif
+// ---- Every templated level (kernels/template_levels.h) defines every function below, in
+// namespace <level>, from kernels/elementwise/eltwise_level.inc.
+#define OCTET_ELTWISE_LEVELS(X, op) OCTET_TEMPLATE_LEVELS(X, op)
 
 #define OCTET_ELTWISE_DECLARE(isa, unused)                                                                 \
   namespace isa {                                                                                          \

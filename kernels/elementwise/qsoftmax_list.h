@@ -35,15 +35,9 @@ using Q8SoftmaxUkernel = void (*)(size_t len, size_t columns, size_t stride, con
 // A list entry: name, isa, fn (the element-wise lists' entry type).
 using Q8SoftmaxEntry = EltwiseUkernel<Q8SoftmaxUkernel>;
 
-// ---- The levels with both microkernels (kernels/<arch>/qsoftmax__<level>.cc, namespace
-// <level>), in preference order.
-#if OCTET_ARCH_X86
-#define OCTET_QSOFTMAX_LEVELS(X, op) X(avx512, op) X(avx2, op)
-#elif OCTET_ARCH_ARM64
-#define OCTET_QSOFTMAX_LEVELS(X, op) X(neon, op)
-#else
-#define OCTET_QSOFTMAX_LEVELS(X, op)
-#endif
+// ---- Every templated level (kernels/template_levels.h) defines both microkernels, in
+// namespace <level>, from kernels/elementwise/qsoftmax_level.inc.
+#define OCTET_QSOFTMAX_LEVELS(X, op) OCTET_TEMPLATE_LEVELS(X, op)
 
 #define OCTET_QSOFTMAX_DECLARE(isa, unused)                                                  \
   namespace isa {                                                                            \

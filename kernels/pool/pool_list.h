@@ -65,15 +65,9 @@ using Q8PoolUkernel = void (*)(const PoolArgs<uint8_t>&);
 template <class Fn>
 using PoolUkernel = EltwiseUkernel<Fn>;
 
-// ---- The levels with every pooling microkernel below (kernels/<arch>/pool__<level>.cc,
-// namespace <level>), in preference order. Adding a level is one X(level, op) here.
-#if OCTET_ARCH_X86
-#define OCTET_POOL_LEVELS(X, op) X(avx512, op) X(avx2, op)
-#elif OCTET_ARCH_ARM64
-#define OCTET_POOL_LEVELS(X, op) X(neon, op)
-#else
-#define OCTET_POOL_LEVELS(X, op)
-#endif
+// ---- Every templated level (kernels/template_levels.h) defines every pooling microkernel
+// below, in namespace <level>, from kernels/pool/pool_level.inc.
+#define OCTET_POOL_LEVELS(X, op) OCTET_TEMPLATE_LEVELS(X, op)
 
 #define OCTET_POOL_DECLARE(isa, unused)       \
   namespace isa {                             \

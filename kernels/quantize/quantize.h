@@ -22,17 +22,11 @@ using Q8QuantizeFn = void (*)(size_t n, const float* x, float scale, int32_t zer
 using F32RangeFn = void (*)(size_t n, const float* x, float* min, float* max);
 // y[i] = float(x[i] - zero_point) * scale, x bytes as int8 when is_signed, else uint8.
 using Q8DequantizeFn = void (*)(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);
-// The levels with a quantize and a range microkernel (kernels/<arch>/quantize__<level>.cc,
-// namespace <level>), in preference order. Adding a level is one X(level) here.
-#if OCTET_ARCH_X86
-#define OCTET_Q8_QUANTIZE_LEVELS(X) X(avx512) X(avx2)
-#elif OCTET_ARCH_ARM64
-#define OCTET_Q8_QUANTIZE_LEVELS(X) X(neon)
-#else
-#define OCTET_Q8_QUANTIZE_LEVELS(X)
-#endif
+// Every templated level (kernels/template_levels.h) defines a quantize, a dequantize and a
+// range microkernel, in namespace <level>, from kernels/quantize/quantize_level.inc.
+#define OCTET_Q8_QUANTIZE_LEVELS(X) OCTET_TEMPLATE_LEVELS(X, )
 
-#define OCTET_Q8_QUANTIZE_DECLARE(isa)                                                                         \
+#define OCTET_Q8_QUANTIZE_DECLARE(isa, ...)                                                                        \
   namespace isa {                                                                                              \
   void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, void* y); \
   void f32_range(size_t n, const float* x, float* min, float* max);                                            \
@@ -49,7 +43,7 @@ struct Q8QuantizeKernel {
   Q8DequantizeFn dequantize;
   const char* dequantize_name;
 };
-#define OCTET_Q8_QUANTIZE_ENTRY(isa) \
+#define OCTET_Q8_QUANTIZE_ENTRY(isa, ...)\
   {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range, isa::q8_dequantize, "q8_dequantize__" #isa},
 inline constexpr Q8QuantizeKernel kQ8QuantizeKernelRows[] = {OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY)
                                                                  Q8QuantizeKernel{}};

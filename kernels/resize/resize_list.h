@@ -39,15 +39,9 @@ using ResizeLinearUkernel = void (*)(const ResizeRowArgs&);
 // A list entry: name, isa, fn (the element-wise lists' entry type).
 using ResizeUkernel = EltwiseUkernel<ResizeLinearUkernel>;
 
-// ---- The levels with every resize microkernel below (kernels/<arch>/resize__<level>.cc,
-// namespace <level>), in preference order.
-#if OCTET_ARCH_X86
-#define OCTET_RESIZE_LEVELS(X, op) X(avx512, op) X(avx2, op)
-#elif OCTET_ARCH_ARM64
-#define OCTET_RESIZE_LEVELS(X, op) X(neon, op)
-#else
-#define OCTET_RESIZE_LEVELS(X, op)
-#endif
+// ---- Every templated level (kernels/template_levels.h) defines every resize microkernel
+// below, in namespace <level>, from kernels/resize/resize_level.inc.
+#define OCTET_RESIZE_LEVELS(X, op) OCTET_TEMPLATE_LEVELS(X, op)
 
 #define OCTET_RESIZE_DECLARE(isa, unused)        \
   namespace isa {                                \

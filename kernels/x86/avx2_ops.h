@@ -2,9 +2,9 @@
 // The AVX2 + FMA vector of 8 float32 lanes that the shared loop templates are written over
 // (kernels/elementwise/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc, pool_loops.inc:
 // each template's header lists what it uses), and the byte vectors of the max pool. Included
-// only by kernels/x86/*__avx2.cc files: everything has internal linkage, so each file compiles
-// its own copy with its own flags. Float tails use vmaskmovps: no element outside [0, n) is
-// touched.
+// only by the avx2 level's files: everything has internal linkage, so each file compiles
+// its own copy with its own flags. Float tails use vmaskmovps (its stores are slow on AMD,
+// hence only for tails): no element outside [0, n) is touched.
 #include <immintrin.h>
 
 #include <cstddef>

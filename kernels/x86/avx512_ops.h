@@ -2,7 +2,7 @@
 // The AVX-512 (F/BW/DQ/VL) vector of 16 float32 lanes that the shared loop templates are
 // written over (kernels/elementwise/eltwise_loops.inc, f32_act_softmax_loops.inc, f32_dwconv_loops.inc,
 // pool_loops.inc: each template's header lists what it uses), and the byte vectors of the max
-// pool. Included only by kernels/x86/*__avx512.cc files: everything has internal linkage, so
+// pool. Included only by the avx512 level's files: everything has internal linkage, so
 // each file compiles its own copy with its own flags. Tails use k-masked loads and stores: no
 // element outside [0, n) is touched.
 // GCC 12 reports the deliberately undefined source vectors inside the unmasked intrinsics

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/session.h"
 
 namespace octet::python {

@@ -3,7 +3,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/out_of_memory.h"
 #include "python/src/bindings.h"
 #include "tools/cli/commands.h"

@@ -6,7 +6,7 @@
 #include <map>
 #include <thread>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "calib/histogram.h"
-#include "tests/calib/quant_targets.h"
 #include "calib/range_search.h"
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "kernels/ref/qmath.h"
+#include "tests/calib/quant_targets.h"
 
 namespace octet::calib {
 namespace {

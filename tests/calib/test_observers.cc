@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "calib/observers.h"
-#include "tests/calib/quant_targets.h"
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "kernels/ref/qmath.h"
+#include "tests/calib/quant_targets.h"
 
 namespace octet::calib {
 namespace {

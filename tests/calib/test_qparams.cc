@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "calib/qparams.h"
+#include "core/ir.h"
 #include "tests/calib/quant_targets.h"
-#include "engine/ir.h"
 
 namespace octet::calib {
 namespace {

@@ -1,4 +1,4 @@
-// The INT8 op table (engine/int8_ops.h) against its readers: the op registry, the loader, and
+// The INT8 op table (core/int8_ops.h) against its readers: the op registry, the loader, and
 // the rules the QDQ pass and calib look up in it.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "engine/int8_ops.h"
+#include "core/int8_ops.h"
 #include "engine/op_registry.h"
 #include "loader/importers.h"
 

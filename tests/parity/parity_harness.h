@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "tools/npy.h"
 
 namespace octet::parity {

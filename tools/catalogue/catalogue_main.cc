@@ -1,5 +1,5 @@
 // Writes docs/ops.md from the engine itself: the ops the loader reads (loader/importers.h), the
-// ops the planner runs (engine/op_registry.h), the INT8 table (engine/int8_ops.h), and the kernel
+// ops the planner runs (engine/op_registry.h), the INT8 table (core/int8_ops.h), and the kernel
 // each probe graph's step gets at each ISA level (tools/catalogue/probes.h).
 //
 //   octet_catalogue [-o FILE]          writes the catalogue (stdout without -o)
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/int8_ops.h"
+#include "core/int8_ops.h"
 #include "engine/op_registry.h"
 #include "kernels/elementwise/activation_list.h"
 #include "kernels/isa.h"
@@ -100,29 +100,32 @@ std::string derived_x86(Kind at_avx2) {
 // the same family's Arm row is what the planner would reach for. Read from the source tree.
 struct Family {
   const char* prefix;    // of an avx2 kernel name
-  const char* evidence;  // a list file (its OCTET_ARCH_ARM64 blocks) or "arm:<stem>" (kernels/arm/<stem>__<level>.cc)
+  // a list file (its OCTET_ARCH_ARM64 blocks), "arm:<stem>" (kernels/arm/<stem>__<level>.cc) or
+  // kTemplated (a family compiled at every templated level: kernels/CMakeLists.txt's list)
+  const char* evidence;
 };
+constexpr const char* kTemplated = "kernels/CMakeLists.txt";
 const Family kFamilies[] = {
     {"f32_gemm_", "kernels/gemm/f32_gemm_list.inc"}, {"f32_igemm_", "kernels/gemm/f32_gemm_list.inc"},
-    {"f32_winograd", "kernels/conv/f32_winograd_list.inc"}, {"f32_dwconv", "kernels/conv/dwconv_list.inc"},
+    {"f32_winograd", kTemplated}, {"f32_dwconv", kTemplated},
     {"q8_dwconv", "kernels/conv/dwconv_list.inc"}, {"qu8s8_", "kernels/gemm/q8_gemm_list.inc"},
     {"qs8s8_", "kernels/gemm/q8_gemm_list.inc"}, {"qu8u8_", "kernels/gemm/q8_gemm_list.inc"},
-    {"f32_add", "kernels/elementwise/eltwise_list.h"}, {"f32_mul", "kernels/elementwise/eltwise_list.h"},
-    {"f32_clamp", "kernels/elementwise/eltwise_list.h"}, {"f32_sigmoid", "kernels/elementwise/eltwise_list.h"},
-    {"f32_silu", "kernels/elementwise/eltwise_list.h"}, {"f32_gap", "kernels/elementwise/eltwise_list.h"},
-    {"f32_row_sums", "kernels/elementwise/eltwise_list.h"}, {"f32_strided_sums", "kernels/elementwise/eltwise_list.h"},
-    {"qu8_add", "kernels/elementwise/eltwise_list.h"}, {"qu8_mul", "kernels/elementwise/eltwise_list.h"},
-    {"qu8_gap", "kernels/elementwise/eltwise_list.h"}, {"qs8_add", "kernels/elementwise/eltwise_list.h"},
-    {"qs8_mul", "kernels/elementwise/eltwise_list.h"}, {"qs8_gap", "kernels/elementwise/eltwise_list.h"},
-    {"qu8_row_mean", "kernels/elementwise/eltwise_list.h"}, {"qs8_row_mean", "kernels/elementwise/eltwise_list.h"},
-    {"f32_maxpool", "kernels/pool/pool_list.h"}, {"f32_avgpool", "kernels/pool/pool_list.h"},
-    {"qu8_avgpool", "kernels/pool/pool_list.h"}, {"qs8_avgpool", "kernels/pool/pool_list.h"},
-    {"qu8_maxpool", "kernels/pool/pool_list.h"}, {"q8_lookup", "arm:lookup"},
-    {"q8_quantize", "arm:quantize"}, {"q8_dequantize", "arm:quantize"},
-    {"qu8_dynamic_quantize", "arm:quantize"}, {"qu8_softmax", "kernels/elementwise/qsoftmax_list.h"},
-    {"qs8_softmax", "kernels/elementwise/qsoftmax_list.h"},
+    {"f32_add", kTemplated}, {"f32_mul", kTemplated},
+    {"f32_clamp", kTemplated}, {"f32_sigmoid", kTemplated},
+    {"f32_silu", kTemplated}, {"f32_gap", kTemplated},
+    {"f32_row_sums", kTemplated}, {"f32_strided_sums", kTemplated},
+    {"qu8_add", kTemplated}, {"qu8_mul", kTemplated},
+    {"qu8_gap", kTemplated}, {"qs8_add", kTemplated},
+    {"qs8_mul", kTemplated}, {"qs8_gap", kTemplated},
+    {"qu8_row_mean", kTemplated}, {"qs8_row_mean", kTemplated},
+    {"f32_maxpool", kTemplated}, {"f32_avgpool", kTemplated},
+    {"qu8_avgpool", kTemplated}, {"qs8_avgpool", kTemplated},
+    {"qu8_maxpool", kTemplated}, {"q8_lookup", "arm:lookup"},
+    {"q8_quantize", kTemplated}, {"q8_dequantize", kTemplated},
+    {"qu8_dynamic_quantize", kTemplated}, {"qu8_softmax", kTemplated},
+    {"qs8_softmax", kTemplated},
     // kernels/elementwise/activation_list.h's kernels: every level of kernels/elementwise/eltwise_list.h has each.
-#define OCTET_ACT_FAMILY(KIND, OP, SINCE, KERNEL, ...) {#KERNEL, "kernels/elementwise/eltwise_list.h"},
+#define OCTET_ACT_FAMILY(KIND, OP, SINCE, KERNEL, ...) {#KERNEL, kTemplated},
     OCTET_F32_ACTIVATIONS(OCTET_ACT_FAMILY)
 #undef OCTET_ACT_FAMILY
 };
@@ -140,6 +143,13 @@ std::set<Isa> arm_rows(const std::string& source, const std::string& evidence) {
   }
   std::ifstream f(source + "/" + evidence);
   std::string line;
+  if (evidence == kTemplated) {  // the levels of every `set(OCTET_TEMPLATE_LEVELS level:lanes ...)`
+    while (std::getline(f, line))
+      if (line.find("set(OCTET_TEMPLATE_LEVELS ") != std::string::npos)
+        for (Isa isa : kArmLevels)
+          if (line.find(" " + std::string(kernels::isa_name(isa)) + ":") != std::string::npos) levels.insert(isa);
+    return levels;
+  }
   bool arm = false;
   while (std::getline(f, line)) {
     if (line.rfind("#if", 0) == 0 || line.rfind("#elif", 0) == 0) arm = line.find("OCTET_ARCH_ARM64") != std::string::npos;
@@ -188,7 +198,9 @@ std::string derived_arm(const std::string& source, const std::string& kernel, Ki
   for (Isa l : common) r += std::string(r.empty() ? "" : ", ") + kernels::isa_name(l);
   std::string from;
   for (const auto& f : files) {
-    std::string shown = f.rfind("arm:", 0) == 0 ? "kernels/arm/" + f.substr(4) + "__*.cc" : f;
+    std::string shown = f.rfind("arm:", 0) == 0 ? "kernels/arm/" + f.substr(4) + "__*.cc"
+                        : f == kTemplated               ? "kernels/CMakeLists.txt: OCTET_TEMPLATE_LEVELS"
+                                                        : f;
     from += (from.empty() ? "" : ", ") + ("`" + shown + "`");
   }
   return "SIMD at " + r + " (rows in " + from + ")";
@@ -274,7 +286,7 @@ std::string write(const std::vector<Isa>& levels, const std::string& expected_pa
     << "     ctest -R ops_catalogue fails when this file is stale; regenerate with tools/catalogue.sh. -->\n\n"
     << "Every ONNX op octet reads and every op its planner runs, generated from the engine: the loader's "
        "import table (`loader/importers.cc`: opsets, attributes and defaults), the op registry "
-       "(`engine/op_registry.h`: ops with a plan step), the INT8 table (`engine/int8_ops.h`: which QDQ unit "
+       "(`engine/op_registry.h`: ops with a plan step), the INT8 table (`core/int8_ops.h`: which QDQ unit "
        "becomes which INT8 op, what octet's quantizers write) and the **probe table** "
        "(`tools/catalogue/probes.cc`): one or more small graphs per registered op, each loaded through the "
        "loader and the passes and planned at batch 1 at each ISA level; the kernel column is the kernel "

@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/session.h"
 #include "io/output_file.h"
 #include "loader/onnx_loader.h"

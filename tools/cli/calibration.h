@@ -9,7 +9,7 @@
 #include <string>
 
 #include "calib/quantize.h"
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "tools/model_card.h"
 
 namespace octet::cli {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <memory>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "io/output_file.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/engine_options.h"

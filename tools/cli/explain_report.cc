@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "io/output_file.h"
 #include "tools/cli/commands.h"
 #include "tools/explain/explain.h"

@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::cli {
 

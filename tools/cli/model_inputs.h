@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/session.h"
 #include "tools/datasets/dataset.h"
 #include "tools/model_card.h"

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "engine/int8_ops.h"
-#include "io/output_file.h"
+#include "core/int8_ops.h"
 #include "engine/session.h"
+#include "io/output_file.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/session.h"
 
 namespace octet::explain {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "kernels/isa.h"
 #include "tools/explain/step_category.h"
 

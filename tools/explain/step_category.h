@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/plan.h"
 #include "kernels/isa.h"
 

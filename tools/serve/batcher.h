@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::serve {
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 #include "engine/session.h"
 
 namespace octet::serve::v2 {

@@ -1,4 +1,4 @@
-#include "engine/ir.h"
+#include "core/ir.h"
 
 #include <unistd.h>
 

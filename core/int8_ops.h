@@ -1,5 +1,5 @@
 #pragma once
-// One row per INT8 op octet runs (engine/int8_ops.cc): where the loader accepts it (domain,
+// One row per INT8 op octet runs (core/int8_ops.cc): where the loader accepts it (domain,
 // opset, attributes), the float op it computes and how fuse_qdq forms it from a QDQ unit,
 // what octet's quantizers write for that float op, its inputs by name, and the OpImpl that
 // runs it. The loader, the QDQ pass and calib read this table instead of keeping lists of
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/ir.h"
+#include "core/ir.h"
 
 namespace octet::int8 {
 

@@ -1,4 +1,4 @@
-#include "engine/int8_ops.h"
+#include "core/int8_ops.h"
 
 #include <algorithm>
 
