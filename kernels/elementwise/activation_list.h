@@ -60,4 +60,13 @@
   X(ceil, Ceil, 6, f32_ceil, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::ceil(x))                             \
   X(floor, Floor, 6, f32_floor, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::floor(x))                        \
   /* Half to even, as ONNX specifies (2.5 -> 2, -0.5 -> -0), under the default rounding mode. */           \
-  X(round, Round, 11, f32_round, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::nearbyint(x))
+  X(round, Round, 11, f32_round, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::nearbyint(x))                    \
+  /* One correctly rounded operation each, so every level gives the reference's bits. */                  \
+  X(neg, Neg, 6, f32_neg, nullptr, 0.0f, nullptr, 0.0f, 0, 0, -x)                                          \
+  X(abs, Abs, 6, f32_abs, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::fabs(x))                                \
+  X(reciprocal, Reciprocal, 6, f32_reciprocal, nullptr, 0.0f, nullptr, 0.0f, 0, 0, 1.0f / x)              \
+  /* The ONNX formula as written (ORT differs in the last bit on some x); softsign(inf) is NaN. */       \
+  X(softsign, Softsign, 1, f32_softsign, nullptr, 0.0f, nullptr, 0.0f, 0, 0, x / (1.0f + std::fabs(x)))    \
+  /* exp(-|x|), then its reciprocal for x > 0: within 1 ulp plus the subnormal spacing of exp(-|x|)    \
+     relative to it (x near 88.7, where exp(x) nears FLT_MAX); subnormal results within 1e-38. */      \
+  X(exp, Exp, 6, f32_exp, nullptr, 0.0f, nullptr, 0.0f, 1e-6f, 1e-38f, std::exp(x))
