@@ -1,4 +1,6 @@
 // Gemm and MatMul (FP32) on row-major operands.
+#include <vector>
+
 #include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/gemm_geometry.h"
@@ -18,27 +20,40 @@ ops::GemmGeometry gemm_geometry(const OpContext& c) {
 }
 
 // The SIMD GEMM when B is a constant and C is absent or a constant bias row (a fully connected
-// layer: A not transposed, alpha 1, C broadcast along M); an empty Kernel otherwise.
+// layer, C broadcast along M); an empty Kernel otherwise. alpha is folded into the packed
+// weights (a pack is keyed by its contents, so the scaled copy need not outlive the driver), and
+// a transposed A is copied to [m][k] on each run, O(m k) beside the GEMM's O(m k n).
 Kernel fast_gemm(const OpContext& c, const ops::GemmGeometry& g, float alpha, float beta, const kernels::Activation& act,
                  const float* a, const float* b, const float* cc, float* y) {
   if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
-  if (g.s.trans_a || alpha != 1.0f) return c.no_fast_kernel("transA or alpha != 1");
   if (c.in_const[1] == nullptr) return c.no_fast_kernel("B is not a constant");
   std::vector<float> bias;
   if (c.has(2)) {
     if (c.in_const[2] == nullptr || g.c_stride_m != 0) return c.no_fast_kernel("C is not a constant row");
     for (int j = 0; j < g.s.n; ++j) bias.push_back(beta * cc[j * g.c_stride_n]);
   }
-  if (g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n) || g.s.lda != g.s.k) return c.no_fast_kernel("strided A or B");
-  const auto fast = kernels::make_fast<kernels::F32Gemm>(g.s.k, g.s.n, b, g.s.trans_b,
-                                                          bias.empty() ? nullptr : bias.data(), act, c.isa,
-                                                          c.packed_cache);
+  const int64_t m = g.s.m, k = g.s.k;
+  const int64_t lda = g.s.lda != 0 ? g.s.lda : (g.s.trans_a ? m : k);
+  if (g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n) || (!g.s.trans_a && lda != k)) return c.no_fast_kernel("strided A or B");
+  std::vector<float> scaled_b;
+  if (alpha != 1.0f) {
+    scaled_b.assign(b, b + size_t(k) * size_t(g.s.n));
+    for (float& w : scaled_b) w *= alpha;
+    b = scaled_b.data();
+  }
+  const auto fast = kernels::make_fast<kernels::F32Gemm>(k, g.s.n, b, g.s.trans_b, bias.empty() ? nullptr : bias.data(),
+                                                          act, c.isa, c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::F32Gemm> gemm = fast.driver;
   c.report_kernel(gemm->kernel_id());
   pthreadpool_t pool = c.threadpool;
-  const int64_t m = g.s.m;
-  return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
+  if (!g.s.trans_a) return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
+  return [gemm, m, k, lda, a, y, pool] {
+    std::vector<float> rows(size_t(m) * size_t(k));  // per run: concurrent runs share the plan
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t i = 0; i < m; ++i) rows[size_t(i * k + p)] = a[p * lda + i];
+    gemm->run(m, rows.data(), y, pool);
+  };
 }
 
 OpImpl gemm_op() {

@@ -396,6 +396,8 @@ std::vector<Case> make() {
     for (int64_t ta : {0, 1})
       for (int64_t tb : {0, 1}) add_gemm(s, Mode::fp32, m, k, n, ta, tb, 1.0f, 1.0f, "N", true);
   add_gemm(s, Mode::fp32, 4, 32, 16, 0, 1, 0.5f, 2.0f, "MN", true);
+  add_gemm(s, Mode::fp32, 5, 100, 33, 0, 1, 0.5f, 2.0f, "N", true);   // alpha folded into the packed B
+  add_gemm(s, Mode::fp32, 5, 100, 33, 1, 0, 2.5f, 1.0f, "1N", true);  // and A transposed per run
   add_gemm(s, Mode::fp32, 4, 32, 16, 0, 0, 1.0f, 1.0f, "none", true);
   add_gemm(s, Mode::fp32, 4, 32, 16, 0, 0, 1.0f, 0.5f, "1N", true);
   add_gemm(s, Mode::fp32, 4, 32, 16, 0, 0, 1.0f, 1.0f, "1", true);
