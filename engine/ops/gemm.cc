@@ -85,13 +85,13 @@ OpImpl gemm_op() {
   return op;
 }
 
-// MatMul of any A (rank >= 2) by a constant 2-D B: one GEMM over every row of A, on the SIMD
-// kernels, with the fused bias and activation in its epilogue; an empty Kernel otherwise.
+// MatMul of any A by a constant B of rank 1 or 2: one GEMM over every row of A, on the SIMD
+// kernels, with the fused bias and activation in its epilogue; an empty Kernel otherwise. A 1-D
+// operand is already [1, k] or [k, 1] in the geometry, the same bytes.
 Kernel fast_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kernels::Activation& act, const float* bias,
                    const float* a, const float* b, float* y) {
   if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
-  if (c.in_const[1] == nullptr || c.info(1).dims.size() != 2) return c.no_fast_kernel("B is not a 2-D constant");
-  if (c.info(0).dims.size() < 2) return c.no_fast_kernel("A is 1-D");
+  if (c.in_const[1] == nullptr || c.info(1).dims.size() > 2) return c.no_fast_kernel("B is not a 1-D or 2-D constant");
   const auto fast = kernels::make_fast<kernels::F32Gemm>(int(g.k), int(g.n), b, false, bias, act, c.isa,
                                                           c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
@@ -103,12 +103,12 @@ Kernel fast_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kerne
 }
 
 // MatMul whose B is an activation (or a constant of rank 3 and more): one SIMD GEMM per matrix
-// of the batch, B packed at each run; an empty Kernel otherwise.
+// of the batch (a 1-D operand broadcast to every one), B packed at each run; an empty Kernel
+// otherwise.
 Kernel batched_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kernels::Activation& act,
                       const float* bias, const float* a, const float* b, float* y) {
   if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
   if (bias || act.kind != kernels::ActKind::none) return c.no_fast_kernel("a fused bias or activation with B not a 2-D constant");
-  if (c.info(0).dims.size() < 2 || c.info(1).dims.size() < 2) return c.no_fast_kernel("A or B is 1-D");
   const auto fast = kernels::make_fast<kernels::F32BatchedGemm>(g.m, g.k, g.n, c.isa);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::F32BatchedGemm> gemm = fast.driver;
