@@ -63,6 +63,15 @@ struct Ops {
   static Vec select_less(Vec x, Vec t, Vec a, Vec b) { return vbslq_f32(vcltq_f32(x, t), a, b); }
   static Vec select_negative(Vec x, Vec a, Vec b) { return vbslq_f32(vcltq_f32(x, vdupq_n_f32(0.0f)), a, b); }
   static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return vbslq_f32(vcgtq_f32(a, b), x, y); }
+  // A positive normal x as m * 2^k, m in [sqrt(1/2), sqrt(2)): returns m and sets k (a float).
+  // Subtracting sqrt(1/2)'s bits moves the exponent boundary there, so the arithmetic shift of
+  // the difference is k and the mantissa keeps x's bits less k in the exponent field.
+  static Vec split_exponent(Vec x, Vec& k) {
+    const int32x4_t bits = vreinterpretq_s32_f32(x);
+    const int32x4_t e = vshrq_n_s32(vsubq_s32(bits, vdupq_n_s32(0x3f3504f3)), 23);
+    k = vcvtq_f32_s32(e);
+    return vreinterpretq_f32_s32(vsubq_s32(bits, vshlq_n_s32(e, 23)));
+  }
   static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return vbslq_f32(vcgeq_f32(a, b), x, y); }
   // No gather instruction: lane i is loaded from p[i * stride] by itself.
   using Idx = size_t;

@@ -69,4 +69,6 @@
   X(softsign, Softsign, 1, f32_softsign, nullptr, 0.0f, nullptr, 0.0f, 0, 0, x / (1.0f + std::fabs(x)))    \
   /* exp(-|x|), then its reciprocal for x > 0: within 1 ulp plus the subnormal spacing of exp(-|x|)    \
      relative to it (x near 88.7, where exp(x) nears FLT_MAX); subnormal results within 1e-38. */      \
-  X(exp, Exp, 6, f32_exp, nullptr, 0.0f, nullptr, 0.0f, 1e-6f, 1e-38f, std::exp(x))
+  X(exp, Exp, 6, f32_exp, nullptr, 0.0f, nullptr, 0.0f, 1e-6f, 1e-38f, std::exp(x))                      \
+  /* k ln2 + log(m) for x = m 2^k, m in [sqrt(1/2), sqrt(2)), log(m) by the atanh series of log1p. */     \
+  X(log, Log, 6, f32_log, nullptr, 0.0f, nullptr, 0.0f, 1e-6f, 0, std::log(x))

@@ -62,6 +62,15 @@ struct Ops {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
   }
   static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
+  // A positive normal x as m * 2^k, m in [sqrt(1/2), sqrt(2)): returns m and sets k (a float).
+  // Subtracting sqrt(1/2)'s bits moves the exponent boundary there, so the arithmetic shift of
+  // the difference is k and the mantissa keeps x's bits less k in the exponent field.
+  static Vec split_exponent(Vec x, Vec& k) {
+    const __m256i bits = _mm256_castps_si256(x);
+    const __m256i e = _mm256_srai_epi32(_mm256_sub_epi32(bits, _mm256_set1_epi32(0x3f3504f3)), 23);
+    k = _mm256_cvtepi32_ps(e);
+    return _mm256_castsi256_ps(_mm256_sub_epi32(bits, _mm256_slli_epi32(e, 23)));
+  }
   static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GE_OQ)); }
   // Without scalef, 2^n is applied as two exact power-of-two factors 2^(n/2) and 2^(n - n/2),
   // each a normal float for n >= -150, so only the last multiply rounds (also into subnormals).

@@ -66,6 +66,15 @@ struct Ops {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
   }
   static Vec select_gt(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), y, x); }
+  // A positive normal x as m * 2^k, m in [sqrt(1/2), sqrt(2)): returns m and sets k (a float).
+  // Subtracting sqrt(1/2)'s bits moves the exponent boundary there, so the arithmetic shift of
+  // the difference is k and the mantissa keeps x's bits less k in the exponent field.
+  static Vec split_exponent(Vec x, Vec& k) {
+    const __m512i bits = _mm512_castps_si512(x);
+    const __m512i e = _mm512_srai_epi32(_mm512_sub_epi32(bits, _mm512_set1_epi32(0x3f3504f3)), 23);
+    k = _mm512_cvtepi32_ps(e);
+    return _mm512_castsi512_ps(_mm512_sub_epi32(bits, _mm512_slli_epi32(e, 23)));
+  }
   static Vec select_ge(Vec a, Vec b, Vec x, Vec y) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ), y, x); }
   // scalef: p * 2^n with one rounding, subnormal results included; a NaN z made p NaN.
   static Vec pow2_times(Vec p, Vec n, Vec) { return _mm512_scalef_ps(p, n); }
