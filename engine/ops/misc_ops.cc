@@ -263,6 +263,25 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean, bool sum
   return op;
 }
 
+// ReduceMin / ReduceMax over any other set of axes: the strided walk of F32StridedReduce, whose
+// SIMD rows pick in the reference's order (the reference when --isa scalar or no row runs).
+Kernel strided_extremum(const OpContext& c, const Reduction& r, kernels::Extremum kind, std::span<const void* const> in,
+                        std::span<void* const> out) {
+  const TensorInfo& x = c.info(0);
+  const ir::Dims dims = x.dims;
+  const auto strides = x.strides();
+  std::unique_ptr<bool[]> flags(new bool[dims.size()]);
+  for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
+  auto op = std::make_shared<const kernels::F32StridedReduce>(
+      int(dims.size()), dims.data(), strides.data(), flags.get(), 1.0f, c.isa,
+      kind == kernels::Extremum::min ? kernels::StridedReduceKind::min : kernels::StridedReduceKind::max);
+  c.report_kernel(op->kernel_id());
+  auto xp = static_cast<const float*>(in[0]);
+  auto y = static_cast<float*>(out[0]);
+  pthreadpool_t pool = c.threadpool;
+  return [=] { op->run(xp, y, pool); };
+}
+
 OpImpl reduce_extremum_op(kernels::Extremum kind) {
   OpImpl op = reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
                                float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); },
@@ -273,10 +292,10 @@ OpImpl reduce_extremum_op(kernels::Extremum kind) {
   op.build = [kind, strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const Reduction r = reduction(c);
     const auto run = r.identity ? std::nullopt : reduced_run(c.info(0), r.reduced);
-    if (!run) return strided(c, in, out);
+    if (!run) return r.identity ? strided(c, in, out) : strided_extremum(c, r, kind, in, out);
     auto extremum = std::make_shared<const kernels::F32AxisExtremum>(kind == kernels::Extremum::min, run->outer, run->len,
                                                                      run->inner, c.isa);
-    if (!extremum->fast()) return strided(c, in, out);
+    if (!extremum->fast()) return strided_extremum(c, r, kind, in, out);
     c.report_kernel(extremum->kernel_id());
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);

@@ -469,9 +469,17 @@ std::vector<int64_t> offsets_of(const std::vector<int>& axes, const int64_t* dim
 
 }  // namespace
 
+namespace {
+std::span<const EltwiseUkernel<F32StridedSumsUkernel>> strided_reduce_rows(StridedReduceKind kind) {
+  return kind == StridedReduceKind::sum   ? kF32StridedSumsUkernels
+         : kind == StridedReduceKind::max ? kF32StridedMaxUkernels
+                                          : kF32StridedMinUkernels;
+}
+}  // namespace
+
 F32StridedReduce::F32StridedReduce(int rank, const int64_t* dims, const int64_t* strides, const bool* reduced,
-                                   float divisor, Isa isa)
-    : divisor_(divisor) {
+                                   float divisor, Isa isa, StridedReduceKind kind)
+    : divisor_(divisor), kind_(kind) {
   std::vector<int> kept, summed;
   bool empty = false;
   for (int d = 0; d < rank; ++d) {
@@ -483,7 +491,7 @@ F32StridedReduce::F32StridedReduce(int rank, const int64_t* dims, const int64_t*
     for (int d = 0; d < rank; ++d)
       if (!reduced[d]) outputs *= dims[d];
     bases_.assign(size_t(outputs), 0);
-    ukernel_ = first_runnable(kF32StridedSumsUkernels, isa);
+    ukernel_ = first_runnable(strided_reduce_rows(kind), isa);
     return;
   }
   if (!kept.empty()) {
@@ -493,11 +501,12 @@ F32StridedReduce::F32StridedReduce(int rank, const int64_t* dims, const int64_t*
   }
   bases_ = offsets_of(kept, dims, strides);
   offsets_ = offsets_of(summed, dims, strides);
-  if (lane_stride_ < (size_t{1} << 26)) ukernel_ = first_runnable(kF32StridedSumsUkernels, isa);
+  if (lane_stride_ < (size_t{1} << 26)) ukernel_ = first_runnable(strided_reduce_rows(kind), isa);
 }
 
 KernelId F32StridedReduce::kernel_id() const {
-  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_strided_sums__ref");
+  if (ukernel_) return row_kernel(*ukernel_);
+  return reference_kernel(kind_ == StridedReduceKind::sum ? "f32_strided_sums__ref" : "f32_strided_extremum__ref");
 }
 
 void F32StridedReduce::run(const float* x, float* y, pthreadpool_t pool) const {
@@ -507,9 +516,12 @@ void F32StridedReduce::run(const float* x, float* y, pthreadpool_t pool) const {
     for (size_t p = start; p < start + n; ++p) {
       if (ukernel_)
         ukernel_->fn(count_, lane_stride_, x + bases_[p], offsets_.size(), offsets_.data(), y + p * count_, divisor_);
-      else
+      else if (kind_ == StridedReduceKind::sum)
         f32_strided_sums__ref(count_, lane_stride_, x + bases_[p], offsets_.size(), offsets_.data(), y + p * count_,
                               divisor_);
+      else
+        f32_strided_extremum__ref(kind_ == StridedReduceKind::min ? Extremum::min : Extremum::max, count_, lane_stride_,
+                                  x + bases_[p], offsets_.size(), offsets_.data(), y + p * count_);
     }
   });
 }

@@ -168,10 +168,13 @@ class F32RowSums {
 // ReduceSum / ReduceMean over any set of axes of x read through its strides, y dense over the
 // kept axes in order: f32_strided_sums (ONNX Runtime's generic order) with the lanes along the
 // innermost kept axis, one call per position of the other kept axes. divisor: N for the mean,
-// 1 for the sum.
+// 1 for the sum. With kind min or max, ReduceMin / ReduceMax the same way (f32_strided_min /
+// f32_strided_max; divisor unused).
+enum class StridedReduceKind { sum, min, max };
 class F32StridedReduce {
  public:
-  F32StridedReduce(int rank, const int64_t* dims, const int64_t* strides, const bool* reduced, float divisor, Isa isa);
+  F32StridedReduce(int rank, const int64_t* dims, const int64_t* strides, const bool* reduced, float divisor, Isa isa,
+                   StridedReduceKind kind = StridedReduceKind::sum);
   KernelId kernel_id() const;
   std::string kernel_name() const { return kernel_id().name; }
   void run(const float* x, float* y, pthreadpool_t pool) const;
@@ -181,6 +184,7 @@ class F32StridedReduce {
   std::vector<int64_t> bases_;    // x's offset at each position of the outer kept axes (y at p * count_)
   std::vector<int64_t> offsets_;  // the reduced elements, row-major over the reduced axes
   float divisor_;
+  StridedReduceKind kind_;
   const EltwiseUkernel<F32StridedSumsUkernel>* ukernel_ = nullptr;
 };
 

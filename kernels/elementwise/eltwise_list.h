@@ -120,6 +120,8 @@ struct EltwiseUkernel {
   void f32_gap(size_t, size_t, const float*, float*, GapOrder, size_t);                                    \
   void f32_row_sums(size_t, size_t, const float*, float*, size_t, float);                                  \
   void f32_strided_sums(size_t, size_t, const float*, size_t, const int64_t*, float*, float);              \
+  void f32_strided_max(size_t, size_t, const float*, size_t, const int64_t*, float*, float);               \
+  void f32_strided_min(size_t, size_t, const float*, size_t, const int64_t*, float*, float);               \
   void qu8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qs8_add(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8AddParams&);       \
   void qu8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
@@ -152,6 +154,9 @@ OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
 OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
 OCTET_ELTWISE_TABLE(kF32RowSumsUkernels, F32RowSumsUkernel, f32_row_sums)
 OCTET_ELTWISE_TABLE(kF32StridedSumsUkernels, F32StridedSumsUkernel, f32_strided_sums)
+// The same walk picking the max / min (f32_strided_extremum__ref); the last argument is unused.
+OCTET_ELTWISE_TABLE(kF32StridedMaxUkernels, F32StridedSumsUkernel, f32_strided_max)
+OCTET_ELTWISE_TABLE(kF32StridedMinUkernels, F32StridedSumsUkernel, f32_strided_min)
 OCTET_ELTWISE_TABLE(kQu8AddUkernels, Q8AddUkernel, qu8_add)
 OCTET_ELTWISE_TABLE(kQs8AddUkernels, Q8AddUkernel, qs8_add)
 OCTET_ELTWISE_TABLE(kQu8MulUkernels, Q8MulUkernel, qu8_mul)

@@ -1,5 +1,6 @@
 #include "kernels/ref/reduce.h"
 
+#include <limits>
 #include <vector>
 
 #include "kernels/ref/index_walk.h"
@@ -34,6 +35,18 @@ void f32_strided_sums__ref(size_t count, size_t lane_stride, const float* x, siz
     float sum = 0.0f;
     for (size_t t = 0; t < terms; ++t) sum += p[offsets[t]];
     y[j] = sum / divisor;
+  }
+}
+
+void f32_strided_extremum__ref(Extremum kind, size_t count, size_t lane_stride, const float* x, size_t terms,
+                               const int64_t* offsets, float* y) {
+  const float identity = kind == Extremum::min ? std::numeric_limits<float>::infinity()
+                                               : -std::numeric_limits<float>::infinity();
+  for (size_t j = 0; j < count; ++j) {
+    const float* p = x + j * lane_stride;
+    float best = identity;
+    for (size_t t = 0; t < terms; ++t) best = minmax_detail::pick(kind, best, p[offsets[t]]);
+    y[j] = best;
   }
 }
 

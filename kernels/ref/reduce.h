@@ -2,6 +2,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/ref/minmax.h"
+
 namespace octet::kernels {
 
 // Mean over the dimensions marked in `reduced` of x, read through x_strides (elements).
@@ -24,5 +26,12 @@ void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, si
 // of the reduced axes, then / N); the oracle of f32_strided_sums.
 void f32_strided_sums__ref(size_t count, size_t lane_stride, const float* x, size_t terms, const int64_t* offsets,
                            float* y, float divisor);
+
+// y[j] = the min (max) of x[j * lane_stride + offsets[t]] over t, picked one element at a time in
+// the offsets' order by minmax.h's rule (a NaN wins; on a tie, -0 against +0 included, the kept
+// value stays); +inf (-inf) when terms is 0: the oracle of f32_strided_min / f32_strided_max
+// and, walked over every output, f32_reduce_extremum_strided__ref's result.
+void f32_strided_extremum__ref(Extremum kind, size_t count, size_t lane_stride, const float* x, size_t terms,
+                               const int64_t* offsets, float* y);
 
 }  // namespace octet::kernels

@@ -728,6 +728,43 @@ TEST(F32StridedSumsUkernel, EqualsTheRefBitForBit) {
   ::testing::Test::RecordProperty("shapes", shapes);
 }
 
+// f32_strided_max / f32_strided_min against f32_strided_extremum__ref bit for bit, on the shapes
+// of the sums' test, with values drawn from a few (so ties are common), signed zeros, NaNs and
+// infinities placed at random: a NaN anywhere wins, a tie keeps the earlier element's sign.
+TEST(F32StridedExtremumUkernel, EqualsTheRefBitForBit) {
+  std::mt19937 rng(70);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float pool_of_values[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, inf, -inf, nan, 1e-42f, -3.0f};
+  int shapes = 0;
+  for (Extremum kind : {Extremum::max, Extremum::min}) {
+    const auto rows = kind == Extremum::max ? kF32StridedMaxUkernels : kF32StridedMinUkernels;
+    for (auto* k : runnable(rows)) {
+      for (int i = 0; i < 200; ++i, ++shapes) {
+        const size_t count = i < 67 ? size_t(1 + i) : size_t(1 + rng() % 90);
+        const size_t lane_stride = i % 3 == 0 ? 1 : size_t(1 + rng() % 40);
+        const size_t terms = i % 50 == 0 ? 0 : size_t(1 + rng() % 30);
+        std::vector<int64_t> offsets(terms);
+        const size_t span = count * lane_stride;
+        for (size_t t = 0; t < terms; ++t) offsets[t] = int64_t(t * span);
+        if (i % 4 == 1) std::shuffle(offsets.begin(), offsets.end(), rng);
+        std::vector<float> x = random_floats(rng, std::max<size_t>(1, terms) * span, -3.0f, 5.0f);
+        const size_t special = i % 2 == 0 ? 8 : 10;  // even shapes without NaN and infinities
+        for (float& v : x)
+          if (rng() % 3 == 0) v = pool_of_values[rng() % special];
+        std::vector<float> expected(count), y(count + 5, -7.0f);
+        f32_strided_extremum__ref(kind, count, lane_stride, x.data(), terms, offsets.data(), expected.data());
+        k->fn(count, lane_stride, x.data(), terms, offsets.data(), y.data(), 1.0f);
+        for (size_t j = 0; j < count; ++j)
+          ASSERT_TRUE(same_float(y[j], expected[j])) << k->name << " count " << count << " stride " << lane_stride
+                                                     << " terms " << terms << " at " << j << ": " << y[j] << " vs "
+                                                     << expected[j];
+        for (size_t j = count; j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " wrote y[" << j << "]";
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
 // The driver over axes that are not one run (RKRK, KRKR, KRK of 4-D and 5-D tensors, a
 // channels-last walk), every ISA and the pool, against the ref walk of the same order.
 TEST(EltwiseDriver, F32StridedReduceEveryIsaMatchesTheRef) {
