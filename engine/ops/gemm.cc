@@ -22,7 +22,8 @@ ops::GemmGeometry gemm_geometry(const OpContext& c) {
 // The SIMD GEMM when B is a constant and C is absent or a constant bias row (a fully connected
 // layer, C broadcast along M); an empty Kernel otherwise. alpha is folded into the packed
 // weights (a pack is keyed by its contents, so the scaled copy need not outlive the driver), and
-// a transposed A is copied to [m][k] on each run, O(m k) beside the GEMM's O(m k n).
+// a transposed A is copied to [m][k] in the step's scratch on each run, O(m k) beside the GEMM's
+// O(m k n).
 Kernel fast_gemm(const OpContext& c, const ops::GemmGeometry& g, float alpha, float beta, const kernels::Activation& act,
                  const float* a, const float* b, const float* cc, float* y) {
   if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
@@ -48,11 +49,12 @@ Kernel fast_gemm(const OpContext& c, const ops::GemmGeometry& g, float alpha, fl
   c.report_kernel(gemm->kernel_id());
   pthreadpool_t pool = c.threadpool;
   if (!g.s.trans_a) return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
-  return [gemm, m, k, lda, a, y, pool] {
-    std::vector<float> rows(size_t(m) * size_t(k));  // per run: concurrent runs share the plan
+  if (c.scratch_size < size_t(m) * size_t(k) * sizeof(float)) return c.no_fast_kernel("no scratch for the transposed A");
+  float* rows = static_cast<float*>(c.scratch);
+  return [gemm, m, k, lda, a, rows, y, pool] {
     for (int64_t p = 0; p < k; ++p)
-      for (int64_t i = 0; i < m; ++i) rows[size_t(i * k + p)] = a[p * lda + i];
-    gemm->run(m, rows.data(), y, pool);
+      for (int64_t i = 0; i < m; ++i) rows[i * k + p] = a[p * lda + i];
+    gemm->run(m, rows, y, pool);
   };
 }
 
@@ -65,6 +67,11 @@ OpImpl gemm_op() {
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
     return ops::gemm_per_image(c, 0, 2, c.node.attrs.i("transA", 0) != 0);
+  };
+  // A transposed A is copied to [m][k] here for the SIMD GEMM (fast_gemm).
+  op.scratch_bytes = [](const OpContext& c, const std::vector<TensorInfo>&) -> size_t {
+    const auto g = gemm_geometry(c);
+    return g.s.trans_a && c.isa != kernels::Isa::scalar ? size_t(g.s.m) * size_t(g.s.k) * sizeof(float) : 0;
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto g = gemm_geometry(c);

@@ -163,10 +163,6 @@ std::vector<TensorInfo> infer_reduce(const OpContext& c) {
   return {{ir::DType::f32, r.out, Layout::row_major}};
 }
 
-// A reduction op (ReduceMean, ReduceMin, ReduceMax): the input is read through its strides,
-// in whatever layout it has. `reduce` is the strided kernel call, `ref_name` its name.
-using StridedReduce = std::function<void(int rank, const int64_t* dims, const bool* reduced, const float* x,
-                                         const int64_t* strides, float* y)>;
 
 // A mean over H and W of an NCHW tensor is a global average pool (torchvision's
 // `x.mean([2, 3])`, ShuffleNetV2's head). When it arrives channels-last, as a conv's output
@@ -208,9 +204,15 @@ Kernel row_sums_kernel(const OpContext& c, int64_t outer, int64_t len, const flo
   return [=] { sums->run(size_t(outer), x, y, 0, divisor, pool); };
 }
 
-// sum_like: ReduceSum or ReduceMean (mean: divided by the count), which leave the strided
-// reference for f32_strided_sums on any set of axes the paths above do not take.
-OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean, bool sum_like) {
+// A reduction op (ReduceSum, ReduceMean, ReduceMin, ReduceMax), the input read through its
+// strides in whatever layout it has. kind: sum (mean: then divided by the count) or the
+// extremum. Any set of axes the paths above do not take runs F32StridedReduce: for a sum, ORT's
+// generic order (an accumulator from 0 over the reduced elements, row-major over the reduced
+// axes; then / N), bit-identical with ORT for the sets that are not one run (RKRK, KRKR) and for
+// a mean over leading axes (its RK case: rows added in order, up to the sign of a zero sum).
+// ORT's KRK mean (a MatMul by ones) matches only over a few rows (3 probed); over 16 or 40 its
+// order is not pinned.
+OpImpl reduce_op(kernels::StridedReduceKind kind, bool mean) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = infer_reduce;
@@ -219,8 +221,7 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean, bool sum
     return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
                                       (r.identity || !r.reduced.at(0)));
   };
-  op.build = [reduce, ref_name, mean, sum_like](const OpContext& c, std::span<const void* const> in,
-                                      std::span<void* const> out) -> Kernel {
+  op.build = [kind, mean](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto r = reduction(c);
     const TensorInfo& x = c.info(0);
     auto xp = static_cast<const float*>(in[0]);
@@ -229,73 +230,40 @@ OpImpl reduce_op(StridedReduce reduce, const char* ref_name, bool mean, bool sum
       size_t bytes = x.bytes();
       return [=] { ir::copy_bytes(y, xp, bytes); };
     }
-    ir::Dims dims = x.dims;
+    const ir::Dims dims = x.dims;
     if (mean && is_spatial_mean(r) && x.layout == Layout::channels_last)
       return ops::global_avgpool_kernel(c, int(dims[0]), int(dims[2] * dims[3]), int(dims[1]),
                                         kernels::GapOrder::eigen_packets4, xp, y);
     const auto run = x.layout == Layout::row_major ? reduced_run(x, r.reduced) : std::nullopt;
     if (mean && run && run->inner == 1) return row_sums_kernel(c, run->outer, run->len, xp, y, float(run->len));
-    auto strides = x.strides();
-    if (sum_like) {
-      // Any other set of axes in ORT's generic order (an accumulator from 0 over the reduced
-      // elements, row-major over the reduced axes; then / N): bit-identical with ORT for the
-      // sets that are not one run (RKRK, KRKR) and for a mean over leading axes (its RK case:
-      // rows added in order, up to the sign of a zero sum). ORT's KRK mean (a MatMul by ones)
-      // matches only over a few rows (3 probed); over 16 or 40 its order is not pinned.
-      int64_t n = 1;
-      for (size_t i = 0; i < dims.size(); ++i)
-        if (r.reduced[i]) n *= dims[i];
-      std::unique_ptr<bool[]> flags(new bool[dims.size()]);
-      for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
-      auto sums = std::make_shared<const kernels::F32StridedReduce>(int(dims.size()), dims.data(), strides.data(),
-                                                                    flags.get(), mean ? float(n) : 1.0f, c.isa);
-      c.report_kernel(sums->kernel_id());
-      pthreadpool_t pool = c.threadpool;
-      return [=] { sums->run(xp, y, pool); };
-    }
-    c.report_fallback("no SIMD kernel for this reduction");
-    c.report_kernel(kernels::reference_kernel(ref_name));
-    // vector<bool> has no data(); keep a plain array for the kernel.
-    std::shared_ptr<bool[]> flags(new bool[dims.size()]);
+    const auto strides = x.strides();
+    int64_t n = 1;
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (r.reduced[i]) n *= dims[i];
+    std::unique_ptr<bool[]> flags(new bool[dims.size()]);
     for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
-    return [=] { reduce(int(dims.size()), dims.data(), flags.get(), xp, strides.data(), y); };
+    auto op = std::make_shared<const kernels::F32StridedReduce>(int(dims.size()), dims.data(), strides.data(),
+                                                                flags.get(), mean ? float(n) : 1.0f, c.isa, kind);
+    c.report_kernel(op->kernel_id());
+    pthreadpool_t pool = c.threadpool;
+    return [=] { op->run(xp, y, pool); };
   };
   return op;
 }
 
-// ReduceMin / ReduceMax over any other set of axes: the strided walk of F32StridedReduce, whose
-// SIMD rows pick in the reference's order (the reference when --isa scalar or no row runs).
-Kernel strided_extremum(const OpContext& c, const Reduction& r, kernels::Extremum kind, std::span<const void* const> in,
-                        std::span<void* const> out) {
-  const TensorInfo& x = c.info(0);
-  const ir::Dims dims = x.dims;
-  const auto strides = x.strides();
-  std::unique_ptr<bool[]> flags(new bool[dims.size()]);
-  for (size_t i = 0; i < dims.size(); ++i) flags[i] = r.reduced[i];
-  auto op = std::make_shared<const kernels::F32StridedReduce>(
-      int(dims.size()), dims.data(), strides.data(), flags.get(), 1.0f, c.isa,
-      kind == kernels::Extremum::min ? kernels::StridedReduceKind::min : kernels::StridedReduceKind::max);
-  c.report_kernel(op->kernel_id());
-  auto xp = static_cast<const float*>(in[0]);
-  auto y = static_cast<float*>(out[0]);
-  pthreadpool_t pool = c.threadpool;
-  return [=] { op->run(xp, y, pool); };
-}
-
 OpImpl reduce_extremum_op(kernels::Extremum kind) {
-  OpImpl op = reduce_op([kind](int rank, const int64_t* dims, const bool* reduced, const float* x, const int64_t* strides,
-                               float* y) { kernels::f32_reduce_extremum_strided__ref(kind, rank, dims, reduced, x, strides, y); },
-                        "f32_reduce_extremum_strided__ref", false, false);
+  OpImpl op = reduce_op(kind == kernels::Extremum::min ? kernels::StridedReduceKind::min : kernels::StridedReduceKind::max,
+                        false);
   // Axes that form one run of memory (a channel max of a channels-last map, the last axis, H and
-  // W of NHWC) run on the SIMD kernels; other sets on the strided reference.
+  // W of NHWC) run on the axis kernels; other sets on the strided walk.
   auto strided = op.build;
   op.build = [kind, strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const Reduction r = reduction(c);
     const auto run = r.identity ? std::nullopt : reduced_run(c.info(0), r.reduced);
-    if (!run) return r.identity ? strided(c, in, out) : strided_extremum(c, r, kind, in, out);
+    if (!run) return strided(c, in, out);
     auto extremum = std::make_shared<const kernels::F32AxisExtremum>(kind == kernels::Extremum::min, run->outer, run->len,
                                                                      run->inner, c.isa);
-    if (!extremum->fast()) return strided_extremum(c, r, kind, in, out);
+    if (!extremum->fast()) return strided(c, in, out);
     c.report_kernel(extremum->kernel_id());
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
@@ -350,7 +318,7 @@ OpImpl variadic_extremum_op(kernels::Extremum kind) {
   return op;
 }
 
-OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref, "f32_reduce_mean_strided__ref", true, true); }
+OpImpl reduce_mean_op() { return reduce_op(kernels::StridedReduceKind::sum, true); }
 
 // ReduceSum: the mean's strided walk without the division, except where the reduced axes form
 // one run of memory, summed in ONNX Runtime's order for that case: ahead of a kept contiguous
@@ -359,9 +327,9 @@ OpImpl reduce_mean_op() { return reduce_op(kernels::f32_reduce_mean_strided__ref
 // order; at the end (ORT's KR case: the trailing axes, or all of them) each row is one Eigen
 // packet sum (kernels::F32RowSums, as ReduceMean's). Those are ORT's orders when x is row-major
 // (its memory order is then the logical one ORT walks); a channels-last x takes the same paths
-// over its own memory order. Other sets run on the strided reference.
+// over its own memory order. Other sets take reduce_op's strided walk.
 OpImpl reduce_sum_op() {
-  OpImpl op = reduce_op(kernels::f32_reduce_sum_strided__ref, "f32_reduce_sum_strided__ref", false, true);
+  OpImpl op = reduce_op(kernels::StridedReduceKind::sum, false);
   auto strided = op.build;
   op.build = [strided](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const Reduction r = reduction(c);

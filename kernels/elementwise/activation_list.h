@@ -8,7 +8,7 @@
 //   SINCE    the first ONNX opset the importer accepts it at
 //   KERNEL   the vector kernel's name: a function of that name written once over the level's Ops in
 //            kernels/elementwise/eltwise_loops.inc or kernels/elementwise/f32_act_softmax_loops.inc, compiled for every
-//            level of OCTET_ELTWISE_LEVELS (AVX2, AVX-512, NEON) and named KERNEL__<level>
+//            level of OCTET_TEMPLATE_LEVELS (AVX2, AVX-512, NEON) and named KERNEL__<level>
 //   A0, D0   the attribute read into Activation::alpha (its name or nullptr) and its default
 //   A1, D1   likewise into Activation::beta
 //   REL, ABS how far the vector kernel may be from the scalar formula: |simd - ref| <= REL |ref|

@@ -102,7 +102,6 @@ struct EltwiseUkernel {
 
 // ---- Every templated level (kernels/template_levels.h) defines every function below, in
 // namespace <level>, from kernels/elementwise/eltwise_level.inc.
-#define OCTET_ELTWISE_LEVELS(X, op) OCTET_TEMPLATE_LEVELS(X, op)
 
 #define OCTET_ELTWISE_DECLARE(isa, unused)                                                                 \
   namespace isa {                                                                                          \
@@ -131,12 +130,12 @@ struct EltwiseUkernel {
   void qu8_row_mean(size_t, size_t, const void*, void*, const Q8GapParams&);                               \
   void qs8_row_mean(size_t, size_t, const void*, void*, const Q8GapParams&);                               \
   }
-OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE, )
+OCTET_TEMPLATE_LEVELS(OCTET_ELTWISE_DECLARE, )
 #undef OCTET_ELTWISE_DECLARE
 
 #define OCTET_ELTWISE_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
 #define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP)                                                             \
-  inline constexpr EltwiseUkernel<FN_TYPE> NAME##Rows[] = {OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_ENTRY, OP)  \
+  inline constexpr EltwiseUkernel<FN_TYPE> NAME##Rows[] = {OCTET_TEMPLATE_LEVELS(OCTET_ELTWISE_ENTRY, OP)  \
                                                                EltwiseUkernel<FN_TYPE>{}};                 \
   inline constexpr std::span<const EltwiseUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
 
@@ -170,7 +169,7 @@ OCTET_ELTWISE_TABLE(kQs8RowMeanUkernels, Q8RowMeanUkernel, qs8_row_mean)
 #undef OCTET_ELTWISE_ENTRY
 
 // ---- Activations with parameters, Softmax / LogSoftmax, ArgMax / ArgMin (FP32), every level
-// of OCTET_ELTWISE_LEVELS, from kernels/elementwise/f32_act_softmax_loops.inc. ----
+// of OCTET_TEMPLATE_LEVELS, from kernels/elementwise/f32_act_softmax_loops.inc. ----
 // Along an axis: `len` values `stride` floats apart, for `columns` adjacent columns (x + j, y + j
 // for j < columns). stride == 1 is one contiguous row (columns == 1).
 using F32SoftmaxUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, float* y);
@@ -187,12 +186,12 @@ using F32ArgUkernel = void (*)(size_t len, size_t columns, size_t stride, const 
   void f32_reduce_max(size_t, size_t, size_t, const float*, float*);                                       \
   void f32_reduce_min(size_t, size_t, size_t, const float*, float*);                                       \
   }
-OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_DECLARE_ACT, )
+OCTET_TEMPLATE_LEVELS(OCTET_ELTWISE_DECLARE_ACT, )
 #undef OCTET_ELTWISE_DECLARE_ACT
 
 #define OCTET_ELTWISE_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
 #define OCTET_ELTWISE_TABLE(NAME, FN_TYPE, OP)                                                             \
-  inline constexpr EltwiseUkernel<FN_TYPE> NAME##Rows[] = {OCTET_ELTWISE_LEVELS(OCTET_ELTWISE_ENTRY, OP)  \
+  inline constexpr EltwiseUkernel<FN_TYPE> NAME##Rows[] = {OCTET_TEMPLATE_LEVELS(OCTET_ELTWISE_ENTRY, OP)  \
                                                                EltwiseUkernel<FN_TYPE>{}};                 \
   inline constexpr std::span<const EltwiseUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
 
@@ -212,7 +211,7 @@ OCTET_ELTWISE_TABLE(kF32ReduceMinUkernels, F32SoftmaxUkernel, f32_reduce_min)
   namespace isa {                      \
   OCTET_F32_ACTIVATIONS(OCTET_ACT_DECLARE_ONE) \
   }
-OCTET_ELTWISE_LEVELS(OCTET_ACT_DECLARE, )
+OCTET_TEMPLATE_LEVELS(OCTET_ACT_DECLARE, )
 #undef OCTET_ACT_DECLARE
 #undef OCTET_ACT_DECLARE_ONE
 

@@ -37,19 +37,18 @@ using Q8SoftmaxEntry = EltwiseUkernel<Q8SoftmaxUkernel>;
 
 // ---- Every templated level (kernels/template_levels.h) defines both microkernels, in
 // namespace <level>, from kernels/elementwise/qsoftmax_level.inc.
-#define OCTET_QSOFTMAX_LEVELS(X, op) OCTET_TEMPLATE_LEVELS(X, op)
 
 #define OCTET_QSOFTMAX_DECLARE(isa, unused)                                                  \
   namespace isa {                                                                            \
   void qu8_softmax(size_t, size_t, size_t, const void*, void*, const Q8SoftmaxParams&);       \
   void qs8_softmax(size_t, size_t, size_t, const void*, void*, const Q8SoftmaxParams&);       \
   }
-OCTET_QSOFTMAX_LEVELS(OCTET_QSOFTMAX_DECLARE, )
+OCTET_TEMPLATE_LEVELS(OCTET_QSOFTMAX_DECLARE, )
 #undef OCTET_QSOFTMAX_DECLARE
 
 #define OCTET_QSOFTMAX_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
 #define OCTET_QSOFTMAX_TABLE(NAME, OP)                                                                        \
-  inline constexpr Q8SoftmaxEntry NAME##Rows[] = {OCTET_QSOFTMAX_LEVELS(OCTET_QSOFTMAX_ENTRY, OP) Q8SoftmaxEntry{}}; \
+  inline constexpr Q8SoftmaxEntry NAME##Rows[] = {OCTET_TEMPLATE_LEVELS(OCTET_QSOFTMAX_ENTRY, OP) Q8SoftmaxEntry{}}; \
   inline constexpr std::span<const Q8SoftmaxEntry> NAME = rows_before_terminator(NAME##Rows);
 
 OCTET_QSOFTMAX_TABLE(kQu8SoftmaxUkernels, qu8_softmax)

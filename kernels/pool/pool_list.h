@@ -67,7 +67,6 @@ using PoolUkernel = EltwiseUkernel<Fn>;
 
 // ---- Every templated level (kernels/template_levels.h) defines every pooling microkernel
 // below, in namespace <level>, from kernels/pool/pool_level.inc.
-#define OCTET_POOL_LEVELS(X, op) OCTET_TEMPLATE_LEVELS(X, op)
 
 #define OCTET_POOL_DECLARE(isa, unused)       \
   namespace isa {                             \
@@ -78,12 +77,12 @@ using PoolUkernel = EltwiseUkernel<Fn>;
   void qu8_avgpool(const PoolArgs<uint8_t>&); \
   void qs8_avgpool(const PoolArgs<uint8_t>&); \
   }
-OCTET_POOL_LEVELS(OCTET_POOL_DECLARE, )
+OCTET_TEMPLATE_LEVELS(OCTET_POOL_DECLARE, )
 #undef OCTET_POOL_DECLARE
 
 #define OCTET_POOL_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
 #define OCTET_POOL_TABLE(NAME, FN_TYPE, OP)                                                                   \
-  inline constexpr PoolUkernel<FN_TYPE> NAME##Rows[] = {OCTET_POOL_LEVELS(OCTET_POOL_ENTRY, OP) PoolUkernel<FN_TYPE>{}}; \
+  inline constexpr PoolUkernel<FN_TYPE> NAME##Rows[] = {OCTET_TEMPLATE_LEVELS(OCTET_POOL_ENTRY, OP) PoolUkernel<FN_TYPE>{}}; \
   inline constexpr std::span<const PoolUkernel<FN_TYPE>> NAME = rows_before_terminator(NAME##Rows);
 
 OCTET_POOL_TABLE(kF32MaxPoolUkernels, F32PoolUkernel, f32_maxpool)

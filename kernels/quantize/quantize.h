@@ -24,7 +24,6 @@ using F32RangeFn = void (*)(size_t n, const float* x, float* min, float* max);
 using Q8DequantizeFn = void (*)(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);
 // Every templated level (kernels/template_levels.h) defines a quantize, a dequantize and a
 // range microkernel, in namespace <level>, from kernels/quantize/quantize_level.inc.
-#define OCTET_Q8_QUANTIZE_LEVELS(X) OCTET_TEMPLATE_LEVELS(X, )
 
 #define OCTET_Q8_QUANTIZE_DECLARE(isa, ...)                                                                        \
   namespace isa {                                                                                              \
@@ -32,7 +31,7 @@ using Q8DequantizeFn = void (*)(size_t n, const void* x, bool is_signed, float s
   void f32_range(size_t n, const float* x, float* min, float* max);                                            \
   void q8_dequantize(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);      \
   }
-OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_DECLARE)
+OCTET_TEMPLATE_LEVELS(OCTET_Q8_QUANTIZE_DECLARE, )
 #undef OCTET_Q8_QUANTIZE_DECLARE
 
 struct Q8QuantizeKernel {
@@ -45,7 +44,7 @@ struct Q8QuantizeKernel {
 };
 #define OCTET_Q8_QUANTIZE_ENTRY(isa, ...)\
   {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range, isa::q8_dequantize, "q8_dequantize__" #isa},
-inline constexpr Q8QuantizeKernel kQ8QuantizeKernelRows[] = {OCTET_Q8_QUANTIZE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY)
+inline constexpr Q8QuantizeKernel kQ8QuantizeKernelRows[] = {OCTET_TEMPLATE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY, )
                                                                  Q8QuantizeKernel{}};
 inline constexpr std::span<const Q8QuantizeKernel> kQ8QuantizeKernels = rows_before_terminator(kQ8QuantizeKernelRows);
 #undef OCTET_Q8_QUANTIZE_ENTRY

@@ -41,7 +41,6 @@ using ResizeUkernel = EltwiseUkernel<ResizeLinearUkernel>;
 
 // ---- Every templated level (kernels/template_levels.h) defines every resize microkernel
 // below, in namespace <level>, from kernels/resize/resize_level.inc.
-#define OCTET_RESIZE_LEVELS(X, op) OCTET_TEMPLATE_LEVELS(X, op)
 
 #define OCTET_RESIZE_DECLARE(isa, unused)        \
   namespace isa {                                \
@@ -49,12 +48,12 @@ using ResizeUkernel = EltwiseUkernel<ResizeLinearUkernel>;
   void qu8_resize_linear(const ResizeRowArgs&);  \
   void qs8_resize_linear(const ResizeRowArgs&);  \
   }
-OCTET_RESIZE_LEVELS(OCTET_RESIZE_DECLARE, )
+OCTET_TEMPLATE_LEVELS(OCTET_RESIZE_DECLARE, )
 #undef OCTET_RESIZE_DECLARE
 
 #define OCTET_RESIZE_ENTRY(isa, OP) {#OP "__" #isa, Isa::isa, &isa::OP},
 #define OCTET_RESIZE_TABLE(NAME, OP)                                                                       \
-  inline constexpr ResizeUkernel NAME##Rows[] = {OCTET_RESIZE_LEVELS(OCTET_RESIZE_ENTRY, OP) ResizeUkernel{}}; \
+  inline constexpr ResizeUkernel NAME##Rows[] = {OCTET_TEMPLATE_LEVELS(OCTET_RESIZE_ENTRY, OP) ResizeUkernel{}}; \
   inline constexpr std::span<const ResizeUkernel> NAME = rows_before_terminator(NAME##Rows);
 
 OCTET_RESIZE_TABLE(kF32ResizeLinearUkernels, f32_resize_linear)

@@ -695,6 +695,27 @@ TEST(F32RowSumsUkernel, TheRefsOrderIsEigensPackets) {
   EXPECT_EQ(y[1], 1.0f + std::ldexp(1.0f, -22));
 }
 
+// The i-th random walk of the strided-reduction tests: lane counts 1 ... 4 vectors + 3 (every
+// block width and tail) then random, lane strides 1 (loads) and above (gathers), up to max_terms
+// offsets in the order a reduction walks (shuffled for i % 4 == 1), x covering every offset.
+struct StridedWalk {
+  size_t count, lane_stride, terms;
+  std::vector<int64_t> offsets;
+  std::vector<float> x;
+};
+StridedWalk random_strided_walk(std::mt19937& rng, int i, size_t max_terms) {
+  StridedWalk w;
+  w.count = i < 67 ? size_t(1 + i) : size_t(1 + rng() % 90);
+  w.lane_stride = i % 3 == 0 ? 1 : size_t(1 + rng() % 40);
+  w.terms = i % 50 == 0 ? 0 : size_t(1 + rng() % max_terms);
+  w.offsets.resize(w.terms);
+  const size_t span = w.count * w.lane_stride;
+  for (size_t t = 0; t < w.terms; ++t) w.offsets[t] = int64_t(t * span);
+  if (i % 4 == 1) std::shuffle(w.offsets.begin(), w.offsets.end(), rng);
+  w.x = random_floats(rng, std::max<size_t>(1, w.terms) * span, -3.0f, 5.0f);
+  return w;
+}
+
 // f32_strided_sums against its ref bit for bit: lane counts 1 ... 4 vectors + 3 (every block
 // width and tail), lane strides 1 (loads) and above (gathers), offsets in the order a reduction
 // walks and shuffled (the order must be kept, not re-derived), on values whose float sum depends
@@ -704,14 +725,10 @@ TEST(F32StridedSumsUkernel, EqualsTheRefBitForBit) {
   int shapes = 0;
   for (auto* k : runnable(kF32StridedSumsUkernels)) {
     for (int i = 0; i < 300; ++i, ++shapes) {
-      const size_t count = i < 67 ? size_t(1 + i) : size_t(1 + rng() % 90);
-      const size_t lane_stride = i % 3 == 0 ? 1 : size_t(1 + rng() % 40);
-      const size_t terms = i % 50 == 0 ? 0 : size_t(1 + rng() % 60);
-      std::vector<int64_t> offsets(terms);
-      const size_t span = count * lane_stride;
-      for (size_t t = 0; t < terms; ++t) offsets[t] = int64_t(t * span);
-      if (i % 4 == 1) std::shuffle(offsets.begin(), offsets.end(), rng);
-      std::vector<float> x = random_floats(rng, std::max<size_t>(1, terms) * span, -3.0f, 5.0f);
+      StridedWalk w = random_strided_walk(rng, i, 60);
+      const size_t count = w.count, lane_stride = w.lane_stride, terms = w.terms;
+      const std::vector<int64_t>& offsets = w.offsets;
+      std::vector<float>& x = w.x;
       if (i % 2 == 1)
         for (float& v : x) v = std::ldexp(rng() % 2 ? 1.0f : -1.0f, int(rng() % 49) - 24);
       for (float divisor : {1.0f, float(std::max<size_t>(1, terms))}) {
@@ -740,14 +757,10 @@ TEST(F32StridedExtremumUkernel, EqualsTheRefBitForBit) {
     const auto rows = kind == Extremum::max ? kF32StridedMaxUkernels : kF32StridedMinUkernels;
     for (auto* k : runnable(rows)) {
       for (int i = 0; i < 200; ++i, ++shapes) {
-        const size_t count = i < 67 ? size_t(1 + i) : size_t(1 + rng() % 90);
-        const size_t lane_stride = i % 3 == 0 ? 1 : size_t(1 + rng() % 40);
-        const size_t terms = i % 50 == 0 ? 0 : size_t(1 + rng() % 30);
-        std::vector<int64_t> offsets(terms);
-        const size_t span = count * lane_stride;
-        for (size_t t = 0; t < terms; ++t) offsets[t] = int64_t(t * span);
-        if (i % 4 == 1) std::shuffle(offsets.begin(), offsets.end(), rng);
-        std::vector<float> x = random_floats(rng, std::max<size_t>(1, terms) * span, -3.0f, 5.0f);
+        StridedWalk w = random_strided_walk(rng, i, 30);
+        const size_t count = w.count, lane_stride = w.lane_stride, terms = w.terms;
+        const std::vector<int64_t>& offsets = w.offsets;
+        std::vector<float>& x = w.x;
         const size_t special = i % 2 == 0 ? 8 : 10;  // even shapes without NaN and infinities
         for (float& v : x)
           if (rng() % 3 == 0) v = pool_of_values[rng() % special];
