@@ -29,7 +29,7 @@ Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, std::
   auto activation_input = [&] { return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none); };
   if (!n.domain.empty()) return why = "foreign domain", Kind::none;
   if (int8::moves_data_only(n.op))
-    return observed(0) && n.outputs.size() == 1 ? Kind::passthrough : (why = "input is not an activation", Kind::none);
+    return observed(0) ? Kind::passthrough : (why = "input is not an activation", Kind::none);
   const int8::Int8Op* form = int8::static_form(n.op);
   switch (form ? form->quantizer : QuantRule::none) {
     case QuantRule::conv:
@@ -206,9 +206,11 @@ class Quantizer {
           params_[n.outputs[0]] = QParams{1.0f / 256.0f, act_target_.type == QType::u8 ? 0 : -128};
         report_.quantized.push_back(ir::Graph::describe(n));
       } else if (k == Kind::passthrough && marked_.count(n.input(0))) {
-        // Same parameters in and out, so the op runs on the integers.
-        marked_.insert(n.outputs[0]);
-        params_[n.outputs[0]] = params_of(n.input(0));
+        // Same parameters in and out (every output of a Split), so the op runs on the integers.
+        for (const auto& o : n.outputs) {
+          marked_.insert(o);
+          params_[o] = params_of(n.input(0));
+        }
         report_.quantized.push_back(ir::Graph::describe(n));
       }
     }

@@ -356,18 +356,23 @@ bool fuse_concat(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<c
 }
 
 // Data movement between equal Q/DQ parameters runs on the integers: DQ -> Reshape -> Q
-// becomes Reshape of the quantized tensor.
+// becomes Reshape of the quantized tensor. Every output (Split has several) must end in its own
+// QuantizeLinear with the input's parameters, so that each code comes back unchanged.
 bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
   auto x = per_tensor_dq(g, n.input(0));
-  if (!x) return false;
+  if (!x || n.outputs.empty()) return false;
   std::vector<const ir::Node*> absorbed;
-  ir::Node* c = sole_consumer(g, n.outputs[0]);
-  if (!c || c->op != "QuantizeLinear") return false;
-  auto y = q_output(g, n.outputs[0], absorbed);
-  if (!y || y->type != x->type || y->scale_at(0) != x->scale_at(0) || y->zp != x->zp) return false;
+  std::vector<std::string> codes;
+  for (const std::string& out : n.outputs) {
+    ir::Node* c = sole_consumer(g, out);
+    if (!c || c->op != "QuantizeLinear") return false;
+    auto y = q_output(g, out, absorbed);
+    if (!y || y->type != x->type || y->scale_at(0) != x->scale_at(0) || y->zp != x->zp) return false;
+    codes.push_back(y->data);
+  }
   removed.insert(removed.end(), absorbed.begin(), absorbed.end());
   n.inputs[0] = x->data;
-  n.outputs[0] = y->data;
+  n.outputs = std::move(codes);
   return true;
 }
 
@@ -409,7 +414,7 @@ int fuse_qdq(ir::Graph& g) {
         case int8::Fusion::none: break;
       }
     } else if (int8::moves_data_only(n.op) && !interpolates(n)) {
-      done = n.outputs.size() == 1 && fuse_data_movement(g, n, removed);
+      done = fuse_data_movement(g, n, removed);
     } else if (n.op == "Shape") {
       // Shape does not care whether it reads the float or the quantized tensor.
       if (auto x = dq_input(g, n.input(0)); x && !constant_of(g, x->data)) {

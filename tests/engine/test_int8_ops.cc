@@ -54,6 +54,7 @@ TEST(Int8Ops, NamesAndLookupsAreUnambiguous) {
   EXPECT_NE(int8::fused_from("HardSwish"), nullptr);
   EXPECT_TRUE(int8::moves_data_only("Reshape"));
   EXPECT_TRUE(int8::moves_data_only("Slice"));  // ShuffleNetV2's chunk
+  EXPECT_TRUE(int8::moves_data_only("Split"));  // YOLOv8 C2f, CSP stages
   EXPECT_FALSE(int8::moves_data_only("Conv"));
 }
 

@@ -222,6 +222,30 @@ TEST(FuseQdq, ReshapeRunsOnIntegersOnlyWithEqualParameters) {
   }
 }
 
+TEST(FuseQdq, SplitRunsOnIntegersOnlyWhenEveryOutputKeepsTheParameters) {
+  for (float second_scale : {0.05f, 0.06f}) {
+    QdqGraph q;
+    auto a = q.qdq("x", 0.05f, DType::u8, 128);
+    ir::Node split;
+    split.name = "split";
+    split.op = "Split";
+    split.inputs = {a};
+    split.outputs = {"half0", "half1"};
+    split.attrs.set("axis", int64_t{1});
+    q.g.nodes.push_back(split);
+    for (const char* h : {"half0", "half1"}) q.g.values[h].name = h;
+    q.g.outputs = {q.qdq("half0", 0.05f, DType::u8, 128), q.qdq("half1", second_scale, DType::u8, 128)};
+    passes::optimize(q.g);
+    const ir::Node& s = only(q.g, "Split");
+    if (second_scale == 0.05f) {
+      EXPECT_EQ(s.inputs[0], "x_q");
+      EXPECT_EQ(s.outputs, (std::vector<std::string>{"half0_q", "half1_q"}));
+    } else {
+      EXPECT_EQ(s.inputs[0], "x_dq");  // one output requantizes: the whole Split stays in float
+    }
+  }
+}
+
 TEST(FuseQdq, GemmWithoutQuantizeGivesFloatOutputQGemm) {
   QdqGraph q;
   q.g.values["x"].dims = ir::Dims{1, 8};

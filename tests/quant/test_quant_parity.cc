@@ -286,6 +286,43 @@ TEST(QuantParity, ShuffleUnitRunsInIntegersAndMatchesOrt) {
   expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 400), "shuffle"), "shuffle unit minmax u8");
 }
 
+// A C2f-style unit (YOLOv8, CSP stages): Split into halves, a conv on the second, the three
+// concatenated. Each Split output keeps the input's parameters, so octet's quantizer writes no
+// requantization around it and the Split runs on the bytes.
+ir::Graph split_unit_model() {
+  OnnxBuilder b(13, "split_unit", 11);
+  auto x = b.input("input", {-1, 3, 8, 8});
+  auto conv = [&](const std::string& in, int64_t ci, int64_t co, int64_t k) {
+    return b.node("Relu", {b.node("Conv", {in, b.random_normal_init("", {co, ci, k, k}, 0, 0.4f),
+                                           b.random_normal_init("", {co}, 0, 0.1f)},
+                                  {{"pads", {k / 2, k / 2, k / 2, k / 2}}})});
+  };
+  auto stem = conv(x, 3, 16, 3);
+  auto halves = b.node_multi("Split", {stem}, 2, {{"axis", int64_t{1}}});
+  auto cat = b.node("Concat", {halves[0], halves[1], conv(halves[1], 8, 8, 3)}, {{"axis", int64_t{1}}});
+  auto pooled = b.node("Flatten", {b.node("GlobalAveragePool", {conv(cat, 24, 16, 1)})});
+  b.output(b.node("Gemm", {pooled, b.random_normal_init("fc", {10, 16}, 0, 0.5f), b.random_normal_init("fcb", {10}, 0, 0.1f)},
+                  {{"transB", 1}}));
+  return loader::load_onnx_bytes(b.serialize(), "split_unit");
+}
+
+TEST(QuantParity, SplitUnitRunsInIntegersAndMatchesOrt) {
+  const ir::Graph fp32 = split_unit_model();
+  calib::QuantizeReport report;
+  ir::Graph qdq = calib::quantize_model(fp32, uniform_batches(4, 8, {3, 8, 8}, 700), {}, {}, &report);
+  EXPECT_TRUE(report.float_ops.empty()) << report.float_ops.front();
+  {
+    Session s{ir::Graph(qdq)};
+    std::map<std::string, int> ops;
+    for (const auto& n : s.graph().nodes) ops[n.op]++;
+    EXPECT_EQ(ops["Split"], 1);
+    EXPECT_EQ(ops["QuantizeLinear"], 1);    // the graph input
+    EXPECT_EQ(ops["DequantizeLinear"], 1);  // the logits
+  }
+  if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 800), "split"), "split unit minmax u8");
+}
+
 // docs/quantization.md, "Parity with ONNX Runtime": uint8 activations are bit-identical to ORT
 // "in every configuration measured: every method x per-channel/per-tensor on TinyNet and ResNet8
 // (first 500 Fashion-MNIST test images) and the MLPerf ResNet8 (all 846 CIFAR images)".

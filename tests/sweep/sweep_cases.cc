@@ -599,6 +599,16 @@ std::vector<Case> make() {
                     {{"axis", 1}});
     b.output(testing::qdq(b, y, kAct));
   });
+  for (int64_t axis : {1, -1}) {
+    s.add(Mode::qdq, "Split", "2x6x4x6_axis" + std::to_string(axis) + "_equal", [=](OnnxBuilder& b) {
+      for (auto& y : b.node_multi("Split", {testing::qdq(b, b.input("x", {2, 6, 4, 6}), kAct)}, 3, {{"axis", axis}}))
+        b.output(testing::qdq(b, y, kAct));
+    });
+    s.add(Mode::qdq, "Split", "2x6x4x6_axis" + std::to_string(axis) + "_uneven", [=](OnnxBuilder& b) {
+      auto x = testing::qdq(b, b.input("x", {2, 6, 4, 6}), kAct);
+      for (auto& y : b.node_multi("Split", {x, i64s(b, {1, 5})}, 2, {{"axis", axis}})) b.output(testing::qdq(b, y, kAct));
+    });
+  }
   s.add(Mode::qdq, "Transpose", "2x6x4x5_perm0231", [](OnnxBuilder& b) {
     auto y = b.node("Transpose", {testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct)}, {{"perm", {0, 2, 3, 1}}});
     b.output(testing::qdq(b, y, kAct));
