@@ -246,6 +246,24 @@ TEST(FuseQdq, SplitRunsOnIntegersOnlyWhenEveryOutputKeepsTheParameters) {
   }
 }
 
+TEST(FuseQdq, DepthToSpaceSpaceToDepthExpandGatherRunOnIntegers) {
+  for (const char* op : {"DepthToSpace", "SpaceToDepth", "Expand", "Gather"}) {
+    QdqGraph q;
+    q.g.values["x"].dims = ir::Dims{1, 4, 6, 6};
+    auto a = q.qdq("x", 0.05f, DType::s8, -3);
+    std::vector<std::string> in = {a};
+    ir::Attrs attrs;
+    if (std::string(op) == "DepthToSpace" || std::string(op) == "SpaceToDepth") attrs.set("blocksize", int64_t{2});
+    if (std::string(op) == "Expand") in.push_back(q.constant("shape", TensorData::s64({4}, std::vector<int64_t>{2, 1, 1, 1})));
+    if (std::string(op) == "Gather") in.push_back(q.constant("idx", TensorData::s64({2}, std::vector<int64_t>{3, 0})));
+    q.g.outputs = {q.qdq(q.node(op, in, "moved", attrs), 0.05f, DType::s8, -3)};
+    passes::optimize(q.g);
+    const auto o = ops(q.g);
+    EXPECT_EQ(std::count(o.begin(), o.end(), "DequantizeLinear"), 1) << op;  // the graph output's
+    EXPECT_EQ(only(q.g, op).inputs[0], "x_q") << op;
+  }
+}
+
 TEST(FuseQdq, GemmWithoutQuantizeGivesFloatOutputQGemm) {
   QdqGraph q;
   q.g.values["x"].dims = ir::Dims{1, 8};

@@ -609,6 +609,18 @@ std::vector<Case> make() {
       for (auto& y : b.node_multi("Split", {x, i64s(b, {1, 5})}, 2, {{"axis", axis}})) b.output(testing::qdq(b, y, kAct));
     });
   }
+  for (const char* op : {"DepthToSpace", "SpaceToDepth"})
+    s.add(Mode::qdq, op, "2x8x4x6_block2", [=](OnnxBuilder& b) {
+      b.output(testing::qdq(b, b.node(op, {testing::qdq(b, b.input("x", {2, 8, 4, 6}), kAct)}, {{"blocksize", 2}}), kAct));
+    });
+  s.add(Mode::qdq, "Expand", "1x16x1x1_to_2.16.8.8", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {1, 16, 1, 1}), kAct);
+    b.output(testing::qdq(b, b.node("Expand", {x, i64s(b, {2, 16, 8, 8})}), kAct));
+  });
+  s.add(Mode::qdq, "Gather", "2x6x4x5_axis1", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct);
+    b.output(testing::qdq(b, b.node("Gather", {x, i64s(b, {1, 0, -1})}, {{"axis", 1}}), kAct));
+  });
   s.add(Mode::qdq, "Transpose", "2x6x4x5_perm0231", [](OnnxBuilder& b) {
     auto y = b.node("Transpose", {testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct)}, {{"perm", {0, 2, 3, 1}}});
     b.output(testing::qdq(b, y, kAct));
