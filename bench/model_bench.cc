@@ -20,9 +20,9 @@
 #include "engine/session.h"
 #include "io/output_file.h"
 #include "kernels/isa.h"
-#include "tools/ort_client.h"
-#include "tools/stats.h"
-#include "tools/tensor_io.h"
+#include "tools/ort/ort_client.h"
+#include "apps/cli/stats.h"
+#include "io/tensor_io.h"
 
 namespace {
 

@@ -17,12 +17,12 @@
 #include "engine/session.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
-#include "tools/cli/int8_parity.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/datasets/dataset.h"
-#include "tools/model_card.h"
-#include "tools/ort_client.h"
-#include "tools/tensor_io.h"
+#include "apps/cli/int8_parity.h"
+#include "apps/cli/model_inputs.h"
+#include "io/datasets/dataset.h"
+#include "io/model_card.h"
+#include "tools/ort/ort_client.h"
+#include "io/tensor_io.h"
 
 namespace octet {
 namespace {

@@ -35,7 +35,7 @@ while (($#)); do
 done
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer, got '$ROUNDS'"
 [[ "$BATCHES" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--batches must be positive integers separated by commas"
-OCTET="$BUILD/tools/octet"
+OCTET="$BUILD/apps/octet"
 BENCH="$BUILD/bench/model_bench"
 for f in "$OCTET" "$BENCH"; do
   [[ -x "$f" ]] || die "$f is missing: build first (cmake -S $ROOT -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build $BUILD)"

@@ -8,7 +8,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${1:-$ROOT/build}"
 shift || true
-OCTET="$BUILD/tools/octet"
+OCTET="$BUILD/apps/octet"
 BENCH="$BUILD/bench/model_bench"
 OUT="$ROOT/out/bench-models"
 SHARED="$ROOT/../shared"

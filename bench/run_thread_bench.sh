@@ -43,7 +43,7 @@ if [[ -z "$ZOO" ]]; then  # tools/zoo/export.py's out/zoo, else a zoo next to th
   ZOO="$ROOT/out/zoo"
   [[ -f "$ZOO/zoo.json" ]] || ZOO="$BUILD/zoo"
 fi
-[[ -x "$BUILD/tools/octet" ]] || die "$BUILD/tools/octet is missing: build the octet target first"
+[[ -x "$BUILD/apps/octet" ]] || die "$BUILD/apps/octet is missing: build the octet target first"
 [[ -f "$ZOO/zoo.json" ]] || die "$ZOO/zoo.json is missing: run tools/zoo/export.py first (or pass --zoo)"
 args=(--zoo "$ZOO" --rounds "$ROUNDS" --threads "$THREADS" --precisions "$PRECISIONS" --json "$ROOT/out/thread-bench.json")
 mkdir -p "$ROOT/out"
@@ -52,7 +52,7 @@ if [[ -n "$BEFORE" ]]; then
   [[ -x "$BEFORE" ]] || die "--before $BEFORE is not an executable octet binary"
   args+=(--octet "before=$BEFORE")
 fi
-args+=(--octet "after=$BUILD/tools/octet")
+args+=(--octet "after=$BUILD/apps/octet")
 body=$("$PY" "$ROOT/bench/thread_bench.py" "${args[@]}")
 {
   echo "# octet on 1 vs $THREADS threads over the zoo"

@@ -44,7 +44,7 @@ done
 [[ "$BATCHES" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--batches must be positive integers separated by commas, got '$BATCHES'"
 command -v "$PY" > /dev/null || die "$PY not found (needed to read zoo.json and model_bench's JSON)"
 
-OCTET="$BUILD/tools/octet"
+OCTET="$BUILD/apps/octet"
 BENCH="$BUILD/bench/model_bench"
 MANIFEST="$ZOO/zoo.json"
 [[ -f "$MANIFEST" ]] || die "$MANIFEST is missing: run /usr/bin/python3 tools/zoo/export.py first"

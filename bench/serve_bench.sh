@@ -34,7 +34,7 @@ while (($#)); do
   esac
 done
 command -v wrk >/dev/null || { echo "serve_bench.sh: needs wrk (apt install wrk)" >&2; exit 1; }
-octet="$build/tools/octet"
+octet="$build/apps/octet"
 [[ -x "$octet" ]] || { echo "serve_bench.sh: no $octet; build first (cmake --build $build)" >&2; exit 1; }
 [[ -f "$model" ]] || { echo "serve_bench.sh: no model file '$model'" >&2; exit 1; }
 

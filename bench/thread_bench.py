@@ -102,7 +102,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--octet", action="append", default=[],
-                    help="LABEL=PATH of an octet binary (repeatable; default: after=BUILD/tools/octet)")
+                    help="LABEL=PATH of an octet binary (repeatable; default: after=BUILD/apps/octet)")
     ap.add_argument("--zoo", default=os.path.join(root, "build", "zoo"))
     ap.add_argument("--only", default="")
     ap.add_argument("--rounds", type=int, default=3)

@@ -7,7 +7,7 @@
 
 #include "engine/session.h"
 #include "kernels/isa.h"
-#include "tools/version.h"
+#include "core/version.h"
 
 namespace octet {
 namespace {

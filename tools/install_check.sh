@@ -14,6 +14,6 @@ case "${1:-}" in
   -h|--help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
-[[ -x $BUILD/tools/octet && -d $BUILD/python/octet ]] \
+[[ -x $BUILD/apps/octet && -d $BUILD/python/octet ]] \
   || { echo "install_check.sh: $BUILD is not a built tree with the Python module (cmake --build $BUILD)" >&2; exit 1; }
 exec "$ROOT/tests/install/wheel_test.sh" --from-scratch "$ROOT" "$BUILD" "$BUILD/install_check"

@@ -14,7 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/tools/setup.sh"
 cmake -S "$ROOT" -B "$ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$ROOT/build" -j "$(nproc)" --target octet
-OCTET="$ROOT/build/tools/octet"
+OCTET="$ROOT/build/apps/octet"
 
 default="$ROOT/models/tinynet.onnx"
 [[ -f "$default" ]] || default="$ROOT/models/resnet8.onnx"

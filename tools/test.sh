@@ -91,7 +91,7 @@ fi
 if [[ "${OCTET_SKIP_ZOO:-0}" != 1 ]]; then
   for model in "$ZOO"/*/model.onnx; do
     dir="$(dirname "$model")"
-    "$ROOT/build/tools/octet" quantize "$model" -o "$dir/model_int8.onnx" --calib "npy:$dir/calib.npy" >/dev/null
+    "$ROOT/build/apps/octet" quantize "$model" -o "$dir/model_int8.onnx" --calib "npy:$dir/calib.npy" >/dev/null
   done
 fi
 stage_done "Release build"

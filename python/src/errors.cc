@@ -6,7 +6,7 @@
 #include "core/ir.h"
 #include "engine/out_of_memory.h"
 #include "python/src/bindings.h"
-#include "tools/cli/commands.h"
+#include "apps/cli/commands.h"
 
 namespace octet::python {
 

@@ -11,10 +11,10 @@
 #include "loader/onnx_loader.h"
 #include "python/src/arrays.h"
 #include "python/src/bindings.h"
-#include "tools/cli/eval_report.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/metrics.h"
-#include "tools/model_card.h"
+#include "apps/cli/eval_report.h"
+#include "apps/cli/model_inputs.h"
+#include "apps/cli/metrics.h"
+#include "io/model_card.h"
 
 namespace octet::python {
 namespace {

@@ -1,6 +1,6 @@
 // octet._octet: the C++ half of the Python module `octet` (python/octet/__init__.py is the other).
 #include "python/src/bindings.h"
-#include "tools/version.h"
+#include "core/version.h"
 
 PYBIND11_MODULE(_octet, m) {
   m.doc() = "octet's engine, quantizer and explain report, bound to Python (use the package octet)";

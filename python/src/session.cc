@@ -11,7 +11,7 @@
 #include "kernels/isa.h"
 #include "python/src/arrays.h"
 #include "python/src/bindings.h"
-#include "tools/stats.h"
+#include "apps/cli/stats.h"
 
 namespace octet::python {
 

@@ -1,5 +1,5 @@
-// octet.quantize, octet.explain, octet.cpu and octet.ort_run: the CLI's own code (tools/cli/,
-// tools/explain/, tools/ort_client.h) called with Python arguments.
+// octet.quantize, octet.explain, octet.cpu and octet.ort_run: the CLI's own code (apps/cli/,
+// apps/explain/, tools/ort/ort_client.h) called with Python arguments.
 #include <pybind11/stl.h>
 
 #include <cstring>
@@ -12,10 +12,10 @@
 #include "loader/onnx_writer.h"
 #include "python/src/arrays.h"
 #include "python/src/bindings.h"
-#include "tools/cli/calibration.h"
-#include "tools/cli/explain_report.h"
-#include "tools/cli/quantize_file.h"
-#include "tools/ort_client.h"
+#include "apps/cli/calibration.h"
+#include "apps/cli/explain_report.h"
+#include "apps/cli/quantize_file.h"
+#include "tools/ort/ort_client.h"
 #ifdef OCTET_PYTHON_PEAKS
 #include "bench/peak_values.h"
 #endif

@@ -22,7 +22,7 @@
 #include "tests/util/cli_runner.h"
 #include "tests/util/onnx_builder.h"
 #include "tests/util/sanitizer.h"
-#include "tools/npy.h"
+#include "io/npy.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "tests/util/cli_runner.h"
 #include "tests/util/onnx_builder.h"
-#include "tools/npy.h"
+#include "io/npy.h"
 
 namespace octet::testing {
 namespace {

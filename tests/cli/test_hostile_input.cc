@@ -19,8 +19,8 @@
 
 #include "tests/util/cli_runner.h"
 #include "tests/util/onnx_builder.h"
-#include "tools/datasets/dataset.h"
-#include "tools/npy.h"
+#include "io/datasets/dataset.h"
+#include "io/npy.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 
 #include "tests/util/cli_runner.h"
 #include "tests/util/onnx_builder.h"
-#include "tools/npy.h"
+#include "io/npy.h"
 
 namespace hostile_trial {
 

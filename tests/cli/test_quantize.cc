@@ -17,7 +17,7 @@
 #include "tests/util/cli_runner.h"
 #include "tests/util/onnx_builder.h"
 #include "tests/util/ort_oracle.h"
-#include "tools/datasets/dataset.h"
+#include "io/datasets/dataset.h"
 
 namespace {
 

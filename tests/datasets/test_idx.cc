@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/datasets/temp_files.h"
-#include "tools/datasets/dataset.h"
+#include "io/datasets/dataset.h"
 
 namespace octet::data {
 namespace {

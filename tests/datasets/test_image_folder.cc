@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/datasets/temp_files.h"
-#include "tools/datasets/dataset.h"
+#include "io/datasets/dataset.h"
 
 namespace octet::data {
 namespace {
@@ -215,7 +215,7 @@ TEST_F(DatasetImageFolderTest, JpegWithAnOversizedHuffmanTableIsRefused) {
 // Found by tests/fuzz/fuzz_images: an 8x8 grey JPEG whose only DC and AC codes are 16 bits
 // long and whose scan ends (at the EOI marker) right after one DC code and one AC code for 15
 // more bits. stb's bit count goes negative and its next refill shifts by 39 (see
-// tools/datasets/CMakeLists.txt); the picture must still decode or be refused, with no memory
+// io/datasets/CMakeLists.txt); the picture must still decode or be refused, with no memory
 // error under the sanitizers.
 TEST_F(DatasetImageFolderTest, JpegWhoseScanEndsInsideACoefficientDecodesOrIsRefused) {
   auto segment = [](std::vector<uint8_t>& out, uint8_t marker, std::vector<uint8_t> payload) {

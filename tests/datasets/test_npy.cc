@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "tests/datasets/temp_files.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/datasets/dataset.h"
-#include "tools/npy.h"
+#include "apps/cli/model_inputs.h"
+#include "io/datasets/dataset.h"
+#include "io/npy.h"
 
 namespace octet::data {
 namespace {

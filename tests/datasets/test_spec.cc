@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "tools/datasets/dataset.h"
+#include "io/datasets/dataset.h"
 
 namespace octet::data {
 namespace {

@@ -1,6 +1,6 @@
 #include "tests/explain/sample_report.h"
 
-#include "tools/explain/atlas.h"
+#include "apps/explain/atlas.h"
 
 #include <algorithm>
 #include <cmath>

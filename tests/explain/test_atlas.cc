@@ -1,4 +1,4 @@
-// The atlas's half that needs no measuring (tools/explain/atlas.h): an explain report summed up
+// The atlas's half that needs no measuring (apps/explain/atlas.h): an explain report summed up
 // as a model's cells and reasons, the reason kinds, the page's heat maps and links, the
 // comparison, and the errors for a document that is not an atlas.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "tests/explain/sample_report.h"
-#include "tools/explain/atlas.h"
+#include "apps/explain/atlas.h"
 
 namespace octet::explain::testing {
 namespace atlas_tests {

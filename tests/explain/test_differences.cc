@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/explain/differences.h"
+#include "apps/explain/differences.h"
 
 namespace octet::explain::differences_test {
 

@@ -1,4 +1,4 @@
-// The measuring half of `octet explain` (tools/explain/): the per-tensor accuracy finds a layer
+// The measuring half of `octet explain` (apps/explain/): the per-tensor accuracy finds a layer
 // deliberately quantized with a wrong scale, the JSON's numbers agree with each other, and the
 // recommendations say only what the numbers show.
 #include <gtest/gtest.h>
@@ -15,13 +15,13 @@
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
 #include "tests/util/ort_oracle.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/datasets/dataset.h"
-#include "tools/explain/accuracy.h"
-#include "tools/explain/advice.h"
-#include "tools/explain/explain.h"
-#include "tools/npy.h"
-#include "tools/tensor_io.h"
+#include "apps/cli/model_inputs.h"
+#include "io/datasets/dataset.h"
+#include "apps/explain/accuracy.h"
+#include "apps/explain/advice.h"
+#include "apps/explain/explain.h"
+#include "io/npy.h"
+#include "io/tensor_io.h"
 
 namespace octet::explain {
 namespace {

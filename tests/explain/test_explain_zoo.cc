@@ -18,9 +18,9 @@
 #include "engine/session.h"
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
-#include "tools/cli/calibration.h"
-#include "tools/explain/differences.h"
-#include "tools/explain/explain.h"
+#include "apps/cli/calibration.h"
+#include "apps/explain/differences.h"
+#include "apps/explain/explain.h"
 
 namespace octet::explain::zoo_test {
 

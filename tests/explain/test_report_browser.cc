@@ -17,8 +17,8 @@
 #include "tests/explain/sample_report.h"
 #include "tests/util/cli_runner.h"
 #include "tests/util/screenshot_ink.h"
-#include "tools/explain/atlas.h"
-#include "tools/explain/report_html.h"
+#include "apps/explain/atlas.h"
+#include "apps/explain/report_html.h"
 
 namespace fs = std::filesystem;
 using namespace octet::explain::testing;

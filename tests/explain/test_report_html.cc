@@ -10,7 +10,7 @@
 
 #include "tests/explain/page_checks.h"
 #include "tests/explain/sample_report.h"
-#include "tools/explain/report_html.h"
+#include "apps/explain/report_html.h"
 
 using nlohmann::json;
 using octet::explain::render_comparison_html;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/explain/page_checks.h"
-#include "tools/explain/svg.h"
+#include "apps/explain/svg.h"
 
 namespace svg = octet::explain::svg;
 using octet::explain::testing::count;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tests/fuzz/scratch_dir.h"
-#include "tools/datasets/dataset.h"
+#include "io/datasets/dataset.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tests/fuzz/scratch_dir.h"
-#include "tools/datasets/dataset.h"
+#include "io/datasets/dataset.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const octet::fuzz::ScratchDir dir("octet-fuzz-images");

@@ -4,7 +4,7 @@
 #include <exception>
 #include <vector>
 
-#include "tools/npy.h"
+#include "io/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::byte> bytes(size);

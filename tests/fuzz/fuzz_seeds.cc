@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "tests/util/onnx_builder.h"
-#include "tools/npy.h"
+#include "io/npy.h"
 
 namespace {
 

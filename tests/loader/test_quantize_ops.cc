@@ -17,7 +17,7 @@
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
 #include "tests/util/ort_oracle.h"
-#include "tools/tensor_io.h"
+#include "io/tensor_io.h"
 
 namespace octet {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "engine/session.h"
 #include "tests/util/ort_oracle.h"
-#include "tools/tensor_io.h"
+#include "io/tensor_io.h"
 
 namespace octet::parity {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/ir.h"
-#include "tools/npy.h"
+#include "io/npy.h"
 
 namespace octet::parity {
 

@@ -19,7 +19,7 @@
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"
 #include "tests/parity/parity_fixture.h"
-#include "tools/tensor_io.h"
+#include "io/tensor_io.h"
 
 namespace octet::parity {
 namespace activation_list_parity {

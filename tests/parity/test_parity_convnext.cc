@@ -17,8 +17,8 @@
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
 #include "tests/parity/parity_fixture.h"
-#include "tools/cli/int8_parity.h"
-#include "tools/tensor_io.h"
+#include "apps/cli/int8_parity.h"
+#include "io/tensor_io.h"
 
 namespace octet::parity::convnext_test {
 

@@ -22,7 +22,7 @@
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
 #include "tests/parity/parity_fixture.h"
-#include "tools/tensor_io.h"
+#include "io/tensor_io.h"
 
 namespace octet::parity {
 namespace {

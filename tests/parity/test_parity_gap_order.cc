@@ -12,7 +12,7 @@
 #include "engine/session.h"
 #include "kernels/isa.h"
 #include "tests/parity/parity_fixture.h"
-#include "tools/tensor_io.h"
+#include "io/tensor_io.h"
 
 namespace octet::parity {
 namespace gap_order_parity {

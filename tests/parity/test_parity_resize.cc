@@ -12,7 +12,7 @@
 #include "kernels/isa.h"
 #include "tests/parity/parity_fixture.h"
 #include "tests/util/skip_reasons.h"
-#include "tools/tensor_io.h"
+#include "io/tensor_io.h"
 
 namespace octet::parity {
 namespace resize_parity {

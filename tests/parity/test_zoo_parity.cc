@@ -38,9 +38,9 @@
 #include "tests/parity/parity_harness.h"
 #include "tests/util/onnx_builder.h"
 #include "tests/util/ort_oracle.h"
-#include "tools/cli/int8_parity.h"
-#include "tools/npy.h"
-#include "tools/tensor_io.h"
+#include "apps/cli/int8_parity.h"
+#include "io/npy.h"
+#include "io/tensor_io.h"
 
 namespace octet::parity {
 namespace {
@@ -158,7 +158,7 @@ TEST(ZooParity, Int8MatchesOrtOnTheSameQdqFile) {
   OCTET_SKIP_WITHOUT_ZOO(models);
   std::erase_if(models, [](const std::string& n) { return !fs::exists(zoo_dir() / n / "model_int8.onnx"); });
   if (models.empty())
-    GTEST_SKIP() << "no model_int8.onnx in " << zoo_dir().string() << ": quantize with `build/tools/octet quantize "
+    GTEST_SKIP() << "no model_int8.onnx in " << zoo_dir().string() << ": quantize with `build/apps/octet quantize "
                  << "out/zoo/NAME/model.onnx -o out/zoo/NAME/model_int8.onnx --calib npy:out/zoo/NAME/calib.npy` "
                  << "or bench/run_zoo_bench.sh";
   if (std::string why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;

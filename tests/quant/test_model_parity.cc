@@ -17,7 +17,7 @@
 //   INT8 every top-1 equal.
 //
 // octet runs the model in batches of 64, ORT in one Node process over the same batches
-// (tools/ort_client.h). OCTET_PARITY_LIMIT=<n> checks only the first n images (the sanitizer
+// (tools/ort/ort_client.h). OCTET_PARITY_LIMIT=<n> checks only the first n images (the sanitizer
 // stage of tools/test.sh sets 64, but excludes these tests: tests/quant/CMakeLists.txt) and
 // calibrates on as many: every per-value assertion still holds, the counts the docs state are
 // checked only over the whole set.
@@ -37,13 +37,13 @@
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
 #include "tests/util/ort_oracle.h"
-#include "tools/cli/int8_parity.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/datasets/dataset.h"
-#include "tools/model_card.h"
-#include "tools/ort_client.h"
-#include "tools/npy.h"
-#include "tools/tensor_io.h"
+#include "apps/cli/int8_parity.h"
+#include "apps/cli/model_inputs.h"
+#include "io/datasets/dataset.h"
+#include "io/model_card.h"
+#include "tools/ort/ort_client.h"
+#include "io/npy.h"
+#include "io/tensor_io.h"
 
 #include <spawn.h>
 #include <sys/wait.h>

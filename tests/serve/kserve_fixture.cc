@@ -7,7 +7,7 @@
 #include "loader/onnx_loader.h"
 #include "tests/util/cli_runner.h"
 #include "tests/util/onnx_builder.h"
-#include "tools/npy.h"
+#include "io/npy.h"
 
 namespace octet::testing {
 namespace {

@@ -1,6 +1,6 @@
 #include "tests/serve/serve_fixture.h"
 
-#include "tools/serve/stb_codecs.h"
+#include "apps/serve/stb_codecs.h"
 
 namespace octet::testing {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/datasets/dataset.h"
+#include "io/datasets/dataset.h"
 
 namespace octet::testing {
 

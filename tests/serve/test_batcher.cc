@@ -1,4 +1,4 @@
-// The request batcher (tools/serve/batcher.h) over a fake run that records what it was given:
+// The request batcher (apps/serve/batcher.h) over a fake run that records what it was given:
 // concurrent requests of the same shapes gather up to max_batch rows or max_delay, each gets its
 // own rows back in order, and requests of other shapes never share a run.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "tools/serve/batcher.h"
+#include "apps/serve/batcher.h"
 
 namespace octet::serve::batcher_tests {
 namespace {

@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "tests/serve/test_png.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/datasets/image_decode.h"
-#include "tools/serve/classifier.h"
-#include "tools/serve/image_input.h"
-#include "tools/serve/memory_budget.h"
-#include "tools/serve/no_paths.h"
-#include "tools/serve/request_error.h"
-#include "tools/serve/stb_codecs.h"
+#include "apps/cli/model_inputs.h"
+#include "io/datasets/image_decode.h"
+#include "apps/serve/classifier.h"
+#include "apps/serve/image_input.h"
+#include "apps/serve/memory_budget.h"
+#include "apps/serve/no_paths.h"
+#include "apps/serve/request_error.h"
+#include "apps/serve/stb_codecs.h"
 
 namespace octet::serve {
 namespace {
@@ -184,7 +184,7 @@ TEST(ServeImageInput, RefusalsHaveTheirStatusAndSayWhy) {
 }
 
 TEST(ServeImageInput, HostileJpegIsRefusedBeforeDecoding) {
-  // The Huffman table stb_image would overflow (tools/datasets/image_decode.h).
+  // The Huffman table stb_image would overflow (io/datasets/image_decode.h).
   std::string jpg = "\xFF\xD8\xFF\xC4";
   std::string table(1, '\0');
   table.append(16, char(17));

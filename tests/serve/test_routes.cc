@@ -1,4 +1,4 @@
-// The HTTP answers of `octet serve`, in process: the server of tools/serve/routes.cc over
+// The HTTP answers of `octet serve`, in process: the server of apps/serve/routes.cc over
 // TinyNet (FP32, and INT8 by dynamic quantization: no dataset needed) on a loopback port, asked
 // by httplib's client (or by hand, for requests it will not send). Every refusal is a 4xx with a
 // JSON {"error": ...} that says why.
@@ -17,9 +17,9 @@
 #include "tests/serve/raw_http.h"
 #include "calib/quantize.h"
 #include "loader/onnx_loader.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/serve/routes.h"
-#include "tools/serve/stb_codecs.h"
+#include "apps/cli/model_inputs.h"
+#include "apps/serve/routes.h"
+#include "apps/serve/stb_codecs.h"
 
 namespace octet::serve {
 namespace {

@@ -26,7 +26,7 @@
 #include "tests/serve/test_png.h"
 #include "tests/util/cli_runner.h"
 #include "tests/util/sanitizer.h"
-#include "tools/serve/stb_codecs.h"
+#include "apps/serve/stb_codecs.h"
 
 namespace octet::testing {
 namespace {

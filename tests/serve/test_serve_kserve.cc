@@ -18,7 +18,7 @@
 #include "tests/serve/server_process.h"
 #include "tests/serve/serve_fixture.h"
 #include "tests/util/cli_runner.h"
-#include "tools/npy.h"
+#include "io/npy.h"
 
 namespace octet::testing::kserve_tests {
 namespace {

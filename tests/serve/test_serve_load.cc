@@ -23,9 +23,9 @@
 #include "tests/serve/serve_fixture.h"
 #include "tests/util/cli_runner.h"
 #include "tests/util/sanitizer.h"
-#include "tools/cli/model_inputs.h"
-#include "tools/model_card.h"
-#include "tools/serve/stb_codecs.h"
+#include "apps/cli/model_inputs.h"
+#include "io/model_card.h"
+#include "apps/serve/stb_codecs.h"
 
 namespace octet::testing {
 namespace {

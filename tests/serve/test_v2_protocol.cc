@@ -1,4 +1,4 @@
-// The Open Inference Protocol's request and response bodies (tools/serve/v2_protocol.h) as
+// The Open Inference Protocol's request and response bodies (apps/serve/v2_protocol.h) as
 // strings: JSON data flat and nested, binary tensors split after the JSON header, and each
 // malformed request refused with 400 and a message that names what is wrong.
 #include <gmock/gmock.h>
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "tools/serve/request_error.h"
-#include "tools/serve/v2_protocol.h"
+#include "apps/serve/request_error.h"
+#include "apps/serve/v2_protocol.h"
 
 namespace octet::serve::v2_protocol_tests {
 namespace {

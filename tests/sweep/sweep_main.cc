@@ -39,7 +39,7 @@
 #include "kernels/isa.h"
 #include "tests/sweep/sweep_cases.h"
 #include "tests/util/ort_oracle.h"
-#include "tools/tensor_io.h"
+#include "io/tensor_io.h"
 
 namespace octet::sweep {
 namespace runner {

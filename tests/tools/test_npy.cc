@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/npy.h"
+#include "io/npy.h"
 
 namespace fs = std::filesystem;
 using octet::npy::Array;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "tests/util/onnx_builder.h"
-#include "tools/ort_client.h"
+#include "tools/ort/ort_client.h"
 
 namespace fs = std::filesystem;
 using octet::npy::Array;

@@ -1,4 +1,4 @@
-// Forwards to tools/ort_client.h, where the runner is located, spawned and read back.
+// Forwards to tools/ort/ort_client.h, where the runner is located, spawned and read back.
 #include "tests/util/ort_oracle.h"
 
 #include <spawn.h>

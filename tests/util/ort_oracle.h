@@ -1,4 +1,4 @@
-// ONNX Runtime as a test oracle: the test-facing names for tools/ort_client.h, which runs a model
+// ONNX Runtime as a test oracle: the test-facing names for tools/ort/ort_client.h, which runs a model
 // through tools/ort/ort_run.mjs (Node + the onnxruntime-node pinned in third_party/onnxruntime-node)
 // and hands back its outputs.
 //
@@ -13,8 +13,8 @@
 #include <map>
 #include <string>
 
-#include "tools/npy.h"
-#include "tools/ort_client.h"
+#include "io/npy.h"
+#include "tools/ort/ort_client.h"
 
 namespace octet::testing {
 

@@ -4,7 +4,7 @@
 #
 #   tools/arm/model_check.sh --x86-build DIR --arm-build DIR [--cpu MODEL]... [--work DIR] [--jobs N]
 #
-# The x86 octet (DIR/tools/octet) makes the references once:
+# The x86 octet (DIR/apps/octet) makes the references once:
 #   - each bundled model (models/*.onnx with its card) quantized to QDQ, uint8 and int8
 #     activations, static (calibrated on 64 training images of the card's dataset) and dynamic;
 #   - random inputs in the models' normalized range, 8 images;
@@ -43,8 +43,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n "$X86_BUILD" && -n "$ARM_BUILD" ]] || die "--x86-build and --arm-build are required (see --help)"
 [[ ${#CPUS[@]} -gt 0 ]] || CPUS=(max)
-X86="$X86_BUILD/tools/octet"
-ARM_OCTET="$ARM_BUILD/tools/octet"
+X86="$X86_BUILD/apps/octet"
+ARM_OCTET="$ARM_BUILD/apps/octet"
 RUNNER="$ARM_BUILD/qemu-aarch64-run"
 [[ -x "$X86" ]] || die "no x86 octet at $X86 (build it first: cmake --build $X86_BUILD --target octet)"
 [[ -x "$ARM_OCTET" ]] || die "no AArch64 octet at $ARM_OCTET (tools/arm/test.sh --models builds it)"

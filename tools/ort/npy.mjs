@@ -2,7 +2,7 @@
 // written by something other than octet's own C++ writer).
 //
 // Supported: format versions 1, 2 and 3, little-endian, C order, dtypes f4 f8 u1 i1 i4 i8 b1.
-// This mirrors tools/npy.cc; both reject what they do not understand instead of guessing.
+// This mirrors io/npy.cc; both reject what they do not understand instead of guessing.
 // An array is { dtype, shape, data } with dtype a numpy name ('float32', ...), shape an array
 // of numbers and data a typed array (Uint8Array for bool, BigInt64Array for int64).
 

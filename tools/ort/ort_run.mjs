@@ -5,7 +5,7 @@
 //   node tools/ort/ort_run.mjs --model M.onnx --input NAME=FILE.npy [--input ...] --output-dir DIR
 //        [--threads N] [--graph-opt disabled|basic|extended|all] [--outputs name1,name2] [--u8s8 exact|native]
 //   node tools/ort/ort_run.mjs --version      # prints the ONNX Runtime version, or why it cannot load
-//   node tools/ort/ort_run.mjs --jobs         # one process for many runs (tools/ort_client.cc)
+//   node tools/ort/ort_run.mjs --jobs         # one process for many runs (tools/ort/ort_client.cc)
 //
 // DIR/<sanitized output name>.npy for each output, then DIR/outputs.json
 // ({"<output name>": {"file": "x.npy", "shape": [..], "dtype": "float32"}, ...}), written last,
