@@ -120,7 +120,7 @@ def main():
     if not os.path.isfile(manifest):
         sys.exit(f"thread_bench: {manifest} is missing (the zoo: tools/zoo/export.py)")
     octets = []
-    for spec in a.octet or ["after=" + os.path.join(root, "build", "tools", "octet")]:
+    for spec in a.octet or ["after=" + os.path.join(root, "build", "apps", "octet")]:
         label, _, path = spec.partition("=")
         if not path:
             label, path = os.path.basename(spec), spec

@@ -55,7 +55,7 @@ def main():
     args = parser.parse_args()
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
-    tree_cli = args.build / "tools" / "octet"
+    tree_cli = args.build / "apps" / "octet"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "OCTET_ISA")}
 
     version = run([args.cli, "--version"], env=env, cwd=work)
