@@ -68,8 +68,8 @@ TEST(KernelLists, FollowTheConvention) {
   check_list("f32_gemm", kF32GemmKernels, [](const F32GemmKernel& r) { return r.gemm_name; }, ScalarRow::none);
   check_list("f32_igemm", kF32GemmKernels, [](const F32GemmKernel& r) { return r.igemm_name; }, ScalarRow::none);
   check_list("q8_gemm", kQ8GemmKernels, by_name, ScalarRow::last);
-  check_list("f32_dwconv", kF32DwConvKernels, by_name, ScalarRow::none);
-  check_list("q8_dwconv", kQ8DwConvKernels, by_name, ScalarRow::none);
+  check_list("f32_dwconv", kF32DwConvKernels, by_name, ScalarRow::last);
+  check_list("q8_dwconv", kQ8DwConvKernels, by_name, ScalarRow::last);
   check_list("f32_winograd", kF32WinogradKernels, by_name, ScalarRow::none);
   check_list("q8_quantize", kQ8QuantizeKernels, by_name, ScalarRow::none);
   check_list("q8_dequantize", kQ8QuantizeKernels, [](const Q8QuantizeKernel& r) { return r.dequantize_name; },
