@@ -51,11 +51,17 @@ void conv_bench(benchmark::State& state, const Conv2dShape& s, const Q8GemmKerne
   std::vector<int32_t> bias(s.out_c, 1000);
   std::vector<uint8_t> y(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
   const Requantization rq{kMultiplier, 3, 0, 255};
-  Q8Conv conv = kernel != nullptr
-                    ? Q8Conv(s, x_type, x_zp, w.data(), bias.data(), rq, Q8::u8, *kernel)
-                    : Q8Conv(s, x_type, x_zp, w.data(), bias.data(), rq, Q8::u8, Isa::scalar);
+  if (kernel == nullptr) {  // the reference kernel, the oracle (not a list row)
+    const int32_t w_zero_point[] = {0};
+    run_timed_with_best(state, Arithmetic::int8, Isa::scalar, conv_macs(s), [&] {
+      octet::kernels::q8_conv2d_nhwc__ref<uint8_t, int8_t, uint8_t>(s, x.data(), x_zp, w.data(), w_zero_point,
+                                                                    bias.data(), rq, y.data());
+    });
+    return;
+  }
+  Q8Conv conv(s, x_type, x_zp, w.data(), bias.data(), rq, Q8::u8, *kernel);
   conv.bind(x.data());
-  run_timed_with_best(state, Arithmetic::int8, kernel != nullptr ? kernel->isa : Isa::scalar, conv_macs(s),
+  run_timed_with_best(state, Arithmetic::int8, kernel->isa, conv_macs(s),
                       [&] { conv.run(x.data(), y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
 }

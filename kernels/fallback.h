@@ -5,7 +5,7 @@
 //   - it runs the problem: make_fast returns the driver;
 //   - the problem is valid but outside what its microkernels do under the ISA cap on this CPU
 //     (groups > 1, a zero-sized GEMM, no microkernel at this level): the constructor throws
-//     kernels::Unsupported, or an INT8 driver chooses no microkernel (kernel() == nullptr).
+//     kernels::Unsupported.
 //     make_fast returns the reason; the op runs the reference kernel and reports it, and the
 //     plan keeps the reason beside the kernel name (octet info --kernels);
 //   - the arguments are wrong (a zero point outside its type, a clamp outside the output type,
@@ -39,10 +39,6 @@ FastDriver<Driver> make_fast(Args&&... args) {
     d = std::make_shared<Driver>(std::forward<Args>(args)...);
   } catch (const Unsupported& e) {
     return {nullptr, e.what()};
-  }
-  if constexpr (requires { d->kernel() == nullptr; }) {
-    if (d->kernel() == nullptr)
-      return {nullptr, "no microkernel runs it under the ISA cap on this CPU"};
   }
   return {std::move(d), {}};
 }

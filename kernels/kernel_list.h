@@ -27,11 +27,14 @@
 // Order: best first. A driver takes the first row that runs (first_runnable); the GEMM families
 // weigh every row that runs with a cost model, and the order only breaks exact ties.
 //
-// Scalar rows: where a family's portable reference kernel has the microkernel's signature, it is
-// the list's last row, at level Isa::scalar with no features, named "<op>__ref"; a step running
-// it is marked scalar through its level (engine: KernelId), never through its name. A family
-// whose reference has another signature (most: the references take whole tensors) has no scalar
-// row; its driver names the reference with reference_kernel() (engine/kernel_id.h).
+// Scalar rows: at level Isa::scalar with no features, after every vector row. Either the
+// family's portable reference kernel, where it has the microkernel's signature, named
+// "<op>__ref"; or a portable microkernel written over the family's own tile template and
+// packing, named "<tile>__scalar" (the INT8 IGEMM: kernels/gemm/q8_gemm__scalar.cc), so that its
+// driver has one path at every level. A step running either is marked scalar through its level
+// (engine: KernelId), never through its name. A family whose reference has another signature
+// (most: the references take whole tensors) has no scalar row; its driver names the reference
+// with reference_kernel() (engine/kernel_id.h).
 //
 // Because the rows are guarded, a build may have none for a family (an architecture still without
 // them): each table is its rows followed by one value-initialised terminator, used through the

@@ -106,9 +106,9 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
   kernels::DequantizedOutput dq = dequantized_output(c, in);
   pthreadpool_t pool = c.threadpool;
   if (s.groups == 1 && fast_weights(c, in)) {
-    auto conv = std::make_shared<kernels::Q8Conv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa,
-                                                  c.packed_cache);
-    if (conv->kernel() != nullptr) {
+    if (const auto fast = kernels::make_fast<kernels::Q8Conv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq,
+                                                               c.isa, c.packed_cache)) {
+      const auto conv = fast.driver;
       const void* x = in[kX];
       conv->bind(x);
       c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
@@ -184,9 +184,9 @@ Kernel build_dynamic_matmul(const OpContext& c, std::span<const void* const> in,
   pthreadpool_t pool = c.threadpool;
   // A constant 2-D B: every row of every batch of A is one row of a single GEMM.
   if (c.info(kW).dims.size() == 2 && fast_weights(c, in)) {
-    auto gemm = std::make_shared<kernels::Q8Gemm>(g.k, g.n, a_type, static_cast<const int8_t*>(in[kW]), false,
-                                                  dq, c.isa, c.packed_cache);
-    if (gemm->kernel() != nullptr) {
+    if (const auto fast = kernels::make_fast<kernels::Q8Gemm>(g.k, g.n, a_type, static_cast<const int8_t*>(in[kW]),
+                                                               false, dq, c.isa, c.packed_cache)) {
+      const auto gemm = fast.driver;
       const int64_t m = g.batches() * g.m;
       c.report_kernel(gemm->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {

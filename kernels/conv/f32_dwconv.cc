@@ -81,12 +81,7 @@ void F32DwConv::init(const float* weights, const float* bias, PackedCache* cache
     min_ = act_.min;
     max_ = act_.max;
   }
-  if (kernel_ == nullptr) {
-    name_ = reference_kernel("f32_conv2d_nhwc__ref");
-    ref_weights_.assign(weights, weights + C * taps);
-    if (bias) ref_bias_.assign(bias, bias + C);
-    return;
-  }
+  if (kernel_ == nullptr) throw Unsupported("F32DwConv: no depthwise microkernel runs under the ISA cap on this CPU");
   epilogue_ = F32Epilogue(act_, kernel_->isa);
   name_ = row_kernel(*kernel_);
   if (epilogue_.active()) name_ = name_ + "+" + epilogue_.kernel_id();
@@ -121,7 +116,6 @@ void F32DwConv::init(const float* weights, const float* bias, PackedCache* cache
 
 void F32DwConv::bind(const float* x) {
   bound_x_ = x;
-  if (kernel_ == nullptr) return;
   if (pad_copy_) {
     build_dw_indirection(padded_, cols_, padded_x_.get(), pad_row_.data(), row_ptrs_, border_taps_);
   } else {
@@ -130,8 +124,8 @@ void F32DwConv::bind(const float* x) {
 }
 
 void F32DwConv::bind_ring(const float* ring, int ring_rows) {
-  if (kernel_ == nullptr || s_.batch != 1 || ring_rows < 1 || ring == nullptr) {
-    throw std::invalid_argument("F32DwConv::bind_ring: needs a microkernel, batch 1 and a ring of at least one row");
+  if (s_.batch != 1 || ring_rows < 1 || ring == nullptr) {
+    throw std::invalid_argument("F32DwConv::bind_ring: needs batch 1 and a ring of at least one row");
   }
   pad_copy_ = false;
   padded_x_.reset();
@@ -200,13 +194,6 @@ void F32DwConv::run_row(size_t row, float* y, const RowHook* after_row) const {
 void F32DwConv::run(const float* x, float* y, pthreadpool_t pool, const RowHook* after_row) const {
   if (x != bound_x_ || x == nullptr) {
     throw std::invalid_argument("F32DwConv::run: the input is not the one bind() was given; call bind(x) first");
-  }
-  if (kernel_ == nullptr) {
-    f32_conv2d_nhwc__ref(s_, x, ref_weights_.data(), ref_bias_.empty() ? nullptr : ref_bias_.data(), act_, y);
-    const size_t row = static_cast<size_t>(s_.out_w) * s_.out_c;
-    if (after_row)
-      for (size_t r = 0; r < static_cast<size_t>(s_.batch) * s_.out_h; ++r) after_row->fn(after_row->context, y + r * row, row);
-    return;
   }
   if (pad_copy_) return run_image_padded(x, y, pool, after_row);
   F32DwRowTask task{this, y, after_row};

@@ -25,7 +25,7 @@ namespace octet::kernels {
 class PackedCache;  // kernels/packed_cache.h
 
 // The microkernel F32DwConv(..., isa) runs: the first entry of kF32DwConvKernels with
-// runs here under the cap `isa` (isa_runs); nullptr: the ref conv.
+// runs here under the cap `isa` (isa_runs), the portable row at Isa::scalar.
 const F32DwConvKernel* choose_f32_dwconv_kernel(Isa isa);
 
 class F32DwConv {
@@ -44,7 +44,7 @@ class F32DwConv {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  const F32DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
+  const F32DwConvKernel& kernel() const { return *kernel_; }
   // Whether run() copies each image into a horizontally padded buffer (small maps).
   bool copies_padded_input() const { return pad_copy_; }
 
@@ -61,8 +61,7 @@ class F32DwConv {
 
   // Rolling input (F32PointwiseDwConv): instead of bind(), the conv reads one image (the
   // shape's batch must be 1) whose input row iy lives at ring + (iy % ring_rows) * in_w * C,
-  // and run_rows() computes output rows as their input rows arrive. No padded copy then. Needs
-  // a microkernel (kernel() != nullptr).
+  // and run_rows() computes output rows as their input rows arrive. No padded copy then.
   void bind_ring(const float* ring, int ring_rows);
   // Output rows [first, first + count) of the ring's image into y (the image's output, row 0
   // at y). The caller keeps the rows those output rows read in the ring.
@@ -77,10 +76,9 @@ class F32DwConv {
 
   Conv2dShape s_;
   Activation act_;
-  const F32DwConvKernel* kernel_ = nullptr;  // nullptr: the ref conv
+  const F32DwConvKernel* kernel_ = nullptr;
   KernelId name_;
   std::shared_ptr<const std::vector<float>> packed_;  // shared by the Session's plans
-  std::vector<float> ref_weights_, ref_bias_;
   std::vector<float> pad_row_;
   float min_, max_;
   F32Epilogue epilogue_;

@@ -62,7 +62,6 @@ class F32PointwiseDwConv {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  const F32DwConv* kernel() const { return lanes_[0].dw.get(); }  // for make_fast: never nullptr once built
   int ring_rows() const { return rings_.rows; }  // input rows a ring holds (in_h: whole images)
   int band_rows() const { return rings_.band; }  // output rows per band (out_h: whole images)
 

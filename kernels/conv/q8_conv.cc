@@ -75,6 +75,15 @@ Requantization unit_requantization(Q8 x_type) {
   return Requantization{kUnitMultiplier, 0, q8_min(x_type), q8_max(x_type)};
 }
 
+// The best row for the conv's GEMM under `isa`; a build without rows for this architecture
+// has none.
+const Q8GemmKernel* chosen_kernel(Isa isa, Q8 x_type, size_t pixels, const Conv2dShape& s) {
+  const Q8GemmKernel* k = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
+                                                static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
+  if (k == nullptr) throw Unsupported(std::string("Q8Conv: no microkernel for ") + q8_name(x_type) + " activations");
+  return k;
+}
+
 }  // namespace
 
 bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
@@ -88,8 +97,7 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8
     : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point) {
   check_arguments(s, x_type, x_zero_point, rq, y_type);
   const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
-  kernel_ = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
-                                  static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
+  kernel_ = chosen_kernel(isa, x_type, pixels, s);
   init(w, bias, rq, cache);
 }
 
@@ -113,8 +121,7 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutp
     : s_(s), x_type_(x_type), y_type_(x_type), x_zero_point_(0) {
   check_arguments(s, x_type, 0, unit_requantization(x_type), x_type);
   const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
-  kernel_ = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
-                                  static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
+  kernel_ = chosen_kernel(isa, x_type, pixels, s);
   init_float_output(w, std::move(out), isa, cache);
 }
 
@@ -134,12 +141,7 @@ void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out, Isa isa, 
   const size_t per_channel = static_cast<size_t>(s_.in_c) * s_.kernel_h * s_.kernel_w;
   column_sums_ = q8_column_sums(static_cast<size_t>(s_.out_c), 1, per_channel,
                                 [&](size_t c, size_t, size_t k) { return w[c * per_channel + k]; });
-  float_out_.emplace(std::move(out), column_sums_, kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
-                     kernel_ != nullptr ? kernel_->reads : x_type_, isa);
-  if (kernel_ == nullptr) {
-    name_ = reference_kernel("q8_conv2d_nhwc_acc__ref");
-    ref_acc_.resize(static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * s_.out_c);
-  }
+  float_out_.emplace(std::move(out), column_sums_, static_cast<size_t>(kernel_->nr), kernel_->reads, isa);
 }
 
 void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq, PackedCache* cache) {
@@ -149,12 +151,6 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   qmax_ = rq.qmax;
   const size_t in_c = static_cast<size_t>(s_.in_c);
   const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
-  if (kernel_ == nullptr) {
-    name_ = reference_kernel("q8_conv2d_nhwc__ref");
-    weights_.assign(w, w + static_cast<size_t>(s_.out_c) * in_c * taps);
-    if (bias != nullptr) bias_.assign(bias, bias + s_.out_c);
-    return;
-  }
   name_ = row_kernel(*kernel_);
   const size_t kh = static_cast<size_t>(s_.kernel_h);
   const size_t kw = static_cast<size_t>(s_.kernel_w);
@@ -298,17 +294,13 @@ void Q8Conv::build_indirection(const uint8_t* base, int image_h, int image_w, in
 }
 
 void Q8Conv::bind(const void* x) {
-  if (kernel_ == nullptr || padded_.size() > 0) return;
+  if (padded_.size() > 0) return;
   bound_x_ = static_cast<const uint8_t*>(x);
   build_indirection(bound_x_, s_.in_h, s_.in_w, s_.pad_top, s_.pad_left);
 }
 
 void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
   if (float_out_) throw std::logic_error("Q8Conv::run: this conv has a float output (run_dequantized)");
-  if (kernel_ == nullptr) {
-    run_reference(x, y);
-    return;
-  }
   run_tiles(x, y, pool);
 }
 
@@ -327,11 +319,6 @@ void Q8Conv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point,
   if (x_zero_point < q8_min(x_type_) || x_zero_point > q8_max(x_type_)) {
     throw std::invalid_argument("Q8Conv: x zero point " + std::to_string(x_zero_point) +
                                 " is outside " + q8_name(x_type_));
-  }
-  if (kernel_ == nullptr) {
-    run_reference_dequantized(x, x_scale, x_zero_point, y);
-    if (range) range->add(static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * s_.out_c, y);
-    return;
   }
   set_padding_value(x_zero_point);
   float_out_->prepare(x_type_, x_scale, x_zero_point);
@@ -426,41 +413,6 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     return;
   }
   run_q8_tiles(pool, groups, blocks, packed_->block_bytes, tile);
-}
-
-void Q8Conv::run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point,
-                                       float* y) const {
-  const int32_t w_zero_point[] = {0};
-  if (x_type_ == Q8::u8) {
-    q8_conv2d_nhwc_acc__ref<uint8_t, int8_t>(s_, static_cast<const uint8_t*>(x), x_zero_point,
-                                             weights_.data(), w_zero_point, nullptr, ref_acc_.data());
-  } else {
-    q8_conv2d_nhwc_acc__ref<int8_t, int8_t>(s_, static_cast<const int8_t*>(x), x_zero_point,
-                                            weights_.data(), w_zero_point, nullptr, ref_acc_.data());
-  }
-  const DequantizedOutput& out = float_out_->output();
-  const int64_t pixels = static_cast<int64_t>(s_.batch) * s_.out_h * s_.out_w;
-  dequantize_accumulators__ref(pixels, s_.out_c, ref_acc_.data(), x_scale, out.w_scale, out.bias,
-                               out.lo, out.hi, y);
-  apply_dequantized_activation__ref(out, pixels * s_.out_c, y);
-}
-
-void Q8Conv::run_reference(const void* x, void* y) const {
-  const Requantization rq{multiplier_, y_zero_point_, qmin_, qmax_};
-  const int32_t w_zero_point[] = {0};
-  const int32_t* bias = bias_.empty() ? nullptr : bias_.data();
-  auto call = [&](auto x_tag, auto y_tag) {
-    using TX = decltype(x_tag);
-    using TY = decltype(y_tag);
-    q8_conv2d_nhwc__ref<TX, int8_t, TY>(s_, static_cast<const TX*>(x), x_zero_point_,
-                                        weights_.data(), w_zero_point, bias, rq,
-                                        static_cast<TY*>(y));
-  };
-  if (x_type_ == Q8::u8) {
-    y_type_ == Q8::u8 ? call(uint8_t{}, uint8_t{}) : call(uint8_t{}, int8_t{});
-  } else {
-    y_type_ == Q8::u8 ? call(int8_t{}, uint8_t{}) : call(int8_t{}, int8_t{});
-  }
 }
 
 }  // namespace octet::kernels

@@ -1,8 +1,8 @@
 #pragma once
 // QLinearConv (groups == 1) over NHWC activations with the INT8 IGEMM microkernels of
-// kernels/gemm/q8_gemm_list.h. Weights are s8 with zero point 0 (the caller checks the weight zero
-// points and falls back to q8_conv2d_nhwc__ref otherwise). Results are bit-exact with
-// q8_conv2d_nhwc__ref (docs/requantization.md).
+// kernels/gemm/q8_gemm_list.h, the portable rows included: one path at every level. Weights are
+// s8 with zero point 0 (the caller checks the weight zero points and runs q8_conv2d_nhwc__ref
+// otherwise). Results are bit-exact with q8_conv2d_nhwc__ref (docs/requantization.md).
 //
 // How the IGEMM sees a conv: one "tap" per kernel row (ky), whose kc = kernel_w * in_c bytes
 // are the kernel_w neighbouring pixels of that input row, contiguous in NHWC (this needs
@@ -29,8 +29,8 @@
 // takes the activation's scale and zero point per call, writes float y, and refills the
 // padding frame only when the zero point changed (kernels/gemm/q8_float_output.h).
 //
-// When no microkernel fits (isa == scalar, or a CPU without AVX2) the
-// reference kernel runs instead and kernel_name() says so.
+// Every level has a row (at Isa::scalar the portable one, kernels/gemm/q8_gemm__scalar.cc), so
+// there is one path; kernel_name() says which row runs.
 #include <pthreadpool.h>
 
 #include <cstdint>
@@ -64,7 +64,8 @@ class Q8Conv {
 
   // w: ONNX order [out_c][in_c][kernel_h][kernel_w] int8; bias: [out_c] int32 or nullptr;
   // rq: 1 or out_c multipliers, y zero point, clamp [qmin, qmax] inside y_type's range.
-  // Uses the best microkernel of level <= isa (the reference kernel when there is none).
+  // Uses the best microkernel of level <= isa (the portable rows at Isa::scalar); throws
+  // Unsupported (kernels/fallback.h) when no row runs.
   // Every constructor packs w, or takes the packing `cache` holds for the same recipe
   // (nullptr: a private copy).
   Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
@@ -82,7 +83,7 @@ class Q8Conv {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
+  const Q8GemmKernel& kernel() const { return *kernel_; }
   bool im2col() const { return im2col_; }  // the first-layer path (see above)
 
   // x: [batch][in_h][in_w][in_c] of x_type; y: [batch][out_h][out_w][out_c] of y_type.
@@ -97,8 +98,6 @@ class Q8Conv {
   void init(const int8_t* w, const int32_t* bias, const Requantization& rq, PackedCache* cache);
   void init_float_output(const int8_t* w, DequantizedOutput out, Isa isa, PackedCache* cache);
   void run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
-  void run_reference(const void* x, void* y) const;
-  void run_reference_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y) const;
   void set_padding_value(int32_t x_zero_point);
 
   Conv2dShape s_;
@@ -137,11 +136,6 @@ class Q8Conv {
   std::optional<Q8FloatOutput> float_out_;
   std::vector<int64_t> column_sums_;
   int32_t padding_value_ = 0;  // what the frame and zero_row_ hold now
-
-  // Only for the reference fallback.
-  std::vector<int8_t> weights_;
-  std::vector<int32_t> bias_;
-  mutable std::vector<int32_t> ref_acc_;  // float output: the reference conv's accumulators
 };
 
 }  // namespace octet::kernels

@@ -21,14 +21,6 @@ struct Q8DwRowTask {
 
 int32_t wrap_to_int32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
 
-template <typename TX, typename TY>
-void run_ref(const Conv2dShape& s, const void* x, int32_t x_zp, const int8_t* w, const int32_t* bias,
-             const Requantization& rq, void* y) {
-  const int32_t w_zero_point = 0;
-  q8_conv2d_nhwc__ref<TX, int8_t, TY>(s, static_cast<const TX*>(x), x_zp, w, {&w_zero_point, 1}, bias, rq,
-                                      static_cast<TY*>(y));
-}
-
 }  // namespace
 
 const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s) {
@@ -81,17 +73,9 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
     throw std::invalid_argument("Q8DwConv: output clamp [" + std::to_string(rq.qmin) + ", " +
                                 std::to_string(rq.qmax) + "] is not inside " + q8_name(y_type_) + "'s range");
   }
-  ref_multiplier_.resize(C);
-  for (size_t c = 0; c < C; ++c) ref_multiplier_[c] = rq.multiplier_of(c);
-  if (kernel_ == nullptr) {
-    name_ = reference_kernel("q8_conv2d_nhwc__ref");
-    ref_w_.assign(w, w + C * taps);
-    if (bias) ref_bias_.assign(bias, bias + C);
-    ref_zero_point_ = rq.zero_point;
-    ref_qmin_ = rq.qmin;
-    ref_qmax_ = rq.qmax;
-    return;
-  }
+  if (kernel_ == nullptr) throw Unsupported("Q8DwConv: no microkernel fits this shape under the ISA cap on this CPU");
+  multiplier_.resize(C);
+  for (size_t c = 0; c < C; ++c) multiplier_[c] = rq.multiplier_of(c);
   name_ = row_kernel(*kernel_);
   ep_.x_signed = x_type_ == Q8::s8;
   ep_.y_signed = y_type_ == Q8::s8;
@@ -100,7 +84,7 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
   ep_.zero_point = rq.zero_point;
   ep_.qmin = rq.qmin;
   ep_.qmax = rq.qmax;
-  ep_.small_multipliers = std::all_of(ref_multiplier_.begin(), ref_multiplier_.end(),
+  ep_.small_multipliers = std::all_of(multiplier_.begin(), multiplier_.end(),
                                       [](float m) { return std::fabs(m) <= 0.5f; });
   pad_row_.assign(static_cast<size_t>(s_.in_w) * C, static_cast<uint8_t>(x_zero_point_));
   const PackKey key = PackKey("q8_dwconv")
@@ -111,7 +95,7 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
                           .add(s_.kernel_w)
                           .add_array(w, C * taps)
                           .add_array(bias, C)
-                          .add_array(ref_multiplier_.data(), C)
+                          .add_array(multiplier_.data(), C)
                           .add(int64_t(x_type_ == Q8::s8))
                           .add(x_zero_point_);
   if (kernel_->packing == Q8DwPacking::kw4) {
@@ -152,7 +136,7 @@ std::vector<int32_t> Q8DwConv::pack_taps(const int8_t* w, const int32_t* bias) c
     // The padding reads x_zero_point, so sum((x - zp) * w) = sum(x * w) - zp * sum(w) over every
     // tap; computed in int64 and wrapped to int32 like the accumulator itself.
     block[0] = wrap_to_int32((bias ? bias[c] : 0) - static_cast<int64_t>(x_zero_point_) * sum_w);
-    std::memcpy(&block[(weight_words + 1) * tile], &ref_multiplier_[c], sizeof(float));
+    std::memcpy(&block[(weight_words + 1) * tile], &multiplier_[c], sizeof(float));
   }
   return packed;
 }
@@ -192,14 +176,14 @@ std::vector<int32_t> Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) co
       block[(ky + 1) * 16] = static_cast<int32_t>(word);
     }
     block[0] = wrap_to_int32((bias ? bias[c] : 0) - x_offset * sum_w);
-    std::memcpy(&block[(kh + 1) * 16], &ref_multiplier_[c], sizeof(float));
+    std::memcpy(&block[(kh + 1) * 16], &multiplier_[c], sizeof(float));
   }
   return packed;
 }
 
 void Q8DwConv::bind(const void* x) {
   bound_x_ = static_cast<const uint8_t*>(x);
-  if (kernel_ == nullptr || kernel_->image_rows) return;
+  if (kernel_->image_rows) return;
   build_dw_indirection(s_, cols_, bound_x_, pad_row_.data(), row_ptrs_, border_taps_);
 }
 
@@ -254,19 +238,6 @@ void Q8DwConv::run_row(size_t row, uint8_t* y) const {
 void Q8DwConv::run(const void* x, void* y, pthreadpool_t pool) const {
   if (x != bound_x_ || x == nullptr) {
     throw std::invalid_argument("Q8DwConv::run: the input is not the one bind() was given; call bind(x) first");
-  }
-  if (kernel_ == nullptr) {
-    const Requantization rq{ref_multiplier_, ref_zero_point_, ref_qmin_, ref_qmax_};
-    const int32_t* bias = ref_bias_.empty() ? nullptr : ref_bias_.data();
-    const int8_t* w = ref_w_.data();
-    if (x_type_ == Q8::u8) {
-      y_type_ == Q8::u8 ? run_ref<uint8_t, uint8_t>(s_, x, x_zero_point_, w, bias, rq, y)
-                        : run_ref<uint8_t, int8_t>(s_, x, x_zero_point_, w, bias, rq, y);
-    } else {
-      y_type_ == Q8::u8 ? run_ref<int8_t, uint8_t>(s_, x, x_zero_point_, w, bias, rq, y)
-                        : run_ref<int8_t, int8_t>(s_, x, x_zero_point_, w, bias, rq, y);
-    }
-    return;
   }
   const size_t rows = static_cast<size_t>(s_.batch) * s_.out_h;
   if (kernel_->image_rows) {

@@ -3,8 +3,8 @@
 // over NHWC activations: u8 or s8 activations with any zero point, s8 weights with zero point
 // 0 (per-channel scales), int32 bias, per-channel requantization to u8 or s8 with a clamp.
 // Bit-exact with q8_conv2d_nhwc__ref (kernels/ref/qconv2d.h; math in docs/requantization.md).
-// Picks the fastest microkernel of kernels/conv/dwconv_list.h the requested ISA allows, the
-// scalar ref conv when none does. Life cycle as F32DwConv (kernels/conv/f32_dwconv.h).
+// Picks the fastest microkernel of kernels/conv/dwconv_list.h the requested ISA allows (the
+// portable row at Isa::scalar): one path at every level. Life cycle as F32DwConv (kernels/conv/f32_dwconv.h).
 #include <pthreadpool.h>
 
 #include <cstdint>
@@ -25,7 +25,8 @@ namespace octet::kernels {
 class PackedCache;  // kernels/packed_cache.h
 
 // The microkernel Q8DwConv(..., isa) runs for shape s: the first entry of kQ8DwConvKernels
-// that runs here under the cap `isa` and fits s; nullptr: the ref conv.
+// that runs here under the cap `isa` and fits s; nullptr: none (the constructor throws
+// Unsupported).
 const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s);
 
 class Q8DwConv {
@@ -45,7 +46,7 @@ class Q8DwConv {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  const Q8DwConvKernel* kernel() const { return kernel_; }  // nullptr: the ref conv
+  const Q8DwConvKernel& kernel() const { return *kernel_; }
 
   // x: [batch][in_h][in_w][C] of x_type. run() must then be given the same x.
   void bind(const void* x);
@@ -61,15 +62,11 @@ class Q8DwConv {
   Conv2dShape s_;
   Q8 x_type_, y_type_;
   int32_t x_zero_point_;
-  const Q8DwConvKernel* kernel_ = nullptr;  // nullptr: the ref conv
+  const Q8DwConvKernel* kernel_ = nullptr;
   KernelId name_;
   std::shared_ptr<const std::vector<int32_t>> packed_;  // shared by the Session's plans
   Q8DwEpilogue ep_{};
-  // The ref path keeps the operands as given.
-  std::vector<int8_t> ref_w_;
-  std::vector<int32_t> ref_bias_;
-  std::vector<float> ref_multiplier_;
-  int32_t ref_zero_point_ = 0, ref_qmin_ = 0, ref_qmax_ = 0;
+  std::vector<float> multiplier_;  // one per channel
   std::vector<uint8_t> pad_row_;  // x_zero_point bytes
   DwColumns cols_;
   const uint8_t* bound_x_ = nullptr;

@@ -32,6 +32,14 @@ void check_arguments(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point,
   }
 }
 
+// The best row for a GEMM of a few rows by n under `isa`; a build without rows for this
+// architecture has none.
+const Q8GemmKernel* chosen_kernel(Isa isa, Q8 a_type, int64_t k, int64_t n) {
+  const Q8GemmKernel* kernel = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
+  if (kernel == nullptr) throw Unsupported(std::string("Q8Gemm: no microkernel for ") + q8_name(a_type) + " activations");
+  return kernel;
+}
+
 constexpr float kUnitMultiplier[] = {1.0f};
 Requantization unit_requantization(Q8 a_type) {
   return Requantization{kUnitMultiplier, 0, q8_min(a_type), q8_max(a_type)};
@@ -43,7 +51,7 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, D
                Isa isa, PackedCache* cache)
     : k_(k), n_(n), a_type_(a_type), y_type_(a_type), a_zero_point_(0) {
   check_arguments(k, n, a_type, 0, unit_requantization(a_type), a_type);
-  kernel_ = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
+  kernel_ = chosen_kernel(isa, a_type, k, n);
   init_float_output(b, trans_b, std::move(out), isa, cache);
 }
 
@@ -65,9 +73,7 @@ void Q8Gemm::init_float_output(const int8_t* b, bool trans_b, DequantizedOutput 
   auto sums = q8_column_sums(n, 1, k, [&](size_t c, size_t, size_t p) {
     return trans_b ? b[c * k + p] : b[p * n + c];
   });
-  float_out_.emplace(std::move(out), std::move(sums), kernel_ != nullptr ? static_cast<size_t>(kernel_->nr) : size_t{1},
-                     kernel_ != nullptr ? kernel_->reads : a_type_, isa);
-  if (kernel_ == nullptr) name_ = reference_kernel("q8_gemm_int32__ref");
+  float_out_.emplace(std::move(out), std::move(sums), static_cast<size_t>(kernel_->nr), kernel_->reads, isa);
 }
 
 Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8_t* b, bool trans_b,
@@ -75,7 +81,7 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8
     : k_(k), n_(n), a_type_(a_type), y_type_(y_type), a_zero_point_(a_zero_point) {
   check_arguments(k, n, a_type, a_zero_point, rq, y_type);
   // m is not known yet: choose for a batch of a few rows.
-  kernel_ = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
+  kernel_ = chosen_kernel(isa, a_type, k, n);
   init(b, trans_b, bias, rq, cache);
 }
 
@@ -108,15 +114,7 @@ void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requ
   const size_t k = static_cast<size_t>(k_);
   const size_t n = static_cast<size_t>(n_);
   auto b_at = [&](size_t c, size_t, size_t p) { return trans_b ? b[c * k + p] : b[p * n + c]; };
-  if (kernel_ == nullptr || static_cast<size_t>(kernel_->mr) > kMaxMr) {
-    kernel_ = nullptr;
-    name_ = reference_kernel("q8_gemm__ref");
-    b_.resize(k * n);
-    for (size_t p = 0; p < k; ++p)
-      for (size_t c = 0; c < n; ++c) b_[p * n + c] = b_at(c, 0, p);
-    if (bias != nullptr) bias_.assign(bias, bias + n);
-    return;
-  }
+  if (static_cast<size_t>(kernel_->mr) > kMaxMr) throw Unsupported(std::string("Q8Gemm: ") + kernel_->name + " has more rows than kMaxMr");
   name_ = row_kernel(*kernel_);
   packed_ = shared_q8_weights(cache, trans_b ? "gemm_nk" : "gemm_kn", b, k * n, *kernel_, n, 1, k, b_at, bias,
                               multiplier_, a_type_, a_zero_point_);
@@ -125,10 +123,6 @@ void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requ
 void Q8Gemm::run(int64_t m, const void* a, void* y, pthreadpool_t pool) const {
   if (float_out_) throw std::logic_error("Q8Gemm::run: this GEMM has a float output (run_dequantized)");
   if (m <= 0) return;
-  if (kernel_ == nullptr) {
-    run_reference(m, a, y);
-    return;
-  }
   run_tiles(m, a, y, pool);
 }
 
@@ -140,11 +134,6 @@ void Q8Gemm::run_dequantized(int64_t m, const void* a, float a_scale, int32_t a_
                                 " is outside " + q8_name(a_type_));
   }
   if (m <= 0) return;
-  if (kernel_ == nullptr) {
-    run_reference_dequantized(m, a, a_scale, a_zero_point, y);
-    if (range) range->add(static_cast<size_t>(m) * static_cast<size_t>(n_), y);
-    return;
-  }
   float_out_->prepare(a_type_, a_scale, a_zero_point);
   run_tiles(m, a, y, pool, range);
 }
@@ -202,48 +191,6 @@ void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, Ou
     return;
   }
   run_q8_tiles(pool, groups, blocks, packed_->block_bytes, tile);
-}
-
-void Q8Gemm::run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,
-                                       float* y) const {
-  GemmShape s;
-  s.m = static_cast<int>(m);
-  s.n = static_cast<int>(n_);
-  s.k = static_cast<int>(k_);
-  const int32_t a_zp[] = {a_zero_point};
-  const int32_t b_zp[] = {0};
-  std::vector<int32_t> acc(static_cast<size_t>(m) * static_cast<size_t>(n_));
-  if (a_type_ == Q8::u8) {
-    q8_gemm_int32__ref<uint8_t, int8_t>(s, static_cast<const uint8_t*>(a), a_zp, b_.data(), b_zp,
-                                        nullptr, 0, 0, acc.data());
-  } else {
-    q8_gemm_int32__ref<int8_t, int8_t>(s, static_cast<const int8_t*>(a), a_zp, b_.data(), b_zp,
-                                       nullptr, 0, 0, acc.data());
-  }
-  const DequantizedOutput& out = float_out_->output();
-  dequantize_accumulators__ref(m, n_, acc.data(), a_scale, out.w_scale, out.bias, out.lo, out.hi, y);
-  apply_dequantized_activation__ref(out, m * n_, y);
-}
-
-void Q8Gemm::run_reference(int64_t m, const void* a, void* y) const {
-  const Requantization rq{multiplier_, y_zero_point_, qmin_, qmax_};
-  const int32_t b_zero_point[] = {0};
-  GemmShape s;
-  s.m = static_cast<int>(m);
-  s.n = static_cast<int>(n_);
-  s.k = static_cast<int>(k_);
-  const int32_t* bias = bias_.empty() ? nullptr : bias_.data();
-  auto call = [&](auto a_tag, auto y_tag) {
-    using TA = decltype(a_tag);
-    using TY = decltype(y_tag);
-    q8_gemm__ref<TA, int8_t, TY>(s, static_cast<const TA*>(a), a_zero_point_, b_.data(),
-                                 b_zero_point, bias, 0, 1, rq, static_cast<TY*>(y));
-  };
-  if (a_type_ == Q8::u8) {
-    y_type_ == Q8::u8 ? call(uint8_t{}, uint8_t{}) : call(uint8_t{}, int8_t{});
-  } else {
-    y_type_ == Q8::u8 ? call(int8_t{}, uint8_t{}) : call(int8_t{}, int8_t{});
-  }
 }
 
 }  // namespace octet::kernels

@@ -4,8 +4,8 @@
 // with one tap). B is s8 with zero point 0 (the caller checks it and falls back to
 // q8_gemm__ref otherwise). Bit-exact with q8_gemm__ref (docs/requantization.md).
 //
-// The constructor packs B; run() takes any m and never allocates. When no microkernel fits
-// (isa == scalar, or a CPU without AVX2) the reference kernel runs and kernel_name() says so.
+// The constructor packs B; run() takes any m and never allocates. Every level has a row (the
+// portable ones at Isa::scalar): one path everywhere, and kernel_name() says which row runs.
 // The DequantizedOutput constructor is MatMulInteger -> Cast -> Mul -> Add (dynamic
 // quantization): float y, the activation's scale and zero point given per run
 // (kernels/gemm/q8_float_output.h).
@@ -48,7 +48,7 @@ class Q8Gemm {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  const Q8GemmKernel* kernel() const { return kernel_; }  // nullptr: the reference kernel
+  const Q8GemmKernel& kernel() const { return *kernel_; }
 
   // a: [m][k] of a_type (dense rows); y: [m][n] of y_type.
   void run(int64_t m, const void* a, void* y, pthreadpool_t pool) const;
@@ -61,9 +61,6 @@ class Q8Gemm {
   void init(const int8_t* b, bool trans_b, const int32_t* bias, const Requantization& rq, PackedCache* cache);
   void init_float_output(const int8_t* b, bool trans_b, DequantizedOutput out, Isa isa, PackedCache* cache);
   void run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
-  void run_reference(int64_t m, const void* a, void* y) const;
-  void run_reference_dequantized(int64_t m, const void* a, float a_scale, int32_t a_zero_point,
-                                 float* y) const;
 
   int64_t k_, n_;
   Q8 a_type_, y_type_;
@@ -75,9 +72,6 @@ class Q8Gemm {
   std::shared_ptr<const Q8PackedWeights> packed_;  // shared by the Session's plans
   std::optional<Q8FloatOutput> float_out_;  // dynamic quantization; empty when requantizing
 
-  // Only for the reference fallback: B as [k][n].
-  std::vector<int8_t> b_;
-  std::vector<int32_t> bias_;
 };
 
 }  // namespace octet::kernels

@@ -103,6 +103,11 @@ const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n
   double best_cycles = 0.0;
   for (const Q8GemmKernel& e : kQ8GemmKernels) {
     if (e.x_type != x_type || !isa_runs(e.isa, isa)) continue;
+    // The portable rows are the last resort: any vector row that runs beats them.
+    if (best != nullptr && (e.isa == Isa::scalar) != (best->isa == Isa::scalar)) {
+      if (e.isa == Isa::scalar) continue;
+      best = nullptr;
+    }
     // estimated_cycles counts vector instructions; one on 16 lanes costs two 8-lane ones
     // unless the core has the full 512-bit datapath (vector_rate).
     const double cycles = estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa);

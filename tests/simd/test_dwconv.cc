@@ -224,30 +224,29 @@ TEST(F32DwConv, ChannelChunksTailsAndPaddedCopies) {
   }
 }
 
-TEST(F32DwConv, PicksTheHighestAllowedKernel) {
+TEST(F32DwConv, PicksTheHighestAllowedKernelDownToThePortableRow) {
   Conv2dShape s{1, 5, 5, 8, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1};
   ASSERT_TRUE(finish_shape(s, 1, 1));
   std::vector<float> w(8 * 9, 0.5f);
-  EXPECT_EQ(F32DwConv(s, w.data(), nullptr, Activation{}, Isa::scalar).kernel_name(), "f32_conv2d_nhwc__ref");
   for (Isa isa : runnable_isas()) {
-    std::string expected = "f32_conv2d_nhwc__ref";
+    const F32DwConvKernel* expected = nullptr;
     for (const F32DwConvKernel& k : kF32DwConvKernels) {
       if (isa_runs(k.isa, isa)) {
-        expected = k.name;
+        expected = &k;
         break;
       }
     }
-    const F32DwConvKernel* chosen = choose_f32_dwconv_kernel(isa);
-    EXPECT_EQ(chosen ? chosen->name : "f32_conv2d_nhwc__ref", expected);
-    EXPECT_EQ(F32DwConv(s, w.data(), nullptr, Activation{}, isa).kernel_name(), expected) << isa_name(isa);
+    ASSERT_NE(expected, nullptr) << "no row at " << isa_name(isa) << ": every level has one, the portable row included";
+    EXPECT_EQ(choose_f32_dwconv_kernel(isa), expected);
+    F32DwConv conv(s, w.data(), nullptr, Activation{}, isa);
+    EXPECT_EQ(conv.kernel_name(), expected->name) << isa_name(isa);
+    EXPECT_EQ(conv.kernel_id().scalar, isa == Isa::scalar) << conv.kernel_name();
+    std::vector<float> x(5 * 5 * 8, 1.0f), y(5 * 5 * 8);
+    conv.bind(x.data());
+    conv.run(x.data(), y.data(), nullptr);
+    EXPECT_FLOAT_EQ(y[0], 4 * 0.5f) << conv.kernel_name();           // corner: 2x2 taps inside
+    EXPECT_FLOAT_EQ(y[(2 * 5 + 2) * 8], 4.5f) << conv.kernel_name();  // centre: 9 taps
   }
-  // The ref fallback computes too.
-  std::vector<float> x(5 * 5 * 8, 1.0f), y(5 * 5 * 8);
-  F32DwConv ref(s, w.data(), nullptr, Activation{}, Isa::scalar);
-  ref.bind(x.data());
-  ref.run(x.data(), y.data(), nullptr);
-  EXPECT_FLOAT_EQ(y[0], 4 * 0.5f);           // corner: 2x2 taps inside
-  EXPECT_FLOAT_EQ(y[(2 * 5 + 2) * 8], 4.5f);  // centre: 9 taps
 }
 
 TEST(F32DwConv, RejectsWhatItCannotRun) {
@@ -467,32 +466,32 @@ TEST(Q8DwConv, ModelLayersEveryKernel) {
   }
 }
 
-TEST(Q8DwConv, PicksTheHighestAllowedKernelAndTheRefComputes) {
+TEST(Q8DwConv, PicksTheHighestAllowedKernelDownToThePortableRow) {
   Conv2dShape s{1, 5, 5, 8, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1};
   ASSERT_TRUE(finish_shape(s, 1, 1));
   std::vector<int8_t> w(8 * 9, 2);
   const float one = 1.0f;
   const Requantization rq{{&one, 1}, 10, 0, 255};
   for (Isa isa : runnable_isas()) {
-    std::string expected = "q8_conv2d_nhwc__ref";
+    const Q8DwConvKernel* expected = nullptr;
     for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
       if (isa_runs(k.isa, isa) && k.fits(s)) {
-        expected = k.name;
+        expected = &k;
         break;
       }
     }
-    const Q8DwConvKernel* chosen = choose_q8_dwconv_kernel(isa, s);
-    EXPECT_EQ(chosen ? chosen->name : "q8_conv2d_nhwc__ref", expected);
-    EXPECT_EQ(Q8DwConv(s, Q8::u8, 3, w.data(), nullptr, rq, Q8::u8, isa).kernel_name(), expected) << isa_name(isa);
+    ASSERT_NE(expected, nullptr) << "no row at " << isa_name(isa) << ": every level has one, the portable row included";
+    EXPECT_EQ(choose_q8_dwconv_kernel(isa, s), expected);
+    Q8DwConv conv(s, Q8::u8, 3, w.data(), nullptr, rq, Q8::u8, isa);
+    EXPECT_EQ(conv.kernel_name(), expected->name) << isa_name(isa);
+    EXPECT_EQ(conv.kernel_id().scalar, isa == Isa::scalar) << conv.kernel_name();
+    // x = 5 with zero point 3: each tap inside adds (5 - 3) * 2 = 4, padding adds 0.
+    std::vector<uint8_t> x(5 * 5 * 8, 5), y(5 * 5 * 8);
+    conv.bind(x.data());
+    conv.run(x.data(), y.data(), nullptr);
+    EXPECT_EQ(y[0], 10 + 4 * 4) << conv.kernel_name();
+    EXPECT_EQ(y[(2 * 5 + 2) * 8], 10 + 9 * 4) << conv.kernel_name();
   }
-  // x = 5 with zero point 3: each tap inside adds (5 - 3) * 2 = 4, padding adds 0.
-  std::vector<uint8_t> x(5 * 5 * 8, 5), y(5 * 5 * 8);
-  Q8DwConv ref(s, Q8::u8, 3, w.data(), nullptr, rq, Q8::u8, Isa::scalar);
-  EXPECT_EQ(ref.kernel_name(), "q8_conv2d_nhwc__ref");
-  ref.bind(x.data());
-  ref.run(x.data(), y.data(), nullptr);
-  EXPECT_EQ(y[0], 10 + 4 * 4);
-  EXPECT_EQ(y[(2 * 5 + 2) * 8], 10 + 9 * 4);
 }
 
 TEST(Q8DwConv, WideKernelsFallBackToAKernelThatRunsThem) {
