@@ -172,15 +172,18 @@ OCTET_ELTWISE_TABLE(kQs8RowMeanUkernels, Q8RowMeanUkernel, qs8_row_mean)
 // of OCTET_TEMPLATE_LEVELS, from kernels/elementwise/f32_act_softmax_loops.inc. ----
 // Along an axis: `len` values `stride` floats apart, for `columns` adjacent columns (x + j, y + j
 // for j < columns). stride == 1 is one contiguous row (columns == 1).
-using F32SoftmaxUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, float* y);
+// Softmax / LogSoftmax also take the lane count of ONNX Runtime's kernel whose arithmetic they
+// follow (8 or 16: kernels/ref/mlas_softmax.h).
+using F32SoftmaxUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, float* y, int width);
+using F32AxisReduceUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, float* y);
 using F32ArgUkernel = void (*)(size_t len, size_t columns, size_t stride, const float* x, int64_t* y,
                                bool last_index);
 
 #define OCTET_ELTWISE_DECLARE_ACT(isa, unused)                                                             \
   namespace isa {                                                                                          \
   void f32_prelu(size_t, size_t, const float*, size_t, const float*, size_t, float*);                      \
-  void f32_softmax(size_t, size_t, size_t, const float*, float*);                                          \
-  void f32_logsoftmax(size_t, size_t, size_t, const float*, float*);                                       \
+  void f32_softmax(size_t, size_t, size_t, const float*, float*, int);                                     \
+  void f32_logsoftmax(size_t, size_t, size_t, const float*, float*, int);                                  \
   void f32_argmax(size_t, size_t, size_t, const float*, int64_t*, bool);                                   \
   void f32_argmin(size_t, size_t, size_t, const float*, int64_t*, bool);                                   \
   void f32_reduce_max(size_t, size_t, size_t, const float*, float*);                                       \
@@ -201,8 +204,8 @@ OCTET_ELTWISE_TABLE(kF32LogSoftmaxUkernels, F32SoftmaxUkernel, f32_logsoftmax)
 OCTET_ELTWISE_TABLE(kF32ArgMaxUkernels, F32ArgUkernel, f32_argmax)
 OCTET_ELTWISE_TABLE(kF32ArgMinUkernels, F32ArgUkernel, f32_argmin)
 // ReduceMax / ReduceMin along an axis: y [columns] (stride == 1: one value for the row).
-OCTET_ELTWISE_TABLE(kF32ReduceMaxUkernels, F32SoftmaxUkernel, f32_reduce_max)
-OCTET_ELTWISE_TABLE(kF32ReduceMinUkernels, F32SoftmaxUkernel, f32_reduce_min)
+OCTET_ELTWISE_TABLE(kF32ReduceMaxUkernels, F32AxisReduceUkernel, f32_reduce_max)
+OCTET_ELTWISE_TABLE(kF32ReduceMinUkernels, F32AxisReduceUkernel, f32_reduce_min)
 
 // ---- The activations of kernels/elementwise/activation_list.h: KERNEL__<level> for every level, in the
 // table kF32<OP>Ukernels, F32ActUkernel each. ----

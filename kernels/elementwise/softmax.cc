@@ -33,6 +33,11 @@ void for_each_unit(pthreadpool_t pool, int64_t outer, int64_t len, int64_t inner
 
 }  // namespace
 
+int ort_softmax_width() {
+  static const int width = cpu_has(kAvx512F) ? 16 : 8;
+  return width;
+}
+
 F32Softmax::F32Softmax(bool log, int64_t outer, int64_t len, int64_t inner, Isa isa)
     : log_(log), outer_(outer), len_(len), inner_(inner) {
   ukernel_ = first_runnable(log ? kF32LogSoftmaxUkernels : kF32SoftmaxUkernels, isa);
@@ -50,9 +55,10 @@ void F32Softmax::run(const float* x, float* y, pthreadpool_t pool) const {
   }
   const F32SoftmaxUkernel fn = ukernel_->fn;
   const int64_t len = len_, inner = inner_;
+  const int width = ort_softmax_width();
   for_each_unit(pool, outer_, len, inner, [&](int64_t o, int64_t c0, int64_t columns) {
     const int64_t off = o * len * inner + c0;
-    fn(size_t(len), size_t(columns), size_t(inner), x + off, y + off);
+    fn(size_t(len), size_t(columns), size_t(inner), x + off, y + off, width);
   });
 }
 
@@ -91,7 +97,7 @@ KernelId F32AxisExtremum::kernel_id() const {
 }
 
 void F32AxisExtremum::run(const float* x, float* y, pthreadpool_t pool) const {
-  const F32SoftmaxUkernel fn = ukernel_->fn;
+  const F32AxisReduceUkernel fn = ukernel_->fn;
   const int64_t len = len_, inner = inner_;
   for_each_unit(pool, outer_, len, inner, [&](int64_t o, int64_t c0, int64_t columns) {
     fn(size_t(len), size_t(columns), size_t(inner), x + o * len * inner + c0, y + o * inner + c0);

@@ -5,7 +5,9 @@
 // map) runs one contiguous row per outer index; inner > 1 (YOLOv8's DFL softmax over axis 1 of
 // [N, 16, 4, 8400]) runs vectors across the inner dimension, each lane its own column, in
 // blocks of kAxisColumnBlock columns so the threads share long inner dimensions too.
-// kernel_name() says which ran; with no microkernel under the cap, the reference.
+// kernel_name() says which ran; with no microkernel under the cap, the reference. The
+// microkernels compute in ONNX Runtime's arithmetic (kernels/ref/mlas_softmax.h), for the lane
+// count of ORT's kernel on this CPU (ort_softmax_width); the reference computes in double.
 // Q8Softmax is QLinearSoftmax (uint8 / int8) the same two ways (kernels/elementwise/qsoftmax_list.h).
 #include <pthreadpool.h>
 
@@ -20,6 +22,11 @@
 namespace octet::kernels {
 
 inline constexpr int64_t kAxisColumnBlock = 512;
+
+// The lanes of ONNX Runtime's exp-and-sum kernel on this CPU: 16 where it has AVX-512F (ORT's
+// AVX-512F kernel), else 8 (its AVX2 / FMA3 kernel; on Arm, the x86 arithmetic the tests hold
+// octet to).
+int ort_softmax_width();
 
 class F32Softmax {
  public:
@@ -61,7 +68,7 @@ class F32AxisExtremum {
 
  private:
   int64_t outer_, len_, inner_;
-  const EltwiseUkernel<F32SoftmaxUkernel>* ukernel_ = nullptr;
+  const EltwiseUkernel<F32AxisReduceUkernel>* ukernel_ = nullptr;
 };
 
 // QLinearSoftmax as q8_softmax__ref computes it, bit for bit: the first microkernel of

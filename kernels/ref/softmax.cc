@@ -1,6 +1,12 @@
+#include "kernels/ref/fp_contract_off.h"  // first: each step rounds as written
+
 #include "kernels/ref/softmax.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include "kernels/ref/mlas_softmax.h"
 
 namespace octet::kernels {
 namespace {
@@ -45,6 +51,22 @@ void f32_logsoftmax__ref(int64_t outer, int64_t axis_len, int64_t inner, const f
       }
     }
   }
+}
+
+void f32_softmax_mlas__ref(size_t len, size_t stride, const float* x, float* y, bool log, int width) {
+  if (len == 0) return;
+  float max = x[0];
+  for (size_t k = 1; k < len; ++k) max = x[k * stride] > max ? x[k * stride] : max;
+  float lanes[16] = {};
+  for (size_t k = 0; k < len; ++k) lanes[k % size_t(width)] += mlas_exp::exp_for_sum(x[k * stride] - max, width);
+  const float sum = mlas_exp::fold_lanes(lanes, width);
+  if (log) {
+    const float log_sum = std::log(sum);
+    for (size_t k = 0; k < len; ++k) y[k * stride] = (x[k * stride] - max) - log_sum;
+    return;
+  }
+  const float scale = 1.0f / sum;
+  for (size_t k = 0; k < len; ++k) y[k * stride] = mlas_exp::exp_for_sum(x[k * stride] - max, width) * scale;
 }
 
 void f32_arg_extremum__ref(bool min, bool last_index, int64_t outer, int64_t axis_len, int64_t inner,

@@ -20,6 +20,7 @@
 #include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/minmax.h"
+#include "kernels/ref/mlas_softmax.h"
 #include "kernels/ref/softmax.h"
 #include "tests/simd/simd_test_util.h"
 
@@ -203,8 +204,9 @@ void check_softmax(bool log, const F32SoftmaxUkernel fn, const char* name, std::
     if (trial % 5 == 0 && len > 1) x[size_t(rng() % x.size())] = -kInf;
     std::vector<float> want(x.size()), got(x.size(), 7.0f);
     (log ? f32_logsoftmax__ref : f32_softmax__ref)(1, len, inner, x.data(), want.data());
-    if (strided) fn(size_t(len), size_t(inner), size_t(inner), x.data(), got.data());
-    else fn(size_t(len), 1, 1, x.data(), got.data());
+    const int width = trial % 3 == 0 ? 16 : 8;
+    if (strided) fn(size_t(len), size_t(inner), size_t(inner), x.data(), got.data(), width);
+    else fn(size_t(len), 1, 1, x.data(), got.data(), width);
     for (size_t i = 0; i < x.size(); ++i) {
       const bool ok = log ? same_or_close(got[i], want[i], 2e-6f, 2e-6f) : same_or_close(got[i], want[i], 1e-5f, 1e-38f);
       ASSERT_TRUE(ok) << name << " len " << len << " inner " << inner << " at " << i << " x=" << x[i] << " got "
@@ -228,12 +230,51 @@ TEST(F32SoftmaxUkernel, NaNAndAllMinusInfRowsGiveNaNLikeTheRef) {
     for (size_t len : {1u, 5u, 8u, 33u}) {
       std::vector<float> minus_inf(len, -kInf), with_nan(len, 1.0f), y(len);
       with_nan[len / 2] = kNaN;
-      k->fn(len, 1, 1, minus_inf.data(), y.data());
+      k->fn(len, 1, 1, minus_inf.data(), y.data(), 8);
       for (float v : y) EXPECT_TRUE(std::isnan(v)) << k->name;
-      k->fn(len, 1, 1, with_nan.data(), y.data());
+      k->fn(len, 1, 1, with_nan.data(), y.data(), 16);
       for (float v : y) EXPECT_TRUE(std::isnan(v)) << k->name;
     }
   }
+}
+
+// ONNX Runtime's arithmetic (kernels/ref/mlas_softmax.h) bit for bit, for both of its kernels'
+// lane counts, rows and columns, lengths around the lane counts, tails and -inf entries.
+TEST(F32SoftmaxUkernel, BitIdenticalToOnnxRuntimesArithmetic) {
+  std::mt19937 rng(14);
+  for (bool log : {false, true}) {
+    for (auto* k : runnable(log ? kF32LogSoftmaxUkernels : kF32SoftmaxUkernels)) {
+      for (int width : {8, 16}) {
+        for (int trial = 0; trial < 300; ++trial) {
+          const size_t len = trial < 40 ? size_t(1 + trial) : size_t(1 + rng() % 120);
+          const size_t inner = trial % 2 == 1 ? size_t(1 + rng() % 45) : 1;
+          std::vector<float> x(len * inner);
+          fill_logits(rng, x, int(rng() % 6));
+          std::vector<float> want(x.size()), got(x.size(), 7.0f);
+          for (size_t c = 0; c < inner; ++c) f32_softmax_mlas__ref(len, inner, x.data() + c, want.data() + c, log, width);
+          k->fn(len, inner, inner, x.data(), got.data(), width);
+          for (size_t i = 0; i < x.size(); ++i) {
+            const bool same = std::memcmp(&got[i], &want[i], sizeof(float)) == 0 || (std::isnan(got[i]) && std::isnan(want[i]));
+            ASSERT_TRUE(same) << k->name << " width " << width << " len " << len << " inner " << inner << " at " << i
+                              << " x=" << x[i] << " got " << got[i] << " want " << want[i];
+          }
+        }
+      }
+    }
+  }
+}
+
+// MLAS's exp for the sum at its edges: the FMA3 kernel's argument clamp and its zero below 2^-126,
+// the AVX-512F kernel's subnormals, exact 1 at 0.
+TEST(F32SoftmaxUkernel, OnnxRuntimesExpAtTheEdges) {
+  EXPECT_EQ(mlas_exp::exp_for_sum(0.0f, 8), 1.0f);
+  EXPECT_EQ(mlas_exp::exp_for_sum(0.0f, 16), 1.0f);
+  EXPECT_EQ(mlas_exp::exp_for_sum(-87.0f, 8), mlas_exp::exp_for_sum(-87.0f, 16));  // 2^-126 scale: alike
+  EXPECT_EQ(mlas_exp::exp_for_sum(-88.0f, 8), 0.0f);                                // 2^-127: FMA3 gives 0
+  EXPECT_EQ(mlas_exp::exp_for_sum(-100.0f, 8), 0.0f);                               // clamped, 2^-127: 0
+  EXPECT_GT(mlas_exp::exp_for_sum(-100.0f, 16), 0.0f);                              // a subnormal
+  EXPECT_LT(mlas_exp::exp_for_sum(-100.0f, 16), std::numeric_limits<float>::min());
+  EXPECT_NEAR(mlas_exp::exp_for_sum(-1.0f, 8), std::exp(-1.0f), 2e-7f);
 }
 
 TEST(EltwiseDriver, SoftmaxDriverEveryIsaAndThreads) {
