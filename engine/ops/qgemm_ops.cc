@@ -139,6 +139,11 @@ std::string matmul_params_unsupported(const OpContext& c, std::initializer_list<
   return "";
 }
 
+// The SIMD path runs only the type combinations the reference does (ops::q8_req_type_list()).
+bool has_reference(DType ta, DType tb, DType ty) {
+  return static_cast<bool>(ops::visit_q8_req_types(ta, tb, ty, [](auto, auto, auto) -> Kernel { return [] {}; }));
+}
+
 // ---- QLinearMatMul: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point
 
 enum QLinearMatMulInput : size_t { kA, kAScale, kAZeroPoint, kB, kBScale, kBZeroPoint, kYScale, kYZeroPoint };
@@ -184,7 +189,7 @@ Kernel build_qlinearmatmul(const OpContext& c, std::span<const void* const> in, 
                                 {&q.a_scale, &q.a_zero_point}, {&q.b_scale, &q.b_zero_point});
   if (!why_not.empty()) {
     c.report_fallback(why_not);
-  } else if (const auto yt = ops::q8_tag(ty)) {
+  } else if (const auto yt = ops::q8_tag(ty); yt && has_reference(ta, tb, ty)) {
     const ops::ParamInputs p(c, in);
     // The reference's multiplier, (a_scale * b_scale[j]) / y_scale, per column of B.
     std::vector<float> multiplier;
