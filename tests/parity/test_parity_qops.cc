@@ -423,7 +423,7 @@ TEST(QOpsParity, QLinearMatMulPerColumn) {
   expect_exact(qlinearmatmul_model({-1, 24}, {24, 10}, DType::s8, true), "qmatmul_per_column");
 }
 
-// The SIMD path (kernels::Q8MatMul) for every combination of types ORT runs, weight zero points
+// The SIMD path (kernels::Q8MatMul) for every combination of types ORT runs (not s8 A x u8 B), weight zero points
 // that are not 0 / 128 (the row-sum correction), B as an input with broadcast batches, odd K:
 // bit-exact, and no step on a scalar reference.
 TEST(QOpsParity, QLinearMatMulOnSimdKernels) {
@@ -432,6 +432,7 @@ TEST(QOpsParity, QLinearMatMulOnSimdKernels) {
   for (DType ta : {DType::u8, DType::s8})
     for (DType tb : {DType::u8, DType::s8})
       for (bool zps : {false, true}) {
+        if (ta == DType::s8 && tb == DType::u8) continue;  // ORT has no int8 x uint8 QLinearMatMul
         QMatMulCase q;
         q.a_dims = {-1, 33};
         q.b_dims = {33, 19};
@@ -454,7 +455,7 @@ TEST(QOpsParity, QLinearMatMulOnSimdKernels) {
   in.b_zero_points = true;
   cases.push_back({"qmatmul_simd_b_input_broadcast", in});
   in.b_zero_points = false;
-  in.a_dims = {-1, 1, 70};
+  in.a_dims = {-1, 1, 1, 70};
   in.b_dims = {2, 70, 9};
   cases.push_back({"qmatmul_simd_b_input_k70", in});
   for (const auto& [name, q] : cases) {
