@@ -6,6 +6,8 @@
 //   build/bench/deconv_bench --benchmark_filter=up2x
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,9 +73,12 @@ int main(int argc, char** argv) {
     auto y = std::make_shared<Buffer<float>>(size_t(s.out_h) * s.out_w * s.out_c);
     auto scratch = std::make_shared<std::vector<float>>(F32ConvTranspose::scratch_floats(s));
     const F32ConvTranspose chosen(s, w->data(), b->data(), {}, active_isa());
+    std::vector<std::string> seen;  // a depthwise layer runs no GEMM: one entry
     for (const F32GemmKernel& k : f32_gemm_kernels()) {
       if (!isa_supported(k.isa)) continue;
       auto d = std::make_shared<F32ConvTranspose>(s, w->data(), b->data(), Activation{}, k);
+      if (std::find(seen.begin(), seen.end(), d->kernel_id().name) != seen.end()) continue;
+      seen.push_back(d->kernel_id().name);
       add(l, d->kernel_id().name, d->kernel_id().name == chosen.kernel_id().name, k.isa,
           [=] { d->run(x->data(), y->data(), scratch->data(), nullptr); });
     }

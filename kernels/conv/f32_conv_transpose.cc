@@ -1,3 +1,5 @@
+#include "kernels/ref/fp_contract_off.h"
+
 #include "kernels/conv/f32_conv_transpose.h"
 
 #include <algorithm>
@@ -13,6 +15,7 @@ namespace {
 int taps(const ConvTranspose2dShape& s) { return s.kernel_h * s.kernel_w; }
 size_t pixels(const ConvTranspose2dShape& s) { return size_t(s.in_h) * s.in_w; }
 size_t col_width(const ConvTranspose2dShape& s) { return size_t(taps(s)) * (s.out_c / s.groups); }
+bool direct(const ConvTranspose2dShape& s) { return s.in_c == s.groups; }
 int chunk_count(const ConvTranspose2dShape& s) {
   const int k = s.in_c / s.groups, c = std::max(1, s.k_chunk);
   return (k + c - 1) / c;
@@ -32,6 +35,7 @@ void check(const ConvTranspose2dShape& s) {
 }  // namespace
 
 size_t F32ConvTranspose::scratch_floats(const ConvTranspose2dShape& s) {
+  if (direct(s)) return 0;
   const size_t cols = pixels(s) * col_width(s);
   const size_t a = copies_x(s) ? pixels(s) * size_t(std::min(s.in_c / s.groups, std::max(1, s.k_chunk))) : 0;
   return cols * (chunk_count(s) > 1 ? 2 : 1) + a;
@@ -41,6 +45,7 @@ F32ConvTranspose::F32ConvTranspose(const ConvTranspose2dShape& s, const float* w
                                    const Activation& act, Isa isa)
     : s_(s), act_(act), clamp_(f32_clamp_for(act)), epilogue_(act, isa), add_(first_runnable(kF32AddClampUkernels, isa)) {
   check(s);
+  if (isa == Isa::scalar) throw Unsupported("--isa scalar");
   const F32GemmKernel* kernel = nullptr;
   try {
     kernel = &choose_f32_gemm_kernel(isa, int64_t(pixels(s)), int64_t(col_width(s)));
@@ -72,6 +77,14 @@ F32ConvTranspose::F32ConvTranspose(const ConvTranspose2dShape& s, const float* w
 template <class MakeGemm>
 void F32ConvTranspose::init(const float* weights, MakeGemm make_gemm) {
   const int gc_in = s_.in_c / s_.groups, gc_out = s_.out_c / s_.groups, t = taps(s_);
+  if (direct(s_)) {
+    taps_.resize(size_t(t) * s_.out_c);
+    for (int oc = 0; oc < s_.out_c; ++oc)
+      for (int p = 0; p < t; ++p) taps_[size_t(p) * s_.out_c + oc] = weights[size_t(oc) * t + p];
+    name_ = portable_kernel("f32_conv_transpose_channelwise");
+    if (epilogue_.active()) name_.name += "+" + epilogue_.kernel_name();
+    return;
+  }
   const size_t n = col_width(s_);
   // One group's weights as B [gc_in][tap][m]: a column per (tap, output channel), so that the
   // gather pass reads each tap's output channels contiguously.
@@ -88,6 +101,59 @@ void F32ConvTranspose::init(const float* weights, MakeGemm make_gemm) {
   name_ = chunks_[0].gemm[0]->kernel_id();
   name_.name = "f32_conv_transpose(" + name_.name + ")";
   if (epilogue_.active()) name_.name += "+" + epilogue_.kernel_name();
+}
+
+// y = act(clamp(y + bias)) over one pixel's channels of one group.
+void F32ConvTranspose::finish(float* yp, size_t count, const float* bias) const {
+  if (add_) {
+    add_->fn(count, yp, bias, yp, clamp_.min, clamp_.max);
+  } else {
+    for (size_t i = 0; i < count; ++i) {
+      const float v = yp[i] + bias[i];
+      yp[i] = v < clamp_.min ? clamp_.min : (v > clamp_.max ? clamp_.max : v);
+    }
+  }
+  if (epilogue_.active()) epilogue_.run(count, yp, yp);
+}
+
+// One input channel per group: each tap's products x · w (rounded, as ORT's K = 1 GEMM rounds
+// them) added in tap order.
+void F32ConvTranspose::direct_row(int oy, const float* x, float* y) const {
+  const ConvTranspose2dShape& s = s_;
+  const size_t c_out = size_t(s.out_c), mult = size_t(s.out_c / s.groups);
+  for (int ox = 0; ox < s.out_w; ++ox) {
+    float* yp = y + (size_t(oy) * s.out_w + ox) * c_out;
+    bool any = false;
+    for (int ky = 0; ky < s.kernel_h; ++ky) {
+      const int ty = oy + s.pad_top - ky * s.dilation_h;
+      if (ty < 0 || ty % s.stride_h) continue;
+      const int iy = ty / s.stride_h;
+      if (iy >= s.in_h) continue;
+      for (int kx = 0; kx < s.kernel_w; ++kx) {
+        const int tx = ox + s.pad_left - kx * s.dilation_w;
+        if (tx < 0 || tx % s.stride_w) continue;
+        const int ix = tx / s.stride_w;
+        if (ix >= s.in_w) continue;
+        const float* xp = x + (size_t(iy) * s.in_w + ix) * s.in_c;
+        const float* wp = taps_.data() + (size_t(ky) * s.kernel_w + kx) * c_out;
+        if (mult == 1) {
+          if (any) {
+            for (size_t c = 0; c < c_out; ++c) yp[c] = yp[c] + xp[c] * wp[c];
+          } else {
+            for (size_t c = 0; c < c_out; ++c) yp[c] = xp[c] * wp[c];
+          }
+        } else {
+          for (size_t c = 0; c < c_out; ++c) {
+            const float v = xp[c / mult] * wp[c];
+            yp[c] = any ? yp[c] + v : v;
+          }
+        }
+        any = true;
+      }
+    }
+    if (!any) std::fill(yp, yp + c_out, 0.0f);
+    finish(yp, c_out, bias_.data());
+  }
 }
 
 // One output pixel's channels of one group, from the cols of the input pixels that land on it.
@@ -125,25 +191,32 @@ void F32ConvTranspose::gather_row(int oy, const float* cols, float* y, int group
       }
     }
     if (!any) std::fill(yp, yp + gc_out, 0.0f);
-    add(yp, bias_.data() + size_t(group) * gc_out, gc_out, clamp_.min, clamp_.max);
-    if (epilogue_.active()) epilogue_.run(gc_out, yp, yp);
+    finish(yp, gc_out, bias_.data() + size_t(group) * gc_out);
   }
 }
 
 struct ConvTransposeRowTask {
   const F32ConvTranspose* self;
-  const float* cols;
+  const float* cols;  // the GEMM's columns, or x for the direct path
   float* y;
   int group;
   static void run(void* ctx, size_t oy) {
     auto* t = static_cast<const ConvTransposeRowTask*>(ctx);
-    t->self->gather_row(int(oy), t->cols, t->y, t->group);
+    if (t->group < 0) t->self->direct_row(int(oy), t->cols, t->y);
+    else t->self->gather_row(int(oy), t->cols, t->y, t->group);
   }
 };
 
 void F32ConvTranspose::run(const float* x, float* y, float* scratch, pthreadpool_t pool) const {
   const ConvTranspose2dShape& s = s_;
   const size_t px = pixels(s), n = col_width(s);
+  if (direct(s)) {
+    for (int img = 0; img < s.batch; ++img) {
+      ConvTransposeRowTask task{this, x + size_t(img) * px * s.in_c, y + size_t(img) * s.out_h * s.out_w * s.out_c, -1};
+      pthreadpool_parallelize_1d(pool, ConvTransposeRowTask::run, &task, size_t(s.out_h), 0);
+    }
+    return;
+  }
   const int gc_in = s.in_c / s.groups;
   float* cols = scratch;
   float* part = cols + px * n;  // a later K block's products

@@ -14,6 +14,11 @@
 // Col2im order before the bias. So the output is bit-identical to the reference's, and a QDQ
 // ConvTranspose (float in ORT) quantizes to ORT's codes.
 //
+// With one input channel per group (depthwise, or a channel multiplier) the GEMM would have
+// K = 1: the driver then gathers x · w directly per output pixel, tap by tap in the same order,
+// along the channels in portable loops the compiler vectorizes (the lanes are independent, so
+// the float steps stay the reference's).
+//
 // Stride-phase decomposition (XNNPACK's deconvolution: stride_h · stride_w small convs on the
 // IGEMM) would skip the col buffer, but it sums every tap of a phase inside one dot product,
 // which is not ORT's order.
@@ -60,6 +65,8 @@ class F32ConvTranspose {
   template <class MakeGemm>
   void init(const float* weights, MakeGemm make_gemm);
   void gather_row(int oy, const float* cols, float* y, int group) const;
+  void direct_row(int oy, const float* x, float* y) const;
+  void finish(float* yp, size_t count, const float* bias) const;
   friend struct ConvTransposeRowTask;
 
   ConvTranspose2dShape s_;
@@ -69,6 +76,7 @@ class F32ConvTranspose {
   F32Epilogue epilogue_;
   const EltwiseUkernel<F32AddClampUkernel>* add_;
   std::vector<Chunk> chunks_;
+  std::vector<float> taps_;  // one input channel per group: [tap][out_c]
   KernelId name_;
 };
 
