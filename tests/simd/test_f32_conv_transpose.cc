@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/conv/f32_conv_transpose.h"
+#include "kernels/fallback.h"
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/ref/conv_transpose.h"
 #include "tests/simd/simd_test_util.h"
