@@ -87,6 +87,7 @@ const std::map<std::string, OpImpl>& op_table() {
   static const std::map<std::string, OpImpl> table = [] {
     OpTable t;
     register_conv_ops(t);
+    register_conv_transpose_ops(t);
     register_pool_ops(t);
     register_elementwise_ops(t);
     register_gemm_ops(t);

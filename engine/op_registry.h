@@ -142,6 +142,7 @@ std::vector<std::string> registered_ops();
 // Registration, one function per family (engine/ops/*.cc).
 using OpTable = std::vector<std::pair<std::string, OpImpl>>;
 void register_conv_ops(OpTable& t);
+void register_conv_transpose_ops(OpTable& t);  // ConvTranspose (FP32; float inside a QDQ unit, as in ORT)
 void register_pool_ops(OpTable& t);
 void register_elementwise_ops(OpTable& t);
 void register_gemm_ops(OpTable& t);

@@ -179,6 +179,9 @@ const std::map<std::string, Importer>& importers() {
     auto conv_attrs = conv_geometry;
     conv_attrs.push_back({"group", i64(1)});
     t["Conv"] = {1, conv_attrs, {}};
+    auto deconv_attrs = conv_attrs;
+    deconv_attrs.insert(deconv_attrs.end(), {{"output_padding", ints()}, {"output_shape", ints()}});
+    t["ConvTranspose"] = {1, deconv_attrs, {}};
 
     t["BatchNormalization"] = {1,
                                {{"epsilon", f32(1e-5f)}, {"momentum", f32(0.9f)},

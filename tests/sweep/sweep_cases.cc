@@ -368,6 +368,167 @@ void add_resize(Builder& s, Mode mode, const std::string& resize_mode, const std
   });
 }
 
+// ---- Transposed convolution ----
+struct DeconvGeom {
+  int64_t c = 8, m = 8, h = 7, w = 7, group = 1, kh = 3, kw = 3, sh = 2, sw = 2, dh = 1, dw = 1;
+  Dims pads = {1, 1, 1, 1};
+  Dims output_padding;   // empty: absent
+  Dims output_shape;     // empty: absent
+  std::string auto_pad;  // "" (NOTSET), SAME_UPPER, SAME_LOWER, VALID
+  bool bias = true;
+  int64_t batch = 1;
+  std::string id() const {
+    std::string s = "c" + std::to_string(c) + "_m" + std::to_string(m) + "_" + std::to_string(h) + "x" +
+                    std::to_string(w) + "_k" + std::to_string(kh) + "x" + std::to_string(kw) + "_s" +
+                    std::to_string(sh) + "x" + std::to_string(sw) + "_d" + std::to_string(dh) + "x" +
+                    std::to_string(dw) + "_g" + std::to_string(group);
+    s += auto_pad.empty() ? "_p" + join(pads, ".") : "_" + auto_pad;
+    if (!output_padding.empty()) s += "_op" + join(output_padding, ".");
+    if (!output_shape.empty()) s += "_os" + join(output_shape, ".");
+    if (!bias) s += "_nobias";
+    if (batch != 1) s += "_n" + std::to_string(batch);
+    return s;
+  }
+  Attrs attrs() const {
+    Attrs a = {{"kernel_shape", {kh, kw}}, {"strides", {sh, sw}}, {"dilations", {dh, dw}}, {"group", group}};
+    if (auto_pad.empty()) a.push_back({"pads", {pads[0], pads[1], pads[2], pads[3]}});
+    else a.push_back({"auto_pad", auto_pad});
+    if (!output_padding.empty()) a.push_back({"output_padding", output_padding});
+    if (!output_shape.empty()) a.push_back({"output_shape", output_shape});
+    return a;
+  }
+};
+
+void add_deconv(Builder& s, Mode mode, const DeconvGeom& g) {
+  const Dims w_dims = {g.c, g.m / g.group, g.kh, g.kw};
+  s.add(mode, "ConvTranspose", g.id(), [g, mode, w_dims](OnnxBuilder& b) {
+    const std::string x = b.input("x", {g.batch, g.c, g.h, g.w});
+    if (mode == Mode::fp32) {
+      std::vector<std::string> in = {x, b.random_normal_init("", w_dims, 0, 0.3f)};
+      if (g.bias) in.push_back(b.random_normal_init("", {g.m}));
+      b.output(b.node("ConvTranspose", in, g.attrs()));
+    } else {
+      // Per output channel (axis 1) as ORT's quantize_static does for ConvTranspose, per tensor
+      // when grouped (axis 1 then holds M / group channels).
+      auto w = testing::qdq_weights(b, w_dims, g.group == 1, 0.3f, 1);
+      std::vector<std::string> in = {testing::qdq(b, x, kAct), w.dq};
+      if (g.bias) in.push_back(testing::qdq_bias(b, g.m, kAct.scale, w.scales));
+      auto y = b.node("ConvTranspose", in, g.attrs());
+      const float k = float(g.c / g.group * g.kh * g.kw) / float(g.sh * g.sw);
+      b.output(testing::qdq(b, y, {0.3f * std::sqrt(k) / 64, 128, ElemType::u8}));
+    }
+  });
+}
+
+std::vector<DeconvGeom> deconv_space() {
+  std::vector<DeconvGeom> v;
+  for (int64_t k = 1; k <= 5; ++k)  // kernels 1..5, stride 1 and 2, no padding
+    for (int64_t st : {1, 2}) {
+      DeconvGeom g;
+      g.kh = g.kw = k;
+      g.sh = g.sw = st;
+      g.pads = {0, 0, 0, 0};
+      v.push_back(g);
+    }
+  for (auto [kh, kw] : {std::pair{1, 3}, {3, 1}}) {
+    DeconvGeom g;
+    g.kh = kh, g.kw = kw;
+    g.pads = {kh / 2, kw / 2, kh / 2, kw / 2};
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // 2x upsampling (U-Net decoder), k2 s2
+    g.kh = g.kw = 2;
+    g.pads = {0, 0, 0, 0};
+    g.c = 16;
+    g.m = 8;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // stride 3, k4
+    g.kh = g.kw = 4;
+    g.sh = g.sw = 3;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // stride 2 x 1, asymmetric pads
+    g.sh = 2, g.sw = 1;
+    g.pads = {0, 1, 2, 1};
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // dilations
+    g.dh = g.dw = 2;
+    g.pads = {2, 2, 2, 2};
+    g.sh = g.sw = 1;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // dilation 2 with stride 2 and output_padding
+    g.dh = g.dw = 2;
+    g.output_padding = {1, 1};
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // 3x3 s2 p1 op1: exact 2x (FCN / decoder heads)
+    g.output_padding = {1, 1};
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // output_padding on one axis only, no bias
+    g.output_padding = {0, 1};
+    g.bias = false;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // output_shape (pads derived from it)
+    g.output_shape = {14, 15};
+    v.push_back(g);
+  }
+  for (const char* ap : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    DeconvGeom g;
+    g.auto_pad = ap;
+    v.push_back(g);
+    g.kh = g.kw = 4;  // an even kernel: odd total padding
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // 2 groups
+    g.group = 2;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // depthwise k4 s2 p1 (bilinear-style upsampling)
+    g.c = g.m = g.group = 16;
+    g.kh = g.kw = 4;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // grouped with 2 output channels per group
+    g.c = 8, g.m = 16, g.group = 4;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // channels not a multiple of the vector width, batch 2
+    g.c = 5, g.m = 11, g.h = 5, g.w = 6;
+    g.batch = 2;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // a K deeper than MLAS's 128-channel block
+    g.c = 160, g.m = 12, g.h = 4, g.w = 4;
+    v.push_back(g);
+  }
+  {
+    DeconvGeom g;  // 1x1 spatial input
+    g.h = g.w = 1;
+    g.kh = g.kw = 4;
+    g.pads = {0, 0, 0, 0};
+    v.push_back(g);
+  }
+  return v;
+}
+
 std::vector<Case> make() {
   Builder s;
   // Convolutions in the three precisions; the INT8 ones on a stratified share of the space.
@@ -386,6 +547,18 @@ std::vector<Case> make() {
                       {{"pads", {1, 1, 1, 1, 1, 1}}}));
     });
   }
+
+  // Transposed convolutions: FP32 and QDQ (ORT runs the QDQ unit in float; the codes must match).
+  const auto deconvs = deconv_space();
+  for (const DeconvGeom& g : deconvs) add_deconv(s, Mode::fp32, g);
+  for (size_t i = 0; i < deconvs.size(); ++i) if (i % 2 == 0 || deconvs[i].c > 128) add_deconv(s, Mode::qdq, deconvs[i]);
+  s.add(Mode::fp32, "ConvTranspose", "1d_k3_s2_op1", [](OnnxBuilder& b) {
+    b.output(b.node("ConvTranspose", {b.input("x", {1, 8, 9}), b.random_normal_init("", {8, 6, 3}), b.random_normal_init("", {6})},
+                    {{"pads", {1, 1}}, {"strides", {2}}, {"output_padding", {1}}}));
+  });
+  s.add(Mode::fp32, "ConvTranspose", "3d_k3", [](OnnxBuilder& b) {
+    b.output(b.node("ConvTranspose", {b.input("x", {1, 4, 4, 4, 4}), b.random_normal_init("", {4, 4, 3, 3, 3})}, {}));
+  });
 
   // Pools.
   for (const char* op : {"MaxPool", "AveragePool"})

@@ -1,0 +1,90 @@
+// ConvTranspose (FP32, NHWC): F32ConvTranspose (a GEMM on the FP32 microkernels, then the gather
+// pass) on each GEMM tile this CPU runs, next to the scalar reference, at the decoder shapes of
+// segmentation / detection heads: named deconv/<shape>/<kernel>, "pick" on the driver's choice
+// for active_isa(). GFLOPS counts 2 per multiply-add of the definition. One thread, batch 1.
+//
+//   build/bench/deconv_bench --benchmark_filter=up2x
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/kernel_bench_util.h"
+#include "kernels/conv/f32_conv_transpose.h"
+#include "kernels/gemm/f32_gemm_list.h"
+#include "kernels/ref/conv_transpose.h"
+
+namespace {
+
+using namespace octet::kernels;
+using octet::bench::Arithmetic;
+using octet::bench::Buffer;
+
+struct Layer {
+  const char* name;
+  int in, c, m, k, stride, pad, adj, groups;
+  ConvTranspose2dShape shape() const {
+    ConvTranspose2dShape s;
+    s.in_h = s.in_w = in;
+    s.in_c = c, s.out_c = m, s.groups = groups;
+    s.kernel_h = s.kernel_w = k;
+    s.stride_h = s.stride_w = stride;
+    s.pad_top = s.pad_left = pad;
+    s.out_h = s.out_w = (in - 1) * stride + k - 2 * pad + adj;
+    return s;
+  }
+};
+
+const Layer kLayers[] = {
+    {"up2x 28x28 64->32 k2 s2", 28, 64, 32, 2, 2, 0, 0, 1},
+    {"14x14 128->64 k3 s2 p1 op1", 14, 128, 64, 3, 2, 1, 1, 1},
+    {"depthwise 28x28x32 k4 s2 p1", 28, 32, 32, 4, 2, 1, 0, 32},
+    {"up2x 56x56 32->16 k2 s2", 56, 32, 16, 2, 2, 0, 0, 1},
+};
+
+int64_t macs(const ConvTranspose2dShape& s) {
+  return int64_t(s.in_h) * s.in_w * s.in_c * (s.out_c / s.groups) * s.kernel_h * s.kernel_w;
+}
+
+void add(const Layer& l, const std::string& kernel, bool pick, Isa isa, std::function<void()> body) {
+  const ConvTranspose2dShape s = l.shape();
+  const std::string name = std::string("deconv/") + l.name + "/" + kernel;
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [=](benchmark::State& state) {
+                                 octet::bench::run_timed_with_best(state, Arithmetic::f32, isa, macs(s), body);
+                                 if (pick) state.SetLabel("pick");
+                               })
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const Layer& l : kLayers) {
+    const ConvTranspose2dShape s = l.shape();
+    auto x = std::make_shared<Buffer<float>>(octet::bench::random_floats<Buffer<float>>(size_t(s.in_h) * s.in_w * s.in_c, 1));
+    auto w = std::make_shared<Buffer<float>>(
+        octet::bench::random_floats<Buffer<float>>(size_t(s.in_c) * (s.out_c / s.groups) * s.kernel_h * s.kernel_w, 2));
+    auto b = std::make_shared<Buffer<float>>(octet::bench::random_floats<Buffer<float>>(size_t(s.out_c), 3));
+    auto y = std::make_shared<Buffer<float>>(size_t(s.out_h) * s.out_w * s.out_c);
+    auto scratch = std::make_shared<std::vector<float>>(F32ConvTranspose::scratch_floats(s));
+    const F32ConvTranspose chosen(s, w->data(), b->data(), {}, active_isa());
+    std::vector<std::string> seen;  // a depthwise layer runs no GEMM: one entry
+    for (const F32GemmKernel& k : f32_gemm_kernels()) {
+      if (!isa_supported(k.isa)) continue;
+      auto d = std::make_shared<F32ConvTranspose>(s, w->data(), b->data(), Activation{}, k);
+      if (std::find(seen.begin(), seen.end(), d->kernel_id().name) != seen.end()) continue;
+      seen.push_back(d->kernel_id().name);
+      add(l, d->kernel_id().name, d->kernel_id().name == chosen.kernel_id().name, k.isa,
+          [=] { d->run(x->data(), y->data(), scratch->data(), nullptr); });
+    }
+    add(l, "f32_conv_transpose2d_nhwc__ref", false, Isa::scalar,
+        [=] { f32_conv_transpose2d_nhwc__ref(s, x->data(), w->data(), b->data(), {}, y->data()); });
+  }
+  octet::bench::add_active_isa_context();
+  return octet::bench::run_benchmarks(argc, argv);
+}
