@@ -115,7 +115,7 @@ struct SlabTask {
 }  // namespace
 
 StridedCopy::StridedCopy(int rank, const int64_t* dims, const int64_t* src_strides, const int64_t* dst_strides,
-                         int elem_size)
+                         int elem_size, Isa isa)
     : elem_(elem_size) {
   if (rank > 16) throw std::invalid_argument("StridedCopy: rank above 16");
   struct Dim { int64_t n, s, d; };
@@ -172,6 +172,17 @@ StridedCopy::StridedCopy(int rank, const int64_t* dims, const int64_t* src_strid
       return;
     }
   }
+  // The innermost dimension is strided in the source only: gather rows, the two innermost
+  // dimensions per call (many short rows, as a step-2 slice of a 5-wide axis leaves, in one).
+  if (dst_.back() == 1 && elem_ != 1 && elem_ != 2 && elem_ != 4 && elem_ != 8) elements_name_ = "copy_strided_odd_elem__ref";
+  else if (dst_.back() != 1) elements_name_ = "copy_strided_scatter__ref";
+  else if ((gather_ = first_runnable(kStridedGatherKernels, isa)) != nullptr) {
+    form_ = Form::gather;
+    gather_fn_ = gather_->for_size(elem_);
+    outer_count_ = 1;
+    for (int k = 0; k + 2 < r; ++k) outer_count_ *= dims_[size_t(k)];
+    return;
+  }
   form_ = Form::elements;
   outer_count_ = 1;
   for (int64_t n : dims_) outer_count_ *= n;
@@ -181,12 +192,14 @@ const char* StridedCopy::kernel_name() const {
   switch (form_) {
     case Form::runs: return "copy_runs";
     case Form::transpose: return "transpose_tiles";
+    case Form::gather: return gather_->name;
     case Form::elements: break;
   }
-  return "copy_strided__ref";
+  return elements_name_;
 }
 
-// The element walk is the reference (kernels/ref/copy.h); runs and tiles are the fast forms.
+// The element walk is the reference (kernels/ref/copy.h); runs, tiles and gather rows are the
+// fast forms.
 KernelId StridedCopy::kernel_id() const { return {kernel_name(), form_ == Form::elements}; }
 
 void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t end) const {
@@ -219,6 +232,15 @@ void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t e
       });
       return;
     }
+    case Form::gather: {
+      const int64_t n = dims_[size_t(r - 1)], xs = src_[size_t(r - 1)];
+      const int64_t rows = r >= 2 ? dims_[size_t(r - 2)] : 1;
+      const int64_t x_row = r >= 2 ? src_[size_t(r - 2)] : 0, y_row = r >= 2 ? dst_[size_t(r - 2)] : 0;
+      walk(dims_, src_, dst_, std::max(0, r - 2), begin, end - begin, [&](int64_t so, int64_t dof) {
+        gather_fn_(size_t(rows), size_t(n), s + so * e, x_row, xs, d + dof * e, y_row);
+      });
+      return;
+    }
     case Form::elements:
       walk(dims_, src_, dst_, r, begin, end - begin,
            [&](int64_t so, int64_t dof) { std::memcpy(d + dof * e, s + so * e, size_t(e)); });
@@ -237,6 +259,10 @@ void StridedCopy::run(const void* src, void* dst, pthreadpool_t pool) const {
   int64_t unit_bytes = elem_;
   if (form_ == Form::runs) unit_bytes = std::max<int64_t>(1, run_bytes_);
   if (form_ == Form::transpose) unit_bytes = dims_[size_t(t_src_axis_)] * dims_[size_t(t_dst_axis_)] * elem_;
+  if (form_ == Form::gather) {
+    unit_bytes = dims_.back() * elem_;
+    if (dims_.size() >= 2) unit_bytes *= dims_[dims_.size() - 2];
+  }
   const int64_t total_bytes = unit_bytes * outer_count_;
   if (!pool || pthreadpool_get_threads_count(pool) <= 1 || total_bytes < 4 * kSlabBytes) {
     run_range(src, dst, 0, outer_count_);
