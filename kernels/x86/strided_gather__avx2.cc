@@ -4,7 +4,8 @@
 // elements gather the dword holding the element (starting at it for a positive step, ending at
 // it for a negative one, so the extra bytes lie between the row's own elements) and keep its
 // byte / half; the last element or two, whose dword would reach past the row, are copied one by
-// one. 4- and 8-byte tails are masked gathers and stores.
+// one. So is every tail shorter than a vector: a masked vpgatherdd cost more than the few loads
+// it replaces (a step-2 slice of 7-wide rows, 4-byte elements: 14.9 -> 4.8 us on Zen 3).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -51,12 +52,7 @@ void row_x32(const int32_t* x, ptrdiff_t s, int32_t* y, size_t n) {
     const auto* base = reinterpret_cast<const int*>(x + ptrdiff_t(i) * s);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_i32gather_epi32(base, index, 4));
   }
-  if (i < n) {
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), lane_index8());
-    const auto* base = reinterpret_cast<const int*>(x + ptrdiff_t(i) * s);
-    const __m256i v = _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), base, index, mask, 4);
-    _mm256_maskstore_epi32(reinterpret_cast<int*>(y + i), mask, v);
-  }
+  tail(x, s, y, i, n);
 }
 
 void row_x64(const int64_t* x, ptrdiff_t s, int64_t* y, size_t n) {
@@ -81,12 +77,7 @@ void row_x64(const int64_t* x, ptrdiff_t s, int64_t* y, size_t n) {
     const auto* base = reinterpret_cast<const long long*>(x + ptrdiff_t(i) * s);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_i32gather_epi64(base, index, 8));
   }
-  if (i < n) {
-    const __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(int64_t(n - i)), _mm256_setr_epi64x(0, 1, 2, 3));
-    const auto* base = reinterpret_cast<const long long*>(x + ptrdiff_t(i) * s);
-    const __m256i v = _mm256_mask_i32gather_epi64(_mm256_setzero_si256(), base, index, mask, 8);
-    _mm256_maskstore_epi64(reinterpret_cast<long long*>(y + i), mask, v);
-  }
+  tail(x, s, y, i, n);
 }
 
 void row_x16(const uint16_t* x, ptrdiff_t s, uint16_t* y, size_t n) {
