@@ -4,8 +4,8 @@
 // elements gather the dword holding the element (starting at it for a positive step, ending at
 // it for a negative one, so the extra bytes lie between the row's own elements) and keep its
 // byte / half; the last element or two, whose dword would reach past the row, are copied one by
-// one. So is every tail shorter than a vector: a masked vpgatherdd cost more than the few loads
-// it replaces (a step-2 slice of 7-wide rows, 4-byte elements: 14.9 -> 4.8 us on Zen 3).
+// one. So is every tail shorter than a vector: a masked vpgatherdd costs more than the few
+// loads it replaces, and short rows are mostly tail (bench/RESULTS.md).
 #include <immintrin.h>
 
 #include <algorithm>
