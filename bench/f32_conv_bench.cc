@@ -138,9 +138,11 @@ void register_benchmarks() {
   };
   for (const octet::bench::FcLayer& layer : octet::bench::fc_layers())
     register_gemm(layer.model, layer.name, 1, layer.n, layer.k);
-  for (auto [m, n, k] : {std::tuple{4, 16, 32}, std::tuple{64, 256, 256}})
-    for (auto [which, label] : {std::pair{GemmB::constant, "Bconst"}, std::pair{GemmB::input, "Binput"},
-                                std::pair{GemmB::ref, "f32_gemm__ref"}}) {
+  for (auto [gm, gn, gk] : {std::tuple{4, 16, 32}, std::tuple{64, 256, 256}})
+    for (auto [gb, label] : {std::pair{GemmB::constant, "Bconst"}, std::pair{GemmB::input, "Binput"},
+                             std::pair{GemmB::ref, "f32_gemm__ref"}}) {
+      const int m = gm, n = gn, k = gk;  // structured bindings cannot be captured before C++20's clang 16
+      const GemmB which = gb;
       if (which != GemmB::ref && !any) continue;
       const std::string name = "f32_gemm_cmn/" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                                "/" + label;
