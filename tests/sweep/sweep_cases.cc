@@ -572,14 +572,19 @@ std::vector<Case> make() {
     }
   // Steps other than 2 and -1, on the last axis (the gather rows) and another; longer rows than
   // a vector, a row of one element, and two axes stepped at once.
-  for (auto [d, axis, step] : std::vector<std::tuple<Dims, int64_t, int64_t>>{
+  struct SteppedSlice {
+    Dims d;
+    int64_t axis, step;
+    std::string id() const { return join(d) + "_axis" + std::to_string(axis) + "_step" + std::to_string(step); }
+    std::string node(OnnxBuilder& b, const std::string& x) const {
+      const int64_t start = step < 0 ? -1 : 0, end = step < 0 ? -1000 : 1000;
+      return b.node("Slice", {x, i64s(b, {start}), i64s(b, {end}), i64s(b, {axis}), i64s(b, {step})});
+    }
+  };
+  for (const SteppedSlice& c : std::vector<SteppedSlice>{
            {{2, 6, 4, 5}, -1, 3}, {{2, 6, 4, 5}, -1, -2}, {{2, 6, 4, 5}, 1, 3}, {{2, 6, 4, 5}, 2, -2},
            {{3, 70}, 1, 2}, {{3, 70}, 1, -1}, {{3, 70}, 1, 5}, {{3, 70}, 1, -3}, {{4, 2}, 1, 2}, {{4, 1}, 1, -1}})
-    s.add(Mode::fp32, "Slice", join(d) + "_axis" + std::to_string(axis) + "_step" + std::to_string(step),
-          [=](OnnxBuilder& b) {
-            const int64_t start = step < 0 ? -1 : 0, end = step < 0 ? -1000 : 1000;
-            b.output(b.node("Slice", {b.input("x", d), i64s(b, {start}), i64s(b, {end}), i64s(b, {axis}), i64s(b, {step})}));
-          });
+    s.add(Mode::fp32, "Slice", c.id(), [=](OnnxBuilder& b) { b.output(c.node(b, b.input("x", c.d))); });
   s.add(Mode::fp32, "Slice", "2x6x4x9_axes2.3_steps-1.2", [](OnnxBuilder& b) {
     b.output(b.node("Slice", {b.input("x", {2, 6, 4, 9}), i64s(b, {-1, 1}), i64s(b, {-1000, 1000}), i64s(b, {2, 3}),
                               i64s(b, {-1, 2})}));
@@ -649,15 +654,11 @@ std::vector<Case> make() {
     b.output(testing::qdq(b, b.node("Gather", {x, i64s(b, {1, 0, -1})}, {{"axis", 1}}), kAct));
   });
   // Bytes stepped along the last axis (the gather rows' 1-byte elements) and an outer one.
-  for (auto [d, axis, step] : std::vector<std::tuple<Dims, int64_t, int64_t>>{
+  for (const SteppedSlice& c : std::vector<SteppedSlice>{
            {{2, 6, 4, 5}, -1, 2}, {{2, 6, 4, 5}, -1, -1}, {{2, 3, 77}, 2, 3}, {{2, 3, 77}, 2, -2}, {{2, 6, 4, 5}, 1, -2}})
-    s.add(Mode::qdq, "Slice", join(d) + "_axis" + std::to_string(axis) + "_step" + std::to_string(step),
-          [=](OnnxBuilder& b) {
-            const int64_t start = step < 0 ? -1 : 0, end = step < 0 ? -1000 : 1000;
-            auto x = testing::qdq(b, b.input("x", d), kAct);
-            auto y = b.node("Slice", {x, i64s(b, {start}), i64s(b, {end}), i64s(b, {axis}), i64s(b, {step})});
-            b.output(testing::qdq(b, y, kAct));
-          });
+    s.add(Mode::qdq, "Slice", c.id(), [=](OnnxBuilder& b) {
+      b.output(testing::qdq(b, c.node(b, testing::qdq(b, b.input("x", c.d), kAct)), kAct));
+    });
   s.add(Mode::qdq, "Transpose", "2x6x4x5_perm0231", [](OnnxBuilder& b) {
     auto y = b.node("Transpose", {testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct)}, {{"perm", {0, 2, 3, 1}}});
     b.output(testing::qdq(b, y, kAct));
