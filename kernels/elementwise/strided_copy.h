@@ -9,13 +9,15 @@
 // with a step on the last axis, a reversed last axis) runs the gather rows of
 // kernels/elementwise/strided_gather_list.h, two dimensions per call.
 //
+// An innermost dimension strided in the destination (extent-1 pieces concatenated along the last
+// axis) runs typed stores one by one, "copy_scatter_rows": no level has a scatter store that
+// beats them.
+//
 // kernel_name() says which form ran: "copy_runs" (the innermost dimension is contiguous on
 // both sides: memcpy of runs), "transpose_tiles", the gather row's name
-// ("copy_gather_rows__avx2"), or the element walk of kernels/ref/copy.h, named for why:
-// "copy_strided_scatter__ref" (the destination's innermost dimension is strided: only a write
-// into a strided view, e.g. extent-1 pieces concatenated along the last axis),
-// "copy_strided_odd_elem__ref" (elements not of 1, 2, 4 or 8 bytes: no ONNX type) and
-// "copy_strided__ref" (no gather row runs under the cap: --isa scalar).
+// ("copy_gather_rows__avx2"), "copy_scatter_rows", or the element walk of kernels/ref/copy.h,
+// named for why: "copy_strided_odd_elem__ref" (elements not of 1, 2, 4 or 8 bytes: no ONNX
+// type has them) and "copy_strided__ref" (no gather row runs under the cap: --isa scalar).
 #include <pthreadpool.h>
 
 #include <cstdint>
@@ -45,7 +47,7 @@ class StridedCopy {
   int64_t run_bytes() const { return run_bytes_; }
 
  private:
-  enum class Form { runs, transpose, gather, elements };
+  enum class Form { runs, transpose, gather, scatter, elements };
   void run_range(const void* src, void* dst, int64_t begin, int64_t end) const;
   static void run_slab(void* ctx, size_t i);
 

@@ -1,6 +1,6 @@
 // StridedCopy (Transpose, Slice, Split, Concat) against the element walk of kernels/ref/copy.h
 // on random permutations, boxes and element sizes, with and without a thread pool: every form
-// (copy_runs, transpose_tiles, the gather rows, the element walk) must write exactly what the
+// (copy_runs, transpose_tiles, the gather and scatter rows, the element walk) must write exactly what the
 // walk writes and nothing outside the box. The gather rows of every level that runs here are
 // also called directly, every step from -5 to 5, every row length up to past two vectors, with
 // the source's first or last element against an inaccessible page.
@@ -223,6 +223,27 @@ TEST(StridedCopy, RandomLastAxisStepsMatchTheRef) {
   }
 }
 
+// Extent-1 pieces written into every k-th element of the last axis (Concat of [.., 1] inputs
+// along it), with a step on the source too: the scatter rows.
+TEST(StridedCopy, ScatterIntoAStridedLastAxisMatchesTheRef) {
+  std::mt19937 rng(19);
+  testing::Pool pool(pthreadpool_create(2));
+  for (int i = 0; i < 300; ++i) {
+    Case c;
+    const int64_t rows = 1 + int64_t(rng() % 9), n = 1 + int64_t(rng() % 40), pieces = 2 + int64_t(rng() % 4);
+    const int64_t x_step = rng() % 3 == 0 ? -2 : 1;
+    c.dims = {rows, n};
+    c.src = {n * 2, x_step};
+    c.dst = {n * pieces, pieces};
+    c.src_elems = rows * n * 2;
+    c.dst_elems = rows * n * pieces;
+    c.start = x_step < 0 ? 2 * (n - 1) : 0;
+    const int sizes[] = {1, 2, 4, 8};
+    c.elem = sizes[rng() % 4];
+    expect_same_as_ref(c, rng, i % 2 ? pool.get() : nullptr);
+  }
+}
+
 TEST(StridedCopy, LastAxisStepsTakeTheGatherRows) {
   // [2][6][4][5] step 2 on the last axis: [2][6][4][3] from strides 120, 20, 5, 2.
   const int64_t dims[] = {2, 6, 4, 3};
@@ -245,7 +266,8 @@ TEST(StridedCopy, LastAxisStepsTakeTheGatherRows) {
   const int64_t s_dims[] = {4, 6};
   const int64_t s_src[] = {6, 1};
   const int64_t s_dst[] = {18, 3};
-  EXPECT_STREQ(StridedCopy(2, s_dims, s_src, s_dst, 4).kernel_name(), "copy_strided_scatter__ref");
+  EXPECT_STREQ(StridedCopy(2, s_dims, s_src, s_dst, 4).kernel_name(), "copy_scatter_rows");
+  EXPECT_FALSE(StridedCopy(2, s_dims, s_src, s_dst, 4).kernel_id().scalar);
   const int64_t o_dims[] = {4, 6};
   const int64_t o_src[] = {12, 2};
   const int64_t o_dst[] = {6, 1};
