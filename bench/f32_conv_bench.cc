@@ -7,12 +7,15 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/gemm/f32_gemm_list.h"
+#include "kernels/gemm/f32_batched_gemm.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/isa.h"
 #include "kernels/ref/conv2d.h"
@@ -62,6 +65,36 @@ void gemm_bench(benchmark::State& state, int m, int n, int k, const F32GemmKerne
   if (pick) state.SetLabel("pick");
 }
 
+// ONNX Gemm with C [M, N] (beta · C added in each tile's epilogue) and B a constant or an input
+// (F32BatchedGemm: B, transposed, packed at each run), against f32_gemm__ref.
+enum class GemmB { constant, input, ref };
+void gemm_c_bench(benchmark::State& state, int m, int n, int k, GemmB which) {
+  const auto a = random_floats(size_t(m) * k, 1);
+  const auto b = random_floats(size_t(k) * n, 2);
+  const auto c = random_floats(size_t(m) * n, 3);
+  std::vector<float> y(size_t(m) * n);
+  const Isa isa = which == GemmB::ref ? Isa::scalar : octet::kernels::active_isa();
+  if (which == GemmB::constant) {
+    F32Gemm gemm(k, n, b.data(), true, nullptr, Activation{}, isa);
+    state.SetLabel(gemm.kernel_name() + " + C");
+    run_timed(state, Arithmetic::f32, isa, int64_t(m) * n * k, [&] { gemm.run(m, a.data(), y.data(), nullptr, c.data()); });
+  } else if (which == GemmB::input) {
+    octet::kernels::F32BatchedGemm gemm(m, k, n, isa, true);
+    state.SetLabel(gemm.kernel_id().name + " + C");
+    run_timed(state, Arithmetic::f32, isa, int64_t(m) * n * k,
+              [&] { gemm.run(a.data(), b.data(), y.data(), nullptr, {1.0f, nullptr, c.data()}); });
+  } else {
+    octet::kernels::GemmShape s;
+    s.m = m;
+    s.n = n;
+    s.k = k;
+    s.trans_b = true;
+    run_timed(state, Arithmetic::f32, isa, int64_t(m) * n * k, [&] {
+      octet::kernels::f32_gemm__ref(s, 1.0f, a.data(), b.data(), 1.0f, c.data(), n, 1, Activation{}, y.data());
+    });
+  }
+}
+
 void register_benchmarks() {
   const Isa active = octet::kernels::active_isa();
   std::vector<const F32GemmKernel*> kernels;
@@ -105,6 +138,18 @@ void register_benchmarks() {
   };
   for (const octet::bench::FcLayer& layer : octet::bench::fc_layers())
     register_gemm(layer.model, layer.name, 1, layer.n, layer.k);
+  for (auto [gm, gn, gk] : {std::tuple{4, 16, 32}, std::tuple{64, 256, 256}})
+    for (auto [gb, label] : {std::pair{GemmB::constant, "Bconst"}, std::pair{GemmB::input, "Binput"},
+                             std::pair{GemmB::ref, "f32_gemm__ref"}}) {
+      const int m = gm, n = gn, k = gk;  // structured bindings cannot be captured before C++20's clang 16
+      const GemmB which = gb;
+      if (which != GemmB::ref && !any) continue;
+      const std::string name = "f32_gemm_cmn/" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                               "/" + label;
+      benchmark::RegisterBenchmark(name.c_str(), [m, n, k, which](benchmark::State& state) {
+        gemm_c_bench(state, m, n, k, which);
+      })->UseRealTime()->Unit(benchmark::kMicrosecond);
+    }
   for (const octet::bench::GemmSize& g : octet::bench::large_gemms())
     register_gemm("large", std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k), g.m, g.n,
                   g.k);

@@ -1,4 +1,5 @@
 // Gemm and MatMul (FP32) on row-major operands.
+#include <memory>
 #include <vector>
 
 #include "engine/ops/batch_use.h"
@@ -19,42 +20,91 @@ ops::GemmGeometry gemm_geometry(const OpContext& c) {
   return ops::gemm_geometry(c, 0, 1, 2);
 }
 
-// The SIMD GEMM when B is a constant and C is absent or a constant bias row (a fully connected
-// layer, C broadcast along M); an empty Kernel otherwise. alpha is folded into the packed
-// weights (a pack is keyed by its contents, so the scaled copy need not outlive the driver), and
-// a transposed A is copied to [m][k] in the step's scratch on each run, O(m k) beside the GEMM's
-// O(m k n).
+// Where Gemm's beta · C comes from (CSource): absent; a bias row (C constant along M, scaled at
+// build time and started from by the microkernel); a residual [m][n] added in each tile's
+// epilogue before the activation, either C itself (run-time [M, N], beta 1), a broadcast copy
+// scaled at build time (constant C), or one scaled into the step's scratch at each run
+// (run-time C of another shape or beta). ORT adds beta · C, rounded, to alpha · A·B the same way.
+enum class CSource { none, bias_row, residual_as_is, residual_const, residual_per_run };
+
+CSource c_source(const OpContext& c, const ops::GemmGeometry& g, float beta) {
+  if (!c.has(2)) return CSource::none;
+  if (c.in_const[2] != nullptr) return g.c_stride_m == 0 ? CSource::bias_row : CSource::residual_const;
+  if (beta == 1.0f && g.c_stride_m == g.s.n && g.c_stride_n == 1) return CSource::residual_as_is;
+  return CSource::residual_per_run;
+}
+
+size_t gemm_scratch_floats(const OpContext& c, const ops::GemmGeometry& g, float beta) {
+  if (c.isa == kernels::Isa::scalar) return 0;
+  size_t floats = g.s.trans_a ? size_t(g.s.m) * size_t(g.s.k) : 0;
+  if (c_source(c, g, beta) == CSource::residual_per_run) floats += size_t(g.s.m) * size_t(g.s.n);
+  return floats;
+}
+
+// The SIMD GEMM: B a constant (packed once, alpha folded into the packed weights; a pack is
+// keyed by its contents, so the scaled copy need not outlive the driver) or an input (packed at
+// each run by F32BatchedGemm, alpha folded as it packs); beta · C as CSource says. A transposed
+// A is copied to [m][k] in the step's scratch on each run, O(m k) beside the GEMM's O(m k n).
 Kernel fast_gemm(const OpContext& c, const ops::GemmGeometry& g, float alpha, float beta, const kernels::Activation& act,
                  const float* a, const float* b, const float* cc, float* y) {
   if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
-  if (c.in_const[1] == nullptr) return c.no_fast_kernel("B is not a constant");
-  std::vector<float> bias;
-  if (c.has(2)) {
-    if (c.in_const[2] == nullptr || g.c_stride_m != 0) return c.no_fast_kernel("C is not a constant row");
-    for (int j = 0; j < g.s.n; ++j) bias.push_back(beta * cc[j * g.c_stride_n]);
-  }
-  const int64_t m = g.s.m, k = g.s.k;
+  const int64_t m = g.s.m, k = g.s.k, n = g.s.n;
   const int64_t lda = g.s.lda != 0 ? g.s.lda : (g.s.trans_a ? m : k);
   if (g.s.ldb != (g.s.trans_b ? g.s.k : g.s.n) || (!g.s.trans_a && lda != k)) return c.no_fast_kernel("strided A or B");
+  if (c.scratch_size < gemm_scratch_floats(c, g, beta) * sizeof(float)) return c.no_fast_kernel("no scratch");
+  const CSource source = c_source(c, g, beta);
+  const int64_t csm = g.c_stride_m, csn = g.c_stride_n;
+  std::vector<float> bias;
+  std::shared_ptr<std::vector<float>> residual_const;
+  if (source == CSource::bias_row)
+    for (int64_t j = 0; j < n; ++j) bias.push_back(beta * cc[j * csn]);
+  if (source == CSource::residual_const) {
+    residual_const = std::make_shared<std::vector<float>>(size_t(m) * size_t(n));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) (*residual_const)[size_t(i * n + j)] = beta * cc[i * csm + j * csn];
+  }
+  float* rows = g.s.trans_a ? static_cast<float*>(c.scratch) : nullptr;
+  float* residual_scratch =
+      source == CSource::residual_per_run ? static_cast<float*>(c.scratch) + (g.s.trans_a ? m * k : 0) : nullptr;
+  const float* residual = source == CSource::residual_as_is ? cc
+                          : residual_const                  ? residual_const->data()
+                                                            : residual_scratch;
+  // Per run, before the product: A transposed into rows, beta · C broadcast into the scratch.
+  const auto prepare = [=](const float* c_now) {
+    if (rows)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t i = 0; i < m; ++i) rows[i * k + p] = a[p * lda + i];
+    if (residual_scratch)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) residual_scratch[i * n + j] = beta * c_now[i * csm + j * csn];
+  };
+  const float* a_rows = rows ? rows : a;
+  pthreadpool_t pool = c.threadpool;
+  if (c.in_const[1] == nullptr) {
+    const auto fast = kernels::make_fast<kernels::F32BatchedGemm>(m, k, n, c.isa, g.s.trans_b, act);
+    if (!fast) return c.no_fast_kernel(fast.why_not);
+    const std::shared_ptr<kernels::F32BatchedGemm> gemm = fast.driver;
+    c.report_kernel(gemm->kernel_id());
+    auto bias_row = std::make_shared<std::vector<float>>(std::move(bias));
+    return [=, keep = residual_const] {
+      prepare(cc);
+      gemm->run(a_rows, b, y, pool, {alpha, bias_row->empty() ? nullptr : bias_row->data(), residual});
+    };
+  }
   std::vector<float> scaled_b;
   if (alpha != 1.0f) {
-    scaled_b.assign(b, b + size_t(k) * size_t(g.s.n));
+    scaled_b.assign(b, b + size_t(k) * size_t(n));
     for (float& w : scaled_b) w *= alpha;
     b = scaled_b.data();
   }
-  const auto fast = kernels::make_fast<kernels::F32Gemm>(k, g.s.n, b, g.s.trans_b, bias.empty() ? nullptr : bias.data(),
+  const auto fast = kernels::make_fast<kernels::F32Gemm>(k, n, b, g.s.trans_b, bias.empty() ? nullptr : bias.data(),
                                                           act, c.isa, c.packed_cache);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::F32Gemm> gemm = fast.driver;
   c.report_kernel(gemm->kernel_id());
-  pthreadpool_t pool = c.threadpool;
-  if (!g.s.trans_a) return [gemm, m, a, y, pool] { gemm->run(m, a, y, pool); };
-  if (c.scratch_size < size_t(m) * size_t(k) * sizeof(float)) return c.no_fast_kernel("no scratch for the transposed A");
-  float* rows = static_cast<float*>(c.scratch);
-  return [gemm, m, k, lda, a, rows, y, pool] {
-    for (int64_t p = 0; p < k; ++p)
-      for (int64_t i = 0; i < m; ++i) rows[i * k + p] = a[p * lda + i];
-    gemm->run(m, rows, y, pool);
+  return [=, keep = residual_const] {  // keep: the constant residual outlives the build
+    prepare(cc);
+    gemm->run(m, a_rows, y, pool, residual);
   };
 }
 
@@ -68,10 +118,9 @@ OpImpl gemm_op() {
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
     return ops::gemm_per_image(c, 0, 2, c.node.attrs.i("transA", 0) != 0);
   };
-  // A transposed A is copied to [m][k] here for the SIMD GEMM (fast_gemm).
+  // A transposed A ([m][k]) and a run-time beta · C ([m][n]) for the SIMD GEMM (fast_gemm).
   op.scratch_bytes = [](const OpContext& c, const std::vector<TensorInfo>&) -> size_t {
-    const auto g = gemm_geometry(c);
-    return g.s.trans_a && c.isa != kernels::Isa::scalar ? size_t(g.s.m) * size_t(g.s.k) * sizeof(float) : 0;
+    return gemm_scratch_floats(c, gemm_geometry(c), c.node.attrs.f("beta")) * sizeof(float);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto g = gemm_geometry(c);
@@ -110,13 +159,12 @@ Kernel fast_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kerne
 }
 
 // MatMul whose B is an activation (or a constant of rank 3 and more): one SIMD GEMM per matrix
-// of the batch (a 1-D operand broadcast to every one), B packed at each run; an empty Kernel
-// otherwise.
+// of the batch (a 1-D operand broadcast to every one), B packed at each run with the fused bias
+// row and activation in the tiles' epilogue; an empty Kernel otherwise.
 Kernel batched_matmul(const OpContext& c, const ops::MatMulGeometry& g, const kernels::Activation& act,
                       const float* bias, const float* a, const float* b, float* y) {
   if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
-  if (bias || act.kind != kernels::ActKind::none) return c.no_fast_kernel("a fused bias or activation with B not a 2-D constant");
-  const auto fast = kernels::make_fast<kernels::F32BatchedGemm>(g.m, g.k, g.n, c.isa);
+  const auto fast = kernels::make_fast<kernels::F32BatchedGemm>(g.m, g.k, g.n, c.isa, false, act);
   if (!fast) return c.no_fast_kernel(fast.why_not);
   const std::shared_ptr<kernels::F32BatchedGemm> gemm = fast.driver;
   c.report_kernel(gemm->kernel_id());
@@ -125,7 +173,7 @@ Kernel batched_matmul(const OpContext& c, const ops::MatMulGeometry& g, const ke
   return [=] {
     for (int64_t bi = 0; bi < g.batches(); ++bi) {
       const int64_t oa = g.matrix_index(bi, g.a_batch_strides), ob = g.matrix_index(bi, g.b_batch_strides);
-      gemm->run(a + oa * g.m * g.k, b + ob * g.k * g.n, y + bi * g.m * g.n, pool);
+      gemm->run(a + oa * g.m * g.k, b + ob * g.k * g.n, y + bi * g.m * g.n, pool, {1.0f, bias, nullptr});
     }
   };
 }

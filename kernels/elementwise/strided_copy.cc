@@ -105,6 +105,12 @@ void transpose_block(const T* x, int64_t xs_row, int64_t xs_col, T* y, int64_t y
     }
 }
 
+template <class T>
+void scatter_rows(const T* x, int64_t x_row, int64_t xs, T* y, int64_t y_row, int64_t ys, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r, x += x_row, y += y_row)
+    for (int64_t i = 0; i < n; ++i) y[i * ys] = x[i * xs];
+}
+
 struct SlabTask {
   const StridedCopy* self;
   const void* src;
@@ -115,7 +121,7 @@ struct SlabTask {
 }  // namespace
 
 StridedCopy::StridedCopy(int rank, const int64_t* dims, const int64_t* src_strides, const int64_t* dst_strides,
-                         int elem_size)
+                         int elem_size, Isa isa)
     : elem_(elem_size) {
   if (rank > 16) throw std::invalid_argument("StridedCopy: rank above 16");
   struct Dim { int64_t n, s, d; };
@@ -172,6 +178,20 @@ StridedCopy::StridedCopy(int rank, const int64_t* dims, const int64_t* src_strid
       return;
     }
   }
+  // The innermost dimension is strided in the source only: gather rows, the two innermost
+  // dimensions per call (many short rows, as a step-2 slice of a 5-wide axis leaves, in one).
+  const bool whole_elements = elem_ == 1 || elem_ == 2 || elem_ == 4 || elem_ == 8;
+  if (!whole_elements) {
+    elements_name_ = "copy_strided_odd_elem__ref";
+  } else if (dst_.back() != 1 || (gather_ = first_runnable(kStridedGatherKernels, isa)) != nullptr) {
+    // The destination's innermost dimension strided too (extent-1 pieces concatenated along the
+    // last axis: a scatter, for which no level has a store that helps) runs typed scalar stores.
+    form_ = dst_.back() != 1 ? Form::scatter : Form::gather;
+    if (gather_) gather_fn_ = gather_->for_size(elem_);
+    outer_count_ = 1;
+    for (int k = 0; k + 2 < r; ++k) outer_count_ *= dims_[size_t(k)];
+    return;
+  }
   form_ = Form::elements;
   outer_count_ = 1;
   for (int64_t n : dims_) outer_count_ *= n;
@@ -181,12 +201,15 @@ const char* StridedCopy::kernel_name() const {
   switch (form_) {
     case Form::runs: return "copy_runs";
     case Form::transpose: return "transpose_tiles";
+    case Form::gather: return gather_->name;
+    case Form::scatter: return "copy_scatter_rows";
     case Form::elements: break;
   }
-  return "copy_strided__ref";
+  return elements_name_;
 }
 
-// The element walk is the reference (kernels/ref/copy.h); runs and tiles are the fast forms.
+// The element walk is the reference (kernels/ref/copy.h); runs, tiles and gather rows are the
+// fast forms.
 KernelId StridedCopy::kernel_id() const { return {kernel_name(), form_ == Form::elements}; }
 
 void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t end) const {
@@ -219,6 +242,24 @@ void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t e
       });
       return;
     }
+    case Form::gather:
+    case Form::scatter: {
+      const int64_t n = dims_[size_t(r - 1)], xs = src_[size_t(r - 1)], ys = dst_[size_t(r - 1)];
+      const int64_t rows = r >= 2 ? dims_[size_t(r - 2)] : 1;
+      const int64_t x_row = r >= 2 ? src_[size_t(r - 2)] : 0, y_row = r >= 2 ? dst_[size_t(r - 2)] : 0;
+      walk(dims_, src_, dst_, std::max(0, r - 2), begin, end - begin, [&](int64_t so, int64_t dof) {
+        const void* x = s + so * e;
+        void* y = d + dof * e;
+        if (form_ == Form::gather) return gather_fn_(size_t(rows), size_t(n), x, x_row, xs, y, y_row);
+        switch (e) {
+          case 1: return scatter_rows(static_cast<const uint8_t*>(x), x_row, xs, static_cast<uint8_t*>(y), y_row, ys, rows, n);
+          case 2: return scatter_rows(static_cast<const uint16_t*>(x), x_row, xs, static_cast<uint16_t*>(y), y_row, ys, rows, n);
+          case 4: return scatter_rows(static_cast<const uint32_t*>(x), x_row, xs, static_cast<uint32_t*>(y), y_row, ys, rows, n);
+          default: return scatter_rows(static_cast<const uint64_t*>(x), x_row, xs, static_cast<uint64_t*>(y), y_row, ys, rows, n);
+        }
+      });
+      return;
+    }
     case Form::elements:
       walk(dims_, src_, dst_, r, begin, end - begin,
            [&](int64_t so, int64_t dof) { std::memcpy(d + dof * e, s + so * e, size_t(e)); });
@@ -237,6 +278,10 @@ void StridedCopy::run(const void* src, void* dst, pthreadpool_t pool) const {
   int64_t unit_bytes = elem_;
   if (form_ == Form::runs) unit_bytes = std::max<int64_t>(1, run_bytes_);
   if (form_ == Form::transpose) unit_bytes = dims_[size_t(t_src_axis_)] * dims_[size_t(t_dst_axis_)] * elem_;
+  if (form_ == Form::gather || form_ == Form::scatter) {
+    unit_bytes = dims_.back() * elem_;
+    if (dims_.size() >= 2) unit_bytes *= dims_[dims_.size() - 2];
+  }
   const int64_t total_bytes = unit_bytes * outer_count_;
   if (!pool || pthreadpool_get_threads_count(pool) <= 1 || total_bytes < 4 * kSlabBytes) {
     run_range(src, dst, 0, outer_count_);

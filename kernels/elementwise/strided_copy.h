@@ -4,25 +4,38 @@
 // destination are merged, so a channels-last concat or slice along C becomes one memcpy per
 // pixel and a row-major slice along an outer axis one memcpy in all. What remains with a
 // strided innermost dimension (a real transpose) runs as 8x8-element tiles over the two
-// innermost source/destination axes, so both sides are read and written in cache lines.
+// innermost source/destination axes, so both sides are read and written in cache lines. An
+// innermost dimension contiguous in the destination and strided in every source axis (a Slice
+// with a step on the last axis, a reversed last axis) runs the gather rows of
+// kernels/elementwise/strided_gather_list.h, two dimensions per call.
+//
+// An innermost dimension strided in the destination (extent-1 pieces concatenated along the last
+// axis) runs typed stores one by one, "copy_scatter_rows": no level has a scatter store that
+// beats them.
 //
 // kernel_name() says which form ran: "copy_runs" (the innermost dimension is contiguous on
-// both sides: memcpy of runs), "transpose_tiles" or "copy_strided__ref" (anything else: the
-// element walk of kernels/ref/copy.h).
+// both sides: memcpy of runs), "transpose_tiles", the gather row's name
+// ("copy_gather_rows__avx2"), "copy_scatter_rows", or the element walk of kernels/ref/copy.h,
+// named for why: "copy_strided_odd_elem__ref" (elements not of 1, 2, 4 or 8 bytes: no ONNX
+// type has them) and "copy_strided__ref" (no gather row runs under the cap: --isa scalar).
 #include <pthreadpool.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise/strided_gather_list.h"
+#include "kernels/isa.h"
 #include "kernels/kernel_id.h"
 
 namespace octet::kernels {
 
 class StridedCopy {
  public:
-  // dims and both stride sets in elements, indexed by the same logical dimension.
-  StridedCopy(int rank, const int64_t* dims, const int64_t* src_strides, const int64_t* dst_strides, int elem_size);
+  // dims and both stride sets in elements, indexed by the same logical dimension. The gather
+  // rows are chosen under the cap `isa`.
+  StridedCopy(int rank, const int64_t* dims, const int64_t* src_strides, const int64_t* dst_strides, int elem_size,
+              Isa isa = active_isa());
 
   void run(const void* src, void* dst, pthreadpool_t pool = nullptr) const;
   const char* kernel_name() const;
@@ -34,7 +47,7 @@ class StridedCopy {
   int64_t run_bytes() const { return run_bytes_; }
 
  private:
-  enum class Form { runs, transpose, elements };
+  enum class Form { runs, transpose, gather, scatter, elements };
   void run_range(const void* src, void* dst, int64_t begin, int64_t end) const;
   static void run_slab(void* ctx, size_t i);
 
@@ -45,6 +58,9 @@ class StridedCopy {
   Form form_ = Form::elements;
   int t_src_axis_ = -1, t_dst_axis_ = -1;  // Form::transpose: the axis contiguous in src / dst
   std::vector<int64_t> t_dims_, t_src_, t_dst_;  // Form::transpose: the other (outer) axes
+  const StridedGatherKernel* gather_ = nullptr;   // Form::gather
+  StridedGatherFn gather_fn_ = nullptr;
+  const char* elements_name_ = "copy_strided__ref";  // Form::elements: why
 };
 
 }  // namespace octet::kernels

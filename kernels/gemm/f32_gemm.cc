@@ -85,6 +85,7 @@ struct GemmTask {
   size_t k, n;
   F32MinMax clamp;
   const F32Epilogue* epilogue;
+  const float* residual;  // nullptr, or added to y's tiles before the clamp (which then moves to the epilogue)
 };
 
 void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t cols) {
@@ -92,7 +93,8 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
   float* c = t.y + row * t.n + col;
   t.kernel->gemm(rows, cols, t.k, t.a + row * t.k, t.k, t.w + col / t.kernel->nr * t.block_stride, c, t.n,
                  t.clamp);
-  t.epilogue->run(rows, cols, c, t.n);
+  if (t.residual) t.epilogue->run_residual(rows, cols, c, t.n, t.residual + row * t.n + col);
+  else t.epilogue->run(rows, cols, c, t.n);
 }
 
 void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t cols, size_t rows) {
@@ -124,10 +126,10 @@ F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float
             });
           })) {}
 
-void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool) const {
+void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool, const float* residual) const {
   if (m <= 0) return;
   GemmTask task{kernel_, a, weights_->data(), weights_->block_stride(), y, static_cast<size_t>(k_),
-                static_cast<size_t>(n_), clamp_, &epilogue_};
+                static_cast<size_t>(n_), residual ? kNoClamp : clamp_, &epilogue_, residual};
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t chunk = f32_gemm_column_chunk(static_cast<size_t>(k_), 1, static_cast<size_t>(n_), kernel_->nr,

@@ -73,8 +73,10 @@ class F32Gemm {
   const KernelId& kernel_id() const { return name_; }
   const F32GemmKernel& kernel() const { return *kernel_; }
 
-  // y[m][n] = act(a[m][k] · B + bias). No allocation.
-  void run(int64_t m, const float* a, float* y, pthreadpool_t pool) const;
+  // y[m][n] = act(a[m][k] · B + bias), or with `residual` ([m][n], row-major)
+  // act(a · B + bias + residual), the sum added to each tile while it is in L1 (ONNX Gemm's
+  // beta · C when C is not a row). No allocation.
+  void run(int64_t m, const float* a, float* y, pthreadpool_t pool, const float* residual = nullptr) const;
 
  private:
   int64_t k_, n_;

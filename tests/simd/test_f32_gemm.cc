@@ -32,6 +32,8 @@ class F32GemmTester {
   F32GemmTester& trans_b(bool v) { trans_b_ = v; return *this; }
   F32GemmTester& bias(bool v) { bias_ = v; return *this; }
   F32GemmTester& activation(const Activation& a) { act_ = a; return *this; }
+  // A residual [m][n] added after the product, before the activation (Gemm's beta · C).
+  F32GemmTester& residual(bool v) { residual_ = v; return *this; }
   F32GemmTester& seed(uint32_t v) { seed_ = v; return *this; }
   F32GemmTester& pool(pthreadpool_t p) { pool_ = p; return *this; }
 
@@ -48,13 +50,28 @@ class F32GemmTester {
     s.trans_b = trans_b_;
     const float* bias = bias_ ? c.data() : nullptr;
     std::vector<float> expected(size_t(m_) * n_), bound(expected.size()), y(expected.size(), std::nanf(""));
-    f32_gemm__ref(s, 1.0f, a.data(), b.data(), 1.0f, bias, 0, 1, act_, expected.data());
+    // With a residual the ref's C is [m][n]: bias + residual (their absolute values for the bound).
+    std::vector<float> r, rc, arc;
+    if (residual_) {
+      r.resize(expected.size());
+      fill_uniform(rng, r);
+      for (size_t i = 0; i < r.size(); ++i) {
+        rc.push_back(r[i] + (bias ? c[i % size_t(n_)] : 0.0f));
+        arc.push_back(std::fabs(r[i]) + (bias ? std::fabs(c[i % size_t(n_)]) : 0.0f));
+      }
+    }
     const std::vector<float> aa = absolute(a), ab = absolute(b), ac = absolute(c);
-    f32_gemm__ref(s, 1.0f, aa.data(), ab.data(), 1.0f, bias ? ac.data() : nullptr, 0, 1, Activation{},
-                  bound.data());
+    if (residual_) {
+      f32_gemm__ref(s, 1.0f, a.data(), b.data(), 1.0f, rc.data(), n_, 1, act_, expected.data());
+      f32_gemm__ref(s, 1.0f, aa.data(), ab.data(), 1.0f, arc.data(), n_, 1, Activation{}, bound.data());
+    } else {
+      f32_gemm__ref(s, 1.0f, a.data(), b.data(), 1.0f, bias, 0, 1, act_, expected.data());
+      f32_gemm__ref(s, 1.0f, aa.data(), ab.data(), 1.0f, bias ? ac.data() : nullptr, 0, 1, Activation{},
+                    bound.data());
+    }
 
     F32Gemm gemm(k_, n_, b.data(), trans_b_, bias, act_, kernel);
-    gemm.run(m_, a.data(), y.data(), pool_);
+    gemm.run(m_, a.data(), y.data(), pool_, residual_ ? r.data() : nullptr);
     for (size_t i = 0; i < y.size(); ++i) {
       const float tol = 1e-5f * bound[i] + 1e-6f;
       if (!(std::fabs(y[i] - expected[i]) <= tol)) {
@@ -69,7 +86,7 @@ class F32GemmTester {
 
  private:
   int m_ = 1, n_ = 1, k_ = 1;
-  bool trans_b_ = false, bias_ = true;
+  bool trans_b_ = false, bias_ = true, residual_ = false;
   Activation act_;
   uint32_t seed_ = 1;
   pthreadpool_t pool_ = nullptr;
@@ -106,6 +123,30 @@ TEST(F32Gemm, RandomShapesEveryKernel) {
         .bias(rng() % 4 != 0)
         .activation(acts[rng() % 5])
         .seed(i);
+    for (const F32GemmKernel* k : kernels) t.test(*k);
+    if (HasFailure()) break;
+  }
+}
+
+// Gemm's C of shape [M, N]: added to each tile after the product, then Relu / Clip (no longer
+// the microkernel's clamp) and the other activations.
+TEST(F32Gemm, ResidualIsAddedBeforeTheActivation) {
+  const auto kernels = supported_kernels();
+  if (kernels.empty()) return;  // skipped (testing::skip_when_none_run)
+  std::mt19937 rng(9);
+  Pool pool(pthreadpool_create(2));
+  const Activation acts[] = {Activation{}, Activation::relu(), Activation::clip(-0.25f, 0.5f), Activation::sigmoid()};
+  for (int i = 0; i < 200; ++i) {
+    F32GemmTester t;
+    t.m(1 + rng() % 30)
+        .n(1 + rng() % 50)
+        .k(1 + rng() % 70)
+        .trans_b(rng() % 2)
+        .bias(rng() % 2)
+        .residual(true)
+        .activation(acts[rng() % 4])
+        .pool(i % 2 ? pool.get() : nullptr)
+        .seed(1000 + i);
     for (const F32GemmKernel* k : kernels) t.test(*k);
     if (HasFailure()) break;
   }

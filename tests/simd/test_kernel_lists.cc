@@ -18,6 +18,7 @@
 #include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/quantize/q8_lookup_list.h"
 #include "kernels/resize/resize_list.h"
+#include "kernels/elementwise/strided_gather_list.h"
 
 namespace octet::kernels {
 namespace kernel_lists_test {
@@ -75,6 +76,7 @@ TEST(KernelLists, FollowTheConvention) {
   check_list("q8_dequantize", kQ8QuantizeKernels, [](const Q8QuantizeKernel& r) { return r.dequantize_name; },
              ScalarRow::none);
   check_list("q8_lookup", kQ8LookupKernels, by_name, ScalarRow::none);
+  check_list("strided_gather", kStridedGatherKernels, by_name, ScalarRow::none);
   check_list("dequantized_epilogue", kDequantizedEpilogueKernels, by_name, ScalarRow::last);
 #define OCTET_CHECK(list) check_list(#list, list, by_name, ScalarRow::none);
   OCTET_CHECK(kF32AddUkernels) OCTET_CHECK(kF32MulUkernels) OCTET_CHECK(kF32SubUkernels) OCTET_CHECK(kF32DivUkernels)

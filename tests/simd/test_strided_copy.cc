@@ -1,18 +1,24 @@
 // StridedCopy (Transpose, Slice, Split, Concat) against the element walk of kernels/ref/copy.h
 // on random permutations, boxes and element sizes, with and without a thread pool: every form
-// (copy_runs, transpose_tiles, copy_strided__ref) must write exactly what the walk writes and
-// nothing outside the box.
+// (copy_runs, transpose_tiles, the gather and scatter rows, the element walk) must write exactly what the
+// walk writes and nothing outside the box. The gather rows of every level that runs here are
+// also called directly, every step from -5 to 5, every row length up to past two vectors, with
+// the source's first or last element against an inaccessible page.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kernels/elementwise/strided_copy.h"
+#include "kernels/elementwise/strided_gather_list.h"
 #include "kernels/ref/copy.h"
 #include "tests/simd/simd_test_util.h"
 
@@ -29,6 +35,7 @@ struct Case {
   std::vector<int64_t> dims, src, dst;
   int64_t src_elems = 0, dst_elems = 0;
   int elem = 4;
+  int64_t start = 0;  // the box's first source element
 };
 
 std::string describe(const Case& c) {
@@ -48,9 +55,10 @@ void expect_same_as_ref(const Case& c, std::mt19937& rng, pthreadpool_t pool) {
   for (auto& b : src) b = uint8_t(rng());
   std::vector<uint8_t> want(size_t(c.dst_elems * c.elem), 0xA5), got = want;
   const int rank = int(c.dims.size());
-  copy_strided(rank, c.dims.data(), src.data(), c.src.data(), want.data(), c.dst.data(), c.elem);
+  const uint8_t* first = src.data() + c.start * c.elem;
+  copy_strided(rank, c.dims.data(), first, c.src.data(), want.data(), c.dst.data(), c.elem);
   StridedCopy copy(rank, c.dims.data(), c.src.data(), c.dst.data(), c.elem);
-  copy.run(src.data(), got.data(), pool);
+  copy.run(first, got.data(), pool);
   ASSERT_EQ(got, want) << describe(c) << " form " << copy.kernel_name();
 }
 
@@ -178,6 +186,164 @@ TEST(StridedCopy, ImagePlanesInterleaveIntoPixels) {
           expect_same_as_ref(c, rng, nullptr);
           expect_same_as_ref(c, rng, pool.get());
         }
+}
+
+// A slice with a step (or a reversal) on the last axis of a random dense tensor: the gather form.
+Case random_last_axis_step(std::mt19937& rng) {
+  Case c;
+  const int rank = 1 + int(rng() % 4);
+  std::vector<int64_t> big(static_cast<size_t>(rank));
+  for (auto& d : big) d = 1 + int64_t(rng() % 9);
+  big.back() = 1 + int64_t(rng() % 70);
+  const auto big_strides = dense_strides(big);
+  int64_t step = int64_t(rng() % 5) + 2;
+  if (rng() % 2) step = -step + 1;  // -1 ... -5
+  c.dims = big;
+  const int64_t last = big.back();
+  const int64_t abs_step = step < 0 ? -step : step;
+  c.dims.back() = (last + abs_step - 1) / abs_step;
+  c.src = big_strides;
+  c.src.back() = step;
+  c.dst = dense_strides(c.dims);
+  // A negative step starts at the row's last element: the walk's offsets go down from it.
+  c.src_elems = big[0] * big_strides[0];
+  c.dst_elems = c.dims[0] * c.dst[0];
+  const int sizes[] = {1, 2, 4, 8};
+  c.elem = sizes[rng() % 4];
+  c.start = step < 0 ? last - 1 : 0;
+  return c;
+}
+
+TEST(StridedCopy, RandomLastAxisStepsMatchTheRef) {
+  std::mt19937 rng(13);
+  testing::Pool pool(pthreadpool_create(2));
+  for (int i = 0; i < 600; ++i) {
+    const Case c = random_last_axis_step(rng);
+    expect_same_as_ref(c, rng, i % 2 ? pool.get() : nullptr);
+  }
+}
+
+// Extent-1 pieces written into every k-th element of the last axis (Concat of [.., 1] inputs
+// along it), with a step on the source too: the scatter rows.
+TEST(StridedCopy, ScatterIntoAStridedLastAxisMatchesTheRef) {
+  std::mt19937 rng(19);
+  testing::Pool pool(pthreadpool_create(2));
+  for (int i = 0; i < 300; ++i) {
+    Case c;
+    const int64_t rows = 1 + int64_t(rng() % 9), n = 1 + int64_t(rng() % 40), pieces = 2 + int64_t(rng() % 4);
+    const int64_t x_step = rng() % 3 == 0 ? -2 : 1;
+    c.dims = {rows, n};
+    c.src = {n * 2, x_step};
+    c.dst = {n * pieces, pieces};
+    c.src_elems = rows * n * 2;
+    c.dst_elems = rows * n * pieces;
+    c.start = x_step < 0 ? 2 * (n - 1) : 0;
+    const int sizes[] = {1, 2, 4, 8};
+    c.elem = sizes[rng() % 4];
+    expect_same_as_ref(c, rng, i % 2 ? pool.get() : nullptr);
+  }
+}
+
+TEST(StridedCopy, LastAxisStepsTakeTheGatherRows) {
+  // [2][6][4][5] step 2 on the last axis: [2][6][4][3] from strides 120, 20, 5, 2.
+  const int64_t dims[] = {2, 6, 4, 3};
+  const int64_t src[] = {120, 20, 5, 2};
+  const int64_t dst[] = {72, 12, 3, 1};
+  for (int elem : {1, 2, 4, 8}) {
+    StridedCopy copy(4, dims, src, dst, elem);
+    const StridedGatherKernel* row = first_runnable(kStridedGatherKernels, active_isa());
+    if (row) {
+      EXPECT_STREQ(copy.kernel_name(), row->name);
+      EXPECT_FALSE(copy.kernel_id().scalar);
+    } else {
+      EXPECT_TRUE(copy.kernel_id().scalar);
+    }
+    StridedCopy capped(4, dims, src, dst, elem, Isa::scalar);
+    EXPECT_STREQ(capped.kernel_name(), "copy_strided__ref");
+    EXPECT_TRUE(capped.kernel_id().scalar);
+  }
+  // A strided destination innermost (extent-1 pieces concatenated along the last axis).
+  const int64_t s_dims[] = {4, 6};
+  const int64_t s_src[] = {6, 1};
+  const int64_t s_dst[] = {18, 3};
+  EXPECT_STREQ(StridedCopy(2, s_dims, s_src, s_dst, 4).kernel_name(), "copy_scatter_rows");
+  EXPECT_FALSE(StridedCopy(2, s_dims, s_src, s_dst, 4).kernel_id().scalar);
+  const int64_t o_dims[] = {4, 6};
+  const int64_t o_src[] = {12, 2};
+  const int64_t o_dst[] = {6, 1};
+  EXPECT_STREQ(StridedCopy(2, o_dims, o_src, o_dst, 3).kernel_name(), "copy_strided_odd_elem__ref");
+}
+
+// Pages around a buffer: `bytes` usable, with an inaccessible page right before and right after
+// the span [first, first + bytes) placed against one of them.
+class GuardedSpan {
+ public:
+  GuardedSpan(size_t bytes, bool against_end) {
+    page_ = size_t(sysconf(_SC_PAGESIZE));
+    const size_t data = (std::max<size_t>(bytes, 1) + page_ - 1) / page_ * page_;
+    mapped_ = data + 2 * page_;
+    void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error("GuardedSpan: mmap failed");
+    base_ = static_cast<uint8_t*>(p);
+    mprotect(base_, page_, PROT_NONE);
+    mprotect(base_ + page_ + data, page_, PROT_NONE);
+    first_ = against_end ? base_ + page_ + data - bytes : base_ + page_;
+  }
+  ~GuardedSpan() { munmap(base_, mapped_); }
+  GuardedSpan(const GuardedSpan&) = delete;
+  GuardedSpan& operator=(const GuardedSpan&) = delete;
+  uint8_t* first() { return first_; }
+
+ private:
+  size_t page_ = 0, mapped_ = 0;
+  uint8_t* base_ = nullptr;
+  uint8_t* first_ = nullptr;
+};
+
+// One call of a gather row over `rows` rows of n elements at `step`, the source span exactly
+// the elements read, against the page after it or before it; compared with the walk.
+void expect_gather_row(const StridedGatherKernel& k, int elem, size_t rows, size_t n, ptrdiff_t step, bool at_end,
+                       std::mt19937& rng) {
+  SCOPED_TRACE(std::string(k.name) + " elem " + std::to_string(elem) + " rows " + std::to_string(rows) + " n " +
+               std::to_string(n) + " step " + std::to_string(step) + (at_end ? " at end" : " at start"));
+  const ptrdiff_t abs_step = step < 0 ? -step : step;
+  const ptrdiff_t row_span = n == 0 ? 0 : ptrdiff_t(n - 1) * abs_step + 1;  // elements a row spans
+  const ptrdiff_t x_row = row_span + ptrdiff_t(rng() % 3);
+  const size_t span = rows == 0 || n == 0 ? 0 : size_t(ptrdiff_t(rows - 1) * x_row + row_span);
+  GuardedSpan src(span * size_t(elem), at_end);
+  for (size_t b = 0; b < span * size_t(elem); ++b) src.first()[b] = uint8_t(rng());
+  // A negative step starts each row at its highest element.
+  const uint8_t* x = src.first() + (step < 0 ? size_t(row_span - 1) * size_t(elem) : 0);
+  const ptrdiff_t y_row = ptrdiff_t(n) + ptrdiff_t(rng() % 2);
+  const size_t out = rows == 0 ? 0 : size_t(ptrdiff_t(rows - 1) * y_row + ptrdiff_t(n));
+  std::vector<uint8_t> want(out * size_t(elem) + 16, 0x5A), got = want;
+  const int64_t dims[] = {int64_t(rows), int64_t(n)};
+  const int64_t xs[] = {x_row, step}, ys[] = {y_row, 1};
+  copy_strided(2, dims, x, xs, want.data(), ys, elem);
+  k.for_size(elem)(rows, n, x, x_row, step, got.data(), y_row);
+  ASSERT_EQ(got, want);
+}
+
+TEST(StridedGatherRows, EveryStepLengthAndSizeMatchesTheWalk) {
+  std::mt19937 rng(17);
+  size_t tested = 0;
+  for (const StridedGatherKernel& k : kStridedGatherKernels) {
+    if (testing::untested_reason(k.isa)) continue;
+    ++tested;
+    for (int elem : {1, 2, 4, 8})
+      for (ptrdiff_t step = -5; step <= 5; ++step) {
+        if (step == 1) continue;  // a contiguous row is a memcpy, never a gather
+        for (size_t n = 0; n <= 70; ++n)
+          for (bool at_end : {false, true}) expect_gather_row(k, elem, 1 + n % 3, n, step, at_end, rng);
+        for (size_t n : {255, 256, 257, 1000})
+          for (bool at_end : {false, true}) expect_gather_row(k, elem, 2, n, step, at_end, rng);
+      }
+    // Large steps (a Gather's or transposed slice's innermost source axis).
+    for (int elem : {1, 2, 4, 8})
+      for (ptrdiff_t step : {ptrdiff_t(97), ptrdiff_t(-128), ptrdiff_t(4099)})
+        for (size_t n : {1, 7, 8, 9, 33}) expect_gather_row(k, elem, 2, n, step, true, rng);
+  }
+  if (tested == 0) GTEST_SKIP() << "no gather row runs on this CPU";
 }
 
 TEST(StridedCopy, EmptyBoxWritesNothing) {

@@ -265,20 +265,22 @@ void add_pool(Builder& s, Mode mode, const std::string& op, const PoolGeom& g) {
 
 // ---- Gemm and MatMul ----
 void add_gemm(Builder& s, Mode mode, int64_t m, int64_t k, int64_t n, int64_t ta, int64_t tb, float alpha, float beta,
-              const std::string& c_shape, bool b_const) {
+              const std::string& c_shape, bool b_const, bool c_const = true) {
   std::string id = "m" + std::to_string(m) + "_k" + std::to_string(k) + "_n" + std::to_string(n) + "_tA" +
                    std::to_string(ta) + "_tB" + std::to_string(tb) + "_a" + std::to_string(int(alpha * 10)) + "_b" +
-                   std::to_string(int(beta * 10)) + "_C" + c_shape + (b_const ? "" : "_Binput");
+                   std::to_string(int(beta * 10)) + "_C" + c_shape + (b_const ? "" : "_Binput") +
+                   (c_const ? "" : "_Cinput");
   s.add(mode, "Gemm", id, [=](OnnxBuilder& b) {
     std::string a = b.input("a", ta ? Dims{k, m} : Dims{m, k});
     const Dims b_dims = tb ? Dims{n, k} : Dims{k, n};
-    Dims c_dims = c_shape == "none" ? Dims{} : c_shape == "N" ? Dims{n} : c_shape == "MN" ? Dims{m, n} :
-                  c_shape == "1N" ? Dims{1, n} : Dims{1};
+    // "S": a rank-0 scalar.
+    Dims c_dims = c_shape == "none" || c_shape == "S" ? Dims{} : c_shape == "N" ? Dims{n} : c_shape == "MN" ? Dims{m, n} :
+                  c_shape == "1N" ? Dims{1, n} : c_shape == "M1" ? Dims{m, 1} : Dims{1};
     Attrs attrs = {{"transA", ta}, {"transB", tb}, {"alpha", alpha}, {"beta", beta}};
     if (mode == Mode::fp32) {
       std::string bb = b_const ? b.random_normal_init("", b_dims, 0, 0.3f) : b.input("b", b_dims);
       std::vector<std::string> in = {a, bb};
-      if (c_shape != "none") in.push_back(b.random_normal_init("", c_dims, 0, 0.5f));
+      if (c_shape != "none") in.push_back(c_const ? b.random_normal_init("", c_dims, 0, 0.5f) : b.input("c", c_dims));
       b.output(b.node("Gemm", in, attrs));
     } else if (mode == Mode::qdq) {
       auto w = testing::qdq_weights(b, b_dims, true, 0.3f, tb ? 0 : 1);
@@ -582,6 +584,17 @@ std::vector<Case> make() {
   add_gemm(s, Mode::fp32, 4, 32, 16, 0, 0, 1.0f, 0.5f, "1N", true);
   add_gemm(s, Mode::fp32, 4, 32, 16, 0, 0, 1.0f, 1.0f, "1", true);
   add_gemm(s, Mode::fp32, 4, 32, 16, 1, 1, 1.0f, 1.0f, "N", false);
+  // Every C shape (beta · C a bias row or a residual added in the tiles' epilogue), constant or
+  // an input, with B a constant (packed once) or an input (packed per run), A and B transposed.
+  for (const char* c_shape : {"N", "1N", "M1", "MN", "S", "1"})
+    for (auto [ta, tb] : {std::pair{0, 0}, std::pair{1, 1}}) {
+      add_gemm(s, Mode::fp32, 7, 19, 13, ta, tb, 0.5f, 2.0f, c_shape, true);
+      add_gemm(s, Mode::fp32, 7, 19, 13, ta, tb, 2.5f, 0.5f, c_shape, false);
+      add_gemm(s, Mode::fp32, 7, 19, 13, 1 - ta, tb, 1.0f, 1.0f, c_shape, ta == 0, false);
+      add_gemm(s, Mode::fp32, 7, 19, 13, ta, 1 - tb, 0.5f, 2.0f, c_shape, ta == 1, false);
+    }
+  add_gemm(s, Mode::fp32, 7, 19, 13, 0, 1, 2.5f, 1.0f, "none", false);
+  add_gemm(s, Mode::fp32, 33, 64, 40, 1, 0, 1.0f, 1.0f, "MN", false, false);  // C [M, N] as it is
   for (auto [m, k, n] : {std::tuple{1, 64, 10}, {5, 100, 33}, {8, 256, 64}})
     for (int64_t tb : {0, 1}) {
       add_gemm(s, Mode::qdq, m, k, n, 0, tb, 1.0f, 1.0f, "N", true);
@@ -748,6 +761,25 @@ std::vector<Case> make() {
         b.output(b.node("Slice", {b.input("x", d), i64s(b, {-1}), i64s(b, {-1000}), i64s(b, {axis}), i64s(b, {-1})}));
       });
     }
+  // Steps other than 2 and -1, on the last axis (the gather rows) and another; longer rows than
+  // a vector, a row of one element, and two axes stepped at once.
+  struct SteppedSlice {
+    Dims d;
+    int64_t axis, step;
+    std::string id() const { return join(d) + "_axis" + std::to_string(axis) + "_step" + std::to_string(step); }
+    std::string node(OnnxBuilder& b, const std::string& x) const {
+      const int64_t start = step < 0 ? -1 : 0, end = step < 0 ? -1000 : 1000;
+      return b.node("Slice", {x, i64s(b, {start}), i64s(b, {end}), i64s(b, {axis}), i64s(b, {step})});
+    }
+  };
+  for (const SteppedSlice& c : std::vector<SteppedSlice>{
+           {{2, 6, 4, 5}, -1, 3}, {{2, 6, 4, 5}, -1, -2}, {{2, 6, 4, 5}, 1, 3}, {{2, 6, 4, 5}, 2, -2},
+           {{3, 70}, 1, 2}, {{3, 70}, 1, -1}, {{3, 70}, 1, 5}, {{3, 70}, 1, -3}, {{4, 2}, 1, 2}, {{4, 1}, 1, -1}})
+    s.add(Mode::fp32, "Slice", c.id(), [=](OnnxBuilder& b) { b.output(c.node(b, b.input("x", c.d))); });
+  s.add(Mode::fp32, "Slice", "2x6x4x9_axes2.3_steps-1.2", [](OnnxBuilder& b) {
+    b.output(b.node("Slice", {b.input("x", {2, 6, 4, 9}), i64s(b, {-1, 1}), i64s(b, {-1000, 1000}), i64s(b, {2, 3}),
+                              i64s(b, {-1, 2})}));
+  });
   for (Dims perm : {Dims{0, 2, 3, 1}, Dims{0, 3, 1, 2}, Dims{3, 2, 1, 0}, Dims{0, 1, 3, 2}, Dims{1, 0, 2, 3}})
     s.add(Mode::fp32, "Transpose", "2x6x4x5_perm" + join(perm, ""), [=](OnnxBuilder& b) {
       b.output(b.node("Transpose", {b.input("x", {2, 6, 4, 5})}, {{"perm", perm}}));
@@ -812,6 +844,12 @@ std::vector<Case> make() {
     auto x = testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct);
     b.output(testing::qdq(b, b.node("Gather", {x, i64s(b, {1, 0, -1})}, {{"axis", 1}}), kAct));
   });
+  // Bytes stepped along the last axis (the gather rows' 1-byte elements) and an outer one.
+  for (const SteppedSlice& c : std::vector<SteppedSlice>{
+           {{2, 6, 4, 5}, -1, 2}, {{2, 6, 4, 5}, -1, -1}, {{2, 3, 77}, 2, 3}, {{2, 3, 77}, 2, -2}, {{2, 6, 4, 5}, 1, -2}})
+    s.add(Mode::qdq, "Slice", c.id(), [=](OnnxBuilder& b) {
+      b.output(testing::qdq(b, c.node(b, testing::qdq(b, b.input("x", c.d), kAct)), kAct));
+    });
   s.add(Mode::qdq, "Transpose", "2x6x4x5_perm0231", [](OnnxBuilder& b) {
     auto y = b.node("Transpose", {testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct)}, {{"perm", {0, 2, 3, 1}}});
     b.output(testing::qdq(b, y, kAct));
