@@ -1,6 +1,7 @@
 #include "loader/onnx_loader.h"
 
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 
 #include <cstring>
 #include <filesystem>
@@ -190,6 +191,44 @@ void drop_unread_batchnorm_statistics(ir::Graph& g, const std::string& source) {
   }
 }
 
+// The float AveragePools whose input ONNX shape inference (with data propagation) gives a 4-D
+// shape with a known channel count (ir::kShapeKnownToOnnxAttr), by their input's name. Inference
+// runs on a copy without the
+// large initializers' contents (their dims and types remain; the values inference reads, such as
+// a Reshape's target shape, are small). With a node of another domain in the graph, whose shapes
+// ONNX cannot infer but ONNX Runtime can, every pool counts as known.
+std::set<std::string> pool_inputs_of_known_shape(const onnx::ModelProto& model) {
+  std::set<std::string> pools, known;
+  for (const auto& np : model.graph().node()) {
+    if (!np.domain().empty() && np.domain() != "ai.onnx") return {};
+    if (np.op_type() == "AveragePool" && np.input_size() > 0) pools.insert(np.input(0));
+  }
+  if (pools.empty()) return known;
+  onnx::ModelProto light = model;
+  for (auto& t : *light.mutable_graph()->mutable_initializer()) {
+    if (t.raw_data().size() > 4096 || t.float_data_size() > 1024) {
+      t.clear_raw_data();
+      t.clear_float_data();
+    }
+  }
+  try {
+    // With data propagation, as ONNX Runtime's own: a Reshape to a shape built from Shape, Gather
+    // and Concat has a known shape.
+    onnx::shape_inference::InferShapes(light, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception&) {
+    return pools;  // no verdict: keep the NCHWc order as before
+  }
+  auto visit = [&](const onnx::ValueInfoProto& vi) {
+    if (!pools.count(vi.name()) || !vi.type().has_tensor_type()) return;
+    const auto& t = vi.type().tensor_type();
+    if (t.has_shape() && t.shape().dim_size() == 4 && t.shape().dim(1).has_dim_value()) known.insert(vi.name());
+  };
+  for (const auto& vi : light.graph().input()) visit(vi);
+  for (const auto& vi : light.graph().value_info()) visit(vi);
+  for (const auto& vi : light.graph().output()) visit(vi);
+  return known;
+}
+
 ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) {
   ir::Graph g;
   g.source = source;
@@ -243,6 +282,7 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
   for (const auto& in : g.inputs) producer[in] = "graph input";
   for (const auto& [name, v] : g.values) if (v.constant) producer.emplace(name, "initializer");
   ImportContext ctx{g, g.opset};
+  const std::set<std::string> pools_known = pool_inputs_of_known_shape(model);
   for (int idx = 0; idx < gp.node_size(); ++idx) {
     const auto& np = gp.node(idx);
     ir::Node n;
@@ -259,6 +299,8 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
     try {
       for (const auto& a : np.attribute()) n.attrs.set(a.name(), convert_attribute(a));
       import_node(n, ctx);
+      if (n.op == "AveragePool" && n.domain.empty() && !n.inputs.empty())
+        n.attrs.set(ir::kShapeKnownToOnnxAttr, int64_t{pools_known.count(n.inputs[0]) ? 1 : 0});
     } catch (const Error& e) {
       throw Error(where() + e.what());
     }

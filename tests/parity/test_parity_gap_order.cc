@@ -105,6 +105,26 @@ TEST(GapOrderParity, AveragePoolSumsInOrtsOrder) {
   }
 }
 
+// ORT's layout pass runs an AveragePool in NCHWc only when it knows the input's shape: after a
+// Reshape whose target is computed from the batch (ResNeSt's split attention, TResNet), it keeps
+// MLAS's NCHW kernels and their column-first order, whatever the channel count. The loader marks
+// such pools from ONNX shape inference (ir::kShapeKnownToOnnxAttr); 40 channels, a multiple of
+// 8, so the two orders would otherwise be NCHWc's.
+TEST(GapOrderParity, AveragePoolOfAShapeOrtCannotInferSumsInMlasNchwOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x0", {-1, 40, 13, 13});
+  auto batch = b.node("Unsqueeze", {b.node("Gather", {b.node("Shape", {x}), b.initializer_i64("", {}, {0})}, {{"axis", 0}}),
+                                    b.initializer_i64("", {1}, {0})});
+  auto split = b.node("Reshape", {x, b.node("Concat", {batch, b.initializer_i64("", {3}, {2, 20, -1})}, {{"axis", 0}})});
+  auto folded = b.node("Reshape", {split, b.node("Concat", {batch, b.initializer_i64("", {3}, {40, 13, 13})}, {{"axis", 0}})});
+  for (int64_t k : {3, 5}) {
+    testing::Attrs a = {{"kernel_shape", {k, k}}, {"strides", {1, 1}}, {"pads", {1, 1, 1, 1}}, {"count_include_pad", 1}};
+    b.output(b.node("AveragePool", {folded}, a));
+  }
+  expect_identical(b, "avgpool_unknown_shape", {random_tensor({2, 40, 13, 13}, 97, 3.0f)});
+}
+
 // ReduceMean over H and W (timm's SE blocks): ORT sums each row of its NCHW buffer with Eigen's
 // 4-float packets from the row's first 16-byte boundary, so the order changes from channel to
 // channel when H * W is not a multiple of 4 (kernels/ref/pool2d.h, eigen_packets4). Sizes
