@@ -44,7 +44,6 @@ class F32DwConv {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  const F32DwConvKernel& kernel() const { return *kernel_; }
   // Whether run() copies each image into a horizontally padded buffer (small maps).
   bool copies_padded_input() const { return pad_copy_; }
 

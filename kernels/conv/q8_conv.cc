@@ -7,7 +7,6 @@
 #include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/fallback.h"
 #include "kernels/gemm/q8_weight_chunks.h"
-#include "kernels/ref/qconv2d.h"
 #include "kernels/ref/qlinear.h"
 
 namespace octet::kernels {
@@ -75,15 +74,6 @@ Requantization unit_requantization(Q8 x_type) {
   return Requantization{kUnitMultiplier, 0, q8_min(x_type), q8_max(x_type)};
 }
 
-// The best row for the conv's GEMM under `isa`; a build without rows for this architecture
-// has none.
-const Q8GemmKernel* chosen_kernel(Isa isa, Q8 x_type, size_t pixels, const Conv2dShape& s) {
-  const Q8GemmKernel* k = choose_q8_gemm_kernel(isa, x_type, pixels, static_cast<size_t>(s.out_c),
-                                                static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
-  if (k == nullptr) throw Unsupported(std::string("Q8Conv: no microkernel for ") + q8_name(x_type) + " activations");
-  return k;
-}
-
 }  // namespace
 
 bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
@@ -97,7 +87,8 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8
     : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point) {
   check_arguments(s, x_type, x_zero_point, rq, y_type);
   const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
-  kernel_ = chosen_kernel(isa, x_type, pixels, s);
+  kernel_ = &require_q8_gemm_kernel("Q8Conv", isa, x_type, pixels, static_cast<size_t>(s.out_c),
+                                    static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
   init(w, bias, rq, cache);
 }
 
@@ -121,7 +112,8 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutp
     : s_(s), x_type_(x_type), y_type_(x_type), x_zero_point_(0) {
   check_arguments(s, x_type, 0, unit_requantization(x_type), x_type);
   const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
-  kernel_ = chosen_kernel(isa, x_type, pixels, s);
+  kernel_ = &require_q8_gemm_kernel("Q8Conv", isa, x_type, pixels, static_cast<size_t>(s.out_c),
+                                    static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
   init_float_output(w, std::move(out), isa, cache);
 }
 

@@ -46,7 +46,6 @@ class Q8DwConv {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  const Q8DwConvKernel& kernel() const { return *kernel_; }
 
   // x: [batch][in_h][in_w][C] of x_type. run() must then be given the same x.
   void bind(const void* x);

@@ -24,6 +24,12 @@ inline int32_t activation(const uint8_t* p) {
 // A packed weight: the low int16 of its int32 lane (the high half is 0, not the sign).
 inline int32_t weight(int32_t lane) { return static_cast<int16_t>(static_cast<uint32_t>(lane) & 0xffffu); }
 
+// acc += x * w, wrapping around in 32 bits as the vector rows' adds do (as unsigned: a signed
+// overflow would be undefined).
+inline void mac(int32_t& acc, int32_t x, int32_t w) {
+  acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(x * w));
+}
+
 // requantize_value() per channel of the block.
 inline void store(uint8_t* y, const int32_t* acc, const int32_t* multiplier, size_t n, const Q8DwEpilogue& e) {
   for (size_t c = 0; c < n; ++c) {
@@ -49,7 +55,7 @@ void row(const Q8DwRowArgs& a) {
       for (int ky = 0; ky < a.kernel_h; ++ky) {
         const uint8_t* r = a.rows[ky] + p * a.pixel_step + c0;
         for (int kx = 0; kx < a.kernel_w; ++kx, wt += kTile)
-          for (size_t c = 0; c < n; ++c) acc[c] += activation<XSigned>(r + kx * a.tap_step + c) * weight(wt[c]);
+          for (size_t c = 0; c < n; ++c) mac(acc[c], activation<XSigned>(r + kx * a.tap_step + c), weight(wt[c]));
       }
       store(a.y + p * a.channels + c0, acc, wt, n, a.ep);
     }
@@ -68,7 +74,7 @@ void indirect(const Q8DwIndirectArgs& a) {
       std::memcpy(acc, w, sizeof acc);
       for (int t = 0; t < taps; ++t) {
         const int32_t* wt = w + (t + 1) * kTile;
-        for (size_t c = 0; c < n; ++c) acc[c] += activation<XSigned>(tp[t] + c0 + c) * weight(wt[c]);
+        for (size_t c = 0; c < n; ++c) mac(acc[c], activation<XSigned>(tp[t] + c0 + c), weight(wt[c]));
       }
       store(a.y + p * a.channels + c0, acc, w + (taps + 1) * kTile, n, a.ep);
     }

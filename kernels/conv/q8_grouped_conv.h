@@ -34,7 +34,6 @@ class Q8GroupedConv {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  const Q8GemmKernel& kernel() const { return groups_.front()->kernel(); }
 
   void bind(const void* x);  // nothing to bind: the groups read the gather buffer
   void run(const void* x, void* y, pthreadpool_t pool) const;

@@ -5,14 +5,18 @@
 
 #include "kernels/fallback.h"
 #include "kernels/gemm/q8_weight_chunks.h"
-#include "kernels/ref/qgemm.h"
 #include "kernels/ref/qlinear.h"
 
 namespace octet::kernels {
 
 namespace {
 
-constexpr size_t kMaxMr = 16;  // the largest MR of any entry in kQ8GemmKernels
+constexpr size_t kMaxMr = 16;  // at least the largest MR of any entry in kQ8GemmKernels
+static_assert([] {
+  for (const Q8GemmKernel& k : kQ8GemmKernels)
+    if (static_cast<size_t>(k.mr) > kMaxMr) return false;
+  return true;
+}(), "a row of kernels/gemm/q8_gemm_list.inc has more rows than Q8Gemm's indirection holds");
 
 void check_arguments(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point,
                      const Requantization& rq, Q8 y_type) {
@@ -32,14 +36,6 @@ void check_arguments(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point,
   }
 }
 
-// The best row for a GEMM of a few rows by n under `isa`; a build without rows for this
-// architecture has none.
-const Q8GemmKernel* chosen_kernel(Isa isa, Q8 a_type, int64_t k, int64_t n) {
-  const Q8GemmKernel* kernel = choose_q8_gemm_kernel(isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
-  if (kernel == nullptr) throw Unsupported(std::string("Q8Gemm: no microkernel for ") + q8_name(a_type) + " activations");
-  return kernel;
-}
-
 constexpr float kUnitMultiplier[] = {1.0f};
 Requantization unit_requantization(Q8 a_type) {
   return Requantization{kUnitMultiplier, 0, q8_min(a_type), q8_max(a_type)};
@@ -51,7 +47,7 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, const int8_t* b, bool trans_b, D
                Isa isa, PackedCache* cache)
     : k_(k), n_(n), a_type_(a_type), y_type_(a_type), a_zero_point_(0) {
   check_arguments(k, n, a_type, 0, unit_requantization(a_type), a_type);
-  kernel_ = chosen_kernel(isa, a_type, k, n);
+  kernel_ = &require_q8_gemm_kernel("Q8Gemm", isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
   init_float_output(b, trans_b, std::move(out), isa, cache);
 }
 
@@ -81,7 +77,7 @@ Q8Gemm::Q8Gemm(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, const int8
     : k_(k), n_(n), a_type_(a_type), y_type_(y_type), a_zero_point_(a_zero_point) {
   check_arguments(k, n, a_type, a_zero_point, rq, y_type);
   // m is not known yet: choose for a batch of a few rows.
-  kernel_ = chosen_kernel(isa, a_type, k, n);
+  kernel_ = &require_q8_gemm_kernel("Q8Gemm", isa, a_type, 16, static_cast<size_t>(n), static_cast<size_t>(k));
   init(b, trans_b, bias, rq, cache);
 }
 
@@ -114,7 +110,6 @@ void Q8Gemm::init(const int8_t* b, bool trans_b, const int32_t* bias, const Requ
   const size_t k = static_cast<size_t>(k_);
   const size_t n = static_cast<size_t>(n_);
   auto b_at = [&](size_t c, size_t, size_t p) { return trans_b ? b[c * k + p] : b[p * n + c]; };
-  if (static_cast<size_t>(kernel_->mr) > kMaxMr) throw Unsupported(std::string("Q8Gemm: ") + kernel_->name + " has more rows than kMaxMr");
   name_ = row_kernel(*kernel_);
   packed_ = shared_q8_weights(cache, trans_b ? "gemm_nk" : "gemm_kn", b, k * n, *kernel_, n, 1, k, b_at, bias,
                               multiplier_, a_type_, a_zero_point_);

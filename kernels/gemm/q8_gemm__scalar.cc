@@ -48,7 +48,7 @@ struct ScalarEpilogue {
   }
   static Vec splat32(uint32_t x) { return set1i(static_cast<int32_t>(x)); }
   static Vec add(Vec a, Vec b) {
-    for (int l = 0; l < kLanes; ++l) a.v[l] += b.v[l];
+    for (int l = 0; l < kLanes; ++l) a.v[l] = static_cast<int32_t>(static_cast<uint32_t>(a.v[l]) + static_cast<uint32_t>(b.v[l]));
     return a;
   }
   static VecF to_float(Vec a) {
@@ -88,13 +88,16 @@ struct ScalarEpilogue {
 
 struct Ops : QuadActivations<ScalarEpilogue> {
   // a: the four activation bytes (u8) in every lane; w: lane l holds column l's four int8 weights.
+  // The accumulator wraps around in 32 bits as vpdpbusd's and vpaddd's do (added as unsigned:
+  // a signed overflow would be undefined).
   static Vec madd(Vec acc, Vec a, Vec w) {
     for (int l = 0; l < kLanes; ++l) {
       uint8_t x[4];
       int8_t k[4];
       std::memcpy(x, &a.v[l], 4);
       std::memcpy(k, &w.v[l], 4);
-      acc.v[l] += x[0] * k[0] + x[1] * k[1] + x[2] * k[2] + x[3] * k[3];
+      const int32_t dot = x[0] * k[0] + x[1] * k[1] + x[2] * k[2] + x[3] * k[3];
+      acc.v[l] = static_cast<int32_t>(static_cast<uint32_t>(acc.v[l]) + static_cast<uint32_t>(dot));
     }
     return acc;
   }

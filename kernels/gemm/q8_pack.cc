@@ -1,5 +1,7 @@
 #include "kernels/gemm/q8_pack.h"
 
+#include "kernels/fallback.h"
+
 #include <algorithm>
 #include <new>
 
@@ -99,25 +101,30 @@ Q8PackedWeights pack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToP
 }
 
 const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k) {
-  const Q8GemmKernel* best = nullptr;
-  double best_cycles = 0.0;
-  for (const Q8GemmKernel& e : kQ8GemmKernels) {
-    if (e.x_type != x_type || !isa_runs(e.isa, isa)) continue;
-    // The portable rows are the last resort: any vector row that runs beats them.
-    if (best != nullptr && (e.isa == Isa::scalar) != (best->isa == Isa::scalar)) {
-      if (e.isa == Isa::scalar) continue;
-      best = nullptr;
+  // The vector rows first; the portable (scalar) rows only where none runs.
+  for (const bool portable : {false, true}) {
+    const Q8GemmKernel* best = nullptr;
+    double best_cycles = 0.0;
+    for (const Q8GemmKernel& e : kQ8GemmKernels) {
+      if (e.x_type != x_type || (e.isa == Isa::scalar) != portable || !isa_runs(e.isa, isa)) continue;
+      // estimated_cycles counts vector instructions; one on 16 lanes costs two 8-lane ones
+      // unless the core has the full 512-bit datapath (vector_rate).
+      const double cycles = estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa);
+      if (best == nullptr || cycles < best_cycles ||
+          (cycles == best_cycles && isa_rank(e.isa) > isa_rank(best->isa))) {
+        best = &e;
+        best_cycles = cycles;
+      }
     }
-    // estimated_cycles counts vector instructions; one on 16 lanes costs two 8-lane ones
-    // unless the core has the full 512-bit datapath (vector_rate).
-    const double cycles = estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa);
-    if (best == nullptr || cycles < best_cycles ||
-        (cycles == best_cycles && isa_rank(e.isa) > isa_rank(best->isa))) {
-      best = &e;
-      best_cycles = cycles;
-    }
+    if (best != nullptr) return best;
   }
-  return best;
+  return nullptr;
+}
+
+const Q8GemmKernel& require_q8_gemm_kernel(const char* driver, Isa isa, Q8 x_type, size_t m, size_t n, size_t k) {
+  const Q8GemmKernel* kernel = choose_q8_gemm_kernel(isa, x_type, m, n, k);
+  if (kernel == nullptr) throw Unsupported(std::string(driver) + ": no microkernel for " + q8_name(x_type) + " activations");
+  return *kernel;
 }
 
 }  // namespace octet::kernels

@@ -19,6 +19,9 @@ namespace octet::kernels {
 // estimated cycles for an m x n x (ks * kc) problem, the vector rate of its level weighed in
 // (a ymm VNNI tile may beat a zmm one on Zen 4); nullptr when none runs (use the ref kernel).
 const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k);
+// The same for a driver that needs one: throws Unsupported (kernels/fallback.h) naming `driver`
+// when no row runs (a build without rows for this architecture).
+const Q8GemmKernel& require_q8_gemm_kernel(const char* driver, Isa isa, Q8 x_type, size_t m, size_t n, size_t k);
 
 // 64-byte aligned bytes (zmm loads of packed weights never split a cache line).
 class AlignedBytes {

@@ -2,9 +2,7 @@
 
 #include "kernels/ref/softmax.h"
 
-#include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "kernels/ref/mlas_softmax.h"
 
@@ -58,7 +56,11 @@ void f32_softmax_mlas__ref(size_t len, size_t stride, const float* x, float* y, 
   float max = x[0];
   for (size_t k = 1; k < len; ++k) max = x[k * stride] > max ? x[k * stride] : max;
   float lanes[16] = {};
-  for (size_t k = 0; k < len; ++k) lanes[k % size_t(width)] += mlas_exp::exp_for_sum(x[k * stride] - max, width);
+  for (size_t k = 0; k < len; ++k) {
+    const float e = mlas_exp::exp_for_sum(x[k * stride] - max, width);
+    lanes[k % size_t(width)] += e;
+    if (!log) y[k * stride] = e;  // x[k] is not read again
+  }
   const float sum = mlas_exp::fold_lanes(lanes, width);
   if (log) {
     const float log_sum = std::log(sum);
@@ -66,7 +68,7 @@ void f32_softmax_mlas__ref(size_t len, size_t stride, const float* x, float* y, 
     return;
   }
   const float scale = 1.0f / sum;
-  for (size_t k = 0; k < len; ++k) y[k * stride] = mlas_exp::exp_for_sum(x[k * stride] - max, width) * scale;
+  for (size_t k = 0; k < len; ++k) y[k * stride] *= scale;
 }
 
 void f32_arg_extremum__ref(bool min, bool last_index, int64_t outer, int64_t axis_len, int64_t inner,

@@ -150,6 +150,15 @@ struct Variant {
   std::string name;
 };
 
+// How many nodes of each op the graph holds once a Session has loaded it (its passes and
+// fusions run).
+std::map<std::string, int> ops_after_load(ir::Graph g) {
+  Session s{std::move(g)};
+  std::map<std::string, int> ops;
+  for (const auto& n : s.graph().nodes) ops[n.op]++;
+  return ops;
+}
+
 TEST(QuantParity, SeBlockEveryMethodGranularityAndActivationType) {
   if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   const ir::Graph fp32 = se_block_model();
@@ -179,9 +188,7 @@ TEST(QuantParity, SeBlockEveryMethodGranularityAndActivationType) {
 TEST(QuantParity, OctetRunsTheQdqModelInIntegers) {
   const ir::Graph fp32 = se_block_model();
   ir::Graph qdq = calib::quantize_model(fp32, uniform_batches(2, 4, {3, 12, 12}, 1), {}, {});
-  Session s{std::move(qdq)};
-  std::map<std::string, int> ops;
-  for (const auto& n : s.graph().nodes) ops[n.op]++;
+  std::map<std::string, int> ops = ops_after_load(std::move(qdq));
   EXPECT_EQ(ops["QLinearConv"], 5);
   EXPECT_EQ(ops["QLinearAdd"], 1);
   EXPECT_EQ(ops["QLinearMul"], 1);
@@ -226,9 +233,7 @@ TEST(QuantParity, SiluRunsAsOneTableAndMatchesOrt) {
   EXPECT_TRUE(report.float_ops.empty()) << report.float_ops.front();
   for (const auto& n : qdq.nodes) EXPECT_NE(n.op, "QLinearSilu") << "an octet-only op in the written graph";
   {
-    Session s{ir::Graph(qdq)};
-    std::map<std::string, int> ops;
-    for (const auto& n : s.graph().nodes) ops[n.op]++;
+    std::map<std::string, int> ops = ops_after_load(qdq);
     EXPECT_EQ(ops["QLinearSilu"], 2);
     EXPECT_EQ(ops["QLinearSigmoid"], 2);  // the SE gate, the sigmoid with two readers
     EXPECT_EQ(ops["QLinearMul"], 2);      // the SE scale, c3 * s3
@@ -274,9 +279,7 @@ TEST(QuantParity, ShuffleUnitRunsInIntegersAndMatchesOrt) {
   EXPECT_TRUE(report.float_ops.empty()) << report.float_ops.front();
   for (const auto& n : qdq.nodes) EXPECT_NE(n.op, "ChannelShuffle") << "an octet-only op in the written graph";
   {
-    Session s{ir::Graph(qdq)};
-    std::map<std::string, int> ops;
-    for (const auto& n : s.graph().nodes) ops[n.op]++;
+    std::map<std::string, int> ops = ops_after_load(qdq);
     EXPECT_EQ(ops["ChannelShuffle"], 1);
     EXPECT_EQ(ops["Slice"], 2);
     EXPECT_EQ(ops["QuantizeLinear"], 1);    // the graph input
@@ -312,9 +315,7 @@ TEST(QuantParity, SplitUnitRunsInIntegersAndMatchesOrt) {
   ir::Graph qdq = calib::quantize_model(fp32, uniform_batches(4, 8, {3, 8, 8}, 700), {}, {}, &report);
   EXPECT_TRUE(report.float_ops.empty()) << report.float_ops.front();
   {
-    Session s{ir::Graph(qdq)};
-    std::map<std::string, int> ops;
-    for (const auto& n : s.graph().nodes) ops[n.op]++;
+    std::map<std::string, int> ops = ops_after_load(qdq);
     EXPECT_EQ(ops["Split"], 1);
     EXPECT_EQ(ops["QuantizeLinear"], 1);    // the graph input
     EXPECT_EQ(ops["DequantizeLinear"], 1);  // the logits
