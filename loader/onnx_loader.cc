@@ -1,7 +1,6 @@
 #include "loader/onnx_loader.h"
 
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <cstring>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include <sstream>
 
 #include "loader/importers.h"
+#include "loader/ort_shapes.h"
 
 namespace octet::loader {
 namespace {
@@ -191,42 +191,18 @@ void drop_unread_batchnorm_statistics(ir::Graph& g, const std::string& source) {
   }
 }
 
-// The float AveragePools whose input ONNX shape inference (with data propagation) gives a 4-D
-// shape with a known channel count (ir::kShapeKnownToOnnxAttr), by their input's name. Inference
-// runs on a copy without the
-// large initializers' contents (their dims and types remain; the values inference reads, such as
-// a Reshape's target shape, are small). With a node of another domain in the graph, whose shapes
-// ONNX cannot infer but ONNX Runtime can, every pool counts as known.
+// The float AveragePools whose input shape ONNX Runtime knows (ir::kShapeKnownToOrtAttr), by
+// their input's name. A node of another domain has shapes only ORT's own schemas infer: then
+// every pool counts as known, the order octet followed before it asked.
 std::set<std::string> pool_inputs_of_known_shape(const onnx::ModelProto& model) {
-  std::set<std::string> pools, known;
+  std::set<std::string> pools;
   for (const auto& np : model.graph().node()) {
-    if (!np.domain().empty() && np.domain() != "ai.onnx") return {};
-    if (np.op_type() == "AveragePool" && np.input_size() > 0) pools.insert(np.input(0));
-  }
-  if (pools.empty()) return known;
-  onnx::ModelProto light = model;
-  for (auto& t : *light.mutable_graph()->mutable_initializer()) {
-    if (t.raw_data().size() > 4096 || t.float_data_size() > 1024) {
-      t.clear_raw_data();
-      t.clear_float_data();
+    if (!np.domain().empty() && np.domain() != "ai.onnx") {
+      for (const auto& n : model.graph().node()) if (n.op_type() == "AveragePool" && n.input_size() > 0) pools.insert(n.input(0));
+      return pools;
     }
   }
-  try {
-    // With data propagation, as ONNX Runtime's own: a Reshape to a shape built from Shape, Gather
-    // and Concat has a known shape.
-    onnx::shape_inference::InferShapes(light, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 0, true));
-  } catch (const std::exception&) {
-    return pools;  // no verdict: keep the NCHWc order as before
-  }
-  auto visit = [&](const onnx::ValueInfoProto& vi) {
-    if (!pools.count(vi.name()) || !vi.type().has_tensor_type()) return;
-    const auto& t = vi.type().tensor_type();
-    if (t.has_shape() && t.shape().dim_size() == 4 && t.shape().dim(1).has_dim_value()) known.insert(vi.name());
-  };
-  for (const auto& vi : light.graph().input()) visit(vi);
-  for (const auto& vi : light.graph().value_info()) visit(vi);
-  for (const auto& vi : light.graph().output()) visit(vi);
-  return known;
+  return avgpool_inputs_ort_knows(model);
 }
 
 ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) {
@@ -300,7 +276,7 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
       for (const auto& a : np.attribute()) n.attrs.set(a.name(), convert_attribute(a));
       import_node(n, ctx);
       if (n.op == "AveragePool" && n.domain.empty() && !n.inputs.empty())
-        n.attrs.set(ir::kShapeKnownToOnnxAttr, int64_t{pools_known.count(n.inputs[0]) ? 1 : 0});
+        n.attrs.set(ir::kShapeKnownToOrtAttr, int64_t{pools_known.count(n.inputs[0]) ? 1 : 0});
     } catch (const Error& e) {
       throw Error(where() + e.what());
     }

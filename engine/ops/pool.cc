@@ -117,7 +117,7 @@ void register_pool_ops(OpTable& t) {
                    }
                    bool include_pad = c.node.attrs.i("count_include_pad") != 0;
                    // Absent (a graph octet built): as if ORT knew the shape.
-                   const bool ort_nchwc = c.node.attrs.i(ir::kShapeKnownToOnnxAttr, 1) != 0;
+                   const bool ort_nchwc = c.node.attrs.i(ir::kShapeKnownToOrtAttr, 1) != 0;
                    return bound_pool_kernel(c, std::make_shared<kernels::F32AvgPool2d>(s, include_pad, c.isa, ort_nchwc),
                                             static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
                  }};

@@ -93,7 +93,7 @@ class Q8MaxPool2d {
 // ONNX Runtime's NCHWc block on this CPU (MLAS: 16 floats with AVX-512F, 8 with AVX2 + FMA, 0
 // elsewhere): its layout pass runs an AveragePool of a multiple of that many channels as an NCHWc
 // pool, summing in another order (f32_avgpool_sum_rows), but only a pool whose input shape it
-// knows (ir::kShapeKnownToOnnxAttr).
+// knows (ir::kShapeKnownToOrtAttr).
 int ort_nchwc_block();
 
 class F32AvgPool2d {

@@ -108,7 +108,7 @@ TEST(GapOrderParity, AveragePoolSumsInOrtsOrder) {
 // ORT's layout pass runs an AveragePool in NCHWc only when it knows the input's shape: after a
 // Reshape whose target is computed from the batch (ResNeSt's split attention, TResNet), it keeps
 // MLAS's NCHW kernels and their column-first order, whatever the channel count. The loader marks
-// such pools from ONNX shape inference (ir::kShapeKnownToOnnxAttr); 40 channels, a multiple of
+// such pools from ONNX shape inference (ir::kShapeKnownToOrtAttr); 40 channels, a multiple of
 // 8, so the two orders would otherwise be NCHWc's.
 TEST(GapOrderParity, AveragePoolOfAShapeOrtCannotInferSumsInMlasNchwOrder) {
   OCTET_SKIP_WITHOUT_ORT();
