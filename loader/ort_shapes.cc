@@ -21,8 +21,6 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -244,29 +242,10 @@ class Resolver {
     for (const auto& n : nodes_) {
       try {
         resolve(n);
-      } catch (const std::exception& e) {
-        if (std::getenv("OCTET_DEBUG_ORT_SHAPES")) std::fprintf(stderr, "node %s: %s\n", n.name().c_str(), e.what());
+      } catch (const std::exception&) {
         // ORT would refuse such a node; what its outputs are is then moot.
       }
     }
-  }
-
-  void dump() const {
-    if (!std::getenv("OCTET_DEBUG_ORT_SHAPES")) return;
-    for (const auto& n : nodes_)
-      for (const auto& o : n.output()) {
-        const Known* k = find(o);
-        std::string s = k && has_shape(k->type) ? "[" : "?";
-        if (k && has_shape(k->type)) {
-          for (const auto& d : k->type.tensor_type().shape().dim())
-            s += d.has_dim_value() ? std::to_string(d.dim_value()) + "," : d.has_dim_param() ? d.dim_param() + "," : "?,";
-          s += "]";
-        }
-        if (k && k->constant) s += " const";
-        if (k && k->shape_values) s += " values";
-        if (k && k->scalar_value) s += " scalar=" + std::to_string(*k->scalar_value);
-        std::fprintf(stderr, "%s %s -> %s %s\n", n.op_type().c_str(), n.name().c_str(), o.c_str(), s.c_str());
-      }
   }
 
   const Known* find(const std::string& name) const {
@@ -574,12 +553,17 @@ bool fuse_reshape(Graph& g, const NodeProto& reshape, const Resolver& r) {
     if (is_op(shape, "Shape") && attr_i(*shape, "start", 0) == 0 && !find_attr(*shape, "end")) {
       const Known* idx = r.find(gather->input(1));
       auto iv = idx && idx->constant && idx->data ? read_ints(*idx->data) : std::nullopt;
-      bool same_tensor = shape->input(0) == root;
-      if (!same_tensor) {
-        auto a = concrete_dims(shape_of(r.find(shape->input(0)))), b = concrete_dims(shape_of(r.find(root)));
-        same_tensor = a && b && !a->empty() && *a == *b;
+      // ORT 1.30 also takes a dimension of another tensor that is the same as the reshaped
+      // tensor's at that position: the same extent or the same symbol.
+      const int64_t at = int64_t(target.size());
+      bool same_dim = shape->input(0) == root;
+      const TensorShapeProto *a = shape_of(r.find(shape->input(0))), *b = shape_of(r.find(root));
+      if (!same_dim && a && b && at < a->dim_size() && at < b->dim_size()) {
+        const auto &da = a->dim(int(at)), &db = b->dim(int(at));
+        same_dim = (da.has_dim_value() && db.has_dim_value() && da.dim_value() == db.dim_value()) ||
+                   (da.has_dim_param() && db.has_dim_param() && da.dim_param() == db.dim_param());
       }
-      if (iv && iv->size() == 1 && (*iv)[0] == int64_t(target.size()) && same_tensor) {
+      if (iv && iv->size() == 1 && (*iv)[0] == at && same_dim) {
         target.push_back(0);
         continue;
       }
@@ -616,7 +600,6 @@ std::set<std::string> avgpool_inputs_ort_knows(const onnx::ModelProto& model) {
   for (int round = 0; round < 16; ++round) {
     Resolver r(model, g.nodes, g.fused);
     r.run();
-    r.dump();
     for (const auto& p : pools) {
       const Known* k = r.find(p);
       const TensorShapeProto* s = shape_of(k);
