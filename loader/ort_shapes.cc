@@ -1,5 +1,5 @@
 // Follows ONNX Runtime's shape knowledge of a graph, as its session builds it before the NCHWc
-// layout pass (docs/kernels.md, "AveragePool and ORT's NCHWc layout"):
+// layout pass (docs/kernels.md, "Float AveragePool and ORT's NCHWc layout"):
 //  - graph resolution runs each ONNX operator's shape inference, where an input's *data* is
 //    visible only when it is a constant (initializer, Constant node, or a node constant folding
 //    replaces) or a shape value that data propagation computed with every element known; a

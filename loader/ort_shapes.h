@@ -2,7 +2,7 @@
 // What ONNX Runtime knows of a model's tensor shapes when it lays its graph out for its CPU
 // provider: the question behind ir::kShapeKnownToOrtAttr (an AveragePool runs in ORT's NCHWc
 // layout, and sums its windows in that layout's order, only when ORT knows its input's shape).
-// docs/kernels.md ("AveragePool and ORT's NCHWc layout") states the rules this follows.
+// docs/kernels.md ("Float AveragePool and ORT's NCHWc layout") states the rules this follows.
 #include <set>
 #include <string>
 
