@@ -5,19 +5,26 @@
 // s8 microkernels run at the MLPerf ResNet8 layers only. The driver's pick for active_isa() is
 // labelled "pick". Counters: GOPS (2 per MAC) and pct_peak of that kernel's ISA
 // (bench/peak_values.h). One thread (pool = nullptr), wall-clock time.
+// qlinear_matmul/<M>x<K>x<N>/<variant>: QLinearMatMul (u8 A, u8 Y) on q8_qlinear_matmul__ref
+// against Q8MatMul at active_isa(): s8 B with zero point 0 (tiles requantize), u8 B with a
+// zero point per column (int32 tiles corrected by row sums), and B packed every run.
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/gemm/q8_gemm.h"
+#include "kernels/gemm/q8_matmul.h"
 #include "kernels/gemm/q8_pack.h"
 #include "kernels/isa.h"
 #include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/ref/qconv2d.h"
+#include "kernels/ref/qgemm.h"
 
 namespace {
 
@@ -79,6 +86,42 @@ void gemm_bench(benchmark::State& state, int m, int n, int k, const Q8GemmKernel
   if (pick) state.SetLabel("pick");
 }
 
+enum class QMatMulVariant { ref, fused, corrected, run_time_b };
+
+void qlinear_matmul_bench(benchmark::State& state, int m, int k, int n, QMatMulVariant v) {
+  const auto a = random_bytes(size_t(m) * k, 1);
+  const bool u8_b = v == QMatMulVariant::corrected;
+  const auto b = u8_b ? random_bytes(size_t(k) * n, 2) : std::vector<uint8_t>();
+  const auto b8 = random_weights(size_t(k) * n, 2);
+  const void* bp = u8_b ? static_cast<const void*>(b.data()) : b8.data();
+  std::vector<int32_t> b_zp = u8_b ? octet::bench::random_ints<int32_t>(size_t(n), 90, 160, 3) : std::vector<int32_t>{0};
+  std::vector<uint8_t> y(size_t(m) * n);
+  const float a_scale[] = {0.02f}, b_scale[] = {0.01f}, y_scale = 0.5f;
+  const int32_t a_zp[] = {128};
+  const Isa isa = v == QMatMulVariant::ref ? Isa::scalar : octet::kernels::active_isa();
+  if (v == QMatMulVariant::ref) {
+    octet::kernels::GemmShape s;
+    s.m = m;
+    s.n = n;
+    s.k = k;
+    run_timed_with_best(state, Arithmetic::int8, isa, int64_t(m) * n * k, [&] {
+      octet::kernels::q8_qlinear_matmul__ref<uint8_t, int8_t, uint8_t>(s, a.data(), a_scale, a_zp, b8.data(), b_scale,
+                                                                        b_zp, y_scale, 3, y.data());
+    });
+    return;
+  }
+  const float multiplier[] = {octet::kernels::requant_multiplier(a_scale[0], b_scale[0], y_scale)};
+  const Requantization rq{multiplier, 3, 0, 255};
+  const bool run_time_b = v == QMatMulVariant::run_time_b;
+  octet::kernels::Q8MatMul mm(k, n, Q8::u8, 128, u8_b ? Q8::u8 : Q8::s8, run_time_b ? nullptr : bp, b_zp, &rq, Q8::u8,
+                              m, isa);
+  run_timed_with_best(state, Arithmetic::int8, isa, int64_t(m) * n * k, [&] {
+    if (run_time_b) mm.pack(bp);
+    mm.run(m, a.data(), y.data(), nullptr);
+  });
+  state.SetLabel(mm.kernel_id().name);
+}
+
 void register_benchmarks() {
   const Isa active = octet::kernels::active_isa();
   std::vector<const Q8GemmKernel*> kernels;
@@ -133,6 +176,17 @@ void register_benchmarks() {
           ->Unit(benchmark::kMicrosecond);
     }
   };
+  for (auto [m, k, n] : {std::tuple{4, 64, 32}, {49, 256, 256}, {196, 384, 384}})
+    for (auto [variant, label] : {std::pair{QMatMulVariant::ref, "q8_qlinear_matmul__ref"},
+                                  {QMatMulVariant::fused, "simd_s8_b"},
+                                  {QMatMulVariant::corrected, "simd_u8_b_zero_points"},
+                                  {QMatMulVariant::run_time_b, "simd_b_packed_per_run"}})
+      benchmark::RegisterBenchmark(
+          ("qlinear_matmul/" + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + "/" + label)
+              .c_str(),
+          [m, k, n, variant](benchmark::State& state) { qlinear_matmul_bench(state, m, k, n, variant); })
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
   for (const octet::bench::FcLayer& layer : octet::bench::fc_layers())
     register_gemm(layer.model, layer.name, 1, layer.n, layer.k);
   for (const octet::bench::GemmSize& g : octet::bench::large_gemms())

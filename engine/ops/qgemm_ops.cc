@@ -8,12 +8,15 @@
 #include "engine/ops/batch_use.h"
 #include "kernels/ref/fp_contract_off.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "engine/ops/gemm_geometry.h"
 #include "engine/ops/qparams.h"
 #include "kernels/fallback.h"
 #include "kernels/gemm/q8_gemm.h"
+#include "kernels/gemm/q8_matmul.h"
 #include "kernels/ref/qgemm.h"
 
 namespace octet {
@@ -81,6 +84,66 @@ kernels::GemmShape matmul_shape(const ops::MatMulGeometry& g) {
   return s;
 }
 
+// ---- The SIMD path of both: kernels::Q8MatMul
+
+// A and B on Q8MatMul, one product per batch (B packed per run), or one product of every
+// batch's rows when B is a constant matrix shared by all of them. a_zero_point / b_zero_point:
+// one value / 1 or n values, constants; rq nullptr for the int32 output. An empty Kernel when
+// the driver declines (reported).
+Kernel fast_matmul(const OpContext& c, std::span<const void* const> in, const ops::MatMulGeometry& g, size_t a_in,
+                   size_t b_in, int32_t a_zero_point, const std::vector<int32_t>& b_zero_point,
+                   const kernels::Requantization* rq, DType ty, void* y) {
+  const auto ta = ops::q8_tag(c.info(a_in).dtype), tb = ops::q8_tag(c.info(b_in).dtype);
+  const auto yt = rq != nullptr ? ops::q8_tag(ty) : ta;
+  if (!ta || !tb || !yt) return {};
+  const bool b_batched = std::any_of(g.b_batch_strides.begin(), g.b_batch_strides.end(), [](int64_t s) { return s != 0; });
+  // B shared by every batch: A's batches are all its own, consecutive, so one product takes them.
+  const bool one_product = c.in_const[b_in] != nullptr && !b_batched;
+  const int64_t rows = one_product ? g.batches() * g.m : g.m;
+  const auto fast = kernels::make_fast<kernels::Q8MatMul>(g.k, g.n, *ta, a_zero_point, *tb,
+                                                          one_product ? in[b_in] : nullptr, b_zero_point, rq, *yt, rows,
+                                                          c.isa, c.packed_cache);
+  if (!fast) return c.no_fast_kernel(fast.why_not);
+  const std::shared_ptr<kernels::Q8MatMul> mm = fast.driver;
+  c.report_kernel(mm->kernel_id() + (mm->corrected() ? " (B zero point by row sums)" : "") +
+                  (one_product ? "" : " (B packed per run)"));
+  const auto* a = static_cast<const uint8_t*>(in[a_in]);
+  const auto* b = static_cast<const uint8_t*>(in[b_in]);
+  auto* out = static_cast<uint8_t*>(y);
+  const size_t y_bytes = rq != nullptr ? 1 : sizeof(int32_t);
+  pthreadpool_t pool = c.threadpool;
+  if (one_product) return [mm, rows, a, out, pool] { mm->run(rows, a, out, pool); };
+  return [mm, g, a, b, out, y_bytes, pool] {
+    const uint8_t* packed = nullptr;
+    for (int64_t bi = 0; bi < g.batches(); ++bi) {
+      const uint8_t* bb = b + g.matrix_index(bi, g.b_batch_strides) * g.k * g.n;
+      if (bb != packed) mm->pack(packed = bb);
+      mm->run(g.m, a + g.matrix_index(bi, g.a_batch_strides) * g.m * g.k, out + bi * g.m * g.n * int64_t(y_bytes),
+              pool);
+    }
+  };
+}
+
+// Why the SIMD path cannot take these parameters, or "" when it can: everything constant, A's
+// per tensor, B's one per matrix or per column (no batch of them).
+std::string matmul_params_unsupported(const OpContext& c, std::initializer_list<size_t> params,
+                                      std::initializer_list<const MatrixParam*> a_params,
+                                      std::initializer_list<const MatrixParam*> b_params) {
+  if (c.isa == kernels::Isa::scalar) return "--isa scalar";
+  for (size_t i : params)
+    if (c.has(i) && c.in_const[i] == nullptr) return "quantization parameters known only at run time";
+  for (const MatrixParam* p : a_params)
+    if (p->size != 1) return "per-row A parameters";
+  for (const MatrixParam* p : b_params)
+    if (!p->batch_strides.empty()) return "B parameters that vary over the batch";
+  return "";
+}
+
+// The SIMD path runs only the type combinations the reference does (ops::q8_req_type_list()).
+bool has_reference(DType ta, DType tb, DType ty) {
+  return static_cast<bool>(ops::visit_q8_req_types(ta, tb, ty, [](auto, auto, auto) -> Kernel { return [] {}; }));
+}
+
 // ---- QLinearMatMul: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point
 
 enum QLinearMatMulInput : size_t { kA, kAScale, kAZeroPoint, kB, kBScale, kBZeroPoint, kYScale, kYZeroPoint };
@@ -121,8 +184,23 @@ Kernel build_qlinearmatmul(const OpContext& c, std::span<const void* const> in, 
   const void* b = in[kB];
   void* y = out[0];
   const DType ta = c.info(kA).dtype, tb = c.info(kB).dtype, ty = ops::quantized_output_type(c, kYZeroPoint);
+  const std::string why_not =
+      matmul_params_unsupported(c, {kAScale, kAZeroPoint, kBScale, kBZeroPoint, kYScale, kYZeroPoint},
+                                {&q.a_scale, &q.a_zero_point}, {&q.b_scale, &q.b_zero_point});
+  if (!why_not.empty()) {
+    c.report_fallback(why_not);
+  } else if (const auto yt = ops::q8_tag(ty); yt && has_reference(ta, tb, ty)) {
+    const ops::ParamInputs p(c, in);
+    // The reference's multiplier, (a_scale * b_scale[j]) / y_scale, per column of B.
+    std::vector<float> multiplier;
+    for (float b_scale : p[kBScale].floats())
+      multiplier.push_back(kernels::requant_multiplier(p[kAScale].scalar(), b_scale, p[kYScale].scalar()));
+    const kernels::Requantization rq{multiplier, p[kYZeroPoint].int_scalar(), kernels::q8_min(*yt),
+                                     kernels::q8_max(*yt)};
+    if (Kernel fast = fast_matmul(c, in, q.g, kA, kB, p[kAZeroPoint].int_scalar(), p[kBZeroPoint].ints(), &rq, ty, y))
+      return fast;
+  }
   c.report_kernel(kernels::reference_kernel("q8_qlinear_matmul__ref"));
-  if (c.isa != kernels::Isa::scalar) c.report_fallback("QLinearMatMul has no SIMD driver yet");
   Kernel k = ops::visit_q8_req_types(ta, tb, ty, [&](auto ta_tag, auto tb_tag, auto ty_tag) -> Kernel {
     using TA = decltype(ta_tag);
     using TB = decltype(tb_tag);
@@ -182,8 +260,17 @@ Kernel build_matmulinteger(const OpContext& c, std::span<const void* const> in, 
   const void* b = in[kIntB];
   auto* y = static_cast<int32_t*>(out[0]);
   const DType ta = c.info(kIntA).dtype, tb = c.info(kIntB).dtype;
+  const std::string why_not = matmul_params_unsupported(c, {kIntAZeroPoint, kIntBZeroPoint}, {&q.a_zero_point},
+                                                        {&q.b_zero_point});
+  if (!why_not.empty()) {
+    c.report_fallback(why_not);
+  } else {
+    const ops::ParamInputs p(c, in);
+    if (Kernel fast = fast_matmul(c, in, q.g, kIntA, kIntB, p[kIntAZeroPoint].int_scalar(), p[kIntBZeroPoint].ints(),
+                                  nullptr, DType::s32, y))
+      return fast;
+  }
   c.report_kernel(kernels::reference_kernel("q8_gemm_int32__ref"));
-  if (c.isa != kernels::Isa::scalar) c.report_fallback("MatMulInteger alone (not fused with its float tail) has no SIMD driver");
   Kernel k = ops::visit_q8_acc_types(ta, tb, [&](auto ta_tag, auto tb_tag) -> Kernel {
     using TA = decltype(ta_tag);
     using TB = decltype(tb_tag);

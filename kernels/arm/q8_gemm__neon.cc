@@ -38,12 +38,12 @@ int16_t one_activation(const uint8_t* p) {
 }
 
 // MR rows x 8 columns: two int32x4 accumulators per row.
-template <int MR, bool kFlip, bool kFloatOut = false>
+template <int MR, bool kFlip, Q8Out kOut = Q8Out::requantized>
 void igemm_c1(const Q8IgemmArgs& g) {
   constexpr int NR = 8;
   const int32_t* bias = static_cast<const int32_t*>(g.w);
   const int16_t* w = reinterpret_cast<const int16_t*>(bias + 2 * NR);  // after bias' and multipliers
-  const int32_t* acc_init = kFloatOut ? g.acc_init : bias;
+  const int32_t* acc_init = kOut == Q8Out::dequantized ? g.acc_init : bias;
   int32x4_t acc[MR][2];
   const int32x4_t init_lo = vld1q_s32(acc_init), init_hi = vld1q_s32(acc_init + 4);
   for (int i = 0; i < MR; ++i) {
@@ -82,14 +82,14 @@ void igemm_c1(const Q8IgemmArgs& g) {
       }
     }
   }
-  igemm_tile_store<MR, 2, kFloatOut>(g, acc);
+  igemm_tile_store<MR, 2, kOut>(g, acc);
 }
 
 // The list's tiles (kernels/gemm/q8_gemm_define.inc): MR rows x 8 columns.
-template <int MR, int NR, bool kFlip, bool kFloatOut>
+template <int MR, int NR, bool kFlip, Q8Out kOut>
 void q8_tile(const Q8IgemmArgs& g) {
   static_assert(NR == 8, "the widening-multiply kernels are 8 columns wide");
-  igemm_c1<MR, kFlip, kFloatOut>(g);
+  igemm_c1<MR, kFlip, kOut>(g);
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ inline int8x8_t activation_octet_tail(const uint8_t* p, size_t n) {
 // acc[p][q] holds rows 2p, 2p+1 x columns 2q, 2q+1 as {r0c0, r0c1, r1c0, r1c1}. The store
 // wants each row's columns in order, four per vector: interleaving the 64-bit halves of two
 // neighbouring column pairs gives row 2p (low halves) and row 2p+1 (high halves).
-template <int MR, int NR, bool kFlip, bool kFloatOut = false>
+template <int MR, int NR, bool kFlip, Q8Out kOut = Q8Out::requantized>
 void q8_tile(const Q8IgemmArgs& g) {
   constexpr int kRowPairs = MR / 2;
   constexpr int kColPairs = NR / 2;
@@ -104,7 +104,7 @@ void q8_tile(const Q8IgemmArgs& g) {
 
   // The initial accumulators (bias', or the run-time fold on the float path) are added after
   // the products: int32 addition wraps, so the order does not change a bit.
-  const int32_t* acc_init = kFloatOut ? g.acc_init : bias;
+  const int32_t* acc_init = kOut == Q8Out::dequantized ? g.acc_init : bias;
   int32x4_t out[MR][NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
@@ -117,7 +117,7 @@ void q8_tile(const Q8IgemmArgs& g) {
       out[2 * p + 1][v] = vaddq_s32(vreinterpretq_s32_s64(vzip2q_s64(lo, hi)), init);
     }
   }
-  igemm_tile_store<MR, NV, kFloatOut>(g, out);
+  igemm_tile_store<MR, NV, kOut>(g, out);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/conv/dwconv_list.h"
 
 namespace octet::kernels::scalar {

@@ -19,6 +19,7 @@
 
 #include "kernels/kernel_id.h"
 #include "kernels/aligned_buffer.h"
+#include "kernels/cache_budgets.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/isa.h"
@@ -29,16 +30,16 @@ namespace octet::kernels {
 
 // When an image runs through a ring of rows, and how many rows the ring holds.
 struct PwDwRingLimits {
-  // Half of a 512 KiB L2 (Zen 1 and 2, the smallest of the x86 cores octet tunes for): the
-  // ring, the expand weights and the depthwise output rows share it.
-  size_t ring_bytes = 192 * 1024;
+  // 3/8 of the L2 (cache_budgets; 192 KiB measured on Zen 1's 512 KiB): the ring, the expand
+  // weights and the depthwise output rows share it.
+  size_t ring_bytes = cache_budgets().pwdw_ring;
   // An intermediate image up to this size runs whole (expand, then depthwise, through one
   // image of scratch): it comes back from L2 or L3 anyway, and bands of rows cost more GEMM
   // calls and shorter depthwise rows. On Zen 1, with rings in buffers of their own (before
   // they moved to the plan's arena), MobileNetV2's 14x14x576 blocks (451 KiB) ran 2-4% slower
   // fused than unfused while 56x56x144 (1.8 MiB) and larger ran faster; arena rings at 14x14
-  // were not measured.
-  size_t whole_image_bytes = 1024 * 1024;
+  // were not measured. Two L2s (cache_budgets).
+  size_t whole_image_bytes = cache_budgets().pwdw_whole_image;
 };
 
 class F32PointwiseDwConv {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/fallback.h"
 #include "kernels/packed_cache.h"
 
@@ -14,10 +15,10 @@ namespace {
 
 constexpr size_t kPositions = 16;  // 4x4 transformed positions xi = 4 i + j
 
-// Scratch per block of tiles (V and M) about the size of the 48 KiB L1D, so that what the input
-// transform writes is still close when the GEMMs read it (measured on the ResNet8 layers:
-// 48 KiB was as fast as or faster than 128 and 256 KiB; the machine's noise is ~10%).
-constexpr size_t kBlockBudgetFloats = 48 * 1024 / sizeof(float);
+// Scratch per block of tiles (V and M): the L1D (cache_budgets), so that what the input
+// transform writes is still close when the GEMMs read it (measured on the ResNet8 layers on
+// Zen 5: its 48 KiB was as fast as or faster than 128 and 256 KiB; the noise is ~10%).
+size_t block_budget_floats() { return cache_budgets().winograd_block_bytes / sizeof(float); }
 
 std::string describe(const Conv2dShape& s) {
   return "kernel " + std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + ", stride " +
@@ -100,7 +101,7 @@ bool F32WinogradConv::faster_than_direct(const Conv2dShape& s) {
   // AVX-512 (Zen 5: 2.1 vs 1.6 ms); at 7x7 batch 2, 32 tiles, 1.2x faster (2.5 vs 3.0 ms).
   const double transformed_bytes = 16.0 * s.in_c * s.out_c * sizeof(float);
   const int64_t tiles = int64_t(s.batch) * ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
-  return !(transformed_bytes > 2.0 * 1024 * 1024 && tiles < 32);
+  return !(transformed_bytes > double(cache_budgets().winograd_weight_limit) && tiles < 32);
 }
 
 F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,
@@ -149,7 +150,7 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
   const size_t tiles = tiles_h_ * tiles_w_;
   const size_t mr = gemm.mr;
   const size_t per_tile = kPositions * (in_c + out_c);
-  block_tiles_ = std::max(mr, kBlockBudgetFloats / per_tile / mr * mr);
+  block_tiles_ = std::max(mr, block_budget_floats() / per_tile / mr * mr);
   if (block_tiles_ >= tiles) block_tiles_ = tiles;
   blocks_per_image_ = (tiles + block_tiles_ - 1) / block_tiles_;
   // Rows rounded to 16 floats so every slot and matrix starts on a cache line.

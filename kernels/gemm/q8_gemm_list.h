@@ -21,6 +21,11 @@
 // stores y[i][c] = clamp(float(acc) * scale[c] + out_bias[c], lo, hi) as float: a plain
 // multiply then a plain add (never fused), the order ONNX Runtime's Cast -> Mul -> Add uses.
 //
+// Every microkernel also has an int32-output twin (`fn_i32`, MatMulInteger and the QLinearMatMul
+// whose weight zero point is not 0, which a caller corrects per row before requantizing): the
+// accumulators start at the packed bias' like `fn` and are stored as they are, y[i][c] int32
+// (y_row_stride in bytes), wrapped modulo 2^32 like the adds that made them.
+//
 // Packed weights, one block per NR output channels (the channel tail is zero-padded):
 //   int32 bias'[NR], float multiplier[NR],
 //   then for each tap, for each group of KR k's: w[NR][KR] (int8, or int16 when w_bytes == 2)
@@ -62,6 +67,9 @@ struct Q8IgemmArgs {
 
 using Q8IgemmFn = void (*)(const Q8IgemmArgs& args);
 
+// What a tile stores: requantized bytes (fn), floats (fn_f32) or the int32 accumulators (fn_i32).
+enum class Q8Out { requantized, dequantized, int32 };
+
 struct Q8GemmKernel;
 struct Q8WeightsToPack;
 
@@ -78,6 +86,7 @@ struct Q8GemmKernel {
   int lanes;    // int32 lanes per vector register (16 zmm, 8 ymm): for the tile choice
   Q8IgemmFn fn;      // quantized output
   Q8IgemmFn fn_f32;  // float output (see above)
+  Q8IgemmFn fn_i32;  // int32 output (see above)
   Q8 reads;          // the type activations are read as; the other one is flipped on load
   Q8PackFn pack;     // lays out the weights and folds the zero point for this kernel
 };
@@ -95,6 +104,7 @@ Q8PackedWeights pack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToP
   namespace arch::isa {                                                          \
   void q##xt##s8_igemm_##mr##x##nr##c##kr(const Q8IgemmArgs& args);              \
   void q##xt##s8_igemm_##mr##x##nr##c##kr##_f32(const Q8IgemmArgs& args);        \
+  void q##xt##s8_igemm_##mr##x##nr##c##kr##_i32(const Q8IgemmArgs& args);        \
   }
 #include "kernels/gemm/q8_gemm_list.inc"
 #undef OCTET_Q8_GEMM_TILE
@@ -103,7 +113,7 @@ inline constexpr Q8GemmKernel kQ8GemmKernelRows[] = {
 #define OCTET_Q8_GEMM_TILE(arch, isa, xt, mr, nr, kr, wb, lanes, suffix, reads, packing)                   \
   {"q" #xt "s8_igemm_" #mr "x" #nr "c" #kr "__" #isa suffix, Isa::isa, Q8::xt, mr, nr, kr, wb, lanes,     \
    &arch::isa::q##xt##s8_igemm_##mr##x##nr##c##kr, &arch::isa::q##xt##s8_igemm_##mr##x##nr##c##kr##_f32, \
-   Q8::reads, &packing},
+   &arch::isa::q##xt##s8_igemm_##mr##x##nr##c##kr##_i32, Q8::reads, &packing},
 #include "kernels/gemm/q8_gemm_list.inc"
 #undef OCTET_Q8_GEMM_TILE
     Q8GemmKernel{}};

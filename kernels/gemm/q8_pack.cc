@@ -44,15 +44,16 @@ namespace {
 // KR k's, w[NR][KR] as int8 (w_bytes 1) or int16 (w_bytes 2); zero past n and kc. The kernel
 // reads activation x as x + x_shift (q8_read_shift), so the fold is
 //   bias'[c] = bias[c] - (x_zero_point + x_shift) * sum_k w[k][c].
-Q8PackedWeights pack_q8_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in, int32_t x_shift) {
+// Into `packed`, whose bytes are reused when they have the size (QLinearMatMul's run-time B is
+// packed every run into the same bytes): every byte of the blocks is written.
+void pack_q8_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in, int32_t x_shift, Q8PackedWeights& packed) {
   const size_t nr = static_cast<size_t>(kernel.nr);
   const size_t kr = static_cast<size_t>(kernel.kr);
   const size_t kc_padded = (in.kc + kr - 1) / kr * kr;
   const size_t blocks = (in.n + nr - 1) / nr;
   auto weight = [&](size_t c, size_t t, size_t k) { return in.w[(c * in.ks + t) * in.kc + k]; };
-  Q8PackedWeights packed;
   packed.block_bytes = nr * 8 + in.ks * kc_padded * nr * static_cast<size_t>(kernel.w_bytes);
-  packed.bytes = AlignedBytes(blocks * packed.block_bytes);
+  if (packed.bytes.size() != blocks * packed.block_bytes) packed.bytes = AlignedBytes(blocks * packed.block_bytes);
   const int64_t zp = int64_t{in.x_zero_point} + x_shift;
   for (size_t b = 0; b < blocks; ++b) {
     uint8_t* block = packed.bytes.data() + b * packed.block_bytes;
@@ -91,13 +92,18 @@ Q8PackedWeights pack_q8_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack
       }
     }
   }
-  return packed;
 }
 
 }  // namespace
 
 Q8PackedWeights pack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in) {
-  return pack_q8_blocks(kernel, in, q8_read_shift(kernel.reads, in.x_type));
+  Q8PackedWeights packed;
+  pack_q8_blocks(kernel, in, q8_read_shift(kernel.reads, in.x_type), packed);
+  return packed;
+}
+
+void repack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in, Q8PackedWeights& packed) {
+  pack_q8_blocks(kernel, in, q8_read_shift(kernel.reads, in.x_type), packed);
 }
 
 const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k) {

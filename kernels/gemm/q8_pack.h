@@ -48,6 +48,10 @@ struct Q8PackedWeights {
 
 inline size_t packed_size(const Q8PackedWeights& w) { return w.bytes.size(); }
 
+// pack_q8_kr_blocks into `packed`, reusing its bytes when their size fits (no allocation then):
+// weights known only at run time, packed every run.
+void repack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in, Q8PackedWeights& packed);
+
 // One layer's weights as every packing function reads them: n output channels, ks taps of
 // kc input channels each, w[(c * ks + t) * kc + k]; bias has n values or is nullptr;
 // multiplier has 1 or n values; x_zero_point is the activation zero point in x_type.

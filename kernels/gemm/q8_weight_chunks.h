@@ -10,19 +10,20 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/gemm/even_chunks.h"
 
 namespace octet::kernels {
 
-// A quarter of Zen 5's 1 MiB L2, half of Zen 1's 512 KiB: the rows of A and the output tiles
-// keep the rest. On that conv (Zen 5, 1 thread) chunks of 128 KiB to 512 KiB all took 356-400 us
+// A quarter of the L2 (cache_budgets): the rows of A and the output tiles keep the rest. On
+// that conv (Zen 5, 1 MiB L2, 1 thread) chunks of 128 KiB to 512 KiB all took 356-400 us
 // against 490-541 us unchunked, and 1 MiB chunks 402-458 us.
-inline constexpr size_t kQ8WeightChunkBytes = size_t{256} << 10;
+inline size_t q8_weight_chunk_bytes() { return cache_budgets().q8_weight_chunk; }
 
 // Column blocks per chunk: all of them when the packed weights fit the budget, else chunks of
 // nearly equal size (the last one no sliver).
 inline size_t q8_blocks_per_chunk(size_t blocks, size_t block_bytes) {
-  return even_chunk(blocks, std::max<size_t>(1, kQ8WeightChunkBytes / std::max<size_t>(block_bytes, 1)));
+  return even_chunk(blocks, std::max<size_t>(1, q8_weight_chunk_bytes() / std::max<size_t>(block_bytes, 1)));
 }
 
 // tile(group, block) over groups x blocks, chunk by chunk of blocks. One parallel loop over

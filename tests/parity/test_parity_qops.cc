@@ -366,23 +366,44 @@ TEST(QOpsParity, ConvIntegerU8S8AfterDynamicQuantizeLinear) {
 
 // ---- QLinearMatMul, MatMulInteger
 
-OnnxBuilder qlinearmatmul_model(std::vector<int64_t> a_dims, std::vector<int64_t> b_dims, DType tb, bool per_column) {
+struct QMatMulCase {
+  std::vector<int64_t> a_dims, b_dims;
+  DType ta = DType::u8, tb = DType::s8, ty = DType::u8;
+  bool per_column = false;
+  bool b_input = false;           // B a graph input (packed per run), not an initializer
+  bool b_zero_points = false;     // random weight zero points (the row-sum correction), not 0 / 128
+  int64_t a_zp = 118, y_zp = 125;  // in their types
+};
+
+OnnxBuilder qlinearmatmul_model(const QMatMulCase& q) {
   OnnxBuilder b(13);
   std::mt19937 rng(9);
-  const auto a = b.input("a", a_dims, ElemType::u8);
-  const int64_t k = b_dims[b_dims.size() - 2], n = b_dims.back();
-  const auto bw =
-      b.initializer("b", TensorValue::ints(elem(tb), b_dims, random_weights(rng, tb, testing::count_of(b_dims))));
-  const size_t count = per_column ? size_t(n) : 1;
-  std::vector<int64_t> sd = per_column ? std::vector<int64_t>{n} : std::vector<int64_t>{};
+  const auto a = b.input("a", q.a_dims, elem(q.ta));
+  const int64_t k = q.b_dims[q.b_dims.size() - 2], n = q.b_dims.back();
+  const auto bw = q.b_input ? b.input("b", q.b_dims, elem(q.tb))
+                            : b.initializer("b", TensorValue::ints(elem(q.tb), q.b_dims,
+                                                                   random_weights(rng, q.tb, testing::count_of(q.b_dims))));
+  const size_t count = q.per_column ? size_t(n) : 1;
+  std::vector<int64_t> sd = q.per_column ? std::vector<int64_t>{n} : std::vector<int64_t>{};
   const auto b_scale = random_scales(rng, count, 0.005f, 0.02f);
-  const int64_t b_zp = tb == DType::u8 ? 128 : 0;
+  const std::vector<int64_t> b_zp = q.b_zero_points ? (q.tb == DType::u8 ? random_ints(rng, count, 0, 255)
+                                                                         : random_ints(rng, count, -128, 127))
+                                                    : std::vector<int64_t>(count, q.tb == DType::u8 ? 128 : 0);
   b.output(b.node("QLinearMatMul",
-                  {a, scalar_f(b, 0.04f), zero_point(b, DType::u8, 118), bw, constant(b, TensorValue::f32(sd, b_scale)),
-                   constant(b, TensorValue::ints(elem(tb), sd, std::vector<int64_t>(count, b_zp))),
-                   scalar_f(b, spread_scale(0.04f, b_scale[0], k)), zero_point(b, DType::u8, 125)}),
-           ElemType::u8);
+                  {a, scalar_f(b, 0.04f), zero_point(b, q.ta, q.a_zp), bw, constant(b, TensorValue::f32(sd, b_scale)),
+                   constant(b, TensorValue::ints(elem(q.tb), sd, b_zp)),
+                   scalar_f(b, spread_scale(0.04f, b_scale[0], k)), zero_point(b, q.ty, q.y_zp)}),
+           elem(q.ty));
   return b;
+}
+
+OnnxBuilder qlinearmatmul_model(std::vector<int64_t> a_dims, std::vector<int64_t> b_dims, DType tb, bool per_column) {
+  QMatMulCase q;
+  q.a_dims = std::move(a_dims);
+  q.b_dims = std::move(b_dims);
+  q.tb = tb;
+  q.per_column = per_column;
+  return qlinearmatmul_model(q);
 }
 
 TEST(QOpsParity, QLinearMatMul2d) {
@@ -402,6 +423,48 @@ TEST(QOpsParity, QLinearMatMulPerColumn) {
   expect_exact(qlinearmatmul_model({-1, 24}, {24, 10}, DType::s8, true), "qmatmul_per_column");
 }
 
+// The SIMD path (kernels::Q8MatMul) for every combination of types ORT runs (not s8 A x u8 B), weight zero points
+// that are not 0 / 128 (the row-sum correction), B as an input with broadcast batches, odd K:
+// bit-exact, and no step on a scalar reference.
+TEST(QOpsParity, QLinearMatMulOnSimdKernels) {
+  OCTET_SKIP_WITHOUT_ORT();
+  std::vector<std::pair<std::string, QMatMulCase>> cases;
+  for (DType ta : {DType::u8, DType::s8})
+    for (DType tb : {DType::u8, DType::s8})
+      for (bool zps : {false, true}) {
+        if (ta == DType::s8 && tb == DType::u8) continue;  // ORT has no int8 x uint8 QLinearMatMul
+        QMatMulCase q;
+        q.a_dims = {-1, 33};
+        q.b_dims = {33, 19};
+        q.ta = ta;
+        q.tb = tb;
+        q.ty = ta;
+        q.a_zp = ta == DType::u8 ? 118 : -10;
+        q.y_zp = ta == DType::u8 ? 125 : 3;
+        q.per_column = zps;
+        q.b_zero_points = zps;
+        cases.push_back({std::string("qmatmul_simd_") + (ta == DType::u8 ? "u8" : "s8") + (tb == DType::u8 ? "u8" : "s8") +
+                             (zps ? "_zero_points" : ""),
+                         q});
+      }
+  QMatMulCase in;
+  in.a_dims = {-1, 3, 4, 7};
+  in.b_dims = {1, 3, 7, 5};
+  in.tb = DType::u8;
+  in.b_input = true;
+  in.b_zero_points = true;
+  cases.push_back({"qmatmul_simd_b_input_broadcast", in});
+  in.b_zero_points = false;
+  in.a_dims = {-1, 1, 1, 70};
+  in.b_dims = {2, 70, 9};
+  cases.push_back({"qmatmul_simd_b_input_k70", in});
+  for (const auto& [name, q] : cases) {
+    const OnnxBuilder model = qlinearmatmul_model(q);
+    expect_exact(model, name);
+    expect_no_scalar_step(model, name);
+  }
+}
+
 TEST(QOpsParity, MatMulInteger) {
   OCTET_SKIP_WITHOUT_ORT();
   for (DType tb : {DType::u8, DType::s8}) {
@@ -412,6 +475,7 @@ TEST(QOpsParity, MatMulInteger) {
     const auto b_zp = constant(b, TensorValue::ints(elem(tb), {9}, random_ints(rng, 9, 0, tb == DType::u8 ? 255 : 20)));
     b.output(b.node("MatMulInteger", {a, bw, zero_point(b, DType::u8, 100), b_zp}), ElemType::s32);
     expect_exact(b, std::string("matmulinteger_u8") + (tb == DType::u8 ? "u8" : "s8"));
+    expect_no_scalar_step(b, std::string("matmulinteger_u8") + (tb == DType::u8 ? "u8" : "s8"));
   }
 }
 

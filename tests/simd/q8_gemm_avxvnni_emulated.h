@@ -21,6 +21,11 @@ void qu8s8_igemm_12x8c4_f32(const Q8IgemmArgs& args);
 void qs8s8_igemm_6x16c4_f32(const Q8IgemmArgs& args);
 void qs8s8_igemm_12x8c4_f32(const Q8IgemmArgs& args);
 
+void qu8s8_igemm_6x16c4_i32(const Q8IgemmArgs& args);
+void qu8s8_igemm_12x8c4_i32(const Q8IgemmArgs& args);
+void qs8s8_igemm_6x16c4_i32(const Q8IgemmArgs& args);
+void qs8s8_igemm_12x8c4_i32(const Q8IgemmArgs& args);
+
 }  // namespace octet::kernels::x86::avxvnni_emulated
 
 namespace octet::kernels::testing {

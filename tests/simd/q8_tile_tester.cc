@@ -63,7 +63,7 @@ std::string describe(const Q8Tile& tile, const TileCase& c) {
   std::snprintf(buf, sizeof buf,
                 "%s%s (%s) mr %zu nc %zu kc %zu ks %zu block %zu x zp %d zero share %.2f rows placed %s (gap %zu) "
                 "a_offset %td fill %s",
-                tile.entry->name, c.float_out ? " f32" : "", tile.which, c.mr, c.nc, c.kc, c.ks, c.block,
+                tile.entry->name, c.float_out ? " f32" : c.int32_out ? " i32" : "", tile.which, c.mr, c.nc, c.kc, c.ks, c.block,
                 c.x_zero_point, c.zero_share, placement_name(c.placement), c.end_gap, c.a_offset,
                 c.fill == Fill::extreme ? "extreme" : "random");
   return buf;
@@ -211,7 +211,7 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
   }
 
   // Expected outputs.
-  const size_t elem = c.float_out ? 4 : 1;
+  const size_t elem = c.float_out || c.int32_out ? 4 : 1;
   const size_t y_stride = (c.nc + static_cast<size_t>(uniform(0, 5))) * elem;
   std::vector<uint8_t> expected(c.mr * c.nc * elem);
   for (size_t i = 0; i < c.mr; ++i) {
@@ -224,6 +224,8 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
         reached.at_low += f == c.lo;
         reached.at_high += f == c.hi;
         std::memcpy(&expected[(i * c.nc + j) * 4], &f, 4);
+      } else if (c.int32_out) {
+        std::memcpy(&expected[(i * c.nc + j) * 4], &v, 4);
       } else {
         const int32_t q = requantize_value(v, multiplier[c.per_channel ? c0 + j : 0], c.y_zero_point, c.qmin, c.qmax);
         reached.at_low += q == c.qmin;
@@ -261,7 +263,7 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
   constexpr uint8_t kUntouched = 0xA5;
   std::vector<uint8_t> y(MR * y_stride + 64, kUntouched);
   args.y = y.data();
-  (c.float_out ? tile.fn_f32 : tile.fn)(args);
+  (c.float_out ? tile.fn_f32 : c.int32_out ? tile.fn_i32 : tile.fn)(args);
   for (size_t i = 0; i < MR; ++i) {
     for (size_t b = 0; b < y_stride; ++b) {
       const uint8_t got = y[i * y_stride + b];
@@ -271,7 +273,13 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
         continue;
       }
       const size_t j = b / elem;
-      if (c.float_out) {
+      if (c.int32_out) {
+        if (b % 4 != 0) continue;
+        int32_t g, e;
+        std::memcpy(&g, &y[i * y_stride + b], 4);
+        std::memcpy(&e, &expected[(i * c.nc + j) * 4], 4);
+        ASSERT_EQ(g, e) << describe(tile, c) << " at row " << i << " column " << j;
+      } else if (c.float_out) {
         if (b % 4 != 0) continue;
         float g, e;
         std::memcpy(&g, &y[i * y_stride + b], 4);
@@ -483,6 +491,51 @@ void sweep_int32_wraparound(std::span<const Q8Tile> tiles, uint32_t seed) {
       c.bias_near_int32_limits = true;
     });
   });
+}
+
+// The int32 twin shares the quantized tile's loop and packed bias: each kind of case above, as
+// int32 outputs (the sweep's float_out flag picks fn_i32 here).
+void sweep_int32_output(std::span<const Q8Tile> tiles, uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (const Q8Tile& tile : tiles) {
+    const size_t MR = static_cast<size_t>(tile.entry->mr), KR = static_cast<size_t>(tile.entry->kr);
+    std::vector<TileCase> cases;
+    for (int i = 0; i < 150; ++i) {
+      TileCase c = random_tile_case(rng, tile, false);
+      if (i % 5 == 0) {
+        c.fill = Fill::extreme;
+        c.bias_near_int32_limits = true;
+        c.kc = static_cast<size_t>(64 + i);
+      }
+      if (i % 7 == 0) {
+        c.ks = 3;
+        c.zero_share = 0.5;
+      }
+      cases.push_back(c);
+    }
+    for (int32_t x_zp : extreme_zero_points(tile.entry->x_type))
+      for (size_t kc = 1; kc <= std::max<size_t>(13, 2 * KR + 1); ++kc) {
+        TileCase c = random_tile_case(rng, tile, false);
+        c.fill = Fill::extreme;
+        c.x_zero_point = x_zp;
+        c.kc = kc;
+        c.mr = kc % 2 == 0 ? MR : 1 + kc % MR;
+        c.placement = Placement::at_end;
+        c.end_gap = kc % (KR + 1);
+        cases.push_back(c);
+      }
+    Reached reached;
+    for (TileCase& c : cases) {
+      c.int32_out = true;
+      run_tile(rng, tile, c, reached);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    const std::string name = std::string(tile.entry->name) + " i32 (" + tile.which + ")";
+    EXPECT_GT(reached.wrapped, 0u) << name;
+    EXPECT_GT(reached.padding_rows, 0u) << name;
+    if (KR > 1) EXPECT_GT(reached.tail_byte_loads, 0u) << name;
+    std::printf("ran %s: %zu outputs\n", name.c_str(), reached.outputs);
+  }
 }
 
 }  // namespace octet::kernels::testing

@@ -23,11 +23,11 @@ namespace octet::kernels::testing {
 // the entry's own functions, or a stand-in for them (an emulated copy).
 struct Q8Tile {
   const Q8GemmKernel* entry;
-  Q8IgemmFn fn, fn_f32;
+  Q8IgemmFn fn, fn_f32, fn_i32;
   const char* which;  // printed in failures: "the list's", "emulated", ...
 };
 
-inline Q8Tile list_tile(const Q8GemmKernel& k) { return {&k, k.fn, k.fn_f32, "the list's"}; }
+inline Q8Tile list_tile(const Q8GemmKernel& k) { return {&k, k.fn, k.fn_f32, k.fn_i32, "the list's"}; }
 
 // Bytes that end exactly where an inaccessible page begins: a kernel reading past end()
 // faults instead of silently reading a neighbour's bytes.
@@ -60,6 +60,7 @@ struct TileCase {
   size_t mr = 1, nc = 1, kc = 1, ks = 1;
   size_t block = 0;  // which packed block of NR channels the tile reads
   bool float_out = false;
+  bool int32_out = false;  // fn_i32: the accumulators themselves (float_out false)
   Fill fill = Fill::random;
   int32_t x_zero_point = 0;
   double zero_share = 0.0;  // chance that a (tap, row) reads the padding row
@@ -113,5 +114,8 @@ void sweep_padding_rows_and_offsets(std::span<const Q8Tile> tiles, uint32_t seed
 void sweep_output_saturation(std::span<const Q8Tile> tiles, uint32_t seed);
 // A bias next to an int32 limit plus the sums: the tile gives the wrapped value.
 void sweep_int32_wraparound(std::span<const Q8Tile> tiles, uint32_t seed);
+// The int32 twin (fn_i32): random cases, every extreme zero point, K tails ending at a_end,
+// padding rows and wrapped accumulators, every int32 compared.
+void sweep_int32_output(std::span<const Q8Tile> tiles, uint32_t seed);
 
 }  // namespace octet::kernels::testing

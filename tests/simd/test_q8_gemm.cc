@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "kernels/gemm/q8_gemm.h"
+#include "kernels/gemm/q8_weight_chunks.h"
 #include "kernels/ref/qgemm.h"
 #include "tests/simd/q8_test_data.h"
 #include "tests/simd/simd_test_util.h"
@@ -194,7 +196,7 @@ TEST(Q8Gemm, ExtremeValuesAndZeroPoints) {
           Q8GemmTester()
               .m(k == 4096 ? 3 : 13)
               .n(k == 4096 ? 17 : 33)
-              .k(k)
+              .k(int(k))
               .trans_b(k % 2 == 1)
               .a_type(a_type)
               .y_type(y_type)
@@ -231,9 +233,9 @@ TEST(Q8Gemm, TwoThreadsMatchTheReference) {
   }
 }
 
-// Packed weights past kQ8WeightChunkBytes (kernels/gemm/q8_weight_chunks.h) run chunk by chunk
-// of column blocks; 1100 x 230 is ~260 KB packed, so blocks split into chunks, the last block
-// partial; one and two threads.
+// Packed weights past q8_weight_chunk_bytes() (kernels/gemm/q8_weight_chunks.h, a share of this
+// CPU's L2) run chunk by chunk of column blocks; K x 230 with K chosen so the packing is about
+// 1.2 budgets, so blocks split into chunks, the last block partial; one and two threads.
 TEST(Q8Gemm, WeightsPastTheChunkBudget) {
   testing::Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
@@ -242,10 +244,11 @@ TEST(Q8Gemm, WeightsPastTheChunkBudget) {
     const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(a_type);
     if (kernels.empty()) return;  // skipped (testing::skip_when_none_run)
     for (pthreadpool_t threads : {static_cast<pthreadpool_t>(nullptr), pool.get()}) {
+      const size_t k = std::max<size_t>(64, octet::kernels::q8_weight_chunk_bytes() * 6 / 5 / 230);
       Q8GemmTester()
           .m(29)
           .n(230)
-          .k(1100)
+          .k(int(k))
           .a_type(a_type)
           .y_type(a_type)
           .a_zero_point(testing::random_zero_point(rng, a_type))

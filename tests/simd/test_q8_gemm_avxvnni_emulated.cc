@@ -29,14 +29,18 @@ namespace emulated = x86::avxvnni_emulated;
 
 struct EmulatedName {
   const char* name;
-  Q8IgemmFn fn, fn_f32;
+  Q8IgemmFn fn, fn_f32, fn_i32;
 };
 
 constexpr EmulatedName kEmulated[] = {
-    {"qu8s8_igemm_6x16c4__avxvnni", &emulated::qu8s8_igemm_6x16c4, &emulated::qu8s8_igemm_6x16c4_f32},
-    {"qu8s8_igemm_12x8c4__avxvnni", &emulated::qu8s8_igemm_12x8c4, &emulated::qu8s8_igemm_12x8c4_f32},
-    {"qs8s8_igemm_6x16c4__avxvnni", &emulated::qs8s8_igemm_6x16c4, &emulated::qs8s8_igemm_6x16c4_f32},
-    {"qs8s8_igemm_12x8c4__avxvnni", &emulated::qs8s8_igemm_12x8c4, &emulated::qs8s8_igemm_12x8c4_f32},
+    {"qu8s8_igemm_6x16c4__avxvnni", &emulated::qu8s8_igemm_6x16c4, &emulated::qu8s8_igemm_6x16c4_f32,
+     &emulated::qu8s8_igemm_6x16c4_i32},
+    {"qu8s8_igemm_12x8c4__avxvnni", &emulated::qu8s8_igemm_12x8c4, &emulated::qu8s8_igemm_12x8c4_f32,
+     &emulated::qu8s8_igemm_12x8c4_i32},
+    {"qs8s8_igemm_6x16c4__avxvnni", &emulated::qs8s8_igemm_6x16c4, &emulated::qs8s8_igemm_6x16c4_f32,
+     &emulated::qs8s8_igemm_6x16c4_i32},
+    {"qs8s8_igemm_12x8c4__avxvnni", &emulated::qs8s8_igemm_12x8c4, &emulated::qs8s8_igemm_12x8c4_f32,
+     &emulated::qs8s8_igemm_12x8c4_i32},
 };
 
 // Each avxvnni list entry with its emulated pair of functions in place of the real ones.
@@ -44,7 +48,7 @@ std::vector<Q8Tile> emulated_tiles() {
   std::vector<Q8Tile> out;
   for (const EmulatedName& e : kEmulated)
     for (const Q8GemmKernel& k : kQ8GemmKernels)
-      if (std::string(k.name) == e.name) out.push_back({&k, e.fn, e.fn_f32, "emulated"});
+      if (std::string(k.name) == e.name) out.push_back({&k, e.fn, e.fn_f32, e.fn_i32, "emulated"});
   return out;
 }
 
@@ -120,6 +124,11 @@ TEST(Q8GemmAvxVnniEmulated, OutputSaturatesAtBothEnds) {
 TEST(Q8GemmAvxVnniEmulated, Int32AccumulatorWrapsAround) {
   if (!have_avx2()) GTEST_SKIP() << kNoAvx2;
   testing::sweep_int32_wraparound(emulated_tiles(), 17);
+}
+
+TEST(Q8GemmAvxVnniEmulated, Int32Output) {
+  if (!have_avx2()) GTEST_SKIP() << kNoAvx2;
+  testing::sweep_int32_output(emulated_tiles(), 29);
 }
 
 }  // namespace

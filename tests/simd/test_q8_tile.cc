@@ -2,8 +2,8 @@
 // time through the tile tester (q8_tile_tester.h): activations ending at a guard page (a K tail
 // read past a_end faults, which the drivers' tests in test_q8_gemm.cc / test_q8_conv.cc cannot
 // see), every extreme zero point, padding rows and offsets, saturation, int32 wrap-around, and
-// every output byte checked, those the tile must leave alone too. Both outputs: requantized and
-// the float twin.
+// every output byte checked, those the tile must leave alone too. Every output: requantized, the
+// float twin and the int32 twin.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -35,6 +35,7 @@ TEST_F(Q8TileSweep, KTailsAtTheEndOfTheActivations) { testing::sweep_k_tails_at_
 TEST_F(Q8TileSweep, PaddingRowsAndOffsets) { testing::sweep_padding_rows_and_offsets(tiles_, 11); }
 TEST_F(Q8TileSweep, OutputSaturatesAtBothEnds) { testing::sweep_output_saturation(tiles_, 3); }
 TEST_F(Q8TileSweep, Int32AccumulatorWrapsAround) { testing::sweep_int32_wraparound(tiles_, 17); }
+TEST_F(Q8TileSweep, Int32Output) { testing::sweep_int32_output(tiles_, 29); }
 
 }  // namespace
 }  // namespace octet::kernels

@@ -12,7 +12,6 @@
 
 namespace {
 
-using octet::kernels::kQ8WeightChunkBytes;
 using octet::kernels::q8_blocks_per_chunk;
 using octet::kernels::run_q8_tiles;
 
@@ -21,12 +20,13 @@ struct Walk {
 };
 
 // Budget-sized, over-budget with chunks of unequal width, one block per chunk, one group.
+const size_t kBudget = octet::kernels::q8_weight_chunk_bytes();
 const Walk kWalks[] = {
     {7, 5, 1024},
-    {13, 16, kQ8WeightChunkBytes / 3},
-    {3, 11, kQ8WeightChunkBytes / 4 + 1},
-    {4, 9, 2 * kQ8WeightChunkBytes},
-    {1, 7, kQ8WeightChunkBytes / 2},
+    {13, 16, kBudget / 3},
+    {3, 11, kBudget / 4 + 1},
+    {4, 9, 2 * kBudget},
+    {1, 7, kBudget / 2},
 };
 
 TEST(Q8WeightChunks, EveryTileRunsOnceOnOneOrTwoThreads) {

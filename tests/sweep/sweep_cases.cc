@@ -291,16 +291,23 @@ void add_gemm(Builder& s, Mode mode, int64_t m, int64_t k, int64_t n, int64_t ta
   });
 }
 
-void add_matmul(Builder& s, Mode mode, Dims a_dims, Dims b_dims, bool b_const) {
-  s.add(mode, "MatMul", join(a_dims) + "_by_" + join(b_dims) + (b_const ? "_Bconst" : "_Binput"), [=](OnnxBuilder& b) {
+// QDQ options: int8 activations (zero point 0, B too when it is an input), weights per column.
+void add_matmul(Builder& s, Mode mode, Dims a_dims, Dims b_dims, bool b_const, bool s8 = false,
+                bool per_column = false) {
+  const std::string id = join(a_dims) + "_by_" + join(b_dims) + (b_const ? "_Bconst" : "_Binput") +
+                         (s8 ? "_s8" : "") + (per_column ? "_percolumn" : "");
+  s.add(mode, "MatMul", id, [=](OnnxBuilder& b) {
     std::string a = b.input("a", a_dims);
     if (mode == Mode::fp32) {
       b.output(b.node("MatMul", {a, b_const ? b.random_normal_init("", b_dims, 0, 0.3f) : b.input("b", b_dims)}));
     } else if (mode == Mode::qdq) {
-      std::string bb = b_const ? testing::qdq_weights(b, b_dims, false).dq : testing::qdq(b, b.input("b", b_dims), kAct);
+      const QParams act = s8 ? QParams{kAct.scale, 0, ElemType::s8} : kAct;
+      std::string bb = b_const ? testing::qdq_weights(b, b_dims, per_column, 0.3f, int64_t(b_dims.size()) - 1).dq
+                               : testing::qdq(b, b.input("b", b_dims), act);
       const float k = float(a_dims.back());
-      b.output(testing::qdq(b, b.node("MatMul", {testing::qdq(b, a, kAct), bb}),
-                            {(b_const ? 0.3f : 1.0f) * std::sqrt(k) / 64, 128, ElemType::u8}));
+      const float y_scale = (b_const ? 0.3f : 1.0f) * std::sqrt(k) / 64;
+      b.output(testing::qdq(b, b.node("MatMul", {testing::qdq(b, a, act), bb}),
+                            s8 ? QParams{y_scale, 0, ElemType::s8} : QParams{y_scale, 128, ElemType::u8}));
     } else {
       b.output(testing::dynamic_matmul(b, a, b_dims[0], b_dims[1], false));
     }
@@ -421,6 +428,17 @@ std::vector<Case> make() {
     add_matmul(s, Mode::dynamic, a, bd, true);
   }
   add_matmul(s, Mode::qdq, {3, 4, 16}, {3, 16, 8}, false);
+  // QLinearMatMul on the SIMD driver: int8 activations, weights per column, K = 1 and odd K,
+  // B as an input (2-D, batched, broadcast batches).
+  add_matmul(s, Mode::qdq, {4, 64}, {64, 32}, true, true);
+  add_matmul(s, Mode::qdq, {4, 64}, {64, 32}, true, false, true);
+  add_matmul(s, Mode::qdq, {2, 3, 64}, {64, 16}, true, true, true);
+  add_matmul(s, Mode::qdq, {5, 1}, {1, 7}, true);
+  add_matmul(s, Mode::qdq, {3, 33}, {33, 10}, true, false, true);
+  add_matmul(s, Mode::qdq, {4, 16}, {16, 8}, false);
+  add_matmul(s, Mode::qdq, {4, 16}, {16, 8}, false, true);
+  add_matmul(s, Mode::qdq, {2, 3, 4, 5}, {1, 3, 5, 6}, false);
+  add_matmul(s, Mode::qdq, {3, 4, 5}, {5, 2}, false, true);
 
   // Resize: both modes, every coordinate transform, enlarging and shrinking, sizes.
   for (const char* mode : {"nearest", "linear"})

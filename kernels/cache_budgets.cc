@@ -1,0 +1,65 @@
+#include "kernels/cache_budgets.h"
+
+#include <algorithm>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <cpuinfo.h>
+#elif defined(__linux__)
+#include <unistd.h>
+#endif
+
+namespace octet::kernels {
+
+CacheSizes assumed_cache_sizes() { return {size_t{32} << 10, size_t{512} << 10, size_t{1} << 20, false}; }
+
+namespace {
+
+CacheSizes detect() {
+  CacheSizes c = assumed_cache_sizes();
+  size_t found = 0;
+#if defined(__x86_64__) || defined(_M_X64)
+  if (cpuinfo_initialize()) {
+    if (cpuinfo_get_l1d_caches_count() > 0) c.l1d = cpuinfo_get_l1d_cache(0)->size, ++found;
+    // x86 L2s are private to a core (its SMT siblings share it: one thread of a core is the
+    // case the budgets are for), so not divided.
+    if (cpuinfo_get_l2_caches_count() > 0) c.l2 = cpuinfo_get_l2_cache(0)->size, ++found;
+    if (cpuinfo_get_l3_caches_count() > 0) {
+      const cpuinfo_cache* l3 = cpuinfo_get_l3_cache(0);
+      c.l3_share = l3->size / std::max<uint32_t>(l3->processor_count, 1), ++found;
+    }
+  }
+#elif defined(__linux__) && defined(_SC_LEVEL1_DCACHE_SIZE)
+  if (const long v = sysconf(_SC_LEVEL1_DCACHE_SIZE); v > 0) c.l1d = size_t(v), ++found;
+  if (const long v = sysconf(_SC_LEVEL2_CACHE_SIZE); v > 0) c.l2 = size_t(v), ++found;
+  if (const long v = sysconf(_SC_LEVEL3_CACHE_SIZE); v > 0) c.l3_share = size_t(v), ++found;
+#endif
+  c.detected = found > 0;
+  return c;
+}
+
+}  // namespace
+
+const CacheSizes& cache_sizes() {
+  static const CacheSizes sizes = detect();
+  return sizes;
+}
+
+CacheBudgets cache_budgets(const CacheSizes& c) {
+  CacheBudgets b;
+  b.winograd_block_bytes = c.l1d;
+  b.winograd_weight_limit = 2 * c.l2;
+  b.f32_weight_chunk_few_rows = c.l2 / 2;
+  b.f32_weight_chunk = 2 * c.l2;
+  b.q8_weight_chunk = c.l2 / 4;
+  b.f32_dw_chunk = c.l1d / 2;
+  b.pwdw_ring = c.l2 / 8 * 3;
+  b.pwdw_whole_image = 2 * c.l2;
+  return b;
+}
+
+const CacheBudgets& cache_budgets() {
+  static const CacheBudgets budgets = cache_budgets(cache_sizes());
+  return budgets;
+}
+
+}  // namespace octet::kernels

@@ -1,0 +1,46 @@
+#pragma once
+// The cost model's memory side (docs/kernels.md, "Cost model"): every blocking budget of the
+// drivers is a fraction of a cache level of the CPU it runs on, detected at run time, never a
+// byte count tuned on one machine. The fractions were measured on Zen 1 (512 KiB L2, 32 KiB
+// L1D) and Zen 5 (1 MiB L2, 48 KiB L1D); the comments at each use say where.
+#include <cstddef>
+
+namespace octet::kernels {
+
+struct CacheSizes {
+  size_t l1d = 0;       // per core
+  size_t l2 = 0;        // per core (a cluster's shared L2 counts as its share)
+  size_t l3_share = 0;  // the last level over the cores that share it
+  bool detected = false;  // false: every size below is the assumption of cache_sizes()
+};
+
+// This CPU's, detected once (cpuinfo on x86, sysconf on Arm Linux). A level the system hides
+// (some VMs, qemu-user) is assumed the smallest of the cores octet targets: 32 KiB L1D,
+// 512 KiB L2, 1 MiB of L3, so that no budget overflows the cache it was meant to fit.
+const CacheSizes& cache_sizes();
+CacheSizes assumed_cache_sizes();  // the assumption alone (tests)
+
+// The budgets, each from the sizes given (this CPU's by default).
+struct CacheBudgets {
+  // Winograd: scratch per block of tiles (transformed input and products), the L1D: what the
+  // input transform writes is still there when the GEMMs read it.
+  size_t winograd_block_bytes;
+  // Winograd is not taken for a layer whose transformed weights exceed this with too few tiles
+  // to reuse them (they stream from memory once a run): two L2s.
+  size_t winograd_weight_limit;
+  // FP32 GEMM / IGEMM: packed weights past this run chunk by chunk of columns over every row;
+  // with fewer rows than columns (A the small stream) the chunk stays in half the L2, else two
+  // L2s (the rows of A come back once per chunk).
+  size_t f32_weight_chunk_few_rows, f32_weight_chunk;
+  // INT8 IGEMM: a quarter of the L2 of weights per chunk (A's rows and the tiles keep the rest).
+  size_t q8_weight_chunk;
+  // FP32 depthwise: the channel blocks one group of rows walks, half the L1D.
+  size_t f32_dw_chunk;
+  // Fused 1x1 + depthwise: the ring of expanded rows (3/8 of the L2: the expand weights and the
+  // depthwise output rows share the rest), and the largest intermediate image run whole (two L2s).
+  size_t pwdw_ring, pwdw_whole_image;
+};
+CacheBudgets cache_budgets(const CacheSizes& sizes);
+const CacheBudgets& cache_budgets();  // this CPU's, computed once
+
+}  // namespace octet::kernels

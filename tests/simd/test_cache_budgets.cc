@@ -1,0 +1,56 @@
+// kernels/cache_budgets.h: every blocking budget follows the cache it was measured against, so
+// the CPUs it was measured on get back exactly the values measured there.
+#include <gtest/gtest.h>
+
+#include "kernels/cache_budgets.h"
+
+namespace {
+
+using octet::kernels::cache_budgets;
+using octet::kernels::CacheBudgets;
+using octet::kernels::CacheSizes;
+
+constexpr size_t KiB = 1024, MiB = 1024 * KiB;
+
+TEST(CacheBudgets, Zen5GetsTheBudgetsMeasuredThere) {
+  const CacheBudgets b = cache_budgets(CacheSizes{48 * KiB, 1 * MiB, 4 * MiB, true});
+  EXPECT_EQ(b.winograd_block_bytes, 48 * KiB);
+  EXPECT_EQ(b.winograd_weight_limit, 2 * MiB);
+  EXPECT_EQ(b.f32_weight_chunk_few_rows, 512 * KiB);
+  EXPECT_EQ(b.f32_weight_chunk, 2 * MiB);
+  EXPECT_EQ(b.q8_weight_chunk, 256 * KiB);
+}
+
+TEST(CacheBudgets, Zen1GetsTheBudgetsMeasuredThere) {
+  const CacheBudgets b = cache_budgets(CacheSizes{32 * KiB, 512 * KiB, 2 * MiB, true});
+  EXPECT_EQ(b.f32_dw_chunk, 16 * KiB);
+  EXPECT_EQ(b.pwdw_ring, 192 * KiB);
+  EXPECT_EQ(b.pwdw_whole_image, 1 * MiB);
+}
+
+TEST(CacheBudgets, ScaleWithTheCaches) {
+  const CacheBudgets small = cache_budgets(CacheSizes{32 * KiB, 512 * KiB, 1 * MiB, true});
+  const CacheBudgets large = cache_budgets(CacheSizes{64 * KiB, 2 * MiB, 8 * MiB, true});
+  EXPECT_EQ(large.winograd_block_bytes, 2 * small.winograd_block_bytes);
+  EXPECT_EQ(large.f32_dw_chunk, 2 * small.f32_dw_chunk);
+  EXPECT_EQ(large.q8_weight_chunk, 4 * small.q8_weight_chunk);
+  EXPECT_EQ(large.f32_weight_chunk, 4 * small.f32_weight_chunk);
+  EXPECT_EQ(large.pwdw_ring, 4 * small.pwdw_ring);
+}
+
+// A hidden level is assumed the smallest target core's, so no budget is 0 or overflows it.
+TEST(CacheBudgets, ThisCpuHasEveryLevelAndEveryBudget) {
+  const CacheSizes& c = octet::kernels::cache_sizes();
+  EXPECT_GE(c.l1d, 16 * KiB);
+  EXPECT_GE(c.l2, 128 * KiB);
+  EXPECT_GT(c.l3_share, 0u);
+  const CacheBudgets& b = cache_budgets();
+  for (size_t v : {b.winograd_block_bytes, b.winograd_weight_limit, b.f32_weight_chunk_few_rows, b.f32_weight_chunk,
+                   b.q8_weight_chunk, b.f32_dw_chunk, b.pwdw_ring, b.pwdw_whole_image})
+    EXPECT_GT(v, 0u);
+  const CacheSizes assumed = octet::kernels::assumed_cache_sizes();
+  EXPECT_FALSE(assumed.detected);
+  EXPECT_EQ(assumed.l2, 512 * KiB);
+}
+
+}  // namespace
