@@ -51,6 +51,13 @@ struct TensorData {
   std::vector<int64_t> to_i64() const;
 };
 
+// An attribute the loader adds to a float AveragePool: 1 when ONNX Runtime's shape inference
+// knows its input as 4-D with a known channel count (loader/ort_shapes.h), 0 when not. ORT runs
+// such a pool in its NCHWc layout (when the channels are a multiple of its block), and only then:
+// its layout pass skips the pool otherwise, and the two layouts sum a window in different orders
+// (kernels/ref/pool2d.h: f32_avgpool_sum_rows). A hint for the engine: the ONNX writer leaves it out.
+inline constexpr const char* kShapeKnownToOrtAttr = "octet_input_shape_known";
+
 struct Value {
   std::string name;
   DType dtype = DType::f32;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "loader/importers.h"
+#include "loader/ort_shapes.h"
 
 namespace octet::loader {
 namespace {
@@ -190,6 +191,20 @@ void drop_unread_batchnorm_statistics(ir::Graph& g, const std::string& source) {
   }
 }
 
+// The float AveragePools whose input shape ONNX Runtime knows (ir::kShapeKnownToOrtAttr), by
+// their input's name. A node of another domain has shapes only ORT's own schemas infer: then
+// every pool counts as known, the order octet followed before it asked.
+std::set<std::string> pool_inputs_of_known_shape(const onnx::ModelProto& model) {
+  std::set<std::string> pools;
+  for (const auto& np : model.graph().node()) {
+    if (!np.domain().empty() && np.domain() != "ai.onnx") {
+      for (const auto& n : model.graph().node()) if (n.op_type() == "AveragePool" && n.input_size() > 0) pools.insert(n.input(0));
+      return pools;
+    }
+  }
+  return avgpool_inputs_ort_knows(model);
+}
+
 ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) {
   ir::Graph g;
   g.source = source;
@@ -243,6 +258,7 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
   for (const auto& in : g.inputs) producer[in] = "graph input";
   for (const auto& [name, v] : g.values) if (v.constant) producer.emplace(name, "initializer");
   ImportContext ctx{g, g.opset};
+  const std::set<std::string> pools_known = pool_inputs_of_known_shape(model);
   for (int idx = 0; idx < gp.node_size(); ++idx) {
     const auto& np = gp.node(idx);
     ir::Node n;
@@ -259,6 +275,8 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
     try {
       for (const auto& a : np.attribute()) n.attrs.set(a.name(), convert_attribute(a));
       import_node(n, ctx);
+      if (n.op == "AveragePool" && n.domain.empty() && !n.inputs.empty())
+        n.attrs.set(ir::kShapeKnownToOrtAttr, int64_t{pools_known.count(n.inputs[0]) ? 1 : 0});
     } catch (const Error& e) {
       throw Error(where() + e.what());
     }

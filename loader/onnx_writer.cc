@@ -305,7 +305,10 @@ std::vector<Node> lower_node(const Node& n, const ir::Graph& g, int64_t onnx_ops
     else if (n.op == "ReduceSum" && onnx_opset < 13) reduce_axes_to_attribute(out[0], g);
     else if (n.op == "Resize" || n.op == "Upsample") out = {lower_resize(n, g)};
   }
-  for (auto& m : out) drop_attributes_outside_their_opset(m, onnx_opset);
+  for (auto& m : out) {
+    m.attrs.erase(ir::kShapeKnownToOrtAttr);
+    drop_attributes_outside_their_opset(m, onnx_opset);
+  }
   return out;
 }
 

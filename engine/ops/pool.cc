@@ -116,7 +116,9 @@ void register_pool_ops(OpTable& t) {
                      return ops::global_avgpool_kernel(c, s.batch, s.in_h * s.in_w, s.channels, order, in[0], out[0]);
                    }
                    bool include_pad = c.node.attrs.i("count_include_pad") != 0;
-                   return bound_pool_kernel(c, std::make_shared<kernels::F32AvgPool2d>(s, include_pad, c.isa),
+                   // Absent (a graph octet built): as if ORT knew the shape.
+                   const bool ort_nchwc = c.node.attrs.i(ir::kShapeKnownToOrtAttr, 1) != 0;
+                   return bound_pool_kernel(c, std::make_shared<kernels::F32AvgPool2d>(s, include_pad, c.isa, ort_nchwc),
                                             static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
                  }};
 

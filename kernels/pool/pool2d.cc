@@ -190,10 +190,10 @@ int ort_nchwc_block() {
   return 0;
 }
 
-F32AvgPool2d::F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, Isa isa)
+F32AvgPool2d::F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, Isa isa, bool ort_nchwc)
     : s_(s), count_include_pad_(count_include_pad), ukernel_(choose(kF32AvgPoolUkernels, s, isa)), windows_(s, 0.0f) {
   if (ukernel_) windows_.set_divisors(avg_divisors(s, count_include_pad));
-  windows_.set_sum_rows(f32_avgpool_sum_rows(s, ort_nchwc_block()));
+  windows_.set_sum_rows(f32_avgpool_sum_rows(s, ort_nchwc ? ort_nchwc_block() : 0));
 }
 
 F32AvgPool2d::F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, const PoolUkernel<F32PoolUkernel>& ukernel)

@@ -92,13 +92,16 @@ class Q8MaxPool2d {
 
 // ONNX Runtime's NCHWc block on this CPU (MLAS: 16 floats with AVX-512F, 8 with AVX2 + FMA, 0
 // elsewhere): its layout pass runs an AveragePool of a multiple of that many channels as an NCHWc
-// pool, summing in another order (f32_avgpool_sum_rows).
+// pool, summing in another order (f32_avgpool_sum_rows), but only a pool whose input shape it
+// knows (ir::kShapeKnownToOrtAttr).
 int ort_nchwc_block();
 
 class F32AvgPool2d {
  public:
   // count_include_pad as f32_avgpool2d_nhwc__ref takes it.
-  F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, Isa isa);
+  // ort_nchwc: ONNX Runtime would run this pool in its NCHWc layout where the channels allow
+  // (it knows the input's shape), which decides the summation order to follow.
+  F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, Isa isa, bool ort_nchwc = true);
   F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, const PoolUkernel<F32PoolUkernel>& ukernel);
 
   KernelId kernel_id() const;

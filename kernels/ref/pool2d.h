@@ -41,8 +41,9 @@ void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const
 
 // The sum_rows of ONNX Runtime's kernel for an AveragePool on a CPU whose NCHWc block is
 // `nchwc_block` (0: none; kernels/pool/pool2d.h, ort_nchwc_block):
-//   - channels a multiple of the block: ORT's layout pass runs it as an NCHWc pool, which sums
-//     in row-major order: 1;
+//   - channels a multiple of the block, and the input's shape known to ORT's shape inference
+//     (the caller passes 0 for nchwc_block when not: ir::kShapeKnownToOrtAttr): ORT's layout
+//     pass runs it as an NCHWc pool, which sums in row-major order: 1;
 //   - otherwise MlasPool: its vector kernel (no dilation, stride_w <= 2, both kernel sides <= 32,
 //     the padded row within its 2045-float buffer) reduces each column over the rows first:
 //     kernel_h; its generic kernel sums in row-major order: 1.

@@ -105,6 +105,133 @@ TEST(GapOrderParity, AveragePoolSumsInOrtsOrder) {
   }
 }
 
+// ORT's layout pass runs an AveragePool in NCHWc only when its shape inference knows the input
+// as 4-D with a known channel count; otherwise MLAS's NCHW kernel sums columns first, whatever the
+// channel count. The loader follows ORT's rules for that (loader/ort_shapes.cc,
+// ir::kShapeKnownToOrtAttr). Each model below pools 40 channels, a multiple of 8, with 3x3 and
+// 5x5 windows, so the two orders differ: a wrong verdict fails the comparison.
+void pool_twice(OnnxBuilder& b, const std::string& x) {
+  for (int64_t k : {3, 5}) {
+    testing::Attrs a = {{"kernel_shape", {k, k}}, {"strides", {1, 1}}, {"pads", {1, 1, 1, 1}}, {"count_include_pad", 1}};
+    b.output(b.node("AveragePool", {x}, a));
+  }
+}
+
+std::string unsqueeze0(OnnxBuilder& b, const std::string& scalar) {
+  return b.node("Unsqueeze", {scalar, b.initializer_i64("", {1}, {0})});
+}
+
+// Shape(x) -> Gather(i): one dimension of x, a scalar.
+std::string dim_of(OnnxBuilder& b, const std::string& shape, int64_t i) {
+  return b.node("Gather", {shape, b.initializer_i64("", {}, {i})}, {{"axis", 0}});
+}
+
+// ResNeSt's split attention: a Reshape to [batch, 2, 20, -1] and back to [batch, 40, 13, 13],
+// the batch from Shape -> Gather -> Unsqueeze of the first Reshape's input. ORT's Reshape fusion
+// turns both targets into constants, [0, 2, 20, -1] and [0, 40, 13, 13]: a dimension of another
+// tensor is kept (0) when it is the reshaped tensor's own at that position (both "N"), so the
+// pool's input is [N, 40, 13, 13]: NCHWc.
+TEST(GapOrderParity, AveragePoolAfterAReshapeOrtFusesSumsInNchwcOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x0", {-1, 40, 13, 13});
+  auto batch = unsqueeze0(b, dim_of(b, b.node("Shape", {x}), 0));
+  auto split = b.node("Reshape", {x, b.node("Concat", {batch, b.initializer_i64("", {3}, {2, 20, -1})}, {{"axis", 0}})});
+  auto folded = b.node("Reshape", {split, b.node("Concat", {batch, b.initializer_i64("", {3}, {40, 13, 13})}, {{"axis", 0}})});
+  pool_twice(b, folded);
+  expect_identical(b, "avgpool_fused_reshape", {random_tensor({2, 40, 13, 13}, 97, 3.0f)});
+}
+
+// The second Reshape's batch taken from another input, of batch "M", and its channels from x's
+// shape (40, where the reshaped tensor has 2): neither is the reshaped tensor's own dimension,
+// both become -1 and the fusion allows one; data propagation carries no symbolic dimension. ORT
+// does not know the pool's input: NCHW order.
+TEST(GapOrderParity, AveragePoolAfterAReshapeWithTwoForeignPiecesSumsInNchwOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x0", {-1, 40, 13, 13});
+  auto y = b.input("x1", {-2, 7});
+  auto shape = b.node("Shape", {x});
+  auto split = b.node("Reshape", {x, b.node("Concat", {unsqueeze0(b, dim_of(b, shape, 0)),
+                                                       b.initializer_i64("", {3}, {2, 20, -1})}, {{"axis", 0}})});
+  auto target = b.node("Concat", {unsqueeze0(b, dim_of(b, b.node("Shape", {y}), 0)), unsqueeze0(b, dim_of(b, shape, 1)),
+                                  b.initializer_i64("", {2}, {13, 13})}, {{"axis", 0}});
+  pool_twice(b, b.node("Reshape", {split, target}));
+  expect_identical(b, "avgpool_reshape_two_foreign",
+                   {random_tensor({2, 40, 13, 13}, 98, 3.0f), random_tensor({2, 7}, 106, 1.0f)});
+}
+
+// The fusion needs the Concat to feed its Reshape alone: here it also feeds a second Reshape,
+// so neither target becomes a constant and ORT does not know the pool's input: NCHW order.
+TEST(GapOrderParity, AveragePoolAfterAReshapeWithASharedTargetSumsInNchwOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x0", {-1, 40, 13, 13});
+  auto y = b.input("x1", {-1, 40, 169});
+  auto target = b.node("Concat", {unsqueeze0(b, dim_of(b, b.node("Shape", {x}), 0)),
+                                  b.initializer_i64("", {3}, {40, 13, 13})}, {{"axis", 0}});
+  pool_twice(b, b.node("Reshape", {x, target}));
+  pool_twice(b, b.node("Reshape", {y, target}));
+  expect_identical(b, "avgpool_reshape_shared_target",
+                   {random_tensor({2, 40, 13, 13}, 99, 3.0f), random_tensor({2, 40, 169}, 100, 3.0f)});
+}
+
+// A fixed batch: constant folding computes Shape and the arithmetic on it (here the channels
+// halved by Div and doubled back by Mul with initializers, which data propagation alone would
+// not follow), so the Reshape target is a constant and ORT knows the pool's input: NCHWc.
+TEST(GapOrderParity, AveragePoolAfterAReshapeOfAFixedShapeSumsInNchwcOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x0", {2, 40, 169});
+  auto shape = b.node("Shape", {x});
+  auto two = b.initializer_i64("", {}, {2});
+  auto channels = b.node("Mul", {b.node("Div", {dim_of(b, shape, 1), two}), two});
+  auto target = b.node("Concat", {unsqueeze0(b, dim_of(b, shape, 0)), unsqueeze0(b, channels),
+                                  b.initializer_i64("", {2}, {13, 13})}, {{"axis", 0}});
+  pool_twice(b, b.node("Reshape", {x, target}));
+  expect_identical(b, "avgpool_reshape_fixed_shape", {random_tensor({2, 40, 169}, 101, 3.0f)});
+}
+
+// ORT's data propagation of shape values: Shape with a start (opset 15) leaves out the symbolic
+// batch, so its value [40, 13, 13] is known; Gather, Squeeze, Unsqueeze, Add, Sub, Mul and Div
+// carry scalars taken from it, and Concat joins the pieces into [1, 40, 13, 13]. No piece is a
+// constant and the fusion cannot apply (four one-element pieces), so only propagation explains
+// that ORT knows the pool's input: NCHWc.
+TEST(GapOrderParity, AveragePoolAfterAReshapeToPropagatedShapeValuesSumsInNchwcOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(15);
+  auto x = b.input("x0", {-1, 40, 13, 13});
+  auto z = b.input("x1", {6760});
+  auto shape = b.node("Shape", {x}, {{"start", 1}});
+  auto c = dim_of(b, shape, 0), h = dim_of(b, shape, 1), w = dim_of(b, shape, 2);
+  auto one = b.node("Div", {h, w});
+  auto channels = b.node("Squeeze", {unsqueeze0(b, c), b.initializer_i64("", {1}, {0})});
+  auto height = b.node("Mul", {one, h});
+  auto width = b.node("Sub", {b.node("Add", {h, w}), h});
+  auto target = b.node("Concat", {unsqueeze0(b, one), unsqueeze0(b, channels), unsqueeze0(b, height),
+                                  unsqueeze0(b, width)}, {{"axis", 0}});
+  pool_twice(b, b.node("Reshape", {z, target}));
+  expect_identical(b, "avgpool_reshape_propagated",
+                   {random_tensor({1, 40, 13, 13}, 102, 3.0f), random_tensor({6760}, 103, 3.0f)});
+}
+
+// The same with the leading 1 an initializer: ORT's data propagation never reads a constant's
+// content (only values it propagated), so Concat yields no value; the fusion sees three
+// one-element pieces. ORT does not know the pool's input: NCHW order.
+TEST(GapOrderParity, AveragePoolAfterAReshapeMixingConstantAndPropagatedPiecesSumsInNchwOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(15);
+  auto x = b.input("x0", {-1, 40, 13, 13});
+  auto z = b.input("x1", {6760});
+  auto shape = b.node("Shape", {x}, {{"start", 1}});
+  auto target = b.node("Concat", {b.initializer_i64("", {1}, {1}), unsqueeze0(b, dim_of(b, shape, 0)),
+                                  unsqueeze0(b, dim_of(b, shape, 1)), unsqueeze0(b, dim_of(b, shape, 2))},
+                       {{"axis", 0}});
+  pool_twice(b, b.node("Reshape", {z, target}));
+  expect_identical(b, "avgpool_reshape_mixed_pieces",
+                   {random_tensor({1, 40, 13, 13}, 104, 3.0f), random_tensor({6760}, 105, 3.0f)});
+}
+
 // ReduceMean over H and W (timm's SE blocks): ORT sums each row of its NCHW buffer with Eigen's
 // 4-float packets from the row's first 16-byte boundary, so the order changes from channel to
 // channel when H * W is not a multiple of 4 (kernels/ref/pool2d.h, eigen_packets4). Sizes

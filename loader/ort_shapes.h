@@ -1,0 +1,20 @@
+#pragma once
+// What ONNX Runtime knows of a model's tensor shapes when it lays its graph out for its CPU
+// provider: the question behind ir::kShapeKnownToOrtAttr (an AveragePool runs in ORT's NCHWc
+// layout, and sums its windows in that layout's order, only when ORT knows its input's shape).
+// docs/kernels.md ("Float AveragePool and ORT's NCHWc layout") states the rules this follows.
+#include <set>
+#include <string>
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace octet::loader {
+
+// The names of the values that feed a float AveragePool of the main graph and whose shape ORT's
+// graph resolution, after the graph rewrites it applies before its layout pass, holds as 4-D with
+// a known channel count. Throws nothing: a model this cannot follow yields the pools it could.
+std::set<std::string> avgpool_inputs_ort_knows(const onnx::ModelProto& model);
+
+}  // namespace octet::loader
