@@ -58,6 +58,96 @@ void run_tiled(const BinaryTiling& t, pthreadpool_t pool, const Tile& tile) {
   });
 }
 
+// Any broadcast on a vector-vector microkernel: y in blocks of whole rows (the last merged
+// dimension) of at most kPackBytes, or in pieces of one row when a row is longer. An operand
+// that is one contiguous run over the block is read in place; any other (a row repeated, a
+// value constant along the row, a transposed or strided read) is gathered into a block buffer
+// first. call(count, a, b, y) then computes the block in one go, so short rows cost one call
+// per block, not one per row.
+constexpr size_t kPackBytes = 4096;
+
+template <class T>
+const T* gather_block(const MergedBox& m, const T* x, const int64_t* s, bool dense, int64_t r0, int64_t c0,
+                      int64_t nr, int64_t nc, T* buf) {
+  const int n = m.rank;
+  const int64_t cols = m.dims[n - 1];
+  if (dense) return x + r0 * cols + c0;  // strides are y's: the block is one run
+  int64_t idx[kMaxRank] = {}, off = 0, rest = r0;
+  for (int d = n - 2; d >= 0; --d) {
+    idx[d] = rest % m.dims[d];
+    rest /= m.dims[d];
+    off += idx[d] * s[d];
+  }
+  const int64_t inner = s[n - 1];
+  if (nr == 1 && inner == 1) return x + off + c0;
+  for (int64_t i = 0; i < nr; ++i) {
+    const T* src = x + off + c0 * inner;
+    T* dst = buf + i * nc;
+    if (inner == 1) std::memcpy(dst, src, size_t(nc) * sizeof(T));
+    else if (inner == 0) std::fill(dst, dst + nc, *src);
+    else
+      for (int64_t j = 0; j < nc; ++j) dst[j] = src[j * inner];
+    for (int d = n - 2; d >= 0; --d) {  // the next row
+      off += s[d];
+      if (++idx[d] < m.dims[d]) break;
+      off -= idx[d] * s[d];
+      idx[d] = 0;
+    }
+  }
+  return buf;
+}
+
+// True when `s` walks `dims` densely in row-major order (extents of 1 aside).
+bool dense(int rank, const int64_t* dims, const int64_t* s) {
+  int64_t expect = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (dims[d] > 1 && s[d] != expect) return false;
+    expect *= dims[d];
+  }
+  return true;
+}
+
+template <class T, class Call>
+void run_packed(const MergedBox& m, const T* a, const T* b, T* y, pthreadpool_t pool, const Call& call) {
+  if (m.empty) return;
+  constexpr int64_t block = int64_t(kPackBytes / sizeof(T));
+  const int n = m.rank;
+  if (n == 0) {
+    call(size_t{1}, a, b, y);
+    return;
+  }
+  const int64_t cols = m.dims[n - 1];
+  int64_t rows = 1;
+  for (int d = 0; d < n - 1; ++d) rows *= m.dims[d];
+  const bool split_rows = cols > block;
+  const int64_t pieces_per_row = split_rows ? (cols + block - 1) / block : 1;
+  const int64_t rows_per_block = split_rows ? 1 : block / cols;
+  const int64_t blocks = split_rows ? rows * pieces_per_row : (rows + rows_per_block - 1) / rows_per_block;
+  const bool a_dense = dense(n, m.dims, m.a), b_dense = dense(n, m.dims, m.b);
+  const size_t blocks_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(block));
+  parallel_pieces(pool, size_t(blocks), blocks_per_piece, [&](size_t start, size_t count) {
+    alignas(64) T abuf[block];
+    alignas(64) T bbuf[block];
+    for (size_t p = start; p < start + count; ++p) {
+      int64_t r0, c0, nr, nc;
+      if (split_rows) {
+        r0 = int64_t(p) / pieces_per_row;
+        c0 = (int64_t(p) % pieces_per_row) * block;
+        nr = 1;
+        nc = std::min(block, cols - c0);
+      } else {
+        r0 = int64_t(p) * rows_per_block;
+        c0 = 0;
+        nr = std::min(rows_per_block, rows - r0);
+        nc = cols;
+      }
+      const T* pa = gather_block(m, a, m.a, a_dense, r0, c0, nr, nc, abuf);
+      const T* pb = gather_block(m, b, m.b, b_dense, r0, c0, nr, nc, bbuf);
+      call(size_t(nr * nc), pa, pb, y + r0 * cols + c0);
+    }
+  });
+}
+
 void copy_box(int rank, const int64_t* dims, const int64_t* a, const int64_t* b, int64_t* dims_out,
               int64_t* a_out, int64_t* b_out) {
   if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("eltwise: rank above 8 is not supported");
@@ -85,29 +175,40 @@ int64_t BinaryTiling::outer_count() const {
   return n;
 }
 
-BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides) {
-  BinaryTiling t;
+MergedBox merge_box(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides) {
   // Size-1 dimensions do not move any pointer; drop them, then merge a dimension into the
   // one after it when both inputs step through the pair as through one dimension.
-  int64_t d[kMaxRank], sa[kMaxRank], sb[kMaxRank];
-  int n = 0;
+  MergedBox m;
   for (int i = 0; i < rank; ++i) {
-    if (dims[i] == 0) {  // empty output: nothing to do, any tiling serves
-      t.fits = true;
-      return t;
+    if (dims[i] == 0) {
+      m.empty = true;
+      return m;
     }
     if (dims[i] == 1) continue;
-    if (n > 0 && sa[n - 1] == a_strides[i] * dims[i] && sb[n - 1] == b_strides[i] * dims[i]) {
-      d[n - 1] *= dims[i];
-      sa[n - 1] = a_strides[i];
-      sb[n - 1] = b_strides[i];
+    const int n = m.rank;
+    if (n > 0 && m.a[n - 1] == a_strides[i] * dims[i] && m.b[n - 1] == b_strides[i] * dims[i]) {
+      m.dims[n - 1] *= dims[i];
+      m.a[n - 1] = a_strides[i];
+      m.b[n - 1] = b_strides[i];
       continue;
     }
-    d[n] = dims[i];
-    sa[n] = a_strides[i];
-    sb[n] = b_strides[i];
-    ++n;
+    m.dims[n] = dims[i];
+    m.a[n] = a_strides[i];
+    m.b[n] = b_strides[i];
+    ++m.rank;
   }
+  return m;
+}
+
+BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides) {
+  BinaryTiling t;
+  const MergedBox m = merge_box(rank, dims, a_strides, b_strides);
+  if (m.empty) {  // empty output: nothing to do, any tiling serves
+    t.fits = true;
+    return t;
+  }
+  const int n = m.rank;
+  const int64_t *d = m.dims, *sa = m.a, *sb = m.b;
   t.rows = 1;
   if (n == 0) {  // a single element
     t.fits = true;
@@ -153,7 +254,6 @@ bool single_element(int rank, const int64_t* dims, const int64_t* s) {
   return true;
 }
 
-// True when `s` walks `dims` densely in row-major order (extents of 1 aside).
 // The longest innermost run that `moving` walks contiguously while `fixed` stays put (stride 0;
 // size-1 dimensions are skipped): x op scalar per run for a gate or a layer scale. Returns the
 // run's length and sets outer_rank to the dimensions left outside it.
@@ -163,15 +263,6 @@ int64_t constant_run(int rank, const int64_t* dims, const int64_t* moving, const
   while (k > 0 && (dims[k - 1] == 1 || (moving[k - 1] == run && fixed[k - 1] == 0))) run *= dims[--k];
   outer_rank = k;
   return run;
-}
-
-bool dense(int rank, const int64_t* dims, const int64_t* s) {
-  int64_t expect = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    if (dims[d] > 1 && s[d] != expect) return false;
-    expect *= dims[d];
-  }
-  return true;
 }
 
 }  // namespace
@@ -187,9 +278,17 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
     int64_t run = 1;
     while (k > 0 && (dims[k - 1] == 1 || (a_strides[k - 1] == run && b_strides[k - 1] == 0))) run *= dims[--k];
     if (run == 0) return;
-    slope_rows_ = first_runnable(kF32LeakyReluUkernels, isa);
-    run_outer_rank_ = k;
-    run_ = run;
+    if (run >= kMinScalarRun) {
+      slope_rows_ = first_runnable(kF32LeakyReluUkernels, isa);
+      run_outer_rank_ = k;
+      run_ = run;
+      return;
+    }
+  }
+  if (!tiling_.fits && op == BinaryOp::prelu) {
+    merged_ = merge_box(rank, dims, a_strides, b_strides);
+    ukernel_ = f32_binary_ukernel(op, isa);
+    packed_ = ukernel_ != nullptr;
     return;
   }
   if (!tiling_.fits) {
@@ -212,6 +311,10 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
         ukernel_ = f32_binary_ukernel(op, isa);
         return;
       }
+      // Both operands broadcast, a short run or a strided read: packed blocks.
+      merged_ = merge_box(rank, dims, a_strides, b_strides);
+      ukernel_ = f32_binary_ukernel(op, isa);
+      packed_ = ukernel_ != nullptr;
       return;
     }
     splat_ = a_scalar ? Splat::a : Splat::b;
@@ -231,6 +334,7 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
 KernelId F32Binary::kernel_id() const {
   if (slope_rows_) return row_kernel(*slope_rows_) + " (slope per run)";
   if (ukernel_ && run_ > 0) return row_kernel(*ukernel_) + " (scalar per run)";
+  if (packed_) return row_kernel(*ukernel_) + " (packed rows)";
   return ukernel_ ? row_kernel(*ukernel_) : reference_kernel(std::string("f32_binary_strided__ref(") + binary_name(op_) + ")");
 }
 
@@ -271,6 +375,14 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
   }
   if (run_ > 0) {
     run_scalar_per_run(a, b, y, pool, range);
+    return;
+  }
+  if (packed_) {
+    const F32BinaryUkernel fn = ukernel_->fn;
+    run_packed(merged_, a, b, y, pool, [&](size_t count, const float* pa, const float* pb, float* py) {
+      fn(1, count, pa, 0, pb, 0, py);
+      if (range) range->add(count, py);
+    });
     return;
   }
   if (splat_ != Splat::none) {
@@ -596,15 +708,22 @@ Q8Binary::Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int6
       b_fixed_ = b_fixed;
       break;
     }
-    if (run_ == 0) return;
+    if (run_ == 0) {
+      // Both operands broadcast, a short run or a strided read: packed blocks.
+      merged_ = merge_box(rank, dims, a_strides, b_strides);
+      packed_ = true;
+    }
   }
   if (kind == Kind::add) add_ = type == Q8::u8 ? first_runnable(kQu8AddUkernels, isa) : first_runnable(kQs8AddUkernels, isa);
   else mul_ = type == Q8::u8 ? first_runnable(kQu8MulUkernels, isa) : first_runnable(kQs8MulUkernels, isa);
-  if (!add_ && !mul_) run_ = 0;
+  if (!add_ && !mul_) {
+    run_ = 0;
+    packed_ = false;
+  }
 }
 
 KernelId Q8Binary::kernel_id() const {
-  const char* per_run = run_ > 0 ? " (scalar per run)" : "";
+  const char* per_run = run_ > 0 ? " (scalar per run)" : packed_ ? " (packed rows)" : "";
   if (add_) return row_kernel(*add_) + per_run;
   if (mul_) return row_kernel(*mul_) + per_run;
   return reference_kernel(kind_ == Kind::add ? "q8_add_ratio_fma_strided__ref" : "q8_mul_ratio_strided__ref");
@@ -650,6 +769,20 @@ void Q8Binary::run(const void* a, QuantParams a_q, const void* b, QuantParams b_
   if (run_ > 0) {
     if (add_) run_per_run(add_->fn, q8_add_params(a_q, b_q, y_q, y_min, y_max), pa, pb, py, pool);
     else run_per_run(mul_->fn, q8_mul_params(a_q, b_q, y_q, y_min, y_max), pa, pb, py, pool);
+    return;
+  }
+  if (packed_) {
+    if (add_) {
+      const Q8AddParams p = q8_add_params(a_q, b_q, y_q, y_min, y_max);
+      const Q8AddUkernel fn = add_->fn;
+      run_packed(merged_, pa, pb, py, pool,
+                 [&](size_t count, const int8_t* ra, const int8_t* rb, int8_t* ry) { fn(1, count, ra, 0, rb, 0, ry, p); });
+    } else {
+      const Q8MulParams p = q8_mul_params(a_q, b_q, y_q, y_min, y_max);
+      const Q8MulUkernel fn = mul_->fn;
+      run_packed(merged_, pa, pb, py, pool,
+                 [&](size_t count, const int8_t* ra, const int8_t* rb, int8_t* ry) { fn(1, count, ra, 0, rb, 0, ry, p); });
+    }
     return;
   }
   if (add_) {

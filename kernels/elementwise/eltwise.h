@@ -34,6 +34,15 @@
 
 namespace octet::kernels {
 
+// A broadcast box with its size-1 dimensions dropped and each dimension merged into the next
+// where both inputs step through the pair as through one (rank 0: a single element).
+struct MergedBox {
+  bool empty = false;  // a dimension of extent 0
+  int rank = 0;
+  int64_t dims[kMaxRank] = {}, a[kMaxRank] = {}, b[kMaxRank] = {};
+};
+MergedBox merge_box(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides);
+
 // A broadcast box reduced to an outer loop of [rows][cols] tiles, cols contiguous in a, b and y.
 struct BinaryTiling {
   bool fits = false;  // false: the last dimension is not contiguous in both inputs
@@ -53,7 +62,10 @@ BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides
 // contiguous run of x (a scalar slope; a per-channel slope [C,1,1] of row-major NCHW x; a
 // slope along W of channels-last x) runs that run on the LeakyRelu microkernel, one slope
 // value per call; likewise an operand of Add, Sub, Mul, Div constant along such runs of the
-// other (ConvNeXt's layer scale [C,1,1]) runs each run as x op scalar.
+// other (ConvNeXt's layer scale [C,1,1]) runs each run as x op scalar. Any other broadcast
+// (both operands broadcast, a short run, a transposed operand) runs packed: blocks of whole
+// output rows, each operand that is not one contiguous run over the block gathered into a
+// block buffer, then one vector-vector call per block. Only Isa::scalar runs the reference.
 class F32Binary {
  public:
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
@@ -85,6 +97,8 @@ class F32Binary {
   // PRelu's slope or one operand of Add, Sub, Mul, Div constant along each run of run_ elements
   int run_outer_rank_ = 0;  // the dimensions before the run
   int64_t run_ = 0;         // elements in the run
+  bool packed_ = false;     // the packed form over merged_
+  MergedBox merged_;
 };
 
 // act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid, SiLU,
@@ -214,7 +228,8 @@ Q8GapParams q8_gap_params(int hw, QuantParams x, QuantParams y, Q8 type);
 // q8_mul_ratio_strided__ref (ORT's x86 recipes; docs/requantization.md section 9). Besides the
 // broadcasts tile_binary reduces to rows, an operand constant along each innermost run the
 // other walks contiguously (a gate [N,C,1,1] or [N,2,C,1,1] over a row-major map, a single
-// element) runs each run on the microkernels with that value spread over a row.
+// element) runs each run on the microkernels with that value spread over a row; any other
+// broadcast runs packed, as F32Binary's.
 class Q8Binary {
  public:
   enum class Kind { add, mul };
@@ -239,6 +254,8 @@ class Q8Binary {
   int run_outer_rank_ = 0;
   int64_t run_ = 0;
   bool b_fixed_ = true;
+  bool packed_ = false;
+  MergedBox merged_;
   template <class Fn, class Params>
   void run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t* b, int8_t* y, pthreadpool_t pool) const;
 };
