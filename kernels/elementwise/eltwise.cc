@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/quantize/quantize.h"
 #include "kernels/ref/layernorm.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
@@ -840,18 +841,16 @@ Q8RowMean::Q8RowMean(Q8 type, size_t rows, size_t n, Isa isa) : type_(type), row
 }
 
 KernelId Q8RowMean::kernel_id() const {
-  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_reduce_mean_strided__ref");
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_global_avgpool_nhwc__ref");
 }
 
 void Q8RowMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {
   if (!ukernel_) {
-    const int64_t dims[2] = {int64_t(rows_), int64_t(n_)}, strides[2] = {int64_t(n_), 1};
-    const bool reduced[2] = {false, true};
     if (type_ == Q8::u8)
-      q8_reduce_mean_strided__ref(2, dims, reduced, static_cast<const uint8_t*>(x), strides, x_q, y_q,
+      q8_global_avgpool_nhwc__ref(int(rows_), int(n_), 1, static_cast<const uint8_t*>(x), x_q, y_q,
                                   static_cast<uint8_t*>(y));
     else
-      q8_reduce_mean_strided__ref(2, dims, reduced, static_cast<const int8_t*>(x), strides, x_q, y_q,
+      q8_global_avgpool_nhwc__ref(int(rows_), int(n_), 1, static_cast<const int8_t*>(x), x_q, y_q,
                                   static_cast<int8_t*>(y));
     return;
   }
@@ -862,6 +861,109 @@ void Q8RowMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pt
   parallel_pieces(pool, rows_, rows_per_piece, [&](size_t start, size_t count) {
     ukernel_->fn(count, n_, px + start * n_, py + start, p);
   });
+}
+
+namespace {
+
+// True when the extents above 1 of `dims`, sorted by stride, tile memory densely from 0: x's
+// elements are the first count elements from its start, in some layout.
+bool dense_layout(int rank, const int64_t* dims, const int64_t* strides) {
+  std::vector<std::pair<int64_t, int64_t>> m;  // (stride, extent)
+  for (int d = 0; d < rank; ++d)
+    if (dims[d] > 1) m.push_back({strides[d], dims[d]});
+  std::sort(m.begin(), m.end());
+  int64_t expect = 1;
+  for (const auto& [stride, extent] : m) {
+    if (stride != expect) return false;
+    expect *= extent;
+  }
+  return true;
+}
+
+}  // namespace
+
+Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t* strides, const bool* reduced,
+                           Isa isa)
+    : type_(type), rank_(rank) {
+  if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("Q8ReduceMean: rank above 8 is not supported");
+  std::copy(dims, dims + rank, dims_);
+  std::copy(strides, strides + rank, strides_);
+  std::copy(reduced, reduced + rank, reduced_);
+  for (int d = 0; d < rank; ++d) {
+    count_ *= dims[d];
+    (reduced[d] ? n_ : outputs_) *= dims[d];
+  }
+  if (count_ == 0 || n_ == 0) return;  // nothing to read: the reference's answer
+  quantize_ = choose_q8_quantize(isa);
+  if (!quantize_) return;
+  std::vector<int64_t> row_major(size_t(rank), 1);
+  for (int d = rank - 2; d >= 0; --d) row_major[size_t(d)] = row_major[size_t(d) + 1] * dims[d + 1];
+  const bool is_row_major = dense(rank, dims, strides);
+  if (reduce_mean_rows_case(rank, dims, reduced)) {
+    const bool spatial_nhwc = rank == 4 && !reduced[0] && !reduced[1] && reduced[2] && reduced[3] &&
+                              strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[1] * dims[3] &&
+                              (dims[0] == 1 || strides[0] == dims[1] * dims[2] * dims[3]);
+    if (!is_row_major && spatial_nhwc && count_ <= INT32_MAX) {
+      gap_ = std::make_unique<F32GlobalAvgPool>(int(dims[0]), int(dims[2] * dims[3]), int(dims[1]),
+                                                GapOrder::eigen_packets4, isa);
+    } else {
+      gather_ = !is_row_major;
+      rows_ = std::make_unique<F32RowSums>(size_t(n_), isa);
+    }
+  } else {
+    gather_ = !dense_layout(rank, dims, strides);
+    strided_ = std::make_unique<F32StridedReduce>(rank, dims, gather_ ? row_major.data() : strides, reduced,
+                                                  float(n_), isa);
+  }
+  fx_.resize(size_t(count_));
+  fy_.resize(size_t(outputs_));
+  if (gather_) gathered_.resize(size_t(count_));
+}
+
+Q8ReduceMean::~Q8ReduceMean() = default;
+
+KernelId Q8ReduceMean::kernel_id() const {
+  if (!quantize_ || (!rows_ && !gap_ && !strided_)) return reference_kernel("q8_reduce_mean_strided__ref");
+  const KernelId sum = rows_ ? rows_->kernel_id() : gap_ ? gap_->kernel_id() : strided_->kernel_id();
+  KernelId id{std::string(quantize_->dequantize_name) + (gather_ ? " (gathered)" : "") + " + " + sum.name + " + " +
+                  quantize_->name,
+              sum.scalar || quantize_->isa == Isa::scalar};
+  return id;
+}
+
+void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {
+  if (!quantize_ || (!rows_ && !gap_ && !strided_)) {
+    if (type_ == Q8::u8)
+      q8_reduce_mean_strided__ref(rank_, dims_, reduced_, static_cast<const uint8_t*>(x), strides_, x_q, y_q,
+                                  static_cast<uint8_t*>(y));
+    else
+      q8_reduce_mean_strided__ref(rank_, dims_, reduced_, static_cast<const int8_t*>(x), strides_, x_q, y_q,
+                                  static_cast<int8_t*>(y));
+    return;
+  }
+  const void* src = x;
+  if (gather_) {
+    // x's bytes in row-major order, the last dimension innermost.
+    auto from = static_cast<const int8_t*>(x);
+    int8_t* to = gathered_.data();
+    int64_t idx[kMaxRank] = {}, off = 0;
+    const int64_t last = rank_ > 0 ? dims_[rank_ - 1] : 1, step = rank_ > 0 ? strides_[rank_ - 1] : 0;
+    for (int64_t done = 0; done < count_; done += last) {
+      for (int64_t j = 0; j < last; ++j) *to++ = from[off + j * step];
+      for (int d = rank_ - 2; d >= 0; --d) {
+        off += strides_[d];
+        if (++idx[d] < dims_[d]) break;
+        off -= idx[d] * strides_[d];
+        idx[d] = 0;
+      }
+    }
+    src = gathered_.data();
+  }
+  q8_dequantize(*quantize_, size_t(count_), src, type_ == Q8::s8, x_q.scale, x_q.zero_point, fx_.data(), pool);
+  if (rows_) rows_->run(size_t(outputs_), fx_.data(), fy_.data(), 0, float(n_), pool);
+  else if (gap_) gap_->run(fx_.data(), fy_.data(), pool);
+  else strided_->run(fx_.data(), fy_.data(), pool);
+  q8_quantize(*quantize_, type_, size_t(outputs_), fy_.data(), y_q.scale, y_q.zero_point, y, pool);
 }
 
 Q8GlobalAvgPool::Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa isa)

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,8 @@
 #include "kernels/ref/qmath.h"
 
 namespace octet::kernels {
+
+struct Q8QuantizeKernel;  // kernels/quantize/quantize.h
 
 // A broadcast box with its size-1 dimensions dropped and each dimension merged into the next
 // where both inputs step through the pair as through one (rank 0: a single element).
@@ -260,8 +263,9 @@ class Q8Binary {
   void run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t* b, int8_t* y, pthreadpool_t pool) const;
 };
 
-// QLinearReduceMean over the trailing axes of a row-major tensor: x [rows][n] -> y [rows],
-// bit-exact with q8_reduce_mean_strided__ref (the global pool's formula).
+// The global pool's integer formula over contiguous rows, x [rows][n] -> y [rows], bit-exact
+// with q8_global_avgpool_nhwc__ref over [rows][n][1]. (QLinearReduceMean no longer uses it: ORT
+// runs that unit in float, Q8ReduceMean.)
 class Q8RowMean {
  public:
   Q8RowMean(Q8 type, size_t rows, size_t n, Isa isa);
@@ -273,6 +277,37 @@ class Q8RowMean {
   Q8 type_;
   size_t rows_, n_;
   const EltwiseUkernel<Q8RowMeanUkernel>* ukernel_ = nullptr;
+};
+
+// QLinearReduceMean over any set of axes of x read through its strides, y dense over the kept
+// axes: bit-exact with q8_reduce_mean_strided__ref (the QDQ unit as ONNX Runtime runs it, in
+// float). x is dequantized on the SIMD dequantize kernel into a float buffer in its own memory
+// order (gathered to row-major first when its strides are not a dense layout, or when ORT's row
+// sums need rows x does not hold), the float mean taken in ORT's order on F32RowSums (its rows
+// case), F32GlobalAvgPool (the same rows, for the spatial mean of channels-last data) or
+// F32StridedReduce (its generic loop), then quantized on the SIMD quantize kernel.
+class Q8ReduceMean {
+ public:
+  Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t* strides, const bool* reduced, Isa isa);
+  ~Q8ReduceMean();
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  void run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const;
+
+ private:
+  Q8 type_;
+  int rank_;
+  int64_t dims_[kMaxRank] = {}, strides_[kMaxRank] = {};
+  bool reduced_[kMaxRank] = {};
+  int64_t count_ = 1, outputs_ = 1, n_ = 1;
+  const Q8QuantizeKernel* quantize_ = nullptr;  // nullptr: the reference
+  bool gather_ = false;                                // x to row-major bytes first
+  std::unique_ptr<F32RowSums> rows_;
+  std::unique_ptr<F32GlobalAvgPool> gap_;
+  std::unique_ptr<F32StridedReduce> strided_;
+  // This step's buffers (one plan runs one call at a time).
+  mutable std::vector<float> fx_, fy_;
+  mutable std::vector<int8_t> gathered_;
 };
 
 // QLinearGlobalAveragePool NHWC, bit-exact with q8_global_avgpool_nhwc__ref.

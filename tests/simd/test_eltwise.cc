@@ -298,8 +298,8 @@ TEST(Q8GapUkernel, MatchesRefU8) { gap_cases<uint8_t>(); }
 TEST(Q8GapUkernel, MatchesRefS8) { gap_cases<int8_t>(); }
 
 // ---------------------------------------------------------------------------------------
-// INT8 mean of contiguous rows (QLinearReduceMean over trailing axes) against
-// q8_reduce_mean_strided__ref: row lengths 1 ... 300 (every residue mod 8/16/32/64 and the
+// INT8 mean of contiguous rows (the global pool's integer formula over rows) against
+// q8_global_avgpool_nhwc__ref with one channel: row lengths 1 ... 300 (every residue mod 8/16/32/64 and the
 // 128-byte AVX-512 steps), rows around the 8 / 16-row blocks, zero points at the extremes,
 // inputs all at the type's minimum or maximum (sums at their extremes, outputs saturating).
 
@@ -315,9 +315,7 @@ void row_mean_cases() {
     std::vector<T> x(rows * n);
     for (T& v : x) v = constant >= -128 ? static_cast<T>(constant) : static_cast<T>(uint8_t(rng()));
     std::vector<T> expected(rows), y(rows + 1, T(0x5A));
-    const int64_t dims[2] = {int64_t(rows), int64_t(n)}, strides[2] = {int64_t(n), 1};
-    const bool reduced[2] = {false, true};
-    q8_reduce_mean_strided__ref(2, dims, reduced, x.data(), strides, xq, yq, expected.data());
+    q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, x.data(), xq, yq, expected.data());
     fn(rows, n, x.data(), y.data(), q8_gap_params(int(n), xq, yq, is_unsigned ? Q8::u8 : Q8::s8));
     for (size_t i = 0; i < rows; ++i)
       ASSERT_EQ(int(y[i]), int(expected[i])) << name << " rows " << rows << " n " << n << " at " << i << " x "
@@ -1002,7 +1000,7 @@ TEST(EltwiseDriver, Q8BinaryConstantPerRunMatchesTheRef) {
   ::testing::Test::RecordProperty("shapes", shapes);
 }
 
-// QLinearReduceMean's driver on rows: pieces over the pool, and the ref past its n limit.
+// The row-mean driver: pieces over the pool, and the ref past its n limit.
 TEST(EltwiseDriver, Q8RowMeanEveryIsaMatchesTheRef) {
   std::mt19937 rng(74);
   Pool pool(pthreadpool_create(2));
@@ -1015,12 +1013,10 @@ TEST(EltwiseDriver, Q8RowMeanEveryIsaMatchesTheRef) {
       const QuantParams xq{0.05f, u8 ? 131 : -7}, yq{0.03f, u8 ? 120 : 5};
       const Q8RowMean mean(u8 ? Q8::u8 : Q8::s8, rows, n, isa);
       mean.run(x.data(), xq, yq, y.data(), pool.get());
-      const int64_t dims[2] = {int64_t(rows), int64_t(n)}, strides[2] = {int64_t(n), 1};
-      const bool reduced[2] = {false, true};
       if (u8)
-        q8_reduce_mean_strided__ref(2, dims, reduced, x.data(), strides, xq, yq, expected.data());
+        q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, x.data(), xq, yq, expected.data());
       else
-        q8_reduce_mean_strided__ref(2, dims, reduced, reinterpret_cast<const int8_t*>(x.data()), strides, xq, yq,
+        q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, reinterpret_cast<const int8_t*>(x.data()), xq, yq,
                                     reinterpret_cast<int8_t*>(expected.data()));
       ASSERT_EQ(y, expected) << mean.kernel_name() << " rows " << rows << " n " << n;
       EXPECT_EQ(mean.kernel_id().scalar, isa == Isa::scalar) << mean.kernel_name();
@@ -1310,6 +1306,70 @@ TEST(EltwiseDriver, Q8BinaryAnyBroadcastOnTheMicrokernels) {
       EXPECT_EQ(op.kernel_id().scalar, isa == Isa::scalar) << op.kernel_name() << " dims " << dims_text(r.dims);
     }
   }
+}
+
+// QLinearReduceMean's driver over any axes and layouts: row-major, a dense permutation (the
+// spatial mean of channels-last data on the float GAP, other sets through the strided walk),
+// strided x (gathered first), sizes of one, u8 and s8 with zero points at the ends of the range
+// and saturating outputs; byte for byte with q8_reduce_mean_strided__ref, on SIMD at every
+// level but scalar.
+TEST(EltwiseDriver, Q8ReduceMeanAnyAxesMatchesTheRef) {
+  std::mt19937 rng(99);
+  Pool pool(pthreadpool_create(2));
+  int shapes = 0;
+  for (Isa isa : testing::isas_under_test()) {
+    for (int i = 0; i < 200; ++i, ++shapes) {
+      const bool u8 = i % 2 == 0;
+      std::vector<int64_t> dims;
+      const bool nhwc_spatial = i % 5 == 1;
+      const size_t rank = nhwc_spatial ? 4 : 1 + rng() % 5;
+      for (size_t d = 0; d < rank; ++d) dims.push_back(1 + int64_t(rng() % 7));
+      if (i % 31 == 2) dims.back() = 300;  // a long row, several threaded pieces
+      std::vector<bool> reduced(rank);
+      bool any = false;
+      for (size_t d = 0; d < rank; ++d) any = (reduced[d] = rng() % 2 == 0) || any;
+      if (!any) reduced[rng() % rank] = true;
+      if (nhwc_spatial) reduced = {false, false, true, true};
+      // Memory: row-major, channels-last for the spatial case, a random order, or with gaps.
+      std::vector<size_t> order(rank);
+      for (size_t d = 0; d < rank; ++d) order[d] = d;
+      const int layout = nhwc_spatial ? 1 : int(rng() % 3);
+      if (nhwc_spatial) order = {0, 2, 3, 1};
+      else if (layout == 1) std::shuffle(order.begin(), order.end(), rng);
+      std::vector<int64_t> strides(rank);
+      int64_t step = layout == 2 ? 2 : 1;
+      for (size_t k = rank; k-- > 0;) {
+        strides[order[k]] = step;
+        step *= dims[order[k]];
+      }
+      std::vector<uint8_t> x(static_cast<size_t>(step));
+      for (auto& v : x) v = i % 17 == 3 ? (u8 ? 255 : 0x80) : uint8_t(rng());
+      int64_t outputs = 1;
+      bool flags[kMaxRank] = {};
+      for (size_t d = 0; d < rank; ++d) {
+        flags[d] = reduced[d];
+        if (!reduced[d]) outputs *= dims[d];
+      }
+      const Q8 type = u8 ? Q8::u8 : Q8::s8;
+      const QuantParams xq{0.0437f + 0.01f * float(i % 3), u8 ? (i % 3 ? 255 : 0) : (i % 3 ? 127 : -128)};
+      const QuantParams yq{i % 4 ? 0.0123f : 0.5f, u8 ? 117 : -9};
+      const Q8ReduceMean mean(type, int(rank), dims.data(), strides.data(), flags, isa);
+      std::vector<uint8_t> y(static_cast<size_t>(outputs) + 1, 0x5A), expected(static_cast<size_t>(outputs));
+      mean.run(x.data(), xq, yq, y.data(), pool.get());
+      if (u8)
+        q8_reduce_mean_strided__ref(int(rank), dims.data(), flags, x.data(), strides.data(), xq, yq, expected.data());
+      else
+        q8_reduce_mean_strided__ref(int(rank), dims.data(), flags, reinterpret_cast<const int8_t*>(x.data()),
+                                    strides.data(), xq, yq, reinterpret_cast<int8_t*>(expected.data()));
+      EXPECT_EQ(y.back(), 0x5A) << "wrote past the output";
+      y.pop_back();
+      ASSERT_EQ(y, expected) << mean.kernel_name() << " dims " << dims_text(dims) << " strides " << dims_text(strides);
+      EXPECT_EQ(mean.kernel_id().scalar, isa == Isa::scalar) << mean.kernel_name();
+      if (isa != Isa::scalar && nhwc_spatial && dims[2] * dims[3] > 1 && dims[1] > 1)
+        EXPECT_NE(mean.kernel_name().find("f32_gap"), std::string::npos) << mean.kernel_name();
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
 }
 
 }  // namespace
