@@ -379,6 +379,7 @@ struct MeanCase {
   const char* label;
   std::vector<int64_t> dims;
   std::vector<bool> reduced;
+  bool channels_last = false;  // [N,C,H,W] stored NHWC, as a conv leaves it
 };
 
 void register_reduce_mean_drivers() {
@@ -387,11 +388,28 @@ void register_reduce_mean_drivers() {
       {"axes-3.-1 2x16x7x7", {2, 16, 7, 7}, {false, true, false, true}},
       {"axes1 1x64x56x56", {1, 64, 56, 56}, {false, true, false, false}},
       {"axes2.3 1x64x56x56", {1, 64, 56, 56}, {false, false, true, true}},
+      {"axes2.3 channels-last 1x64x56x56", {1, 64, 56, 56}, {false, false, true, true}, true},
   };
+  // What QLinearReduceMean over trailing axes ran before it followed ORT's float unit: the
+  // global pool's integer formula over rows (Q8RowMean).
+  add_bench("eltwise/driver/qu8 reduce mean axes2.3 1x64x56x56/integer formula (before)", [](benchmark::State& state) {
+    const Q8RowMean k(Q8::u8, 64, 3136, active_isa());
+    auto x = random_buffer<uint8_t>(64 * 3136, 3);
+    Buffer<uint8_t> y(64);
+    for (auto _ : state) {
+      k.run(x.data(), {0.05f, 128}, {0.04f, 120}, y.data(), nullptr);
+      benchmark::DoNotOptimize(y.data());
+    }
+    report(state, 64.0 * 3137, false);
+  });
   for (const MeanCase& c : cases) {
     const int rank = int(c.dims.size());
     std::vector<int64_t> strides(c.dims.size(), 1);
     for (int d = rank - 2; d >= 0; --d) strides[size_t(d)] = strides[size_t(d) + 1] * c.dims[size_t(d) + 1];
+    if (c.channels_last) {
+      const int64_t ch = c.dims[1], h = c.dims[2], w = c.dims[3];
+      strides = {h * w * ch, 1, w * ch, ch};
+    }
     size_t count = 1, outputs = 1;
     for (int d = 0; d < rank; ++d) {
       count *= size_t(c.dims[size_t(d)]);

@@ -959,10 +959,25 @@ void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y,
     }
     src = gathered_.data();
   }
-  q8_dequantize(*quantize_, size_t(count_), src, type_ == Q8::s8, x_q.scale, x_q.zero_point, fx_.data(), pool);
-  if (rows_) rows_->run(size_t(outputs_), fx_.data(), fy_.data(), 0, float(n_), pool);
-  else if (gap_) gap_->run(fx_.data(), fy_.data(), pool);
-  else strided_->run(fx_.data(), fy_.data(), pool);
+  const bool is_signed = type_ == Q8::s8;
+  if (rows_) {
+    // Rows dequantized a few at a time and summed while they are still in L1 / L2; each chunk
+    // passes its first row, so the sums keep ORT's row leads.
+    const size_t n = size_t(n_), rows_per_chunk = std::max<size_t>(1, 16384 / n);
+    parallel_pieces(pool, size_t(outputs_), rows_per_chunk, [&](size_t start, size_t count) {
+      for (size_t r = start; r < start + count; r += rows_per_chunk) {
+        const size_t rows = std::min(rows_per_chunk, start + count - r);
+        float* fx = fx_.data() + r * n;
+        quantize_->dequantize(rows * n, static_cast<const int8_t*>(src) + r * n, is_signed, x_q.scale, x_q.zero_point,
+                              fx);
+        rows_->run(rows, fx, fy_.data() + r, r, float(n_), nullptr);
+      }
+    });
+  } else {
+    q8_dequantize(*quantize_, size_t(count_), src, is_signed, x_q.scale, x_q.zero_point, fx_.data(), pool);
+  }
+  if (gap_) gap_->run(fx_.data(), fy_.data(), pool);
+  else if (strided_) strided_->run(fx_.data(), fy_.data(), pool);
   q8_quantize(*quantize_, type_, size_t(outputs_), fy_.data(), y_q.scale, y_q.zero_point, y, pool);
 }
 
