@@ -8,9 +8,10 @@
 // dense in `dims` order, a and b read through their own strides (0 broadcasts). Adjacent
 // dimensions are merged until the last one is contiguous in both inputs; the broadcasts that
 // reduce to rows of a contiguous row (same shape, the NHWC per-channel gate [N,1,1,C] against
-// [N,H,W,C], a row vector) and a single-element operand (spread over a row) run on the
-// microkernels, the rest (a transposed input, a per-channel operand of an NCHW map) on the
-// reference.
+// [N,H,W,C], a row vector), a single-element operand (spread over a row) and an operand
+// constant along long runs of the other run on the microkernels directly; any other broadcast
+// (both sides broadcast, short runs, a transposed or strided operand) runs packed, its blocks
+// gathered into buffers first. Only Isa::scalar runs the reference.
 //
 // Threads: run() splits large tensors into pieces of at least kEltwiseMinPiece elements over
 // a pthreadpool (nullptr: the calling thread).
