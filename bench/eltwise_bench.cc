@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -320,6 +321,120 @@ void register_refs() {
   });
 }
 
+// ---- the drivers on broadcasts the microkernels take only packed, and QLinearReduceMean ----
+// Each at active_isa() (the pick) and at Isa::scalar (the strided reference), one thread.
+
+struct BroadcastCase {
+  const char* label;
+  std::vector<int64_t> dims, a, b;  // strides in elements (0: broadcast)
+  size_t a_size, b_size;
+};
+
+std::vector<BroadcastCase> broadcast_cases() {
+  return {
+      // [1,64,1,56] + [1,1,56,1]: both operands broadcast, rows of 56.
+      {"both-sided 64x56x56", {64, 56, 56}, {56, 0, 1}, {0, 1, 0}, 64 * 56, 56},
+      // The sweep's [2,3,4,5,6] + [3,1,5,1]: rows of 6 with a constant operand.
+      {"sweep 2x3x4x5x6", {2, 3, 4, 5, 6}, {360, 120, 30, 6, 1}, {0, 5, 0, 1, 0}, 720, 15},
+      // NHWC x + an NCHW operand of the same shape (a transposed read).
+      {"transposed 56x56x64", {56, 56, 64}, {56 * 64, 64, 1}, {56, 1, 56 * 56}, 56 * 56 * 64, 56 * 56 * 64},
+  };
+}
+
+void register_broadcast_drivers() {
+  for (const BroadcastCase& c : broadcast_cases()) {
+    size_t out = 1;
+    for (int64_t d : c.dims) out *= size_t(d);
+    const int rank = int(c.dims.size());
+    for (Isa isa : {active_isa(), Isa::scalar}) {
+      const F32Binary f32(BinaryOp::add, rank, c.dims.data(), c.a.data(), c.b.data(), isa);
+      add_bench(std::string("eltwise/driver/f32 add ") + c.label + "/" + f32.kernel_name(),
+                [c, out, rank, isa](benchmark::State& state) {
+                  const F32Binary k(BinaryOp::add, rank, c.dims.data(), c.a.data(), c.b.data(), isa);
+                  auto a = random_buffer<float>(c.a_size, 1), b = random_buffer<float>(c.b_size, 2);
+                  Buffer<float> y(out);
+                  for (auto _ : state) {
+                    k.run(a.data(), b.data(), y.data(), nullptr);
+                    benchmark::DoNotOptimize(y.data());
+                  }
+                  report(state, 4.0 * double(c.a_size + c.b_size + out), isa != Isa::scalar);
+                });
+      const Q8Binary q8(Q8Binary::Kind::add, Q8::u8, rank, c.dims.data(), c.a.data(), c.b.data(), isa);
+      add_bench(std::string("eltwise/driver/qu8 add ") + c.label + "/" + q8.kernel_name(),
+                [c, out, rank, isa](benchmark::State& state) {
+                  const Q8Binary k(Q8Binary::Kind::add, Q8::u8, rank, c.dims.data(), c.a.data(), c.b.data(), isa);
+                  auto a = random_buffer<uint8_t>(c.a_size, 1), b = random_buffer<uint8_t>(c.b_size, 2);
+                  Buffer<uint8_t> y(out);
+                  for (auto _ : state) {
+                    k.run(a.data(), {0.0213f, 128}, b.data(), {0.0178f, 3}, {0.0301f, 100}, 0, 255, y.data(), nullptr);
+                    benchmark::DoNotOptimize(y.data());
+                  }
+                  report(state, double(c.a_size + c.b_size + out), isa != Isa::scalar);
+                });
+    }
+  }
+}
+
+struct MeanCase {
+  const char* label;
+  std::vector<int64_t> dims;
+  std::vector<bool> reduced;
+  bool channels_last = false;  // [N,C,H,W] stored NHWC, as a conv leaves it
+};
+
+void register_reduce_mean_drivers() {
+  const std::vector<MeanCase> cases = {
+      {"axes0.2 2x16x7x7", {2, 16, 7, 7}, {true, false, true, false}},
+      {"axes-3.-1 2x16x7x7", {2, 16, 7, 7}, {false, true, false, true}},
+      {"axes1 1x64x56x56", {1, 64, 56, 56}, {false, true, false, false}},
+      {"axes2.3 1x64x56x56", {1, 64, 56, 56}, {false, false, true, true}},
+      {"axes2.3 channels-last 1x64x56x56", {1, 64, 56, 56}, {false, false, true, true}, true},
+  };
+  // What QLinearReduceMean over trailing axes ran before it followed ORT's float unit: the
+  // global pool's integer formula over rows (Q8RowMean).
+  add_bench("eltwise/driver/qu8 reduce mean axes2.3 1x64x56x56/integer formula (before)", [](benchmark::State& state) {
+    const Q8RowMean k(Q8::u8, 64, 3136, active_isa());
+    auto x = random_buffer<uint8_t>(64 * 3136, 3);
+    Buffer<uint8_t> y(64);
+    for (auto _ : state) {
+      k.run(x.data(), {0.05f, 128}, {0.04f, 120}, y.data(), nullptr);
+      benchmark::DoNotOptimize(y.data());
+    }
+    report(state, 64.0 * 3137, false);
+  });
+  for (const MeanCase& c : cases) {
+    const int rank = int(c.dims.size());
+    std::vector<int64_t> strides(c.dims.size(), 1);
+    for (int d = rank - 2; d >= 0; --d) strides[size_t(d)] = strides[size_t(d) + 1] * c.dims[size_t(d) + 1];
+    if (c.channels_last) {
+      const int64_t ch = c.dims[1], h = c.dims[2], w = c.dims[3];
+      strides = {h * w * ch, 1, w * ch, ch};
+    }
+    size_t count = 1, outputs = 1;
+    for (int d = 0; d < rank; ++d) {
+      count *= size_t(c.dims[size_t(d)]);
+      if (!c.reduced[size_t(d)]) outputs *= size_t(c.dims[size_t(d)]);
+    }
+    std::shared_ptr<bool[]> flags(new bool[c.dims.size()]);  // vector<bool> has no data()
+    for (size_t d = 0; d < c.dims.size(); ++d) flags[d] = c.reduced[d];
+    for (Isa isa : {active_isa(), Isa::scalar}) {
+      const Q8ReduceMean probe(Q8::u8, rank, c.dims.data(), strides.data(), flags.get(), isa);
+      add_bench(std::string("eltwise/driver/qu8 reduce mean ") + c.label + "/" + probe.kernel_name(),
+                [c, strides, flags, rank, count, outputs, isa](benchmark::State& state) {
+                  const Q8ReduceMean k(Q8::u8, rank, c.dims.data(), strides.data(),
+                                       flags.get(), isa);
+                  auto x = random_buffer<uint8_t>(count, 3);
+                  Buffer<uint8_t> y(outputs);
+                  for (auto _ : state) {
+                    k.run(x.data(), {0.05f, 128}, {0.04f, 120}, y.data(), nullptr);
+                    benchmark::DoNotOptimize(y.data());
+                  }
+                  report(state, double(count + outputs), isa != Isa::scalar);
+                });
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -345,5 +460,7 @@ int main(int argc, char** argv) {
   for (const Map& m : kActivations) register_f32_clamp(m);
   for (const Map& m : kEpilogueMaps) register_f32_epilogue_activations(m);
   register_refs();
+  register_broadcast_drivers();
+  register_reduce_mean_drivers();
   return octet::bench::run_benchmarks(argc, argv);
 }

@@ -337,9 +337,9 @@ OpImpl qavgpool_op() {
 }
 
 // ---- QLinearReduceMean (com.microsoft): X, X_scale, X_zero_point, Y_scale, Y_zero_point;
-// attributes axes and keepdims. The global pool's integer formula over any axes
-// (kernels/ref/qreduce.h); the spatial mean of channels-last data runs on the global pool's
-// SIMD kernel, which computes the same bits.
+// attributes axes and keepdims. DequantizeLinear, float ReduceMean and QuantizeLinear as ONNX
+// Runtime runs the QDQ unit (kernels/ref/qreduce.h), over any axes and layout on
+// kernels::Q8ReduceMean's SIMD passes.
 
 std::vector<bool> reduced_axes(const OpContext& c) {
   const int64_t rank = int64_t(c.info(kX).dims.size());
@@ -351,52 +351,6 @@ std::vector<bool> reduced_axes(const OpContext& c) {
     reduced[i] = true;
   }
   return reduced;
-}
-
-// The reduction as dense memory [outer][reduced][inner] (elements), the kept dimensions in the
-// order of `dims` so y [outer][inner] is the row-major output: extents of 1 dropped, the rest
-// in memory order must be dense and run kept, reduced, kept.
-struct MeanBox {
-  bool fits = false;
-  int64_t outer = 1, reduced = 1, inner = 1;
-};
-
-MeanBox mean_box(const ir::Dims& dims, const std::vector<int64_t>& strides, const std::vector<bool>& reduced) {
-  struct Dim {
-    int64_t extent, stride;
-    size_t index;
-    bool reduced;
-  };
-  std::vector<Dim> mem;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == 0) return {};
-    if (dims[i] > 1) mem.push_back({dims[i], strides[i], i, bool(reduced[i])});
-  }
-  std::stable_sort(mem.begin(), mem.end(), [](const Dim& a, const Dim& b) { return a.stride > b.stride; });
-  MeanBox box;
-  int64_t expect = 1;
-  for (size_t k = mem.size(); k-- > 0;) {
-    if (mem[k].stride != expect) return {};
-    expect *= mem[k].extent;
-  }
-  int part = 0;  // 0 outer, 1 reduced, 2 inner
-  size_t last_kept = 0;
-  bool any_kept = false;
-  for (const Dim& d : mem) {
-    if (d.reduced) {
-      if (part == 2) return {};
-      part = 1;
-      box.reduced *= d.extent;
-    } else {
-      if (any_kept && d.index < last_kept) return {};
-      any_kept = true;
-      last_kept = d.index;
-      if (part == 1) part = 2;
-      (part == 0 ? box.outer : box.inner) *= d.extent;
-    }
-  }
-  box.fits = true;
-  return box;
 }
 
 OpImpl qreduce_mean_op() {
@@ -419,56 +373,20 @@ OpImpl qreduce_mean_op() {
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const TensorInfo& x = c.info(kX);
     const auto reduced = reduced_axes(c);
-    const bool spatial = x.dims.size() >= 3 && !reduced[0] && !reduced[1] &&
-                         std::all_of(reduced.begin() + 2, reduced.end(), [](bool r) { return r; });
-    // [batch][channels] is the row-major output whether or not the 1s are kept.
-    if (spatial && same_memory(x.dims, x.layout, Layout::channels_last)) {
-      const int batch = int(x.dims[0]), channels = int(x.dims[1]);
-      const int hw = int(x.count() / std::max<int64_t>(1, x.dims[0] * x.dims[1]));
-      return global_avgpool_kernel(c, in, out, batch, hw, channels);
-    }
     const ir::Dims dims = x.dims;
+    if (dims.size() > size_t(kernels::kMaxRank)) c.fail("rank above 8 is not supported");
     const auto strides = x.strides();
-    const kernels::Q8 type = x.dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
-    const MeanBox box = mean_box(dims, strides, reduced);
-    constexpr int64_t kIntMax = std::numeric_limits<int>::max();
-    if (box.fits && box.inner == 1) {
-      // A mean over trailing memory: each output is the mean of one contiguous row.
-      auto mean = std::make_shared<const kernels::Q8RowMean>(type, size_t(box.outer), size_t(box.reduced), c.isa);
-      if (!mean->kernel_id().scalar) {
-        c.report_kernel(mean->kernel_id());
-        const void* xp = in[kX];
-        void* y = out[0];
-        pthreadpool_t pool = c.threadpool;
-        return ops::with_params(c, in, kUnaryParams, derive_unary,
-                                [=](const UnaryParams& p) { mean->run(xp, p.x, p.y, y, pool); });
-      }
-    }
-    if (box.fits && box.inner > 1 && box.outer <= kIntMax && box.reduced < (int64_t{1} << 23) && box.inner <= kIntMax) {
-      // [outer][reduced][inner]: one global pool per outer index.
-      auto gap = std::make_shared<const kernels::Q8GlobalAvgPool>(type, int(box.outer), int(box.reduced),
-                                                                  int(box.inner), c.isa);
-      if (!gap->kernel_id().scalar) {
-        c.report_kernel(gap->kernel_id());
-        const void* xp = in[kX];
-        void* y = out[0];
-        pthreadpool_t pool = c.threadpool;
-        return ops::with_params(c, in, kUnaryParams, derive_unary,
-                                [=](const UnaryParams& p) { gap->run(xp, p.x, p.y, y, pool); });
-      }
-    }
-    c.report_kernel(kernels::reference_kernel("q8_reduce_mean_strided__ref"));
-    std::shared_ptr<bool[]> flags(new bool[dims.size()]);  // vector<bool> has no data()
+    std::unique_ptr<bool[]> flags(new bool[dims.size()]);  // vector<bool> has no data()
     for (size_t i = 0; i < dims.size(); ++i) flags[i] = reduced[i];
+    const kernels::Q8 type = x.dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
+    auto mean = std::make_shared<const kernels::Q8ReduceMean>(type, int(dims.size()), dims.data(), strides.data(),
+                                                              flags.get(), c.isa);
+    c.report_kernel(mean->kernel_id());
     const void* xp = in[kX];
     void* y = out[0];
-    return ops::visit_q8_type(x.dtype, [&](auto tag) -> Kernel {
-      using T = decltype(tag);
-      return ops::with_params(c, in, kUnaryParams, derive_unary, [=](const UnaryParams& p) {
-        kernels::q8_reduce_mean_strided__ref(int(dims.size()), dims.data(), flags.get(), static_cast<const T*>(xp),
-                                             strides.data(), p.x, p.y, static_cast<T*>(y));
-      });
-    });
+    pthreadpool_t pool = c.threadpool;
+    return ops::with_params(c, in, kUnaryParams, derive_unary,
+                            [=](const UnaryParams& p) { mean->run(xp, p.x, p.y, y, pool); });
   };
   return op;
 }

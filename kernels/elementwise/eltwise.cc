@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/quantize/quantize.h"
 #include "kernels/ref/layernorm.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
@@ -58,6 +59,96 @@ void run_tiled(const BinaryTiling& t, pthreadpool_t pool, const Tile& tile) {
   });
 }
 
+// Any broadcast on a vector-vector microkernel: y in blocks of whole rows (the last merged
+// dimension) of at most kPackBytes, or in pieces of one row when a row is longer. An operand
+// that is one contiguous run over the block is read in place; any other (a row repeated, a
+// value constant along the row, a transposed or strided read) is gathered into a block buffer
+// first. call(count, a, b, y) then computes the block in one go, so short rows cost one call
+// per block, not one per row.
+constexpr size_t kPackBytes = 4096;
+
+template <class T>
+const T* gather_block(const MergedBox& m, const T* x, const int64_t* s, bool dense, int64_t r0, int64_t c0,
+                      int64_t nr, int64_t nc, T* buf) {
+  const int n = m.rank;
+  const int64_t cols = m.dims[n - 1];
+  if (dense) return x + r0 * cols + c0;  // strides are y's: the block is one run
+  int64_t idx[kMaxRank] = {}, off = 0, rest = r0;
+  for (int d = n - 2; d >= 0; --d) {
+    idx[d] = rest % m.dims[d];
+    rest /= m.dims[d];
+    off += idx[d] * s[d];
+  }
+  const int64_t inner = s[n - 1];
+  if (nr == 1 && inner == 1) return x + off + c0;
+  for (int64_t i = 0; i < nr; ++i) {
+    const T* src = x + off + c0 * inner;
+    T* dst = buf + i * nc;
+    if (inner == 1) std::memcpy(dst, src, size_t(nc) * sizeof(T));
+    else if (inner == 0) std::fill(dst, dst + nc, *src);
+    else
+      for (int64_t j = 0; j < nc; ++j) dst[j] = src[j * inner];
+    for (int d = n - 2; d >= 0; --d) {  // the next row
+      off += s[d];
+      if (++idx[d] < m.dims[d]) break;
+      off -= idx[d] * s[d];
+      idx[d] = 0;
+    }
+  }
+  return buf;
+}
+
+// True when `s` walks `dims` densely in row-major order (extents of 1 aside).
+bool dense(int rank, const int64_t* dims, const int64_t* s) {
+  int64_t expect = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (dims[d] > 1 && s[d] != expect) return false;
+    expect *= dims[d];
+  }
+  return true;
+}
+
+template <class T, class Call>
+void run_packed(const MergedBox& m, const T* a, const T* b, T* y, pthreadpool_t pool, const Call& call) {
+  if (m.empty) return;
+  constexpr int64_t block = int64_t(kPackBytes / sizeof(T));
+  const int n = m.rank;
+  if (n == 0) {
+    call(size_t{1}, a, b, y);
+    return;
+  }
+  const int64_t cols = m.dims[n - 1];
+  int64_t rows = 1;
+  for (int d = 0; d < n - 1; ++d) rows *= m.dims[d];
+  const bool split_rows = cols > block;
+  const int64_t pieces_per_row = split_rows ? (cols + block - 1) / block : 1;
+  const int64_t rows_per_block = split_rows ? 1 : block / cols;
+  const int64_t blocks = split_rows ? rows * pieces_per_row : (rows + rows_per_block - 1) / rows_per_block;
+  const bool a_dense = dense(n, m.dims, m.a), b_dense = dense(n, m.dims, m.b);
+  const size_t blocks_per_piece = std::max<size_t>(1, kEltwiseMinPiece / size_t(block));
+  parallel_pieces(pool, size_t(blocks), blocks_per_piece, [&](size_t start, size_t count) {
+    alignas(64) T abuf[block];
+    alignas(64) T bbuf[block];
+    for (size_t p = start; p < start + count; ++p) {
+      int64_t r0, c0, nr, nc;
+      if (split_rows) {
+        r0 = int64_t(p) / pieces_per_row;
+        c0 = (int64_t(p) % pieces_per_row) * block;
+        nr = 1;
+        nc = std::min(block, cols - c0);
+      } else {
+        r0 = int64_t(p) * rows_per_block;
+        c0 = 0;
+        nr = std::min(rows_per_block, rows - r0);
+        nc = cols;
+      }
+      const T* pa = gather_block(m, a, m.a, a_dense, r0, c0, nr, nc, abuf);
+      const T* pb = gather_block(m, b, m.b, b_dense, r0, c0, nr, nc, bbuf);
+      call(size_t(nr * nc), pa, pb, y + r0 * cols + c0);
+    }
+  });
+}
+
 void copy_box(int rank, const int64_t* dims, const int64_t* a, const int64_t* b, int64_t* dims_out,
               int64_t* a_out, int64_t* b_out) {
   if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("eltwise: rank above 8 is not supported");
@@ -85,29 +176,40 @@ int64_t BinaryTiling::outer_count() const {
   return n;
 }
 
-BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides) {
-  BinaryTiling t;
+MergedBox merge_box(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides) {
   // Size-1 dimensions do not move any pointer; drop them, then merge a dimension into the
   // one after it when both inputs step through the pair as through one dimension.
-  int64_t d[kMaxRank], sa[kMaxRank], sb[kMaxRank];
-  int n = 0;
+  MergedBox m;
   for (int i = 0; i < rank; ++i) {
-    if (dims[i] == 0) {  // empty output: nothing to do, any tiling serves
-      t.fits = true;
-      return t;
+    if (dims[i] == 0) {
+      m.empty = true;
+      return m;
     }
     if (dims[i] == 1) continue;
-    if (n > 0 && sa[n - 1] == a_strides[i] * dims[i] && sb[n - 1] == b_strides[i] * dims[i]) {
-      d[n - 1] *= dims[i];
-      sa[n - 1] = a_strides[i];
-      sb[n - 1] = b_strides[i];
+    const int n = m.rank;
+    if (n > 0 && m.a[n - 1] == a_strides[i] * dims[i] && m.b[n - 1] == b_strides[i] * dims[i]) {
+      m.dims[n - 1] *= dims[i];
+      m.a[n - 1] = a_strides[i];
+      m.b[n - 1] = b_strides[i];
       continue;
     }
-    d[n] = dims[i];
-    sa[n] = a_strides[i];
-    sb[n] = b_strides[i];
-    ++n;
+    m.dims[n] = dims[i];
+    m.a[n] = a_strides[i];
+    m.b[n] = b_strides[i];
+    ++m.rank;
   }
+  return m;
+}
+
+BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides) {
+  BinaryTiling t;
+  const MergedBox m = merge_box(rank, dims, a_strides, b_strides);
+  if (m.empty) {  // empty output: nothing to do, any tiling serves
+    t.fits = true;
+    return t;
+  }
+  const int n = m.rank;
+  const int64_t *d = m.dims, *sa = m.a, *sb = m.b;
   t.rows = 1;
   if (n == 0) {  // a single element
     t.fits = true;
@@ -153,7 +255,6 @@ bool single_element(int rank, const int64_t* dims, const int64_t* s) {
   return true;
 }
 
-// True when `s` walks `dims` densely in row-major order (extents of 1 aside).
 // The longest innermost run that `moving` walks contiguously while `fixed` stays put (stride 0;
 // size-1 dimensions are skipped): x op scalar per run for a gate or a layer scale. Returns the
 // run's length and sets outer_rank to the dimensions left outside it.
@@ -163,15 +264,6 @@ int64_t constant_run(int rank, const int64_t* dims, const int64_t* moving, const
   while (k > 0 && (dims[k - 1] == 1 || (moving[k - 1] == run && fixed[k - 1] == 0))) run *= dims[--k];
   outer_rank = k;
   return run;
-}
-
-bool dense(int rank, const int64_t* dims, const int64_t* s) {
-  int64_t expect = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    if (dims[d] > 1 && s[d] != expect) return false;
-    expect *= dims[d];
-  }
-  return true;
 }
 
 }  // namespace
@@ -187,9 +279,17 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
     int64_t run = 1;
     while (k > 0 && (dims[k - 1] == 1 || (a_strides[k - 1] == run && b_strides[k - 1] == 0))) run *= dims[--k];
     if (run == 0) return;
-    slope_rows_ = first_runnable(kF32LeakyReluUkernels, isa);
-    run_outer_rank_ = k;
-    run_ = run;
+    if (run >= kMinScalarRun) {
+      slope_rows_ = first_runnable(kF32LeakyReluUkernels, isa);
+      run_outer_rank_ = k;
+      run_ = run;
+      return;
+    }
+  }
+  if (!tiling_.fits && op == BinaryOp::prelu) {
+    merged_ = merge_box(rank, dims, a_strides, b_strides);
+    ukernel_ = f32_binary_ukernel(op, isa);
+    packed_ = ukernel_ != nullptr;
     return;
   }
   if (!tiling_.fits) {
@@ -212,6 +312,10 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
         ukernel_ = f32_binary_ukernel(op, isa);
         return;
       }
+      // Both operands broadcast, a short run or a strided read: packed blocks.
+      merged_ = merge_box(rank, dims, a_strides, b_strides);
+      ukernel_ = f32_binary_ukernel(op, isa);
+      packed_ = ukernel_ != nullptr;
       return;
     }
     splat_ = a_scalar ? Splat::a : Splat::b;
@@ -231,6 +335,7 @@ F32Binary::F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* 
 KernelId F32Binary::kernel_id() const {
   if (slope_rows_) return row_kernel(*slope_rows_) + " (slope per run)";
   if (ukernel_ && run_ > 0) return row_kernel(*ukernel_) + " (scalar per run)";
+  if (packed_) return row_kernel(*ukernel_) + " (packed rows)";
   return ukernel_ ? row_kernel(*ukernel_) : reference_kernel(std::string("f32_binary_strided__ref(") + binary_name(op_) + ")");
 }
 
@@ -271,6 +376,14 @@ void F32Binary::run(const float* a, const float* b, float* y, pthreadpool_t pool
   }
   if (run_ > 0) {
     run_scalar_per_run(a, b, y, pool, range);
+    return;
+  }
+  if (packed_) {
+    const F32BinaryUkernel fn = ukernel_->fn;
+    run_packed(merged_, a, b, y, pool, [&](size_t count, const float* pa, const float* pb, float* py) {
+      fn(1, count, pa, 0, pb, 0, py);
+      if (range) range->add(count, py);
+    });
     return;
   }
   if (splat_ != Splat::none) {
@@ -596,15 +709,22 @@ Q8Binary::Q8Binary(Kind kind, Q8 type, int rank, const int64_t* dims, const int6
       b_fixed_ = b_fixed;
       break;
     }
-    if (run_ == 0) return;
+    if (run_ == 0) {
+      // Both operands broadcast, a short run or a strided read: packed blocks.
+      merged_ = merge_box(rank, dims, a_strides, b_strides);
+      packed_ = true;
+    }
   }
   if (kind == Kind::add) add_ = type == Q8::u8 ? first_runnable(kQu8AddUkernels, isa) : first_runnable(kQs8AddUkernels, isa);
   else mul_ = type == Q8::u8 ? first_runnable(kQu8MulUkernels, isa) : first_runnable(kQs8MulUkernels, isa);
-  if (!add_ && !mul_) run_ = 0;
+  if (!add_ && !mul_) {
+    run_ = 0;
+    packed_ = false;
+  }
 }
 
 KernelId Q8Binary::kernel_id() const {
-  const char* per_run = run_ > 0 ? " (scalar per run)" : "";
+  const char* per_run = run_ > 0 ? " (scalar per run)" : packed_ ? " (packed rows)" : "";
   if (add_) return row_kernel(*add_) + per_run;
   if (mul_) return row_kernel(*mul_) + per_run;
   return reference_kernel(kind_ == Kind::add ? "q8_add_ratio_fma_strided__ref" : "q8_mul_ratio_strided__ref");
@@ -650,6 +770,20 @@ void Q8Binary::run(const void* a, QuantParams a_q, const void* b, QuantParams b_
   if (run_ > 0) {
     if (add_) run_per_run(add_->fn, q8_add_params(a_q, b_q, y_q, y_min, y_max), pa, pb, py, pool);
     else run_per_run(mul_->fn, q8_mul_params(a_q, b_q, y_q, y_min, y_max), pa, pb, py, pool);
+    return;
+  }
+  if (packed_) {
+    if (add_) {
+      const Q8AddParams p = q8_add_params(a_q, b_q, y_q, y_min, y_max);
+      const Q8AddUkernel fn = add_->fn;
+      run_packed(merged_, pa, pb, py, pool,
+                 [&](size_t count, const int8_t* ra, const int8_t* rb, int8_t* ry) { fn(1, count, ra, 0, rb, 0, ry, p); });
+    } else {
+      const Q8MulParams p = q8_mul_params(a_q, b_q, y_q, y_min, y_max);
+      const Q8MulUkernel fn = mul_->fn;
+      run_packed(merged_, pa, pb, py, pool,
+                 [&](size_t count, const int8_t* ra, const int8_t* rb, int8_t* ry) { fn(1, count, ra, 0, rb, 0, ry, p); });
+    }
     return;
   }
   if (add_) {
@@ -707,18 +841,16 @@ Q8RowMean::Q8RowMean(Q8 type, size_t rows, size_t n, Isa isa) : type_(type), row
 }
 
 KernelId Q8RowMean::kernel_id() const {
-  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_reduce_mean_strided__ref");
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_global_avgpool_nhwc__ref");
 }
 
 void Q8RowMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {
   if (!ukernel_) {
-    const int64_t dims[2] = {int64_t(rows_), int64_t(n_)}, strides[2] = {int64_t(n_), 1};
-    const bool reduced[2] = {false, true};
     if (type_ == Q8::u8)
-      q8_reduce_mean_strided__ref(2, dims, reduced, static_cast<const uint8_t*>(x), strides, x_q, y_q,
+      q8_global_avgpool_nhwc__ref(int(rows_), int(n_), 1, static_cast<const uint8_t*>(x), x_q, y_q,
                                   static_cast<uint8_t*>(y));
     else
-      q8_reduce_mean_strided__ref(2, dims, reduced, static_cast<const int8_t*>(x), strides, x_q, y_q,
+      q8_global_avgpool_nhwc__ref(int(rows_), int(n_), 1, static_cast<const int8_t*>(x), x_q, y_q,
                                   static_cast<int8_t*>(y));
     return;
   }
@@ -729,6 +861,124 @@ void Q8RowMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pt
   parallel_pieces(pool, rows_, rows_per_piece, [&](size_t start, size_t count) {
     ukernel_->fn(count, n_, px + start * n_, py + start, p);
   });
+}
+
+namespace {
+
+// True when the extents above 1 of `dims`, sorted by stride, tile memory densely from 0: x's
+// elements are the first count elements from its start, in some layout.
+bool dense_layout(int rank, const int64_t* dims, const int64_t* strides) {
+  std::vector<std::pair<int64_t, int64_t>> m;  // (stride, extent)
+  for (int d = 0; d < rank; ++d)
+    if (dims[d] > 1) m.push_back({strides[d], dims[d]});
+  std::sort(m.begin(), m.end());
+  int64_t expect = 1;
+  for (const auto& [stride, extent] : m) {
+    if (stride != expect) return false;
+    expect *= extent;
+  }
+  return true;
+}
+
+}  // namespace
+
+Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t* strides, const bool* reduced,
+                           Isa isa)
+    : type_(type), rank_(rank) {
+  if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("Q8ReduceMean: rank above 8 is not supported");
+  std::copy(dims, dims + rank, dims_);
+  std::copy(strides, strides + rank, strides_);
+  std::copy(reduced, reduced + rank, reduced_);
+  for (int d = 0; d < rank; ++d) {
+    count_ *= dims[d];
+    (reduced[d] ? n_ : outputs_) *= dims[d];
+  }
+  if (count_ == 0 || n_ == 0) return;  // nothing to read: the reference's answer
+  quantize_ = choose_q8_quantize(isa);
+  if (!quantize_) return;
+  std::vector<int64_t> row_major(size_t(rank), 1);
+  for (int d = rank - 2; d >= 0; --d) row_major[size_t(d)] = row_major[size_t(d) + 1] * dims[d + 1];
+  const bool is_row_major = dense(rank, dims, strides);
+  if (reduce_mean_rows_case(rank, dims, reduced)) {
+    const bool spatial_nhwc = rank == 4 && !reduced[0] && !reduced[1] && reduced[2] && reduced[3] &&
+                              strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[1] * dims[3] &&
+                              (dims[0] == 1 || strides[0] == dims[1] * dims[2] * dims[3]);
+    if (!is_row_major && spatial_nhwc && count_ <= INT32_MAX) {
+      gap_ = std::make_unique<F32GlobalAvgPool>(int(dims[0]), int(dims[2] * dims[3]), int(dims[1]),
+                                                GapOrder::eigen_packets4, isa);
+    } else {
+      gather_ = !is_row_major;
+      rows_ = std::make_unique<F32RowSums>(size_t(n_), isa);
+    }
+  } else {
+    gather_ = !dense_layout(rank, dims, strides);
+    strided_ = std::make_unique<F32StridedReduce>(rank, dims, gather_ ? row_major.data() : strides, reduced,
+                                                  float(n_), isa);
+  }
+  fx_.resize(size_t(count_));
+  fy_.resize(size_t(outputs_));
+  if (gather_) gathered_.resize(size_t(count_));
+}
+
+Q8ReduceMean::~Q8ReduceMean() = default;
+
+KernelId Q8ReduceMean::kernel_id() const {
+  if (!quantize_ || (!rows_ && !gap_ && !strided_)) return reference_kernel("q8_reduce_mean_strided__ref");
+  const KernelId sum = rows_ ? rows_->kernel_id() : gap_ ? gap_->kernel_id() : strided_->kernel_id();
+  KernelId id{std::string(quantize_->dequantize_name) + (gather_ ? " (gathered)" : "") + " + " + sum.name + " + " +
+                  quantize_->name,
+              sum.scalar || quantize_->isa == Isa::scalar};
+  return id;
+}
+
+void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {
+  if (!quantize_ || (!rows_ && !gap_ && !strided_)) {
+    if (type_ == Q8::u8)
+      q8_reduce_mean_strided__ref(rank_, dims_, reduced_, static_cast<const uint8_t*>(x), strides_, x_q, y_q,
+                                  static_cast<uint8_t*>(y));
+    else
+      q8_reduce_mean_strided__ref(rank_, dims_, reduced_, static_cast<const int8_t*>(x), strides_, x_q, y_q,
+                                  static_cast<int8_t*>(y));
+    return;
+  }
+  const void* src = x;
+  if (gather_) {
+    // x's bytes in row-major order, the last dimension innermost.
+    auto from = static_cast<const int8_t*>(x);
+    int8_t* to = gathered_.data();
+    int64_t idx[kMaxRank] = {}, off = 0;
+    const int64_t last = rank_ > 0 ? dims_[rank_ - 1] : 1, step = rank_ > 0 ? strides_[rank_ - 1] : 0;
+    for (int64_t done = 0; done < count_; done += last) {
+      for (int64_t j = 0; j < last; ++j) *to++ = from[off + j * step];
+      for (int d = rank_ - 2; d >= 0; --d) {
+        off += strides_[d];
+        if (++idx[d] < dims_[d]) break;
+        off -= idx[d] * strides_[d];
+        idx[d] = 0;
+      }
+    }
+    src = gathered_.data();
+  }
+  const bool is_signed = type_ == Q8::s8;
+  if (rows_) {
+    // Rows dequantized a few at a time and summed while they are still in L1 / L2; each chunk
+    // passes its first row, so the sums keep ORT's row leads.
+    const size_t n = size_t(n_), rows_per_chunk = std::max<size_t>(1, 16384 / n);
+    parallel_pieces(pool, size_t(outputs_), rows_per_chunk, [&](size_t start, size_t count) {
+      for (size_t r = start; r < start + count; r += rows_per_chunk) {
+        const size_t rows = std::min(rows_per_chunk, start + count - r);
+        float* fx = fx_.data() + r * n;
+        quantize_->dequantize(rows * n, static_cast<const int8_t*>(src) + r * n, is_signed, x_q.scale, x_q.zero_point,
+                              fx);
+        rows_->run(rows, fx, fy_.data() + r, r, float(n_), nullptr);
+      }
+    });
+  } else {
+    q8_dequantize(*quantize_, size_t(count_), src, is_signed, x_q.scale, x_q.zero_point, fx_.data(), pool);
+  }
+  if (gap_) gap_->run(fx_.data(), fy_.data(), pool);
+  else if (strided_) strided_->run(fx_.data(), fy_.data(), pool);
+  q8_quantize(*quantize_, type_, size_t(outputs_), fy_.data(), y_q.scale, y_q.zero_point, y, pool);
 }
 
 Q8GlobalAvgPool::Q8GlobalAvgPool(Q8 type, int batch, int hw, int channels, Isa isa)

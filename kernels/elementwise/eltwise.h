@@ -8,9 +8,10 @@
 // dense in `dims` order, a and b read through their own strides (0 broadcasts). Adjacent
 // dimensions are merged until the last one is contiguous in both inputs; the broadcasts that
 // reduce to rows of a contiguous row (same shape, the NHWC per-channel gate [N,1,1,C] against
-// [N,H,W,C], a row vector) and a single-element operand (spread over a row) run on the
-// microkernels, the rest (a transposed input, a per-channel operand of an NCHW map) on the
-// reference.
+// [N,H,W,C], a row vector), a single-element operand (spread over a row) and an operand
+// constant along long runs of the other run on the microkernels directly; any other broadcast
+// (both sides broadcast, short runs, a transposed or strided operand) runs packed, its blocks
+// gathered into buffers first. Only Isa::scalar runs the reference.
 //
 // Threads: run() splits large tensors into pieces of at least kEltwiseMinPiece elements over
 // a pthreadpool (nullptr: the calling thread).
@@ -18,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +35,17 @@
 #include "kernels/ref/qmath.h"
 
 namespace octet::kernels {
+
+struct Q8QuantizeKernel;  // kernels/quantize/quantize.h
+
+// A broadcast box with its size-1 dimensions dropped and each dimension merged into the next
+// where both inputs step through the pair as through one (rank 0: a single element).
+struct MergedBox {
+  bool empty = false;  // a dimension of extent 0
+  int rank = 0;
+  int64_t dims[kMaxRank] = {}, a[kMaxRank] = {}, b[kMaxRank] = {};
+};
+MergedBox merge_box(int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides);
 
 // A broadcast box reduced to an outer loop of [rows][cols] tiles, cols contiguous in a, b and y.
 struct BinaryTiling {
@@ -53,7 +66,10 @@ BinaryTiling tile_binary(int rank, const int64_t* dims, const int64_t* a_strides
 // contiguous run of x (a scalar slope; a per-channel slope [C,1,1] of row-major NCHW x; a
 // slope along W of channels-last x) runs that run on the LeakyRelu microkernel, one slope
 // value per call; likewise an operand of Add, Sub, Mul, Div constant along such runs of the
-// other (ConvNeXt's layer scale [C,1,1]) runs each run as x op scalar.
+// other (ConvNeXt's layer scale [C,1,1]) runs each run as x op scalar. Any other broadcast
+// (both operands broadcast, a short run, a transposed operand) runs packed: blocks of whole
+// output rows, each operand that is not one contiguous run over the block gathered into a
+// block buffer, then one vector-vector call per block. Only Isa::scalar runs the reference.
 class F32Binary {
  public:
   F32Binary(BinaryOp op, int rank, const int64_t* dims, const int64_t* a_strides, const int64_t* b_strides,
@@ -85,6 +101,8 @@ class F32Binary {
   // PRelu's slope or one operand of Add, Sub, Mul, Div constant along each run of run_ elements
   int run_outer_rank_ = 0;  // the dimensions before the run
   int64_t run_ = 0;         // elements in the run
+  bool packed_ = false;     // the packed form over merged_
+  MergedBox merged_;
 };
 
 // act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid, SiLU,
@@ -214,7 +232,8 @@ Q8GapParams q8_gap_params(int hw, QuantParams x, QuantParams y, Q8 type);
 // q8_mul_ratio_strided__ref (ORT's x86 recipes; docs/requantization.md section 9). Besides the
 // broadcasts tile_binary reduces to rows, an operand constant along each innermost run the
 // other walks contiguously (a gate [N,C,1,1] or [N,2,C,1,1] over a row-major map, a single
-// element) runs each run on the microkernels with that value spread over a row.
+// element) runs each run on the microkernels with that value spread over a row; any other
+// broadcast runs packed, as F32Binary's.
 class Q8Binary {
  public:
   enum class Kind { add, mul };
@@ -239,12 +258,15 @@ class Q8Binary {
   int run_outer_rank_ = 0;
   int64_t run_ = 0;
   bool b_fixed_ = true;
+  bool packed_ = false;
+  MergedBox merged_;
   template <class Fn, class Params>
   void run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t* b, int8_t* y, pthreadpool_t pool) const;
 };
 
-// QLinearReduceMean over the trailing axes of a row-major tensor: x [rows][n] -> y [rows],
-// bit-exact with q8_reduce_mean_strided__ref (the global pool's formula).
+// The global pool's integer formula over contiguous rows, x [rows][n] -> y [rows], bit-exact
+// with q8_global_avgpool_nhwc__ref over [rows][n][1]. (QLinearReduceMean no longer uses it: ORT
+// runs that unit in float, Q8ReduceMean.)
 class Q8RowMean {
  public:
   Q8RowMean(Q8 type, size_t rows, size_t n, Isa isa);
@@ -256,6 +278,37 @@ class Q8RowMean {
   Q8 type_;
   size_t rows_, n_;
   const EltwiseUkernel<Q8RowMeanUkernel>* ukernel_ = nullptr;
+};
+
+// QLinearReduceMean over any set of axes of x read through its strides, y dense over the kept
+// axes: bit-exact with q8_reduce_mean_strided__ref (the QDQ unit as ONNX Runtime runs it, in
+// float). x is dequantized on the SIMD dequantize kernel into a float buffer in its own memory
+// order (gathered to row-major first when its strides are not a dense layout, or when ORT's row
+// sums need rows x does not hold), the float mean taken in ORT's order on F32RowSums (its rows
+// case), F32GlobalAvgPool (the same rows, for the spatial mean of channels-last data) or
+// F32StridedReduce (its generic loop), then quantized on the SIMD quantize kernel.
+class Q8ReduceMean {
+ public:
+  Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t* strides, const bool* reduced, Isa isa);
+  ~Q8ReduceMean();
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  void run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const;
+
+ private:
+  Q8 type_;
+  int rank_;
+  int64_t dims_[kMaxRank] = {}, strides_[kMaxRank] = {};
+  bool reduced_[kMaxRank] = {};
+  int64_t count_ = 1, outputs_ = 1, n_ = 1;
+  const Q8QuantizeKernel* quantize_ = nullptr;  // nullptr: the reference
+  bool gather_ = false;                                // x to row-major bytes first
+  std::unique_ptr<F32RowSums> rows_;
+  std::unique_ptr<F32GlobalAvgPool> gap_;
+  std::unique_ptr<F32StridedReduce> strided_;
+  // This step's buffers (one plan runs one call at a time).
+  mutable std::vector<float> fx_, fy_;
+  mutable std::vector<int8_t> gathered_;
 };
 
 // QLinearGlobalAveragePool NHWC, bit-exact with q8_global_avgpool_nhwc__ref.

@@ -89,8 +89,8 @@ using Q8MulUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_
                               size_t b_row_stride, void* y, const Q8MulParams& p);
 using Q8GapUkernel = void (*)(size_t hw, size_t channels, const void* x, void* y, const Q8GapParams& p);
 // The same formula over each of `rows` contiguous rows of n values, x [rows][n] -> y [rows]
-// (p from q8_gap_params(n, ...)): QLinearReduceMean over the trailing axes of a row-major
-// tensor. n < 2^23, so no int32 sum wraps.
+// (p from q8_gap_params(n, ...)): a global pool of [rows][n][1]. n < 2^23, so no int32 sum
+// wraps.
 using Q8RowMeanUkernel = void (*)(size_t rows, size_t n, const void* x, void* y, const Q8GapParams& p);
 
 template <class Fn>

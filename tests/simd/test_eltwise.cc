@@ -298,8 +298,8 @@ TEST(Q8GapUkernel, MatchesRefU8) { gap_cases<uint8_t>(); }
 TEST(Q8GapUkernel, MatchesRefS8) { gap_cases<int8_t>(); }
 
 // ---------------------------------------------------------------------------------------
-// INT8 mean of contiguous rows (QLinearReduceMean over trailing axes) against
-// q8_reduce_mean_strided__ref: row lengths 1 ... 300 (every residue mod 8/16/32/64 and the
+// INT8 mean of contiguous rows (the global pool's integer formula over rows) against
+// q8_global_avgpool_nhwc__ref with one channel: row lengths 1 ... 300 (every residue mod 8/16/32/64 and the
 // 128-byte AVX-512 steps), rows around the 8 / 16-row blocks, zero points at the extremes,
 // inputs all at the type's minimum or maximum (sums at their extremes, outputs saturating).
 
@@ -315,9 +315,7 @@ void row_mean_cases() {
     std::vector<T> x(rows * n);
     for (T& v : x) v = constant >= -128 ? static_cast<T>(constant) : static_cast<T>(uint8_t(rng()));
     std::vector<T> expected(rows), y(rows + 1, T(0x5A));
-    const int64_t dims[2] = {int64_t(rows), int64_t(n)}, strides[2] = {int64_t(n), 1};
-    const bool reduced[2] = {false, true};
-    q8_reduce_mean_strided__ref(2, dims, reduced, x.data(), strides, xq, yq, expected.data());
+    q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, x.data(), xq, yq, expected.data());
     fn(rows, n, x.data(), y.data(), q8_gap_params(int(n), xq, yq, is_unsigned ? Q8::u8 : Q8::s8));
     for (size_t i = 0; i < rows; ++i)
       ASSERT_EQ(int(y[i]), int(expected[i])) << name << " rows " << rows << " n " << n << " at " << i << " x "
@@ -933,12 +931,8 @@ TEST(EltwiseDriver, Q8BinaryEveryIsaMatchesTheRefOnNhwcBoxes) {
       }
       ASSERT_EQ(y, expected) << op.kernel_name() << " isa " << isa_name(isa) << " mode " << mode << " dims " << n
                              << "x" << h << "x" << w << "x" << c;
-      // (With a size-1 dimension a scalar or transposed operand can still be contiguous; a
-      // scalar of at least 16 elements runs on the microkernels spread over a row.)
-      const bool expect_ref = isa == Isa::scalar || (mode == 2 && n * h * w * c < 16) || mode == 4;
-      if (h > 1 && w > 1 && c > 1) {
-        EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, expect_ref) << op.kernel_name();
-      }
+      // Every broadcast, the transposed operand included, runs on the microkernels.
+      EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, isa == Isa::scalar) << op.kernel_name();
     }
   }
   ::testing::Test::RecordProperty("shapes", shapes);
@@ -998,14 +992,16 @@ TEST(EltwiseDriver, Q8BinaryConstantPerRunMatchesTheRef) {
       }
       ASSERT_EQ(y, expected) << op.kernel_name() << " isa " << isa_name(isa) << " dims " << n << "x" << c << "x" << h
                              << "x" << w << (five_d ? " 5-D" : "") << (gate_is_a ? " gate a" : " gate b");
-      const bool expect_ref = isa == Isa::scalar || h * w < 16;
-      EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, expect_ref) << op.kernel_name();
+      EXPECT_EQ(op.kernel_name().find("__ref") != std::string::npos, isa == Isa::scalar) << op.kernel_name();
+      if (isa != Isa::scalar && h * w < 16 && h * w > 1 && c > 1) {  // short runs: packed blocks
+        EXPECT_NE(op.kernel_name().find("packed"), std::string::npos) << op.kernel_name();
+      }
     }
   }
   ::testing::Test::RecordProperty("shapes", shapes);
 }
 
-// QLinearReduceMean's driver on rows: pieces over the pool, and the ref past its n limit.
+// The row-mean driver: pieces over the pool, and the ref past its n limit.
 TEST(EltwiseDriver, Q8RowMeanEveryIsaMatchesTheRef) {
   std::mt19937 rng(74);
   Pool pool(pthreadpool_create(2));
@@ -1018,12 +1014,10 @@ TEST(EltwiseDriver, Q8RowMeanEveryIsaMatchesTheRef) {
       const QuantParams xq{0.05f, u8 ? 131 : -7}, yq{0.03f, u8 ? 120 : 5};
       const Q8RowMean mean(u8 ? Q8::u8 : Q8::s8, rows, n, isa);
       mean.run(x.data(), xq, yq, y.data(), pool.get());
-      const int64_t dims[2] = {int64_t(rows), int64_t(n)}, strides[2] = {int64_t(n), 1};
-      const bool reduced[2] = {false, true};
       if (u8)
-        q8_reduce_mean_strided__ref(2, dims, reduced, x.data(), strides, xq, yq, expected.data());
+        q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, x.data(), xq, yq, expected.data());
       else
-        q8_reduce_mean_strided__ref(2, dims, reduced, reinterpret_cast<const int8_t*>(x.data()), strides, xq, yq,
+        q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, reinterpret_cast<const int8_t*>(x.data()), xq, yq,
                                     reinterpret_cast<int8_t*>(expected.data()));
       ASSERT_EQ(y, expected) << mean.kernel_name() << " rows " << rows << " n " << n;
       EXPECT_EQ(mean.kernel_id().scalar, isa == Isa::scalar) << mean.kernel_name();
@@ -1152,7 +1146,7 @@ TEST(F32BinaryDriver, SingleElementOperandOnTheMicrokernels) {
 // An operand constant along each innermost run of the other, on the microkernels one run at a
 // time: ConvNeXt's layer scale [C,1,1] over row-major NCHW (either side, every op), runs shorter
 // and longer than the stack chunk with a tail, a [N,C,1,1] operand over two images, two threads;
-// equal to the reference bit for bit. Runs below the minimum stay on the reference.
+// equal to the reference bit for bit. Runs below the minimum run packed.
 TEST(F32BinaryDriver, OperandConstantAlongRunsOnTheMicrokernels) {
   std::mt19937 rng(41);
   testing::Pool pool(pthreadpool_create(2));
@@ -1181,7 +1175,10 @@ TEST(F32BinaryDriver, OperandConstantAlongRunsOnTheMicrokernels) {
           f32_binary_strided__ref(op, 4, dims, a, as, b, bs, Activation{}, expected.data());
           const F32Binary driver(op, 4, dims, as, bs, isa);
           const bool on_microkernel = driver.kernel_name().find("__ref") == std::string::npos;
-          if (isa != Isa::scalar) EXPECT_EQ(on_microkernel, k.hw >= 16) << driver.kernel_name() << " run " << k.hw;
+          if (isa != Isa::scalar) {
+            EXPECT_TRUE(on_microkernel) << driver.kernel_name() << " run " << k.hw;
+            EXPECT_EQ(driver.kernel_name().find("packed") != std::string::npos, k.hw < 16) << driver.kernel_name();
+          }
           driver.run(a, b, y.data(), total > 4000 ? pool.get() : nullptr);
           EXPECT_EQ(y.back(), -7.0f) << "wrote past the output";
           for (size_t j = 0; j + 1 < y.size(); ++j)
@@ -1190,6 +1187,201 @@ TEST(F32BinaryDriver, OperandConstantAlongRunsOnTheMicrokernels) {
       }
     }
   }
+}
+
+// An operand of a random broadcast: each dimension kept or broadcast (stride 0), its kept
+// dimensions laid out in a random memory order (a transposed read), sometimes with a gap
+// between elements (a strided read). Returns the strides; *size the elements to allocate.
+std::vector<int64_t> random_operand(std::mt19937& rng, const std::vector<int64_t>& dims, size_t* size) {
+  const size_t rank = dims.size();
+  std::vector<bool> kept(rank);
+  for (size_t d = 0; d < rank; ++d) kept[d] = rng() % 3 != 0;
+  std::vector<size_t> order(rank);
+  for (size_t d = 0; d < rank; ++d) order[d] = d;
+  if (rng() % 3 == 0) std::shuffle(order.begin(), order.end(), rng);
+  std::vector<int64_t> strides(rank, 0);
+  int64_t step = rng() % 5 == 0 ? 2 + int64_t(rng() % 2) : 1;
+  for (size_t k = rank; k-- > 0;) {
+    const size_t d = order[k];
+    if (!kept[d]) continue;
+    strides[d] = step;
+    step *= dims[d];
+  }
+  *size = size_t(step);
+  return strides;
+}
+
+struct RandomBroadcast {
+  std::vector<int64_t> dims, a_strides, b_strides;
+  size_t a_size = 0, b_size = 0, y_size = 1;
+};
+
+// Output extents 1..9 with sometimes a long last run (rows split in pieces) or many rows
+// (several threaded pieces): both-sided broadcasts, short runs, transposed and strided operands.
+RandomBroadcast random_broadcast(std::mt19937& rng, int i) {
+  RandomBroadcast r;
+  const size_t rank = 1 + rng() % 6;
+  for (size_t d = 0; d < rank; ++d) r.dims.push_back(1 + int64_t(rng() % 9));
+  if (i % 17 == 3) r.dims.back() = 1000 + int64_t(rng() % 9000);
+  else if (i % 23 == 5) r.dims[0] = 3000;
+  int64_t total = 1;
+  for (int64_t v : r.dims) total *= v;
+  for (size_t d = 1; d + 1 < rank && total > (int64_t{1} << 18); ++d) {  // at most about 256K outputs
+    total /= r.dims[d];
+    r.dims[d] = 1;
+  }
+  r.a_strides = random_operand(rng, r.dims, &r.a_size);
+  r.b_strides = random_operand(rng, r.dims, &r.b_size);
+  for (int64_t v : r.dims) r.y_size *= size_t(v);
+  return r;
+}
+
+std::string dims_text(const std::vector<int64_t>& v) {
+  std::string t;
+  for (int64_t x : v) t += (t.empty() ? "" : ",") + std::to_string(x);
+  return "[" + t + "]";
+}
+
+// Any pair of broadcastable operands runs on the microkernels (only Isa::scalar on the
+// reference), equal to the reference bit for bit: every FP32 op and PRelu, two threads.
+TEST(F32BinaryDriver, AnyBroadcastOnTheMicrokernels) {
+  std::mt19937 rng(97);
+  Pool pool(pthreadpool_create(2));
+  for (Isa isa : testing::isas_under_test()) {
+    for (int i = 0; i < 300; ++i) {
+      const BinaryOp op = BinaryOp(i % 5);
+      const RandomBroadcast r = random_broadcast(rng, i);
+      auto a = random_floats(rng, r.a_size), b = random_floats(rng, r.b_size);
+      if (i % 11 == 0) a[rng() % a.size()] = std::numeric_limits<float>::quiet_NaN();
+      const int rank = int(r.dims.size());
+      const F32Binary k(op, rank, r.dims.data(), r.a_strides.data(), r.b_strides.data(), isa);
+      std::vector<float> y(r.y_size + 1, -7.0f), expected(r.y_size);
+      OutputRange range(isa);
+      k.run(a.data(), b.data(), y.data(), pool.get(), i % 2 ? &range : nullptr);
+      f32_binary_strided__ref(op, rank, r.dims.data(), a.data(), r.a_strides.data(), b.data(), r.b_strides.data(),
+                              Activation{}, expected.data());
+      EXPECT_EQ(y.back(), -7.0f) << "wrote past the output";
+      for (size_t j = 0; j < r.y_size; ++j)
+        ASSERT_EQ(std::bit_cast<uint32_t>(y[j]), std::bit_cast<uint32_t>(expected[j]))
+            << k.kernel_name() << " dims " << dims_text(r.dims) << " a " << dims_text(r.a_strides) << " b "
+            << dims_text(r.b_strides) << " at " << j;
+      EXPECT_EQ(k.kernel_id().scalar, isa == Isa::scalar) << k.kernel_name() << " dims " << dims_text(r.dims);
+      if (i % 2 == 1) {
+        const F32Range want = f32_range__ref(int64_t(expected.size()), expected.data());
+        EXPECT_TRUE(same_value(range.get().min, want.min)) << k.kernel_name();
+        EXPECT_TRUE(same_value(range.get().max, want.max)) << k.kernel_name();
+      }
+    }
+  }
+}
+
+// The same boxes through Q8Binary: Add and Mul, u8 and s8, zero points at the ends of the
+// range, byte for byte with the references.
+TEST(EltwiseDriver, Q8BinaryAnyBroadcastOnTheMicrokernels) {
+  std::mt19937 rng(98);
+  Pool pool(pthreadpool_create(2));
+  for (Isa isa : testing::isas_under_test()) {
+    for (int i = 0; i < 240; ++i) {
+      const bool add = i % 2 == 0, u8 = (i / 2) % 2 == 0;
+      const RandomBroadcast r = random_broadcast(rng, i);
+      std::vector<uint8_t> a(r.a_size), b(r.b_size);
+      for (auto& v : a) v = i % 13 == 4 ? 255 : uint8_t(rng());
+      for (auto& v : b) v = i % 13 == 6 ? 0 : uint8_t(rng());
+      const Q8 type = u8 ? Q8::u8 : Q8::s8;
+      const QuantParams aq{0.05f, u8 ? (i % 3 ? 255 : 0) : (i % 3 ? 127 : -128)}, bq{0.0213f, u8 ? 3 : -5};
+      const QuantParams yq{i % 4 ? 0.1f : 0.004f, u8 ? 100 : -20};
+      const int rank = int(r.dims.size());
+      const int64_t* d = r.dims.data();
+      const Q8Binary op(add ? Q8Binary::Kind::add : Q8Binary::Kind::mul, type, rank, d, r.a_strides.data(),
+                        r.b_strides.data(), isa);
+      std::vector<uint8_t> y(r.y_size + 1, 0x5A), expected(r.y_size);
+      op.run(a.data(), aq, b.data(), bq, yq, q8_min(type), q8_max(type), y.data(), pool.get());
+      const int64_t *as = r.a_strides.data(), *bs = r.b_strides.data();
+      if (u8) {
+        if (add) q8_add_ratio_fma_strided__ref(rank, d, a.data(), as, aq, b.data(), bs, bq, yq, 0, 255, expected.data());
+        else q8_mul_ratio_strided__ref(rank, d, a.data(), as, aq, b.data(), bs, bq, yq, 0, 255, expected.data());
+      } else {
+        auto sa = reinterpret_cast<const int8_t*>(a.data());
+        auto sb = reinterpret_cast<const int8_t*>(b.data());
+        auto sy = reinterpret_cast<int8_t*>(expected.data());
+        if (add) q8_add_ratio_fma_strided__ref(rank, d, sa, as, aq, sb, bs, bq, yq, -128, 127, sy);
+        else q8_mul_ratio_strided__ref(rank, d, sa, as, aq, sb, bs, bq, yq, -128, 127, sy);
+      }
+      EXPECT_EQ(y.back(), 0x5A) << "wrote past the output";
+      y.pop_back();
+      ASSERT_EQ(y, expected) << op.kernel_name() << " dims " << dims_text(r.dims) << " a " << dims_text(r.a_strides)
+                             << " b " << dims_text(r.b_strides);
+      EXPECT_EQ(op.kernel_id().scalar, isa == Isa::scalar) << op.kernel_name() << " dims " << dims_text(r.dims);
+    }
+  }
+}
+
+// QLinearReduceMean's driver over any axes and layouts: row-major, a dense permutation (the
+// spatial mean of channels-last data on the float GAP, other sets through the strided walk),
+// strided x (gathered first), sizes of one, u8 and s8 with zero points at the ends of the range
+// and saturating outputs; byte for byte with q8_reduce_mean_strided__ref, on SIMD at every
+// level but scalar.
+TEST(EltwiseDriver, Q8ReduceMeanAnyAxesMatchesTheRef) {
+  std::mt19937 rng(99);
+  Pool pool(pthreadpool_create(2));
+  int shapes = 0;
+  for (Isa isa : testing::isas_under_test()) {
+    for (int i = 0; i < 200; ++i, ++shapes) {
+      const bool u8 = i % 2 == 0;
+      std::vector<int64_t> dims;
+      const bool nhwc_spatial = i % 5 == 1;
+      const bool many_rows = i % 50 == 7;  // rows dequantized and summed in many chunks, two threads
+      const size_t rank = nhwc_spatial ? 4 : many_rows ? 3 : 1 + rng() % 5;
+      for (size_t d = 0; d < rank; ++d) dims.push_back(1 + int64_t(rng() % 7));
+      if (i % 31 == 2) dims.back() = 300;  // a long row, several threaded pieces
+      if (many_rows) dims = {40, 7, 500};
+      std::vector<bool> reduced(rank);
+      bool any = false;
+      for (size_t d = 0; d < rank; ++d) any = (reduced[d] = rng() % 2 == 0) || any;
+      if (!any) reduced[rng() % rank] = true;
+      if (nhwc_spatial) reduced = {false, false, true, true};
+      if (many_rows) reduced = {false, false, true};
+      // Memory: row-major, channels-last for the spatial case, a random order, or with gaps.
+      std::vector<size_t> order(rank);
+      for (size_t d = 0; d < rank; ++d) order[d] = d;
+      const int layout = nhwc_spatial ? 1 : many_rows ? 0 : int(rng() % 3);
+      if (nhwc_spatial) order = {0, 2, 3, 1};
+      else if (layout == 1) std::shuffle(order.begin(), order.end(), rng);
+      std::vector<int64_t> strides(rank);
+      int64_t step = layout == 2 ? 2 : 1;
+      for (size_t k = rank; k-- > 0;) {
+        strides[order[k]] = step;
+        step *= dims[order[k]];
+      }
+      std::vector<uint8_t> x(static_cast<size_t>(step));
+      for (auto& v : x) v = i % 17 == 3 ? (u8 ? 255 : 0x80) : uint8_t(rng());
+      int64_t outputs = 1;
+      bool flags[kMaxRank] = {};
+      for (size_t d = 0; d < rank; ++d) {
+        flags[d] = reduced[d];
+        if (!reduced[d]) outputs *= dims[d];
+      }
+      const Q8 type = u8 ? Q8::u8 : Q8::s8;
+      const QuantParams xq{0.0437f + 0.01f * float(i % 3), u8 ? (i % 3 ? 255 : 0) : (i % 3 ? 127 : -128)};
+      const QuantParams yq{i % 4 ? 0.0123f : 0.5f, u8 ? 117 : -9};
+      const Q8ReduceMean mean(type, int(rank), dims.data(), strides.data(), flags, isa);
+      std::vector<uint8_t> y(static_cast<size_t>(outputs) + 1, 0x5A), expected(static_cast<size_t>(outputs));
+      mean.run(x.data(), xq, yq, y.data(), pool.get());
+      if (u8)
+        q8_reduce_mean_strided__ref(int(rank), dims.data(), flags, x.data(), strides.data(), xq, yq, expected.data());
+      else
+        q8_reduce_mean_strided__ref(int(rank), dims.data(), flags, reinterpret_cast<const int8_t*>(x.data()),
+                                    strides.data(), xq, yq, reinterpret_cast<int8_t*>(expected.data()));
+      EXPECT_EQ(y.back(), 0x5A) << "wrote past the output";
+      y.pop_back();
+      ASSERT_EQ(y, expected) << mean.kernel_name() << " dims " << dims_text(dims) << " strides " << dims_text(strides);
+      EXPECT_EQ(mean.kernel_id().scalar, isa == Isa::scalar) << mean.kernel_name();
+      if (isa != Isa::scalar && nhwc_spatial && dims[2] * dims[3] > 1 && dims[1] > 1) {
+        EXPECT_NE(mean.kernel_name().find("f32_gap"), std::string::npos) << mean.kernel_name();
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
 }
 
 }  // namespace

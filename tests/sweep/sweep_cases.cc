@@ -335,7 +335,7 @@ std::vector<std::pair<Dims, Dims>> broadcasts() {
   return {{{1, 16, 8, 8}, {1, 16, 8, 8}}, {{2, 16, 8, 8}, {16, 1, 1}}, {{1, 16, 8, 8}, {1, 16, 1, 1}},
           {{1, 16, 8, 8}, {1}},           {{1, 16, 8, 8}, {}},         {{1, 16, 8, 8}, {8}},
           {{1, 16, 1, 8}, {1, 1, 8, 1}},  {{2, 3, 4, 5, 6}, {3, 1, 5, 1}}, {{1, 7, 5, 3}, {1, 7, 5, 3}},
-          {{1, 16, 8, 8}, {1, 1, 8, 8}}};
+          {{1, 16, 8, 8}, {1, 1, 8, 8}},  {{2, 1, 7, 3}, {1, 5, 1, 3}}, {{6, 1}, {1, 9}}};
 }
 
 void add_unary(Builder& s, Mode mode, const std::string& op, const std::string& tag, Attrs attrs, Dims dims,
@@ -644,6 +644,9 @@ std::vector<Case> make() {
     }
   for (const char* op : {"Add", "Mul"})
     for (auto [a, bd] : broadcasts()) add_binary(s, Mode::qdq, op, a, bd, false);
+  // PRelu's slope broadcast to x: per channel (constant along each H x W run), along W (a run
+  // of 1), along H (runs of 8).
+  for (Dims slope : {Dims{16, 1, 1}, Dims{8}, Dims{1, 1, 8, 1}}) add_binary(s, Mode::fp32, "PRelu", {1, 16, 8, 8}, slope, true);
   for (Dims d : {Dims{1, 16, 8, 8}, Dims{1, 7, 5, 3}, Dims{3, 1001}}) {
     add_unary(s, Mode::fp32, "Relu", "", {}, d);
     add_unary(s, Mode::fp32, "Sigmoid", "", {}, d);
