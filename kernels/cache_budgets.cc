@@ -53,7 +53,7 @@ CacheBudgets cache_budgets(const CacheSizes& c) {
   b.q8_weight_chunk = c.l2 / 4;
   b.f32_dw_chunk = c.l1d / 2;
   b.pwdw_ring = c.l2 / 8 * 3;
-  b.pwdw_whole_image = 2 * c.l2;
+  b.pwdw_whole_image = c.l2;
   return b;
 }
 

@@ -37,7 +37,7 @@ struct CacheBudgets {
   // FP32 depthwise: the channel blocks one group of rows walks, half the L1D.
   size_t f32_dw_chunk;
   // Fused 1x1 + depthwise: the ring of expanded rows (3/8 of the L2: the expand weights and the
-  // depthwise output rows share the rest), and the largest intermediate image run whole (two L2s).
+  // depthwise output rows share the rest), and the largest intermediate image run whole (the L2).
   size_t pwdw_ring, pwdw_whole_image;
 };
 CacheBudgets cache_budgets(const CacheSizes& sizes);

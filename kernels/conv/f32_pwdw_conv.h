@@ -38,7 +38,7 @@ struct PwDwRingLimits {
   // calls and shorter depthwise rows. On Zen 1, with rings in buffers of their own (before
   // they moved to the plan's arena), MobileNetV2's 14x14x576 blocks (451 KiB) ran 2-4% slower
   // fused than unfused while 56x56x144 (1.8 MiB) and larger ran faster; arena rings at 14x14
-  // were not measured. Two L2s (cache_budgets).
+  // were not measured. The L2 (cache_budgets): between those two on Zen 1.
   size_t whole_image_bytes = cache_budgets().pwdw_whole_image;
 };
 

@@ -25,7 +25,9 @@ TEST(CacheBudgets, Zen1GetsTheBudgetsMeasuredThere) {
   const CacheBudgets b = cache_budgets(CacheSizes{32 * KiB, 512 * KiB, 2 * MiB, true});
   EXPECT_EQ(b.f32_dw_chunk, 16 * KiB);
   EXPECT_EQ(b.pwdw_ring, 192 * KiB);
-  EXPECT_EQ(b.pwdw_whole_image, 1 * MiB);
+  // MobileNetV2's 14x14x576 (451 KiB) ran faster whole, 56x56x144 (1.8 MiB) through a ring.
+  EXPECT_GT(b.pwdw_whole_image, 451 * KiB);
+  EXPECT_LT(b.pwdw_whole_image, 1800 * KiB);
 }
 
 TEST(CacheBudgets, ScaleWithTheCaches) {
