@@ -4,8 +4,9 @@
 Runs build/bench/dispatch_check over every model of a zoo (each NAME/model.onnx and, when
 present, its static INT8 form model_int8.onnx) and the bundled models: for every distinct
 conv layer as the plan runs it, at batch 1 and 16, every candidate kernel the dispatcher could
-have chosen on this CPU is timed with the weights evicted from the caches before each run (as
-they are inside a model), and the plan's pick is set against the fastest. Prints a Markdown
+have chosen on this CPU is timed with the weights, before each run, where the model leaves them
+(in the L3 when the model's weights fit this core's share of it, else in memory), and the
+plan's pick is set against the fastest. Prints a Markdown
 table of every layer, worst first (and writes it with --out, the raw rows with --json); with
 --assert R exits 1 when a pick is more than R times slower than the fastest, the way tract's
 `hwbench --assert` checks its kernel choice. A timing check: run it in bench, never as a test
@@ -116,7 +117,7 @@ def main():
         "",
         f"`bench/check_dispatch.py --batch {a.batch} --repetitions {a.repetitions} --min-time {a.min_time}` on "
         f"{cpu_name()} ({os.cpu_count()} CPUs, kernels up to {report['isa']}), {len(models)} model files, "
-        f"1 thread, weights {report['weights']} before each run; {elapsed / 60:.1f} min. Times are medians in µs; "
+        f"1 thread, weights {report['weights']} before each run (L3 or memory); {elapsed / 60:.1f} min. Times are medians in µs; "
         "ratio = pick / fastest (1.00: the pick is the fastest).",
         "",
         "| family | layer | models | pick (µs) | other candidates (µs) | pick / fastest |",

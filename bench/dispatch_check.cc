@@ -7,7 +7,8 @@
 //   FP32 depthwise: each depthwise row, and the IGEMM rows (the grouped fallback);
 //   INT8 dense or grouped: the IGEMM driver with each INT8 row of the activation type;
 //   INT8 depthwise: each INT8 depthwise row that fits the shape.
-// One thread, random data of the layer's types, the weights evicted before each run (ColdWeights). A timing check: bench/check_dispatch.py runs
+// One thread, random data of the layer's types, the weights before each run where the model
+// leaves them (ColdWeights: the L3 or memory). A timing check: bench/check_dispatch.py runs
 // it over a zoo and prints the table; never a pass/fail test (timings here are noisy).
 //
 //   dispatch_check [--batch N,...] [--min-time S] [--repetitions R] [--json FILE] [--quiet] MODEL...
@@ -36,6 +37,7 @@
 #include "kernels/conv/q8_dwconv.h"
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/gemm/q8_gemm_list.h"
+#include "kernels/cache_budgets.h"
 #include "kernels/isa.h"
 
 namespace octet::bench {
@@ -51,8 +53,9 @@ struct Layer {
   Conv2dShape shape;
   Activation act;      // FP32: the fused activation (it changes the epilogue)
   Q8 x_type = Q8::u8, y_type = Q8::u8;
-  std::string pick;    // the kernel the plan chose, without suffixes ("+residual", " (...)")
+  std::string pick;    // the kernel the plan chose, without what follows the tile ("+residual", "+f32_silu__avx2", " (...)")
   std::vector<std::string> models, nodes;
+  size_t model_weight_bytes = 0;  // the largest of its models' constants, in bytes
 };
 
 std::string shape_label(const Conv2dShape& s) {
@@ -89,6 +92,9 @@ void collect_layers(const std::string& model_path, int batch, std::map<std::stri
   const Plan& plan = session.plan_for(std::vector<ir::Dims>{dims});
   std::map<std::string, const ir::Node*> nodes;
   for (const ir::Node& n : session.graph().nodes) nodes[n.name] = &n;
+  size_t weight_bytes = 0;
+  for (const auto& [name, v] : session.graph().values)
+    if (v.constant) weight_bytes += v.constant->bytes.size();
   for (const PlanStep& step : plan.steps()) {
     const auto it = nodes.find(step.node);
     if (it == nodes.end() || step.scalar()) continue;
@@ -114,6 +120,7 @@ void collect_layers(const std::string& model_path, int batch, std::map<std::stri
     Layer& kept = layers.emplace(layer_key(l), l).first->second;
     kept.models.push_back(model_path);
     kept.nodes.push_back(node.name);
+    kept.model_weight_bytes = std::max(kept.model_weight_bytes, weight_bytes);
   }
 }
 
@@ -157,7 +164,7 @@ std::vector<Candidate> candidates(const Layer& l, LayerData& d) {
       try {
         auto conv = std::make_shared<kernels::F32Conv>(s, d.wf.data(), d.bf.data(), l.act, k);
         conv->bind(d.xf.data());
-        out.push_back({conv->kernel_name(), [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
+        out.push_back({base_kernel_name(conv->kernel_name()), [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
       } catch (const std::exception&) {
       }
     }
@@ -165,14 +172,14 @@ std::vector<Candidate> candidates(const Layer& l, LayerData& d) {
       auto conv = std::make_shared<kernels::F32WinogradConv>(s, d.wf.data(), d.bf.data(), l.act,
                                                              kernels::active_isa());
       conv->bind(d.xf.data());
-      out.push_back({conv->kernel_name(), [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
+      out.push_back({base_kernel_name(conv->kernel_name()), [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
     }
     if (depthwise && kernels::F32DwConv::supports(s, l.act))
       for (const auto& k : kernels::kF32DwConvKernels) {
         if (!candidate_row(k)) continue;
         auto conv = std::make_shared<kernels::F32DwConv>(s, d.wf.data(), d.bf.data(), l.act, k);
         conv->bind(d.xf.data());
-        out.push_back({conv->kernel_name(), [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
+        out.push_back({base_kernel_name(conv->kernel_name()), [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
       }
     return out;
   }
@@ -189,7 +196,7 @@ std::vector<Candidate> candidates(const Layer& l, LayerData& d) {
       if (!candidate_row(k) || !k.fits(s)) continue;
       auto conv = std::make_shared<kernels::Q8DwConv>(s, l.x_type, x_zp, d.wq.data(), d.bq.data(), rq, l.y_type, k);
       conv->bind(d.xq.data());
-      out.push_back({conv->kernel_name(), [conv, &d] { conv->run(d.xq.data(), d.yq.data(), nullptr); }});
+      out.push_back({base_kernel_name(conv->kernel_name()), [conv, &d] { conv->run(d.xq.data(), d.yq.data(), nullptr); }});
     }
   if (kernels::Q8Conv::supports(s, l.x_type, l.y_type))
     for (const auto& k : kernels::kQ8GemmKernels) {
@@ -197,24 +204,27 @@ std::vector<Candidate> candidates(const Layer& l, LayerData& d) {
       try {
         auto conv = std::make_shared<kernels::Q8Conv>(s, l.x_type, x_zp, d.wq.data(), d.bq.data(), rq, l.y_type, k);
         conv->bind(d.xq.data());
-        out.push_back({conv->kernel_name(), [conv, &d] { conv->run(d.xq.data(), d.yq.data(), nullptr); }});
+        out.push_back({base_kernel_name(conv->kernel_name()), [conv, &d] { conv->run(d.xq.data(), d.yq.data(), nullptr); }});
       } catch (const std::exception&) {
       }
     }
   return out;
 }
 
-// What a layer sees inside a model: its weights were last read a whole model ago (evicted
-// from every cache level when the model's weights exceed the last-level cache), its input was
-// just written by the previous step. A kernel benchmark that reruns one layer keeps its weights
-// hot and favours the kernel that reads them more often (ResNet-18's 512-channel Winograd);
-// so, before each timed run, a buffer larger than the caches is written (evicting the weights)
-// and the input read back in (warm, as the step before left it).
+// What a layer sees inside a model: its weights were last read a whole model ago, so they come
+// from the L3 when the model's weights fit this core's share of it and from memory otherwise;
+// its input was just written by the previous step. A kernel benchmark that reruns one layer
+// keeps its weights in L1/L2 and favours the kernel that reads more of them (Winograd reads
+// 16/9 of the direct conv's). So before each timed run a buffer is written, four L2s of it
+// (evicting L1 and L2, keeping the L3) or all of it (past every level), and the input is read
+// back in (warm, as the step before left it).
 class ColdWeights {
  public:
   explicit ColdWeights(size_t bytes) : buffer_(bytes / sizeof(uint64_t), 1) {}
-  void prepare(const void* input, size_t input_bytes) {
-    for (uint64_t& v : buffer_) v += 1;
+  size_t bytes() const { return buffer_.size() * sizeof(uint64_t); }
+  void prepare(const void* input, size_t input_bytes, size_t evict_bytes) {
+    const size_t words = std::min(buffer_.size(), evict_bytes / sizeof(uint64_t));
+    for (size_t i = 0; i < words; ++i) buffer_[i] += 1;
     const auto* p = static_cast<const volatile unsigned char*>(input);
     unsigned sink = 0;
     for (size_t i = 0; i < input_bytes; i += 64) sink += p[i];
@@ -231,7 +241,7 @@ class ColdWeights {
 // run time of the round its sample. With `cold` every run starts as ColdWeights leaves it, and
 // is timed alone.
 std::vector<double> time_candidates(const std::vector<Candidate>& cs, double min_time, int repetitions,
-                                    ColdWeights* cold, const void* input, size_t input_bytes) {
+                                    ColdWeights* cold, size_t evict_bytes, const void* input, size_t input_bytes) {
   using clock = std::chrono::steady_clock;
   std::vector<std::vector<double>> samples(cs.size());
   for (const Candidate& c : cs) c.run();  // warm-up: pages, packed weights, lazy buffers
@@ -241,7 +251,7 @@ std::vector<double> time_candidates(const std::vector<Candidate>& cs, double min
       double timed = 0;
       const auto round_start = clock::now();
       do {
-        if (cold) cold->prepare(input, input_bytes);
+        if (cold) cold->prepare(input, input_bytes, evict_bytes);
         const auto start = clock::now();
         cs[i].run();
         timed += std::chrono::duration<double>(clock::now() - start).count();
@@ -307,7 +317,10 @@ int run(int argc, char** argv) {
     const bool f32 = l.family.starts_with("f32");
     const void* input = f32 ? static_cast<const void*>(data.xf.data()) : data.xq.data();
     const size_t input_bytes = f32 ? data.xf.size() * sizeof(float) : data.xq.size();
-    const std::vector<double> us = time_candidates(cs, min_time, repetitions, cold.get(), input, input_bytes);
+    const kernels::CacheSizes& caches = kernels::cache_sizes();
+    const bool in_l3 = l.model_weight_bytes <= caches.l3_share;
+    const size_t evict = cold ? (in_l3 ? 4 * caches.l2 : cold->bytes()) : 0;
+    const std::vector<double> us = time_candidates(cs, min_time, repetitions, cold.get(), evict, input, input_bytes);
     const size_t best = size_t(std::min_element(us.begin(), us.end()) - us.begin());
     json candidates_json = json::array();
     std::optional<double> pick_us;
@@ -315,7 +328,7 @@ int run(int argc, char** argv) {
       candidates_json.push_back({{"kernel", cs[i].name}, {"us", us[i]}});
       if (cs[i].name == l.pick) pick_us = us[i];
     }
-    json row = {{"family", l.family}, {"layer", shape_label(l.shape)}, {"batch", l.shape.batch},
+    json row = {{"family", l.family}, {"weights_from", cold ? (in_l3 ? "L3" : "memory") : "cache"}, {"layer", shape_label(l.shape)}, {"batch", l.shape.batch},
                 {"models", l.models}, {"nodes", l.nodes}, {"pick", l.pick}, {"best", cs[best].name},
                 {"best_us", us[best]}, {"candidates", candidates_json}};
     row["pick_us"] = pick_us ? json(*pick_us) : json(nullptr);
@@ -323,7 +336,7 @@ int run(int argc, char** argv) {
     rows.push_back(std::move(row));
   }
   const json report = {{"isa", kernels::isa_name(kernels::active_isa())}, {"min_time", min_time},
-                       {"weights", warm ? "warm" : "cold"},
+                       {"weights", warm ? "warm" : "as in the model"},
                        {"repetitions", repetitions}, {"rows", rows}};
   if (json_path.empty()) {
     std::cout << report.dump(1) << "\n";

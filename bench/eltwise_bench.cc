@@ -390,18 +390,6 @@ void register_reduce_mean_drivers() {
       {"axes2.3 1x64x56x56", {1, 64, 56, 56}, {false, false, true, true}},
       {"axes2.3 channels-last 1x64x56x56", {1, 64, 56, 56}, {false, false, true, true}, true},
   };
-  // What QLinearReduceMean over trailing axes ran before it followed ORT's float unit: the
-  // global pool's integer formula over rows (Q8RowMean).
-  add_bench("eltwise/driver/qu8 reduce mean axes2.3 1x64x56x56/integer formula (before)", [](benchmark::State& state) {
-    const Q8RowMean k(Q8::u8, 64, 3136, active_isa());
-    auto x = random_buffer<uint8_t>(64 * 3136, 3);
-    Buffer<uint8_t> y(64);
-    for (auto _ : state) {
-      k.run(x.data(), {0.05f, 128}, {0.04f, 120}, y.data(), nullptr);
-      benchmark::DoNotOptimize(y.data());
-    }
-    report(state, 64.0 * 3137, false);
-  });
   for (const MeanCase& c : cases) {
     const int rank = int(c.dims.size());
     std::vector<int64_t> strides(c.dims.size(), 1);

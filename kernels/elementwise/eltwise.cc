@@ -835,34 +835,6 @@ void Q8Binary::run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t
   });
 }
 
-Q8RowMean::Q8RowMean(Q8 type, size_t rows, size_t n, Isa isa) : type_(type), rows_(rows), n_(n) {
-  if (n > 0 && n < (size_t{1} << 23))
-    ukernel_ = type == Q8::u8 ? first_runnable(kQu8RowMeanUkernels, isa) : first_runnable(kQs8RowMeanUkernels, isa);
-}
-
-KernelId Q8RowMean::kernel_id() const {
-  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("q8_global_avgpool_nhwc__ref");
-}
-
-void Q8RowMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {
-  if (!ukernel_) {
-    if (type_ == Q8::u8)
-      q8_global_avgpool_nhwc__ref(int(rows_), int(n_), 1, static_cast<const uint8_t*>(x), x_q, y_q,
-                                  static_cast<uint8_t*>(y));
-    else
-      q8_global_avgpool_nhwc__ref(int(rows_), int(n_), 1, static_cast<const int8_t*>(x), x_q, y_q,
-                                  static_cast<int8_t*>(y));
-    return;
-  }
-  const Q8GapParams p = q8_gap_params(int(n_), x_q, y_q, type_);
-  auto px = static_cast<const int8_t*>(x);
-  auto py = static_cast<int8_t*>(y);
-  const size_t rows_per_piece = std::max<size_t>(16, kEltwiseMinPiece / n_ / 16 * 16);
-  parallel_pieces(pool, rows_, rows_per_piece, [&](size_t start, size_t count) {
-    ukernel_->fn(count, n_, px + start * n_, py + start, p);
-  });
-}
-
 namespace {
 
 // True when the extents above 1 of `dims`, sorted by stride, tile memory densely from 0: x's

@@ -264,22 +264,6 @@ class Q8Binary {
   void run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t* b, int8_t* y, pthreadpool_t pool) const;
 };
 
-// The global pool's integer formula over contiguous rows, x [rows][n] -> y [rows], bit-exact
-// with q8_global_avgpool_nhwc__ref over [rows][n][1]. (QLinearReduceMean no longer uses it: ORT
-// runs that unit in float, Q8ReduceMean.)
-class Q8RowMean {
- public:
-  Q8RowMean(Q8 type, size_t rows, size_t n, Isa isa);
-  KernelId kernel_id() const;
-  std::string kernel_name() const { return kernel_id().name; }
-  void run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const;
-
- private:
-  Q8 type_;
-  size_t rows_, n_;
-  const EltwiseUkernel<Q8RowMeanUkernel>* ukernel_ = nullptr;
-};
-
 // QLinearReduceMean over any set of axes of x read through its strides, y dense over the kept
 // axes: bit-exact with q8_reduce_mean_strided__ref (the QDQ unit as ONNX Runtime runs it, in
 // float). x is dequantized on the SIMD dequantize kernel into a float buffer in its own memory

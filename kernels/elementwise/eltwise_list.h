@@ -88,10 +88,6 @@ using Q8AddUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_
 using Q8MulUkernel = void (*)(size_t rows, size_t cols, const void* a, size_t a_row_stride, const void* b,
                               size_t b_row_stride, void* y, const Q8MulParams& p);
 using Q8GapUkernel = void (*)(size_t hw, size_t channels, const void* x, void* y, const Q8GapParams& p);
-// The same formula over each of `rows` contiguous rows of n values, x [rows][n] -> y [rows]
-// (p from q8_gap_params(n, ...)): a global pool of [rows][n][1]. n < 2^23, so no int32 sum
-// wraps.
-using Q8RowMeanUkernel = void (*)(size_t rows, size_t n, const void* x, void* y, const Q8GapParams& p);
 
 template <class Fn>
 struct EltwiseUkernel {
@@ -127,8 +123,6 @@ struct EltwiseUkernel {
   void qs8_mul(size_t, size_t, const void*, size_t, const void*, size_t, void*, const Q8MulParams&);       \
   void qu8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
   void qs8_gap(size_t, size_t, const void*, void*, const Q8GapParams&);                                    \
-  void qu8_row_mean(size_t, size_t, const void*, void*, const Q8GapParams&);                               \
-  void qs8_row_mean(size_t, size_t, const void*, void*, const Q8GapParams&);                               \
   }
 OCTET_TEMPLATE_LEVELS(OCTET_ELTWISE_DECLARE, )
 #undef OCTET_ELTWISE_DECLARE
@@ -162,8 +156,6 @@ OCTET_ELTWISE_TABLE(kQu8MulUkernels, Q8MulUkernel, qu8_mul)
 OCTET_ELTWISE_TABLE(kQs8MulUkernels, Q8MulUkernel, qs8_mul)
 OCTET_ELTWISE_TABLE(kQu8GapUkernels, Q8GapUkernel, qu8_gap)
 OCTET_ELTWISE_TABLE(kQs8GapUkernels, Q8GapUkernel, qs8_gap)
-OCTET_ELTWISE_TABLE(kQu8RowMeanUkernels, Q8RowMeanUkernel, qu8_row_mean)
-OCTET_ELTWISE_TABLE(kQs8RowMeanUkernels, Q8RowMeanUkernel, qs8_row_mean)
 
 #undef OCTET_ELTWISE_TABLE
 #undef OCTET_ELTWISE_ENTRY

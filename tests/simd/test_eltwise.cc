@@ -298,56 +298,6 @@ TEST(Q8GapUkernel, MatchesRefU8) { gap_cases<uint8_t>(); }
 TEST(Q8GapUkernel, MatchesRefS8) { gap_cases<int8_t>(); }
 
 // ---------------------------------------------------------------------------------------
-// INT8 mean of contiguous rows (the global pool's integer formula over rows) against
-// q8_global_avgpool_nhwc__ref with one channel: row lengths 1 ... 300 (every residue mod 8/16/32/64 and the
-// 128-byte AVX-512 steps), rows around the 8 / 16-row blocks, zero points at the extremes,
-// inputs all at the type's minimum or maximum (sums at their extremes, outputs saturating).
-
-template <class T>
-void row_mean_cases() {
-  const bool is_unsigned = std::is_same_v<T, uint8_t>;
-  const std::vector<int32_t> zps = is_unsigned ? std::vector<int32_t>{0, 1, 127, 128, 255}
-                                               : std::vector<int32_t>{-128, -1, 0, 127};
-  std::mt19937 rng(is_unsigned ? 31 : 32);
-  int shapes = 0;
-  auto check = [&](Q8RowMeanUkernel fn, const char* name, size_t rows, size_t n, QuantParams xq, QuantParams yq,
-                   int constant) {
-    std::vector<T> x(rows * n);
-    for (T& v : x) v = constant >= -128 ? static_cast<T>(constant) : static_cast<T>(uint8_t(rng()));
-    std::vector<T> expected(rows), y(rows + 1, T(0x5A));
-    q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, x.data(), xq, yq, expected.data());
-    fn(rows, n, x.data(), y.data(), q8_gap_params(int(n), xq, yq, is_unsigned ? Q8::u8 : Q8::s8));
-    for (size_t i = 0; i < rows; ++i)
-      ASSERT_EQ(int(y[i]), int(expected[i])) << name << " rows " << rows << " n " << n << " at " << i << " x "
-                                             << xq.scale << "/" << xq.zero_point << " y " << yq.scale << "/"
-                                             << yq.zero_point << " constant " << constant;
-    ASSERT_EQ(int(y[rows]), int(T(0x5A))) << name << ": wrote past the last row";
-    ++shapes;
-  };
-  for (auto* k : runnable(is_unsigned ? kQu8RowMeanUkernels : kQs8RowMeanUkernels)) {
-    for (size_t n = 1; n <= 300; ++n) {
-      const size_t rows = 1 + rng() % 40;
-      const float x_scale = std::ldexp(1.0f, -int(rng() % 8)) * (1.0f + float(rng() % 1000) / 1000.0f);
-      const float ratio = std::ldexp(1.0f, int(rng() % 13) - 10);
-      const QuantParams xq{x_scale, zps[rng() % zps.size()]}, yq{x_scale / ratio, zps[rng() % zps.size()]};
-      check(k->fn, k->name, rows, n, xq, yq, -1000);
-      if (n % 7 == 0) {
-        for (int constant : {int(qmin_of<T>()), int(qmax_of<T>())})
-          for (int32_t zx : {zps.front(), zps.back()})
-            check(k->fn, k->name, 1 + rng() % 33, n, {0.05f, zx}, {0.04f, zps[rng() % zps.size()]}, constant);
-      }
-    }
-    // The zoo's shapes: SE means over 7x7 ... 112x112 maps of 16 ... 1152 channels.
-    for (auto [rows, n] : {std::pair<size_t, size_t>{32, 12544}, {1152, 49}, {240, 784}, {64, 3136}})
-      check(k->fn, k->name, rows, n, {0.031f, zps[1]}, {0.017f, zps[2]}, -1000);
-  }
-  ::testing::Test::RecordProperty("shapes", shapes);
-}
-
-TEST(Q8RowMeanUkernel, MatchesRefU8) { row_mean_cases<uint8_t>(); }
-TEST(Q8RowMeanUkernel, MatchesRefS8) { row_mean_cases<int8_t>(); }
-
-// ---------------------------------------------------------------------------------------
 // FP32 microkernels.
 
 std::vector<float> random_floats(std::mt19937& rng, size_t n, float lo = -4.0f, float hi = 4.0f) {
@@ -999,31 +949,6 @@ TEST(EltwiseDriver, Q8BinaryConstantPerRunMatchesTheRef) {
     }
   }
   ::testing::Test::RecordProperty("shapes", shapes);
-}
-
-// The row-mean driver: pieces over the pool, and the ref past its n limit.
-TEST(EltwiseDriver, Q8RowMeanEveryIsaMatchesTheRef) {
-  std::mt19937 rng(74);
-  Pool pool(pthreadpool_create(2));
-  for (Isa isa : testing::isas_under_test()) {
-    for (int i = 0; i < 24; ++i) {
-      const bool u8 = i % 2 == 0;
-      const size_t rows = i % 6 == 0 ? 700 : 1 + rng() % 50, n = i % 6 == 0 ? 197 : 1 + rng() % 200;
-      std::vector<uint8_t> x(rows * n), y(rows, 0x5A), expected(rows);
-      for (auto& v : x) v = uint8_t(rng());
-      const QuantParams xq{0.05f, u8 ? 131 : -7}, yq{0.03f, u8 ? 120 : 5};
-      const Q8RowMean mean(u8 ? Q8::u8 : Q8::s8, rows, n, isa);
-      mean.run(x.data(), xq, yq, y.data(), pool.get());
-      if (u8)
-        q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, x.data(), xq, yq, expected.data());
-      else
-        q8_global_avgpool_nhwc__ref(int(rows), int(n), 1, reinterpret_cast<const int8_t*>(x.data()), xq, yq,
-                                    reinterpret_cast<int8_t*>(expected.data()));
-      ASSERT_EQ(y, expected) << mean.kernel_name() << " rows " << rows << " n " << n;
-      EXPECT_EQ(mean.kernel_id().scalar, isa == Isa::scalar) << mean.kernel_name();
-    }
-  }
-  EXPECT_TRUE(Q8RowMean(Q8::u8, 1, size_t{1} << 23, Isa::avx2).kernel_id().scalar);  // int32 sums could wrap
 }
 
 // Equal, or both NaN (a range with a NaN in the data is NaN at both ends).

@@ -117,7 +117,6 @@ const Family kFamilies[] = {
     {"qu8_add", kTemplated}, {"qu8_mul", kTemplated},
     {"qu8_gap", kTemplated}, {"qs8_add", kTemplated},
     {"qs8_mul", kTemplated}, {"qs8_gap", kTemplated},
-    {"qu8_row_mean", kTemplated}, {"qs8_row_mean", kTemplated},
     {"f32_maxpool", kTemplated}, {"f32_avgpool", kTemplated},
     {"qu8_avgpool", kTemplated}, {"qs8_avgpool", kTemplated},
     {"qu8_maxpool", kTemplated}, {"q8_lookup", "arm:lookup"},
