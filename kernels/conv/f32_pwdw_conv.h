@@ -30,8 +30,7 @@ namespace octet::kernels {
 
 // When an image runs through a ring of rows, and how many rows the ring holds.
 struct PwDwRingLimits {
-  // 3/8 of the L2 (cache_budgets; 192 KiB measured on Zen 1's 512 KiB): the ring, the expand
-  // weights and the depthwise output rows share it.
+  // Six L1Ds (cache_budgets: 192 KiB measured best on Zen 1 and Zen 4).
   size_t ring_bytes = cache_budgets().pwdw_ring;
   // An intermediate image up to this size runs whole (expand, then depthwise, through one
   // image of scratch): it comes back from L2 or L3 anyway, and bands of rows cost more GEMM

@@ -37,7 +37,7 @@ TEST(CacheBudgets, ScaleWithTheCaches) {
   EXPECT_EQ(large.f32_dw_chunk, 2 * small.f32_dw_chunk);
   EXPECT_EQ(large.q8_weight_chunk, 4 * small.q8_weight_chunk);
   EXPECT_EQ(large.f32_weight_chunk, 4 * small.f32_weight_chunk);
-  EXPECT_EQ(large.pwdw_ring, 4 * small.pwdw_ring);
+  EXPECT_EQ(large.pwdw_ring, 2 * small.pwdw_ring);
 }
 
 // A hidden level is assumed the smallest target core's, so no budget is 0 or overflows it.
