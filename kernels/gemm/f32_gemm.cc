@@ -43,7 +43,7 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n) {
   return *best;
 }
 
-size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows) {
+size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows, const CacheBudgets& budgets) {
   // Twice the L2 (cache_budgets). Each chunk makes every row of A come back from L3 once more, and the
   // mr rows a tile broadcasts from are not prefetched as well as the one contiguous stream of
   // packed weights: on Zen 5, 2048x512x512 (1 MiB of weights) ran at 83% of peak in 96-column
@@ -53,7 +53,6 @@ size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t r
   // columns, 1-9 MB of weights) A is the small stream, and a chunk that stays in L2 wins:
   // 512 KiB chunks (half its L2) ran its layer3 + layer4 convs in 26.4-27.1 ms against
   // 27.9-29.0 with 2 MiB ones (Zen 5, three alternations).
-  const CacheBudgets& budgets = cache_budgets();
   const size_t kWeightBudget = rows < n ? budgets.f32_weight_chunk_few_rows : budgets.f32_weight_chunk;
   const size_t bytes_per_block = (kc * ks + 1) * sizeof(float) * nr;
   const size_t blocks = (n + nr - 1) / nr;

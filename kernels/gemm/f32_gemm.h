@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/kernel_id.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/gemm/f32_gemm_list.h"
@@ -51,10 +52,11 @@ inline size_t packed_size(const F32PackedWeights& w) { return w.bytes(); }
 const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n);
 
 // How many output columns (a multiple of nr, or n) to run over all rows before moving on: n
-// unless their packed weights (ks·kc + 1 floats per column) exceed the budget, 2 MiB, or
-// 512 KiB when there are fewer rows than columns (the .cc says why), else chunks of nearly
-// equal width under it.
-size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows = SIZE_MAX);
+// unless their packed weights (ks·kc + 1 floats per column) exceed the budget (this CPU's
+// cache_budgets() by default: two L2s, or half an L2 when there are fewer rows than columns;
+// the .cc says why), else chunks of nearly equal width under it.
+size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows = SIZE_MAX,
+                             const CacheBudgets& budgets = cache_budgets());
 
 class F32Gemm {
  public:

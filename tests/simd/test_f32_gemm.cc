@@ -212,15 +212,23 @@ TEST(F32Gemm, OneRowWalksBlockGroupsWithTheSameBits) {
 }
 
 TEST(F32Gemm, ChunksAreEvenAndUnderTheBudget) {
-  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32), 512u);  // 1 MiB of weights: one piece
+  // A 1 MiB L2 (Zen 4, Zen 5): budgets of 2 MiB, and 512 KiB with fewer rows than columns.
+  const octet::kernels::CacheBudgets b =
+      octet::kernels::cache_budgets(octet::kernels::CacheSizes{48 << 10, 1 << 20, 4 << 20, true});
+  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, SIZE_MAX, b), 512u);  // 1 MiB of weights: one piece
   // 8 MiB of weights (k 1024, n 2048): five chunks of 416 columns (the last one 384), not
   // four of 480 and a sliver of 128.
-  EXPECT_EQ(f32_gemm_column_chunk(1024, 1, 2048, 32), 416u);
-  EXPECT_EQ(f32_gemm_column_chunk(1 << 20, 1, 100, 16), 16u);  // at least one nr block
-  // Fewer rows than columns: a 512 KiB budget. The same 1 MiB over 49 rows (a 7x7 map) runs in
-  // three chunks of 192 columns (the last one 128); over 2048 rows, in one piece.
-  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, 49), 192u);
-  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, 2048), 512u);
+  EXPECT_EQ(f32_gemm_column_chunk(1024, 1, 2048, 32, SIZE_MAX, b), 416u);
+  EXPECT_EQ(f32_gemm_column_chunk(1 << 20, 1, 100, 16, SIZE_MAX, b), 16u);  // at least one nr block
+  // Fewer rows than columns: the same 1 MiB over 49 rows (a 7x7 map) runs in three chunks of
+  // 192 columns (the last one 128); over 2048 rows, in one piece.
+  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, 49, b), 192u);
+  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, 2048, b), 512u);
+  // A 512 KiB L2 (Zen 1, or a hidden one): a 1 MiB budget, which the 1 MiB of weights plus
+  // their bias row just exceed: two chunks of 256.
+  const octet::kernels::CacheBudgets small = octet::kernels::cache_budgets(octet::kernels::assumed_cache_sizes());
+  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, SIZE_MAX, small), 256u);
+  EXPECT_EQ(f32_gemm_column_chunk(1024, 1, 2048, 32, SIZE_MAX, small), 224u);
 }
 
 TEST(F32Gemm, LongReductions) {
