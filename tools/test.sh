@@ -121,9 +121,9 @@ if [[ "${OCTET_SKIP_SANITIZE:-0}" != 1 ]]; then
   stage_done "sanitizer tests"
 fi
 if [[ "${OCTET_SKIP_FUZZ:-0}" != 1 ]]; then
-  echo "== fuzz targets (clang, libFuzzer + ASan + UBSan), ${OCTET_FUZZ_RUNS:-10000} inputs each"
-  "$ROOT/tools/fuzz.sh" --build "$SAN" --runs "${OCTET_FUZZ_RUNS:-10000}"
-  tally+=(--note "fuzz: ${OCTET_FUZZ_RUNS:-10000} inputs through each target of tools/fuzz.sh, none failed")
+  echo "== fuzz targets (clang, libFuzzer + ASan + UBSan), ${OCTET_FUZZ_RUNS:-5000} inputs each"
+  "$ROOT/tools/fuzz.sh" --build "$SAN" --runs "${OCTET_FUZZ_RUNS:-5000}"
+  tally+=(--note "fuzz: ${OCTET_FUZZ_RUNS:-5000} inputs through each target of tools/fuzz.sh, none failed")
   stage_done "fuzz"
 fi
 if [[ "${OCTET_SKIP_ARM:-0}" != 1 ]]; then
