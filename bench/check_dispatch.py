@@ -20,11 +20,12 @@ could have chosen).
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
+
+from thread_bench import cpu_name  # bench/: the same CPU line in every table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,17 +44,6 @@ def zoo_models(zoo, only):
             if os.path.isfile(path):
                 files.append(path)
     return files
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main():

@@ -116,6 +116,28 @@ void F32ConvTranspose::finish(float* yp, size_t count, const float* bias) const 
   if (epilogue_.active()) epilogue_.run(count, yp, yp);
 }
 
+namespace {
+
+// fn(iy, ix, ky, kx) for each input pixel and tap that land on output pixel (oy, ox), in ORT's
+// Col2im order (taps row by row).
+template <class Fn>
+void for_each_tap(const ConvTranspose2dShape& s, int oy, int ox, Fn fn) {
+  for (int ky = 0; ky < s.kernel_h; ++ky) {
+    const int ty = oy + s.pad_top - ky * s.dilation_h;
+    if (ty < 0 || ty % s.stride_h) continue;
+    const int iy = ty / s.stride_h;
+    if (iy >= s.in_h) continue;
+    for (int kx = 0; kx < s.kernel_w; ++kx) {
+      const int tx = ox + s.pad_left - kx * s.dilation_w;
+      if (tx < 0 || tx % s.stride_w) continue;
+      const int ix = tx / s.stride_w;
+      if (ix < s.in_w) fn(iy, ix, ky, kx);
+    }
+  }
+}
+
+}  // namespace
+
 // One input channel per group: each tap's products x · w (rounded, as ORT's K = 1 GEMM rounds
 // them) added in tap order.
 void F32ConvTranspose::direct_row(int oy, const float* x, float* y) const {
@@ -124,33 +146,23 @@ void F32ConvTranspose::direct_row(int oy, const float* x, float* y) const {
   for (int ox = 0; ox < s.out_w; ++ox) {
     float* yp = y + (size_t(oy) * s.out_w + ox) * c_out;
     bool any = false;
-    for (int ky = 0; ky < s.kernel_h; ++ky) {
-      const int ty = oy + s.pad_top - ky * s.dilation_h;
-      if (ty < 0 || ty % s.stride_h) continue;
-      const int iy = ty / s.stride_h;
-      if (iy >= s.in_h) continue;
-      for (int kx = 0; kx < s.kernel_w; ++kx) {
-        const int tx = ox + s.pad_left - kx * s.dilation_w;
-        if (tx < 0 || tx % s.stride_w) continue;
-        const int ix = tx / s.stride_w;
-        if (ix >= s.in_w) continue;
-        const float* xp = x + (size_t(iy) * s.in_w + ix) * s.in_c;
-        const float* wp = taps_.data() + (size_t(ky) * s.kernel_w + kx) * c_out;
-        if (mult == 1) {
-          if (any) {
-            for (size_t c = 0; c < c_out; ++c) yp[c] = yp[c] + xp[c] * wp[c];
-          } else {
-            for (size_t c = 0; c < c_out; ++c) yp[c] = xp[c] * wp[c];
-          }
+    for_each_tap(s, oy, ox, [&](int iy, int ix, int ky, int kx) {
+      const float* xp = x + (size_t(iy) * s.in_w + ix) * s.in_c;
+      const float* wp = taps_.data() + (size_t(ky) * s.kernel_w + kx) * c_out;
+      if (mult == 1) {
+        if (any) {
+          for (size_t c = 0; c < c_out; ++c) yp[c] = yp[c] + xp[c] * wp[c];
         } else {
-          for (size_t c = 0; c < c_out; ++c) {
-            const float v = xp[c / mult] * wp[c];
-            yp[c] = any ? yp[c] + v : v;
-          }
+          for (size_t c = 0; c < c_out; ++c) yp[c] = xp[c] * wp[c];
         }
-        any = true;
+      } else {
+        for (size_t c = 0; c < c_out; ++c) {
+          const float v = xp[c / mult] * wp[c];
+          yp[c] = any ? yp[c] + v : v;
+        }
       }
-    }
+      any = true;
+    });
     if (!any) std::fill(yp, yp + c_out, 0.0f);
     finish(yp, c_out, bias_.data());
   }
@@ -174,22 +186,12 @@ void F32ConvTranspose::gather_row(int oy, const float* cols, float* y, int group
   for (int ox = 0; ox < s.out_w; ++ox) {
     float* yp = y + (size_t(oy) * s.out_w + ox) * s.out_c + size_t(group) * gc_out;
     bool any = false;
-    for (int ky = 0; ky < s.kernel_h; ++ky) {
-      const int ty = oy + s.pad_top - ky * s.dilation_h;
-      if (ty < 0 || ty % s.stride_h) continue;
-      const int iy = ty / s.stride_h;
-      if (iy >= s.in_h) continue;
-      for (int kx = 0; kx < s.kernel_w; ++kx) {
-        const int tx = ox + s.pad_left - kx * s.dilation_w;
-        if (tx < 0 || tx % s.stride_w) continue;
-        const int ix = tx / s.stride_w;
-        if (ix >= s.in_w) continue;
-        const float* src = cols + ((size_t(iy) * s.in_w + ix) * taps(s) + size_t(ky) * s.kernel_w + kx) * gc_out;
-        if (!any) std::memcpy(yp, src, gc_out * sizeof(float));
-        else add(yp, src, gc_out, -inf, inf);
-        any = true;
-      }
-    }
+    for_each_tap(s, oy, ox, [&](int iy, int ix, int ky, int kx) {
+      const float* src = cols + ((size_t(iy) * s.in_w + ix) * taps(s) + size_t(ky) * s.kernel_w + kx) * gc_out;
+      if (!any) std::memcpy(yp, src, gc_out * sizeof(float));
+      else add(yp, src, gc_out, -inf, inf);
+      any = true;
+    });
     if (!any) std::fill(yp, yp + gc_out, 0.0f);
     finish(yp, gc_out, bias_.data() + size_t(group) * gc_out);
   }

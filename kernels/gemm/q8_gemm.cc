@@ -11,13 +11,6 @@ namespace octet::kernels {
 
 namespace {
 
-constexpr size_t kMaxMr = 16;  // at least the largest MR of any entry in kQ8GemmKernels
-static_assert([] {
-  for (const Q8GemmKernel& k : kQ8GemmKernels)
-    if (static_cast<size_t>(k.mr) > kMaxMr) return false;
-  return true;
-}(), "a row of kernels/gemm/q8_gemm_list.inc has more rows than Q8Gemm's indirection holds");
-
 void check_arguments(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point,
                      const Requantization& rq, Q8 y_type) {
   if (k < 1 || n < 1) {
@@ -144,20 +137,9 @@ void Q8Gemm::run_tiles(int64_t m, const void* a, void* y, pthreadpool_t pool, Ou
   const float lo = static_cast<float>(qmin_ - y_zero_point_);
   const float hi = static_cast<float>(qmax_ - y_zero_point_);
   auto tile = [&](size_t g, size_t blk) {
+    const uint8_t* row[kQ8GemmMaxMr];
+    Q8IgemmArgs args = q8_gemm_tile_args(a_base, rows, k, n, mr, nr, *packed_, g * mr, blk, row, y_zero_point_);
     const size_t first = g * mr;
-    const uint8_t* row[kMaxMr];
-    for (size_t i = 0; i < mr; ++i) row[i] = a_base + std::min(first + i, rows - 1) * k;
-    Q8IgemmArgs args;
-    args.mr = std::min(mr, rows - first);
-    args.nc = std::min(nr, n - blk * nr);
-    args.kc = k;
-    args.ks = 1;
-    args.a = row;
-    args.zero = nullptr;
-    args.a_offset = 0;
-    args.a_end = a_base + rows * k;
-    args.w = packed_->bytes.data() + blk * packed_->block_bytes;
-    args.y_zero_point = y_zero_point_;
     if (float_out_) {
       args.y = y_base + (first * n + blk * nr) * sizeof(float);
       args.y_row_stride = n * sizeof(float);

@@ -13,7 +13,6 @@ namespace octet::kernels {
 
 namespace {
 
-constexpr size_t kMatMulMaxMr = 16;  // the indirection of one tile; every row of the list fits
 constexpr float kMatMulUnitMultiplier[] = {1.0f};
 
 int32_t wrap_int32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
@@ -62,7 +61,6 @@ Q8MatMul::Q8MatMul(int64_t k, int64_t n, Q8 a_type, int32_t a_zero_point, Q8 b_t
   }
   kernel_ = &require_q8_gemm_kernel("Q8MatMul", isa, a_type, static_cast<size_t>(max_m), static_cast<size_t>(n),
                                     static_cast<size_t>(k));
-  if (static_cast<size_t>(kernel_->mr) > kMatMulMaxMr) throw std::logic_error("Q8MatMul: a tile has more rows than it holds");
   name_ = row_kernel(*kernel_);
   const size_t kk = static_cast<size_t>(k), nn = static_cast<size_t>(n);
   const Q8WeightsToPack to_pack{nn, 1, kk, nullptr, nullptr, pack_multiplier, a_type, a_zero_point};
@@ -133,20 +131,9 @@ void Q8MatMul::run(int64_t m, const void* a, void* y, pthreadpool_t pool) {
   const float lo = static_cast<float>(qmin_ - y_zero_point_);
   const float hi = static_cast<float>(qmax_ - y_zero_point_);
   auto tile = [&](size_t g, size_t blk) {
+    const uint8_t* row[kQ8GemmMaxMr];
+    Q8IgemmArgs args = q8_gemm_tile_args(a_base, rows, k, n, mr, nr, packed, g * mr, blk, row, y_zero_point_);
     const size_t first = g * mr;
-    const uint8_t* row[kMatMulMaxMr];
-    for (size_t i = 0; i < mr; ++i) row[i] = a_base + std::min(first + i, rows - 1) * k;
-    Q8IgemmArgs args;
-    args.mr = std::min(mr, rows - first);
-    args.nc = std::min(nr, n - blk * nr);
-    args.kc = k;
-    args.ks = 1;
-    args.a = row;
-    args.zero = nullptr;
-    args.a_offset = 0;
-    args.a_end = a_base + rows * k;
-    args.w = packed.bytes.data() + blk * packed.block_bytes;
-    args.y_zero_point = y_zero_point_;
     args.lo = lo;
     args.hi = hi;
     if (fused) {

@@ -1,6 +1,7 @@
 #pragma once
 // What Q8Conv and Q8Gemm share: choosing a microkernel from kQ8GemmKernels, packing the
 // weights into its layout (kernels/gemm/q8_gemm_list.h) and calling it on one tile.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -47,6 +48,37 @@ struct Q8PackedWeights {
 };
 
 inline size_t packed_size(const Q8PackedWeights& w) { return w.bytes.size(); }
+
+// The indirection of one row-major GEMM tile holds this many row pointers: at least the MR of
+// every row of kernels/gemm/q8_gemm_list.inc.
+inline constexpr size_t kQ8GemmMaxMr = 16;
+static_assert([] {
+  for (const Q8GemmKernel& k : kQ8GemmKernels)
+    if (static_cast<size_t>(k.mr) > kQ8GemmMaxMr) return false;
+  return true;
+}(), "a row of kernels/gemm/q8_gemm_list.inc has more rows than a GEMM tile's indirection holds");
+
+// The arguments of the tile at row group `first` (its first row) and column block `blk` of a
+// row-major GEMM, A [rows][k] against `packed` (one tap): `row` is the caller's indirection of
+// kQ8GemmMaxMr pointers, the rows past the last repeating it. The output (y, y_row_stride, lo,
+// hi) is the caller's to set.
+inline Q8IgemmArgs q8_gemm_tile_args(const uint8_t* a, size_t rows, size_t k, size_t n, size_t mr, size_t nr,
+                                     const Q8PackedWeights& packed, size_t first, size_t blk,
+                                     const uint8_t** row, int32_t y_zero_point) {
+  for (size_t i = 0; i < mr; ++i) row[i] = a + std::min(first + i, rows - 1) * k;
+  Q8IgemmArgs args;
+  args.mr = std::min(mr, rows - first);
+  args.nc = std::min(nr, n - blk * nr);
+  args.kc = k;
+  args.ks = 1;
+  args.a = row;
+  args.zero = nullptr;
+  args.a_offset = 0;
+  args.a_end = a + rows * k;
+  args.w = packed.bytes.data() + blk * packed.block_bytes;
+  args.y_zero_point = y_zero_point;
+  return args;
+}
 
 // pack_q8_kr_blocks into `packed`, reusing its bytes when their size fits (no allocation then):
 // weights known only at run time, packed every run.
