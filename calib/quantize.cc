@@ -413,7 +413,7 @@ ir::Graph quantize_graph(const ir::Graph& prepared, const Observers& observers, 
   QuantizeReport& r = report ? *report : local;
   ir::Graph q = Quantizer(prepared, observers, options, r).run();
   if (r.quantized.empty())
-    throw ir::Error(prepared.source + ": nothing to quantize (no Conv, Gemm, MatMul, Add, Mul, pooling or "
+    throw ir::Error(prepared.source + ": nothing to quantize (no Conv, ConvTranspose, Gemm, MatMul, Add, Mul, pooling or "
                     "Sigmoid on activations with constant weights)");
   return q;
 }
