@@ -407,6 +407,11 @@ TEST(QuantParity, ConvTransposeDecoderMatchesOrtBitForBit) {
     const ir::Graph qdq = calib::quantize_model(testing::decoder_model(), calib, {}, qo);
     expect_parity(octet_vs_ort(qdq, eval, "decoder"), std::string("decoder minmax u8 ") + (per_channel ? "per-channel" : "per-tensor"));
   }
+  calib::QuantizeOptions s8;
+  s8.activations = calib::QType::s8;
+  const ir::Graph qdq = calib::quantize_model(testing::decoder_model(), calib, {}, s8);
+  // int8 activations too, at uint8's strictness: no twice-read int8 tensor here.
+  expect_parity(octet_vs_ort(qdq, eval, "decoder"), "decoder minmax s8 per-channel");
 }
 
 // docs/quantization.md, "Parity with ONNX Runtime": uint8 activations are bit-identical to ORT
