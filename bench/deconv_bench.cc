@@ -3,7 +3,14 @@
 // segmentation / detection heads: named deconv/<shape>/<kernel>, "pick" on the driver's choice
 // for active_isa(). GFLOPS counts 2 per multiply-add of the definition. One thread, batch 1.
 //
+// deconv+act/<shape>/<act>/{fused,separate}: the driver's choice with the activation in its
+// gather pass (what passes::fuse_activations makes of ConvTranspose -> act), next to the same
+// ConvTranspose followed by the activation as its own step over the output (F32Unary, what the
+// plan ran before; a SiLU written as Sigmoid and Mul was two such passes, timed here as one).
+//
 //   build/bench/deconv_bench --benchmark_filter=up2x
+//   build/bench/deconv_bench --benchmark_filter='deconv\+act'
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -14,6 +21,7 @@
 
 #include "bench/kernel_bench_util.h"
 #include "kernels/conv/f32_conv_transpose.h"
+#include "kernels/elementwise/eltwise.h"
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/ref/conv_transpose.h"
 
@@ -49,9 +57,10 @@ int64_t macs(const ConvTranspose2dShape& s) {
   return int64_t(s.in_h) * s.in_w * s.in_c * (s.out_c / s.groups) * s.kernel_h * s.kernel_w;
 }
 
-void add(const Layer& l, const std::string& kernel, bool pick, Isa isa, std::function<void()> body) {
+void add(const Layer& l, const std::string& kernel, bool pick, Isa isa, std::function<void()> body,
+         const char* prefix = "deconv/") {
   const ConvTranspose2dShape s = l.shape();
-  const std::string name = std::string("deconv/") + l.name + "/" + kernel;
+  const std::string name = prefix + std::string(l.name) + "/" + kernel;
   benchmark::RegisterBenchmark(name.c_str(),
                                [=](benchmark::State& state) {
                                  octet::bench::run_timed_with_best(state, Arithmetic::f32, isa, macs(s), body);
@@ -84,6 +93,21 @@ int main(int argc, char** argv) {
     }
     add(l, "f32_conv_transpose2d_nhwc__ref", false, Isa::scalar,
         [=] { f32_conv_transpose2d_nhwc__ref(s, x->data(), w->data(), b->data(), {}, y->data()); });
+    const int64_t out = int64_t(s.out_h) * s.out_w * s.out_c;
+    for (const auto& [act_name, act] : {std::pair{"Relu", Activation::relu()}, {"Sigmoid", Activation::sigmoid()},
+                                        {"HardSwish", Activation::hard_swish()}, {"SiLU", Activation::silu()}}) {
+      const Isa isa = active_isa();
+      auto fused = std::make_shared<F32ConvTranspose>(s, w->data(), b->data(), act, isa);
+      auto plain = std::make_shared<F32ConvTranspose>(s, w->data(), b->data(), Activation{}, isa);
+      auto step = std::make_shared<F32Unary>(act.kind, isa);
+      const Activation a = act;
+      add(l, std::string(act_name) + "/fused", false, isa,
+          [=] { fused->run(x->data(), y->data(), scratch->data(), nullptr); }, "deconv+act/");
+      add(l, std::string(act_name) + "/separate", false, isa, [=] {
+            plain->run(x->data(), y->data(), scratch->data(), nullptr);
+            step->run(a, out, y->data(), y->data(), nullptr);
+          }, "deconv+act/");
+    }
   }
   octet::bench::add_active_isa_context();
   return octet::bench::run_benchmarks(argc, argv);

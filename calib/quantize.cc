@@ -22,16 +22,36 @@ using Observers = std::map<std::string, std::unique_ptr<Observer>>;
 
 enum class Kind { none, compute, passthrough };
 
-// What the pass can do with a node, and why not when it cannot. The INT8 table says which
-// float ops have a static INT8 form and which rule of octet's quantizer applies to each.
-Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, std::string& why) {
+// The rule of octet's static quantizer for a float op: its INT8 form's (the INT8 table), or that
+// of a unit ONNX Runtime runs in float between Q and DQ (int8::float_unit_rule). Such a unit's
+// output Q saturates as an INT8 op's clamp would, so a Relu / Clip after it folds the same way.
+struct StaticRule {
+  QuantRule rule = QuantRule::none;
+  bool folds_relu = false;
+};
+
+StaticRule static_rule(std::string_view op) {
+  if (const int8::Int8Op* form = int8::static_form(op)) return {form->quantizer, form->folds_relu};
+  const QuantRule r = int8::float_unit_rule(op);
+  return {r, r != QuantRule::none};
+}
+
+// What the pass can do with a node, and why not when it cannot.
+Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, bool per_channel, std::string& why) {
   auto observed = [&](size_t i) { return n.has_input(i) && obs.count(n.input(i)); };
   auto activation_input = [&] { return observed(0) ? Kind::compute : (why = "input is not an activation", Kind::none); };
   if (!n.domain.empty()) return why = "foreign domain", Kind::none;
   if (int8::moves_data_only(n.op))
     return observed(0) ? Kind::passthrough : (why = "input is not an activation", Kind::none);
-  const int8::Int8Op* form = int8::static_form(n.op);
-  switch (form ? form->quantizer : QuantRule::none) {
+  switch (static_rule(n.op).rule) {
+    case QuantRule::conv_transpose: {
+      // Per channel, axis 1 holds M / group scales but the bias M: ORT's tool fails on the
+      // grouped case (it multiplies the two), so octet leaves it in float.
+      const auto* w = float_constant(g, n.input(1));
+      if (per_channel && w && n.attrs.i("group", 1) > 1 && w->dims.size() > 1 && w->dims[1] > 1)
+        return why = "grouped ConvTranspose with per-channel weights (axis 1 holds M / group channels)", Kind::none;
+      [[fallthrough]];
+    }
     case QuantRule::conv:
       if (!observed(0) || !float_constant(g, n.input(1))) return why = "weights are not constant", Kind::none;
       if (n.has_input(2) && !float_constant(g, n.input(2))) return why = "bias is not constant", Kind::none;
@@ -79,9 +99,9 @@ Kind classify(const ir::Graph& g, const ir::Node& n, const Observers& obs, std::
 }
 
 // Activation inputs a quantized compute node reads through DequantizeLinear.
-std::vector<size_t> activation_slots(const ir::Node& n, const int8::Int8Op& form) {
-  if (form.quantizer == QuantRule::binary) return {0, 1};
-  if (form.quantizer == QuantRule::variadic) {
+std::vector<size_t> activation_slots(const ir::Node& n, QuantRule rule) {
+  if (rule == QuantRule::binary) return {0, 1};
+  if (rule == QuantRule::variadic) {
     std::vector<size_t> all(n.inputs.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     return all;
@@ -90,9 +110,10 @@ std::vector<size_t> activation_slots(const ir::Node& n, const int8::Int8Op& form
 }
 
 // The axis a compute node's constant weights (input 1) are quantized along; nullopt: no weights.
-std::optional<int64_t> weight_axis(const ir::Node& n, const int8::Int8Op& form) {
-  switch (form.quantizer) {
+std::optional<int64_t> weight_axis(const ir::Node& n, QuantRule rule) {
+  switch (rule) {
     case QuantRule::conv: return 0;
+    case QuantRule::conv_transpose: return 1;
     case QuantRule::gemm: return n.attrs.i("transB", 0) ? 0 : 1;
     case QuantRule::matmul: return 1;
     default: return std::nullopt;
@@ -164,7 +185,7 @@ class Quantizer {
     for (auto& n : g_.nodes) {
       std::string why;
       Kind k = opt_.keep_float.count(n.op) ? (why = "kept in float (--keep-float)", Kind::none)
-                                           : classify(g_, n, obs_, why);
+                                           : classify(g_, n, obs_, opt_.per_channel, why);
       kind_[n.name] = k;
       // Shape arithmetic (Shape, Gather, Concat of int64) computes no float tensor: nothing to report.
       bool writes_float = false;
@@ -178,7 +199,7 @@ class Quantizer {
   void absorb_activations() {
     std::set<const ir::Node*> dead;
     for (auto& n : g_.nodes) {
-      if (kind_[n.name] != Kind::compute || !int8::static_form(n.op)->folds_relu) continue;
+      if (kind_[n.name] != Kind::compute || !static_rule(n.op).folds_relu) continue;
       ir::Node* act = graph_edit::sole_consumer(g_, n.outputs[0]);
       if (!act || !obs_.count(act->outputs[0])) continue;
       auto bounds = clip_bounds(g_, *act);
@@ -197,12 +218,12 @@ class Quantizer {
     for (const auto& n : g_.nodes) {
       const Kind k = kind_[n.name];
       if (k == Kind::compute) {
-        const int8::Int8Op& form = *int8::static_form(n.op);
-        for (size_t slot : activation_slots(n, form)) marked_.insert(n.input(slot));
+        const QuantRule rule = static_rule(n.op).rule;
+        for (size_t slot : activation_slots(n, rule)) marked_.insert(n.input(slot));
         marked_.insert(n.outputs[0]);
         // Probabilities lie in [0, 1]: ORT's tool gives them scale 1/256 and zero point 0
         // (uint8) or -128 (int8) whatever calibration saw, and so does octet.
-        if (form.quantizer == QuantRule::probability)
+        if (rule == QuantRule::probability)
           params_[n.outputs[0]] = QParams{1.0f / 256.0f, act_target_.type == QType::u8 ? 0 : -128};
         report_.quantized.push_back(ir::Graph::describe(n));
       } else if (k == Kind::passthrough && marked_.count(n.input(0))) {
@@ -329,7 +350,7 @@ class Quantizer {
     std::vector<ir::Node> nodes = std::move(g_.nodes);
     g_.nodes.clear();
     for (auto& n : nodes) {
-      const auto axis = kind_[n.name] == Kind::compute ? weight_axis(n, *int8::static_form(n.op)) : std::nullopt;
+      const auto axis = kind_[n.name] == Kind::compute ? weight_axis(n, static_rule(n.op).rule) : std::nullopt;
       if (axis) {
         std::vector<float> w_scales;
         n.inputs[1] = quantize_weights(out, n, 1, *axis, w_scales);
@@ -392,7 +413,7 @@ ir::Graph quantize_graph(const ir::Graph& prepared, const Observers& observers, 
   QuantizeReport& r = report ? *report : local;
   ir::Graph q = Quantizer(prepared, observers, options, r).run();
   if (r.quantized.empty())
-    throw ir::Error(prepared.source + ": nothing to quantize (no Conv, Gemm, MatMul, Add, Mul, pooling or "
+    throw ir::Error(prepared.source + ": nothing to quantize (no Conv, ConvTranspose, Gemm, MatMul, Add, Mul, pooling or "
                     "Sigmoid on activations with constant weights)");
   return q;
 }

@@ -230,6 +230,10 @@ const Int8Op* dynamic_form(std::string_view float_op) {
   return first_where([&](const Int8Op& r) { return is_dynamic(r.quantizer) && computes(r, float_op); });
 }
 
+QuantRule float_unit_rule(std::string_view float_op) {
+  return float_op == "ConvTranspose" ? QuantRule::conv_transpose : QuantRule::none;
+}
+
 bool moves_data_only(std::string_view float_op) {
   static const std::vector<std::string_view> ops = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "MaxPool",
                                                     "Resize",  "Upsample", "Transpose", "Slice", "Split",

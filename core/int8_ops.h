@@ -43,6 +43,7 @@ enum class Fusion {
 enum class QuantRule {
   none,            // left in float
   conv,            // activation 0; constant weights 1 per output channel (axis 0); constant bias 2
+  conv_transpose,  // as conv, the weights [C, M / group, k...] per output channel along axis 1
   gemm,            // activation 0; constant 2-D B per column; transA 0, alpha 1; C a per-column bias, beta 1
   matmul,          // activation 0; constant 2-D B per column (axis 1)
   binary,          // activations 0 and 1
@@ -104,6 +105,11 @@ const Int8Op* find(std::string_view op);  // nullptr: not an INT8 op
 const Int8Op* fused_from(std::string_view float_op);
 const Int8Op* static_form(std::string_view float_op);
 const Int8Op* dynamic_form(std::string_view float_op);
+// Float ops octet's static quantizer writes a QDQ unit around though no INT8 op computes them:
+// ONNX Runtime's CPU provider runs the unit as DequantizeLinear -> float op -> QuantizeLinear
+// (ConvTranspose: no QDQ selector takes it and QLinearConvTranspose has no CPU kernel), and so
+// does octet. Their rule, QuantRule::none for any other op.
+QuantRule float_unit_rule(std::string_view float_op);
 
 // Float ops that move data without computing on it: between equal Q/DQ parameters they run on
 // the 8-bit integers (fuse_qdq drops the pair; calib gives the output its input's parameters).

@@ -217,7 +217,8 @@ int fuse_activations(ir::Graph& g) {
   for (auto& p : g.nodes) {
     // The integer-to-float steps of dynamic quantization too: their float epilogue is a conv's.
     const bool integer_to_float = p.op == "ConvIntegerToFloat" || p.op == "MatMulIntegerToFloat";
-    const bool gemm_like = p.op == "Conv" || p.op == "Gemm" || matmul_constant_b(g, p);
+    // ConvTranspose applies it in its gather pass (ORT runs it apart: the same float steps).
+    const bool gemm_like = p.op == "Conv" || p.op == "ConvTranspose" || p.op == "Gemm" || matmul_constant_b(g, p);
     if ((!gemm_like && !integer_to_float) || p.attrs.has("fused_act")) continue;
     fuse_activation_after(g, p, dead);
   }
@@ -267,7 +268,7 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
     report.push_back({"fuse decomposed LayerNormalization", fuse_layer_norm(g)});
   }
   if (o.fuse_activations) report.push_back({"fuse bias Add into MatMul", fuse_matmul_bias(g)});
-  if (o.fuse_activations) report.push_back({"fuse activations into Conv/Gemm", fuse_activations(g)});
+  if (o.fuse_activations) report.push_back({"fuse activations into Conv/ConvTranspose/Gemm", fuse_activations(g)});
   if (o.fuse_activations && o.fuse_squeeze_excitation)
     report.push_back({"fuse squeeze-excitation blocks", fuse_squeeze_excitation(g)});
   report.push_back({"remove unused nodes", remove_unused(g)});

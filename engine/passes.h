@@ -37,7 +37,7 @@ int fuse_layer_norm(ir::Graph& g);
 // MatMul by a 2-D constant followed by Add of a constant bias row: the bias as the MatMul's
 // third input (octet's own form, run as one GEMM with the bias in its epilogue).
 int fuse_matmul_bias(ir::Graph& g);
-int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) / Gelu / Tanh into Conv, Gemm or an integer-to-float step
+int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) / Gelu / Tanh into Conv, ConvTranspose, Gemm or an integer-to-float step
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
 // block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.
 int fuse_squeeze_excitation(ir::Graph& g);

@@ -103,7 +103,9 @@ void F32ConvTranspose::init(const float* weights, MakeGemm make_gemm) {
   if (epilogue_.active()) name_.name += "+" + epilogue_.kernel_name();
 }
 
-// y = act(clamp(y + bias)) over one pixel's channels of one group.
+// y = clamp(y + bias) over one pixel's channels of one group; the activation follows per row
+// (act_row): one call over a row's pixels, as the separate step would make over the tensor,
+// instead of one per pixel, whose few channels would leave the vector kernel mostly in its tail.
 void F32ConvTranspose::finish(float* yp, size_t count, const float* bias) const {
   if (add_) {
     add_->fn(count, yp, bias, yp, clamp_.min, clamp_.max);
@@ -113,7 +115,6 @@ void F32ConvTranspose::finish(float* yp, size_t count, const float* bias) const 
       yp[i] = v < clamp_.min ? clamp_.min : (v > clamp_.max ? clamp_.max : v);
     }
   }
-  if (epilogue_.active()) epilogue_.run(count, yp, yp);
 }
 
 namespace {
@@ -166,6 +167,8 @@ void F32ConvTranspose::direct_row(int oy, const float* x, float* y) const {
     if (!any) std::fill(yp, yp + c_out, 0.0f);
     finish(yp, c_out, bias_.data());
   }
+  float* row = y + size_t(oy) * s.out_w * c_out;
+  epilogue_.run(1, size_t(s.out_w) * c_out, row, size_t(s.out_w) * c_out);
 }
 
 // One output pixel's channels of one group, from the cols of the input pixels that land on it.
@@ -195,6 +198,8 @@ void F32ConvTranspose::gather_row(int oy, const float* cols, float* y, int group
     if (!any) std::fill(yp, yp + gc_out, 0.0f);
     finish(yp, gc_out, bias_.data() + size_t(group) * gc_out);
   }
+  // The group's channels of the row: out_w runs of gc_out, out_c apart (one run when ungrouped).
+  epilogue_.run(size_t(s.out_w), gc_out, y + size_t(oy) * s.out_w * s.out_c + size_t(group) * gc_out, size_t(s.out_c));
 }
 
 struct ConvTransposeRowTask {

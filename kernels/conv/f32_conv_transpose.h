@@ -4,9 +4,10 @@
 // Per image and group: cols[pixel][tap][m] = x[pixel][c] · W[c][m][tap] is one GEMM (K = the
 // group's input channels, N = kernel_h · kernel_w · its output channels; the weights packed
 // once here), then a gather pass builds each output pixel from the cols of the input pixels
-// that land on it, tap by tap in (ky, kx) order, adds the bias, clamps and applies the
-// activation, vectorized along the channels on the element-wise family's add-and-clamp
-// microkernel (every x86 and Arm level).
+// that land on it, tap by tap in (ky, kx) order, adds the bias and clamps, vectorized along the
+// channels on the element-wise family's add-and-clamp microkernel (every x86 and Arm level),
+// then applies the activation to the finished row while it is in cache (passes::fuse_activations
+// moves a Relu, Sigmoid, SiLU, ... after a ConvTranspose here).
 //
 // The float steps are those of the reference (kernels/ref/conv_transpose.h) and of ONNX Runtime:
 // the microkernels sum each dot product as FMAs in channel order from zero, a K deeper than
@@ -66,7 +67,7 @@ class F32ConvTranspose {
   void init(const float* weights, MakeGemm make_gemm);
   void gather_row(int oy, const float* cols, float* y, int group) const;
   void direct_row(int oy, const float* x, float* y) const;
-  void finish(float* yp, size_t count, const float* bias) const;
+  void finish(float* yp, size_t count, const float* bias) const;  // bias and clamp
   friend struct ConvTransposeRowTask;
 
   ConvTranspose2dShape s_;

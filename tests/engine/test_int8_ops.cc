@@ -52,6 +52,11 @@ TEST(Int8Ops, NamesAndLookupsAreUnambiguous) {
   EXPECT_EQ(int8::static_form("LeakyRelu"), nullptr);
   EXPECT_EQ(int8::static_form("HardSwish"), nullptr);  // fused from QDQ files, not written by calib
   EXPECT_NE(int8::fused_from("HardSwish"), nullptr);
+  // ConvTranspose: a QDQ unit the quantizer writes, run in float (no INT8 op, as in ORT's CPU provider).
+  EXPECT_EQ(int8::static_form("ConvTranspose"), nullptr);
+  EXPECT_EQ(int8::fused_from("ConvTranspose"), nullptr);
+  EXPECT_EQ(int8::float_unit_rule("ConvTranspose"), int8::QuantRule::conv_transpose);
+  EXPECT_EQ(int8::float_unit_rule("Conv"), int8::QuantRule::none);
   EXPECT_TRUE(int8::moves_data_only("Reshape"));
   EXPECT_TRUE(int8::moves_data_only("Slice"));  // ShuffleNetV2's chunk
   EXPECT_TRUE(int8::moves_data_only("Split"));  // YOLOv8 C2f, CSP stages

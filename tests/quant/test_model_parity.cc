@@ -36,6 +36,7 @@
 #include "engine/session.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
+#include "tests/quant/decoder_model.h"
 #include "tests/util/ort_oracle.h"
 #include "apps/cli/int8_parity.h"
 #include "apps/cli/model_inputs.h"
@@ -423,6 +424,23 @@ TEST(WholeModelParity, OrtToolFilesMlperfResNet8EveryTestImage) {
   print("MLPerf ResNet8 dynamic.onnx (ORT's tool)", d);
   EXPECT_EQ(d.same_top1, d.rows);
   EXPECT_LE(d.max_abs_diff, 2.4e-7);
+}
+
+// ConvTranspose from ORT's own tool (per channel: the weights along axis 1), on a decoder built
+// here: octet runs the QDQ file (the unit in float, as ORT's CPU provider) and the QOperator file
+// (the ConvTransposes left in float between QuantizeLinear and DequantizeLinear) code for code.
+TEST(WholeModelParity, OrtToolFilesConvTransposeDecoder) {
+  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_QUANTIZATION();
+  ScratchDir dir;
+  const fs::path model = dir / "decoder.onnx";
+  loader::save_onnx(testing::decoder_model(), model.string());
+  auto batch = [](int64_t n, uint32_t seed) {
+    const ir::Dims d = {n, 3, 6, 6};
+    return ir::TensorData::f32(d, testing::random_uniform(size_t(ir::element_count(d)), seed, -1.0f, 2.0f));
+  };
+  ASSERT_NO_FATAL_FAILURE(ort_quantize(model, batch(32, 930), dir / "."));
+  expect_ort_static_files_identical(dir / ".", batch(48, 940), 48, "ConvTranspose decoder");
 }
 
 }  // namespace

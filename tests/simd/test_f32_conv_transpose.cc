@@ -147,6 +147,7 @@ TEST(F32ConvTranspose, MatchesReferenceBitForBit) {
     for (size_t i = 0; i < shapes.size(); ++i) {
       check(shapes[i], *k, uint32_t(i), true, {});
       check(shapes[i], *k, uint32_t(i + 100), false, {});
+      check(shapes[i], *k, uint32_t(i + 200), true, Activation::sigmoid());  // the row epilogue, every path
     }
 }
 
@@ -166,7 +167,14 @@ TEST(F32ConvTranspose, RandomShapesActivationsAndThreads) {
   std::mt19937 rng(2026);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   pthreadpool_t pool = pthreadpool_create(2);
-  const std::vector<Activation> acts = {{}, {ActKind::relu}, Activation::clip(-0.5f, 0.5f)};
+  // Relu and Clip clamp per pixel; the others (a fused activation's epilogue) run per row.
+  const std::vector<Activation> acts = {{},
+                                        {ActKind::relu},
+                                        Activation::clip(-0.5f, 0.5f),
+                                        Activation::sigmoid(),
+                                        Activation::silu(),
+                                        Activation::hard_swish(),
+                                        Activation::leaky_relu(0.1f)};
   for (const F32GemmKernel* k : runnable_kernels())
     for (int t = 0; t < 40; ++t) {
       const int groups = pick(1, 3);

@@ -1,6 +1,7 @@
 #include "tests/sweep/sweep_cases.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <random>
@@ -422,6 +423,37 @@ void add_deconv(Builder& s, Mode mode, const DeconvGeom& g) {
   });
 }
 
+// ConvTranspose then an activation the fusion pass moves into its gather pass: Relu, LeakyRelu,
+// Clip (ReLU6), Sigmoid, HardSwish, SiLU (Sigmoid and Mul). QDQ: the activation inside the float
+// unit (DQ -> ConvTranspose -> act -> Q, fused), or with `across` after its own Q/DQ pair as
+// ORT's tool writes it (never fused: the activation runs on its INT8 table, as in ORT).
+void add_deconv_act(Builder& s, Mode mode, const DeconvGeom& g, const std::string& act, bool across = false) {
+  const Dims w_dims = {g.c, g.m / g.group, g.kh, g.kw};
+  std::string id = g.id() + "_" + act;
+  for (char& ch : id) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  s.add(mode, "ConvTranspose", id + (across ? "_qdq" : ""), [g, mode, w_dims, act, across](OnnxBuilder& b) {
+    const float k = float(g.c / g.group * g.kh * g.kw) / float(g.sh * g.sw);
+    const QParams yq{0.3f * std::sqrt(k) / 64, 128, ElemType::u8};
+    const std::string x = b.input("x", {g.batch, g.c, g.h, g.w});
+    std::vector<std::string> in;
+    if (mode == Mode::fp32) {
+      in = {x, b.random_normal_init("", w_dims, 0, 0.3f), b.random_normal_init("", {g.m})};
+    } else {
+      auto w = testing::qdq_weights(b, w_dims, g.group == 1, 0.3f, 1);
+      in = {testing::qdq(b, x, kAct), w.dq, testing::qdq_bias(b, g.m, kAct.scale, w.scales)};
+    }
+    std::string t = b.node("ConvTranspose", in, g.attrs());
+    if (across) t = testing::qdq(b, t, yq);
+    std::string y;
+    if (act == "Clip") y = b.node("Clip", {t, f32(b, 0.0f), f32(b, 6.0f)});
+    else if (act == "LeakyRelu") y = b.node("LeakyRelu", {t}, {{"alpha", 0.1f}});
+    else if (act == "Silu") y = b.node("Mul", {t, b.node("Sigmoid", {t})});
+    else y = b.node(act, {t});
+    const bool unit = act == "Sigmoid" || act == "Silu";
+    b.output(mode == Mode::fp32 ? y : testing::qdq(b, y, act == "Sigmoid" ? QParams{1.0f / 256, 0, ElemType::u8} : unit ? QParams{yq.scale, 32, ElemType::u8} : yq));
+  });
+}
+
 std::vector<DeconvGeom> deconv_space() {
   std::vector<DeconvGeom> v;
   for (int64_t k = 1; k <= 5; ++k)  // kernels 1..5, stride 1 and 2, no padding
@@ -554,6 +586,24 @@ std::vector<Case> make() {
   const auto deconvs = deconv_space();
   for (const DeconvGeom& g : deconvs) add_deconv(s, Mode::fp32, g);
   for (size_t i = 0; i < deconvs.size(); ++i) if (i % 2 == 0 || deconvs[i].c > 128) add_deconv(s, Mode::qdq, deconvs[i]);
+  {
+    DeconvGeom g;  // 3x3 s2 p1 op1: a decoder's exact 2x
+    g.output_padding = {1, 1};
+    DeconvGeom dw;  // depthwise k4 s2 p1: the direct gather
+    dw.c = dw.m = dw.group = 16;
+    dw.kh = dw.kw = 4;
+    DeconvGeom odd;  // channels not a multiple of the vector width, batch 2
+    odd.c = 5, odd.m = 11, odd.h = 5, odd.w = 6, odd.batch = 2;
+    for (const char* act : {"Relu", "LeakyRelu", "Clip", "Sigmoid", "HardSwish", "Silu"}) {
+      add_deconv_act(s, Mode::fp32, g, act);
+      add_deconv_act(s, Mode::qdq, g, act);
+    }
+    for (const char* act : {"Sigmoid", "HardSwish", "LeakyRelu"}) add_deconv_act(s, Mode::qdq, g, act, true);
+    for (const char* act : {"Relu", "Sigmoid", "Silu"}) {
+      add_deconv_act(s, Mode::fp32, dw, act);
+      add_deconv_act(s, Mode::fp32, odd, act);
+    }
+  }
   s.add(Mode::fp32, "ConvTranspose", "1d_k3_s2_op1", [](OnnxBuilder& b) {
     b.output(b.node("ConvTranspose", {b.input("x", {1, 8, 9}), b.random_normal_init("", {8, 6, 3}), b.random_normal_init("", {6})},
                     {{"pads", {1, 1}}, {"strides", {2}}, {"output_padding", {1}}}));

@@ -356,6 +356,8 @@ std::string write(const std::vector<Isa>& levels, const std::string& expected_pa
         stat = "`" + f->op + "`" + (q ? " (quantizer writes it)" : " (read from QDQ files)");
       } else if (int8::moves_data_only(op)) {
         stat = "moves bytes";
+      } else if (int8::float_unit_rule(op) != int8::QuantRule::none) {
+        stat = "float between Q and DQ, as ORT's CPU provider (quantizer writes it)";
       }
       if (const int8::Int8Op* d = int8::dynamic_form(op)) dyn = "`" + d->op + "`";
       const loader::ImportSchema* s = loader::import_schema(op);
