@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <utility>
 
 #include "loader/onnx_loader.h"
@@ -192,9 +193,9 @@ const Plan& Session::plan_for(const std::vector<ir::TensorData>& inputs) {
 }
 
 Session::PlanSlot& Session::slot_for(const std::vector<ir::Dims>& input_dims,
-                                    const std::map<std::string, ir::TensorData>& known, bool idle) {
-  PlanKey key{input_dims, {}};
-  for (const auto& [name, t] : known) key.second[name] = t.bytes;
+                                    const std::map<std::string, ir::TensorData>& known, bool idle, bool one_thread) {
+  PlanKey key{input_dims, {}, one_thread};
+  for (const auto& [name, t] : known) std::get<1>(key)[name] = t.bytes;
   auto& slots = plans_[key];
   for (auto& slot : slots)
     if (!idle || !slot->busy) {
@@ -205,7 +206,9 @@ Session::PlanSlot& Session::slot_for(const std::vector<ir::Dims>& input_dims,
   for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = input_dims.at(i);
   auto slot = std::make_unique<PlanSlot>();
   try {
-    slot->plan = std::make_unique<Plan>(graph_, named, known, plan_options_);
+    PlanOptions options = plan_options_;
+    if (one_thread) options.threadpool = nullptr;
+    slot->plan = std::make_unique<Plan>(graph_, named, known, options);
   } catch (const ir::Error& e) {
     if (slots.empty()) plans_.erase(key);
     throw in_file(graph_.source, e);
@@ -244,9 +247,9 @@ const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims,
 }
 
 Session::PlanLease Session::lease_plan(const std::vector<ir::Dims>& input_dims,
-                                       const std::map<std::string, ir::TensorData>& known) {
+                                       const std::map<std::string, ir::TensorData>& known, bool one_thread) {
   std::lock_guard<std::mutex> lock(*mutex_);
-  PlanSlot& slot = slot_for(input_dims, known, true);
+  PlanSlot& slot = slot_for(input_dims, known, true, one_thread);
   slot.busy = true;
   return PlanLease(*this, slot);
 }
@@ -288,11 +291,13 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
   }
   if (!timings && !observer && batch_slice_ > 0 && !inputs.empty() && !inputs[0].dims.empty()) {
     const int64_t batch = inputs[0].dims[0];
-    bool batched = batch > batch_slice_;
+    const bool shared_out = batch >= 2 && image_threads() > 1;
+    bool batched = batch > batch_slice_ || shared_out;
     for (size_t i = 0; batched && i < inputs.size(); ++i)
       batched = !inputs_[i].dims.empty() && inputs_[i].dims[0] < 0 && !inputs[i].dims.empty() &&
                 inputs[i].dims[0] == batch && inputs[i].dtype != ir::DType::s64 && inputs[i].dtype != ir::DType::s32;
-    if (batched && images_independent()) return run_in_slices(inputs, batch);
+    if (batched && images_independent())
+      return shared_out ? run_images_in_parallel(inputs, batch) : run_in_slices(inputs, batch);
   }
   const PlanInputs key = plan_inputs(inputs);
   const PlanLease plan = lease_plan(key.dims, key.known);
@@ -334,6 +339,11 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
     out.push_back(std::move(t));
   }
   return out;
+}
+
+int Session::image_threads() {
+  const int threads = threadpool_ ? int(pthreadpool_get_threads_count(threadpool_.get())) : 1;
+  return threads > 1 && slices_batches() ? threads : 1;
 }
 
 bool Session::images_independent() {
@@ -383,6 +393,33 @@ bool Session::images_independent_locked() {
   return independent;
 }
 
+std::vector<ir::TensorData> Session::batch_outputs(const Plan& slice_plan, int64_t batch) const {
+  std::vector<ir::TensorData> out;
+  for (const auto& name : graph_.outputs) {
+    ir::Dims d = slice_plan.value(name).info.dims;
+    d[0] = batch;
+    out.push_back(ir::TensorData::make(slice_plan.value(name).info.dtype, d));
+  }
+  return out;
+}
+
+void Session::run_slice(Plan& plan, std::span<const TensorView> inputs, int64_t batch, int64_t first, int64_t n,
+                        std::vector<ir::TensorData>& out) const {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const size_t row = inputs[i].bytes.size() / size_t(batch);
+    ir::copy_bytes(plan.data(inputs_[i].name), inputs[i].bytes.data() + size_t(first) * row, size_t(n) * row);
+  }
+  for (const auto& step : plan.steps()) run_step(step, graph_.source);
+  for (size_t o = 0; o < graph_.outputs.size(); ++o) {
+    const PlanValue& v = plan.value(graph_.outputs[o]);
+    const size_t bytes = v.info.bytes();
+    std::byte* dst = out[o].bytes.data() + size_t(first) * (bytes / size_t(n));
+    const void* src = std::as_const(plan).data(graph_.outputs[o]);
+    if (same_memory(v.info.dims, v.info.layout, Layout::row_major)) ir::copy_bytes(dst, src, bytes);
+    else relayout(v.info, src, Layout::row_major, dst);
+  }
+}
+
 std::vector<ir::TensorData> Session::run_in_slices(std::span<const TensorView> inputs, int64_t batch) {
   // One plan for the full slices, looked up once; another for a shorter last slice.
   auto plan_of = [&](int64_t images) {
@@ -393,32 +430,86 @@ std::vector<ir::TensorData> Session::run_in_slices(std::span<const TensorView> i
     }
     return lease_plan(dims, {});
   };
-  const PlanLease full = plan_of(batch_slice_);
+  const PlanLease full = plan_of(std::min<int64_t>(batch_slice_, batch));
   std::optional<PlanLease> last;
-  std::vector<ir::TensorData> out;
+  std::vector<ir::TensorData> out = batch_outputs(*full, batch);
   for (int64_t first = 0; first < batch; first += batch_slice_) {
     const int64_t n = std::min<int64_t>(batch_slice_, batch - first);
     if (n != batch_slice_) last.emplace(plan_of(n));
-    Plan* plan = n == batch_slice_ ? &*full : &**last;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const size_t row = inputs[i].bytes.size() / size_t(batch);
-      ir::copy_bytes(plan->data(inputs_[i].name), inputs[i].bytes.data() + size_t(first) * row, size_t(n) * row);
-    }
-    for (const auto& step : plan->steps()) run_step(step, graph_.source);
-    for (size_t o = 0; o < graph_.outputs.size(); ++o) {
-      const PlanValue& v = plan->value(graph_.outputs[o]);
-      if (out.size() <= o) {
-        ir::Dims d = v.info.dims;
-        d[0] = batch;
-        out.push_back(ir::TensorData::make(v.info.dtype, d));
-      }
-      const size_t bytes = v.info.bytes();
-      std::byte* dst = out[o].bytes.data() + size_t(first) * (bytes / size_t(n));
-      const void* src = std::as_const(*plan).data(graph_.outputs[o]);
-      if (same_memory(v.info.dims, v.info.layout, Layout::row_major)) ir::copy_bytes(dst, src, bytes);
-      else relayout(v.info, src, Layout::row_major, dst);
-    }
+    run_slice(n == batch_slice_ ? *full : **last, inputs, batch, first, n, out);
   }
+  return out;
+}
+
+namespace {
+
+// One thread's share of an image-parallel run: images [first, first + count) in slices of
+// `slice`, through `full` and, for a shorter last slice, `last`.
+struct ImageShare {
+  int64_t first = 0, count = 0, slice = 0;
+  Plan* full = nullptr;
+  Plan* last = nullptr;
+  std::exception_ptr error;
+};
+
+}  // namespace
+
+// The batch shared out over the pool's threads, each running its images through a plan of its
+// own whose kernels stay on that thread: no step waits for the other threads, where splitting
+// each step does after every one (a fork-join of the pool and, for the next step, half its
+// input in the other core's cache), which small steps cannot repay. The threads' plans share
+// the packed weights; each holds its own activations.
+std::vector<ir::TensorData> Session::run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch) {
+  const int64_t threads = int64_t(pthreadpool_get_threads_count(threadpool_.get()));
+  const int64_t parts = std::min(threads, batch);
+  auto dims_at = [&](int64_t images) {
+    std::vector<ir::Dims> dims;
+    for (const auto& in : inputs) {
+      dims.push_back(in.dims);
+      dims.back()[0] = images;
+    }
+    return dims;
+  };
+  // Every plan is leased here, before the threads start: planning takes the session's lock,
+  // and the outputs are allocated after the first.
+  std::vector<ImageShare> shares(static_cast<size_t>(parts));
+  std::vector<PlanLease> leases;
+  leases.reserve(2 * shares.size());
+  int64_t first = 0;
+  for (int64_t p = 0; p < parts; ++p) {
+    ImageShare& share = shares[size_t(p)];
+    share.first = first;
+    share.count = batch / parts + (p < batch % parts ? 1 : 0);
+    share.slice = std::min<int64_t>(batch_slice_, share.count);
+    first += share.count;
+    share.full = &*leases.emplace_back(lease_plan(dims_at(share.slice), {}, true));
+    if (share.count % share.slice != 0)
+      share.last = &*leases.emplace_back(lease_plan(dims_at(share.count % share.slice), {}, true));
+  }
+  std::vector<ir::TensorData> out = batch_outputs(*shares[0].full, batch);
+  struct Context {
+    const Session* session;
+    std::span<const TensorView> inputs;
+    int64_t batch;
+    std::vector<ImageShare>* shares;
+    std::vector<ir::TensorData>* out;
+  } context{this, inputs, batch, &shares, &out};
+  auto run_share = [](void* raw, size_t p) {
+    auto& c = *static_cast<Context*>(raw);
+    ImageShare& share = (*c.shares)[p];
+    try {
+      for (int64_t done = 0; done < share.count; done += share.slice) {
+        const int64_t n = std::min(share.slice, share.count - done);
+        c.session->run_slice(n == share.slice ? *share.full : *share.last, c.inputs, c.batch, share.first + done, n,
+                             *c.out);
+      }
+    } catch (...) {
+      share.error = std::current_exception();
+    }
+  };
+  pthreadpool_parallelize_1d(threadpool_.get(), run_share, &context, size_t(parts), 0);
+  for (const ImageShare& share : shares)
+    if (share.error) std::rethrow_exception(share.error);
   return out;
 }
 

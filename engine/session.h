@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct SessionOptions {
   bool winograd = true;  // FP32 3x3 stride-1 convs may run as Winograd F(2x2, 3x3); false: direct only
   // A batch larger than this runs as consecutive slices of this many images through one
   // plan, when every image is computed independently of the others (checked per model).
+  // With threads > 1 such a batch (of two images or more) is shared out instead: each thread
+  // runs its own share of the images, in slices, through a plan of its own on one thread, so
+  // the threads meet once per run rather than after every step.
   // 0: never slice. -1 (auto): the most images, up to 16, whose activations fit half the cache
   // one core can count on (kernels::per_core_cache_bytes), more when the weights dwarf them
   // (Session::automatic_batch_slice): a slice stays cache-resident where a whole batch would
@@ -79,6 +83,10 @@ class Session {
   // independently and has a batch axis); decided once, from the plan of one slice, by what
   // each of its steps' ops declares (OpImpl::batch_use).
   bool slices_batches() { return batch_slice_ > 0 && images_independent(); }
+  // Threads a batch of two images or more is shared out over (each runs its own images, in
+  // slices, on a plan of its own): the session's threads when it slices batches, else 1 (each
+  // step then splits its own work over the threads).
+  int image_threads();
   size_t activation_bytes_per_image() const { return activation_bytes_per_image_; }
   // The packed weights of every plan built so far, each packing held once.
   const kernels::PackedCache& packed_weights() const { return *packed_cache_; }
@@ -108,7 +116,9 @@ class Session {
   ir::Graph graph_;
   std::vector<passes::PassCount> pass_report_;
   std::vector<TensorSpec> inputs_, outputs_;
-  using PlanKey = std::pair<std::vector<ir::Dims>, std::map<std::string, std::vector<std::byte>>>;
+  // The input shapes, the contents of integer inputs, and whether the plan runs on one thread
+  // (a share of an image-parallel run: its kernels must not call the session's pool).
+  using PlanKey = std::tuple<std::vector<ir::Dims>, std::map<std::string, std::vector<std::byte>>, bool>;
   struct PlanSlot {
     std::unique_ptr<Plan> plan;
     bool busy = false;   // a run is using it
@@ -141,10 +151,12 @@ class Session {
   };
   PlanInputs plan_inputs(std::span<const TensorView> inputs) const;
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
-  PlanLease lease_plan(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known);
-  // With mutex_ held: a slot for these shapes, idle when `idle` (built when there is none).
+  PlanLease lease_plan(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known,
+                       bool one_thread = false);
+  // With mutex_ held: a slot for these shapes, idle when `idle` (built when there is none);
+  // `one_thread`: a plan whose kernels run on the caller's thread only.
   PlanSlot& slot_for(const std::vector<ir::Dims>& input_dims, const std::map<std::string, ir::TensorData>& known,
-                     bool idle);
+                     bool idle, bool one_thread = false);
   void evict_idle_plans(const PlanSlot& keep);
   std::map<PlanKey, std::vector<std::unique_ptr<PlanSlot>>> plans_;
   std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();  // plans_, images_independent_
@@ -164,6 +176,13 @@ class Session {
   // passes::fuse_residual_adds with the shapes of plans at batch 1 and 2; how many it fused.
   int fuse_residual_adds();
   std::vector<ir::TensorData> run_in_slices(std::span<const TensorView> inputs, int64_t batch);
+  std::vector<ir::TensorData> run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch);
+  // Images [first, first + n) of the inputs through `plan` (planned for n images), into `out`
+  // (every output at the whole batch).
+  void run_slice(Plan& plan, std::span<const TensorView> inputs, int64_t batch, int64_t first, int64_t n,
+                 std::vector<ir::TensorData>& out) const;
+  // The outputs of a batch of `batch` images, allocated after the plan of one slice.
+  std::vector<ir::TensorData> batch_outputs(const Plan& slice_plan, int64_t batch) const;
 };
 
 }  // namespace octet

@@ -77,6 +77,7 @@ int run_info(const InfoOptions& o) {
   // Deciding on slices builds the slice plan, which may evict others: first, so that the plan
   // listed below stays valid (plan_for's contract).
   const bool sliced = session.slices_batches();
+  const int image_threads = session.image_threads();
   const Plan& plan = session.plan_for(session.input_dims_at(o.batch));
   int64_t total_macs = 0;
   for (const auto& s : plan.steps()) total_macs += s.macs;
@@ -115,6 +116,7 @@ int run_info(const InfoOptions& o) {
                  {"arena_bytes", plan.arena_bytes()}};
   j["isa"] = kernels::isa_name(kernels::active_isa());
   j["batch_slice"] = sliced ? session.batch_slice() : 0;
+  j["image_threads"] = image_threads;
   j["activation_bytes_per_image"] = session.activation_bytes_per_image();
   const auto islands = float_islands(session.graph());
   for (const auto& [node, why] : islands) j["float_in_int8"].push_back({{"node", node}, {"reason", why}});
@@ -140,6 +142,10 @@ int run_info(const InfoOptions& o) {
                double(kernels::per_core_cache_bytes()) / 1024.0);
   else
     fmt::print("\nbatches    run whole (the images are not computed independently, or --batch-slice 0)\n");
+  if (image_threads > 1)
+    fmt::print("threads    a batch of 2 images or more is shared out over the {} threads, each running its own "
+               "images; one image splits each step over them\n",
+               image_threads);
   fmt::print("\nexecution plan at batch {} ({} steps, arena {:.1f} KB, kernels up to {}):\n", o.batch,
              plan.steps().size(), double(plan.arena_bytes()) / 1024.0, engine_summary());
   fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}{}\n", "#", "node", "op", "output", "MACs",

@@ -162,3 +162,54 @@ TEST(BatchSlices, AConvNetSlices) {
 
 }  // namespace
 }  // namespace octet
+
+namespace octet {
+namespace {
+
+std::vector<float> run_threads(int threads, int slice, int batch) {
+  SessionOptions o;
+  o.batch_slice = slice;
+  o.threads = threads;
+  Session s(conv_head(false), o);
+  auto in = ir::TensorData::f32({batch, 3, 9, 9}, testing::random_normal(size_t(batch) * 3 * 81, 9));
+  auto out = s.run({in});
+  EXPECT_EQ(out[0].dims, (ir::Dims{batch, 4}));
+  return {out[0].as<float>(), out[0].as<float>() + out[0].count()};
+}
+
+// With threads, a batch is shared out: each thread runs its images (shares of 4 and 3 for 7
+// images on 2 threads, in slices of the slice size) through a plan of its own. The result is
+// the one-thread whole-batch run's, bit for bit (the same kernels on the same rows).
+TEST(BatchSlices, ImagesSharedOverThreadsEqualTheOneThreadRun) {
+  for (int threads : {2, 3})
+    for (int slice : {-1, 1, 2, 3})
+      for (int batch : {1, 2, 3, 7}) {
+        const std::vector<float> one = run_threads(1, 0, batch), shared = run_threads(threads, slice, batch);
+        ASSERT_EQ(one.size(), shared.size());
+        for (size_t i = 0; i < one.size(); ++i)
+          ASSERT_EQ(one[i], shared[i]) << threads << " threads, slice " << slice << ", batch " << batch << " at " << i;
+      }
+}
+
+TEST(BatchSlices, OnlyAModelThatKeepsImagesApartSharesThemOverThreads) {
+  SessionOptions o;
+  o.threads = 2;
+  EXPECT_EQ(Session(conv_head(false), o).image_threads(), 2);
+  EXPECT_EQ(Session(conv_head(true), o).image_threads(), 1);  // Softmax over the batch
+  o.batch_slice = 0;  // never sliced: each step splits instead
+  EXPECT_EQ(Session(conv_head(false), o).image_threads(), 1);
+  o.batch_slice = -1;
+  o.threads = 1;
+  EXPECT_EQ(Session(conv_head(false), o).image_threads(), 1);
+  // The model mixing images still runs right with threads: its Softmax normalises over the batch.
+  o.threads = 2;
+  o.batch_slice = 1;
+  Session mixed(conv_head(true), o);
+  auto out = mixed.run({ir::TensorData::f32({6, 3, 9, 9}, testing::random_normal(6 * 3 * 81, 9))});
+  float column = 0;
+  for (int r = 0; r < 6; ++r) column += out[0].as<float>()[r * 4];
+  EXPECT_NEAR(column, 1.0f, 1e-5f);
+}
+
+}  // namespace
+}  // namespace octet
