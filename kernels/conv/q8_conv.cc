@@ -79,7 +79,7 @@ Requantization unit_requantization(Q8 x_type) {
 bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
   return s.groups == 1 && s.batch >= 1 && s.in_h >= 1 && s.in_w >= 1 && s.in_c >= 1 &&
          s.out_h >= 1 && s.out_w >= 1 && s.out_c >= 1 && s.kernel_h >= 1 && s.kernel_w >= 1 &&
-         s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1;
+         s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1 && !s.has_depth();
 }
 
 Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
