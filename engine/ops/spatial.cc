@@ -155,9 +155,9 @@ int64_t conv_macs(const OpContext& c, size_t w_input, const TensorInfo& out) {
   return out.count() * per_output;
 }
 
-Window pool_window(const OpContext& c) {
+Window pool_window(const OpContext& c, bool allow_3d) {
   const TensorInfo& x = c.info(0);
-  require_spatial_rank(c, x, "X");
+  require_spatial_rank(c, x, "X", allow_3d);
   const std::vector<int64_t> ks =
       c.node.attrs.has("kernel_shape") ? c.node.attrs.ints("kernel_shape") : std::vector<int64_t>{};
   if (ks.size() + 2 != x.dims.size())
@@ -176,6 +176,11 @@ kernels::Pool2dShape pool2d_shape(const OpContext& c, const Window& window) {
   s.kernel_h = w.k_h; s.kernel_w = w.k_w; s.stride_h = w.s_h; s.stride_w = w.s_w;
   s.dilation_h = w.d_h; s.dilation_w = w.d_w;
   s.pad_top = w.pad_top; s.pad_left = w.pad_left; s.pad_bottom = w.pad_bottom; s.pad_right = w.pad_right;
+  if (window.spatial_rank == 3) {
+    s.in_d = int(window.in[0]); s.out_d = int(window.out[0]); s.kernel_d = int(window.kernel[0]);
+    s.stride_d = int(window.strides[0]); s.dilation_d = int(window.dilations[0]);
+    s.pad_front = int(window.pad_begin[0]); s.pad_back = int(window.pad_end[0]);
+  }
   return s;
 }
 

@@ -43,7 +43,8 @@ kernels::Conv2dShape conv2d_shape(const ConvGeometry& g);
 int64_t conv_macs(const OpContext& c, size_t w_input, const TensorInfo& out);
 
 // Pooling window of input 0 from kernel_shape, pads, strides, dilations, auto_pad, ceil_mode.
-Window pool_window(const OpContext& c);
+// allow_3d: the op runs 5-D X (the depth fields of Pool2dShape).
+Window pool_window(const OpContext& c, bool allow_3d = false);
 kernels::Pool2dShape pool2d_shape(const OpContext& c, const Window& w);
 
 }  // namespace octet::ops

@@ -261,7 +261,7 @@ TEST(Conv3dRef, MatchesSumOfPlaneConvs) {
     f32_conv2d_nhwc__ref(s, in.data(), w.data(), bias.data(), {}, got.data());
 
     Conv2dShape p = s;  // one plane
-    p.in_d = p.out_d = p.kernel_d = p.stride_d = p.dilation_d = 1;
+    p.batch = p.in_d = p.out_d = p.kernel_d = p.stride_d = p.dilation_d = 1;
     p.pad_front = 0;
     std::vector<float> expected(got.size()), w2(size_t(c.out_c) * per_oc / c.kd), plane(plane_out);
     for (int n = 0; n < c.batch; ++n)

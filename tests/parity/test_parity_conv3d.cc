@@ -71,5 +71,23 @@ TEST_F(ParityTest, VideoResNetConvolutions) {
   expect_no_scalar_step(b, "video_resnet_convs");
 }
 
+// 3-D MaxPool and AveragePool (ceil_mode, count_include_pad, asymmetric pads, a spatial-only
+// window) and the global average pool a video classifier ends with.
+TEST_F(ParityTest, VideoPools) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 12, 5, 9, 9});
+  b.output(b.node("MaxPool", {x}, {{"kernel_shape", {3, 3, 3}}, {"strides", {2, 2, 2}}, {"pads", {1, 1, 1, 1, 1, 1}}}));
+  b.output(b.node("MaxPool", {x}, {{"kernel_shape", {1, 3, 3}}, {"strides", {1, 2, 2}}, {"pads", {0, 1, 1, 0, 1, 1}}}));
+  b.output(b.node("AveragePool", {x},
+                  {{"kernel_shape", {2, 3, 3}}, {"strides", {2, 2, 2}}, {"pads", {1, 0, 1, 0, 1, 1}}, {"ceil_mode", 1}}));
+  b.output(b.node("AveragePool", {x},
+                  {{"kernel_shape", {3, 3, 3}}, {"strides", {1, 1, 1}}, {"pads", {1, 1, 1, 1, 1, 1}},
+                   {"count_include_pad", 1}}));
+  b.output(b.node("GlobalAveragePool", {x}));
+  check_model(b, "video_pools");
+  expect_no_scalar_step(b, "video_pools");
+}
+
 }  // namespace conv3d_parity
 }  // namespace octet::parity
