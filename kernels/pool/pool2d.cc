@@ -234,15 +234,9 @@ namespace {
 
 // q8_avgpool2d_nhwc__ref's divisor: the whole window with count_include_pad (also where it
 // runs past the trailing pad), else the taps inside the input (none: 1, over a sum of 0).
-// QLinearAveragePool is 2-D here (q8_avgpool2d_nhwc__ref has no depth).
-const Pool2dShape& only_2d(const Pool2dShape& s) {
-  if (s.has_depth()) throw std::invalid_argument("Q8AvgPool2d: 3-D pools are not supported");
-  return s;
-}
-
 std::vector<double> q8_avg_divisors(const Pool2dShape& s, bool count_include_pad) {
   if (!count_include_pad) return avg_divisors(s, false);
-  return std::vector<double>(static_cast<size_t>(s.out_h) * s.out_w, double(s.kernel_h) * s.kernel_w);
+  return std::vector<double>(out_rows(s) * s.out_w, double(window_size(s)));
 }
 
 }  // namespace
@@ -250,7 +244,7 @@ std::vector<double> q8_avg_divisors(const Pool2dShape& s, bool count_include_pad
 Q8AvgPool2d::Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, const Q8AvgPoolParams& params,
                          Isa isa)
     : type_(type),
-      s_(only_2d(s)),
+      s_(s),
       count_include_pad_(count_include_pad),
       params_(params),
       ukernel_(choose(type == Q8::u8 ? kQu8AvgPoolUkernels : kQs8AvgPoolUkernels, s, isa)),
@@ -261,7 +255,7 @@ Q8AvgPool2d::Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, 
 Q8AvgPool2d::Q8AvgPool2d(Q8 type, const Pool2dShape& s, bool count_include_pad, const Q8AvgPoolParams& params,
                          const PoolUkernel<Q8PoolUkernel>& ukernel)
     : type_(type),
-      s_(only_2d(s)),
+      s_(s),
       count_include_pad_(count_include_pad),
       params_(params),
       ukernel_(require(ukernel, s, "Q8AvgPool2d")),
