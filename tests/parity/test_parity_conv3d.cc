@@ -7,7 +7,9 @@
 
 #include "engine/session.h"
 #include "kernels/isa.h"
+#include "io/tensor_io.h"
 #include "tests/parity/parity_fixture.h"
+#include "tests/util/qdq_patterns.h"
 #include "tests/util/skip_reasons.h"
 
 namespace octet::parity {
@@ -87,6 +89,56 @@ TEST_F(ParityTest, VideoPools) {
   b.output(b.node("GlobalAveragePool", {x}));
   check_model(b, "video_pools");
   expect_no_scalar_step(b, "video_pools");
+}
+
+// The same layers in INT8 as ONNX Runtime's quantizer writes them (QDQ around each op; and the
+// dynamic ConvInteger chain): bit-identical to ORT at every level this CPU runs, with no step on
+// a scalar reference.
+TEST(Conv3dParity, Int8IsBitIdenticalToOrt) {
+  OCTET_SKIP_WITHOUT_ORT();
+  using testing::qdq;
+  OnnxBuilder b(13);
+  const testing::QParams act{1.0f / 32, 128, testing::ElemType::u8}, relu_out{1.0f / 16, 0, testing::ElemType::u8};
+  auto x = b.input("x", {-1, 8, 4, 10, 10});
+  // The input's Q / DQ pair repeats the producer's parameters, as ORT's quantizer writes them.
+  auto qconv = [&](const std::string& in, const testing::QParams& in_q, int64_t in_c, int64_t out_c,
+                   std::vector<int64_t> k, int64_t groups, std::vector<int64_t> strides) {
+    auto w = testing::qdq_weights(b, {out_c, in_c / groups, k[0], k[1], k[2]}, true, 0.2f);
+    auto y = b.node("Conv", {qdq(b, in, in_q), w.dq, testing::qdq_bias(b, out_c, in_q.scale, w.scales)},
+                    {{"group", groups},
+                     {"pads", {k[0] / 2, k[1] / 2, k[2] / 2, k[0] / 2, k[1] / 2, k[2] / 2}},
+                     {"strides", strides}});
+    return qdq(b, b.node("Relu", {y}), relu_out);
+  };
+  auto a = qconv(x, act, 8, 16, {3, 3, 3}, 1, {1, 1, 1});
+  auto pooled = qdq(b, b.node("MaxPool", {a}, {{"kernel_shape", {1, 3, 3}}, {"strides", {1, 2, 2}}, {"pads", {0, 1, 1, 0, 1, 1}}}),
+                    relu_out);
+  auto grouped = qconv(pooled, relu_out, 16, 16, {1, 3, 3}, 4, {1, 1, 1});
+  auto depthwise = qconv(grouped, relu_out, 16, 16, {3, 3, 3}, 16, {2, 1, 1});
+  b.output(qdq(b, b.node("AveragePool", {depthwise}, {{"kernel_shape", {2, 2, 2}}, {"strides", {1, 2, 2}}}), act));
+  b.output(testing::dynamic_conv(b, x, {12, 8, 3, 1, 1}, {{"pads", {1, 0, 0, 1, 0, 0}}}, true));
+
+  ScratchDir dir;
+  const std::string path = (dir.path() / "conv3d_int8.onnx").string();
+  b.save(path);
+  const ir::Dims dims{2, 8, 4, 10, 10};
+  const auto inputs = random_inputs({dims}, dims[0], 11);
+  const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
+  for (kernels::Isa isa : kernels::runnable_isas()) {
+    SessionOptions o;
+    o.isa = isa;
+    Session session = Session::load(path, o);
+    const auto mine = session.run(inputs);
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const std::string& out = session.outputs()[i].name;
+      EXPECT_EQ(differing_bytes(mine[i], theirs.at(out)), 0)
+          << "output " << out << " at " << kernels::isa_name(isa) << " (" << mine[i].count() << " values)";
+    }
+    if (isa == kernels::Isa::scalar) continue;
+    for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
+      EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " (" << step.fallback << ") at "
+                                  << kernels::isa_name(isa);
+  }
 }
 
 }  // namespace conv3d_parity
