@@ -56,7 +56,8 @@ Vector random_ints(size_t n, int lo, int hi, uint32_t seed) {
 
 // Multiply-accumulates of one conv (grouped convs: in_c / groups inputs per output).
 inline int64_t conv_macs(const kernels::Conv2dShape& s) {
-  return int64_t(s.batch) * s.out_h * s.out_w * s.out_c * (s.in_c / s.groups) * s.kernel_h * s.kernel_w;
+  return int64_t(s.batch) * s.out_d * s.out_h * s.out_w * s.out_c * (s.in_c / s.groups) * s.kernel_d * s.kernel_h *
+         s.kernel_w;
 }
 
 // FP32 kernels report GFLOPS against peak_gflops, INT8 kernels GOPS against peak_gops.

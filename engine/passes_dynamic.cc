@@ -118,11 +118,11 @@ int fuse_dynamic_quantization(ir::Graph& g) {
     if (!g.is_constant(n.input(1))) continue;
     const ir::TensorData& w = *g.values.at(n.input(1)).constant;
     if (w.dtype != ir::DType::s8 || !zero_or_absent(g, n, 3)) continue;
-    if (conv ? w.dims.size() != 4 : w.dims.size() != 2) continue;
+    if (conv ? w.dims.size() != 4 && w.dims.size() != 5 : w.dims.size() != 2) continue;
     const int64_t channels = conv ? w.dims[0] : w.dims[1];
-    // The result's rank: a 2-D conv's is 4. A MatMul's depends on A, so its scale and bias
-    // must be rank <= 1 (a scalar or [N] never widens the result).
-    const size_t rank = conv ? 4 : 1;
+    // The result's rank: a 2-D conv's is 4, a 3-D one's 5 (the weights' rank). A MatMul's
+    // depends on A, so its scale and bias must be rank <= 1 (a scalar or [N] never widens it).
+    const size_t rank = conv ? w.dims.size() : 1;
     const size_t axis = conv ? 1 : 0;
 
     ir::Node* cast = sole_consumer(g, n.outputs[0]);

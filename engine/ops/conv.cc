@@ -25,7 +25,7 @@ constexpr bool kAddsResidualPerTile =
     std::is_same_v<FastConv, kernels::F32Conv> || std::is_same_v<FastConv, kernels::F32WinogradConv>;
 
 ops::ConvGeometry conv_geometry(const OpContext& c) {
-  ops::ConvGeometry g = ops::conv_geometry(c, 0, 1);
+  ops::ConvGeometry g = ops::conv_geometry(c, 0, 1, true);
   if (c.has(2) && c.info(2).count() != g.out_c)
     c.fail("B has " + std::to_string(c.info(2).count()) + " values, expected " + std::to_string(g.out_c));
   return g;
@@ -44,7 +44,7 @@ std::vector<TensorInfo> infer_conv(const OpContext& c) {
 // k, then y = act(y + r) over the whole output: the residual for a driver that wrote y without it.
 Kernel then_add_residual(Kernel k, const kernels::Conv2dShape& s, const kernels::Activation& act, kernels::Isa isa,
                          const float* r, float* y) {
-  const size_t count = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
+  const size_t count = size_t(s.batch) * s.out_d * s.out_h * s.out_w * s.out_c;
   auto epilogue = std::make_shared<const kernels::F32Epilogue>(act, isa);
   return [k = std::move(k), epilogue, r, y, count] {
     k();
@@ -85,7 +85,8 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   auto r = c.has(kResidual) ? static_cast<const float*>(in[kResidual]) : nullptr;
   const bool constant_params = c.in_const[1] != nullptr && (!c.has(2) || c.in_const[2] != nullptr);
   if (c.isa != kernels::Isa::scalar && constant_params) {
-    const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c;
+    // A 3-D depthwise conv runs grouped on the IGEMM (the depthwise kernels are 2-D).
+    const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c && !s.has_depth();
     // Winograd F(2x2, 3x3) does 2.25x fewer multiplies than the direct conv; with few
     // channels its transforms cost more than that saves (kernels/conv/f32_winograd.h).
     if (c.winograd && kernels::F32WinogradConv::supports(s, act) && kernels::F32WinogradConv::faster_than_direct(s))

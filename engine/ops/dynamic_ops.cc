@@ -91,7 +91,7 @@ int32_t run_time_zero_point(const void* p, DType t) {
 // ---- ConvIntegerToFloat
 
 ops::ConvGeometry conv_geometry(const OpContext& c) {
-  ops::ConvGeometry g = ops::conv_geometry(c, kX, kW);
+  ops::ConvGeometry g = ops::conv_geometry(c, kX, kW, true);
   check_float_output_inputs(c, g.out_c, "x", "w");
   return g;
 }
@@ -147,7 +147,7 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);
   const void* w = in[kW];
   const std::vector<int32_t> w_zp = ops::ParamInputs(c, in)[kWZeroPoint].ints();
-  const int64_t rows = static_cast<int64_t>(s.batch) * s.out_h * s.out_w;
+  const int64_t rows = static_cast<int64_t>(s.batch) * s.out_d * s.out_h * s.out_w;
   auto acc = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(rows * s.out_c));
   auto dq_shared = std::make_shared<const kernels::DequantizedOutput>(std::move(dq));
   return ops::visit_q8_acc_types(tx, c.info(kW).dtype, [&](auto tx_tag, auto tw_tag) -> Kernel {

@@ -35,8 +35,9 @@ void require_f32(const OpContext& c) {
     c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
 }
 
+// MaxPool and AveragePool run 1-D, 2-D and 3-D windows.
 std::vector<TensorInfo> pool_output(const OpContext& c) {
-  ops::Window w = ops::pool_window(c);
+  ops::Window w = ops::pool_window(c, true);
   ir::Dims out = {c.info(0).dims[0], c.info(0).dims[1]};
   out.insert(out.end(), w.out.begin(), w.out.end());
   return {{c.info(0).dtype, out, Layout::channels_last}};
@@ -55,12 +56,13 @@ std::vector<TensorInfo> infer_maxpool(const OpContext& c) {
   return pool_output(c);
 }
 
-kernels::Pool2dShape pool_shape(const OpContext& c) { return ops::pool2d_shape(c, ops::pool_window(c)); }
+kernels::Pool2dShape pool_shape(const OpContext& c) { return ops::pool2d_shape(c, ops::pool_window(c, true)); }
 
 // A window that is the whole input with no padding: a global average (whatever the strides).
 bool is_global_window(const kernels::Pool2dShape& s) {
   return s.kernel_h == s.in_h && s.kernel_w == s.in_w && s.dilation_h == 1 && s.dilation_w == 1 && s.pad_top == 0 &&
-         s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0 && s.out_h == 1 && s.out_w == 1;
+         s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0 && s.out_h == 1 && s.out_w == 1 &&
+         s.kernel_d == s.in_d && s.dilation_d == 1 && s.pad_front == 0 && s.pad_back == 0 && s.out_d == 1;
 }
 
 // A pooling driver bound to x's arena address.
@@ -110,10 +112,11 @@ void register_pool_ops(OpTable& t) {
                    // kernel); other strides take MLAS's window kernels, whose generic one sums in
                    // order.
                    if (is_global_window(s)) {
-                     const kernels::GapOrder order = s.stride_h == 1 && s.stride_w == 1
+                     const kernels::GapOrder order = s.stride_d == 1 && s.stride_h == 1 && s.stride_w == 1
                                                          ? kernels::GapOrder::mlas_lanes4
                                                          : kernels::GapOrder::sequential;
-                     return ops::global_avgpool_kernel(c, s.batch, s.in_h * s.in_w, s.channels, order, in[0], out[0]);
+                     return ops::global_avgpool_kernel(c, s.batch, s.in_d * s.in_h * s.in_w, s.channels, order, in[0],
+                                                       out[0]);
                    }
                    bool include_pad = c.node.attrs.i("count_include_pad") != 0;
                    // Absent (a graph octet built): as if ORT knew the shape.

@@ -25,7 +25,7 @@ using ir::DType;
 enum QLinearConvInput : size_t { kX, kXScale, kXZeroPoint, kW, kWScale, kWZeroPoint, kYScale, kYZeroPoint, kBias };
 
 ops::ConvGeometry qlinearconv_geometry(const OpContext& c) {
-  ops::ConvGeometry g = ops::conv_geometry(c, kX, kW);
+  ops::ConvGeometry g = ops::conv_geometry(c, kX, kW, true);
   ops::require_q8(c, kX, "x");
   ops::require_q8(c, kW, "w");
   // x and y are per tensor; w per tensor or per output channel (ONNX allows unequal
@@ -107,7 +107,8 @@ Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> i
   if (c.has(kBias) && c.in_const[kBias] == nullptr) return c.no_fast_kernel("bias not constant");
   const auto tx = ops::q8_tag(c.info(kX).dtype), ty = ops::q8_tag(ops::quantized_output_type(c, kYZeroPoint));
   if (!tx || !ty) return {};
-  const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c;
+  // A 3-D depthwise conv runs grouped (the depthwise kernels are 2-D).
+  const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c && !s.has_depth();
   if (depthwise) return fast_qconv<kernels::Q8DwConv>(c, in, y, s, *tx, *ty);
   if (s.groups == 1) return fast_qconv<kernels::Q8Conv>(c, in, y, s, *tx, *ty);
   return fast_qconv<kernels::Q8GroupedConv>(c, in, y, s, *tx, *ty);
@@ -147,7 +148,7 @@ Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, st
 enum ConvIntegerInput : size_t { kIntX, kIntW, kIntXZeroPoint, kIntWZeroPoint };
 
 ops::ConvGeometry convinteger_geometry(const OpContext& c) {
-  ops::ConvGeometry g = ops::conv_geometry(c, kIntX, kIntW);
+  ops::ConvGeometry g = ops::conv_geometry(c, kIntX, kIntW, true);
   ops::require_q8(c, kIntX, "x");
   ops::require_q8(c, kIntW, "w");
   ops::require_zero_point(c, kIntXZeroPoint, "x_zero_point", c.info(kIntX).dtype);

@@ -293,7 +293,7 @@ OpImpl qavgpool_op() {
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     check_qunary(c);
     require_nchw_form(c);
-    const ops::Window w = ops::pool_window(c);
+    const ops::Window w = ops::pool_window(c, true);
     ir::Dims out = {c.info(kX).dims[0], c.info(kX).dims[1]};
     out.insert(out.end(), w.out.begin(), w.out.end());
     return {{c.info(kX).dtype, out, Layout::channels_last}};
@@ -302,12 +302,13 @@ OpImpl qavgpool_op() {
     return ops::per_image_with_constants(c);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const kernels::Pool2dShape s = ops::pool2d_shape(c, ops::pool_window(c));
+    const kernels::Pool2dShape s = ops::pool2d_shape(c, ops::pool_window(c, true));
     // A window that is the whole unpadded input: ORT (and the ref) switch to the global
     // pool's integer formula.
     if (s.kernel_h == s.in_h && s.kernel_w == s.in_w && s.dilation_h == 1 && s.dilation_w == 1 && s.pad_top == 0 &&
-        s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0)
-      return global_avgpool_kernel(c, in, out, s.batch, s.in_h * s.in_w, s.channels);
+        s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0 && s.kernel_d == s.in_d && s.dilation_d == 1 &&
+        s.pad_front == 0 && s.pad_back == 0)
+      return global_avgpool_kernel(c, in, out, s.batch, s.in_d * s.in_h * s.in_w, s.channels);
     const bool include_pad = c.node.attrs.i("count_include_pad", 0) != 0;
     void* y = out[0];
     bool constant_params = true;

@@ -4,10 +4,12 @@
 
 namespace octet::ops {
 
-void require_spatial_rank(const OpContext& c, const TensorInfo& x, const char* what) {
+void require_spatial_rank(const OpContext& c, const TensorInfo& x, const char* what, bool allow_3d) {
+  if (allow_3d && x.dims.size() == 5) return;
   if (x.dims.size() != 3 && x.dims.size() != 4)
-    c.fail(std::string(what) + " must have rank 3 or 4 (1-D or 2-D spatial), got " +
-           ir::dims_str(x.dims) + "; 3-D spatial ops are not supported");
+    c.fail(std::string(what) + " must have rank 3 or 4 (1-D or 2-D spatial)" +
+           std::string(allow_3d ? " or 5 (3-D spatial)" : "") + ", got " + ir::dims_str(x.dims) +
+           (allow_3d ? "" : "; 3-D spatial ops are not supported"));
 }
 
 Window resolve_window(const OpContext& c, const std::vector<int64_t>& in_spatial,
@@ -73,8 +75,9 @@ Window resolve_window(const OpContext& c, const std::vector<int64_t>& in_spatial
 Window2d as_2d(const Window& w) {
   Window2d v{};
   const bool one_d = w.spatial_rank == 1;
+  const size_t depth = w.spatial_rank == 3 ? 1 : 0;  // H is index 1 of a 3-D window
   auto pick = [&](const std::vector<int64_t>& x, int dim2, int64_t one) {
-    return int(one_d ? (dim2 == 0 ? one : x[0]) : x[size_t(dim2)]);
+    return int(one_d ? (dim2 == 0 ? one : x[0]) : x[size_t(dim2) + depth]);
   };
   v.in_h = pick(w.in, 0, 1);
   v.in_w = pick(w.in, 1, 1);
@@ -93,10 +96,10 @@ Window2d as_2d(const Window& w) {
   return v;
 }
 
-ConvGeometry conv_geometry(const OpContext& c, size_t x_input, size_t w_input) {
+ConvGeometry conv_geometry(const OpContext& c, size_t x_input, size_t w_input, bool allow_3d) {
   const TensorInfo& x = c.info(x_input);
   const TensorInfo& w = c.info(w_input);
-  require_spatial_rank(c, x, "X");
+  require_spatial_rank(c, x, "X", allow_3d);
   if (w.dims.size() != x.dims.size())
     c.fail("W " + ir::dims_str(w.dims) + " must have the rank of X " + ir::dims_str(x.dims));
   ConvGeometry g;
@@ -137,6 +140,11 @@ kernels::Conv2dShape conv2d_shape(const ConvGeometry& g) {
   s.dilation_h = w.d_h; s.dilation_w = w.d_w;
   s.pad_top = w.pad_top; s.pad_left = w.pad_left;
   s.groups = int(g.groups);
+  if (g.window.spatial_rank == 3) {
+    const Window& d = g.window;
+    s.in_d = int(d.in[0]); s.out_d = int(d.out[0]); s.kernel_d = int(d.kernel[0]);
+    s.stride_d = int(d.strides[0]); s.dilation_d = int(d.dilations[0]); s.pad_front = int(d.pad_begin[0]);
+  }
   return s;
 }
 
@@ -147,9 +155,9 @@ int64_t conv_macs(const OpContext& c, size_t w_input, const TensorInfo& out) {
   return out.count() * per_output;
 }
 
-Window pool_window(const OpContext& c) {
+Window pool_window(const OpContext& c, bool allow_3d) {
   const TensorInfo& x = c.info(0);
-  require_spatial_rank(c, x, "X");
+  require_spatial_rank(c, x, "X", allow_3d);
   const std::vector<int64_t> ks =
       c.node.attrs.has("kernel_shape") ? c.node.attrs.ints("kernel_shape") : std::vector<int64_t>{};
   if (ks.size() + 2 != x.dims.size())
@@ -168,6 +176,11 @@ kernels::Pool2dShape pool2d_shape(const OpContext& c, const Window& window) {
   s.kernel_h = w.k_h; s.kernel_w = w.k_w; s.stride_h = w.s_h; s.stride_w = w.s_w;
   s.dilation_h = w.d_h; s.dilation_w = w.d_w;
   s.pad_top = w.pad_top; s.pad_left = w.pad_left; s.pad_bottom = w.pad_bottom; s.pad_right = w.pad_right;
+  if (window.spatial_rank == 3) {
+    s.in_d = int(window.in[0]); s.out_d = int(window.out[0]); s.kernel_d = int(window.kernel[0]);
+    s.stride_d = int(window.strides[0]); s.dilation_d = int(window.dilations[0]);
+    s.pad_front = int(window.pad_begin[0]); s.pad_back = int(window.pad_end[0]);
+  }
   return s;
 }
 

@@ -14,7 +14,7 @@ namespace octet::kernels {
 inline bool is_depthwise(const Conv2dShape& s) {
   return s.groups == s.in_c && s.out_c == s.in_c && s.in_c >= 1 && s.batch >= 1 && s.kernel_h >= 1 &&
          s.kernel_w >= 1 && s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1 &&
-         s.out_h >= 1 && s.out_w >= 1;
+         s.out_h >= 1 && s.out_w >= 1 && !s.has_depth();  // 2-D only: 3-D ones run grouped (F32Conv)
 }
 
 struct DwColumns {

@@ -12,9 +12,15 @@ namespace octet::kernels {
 namespace {
 
 bool plain_gemm_shape(const Conv2dShape& s) {
-  return s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
-         s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
+  return s.kernel_d == 1 && s.kernel_h == 1 && s.kernel_w == 1 && s.stride_d == 1 && s.stride_h == 1 &&
+         s.stride_w == 1 && s.pad_front == 0 && s.pad_top == 0 && s.pad_left == 0 && s.out_d == s.in_d &&
+         s.out_h == s.in_h && s.out_w == s.in_w;
 }
+
+// Output pixels of one image, and kernel taps (depth included: a 3-D conv's taps run over
+// (kd, kh, kw) in ONNX's weight order, its pixels over (od, oh, ow)).
+size_t image_pixels(const Conv2dShape& s) { return size_t(s.out_d) * s.out_h * s.out_w; }
+int64_t kernel_taps(const Conv2dShape& s) { return int64_t(s.kernel_d) * s.kernel_h * s.kernel_w; }
 
 const Conv2dShape& checked_for_igemm(const Conv2dShape& s, const Activation& act) {
   if (!F32Conv::supports(s, act))
@@ -116,13 +122,14 @@ bool F32Conv::merges_taps(const Conv2dShape& s) {
 bool F32Conv::supports(const Conv2dShape& s, const Activation&) {
   return s.groups >= 1 && s.in_c % std::max(s.groups, 1) == 0 && s.out_c % std::max(s.groups, 1) == 0 &&
          s.batch > 0 && s.in_h > 0 && s.in_w > 0 && s.in_c > 0 && s.out_h > 0 && s.out_w > 0 && s.out_c > 0 && s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 &&
-         s.dilation_h > 0 && s.dilation_w > 0;
+         s.dilation_h > 0 && s.dilation_w > 0 && s.in_d > 0 && s.out_d > 0 && s.kernel_d > 0 && s.stride_d > 0 &&
+         s.dilation_d > 0 && s.pad_front >= 0;
 }
 
 F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa,
                  PackedCache* cache)
     : F32Conv(s, weights, bias, act,
-              choose_f32_gemm_kernel(isa, static_cast<int64_t>(checked_for_igemm(s, act).out_h) * s.out_w,
+              choose_f32_gemm_kernel(isa, static_cast<int64_t>(image_pixels(checked_for_igemm(s, act))),
                                      s.out_c / s.groups),
               cache) {}
 
@@ -144,12 +151,14 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
               .add(s.out_c)
               .add(s.in_c)
               .add(s.groups)
+              .add(s.kernel_d)
               .add(s.kernel_h)
               .add(s.kernel_w)
-              .add_array(weights, size_t(s.out_c) * (s.in_c / s.groups) * s.kernel_h * s.kernel_w)
+              .add_array(weights, size_t(s.out_c) * (s.in_c / s.groups) * size_t(kernel_taps(s)))
               .add_array(bias, size_t(s.out_c)),
           [&] {
-            const int64_t kh = s.kernel_h, kw = s.kernel_w, in_c = s.in_c;
+            // kh counts the rows of taps: a 3-D kernel's (kd, kh) rows, kd * kh of them.
+            const int64_t kh = int64_t(s.kernel_d) * s.kernel_h, kw = s.kernel_w, in_c = s.in_c;
             if (s.groups > 1) {
               // Group after group, each padded to whole NR blocks: packed column v is output
               // channel g * group_out_c + j of group g = v / group_cols, j = v % group_cols.
@@ -165,13 +174,13 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
                                       });
             }
             if (merge_kx_) {
-              // One tap per ky over [kx][ic] (an NHWC run of kw pixels).
+              // One tap per row of taps (ky; kd * kernel_h + ky in 3-D) over [kx][ic] (an NHWC run of kw pixels).
               return F32PackedWeights(s.out_c, kh, kw * in_c, kernel.nr, bias, [&](int64_t o, int64_t ky, int64_t k) {
                 return weights[((o * in_c + k % in_c) * kh + ky) * kw + k / in_c];
               });
             }
             return F32PackedWeights(s.out_c, kh * kw, in_c, kernel.nr, bias, [&](int64_t o, int64_t tap, int64_t k) {
-              // ONNX [out_c][in_c][kh][kw]; tap = ky * kw + kx.
+              // ONNX [out_c][in_c][kh][kw]; tap = ky * kw + kx (3-D: [kd][kh][kw], (kz * kh + ky) * kw + kx).
               return weights[(o * in_c + k) * kh * kw + tap];
             });
           })),
@@ -180,7 +189,7 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
     // Wide enough for every window: out_w windows start stride_w apart from column 0.
     const int needed = (s.out_w - 1) * s.stride_w + s.kernel_w;
     padded_w_ = static_cast<size_t>(std::max(needed, s.pad_left + s.in_w));
-    padded_.assign(size_t(s.batch) * s.in_h * padded_w_ * s.in_c, 0.0f);
+    padded_.assign(size_t(s.batch) * s.in_d * s.in_h * padded_w_ * s.in_c, 0.0f);
   }
   name_ = {plain_gemm_ ? kernel.gemm_name : kernel.igemm_name, kernel.isa == Isa::scalar};
   if (epilogue_.active()) name_ = name_ + "+" + epilogue_.kernel_id();
@@ -191,30 +200,36 @@ void F32Conv::bind(const float* x) {
   if (plain_gemm_) return;
   // Merged taps: one per ky, pointing into the padded copy (image 0) at the window's first
   // column, padded column = ix + pad_left; its zero columns make every window whole, so only
-  // rows above or below the image read the zero row.
+  // rows above or below the image (or planes before or after it) read the zero row.
   const int taps_x = merge_kx_ ? 1 : s_.kernel_w;
   const float* base = merge_kx_ ? padded_.data() : x;
   const size_t row_w = merge_kx_ ? padded_w_ : static_cast<size_t>(s_.in_w);
   const int shift_x = merge_kx_ ? s_.pad_left : 0;
   const size_t mr = kernel_->mr;
-  const size_t ks = static_cast<size_t>(s_.kernel_h) * taps_x;
-  const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
+  const size_t ks = static_cast<size_t>(s_.kernel_d) * s_.kernel_h * taps_x;
+  const size_t pixels = image_pixels(s_);
+  const size_t plane = static_cast<size_t>(s_.out_h) * s_.out_w;
   const size_t tiles = (pixels + mr - 1) / mr;
   indirection_.resize(tiles * ks * mr);
   for (size_t tile = 0; tile < tiles; ++tile) {
     for (size_t r = 0; r < mr; ++r) {
       // Rows past the last pixel repeat it: the kernel reads MR rows, stores only the valid ones.
       const size_t pixel = std::min(tile * mr + r, pixels - 1);
-      const int oy = static_cast<int>(pixel / s_.out_w), ox = static_cast<int>(pixel % s_.out_w);
-      for (int ky = 0; ky < s_.kernel_h; ++ky) {
-        const int iy = oy * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
-        for (int kx = 0; kx < taps_x; ++kx) {
-          const int ix = ox * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
-          const size_t tap = static_cast<size_t>(ky) * taps_x + kx;
-          const bool inside = iy >= 0 && iy < s_.in_h && (merge_kx_ || (ix >= 0 && ix < s_.in_w));
-          indirection_[(tile * ks + tap) * mr + r] =
-              inside ? base + (static_cast<size_t>(iy) * row_w + static_cast<size_t>(ix + shift_x)) * s_.in_c
-                     : zero_.data();
+      const int oz = static_cast<int>(pixel / plane);
+      const int oy = static_cast<int>(pixel % plane / s_.out_w), ox = static_cast<int>(pixel % s_.out_w);
+      for (int kz = 0; kz < s_.kernel_d; ++kz) {
+        const int iz = oz * s_.stride_d - s_.pad_front + kz * s_.dilation_d;
+        for (int ky = 0; ky < s_.kernel_h; ++ky) {
+          const int iy = oy * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
+          for (int kx = 0; kx < taps_x; ++kx) {
+            const int ix = ox * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
+            const size_t tap = (static_cast<size_t>(kz) * s_.kernel_h + ky) * taps_x + kx;
+            const bool inside = iz >= 0 && iz < s_.in_d && iy >= 0 && iy < s_.in_h &&
+                                (merge_kx_ || (ix >= 0 && ix < s_.in_w));
+            const size_t row = static_cast<size_t>(iz) * s_.in_h + static_cast<size_t>(iy);
+            indirection_[(tile * ks + tap) * mr + r] =
+                inside ? base + (row * row_w + static_cast<size_t>(ix + shift_x)) * s_.in_c : zero_.data();
+          }
         }
       }
     }
@@ -227,12 +242,12 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
   if (merge_kx_) {
     // The pad columns stay zero from the constructor; only each row's interior changes.
     const size_t row = size_t(s_.in_w) * s_.in_c;
-    for (size_t r = 0; r < size_t(s_.batch) * s_.in_h; ++r)
+    for (size_t r = 0; r < size_t(s_.batch) * s_.in_d * s_.in_h; ++r)
       std::copy_n(x + r * row, row, padded_.data() + (r * padded_w_ + s_.pad_left) * s_.in_c);
     x = padded_.data();
   }
   const size_t in_c = merge_kx_ ? size_t(s_.kernel_w) * s_.in_c : size_t(s_.in_c), out_c = s_.out_c;
-  const size_t pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
+  const size_t pixels = image_pixels(s_);
   ConvTask task{kernel_,
                 x,
                 y,
@@ -242,8 +257,8 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
                 zero_.data(),
                 in_c,
                 out_c,
-                static_cast<size_t>(s_.kernel_h) * (merge_kx_ ? 1 : s_.kernel_w),
-                static_cast<size_t>(s_.in_h) * (merge_kx_ ? padded_w_ : size_t(s_.in_w)) * s_.in_c,
+                static_cast<size_t>(s_.kernel_d) * s_.kernel_h * (merge_kx_ ? 1 : s_.kernel_w),
+                static_cast<size_t>(s_.in_d) * s_.in_h * (merge_kx_ ? padded_w_ : size_t(s_.in_w)) * s_.in_c,
                 pixels,
                 residual ? kNoClamp : clamp_,
                 &epilogue_,

@@ -7,6 +7,8 @@
 // first layer: 3 channels) merges each row of kernel_w taps into one tap of kernel_w · in_c
 // contiguous floats of a horizontally padded copy of x, so the microkernel runs 7 taps of 21
 // floats instead of 49 taps of 3 (ResNet's 7x7 stem).
+// A 3-D conv (Conv2dShape's depth fields, NDHWC) is the same IGEMM: its taps run over
+// (kd, kh, kw) and its pixels over (od, oh, ow); 1x1x1 stride-1 unpadded ones are a plain GEMM.
 #include <pthreadpool.h>
 
 #include <string>
@@ -29,7 +31,7 @@ class F32Conv {  // dense or grouped conv, any kernel / stride / dilation / pads
   // group's input channels (the microkernel's a_offset) into its slice of the output channels.
   // Depthwise convs (one channel per group) have their own driver (F32DwConv).
   static bool supports(const Conv2dShape& s, const Activation& act);
-  // weights ONNX order [out_c][in_c][kh][kw]; bias [out_c] or nullptr. Packs here, or takes
+  // weights ONNX order [out_c][in_c][kh][kw] ([out_c][in_c][kd][kh][kw] in 3-D); bias [out_c] or nullptr. Packs here, or takes
   // the packing `cache` holds for the same recipe (nullptr: a private copy).
   // Chooses the best microkernel that runs here under the cap `isa` (isa_runs); throws
   // std::invalid_argument if none (i.e. isa == scalar): callers use the ref kernel then.

@@ -89,7 +89,7 @@ bool F32WinogradConv::supports(const Conv2dShape& s, const Activation&) {
   // Bottom / right pads implied by the output size.
   const bool pads = s.pad_top >= 0 && s.pad_left >= 0 && s.out_h + 2 - s.in_h - s.pad_top >= 0 &&
                     s.out_w + 2 - s.in_w - s.pad_left >= 0;
-  return sizes && geometry && pads;
+  return sizes && geometry && pads && !s.has_depth();
 }
 
 bool F32WinogradConv::faster_than_direct(const Conv2dShape& s) {

@@ -76,19 +76,23 @@ Requantization unit_requantization(Q8 x_type) {
 
 }  // namespace
 
+// Output pixels of the whole batch (a 3-D conv's (od, oh, ow) included).
+static size_t q8_conv_pixels(const Conv2dShape& s) { return static_cast<size_t>(s.batch) * s.out_d * s.out_h * s.out_w; }
+
 bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
   return s.groups == 1 && s.batch >= 1 && s.in_h >= 1 && s.in_w >= 1 && s.in_c >= 1 &&
          s.out_h >= 1 && s.out_w >= 1 && s.out_c >= 1 && s.kernel_h >= 1 && s.kernel_w >= 1 &&
-         s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1;
+         s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 && s.dilation_w >= 1 &&
+         s.in_d >= 1 && s.out_d >= 1 && s.kernel_d >= 1 && s.stride_d >= 1 && s.dilation_d >= 1 && s.pad_front >= 0;
 }
 
 Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
                const int32_t* bias, const Requantization& rq, Q8 y_type, Isa isa, PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(y_type), x_zero_point_(x_zero_point) {
   check_arguments(s, x_type, x_zero_point, rq, y_type);
-  const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
+  const size_t pixels = q8_conv_pixels(s);
   kernel_ = &require_q8_gemm_kernel("Q8Conv", isa, x_type, pixels, static_cast<size_t>(s.out_c),
-                                    static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
+                                    static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w * s.in_c);
   init(w, bias, rq, cache);
 }
 
@@ -111,9 +115,9 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutp
                PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(x_type), x_zero_point_(0) {
   check_arguments(s, x_type, 0, unit_requantization(x_type), x_type);
-  const size_t pixels = static_cast<size_t>(s.batch) * s.out_h * s.out_w;
+  const size_t pixels = q8_conv_pixels(s);
   kernel_ = &require_q8_gemm_kernel("Q8Conv", isa, x_type, pixels, static_cast<size_t>(s.out_c),
-                                    static_cast<size_t>(s.kernel_h) * s.kernel_w * s.in_c);
+                                    static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w * s.in_c);
   init_float_output(w, std::move(out), isa, cache);
 }
 
@@ -130,7 +134,7 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutp
 
 void Q8Conv::init_float_output(const int8_t* w, DequantizedOutput out, Isa isa, PackedCache* cache) {
   init(w, nullptr, unit_requantization(x_type_), cache);
-  const size_t per_channel = static_cast<size_t>(s_.in_c) * s_.kernel_h * s_.kernel_w;
+  const size_t per_channel = static_cast<size_t>(s_.in_c) * s_.kernel_d * s_.kernel_h * s_.kernel_w;
   column_sums_ = q8_column_sums(static_cast<size_t>(s_.out_c), 1, per_channel,
                                 [&](size_t c, size_t, size_t k) { return w[c * per_channel + k]; });
   float_out_.emplace(std::move(out), column_sums_, static_cast<size_t>(kernel_->nr), kernel_->reads, isa);
@@ -142,12 +146,16 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   qmin_ = rq.qmin;
   qmax_ = rq.qmax;
   const size_t in_c = static_cast<size_t>(s_.in_c);
-  const size_t taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
+  // A 3-D conv takes the per-tap path only: one tap of in_c bytes per (kd, kh, kw), read from x
+  // through the indirection (padding taps at the zero row), no padded copy, no im2col.
+  const bool depth = s_.has_depth();
+  const size_t kd = static_cast<size_t>(s_.kernel_d);
+  const size_t taps = kd * s_.kernel_h * s_.kernel_w;
   name_ = row_kernel(*kernel_);
   const size_t kh = static_cast<size_t>(s_.kernel_h);
   const size_t kw = static_cast<size_t>(s_.kernel_w);
-  merge_kx_ = s_.dilation_w == 1;
-  taps_ = merge_kx_ ? kh : kh * kw;
+  merge_kx_ = s_.dilation_w == 1 && !depth;
+  taps_ = merge_kx_ ? kh : taps;
   kc_ = merge_kx_ ? kw * in_c : in_c;
   // ONNX order [c][ic][ky][kx]; a tap row is NHWC: [kx][ic] (merged) or [ic] (one tap per ky, kx).
   auto weight_merged = [&](size_t c, size_t ky, size_t k) {
@@ -155,10 +163,11 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   };
   auto weight_per_tap = [&](size_t c, size_t t, size_t k) { return w[(c * in_c + k) * taps + t]; };
   const size_t out_c = static_cast<size_t>(s_.out_c);
-  const size_t w_count = out_c * in_c * kh * kw;
-  // How the weight lambdas below read w: [out_c][in_c][kh][kw] with these extents.
-  const std::string shape = "/" + std::to_string(in_c) + "x" + std::to_string(kh) + "x" + std::to_string(kw);
-  im2col_ = taps_ > 1 && kh * kw * in_c <= kIm2colMaxWindow;
+  const size_t w_count = out_c * in_c * taps;
+  // How the weight lambdas below read w: [out_c][in_c][kd][kh][kw] with these extents.
+  const std::string shape = "/" + std::to_string(in_c) + "x" + (depth ? std::to_string(kd) + "x" : "") +
+                            std::to_string(kh) + "x" + std::to_string(kw);
+  im2col_ = !depth && taps_ > 1 && kh * kw * in_c <= kIm2colMaxWindow;
   if (im2col_) {
     // One tap of gemm_kc_ bytes: chunk t of the window at k = t * kc_ .. (t + 1) * kc_ - 1.
     // The weights of k >= taps_ * kc_ are zero, so whatever bytes the window row holds there
@@ -193,7 +202,7 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   const bool pads = s_.pad_top > 0 || s_.pad_left > 0 || pad_bottom > 0 || pad_right > 0;
   // The im2col path always reads a padded copy (with no padding, a plain copy: its 16-byte
   // chunk loads may then run past the window, into the copy's spare bytes, never past x).
-  if (im2col_ || (merge_kx_ && pads)) {
+  if (!depth && (im2col_ || (merge_kx_ && pads))) {
     padded_h_ = s_.pad_top + s_.in_h + pad_bottom;
     padded_w_ = s_.pad_left + s_.in_w + pad_right;
     chunk_copy_ = (kc_ + 15) / 16 * 16;
@@ -225,7 +234,7 @@ void Q8Conv::init_im2col() {
   window_stride_ = (window_stride_ + 3) / 4 * 4;
   copy_fn_ = choose_window_copy(taps_, chunk_copy_ / 16);
   const size_t mr = static_cast<size_t>(kernel_->mr);
-  const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
+  const size_t pixels = q8_conv_pixels(s_);
   const size_t groups = (pixels + mr - 1) / mr;
   windows_ = AlignedBytes(pixels * window_stride_);
   indirection_.resize(groups * mr);
@@ -260,7 +269,7 @@ void Q8Conv::pack_windows(size_t first, size_t last, const uint8_t* padded) cons
 void Q8Conv::build_indirection(const uint8_t* base, int image_h, int image_w, int pad_top,
                                int pad_left) {
   const size_t mr = static_cast<size_t>(kernel_->mr);
-  const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
+  const size_t pixels = q8_conv_pixels(s_);
   const size_t groups = (pixels + mr - 1) / mr;
   const int taps_x = merge_kx_ ? 1 : s_.kernel_w;
   indirection_.resize(groups * taps_ * mr);
@@ -268,17 +277,22 @@ void Q8Conv::build_indirection(const uint8_t* base, int image_h, int image_w, in
     for (size_t i = 0; i < mr; ++i) {
       // Rows past the last pixel repeat it: the kernel computes them and stores nothing.
       const size_t p = std::min(g * mr + i, pixels - 1);
+      // (A 3-D conv's planes: only with base = x; the padded copy is 2-D.)
       const size_t ox = p % s_.out_w;
       const size_t oy = p / s_.out_w % s_.out_h;
-      const size_t n = p / s_.out_w / s_.out_h;
-      for (int ky = 0; ky < s_.kernel_h; ++ky) {
-        const int iy = static_cast<int>(oy) * s_.stride_h - pad_top + ky * s_.dilation_h;
-        for (int kx = 0; kx < taps_x; ++kx) {
-          const int ix = static_cast<int>(ox) * s_.stride_w - pad_left + kx * s_.dilation_w;
-          const size_t t = static_cast<size_t>(ky) * taps_x + kx;
-          const bool inside = iy >= 0 && iy < image_h && ix >= 0 && ix < image_w;
-          indirection_[(g * taps_ + t) * mr + i] =
-              inside ? base + ((n * image_h + iy) * image_w + ix) * s_.in_c : zero_row_.data();
+      const size_t oz = p / s_.out_w / s_.out_h % s_.out_d;
+      const size_t n = p / s_.out_w / s_.out_h / s_.out_d;
+      for (int kz = 0; kz < s_.kernel_d; ++kz) {
+        const int iz = static_cast<int>(oz) * s_.stride_d - s_.pad_front + kz * s_.dilation_d;
+        for (int ky = 0; ky < s_.kernel_h; ++ky) {
+          const int iy = static_cast<int>(oy) * s_.stride_h - pad_top + ky * s_.dilation_h;
+          for (int kx = 0; kx < taps_x; ++kx) {
+            const int ix = static_cast<int>(ox) * s_.stride_w - pad_left + kx * s_.dilation_w;
+            const size_t t = (static_cast<size_t>(kz) * s_.kernel_h + ky) * taps_x + kx;
+            const bool inside = iz >= 0 && iz < s_.in_d && iy >= 0 && iy < image_h && ix >= 0 && ix < image_w;
+            const size_t row = (n * s_.in_d + static_cast<size_t>(iz)) * image_h + iy;
+            indirection_[(g * taps_ + t) * mr + i] = inside ? base + (row * image_w + ix) * s_.in_c : zero_row_.data();
+          }
         }
       }
     }
@@ -320,7 +334,7 @@ void Q8Conv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point,
 void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range) const {
   const size_t mr = static_cast<size_t>(kernel_->mr);
   const size_t nr = static_cast<size_t>(kernel_->nr);
-  const size_t pixels = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w;
+  const size_t pixels = q8_conv_pixels(s_);
   const size_t out_c = static_cast<size_t>(s_.out_c);
   const size_t row_bytes = static_cast<size_t>(s_.in_w) * s_.in_c;
   const uint8_t* x_bytes = static_cast<const uint8_t*>(x);
@@ -343,7 +357,7 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
   } else {
     if (bound_x_ == nullptr) throw std::logic_error("Q8Conv::run: bind() was never called");
     a_offset = x_bytes - bound_x_;
-    a_end = x_bytes + static_cast<size_t>(s_.batch) * s_.in_h * row_bytes;
+    a_end = x_bytes + static_cast<size_t>(s_.batch) * s_.in_d * s_.in_h * row_bytes;
   }
   uint8_t* y_base = static_cast<uint8_t*>(y);
   const float lo = static_cast<float>(qmin_ - y_zero_point_);

@@ -69,12 +69,12 @@ size_t Q8GroupedConv::start(Q8 x_type, Q8 y_type) {
                       std::to_string(s_.out_c) + " output channels, got " + std::to_string(s_.groups));
   group_in_c_ = size_t(s_.in_c / s_.groups);
   group_out_c_ = size_t(s_.out_c / s_.groups);
-  return group_out_c_ * group_in_c_ * size_t(s_.kernel_h) * size_t(s_.kernel_w);
+  return group_out_c_ * group_in_c_ * size_t(s_.kernel_d) * size_t(s_.kernel_h) * size_t(s_.kernel_w);
 }
 
 void Q8GroupedConv::finish(size_t y_bytes) {
-  x_group_.resize(size_t(s_.batch) * s_.in_h * s_.in_w * group_in_c_);
-  y_group_.resize(size_t(s_.batch) * s_.out_h * s_.out_w * group_out_c_ * y_bytes);
+  x_group_.resize(size_t(s_.batch) * s_.in_d * s_.in_h * s_.in_w * group_in_c_);
+  y_group_.resize(size_t(s_.batch) * s_.out_d * s_.out_h * s_.out_w * group_out_c_ * y_bytes);
   for (auto& conv : groups_) conv->bind(x_group_.data());
   name_ = groups_.front()->kernel_id() + " (" + std::to_string(s_.groups) + " groups)";
 }
@@ -83,7 +83,8 @@ void Q8GroupedConv::bind(const void*) {}
 
 template <class RunGroup>
 void Q8GroupedConv::run_groups(const void* x, void* y, size_t y_bytes, const RunGroup& run_group) const {
-  const size_t in_pixels = size_t(s_.batch) * s_.in_h * s_.in_w, out_pixels = size_t(s_.batch) * s_.out_h * s_.out_w;
+  const size_t in_pixels = size_t(s_.batch) * s_.in_d * s_.in_h * s_.in_w;
+  const size_t out_pixels = size_t(s_.batch) * s_.out_d * s_.out_h * s_.out_w;
   const size_t in_c = size_t(s_.in_c), out_c = size_t(s_.out_c), row = group_out_c_ * y_bytes;
   for (size_t k = 0; k < groups_.size(); ++k) {
     copy_rows(in_pixels, group_in_c_, static_cast<const uint8_t*>(x) + k * group_in_c_, in_c, x_group_.data(),

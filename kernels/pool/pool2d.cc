@@ -15,8 +15,13 @@ namespace {
 bool shape_ok(const Pool2dShape& s) {
   return s.batch >= 1 && s.in_h >= 1 && s.in_w >= 1 && s.channels >= 1 && s.out_h >= 1 && s.out_w >= 1 &&
          s.kernel_h >= 1 && s.kernel_w >= 1 && s.stride_h >= 1 && s.stride_w >= 1 && s.dilation_h >= 1 &&
-         s.dilation_w >= 1;
+         s.dilation_w >= 1 && s.in_d >= 1 && s.out_d >= 1 && s.kernel_d >= 1 && s.stride_d >= 1 &&
+         s.dilation_d >= 1;
 }
+
+// Output rows (oz, oy) of one image, window taps, input elements of one image (2-D or 3-D).
+size_t out_rows(const Pool2dShape& s) { return static_cast<size_t>(s.out_d) * s.out_h; }
+size_t window_size(const Pool2dShape& s) { return static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w; }
 
 // The entry to run: `list`'s pick at `isa`, or none for a shape the microkernels do not take.
 template <class Fn>
@@ -44,14 +49,19 @@ int positions_inside(int o, int stride, int pad, int kernel, int dilation, int l
 }
 
 std::vector<double> avg_divisors(const Pool2dShape& s, bool count_include_pad) {
-  std::vector<double> d(static_cast<size_t>(s.out_h) * s.out_w);
+  std::vector<double> d(out_rows(s) * s.out_w);
+  const int front = count_include_pad ? -s.pad_front : 0, back = count_include_pad ? s.in_d + s.pad_back : s.in_d;
   const int top = count_include_pad ? -s.pad_top : 0, bottom = count_include_pad ? s.in_h + s.pad_bottom : s.in_h;
   const int left = count_include_pad ? -s.pad_left : 0, right = count_include_pad ? s.in_w + s.pad_right : s.in_w;
-  for (int oy = 0; oy < s.out_h; ++oy) {
-    const int rows = positions_inside(oy, s.stride_h, s.pad_top, s.kernel_h, s.dilation_h, top, bottom);
-    for (int ox = 0; ox < s.out_w; ++ox) {
-      const int cols = positions_inside(ox, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, left, right);
-      d[static_cast<size_t>(oy) * s.out_w + ox] = rows * cols > 0 ? double(rows * cols) : 1.0;
+  for (int oz = 0; oz < s.out_d; ++oz) {
+    const int planes = positions_inside(oz, s.stride_d, s.pad_front, s.kernel_d, s.dilation_d, front, back);
+    for (int oy = 0; oy < s.out_h; ++oy) {
+      const int rows = positions_inside(oy, s.stride_h, s.pad_top, s.kernel_h, s.dilation_h, top, bottom);
+      for (int ox = 0; ox < s.out_w; ++ox) {
+        const int cols = positions_inside(ox, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, left, right);
+        const int count = planes * rows * cols;
+        d[(static_cast<size_t>(oz) * s.out_h + oy) * s.out_w + ox] = count > 0 ? double(count) : 1.0;
+      }
     }
   }
   return d;
@@ -82,16 +92,21 @@ void PoolWindows<T>::bind(const T* x, bool build) {
   bound_ = x;
   if (!build || !shape_ok(s_)) return;
   const size_t C = static_cast<size_t>(s_.channels);
-  taps_.assign(static_cast<size_t>(s_.out_h) * s_.out_w * s_.kernel_h * s_.kernel_w, fill_.data());
+  taps_.assign(out_rows(s_) * s_.out_w * window_size(s_), fill_.data());
   const T** tap = taps_.data();
-  for (int oy = 0; oy < s_.out_h; ++oy) {
-    for (int ox = 0; ox < s_.out_w; ++ox) {
-      for (int ky = 0; ky < s_.kernel_h; ++ky) {
-        const int iy = oy * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
-        for (int kx = 0; kx < s_.kernel_w; ++kx, ++tap) {
-          const int ix = ox * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
-          if (iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w)
-            *tap = x + (static_cast<size_t>(iy) * s_.in_w + ix) * C;
+  for (int oz = 0; oz < s_.out_d; ++oz) {
+    for (int oy = 0; oy < s_.out_h; ++oy) {
+      for (int ox = 0; ox < s_.out_w; ++ox) {
+        for (int kz = 0; kz < s_.kernel_d; ++kz) {
+          const int iz = oz * s_.stride_d - s_.pad_front + kz * s_.dilation_d;
+          for (int ky = 0; ky < s_.kernel_h; ++ky) {
+            const int iy = oy * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
+            for (int kx = 0; kx < s_.kernel_w; ++kx, ++tap) {
+              const int ix = ox * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
+              if (iz >= 0 && iz < s_.in_d && iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w)
+                *tap = x + ((static_cast<size_t>(iz) * s_.in_h + iy) * s_.in_w + ix) * C;
+            }
+          }
         }
       }
     }
@@ -108,13 +123,14 @@ template <class T>
 void PoolWindows<T>::row_task(void* context, size_t row) {
   const RowTask<T>& task = *static_cast<const RowTask<T>*>(context);
   const Pool2dShape& s = *task.s;
-  const size_t n = row / static_cast<size_t>(s.out_h), oy = row % static_cast<size_t>(s.out_h);
+  // oy: the output row (oz, oy) within the image.
+  const size_t n = row / out_rows(s), oy = row % out_rows(s);
   const size_t C = static_cast<size_t>(s.channels), out_w = static_cast<size_t>(s.out_w);
-  const size_t kernel_size = static_cast<size_t>(s.kernel_h) * s.kernel_w;
+  const size_t kernel_size = window_size(s);
   PoolArgs<T> a;
   a.taps = task.taps + oy * out_w * kernel_size;
   a.zero = task.fill;
-  a.input_offset = n * static_cast<size_t>(s.in_h) * s.in_w * C * sizeof(T);
+  a.input_offset = n * static_cast<size_t>(s.in_d) * s.in_h * s.in_w * C * sizeof(T);
   a.pixels = out_w;
   a.kernel_size = kernel_size;
   a.channels = C;
@@ -128,7 +144,7 @@ void PoolWindows<T>::row_task(void* context, size_t row) {
 template <class T>
 void PoolWindows<T>::run(void (*ukernel)(const PoolArgs<T>&), T* y, pthreadpool_t pool, const void* params) const {
   RowTask<T> task{ukernel, &s_, taps_.data(), fill_.data(), divisors_.empty() ? nullptr : divisors_.data(), sum_rows_, y, params};
-  pthreadpool_parallelize_1d(pool, &PoolWindows<T>::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
+  pthreadpool_parallelize_1d(pool, &PoolWindows<T>::row_task, &task, static_cast<size_t>(s_.batch) * out_rows(s_), 0);
 }
 
 template class PoolWindows<float>;
@@ -220,7 +236,7 @@ namespace {
 // runs past the trailing pad), else the taps inside the input (none: 1, over a sum of 0).
 std::vector<double> q8_avg_divisors(const Pool2dShape& s, bool count_include_pad) {
   if (!count_include_pad) return avg_divisors(s, false);
-  return std::vector<double>(static_cast<size_t>(s.out_h) * s.out_w, double(s.kernel_h) * s.kernel_w);
+  return std::vector<double>(out_rows(s) * s.out_w, double(window_size(s)));
 }
 
 }  // namespace

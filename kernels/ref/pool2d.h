@@ -5,6 +5,8 @@
 
 namespace octet::kernels {
 
+// A 3-D pool (NDHWC) sets the depth fields too; their defaults make a 2-D pool. Windows are
+// read in (kd, kh, kw) order.
 struct Pool2dShape {
   int batch = 1;
   int in_h = 1, in_w = 1, channels = 1;
@@ -13,6 +15,9 @@ struct Pool2dShape {
   int stride_h = 1, stride_w = 1;
   int dilation_h = 1, dilation_w = 1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int in_d = 1, out_d = 1, kernel_d = 1, stride_d = 1, dilation_d = 1, pad_front = 0, pad_back = 0;
+
+  bool has_depth() const { return in_d != 1 || out_d != 1 || kernel_d != 1 || pad_front != 0 || pad_back != 0; }
 };
 
 // Max over the window positions that fall inside the input (padding never wins).
@@ -33,7 +38,8 @@ void q8_maxpool2d_nhwc__ref(const Pool2dShape& s, const T* input, T* output);
 // positions inside the padded input (input plus the explicit pads), so a window that
 // runs past the pads in ceil_mode is still not counted beyond them (ONNX Runtime's rule).
 // The sum is in float, in the order of ONNX Runtime's kernel for this pool (sum_rows, 1 or
-// kernel_h, from f32_avgpool_sum_rows): the window read as sum_rows rows, each column summed down its rows,
+// kernel_d * kernel_h, from f32_avgpool_sum_rows): the window read as sum_rows rows (the (kd, kh)
+// rows of a 3-D window, plane after plane), each column summed down its rows,
 // then the column sums left to right (sum_rows 1: every position in row-major order);
 // positions outside the input add +0.0. Then one division by float(count).
 void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const float* input, float* output,
@@ -44,9 +50,10 @@ void f32_avgpool2d_nhwc__ref(const Pool2dShape& s, bool count_include_pad, const
 //   - channels a multiple of the block, and the input's shape known to ORT's shape inference
 //     (the caller passes 0 for nchwc_block when not: ir::kShapeKnownToOrtAttr): ORT's layout
 //     pass runs it as an NCHWc pool, which sums in row-major order: 1;
-//   - otherwise MlasPool: its vector kernel (no dilation, stride_w <= 2, both kernel sides <= 32,
+//   - otherwise MlasPool: its vector kernel (no dilation, stride_w <= 2, every kernel side <= 32,
 //     the padded row within its 2045-float buffer) reduces each column over the rows first:
-//     kernel_h; its generic kernel sums in row-major order: 1.
+//     kernel_h (3-D: over the planes' rows, kernel_d * kernel_h); its generic kernel sums in
+//     row-major order: 1. ORT's NCHWc layout is 2-D only: a 3-D pool always takes MlasPool.
 int f32_avgpool_sum_rows(const Pool2dShape& s, int nchwc_block);
 
 // The order a global average pool sums each channel in, as ONNX Runtime does on x86 (each

@@ -212,5 +212,75 @@ INSTANTIATE_TEST_SUITE_P(
                       testing::ConvGeometry{1, 6, 5, 3, 6, 5, 5, 1, 2, 1, 1, 2, 2, 2, 2, 3},
                       testing::ConvGeometry{1, 4, 4, 2, 3, 2, 2, 3, 3, 1, 1, 0, 0, 2, 2, 1}));
 
+// 3-D: the depth fields of Conv2dShape (NDHWC, weights [out_c][in_c / groups][kd][kh][kw]).
+TEST(Conv3dRef, OneWindowIsTheDotProduct) {
+  Conv2dShape s;
+  s.in_d = s.in_h = s.in_w = 2;
+  s.kernel_d = s.kernel_h = s.kernel_w = 2;
+  // in[z][y][x] = 4z + 2y + x + 1 and w alike: sum of squares 1..8 = 204, plus the bias.
+  const float bias = 0.5f;
+  EXPECT_TRUE(all_near(conv(s, ramp(8, 1), ramp(8, 1), &bias), {204.5f}));
+  // Pads of one on every side, stride 2 in depth only: 2 x 3 x 3 windows.
+  s.pad_front = s.pad_top = s.pad_left = 1;
+  s.stride_d = 2;
+  s.out_d = 2, s.out_h = s.out_w = 3;
+  std::vector<float> out(18);
+  f32_conv2d_nhwc__ref(s, ramp(8, 1).data(), ramp(8, 1).data(), nullptr, {}, out.data());
+  // Window (0,0,0) sees in[0][0][0] = 1 through w[1][1][1] = 8; (1,2,2) sees in[1][1][1] = 8
+  // through w[0][0][0] = 1; (0,1,1) sees plane 0 whole through w's plane 1: 5*1+6*2+7*3+8*4 = 70.
+  EXPECT_FLOAT_EQ(out[0], 8.0f);
+  EXPECT_FLOAT_EQ(out[17], 8.0f);
+  EXPECT_FLOAT_EQ(out[4], 70.0f);
+}
+
+// A 3-D conv is, for each output plane, the sum over kd of 2-D convs of the input plane each
+// depth tap reads with that tap's 2-D weights.
+TEST(Conv3dRef, MatchesSumOfPlaneConvs) {
+  struct Case { int batch, in_d, in_c, out_c, groups, kd, sd, dd, pad_front, pad_back, hw, k, st, pad; };
+  const Case cases[] = {
+      {1, 4, 3, 5, 1, 3, 1, 1, 1, 1, 5, 3, 1, 1},   // 3x3x3, same padding
+      {2, 5, 4, 6, 2, 3, 2, 1, 1, 0, 6, 3, 2, 1},   // strides 2, grouped, batch 2
+      {1, 7, 2, 2, 2, 2, 1, 3, 2, 2, 4, 1, 1, 0},   // depthwise, dilation 3 in depth, 2x1x1
+      {1, 1, 4, 3, 1, 3, 1, 1, 1, 1, 4, 3, 1, 1},   // depth 1: only the middle tap reads
+      {1, 3, 2, 3, 1, 1, 3, 1, 4, 4, 3, 2, 3, 2},   // pads past the kernel, stride past the kernel
+  };
+  for (const Case& c : cases) {
+    Conv2dShape s;
+    s.batch = c.batch;
+    s.in_d = c.in_d, s.in_h = s.in_w = c.hw, s.in_c = c.in_c, s.out_c = c.out_c, s.groups = c.groups;
+    s.kernel_d = c.kd, s.stride_d = c.sd, s.dilation_d = c.dd, s.pad_front = c.pad_front;
+    s.kernel_h = s.kernel_w = c.k, s.stride_h = s.stride_w = c.st, s.pad_top = s.pad_left = c.pad;
+    s.out_d = (c.in_d + c.pad_front + c.pad_back - c.dd * (c.kd - 1) - 1) / c.sd + 1;
+    s.out_h = s.out_w = (c.hw + 2 * c.pad - c.k) / c.st + 1;
+    const size_t plane_in = size_t(c.hw) * c.hw * c.in_c, plane_out = size_t(s.out_h) * s.out_w * c.out_c;
+    const size_t taps2 = size_t(c.k) * c.k, per_oc = size_t(c.in_c / c.groups) * c.kd * taps2;
+    const auto in = random_floats(size_t(c.batch) * c.in_d * plane_in, 11);
+    const auto w = random_floats(size_t(c.out_c) * per_oc, 12);
+    const auto bias = random_floats(size_t(c.out_c), 13);
+    std::vector<float> got(size_t(c.batch) * s.out_d * plane_out);
+    f32_conv2d_nhwc__ref(s, in.data(), w.data(), bias.data(), {}, got.data());
+
+    Conv2dShape p = s;  // one plane
+    p.batch = p.in_d = p.out_d = p.kernel_d = p.stride_d = p.dilation_d = 1;
+    p.pad_front = 0;
+    std::vector<float> expected(got.size()), w2(size_t(c.out_c) * per_oc / c.kd), plane(plane_out);
+    for (int n = 0; n < c.batch; ++n)
+      for (int oz = 0; oz < s.out_d; ++oz) {
+        float* e = expected.data() + (size_t(n) * s.out_d + oz) * plane_out;
+        for (size_t i = 0; i < plane_out; ++i) e[i] = bias[i % size_t(c.out_c)];
+        for (int kz = 0; kz < c.kd; ++kz) {
+          const int iz = oz * c.sd - c.pad_front + kz * c.dd;
+          if (iz < 0 || iz >= c.in_d) continue;
+          for (size_t oc_ic = 0; oc_ic < w2.size() / taps2; ++oc_ic)
+            for (size_t t = 0; t < taps2; ++t) w2[oc_ic * taps2 + t] = w[(oc_ic * c.kd + size_t(kz)) * taps2 + t];
+          f32_conv2d_nhwc__ref(p, in.data() + (size_t(n) * c.in_d + size_t(iz)) * plane_in, w2.data(), nullptr, {},
+                               plane.data());
+          for (size_t i = 0; i < plane_out; ++i) e[i] += plane[i];
+        }
+      }
+    EXPECT_TRUE(all_near(got, expected, 1e-5, 1e-6)) << "case in_d " << c.in_d << " kd " << c.kd;
+  }
+}
+
 }  // namespace
 }  // namespace octet::kernels

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -87,8 +88,31 @@ Pool2dShape random_shape(std::mt19937& rng, bool ceil_mode) {
   }
 }
 
-size_t in_count(const Pool2dShape& s) { return size_t(s.batch) * s.in_h * s.in_w * s.channels; }
-size_t out_count(const Pool2dShape& s) { return size_t(s.batch) * s.out_h * s.out_w * s.channels; }
+size_t in_count(const Pool2dShape& s) { return size_t(s.batch) * s.in_d * s.in_h * s.in_w * s.channels; }
+size_t out_count(const Pool2dShape& s) { return size_t(s.batch) * s.out_d * s.out_h * s.out_w * s.channels; }
+
+// A random 2-D shape given a depth (3-D pools: video CNNs): kernels 1..4 deep, strides 1..3,
+// dilation 2 now and then, pads up to a whole kernel (planes with no input), depth 1.
+Pool2dShape random_shape_3d(std::mt19937& rng, bool ceil_mode) {
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (;;) {
+    Pool2dShape s = random_shape(rng, ceil_mode);
+    s.kernel_d = uni(1, 4);
+    s.stride_d = uni(1, 3);
+    s.dilation_d = uni(0, 3) == 0 ? 2 : 1;
+    s.in_d = uni(0, 5) == 0 ? 1 : uni(1, 6);
+    s.pad_front = uni(0, s.kernel_d - 1 + (uni(0, 9) == 0));
+    s.pad_back = uni(0, s.kernel_d - 1);
+    s.out_d = out_extent(s.in_d, s.pad_front, s.pad_back, s.kernel_d, s.stride_d, s.dilation_d, ceil_mode);
+    if (s.out_d >= 1 && in_count(s) < 60000) return s;
+  }
+}
+
+std::string describe3d(const Pool2dShape& s) {
+  return describe(s) + " depth " + std::to_string(s.in_d) + "->" + std::to_string(s.out_d) + " kd" +
+         std::to_string(s.kernel_d) + " sd" + std::to_string(s.stride_d) + " dd" + std::to_string(s.dilation_d) +
+         " pad(f" + std::to_string(s.pad_front) + ",b" + std::to_string(s.pad_back) + ")";
+}
 
 // FP32 values for max pooling: mostly uniform, with the values that decide a max's edge cases.
 std::vector<float> max_inputs(std::mt19937& rng, size_t n) {
@@ -260,6 +284,85 @@ TEST(PoolUkernels, ModelLayersEveryKernel) {
       run_driver(d, q.data(), q_y.data(), pool.get());
       expect_same(q_expected, q_y, std::string(k->name) + " " + describe(s));
     }
+  }
+}
+
+// 3-D pools (NDHWC): every kernel against the ref, bit for bit, max in FP32 and both byte
+// types, average in FP32 with both summation orders (sum_rows kernel_d * kernel_h, or 1).
+TEST(PoolUkernels, ThreeDimensionalEveryKernel) {
+  Pool pool = two_threads();
+  std::mt19937 rng(16);
+  int empty_planes = 0;
+  for (int i = 0; i < 120; ++i) {
+    const Pool2dShape s = random_shape_3d(rng, i % 2 == 1);
+    empty_planes += s.pad_front >= s.kernel_d;
+    pthreadpool_t threads = i % 3 == 0 ? pool.get() : nullptr;
+    const std::vector<float> x = max_inputs(rng, in_count(s));
+    std::vector<float> expected(out_count(s)), y(out_count(s));
+    f32_maxpool2d_nhwc__ref(s, x.data(), expected.data());
+    for (const auto* k : runnable(kF32MaxPoolUkernels)) {
+      F32MaxPool2d d(s, *k);
+      run_driver(d, x.data(), y.data(), threads);
+      expect_same(expected, y, std::string(k->name) + " " + describe3d(s));
+    }
+    const std::vector<int8_t> q = q8_inputs<int8_t>(rng, in_count(s));
+    std::vector<int8_t> q_expected(out_count(s)), q_y(out_count(s));
+    q8_maxpool2d_nhwc__ref(s, q.data(), q_expected.data());
+    for (const auto* k : runnable(kQs8MaxPoolUkernels)) {
+      Q8MaxPool2d d(Q8::s8, s, *k);
+      run_driver(d, q.data(), q_y.data(), threads);
+      expect_same(q_expected, q_y, std::string(k->name) + " " + describe3d(s));
+    }
+    const bool include_pad = i % 4 >= 2;
+    const std::vector<float> a = avg_inputs(rng, in_count(s));
+    f32_avgpool2d_nhwc__ref(s, include_pad, a.data(), expected.data(), f32_avgpool_sum_rows(s, ort_nchwc_block()));
+    for (const auto* k : runnable(kF32AvgPoolUkernels)) {
+      F32AvgPool2d d(s, include_pad, *k);
+      run_driver(d, a.data(), y.data(), threads);
+      expect_same(expected, y, std::string(k->name) + " " + describe3d(s) + (include_pad ? " count_include_pad" : ""));
+    }
+  }
+  EXPECT_GT(empty_planes, 0) << "no window started in a whole plane of padding";
+}
+
+// The 3-D refs against 2-D pools of planes: a max is the max over the depth taps of the 2-D
+// maxima of the planes they read; an average with a one-plane window and the column order
+// (sum_rows = kernel_h) is the 2-D average of that plane.
+TEST(PoolRef, ThreeDimensionalIsPlanesOf2d) {
+  std::mt19937 rng(17);
+  for (int i = 0; i < 60; ++i) {
+    Pool2dShape s = random_shape_3d(rng, i % 2 == 1);
+    Pool2dShape p = s;  // one plane
+    p.batch = 1, p.in_d = p.out_d = p.kernel_d = p.stride_d = p.dilation_d = 1, p.pad_front = p.pad_back = 0;
+    const size_t plane_in = size_t(s.in_h) * s.in_w * s.channels, plane_out = size_t(s.out_h) * s.out_w * s.channels;
+    const std::vector<float> x = avg_inputs(rng, in_count(s));
+    std::vector<float> got(out_count(s)), plane(plane_out);
+    f32_maxpool2d_nhwc__ref(s, x.data(), got.data());
+    for (int n = 0; n < s.batch; ++n)
+      for (int oz = 0; oz < s.out_d; ++oz) {
+        std::vector<float> want(plane_out, std::numeric_limits<float>::lowest());
+        for (int kz = 0; kz < s.kernel_d; ++kz) {
+          const int iz = oz * s.stride_d - s.pad_front + kz * s.dilation_d;
+          if (iz < 0 || iz >= s.in_d) continue;
+          f32_maxpool2d_nhwc__ref(p, x.data() + (size_t(n) * s.in_d + size_t(iz)) * plane_in, plane.data());
+          for (size_t j = 0; j < plane_out; ++j) want[j] = std::max(want[j], plane[j]);
+        }
+        const std::vector<float> mine(got.begin() + long((size_t(n) * s.out_d + size_t(oz)) * plane_out),
+                                      got.begin() + long((size_t(n) * s.out_d + size_t(oz) + 1) * plane_out));
+        expect_same(want, mine, "max " + describe3d(s));
+      }
+    // Average, one-plane window: out plane oz reads input plane oz * stride_d - pad_front.
+    s.kernel_d = 1, s.pad_front = s.pad_back = 0, s.out_d = (s.in_d - 1) / s.stride_d + 1;
+    std::vector<float> avg(out_count(s));
+    f32_avgpool2d_nhwc__ref(s, false, x.data(), avg.data(), s.kernel_h);
+    for (int n = 0; n < s.batch; ++n)
+      for (int oz = 0; oz < s.out_d; ++oz) {
+        f32_avgpool2d_nhwc__ref(p, false, x.data() + (size_t(n) * s.in_d + size_t(oz) * s.stride_d) * plane_in,
+                                plane.data(), p.kernel_h);
+        const std::vector<float> mine(avg.begin() + long((size_t(n) * s.out_d + size_t(oz)) * plane_out),
+                                      avg.begin() + long((size_t(n) * s.out_d + size_t(oz) + 1) * plane_out));
+        expect_same(plane, mine, "avg " + describe3d(s));
+      }
   }
 }
 

@@ -59,9 +59,9 @@ size_t check(std::mt19937& rng, const Pool2dShape& s, Q8 type, bool include_pad,
   const int32_t x_zp = ends[pick(rng)], y_zp = ends[pick(rng)];
   std::uniform_real_distribution<float> scale(0.002f, 0.2f);
   const Q8AvgPoolParams params{scale(rng), x_zp, scale(rng), y_zp, lo, hi};
-  std::vector<uint8_t> x(size_t(s.batch) * s.in_h * s.in_w * s.channels);
+  std::vector<uint8_t> x(size_t(s.batch) * s.in_d * s.in_h * s.in_w * s.channels);
   for (uint8_t& v : x) v = uint8_t(byte(rng));
-  const size_t n = size_t(s.batch) * s.out_h * s.out_w * s.channels;
+  const size_t n = size_t(s.batch) * s.out_d * s.out_h * s.out_w * s.channels;
   std::vector<uint8_t> expected(n), y(n + 1, 0x5A);
   const QuantParams xq{params.x_scale, x_zp}, yq{params.y_scale, y_zp};
   if (type == Q8::u8)
@@ -97,6 +97,28 @@ TEST(Q8AvgPool, RandomShapesEveryKernelIsBitExact) {
     for (int i = 0; i < 250 && !HasFailure(); ++i) {
       const Pool2dShape s = random_shape(rng);
       for (const auto* k : kernels) check(rng, s, type, i % 2 == 1, *k);
+    }
+  }
+}
+
+// 3-D windows (QDQ AveragePool of video CNNs): a random 2-D shape given a depth of 1..6 with
+// kernels 1..3 deep, strides 1..3, pads up to the kernel (planes with no input), ceil_mode
+// windows past the trailing pad, dilation in depth.
+TEST(Q8AvgPool, ThreeDimensionalEveryKernelIsBitExact) {
+  std::mt19937 rng(20261129);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  testing::Pool pool(pthreadpool_create(2));
+  for (const Q8 type : {Q8::u8, Q8::s8}) {
+    const auto kernels = runnable(type == Q8::u8 ? kQu8AvgPoolUkernels : kQs8AvgPoolUkernels);
+    for (int i = 0; i < 80 && !HasFailure(); ++i) {
+      Pool2dShape s = random_shape(rng);
+      do {
+        s.kernel_d = uni(1, 3), s.stride_d = uni(1, 3), s.dilation_d = uni(0, 4) == 0 ? 2 : 1;
+        s.in_d = uni(1, 6), s.pad_front = uni(0, s.kernel_d), s.pad_back = uni(0, s.kernel_d - 1);
+        const int span = s.in_d + s.pad_front + s.pad_back - s.dilation_d * (s.kernel_d - 1) - 1;
+        s.out_d = span < 0 ? 0 : (i % 2 ? (span + s.stride_d - 1) / s.stride_d : span / s.stride_d) + 1;
+      } while (s.out_d < 1);
+      for (const auto* k : kernels) check(rng, s, type, i % 4 >= 2, *k, i % 3 == 0 ? pool.get() : nullptr);
     }
   }
 }

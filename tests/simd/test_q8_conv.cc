@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <array>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -77,9 +78,9 @@ class Q8ConvTester {
   // with the reference, byte for byte.
   void test(std::mt19937& rng, const std::vector<const Q8GemmKernel*>& kernels) const {
     const Conv2dShape& s = s_;
-    const size_t taps = static_cast<size_t>(s.kernel_h) * s.kernel_w;
-    const size_t x_size = static_cast<size_t>(s.batch) * s.in_h * s.in_w * s.in_c;
-    const size_t y_size = static_cast<size_t>(s.batch) * s.out_h * s.out_w * s.out_c;
+    const size_t taps = static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w;
+    const size_t x_size = static_cast<size_t>(s.batch) * s.in_d * s.in_h * s.in_w * s.in_c;
+    const size_t y_size = static_cast<size_t>(s.batch) * s.out_d * s.out_h * s.out_w * s.out_c;
     std::vector<uint8_t> x =
         testing::random_activations(rng, x_size, x_type_, x_zero_point_, fill_);
     std::vector<int8_t> w =
@@ -148,6 +149,57 @@ class Q8ConvTester {
   bool per_channel_ = true, pow2_ = false, bias_ = true, narrow_ = false;
   pthreadpool_t pool_ = nullptr;
 };
+
+// 3-D convs (NDHWC, the depth fields): every row against the reference, byte for byte, on
+// video-ResNet layers (3x3x3, 1x3x3, 3x1x1, the 3x7x7 stem over 3 channels, a 1x1x1 shortcut)
+// and random shapes with depth 1, pads past the kernel, strides past it and dilation in depth;
+// random and saturating values, zero points at the ends of the types, two threads.
+TEST(Q8Conv, ThreeDimensionalEveryKernel) {
+  std::mt19937 rng(20261129);
+  testing::Pool pool(pthreadpool_create(2));
+  auto extent = [](int in, int k, int st, int dil, int p0, int p1) {
+    return std::array<int, 7>{in, k, st, dil, p0, p1, (in + p0 + p1 - dil * (k - 1) - 1) / st + 1};
+  };
+  auto shape = [](int batch, int in_c, int out_c, std::array<int, 7> d, std::array<int, 7> h, std::array<int, 7> w) {
+    Conv2dShape s;
+    s.batch = batch, s.in_c = in_c, s.out_c = out_c;
+    s.in_d = d[0], s.kernel_d = d[1], s.stride_d = d[2], s.dilation_d = d[3], s.pad_front = d[4], s.out_d = d[6];
+    s.in_h = h[0], s.kernel_h = h[1], s.stride_h = h[2], s.dilation_h = h[3], s.pad_top = h[4], s.out_h = h[6];
+    s.in_w = w[0], s.kernel_w = w[1], s.stride_w = w[2], s.dilation_w = w[3], s.pad_left = w[4], s.out_w = w[6];
+    return s;
+  };
+  std::vector<Conv2dShape> shapes = {
+      shape(1, 3, 16, extent(4, 3, 1, 1, 1, 1), extent(14, 7, 2, 1, 3, 3), extent(14, 7, 2, 1, 3, 3)),
+      shape(1, 32, 32, extent(4, 3, 1, 1, 1, 1), extent(6, 3, 1, 1, 1, 1), extent(6, 3, 1, 1, 1, 1)),
+      shape(2, 24, 40, extent(3, 1, 1, 1, 0, 0), extent(6, 3, 2, 1, 1, 1), extent(5, 3, 2, 1, 1, 1)),
+      shape(1, 40, 24, extent(5, 3, 2, 1, 1, 1), extent(4, 1, 1, 1, 0, 0), extent(4, 1, 1, 1, 0, 0)),
+      shape(1, 16, 33, extent(4, 1, 2, 1, 0, 0), extent(8, 1, 2, 1, 0, 0), extent(8, 1, 2, 1, 0, 0)),
+      shape(1, 8, 8, extent(1, 3, 1, 1, 1, 1), extent(5, 3, 1, 1, 1, 1), extent(5, 3, 1, 1, 1, 1)),
+      shape(1, 5, 7, extent(3, 2, 1, 1, 4, 3), extent(4, 2, 3, 1, 2, 2), extent(4, 3, 1, 2, 2, 2)),
+      shape(1, 9, 17, extent(9, 2, 4, 3, 0, 1), extent(7, 1, 3, 1, 0, 0), extent(5, 3, 1, 1, 0, 0)),
+  };
+  for (int i = 0; i < 12; ++i) {  // random ones
+    auto pick = [&](int lo, int hi) { return lo + int(rng() % uint32_t(hi - lo + 1)); };
+    auto random_extent = [&] {
+      const int k = pick(1, 3), st = pick(1, 3), dil = pick(1, 4) == 1 ? 2 : 1, p0 = pick(0, k), p1 = pick(0, k - 1);
+      return extent(std::max(1, dil * (k - 1) + 1 - p0 - p1) + pick(0, 4), k, st, dil, p0, p1);
+    };
+    shapes.push_back(shape(pick(1, 2), pick(1, 40), pick(1, 40), random_extent(), random_extent(), random_extent()));
+  }
+  for (Q8 x_type : {Q8::u8, Q8::s8}) {
+    const std::vector<const Q8GemmKernel*> kernels = testing::runnable_q8_kernels(x_type);
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const Conv2dShape& s = shapes[i];
+      ASSERT_TRUE(Q8Conv::supports(s, x_type, x_type)) << describe(s);
+      Q8ConvTester t;
+      t.shape(s).x_type(x_type).y_type(i % 3 == 0 ? Q8::s8 : Q8::u8).pool(i % 2 ? pool.get() : nullptr);
+      t.x_zero_point(testing::random_zero_point(rng, x_type)).y_zero_point(i % 3 == 0 ? -3 : 100);
+      t.fill(i % 4 == 1 ? Fill::extreme : Fill::random).per_channel(i % 5 != 0);
+      t.test(rng, kernels);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
 
 TEST(Q8Conv, RandomShapesEveryKernel) {
   std::mt19937 rng(20261122);

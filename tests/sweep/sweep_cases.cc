@@ -194,6 +194,84 @@ std::vector<ConvGeom> conv_space() {
   return v;
 }
 
+// 3-D convolutions (NCDHW: torchvision's video classifiers).
+struct Conv3dGeom {
+  int64_t c = 8, m = 8, d = 5, h = 8, w = 8, group = 1;
+  Dims k = {3, 3, 3}, s = {1, 1, 1}, dil = {1, 1, 1};
+  Dims pads = {1, 1, 1, 1, 1, 1};
+  int64_t batch = 1;
+  std::string id() const {
+    std::string r = "3d_c" + std::to_string(c) + "_m" + std::to_string(m) + "_" + std::to_string(d) + "x" +
+                    std::to_string(h) + "x" + std::to_string(w) + "_k" + join(k, "x") + "_s" + join(s, "x") + "_d" +
+                    join(dil, "x") + "_g" + std::to_string(group) + "_p" + join(pads, ".");
+    if (batch != 1) r += "_n" + std::to_string(batch);
+    return r;
+  }
+  Attrs attrs() const {
+    return {{"kernel_shape", k}, {"strides", s}, {"dilations", dil}, {"group", group}, {"pads", pads}};
+  }
+};
+
+void add_conv3d(Builder& s, Mode mode, const Conv3dGeom& g) {
+  const Dims w_dims = {g.m, g.c / g.group, g.k[0], g.k[1], g.k[2]};
+  s.add(mode, "Conv", g.id(), [g, mode, w_dims](OnnxBuilder& b) {
+    const std::string x = b.input("x", {g.batch, g.c, g.d, g.h, g.w});
+    if (mode == Mode::fp32) {
+      b.output(b.node("Conv", {x, b.random_normal_init("", w_dims, 0, 0.3f), b.random_normal_init("", {g.m})}, g.attrs()));
+    } else if (mode == Mode::qdq) {
+      auto w = testing::qdq_weights(b, w_dims, true);
+      auto y = b.node("Conv", {testing::qdq(b, x, kAct), w.dq, testing::qdq_bias(b, g.m, kAct.scale, w.scales)}, g.attrs());
+      const float k = float(g.c / g.group * g.k[0] * g.k[1] * g.k[2]);
+      b.output(testing::qdq(b, y, {0.3f * std::sqrt(k) / 64, 128, ElemType::u8}));
+    } else {
+      b.output(testing::dynamic_conv(b, x, w_dims, g.attrs(), true));
+    }
+  });
+}
+
+std::vector<Conv3dGeom> conv3d_space() {
+  std::vector<Conv3dGeom> v;
+  // The kernels of r3d_18 (3x3x3), r2plus1d_18 (1x3x3 then 3x1x1) and their 1x1x1 shortcuts.
+  for (Dims k : {Dims{1, 1, 1}, Dims{3, 3, 3}, Dims{1, 3, 3}, Dims{3, 1, 1}, Dims{2, 2, 2}}) {
+    Conv3dGeom g;
+    g.k = k;
+    g.pads = {k[0] / 2, k[1] / 2, k[2] / 2, k[0] / 2, k[1] / 2, k[2] / 2};
+    v.push_back(g);
+  }
+  {
+    Conv3dGeom g;  // the stems: 3 -> 16, 3x7x7 and 1x7x7, stride (1, 2, 2)
+    g.c = 3, g.m = 16, g.h = g.w = 16, g.k = {3, 7, 7}, g.s = {1, 2, 2}, g.pads = {1, 3, 3, 1, 3, 3};
+    v.push_back(g);
+    g.k = {1, 7, 7}, g.pads = {0, 3, 3, 0, 3, 3};
+    v.push_back(g);
+  }
+  {
+    Conv3dGeom g;  // strides: a stage's entry (2, 2, 2), the shortcut 1x1x1 stride 2
+    g.m = 16, g.s = {2, 2, 2};
+    v.push_back(g);
+    g.k = {1, 1, 1}, g.pads = {0, 0, 0, 0, 0, 0};
+    v.push_back(g);
+  }
+  {
+    Conv3dGeom g;  // dilations, asymmetric pads
+    g.dil = {2, 1, 2}, g.pads = {2, 1, 2, 2, 1, 2};
+    v.push_back(g);
+    g.dil = {1, 1, 1}, g.pads = {0, 1, 2, 1, 0, 0};
+    v.push_back(g);
+  }
+  for (auto [c, m, group] : {std::tuple{8, 16, 2}, {16, 16, 16}, {12, 12, 4}}) {
+    Conv3dGeom g;  // grouped, depthwise (mc3 / CSN-style channel-separated convs)
+    g.c = c, g.m = m, g.group = group;
+    v.push_back(g);
+  }
+  {
+    Conv3dGeom g;  // depth 1, odd channels, batch 2
+    g.d = 1, g.c = 5, g.m = 7, g.batch = 2;
+    v.push_back(g);
+  }
+  return v;
+}
+
 // ---- Pooling ----
 struct PoolGeom {
   int64_t k = 3, s = 2, d = 1, ceil = 0, cip = 0;
@@ -262,6 +340,57 @@ void add_pool(Builder& s, Mode mode, const std::string& op, const PoolGeom& g) {
     std::string y = b.node(op, {x}, g.attrs(avg));
     b.output(mode == Mode::qdq ? testing::qdq(b, y, kAct) : y);
   }, false, g.d != 1 && avg ? 19 : 17);
+}
+
+// 3-D pools (NCDHW): kernel, strides and pads per axis.
+struct Pool3dGeom {
+  Dims k = {3, 3, 3}, s = {2, 2, 2}, pads = {0, 0, 0, 0, 0, 0}, dil = {1, 1, 1};
+  int64_t ceil = 0, cip = 0, c = 16, d = 6, h = 9;
+  std::string id() const {
+    return "3d_k" + join(k, "x") + "_s" + join(s, "x") + "_d" + join(dil, "x") + "_p" + join(pads, ".") + "_ceil" +
+           std::to_string(ceil) + "_cip" + std::to_string(cip) + "_c" + std::to_string(c) + "_" + std::to_string(d) +
+           "x" + std::to_string(h);
+  }
+  Attrs attrs(bool avg) const {
+    Attrs a = {{"kernel_shape", k}, {"strides", s}, {"ceil_mode", ceil}, {"pads", pads}};
+    if (dil != Dims{1, 1, 1}) a.push_back({"dilations", dil});
+    if (avg) a.push_back({"count_include_pad", cip});
+    return a;
+  }
+};
+
+std::vector<Pool3dGeom> pool3d_space(bool avg) {
+  std::vector<Pool3dGeom> v;
+  v.push_back({});
+  v.push_back({{2, 2, 2}, {2, 2, 2}});
+  v.push_back({{1, 3, 3}, {1, 2, 2}, {0, 1, 1, 0, 1, 1}});  // spatial only (video stems)
+  v.push_back({{3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}});
+  for (int64_t cip : avg ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}) {
+    Pool3dGeom g{{3, 3, 3}, {2, 2, 2}, {1, 0, 1, 0, 1, 1}};
+    g.ceil = 1, g.cip = cip, g.d = 7, g.h = 8;  // asymmetric pads, a partial last window
+    v.push_back(g);
+  }
+  if (!avg) {
+    Pool3dGeom g{{2, 2, 2}, {1, 1, 1}};
+    g.dil = {2, 1, 2};
+    v.push_back(g);
+  }
+  {
+    Pool3dGeom g;
+    g.c = 5, g.d = 1, g.k = {1, 2, 2};  // depth 1, odd channels
+    v.push_back(g);
+  }
+  return v;
+}
+
+void add_pool3d(Builder& s, Mode mode, const std::string& op, const Pool3dGeom& g) {
+  const bool avg = op == "AveragePool";
+  s.add(mode, op, g.id(), [=](OnnxBuilder& b) {
+    std::string x = b.input("x", {1, g.c, g.d, g.h, g.h});
+    if (mode == Mode::qdq) x = testing::qdq(b, x, kAct);
+    std::string y = b.node(op, {x}, g.attrs(avg));
+    b.output(mode == Mode::qdq ? testing::qdq(b, y, kAct) : y);
+  }, false, g.dil != Dims{1, 1, 1} && avg ? 19 : 17);
 }
 
 // ---- Gemm and MatMul ----
@@ -581,6 +710,10 @@ std::vector<Case> make() {
                       {{"pads", {1, 1, 1, 1, 1, 1}}}));
     });
   }
+  const auto convs3d = conv3d_space();
+  for (const Conv3dGeom& g : convs3d) add_conv3d(s, Mode::fp32, g);
+  for (size_t i = 0; i < convs3d.size(); ++i) if (i % 2 == 0) add_conv3d(s, Mode::qdq, convs3d[i]);
+  for (size_t i = 0; i < convs3d.size(); ++i) if (i % 3 == 0) add_conv3d(s, Mode::dynamic, convs3d[i]);
 
   // Transposed convolutions: FP32 and QDQ (ORT runs the QDQ unit in float; the codes must match).
   const auto deconvs = deconv_space();
@@ -618,7 +751,12 @@ std::vector<Case> make() {
       add_pool(s, Mode::fp32, op, g);
       if (g.d == 1) add_pool(s, Mode::qdq, op, g);
     }
-  for (Dims d : {Dims{1, 16, 7, 7}, Dims{2, 33, 5, 3}, Dims{1, 1000, 1, 1}}) {
+  for (const char* op : {"MaxPool", "AveragePool"})
+    for (const Pool3dGeom& g : pool3d_space(std::string(op) == "AveragePool")) {
+      add_pool3d(s, Mode::fp32, op, g);
+      if (g.dil == Dims{1, 1, 1}) add_pool3d(s, Mode::qdq, op, g);
+    }
+  for (Dims d : {Dims{1, 16, 7, 7}, Dims{2, 33, 5, 3}, Dims{1, 1000, 1, 1}, Dims{1, 24, 2, 4, 4}}) {
     add_unary(s, Mode::fp32, "GlobalAveragePool", "", {}, d);
     add_unary(s, Mode::qdq, "GlobalAveragePool", "", {}, d);
   }
