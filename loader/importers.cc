@@ -212,15 +212,10 @@ const std::map<std::string, Importer>& importers() {
     }
     t["PRelu"] = {1, {{"consumed_inputs", ints()}}, drop_consumed};
     t["Sqrt"] = {6, {}, {}};
-    // Before opset 7 Pow broadcasts only with broadcast=1, B's shape a suffix of A's (numpy's
-    // rule then) unless an axis says where it aligns: octet broadcasts like numpy (a superset).
-    t["Pow"] = {1, {{"broadcast", i64(0)}, {"axis", i64(std::numeric_limits<int64_t>::min())}},
-                [](Node& n, ImportContext&) {
-                  if (n.attrs.i("axis") != std::numeric_limits<int64_t>::min() && n.attrs.i("broadcast") != 0)
-                    throw Error("broadcast along an axis (Pow before opset 7) is not supported");
-                  n.attrs.erase("broadcast");
-                  n.attrs.erase("axis");
-                }};
+    // Before opset 7 Pow broadcasts only with broadcast=1, B's shape then a suffix of A's (numpy's
+    // rule) unless an `axis` attribute aligns it elsewhere, which octet rejects as unknown.
+    // octet broadcasts like numpy either way (a superset).
+    t["Pow"] = {1, {{"broadcast", i64(0)}}, [](Node& n, ImportContext&) { n.attrs.erase("broadcast"); }};
     t["Gelu"] = {20, {{"approximate", str("none")}}, {}};
     t["InstanceNormalization"] = {6, {{"epsilon", f32(1e-5f)}}, {}};
     t["LayerNormalization"] = {17, {{"axis", i64(-1)}, {"epsilon", f32(1e-5f)}, {"stash_type", i64(1)}}, {}};

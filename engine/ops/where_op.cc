@@ -1,12 +1,15 @@
 // Where (opset 9+): y = condition ? x : y over the three inputs broadcast together, for every
-// element type octet has (float32 activations, int64 shape arithmetic, ...). The choice is a
-// copy, so one loop over the element's bytes serves every type.
+// element type octet has. Float32 runs on the SIMD blend of kernels/elementwise/eltwise_list.h
+// (f32_where), along the output's last axis; the other types (int64 shape arithmetic, ...) pick
+// by copying the element's bytes, one loop for every type of a size.
 #include <cstring>
 #include <memory>
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/typed_broadcast.h"
+#include "kernels/elementwise/eltwise_list.h"
+#include "kernels/ref/elementwise.h"
 
 namespace octet {
 namespace {
@@ -39,14 +42,29 @@ OpImpl where_op() {
   op.batch_use = ops::broadcast_per_image;
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto w = std::make_shared<const ops::TypedBroadcast>(ops::typed_broadcast(c, {0, 1, 2}));
-    const size_t size = ir::dtype_size(c.info(1).dtype);
-    // A float32 Where runs the same loop: no SIMD blend kernel yet, so it is marked scalar.
-    const std::string name = std::string(ops::type_tag(c.info(1).dtype)) + "_where_runs";
-    c.report_kernel(c.info(1).dtype == ir::DType::f32 ? kernels::reference_kernel("f32_where__ref")
-                                                      : kernels::portable_kernel(name));
+    const ir::DType t = c.info(1).dtype;
     const void *cond = in[0], *a = in[1], *b = in[2];
     void* y = out[0];
-    switch (size) {
+    if (t == ir::DType::f32) {
+      // Float32 runs on the SIMD blend, every run's operands advancing by 0 or 1.
+      const auto* row = kernels::first_runnable(kernels::kF32WhereUkernels, c.isa);
+      const kernels::F32WhereUkernel fn = row ? row->fn : kernels::f32_where__ref;
+      c.report_kernel(row ? kernels::row_kernel(*row) : kernels::reference_kernel("f32_where__ref"));
+      return [=] {
+        const auto* pc = static_cast<const uint8_t*>(cond);
+        const auto* pa = static_cast<const float*>(a);
+        const auto* pb = static_cast<const float*>(b);
+        auto* py = static_cast<float*>(y);
+        ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
+          // Row-major operands advance by 0 or 1; anything else (never planned) takes the ref.
+          const auto run = inner[0] <= 1 && inner[1] <= 1 && inner[2] <= 1 ? fn : kernels::f32_where__ref;
+          run(size_t(len), pc + off[0], size_t(inner[0]), pa + off[1], size_t(inner[1]), pb + off[2], size_t(inner[2]),
+              py + o);
+        });
+      };
+    }
+    c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(t)) + "_where_runs"));
+    switch (ir::dtype_size(t)) {
       case 1: return [=] { select_runs<uint8_t>(*w, cond, a, b, y); };
       case 4: return [=] { select_runs<uint32_t>(*w, cond, a, b, y); };
       default: return [=] { select_runs<uint64_t>(*w, cond, a, b, y); };
