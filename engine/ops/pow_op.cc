@@ -12,6 +12,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/typed_broadcast.h"
+#include "kernels/elementwise/eltwise.h"
 
 namespace octet {
 namespace {
@@ -78,19 +79,29 @@ OpImpl pow_op() {
       const int64_t n = c.info(0).count();
       auto x = static_cast<const float*>(in[0]);
       auto y = static_cast<float*>(out[0]);
+      pthreadpool_t pool = c.threadpool;
+      if (p == 2.0f || p == 3.0f) {
+        // x * x, then (x * x) * x: the SIMD Mul, rounding after each product as ORT does.
+        const int64_t dims[] = {n}, unit[] = {1};
+        auto mul = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 1, dims, unit, unit, c.isa);
+        c.report_kernel(mul->kernel_id() + (p == 3.0f ? " x2" : ""));
+        const bool cube = p == 3.0f;
+        return [=] {
+          mul->run(x, x, y, pool);
+          if (cube) mul->run(y, x, y, pool);
+        };
+      }
       c.report_kernel(kernels::reference_kernel("f32_pow__ref"));
-      c.report_fallback("no SIMD kernel for Pow");
+      c.report_fallback("std::pow per element, as ONNX Runtime rounds it (no SIMD pow)");
       return [=] {
-        if (p == 2.0f) for (int64_t i = 0; i < n; ++i) y[i] = x[i] * x[i];
-        else if (p == 3.0f) for (int64_t i = 0; i < n; ++i) y[i] = x[i] * x[i] * x[i];
-        else for (int64_t i = 0; i < n; ++i) y[i] = std::pow(x[i], p);
+        for (int64_t i = 0; i < n; ++i) y[i] = std::pow(x[i], p);
       };
     }
     auto w = std::make_shared<const ops::TypedBroadcast>(ops::typed_broadcast(c, {0, 1}));
     const std::string name = std::string(ops::type_tag(t)) + ops::type_tag(c.info(1).dtype) + "_pow_runs";
     if (t == ir::DType::f32 || t == ir::DType::f64) {
       c.report_kernel(kernels::reference_kernel(name + "__ref"));
-      c.report_fallback("no SIMD kernel for Pow");
+      c.report_fallback("std::pow per element, as ONNX Runtime rounds it (no SIMD pow)");
     } else {
       c.report_kernel(kernels::portable_kernel(name));
     }

@@ -726,7 +726,10 @@ std::vector<Case> make() {
       b.output(b.node("Pow", {b.input("x", x), b.input("e", e)}));
     });
   }
-  s.add(Mode::fp32, "Pow", "const3_2x3x5", [](OnnxBuilder& b) { b.output(b.node("Pow", {b.input("x", {2, 3, 5}), f32(b, 3.0f)})); });
+  for (auto [p, tag] : {std::pair{2.0f, "2"}, std::pair{3.0f, "3"}, std::pair{0.5f, "0.5"}})
+    s.add(Mode::fp32, "Pow", std::string("const") + tag + "_2x3x5", [p = p](OnnxBuilder& b) {
+      b.output(b.node("Pow", {b.input("x", {2, 3, 5}), f32(b, p)}));
+    });
   s.add(Mode::fp32, "Pow", "const_per_row_2.3_3x4", [](OnnxBuilder& b) {
     b.output(b.node("Pow", {b.input("x", {3, 4}), b.initializer("", {3, 1}, {2.0f, 3.0f, 0.5f})}));
   });
