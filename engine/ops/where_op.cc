@@ -1,7 +1,7 @@
 // Where (opset 9+): y = condition ? x : y over the three inputs broadcast together, for every
 // element type octet has. Float32 runs on the SIMD blend of kernels/elementwise/eltwise_list.h
-// (f32_where), along the output's last axis; the other types (int64 shape arithmetic, ...) pick
-// by copying the element's bytes, one loop for every type of a size.
+// (f32_where), along the output's last axis; the other types (int64 shape arithmetic, ...) on
+// one plain loop per type.
 #include <cstring>
 #include <memory>
 
@@ -64,11 +64,11 @@ OpImpl where_op() {
       };
     }
     c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(t)) + "_where_runs"));
-    switch (ir::dtype_size(t)) {
-      case 1: return [=] { select_runs<uint8_t>(*w, cond, a, b, y); };
-      case 4: return [=] { select_runs<uint32_t>(*w, cond, a, b, y); };
-      default: return [=] { select_runs<uint64_t>(*w, cond, a, b, y); };
-    }
+    if (t == ir::DType::b8) return [=] { select_runs<uint8_t>(*w, cond, a, b, y); };
+    return ops::with_type(c, t, [&](auto type) -> Kernel {
+      using T = decltype(type);
+      return [=] { select_runs<T>(*w, cond, a, b, y); };
+    });
   };
   return op;
 }

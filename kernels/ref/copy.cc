@@ -44,7 +44,8 @@ void copy_strided(int rank, const int64_t* dims, const void* src, const int64_t*
 
 namespace {
 
-// Elements are moved, never computed on: T is an unsigned integer of the element's size.
+// Elements are moved, never computed on: T is float for f32_pad__ref, else an unsigned integer
+// of the element's size (integer elements' own twin; float64 through it only in pad__ref).
 template <class T>
 void pad_elements(int rank, const int64_t* in_dims, const int64_t* pads_begin, const int64_t* pads_end, PadMode mode,
                   T value, const T* x, T* y) {
@@ -84,7 +85,7 @@ void pad_as(int rank, const int64_t* in_dims, const int64_t* pads_begin, const i
 
 void f32_pad__ref(int rank, const int64_t* in_dims, const int64_t* pads_begin,
                   const int64_t* pads_end, PadMode mode, float value, const float* x, float* y) {
-  pad_as<uint32_t>(rank, in_dims, pads_begin, pads_end, mode, &value, x, y);
+  pad_elements<float>(rank, in_dims, pads_begin, pads_end, mode, value, x, y);
 }
 
 void pad__ref(size_t elem_size, int rank, const int64_t* in_dims, const int64_t* pads_begin, const int64_t* pads_end,
