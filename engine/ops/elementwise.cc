@@ -64,7 +64,8 @@ Activation unary_activation(const OpContext& c) {
 
 bool is_integer_clip(const OpContext& c) {
   const ir::DType t = c.info(0).dtype;
-  return c.node.op == "Clip" && (t == ir::DType::u8 || t == ir::DType::s8 || t == ir::DType::s32 || t == ir::DType::s64);
+  return c.node.op == "Clip" &&
+         (t == ir::DType::u8 || t == ir::DType::s8 || t == ir::DType::s32 || t == ir::DType::s64);
 }
 
 // An integer Clip, min(max(x, lo), hi) as ONNX Runtime clamps, its bounds read at each run

@@ -1,5 +1,5 @@
 // Softmax, LogSoftmax, ArgMax / ArgMin, ReduceMean / ReduceSum / ReduceMin / ReduceMax, Min / Max, Round and
-// Pad (FP32).
+// Pad (FP32; Min / Max also float64 and integers, Pad any element type).
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -293,7 +293,8 @@ Kernel typed_extremum(const OpContext& c, kernels::Extremum kind, std::span<cons
   for (size_t i = 0; i < c.in.size(); ++i) x.push_back(static_cast<const T*>(in[i]));
   T* y = static_cast<T*>(out);
   const bool min = kind == kernels::Extremum::min;
-  c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(c.info(0).dtype)) + (min ? "_min" : "_max") + "_runs"));
+  const std::string name = std::string(ops::type_tag(c.info(0).dtype)) + (min ? "_min" : "_max") + "_runs";
+  c.report_kernel(kernels::portable_kernel(name));
   return [=] {
     ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
       for (int64_t j = 0; j < len; ++j) y[o + j] = x[0][off[0] + j * inner[0]];
@@ -323,7 +324,8 @@ OpImpl variadic_extremum_op(kernels::Extremum kind) {
   op.batch_use = ops::broadcast_per_image;
   op.build = [kind](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     if (c.info(0).dtype != ir::DType::f32)
-      return ops::with_type(c, c.info(0).dtype, [&](auto t) { return typed_extremum<decltype(t)>(c, kind, in, out[0]); });
+      return ops::with_type(c, c.info(0).dtype,
+                            [&](auto t) { return typed_extremum<decltype(t)>(c, kind, in, out[0]); });
     const ir::Dims dims = variadic_broadcast_dims(c);
     const TensorInfo y_info{ir::DType::f32, dims, Layout::row_major};
     struct Step {

@@ -92,7 +92,7 @@ OpImpl pow_op() {
         };
       }
       c.report_kernel(kernels::reference_kernel("f32_pow__ref"));
-      c.report_fallback("std::pow per element, as ONNX Runtime rounds it (no SIMD pow)");
+      c.report_fallback("std::pow per element, as ONNX Runtime rounds it; no SIMD pow");
       return [=] {
         for (int64_t i = 0; i < n; ++i) y[i] = std::pow(x[i], p);
       };
@@ -101,7 +101,7 @@ OpImpl pow_op() {
     const std::string name = std::string(ops::type_tag(t)) + ops::type_tag(c.info(1).dtype) + "_pow_runs";
     if (t == ir::DType::f32 || t == ir::DType::f64) {
       c.report_kernel(kernels::reference_kernel(name + "__ref"));
-      c.report_fallback("std::pow per element, as ONNX Runtime rounds it (no SIMD pow)");
+      c.report_fallback("std::pow per element, as ONNX Runtime rounds it; no SIMD pow");
     } else {
       c.report_kernel(kernels::portable_kernel(name));
     }

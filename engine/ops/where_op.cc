@@ -33,7 +33,8 @@ OpImpl where_op() {
   OpImpl op;
   op.want_layout = want_row_major;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    if (c.info(0).dtype != ir::DType::b8) c.fail("condition must be bool, got " + std::string(ir::dtype_name(c.info(0).dtype)));
+    if (c.info(0).dtype != ir::DType::b8)
+      c.fail("condition must be bool, got " + std::string(ir::dtype_name(c.info(0).dtype)));
     if (c.info(1).dtype != c.info(2).dtype)
       c.fail(std::string("X and Y differ in type: ") + ir::dtype_name(c.info(1).dtype) + " and " +
              ir::dtype_name(c.info(2).dtype));

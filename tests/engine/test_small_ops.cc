@@ -90,7 +90,8 @@ TEST(SmallOps, WhereBroadcastsInt64AndRefusesMixedTypes) {
   EXPECT_EQ(values<int64_t>(y), (std::vector<int64_t>{7, 8, 9, -1, -1, -1}));
 
   OnnxBuilder bad(17, "small", 1);
-  bad.output(bad.node("Where", {bad.input("c", {3}, ElemType::b8), bad.input("x", {3}), bad.input("y", {3}, ElemType::s32)}));
+  bad.output(bad.node("Where", {bad.input("c", {3}, ElemType::b8), bad.input("x", {3}),
+                                bad.input("y", {3}, ElemType::s32)}));
   try {
     Session b{loader::load_onnx_bytes(bad.serialize(), "small")};
     b.run({tensor<uint8_t>(ir::DType::b8, {3}, {1, 0, 1}), ir::TensorData::f32({3}, std::vector<float>{1, 2, 3}),
@@ -116,15 +117,15 @@ TEST(SmallOps, IntegerPowSquaresInTheBaseTypeAndPowsOtherwise) {
 
 TEST(SmallOps, Int8ClipWithOnlyAMaximumAndPadWithARunTimeValue) {
   OnnxBuilder g(17, "small", 1);
-  g.output(g.node("Clip", {g.input("x", {4}, ElemType::s8), "", g.initializer("", TensorValue::ints(ElemType::s8, {}, {5}))}),
-           ElemType::s8);
+  const std::string hi = g.initializer("", TensorValue::ints(ElemType::s8, {}, {5}));
+  g.output(g.node("Clip", {g.input("x", {4}, ElemType::s8), "", hi}), ElemType::s8);
   Session s{loader::load_onnx_bytes(g.serialize(), "small")};
   auto y = s.run({tensor<int8_t>(ir::DType::s8, {4}, {-128, 4, 5, 127})})[0];
   EXPECT_EQ(values<int8_t>(y), (std::vector<int8_t>{-128, 4, 5, 5}));
 
   OnnxBuilder p(17, "small", 1);
-  p.output(p.node("Pad", {p.input("x", {2}, ElemType::s32), p.initializer_i64("", {2}, {1, 2}), p.input("v", {}, ElemType::s32)}),
-           ElemType::s32);
+  const std::string pads = p.initializer_i64("", {2}, {1, 2});
+  p.output(p.node("Pad", {p.input("x", {2}, ElemType::s32), pads, p.input("v", {}, ElemType::s32)}), ElemType::s32);
   Session pad{loader::load_onnx_bytes(p.serialize(), "small")};
   auto z = pad.run({tensor<int32_t>(ir::DType::s32, {2}, {3, 4}), tensor<int32_t>(ir::DType::s32, {}, {-9})})[0];
   EXPECT_EQ(values<int32_t>(z), (std::vector<int32_t>{-9, 3, 4, -9, -9}));
