@@ -689,7 +689,8 @@ std::vector<Case> make() {
                             integers(b, b.input("c", {}), ElemType::s32)}), ElemType::s32);
   });
   for (ElemType t : {ElemType::s8, ElemType::u8, ElemType::s32})
-    for (auto [lo, hi] : {std::pair{-30, 40}, std::pair{5, 100}}) {
+    for (auto [l, h] : {std::pair{-30, 40}, std::pair{5, 100}}) {
+      const int64_t lo = l, hi = h;  // copies: clang 14 cannot capture structured bindings
       if (t == ElemType::u8 && lo < 0) continue;
       s.add(Mode::fp32, "Clip", std::string(type_name(t)) + "_" + std::to_string(lo) + "_" + std::to_string(hi) + "_2x3x5",
             [=](OnnxBuilder& b) {
