@@ -37,7 +37,14 @@ T times(T a, T b) {
 
 template <class T, class E>
 T power(T x, E e) {
-  return static_cast<T>(std::pow(x, e));
+  const auto r = std::pow(x, e);
+  if constexpr (std::is_integral_v<T>) {
+    // Out of T's range (or NaN) the conversion is undefined in C++; x86's cvttsd2si, what ORT's
+    // static_cast compiles to there, gives the lowest value.
+    constexpr double lo = double(std::numeric_limits<T>::min()), hi = -lo;
+    if (!(r >= lo && r < hi)) return std::numeric_limits<T>::min();
+  }
+  return static_cast<T>(r);
 }
 
 template <class T, class E>

@@ -5,6 +5,7 @@
 // bound), and the errors a user sees.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -113,6 +114,9 @@ TEST(SmallOps, IntegerPowSquaresInTheBaseTypeAndPowsOtherwise) {
   EXPECT_EQ(values<int32_t>(sq), (std::vector<int32_t>{0, 9, 49}));
   auto p = s.run({tensor<int32_t>(s32, {3}, {2, -3, 1}), tensor<int32_t>(s32, {}, {10})})[0];
   EXPECT_EQ(values<int32_t>(p), (std::vector<int32_t>{1024, 59049, 1}));
+  // Out of int32's range: the lowest value, as x86's conversion (and so ORT there) gives.
+  auto big = s.run({tensor<int32_t>(s32, {3}, {2, -3, 1}), tensor<int32_t>(s32, {}, {40})})[0];
+  EXPECT_EQ(values<int32_t>(big), (std::vector<int32_t>{INT32_MIN, INT32_MIN, 1}));
 }
 
 TEST(SmallOps, Int8ClipWithOnlyAMaximumAndPadWithARunTimeValue) {

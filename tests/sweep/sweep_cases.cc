@@ -738,6 +738,11 @@ std::vector<Case> make() {
     s.add(Mode::fp32, "Pow", std::string(type_name(t)) + "_base_int_exponents_2x3x4", [=](OnnxBuilder& b) {
       b.output(b.node("Pow", {integers(b, b.input("x", {2, 3, 4}), t), b.initializer("", TensorValue::ints(t, {4}, {0, 1, 2, 3}))}), t);
     });
+  // Results beyond int32 (x86's conversion gives the lowest value, in ORT and octet alike).
+  s.add(Mode::fp32, "Pow", "s32_overflowing_2x3x4", [](OnnxBuilder& b) {
+    b.output(b.node("Pow", {integers(b, b.input("x", {2, 3, 4}), ElemType::s32),
+                            b.initializer("", TensorValue::ints(ElemType::s32, {2, 1, 1}, {40, 5}))}), ElemType::s32);
+  });
   s.add(Mode::fp32, "Pow", "f32_base_s32_exponent_2x3x4", [](OnnxBuilder& b) {
     b.output(b.node("Pow", {b.input("x", {2, 3, 4}), b.initializer("", TensorValue::ints(ElemType::s32, {4}, {-1, 1, 2, 3}))}));
   });
