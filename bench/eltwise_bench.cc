@@ -216,6 +216,33 @@ void register_f32_clamp(const Map& m) {
   }
 }
 
+// ---- Where over a map: y = c ? a : b (b a run, or one value: a masked fill), the microkernels
+// and the scalar reference ----
+
+void register_f32_where(const Map& m) {
+  for (size_t b_inc : {1, 0}) {
+    const double bytes = (b_inc ? 13.0 : 9.0) * m.count();
+    const std::string op = m.label(b_inc ? "f32 where" : "f32 where fill");
+    auto run = [=](F32WhereUkernel fn, bool pick) {
+      return [=](benchmark::State& state) {
+        auto a = random_buffer<float>(m.count(), 6), b = random_buffer<float>(m.count(), 7);
+        auto r = random_buffer<uint8_t>(m.count(), 8);
+        Buffer<uint8_t> c(m.count());
+        for (size_t i = 0; i < m.count(); ++i) c.data()[i] = r.data()[i] & 1;
+        Buffer<float> y(m.count());
+        for (auto _ : state) {
+          fn(m.count(), c.data(), 1, a.data(), 1, b.data(), b_inc, y.data());
+          benchmark::DoNotOptimize(y.data());
+        }
+        report(state, bytes, pick);
+      };
+    };
+    for (const auto& k : kF32WhereUkernels)
+      if (isa_supported(k.isa)) add_bench(bench_name(m, op, k.name), run(k.fn, is_pick(kF32WhereUkernels, k)));
+    add_bench(bench_name(m, op, "f32_where__ref"), run(f32_where__ref, false));
+  }
+}
+
 void register_f32_sigmoid(const Map& m) {
   const double bytes = 8.0 * m.c;
   const std::string op = "f32 sigmoid " + std::to_string(m.c);
@@ -446,6 +473,7 @@ int main(int argc, char** argv) {
     register_q8_gap<int8_t>(m);
   }
   for (const Map& m : kActivations) register_f32_clamp(m);
+  for (const Map& m : kActivations) register_f32_where(m);
   for (const Map& m : kEpilogueMaps) register_f32_epilogue_activations(m);
   register_refs();
   register_broadcast_drivers();

@@ -27,9 +27,15 @@ struct Layer {
   const char* model;
   int in, channels, pad;
   bool ceil_mode;
+  bool global = false;  // GlobalMaxPool: one window over the in x in input, as one row (its op's shape)
 
   Pool2dShape shape() const {
     Pool2dShape s;
+    if (global) {
+      s.channels = channels;
+      s.in_w = s.kernel_w = in * in;
+      return s;
+    }
     s.in_h = s.in_w = in;
     s.channels = channels;
     s.kernel_h = s.kernel_w = 3;
@@ -40,8 +46,10 @@ struct Layer {
     return s;
   }
   std::string label(const char* op) const {
+    const std::string window =
+        global ? " global" : " k3 s2 " + (ceil_mode ? std::string("ceil") : "p" + std::to_string(pad));
     return std::string(op) + " " + std::to_string(in) + "x" + std::to_string(in) + "x" + std::to_string(channels) +
-           " k3 s2 " + (ceil_mode ? "ceil" : "p" + std::to_string(pad));
+           window;
   }
 };
 
@@ -103,6 +111,15 @@ int main(int argc, char** argv) {
       return k ? std::make_shared<F32MaxPool2d>(s, *k) : std::make_shared<F32MaxPool2d>(s, Isa::scalar);
     });
     register_op<uint8_t>(l, "qu8 max", kQu8MaxPoolUkernels, [](const Pool2dShape& s, const auto* k) {
+      return k ? std::make_shared<Q8MaxPool2d>(Q8::u8, s, *k) : std::make_shared<Q8MaxPool2d>(Q8::u8, s, Isa::scalar);
+    });
+  }
+  // GlobalMaxPool over a classifier head's map and a mid-network one.
+  for (const Layer& l : {Layer{"head", 7, 512, 0, false, true}, Layer{"mid", 28, 128, 0, false, true}}) {
+    register_op<float>(l, "f32 global max", kF32MaxPoolUkernels, [](const Pool2dShape& s, const auto* k) {
+      return k ? std::make_shared<F32MaxPool2d>(s, *k) : std::make_shared<F32MaxPool2d>(s, Isa::scalar);
+    });
+    register_op<uint8_t>(l, "qu8 global max", kQu8MaxPoolUkernels, [](const Pool2dShape& s, const auto* k) {
       return k ? std::make_shared<Q8MaxPool2d>(Q8::u8, s, *k) : std::make_shared<Q8MaxPool2d>(Q8::u8, s, Isa::scalar);
     });
   }

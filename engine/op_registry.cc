@@ -89,6 +89,9 @@ const std::map<std::string, OpImpl>& op_table() {
     register_conv_ops(t);
     register_conv_transpose_ops(t);
     register_pool_ops(t);
+    register_global_maxpool_op(t);
+    register_where_op(t);
+    register_pow_op(t);
     register_elementwise_ops(t);
     register_gemm_ops(t);
     register_shape_ops(t);

@@ -212,7 +212,10 @@ const std::map<std::string, Importer>& importers() {
     }
     t["PRelu"] = {1, {{"consumed_inputs", ints()}}, drop_consumed};
     t["Sqrt"] = {6, {}, {}};
-    t["Pow"] = {7, {}, {}};
+    // Before opset 7 Pow broadcasts only with broadcast=1, B's shape then a suffix of A's (numpy's
+    // rule) unless an `axis` attribute aligns it elsewhere, which octet rejects as unknown.
+    // octet broadcasts like numpy either way (a superset).
+    t["Pow"] = {1, {{"broadcast", i64(0)}}, [](Node& n, ImportContext&) { n.attrs.erase("broadcast"); }};
     t["Gelu"] = {20, {{"approximate", str("none")}}, {}};
     t["InstanceNormalization"] = {6, {{"epsilon", f32(1e-5f)}}, {}};
     t["LayerNormalization"] = {17, {{"axis", i64(-1)}, {"epsilon", f32(1e-5f)}, {"stash_type", i64(1)}}, {}};
@@ -232,6 +235,8 @@ const std::map<std::string, Importer>& importers() {
                  }};
     for (const char* op : {"Add", "Sub", "Mul", "Div"}) t[op] = {7, {}, {}};
     t["GlobalAveragePool"] = {1, {}, {}};
+    t["GlobalMaxPool"] = {1, {}, {}};
+    t["Where"] = {9, {}, {}};
     // From opset 18 (ReduceMin / ReduceMax too) the axes are an input.
     for (const char* op : {"ReduceMean", "ReduceMin", "ReduceMax"})
       t[op] = {1,

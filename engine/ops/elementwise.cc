@@ -3,14 +3,17 @@
 // (Add's broadcasting, a slope per channel or per element) run on the SIMD kernels of
 // kernels/elementwise/eltwise.h when the shapes fit (that driver falls back to the ref kernels
 // otherwise).
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "engine/ops/batch_use.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/range_output.h"
+#include "engine/ops/typed_broadcast.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/ref/elementwise.h"
 
@@ -59,16 +62,49 @@ Activation unary_activation(const OpContext& c) {
   return Activation::clip(scalar_input(c, 1, "min", -inf), scalar_input(c, 2, "max", inf));
 }
 
+bool is_integer_clip(const OpContext& c) {
+  const ir::DType t = c.info(0).dtype;
+  return c.node.op == "Clip" &&
+         (t == ir::DType::u8 || t == ir::DType::s8 || t == ir::DType::s32 || t == ir::DType::s64);
+}
+
+// An integer Clip, min(max(x, lo), hi) as ONNX Runtime clamps, its bounds read at each run
+// (constants or not); an absent bound is the type's limit.
+template <class T>
+Kernel integer_clip(const OpContext& c, std::span<const void* const> in, void* out) {
+  const int64_t n = c.info(0).count();
+  auto x = static_cast<const T*>(in[0]);
+  auto y = static_cast<T*>(out);
+  const T* lo = c.has(1) ? static_cast<const T*>(in[1]) : nullptr;
+  const T* hi = c.has(2) ? static_cast<const T*>(in[2]) : nullptr;
+  c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(c.info(0).dtype)) + "_clip"));
+  return [=] {
+    const T l = lo ? *lo : std::numeric_limits<T>::lowest(), h = hi ? *hi : std::numeric_limits<T>::max();
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = x[i] < l ? l : x[i];
+      y[i] = h < v ? h : v;
+    }
+  };
+}
+
 OpImpl unary_op() {
   OpImpl u;
   u.want_layout = any_layout;
   u.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    if (is_integer_clip(c)) {
+      for (size_t i = 1; i <= 2; ++i)
+        if (c.has(i) && (c.info(i).dtype != c.info(0).dtype || c.info(i).count() != 1))
+          c.fail(std::string(i == 1 ? "min" : "max") + " must be a " + ir::dtype_name(c.info(0).dtype) + " scalar");
+      return {c.info(0)};
+    }
     require_f32(c, 0);
     unary_activation(c);  // validates Clip's bounds
     return {c.info(0)};
   };
   u.batch_use = ops::broadcast_per_image;  // Clip's bounds: constants, or a rank-0 activation that mixes
   u.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    if (is_integer_clip(c))
+      return ops::with_type(c, c.info(0).dtype, [&](auto t) { return integer_clip<decltype(t)>(c, in, out[0]); });
     const auto act = unary_activation(c);
     int64_t n = c.info(0).count();
     auto x = static_cast<const float*>(in[0]);
@@ -103,11 +139,6 @@ TensorInfo operand_b(const OpContext& c) {
 
 ir::Dims broadcast_dims(const OpContext& c) { return ops::broadcast_dims(c, c.info(0).dims, operand_b(c).dims); }
 
-struct StridedBroadcastRowMajor {
-  ir::Dims dims;
-  std::vector<int64_t> a, b;  // strides along dims, 0 where broadcast
-};
-
 kernels::BinaryOp binary_kind(const std::string& op) {
   if (op == "Add") return kernels::BinaryOp::add;
   if (op == "Sub") return kernels::BinaryOp::sub;
@@ -116,12 +147,13 @@ kernels::BinaryOp binary_kind(const std::string& op) {
   return kernels::BinaryOp::div;
 }
 
-// int32 / int64 arithmetic: the shape computations of dynamic-batch exports (Shape -> Gather
-// -> Div -> Cast -> Concat -> Reshape), which constant folding runs once at plan time.
+// Integer arithmetic (uint8, int8, int32, int64): the shape computations of dynamic-batch
+// exports (Shape -> Gather -> Div -> Cast -> Concat -> Reshape), which constant folding runs
+// once at plan time, and small integer tensors, as ONNX Runtime computes them.
 bool is_integer_arithmetic(const OpContext& c) {
   if (c.node.op == "PRelu") return false;
   const ir::DType a = c.info(0).dtype, b = c.info(1).dtype;
-  if (a != ir::DType::s64 && a != ir::DType::s32) return false;
+  if (a != ir::DType::s64 && a != ir::DType::s32 && a != ir::DType::u8 && a != ir::DType::s8) return false;
   if (a != b) c.fail(std::string(ir::dtype_name(a)) + " and " + ir::dtype_name(b) + " operands do not match");
   return true;
 }
@@ -132,17 +164,16 @@ T integer_op(kernels::BinaryOp op, T a, T b, const std::string& where) {
     case kernels::BinaryOp::add: return T(uint64_t(a) + uint64_t(b));  // wraps like ORT, no UB
     case kernels::BinaryOp::sub: return T(uint64_t(a) - uint64_t(b));
     case kernels::BinaryOp::mul: return T(uint64_t(a) * uint64_t(b));
-    case kernels::BinaryOp::prelu: return a < 0 ? T(uint64_t(a) * uint64_t(b)) : a;
     default:
       // Integer Div truncates toward zero (C++ semantics, as ONNX Runtime computes it).
       if (b == 0) throw ir::Error(where + ": integer division by zero");
-      if (b == T(-1)) return T(uint64_t(0) - uint64_t(a));
+      if (std::is_signed_v<T> && b == T(-1)) return T(uint64_t(0) - uint64_t(a));
       return T(a / b);
   }
 }
 
 template <class T>
-Kernel integer_binary(const OpContext& c, const StridedBroadcastRowMajor& box, const void* a, const void* b,
+Kernel integer_binary(const OpContext& c, std::shared_ptr<const ops::TypedBroadcast> w, const void* a, const void* b,
                       void* y) {
   const auto op = binary_kind(c.node.op);
   const std::string where = ir::Graph::describe(c.node);
@@ -150,34 +181,26 @@ Kernel integer_binary(const OpContext& c, const StridedBroadcastRowMajor& box, c
     const T* pa = static_cast<const T*>(a);
     const T* pb = static_cast<const T*>(b);
     T* py = static_cast<T*>(y);
-    const int64_t n = ir::element_count(box.dims);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t rest = i, oa = 0, ob = 0;
-      for (size_t k = box.dims.size(); k-- > 0;) {
-        const int64_t idx = rest % box.dims[k];
-        rest /= box.dims[k];
-        oa += idx * box.a[k];
-        ob += idx * box.b[k];
-      }
-      py[i] = integer_op<T>(op, pa[oa], pb[ob], where);
-    }
+    ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
+      const T* x = pa + off[0];
+      const T* z = pb + off[1];
+      for (int64_t i = 0; i < len; ++i) py[o + i] = integer_op<T>(op, x[i * inner[0]], z[i * inner[1]], where);
+    });
   };
 }
 
 Kernel integer_binary_kernel(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
-  StridedBroadcastRowMajor box;
-  box.dims = broadcast_dims(c);
-  for (size_t k = 0; k < 2; ++k) {
-    const auto& d = c.info(k).dims;
-    auto s = c.info(k).strides();
-    auto& dst = k == 0 ? box.a : box.b;
-    dst.assign(box.dims.size(), 0);
-    const size_t off = box.dims.size() - d.size();
-    for (size_t j = 0; j < d.size(); ++j) dst[off + j] = d[j] == 1 ? 0 : s[j];
+  auto w = std::make_shared<const ops::TypedBroadcast>(ops::typed_broadcast(c, {0, 1}));
+  const ir::DType t = c.info(0).dtype;
+  std::string op = c.node.op;
+  for (char& ch : op) ch = char(std::tolower(ch));
+  c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(t)) + "_" + op + "_runs"));
+  switch (t) {
+    case ir::DType::s64: return integer_binary<int64_t>(c, w, in[0], in[1], out[0]);
+    case ir::DType::s32: return integer_binary<int32_t>(c, w, in[0], in[1], out[0]);
+    case ir::DType::u8: return integer_binary<uint8_t>(c, w, in[0], in[1], out[0]);
+    default: return integer_binary<int8_t>(c, w, in[0], in[1], out[0]);
   }
-  c.report_kernel(kernels::reference_kernel(c.info(0).dtype == ir::DType::s64 ? "s64_binary__ref" : "s32_binary__ref"));
-  if (c.info(0).dtype == ir::DType::s64) return integer_binary<int64_t>(c, box, in[0], in[1], out[0]);
-  return integer_binary<int32_t>(c, box, in[0], in[1], out[0]);
 }
 
 OpImpl binary_op() {

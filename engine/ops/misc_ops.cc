@@ -1,5 +1,5 @@
 // Softmax, LogSoftmax, ArgMax / ArgMin, ReduceMean / ReduceSum / ReduceMin / ReduceMax, Min / Max, Round and
-// Pad (FP32).
+// Pad (FP32; Min / Max also float64 and integers, Pad any element type).
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -8,6 +8,7 @@
 #include "engine/ops/batch_use.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/global_avgpool.h"
+#include "engine/ops/typed_broadcast.h"
 #include "kernels/ref/copy.h"
 #include "kernels/ref/minmax.h"
 #include "kernels/ref/reduce.h"
@@ -282,18 +283,49 @@ ir::Dims variadic_broadcast_dims(const OpContext& c) {
   return out;
 }
 
+// Min / Max of float64 or integer inputs (one type for all), every input at once along runs.
+template <class T>
+Kernel typed_extremum(const OpContext& c, kernels::Extremum kind, std::span<const void* const> in, void* out) {
+  std::vector<size_t> all(c.in.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  auto w = std::make_shared<const ops::TypedBroadcast>(ops::typed_broadcast(c, all));
+  std::vector<const T*> x;
+  for (size_t i = 0; i < c.in.size(); ++i) x.push_back(static_cast<const T*>(in[i]));
+  T* y = static_cast<T*>(out);
+  const bool min = kind == kernels::Extremum::min;
+  const std::string name = std::string(ops::type_tag(c.info(0).dtype)) + (min ? "_min" : "_max") + "_runs";
+  c.report_kernel(kernels::portable_kernel(name));
+  return [=] {
+    ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
+      for (int64_t j = 0; j < len; ++j) y[o + j] = x[0][off[0] + j * inner[0]];
+      for (size_t i = 1; i < x.size(); ++i) {
+        const T* xi = x[i] + off[i];
+        for (int64_t j = 0; j < len; ++j) {
+          const T v = xi[j * inner[i]];
+          T& r = y[o + j];
+          r = min ? (v < r ? v : r) : (r < v ? v : r);
+        }
+      }
+    });
+  };
+}
+
 OpImpl variadic_extremum_op(kernels::Extremum kind) {
   OpImpl op;
   op.want_layout = want_row_major;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const ir::DType t = c.info(0).dtype;
     for (size_t i = 0; i < c.in.size(); ++i)
-      if (c.info(i).dtype != ir::DType::f32)
+      if (c.info(i).dtype != t || t == ir::DType::b8)
         c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " " + c.node.op + " (input " + std::to_string(i) +
-               ") is not supported (only float32)");
-    return {{ir::DType::f32, variadic_broadcast_dims(c), Layout::row_major}};
+               ") is not supported (all inputs float32, float64, uint8, int8, int32 or int64, one type)");
+    return {{t, variadic_broadcast_dims(c), Layout::row_major}};
   };
   op.batch_use = ops::broadcast_per_image;
   op.build = [kind](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    if (c.info(0).dtype != ir::DType::f32)
+      return ops::with_type(c, c.info(0).dtype,
+                            [&](auto t) { return typed_extremum<decltype(t)>(c, kind, in, out[0]); });
     const ir::Dims dims = variadic_broadcast_dims(c);
     const TensorInfo y_info{ir::DType::f32, dims, Layout::row_major};
     struct Step {
@@ -361,7 +393,8 @@ OpImpl reduce_sum_op() {
 struct PadSpec {
   std::vector<int64_t> begin, end;
   kernels::PadMode mode;
-  float value = 0.0f;
+  uint64_t value = 0;                // constant_value's bytes when known at plan time (0: zero)
+  bool runtime_value = false;        // constant_value is read at each run
   ir::Dims out;
 };
 
@@ -390,9 +423,11 @@ PadSpec pad_spec(const OpContext& c) {
            : mode == "edge"  ? kernels::PadMode::edge
                              : kernels::PadMode::constant;
   if (c.has(2)) {
-    const auto& v = c.constant(2, "constant_value");
-    if (v.dtype != ir::DType::f32 || v.count() != 1) c.fail("constant_value must be a float32 scalar");
-    p.value = v.as<float>()[0];
+    const ir::DType t = c.info(0).dtype;
+    if (c.info(2).dtype != t || c.info(2).count() != 1)
+      c.fail(std::string("constant_value must be a ") + ir::dtype_name(t) + " scalar");
+    if (c.in_const.size() > 2 && c.in_const[2]) std::memcpy(&p.value, c.in_const[2]->bytes.data(), ir::dtype_size(t));
+    else p.runtime_value = true;
   }
   for (size_t i = 0; i < rank; ++i) {
     int64_t e = d[i] + p.begin[i] + p.end[i];
@@ -409,8 +444,8 @@ OpImpl pad_op() {
   OpImpl op;
   op.want_layout = want_row_major;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    require_f32(c);
-    return {{ir::DType::f32, pad_spec(c).out, Layout::row_major}};
+    if (c.info(0).dtype == ir::DType::b8) c.fail("bool Pad is not supported");
+    return {{c.info(0).dtype, pad_spec(c).out, Layout::row_major}};
   };
   // Padding axis 0 would add images (or crop them).
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
@@ -421,10 +456,13 @@ OpImpl pad_op() {
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto p = pad_spec(c);
     ir::Dims dims = c.info(0).dims;
-    auto x = static_cast<const float*>(in[0]);
-    auto y = static_cast<float*>(out[0]);
+    const size_t size = ir::dtype_size(c.info(0).dtype);
+    const void* x = in[0];
+    const void* runtime_value = p.runtime_value ? in[2] : nullptr;
+    void* y = out[0];
     return [=] {
-      kernels::f32_pad__ref(int(dims.size()), dims.data(), p.begin.data(), p.end.data(), p.mode, p.value, x, y);
+      kernels::pad__ref(size, int(dims.size()), dims.data(), p.begin.data(), p.end.data(), p.mode,
+                        runtime_value ? runtime_value : &p.value, x, y);
     };
   };
   return op;

@@ -162,27 +162,22 @@ OpImpl instance_norm_op() {
   return op;
 }
 
-// y = f(x) element by element in any layout; f(x, p) with p = Pow's exponent.
+// y = f(x) element by element in any layout (Sqrt; Pow is engine/ops/pow_op.cc).
 OpImpl scalar_map_op(float (*f)(float, float)) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     if (c.info(0).dtype != ir::DType::f32)
       c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
-    if (c.node.op == "Pow") {
-      const ir::TensorData& e = c.constant(1, "the exponent");
-      if (e.dtype != ir::DType::f32 || e.count() != 1)
-        c.fail("an exponent other than one float32 value is not supported");
-    }
     return {c.info(0)};
   };
   op.batch_use = ops::broadcast_per_image;
   op.build = [f](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const float p = c.node.op == "Pow" ? c.constant(1, "the exponent").as<float>()[0] : 0.0f;
+    const float p = 0.0f;
     const int64_t n = c.info(0).count();
     auto x = static_cast<const float*>(in[0]);
     auto y = static_cast<float*>(out[0]);
-    c.report_kernel(kernels::reference_kernel(c.node.op == "Pow" ? "f32_pow__ref" : "f32_sqrt__ref"));
+    c.report_kernel(kernels::reference_kernel("f32_sqrt__ref"));
     c.report_fallback("no SIMD kernel for " + c.node.op);
     return [=] {
       for (int64_t i = 0; i < n; ++i) y[i] = f(x[i], p);
@@ -197,8 +192,6 @@ void register_norm_ops(OpTable& t) {
   t.emplace_back("LayerNormalization", layer_norm_op());
   t.emplace_back("InstanceNormalization", instance_norm_op());
   t.emplace_back("Sqrt", scalar_map_op([](float x, float) { return std::sqrt(x); }));
-  // x * x for the exponent 2, as ORT computes it (std::pow is exact there too).
-  t.emplace_back("Pow", scalar_map_op([](float x, float p) { return p == 2.0f ? x * x : std::pow(x, p); }));
 }
 
 }  // namespace octet

@@ -33,6 +33,10 @@ using F32ClampUkernel = void (*)(size_t n, const float* x, float* y, float lo, f
 // y = min(max(x + r, lo), hi), NaN passing through like f32_clamp: a residual Add with its clamp.
 using F32AddClampUkernel = void (*)(size_t n, const float* x, const float* r, float* y, float lo, float hi);
 using F32UnaryUkernel = void (*)(size_t n, const float* x, float* y);
+// Where over n elements: y = c ? a : b, each operand's pointer advancing by its inc, 1 (a run)
+// or 0 (one element repeated); c holds bools (0 false, any other byte true).
+using F32WhereUkernel = void (*)(size_t n, const uint8_t* c, size_t c_inc, const float* a, size_t a_inc, const float* b,
+                                 size_t b_inc, float* y);
 // An activation with up to two parameters (HardSigmoid's alpha, beta; unused by the others).
 using F32ActUkernel = void (*)(size_t n, const float* x, float* y, float p0, float p1);
 // The sum of each channel in `order` (kernels/ref/pool2d.h: ONNX Runtime's orders), then / hw.
@@ -107,6 +111,7 @@ struct EltwiseUkernel {
   void f32_div(size_t, size_t, const float*, size_t, const float*, size_t, float*);                        \
   void f32_clamp(size_t, const float*, float*, float, float);                                               \
   void f32_add_clamp(size_t, const float*, const float*, float*, float, float);                            \
+  void f32_where(size_t, const uint8_t*, size_t, const float*, size_t, const float*, size_t, float*);     \
   void f32_sigmoid(size_t, const float*, float*);                                                          \
   void f32_silu(size_t, const float*, float*, float, float);                                               \
   void f32_gelu(size_t, const float*, float*, float, float);                                               \
@@ -139,6 +144,7 @@ OCTET_ELTWISE_TABLE(kF32SubUkernels, F32BinaryUkernel, f32_sub)
 OCTET_ELTWISE_TABLE(kF32DivUkernels, F32BinaryUkernel, f32_div)
 OCTET_ELTWISE_TABLE(kF32ClampUkernels, F32ClampUkernel, f32_clamp)
 OCTET_ELTWISE_TABLE(kF32AddClampUkernels, F32AddClampUkernel, f32_add_clamp)
+OCTET_ELTWISE_TABLE(kF32WhereUkernels, F32WhereUkernel, f32_where)
 OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)
 OCTET_ELTWISE_TABLE(kF32SiluUkernels, F32ActUkernel, f32_silu)
 OCTET_ELTWISE_TABLE(kF32GeluUkernels, F32ActUkernel, f32_gelu)

@@ -1,6 +1,7 @@
 #include "kernels/ref/copy.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -41,8 +42,13 @@ void copy_strided(int rank, const int64_t* dims, const void* src, const int64_t*
   });
 }
 
-void f32_pad__ref(int rank, const int64_t* in_dims, const int64_t* pads_begin,
-                  const int64_t* pads_end, PadMode mode, float value, const float* x, float* y) {
+namespace {
+
+// Elements are moved, never computed on: T is float for f32_pad__ref, else an unsigned integer
+// of the element's size (integer elements' own twin; float64 through it only in pad__ref).
+template <class T>
+void pad_elements(int rank, const int64_t* in_dims, const int64_t* pads_begin, const int64_t* pads_end, PadMode mode,
+                  T value, const T* x, T* y) {
   std::vector<int64_t> out_dims(rank);
   std::vector<int64_t> in_strides(rank);
   int64_t stride = 1;
@@ -65,6 +71,31 @@ void f32_pad__ref(int rank, const int64_t* in_dims, const int64_t* pads_begin,
     }
     y[out++] = x[in_off];
   });
+}
+
+template <class T>
+void pad_as(int rank, const int64_t* in_dims, const int64_t* pads_begin, const int64_t* pads_end, PadMode mode,
+            const void* value, const void* x, void* y) {
+  T v;
+  std::memcpy(&v, value, sizeof(T));
+  pad_elements<T>(rank, in_dims, pads_begin, pads_end, mode, v, static_cast<const T*>(x), static_cast<T*>(y));
+}
+
+}  // namespace
+
+void f32_pad__ref(int rank, const int64_t* in_dims, const int64_t* pads_begin,
+                  const int64_t* pads_end, PadMode mode, float value, const float* x, float* y) {
+  pad_elements<float>(rank, in_dims, pads_begin, pads_end, mode, value, x, y);
+}
+
+void pad__ref(size_t elem_size, int rank, const int64_t* in_dims, const int64_t* pads_begin, const int64_t* pads_end,
+              PadMode mode, const void* value, const void* x, void* y) {
+  switch (elem_size) {
+    case 1: return pad_as<uint8_t>(rank, in_dims, pads_begin, pads_end, mode, value, x, y);
+    case 2: return pad_as<uint16_t>(rank, in_dims, pads_begin, pads_end, mode, value, x, y);
+    case 4: return pad_as<uint32_t>(rank, in_dims, pads_begin, pads_end, mode, value, x, y);
+    default: return pad_as<uint64_t>(rank, in_dims, pads_begin, pads_end, mode, value, x, y);
+  }
 }
 
 }  // namespace octet::kernels

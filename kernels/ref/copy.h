@@ -1,5 +1,6 @@
 #pragma once
 // Data movement: transposes, concatenation slices and padding are all strided copies.
+#include <cstddef>
 #include <cstdint>
 
 namespace octet::kernels {
@@ -17,5 +18,8 @@ enum class PadMode { constant, reflect, edge };
 // without repeating the edge element (ONNX semantics); edge repeats it.
 void f32_pad__ref(int rank, const int64_t* in_dims, const int64_t* pads_begin,
                   const int64_t* pads_end, PadMode mode, float value, const float* x, float* y);
+// The same for elements of any type, elem_size bytes each; value points at one element.
+void pad__ref(size_t elem_size, int rank, const int64_t* in_dims, const int64_t* pads_begin, const int64_t* pads_end,
+              PadMode mode, const void* value, const void* x, void* y);
 
 }  // namespace octet::kernels

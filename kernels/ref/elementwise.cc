@@ -56,4 +56,9 @@ void f32_batchnorm_channels_last__ref(int64_t pixels, int channels, const float*
   }
 }
 
+void f32_where__ref(size_t n, const uint8_t* c, size_t c_inc, const float* a, size_t a_inc, const float* b,
+                    size_t b_inc, float* y) {
+  for (size_t i = 0; i < n; ++i) y[i] = c[i * c_inc] ? a[i * a_inc] : b[i * b_inc];
+}
+
 }  // namespace octet::kernels

@@ -55,6 +55,7 @@ TEST(ConstantFolding, PoolsOnAConstantEqualPoolsAtRunTime) {
   expect_fold_equals_run("MaxPool", {{"kernel_shape", {2, 2}}}, false);
   expect_fold_equals_run("AveragePool", {{"kernel_shape", {3, 2}}, {"pads", {1, 0, 1, 1}}}, false);
   expect_fold_equals_run("GlobalAveragePool", {}, false);
+  expect_fold_equals_run("GlobalMaxPool", {}, false);
 }
 
 }  // namespace

@@ -264,6 +264,19 @@ TEST(FuseQdq, DepthToSpaceSpaceToDepthExpandGatherRunOnIntegers) {
   }
 }
 
+// A max is order-preserving on the codes: between equal parameters GlobalMaxPool runs on them
+// (ORT runs the unit in float, with the same codes); with other parameters it stays float.
+TEST(FuseQdq, GlobalMaxPoolRunsOnIntegersOnlyWithEqualParameters) {
+  for (float out_scale : {0.05f, 0.06f}) {
+    QdqGraph q;
+    q.g.values["x"].dims = ir::Dims{1, 4, 6, 6};
+    auto a = q.qdq("x", 0.05f, DType::u8, 128);
+    q.g.outputs = {q.qdq(q.node("GlobalMaxPool", {a}, "gmp"), out_scale, DType::u8, 128)};
+    passes::optimize(q.g);
+    EXPECT_EQ(only(q.g, "GlobalMaxPool").inputs[0], out_scale == 0.05f ? "x_q" : "x_dq");
+  }
+}
+
 TEST(FuseQdq, GemmWithoutQuantizeGivesFloatOutputQGemm) {
   QdqGraph q;
   q.g.values["x"].dims = ir::Dims{1, 8};

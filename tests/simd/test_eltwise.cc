@@ -361,6 +361,39 @@ TEST(F32ClampUkernel, ReluAndClipEqualTheRefIncludingNaNAndSignedZero) {
   }
 }
 
+// Where: y = c ? a : b copied bit for bit (NaN payloads, -0, infinities), at every length 0..70
+// (every tail of every level), each operand a run (inc 1) or one repeated element (inc 0), the
+// condition's true bytes 1 or any other nonzero byte (255 included); nothing past y[n - 1] is
+// written.
+TEST(F32WhereUkernel, CopiesTheChosenBitsAtEveryLengthAndBroadcast) {
+  std::mt19937 rng(59);
+  constexpr size_t kGuard = 8;
+  int cases = 0;
+  for (auto* k : runnable(kF32WhereUkernels)) {
+    for (size_t n = 0; n <= 70; ++n)
+      for (int incs = 0; incs < 8; ++incs) {
+        const size_t c_inc = incs & 1, a_inc = (incs >> 1) & 1, b_inc = (incs >> 2) & 1;
+        const size_t m = std::max<size_t>(n, 1);
+        std::vector<uint8_t> c(m);
+        for (auto& v : c) v = rng() % 2 ? uint8_t(1 + rng() % 255) : 0;
+        if (n > 2) c[rng() % n] = 255;
+        auto a = random_floats(rng, m, -10.0f, 10.0f), b = random_floats(rng, m, -10.0f, 10.0f);
+        a[rng() % m] = std::nanf("7");
+        b[rng() % m] = -0.0f;
+        a[rng() % m] = -INFINITY;
+        b[rng() % m] = std::nanf("");
+        std::vector<float> expected(n + kGuard, 3.25f), y(n + kGuard, 3.25f);
+        f32_where__ref(n, c.data(), c_inc, a.data(), a_inc, b.data(), b_inc, expected.data());
+        k->fn(n, c.data(), c_inc, a.data(), a_inc, b.data(), b_inc, y.data());
+        for (size_t j = 0; j < n + kGuard; ++j)
+          ASSERT_EQ(std::bit_cast<uint32_t>(y[j]), std::bit_cast<uint32_t>(expected[j]))
+              << k->name << " n " << n << " incs " << c_inc << a_inc << b_inc << " at " << j;
+        ++cases;
+      }
+  }
+  ::testing::Test::RecordProperty("cases", cases);
+}
+
 // A conv's fused residual Add and its Relu / Clip: y = clamp(x + r) equal bit for bit to the
 // ref's Clip of the float sum, for relu-like (0, inf), clip-like and (-inf, inf) bounds, with
 // NaN in x or in r and inf - inf passing through as NaN, -0 + -0 kept -0, +-inf clamped, at

@@ -468,6 +468,21 @@ std::vector<std::pair<Dims, Dims>> broadcasts() {
           {{1, 16, 8, 8}, {1, 1, 8, 8}},  {{2, 1, 7, 3}, {1, 5, 1, 3}}, {{6, 1}, {1, 9}}};
 }
 
+// Integer operands from the float inputs: x * 60 cast to `t` (|x| * 60 for uint8), -120 ... 120.
+std::string integers(OnnxBuilder& b, const std::string& x, ElemType t) {
+  const std::string v = b.node("Mul", {t == ElemType::u8 ? b.node("Abs", {x}) : x, f32(b, 60.0f)});
+  return b.node("Cast", {v}, {{"to", int64_t(t)}});
+}
+
+const char* type_name(ElemType t) {
+  return t == ElemType::u8 ? "u8" : t == ElemType::s8 ? "s8" : t == ElemType::s32 ? "s32" : "s64";
+}
+
+// A condition computed at run time: input `name` > 0, cast to bool.
+std::string positive(OnnxBuilder& b, const std::string& name, const Dims& dims) {
+  return b.node("Cast", {b.node("Relu", {b.input(name, dims)})}, {{"to", int64_t(ElemType::b8)}});
+}
+
 void add_unary(Builder& s, Mode mode, const std::string& op, const std::string& tag, Attrs attrs, Dims dims,
                std::vector<float> extra = {}, int64_t opset = 17) {
   s.add(mode, op, tag + "_" + join(dims), [=](OnnxBuilder& b) {
@@ -760,6 +775,15 @@ std::vector<Case> make() {
     add_unary(s, Mode::fp32, "GlobalAveragePool", "", {}, d);
     add_unary(s, Mode::qdq, "GlobalAveragePool", "", {}, d);
   }
+  // GlobalMaxPool of every spatial rank; as a QDQ unit it runs on the codes (u8 and s8).
+  for (Dims d : {Dims{1, 16, 7, 7}, Dims{2, 33, 5, 3}, Dims{1, 1000, 1, 1}, Dims{2, 5, 9}, Dims{1, 3, 4, 5, 6}}) {
+    add_unary(s, Mode::fp32, "GlobalMaxPool", "", {}, d);
+    if (d.size() == 4) add_unary(s, Mode::qdq, "GlobalMaxPool", "", {}, d);
+  }
+  s.add(Mode::qdq, "GlobalMaxPool", "s8_2x33x5x3", [](OnnxBuilder& b) {
+    const QParams p{1.0f / 64, -3, ElemType::s8};
+    b.output(testing::qdq(b, b.node("GlobalMaxPool", {testing::qdq(b, b.input("x", {2, 33, 5, 3}), p)}), p));
+  });
 
   // Gemm and MatMul.
   for (auto [m, k, n] : {std::tuple{1, 64, 10}, {5, 100, 33}, {17, 3, 1}, {8, 256, 64}})
@@ -832,6 +856,84 @@ std::vector<Case> make() {
     }
   for (const char* op : {"Add", "Mul"})
     for (auto [a, bd] : broadcasts()) add_binary(s, Mode::qdq, op, a, bd, false);
+  // Integer arithmetic, Min, Max (wrapping, Div truncating; divisors constants 1 ... 7 and -1 ...).
+  for (ElemType t : {ElemType::u8, ElemType::s8, ElemType::s32, ElemType::s64})
+    for (auto [ad, bdims] : std::vector<std::pair<Dims, Dims>>{{{2, 3, 5}, {2, 3, 5}}, {{2, 3, 5}, {3, 1}}, {{4, 1}, {1, 6}}}) {
+      const Dims a = ad, bd = bdims;
+      for (const char* op : {"Add", "Sub", "Mul", "Min", "Max"})
+        s.add(Mode::fp32, op, std::string(type_name(t)) + "_" + join(a) + "_and_" + join(bd), [=](OnnxBuilder& b) {
+          b.output(b.node(op, {integers(b, b.input("a", a), t), integers(b, b.input("b", bd), t)}), t);
+        });
+      s.add(Mode::fp32, "Div", std::string(type_name(t)) + "_" + join(a) + "_by_const_" + join(bd), [=](OnnxBuilder& b) {
+        int64_t n = 1;
+        for (int64_t d : bd) n *= d;
+        std::vector<int64_t> v;
+        for (int64_t i = 0; i < n; ++i) v.push_back(t == ElemType::u8 ? 1 + i % 7 : (i % 2 ? -1 : 1) * (1 + i % 7));
+        b.output(b.node("Div", {integers(b, b.input("a", a), t), b.initializer("", TensorValue::ints(t, bd, v))}), t);
+      });
+    }
+  s.add(Mode::fp32, "Max", "s32_three_inputs_2x3x5_3x1_scalar", [](OnnxBuilder& b) {
+    b.output(b.node("Max", {integers(b, b.input("a", {2, 3, 5}), ElemType::s32), integers(b, b.input("b", {3, 1}), ElemType::s32),
+                            integers(b, b.input("c", {}), ElemType::s32)}), ElemType::s32);
+  });
+  for (ElemType t : {ElemType::s8, ElemType::u8, ElemType::s32})
+    for (auto [l, h] : {std::pair{-30, 40}, std::pair{5, 100}}) {
+      const int64_t lo = l, hi = h;  // copies: clang 14 cannot capture structured bindings
+      if (t == ElemType::u8 && lo < 0) continue;
+      s.add(Mode::fp32, "Clip", std::string(type_name(t)) + "_" + std::to_string(lo) + "_" + std::to_string(hi) + "_2x3x5",
+            [=](OnnxBuilder& b) {
+              b.output(b.node("Clip", {integers(b, b.input("x", {2, 3, 5}), t), b.initializer("", TensorValue::ints(t, {}, {lo})),
+                                       b.initializer("", TensorValue::ints(t, {}, {hi}))}), t);
+            });
+    }
+  s.add(Mode::fp32, "Clip", "s8_max_only_2x3x5", [](OnnxBuilder& b) {
+    b.output(b.node("Clip", {integers(b, b.input("x", {2, 3, 5}), ElemType::s8), "",
+                             b.initializer("", TensorValue::ints(ElemType::s8, {}, {17}))}), ElemType::s8);
+  });
+
+  // Where: a condition computed at run time over float inputs or constants, and int64 data.
+  for (auto [cd, xd, yd] : std::vector<std::tuple<Dims, Dims, Dims>>{{{1, 16, 8, 8}, {1, 16, 8, 8}, {1, 16, 8, 8}},
+                                                                      {{8}, {1, 16, 8, 8}, {1, 16, 8, 8}},
+                                                                      {{1, 16, 1, 1}, {1, 16, 8, 8}, {}},
+                                                                      {{2, 1, 5}, {3, 1}, {2, 3, 5}},
+                                                                      {{3, 1}, {1, 4}, {}}}) {
+    const Dims c = cd, x = xd, y = yd;
+    s.add(Mode::fp32, "Where", join(c) + "_" + join(x) + "_" + join(y), [=](OnnxBuilder& b) {
+      const std::string yv = y.empty() ? f32(b, -0.5f) : b.input("y", y);
+      b.output(b.node("Where", {positive(b, "c", c), b.input("x", x), yv}));
+    });
+    s.add(Mode::fp32, "Where", "s64_" + join(c) + "_" + join(x) + "_" + join(y), [=](OnnxBuilder& b) {
+      const std::string yv = integers(b, y.empty() ? f32(b, -0.5f) : b.input("y", y), ElemType::s64);
+      b.output(b.node("Where", {positive(b, "c", c), integers(b, b.input("x", x), ElemType::s64), yv}), ElemType::s64);
+    });
+  }
+
+  // Pow with the exponent an input (computed at run time), or constants other than one value.
+  for (auto [xd, ed] : std::vector<std::pair<Dims, Dims>>{{{2, 3, 5}, {2, 3, 5}}, {{2, 3, 5}, {5}}, {{2, 3, 5}, {}}, {{3, 1}, {1, 4}}}) {
+    const Dims x = xd, e = ed;
+    s.add(Mode::fp32, "Pow", "runtime_" + join(x) + "_" + join(e), [=](OnnxBuilder& b) {
+      b.output(b.node("Pow", {b.input("x", x), b.input("e", e)}));
+    });
+  }
+  for (auto [p, tag] : {std::pair{2.0f, "2"}, std::pair{3.0f, "3"}, std::pair{0.5f, "0.5"}})
+    s.add(Mode::fp32, "Pow", std::string("const") + tag + "_2x3x5", [p = p](OnnxBuilder& b) {
+      b.output(b.node("Pow", {b.input("x", {2, 3, 5}), f32(b, p)}));
+    });
+  s.add(Mode::fp32, "Pow", "const_per_row_2.3_3x4", [](OnnxBuilder& b) {
+    b.output(b.node("Pow", {b.input("x", {3, 4}), b.initializer("", {3, 1}, {2.0f, 3.0f, 0.5f})}));
+  });
+  for (ElemType t : {ElemType::s32, ElemType::s64})
+    s.add(Mode::fp32, "Pow", std::string(type_name(t)) + "_base_int_exponents_2x3x4", [=](OnnxBuilder& b) {
+      b.output(b.node("Pow", {integers(b, b.input("x", {2, 3, 4}), t), b.initializer("", TensorValue::ints(t, {4}, {0, 1, 2, 3}))}), t);
+    });
+  // Results beyond int32 (x86's conversion gives the lowest value, in ORT and octet alike).
+  s.add(Mode::fp32, "Pow", "s32_overflowing_2x3x4", [](OnnxBuilder& b) {
+    b.output(b.node("Pow", {integers(b, b.input("x", {2, 3, 4}), ElemType::s32),
+                            b.initializer("", TensorValue::ints(ElemType::s32, {2, 1, 1}, {40, 5}))}), ElemType::s32);
+  });
+  s.add(Mode::fp32, "Pow", "f32_base_s32_exponent_2x3x4", [](OnnxBuilder& b) {
+    b.output(b.node("Pow", {b.input("x", {2, 3, 4}), b.initializer("", TensorValue::ints(ElemType::s32, {4}, {-1, 1, 2, 3}))}));
+  });
   // PRelu's slope broadcast to x: per channel (constant along each H x W run), along W (a run
   // of 1), along H (runs of 8).
   for (Dims slope : {Dims{16, 1, 1}, Dims{8}, Dims{1, 1, 8, 1}}) add_binary(s, Mode::fp32, "PRelu", {1, 16, 8, 8}, slope, true);
@@ -1007,6 +1109,16 @@ std::vector<Case> make() {
       s.add(Mode::fp32, "Pad", std::string(mode) + "_" + join(pads, "."), [=](OnnxBuilder& b) {
         b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, pads)}, {{"mode", mode}}));
       });
+  // Pad of int32 data, and a constant_value computed at run time.
+  for (const char* mode : {"constant", "reflect", "edge"})
+    s.add(Mode::fp32, "Pad", std::string("s32_") + mode + "_2x5x6", [=](OnnxBuilder& b) {
+      b.output(b.node("Pad", {integers(b, b.input("x", {2, 5, 6}), ElemType::s32), i64s(b, {0, 1, 2, 0, 3, 1})},
+                      {{"mode", mode}}), ElemType::s32);
+    });
+  s.add(Mode::fp32, "Pad", "runtime_value_1x4x6x7", [](OnnxBuilder& b) {
+    auto v = b.node("ReduceMax", {b.input("v", {3})}, {{"keepdims", int64_t(0)}});
+    b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, {0, 0, 1, 2, 0, 0, 2, 1}), v}));
+  });
   // Data movement between Q/DQ pairs runs on the bytes.
   s.add(Mode::qdq, "Concat", "2x6x4x5_axis1", [](OnnxBuilder& b) {
     auto y = b.node("Concat", {testing::qdq(b, b.input("a", {2, 6, 4, 5}), kAct), testing::qdq(b, b.input("b", {2, 6, 4, 5}), kAct)},

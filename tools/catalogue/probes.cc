@@ -123,6 +123,7 @@ std::vector<Probe> make() {
 
   // ---- Pooling and reductions ----
   row("GlobalAveragePool", "", unary("GlobalAveragePool"));
+  row("GlobalMaxPool", "", unary("GlobalMaxPool"));
   row("AveragePool", "3x3 stride 2 pads 1", unary("AveragePool", {{"kernel_shape", {3, 3}}, {"strides", {2, 2}},
                                                                   {"pads", {1, 1, 1, 1}}}));
   row("AveragePool", "2x2 stride 2", unary("AveragePool", {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
@@ -150,6 +151,11 @@ std::vector<Probe> make() {
   row("Gelu", "opset 20", unary("Gelu")).opset = 20;
   row("Sqrt", "", [](OnnxBuilder& b) { b.output(b.node("Sqrt", {b.node("Relu", {map(b)})})); });
   row("Pow", "scalar exponent 2", [](OnnxBuilder& b) { b.output(b.node("Pow", {map(b), f(b, 2.0f)})); });
+  row("Pow", "exponent at run time", [](OnnxBuilder& b) { b.output(b.node("Pow", {map(b), b.input("e", {8})})); });
+  row("Where", "condition at run time", [](OnnxBuilder& b) {
+    auto cond = b.node("Cast", {b.node("Relu", {b.input("c", kMap)})}, {{"to", int64_t(9)}});
+    b.output(b.node("Where", {cond, map(b), b.input("y", kMap)}));
+  });
   row("LogSoftmax", "over channels", unary("LogSoftmax", {{"axis", 1}}));
   row("ArgMax", "over channels", unary("ArgMax", {{"axis", 1}}));
   row("ArgMin", "over channels", unary("ArgMin", {{"axis", 1}}));
