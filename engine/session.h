@@ -108,6 +108,11 @@ class Session {
   ir::Graph graph_;
   std::vector<passes::PassCount> pass_report_;
   std::vector<TensorSpec> inputs_, outputs_;
+  // Per input: its values are part of a plan's key, folded in as constants: integer inputs
+  // (shapes, axes, pads fed at run time) and inputs read only where an op plans on the values
+  // (OpImpl::value_inputs, e.g. Resize's scales).
+  std::vector<bool> value_keyed_;
+  bool keyed(size_t input) const { return value_keyed_[input]; }
   using PlanKey = std::pair<std::vector<ir::Dims>, std::map<std::string, std::vector<std::byte>>>;
   struct PlanSlot {
     std::unique_ptr<Plan> plan;
