@@ -154,6 +154,8 @@ ResizePlan plan_resize(const OpContext& c) {
       if (roi->dtype != ir::DType::f32) c.fail("roi must be float32");
       const auto v = roi->values<float>();
       const size_t half = v.size() / 2;
+      for (float r : v)
+        if (!std::isfinite(r)) c.fail("roi values must be finite, got " + std::to_string(r));
       if (v.size() % 2 != 0) c.fail("roi must hold starts and ends, got " + std::to_string(v.size()) + " values");
       const auto starts = spread(c, std::vector<float>(v.begin(), v.begin() + std::ptrdiff_t(half)), rank, 0.0f);
       const auto ends = spread(c, std::vector<float>(v.begin() + std::ptrdiff_t(half), v.end()), rank, 1.0f);

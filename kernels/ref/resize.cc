@@ -81,8 +81,12 @@ std::vector<int32_t> nearest_source_indices(const ResizeAxis& a, CoordinateTrans
       continue;
     }
     const float v = resize_source_coordinate(t, static_cast<float>(o), a);
+    if (extrapolates(t, v, a)) {
+      src[o] = -1;
+      continue;
+    }
     const int64_t i = nearest_pixel(r, v, a.scale < 1);
-    src[o] = extrapolates(t, v, a) ? -1 : static_cast<int32_t>(std::clamp<int64_t>(i, 0, a.in - 1));
+    src[o] = static_cast<int32_t>(std::clamp<int64_t>(i, 0, a.in - 1));
   }
   return src;
 }
@@ -132,7 +136,10 @@ CubicTaps cubic_taps(const ResizeAxis& a, CoordinateTransform t, float cubic_coe
   if (t == CoordinateTransform::tf_crop_and_resize) taps.outside.assign(n, 0);
   for (size_t o = 0; o < n; ++o) {
     const float v = a.scale == 1.0f ? static_cast<float>(o) : resize_source_coordinate(t, static_cast<float>(o), a);
-    if (extrapolates(t, v, a)) taps.outside[o] = 1;
+    if (extrapolates(t, v, a)) {
+      taps.outside[o] = 1;  // indices 0, coefficients 0: never read
+      continue;
+    }
     const float floor_v = std::floor(v);
     const int64_t base = static_cast<int64_t>(floor_v);
     float* c = &taps.coeff[4 * o];
