@@ -82,8 +82,9 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
     value_keyed_.push_back(v.dtype == ir::DType::s64 || v.dtype == ir::DType::s32 || read_as_value(graph_, name));
   }
   // Validate the whole graph once with batch 1 so that a model octet cannot run fails at
-  // load, not at the first run. Not possible when integer inputs (shapes fed at run time)
-  // decide the shapes: then the declared output types stand until the first run.
+  // load, not at the first run. Not possible when input values (integer inputs: shapes fed at
+  // run time; a Resize's scales) decide the shapes: then the declared output types stand until
+  // the first run.
   bool shapes_known = true;
   for (size_t i = 0; i < inputs_.size(); ++i) shapes_known = shapes_known && !keyed(i);
   if (!shapes_known) {
