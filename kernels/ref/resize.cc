@@ -226,8 +226,6 @@ template void resize_linear_nhwc__ref<int8_t>(const Resize2dShape&, const Linear
 void resize_cubic_nhwc__ref(const Resize2dShape& s, const CubicTaps& rows, const CubicTaps& cols, const float* x,
                             float* y, float extrapolation_value) {
   const size_t C = static_cast<size_t>(s.channels), row_len = static_cast<size_t>(s.in_w) * C;
-  std::vector<float> wx(cols.coeff.size());
-  for (size_t k = 0; k < wx.size(); ++k) wx[k] = cols.coeff[k] / cols.sum[k / 4];
   for (int n = 0; n < s.batch; ++n) {
     const float* image = x + static_cast<size_t>(n) * s.in_h * row_len;
     for (int oy = 0; oy < s.out_h; ++oy) {
@@ -235,6 +233,8 @@ void resize_cubic_nhwc__ref(const Resize2dShape& s, const CubicTaps& rows, const
       const float sum_y = rows.sum[size_t(oy)];
       for (int ox = 0; ox < s.out_w; ++ox) {
         const bool outside = resize_outside(rows.outside, size_t(oy)) || resize_outside(cols.outside, size_t(ox));
+        float wx[4];
+        for (size_t j = 0; j < 4; ++j) wx[j] = cols.coeff[4 * size_t(ox) + j] / cols.sum[size_t(ox)];
         for (size_t c = 0; c < C; ++c, ++y) {
           if (outside) {
             *y = extrapolation_value;
@@ -244,10 +244,7 @@ void resize_cubic_nhwc__ref(const Resize2dShape& s, const CubicTaps& rows, const
           for (size_t i = 0; i < 4; ++i) {
             const float* row = image + size_t(rows.index[4 * size_t(oy) + i]) * row_len;
             float r = 0;
-            for (size_t j = 0; j < 4; ++j) {
-              const size_t k = 4 * size_t(ox) + j;
-              r += wx[k] * row[size_t(cols.index[k]) * C + c];
-            }
+            for (size_t j = 0; j < 4; ++j) r += wx[j] * row[size_t(cols.index[4 * size_t(ox) + j]) * C + c];
             v += r * cy[i] / sum_y;
           }
           *y = v;
