@@ -1,6 +1,6 @@
 // Resize (kernels/resize/resize.h) at the upsampling layers of the zoo's detectors and a
-// segmentation head: linear on every microkernel of kernels/resize/resize_list.h this CPU supports and
-// on the scalar reference, nearest (a copy) once; named resize/<model>/<shape>/<kernel>, the
+// segmentation head: linear and cubic (FP32) on every microkernel of kernels/resize/resize_list.h this
+// CPU supports and on the scalar reference, nearest (a copy) once; named resize/<model>/<shape>/<kernel>, the
 // driver's pick for active_isa() labelled "pick". The counter is GBps: input read once plus
 // output written, per second. One thread, batch 1, 64-byte aligned buffers.
 //
@@ -31,7 +31,8 @@ struct Layer {
     return {mode, transform, NearestRounding::floor, float(factor), float(factor)};
   }
   std::string label() const {
-    return std::string(mode == ResizeMode::nearest ? "nearest " : "linear ") + std::to_string(in_h) + "x" +
+    const char* name = mode == ResizeMode::nearest ? "nearest " : mode == ResizeMode::linear ? "linear " : "cubic ";
+    return std::string(name) + std::to_string(in_h) + "x" +
            std::to_string(in_w) + "x" + std::to_string(channels) + " x" + std::to_string(factor);
   }
 };
@@ -44,6 +45,9 @@ const Layer kLayers[] = {
     {"fpn", ResizeMode::linear, CoordinateTransform::half_pixel, 20, 20, 128, 2},
     {"fpn", ResizeMode::linear, CoordinateTransform::half_pixel, 40, 40, 64, 2},
     {"lraspp", ResizeMode::linear, CoordinateTransform::align_corners, 28, 28, 21, 8},
+    {"fpn", ResizeMode::cubic, CoordinateTransform::half_pixel, 20, 20, 128, 2},
+    {"fpn", ResizeMode::cubic, CoordinateTransform::half_pixel, 40, 40, 64, 2},
+    {"lraspp", ResizeMode::cubic, CoordinateTransform::align_corners, 28, 28, 21, 8},
 };
 
 template <class T>
@@ -70,6 +74,14 @@ void register_layer(const Layer& l, ResizeElement e, std::span<const ResizeUkern
   };
   if (l.mode == ResizeMode::nearest) {
     add(std::make_shared<Resize2d>(s, l.params(), e, active_isa()), true);
+    return;
+  }
+  if (l.mode == ResizeMode::cubic) {
+    if (e != ResizeElement::f32) return;  // FP32 only, as ONNX Runtime
+    const auto* chosen = first_runnable(kF32ResizeCubicUkernels, active_isa());
+    for (const auto& k : kF32ResizeCubicUkernels)
+      if (isa_supported(k.isa)) add(std::make_shared<Resize2d>(s, l.params(), k), chosen == &k);
+    add(std::make_shared<Resize2d>(s, l.params(), e, Isa::scalar), chosen == nullptr);
     return;
   }
   const auto* chosen = first_runnable(list, active_isa());

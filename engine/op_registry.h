@@ -129,6 +129,10 @@ struct OpImpl {
   // batch_use reads constant inputs that follow the batch (OpContext::follows_batch) at both
   // extents, through AtOtherBatch (Reshape does); otherwise such an input makes a step mix images.
   bool batch_use_sees_batch_constants = false;
+  // Inputs whose values the op plans on (Resize's roi and scales). A float graph input read
+  // only at such positions is part of the session's plan key, like an integer input, and
+  // arrives here as a constant of the run's values (Session::value_keyed_).
+  std::vector<size_t> value_inputs{};
 };
 
 // What a step of `impl` does with the images: its batch_use, with the rule above for constants

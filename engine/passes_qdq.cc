@@ -386,11 +386,16 @@ std::optional<DType> output_type(ir::Graph& g, const ir::Node& n) {
   return g.value(n.input(zp_slot)).constant->dtype;
 }
 
-// A linear Resize between equal Q/DQ parameters stays in float: ONNX Runtime keeps that QDQ
-// unit (it drops the pair only around a nearest one, which copies values), so it rounds the
-// float result to a code where resizing the integers would truncate.
+// A linear or cubic Resize between equal Q/DQ parameters stays in float: ONNX Runtime keeps that
+// QDQ unit (it drops the pair only around a nearest one, which copies values), so it rounds the
+// float result to a code where resizing the integers would truncate. So does a nearest one that
+// extrapolates (tf_crop_and_resize): ORT's outputs there are extrapolation_value quantized, not
+// its conversion to a code.
 bool interpolates(const ir::Node& n) {
-  return (n.op == "Resize" || n.op == "Upsample") && n.attrs.has("mode") && n.attrs.s("mode") != "nearest";
+  if (n.op != "Resize" && n.op != "Upsample") return false;
+  return (n.attrs.has("mode") && n.attrs.s("mode") != "nearest") ||
+         (n.attrs.has("coordinate_transformation_mode") &&
+          n.attrs.s("coordinate_transformation_mode") == "tf_crop_and_resize");
 }
 
 }  // namespace

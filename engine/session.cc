@@ -5,6 +5,7 @@
 #include <exception>
 #include <utility>
 
+#include "engine/op_registry.h"
 #include "loader/onnx_loader.h"
 
 namespace octet {
@@ -31,6 +32,24 @@ void run_step(const PlanStep& step, const std::string& source) {
   } catch (const ir::Error& e) {
     throw in_file(source, e);
   }
+}
+
+// A float input that only ops planning on its values read (OpImpl::value_inputs: Resize's roi
+// and scales), so that the plan can take it as a constant of the run's values.
+bool read_as_value(const ir::Graph& g, const std::string& name) {
+  if (g.value(name).dtype != ir::DType::f32) return false;
+  bool read = false;
+  for (const auto& n : g.nodes)
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] != name) continue;
+      const OpImpl* impl = n.domain.empty() ? find_op(n.op) : nullptr;
+      if (!impl || std::find(impl->value_inputs.begin(), impl->value_inputs.end(), i) == impl->value_inputs.end())
+        return false;
+      read = true;
+    }
+  for (const auto& out : g.outputs)
+    if (out == name) return false;
+  return read;
 }
 
 }  // namespace
@@ -61,12 +80,14 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
     const ir::Value& v = graph_.value(name);
     if (!v.dims) throw ir::Error(graph_.source + ": input '" + name + "' has no declared shape");
     inputs_.push_back({name, v.dtype, *v.dims});
+    value_keyed_.push_back(v.dtype == ir::DType::s64 || v.dtype == ir::DType::s32 || read_as_value(graph_, name));
   }
   // Validate the whole graph once with batch 1 so that a model octet cannot run fails at
-  // load, not at the first run. Not possible when integer inputs (shapes fed at run time)
-  // decide the shapes: then the declared output types stand until the first run.
+  // load, not at the first run. Not possible when input values (integer inputs: shapes fed at
+  // run time; a Resize's scales) decide the shapes: then the declared output types stand until
+  // the first run.
   bool shapes_known = true;
-  for (const auto& in : inputs_) shapes_known = shapes_known && in.dtype != ir::DType::s64 && in.dtype != ir::DType::s32;
+  for (size_t i = 0; i < inputs_.size(); ++i) shapes_known = shapes_known && !keyed(i);
   if (!shapes_known) {
     for (const auto& name : graph_.outputs) {
       const ir::Value& v = graph_.value(name);
@@ -181,7 +202,7 @@ Session::PlanInputs Session::plan_inputs(std::span<const TensorView> inputs) con
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorView& in = inputs[i];
     p.dims.push_back(in.dims);
-    if (in.dtype == ir::DType::s64 || in.dtype == ir::DType::s32)
+    if (keyed(i))
       p.known[inputs_[i].name] = ir::TensorData{in.dtype, in.dims, {in.bytes.begin(), in.bytes.end()}};
   }
   return p;
@@ -295,7 +316,7 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
     bool batched = batch > batch_slice_ || shared_out;
     for (size_t i = 0; batched && i < inputs.size(); ++i)
       batched = !inputs_[i].dims.empty() && inputs_[i].dims[0] < 0 && !inputs[i].dims.empty() &&
-                inputs[i].dims[0] == batch && inputs[i].dtype != ir::DType::s64 && inputs[i].dtype != ir::DType::s32;
+                inputs[i].dims[0] == batch && !keyed(i);
     if (batched && images_independent())
       return shared_out ? run_images_in_parallel(inputs, batch) : run_in_slices(inputs, batch);
   }
@@ -378,8 +399,8 @@ bool keeps_images_apart(const Plan& plan, const std::vector<std::string>& output
 bool Session::images_independent_locked() {
   if (images_independent_) return *images_independent_;
   bool batched = batch_slice_ > 0 && !inputs_.empty();
-  for (const auto& in : inputs_)
-    batched = batched && !in.dims.empty() && in.dims[0] < 0 && in.dtype != ir::DType::s64 && in.dtype != ir::DType::s32;
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    batched = batched && !inputs_[i].dims.empty() && inputs_[i].dims[0] < 0 && !keyed(i);
   bool independent = false;
   if (batched) {
     try {

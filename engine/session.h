@@ -116,8 +116,13 @@ class Session {
   ir::Graph graph_;
   std::vector<passes::PassCount> pass_report_;
   std::vector<TensorSpec> inputs_, outputs_;
-  // The input shapes, the contents of integer inputs, and whether the plan runs on one thread
-  // (a share of an image-parallel run: its kernels must not call the session's pool).
+  // Per input: its values are part of a plan's key, folded in as constants: integer inputs
+  // (shapes, axes, pads fed at run time) and inputs read only where an op plans on the values
+  // (OpImpl::value_inputs, e.g. Resize's scales).
+  std::vector<bool> value_keyed_;
+  bool keyed(size_t input) const { return value_keyed_[input]; }
+  // The input shapes, the keyed inputs' contents, and whether the plan runs on one thread (a
+  // share of an image-parallel run: its kernels must not call the session's pool).
   using PlanKey = std::tuple<std::vector<ir::Dims>, std::map<std::string, std::vector<std::byte>>, bool>;
   struct PlanSlot {
     std::unique_ptr<Plan> plan;

@@ -1,11 +1,15 @@
 // Resize (opsets 10-19) and Upsample (7-9), which the loader normalises to Resize's inputs
-// (X, roi, scales, sizes) and attributes: nearest and linear, FP32 and 8-bit (a Resize between
-// equal Q/DQ parameters runs on the integers, as in ONNX Runtime). A 2-D resize of a feature
-// map (3-D or 4-D, batch and channels kept) runs over channels-last maps on
-// kernels/resize/resize.h; a nearest resize of other axes on the row-major reference.
-// Refused with a reason: cubic, antialias, tf_crop_and_resize, and linear beyond 2 axes.
+// (X, roi, scales, sizes) and attributes: nearest, linear and cubic, FP32 and 8-bit (a nearest
+// Resize between equal Q/DQ parameters runs on the integers, as in ONNX Runtime; linear and
+// cubic stay in float there). A 2-D resize of a feature map (3-D or 4-D, batch and channels
+// kept) runs over channels-last maps on kernels/resize/resize.h; a nearest resize of other axes
+// on the row-major reference. roi and scales may be graph inputs: the session folds their values
+// into the plan (OpImpl::value_inputs). Refused with a reason: antialias, linear beyond 2 axes,
+// cubic other than over the last two axes of a 4-D (or a 2-D) input.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -24,6 +28,7 @@ using kernels::ResizeMode;
 struct ResizePlan {
   ir::Dims out;
   std::vector<float> scales;  // one per axis
+  std::vector<float> roi;     // starts then ends, one per axis (tf_crop_and_resize; else 0s and 1s)
   kernels::Resize2dParams params;
   bool feature_map = false;  // runs on the channels-last 2-D kernels
 };
@@ -36,6 +41,7 @@ CoordinateTransform transform_of(const OpContext& c) {
   if (t == "align_corners") return CoordinateTransform::align_corners;
   if (t == "asymmetric") return CoordinateTransform::asymmetric;
   if (t == "tf_half_pixel_for_nn") return CoordinateTransform::tf_half_pixel_for_nn;
+  if (t == "tf_crop_and_resize") return CoordinateTransform::tf_crop_and_resize;
   c.fail("coordinate_transformation_mode '" + t + "' is not supported");
 }
 
@@ -85,15 +91,18 @@ ResizePlan plan_resize(const OpContext& c) {
   const size_t rank = x.dims.size();
   if (rank == 0) c.fail("X must have rank >= 1");
   const std::string& mode = c.node.attrs.s("mode");
-  if (mode != "nearest" && mode != "linear" && mode != "bilinear")
-    c.fail("mode '" + mode + "' is not supported (nearest, linear)");
+  if (mode != "nearest" && mode != "linear" && mode != "bilinear" && mode != "cubic")
+    c.fail("mode '" + mode + "' is not supported (nearest, linear, cubic)");
   if (c.node.attrs.i("antialias") != 0) c.fail("antialias is not supported");
-  if (c.node.attrs.i("exclude_outside") != 0) c.fail("exclude_outside applies to cubic mode only, which is not supported");
+  if (c.node.attrs.i("exclude_outside") != 0 && mode != "cubic") c.fail("exclude_outside applies to cubic mode only");
 
   ResizePlan p;
-  p.params.mode = mode == "nearest" ? ResizeMode::nearest : ResizeMode::linear;
+  p.params.mode = mode == "nearest" ? ResizeMode::nearest : mode == "cubic" ? ResizeMode::cubic : ResizeMode::linear;
   p.params.transform = transform_of(c);
   p.params.rounding = p.params.mode == ResizeMode::nearest ? rounding_of(c) : NearestRounding::round_prefer_floor;
+  p.params.cubic_coeff_a = c.node.attrs.f("cubic_coeff_a", -0.75f);
+  p.params.exclude_outside = c.node.attrs.i("exclude_outside", 0) != 0;
+  p.params.extrapolation_value = c.node.attrs.f("extrapolation_value", 0.0f);
 
   const ir::TensorData* scales = optional_constant(c, 2, "scales");
   const ir::TensorData* sizes = optional_constant(c, 3, "sizes");
@@ -137,18 +146,44 @@ ResizePlan plan_resize(const OpContext& c) {
     }
   }
 
+  // The region of interest: read only by tf_crop_and_resize (as ORT, which ignores it otherwise).
+  p.roi.assign(2 * rank, 0.0f);
+  std::fill(p.roi.begin() + std::ptrdiff_t(rank), p.roi.end(), 1.0f);
+  if (p.params.transform == CoordinateTransform::tf_crop_and_resize) {
+    if (const ir::TensorData* roi = optional_constant(c, 1, "roi")) {
+      if (roi->dtype != ir::DType::f32) c.fail("roi must be float32");
+      const auto v = roi->values<float>();
+      const size_t half = v.size() / 2;
+      for (float r : v)
+        if (!std::isfinite(r)) c.fail("roi values must be finite, got " + std::to_string(r));
+      if (v.size() % 2 != 0) c.fail("roi must hold starts and ends, got " + std::to_string(v.size()) + " values");
+      const auto starts = spread(c, std::vector<float>(v.begin(), v.begin() + std::ptrdiff_t(half)), rank, 0.0f);
+      const auto ends = spread(c, std::vector<float>(v.begin() + std::ptrdiff_t(half), v.end()), rank, 1.0f);
+      std::copy(starts.begin(), starts.end(), p.roi.begin());
+      std::copy(ends.begin(), ends.end(), p.roi.begin() + std::ptrdiff_t(rank));
+    }
+  }
+
   // Batch and channels kept: a 2-D (or 1-D) resize of NCHW / NCL feature maps.
   const bool spatial = (rank == 4 || rank == 3) && p.scales[0] == 1.0f && p.scales[1] == 1.0f &&
                        p.out[0] == x.dims[0] && p.out[1] == x.dims[1];
-  p.feature_map = spatial || (rank == 2 && p.params.mode == ResizeMode::linear);
+  p.feature_map = spatial || (rank == 2 && p.params.mode != ResizeMode::nearest);
   if (p.params.mode == ResizeMode::linear && !p.feature_map)
     c.fail("linear resize is supported over the last two axes of a 4-D input (batch and channels scales 1) or of a "
            "2-D one; got scales for rank " + std::to_string(rank));
+  if (p.params.mode == ResizeMode::cubic && (!p.feature_map || rank == 3))
+    c.fail("cubic resize is supported over the last two axes of a 4-D input (batch and channels scales 1) or of a "
+           "2-D one (as in ONNX Runtime); got scales for rank " + std::to_string(rank));
+  if (p.params.mode == ResizeMode::cubic && x.dtype != ir::DType::f32)
+    c.fail(std::string(ir::dtype_name(x.dtype)) + " cubic resize is not supported (ONNX Runtime's runs on float32)");
   if (rank == 4 || rank == 2) {
     p.params.scale_h = p.scales[rank - 2];
     p.params.scale_w = p.scales[rank - 1];
+    p.params.roi_h[0] = p.roi[rank - 2], p.params.roi_h[1] = p.roi[2 * rank - 2];
+    p.params.roi_w[0] = p.roi[rank - 1], p.params.roi_w[1] = p.roi[2 * rank - 1];
   } else if (rank == 3) {
     p.params.scale_w = p.scales[2];
+    p.params.roi_w[0] = p.roi[2], p.params.roi_w[1] = p.roi[5];
   }
   for (int64_t e : p.out)
     if (e > std::numeric_limits<int32_t>::max()) c.fail("an output extent of " + std::to_string(e) + " is too large");
@@ -182,6 +217,11 @@ Kernel build_resize(const OpContext& c, std::span<const void* const> in, std::sp
   const void* xp = in[0];
   void* yp = out[0];
   if (ir::element_count(p.out) == 0) return [] {};
+  if (p.out == x.dims) {  // ORT copies the input whenever no extent changes, whatever the mode
+    const size_t bytes = size_t(ir::element_count(p.out)) * ir::dtype_size(x.dtype);
+    c.report_kernel(kernels::portable_kernel("resize_identity__copy"));
+    return [=] { std::memcpy(yp, xp, bytes); };
+  }
   if (p.feature_map) {
     auto resize = std::make_shared<const kernels::Resize2d>(shape_2d(x.dims, p.out), p.params, element_of(x.dtype), c.isa);
     c.report_kernel(resize->kernel_id());
@@ -192,16 +232,23 @@ Kernel build_resize(const OpContext& c, std::span<const void* const> in, std::sp
   const std::vector<int> order = memory_order(int(x.dims.size()), x.layout);
   std::vector<std::vector<int32_t>> maps;
   ir::Dims in_dims, out_dims;
+  const size_t rank = x.dims.size();
   for (int d : order) {
-    maps.push_back(kernels::nearest_source_indices({x.dims[size_t(d)], p.out[size_t(d)], p.scales[size_t(d)]},
-                                                   p.params.transform, p.params.rounding));
+    const kernels::ResizeAxis axis{x.dims[size_t(d)], p.out[size_t(d)], p.scales[size_t(d)], p.roi[size_t(d)],
+                                   p.roi[rank + size_t(d)]};
+    maps.push_back(kernels::nearest_source_indices(axis, p.params.transform, p.params.rounding));
     in_dims.push_back(x.dims[size_t(d)]);
     out_dims.push_back(p.out[size_t(d)]);
   }
   c.report_kernel(kernels::reference_kernel("resize_nearest_any__ref"));
   c.report_fallback("a nearest resize of the batch or channel axis, or of rank other than 3 and 4");
   const size_t element = ir::dtype_size(x.dtype);
-  return [=] { kernels::resize_nearest_any__ref(in_dims, out_dims, maps, element, xp, yp); };
+  std::array<unsigned char, sizeof(float)> fill{};
+  const float e = p.params.extrapolation_value;
+  if (x.dtype == ir::DType::f32) std::memcpy(fill.data(), &e, sizeof e);
+  else if (x.dtype == ir::DType::u8) fill[0] = kernels::extrapolated<uint8_t>(e);
+  else fill[0] = static_cast<unsigned char>(kernels::extrapolated<int8_t>(e));
+  return [=] { kernels::resize_nearest_any__ref(in_dims, out_dims, maps, element, xp, yp, fill.data()); };
 }
 
 }  // namespace
@@ -216,6 +263,7 @@ void register_resize_ops(OpTable& t) {
     return {{c.info(0).dtype, p.out, c.info(0).layout}};
   };
   op.build = build_resize;
+  op.value_inputs = {1, 2};  // roi, scales
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
     if (out.empty() || out[0].dims.empty() || c.info(0).dims.empty() || out[0].dims[0] != c.info(0).dims[0])
       return BatchUse::mixes_images;

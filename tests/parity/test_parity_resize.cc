@@ -1,9 +1,10 @@
-// Resize and Upsample against ONNX Runtime over their attribute space: every mode octet runs,
-// every coordinate transform and nearest rounding, scales and sizes, enlarging and shrinking,
-// odd extents, the opset-10 and Upsample forms, and the 8-bit form (a QDQ unit ORT runs on the
-// integers). Every output must be bit-identical (octet takes ORT's float steps), at every ISA
-// level this CPU has, and the 2-D resizes must not run the scalar reference where a SIMD level
-// exists.
+// Resize and Upsample against ONNX Runtime over their attribute space: every mode octet runs
+// (cubic with its a and exclude_outside), every coordinate transform (tf_crop_and_resize with
+// a region reaching outside the input) and nearest rounding, scales and sizes, enlarging and
+// shrinking, odd extents, the opset-10 and Upsample forms, the 8-bit form (a QDQ unit ORT runs
+// on the integers), and scales fed at run time. Every output must be bit-identical (octet takes
+// ORT's float steps), at every ISA level this CPU has, and the 2-D resizes must not run the
+// scalar reference where a SIMD level exists.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -28,6 +29,7 @@ struct Case {
   std::vector<float> scales;   // or
   std::vector<int64_t> sizes;  // (one of the two)
   ir::Dims dims{2, 19, 9, 11};
+  std::vector<float> roi;      // the roi input when not empty (tf_crop_and_resize)
   // u8 / s8: the input quantized, then resized as a QDQ unit (DequantizeLinear, Resize,
   // QuantizeLinear), or with `on_codes` the codes resized directly (a QOperator file's Resize).
   ElemType type = ElemType::f32;
@@ -46,7 +48,9 @@ std::string resize_node(OnnxBuilder& b, const Case& c, const std::string& x) {
     return b.node("Upsample", {x, b.initializer("", {int64_t(c.scales.size())}, c.scales)}, c.attrs);
   }
   if (c.opset == 10) return b.node("Resize", {x, b.initializer("", {int64_t(c.scales.size())}, c.scales)}, c.attrs);
-  const std::string roi = c.opset >= 13 ? "" : b.initializer("", {0}, std::vector<float>{});
+  const std::string roi = !c.roi.empty() ? b.initializer("", {int64_t(c.roi.size())}, c.roi)
+                          : c.opset >= 13 ? ""
+                                          : b.initializer("", {0}, std::vector<float>{});
   if (!c.scales.empty())
     return b.node("Resize", {x, roi, b.initializer("", {int64_t(c.scales.size())}, c.scales)}, c.attrs);
   const std::string no_scales = c.opset >= 13 ? "" : b.initializer("", {0}, std::vector<float>{});
@@ -143,6 +147,92 @@ std::vector<Case> linear_cases() {
     cases.push_back(sizes);
   }
   return cases;
+}
+
+std::vector<Case> cubic_cases() {
+  std::vector<Case> cases;
+  const char* transforms[] = {"half_pixel", "asymmetric", "pytorch_half_pixel", "align_corners",
+                              "half_pixel_symmetric", "tf_half_pixel_for_nn"};
+  for (const char* t : transforms)
+    for (float a : {-0.75f, -0.5f})
+      for (int64_t ex : {0, 1}) {
+        Case up{std::string("cubic_") + t + (a == -0.5f ? "_a05" : "_a075") + (ex ? "_exclude" : "") + "_up"};
+        up.opset = 19;
+        up.attrs = {{"mode", "cubic"}, {"coordinate_transformation_mode", t}, {"cubic_coeff_a", a},
+                    {"exclude_outside", ex}};
+        up.scales = {1, 1, 2.0f, 2.0f};
+        cases.push_back(up);
+        Case odd = up;
+        odd.name.replace(odd.name.size() - 3, 3, "_odd_scales");
+        odd.scales = {1, 1, 1.7f, 0.6f};
+        cases.push_back(odd);
+      }
+  return cases;
+}
+
+TEST(ResizeParity, CubicEveryTransform) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (const Case& c : cubic_cases()) expect_identical(c);
+  Case sizes{"cubic_sizes_axes", 18, {{"mode", "cubic"}, {"axes", {2, 3}}}, {}, {5, 17}};
+  expect_identical(sizes);
+  Case two_d{"cubic_2d", 13, {{"mode", "cubic"}}, {1.5f, 0.5f}, {}, {6, 10}};
+  expect_identical(two_d);
+  // In a QDQ unit ORT runs cubic in float, as linear; 8-bit codes octet refuses (ORT fails).
+  for (ElemType type : {ElemType::u8, ElemType::s8}) {
+    Case q{std::string("cubic_qdq_") + (type == ElemType::u8 ? "u8" : "s8"), 13, {{"mode", "cubic"}},
+           {1, 1, 2.0f, 1.5f}};
+    q.type = type;
+    expect_identical(q);
+  }
+}
+
+TEST(ResizeParity, TfCropAndResizeExtrapolates) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (const char* mode : {"nearest", "linear", "cubic"})
+    for (ElemType type : {ElemType::f32, ElemType::u8}) {
+      Case c{std::string("crop_") + mode + (type == ElemType::u8 ? "_qdq" : ""), 13,
+             {{"mode", mode}, {"coordinate_transformation_mode", "tf_crop_and_resize"},
+              {"extrapolation_value", 0.6f}},
+             {1, 1, 1.5f, 0.8f}};
+      c.roi = {0, 0, -0.2f, 0.3f, 1, 1, 0.7f, 1.3f};
+      c.type = mode == std::string("cubic") ? ElemType::f32 : type;
+      if (type == ElemType::u8 && c.type == ElemType::f32) continue;
+      expect_identical(c);
+    }
+  // Opset 18's roi over the listed axes only.
+  Case axes{"crop_linear_axes", 18,
+            {{"mode", "linear"}, {"coordinate_transformation_mode", "tf_crop_and_resize"}, {"axes", {3, 2}}},
+            {0.8f, 1.5f}};
+  axes.roi = {0.3f, -0.2f, 1.3f, 0.7f};
+  expect_identical(axes);
+}
+
+// Scales (and roi) fed at run time: each set of values plans anew, like a shape fed at run time.
+TEST(ResizeParity, ScalesAtRunTime) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (int opset : {9, 13}) {
+    SCOPED_TRACE(opset);
+    OnnxBuilder b(opset);
+    auto x = b.input("x", {-1, 3, 5, 7});
+    auto scales = b.input("scales", {4});
+    const std::string mode = opset == 9 ? "nearest" : "cubic";
+    if (opset == 9) b.output(b.node("Upsample", {x, scales}, {{"mode", mode}}));
+    else b.output(b.node("Resize", {x, "", scales}, {{"mode", mode}}));
+    ScratchDir dir;
+    const std::string path = (dir.path() / "runtime_scales.onnx").string();
+    b.save(path);
+    Session session = Session::load(path);
+    auto inputs = random_inputs({{2, 3, 5, 7}}, 2, 5);
+    for (const std::vector<float>& s : {std::vector<float>{1, 1, 2, 3}, std::vector<float>{1, 1, 1.5f, 1.25f}}) {
+      const ir::TensorData scales_in = ir::TensorData::f32({4}, s);
+      const auto mine = session.run({inputs[0], scales_in});
+      const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}, {"scales", to_npy(scales_in)}});
+      const npy::Array& ref = theirs.at(session.outputs()[0].name);
+      EXPECT_EQ(mine[0].dims, (ir::Dims{2, 3, int64_t(5 * s[2]), int64_t(7 * s[3])}));
+      ASSERT_EQ(mine[0].bytes.size(), ref.data.size());
+      EXPECT_EQ(differing_bytes(mine[0], ref), 0) << "scales " << s[2] << " x " << s[3];
+    }
+  }
 }
 
 TEST(ResizeParity, NearestEveryTransformAndRounding) {

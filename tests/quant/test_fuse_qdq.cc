@@ -277,6 +277,28 @@ TEST(FuseQdq, GlobalMaxPoolRunsOnIntegersOnlyWithEqualParameters) {
   }
 }
 
+// As ONNX Runtime: a nearest Resize copies codes; linear and cubic interpolate in float, and a
+// nearest one that extrapolates (tf_crop_and_resize) quantizes extrapolation_value in float.
+TEST(FuseQdq, ResizeRunsOnIntegersOnlyWhenItCopiesCodes) {
+  struct Case {
+    const char* mode;
+    const char* transform;
+    bool on_codes;
+  };
+  for (const Case& c : {Case{"nearest", "half_pixel", true}, Case{"linear", "half_pixel", false},
+                        Case{"cubic", "half_pixel", false}, Case{"nearest", "tf_crop_and_resize", false}}) {
+    QdqGraph q;
+    auto a = q.qdq("x", 0.05f, DType::u8, 128);
+    auto scales = q.constant("scales", TensorData::f32({4}, std::vector<float>{1, 1, 2, 2}));
+    ir::Attrs attrs;
+    attrs.set("mode", std::string(c.mode));
+    attrs.set("coordinate_transformation_mode", std::string(c.transform));
+    q.g.outputs = {q.qdq(q.node("Resize", {a, "", scales}, "resize", attrs), 0.05f, DType::u8, 128)};
+    passes::optimize(q.g);
+    EXPECT_EQ(only(q.g, "Resize").inputs[0], c.on_codes ? "x_q" : "x_dq") << c.mode << " " << c.transform;
+  }
+}
+
 TEST(FuseQdq, GemmWithoutQuantizeGivesFloatOutputQGemm) {
   QdqGraph q;
   q.g.values["x"].dims = ir::Dims{1, 8};

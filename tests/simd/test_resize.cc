@@ -1,8 +1,11 @@
 // The linear-resize microkernels (kernels/resize/resize_list.h) against resize_linear_nhwc__ref, bit
 // for bit, for every entry this CPU runs: FP32, uint8 and int8, enlarging and shrinking by odd
 // factors with every coordinate transform, channel counts around each vector width (tails),
-// single-pixel axes (both taps on one pixel, weights 0.5), extreme values, two threads. And
-// nearest resize (a copy of pixels and rows) against resize_nearest_nhwc__ref.
+// single-pixel axes (both taps on one pixel, weights 0.5), extreme values, two threads. The
+// cubic microkernels against resize_cubic_nhwc__ref likewise (a of -0.5 and -0.75, with and
+// without exclude_outside). And nearest resize (a copy of pixels and rows) against
+// resize_nearest_nhwc__ref. tf_crop_and_resize (random regions reaching outside the input,
+// extrapolated) in every mode.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
@@ -12,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/fallback.h"
 #include "kernels/resize/resize.h"
 #include "kernels/ref/resize.h"
 #include "kernels/resize/resize_list.h"
@@ -22,7 +26,8 @@ namespace resize_test {
 
 const CoordinateTransform kTransforms[] = {CoordinateTransform::half_pixel, CoordinateTransform::half_pixel_symmetric,
                                            CoordinateTransform::pytorch_half_pixel, CoordinateTransform::align_corners,
-                                           CoordinateTransform::asymmetric, CoordinateTransform::tf_half_pixel_for_nn};
+                                           CoordinateTransform::asymmetric, CoordinateTransform::tf_half_pixel_for_nn,
+                                           CoordinateTransform::tf_crop_and_resize};
 
 struct ResizeCase {
   Resize2dShape s;
@@ -39,10 +44,17 @@ ResizeCase random_setup(std::mt19937& rng, ResizeMode mode) {
   u.s.in_w = uni(1, 9);
   const float factors[] = {0.3f, 0.5f, 0.75f, 1.0f, 1.3f, 2.0f, 2.5f, 3.0f};
   u.p.mode = mode;
-  u.p.transform = kTransforms[uni(0, 5)];
+  u.p.transform = kTransforms[uni(0, 6)];
   u.p.rounding = NearestRounding(uni(0, 4));
   u.p.scale_h = factors[uni(0, 7)];
   u.p.scale_w = factors[uni(0, 7)];
+  // Regions inside the input, and reaching past either end (extrapolated there).
+  const float roi[] = {-0.3f, 0.0f, 0.2f, 0.5f, 0.8f, 1.0f, 1.4f};
+  u.p.roi_h[0] = roi[uni(0, 3)], u.p.roi_h[1] = roi[uni(3, 6)];
+  u.p.roi_w[0] = roi[uni(0, 3)], u.p.roi_w[1] = roi[uni(3, 6)];
+  u.p.extrapolation_value = uni(0, 1) ? 10.0f : -300.5f;
+  u.p.cubic_coeff_a = uni(0, 1) ? -0.75f : -0.5f;
+  u.p.exclude_outside = uni(0, 1) == 1;
   u.s.out_h = std::max(1, int(u.p.scale_h * float(u.s.in_h)));
   u.s.out_w = std::max(1, int(u.p.scale_w * float(u.s.in_w)));
   return u;
@@ -67,15 +79,18 @@ std::vector<T> random_data(std::mt19937& rng, size_t n) {
 }
 
 
+ResizeAxis axis_h(const ResizeCase& u) { return {u.s.in_h, u.s.out_h, u.p.scale_h, u.p.roi_h[0], u.p.roi_h[1]}; }
+ResizeAxis axis_w(const ResizeCase& u) { return {u.s.in_w, u.s.out_w, u.p.scale_w, u.p.roi_w[0], u.p.roi_w[1]}; }
+
 template <class T>
 void check(std::mt19937& rng, const ResizeCase& u, ResizeElement e, const ResizeUkernel& k, pthreadpool_t pool = nullptr) {
   const Resize2dShape& s = u.s;
   const auto x = random_data<T>(rng, size_t(s.batch) * s.in_h * s.in_w * s.channels);
   const size_t n = size_t(s.batch) * s.out_h * s.out_w * s.channels;
   std::vector<T> expected(n);
-  const LinearTaps rows = linear_taps({s.in_h, s.out_h, u.p.scale_h}, u.p.transform);
-  const LinearTaps cols = linear_taps({s.in_w, s.out_w, u.p.scale_w}, u.p.transform);
-  resize_linear_nhwc__ref(s, rows, cols, x.data(), expected.data());
+  const LinearTaps rows = linear_taps(axis_h(u), u.p.transform);
+  const LinearTaps cols = linear_taps(axis_w(u), u.p.transform);
+  resize_linear_nhwc__ref(s, rows, cols, x.data(), expected.data(), u.p.extrapolation_value);
   std::vector<T> y(n + 1, T(0x5A));
   Resize2d driver(s, u.p, e, k);
   driver.run(x.data(), y.data(), pool);
@@ -123,10 +138,11 @@ TEST(ResizeNearest, CopiesWhatTheReferenceCopies) {
     const Resize2dShape& s = u.s;
     const auto x = random_data<float>(rng, size_t(s.batch) * s.in_h * s.in_w * s.channels);
     const size_t n = size_t(s.batch) * s.out_h * s.out_w * s.channels;
-    const auto rows = nearest_source_indices({s.in_h, s.out_h, u.p.scale_h}, u.p.transform, u.p.rounding);
-    const auto cols = nearest_source_indices({s.in_w, s.out_w, u.p.scale_w}, u.p.transform, u.p.rounding);
+    const auto rows = nearest_source_indices(axis_h(u), u.p.transform, u.p.rounding);
+    const auto cols = nearest_source_indices(axis_w(u), u.p.transform, u.p.rounding);
     std::vector<float> expected(n), y(n + 1, 7.0f);
-    resize_nearest_nhwc__ref(s, rows.data(), cols.data(), sizeof(float), x.data(), expected.data());
+    const float fill = u.p.extrapolation_value;
+    resize_nearest_nhwc__ref(s, rows.data(), cols.data(), sizeof(float), x.data(), expected.data(), &fill);
     Resize2d driver(s, u.p, ResizeElement::f32, Isa::avx512vnni);
     EXPECT_EQ(driver.kernel_name(), "resize_nearest_nhwc__copy");
     driver.run(x.data(), y.data(), i % 2 ? pool.get() : nullptr);
@@ -134,6 +150,76 @@ TEST(ResizeNearest, CopiesWhatTheReferenceCopies) {
     EXPECT_EQ(std::memcmp(y.data(), expected.data(), n * sizeof(float)), 0)
         << s.in_h << "x" << s.in_w << "x" << s.channels << " -> " << s.out_h << "x" << s.out_w;
   }
+}
+
+void check_cubic(std::mt19937& rng, const ResizeCase& u, const ResizeCubicEntry& k, pthreadpool_t pool = nullptr) {
+  const Resize2dShape& s = u.s;
+  const auto x = random_data<float>(rng, size_t(s.batch) * s.in_h * s.in_w * s.channels);
+  const size_t n = size_t(s.batch) * s.out_h * s.out_w * s.channels;
+  std::vector<float> expected(n);
+  const CubicTaps rows = cubic_taps(axis_h(u), u.p.transform, u.p.cubic_coeff_a, u.p.exclude_outside);
+  const CubicTaps cols = cubic_taps(axis_w(u), u.p.transform, u.p.cubic_coeff_a, u.p.exclude_outside);
+  resize_cubic_nhwc__ref(s, rows, cols, x.data(), expected.data(), u.p.extrapolation_value);
+  std::vector<float> y(n + 1, 7.0f);
+  Resize2d driver(s, u.p, k);
+  EXPECT_EQ(driver.kernel_name(), k.name);
+  driver.run(x.data(), y.data(), pool);
+  EXPECT_EQ(y[n], 7.0f) << k.name << " wrote past the output";
+  EXPECT_EQ(std::memcmp(y.data(), expected.data(), n * sizeof(float)), 0)
+      << k.name << ": " << s.in_h << "x" << s.in_w << "x" << s.channels << " -> " << s.out_h << "x" << s.out_w
+      << ", transform " << int(u.p.transform) << ", a " << u.p.cubic_coeff_a << ", exclude_outside "
+      << u.p.exclude_outside;
+}
+
+TEST(ResizeCubic, RandomShapesEveryKernelIsBitExact) {
+  testing::Pool pool(pthreadpool_create(2));
+  std::mt19937 rng(20261129);
+  const auto kernels = testing::runnable_entries(kF32ResizeCubicUkernels);
+  for (int i = 0; i < 300 && !HasFailure(); ++i) {
+    const ResizeCase u = random_setup(rng, ResizeMode::cubic);
+    for (const auto* k : kernels) check_cubic(rng, u, *k, i % 3 ? nullptr : pool.get());
+  }
+}
+
+// The driver's pick at every level it may cap to, and the reference at scalar: one answer.
+TEST(ResizeCubic, EveryCapAgrees) {
+  std::mt19937 rng(11);
+  ResizeCase u;
+  u.s = {2, 5, 6, 11, 13, 19};
+  u.p.mode = ResizeMode::cubic;
+  u.p.scale_h = 2.2f, u.p.scale_w = 2.2f;
+  u.p.exclude_outside = true;
+  u.p.cubic_coeff_a = -0.5f;
+  const auto x = random_data<float>(rng, size_t(2) * 5 * 6 * 19);
+  const size_t n = size_t(2) * 11 * 13 * 19;
+  std::vector<float> want(n);
+  Resize2d(u.s, u.p, ResizeElement::f32, Isa::scalar).run(x.data(), want.data(), nullptr);
+  EXPECT_EQ(Resize2d(u.s, u.p, ResizeElement::f32, Isa::scalar).kernel_name(), "resize_cubic_nhwc__ref");
+  for (const auto* k : testing::runnable_entries(kF32ResizeCubicUkernels)) {
+    std::vector<float> y(n);
+    Resize2d(u.s, u.p, ResizeElement::f32, k->isa).run(x.data(), y.data(), nullptr);
+    EXPECT_EQ(std::memcmp(y.data(), want.data(), n * sizeof(float)), 0) << k->name;
+  }
+  EXPECT_THROW(Resize2d(u.s, u.p, ResizeElement::u8, active_isa()), Unsupported);
+}
+
+TEST(ResizeLinear, ExtrapolatesOutsideTheRegion) {
+  // A 1-D region from -0.5 to 1.5 of a 3-pixel row, 5 outputs: -1, 0, 1, 2, 3; the ends are
+  // outside and take the extrapolation value, the rest read pixels 0, 1, 2.
+  ResizeCase u;
+  u.s = {1, 1, 3, 1, 5, 2};
+  u.p.mode = ResizeMode::linear;
+  u.p.transform = CoordinateTransform::tf_crop_and_resize;
+  u.p.scale_h = 1.0f, u.p.scale_w = 5.0f / 3.0f;
+  u.p.roi_w[0] = -0.5f, u.p.roi_w[1] = 1.5f;
+  u.p.extrapolation_value = 9.5f;
+  const std::vector<float> x = {1, -1, 2, -2, 3, -3};
+  std::vector<float> y(10);
+  Resize2d(u.s, u.p, ResizeElement::f32, active_isa()).run(x.data(), y.data(), nullptr);
+  EXPECT_EQ(y, (std::vector<float>{9.5f, 9.5f, 1, -1, 2, -2, 3, -3, 9.5f, 9.5f}));
+  std::vector<uint8_t> xq = {1, 200, 2, 201, 3, 202}, yq(10);
+  Resize2d(u.s, u.p, ResizeElement::u8, active_isa()).run(xq.data(), yq.data(), nullptr);
+  EXPECT_EQ(yq, (std::vector<uint8_t>{9, 9, 1, 200, 2, 201, 3, 202, 9, 9}));
 }
 
 // The coordinate arithmetic on cases whose answers are known by hand.
@@ -159,6 +245,29 @@ TEST(ResizeTaps, KnownValues) {
             (std::vector<int32_t>{0, 2}));
   EXPECT_EQ(nearest_source_indices({4, 2, 0.5f}, CoordinateTransform::half_pixel, NearestRounding::round_prefer_ceil),
             (std::vector<int32_t>{1, 3}));
+  // Keys' weights: on a pixel (s = 0) the pixel alone; half way, a = -0.75: -3/32, 19/32, 19/32, -3/32.
+  float c[4];
+  cubic_coefficients(0.0f, -0.75f, c);
+  EXPECT_EQ(std::vector<float>(c, c + 4), (std::vector<float>{0, 1, 0, 0}));
+  cubic_coefficients(0.5f, -0.75f, c);
+  EXPECT_EQ(std::vector<float>(c, c + 4), (std::vector<float>{-0.09375f, 0.59375f, 0.59375f, -0.09375f}));
+  // Cubic taps of half_pixel 2x on 3 pixels: output 0 at -0.25 reads pixels -2..1 clamped; with
+  // exclude_outside the two outside get 0 and the sum is what is left.
+  const CubicTaps ct = cubic_taps({3, 6, 2.0f}, CoordinateTransform::half_pixel, -0.75f, true);
+  EXPECT_EQ(std::vector<int32_t>(ct.index.begin(), ct.index.begin() + 4), (std::vector<int32_t>{0, 0, 0, 1}));
+  EXPECT_EQ(ct.coeff[0], 0.0f);
+  EXPECT_EQ(ct.coeff[1], 0.0f);
+  EXPECT_EQ(ct.sum[0], ct.coeff[2] + ct.coeff[3]);
+  EXPECT_EQ(ct.coeff[4 * 3 + 3], 0.0f);  // output 3 at 1.25 reads pixels 0..3: 3 is outside
+  EXPECT_EQ(ct.sum[3], ct.coeff[12] + ct.coeff[13] + ct.coeff[14]);
+  EXPECT_EQ(cubic_taps({3, 6, 2.0f}, CoordinateTransform::half_pixel, -0.75f, false).sum[0], 1.0f);
+  // tf_crop_and_resize: the region [0.5, 1] of 5 pixels, 3 outputs: 2, 3, 4; [-0.5, 1]: -2 is outside.
+  EXPECT_EQ(nearest_source_indices({5, 3, 0.6f, 0.5f, 1.0f}, CoordinateTransform::tf_crop_and_resize,
+                                   NearestRounding::round_prefer_floor),
+            (std::vector<int32_t>{2, 3, 4}));
+  EXPECT_EQ(nearest_source_indices({5, 3, 0.6f, -0.5f, 1.0f}, CoordinateTransform::tf_crop_and_resize,
+                                   NearestRounding::round_prefer_floor),
+            (std::vector<int32_t>{-1, 1, 4}));
 }
 
 }  // namespace resize_test

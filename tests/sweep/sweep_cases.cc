@@ -497,19 +497,25 @@ void add_unary(Builder& s, Mode mode, const std::string& op, const std::string& 
 }
 
 // Resize over a feature map: scales (roi and sizes omitted) or sizes, FP32 or as a QDQ unit
-// (nearest runs on the codes, linear in float).
+// (nearest runs on the codes, linear and cubic in float). `extra` attributes (cubic's a and
+// exclude_outside, tf_crop_and_resize's extrapolation_value) add their own tag; a non-empty
+// `roi` is given as the roi input.
 void add_resize(Builder& s, Mode mode, const std::string& resize_mode, const std::string& transform,
-                std::vector<float> scales, std::vector<int64_t> sizes, Dims dims) {
-  const std::string tag = resize_mode + "_" + transform + (sizes.empty() ? "_scales" : "_sizes") + "_" + join(dims);
+                std::vector<float> scales, std::vector<int64_t> sizes, Dims dims, Attrs extra = {},
+                std::string extra_tag = "", std::vector<float> roi = {}) {
+  const std::string tag = resize_mode + extra_tag + "_" + transform + (sizes.empty() ? "_scales" : "_sizes") + "_" +
+                          join(dims);
   s.add(mode, "Resize", tag, [=](OnnxBuilder& b) {
     std::string x = b.input("x", dims);
     if (mode == Mode::qdq) x = testing::qdq(b, x, kAct);
     Attrs attrs = {{"mode", resize_mode}, {"coordinate_transformation_mode", transform}};
+    attrs.insert(attrs.end(), extra.begin(), extra.end());
+    const std::string r = roi.empty() ? "" : b.initializer("", {int64_t(roi.size())}, roi);
     std::string y;
     if (sizes.empty()) {
-      y = b.node("Resize", {x, "", b.initializer("", {int64_t(scales.size())}, scales)}, attrs);
+      y = b.node("Resize", {x, r, b.initializer("", {int64_t(scales.size())}, scales)}, attrs);
     } else {
-      y = b.node("Resize", {x, "", "", b.initializer_i64("", {int64_t(sizes.size())}, sizes)}, attrs);
+      y = b.node("Resize", {x, r, "", b.initializer_i64("", {int64_t(sizes.size())}, sizes)}, attrs);
     }
     b.output(mode == Mode::qdq ? testing::qdq(b, y, kAct) : y);
   });
@@ -847,6 +853,26 @@ std::vector<Case> make() {
       add_resize(s, Mode::fp32, mode, t, {}, {1, 8, 13, 5}, {1, 8, 6, 11});
       add_resize(s, Mode::qdq, mode, t, {1, 1, 2, 2}, {}, {1, 16, 7, 9});
     }
+  // Cubic: Keys' a of -0.75 (ORT's default) and -0.5, exclude_outside, every transform, up and down.
+  for (const char* t : {"half_pixel", "asymmetric", "pytorch_half_pixel", "align_corners", "half_pixel_symmetric"})
+    for (float a : {-0.75f, -0.5f})
+      for (int64_t ex : {0, 1}) {
+        const Attrs cubic = {{"cubic_coeff_a", a}, {"exclude_outside", ex}};
+        const std::string tag = std::string("_a") + (a == -0.5f ? "-0.5" : "-0.75") + "_ex" + std::to_string(ex);
+        add_resize(s, Mode::fp32, "cubic", t, {1, 1, 2, 2}, {}, {1, 16, 7, 9}, cubic, tag);
+        add_resize(s, Mode::fp32, "cubic", t, {1, 1, 0.5f, 0.75f}, {}, {2, 17, 8, 8}, cubic, tag);
+        if (a == -0.75f) add_resize(s, Mode::qdq, "cubic", t, {1, 1, 2, 2}, {}, {1, 16, 7, 9}, cubic, tag);
+      }
+  add_resize(s, Mode::fp32, "cubic", "half_pixel", {}, {1, 8, 13, 5}, {1, 8, 6, 11});
+  add_resize(s, Mode::fp32, "cubic", "half_pixel", {2.0f, 1.5f}, {}, {7, 9});
+  // tf_crop_and_resize: a region reaching past the input on some axes, extrapolated there.
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    const std::vector<float> roi = {0, 0, 0.2f, -0.1f, 1, 1, 0.9f, 1.2f};
+    const Attrs extrapolate = {{"extrapolation_value", 0.75f}};
+    add_resize(s, Mode::fp32, mode, "tf_crop_and_resize", {1, 1, 2, 1.5f}, {}, {1, 16, 7, 9}, extrapolate, "", roi);
+    add_resize(s, Mode::fp32, mode, "tf_crop_and_resize", {1, 1, 0.5f, 0.75f}, {}, {2, 17, 8, 8}, extrapolate, "", roi);
+    add_resize(s, Mode::qdq, mode, "tf_crop_and_resize", {1, 1, 2, 1.5f}, {}, {1, 16, 7, 9}, extrapolate, "", roi);
+  }
 
   // Element-wise and broadcasts.
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Min", "Max"})

@@ -130,7 +130,7 @@ const Family kFamilies[] = {
     {"f32_strided_max", kTemplated}, {"f32_strided_min", kTemplated},
     {"f32_prelu", kTemplated}, {"f32_layernorm", kTemplated},
     {"f32_gelu", kTemplated}, {"f32_resize_linear", kTemplated},
-    {"qu8_resize_linear", kTemplated}, {"qs8_resize_linear", kTemplated},
+    {"qu8_resize_linear", kTemplated}, {"qs8_resize_linear", kTemplated}, {"f32_resize_cubic", kTemplated},
     // kernels/elementwise/activation_list.h's kernels: every level of kernels/elementwise/eltwise_list.h has each.
 #define OCTET_ACT_FAMILY(KIND, OP, SINCE, KERNEL, ...) {#KERNEL, kTemplated},
     OCTET_F32_ACTIVATIONS(OCTET_ACT_FAMILY)

@@ -174,6 +174,9 @@ std::vector<Probe> make() {
   row("Resize", "linear 2x half_pixel", [](OnnxBuilder& b) {
     b.output(b.node("Resize", {map(b), "", b.initializer("", {4}, {1.0f, 1.0f, 2.0f, 2.0f})}, {{"mode", "linear"}}));
   });
+  row("Resize", "cubic 2x half_pixel", [](OnnxBuilder& b) {
+    b.output(b.node("Resize", {map(b), "", b.initializer("", {4}, {1.0f, 1.0f, 2.0f, 2.0f})}, {{"mode", "cubic"}}));
+  });
   row("Resize", "QDQ nearest 2x", qdq_unary_with("Resize", [](OnnxBuilder& b, const std::string& x) {
         return b.node("Resize", {x, "", b.initializer("", {4}, {1.0f, 1.0f, 2.0f, 2.0f})}, {{"mode", "nearest"}});
       }));
