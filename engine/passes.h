@@ -2,6 +2,7 @@
 // Graph rewrites applied once after loading, before any plan is built. Each returns how
 // many nodes it changed, for `octet info`.
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -62,6 +63,18 @@ using SameShape = std::function<bool(const std::string&, const std::string&)>;
 // other operand as its fourth input (engine/passes_residual.cc). Needs the shapes, so the
 // Session runs it after optimize(), once it can plan; after every fusion of optimize().
 int fuse_residual_adds(ir::Graph& g, const SameShape& same_shape);
+// The dims of a value when they are the same at every batch but for axis 0 (the Session asks
+// its plans); nothing otherwise.
+using KnownDims = std::function<std::optional<ir::Dims>(const std::string&)>;
+// Conv, QLinearConv, ConvInteger and ConvIntegerToFloat taps that read only padding at every
+// output (a dilated 3x3 conv on a map smaller than its dilation) cropped from the kernel, pads
+// adjusted: the same output, fewer multiply-adds (engine/passes_taps.cc). The node keeps its
+// original kernel shape in kPrunedTapsAttr. Run by the Session, like fuse_residual_adds, on a
+// graph already fused (the ONNX writer refuses it).
+inline constexpr const char* kPrunedTapsAttr = "octet_taps_from";
+int prune_dead_taps(ir::Graph& g, const KnownDims& dims_of);
+// "taps 3x3 -> 1x1: the others read only padding" for a node prune_dead_taps cropped, else "".
+std::string pruned_taps_note(const ir::Node& n);
 
 struct PassCount {
   std::string pass;
@@ -76,6 +89,7 @@ struct Options {
   bool fuse_pointwise_depthwise = true;  // needs fuse_activations
   bool fuse_channel_shuffle = true;     // off: the graph keeps ONNX's ops (it may be written to a file)
   bool fuse_residual_adds = true;       // needs fuse_activations; run by the Session (fuse_residual_adds)
+  bool prune_dead_taps = true;          // run by the Session (prune_dead_taps)
 };
 // The default pipeline, in order.
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});
