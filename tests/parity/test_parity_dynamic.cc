@@ -202,7 +202,7 @@ TEST(DynamicParity, DilatedConvsWithDeadTaps) {
                                   std::move(attrs), name)});
   };
   auto a = conv(x, "aspp12", {{"pads", {12, 12, 12, 12}}, {"dilations", {12, 12}}});
-  auto c = conv(a, "aspp4", {{"pads", {4, 4, 4, 4}}, {"dilations", {4, 4}}});
+  auto c = conv(a, "aspp6", {{"pads", {6, 6, 6, 6}}, {"dilations", {6, 6}}});
   auto d = conv(c, "stride2", {{"pads", {6, 1, 0, 1}}, {"dilations", {3, 1}}, {"strides", {2, 1}}});
   b.output(d);
   for (bool per_channel : {false, true}) {
