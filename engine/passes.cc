@@ -120,30 +120,42 @@ int fold_batchnorm(ir::Graph& g) {
 
 namespace {
 
-// t = conv(...); y = Mul(t, Sigmoid(t)) (either operand order) with t and the gate used by
-// nothing else: SiLU / Swish as exporters write it. Returns the Sigmoid and Mul, or nulls.
-std::pair<ir::Node*, ir::Node*> silu_after(ir::Graph& g, const std::string& t) {
+// t = conv(...); y = Mul(t, gate(t)) (either operand order) with t and the gate used by
+// nothing else: SiLU / Swish as exporters write it (gate Sigmoid), and HardSwish as torch writes
+// it below opset 14 (gate HardSigmoid with alpha = 1/6 rounded to float and beta = 0.5: then
+// x * HardSigmoid(x) is the HardSwish kernel's formula, bit for bit). Returns the gate, the Mul
+// and the fused activation's kind, or nulls.
+struct Gated {
+  ir::Node* gate = nullptr;
+  ir::Node* mul = nullptr;
+  const char* kind = nullptr;
+};
+Gated gated_after(ir::Graph& g, const std::string& t) {
   if (g.is_graph_output(t)) return {};
   auto uses = g.consumers(t);
   if (uses.size() != 2) return {};
   ir::Node* a = &g.nodes[uses[0]];
   ir::Node* b = &g.nodes[uses[1]];
-  if (a->op != "Sigmoid") std::swap(a, b);
-  if (a->op != "Sigmoid" || b->op != "Mul" || !a->domain.empty() || !b->domain.empty()) return {};
+  if (a->op != "Sigmoid" && a->op != "HardSigmoid") std::swap(a, b);
+  if (b->op != "Mul" || !a->domain.empty() || !b->domain.empty()) return {};
+  const char* kind = nullptr;
+  if (a->op == "Sigmoid") kind = "Silu";
+  else if (a->op == "HardSigmoid" && a->attrs.f("alpha") == 1.0f / 6.0f && a->attrs.f("beta") == 0.5f) kind = "HardSwish";
+  if (!kind) return {};
   const std::string& gate = a->outputs[0];
   if (g.is_graph_output(gate) || sole_consumer(g, gate) != b || b->inputs.size() != 2) return {};
   const bool pair = (b->inputs[0] == t && b->inputs[1] == gate) || (b->inputs[0] == gate && b->inputs[1] == t);
-  return pair ? std::pair{a, b} : std::pair<ir::Node*, ir::Node*>{};
+  return pair ? Gated{a, b, kind} : Gated{};
 }
 
 }  // namespace
 
 bool fuse_activation_after(ir::Graph& g, ir::Node& p, std::set<const ir::Node*>& dead) {
-  if (auto [sigmoid, mul] = silu_after(g, p.outputs[0]); sigmoid) {
-    p.attrs.set("fused_act", std::string("Silu"));
-    p.outputs[0] = mul->outputs[0];
-    dead.insert(sigmoid);
-    dead.insert(mul);
+  if (const Gated gated = gated_after(g, p.outputs[0]); gated.gate) {
+    p.attrs.set("fused_act", std::string(gated.kind));
+    p.outputs[0] = gated.mul->outputs[0];
+    dead.insert(gated.gate);
+    dead.insert(gated.mul);
     return true;
   }
   ir::Node* act = sole_consumer(g, p.outputs[0]);

@@ -38,7 +38,7 @@ int fuse_layer_norm(ir::Graph& g);
 // MatMul by a 2-D constant followed by Add of a constant bias row: the bias as the MatMul's
 // third input (octet's own form, run as one GEMM with the bias in its epilogue).
 int fuse_matmul_bias(ir::Graph& g);
-int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) / Gelu / Tanh into Conv, Gemm or an integer-to-float step
+int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish (or HardSigmoid+Mul) / SiLU (Sigmoid+Mul) / Gelu / Tanh into Conv, Gemm or an integer-to-float step
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
 // block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.
 int fuse_squeeze_excitation(ir::Graph& g);
@@ -54,7 +54,8 @@ int fuse_channel_shuffle(ir::Graph& g);
 int fuse_qlinear_silu(ir::Graph& g);
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
 // The activation read only from p's output (Relu, Clip with constant bounds, Sigmoid,
-// HardSigmoid, HardSwish, LeakyRelu, Tanh, Gelu, or SiLU as Sigmoid + Mul) into p as
+// HardSigmoid, HardSwish, LeakyRelu, Tanh, Gelu, SiLU as Sigmoid + Mul, or HardSwish as
+// HardSigmoid(1/6, 0.5) + Mul) into p as
 // "fused_act": p then writes what the activation wrote, and the activation is marked dead.
 bool fuse_activation_after(ir::Graph& g, ir::Node& p, std::set<const ir::Node*>& dead);
 // Whether two values have the same dtype and dims at every batch (the Session asks its plans).
