@@ -1,5 +1,6 @@
 #include "engine/passes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -19,6 +20,28 @@ int remove_identities(ir::Graph& g) {
     const std::string in = n.inputs.at(0), out = n.outputs.at(0);
     if (g.is_graph_output(out)) {
       // Keep the output's name: rename what the input's producer writes, if it can be.
+      ir::Node* p = producer_of(g, in);
+      if (!p || g.is_graph_output(in) || g.consumers(in).size() != 1) continue;
+      for (auto& o : p->outputs) if (o == in) o = out;
+      g.values[out].dtype = g.value(in).dtype;
+    } else {
+      replace_uses(g, out, in);
+    }
+    dead.insert(&n);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
+}
+
+int remove_zero_pads(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& n : g.nodes) {
+    if (n.op != "Pad" || !n.domain.empty() || n.outputs.size() != 1 || !n.has_input(1) || !g.is_constant(n.input(1)))
+      continue;
+    const std::vector<int64_t> pads = g.value(n.input(1)).constant->to_i64();
+    if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; })) continue;
+    const std::string in = n.inputs.at(0), out = n.outputs[0];
+    if (g.is_graph_output(out)) {
       ir::Node* p = producer_of(g, in);
       if (!p || g.is_graph_output(in) || g.consumers(in).size() != 1) continue;
       for (auto& o : p->outputs) if (o == in) o = out;
@@ -271,6 +294,7 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
     report.push_back({"fuse QDQ node units into INT8 ops", fuse_qdq(g)});
   }
   report.push_back({"fold constants", fold_constants(g)});
+  report.push_back({"remove Pad by zeros", remove_zero_pads(g)});
   report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
   if (o.fuse_dynamic)
     report.push_back({"fuse dynamic quantization into integer-to-float steps", fuse_dynamic_quantization(g)});

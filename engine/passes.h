@@ -12,6 +12,10 @@
 namespace octet::passes {
 
 int remove_identities(ir::Graph& g);   // Identity and inference Dropout
+// Pad whose pads are a constant of zeros (torch exports one before an AveragePool of padding 0,
+// e.g. DenseNet's transitions): a copy that also made the planner relayout around it. After
+// fold_constants, which makes the pads constant.
+int remove_zero_pads(ir::Graph& g);
 // Nodes whose inputs are all constants (Constant included), except ops in keep_ops.
 int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
 // QDQ node units (DequantizeLinear on the inputs, QuantizeLinear on the output) into the
