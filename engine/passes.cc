@@ -1,5 +1,6 @@
 #include "engine/passes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -19,6 +20,28 @@ int remove_identities(ir::Graph& g) {
     const std::string in = n.inputs.at(0), out = n.outputs.at(0);
     if (g.is_graph_output(out)) {
       // Keep the output's name: rename what the input's producer writes, if it can be.
+      ir::Node* p = producer_of(g, in);
+      if (!p || g.is_graph_output(in) || g.consumers(in).size() != 1) continue;
+      for (auto& o : p->outputs) if (o == in) o = out;
+      g.values[out].dtype = g.value(in).dtype;
+    } else {
+      replace_uses(g, out, in);
+    }
+    dead.insert(&n);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
+}
+
+int remove_zero_pads(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& n : g.nodes) {
+    if (n.op != "Pad" || !n.domain.empty() || n.outputs.size() != 1 || !n.has_input(1) || !g.is_constant(n.input(1)))
+      continue;
+    const std::vector<int64_t> pads = g.value(n.input(1)).constant->to_i64();
+    if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; })) continue;
+    const std::string in = n.inputs.at(0), out = n.outputs[0];
+    if (g.is_graph_output(out)) {
       ir::Node* p = producer_of(g, in);
       if (!p || g.is_graph_output(in) || g.consumers(in).size() != 1) continue;
       for (auto& o : p->outputs) if (o == in) o = out;
@@ -120,30 +143,42 @@ int fold_batchnorm(ir::Graph& g) {
 
 namespace {
 
-// t = conv(...); y = Mul(t, Sigmoid(t)) (either operand order) with t and the gate used by
-// nothing else: SiLU / Swish as exporters write it. Returns the Sigmoid and Mul, or nulls.
-std::pair<ir::Node*, ir::Node*> silu_after(ir::Graph& g, const std::string& t) {
+// t = conv(...); y = Mul(t, gate(t)) (either operand order) with t and the gate used by
+// nothing else: SiLU / Swish as exporters write it (gate Sigmoid), and HardSwish as torch writes
+// it below opset 14 (gate HardSigmoid with alpha = 1/6 rounded to float and beta = 0.5: then
+// x * HardSigmoid(x) is the HardSwish kernel's formula, bit for bit). Returns the gate, the Mul
+// and the fused activation's kind, or nulls.
+struct Gated {
+  ir::Node* gate = nullptr;
+  ir::Node* mul = nullptr;
+  const char* kind = nullptr;
+};
+Gated gated_after(ir::Graph& g, const std::string& t) {
   if (g.is_graph_output(t)) return {};
   auto uses = g.consumers(t);
   if (uses.size() != 2) return {};
   ir::Node* a = &g.nodes[uses[0]];
   ir::Node* b = &g.nodes[uses[1]];
-  if (a->op != "Sigmoid") std::swap(a, b);
-  if (a->op != "Sigmoid" || b->op != "Mul" || !a->domain.empty() || !b->domain.empty()) return {};
+  if (a->op != "Sigmoid" && a->op != "HardSigmoid") std::swap(a, b);
+  if (b->op != "Mul" || !a->domain.empty() || !b->domain.empty()) return {};
+  const char* kind = nullptr;
+  if (a->op == "Sigmoid") kind = "Silu";
+  else if (a->op == "HardSigmoid" && a->attrs.f("alpha") == 1.0f / 6.0f && a->attrs.f("beta") == 0.5f) kind = "HardSwish";
+  if (!kind) return {};
   const std::string& gate = a->outputs[0];
   if (g.is_graph_output(gate) || sole_consumer(g, gate) != b || b->inputs.size() != 2) return {};
   const bool pair = (b->inputs[0] == t && b->inputs[1] == gate) || (b->inputs[0] == gate && b->inputs[1] == t);
-  return pair ? std::pair{a, b} : std::pair<ir::Node*, ir::Node*>{};
+  return pair ? Gated{a, b, kind} : Gated{};
 }
 
 }  // namespace
 
 bool fuse_activation_after(ir::Graph& g, ir::Node& p, std::set<const ir::Node*>& dead) {
-  if (auto [sigmoid, mul] = silu_after(g, p.outputs[0]); sigmoid) {
-    p.attrs.set("fused_act", std::string("Silu"));
-    p.outputs[0] = mul->outputs[0];
-    dead.insert(sigmoid);
-    dead.insert(mul);
+  if (const Gated gated = gated_after(g, p.outputs[0]); gated.gate) {
+    p.attrs.set("fused_act", std::string(gated.kind));
+    p.outputs[0] = gated.mul->outputs[0];
+    dead.insert(gated.gate);
+    dead.insert(gated.mul);
     return true;
   }
   ir::Node* act = sole_consumer(g, p.outputs[0]);
@@ -260,6 +295,7 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
     report.push_back({"fuse QDQ node units into INT8 ops", fuse_qdq(g)});
   }
   report.push_back({"fold constants", fold_constants(g)});
+  report.push_back({"remove Pad by zeros", remove_zero_pads(g)});
   report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
   if (o.fuse_dynamic)
     report.push_back({"fuse dynamic quantization into integer-to-float steps", fuse_dynamic_quantization(g)});

@@ -2,6 +2,7 @@
 // Graph rewrites applied once after loading, before any plan is built. Each returns how
 // many nodes it changed, for `octet info`.
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@
 namespace octet::passes {
 
 int remove_identities(ir::Graph& g);   // Identity and inference Dropout
+// Pad whose pads are a constant of zeros (torch exports one before an AveragePool of padding 0,
+// e.g. DenseNet's transitions): a copy that also made the planner relayout around it. After
+// fold_constants, which makes the pads constant.
+int remove_zero_pads(ir::Graph& g);
 // Nodes whose inputs are all constants (Constant included), except ops in keep_ops.
 int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
 // QDQ node units (DequantizeLinear on the inputs, QuantizeLinear on the output) into the
@@ -37,7 +42,7 @@ int fuse_layer_norm(ir::Graph& g);
 // MatMul by a 2-D constant followed by Add of a constant bias row: the bias as the MatMul's
 // third input (octet's own form, run as one GEMM with the bias in its epilogue).
 int fuse_matmul_bias(ir::Graph& g);
-int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish / SiLU (Sigmoid+Mul) / Gelu / Tanh into Conv, ConvTranspose, Gemm or an integer-to-float step
+int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish (or HardSigmoid+Mul) / SiLU (Sigmoid+Mul) / Gelu / Tanh into Conv, ConvTranspose, Gemm or an integer-to-float step
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
 // block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.
 int fuse_squeeze_excitation(ir::Graph& g);
@@ -53,7 +58,8 @@ int fuse_channel_shuffle(ir::Graph& g);
 int fuse_qlinear_silu(ir::Graph& g);
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
 // The activation read only from p's output (Relu, Clip with constant bounds, Sigmoid,
-// HardSigmoid, HardSwish, LeakyRelu, Tanh, Gelu, or SiLU as Sigmoid + Mul) into p as
+// HardSigmoid, HardSwish, LeakyRelu, Tanh, Gelu, SiLU as Sigmoid + Mul, or HardSwish as
+// HardSigmoid(1/6, 0.5) + Mul) into p as
 // "fused_act": p then writes what the activation wrote, and the activation is marked dead.
 bool fuse_activation_after(ir::Graph& g, ir::Node& p, std::set<const ir::Node*>& dead);
 // Whether two values have the same dtype and dims at every batch (the Session asks its plans).
@@ -62,6 +68,18 @@ using SameShape = std::function<bool(const std::string&, const std::string&)>;
 // other operand as its fourth input (engine/passes_residual.cc). Needs the shapes, so the
 // Session runs it after optimize(), once it can plan; after every fusion of optimize().
 int fuse_residual_adds(ir::Graph& g, const SameShape& same_shape);
+// The dims of a value when they are the same at every batch but for axis 0 (the Session asks
+// its plans); nothing otherwise.
+using KnownDims = std::function<std::optional<ir::Dims>(const std::string&)>;
+// Conv, QLinearConv, ConvInteger and ConvIntegerToFloat taps that read only padding at every
+// output (a dilated 3x3 conv on a map smaller than its dilation) cropped from the kernel, pads
+// adjusted: the same output, fewer multiply-adds (engine/passes_taps.cc). The node keeps its
+// original kernel shape in kPrunedTapsAttr. Run by the Session, like fuse_residual_adds, on a
+// graph already fused (the ONNX writer refuses it).
+inline constexpr const char* kPrunedTapsAttr = "octet_taps_from";
+int prune_dead_taps(ir::Graph& g, const KnownDims& dims_of);
+// "taps 3x3 -> 1x1: the others read only padding" for a node prune_dead_taps cropped, else "".
+std::string pruned_taps_note(const ir::Node& n);
 
 struct PassCount {
   std::string pass;
@@ -76,6 +94,7 @@ struct Options {
   bool fuse_pointwise_depthwise = true;  // needs fuse_activations
   bool fuse_channel_shuffle = true;     // off: the graph keeps ONNX's ops (it may be written to a file)
   bool fuse_residual_adds = true;       // needs fuse_activations; run by the Session (fuse_residual_adds)
+  bool prune_dead_taps = true;          // run by the Session (prune_dead_taps)
 };
 // The default pipeline, in order.
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});

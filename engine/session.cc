@@ -108,8 +108,11 @@ Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::m
                       "; octet fills one unknown axis (the batch) and needs the others fixed: export with a fixed "
                       "input size");
   }
+  ShapePlans shapes;
+  if (options.passes.prune_dead_taps)
+    pass_report_.push_back({"crop conv taps that read only padding", prune_dead_taps(shapes)});
   if (options.passes.fuse_activations && options.passes.fuse_residual_adds)
-    pass_report_.push_back({"fuse residual Add (+activation) into Conv", fuse_residual_adds()});
+    pass_report_.push_back({"fuse residual Add (+activation) into Conv", fuse_residual_adds(shapes)});
   const Plan& plan = plan_for(input_dims_at(1));
   activation_bytes_per_image_ = plan.arena_bytes();
   if (options.batch_slice < 0) batch_slice_ = automatic_batch_slice();
@@ -152,36 +155,52 @@ int Session::automatic_batch_slice() const {
 Session::Session(Session&&) noexcept = default;
 Session::~Session() = default;
 
-int Session::fuse_residual_adds() {
+const std::vector<std::unique_ptr<Plan>>& Session::shape_plans(ShapePlans& shapes) const {
   // Shapes at two batch extents, so that a shape equal at batch 1 only (an operand that does
   // not follow the batch, broadcast over it) is not taken for the same. Planned on the first
-  // question only: a model without a Conv -> Add pair plans nothing here.
-  std::vector<std::unique_ptr<Plan>> plans;
-  bool planned = false;
-  auto plan_shapes = [&] {
-    planned = true;
-    PlanOptions shapes = plan_options_;
-    shapes.shapes_only = true;
-    for (int64_t batch : {1, 2}) {
-      const std::vector<ir::Dims> dims = input_dims_at(batch);
-      std::map<std::string, ir::Dims> named;
-      for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = dims[i];
-      try {
-        plans.push_back(std::make_unique<Plan>(graph_, named, std::map<std::string, ir::TensorData>{}, shapes));
-      } catch (const ir::Error&) {
-        plans.clear();  // nothing fuses; the plan at batch 1 that follows reports it, naming the file
-        return;
-      }
+  // question only: a model without a Conv -> Add pair or a conv of several taps plans nothing.
+  if (shapes.planned) return shapes.plans;
+  shapes.planned = true;
+  PlanOptions options = plan_options_;
+  options.shapes_only = true;
+  for (int64_t batch : {1, 2}) {
+    const std::vector<ir::Dims> dims = input_dims_at(batch);
+    std::map<std::string, ir::Dims> named;
+    for (size_t i = 0; i < inputs_.size(); ++i) named[inputs_[i].name] = dims[i];
+    try {
+      shapes.plans.push_back(std::make_unique<Plan>(graph_, named, std::map<std::string, ir::TensorData>{}, options));
+    } catch (const ir::Error&) {
+      shapes.plans.clear();  // no pass changes anything; the plan at batch 1 that follows reports it, naming the file
+      break;
     }
-  };
+  }
+  return shapes.plans;
+}
+
+int Session::fuse_residual_adds(ShapePlans& shapes) {
   return passes::fuse_residual_adds(graph_, [&](const std::string& a, const std::string& b) {
-    if (!planned) plan_shapes();
+    const auto& plans = shape_plans(shapes);
     if (plans.empty()) return false;
     for (const auto& plan : plans) {
       const TensorInfo &x = plan->value(a).info, &y = plan->value(b).info;
       if (x.dtype != y.dtype || x.dims != y.dims) return false;
     }
     return true;
+  });
+}
+
+int Session::prune_dead_taps(ShapePlans& shapes) {
+  return passes::prune_dead_taps(graph_, [&](const std::string& name) -> std::optional<ir::Dims> {
+    const auto& plans = shape_plans(shapes);
+    if (plans.empty() || !plans[0]->values().count(name)) return std::nullopt;
+    const ir::Dims dims = plans[0]->value(name).info.dims;
+    for (const auto& plan : plans) {
+      if (!plan->values().count(name)) return std::nullopt;
+      const ir::Dims& other = plan->value(name).info.dims;
+      if (other.size() != dims.size() || other.empty() || !std::equal(dims.begin() + 1, dims.end(), other.begin() + 1))
+        return std::nullopt;
+    }
+    return dims;
   });
 }
 

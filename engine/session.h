@@ -178,8 +178,17 @@ class Session {
   bool images_independent();
   bool images_independent_locked();
   int automatic_batch_slice() const;
-  // passes::fuse_residual_adds with the shapes of plans at batch 1 and 2; how many it fused.
-  int fuse_residual_adds();
+  // Shapes-only plans at batch 1 and 2 for the passes that need shapes, built on the first
+  // question; empty when the graph cannot be planned.
+  struct ShapePlans {
+    bool planned = false;
+    std::vector<std::unique_ptr<Plan>> plans;
+  };
+  const std::vector<std::unique_ptr<Plan>>& shape_plans(ShapePlans& shapes) const;
+  // passes::fuse_residual_adds with the shapes of those plans; how many it fused.
+  int fuse_residual_adds(ShapePlans& shapes);
+  // passes::prune_dead_taps with the dims those plans agree on; how many convs it cropped.
+  int prune_dead_taps(ShapePlans& shapes);
   std::vector<ir::TensorData> run_in_slices(std::span<const TensorView> inputs, int64_t batch);
   std::vector<ir::TensorData> run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch);
   // Images [first, first + n) of the inputs through `plan` (planned for n images), into `out`

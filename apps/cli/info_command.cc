@@ -99,6 +99,8 @@ int run_info(const InfoOptions& o) {
     nlohmann::json step = {{"node", s.node}, {"op", s.op}, {"kernel", s.kernel}, {"scalar", s.scalar()}, {"macs", s.macs}};
     if (s.scalar() && !s.fallback.empty()) step["fallback"] = s.fallback;
     if (!s.outputs.empty()) step["output_shape"] = dims_json(s.outputs[0].dims);
+    for (const auto& n : session.graph().nodes)
+      if (n.name == s.node && !passes::pruned_taps_note(n).empty()) step["note"] = passes::pruned_taps_note(n);
     j["steps"].push_back(step);
   }
   j["total_macs"] = total_macs;
@@ -152,13 +154,17 @@ int run_info(const InfoOptions& o) {
              o.kernels ? "  kernel" : "");
   for (size_t i = 0; i < plan.steps().size(); ++i) {
     const auto& s = plan.steps()[i];
-    std::string op = s.op;
+    std::string op = s.op, note;
     for (const auto& n : session.graph().nodes)
-      if (n.name == s.node && n.attrs.has("fused_act")) op += "+" + n.attrs.s("fused_act");
+      if (n.name == s.node) {
+        if (n.attrs.has("fused_act")) op += "+" + n.attrs.s("fused_act");
+        note = passes::pruned_taps_note(n);
+      }
     fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}{}\n", i, s.node.substr(0, 34), op,
                s.outputs.empty() ? "" : ir::dims_str(s.outputs[0].dims), s.macs ? fmt::format("{}", s.macs) : "",
                o.kernels ? "  " + (s.kernel.empty() ? std::string("-") : s.kernel) +
-                               (s.scalar() ? (s.fallback.empty() ? "  [scalar]" : "  [scalar: " + s.fallback + "]") : "")
+                               (s.scalar() ? (s.fallback.empty() ? "  [scalar]" : "  [scalar: " + s.fallback + "]") : "") +
+                               (note.empty() ? "" : "  (" + note + ")")
                          : "");
   }
   if (o.kernels) {

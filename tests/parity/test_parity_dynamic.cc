@@ -17,6 +17,7 @@
 
 #include "calib/calibrate.h"
 #include "calib/quantize.h"
+#include "engine/passes.h"
 #include "engine/session.h"
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
@@ -183,6 +184,35 @@ TEST(DynamicParity, GroupedConv) {
     Session session = Session::load(path);
     for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
       EXPECT_FALSE(step.scalar()) << name << ": " << step.node << " runs " << step.kernel;
+  }
+}
+
+// DeepLabV3's ASPP on a small map: 3x3 convs whose dilation exceeds the map, one with stride 2
+// and asymmetric pads whose rows are partly live. passes::prune_dead_taps crops the taps that
+// read only padding; ConvInteger pads with x's zero point (ORT's im2col too), so a dropped tap
+// contributed (x_zp - x_zp) * (w - w_zp) = 0 and the cropped step stays bit-exact with ORT.
+TEST(DynamicParity, DilatedConvsWithDeadTaps) {
+  OCTET_SKIP_WITHOUT_ORT();
+  ScratchDir dir("octet-dynamic");
+  OnnxBuilder b(13, "dynamic_dead_taps", 7);
+  auto x = b.input("x", {-1, 16, 6, 6});
+  auto conv = [&](const std::string& in, const std::string& name, testing::Attrs attrs) {
+    return b.node("Relu", {b.node("Conv", {in, b.random_normal_init("", {16, 16, 3, 3}, 0.0f, 0.2f),
+                                           b.random_normal_init("", {16}, 0.0f, 0.1f)},
+                                  std::move(attrs), name)});
+  };
+  auto a = conv(x, "aspp12", {{"pads", {12, 12, 12, 12}}, {"dilations", {12, 12}}});
+  auto c = conv(a, "aspp6", {{"pads", {6, 6, 6, 6}}, {"dilations", {6, 6}}});
+  auto d = conv(c, "stride2", {{"pads", {6, 1, 0, 1}}, {"dilations", {3, 1}}, {"strides", {2, 1}}});
+  b.output(d);
+  for (bool per_channel : {false, true}) {
+    const std::string name = per_channel ? "dead_taps_per_channel" : "dead_taps_per_tensor";
+    const std::string path = dynamic_model(b, dir, name, per_channel);
+    expect_bit_exact(path, name, 3);
+    const Session session = Session::load(path);
+    int cropped = 0;
+    for (const auto& n : session.graph().nodes) cropped += n.attrs.has(passes::kPrunedTapsAttr);
+    EXPECT_EQ(cropped, 3) << name;
   }
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/passes.h"
 #include "engine/session.h"
 #include "kernels/isa.h"
 #include "kernels/ref/qreduce.h"
@@ -335,6 +336,66 @@ TEST(QOpsParity, QLinearConvExtremeZeroPoints) {
     q.y_zp = x_zp;
     expect_exact(qlinearconv_model(q), "qconv_s8_x_zp_" + std::to_string(x_zp), {2}, 4);
   }
+}
+
+// Dilated convs on maps smaller than their dilation (DeepLabV3's ASPP): passes::prune_dead_taps
+// crops the taps that read only padding. QLinearConv pads with x_zero_point, so a dropped tap
+// contributed (x_zp - x_zp) * w = 0: bit-exact with ORT's whole conv, zero points at the ends of
+// the range, depthwise, stride 2 with partly live rows and 1-D included.
+int cropped_convs(const OnnxBuilder& model) {
+  ScratchDir dir("octet-qops-taps");
+  const std::string path = (dir.path() / "m.onnx").string();
+  model.save(path);
+  const Session session = Session::load(path);
+  int count = 0;
+  for (const auto& n : session.graph().nodes) count += n.attrs.has(passes::kPrunedTapsAttr);
+  return count;
+}
+
+TEST(QOpsParity, QLinearConvDeadTapsCropped) {
+  OCTET_SKIP_WITHOUT_ORT();
+  auto aspp = [] {
+    QConvCase q;
+    q.in_c = 16;
+    q.out_c = 8;
+    q.h = q.width = 6;
+    q.dilations = {12, 12};
+    q.pads = {12, 12, 12, 12};
+    q.per_channel = true;
+    return q;
+  };
+  for (int64_t x_zp : {0, 131, 255}) {
+    QConvCase q = aspp();
+    q.x_zp = x_zp;
+    const std::string name = "qconv_aspp_x_zp_" + std::to_string(x_zp);
+    EXPECT_EQ(cropped_convs(qlinearconv_model(q)), 1) << name;
+    expect_exact(qlinearconv_model(q), name, {1, 3}, 8);
+  }
+  QConvCase q = aspp();  // s8 depthwise, dilation 6 on 4x4
+  q.x = q.w = q.y = DType::s8;
+  q.in_c = q.out_c = q.group = 8;
+  q.h = q.width = 4;
+  q.dilations = {6, 6};
+  q.pads = {6, 6, 6, 6};
+  q.x_zp = -128;
+  q.y_zp = 0;
+  EXPECT_EQ(cropped_convs(qlinearconv_model(q)), 1);
+  expect_exact(qlinearconv_model(q), "qconv_dw_dead_taps", {1, 3}, 8);
+  q = aspp();  // rows: 4, dilation 3, stride 2, pad top 6: tap 0 dead, tap 1 live at the last output
+  q.h = 4;
+  q.width = 7;
+  q.strides = {2, 1};
+  q.dilations = {3, 1};
+  q.pads = {6, 1, 0, 1};
+  EXPECT_EQ(cropped_convs(qlinearconv_model(q)), 1);
+  expect_exact(qlinearconv_model(q), "qconv_stride2_dead_rows", {1, 3}, 8);
+  q = aspp();  // 1-D: length 3, dilation 4, pads 4: only the centre tap meets the signal
+  q.one_d = true;
+  q.width = 3;
+  q.dilations = {4, 4};
+  q.pads = {4, 4, 4, 4};
+  EXPECT_EQ(cropped_convs(qlinearconv_model(q)), 1);
+  expect_exact(qlinearconv_model(q), "qconv_1d_dead_taps", {1, 3}, 8);
 }
 
 // ---- ConvInteger

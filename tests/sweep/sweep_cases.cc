@@ -713,6 +713,24 @@ std::vector<DeconvGeom> deconv_space() {
   return v;
 }
 
+// Dilated convs on maps smaller than their dilation (DeepLabV3's ASPP): taps that read only
+// padding at every output, cropped by passes::prune_dead_taps (partly, for the strided one).
+std::vector<ConvGeom> dead_tap_space() {
+  std::vector<ConvGeom> v;
+  for (int64_t d : {12, 36}) {
+    ConvGeom g;
+    g.c = 32, g.m = 16, g.h = g.w = 6, g.dh = g.dw = d, g.pads = {d, d, d, d};
+    v.push_back(g);
+  }
+  ConvGeom g;  // rows: stride 2, dilation 3, pad top 6 only: tap 0 dead, tap 1 live at the last output
+  g.h = 4, g.w = 7, g.sh = 2, g.dh = 3, g.pads = {6, 1, 0, 1};
+  v.push_back(g);
+  g = {};  // depthwise
+  g.c = g.m = g.group = 16, g.h = g.w = 4, g.dh = g.dw = 6, g.pads = {6, 6, 6, 6};
+  v.push_back(g);
+  return v;
+}
+
 std::vector<Case> make() {
   Builder s;
   // Convolutions in the three precisions; the INT8 ones on a stratified share of the space.
@@ -720,6 +738,8 @@ std::vector<Case> make() {
   for (const ConvGeom& g : convs) add_conv(s, Mode::fp32, g);
   for (size_t i = 0; i < convs.size(); ++i) if (i % 2 == 0) add_conv(s, Mode::qdq, convs[i]);
   for (size_t i = 0; i < convs.size(); ++i) if (i % 3 == 0) add_conv(s, Mode::dynamic, convs[i]);
+  for (const ConvGeom& g : dead_tap_space())
+    for (Mode mode : {Mode::fp32, Mode::qdq, Mode::dynamic}) add_conv(s, mode, g);
   {
     ConvGeom g;  // 1-D
     s.add(Mode::fp32, "Conv", "1d_k3_s2", [](OnnxBuilder& b) {
