@@ -13,21 +13,31 @@ using graph_edit::producer_of;
 using graph_edit::replace_uses;
 using graph_edit::sole_consumer;
 
+namespace {
+
+// Readers of node n's output read its first input instead; false when n writes a graph output
+// whose name cannot move to the producer of its input (n must then stay).
+bool bypass(ir::Graph& g, ir::Node& n) {
+  const std::string in = n.inputs.at(0), out = n.outputs.at(0);
+  if (!g.is_graph_output(out)) {
+    replace_uses(g, out, in);
+    return true;
+  }
+  // Keep the output's name: rename what the input's producer writes, if it can be.
+  ir::Node* p = producer_of(g, in);
+  if (!p || g.is_graph_output(in) || g.consumers(in).size() != 1) return false;
+  for (auto& o : p->outputs) if (o == in) o = out;
+  g.values[out].dtype = g.value(in).dtype;
+  return true;
+}
+
+}  // namespace
+
 int remove_identities(ir::Graph& g) {
   std::set<const ir::Node*> dead;
   for (auto& n : g.nodes) {
     if (n.op != "Identity" && n.op != "Dropout") continue;
-    const std::string in = n.inputs.at(0), out = n.outputs.at(0);
-    if (g.is_graph_output(out)) {
-      // Keep the output's name: rename what the input's producer writes, if it can be.
-      ir::Node* p = producer_of(g, in);
-      if (!p || g.is_graph_output(in) || g.consumers(in).size() != 1) continue;
-      for (auto& o : p->outputs) if (o == in) o = out;
-      g.values[out].dtype = g.value(in).dtype;
-    } else {
-      replace_uses(g, out, in);
-    }
-    dead.insert(&n);
+    if (bypass(g, n)) dead.insert(&n);
   }
   erase_marked(g, dead);
   return int(dead.size());
@@ -40,16 +50,7 @@ int remove_zero_pads(ir::Graph& g) {
       continue;
     const std::vector<int64_t> pads = g.value(n.input(1)).constant->to_i64();
     if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; })) continue;
-    const std::string in = n.inputs.at(0), out = n.outputs[0];
-    if (g.is_graph_output(out)) {
-      ir::Node* p = producer_of(g, in);
-      if (!p || g.is_graph_output(in) || g.consumers(in).size() != 1) continue;
-      for (auto& o : p->outputs) if (o == in) o = out;
-      g.values[out].dtype = g.value(in).dtype;
-    } else {
-      replace_uses(g, out, in);
-    }
-    dead.insert(&n);
+    if (bypass(g, n)) dead.insert(&n);
   }
   erase_marked(g, dead);
   return int(dead.size());
