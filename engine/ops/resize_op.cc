@@ -264,9 +264,21 @@ void register_resize_ops(OpTable& t) {
   };
   op.build = build_resize;
   op.value_inputs = {1, 2};  // roi, scales
+  // Apart when axis 0 keeps its extent, at the planned batch and at another: sizes read with
+  // Shape (a segmentation head's upsampling to the input's size) follow the batch.
+  op.batch_use_sees_batch_constants = true;
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
-    if (out.empty() || out[0].dims.empty() || c.info(0).dims.empty() || out[0].dims[0] != c.info(0).dims[0])
+    const ir::Dims& in = c.info(0).dims;
+    if (out.empty() || out[0].dims.empty() || in.empty() || out[0].dims[0] != in[0]) return BatchUse::mixes_images;
+    const AtOtherBatch other(c);
+    if (!other.known()) return BatchUse::mixes_images;
+    try {
+      ir::Dims out_there = out[0].dims;
+      out_there[0] = other_batch(in[0]);
+      if (plan_resize(other.context()).out != out_there) return BatchUse::mixes_images;
+    } catch (const ir::Error&) {
       return BatchUse::mixes_images;
+    }
     return ops::per_image_with_constants(c);
   };
   t.emplace_back("Resize", op);

@@ -163,6 +163,19 @@ TEST(BatchUse, ReshapeKeepsImagesApartOnlyWhenTheBatchStaysInFront) {
   });
 }
 
+// A segmentation head's upsampling to a size read with Shape: sizes [N, C] of x and a literal
+// [H, W] follow the batch, and keep each image on its own row at any batch.
+TEST(BatchUse, ResizeToSizesReadWithShapeKeepsImagesApart) {
+  for (const char* mode : {"nearest", "linear"})
+    check(std::string("Resize ") + mode + " to [Shape(x)[0:2], 4, 6]", {2, 2, 3}, true,
+          [&](OnnxBuilder& b, const std::string& x) {
+            auto nc = b.node("Slice", {b.node("Shape", {x}), b.initializer_i64("starts", {1}, {0}),
+                                       b.initializer_i64("ends", {1}, {2})});
+            auto sizes = b.node("Concat", {nc, b.initializer_i64("hw", {2}, {4, 6})}, {{"axis", 0}});
+            return b.node("Resize", {x, "", "", sizes}, {{"mode", std::string(mode)}});
+          });
+}
+
 TEST(BatchUse, SliceAndGatherMixWhenTheyPickImages) {
   check("Slice axis 0 [0, 1)", {2, 1, 1}, false, [](OnnxBuilder& b, const std::string& x) {
     return b.node("Slice", {x, b.initializer_i64("starts", {1}, {0}), b.initializer_i64("ends", {1}, {1}),
