@@ -34,6 +34,16 @@ void run_step(const PlanStep& step, const std::string& source) {
   }
 }
 
+// The inputs' shapes with `images` on axis 0 (a slice of a batch).
+std::vector<ir::Dims> dims_of_images(std::span<const TensorView> inputs, int64_t images) {
+  std::vector<ir::Dims> dims;
+  for (const auto& in : inputs) {
+    dims.push_back(in.dims);
+    dims.back()[0] = images;
+  }
+  return dims;
+}
+
 // A float input that only ops planning on its values read (OpImpl::value_inputs: Resize's roi
 // and scales), so that the plan can take it as a constant of the run's values.
 bool read_as_value(const ir::Graph& g, const std::string& name) {
@@ -462,14 +472,7 @@ void Session::run_slice(Plan& plan, std::span<const TensorView> inputs, int64_t 
 
 std::vector<ir::TensorData> Session::run_in_slices(std::span<const TensorView> inputs, int64_t batch) {
   // One plan for the full slices, looked up once; another for a shorter last slice.
-  auto plan_of = [&](int64_t images) {
-    std::vector<ir::Dims> dims;
-    for (const auto& in : inputs) {
-      dims.push_back(in.dims);
-      dims.back()[0] = images;
-    }
-    return lease_plan(dims, {});
-  };
+  auto plan_of = [&](int64_t images) { return lease_plan(dims_of_images(inputs, images), {}); };
   const PlanLease full = plan_of(std::min<int64_t>(batch_slice_, batch));
   std::optional<PlanLease> last;
   std::vector<ir::TensorData> out = batch_outputs(*full, batch);
@@ -502,14 +505,6 @@ struct ImageShare {
 std::vector<ir::TensorData> Session::run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch) {
   const int64_t threads = int64_t(pthreadpool_get_threads_count(threadpool_.get()));
   const int64_t parts = std::min(threads, batch);
-  auto dims_at = [&](int64_t images) {
-    std::vector<ir::Dims> dims;
-    for (const auto& in : inputs) {
-      dims.push_back(in.dims);
-      dims.back()[0] = images;
-    }
-    return dims;
-  };
   // Every plan is leased here, before the threads start: planning takes the session's lock,
   // and the outputs are allocated after the first.
   std::vector<ImageShare> shares(static_cast<size_t>(parts));
@@ -522,9 +517,9 @@ std::vector<ir::TensorData> Session::run_images_in_parallel(std::span<const Tens
     share.count = batch / parts + (p < batch % parts ? 1 : 0);
     share.slice = std::min<int64_t>(batch_slice_, share.count);
     first += share.count;
-    share.full = &*leases.emplace_back(lease_plan(dims_at(share.slice), {}, true));
+    share.full = &*leases.emplace_back(lease_plan(dims_of_images(inputs, share.slice), {}, true));
     if (share.count % share.slice != 0)
-      share.last = &*leases.emplace_back(lease_plan(dims_at(share.count % share.slice), {}, true));
+      share.last = &*leases.emplace_back(lease_plan(dims_of_images(inputs, share.count % share.slice), {}, true));
   }
   std::vector<ir::TensorData> out = batch_outputs(*shares[0].full, batch);
   struct Context {

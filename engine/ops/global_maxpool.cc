@@ -7,6 +7,7 @@
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
+#include "engine/ops/spatial.h"
 #include "kernels/pool/pool2d.h"
 
 namespace octet {
@@ -32,12 +33,9 @@ OpImpl global_maxpool_op() {
     const TensorInfo& x = c.info(0);
     if (x.dtype != ir::DType::f32 && x.dtype != ir::DType::u8 && x.dtype != ir::DType::s8)
       c.fail(std::string(ir::dtype_name(x.dtype)) + " GlobalMaxPool is not supported (float32, uint8, int8)");
-    if (x.dims.size() < 3) c.fail("X must have rank >= 3, got " + ir::dims_str(x.dims));
+    const TensorInfo out = ops::global_pool_output(c, 0);
     global_window(c);
-    ir::Dims out(x.dims.size(), 1);
-    out[0] = x.dims[0];
-    out[1] = x.dims[1];
-    return {{x.dtype, out, Layout::channels_last}};
+    return {out};
   };
   // Every output value is one image's channel.
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };

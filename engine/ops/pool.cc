@@ -87,13 +87,8 @@ Kernel maxpool_kernel(const OpContext& c, const kernels::Pool2dShape& s, const v
 }
 
 std::vector<TensorInfo> infer_global_pool(const OpContext& c) {
-  const TensorInfo& x = c.info(0);
   require_f32(c);
-  if (x.dims.size() < 3) c.fail("X must have rank >= 3, got " + ir::dims_str(x.dims));
-  ir::Dims out(x.dims.size(), 1);
-  out[0] = x.dims[0];
-  out[1] = x.dims[1];
-  return {{ir::DType::f32, out, Layout::channels_last}};
+  return {ops::global_pool_output(c, 0)};
 }
 
 }  // namespace

@@ -270,12 +270,7 @@ OpImpl qglobal_avgpool_op() {
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     check_qunary(c);
     require_nchw_form(c);
-    const TensorInfo& x = c.info(kX);
-    if (x.dims.size() < 3) c.fail("X must have rank >= 3, got " + ir::dims_str(x.dims));
-    ir::Dims out(x.dims.size(), 1);
-    out[0] = x.dims[0];
-    out[1] = x.dims[1];
-    return {{x.dtype, out, Layout::channels_last}};
+    return {ops::global_pool_output(c, kX)};
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {

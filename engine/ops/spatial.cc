@@ -184,4 +184,13 @@ kernels::Pool2dShape pool2d_shape(const OpContext& c, const Window& window) {
   return s;
 }
 
+TensorInfo global_pool_output(const OpContext& c, size_t x_input) {
+  const TensorInfo& x = c.info(x_input);
+  if (x.dims.size() < 3) c.fail("X must have rank >= 3, got " + ir::dims_str(x.dims));
+  ir::Dims out(x.dims.size(), 1);
+  out[0] = x.dims[0];
+  out[1] = x.dims[1];
+  return {x.dtype, out, Layout::channels_last};
+}
+
 }  // namespace octet::ops

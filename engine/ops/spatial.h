@@ -46,5 +46,7 @@ int64_t conv_macs(const OpContext& c, size_t w_input, const TensorInfo& out);
 // allow_3d: the op runs 5-D X (the depth fields of Pool2dShape).
 Window pool_window(const OpContext& c, bool allow_3d = false);
 kernels::Pool2dShape pool2d_shape(const OpContext& c, const Window& w);
+// A global pool's output of X (input x, rank >= 3): [N, C, 1, ...], channels-last, X's type.
+TensorInfo global_pool_output(const OpContext& c, size_t x);
 
 }  // namespace octet::ops
