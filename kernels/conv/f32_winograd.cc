@@ -92,16 +92,24 @@ bool F32WinogradConv::supports(const Conv2dShape& s, const Activation&) {
   return sizes && geometry && pads && !s.has_depth();
 }
 
-bool F32WinogradConv::faster_than_direct(const Conv2dShape& s) {
+bool F32WinogradConv::faster_than_direct(const Conv2dShape& s, double vector_rate) {
   if (!supports(s, Activation{}) || s.in_c < 8 || s.out_c < 8) return false;
-  // Weight-bound layers: the 16 transformed matrices are 16/9 the direct conv's weights and
-  // stream from memory once per run. Past L2 with few tiles (over the whole batch) to reuse
-  // them over, that traffic is the run time. ResNet-18's 512 -> 512: at 4x4, 4 tiles, 1.6x
-  // slower than the direct conv (AVX2); at 7x7, 16 tiles, even on AVX2 and 1.3x slower on
-  // AVX-512 (Zen 5: 2.1 vs 1.6 ms); at 7x7 batch 2, 32 tiles, 1.2x faster (2.5 vs 3.0 ms).
+  // Weight-bound layers. Past the cache budget the 16 transformed matrices (16/9 the direct
+  // conv's weights) stream from memory once a run, and each of the 16 GEMMs uses a weight
+  // once per tile: 2 FLOP per tile per 4 bytes. The GEMMs keep up with the stream only when
+  //   tiles >= 2 * FLOP per cycle / bytes streamed per cycle.
+  // A 256-bit level retires 32 FLOP a cycle (two FMA pipes of 8 lanes), `vector_rate` times
+  // that on a full-rate zmm level; a core streams about 4 bytes a cycle from memory (12-16
+  // GB/s at 3-4 GHz, what one core of Zen 1, Zen 4 and Zen 5 sustains). So 16 tiles on AVX2
+  // and on Zen 4's half-rate AVX-512, 32 on Zen 5. Measured on ResNet-18's 3x3 layers
+  // (bench/dispatch_results_avx2.md): Zen 5, 512 ch at 7x7, 16 tiles: 1.3x slower than the
+  // direct conv, 32 tiles 1.2x faster; Zen 4 on AVX2, 256 ch at 8x8, 16 tiles: 1.6x faster;
+  // Zen 1, 512 ch at 4x4, 4 tiles: 1.6x slower.
+  constexpr double kFlopPerCycleYmm = 32.0, kStreamBytesPerCycle = 4.0;
+  const double min_tiles = 2.0 * kFlopPerCycleYmm * vector_rate / kStreamBytesPerCycle;
   const double transformed_bytes = 16.0 * s.in_c * s.out_c * sizeof(float);
   const int64_t tiles = int64_t(s.batch) * ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
-  return !(transformed_bytes > double(cache_budgets().winograd_weight_limit) && tiles < 32);
+  return !(transformed_bytes > double(cache_budgets().winograd_weight_limit) && double(tiles) < min_tiles);
 }
 
 F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,

@@ -39,8 +39,9 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
   // Measured single-thread (bench/f32_winograd_bench): with 1 or 3 input channels (first
   // layers) the transforms dominate and Winograd is ~4x SLOWER than the direct conv; at 16..64
   // channels it is 1.2x (16->16 @32) to 1.8x (64->64 @8) faster. 8 is an unmeasured midpoint.
-  // Not when the transformed weights exceed 2 MiB and the batch has under 32 tiles (.cc).
-  static bool faster_than_direct(const Conv2dShape& s);
+  // Not when the transformed weights outgrow the cache budget and the batch has too few tiles
+  // to reuse them, a number that grows with the level's `vector_rate` (kernels/isa.h; .cc).
+  static bool faster_than_direct(const Conv2dShape& s, double vector_rate = 1.0);
   // weights ONNX order [out_c][in_c][3][3]; bias [out_c] or nullptr. Transforms and packs here,
   // or takes the packing `cache` holds for the same recipe (nullptr: a private copy).
   // Chooses the transforms and the GEMM microkernel of the highest level <= `isa` that the CPU

@@ -483,13 +483,20 @@ TEST(F32Winograd, HintSkipsWeightBoundLayers) {
     s.pad_top = s.pad_left = 1;
     return s;
   };
+  // A 256-bit level (AVX2, Zen 4's AVX-512): 16 tiles reuse streamed weights enough.
   EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(64, 8)));
-  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 7)));   // 16 tiles: the 16 MB dominate
-  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(512, 7, 2)));  // 32 tiles over the batch
-  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(256, 14)));   // 49 tiles reuse 4 MB
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(512, 7)));    // 16 tiles
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(256, 8)));    // 16 tiles over 4 MB
   EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 4)));   // 4 tiles: weight-bound
-  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 4, 4)));  // 16 tiles
+  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 6)));   // 9 tiles
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(512, 4, 4)));  // 16 tiles over the batch
   EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(128, 4)));    // 1 MB of transformed weights
+  // A full-rate zmm level (Zen 5) computes twice as fast, so needs twice the tiles.
+  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 7), 2.0));   // 16 tiles: the 16 MB dominate
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(512, 7, 2), 2.0));  // 32 tiles over the batch
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(256, 14), 2.0));   // 49 tiles reuse 4 MB
+  EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(512, 4, 4), 2.0));
+  EXPECT_TRUE(F32WinogradConv::faster_than_direct(shape(128, 4), 2.0));
   EXPECT_FALSE(F32WinogradConv::faster_than_direct(shape(3, 32)));
 }
 
