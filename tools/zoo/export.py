@@ -190,6 +190,10 @@ ZOO = {
     "yolov5nu": (lambda: yolo.YOLOv5u(640), 640, 17, False,
                  "detector: C3, SPPF, nearest 2x Resize, DFL head (Softmax over bins) decoded in the graph"),
     "yolov5nu_320": (lambda: yolo.YOLOv5u(320), 320, 13, False, "YOLOv5nu at 320 px, opset 13 (the CI variant)"),
+    "yolov5n": (lambda: yolo.YOLOv5u(640, anchors=True), 640, 13, False,
+                "detector: YOLOv5n's anchor head (v6.2+): 5-D Reshape / Transpose, Sigmoid, Split, grid decode"),
+    "yolov5n_320": (lambda: yolo.YOLOv5u(320, anchors=True), 320, 13, False,
+                    "YOLOv5n (anchor head) at 320 px (the CI variant)"),
     # The rest of torchvision 0.14's CNN classifiers, at the input size of their weights' transforms.
     "alexnet": (lambda: tvm.alexnet(), 224, 13, False, "11x11 stride-4 stem, 5x5 conv, 9216-4096-4096 Gemms"),
     "vgg11_bn": (lambda: tvm.vgg11_bn(), 224, 13, False, "plain 3x3 conv stacks, 25088-4096 Gemm, 133 M params"),
@@ -240,14 +244,14 @@ ZOO = {
 TIMM = [n for n in ZOO if n.startswith("timm_")]
 # The output's name (torch's default for detectors is ultralytics' "output0"); classifiers: logits.
 # Segmentation models: torchvision's key of the masks, "out".
-DETECTORS = {"yolov5nu", "yolov5nu_320"}
+DETECTORS = {"yolov5nu", "yolov5nu_320", "yolov5n", "yolov5n_320"}
 SEGMENTERS = {n for n in ZOO if n.startswith(("lraspp_", "deeplabv3_"))}
 OUTPUT_NAMES = {**{n: "output0" for n in DETECTORS}, **{n: "out" for n in SEGMENTERS}}
 # inception_v3_mini is not among them: its FP32 output is 4.59e-5 x max |ORT| from ORT's on Zen 3,
 # at the edge of the 4.6e-5 the zoo check allows, so another CPU's kernels could fail it.
 SMALL = ["mobilenet_v2_035_cifar", "resnet18_cifar", "mobilenet_v2_035_cifar_bn", "shufflenet_v2_x0_5",
-         "squeezenet1_1", "mobilenet_v3_small", "yolov5nu_320", "mnasnet0_5", "alexnet_mini", "vgg11_bn_mini",
-         "resnext_mini", "densenet_mini", "googlenet_mini", "efficientnet_v2_mini",
+         "squeezenet1_1", "mobilenet_v3_small", "yolov5nu_320", "yolov5n_320", "mnasnet0_5", "alexnet_mini",
+         "vgg11_bn_mini", "resnext_mini", "densenet_mini", "googlenet_mini", "efficientnet_v2_mini",
          "regnet_y_mini", "convnext_mini", "lraspp_mobilenet_v3_mini", "deeplabv3_mobilenet_v3_mini"]
 
 

@@ -5,6 +5,11 @@ yolov5nu: the YOLOv5n backbone (6x6 stem, C3 blocks, SPPF) and neck (nearest 2x 
 Concat), with the anchor-free YOLOv8 head: per level a box branch (4 x 16 DFL bins) and a class
 branch, decoded in the graph (DFL softmax over the bins, dist2bbox, strides) into one output
 [batch, 4 + classes, anchors]: what `yolo export format=onnx` writes for YOLOv5nu.
+
+yolov5n: the same backbone and neck with YOLOv5's own anchor-based head (v6.2 and later): per
+level a 1x1 conv to 3 anchors x (5 + classes), viewed as a 5-D [batch, 3, ny, nx, 5 + classes]
+tensor, sigmoid, split into xy / wh / scores, decoded against the cell grid and the anchors,
+one output [batch, boxes, 5 + classes]: what yolov5's export.py writes.
 """
 import torch
 import torch.nn as nn
@@ -108,10 +113,43 @@ class DFLHead(nn.Module):
         return torch.cat((xywh, cls.sigmoid()), 1)
 
 
-class YOLOv5u(nn.Module):
-    """yolov5u.yaml at a depth and width multiple (n: 0.33, 0.25)."""
+class AnchorHead(nn.Module):
+    """YOLOv5's Detect (v6.2+): anchors per level in pixels, grids for one input size."""
 
-    def __init__(self, side=640, depth=0.33, width=0.25, classes=80):
+    ANCHORS = ((10, 13, 16, 30, 33, 23), (30, 61, 62, 45, 59, 119), (116, 90, 156, 198, 373, 326))
+
+    def __init__(self, channels, side, classes=80, strides=(8, 16, 32)):
+        super().__init__()
+        self.classes, self.na, self.strides = classes, 3, strides
+        self.no = 5 + classes
+        self.m = nn.ModuleList(nn.Conv2d(c, self.na * self.no, 1) for c in channels)
+        for i, s in enumerate(strides):
+            n = side // s
+            ys, xs = torch.meshgrid(torch.arange(n, dtype=torch.float32), torch.arange(n, dtype=torch.float32),
+                                    indexing="ij")
+            grid = torch.stack((xs, ys), 2).expand(1, self.na, n, n, 2) - 0.5
+            anchors = torch.tensor(self.ANCHORS[i], dtype=torch.float32).view(1, self.na, 1, 1, 2)
+            self.register_buffer(f"grid{i}", grid.contiguous())
+            self.register_buffer(f"anchor_grid{i}", anchors.expand(1, self.na, n, n, 2).contiguous())
+
+    def forward(self, feats):
+        z = []
+        for i, f in enumerate(feats):
+            x = self.m[i](f)
+            b, _, ny, nx = x.shape
+            x = x.view(b, self.na, self.no, ny, nx).permute(0, 1, 3, 4, 2)
+            xy, wh, conf = x.sigmoid().split((2, 2, self.classes + 1), 4)
+            xy = (xy * 2 + getattr(self, f"grid{i}")) * self.strides[i]
+            wh = (wh * 2) ** 2 * getattr(self, f"anchor_grid{i}")
+            z.append(torch.cat((xy, wh, conf), 4).view(b, self.na * nx * ny, self.no))
+        return torch.cat(z, 1)
+
+
+class YOLOv5u(nn.Module):
+    """yolov5u.yaml at a depth and width multiple (n: 0.33, 0.25); anchors=True: yolov5n.yaml's
+    anchor-based head instead (the backbone and neck are the same)."""
+
+    def __init__(self, side=640, depth=0.33, width=0.25, classes=80, anchors=False):
         super().__init__()
         c = lambda v: _channels(v, width)
         n = lambda v: max(round(v * depth), 1)
@@ -134,7 +172,8 @@ class YOLOv5u(nn.Module):
         self.h20 = C3(c(512), c(512), n(3), False)
         self.h21 = Conv(c(512), c(512), 3, 2)
         self.h23 = C3(c(1024), c(1024), n(3), False)
-        self.detect = DFLHead((c(256), c(512), c(1024)), side, classes)
+        head = AnchorHead if anchors else DFLHead
+        self.detect = head((c(256), c(512), c(1024)), side, classes)
 
     def forward(self, x):
         p3 = self.b4(self.b3(self.b2(self.b1(self.b0(x)))))
