@@ -313,7 +313,10 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   // chain's tensors until then, which would hide that each link has one reader.
   if (o.fuse_activations && o.fuse_pointwise_depthwise)
     report.push_back({"fuse 1x1 + depthwise Conv pairs", fuse_pointwise_depthwise(g)});
-  if (o.fuse_channel_shuffle) report.push_back({"fuse channel shuffles", fuse_channel_shuffle(g)});
+  if (o.fuse_channel_shuffle) {
+    report.push_back({"fuse channel shuffles", fuse_channel_shuffle(g)});
+    report.push_back({"fuse Reshape + Transpose pairs", fuse_reshape_transpose(g)});
+  }
   if (o.fuse_qdq && o.fuse_activations) report.push_back({"fuse INT8 SiLU (Sigmoid, Mul) into tables", fuse_qlinear_silu(g)});
   if (o.fuse_dynamic)
     report.push_back({"gather DynamicQuantizeLinear ranges in their producers", compute_ranges_in_producers(g)});

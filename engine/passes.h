@@ -53,6 +53,9 @@ int fuse_pointwise_depthwise(ir::Graph& g);
 // Reshape -> Transpose (rank 5, two inner axes swapped) -> Reshape, ShuffleNet's channel
 // shuffle: one ChannelShuffle node (engine/passes_shuffle.cc).
 int fuse_channel_shuffle(ir::Graph& g);
+// Any other Reshape read only by a Transpose (with a perm): one ReshapeTranspose node, a single
+// copy from a view of the input in its own layout (engine/passes_shuffle.cc). After the above.
+int fuse_reshape_transpose(ir::Graph& g);
 // QLinearSigmoid(x) times x (QLinearMul) into one QLinearSilu table lookup, bit-identical
 // (engine/passes_qsilu.cc). After remove_unused, like the shuffle.
 int fuse_qlinear_silu(ir::Graph& g);

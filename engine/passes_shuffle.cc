@@ -7,6 +7,12 @@
 // them, so the node keeps both and the op checks them there. Run as separate steps, the chain
 // is a relayout of x to row-major (its producer, a Concat of conv outputs, is channels-last),
 // two reshape copies and a transpose copy; as one node it is one copy that keeps x's layout.
+//
+// And any other Reshape read only by a Transpose, into one ReshapeTranspose node (the same op
+// without the last shape): YOLOv5's head views each level's conv output [N, 3 * K, H, W] as
+// [N, 3, K, H, W] and moves K innermost. Apart, the conv's channels-last output is relayouted
+// to row-major and then transposed back, two transposes of the whole map; as one node, the
+// [N, H, W, 3, K] view of the channels-last map is copied in runs of K.
 #include "engine/graph_edit.h"
 #include "engine/passes.h"
 
@@ -53,6 +59,29 @@ int fuse_channel_shuffle(ir::Graph& g) {
     last = std::move(shuffle);  // the last Reshape's place: both shapes are computed by then
     dead.insert(first);
     dead.insert(transpose);
+    ++fused;
+  }
+  graph_edit::erase_marked(g, dead);
+  return fused;
+}
+
+int fuse_reshape_transpose(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  int fused = 0;
+  for (auto& transpose : g.nodes) {
+    if (transpose.op != "Transpose" || !transpose.domain.empty() || transpose.inputs.size() != 1 ||
+        !transpose.attrs.has("perm"))
+      continue;
+    ir::Node* reshape = producer_of(g, transpose.input(0));
+    if (!plain_reshape(reshape) || sole_consumer(g, reshape->outputs[0]) != &transpose || dead.count(reshape)) continue;
+    ir::Node fused_node;
+    fused_node.name = transpose.name;
+    fused_node.op = "ReshapeTranspose";
+    fused_node.inputs = {reshape->input(0), reshape->input(1)};
+    fused_node.outputs = transpose.outputs;
+    fused_node.attrs.set("perm", transpose.attrs.ints("perm"));
+    transpose = std::move(fused_node);
+    dead.insert(reshape);
     ++fused;
   }
   graph_edit::erase_marked(g, dead);

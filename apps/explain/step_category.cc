@@ -37,9 +37,9 @@ Category category_of(const PlanStep& step, const ir::Graph& graph) {
                                                "QGemm", "MatMul", "QLinearMatMul", "MatMulInteger",
                                                "MatMulIntegerToFloat", "FusedConv"};
   static const std::set<std::string> kQuantize = {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"};
-  static const std::set<std::string> kLayout = {"Transpose", "ChannelShuffle", "Reshape", "Flatten", "Concat",
-                                                "QLinearConcat", "Split", "Slice", "Squeeze", "Unsqueeze", "Identity",
-                                                "Gather", "Pad", "Expand", "Tile"};
+  static const std::set<std::string> kLayout = {"Transpose", "ChannelShuffle", "ReshapeTranspose", "Reshape",
+                                                "Flatten", "Concat", "QLinearConcat", "Split", "Slice", "Squeeze",
+                                                "Unsqueeze", "Identity", "Gather", "Pad", "Expand", "Tile"};
   const std::string& op = step.op;
   if (op.rfind("relayout", 0) == 0 || step.node.rfind("relayout", 0) == 0) return Category::layout;
   if (kDense.count(op)) return depthwise(graph, step.node) ? Category::depthwise : Category::dense;

@@ -89,6 +89,7 @@ OpImpl transpose_op() {
 }
 
 // ---- ChannelShuffle: Reshape -> Transpose -> Reshape in one copy ----
+// ---- ReshapeTranspose: Reshape -> Transpose in one copy (the same op, no second shape) ----
 //
 // ShuffleNet's channel shuffle, [N, C, H, W] -> [N, g, C/g, H, W] -> perm [0, 2, 1, 3, 4] ->
 // [N, C, H, W] (passes::fuse_channel_shuffle forms the node, inputs x, shape1, shape2; attribute
@@ -118,7 +119,7 @@ ShufflePlan shuffle_plan(const OpContext& c) {
     p.moved.push_back(p.split[size_t(k)]);
     p.src.push_back((*split_strides)[size_t(k)]);
   }
-  p.out = ops::reshape_target(c, p.moved, 2);
+  p.out = c.in.size() > 2 ? ops::reshape_target(c, p.moved, 2) : p.moved;
   if (x.layout == Layout::channels_last && p.out.size() == x.dims.size() && p.viewable) {
     if (auto dst = view_strides(p.out, strides_of(p.out, Layout::channels_last), p.moved)) {
       p.dst = *dst;
@@ -458,6 +459,7 @@ void register_transform_ops(OpTable& t) {
   t.emplace_back("SpaceToDepth", space_depth_op(false));
   t.emplace_back("Transpose", transpose_op());
   t.emplace_back("ChannelShuffle", channel_shuffle_op());
+  t.emplace_back("ReshapeTranspose", channel_shuffle_op());
   t.emplace_back("Slice", slice_op());
   t.emplace_back("Split", split_op());
   t.emplace_back("Concat", concat_op());

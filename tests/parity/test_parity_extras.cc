@@ -128,6 +128,50 @@ TEST_F(ParityTest, ChannelShuffleChains) {
   EXPECT_EQ(two_copies, 1);
 }
 
+// YOLOv5's anchor head (passes::fuse_reshape_transpose): a conv's [N, 3 * K, H, W] output viewed
+// as [N, 3, K, H, W] (the batch read with Shape, as torch exports view(bs, ...)) and permuted to
+// [N, 3, H, W, K], then Sigmoid; the same on the graph input (row-major); and a view that
+// merges C and H, which channels-last memory does not have (read row-major first).
+TEST_F(ParityTest, ReshapeTransposePairs) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 15, 6, 5});
+  auto axis0 = b.initializer_i64("", {1}, {0});
+  auto batch = b.node("Unsqueeze", {b.node("Gather", {b.node("Shape", {x}), b.initializer_i64("", {}, {0})},
+                                           {{"axis", int64_t{0}}}),
+                                    axis0});
+  auto head_view = [&](const std::string& t) {
+    auto shape = b.node("Concat", {batch, b.initializer_i64("", {4}, {3, 5, 6, 5})}, {{"axis", int64_t{0}}});
+    return b.node("Transpose", {b.node("Reshape", {t, shape})}, {{"perm", {0, 1, 3, 4, 2}}});
+  };
+  auto y = b.node("Conv", {x, b.random_normal_init("w", {15, 15, 1, 1})});
+  b.output(b.node("Sigmoid", {head_view(y)}));
+  b.output(head_view(x));
+  auto merged = b.node("Reshape", {y, b.initializer_i64("", {3}, {-1, 90, 5})});
+  b.output(b.node("Transpose", {merged}, {{"perm", {0, 2, 1}}}));
+  check_model(b, "reshape_transpose");
+
+  ScratchDir dir("octet-reshape-transpose");
+  const std::string path = (dir.path() / "m.onnx").string();
+  b.save(path);
+  Session session = Session::load(path);
+  int fused = 0;
+  for (const auto& n : session.graph().nodes) {
+    EXPECT_NE(n.op, "Transpose") << n.name;
+    fused += n.op == "ReshapeTranspose";
+  }
+  EXPECT_EQ(fused, 3);
+  // The head's view is one copy of the channels-last map; only the merged view reads it
+  // row-major first, inside its step.
+  int relayouts = 0, two_copies = 0;
+  for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{{2, 15, 6, 5}}).steps()) {
+    relayouts += s.node.starts_with("relayout ") && !s.node.starts_with("relayout x");
+    two_copies += s.op == "ReshapeTranspose" && s.kernel.find(" + ") != std::string::npos;
+  }
+  EXPECT_EQ(relayouts, 0);
+  EXPECT_EQ(two_copies, 1);
+}
+
 TEST_F(ParityTest, BroadcastAgainstChannelsLastMaps) {
   OCTET_SKIP_WITHOUT_ORT();
   OnnxBuilder b(13);

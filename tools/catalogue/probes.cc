@@ -207,6 +207,10 @@ std::vector<Probe> make() {
     y = b.node("Transpose", {y}, {{"perm", {0, 2, 1, 3, 4}}});
     b.output(b.node("Reshape", {y, i64s(b, {1, 16, 8, 8})}));
   });
+  row("ReshapeTranspose", "Reshape-Transpose, YOLOv5's head view", [](OnnxBuilder& b) {
+    auto y = b.node("Reshape", {map(b), i64s(b, {1, 2, 8, 8, 8})});
+    b.output(b.node("Transpose", {y}, {{"perm", {0, 1, 3, 4, 2}}}));
+  });
   row("Cast", "float to int32", unary("Cast", {{"to", 6}}));
   row("CastLike", "float to int64", [](OnnxBuilder& b) {
     b.output(b.node("CastLike", {map(b), b.initializer_i64("", {1}, {0})}), ElemType::s64);
