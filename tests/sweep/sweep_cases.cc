@@ -783,6 +783,12 @@ void add_index_cases(Builder& s) {
       b.output(y[1], ElemType::s64);
     });
   }
+  // k large against the axis: quickselect then sort, ties included.
+  s.add(Mode::fp32, "TopK", "s32_ties_3x50_k40", [](OnnxBuilder& b) {
+    auto y = b.node_multi("TopK", {integers(b, b.input("x", {3, 50}), ElemType::s32), i64s(b, {40})}, 2);
+    b.output(y[0], ElemType::s32);
+    b.output(y[1], ElemType::s64);
+  });
   s.add(Mode::fp32, "TopK", "opset9_k_attr_2x30_k4", [](OnnxBuilder& b) {
     auto y = b.node_multi("TopK", {b.input("x", {2, 30})}, 2, {{"k", int64_t(4)}});
     b.output(y[0]);
