@@ -237,7 +237,8 @@ QuantRule float_unit_rule(std::string_view float_op) {
 bool moves_data_only(std::string_view float_op) {
   static const std::vector<std::string_view> ops = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "MaxPool",
                                                     "GlobalMaxPool", "Resize", "Upsample", "Transpose", "Slice",
-                                                    "Split", "Gather", "DepthToSpace", "SpaceToDepth", "Expand"};
+                                                    "Split", "Gather", "DepthToSpace", "SpaceToDepth", "Expand",
+                                                    "GatherElements", "GatherND", "Tile"};
   return std::find(ops.begin(), ops.end(), float_op) != ops.end();
 }
 

@@ -167,6 +167,9 @@ void register_qsoftmax_op(OpTable& t);       // QLinearSoftmax (com.microsoft)
 void register_qconcat_op(OpTable& t);        // QLinearConcat (com.microsoft)
 void register_dynamic_ops(OpTable& t);       // ConvIntegerToFloat, MatMulIntegerToFloat (passes::fuse_dynamic_quantization)
 void register_resize_ops(OpTable& t);        // Resize, Upsample (nearest, linear; FP32 and 8-bit)
+void register_index_ops(OpTable& t);         // TopK, GatherElements, GatherND, Tile
+void register_scatter_ops(OpTable& t);       // ScatterND, ScatterElements, Scatter
+void register_generator_ops(OpTable& t);     // Range, Size, Trilu, EyeLike, OneHot
 
 // Helpers shared by op files.
 int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank);

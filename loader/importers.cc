@@ -402,6 +402,29 @@ const std::map<std::string, Importer>& importers() {
                       else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
                       else axes_attr_to_input(n, ctx);
                     }};
+    // Before opset 10 k is an attribute; from 10 on input 1. sorted=0 leaves the order to the
+    // implementation (ORT's follows its selection algorithm), so octet refuses it.
+    t["TopK"] = {1, {{"axis", i64(-1)}, {"k", i64(-1)}, {"largest", i64(1)}, {"sorted", i64(1)}},
+                 [](Node& n, ImportContext& ctx) {
+                   if (ctx.opset < 10) {
+                     if (n.attrs.i("k") < 0) throw Error("required attribute 'k' is missing");
+                     attr_to_input(n, ctx, "k", 1, TensorData::s64({1}, std::vector<int64_t>{n.attrs.i("k")}));
+                   } else {
+                     n.attrs.erase("k");
+                   }
+                   reject_unless(n, "sorted", 1, "the order of unsorted results is left to the implementation");
+                 }};
+    t["GatherElements"] = {11, {{"axis", i64(0)}}, {}};
+    t["GatherND"] = {11, {{"batch_dims", i64(0)}}, {}};
+    t["ScatterND"] = {11, {{"reduction", str("none")}}, {}};
+    t["ScatterElements"] = {11, {{"axis", i64(0)}, {"reduction", str("none")}}, {}};
+    t["Scatter"] = {9, {{"axis", i64(0)}}, {}};  // ScatterElements before it (deprecated at 11)
+    t["Tile"] = {6, {}, {}};
+    t["Range"] = {11, {}, {}};
+    t["Size"] = {1, {}, {}};
+    t["Trilu"] = {14, {{"upper", i64(1)}}, {}};
+    t["EyeLike"] = {9, {{"dtype", i64(0)}, {"k", i64(0)}}, {}};
+    t["OneHot"] = {9, {{"axis", i64(-1)}}, {}};
     add_quantization_importers(t);
     return t;
   }();

@@ -264,6 +264,25 @@ TEST(FuseQdq, DepthToSpaceSpaceToDepthExpandGatherRunOnIntegers) {
   }
 }
 
+// GatherElements, GatherND and Tile copy codes: between equal parameters they run on them.
+TEST(FuseQdq, GatherElementsGatherNdTileRunOnIntegers) {
+  for (const char* op : {"GatherElements", "GatherND", "Tile"}) {
+    QdqGraph q;
+    q.g.values["x"].dims = ir::Dims{1, 4, 6, 6};
+    auto a = q.qdq("x", 0.05f, DType::u8, 128);
+    std::vector<std::string> in = {a};
+    const std::string o(op);
+    if (o == "GatherElements") in.push_back(q.constant("idx", TensorData::s64({1, 2, 6, 6}, std::vector<int64_t>(72, -1))));
+    if (o == "GatherND") in.push_back(q.constant("idx", TensorData::s64({2, 2}, std::vector<int64_t>{0, 3, 0, -1})));
+    if (o == "Tile") in.push_back(q.constant("reps", TensorData::s64({4}, std::vector<int64_t>{1, 1, 2, 3})));
+    q.g.outputs = {q.qdq(q.node(op, in, "moved"), 0.05f, DType::u8, 128)};
+    passes::optimize(q.g);
+    const auto ops_left = ops(q.g);
+    EXPECT_EQ(std::count(ops_left.begin(), ops_left.end(), "DequantizeLinear"), 1) << op;
+    EXPECT_EQ(only(q.g, op).inputs[0], "x_q") << op;
+  }
+}
+
 // A max is order-preserving on the codes: between equal parameters GlobalMaxPool runs on them
 // (ORT runs the unit in float, with the same codes); with other parameters it stays float.
 TEST(FuseQdq, GlobalMaxPoolRunsOnIntegersOnlyWithEqualParameters) {

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "kernels/ref/activation.h"
 #include "tests/util/qdq_patterns.h"
@@ -731,6 +732,206 @@ std::vector<ConvGeom> dead_tap_space() {
   return v;
 }
 
+// ---- Indexing and generators: TopK, GatherElements, GatherND, Scatter*, Tile, Range, Size,
+// Trilu, EyeLike, OneHot ----
+
+// Indices into an axis of `len`, `count` of them, both signs, deterministic.
+Dims some_indices(int64_t count, int64_t len) {
+  Dims v;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t k = (i * 7 + 3) % len;
+    v.push_back(i % 3 == 1 ? k - len : k);
+  }
+  return v;
+}
+std::string index_tensor(OnnxBuilder& b, const Dims& dims, Dims values, bool s32) {
+  return s32 ? b.initializer("", TensorValue::s32(dims, values)) : b.initializer_i64("", dims, values);
+}
+int64_t count_of(const Dims& d) {
+  int64_t n = 1;
+  for (int64_t e : d) n *= e;
+  return n;
+}
+
+void add_index_cases(Builder& s) {
+  // TopK: values and int64 indices, sorted, ties by the lower index (integer data, and floats
+  // made of few distinct values).
+  struct TopkCase {
+    Dims d;
+    int64_t k, axis, largest;
+  };
+  for (const TopkCase& c : std::vector<TopkCase>{{{1, 8400}, 100, -1, 1}, {{2, 6, 4, 5}, 3, 1, 1}, {{2, 6, 4, 5}, 1, -1, 1},
+                                                 {{2, 6, 4, 5}, 2, 2, 0}, {{3, 17}, 17, 1, 1}, {{2, 9}, 0, 1, 1}, {{4, 3}, 2, 0, 0}})
+    s.add(Mode::fp32, "TopK", join(c.d) + "_k" + std::to_string(c.k) + "_axis" + std::to_string(c.axis) +
+                                  (c.largest ? "" : "_smallest"), [=](OnnxBuilder& b) {
+      auto y = b.node_multi("TopK", {b.input("x", c.d), i64s(b, {c.k})}, 2, {{"axis", c.axis}, {"largest", c.largest}});
+      b.output(y[0]);
+      b.output(y[1], ElemType::s64);
+    });
+  for (int64_t largest : {0, 1}) {
+    s.add(Mode::fp32, "TopK", "s32_ties_3x50_k10" + std::string(largest ? "" : "_smallest"), [=](OnnxBuilder& b) {
+      auto y = b.node_multi("TopK", {integers(b, b.input("x", {3, 50}), ElemType::s32), i64s(b, {10})}, 2,
+                            {{"largest", largest}});
+      b.output(y[0], ElemType::s32);
+      b.output(y[1], ElemType::s64);
+    });
+    s.add(Mode::fp32, "TopK", "f32_ties_2x40x3_k7_axis1" + std::string(largest ? "" : "_smallest"), [=](OnnxBuilder& b) {
+      auto x = b.node("Cast", {b.node("Cast", {b.node("Mul", {b.input("x", {2, 40, 3}), f32(b, 2.0f)})}, {{"to", int64_t(6)}})},
+                      {{"to", int64_t(1)}});
+      auto y = b.node_multi("TopK", {x, i64s(b, {7})}, 2, {{"axis", int64_t(1)}, {"largest", largest}});
+      b.output(y[0]);
+      b.output(y[1], ElemType::s64);
+    });
+  }
+  // k large against the axis: quickselect then sort, ties included.
+  s.add(Mode::fp32, "TopK", "s32_ties_3x50_k40", [](OnnxBuilder& b) {
+    auto y = b.node_multi("TopK", {integers(b, b.input("x", {3, 50}), ElemType::s32), i64s(b, {40})}, 2);
+    b.output(y[0], ElemType::s32);
+    b.output(y[1], ElemType::s64);
+  });
+  s.add(Mode::fp32, "TopK", "opset9_k_attr_2x30_k4", [](OnnxBuilder& b) {
+    auto y = b.node_multi("TopK", {b.input("x", {2, 30})}, 2, {{"k", int64_t(4)}});
+    b.output(y[0]);
+    b.output(y[1], ElemType::s64);
+  }, false, 9);
+  // The indices TopK computes picking from another tensor (indices at run time).
+  s.add(Mode::fp32, "GatherElements", "topk_indices_2x20x4_axis1", [](OnnxBuilder& b) {
+    auto y = b.node_multi("TopK", {b.input("scores", {2, 20, 4}), i64s(b, {5})}, 2, {{"axis", int64_t(1)}});
+    b.output(b.node("GatherElements", {b.input("boxes", {2, 20, 4}), y[1]}, {{"axis", int64_t(1)}}));
+  });
+  for (bool s32 : {false, true})
+    for (int64_t axis : {0, 1, -1}) {
+      const Dims d = {2, 6, 4, 5};
+      Dims id = {2, 3, 4, 5};
+      id[size_t(axis < 0 ? axis + 4 : axis)] = 7;
+      const int64_t len = d[size_t(axis < 0 ? axis + 4 : axis)];
+      s.add(Mode::fp32, "GatherElements", std::string(s32 ? "s32_" : "") + "2x6x4x5_idx" + join(id) + "_axis" + std::to_string(axis),
+            [=](OnnxBuilder& b) {
+              b.output(b.node("GatherElements", {b.input("x", d), index_tensor(b, id, some_indices(count_of(id), len), s32)},
+                              {{"axis", axis}}));
+            });
+    }
+  struct NdCase {
+    Dims d, id;
+    int64_t batch_dims;
+  };
+  for (const NdCase& c : std::vector<NdCase>{{{2, 3, 4}, {5, 2}, 0}, {{2, 3, 4}, {2, 2, 3}, 0}, {{2, 3, 4}, {4, 1}, 0},
+                                             {{2, 3, 4}, {2, 5, 1}, 1}, {{2, 3, 4, 5}, {2, 3, 2, 1}, 2}})
+    {
+      // Each tuple's entries index the axes after the batch axes. int64 only (ONNX's type list).
+      Dims vals;
+      const int64_t q = c.id.back();
+      for (int64_t i = 0, n = count_of(c.id); i < n; ++i) {
+        const int64_t len = c.d[size_t(c.batch_dims + i % q)];
+        vals.push_back((i * 5 + 1) % len - (i % 4 == 2 ? len : 0));
+      }
+      s.add(Mode::fp32, "GatherND", join(c.d) + "_idx" + join(c.id) + "_b" + std::to_string(c.batch_dims),
+            [=](OnnxBuilder& b) {
+              b.output(b.node("GatherND", {b.input("x", c.d), b.initializer_i64("", c.id, vals)}, {{"batch_dims", c.batch_dims}}));
+            });
+    }
+  for (const char* red : {"none", "add", "mul", "max", "min"}) {
+    const std::string r = red;
+    const int64_t opset = r == "none" ? 17 : r == "max" || r == "min" ? 18 : 16;
+    // Repeated tuples combine in order (none: the last wins).
+    s.add(Mode::fp32, "ScatterND", r + "_4x4x4_idx3x1", [=](OnnxBuilder& b) {
+      b.output(b.node("ScatterND", {b.input("x", {4, 4, 4}), b.initializer_i64("", {3, 1}, {1, -1, 1}), b.input("u", {3, 4, 4})},
+                      {{"reduction", r}}));
+    }, false, opset);
+    s.add(Mode::fp32, "ScatterND", r + "_2x5x6_idx4x2", [=](OnnxBuilder& b) {
+      b.output(b.node("ScatterND", {b.input("x", {2, 5, 6}), b.initializer_i64("", {4, 2}, {0, 1, 1, -1, 0, 1, 1, 0}),
+                                    b.input("u", {4, 6})}, {{"reduction", r}}));
+    }, false, opset);
+    for (int64_t axis : {0, 1})
+      s.add(Mode::fp32, "ScatterElements", r + "_3x5_idx2x4_axis" + std::to_string(axis), [=](OnnxBuilder& b) {
+        const int64_t len = axis == 0 ? 3 : 5;
+        b.output(b.node("ScatterElements", {b.input("x", {3, 5}), b.initializer_i64("", {2, 4}, some_indices(8, len)),
+                                            b.input("u", {2, 4})}, {{"axis", axis}, {"reduction", r}}));
+      }, false, opset);
+  }
+  s.add(Mode::fp32, "ScatterElements", "s32_idx_2x3x4_axis-1", [](OnnxBuilder& b) {
+    b.output(b.node("ScatterElements", {b.input("x", {2, 3, 4}), b.initializer("", TensorValue::s32({2, 3, 2}, some_indices(12, 4))),
+                                        b.input("u", {2, 3, 2})}, {{"axis", int64_t(-1)}}));
+  });
+  s.add(Mode::fp32, "Scatter", "opset10_3x5_axis1", [](OnnxBuilder& b) {
+    b.output(b.node("Scatter", {b.input("x", {3, 5}), b.initializer_i64("", {3, 2}, some_indices(6, 5)), b.input("u", {3, 2})},
+                    {{"axis", int64_t(1)}}));
+  }, false, 10);
+  for (auto [x, reps] : std::vector<std::pair<Dims, Dims>>{{{2, 3, 4}, {1, 2, 3}}, {{2, 6, 4, 5}, {1, 1, 2, 1}}, {{3}, {4}},
+                                                            {{2, 3, 4}, {2, 1, 1}}, {{1, 16, 1, 1}, {1, 1, 8, 8}}, {{2, 3}, {0, 2}}}) {
+    const Dims xd = x, r = reps;
+    s.add(Mode::fp32, "Tile", join(xd) + "_reps" + join(r, "."), [=](OnnxBuilder& b) {
+      b.output(b.node("Tile", {b.input("x", xd), i64s(b, r)}));
+    });
+  }
+  s.add(Mode::fp32, "Tile", "s64_2x3_reps2.2", [](OnnxBuilder& b) {
+    b.output(b.node("Tile", {integers(b, b.input("x", {2, 3}), ElemType::s64), i64s(b, {2, 2})}), ElemType::s64);
+  });
+  // Range (folded at plan time) added to an input.
+  for (auto [start, limit, delta] : std::vector<std::tuple<float, float, float>>{{0, 10, 1}, {1, 2, 0.1f}, {5, -3, -0.7f}}) {
+    const float a = start, l = limit, dl = delta;
+    const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((double(l) - a) / dl)));
+    s.add(Mode::fp32, "Range", "f32_" + std::to_string(int(a * 10)) + "_" + std::to_string(int(l * 10)) + "_" + std::to_string(int(dl * 10)),
+          [=](OnnxBuilder& b) {
+            b.output(b.node("Add", {b.input("x", {n}), b.node("Range", {f32(b, a), f32(b, l), f32(b, dl)})}));
+          });
+  }
+  s.add(Mode::fp32, "Range", "s64_10_-7_-3_as_gather_indices", [](OnnxBuilder& b) {
+    auto r = b.node("Range", {b.initializer("", TensorValue::scalar_s64(10)), b.initializer("", TensorValue::scalar_s64(-7)),
+                              b.initializer("", TensorValue::scalar_s64(-3))});
+    b.output(b.node("Gather", {b.input("x", {12, 3}), r}));
+  });
+  s.add(Mode::fp32, "Size", "2x3x4", [](OnnxBuilder& b) { b.output(b.node("Size", {b.input("x", {2, 3, 4})}), ElemType::s64); });
+  for (int64_t upper : {0, 1})
+    for (int64_t k : {0, 1, -2, 7}) {
+      s.add(Mode::fp32, "Trilu", std::string(upper ? "upper" : "lower") + "_k" + std::to_string(k) + "_2x4x5",
+            [=](OnnxBuilder& b) {
+              b.output(b.node("Trilu", {b.input("x", {2, 4, 5}), b.initializer("", TensorValue::scalar_s64(k))}, {{"upper", upper}}));
+            });
+    }
+  s.add(Mode::fp32, "Trilu", "default_k_6x3", [](OnnxBuilder& b) { b.output(b.node("Trilu", {b.input("x", {6, 3})})); });
+  s.add(Mode::fp32, "Trilu", "s32_lower_3x4x4", [](OnnxBuilder& b) {
+    b.output(b.node("Trilu", {integers(b, b.input("x", {3, 4, 4}), ElemType::s32)}, {{"upper", int64_t(0)}}), ElemType::s32);
+  });
+  for (int64_t k : {0, 1, -2})
+    s.add(Mode::fp32, "EyeLike", "4x5_k" + std::to_string(k) + "_plus_x", [=](OnnxBuilder& b) {
+      auto x = b.input("x", {4, 5});
+      b.output(b.node("Add", {x, b.node("EyeLike", {x}, {{"k", k}})}));
+    });
+  s.add(Mode::fp32, "EyeLike", "dtype_int32_3x3", [](OnnxBuilder& b) {
+    b.output(b.node("EyeLike", {b.input("x", {3, 3})}, {{"dtype", int64_t(6)}}), ElemType::s32);
+  });
+  for (int64_t axis : {-1, 0, 1, 2}) {
+    s.add(Mode::fp32, "OneHot", "2x3_depth5_axis" + std::to_string(axis), [=](OnnxBuilder& b) {
+      auto idx = b.node("Cast", {b.node("Mul", {b.input("x", {2, 3}), f32(b, 3.0f)})}, {{"to", int64_t(7)}});
+      b.output(b.node("OneHot", {idx, b.initializer_i64("", {}, {5}), b.initializer("", {2}, {-1.0f, 2.5f})}, {{"axis", axis}}));
+    });
+  }
+  s.add(Mode::fp32, "OneHot", "f32_indices_float_depth_4x2_depth6", [](OnnxBuilder& b) {
+    auto idx = b.node("Cast", {b.node("Cast", {b.node("Mul", {b.input("x", {4, 2}), f32(b, 4.0f)})}, {{"to", int64_t(6)}})},
+                      {{"to", int64_t(1)}});
+    b.output(b.node("OneHot", {idx, b.initializer("", TensorValue::scalar_f32(6.0f)), b.initializer("", {2}, {0.0f, 1.0f})}));
+  });
+}
+
+// The INT8 forms of the ops that only move bytes: between equal Q/DQ parameters.
+void add_index_qdq_cases(Builder& s) {
+  s.add(Mode::qdq, "GatherElements", "2x6x4x5_idx2x3x4x5_axis1", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct);
+    auto y = b.node("GatherElements", {x, b.initializer_i64("", {2, 3, 4, 5}, some_indices(120, 6))}, {{"axis", int64_t(1)}});
+    b.output(testing::qdq(b, y, kAct));
+  });
+  s.add(Mode::qdq, "GatherND", "2x3x4_idx2x5x1_b1", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {2, 3, 4}), kAct);
+    auto y = b.node("GatherND", {x, b.initializer_i64("", {2, 5, 1}, some_indices(10, 3))}, {{"batch_dims", int64_t(1)}});
+    b.output(testing::qdq(b, y, kAct));
+  });
+  s.add(Mode::qdq, "Tile", "2x3x4_reps1.2.3", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {2, 3, 4}), kAct);
+    b.output(testing::qdq(b, b.node("Tile", {x, i64s(b, {1, 2, 3})}), kAct));
+  });
+}
+
 std::vector<Case> make() {
   Builder s;
   // Convolutions in the three precisions; the INT8 ones on a stratified share of the space.
@@ -1165,6 +1366,7 @@ std::vector<Case> make() {
     auto v = b.node("ReduceMax", {b.input("v", {3})}, {{"keepdims", int64_t(0)}});
     b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, {0, 0, 1, 2, 0, 0, 2, 1}), v}));
   });
+  add_index_cases(s);
   // Data movement between Q/DQ pairs runs on the bytes.
   s.add(Mode::qdq, "Concat", "2x6x4x5_axis1", [](OnnxBuilder& b) {
     auto y = b.node("Concat", {testing::qdq(b, b.input("a", {2, 6, 4, 5}), kAct), testing::qdq(b, b.input("b", {2, 6, 4, 5}), kAct)},
@@ -1199,6 +1401,7 @@ std::vector<Case> make() {
     s.add(Mode::qdq, "Slice", c.id(), [=](OnnxBuilder& b) {
       b.output(testing::qdq(b, c.node(b, testing::qdq(b, b.input("x", c.d), kAct)), kAct));
     });
+  add_index_qdq_cases(s);
   s.add(Mode::qdq, "Transpose", "2x6x4x5_perm0231", [](OnnxBuilder& b) {
     auto y = b.node("Transpose", {testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct)}, {{"perm", {0, 2, 3, 1}}});
     b.output(testing::qdq(b, y, kAct));

@@ -202,6 +202,46 @@ std::vector<Probe> make() {
   row("Gather", "channels", [](OnnxBuilder& b) {
     b.output(b.node("Gather", {map(b), i64s(b, {3, 1, 4})}, {{"axis", 1}}));
   });
+  row("TopK", "k=100 of 8400 scores (a detector's candidates)", [](OnnxBuilder& b) {
+    auto y = b.node_multi("TopK", {b.input("x", {1, 8400}), i64s(b, {100})}, 2);
+    b.output(y[0]);
+    b.output(y[1], ElemType::s64);
+  });
+  row("GatherElements", "the rows TopK picked", [](OnnxBuilder& b) {
+    auto y = b.node_multi("TopK", {b.input("s", {1, 400, 1}), i64s(b, {20})}, 2, {{"axis", 1}});
+    b.output(b.node("GatherElements", {b.input("x", {1, 400, 1}), y[1]}, {{"axis", 1}}));
+  });
+  row("GatherND", "pixels of the map", [](OnnxBuilder& b) {
+    b.output(b.node("GatherND", {map(b), b.initializer_i64("", {3, 4}, {0, 1, 2, 3, 0, 5, 7, 7, 0, -1, 0, 0})}));
+  });
+  row("ScatterND", "a slice replaced (YOLOv5's grid write)", [](OnnxBuilder& b) {
+    b.output(b.node("ScatterND", {map(b), b.initializer_i64("", {1, 2}, {0, 3}), b.input("u", {1, 8, 8})}));
+  });
+  row("ScatterElements", "channels, add", [](OnnxBuilder& b) {
+    b.output(b.node("ScatterElements", {b.input("x", {4, 16}), b.initializer_i64("", {1, 16}, std::vector<int64_t>(16, 2)),
+                                        b.input("u", {1, 16})}, {{"reduction", "add"}}));
+  });
+  row("Scatter", "opset 10", [](OnnxBuilder& b) {
+    b.output(b.node("Scatter", {b.input("x", {4, 16}), b.initializer_i64("", {1, 2}, {3, 0}), b.input("u", {1, 2})},
+                    {{"axis", 1}}));
+  }).opset = 10;
+  row("Tile", "spatial 2x2", [](OnnxBuilder& b) { b.output(b.node("Tile", {map(b), i64s(b, {1, 1, 2, 2})})); });
+  row("Trilu", "upper", unary("Trilu"));
+  row("OneHot", "depth 10 of computed labels", [](OnnxBuilder& b) {
+    auto idx = b.node("Cast", {b.input("x", {4, 3})}, {{"to", 7}});
+    b.output(b.node("OneHot", {idx, b.initializer_i64("", {}, {10}), b.initializer("", {2}, {0.0f, 1.0f})}));
+  });
+  folded("Range", "constant bounds", [](OnnxBuilder& b) {
+    b.output(b.node("Add", {b.input("x", {8}), b.node("Range", {f(b, 0.0f), f(b, 8.0f), f(b, 1.0f)})}));
+  }, "folded at plan time (its inputs are constants)");
+  folded("Size", "", [](OnnxBuilder& b) {
+    auto x = map(b);
+    b.output(b.node("Add", {b.node("Cast", {b.node("Size", {x})}, {{"to", 1}}), x}));
+  }, "folded at plan time (computable from input shapes)");
+  folded("EyeLike", "", [](OnnxBuilder& b) {
+    auto x = b.input("x", {8, 8});
+    b.output(b.node("Add", {x, b.node("EyeLike", {x})}));
+  }, "folded at plan time (computable from input shapes)");
   row("ChannelShuffle", "Reshape-Transpose-Reshape, 2 groups", [](OnnxBuilder& b) {
     auto y = b.node("Reshape", {map(b), i64s(b, {1, 2, 8, 8, 8})});
     y = b.node("Transpose", {y}, {{"perm", {0, 2, 1, 3, 4}}});
