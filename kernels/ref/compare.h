@@ -2,7 +2,7 @@
 // The scalar references of the comparison, classification and n-ary sum microkernels
 // (kernels/elementwise/compare_list.h): the oracle of tests/simd/test_compare.cc and what a step
 // runs at Isa::scalar. Each follows ONNX Runtime's CPU kernel element for element: a comparison
-// with a NaN operand is false, Sign and Shrink map NaN to 0, and a sum adds its operands left to
+// with a NaN operand is false, Sign keeps a NaN (Eigen's sign) and Shrink maps it to 0, and a sum adds its operands left to
 // right, ((x0 + x1) + x2) + ..., then multiplies by Mean's 1 / count.
 #include <cmath>
 #include <cstddef>
@@ -42,7 +42,7 @@ inline void f32_isinf__ref(size_t n, const float* x, uint8_t* y, bool negative, 
 }
 
 inline void f32_sign__ref(size_t n, const float* x, float* y) {
-  for (size_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? 1.0f : x[i] < 0.0f ? -1.0f : 0.0f;
+  for (size_t i = 0; i < n; ++i) y[i] = std::isnan(x[i]) ? x[i] : x[i] > 0.0f ? 1.0f : x[i] < 0.0f ? -1.0f : 0.0f;
 }
 
 // Shrink: x + bias below -lambd, x - bias above lambd, 0 between (and for NaN).
