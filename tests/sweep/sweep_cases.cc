@@ -1066,6 +1066,18 @@ std::vector<Case> make() {
       });
     }
 
+  // The same between DequantizeLinear and QuantizeLinear: no INT8 form in ONNX Runtime, which
+  // runs them in float on the dequantized values, as octet does.
+  for (const char* op : {"Sum", "Mean"})
+    s.add(Mode::qdq, op, "3_inputs_1x16x8x8_16x1x1_1x16x8x8", [=](OnnxBuilder& b) {
+      std::vector<std::string> in;
+      for (const Dims& d : {Dims{1, 16, 8, 8}, Dims{16, 1, 1}, Dims{1, 16, 8, 8}})
+        in.push_back(testing::qdq(b, b.input("x" + std::to_string(in.size()), d), kAct));
+      b.output(testing::qdq(b, b.node(op, in), kAct));
+    });
+  add_unary(s, Mode::qdq, "Sign", "", {}, {1, 16, 8, 8});
+  add_unary(s, Mode::qdq, "Shrink", "l0.5_b0.25", {{"lambd", 0.5f}, {"bias", 0.25f}}, {1, 16, 8, 8});
+
   // Pow with the exponent an input (computed at run time), or constants other than one value.
   for (auto [xd, ed] : std::vector<std::pair<Dims, Dims>>{{{2, 3, 5}, {2, 3, 5}}, {{2, 3, 5}, {5}}, {{2, 3, 5}, {}}, {{3, 1}, {1, 4}}}) {
     const Dims x = xd, e = ed;
