@@ -8,12 +8,14 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/typed_broadcast.h"
 #include "kernels/elementwise/compare_list.h"
+#include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/ref/compare.h"
 
 namespace octet {
@@ -47,6 +49,23 @@ ops::TypedBroadcast merge_axes(const ops::TypedBroadcast& w) {
 
 std::shared_ptr<const ops::TypedBroadcast> merged_broadcast(const OpContext& c, const std::vector<size_t>& operands) {
   return std::make_shared<const ops::TypedBroadcast>(merge_axes(ops::typed_broadcast(c, operands)));
+}
+
+// The merged broadcast is one run (same-shape operands, a scalar against a tensor): its length
+// and each operand's step along it, 0 or 1. Such a run is split over the thread pool.
+struct OneRun {
+  size_t n;
+  std::vector<size_t> inc;
+};
+std::optional<OneRun> one_run(const ops::TypedBroadcast& w) {
+  if (w.dims.size() > 1) return std::nullopt;
+  OneRun r{w.dims.empty() ? 1 : size_t(w.dims[0]), {}};
+  for (const auto& s : w.strides) {
+    const int64_t step = w.dims.empty() ? 0 : s[0];
+    if (step > 1) return std::nullopt;
+    r.inc.push_back(size_t(step));
+  }
+  return r;
 }
 
 std::vector<size_t> all_inputs(const OpContext& c) {
@@ -131,6 +150,14 @@ Kernel f32_compare(const OpContext& c, Cmp k, std::span<const void* const> in, v
   const auto* a = static_cast<const float*>(in[swap ? 1 : 0]);
   const auto* b = static_cast<const float*>(in[swap ? 0 : 1]);
   auto* py = static_cast<uint8_t*>(y);
+  pthreadpool_t pool = c.threadpool;
+  if (const auto r = one_run(*w))
+    return [=] {
+      const size_t ia = r->inc[0], ib = r->inc[1];
+      kernels::parallel_elements(pool, r->n, [&](size_t s, size_t count) {
+        fn(count, a + s * ia, ia, b + s * ib, ib, py + s);
+      });
+    };
   return [=] {
     ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
       // Row-major operands advance by 0 or 1; anything else (never planned) takes the ref.
@@ -231,7 +258,10 @@ OpImpl classify_op(bool inf) {
     const size_t n = size_t(c.info(0).count());
     const auto* x = static_cast<const float*>(in[0]);
     auto* y = static_cast<uint8_t*>(out[0]);
-    return [=] { fn(n, x, y, negative, positive); };
+    pthreadpool_t pool = c.threadpool;
+    return [=] {
+      kernels::parallel_elements(pool, n, [&](size_t s, size_t count) { fn(count, x + s, y + s, negative, positive); });
+    };
   };
   return op;
 }
@@ -261,7 +291,12 @@ OpImpl sign_op() {
       const auto* row = kernels::first_runnable(kernels::kF32SignUkernels, c.isa);
       const kernels::F32UnaryUkernel fn = row ? row->fn : kernels::f32_sign__ref;
       c.report_kernel(row ? kernels::row_kernel(*row) : kernels::reference_kernel("f32_sign__ref"));
-      return [=] { fn(size_t(n), static_cast<const float*>(x), static_cast<float*>(y)); };
+      pthreadpool_t pool = c.threadpool;
+      return [=] {
+        const auto* px = static_cast<const float*>(x);
+        auto* py = static_cast<float*>(y);
+        kernels::parallel_elements(pool, size_t(n), [&](size_t s, size_t count) { fn(count, px + s, py + s); });
+      };
     }
     c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(t)) + "_sign"));
     return ops::with_type(c, t, [&](auto type) -> Kernel {
@@ -293,7 +328,10 @@ OpImpl shrink_op() {
     const size_t n = size_t(c.info(0).count());
     const auto* x = static_cast<const float*>(in[0]);
     auto* y = static_cast<float*>(out[0]);
-    return [=] { fn(n, x, y, lambd, bias); };
+    pthreadpool_t pool = c.threadpool;
+    return [=] {
+      kernels::parallel_elements(pool, n, [&](size_t s, size_t count) { fn(count, x + s, y + s, lambd, bias); });
+    };
   };
   return op;
 }
@@ -370,6 +408,15 @@ OpImpl sum_op(bool mean) {
     std::vector<const float*> x(count);
     for (size_t i = 0; i < count; ++i) x[i] = static_cast<const float*>(in[i]);
     auto* y = static_cast<float*>(out[0]);
+    pthreadpool_t pool = c.threadpool;
+    if (const auto r = one_run(*w))
+      return [=] {
+        kernels::parallel_elements(pool, r->n, [&](size_t s, size_t len) {
+          std::vector<const float*> at(count);
+          for (size_t i = 0; i < count; ++i) at[i] = x[i] + s * r->inc[i];
+          fn(len, count, at.data(), r->inc.data(), y + s, scale);
+        });
+      };
     // This step's operand pointers (one plan runs one call at a time).
     std::vector<const float*> at(count);
     std::vector<size_t> inc(count);

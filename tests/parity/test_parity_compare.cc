@@ -38,9 +38,11 @@ void expect_identical(const OnnxBuilder& b, const std::string& name, const std::
   std::map<std::string, npy::Array> ort_in;
   for (const auto& [k, v] : in) ort_in[k] = to_npy(v);
   const auto theirs = testing::run_ort(path, ort_in);
-  for (kernels::Isa isa : kernels::runnable_isas()) {
+  for (kernels::Isa isa : kernels::runnable_isas())
+    for (int threads : {1, 2}) {
     SessionOptions o;
     o.isa = isa;
+    o.threads = threads;
     Session session = Session::load(path, o);
     std::vector<ir::TensorData> inputs;
     for (const auto& spec : session.inputs()) inputs.push_back(in.at(spec.name));
@@ -50,9 +52,10 @@ void expect_identical(const OnnxBuilder& b, const std::string& name, const std::
       const std::string& out = session.outputs()[k].name;
       const npy::Array& ref = theirs.at(out);
       ASSERT_EQ(mine[k].bytes.size(), ref.data.size()) << out;
-      EXPECT_EQ(differing_bytes(mine[k], ref), 0) << name << " output " << out << " at " << kernels::isa_name(isa);
+      EXPECT_EQ(differing_bytes(mine[k], ref), 0)
+          << name << " output " << out << " at " << kernels::isa_name(isa) << ", " << threads << " threads";
     }
-  }
+    }
 }
 
 TEST(CompareParity, ComparisonsLogicAndClassificationAreOrtsBytes) {
@@ -106,6 +109,22 @@ TEST(CompareParity, SignShrinkModSumAndMeanAreOrtsBits) {
   for (int64_t i = 0; i < xv.count(); ++i)
     if (std::isfinite(p[i]) && p[i] != 0.0f) p[i] = u(rng);
   expect_identical(b, "sign_shrink_sum", {{"x", xv}, {"y", values({4, 1}, 8)}, {"z", values({131}, 9)}});
+}
+
+// Tensors large enough to be split over two threads (pieces of 32K elements, tails at both ends).
+TEST(CompareParity, LargeTensorsSplitOverThreadsAreOrtsBytes) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const ir::Dims d = {2, 3, 100, 117};
+  const auto x = b.input("x", d), y = b.input("y", d), z = b.input("z", {});
+  b.output(b.node("Greater", {x, y}), ElemType::b8);
+  b.output(b.node("Equal", {z, x}), ElemType::b8);
+  b.output(b.node("IsNaN", {x}), ElemType::b8);
+  b.output(b.node("Sign", {x}));
+  b.output(b.node("Shrink", {y}, {{"lambd", 0.25f}}));
+  b.output(b.node("Sum", {x, y, z}));
+  b.output(b.node("Mean", {y, x}));
+  expect_identical(b, "large", {{"x", values(d, 10)}, {"y", values(d, 11)}, {"z", values({}, 12)}});
 }
 
 }  // namespace compare_parity
