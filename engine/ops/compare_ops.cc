@@ -5,6 +5,7 @@
 // kernels/elementwise/compare_list.h along runs of the output (the broadcast's axes merged where
 // every operand steps through two as through one, so same-shape operands are one run); the other
 // types on one plain loop per type over the same runs ("<type>_<op>_runs", engine/ops/typed_broadcast.h).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -409,14 +410,19 @@ OpImpl sum_op(bool mean) {
     for (size_t i = 0; i < count; ++i) x[i] = static_cast<const float*>(in[i]);
     auto* y = static_cast<float*>(out[0]);
     pthreadpool_t pool = c.threadpool;
-    if (const auto r = one_run(*w))
+    if (const auto r = one_run(*w)) {
+      // The operand pointers of each piece (pieces start at multiples of kEltwiseMinPiece), made
+      // here so that a run allocates nothing.
+      const size_t pieces = (r->n + kernels::kEltwiseMinPiece - 1) / kernels::kEltwiseMinPiece;
+      auto at = std::make_shared<std::vector<const float*>>(std::max<size_t>(pieces, 1) * count);
       return [=] {
         kernels::parallel_elements(pool, r->n, [&](size_t s, size_t len) {
-          std::vector<const float*> at(count);
-          for (size_t i = 0; i < count; ++i) at[i] = x[i] + s * r->inc[i];
-          fn(len, count, at.data(), r->inc.data(), y + s, scale);
+          const float** p = at->data() + s / kernels::kEltwiseMinPiece * count;
+          for (size_t i = 0; i < count; ++i) p[i] = x[i] + s * r->inc[i];
+          fn(len, count, p, r->inc.data(), y + s, scale);
         });
       };
+    }
     // This step's operand pointers (one plan runs one call at a time).
     std::vector<const float*> at(count);
     std::vector<size_t> inc(count);
