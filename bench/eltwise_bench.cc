@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "bench/kernel_bench_util.h"
+#include "kernels/elementwise/compare_list.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/elementwise/eltwise_list.h"
 #include "kernels/isa.h"
+#include "kernels/ref/compare.h"
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
@@ -241,6 +243,44 @@ void register_f32_where(const Map& m) {
       if (isa_supported(k.isa)) add_bench(bench_name(m, op, k.name), run(k.fn, is_pick(kF32WhereUkernels, k)));
     add_bench(bench_name(m, op, "f32_where__ref"), run(f32_where__ref, false));
   }
+}
+
+// Greater of two maps (bytes: 4 + 4 read, 1 written per element) and the Sum of three (12 read,
+// 4 written), every level's kernel and the scalar reference (kernels/elementwise/compare_list.h).
+void register_f32_compare_sum(const Map& m) {
+  const std::string greater = m.label("f32 greater");
+  auto compare = [=](F32CompareUkernel fn, bool pick) {
+    return [=](benchmark::State& state) {
+      auto a = random_buffer<float>(m.count(), 9), b = random_buffer<float>(m.count(), 10);
+      Buffer<uint8_t> y(m.count());
+      for (auto _ : state) {
+        fn(m.count(), a.data(), 1, b.data(), 1, y.data());
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, 9.0 * double(m.count()), pick);
+    };
+  };
+  for (const auto& k : kF32GreaterUkernels)
+    if (isa_supported(k.isa)) add_bench(bench_name(m, greater, k.name), compare(k.fn, is_pick(kF32GreaterUkernels, k)));
+  add_bench(bench_name(m, greater, "f32_greater__ref"), compare(f32_greater__ref, false));
+  const std::string sum = m.label("f32 sum of 3");
+  auto sum3 = [=](F32SumUkernel fn, bool pick) {
+    return [=](benchmark::State& state) {
+      auto a = random_buffer<float>(m.count(), 11), b = random_buffer<float>(m.count(), 12);
+      auto c = random_buffer<float>(m.count(), 13);
+      Buffer<float> y(m.count());
+      const float* x[] = {a.data(), b.data(), c.data()};
+      const size_t inc[] = {1, 1, 1};
+      for (auto _ : state) {
+        fn(m.count(), 3, x, inc, y.data(), 1.0f);
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, 16.0 * double(m.count()), pick);
+    };
+  };
+  for (const auto& k : kF32SumUkernels)
+    if (isa_supported(k.isa)) add_bench(bench_name(m, sum, k.name), sum3(k.fn, is_pick(kF32SumUkernels, k)));
+  add_bench(bench_name(m, sum, "f32_sum__ref"), sum3(f32_sum__ref, false));
 }
 
 void register_f32_sigmoid(const Map& m) {
@@ -474,6 +514,7 @@ int main(int argc, char** argv) {
   }
   for (const Map& m : kActivations) register_f32_clamp(m);
   for (const Map& m : kActivations) register_f32_where(m);
+  for (const Map& m : kActivations) register_f32_compare_sum(m);
   for (const Map& m : kEpilogueMaps) register_f32_epilogue_activations(m);
   register_refs();
   register_broadcast_drivers();

@@ -237,6 +237,18 @@ const std::map<std::string, Importer>& importers() {
     t["GlobalAveragePool"] = {1, {}, {}};
     t["GlobalMaxPool"] = {1, {}, {}};
     t["Where"] = {9, {}, {}};
+    // Before opset 7 the comparisons and And / Or / Xor broadcast only with broadcast=1 and an axis.
+    for (const char* op : {"Equal", "Greater", "Less", "And", "Or", "Xor"}) t[op] = {7, {}, {}};
+    for (const char* op : {"GreaterOrEqual", "LessOrEqual"}) t[op] = {12, {}, {}};
+    t["Not"] = {1, {}, {}};
+    t["IsNaN"] = {9, {}, {}};
+    t["IsInf"] = {10, {{"detect_negative", i64(1)}, {"detect_positive", i64(1)}}, {}};
+    t["Sign"] = {9, {}, {}};
+    t["Shrink"] = {9, {{"lambd", f32(0.5f)}, {"bias", f32(0.0f)}}, {}};
+    t["Mod"] = {10, {{"fmod", i64(0)}}, {}};
+    // Before opset 8 Sum / Mean do not broadcast; octet always does (a superset). Opset 1's
+    // consumed_inputs is not taken.
+    for (const char* op : {"Sum", "Mean"}) t[op] = {6, {}, {}};
     // From opset 18 (ReduceMin / ReduceMax too) the axes are an input.
     for (const char* op : {"ReduceMean", "ReduceMin", "ReduceMax"})
       t[op] = {1,

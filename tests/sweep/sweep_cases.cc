@@ -484,6 +484,20 @@ std::string positive(OnnxBuilder& b, const std::string& name, const Dims& dims) 
   return b.node("Cast", {b.node("Relu", {b.input(name, dims)})}, {{"to", int64_t(ElemType::b8)}});
 }
 
+// Input `name` times a constant of 1s with NaN, +-inf and 0 among them: NaN, +-inf, +-0 at fixed
+// places of random values.
+std::string with_specials(OnnxBuilder& b, const std::string& name, const Dims& dims) {
+  std::vector<float> v(size_t(ir::element_count(dims)));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = i % 7 == 2 ? NAN : i % 11 == 4 ? INFINITY : i % 13 == 6 ? -INFINITY : i % 5 == 0 ? 0.0f : 1.0f;
+  return b.node("Mul", {b.input(name, dims), b.initializer("", TensorValue::f32(dims, v))});
+}
+
+// A bool result as uint8 (0 or 1), which the sweep compares value by value.
+std::string bool_bytes(OnnxBuilder& b, const std::string& x) {
+  return b.node("Cast", {x}, {{"to", int64_t(ElemType::u8)}});
+}
+
 void add_unary(Builder& s, Mode mode, const std::string& op, const std::string& tag, Attrs attrs, Dims dims,
                std::vector<float> extra = {}, int64_t opset = 17) {
   s.add(mode, op, tag + "_" + join(dims), [=](OnnxBuilder& b) {
@@ -1154,6 +1168,116 @@ std::vector<Case> make() {
       b.output(b.node("Where", {positive(b, "c", c), integers(b, b.input("x", x), ElemType::s64), yv}), ElemType::s64);
     });
   }
+
+  // Comparisons over broadcasts, NaN / +-inf / +-0 in a (in b too when both are inputs), b an
+  // input or a constant; Equal also over Relu'd inputs, which are often equal (both 0).
+  for (const char* op : {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"})
+    for (auto [ad, bdims] : std::vector<std::pair<Dims, Dims>>{{{1, 16, 8, 8}, {1, 16, 8, 8}}, {{2, 16, 8, 8}, {16, 1, 1}},
+                                                               {{1, 16, 8, 8}, {}}, {{2, 1, 7, 3}, {1, 5, 1, 3}},
+                                                               {{6, 1}, {1, 9}}, {{1, 7, 5, 3}, {1, 7, 5, 3}}}) {
+      const Dims a = ad, bd = bdims;
+      for (bool b_const : {false, true}) {
+        if (b_const && a == bd) continue;
+        s.add(Mode::fp32, op, join(a) + "_and_" + join(bd) + (b_const ? "_const" : "_input"), [=](OnnxBuilder& b) {
+          const std::string y = b_const ? b.random_normal_init("", bd) : with_specials(b, "b", bd);
+          b.output(bool_bytes(b, b.node(op, {with_specials(b, "a", a), y})), ElemType::u8);
+        });
+      }
+      if (std::string(op) == "Equal")
+        s.add(Mode::fp32, op, "relu_" + join(a) + "_and_" + join(bd), [=](OnnxBuilder& b) {
+          const std::string x = b.node("Relu", {b.input("a", a)}), y = b.node("Relu", {b.input("b", bd)});
+          b.output(bool_bytes(b, b.node("Equal", {x, y})), ElemType::u8);
+        });
+    }
+  for (ElemType t : {ElemType::u8, ElemType::s8, ElemType::s32, ElemType::s64})
+    for (const char* op : {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"})
+      s.add(Mode::fp32, op, std::string(type_name(t)) + "_2x3x5_and_3x1", [=](OnnxBuilder& b) {
+        // Relu'd, so that equal values are common.
+        const std::string x = integers(b, b.node("Relu", {b.input("a", {2, 3, 5})}), t);
+        const std::string y = integers(b, b.node("Relu", {b.input("b", {3, 1})}), t);
+        b.output(bool_bytes(b, b.node(op, {x, y})), ElemType::u8);
+      });
+  // And, Or, Xor over broadcasts of conditions computed at run time; Not.
+  for (const char* op : {"And", "Or", "Xor"})
+    for (auto [ad, bdims] : std::vector<std::pair<Dims, Dims>>{{{1, 16, 8, 8}, {1, 16, 8, 8}}, {{2, 1, 7, 3}, {1, 5, 1, 3}}, {{6, 1}, {1, 9}}}) {
+      const Dims a = ad, bd = bdims;
+      s.add(Mode::fp32, op, join(a) + "_and_" + join(bd), [=](OnnxBuilder& b) {
+        b.output(bool_bytes(b, b.node(op, {positive(b, "a", a), positive(b, "b", bd)})), ElemType::u8);
+      });
+    }
+  for (Dims d : {Dims{1, 16, 8, 8}, Dims{2, 3, 5}})
+    s.add(Mode::fp32, "Not", join(d), [=](OnnxBuilder& b) {
+      b.output(bool_bytes(b, b.node("Not", {positive(b, "x", d)})), ElemType::u8);
+    });
+  // IsNaN, IsInf (each detect_* setting), Sign and Shrink over NaN, +-inf, +-0 and random values,
+  // every length's tail (1x16x8x8, 2x3x5, 37).
+  for (Dims d : {Dims{1, 16, 8, 8}, Dims{2, 3, 5}, Dims{37}}) {
+    s.add(Mode::fp32, "IsNaN", join(d), [=](OnnxBuilder& b) {
+      b.output(bool_bytes(b, b.node("IsNaN", {with_specials(b, "x", d)})), ElemType::u8);
+    });
+    for (auto [neg, pos] : {std::pair{1, 1}, std::pair{1, 0}, std::pair{0, 1}}) {
+      const int64_t n = neg, p = pos;
+      s.add(Mode::fp32, "IsInf", "neg" + std::to_string(n) + "_pos" + std::to_string(p) + "_" + join(d), [=](OnnxBuilder& b) {
+        const std::string y = b.node("IsInf", {with_specials(b, "x", d)}, {{"detect_negative", n}, {"detect_positive", p}});
+        b.output(bool_bytes(b, y), ElemType::u8);
+      });
+    }
+    s.add(Mode::fp32, "Sign", join(d), [=](OnnxBuilder& b) { b.output(b.node("Sign", {with_specials(b, "x", d)})); });
+    for (auto [l, bi, t] : {std::tuple{0.5f, 0.0f, "l0.5_b0"}, std::tuple{1.0f, 0.5f, "l1_b0.5"},
+                            std::tuple{0.0f, -0.25f, "l0_b-0.25"}}) {
+      const float lambd = l, bias = bi;
+      s.add(Mode::fp32, "Shrink", std::string(t) + "_" + join(d), [=](OnnxBuilder& b) {
+        b.output(b.node("Shrink", {with_specials(b, "x", d)}, {{"lambd", lambd}, {"bias", bias}}));
+      });
+    }
+  }
+  s.add(Mode::fp32, "Sign", "s32_2x3x5", [](OnnxBuilder& b) {
+    b.output(b.node("Sign", {integers(b, b.input("x", {2, 3, 5}), ElemType::s32)}), ElemType::s32);
+  });
+  // Mod: integers (fmod 0: the divisor's sign; 1: the dividend's) by constant divisors of both
+  // signs, broadcast; float fmod = 1 by an input.
+  for (ElemType t : {ElemType::u8, ElemType::s8, ElemType::s32, ElemType::s64})
+    for (int64_t fmod : {0, 1})
+      s.add(Mode::fp32, "Mod", std::string(type_name(t)) + "_fmod" + std::to_string(fmod) + "_2x3x5_by_3x1", [=](OnnxBuilder& b) {
+        const std::vector<int64_t> v = t == ElemType::u8 ? std::vector<int64_t>{3, 7, 11} : std::vector<int64_t>{3, -7, 11};
+        const std::string d = b.initializer("", TensorValue::ints(t, {3, 1}, v));
+        b.output(b.node("Mod", {integers(b, b.input("a", {2, 3, 5}), t), d}, {{"fmod", fmod}}), t);
+      });
+  for (auto [ad, bdims] : std::vector<std::pair<Dims, Dims>>{{{1, 16, 8, 8}, {1, 16, 8, 8}}, {{2, 1, 7, 3}, {1, 5, 1, 3}}})
+    s.add(Mode::fp32, "Mod", "fmod1_" + join(ad) + "_and_" + join(bdims), [=](OnnxBuilder& b) {
+      b.output(b.node("Mod", {b.input("a", ad), b.input("b", bdims)}, {{"fmod", int64_t(1)}}));
+    });
+  // Sum, Mean, and Max / Min of 1 to 4 operands, broadcast, with NaN / +-inf in the first.
+  for (const char* op : {"Sum", "Mean", "Max", "Min"})
+    for (std::vector<Dims> shapes : std::vector<std::vector<Dims>>{{{1, 16, 8, 8}},
+                                                                   {{1, 16, 8, 8}, {1, 16, 8, 8}},
+                                                                   {{1, 16, 8, 8}, {1, 16, 8, 8}, {1, 16, 8, 8}},
+                                                                   {{2, 16, 8, 8}, {16, 1, 1}, {1, 1, 8}},
+                                                                   {{2, 1, 7, 3}, {1, 5, 1, 3}, {3}, {}},
+                                                                   {{37}, {37}, {37}, {37}}}) {
+      std::string tag = std::to_string(shapes.size()) + "_inputs";
+      for (const Dims& d : shapes) tag += "_" + join(d);
+      s.add(Mode::fp32, op, tag, [=](OnnxBuilder& b) {
+        std::vector<std::string> in;
+        for (size_t i = 0; i < shapes.size(); ++i) {
+          const std::string name = "x" + std::to_string(i);
+          in.push_back(i == 0 ? with_specials(b, name, shapes[i]) : b.input(name, shapes[i]));
+        }
+        b.output(b.node(op, in));
+      });
+    }
+
+  // The same between DequantizeLinear and QuantizeLinear: no INT8 form in ONNX Runtime, which
+  // runs them in float on the dequantized values, as octet does.
+  for (const char* op : {"Sum", "Mean"})
+    s.add(Mode::qdq, op, "3_inputs_1x16x8x8_16x1x1_1x16x8x8", [=](OnnxBuilder& b) {
+      std::vector<std::string> in;
+      for (const Dims& d : {Dims{1, 16, 8, 8}, Dims{16, 1, 1}, Dims{1, 16, 8, 8}})
+        in.push_back(testing::qdq(b, b.input("x" + std::to_string(in.size()), d), kAct));
+      b.output(testing::qdq(b, b.node(op, in), kAct));
+    });
+  add_unary(s, Mode::qdq, "Sign", "", {}, {1, 16, 8, 8});
+  add_unary(s, Mode::qdq, "Shrink", "l0.5_b0.25", {{"lambd", 0.5f}, {"bias", 0.25f}}, {1, 16, 8, 8});
 
   // Pow with the exponent an input (computed at run time), or constants other than one value.
   for (auto [xd, ed] : std::vector<std::pair<Dims, Dims>>{{{2, 3, 5}, {2, 3, 5}}, {{2, 3, 5}, {5}}, {{2, 3, 5}, {}}, {{3, 1}, {1, 4}}}) {

@@ -156,6 +156,33 @@ std::vector<Probe> make() {
     auto cond = b.node("Cast", {b.node("Relu", {b.input("c", kMap)})}, {{"to", int64_t(9)}});
     b.output(b.node("Where", {cond, map(b), b.input("y", kMap)}));
   });
+  // Comparisons, logic, classification (bool outputs), Sign, Shrink, Mod, Sum and Mean.
+  for (const char* op : {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"}) {
+    row(op, "same shape", [op](OnnxBuilder& b) { b.output(b.node(op, {map(b), b.input("y", kMap)}), ElemType::b8); });
+    row(op, "per-channel constant", [op](OnnxBuilder& b) {
+      b.output(b.node(op, {map(b), init(b, {16, 1, 1})}), ElemType::b8);
+    });
+  }
+  for (const char* op : {"And", "Or", "Xor"})
+    row(op, "conditions at run time", [op](OnnxBuilder& b) {
+      auto c0 = b.node("Cast", {b.node("Relu", {map(b)})}, {{"to", int64_t(9)}});
+      auto c1 = b.node("Cast", {b.node("Relu", {b.input("y", kMap)})}, {{"to", int64_t(9)}});
+      b.output(b.node(op, {c0, c1}), ElemType::b8);
+    });
+  row("Not", "condition at run time", [](OnnxBuilder& b) {
+    b.output(b.node("Not", {b.node("Cast", {b.node("Relu", {map(b)})}, {{"to", int64_t(9)}})}), ElemType::b8);
+  });
+  row("IsNaN", "", [](OnnxBuilder& b) { b.output(b.node("IsNaN", {map(b)}), ElemType::b8); });
+  row("IsInf", "", [](OnnxBuilder& b) { b.output(b.node("IsInf", {map(b)}), ElemType::b8); });
+  row("Sign", "", unary("Sign"));
+  row("Shrink", "lambd 0.5", unary("Shrink", {{"lambd", 0.5f}}));
+  row("Mod", "fmod=1, float", [](OnnxBuilder& b) {
+    b.output(b.node("Mod", {map(b), b.input("y", kMap)}, {{"fmod", int64_t(1)}}));
+  });
+  for (const char* op : {"Sum", "Mean"})
+    row(op, "three inputs", [op](OnnxBuilder& b) {
+      b.output(b.node(op, {map(b), b.input("y", kMap), b.input("z", {16, 1, 1})}));
+    });
   row("LogSoftmax", "over channels", unary("LogSoftmax", {{"axis", 1}}));
   row("ArgMax", "over channels", unary("ArgMax", {{"axis", 1}}));
   row("ArgMin", "over channels", unary("ArgMin", {{"axis", 1}}));
