@@ -1,5 +1,7 @@
 #pragma once
 // FP32 transposed convolution (ONNX ConvTranspose), NHWC, on the FP32 GEMM microkernels.
+// A 3-D one (the shape's depth fields, NDHWC) is the same GEMM over (d, h, w) pixels and
+// (kd, kh, kw) taps, its gather pass run over the out_d · out_h rows of each image.
 //
 // Per image and group: cols[pixel][tap][m] = x[pixel][c] · W[c][m][tap] is one GEMM (K = the
 // group's input channels, N = kernel_h · kernel_w · its output channels; the weights packed
@@ -40,7 +42,7 @@ namespace octet::kernels {
 
 class F32ConvTranspose {
  public:
-  // weights ONNX order [in_c][out_c / groups][kh][kw]; bias [out_c] or nullptr. Throws
+  // weights ONNX order [in_c][out_c / groups][kh][kw] ([kd][kh][kw] in 3-D); bias [out_c] or nullptr. Throws
   // kernels::Unsupported when no GEMM microkernel runs under `isa` (scalar) or the column
   // buffer of one image would pass kMaxScratchBytes.
   F32ConvTranspose(const ConvTranspose2dShape& s, const float* weights, const float* bias, const Activation& act,
@@ -65,8 +67,9 @@ class F32ConvTranspose {
   };
   template <class MakeGemm>
   void init(const float* weights, MakeGemm make_gemm);
-  void gather_row(int oy, const float* cols, float* y, int group) const;
-  void direct_row(int oy, const float* x, float* y) const;
+  // row: an output row of the image, oz · out_h + oy.
+  void gather_row(int row, const float* cols, float* y, int group) const;
+  void direct_row(int row, const float* x, float* y) const;
   void finish(float* yp, size_t count, const float* bias) const;  // bias and clamp
   friend struct ConvTransposeRowTask;
 
