@@ -80,6 +80,7 @@ F32ConvTranspose::F32ConvTranspose(const ConvTranspose2dShape& s, const float* w
 template <class MakeGemm>
 void F32ConvTranspose::init(const float* weights, MakeGemm make_gemm) {
   const int gc_in = s_.in_c / s_.groups, gc_out = s_.out_c / s_.groups, t = taps(s_);
+  init_taps();
   if (direct(s_)) {
     taps_.resize(size_t(t) * s_.out_c);
     for (int oc = 0; oc < s_.out_c; ++oc)
@@ -120,37 +121,48 @@ void F32ConvTranspose::finish(float* yp, size_t count, const float* bias) const 
   }
 }
 
-namespace {
-
-// fn(pixel, tap) for each input pixel and tap that land on output pixel (row, ox), in ORT's
-// Col2im order (taps row by row; in 3-D plane by plane, as Col2imNd). row counts the output
-// rows of an image, out_h per plane; pixel and tap are indices over (d, h, w) and (kd, kh, kw).
-template <class Fn>
-void for_each_tap(const ConvTranspose2dShape& s, int row, int ox, Fn fn) {
-  const int oz = row / s.out_h, oy = row % s.out_h;
-  for (int kz = 0; kz < s.kernel_d; ++kz) {
-    const int tz = oz + s.pad_front - kz * s.dilation_d;
-    if (tz < 0 || tz % s.stride_d) continue;
-    const int iz = tz / s.stride_d;
-    if (iz >= s.in_d) continue;
-    for (int ky = 0; ky < s.kernel_h; ++ky) {
-      const int ty = oy + s.pad_top - ky * s.dilation_h;
-      if (ty < 0 || ty % s.stride_h) continue;
-      const int iy = ty / s.stride_h;
-      if (iy >= s.in_h) continue;
-      const size_t in_row = (size_t(iz) * s.in_h + iy) * s.in_w;
-      const int tap_row = (kz * s.kernel_h + ky) * s.kernel_w;
-      for (int kx = 0; kx < s.kernel_w; ++kx) {
-        const int tx = ox + s.pad_left - kx * s.dilation_w;
-        if (tx < 0 || tx % s.stride_w) continue;
-        const int ix = tx / s.stride_w;
-        if (ix < s.in_w) fn(in_row + size_t(ix), tap_row + kx);
+// The taps landing on each output row (kz, ky) and column (kx), in ORT's Col2im order (taps row
+// by row; in 3-D plane by plane, as Col2imNd). Rows count the output rows of an image, out_h
+// per plane.
+void F32ConvTranspose::init_taps() {
+  const ConvTranspose2dShape& s = s_;
+  row_start_.assign(1, 0);
+  for (int row = 0; row < s.out_d * s.out_h; ++row) {
+    const int oz = row / s.out_h, oy = row % s.out_h;
+    for (int kz = 0; kz < s.kernel_d; ++kz) {
+      const int tz = oz + s.pad_front - kz * s.dilation_d;
+      if (tz < 0 || tz % s.stride_d || tz / s.stride_d >= s.in_d) continue;
+      for (int ky = 0; ky < s.kernel_h; ++ky) {
+        const int ty = oy + s.pad_top - ky * s.dilation_h;
+        if (ty < 0 || ty % s.stride_h || ty / s.stride_h >= s.in_h) continue;
+        tap_rows_.push_back({(size_t(tz / s.stride_d) * s.in_h + size_t(ty / s.stride_h)) * s.in_w,
+                             (kz * s.kernel_h + ky) * s.kernel_w});
       }
     }
+    row_start_.push_back(tap_rows_.size());
+  }
+  col_start_.assign(1, 0);
+  for (int ox = 0; ox < s.out_w; ++ox) {
+    for (int kx = 0; kx < s.kernel_w; ++kx) {
+      const int tx = ox + s.pad_left - kx * s.dilation_w;
+      if (tx < 0 || tx % s.stride_w || tx / s.stride_w >= s.in_w) continue;
+      tap_cols_.push_back({tx / s.stride_w, kx});
+    }
+    col_start_.push_back(tap_cols_.size());
   }
 }
 
-}  // namespace
+// fn(pixel, tap) for each input pixel and tap that land on output pixel (row, ox), in order;
+// pixel and tap are indices over (d, h, w) and (kd, kh, kw).
+template <class Fn>
+void F32ConvTranspose::for_each_tap(int row, int ox, Fn fn) const {
+  const TapCol* c0 = tap_cols_.data() + col_start_[size_t(ox)];
+  const TapCol* c1 = tap_cols_.data() + col_start_[size_t(ox) + 1];
+  for (size_t r = row_start_[size_t(row)]; r < row_start_[size_t(row) + 1]; ++r) {
+    const TapRow& t = tap_rows_[r];
+    for (const TapCol* c = c0; c < c1; ++c) fn(t.pixel + size_t(c->ix), t.tap + c->kx);
+  }
+}
 
 // One input channel per group: each tap's products x · w (rounded, as ORT's K = 1 GEMM rounds
 // them) added in tap order.
@@ -160,7 +172,7 @@ void F32ConvTranspose::direct_row(int row, const float* x, float* y) const {
   for (int ox = 0; ox < s.out_w; ++ox) {
     float* yp = y + (size_t(row) * s.out_w + ox) * c_out;
     bool any = false;
-    for_each_tap(s, row, ox, [&](size_t pixel, int tap) {
+    for_each_tap(row, ox, [&](size_t pixel, int tap) {
       const float* xp = x + pixel * s.in_c;
       const float* wp = taps_.data() + size_t(tap) * c_out;
       if (mult == 1) {
@@ -202,7 +214,7 @@ void F32ConvTranspose::gather_row(int row, const float* cols, float* y, int grou
   for (int ox = 0; ox < s.out_w; ++ox) {
     float* yp = y + (size_t(row) * s.out_w + ox) * s.out_c + size_t(group) * gc_out;
     bool any = false;
-    for_each_tap(s, row, ox, [&](size_t pixel, int tap) {
+    for_each_tap(row, ox, [&](size_t pixel, int tap) {
       const float* src = cols + (pixel * taps(s) + size_t(tap)) * gc_out;
       if (!any) std::memcpy(yp, src, gc_out * sizeof(float));
       else add(yp, src, gc_out, -inf, inf);

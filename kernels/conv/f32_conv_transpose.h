@@ -67,6 +67,9 @@ class F32ConvTranspose {
   };
   template <class MakeGemm>
   void init(const float* weights, MakeGemm make_gemm);
+  void init_taps();
+  template <class Fn>
+  void for_each_tap(int row, int ox, Fn fn) const;
   // row: an output row of the image, oz · out_h + oy.
   void gather_row(int row, const float* cols, float* y, int group) const;
   void direct_row(int row, const float* x, float* y) const;
@@ -81,6 +84,19 @@ class F32ConvTranspose {
   const EltwiseUkernel<F32AddClampUkernel>* add_;
   std::vector<Chunk> chunks_;
   std::vector<float> taps_;  // one input channel per group: [tap][out_c]
+  // The input rows (and columns) that reach each output row (column), with their taps, in
+  // ORT's order: built once, so the gather pass runs no division per pixel.
+  struct TapRow {
+    size_t pixel;  // the input row's first pixel, (iz * in_h + iy) * in_w
+    int tap;       // its first tap, (kz * kernel_h + ky) * kernel_w
+  };
+  struct TapCol {
+    int ix, kx;
+  };
+  std::vector<TapRow> tap_rows_;
+  std::vector<size_t> row_start_;  // output row r: tap_rows_[row_start_[r] .. row_start_[r + 1])
+  std::vector<TapCol> tap_cols_;
+  std::vector<size_t> col_start_;  // output column ox: tap_cols_[col_start_[ox] .. col_start_[ox + 1])
   KernelId name_;
 };
 
