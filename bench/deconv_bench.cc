@@ -2,6 +2,8 @@
 // pass) on each GEMM tile this CPU runs, next to the scalar reference, at the decoder shapes of
 // segmentation / detection heads: named deconv/<shape>/<kernel>, "pick" on the driver's choice
 // for active_isa(). GFLOPS counts 2 per multiply-add of the definition. One thread, batch 1.
+// The "3-D" layers (NDHWC, a volumetric decoder's upsampling) have the same kernel, stride and
+// pads on the depth axis.
 //
 // deconv+act/<shape>/<act>/{fused,separate}: the driver's choice with the activation in its
 // gather pass (what passes::fuse_activations makes of ConvTranspose -> act), next to the same
@@ -10,6 +12,7 @@
 //
 //   build/bench/deconv_bench --benchmark_filter=up2x
 //   build/bench/deconv_bench --benchmark_filter='deconv\+act'
+//   build/bench/deconv_bench --benchmark_filter='^deconv/3-D'
 
 #include <benchmark/benchmark.h>
 
@@ -34,8 +37,14 @@ using octet::bench::Buffer;
 struct Layer {
   const char* name;
   int in, c, m, k, stride, pad, adj, groups;
+  int depth = 0;  // 3-D: the input's depth; 0: a 2-D layer
   ConvTranspose2dShape shape() const {
     ConvTranspose2dShape s;
+    if (depth > 0) {
+      s.in_d = depth;
+      s.kernel_d = k, s.stride_d = stride, s.pad_front = pad;
+      s.out_d = (depth - 1) * stride + k - 2 * pad + adj;
+    }
     s.in_h = s.in_w = in;
     s.in_c = c, s.out_c = m, s.groups = groups;
     s.kernel_h = s.kernel_w = k;
@@ -51,10 +60,19 @@ const Layer kLayers[] = {
     {"14x14 128->64 k3 s2 p1 op1", 14, 128, 64, 3, 2, 1, 1, 1},
     {"depthwise 28x28x32 k4 s2 p1", 28, 32, 32, 4, 2, 1, 0, 32},
     {"up2x 56x56 32->16 k2 s2", 56, 32, 16, 2, 2, 0, 0, 1},
+    {"3-D up2x 8x16x16 32->16 k2 s2", 16, 32, 16, 2, 2, 0, 0, 1, 8},
+    {"3-D 4x8x8 64->32 k3 s2 p1 op1", 8, 64, 32, 3, 2, 1, 1, 1, 4},
+    {"3-D depthwise 4x16x16x16 k4 s2 p1", 16, 16, 16, 4, 2, 1, 0, 16, 4},
 };
 
+size_t in_count(const ConvTranspose2dShape& s) { return size_t(s.in_d) * s.in_h * s.in_w * s.in_c; }
+size_t out_count(const ConvTranspose2dShape& s) { return size_t(s.out_d) * s.out_h * s.out_w * s.out_c; }
+size_t w_count(const ConvTranspose2dShape& s) {
+  return size_t(s.in_c) * (s.out_c / s.groups) * s.kernel_d * s.kernel_h * s.kernel_w;
+}
+
 int64_t macs(const ConvTranspose2dShape& s) {
-  return int64_t(s.in_h) * s.in_w * s.in_c * (s.out_c / s.groups) * s.kernel_h * s.kernel_w;
+  return int64_t(in_count(s)) * (s.out_c / s.groups) * s.kernel_d * s.kernel_h * s.kernel_w;
 }
 
 void add(const Layer& l, const std::string& kernel, bool pick, Isa isa, std::function<void()> body,
@@ -75,11 +93,10 @@ void add(const Layer& l, const std::string& kernel, bool pick, Isa isa, std::fun
 int main(int argc, char** argv) {
   for (const Layer& l : kLayers) {
     const ConvTranspose2dShape s = l.shape();
-    auto x = std::make_shared<Buffer<float>>(octet::bench::random_floats<Buffer<float>>(size_t(s.in_h) * s.in_w * s.in_c, 1));
-    auto w = std::make_shared<Buffer<float>>(
-        octet::bench::random_floats<Buffer<float>>(size_t(s.in_c) * (s.out_c / s.groups) * s.kernel_h * s.kernel_w, 2));
+    auto x = std::make_shared<Buffer<float>>(octet::bench::random_floats<Buffer<float>>(in_count(s), 1));
+    auto w = std::make_shared<Buffer<float>>(octet::bench::random_floats<Buffer<float>>(w_count(s), 2));
     auto b = std::make_shared<Buffer<float>>(octet::bench::random_floats<Buffer<float>>(size_t(s.out_c), 3));
-    auto y = std::make_shared<Buffer<float>>(size_t(s.out_h) * s.out_w * s.out_c);
+    auto y = std::make_shared<Buffer<float>>(out_count(s));
     auto scratch = std::make_shared<std::vector<float>>(F32ConvTranspose::scratch_floats(s));
     const F32ConvTranspose chosen(s, w->data(), b->data(), {}, active_isa());
     std::vector<std::string> seen;  // a depthwise layer runs no GEMM: one entry
@@ -93,7 +110,7 @@ int main(int argc, char** argv) {
     }
     add(l, "f32_conv_transpose2d_nhwc__ref", false, Isa::scalar,
         [=] { f32_conv_transpose2d_nhwc__ref(s, x->data(), w->data(), b->data(), {}, y->data()); });
-    const int64_t out = int64_t(s.out_h) * s.out_w * s.out_c;
+    const int64_t out = int64_t(out_count(s));
     for (const auto& [act_name, act] : {std::pair{"Relu", Activation::relu()}, {"Sigmoid", Activation::sigmoid()},
                                         {"HardSwish", Activation::hard_swish()}, {"SiLU", Activation::silu()}}) {
       const Isa isa = active_isa();

@@ -1,5 +1,5 @@
-// ConvTranspose (FP32): NHWC activations, ONNX-ordered weights [C, M / group, k...], 1-D and 2-D
-// spatial. Output extents and pads follow ONNX Runtime (output_shape, output_padding and
+// ConvTranspose (FP32): NHWC activations, ONNX-ordered weights [C, M / group, k...], 1-D, 2-D and
+// 3-D spatial (NCDHW at the model boundary, NDHWC inside: the shape's depth fields). Output extents and pads follow ONNX Runtime (output_shape, output_padding and
 // auto_pad distribute the total padding as ORT's DistributePadding does). A QDQ ConvTranspose
 // stays float in ORT's CPU provider (no QDQ selector takes it): octet runs the same float steps
 // (kernels/ref/conv_transpose.h) between the DequantizeLinear and QuantizeLinear.
@@ -24,7 +24,7 @@ struct Geometry {
 Geometry geometry(const OpContext& c) {
   const TensorInfo& x = c.info(0);
   const TensorInfo& w = c.info(1);
-  ops::require_spatial_rank(c, x, "X");
+  ops::require_spatial_rank(c, x, "X", true);
   if (w.dims.size() != x.dims.size())
     c.fail("W " + ir::dims_str(w.dims) + " must have the rank of X " + ir::dims_str(x.dims));
   if (x.dtype != ir::DType::f32)
@@ -88,28 +88,39 @@ Geometry geometry(const OpContext& c) {
   g.out_dims = {x.dims[0], out_c};
   g.out_dims.insert(g.out_dims.end(), out.begin(), out.end());
   kernels::ConvTranspose2dShape& s = g.s;
-  const bool one_d = r == 1;
-  auto at = [&](const std::vector<int64_t>& v, size_t d2, int64_t one) { return int(one_d ? (d2 == 0 ? one : v[0]) : v[d2]); };
+  // Spatial axis `axis` of the shape (0 depth, 1 height, 2 width) from a list over the model's
+  // r axes: a 2-D op has no depth, a 1-D one only a width.
+  const size_t skip = 3 - r;
+  auto at = [&](const std::vector<int64_t>& v, size_t axis, int64_t one) {
+    return int(axis < skip ? one : v[axis - skip]);
+  };
+  const std::vector<int64_t> in(x.dims.begin() + 2, x.dims.end()), head(pads.begin(), pads.begin() + long(r));
   s.batch = int(x.dims[0]);
   s.in_c = int(in_c);
   s.out_c = int(out_c);
   s.groups = int(group);
-  s.in_h = at({x.dims.begin() + 2, x.dims.end()}, 0, 1);
-  s.in_w = at({x.dims.begin() + 2, x.dims.end()}, 1, 1);
-  s.out_h = at(out, 0, 1);
-  s.out_w = at(out, 1, 1);
-  s.kernel_h = at(kernel, 0, 1);
-  s.kernel_w = at(kernel, 1, 1);
-  s.stride_h = at(strides, 0, 1);
-  s.stride_w = at(strides, 1, 1);
-  s.dilation_h = at(dilations, 0, 1);
-  s.dilation_w = at(dilations, 1, 1);
-  s.pad_top = at({pads.begin(), pads.begin() + long(r)}, 0, 0);
-  s.pad_left = at({pads.begin(), pads.begin() + long(r)}, 1, 0);
+  s.in_d = at(in, 0, 1);
+  s.in_h = at(in, 1, 1);
+  s.in_w = at(in, 2, 1);
+  s.out_d = at(out, 0, 1);
+  s.out_h = at(out, 1, 1);
+  s.out_w = at(out, 2, 1);
+  s.kernel_d = at(kernel, 0, 1);
+  s.kernel_h = at(kernel, 1, 1);
+  s.kernel_w = at(kernel, 2, 1);
+  s.stride_d = at(strides, 0, 1);
+  s.stride_h = at(strides, 1, 1);
+  s.stride_w = at(strides, 2, 1);
+  s.dilation_d = at(dilations, 0, 1);
+  s.dilation_h = at(dilations, 1, 1);
+  s.dilation_w = at(dilations, 2, 1);
+  s.pad_front = at(head, 0, 0);
+  s.pad_top = at(head, 1, 0);
+  s.pad_left = at(head, 2, 0);
   // MLAS's K block: ORT transposes a constant filter at load, but in a QDQ file the filter is a
   // DequantizeLinear's output (ORT keeps weight DQs unfolded), read transposed: 128. The QDQ
   // codes must match; an FP32 model with a narrow deep input may differ from ORT in rounding.
-  s.k_chunk = kernels::mlas_sgemm_k_chunk(int64_t(s.in_h) * s.in_w, in_c / group, true);
+  s.k_chunk = kernels::mlas_sgemm_k_chunk(int64_t(s.in_d) * s.in_h * s.in_w, in_c / group, true);
   return g;
 }
 
@@ -167,7 +178,7 @@ void register_conv_transpose_ops(OpTable& t) {
   op.infer = infer;
   op.build = build;
   op.scratch_bytes = scratch_bytes;
-  // Every input value reaches kernel_h · kernel_w · M / group outputs.
+  // Every input value reaches (kernel_d ·) kernel_h · kernel_w · M / group outputs.
   op.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
     const auto& w = c.info(1).dims;
     int64_t per_input = 1;

@@ -12,8 +12,10 @@
 namespace octet::kernels {
 namespace {
 
-int taps(const ConvTranspose2dShape& s) { return s.kernel_h * s.kernel_w; }
-size_t pixels(const ConvTranspose2dShape& s) { return size_t(s.in_h) * s.in_w; }
+// Taps over (kd, kh, kw) and pixels over (d, h, w): a 2-D shape has depth 1.
+int taps(const ConvTranspose2dShape& s) { return s.kernel_d * s.kernel_h * s.kernel_w; }
+size_t pixels(const ConvTranspose2dShape& s) { return size_t(s.in_d) * s.in_h * s.in_w; }
+size_t out_rows(const ConvTranspose2dShape& s) { return size_t(s.out_d) * s.out_h; }
 size_t col_width(const ConvTranspose2dShape& s) { return size_t(taps(s)) * (s.out_c / s.groups); }
 bool direct(const ConvTranspose2dShape& s) { return s.in_c == s.groups; }
 int chunk_count(const ConvTranspose2dShape& s) {
@@ -26,7 +28,8 @@ bool copies_x(const ConvTranspose2dShape& s) { return s.groups > 1 || chunk_coun
 void check(const ConvTranspose2dShape& s) {
   if (s.batch < 0 || s.in_h < 1 || s.in_w < 1 || s.in_c < 1 || s.out_h < 1 || s.out_w < 1 || s.out_c < 1 ||
       s.kernel_h < 1 || s.kernel_w < 1 || s.stride_h < 1 || s.stride_w < 1 || s.dilation_h < 1 ||
-      s.dilation_w < 1 || s.groups < 1 || s.in_c % s.groups || s.out_c % s.groups)
+      s.dilation_w < 1 || s.groups < 1 || s.in_c % s.groups || s.out_c % s.groups || s.in_d < 1 || s.out_d < 1 ||
+      s.kernel_d < 1 || s.stride_d < 1 || s.dilation_d < 1)
     throw std::invalid_argument("F32ConvTranspose: invalid shape");
   if (F32ConvTranspose::scratch_floats(s) * sizeof(float) > F32ConvTranspose::kMaxScratchBytes)
     throw Unsupported("the column buffer of one image would exceed 256 MiB");
@@ -77,6 +80,7 @@ F32ConvTranspose::F32ConvTranspose(const ConvTranspose2dShape& s, const float* w
 template <class MakeGemm>
 void F32ConvTranspose::init(const float* weights, MakeGemm make_gemm) {
   const int gc_in = s_.in_c / s_.groups, gc_out = s_.out_c / s_.groups, t = taps(s_);
+  init_taps();
   if (direct(s_)) {
     taps_.resize(size_t(t) * s_.out_c);
     for (int oc = 0; oc < s_.out_c; ++oc)
@@ -117,39 +121,60 @@ void F32ConvTranspose::finish(float* yp, size_t count, const float* bias) const 
   }
 }
 
-namespace {
-
-// fn(iy, ix, ky, kx) for each input pixel and tap that land on output pixel (oy, ox), in ORT's
-// Col2im order (taps row by row).
-template <class Fn>
-void for_each_tap(const ConvTranspose2dShape& s, int oy, int ox, Fn fn) {
-  for (int ky = 0; ky < s.kernel_h; ++ky) {
-    const int ty = oy + s.pad_top - ky * s.dilation_h;
-    if (ty < 0 || ty % s.stride_h) continue;
-    const int iy = ty / s.stride_h;
-    if (iy >= s.in_h) continue;
+// The taps landing on each output row (kz, ky) and column (kx), in ORT's Col2im order (taps row
+// by row; in 3-D plane by plane, as Col2imNd). Rows count the output rows of an image, out_h
+// per plane.
+void F32ConvTranspose::init_taps() {
+  const ConvTranspose2dShape& s = s_;
+  row_start_.assign(1, 0);
+  for (int row = 0; row < s.out_d * s.out_h; ++row) {
+    const int oz = row / s.out_h, oy = row % s.out_h;
+    for (int kz = 0; kz < s.kernel_d; ++kz) {
+      const int tz = oz + s.pad_front - kz * s.dilation_d;
+      if (tz < 0 || tz % s.stride_d || tz / s.stride_d >= s.in_d) continue;
+      for (int ky = 0; ky < s.kernel_h; ++ky) {
+        const int ty = oy + s.pad_top - ky * s.dilation_h;
+        if (ty < 0 || ty % s.stride_h || ty / s.stride_h >= s.in_h) continue;
+        tap_rows_.push_back({(size_t(tz / s.stride_d) * s.in_h + size_t(ty / s.stride_h)) * s.in_w,
+                             (kz * s.kernel_h + ky) * s.kernel_w});
+      }
+    }
+    row_start_.push_back(tap_rows_.size());
+  }
+  col_start_.assign(1, 0);
+  for (int ox = 0; ox < s.out_w; ++ox) {
     for (int kx = 0; kx < s.kernel_w; ++kx) {
       const int tx = ox + s.pad_left - kx * s.dilation_w;
-      if (tx < 0 || tx % s.stride_w) continue;
-      const int ix = tx / s.stride_w;
-      if (ix < s.in_w) fn(iy, ix, ky, kx);
+      if (tx < 0 || tx % s.stride_w || tx / s.stride_w >= s.in_w) continue;
+      tap_cols_.push_back({tx / s.stride_w, kx});
     }
+    col_start_.push_back(tap_cols_.size());
   }
 }
 
-}  // namespace
+// fn(pixel, tap) for each input pixel and tap that land on output pixel (row, ox), in order;
+// pixel and tap are indices over (d, h, w) and (kd, kh, kw).
+template <class Fn>
+void F32ConvTranspose::for_each_tap(int row, int ox, Fn fn) const {
+  const TapCol* c0 = tap_cols_.data() + col_start_[size_t(ox)];
+  const TapCol* c1 = tap_cols_.data() + col_start_[size_t(ox) + 1];
+  for (size_t r = row_start_[size_t(row)]; r < row_start_[size_t(row) + 1]; ++r) {
+    const TapRow& t = tap_rows_[r];
+    for (const TapCol* c = c0; c < c1; ++c) fn(t.pixel + size_t(c->ix), t.tap + c->kx);
+  }
+}
 
 // One input channel per group: each tap's products x · w (rounded, as ORT's K = 1 GEMM rounds
 // them) added in tap order.
-void F32ConvTranspose::direct_row(int oy, const float* x, float* y) const {
+void F32ConvTranspose::direct_row(int row, const float* x, float* y) const {
   const ConvTranspose2dShape& s = s_;
   const size_t c_out = size_t(s.out_c), mult = size_t(s.out_c / s.groups);
   for (int ox = 0; ox < s.out_w; ++ox) {
-    float* yp = y + (size_t(oy) * s.out_w + ox) * c_out;
+    float* yp = y + (size_t(row) * s.out_w + ox) * c_out;
     bool any = false;
-    for_each_tap(s, oy, ox, [&](int iy, int ix, int ky, int kx) {
-      const float* xp = x + (size_t(iy) * s.in_w + ix) * s.in_c;
-      const float* wp = taps_.data() + (size_t(ky) * s.kernel_w + kx) * c_out;
+    for_each_tap(row, ox, [&](size_t pixel, int tap) {
+      const float* xp = x + pixel * s.in_c;
+      const float* wp = taps_.data() + size_t(tap) * c_out;
       if (mult == 1) {
         if (any) {
           for (size_t c = 0; c < c_out; ++c) yp[c] = yp[c] + xp[c] * wp[c];
@@ -167,12 +192,12 @@ void F32ConvTranspose::direct_row(int oy, const float* x, float* y) const {
     if (!any) std::fill(yp, yp + c_out, 0.0f);
     finish(yp, c_out, bias_.data());
   }
-  float* row = y + size_t(oy) * s.out_w * c_out;
-  epilogue_.run(1, size_t(s.out_w) * c_out, row, size_t(s.out_w) * c_out);
+  float* out_row = y + size_t(row) * s.out_w * c_out;
+  epilogue_.run(1, size_t(s.out_w) * c_out, out_row, size_t(s.out_w) * c_out);
 }
 
 // One output pixel's channels of one group, from the cols of the input pixels that land on it.
-void F32ConvTranspose::gather_row(int oy, const float* cols, float* y, int group) const {
+void F32ConvTranspose::gather_row(int row, const float* cols, float* y, int group) const {
   const ConvTranspose2dShape& s = s_;
   const size_t gc_out = size_t(s.out_c / s.groups);
   const float inf = __builtin_inff();
@@ -187,10 +212,10 @@ void F32ConvTranspose::gather_row(int oy, const float* cols, float* y, int group
     }
   };
   for (int ox = 0; ox < s.out_w; ++ox) {
-    float* yp = y + (size_t(oy) * s.out_w + ox) * s.out_c + size_t(group) * gc_out;
+    float* yp = y + (size_t(row) * s.out_w + ox) * s.out_c + size_t(group) * gc_out;
     bool any = false;
-    for_each_tap(s, oy, ox, [&](int iy, int ix, int ky, int kx) {
-      const float* src = cols + ((size_t(iy) * s.in_w + ix) * taps(s) + size_t(ky) * s.kernel_w + kx) * gc_out;
+    for_each_tap(row, ox, [&](size_t pixel, int tap) {
+      const float* src = cols + (pixel * taps(s) + size_t(tap)) * gc_out;
       if (!any) std::memcpy(yp, src, gc_out * sizeof(float));
       else add(yp, src, gc_out, -inf, inf);
       any = true;
@@ -199,7 +224,7 @@ void F32ConvTranspose::gather_row(int oy, const float* cols, float* y, int group
     finish(yp, gc_out, bias_.data() + size_t(group) * gc_out);
   }
   // The group's channels of the row: out_w runs of gc_out, out_c apart (one run when ungrouped).
-  epilogue_.run(size_t(s.out_w), gc_out, y + size_t(oy) * s.out_w * s.out_c + size_t(group) * gc_out, size_t(s.out_c));
+  epilogue_.run(size_t(s.out_w), gc_out, y + size_t(row) * s.out_w * s.out_c + size_t(group) * gc_out, size_t(s.out_c));
 }
 
 struct ConvTransposeRowTask {
@@ -207,10 +232,10 @@ struct ConvTransposeRowTask {
   const float* cols;  // the GEMM's columns, or x for the direct path
   float* y;
   int group;
-  static void run(void* ctx, size_t oy) {
+  static void run(void* ctx, size_t row) {
     auto* t = static_cast<const ConvTransposeRowTask*>(ctx);
-    if (t->group < 0) t->self->direct_row(int(oy), t->cols, t->y);
-    else t->self->gather_row(int(oy), t->cols, t->y, t->group);
+    if (t->group < 0) t->self->direct_row(int(row), t->cols, t->y);
+    else t->self->gather_row(int(row), t->cols, t->y, t->group);
   }
 };
 
@@ -219,8 +244,8 @@ void F32ConvTranspose::run(const float* x, float* y, float* scratch, pthreadpool
   const size_t px = pixels(s), n = col_width(s);
   if (direct(s)) {
     for (int img = 0; img < s.batch; ++img) {
-      ConvTransposeRowTask task{this, x + size_t(img) * px * s.in_c, y + size_t(img) * s.out_h * s.out_w * s.out_c, -1};
-      pthreadpool_parallelize_1d(pool, ConvTransposeRowTask::run, &task, size_t(s.out_h), 0);
+      ConvTransposeRowTask task{this, x + size_t(img) * px * s.in_c, y + size_t(img) * out_rows(s) * s.out_w * s.out_c, -1};
+      pthreadpool_parallelize_1d(pool, ConvTransposeRowTask::run, &task, out_rows(s), 0);
     }
     return;
   }
@@ -230,7 +255,7 @@ void F32ConvTranspose::run(const float* x, float* y, float* scratch, pthreadpool
   float* a = part + (chunks_.size() > 1 ? px * n : 0);
   for (int img = 0; img < s.batch; ++img) {
     const float* xi = x + size_t(img) * px * s.in_c;
-    float* yi = y + size_t(img) * s.out_h * s.out_w * s.out_c;
+    float* yi = y + size_t(img) * out_rows(s) * s.out_w * s.out_c;
     for (int g = 0; g < s.groups; ++g) {
       for (size_t j = 0; j < chunks_.size(); ++j) {
         const Chunk& ch = chunks_[j];
@@ -251,7 +276,7 @@ void F32ConvTranspose::run(const float* x, float* y, float* scratch, pthreadpool
         }
       }
       ConvTransposeRowTask task{this, cols, yi, g};
-      pthreadpool_parallelize_1d(pool, ConvTransposeRowTask::run, &task, size_t(s.out_h), 0);
+      pthreadpool_parallelize_1d(pool, ConvTransposeRowTask::run, &task, out_rows(s), 0);
     }
   }
 }

@@ -1,5 +1,7 @@
 #pragma once
 // FP32 transposed convolution (ONNX ConvTranspose), NHWC, on the FP32 GEMM microkernels.
+// A 3-D one (the shape's depth fields, NDHWC) is the same GEMM over (d, h, w) pixels and
+// (kd, kh, kw) taps, its gather pass run over the out_d · out_h rows of each image.
 //
 // Per image and group: cols[pixel][tap][m] = x[pixel][c] · W[c][m][tap] is one GEMM (K = the
 // group's input channels, N = kernel_h · kernel_w · its output channels; the weights packed
@@ -40,7 +42,7 @@ namespace octet::kernels {
 
 class F32ConvTranspose {
  public:
-  // weights ONNX order [in_c][out_c / groups][kh][kw]; bias [out_c] or nullptr. Throws
+  // weights ONNX order [in_c][out_c / groups][kh][kw] ([kd][kh][kw] in 3-D); bias [out_c] or nullptr. Throws
   // kernels::Unsupported when no GEMM microkernel runs under `isa` (scalar) or the column
   // buffer of one image would pass kMaxScratchBytes.
   F32ConvTranspose(const ConvTranspose2dShape& s, const float* weights, const float* bias, const Activation& act,
@@ -65,8 +67,12 @@ class F32ConvTranspose {
   };
   template <class MakeGemm>
   void init(const float* weights, MakeGemm make_gemm);
-  void gather_row(int oy, const float* cols, float* y, int group) const;
-  void direct_row(int oy, const float* x, float* y) const;
+  void init_taps();
+  template <class Fn>
+  void for_each_tap(int row, int ox, Fn fn) const;
+  // row: an output row of the image, oz · out_h + oy.
+  void gather_row(int row, const float* cols, float* y, int group) const;
+  void direct_row(int row, const float* x, float* y) const;
   void finish(float* yp, size_t count, const float* bias) const;  // bias and clamp
   friend struct ConvTransposeRowTask;
 
@@ -78,6 +84,19 @@ class F32ConvTranspose {
   const EltwiseUkernel<F32AddClampUkernel>* add_;
   std::vector<Chunk> chunks_;
   std::vector<float> taps_;  // one input channel per group: [tap][out_c]
+  // The input rows (and columns) that reach each output row (column), with their taps, in
+  // ORT's order: built once, so the gather pass runs no division per pixel.
+  struct TapRow {
+    size_t pixel;  // the input row's first pixel, (iz * in_h + iy) * in_w
+    int tap;       // its first tap, (kz * kernel_h + ky) * kernel_w
+  };
+  struct TapCol {
+    int ix, kx;
+  };
+  std::vector<TapRow> tap_rows_;
+  std::vector<size_t> row_start_;  // output row r: tap_rows_[row_start_[r] .. row_start_[r + 1])
+  std::vector<TapCol> tap_cols_;
+  std::vector<size_t> col_start_;  // output column ox: tap_cols_[col_start_[ox] .. col_start_[ox + 1])
   KernelId name_;
 };
 

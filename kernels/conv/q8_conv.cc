@@ -146,20 +146,22 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   qmin_ = rq.qmin;
   qmax_ = rq.qmax;
   const size_t in_c = static_cast<size_t>(s_.in_c);
-  // A 3-D conv takes the per-tap path only: one tap of in_c bytes per (kd, kh, kw), read from x
-  // through the indirection (padding taps at the zero row), no padded copy, no im2col.
+  // A 3-D conv merges its kernel rows as a 2-D one does: one tap per (kd, kh) row of taps, read
+  // from x or from a copy padded in H and W only (taps of the planes before or after the input
+  // read the zero row); it has no im2col path.
   const bool depth = s_.has_depth();
   const size_t kd = static_cast<size_t>(s_.kernel_d);
   const size_t taps = kd * s_.kernel_h * s_.kernel_w;
   name_ = row_kernel(*kernel_);
   const size_t kh = static_cast<size_t>(s_.kernel_h);
   const size_t kw = static_cast<size_t>(s_.kernel_w);
-  merge_kx_ = s_.dilation_w == 1 && !depth;
-  taps_ = merge_kx_ ? kh : taps;
+  const size_t tap_rows = kd * kh;  // kernel rows: (kz, ky), kz * kernel_h + ky
+  merge_kx_ = s_.dilation_w == 1;
+  taps_ = merge_kx_ ? tap_rows : taps;
   kc_ = merge_kx_ ? kw * in_c : in_c;
-  // ONNX order [c][ic][ky][kx]; a tap row is NHWC: [kx][ic] (merged) or [ic] (one tap per ky, kx).
-  auto weight_merged = [&](size_t c, size_t ky, size_t k) {
-    return w[((c * in_c + k % in_c) * kh + ky) * kw + k / in_c];
+  // ONNX order [c][ic][(kz,) ky][kx]; a tap row is NHWC: [kx][ic] (merged) or [ic] (one tap per ky, kx).
+  auto weight_merged = [&](size_t c, size_t row, size_t k) {
+    return w[((c * in_c + k % in_c) * tap_rows + row) * kw + k / in_c];
   };
   auto weight_per_tap = [&](size_t c, size_t t, size_t k) { return w[(c * in_c + k) * taps + t]; };
   const size_t out_c = static_cast<size_t>(s_.out_c);
@@ -202,12 +204,13 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   const bool pads = s_.pad_top > 0 || s_.pad_left > 0 || pad_bottom > 0 || pad_right > 0;
   // The im2col path always reads a padded copy (with no padding, a plain copy: its 16-byte
   // chunk loads may then run past the window, into the copy's spare bytes, never past x).
-  if (!depth && (im2col_ || (merge_kx_ && pads))) {
+  // A 3-D conv's copy pads each plane: [batch][in_d][padded_h][padded_w][in_c].
+  if (im2col_ || (merge_kx_ && pads)) {
     padded_h_ = s_.pad_top + s_.in_h + pad_bottom;
     padded_w_ = s_.pad_left + s_.in_w + pad_right;
     chunk_copy_ = (kc_ + 15) / 16 * 16;
     const size_t spare = std::max(static_cast<size_t>(kernel_->kr), im2col_ ? chunk_copy_ : 0);
-    padded_ = AlignedBytes(static_cast<size_t>(s_.batch) * padded_h_ * padded_w_ * in_c + spare);
+    padded_ = AlignedBytes(static_cast<size_t>(s_.batch) * s_.in_d * padded_h_ * padded_w_ * in_c + spare);
     std::memset(padded_.data(), zp_byte, padded_.size());
     if (im2col_) {
       init_im2col();
@@ -277,7 +280,7 @@ void Q8Conv::build_indirection(const uint8_t* base, int image_h, int image_w, in
     for (size_t i = 0; i < mr; ++i) {
       // Rows past the last pixel repeat it: the kernel computes them and stores nothing.
       const size_t p = std::min(g * mr + i, pixels - 1);
-      // (A 3-D conv's planes: only with base = x; the padded copy is 2-D.)
+      // (A 3-D conv's planes: from x, or the padded copy's planes, padded in H and W only.)
       const size_t ox = p % s_.out_w;
       const size_t oy = p / s_.out_w % s_.out_h;
       const size_t oz = p / s_.out_w / s_.out_h % s_.out_d;
@@ -346,10 +349,10 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     uint8_t* padded = padded_.data();
     const size_t in_h = static_cast<size_t>(s_.in_h);
     const size_t rows_per_piece = std::max<size_t>(1, kEltwiseMinPiece / std::max<size_t>(row_bytes, 1));
-    parallel_pieces(pool, static_cast<size_t>(s_.batch) * in_h, rows_per_piece, [&](size_t first, size_t count) {
+    parallel_pieces(pool, static_cast<size_t>(s_.batch) * s_.in_d * in_h, rows_per_piece, [&](size_t first, size_t count) {
       for (size_t r = first; r < first + count; ++r) {
-        const size_t n = r / in_h, iy = r % in_h;
-        const size_t to = ((n * padded_h_ + s_.pad_top + iy) * padded_w_ + s_.pad_left) * s_.in_c;
+        const size_t plane = r / in_h, iy = r % in_h;  // plane: n * in_d + iz
+        const size_t to = ((plane * padded_h_ + s_.pad_top + iy) * padded_w_ + s_.pad_left) * s_.in_c;
         std::memcpy(padded + to, x_bytes + r * row_bytes, row_bytes);
       }
     });

@@ -443,5 +443,20 @@ TEST(WholeModelParity, OrtToolFilesConvTransposeDecoder) {
   expect_ort_static_files_identical(dir / ".", batch(48, 940), 48, "ConvTranspose decoder");
 }
 
+// The same on the 3-D decoder (ConvTranspose3d units from ORT's tool).
+TEST(WholeModelParity, OrtToolFilesConvTranspose3dDecoder) {
+  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_QUANTIZATION();
+  ScratchDir dir;
+  const fs::path model = dir / "decoder3d.onnx";
+  loader::save_onnx(testing::decoder3d_model(), model.string());
+  auto batch = [](int64_t n, uint32_t seed) {
+    const ir::Dims d = {n, 3, 2, 4, 4};
+    return ir::TensorData::f32(d, testing::random_uniform(size_t(ir::element_count(d)), seed, -1.0f, 2.0f));
+  };
+  ASSERT_NO_FATAL_FAILURE(ort_quantize(model, batch(16, 931), dir / "."));
+  expect_ort_static_files_identical(dir / ".", batch(16, 941), 16, "ConvTranspose3d decoder");
+}
+
 }  // namespace
 }  // namespace octet

@@ -414,6 +414,48 @@ TEST(QuantParity, ConvTransposeDecoderMatchesOrtBitForBit) {
   expect_parity(octet_vs_ort(qdq, eval, "decoder"), "decoder minmax s8 per-channel");
 }
 
+// The 3-D decoder: octet's quantizer writes each 3-D ConvTranspose as the 2-D one (int8 weights
+// [C, M, kd, kh, kw] per channel along axis 1, an int32 bias, the Relu absorbed), and the units,
+// run in float between DQ and Q as ORT's CPU provider runs them, give ORT's codes.
+TEST(QuantParity, ConvTranspose3dDecoderIsWrittenAsOrtsToolAndMatchesOrtBitForBit) {
+  const auto calib = uniform_batches(4, 4, {3, 2, 4, 4}, 950);
+  for (const bool per_channel : {true, false}) {
+    SCOPED_TRACE(per_channel ? "per channel" : "per tensor");
+    calib::QuantizeOptions qo;
+    qo.per_channel = per_channel;
+    calib::QuantizeReport report;
+    const ir::Graph qdq = calib::quantize_model(testing::decoder3d_model(), calib, {}, qo, &report);
+    EXPECT_TRUE(report.float_ops.empty()) << report.float_ops.front();
+    EXPECT_EQ(report.absorbed.size(), 2u);
+    int units = 0;
+    for (const auto& n : qdq.nodes) {
+      EXPECT_NE(n.op, "Relu");
+      if (n.op != "ConvTranspose") continue;
+      ++units;
+      const ir::Node* dw = producer_of(qdq, n.input(1));
+      ASSERT_TRUE(dw && dw->op == "DequantizeLinear");
+      const auto& w = *qdq.value(dw->input(0)).constant;
+      EXPECT_EQ(w.dtype, ir::DType::s8);
+      EXPECT_EQ(w.dims.size(), 5u);
+      EXPECT_EQ(qdq.value(dw->input(1)).constant->count(), per_channel ? w.dims[1] : 1);
+      if (per_channel) EXPECT_EQ(dw->attrs.i("axis"), 1);
+      const ir::Node* db = producer_of(qdq, n.input(2));
+      ASSERT_TRUE(db && db->op == "DequantizeLinear");
+      EXPECT_EQ(qdq.value(db->input(0)).constant->dtype, ir::DType::s32);
+    }
+    EXPECT_EQ(units, 2);
+    if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    expect_parity(octet_vs_ort(qdq, uniform_batches(3, 4, {3, 2, 4, 4}, 960), "decoder3d"),
+                  std::string("3-D decoder minmax u8 ") + (per_channel ? "per-channel" : "per-tensor"));
+  }
+  // Grouped, per tensor (per channel it stays float, as in 2-D).
+  calib::QuantizeOptions qo;
+  qo.per_channel = false;
+  const ir::Graph grouped = calib::quantize_model(testing::decoder3d_model(2), calib, {}, qo);
+  expect_parity(octet_vs_ort(grouped, uniform_batches(2, 4, {3, 2, 4, 4}, 970), "decoder3d_g2"),
+                "3-D decoder grouped minmax u8 per-tensor");
+}
+
 // docs/quantization.md, "Parity with ONNX Runtime": uint8 activations are bit-identical to ORT
 // "in every configuration measured: every method x per-channel/per-tensor on TinyNet and ResNet8
 // (first 500 Fashion-MNIST test images) and the MLPerf ResNet8 (all 846 CIFAR images)".

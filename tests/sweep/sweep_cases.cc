@@ -619,6 +619,143 @@ void add_deconv_act(Builder& s, Mode mode, const DeconvGeom& g, const std::strin
   });
 }
 
+// 3-D transposed convolutions (NCDHW: a volumetric or video decoder's upsampling). `act`: an
+// activation after it (fused into the gather pass; in QDQ inside the float unit).
+struct Deconv3dGeom {
+  int64_t c = 8, m = 8, d = 3, h = 5, w = 5, group = 1;
+  Dims k = {3, 3, 3}, s = {2, 2, 2}, dil = {1, 1, 1};
+  Dims pads = {1, 1, 1, 1, 1, 1};
+  Dims output_padding;   // empty: absent
+  Dims output_shape;     // empty: absent
+  std::string auto_pad;  // "" (NOTSET), SAME_UPPER, SAME_LOWER, VALID
+  bool bias = true;
+  int64_t batch = 1;
+  std::string act;
+  std::string id() const {
+    std::string r = "3d_c" + std::to_string(c) + "_m" + std::to_string(m) + "_" + std::to_string(d) + "x" +
+                    std::to_string(h) + "x" + std::to_string(w) + "_k" + join(k, "x") + "_s" + join(s, "x") + "_d" +
+                    join(dil, "x") + "_g" + std::to_string(group);
+    r += auto_pad.empty() ? "_p" + join(pads, ".") : "_" + auto_pad;
+    if (!output_padding.empty()) r += "_op" + join(output_padding, ".");
+    if (!output_shape.empty()) r += "_os" + join(output_shape, ".");
+    if (!bias) r += "_nobias";
+    if (batch != 1) r += "_n" + std::to_string(batch);
+    if (!act.empty()) r += "_" + act;
+    for (char& ch : r) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return r;
+  }
+  Attrs attrs() const {
+    Attrs a = {{"kernel_shape", k}, {"strides", s}, {"dilations", dil}, {"group", group}};
+    if (auto_pad.empty()) a.push_back({"pads", pads});
+    else a.push_back({"auto_pad", auto_pad});
+    if (!output_padding.empty()) a.push_back({"output_padding", output_padding});
+    if (!output_shape.empty()) a.push_back({"output_shape", output_shape});
+    return a;
+  }
+};
+
+void add_deconv3d(Builder& s, Mode mode, const Deconv3dGeom& g) {
+  const Dims w_dims = {g.c, g.m / g.group, g.k[0], g.k[1], g.k[2]};
+  s.add(mode, "ConvTranspose", g.id(), [g, mode, w_dims](OnnxBuilder& b) {
+    const std::string x = b.input("x", {g.batch, g.c, g.d, g.h, g.w});
+    std::vector<std::string> in;
+    if (mode == Mode::fp32) {
+      in = {x, b.random_normal_init("", w_dims, 0, 0.3f)};
+      if (g.bias) in.push_back(b.random_normal_init("", {g.m}));
+    } else {
+      // Per output channel (axis 1) as ORT's quantize_static writes it, per tensor when grouped.
+      auto w = testing::qdq_weights(b, w_dims, g.group == 1, 0.3f, 1);
+      in = {testing::qdq(b, x, kAct), w.dq};
+      if (g.bias) in.push_back(testing::qdq_bias(b, g.m, kAct.scale, w.scales));
+    }
+    std::string y = b.node("ConvTranspose", in, g.attrs());
+    if (!g.act.empty()) y = b.node(g.act, {y});
+    const float k = float(g.c / g.group * g.k[0] * g.k[1] * g.k[2]) / float(g.s[0] * g.s[1] * g.s[2]);
+    b.output(mode == Mode::fp32 ? y : testing::qdq(b, y, {0.3f * std::sqrt(k) / 64, 128, ElemType::u8}));
+  });
+}
+
+std::vector<Deconv3dGeom> deconv3d_space() {
+  std::vector<Deconv3dGeom> v;
+  for (int64_t k : {2, 3})  // kernels 2 and 3, stride 1 and 2, no padding
+    for (int64_t st : {1, 2}) {
+      Deconv3dGeom g;
+      g.k = {k, k, k};
+      g.s = {st, st, st};
+      g.pads = {0, 0, 0, 0, 0, 0};
+      v.push_back(g);
+    }
+  {
+    Deconv3dGeom g;  // 2x upsampling (3-D U-Net decoder), k2 s2, 16 -> 8
+    g.c = 16, g.k = {2, 2, 2}, g.pads = {0, 0, 0, 0, 0, 0};
+    v.push_back(g);
+  }
+  {
+    Deconv3dGeom g;  // 3x3x3 s2 p1 op1: exact 2x on every axis
+    g.output_padding = {1, 1, 1};
+    v.push_back(g);
+  }
+  {
+    Deconv3dGeom g;  // 3x3x3 s1 p1: a "same" deconv; no bias
+    g.s = {1, 1, 1}, g.bias = false;
+    v.push_back(g);
+  }
+  {
+    Deconv3dGeom g;  // the plane only (1x2x2 s(1,2,2)), then the depth only (3x1x1 s(2,1,1)), asymmetric pads
+    g.k = {1, 2, 2}, g.s = {1, 2, 2}, g.pads = {0, 0, 0, 0, 0, 0};
+    v.push_back(g);
+    g.k = {3, 1, 1}, g.s = {2, 1, 1}, g.pads = {1, 0, 0, 2, 0, 0};
+    v.push_back(g);
+  }
+  {
+    Deconv3dGeom g;  // dilations (stride 1 and stride 2 with output_padding on one axis)
+    g.dil = {2, 2, 2}, g.s = {1, 1, 1}, g.pads = {2, 2, 2, 2, 2, 2};
+    v.push_back(g);
+    g.dil = {1, 2, 2}, g.s = {2, 2, 2}, g.pads = {1, 1, 1, 1, 1, 1}, g.output_padding = {0, 1, 1};
+    v.push_back(g);
+  }
+  {
+    Deconv3dGeom g;  // output_shape (pads derived from it)
+    g.output_shape = {6, 10, 11};
+    v.push_back(g);
+  }
+  for (const char* ap : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    Deconv3dGeom g;
+    g.auto_pad = ap;
+    v.push_back(g);
+    g.k = {2, 4, 4};  // even kernels: odd total padding
+    v.push_back(g);
+  }
+  {
+    Deconv3dGeom g;  // 2 groups, 4 outputs per group of 2 inputs, depthwise (groups = C)
+    g.group = 2;
+    v.push_back(g);
+    g.c = 4, g.m = 16, g.group = 2;
+    v.push_back(g);
+    g.c = g.m = g.group = 8;
+    v.push_back(g);
+    g.c = 4, g.m = 12, g.group = 4, g.k = {2, 2, 2}, g.pads = {0, 0, 0, 0, 0, 0};  // channel multiplier 3
+    v.push_back(g);
+  }
+  {
+    Deconv3dGeom g;  // odd channels, batch 2, depth 1
+    g.c = 5, g.m = 11, g.d = 1, g.h = 4, g.w = 6, g.batch = 2, g.k = {1, 3, 3}, g.pads = {0, 1, 1, 0, 1, 1};
+    v.push_back(g);
+  }
+  {
+    Deconv3dGeom g;  // deep input: K over MLAS's 128-channel blocks
+    g.c = 160, g.m = 12, g.d = 2, g.h = g.w = 3, g.output_padding = {1, 1, 1};
+    v.push_back(g);
+  }
+  for (const char* act : {"Relu", "Sigmoid"}) {  // an activation fused into the gather pass
+    Deconv3dGeom g;
+    g.output_padding = {1, 1, 1};
+    g.act = act;
+    v.push_back(g);
+  }
+  return v;
+}
+
 std::vector<DeconvGeom> deconv_space() {
   std::vector<DeconvGeom> v;
   for (int64_t k = 1; k <= 5; ++k)  // kernels 1..5, stride 1 and 2, no padding
@@ -997,6 +1134,11 @@ std::vector<Case> make() {
     b.output(b.node("ConvTranspose", {b.input("x", {1, 8, 9}), b.random_normal_init("", {8, 6, 3}), b.random_normal_init("", {6})},
                     {{"pads", {1, 1}}, {"strides", {2}}, {"output_padding", {1}}}));
   });
+  const auto deconvs3d = deconv3d_space();
+  for (const Deconv3dGeom& g : deconvs3d) add_deconv3d(s, Mode::fp32, g);
+  for (size_t i = 0; i < deconvs3d.size(); ++i)
+    if (i % 2 == 0 || deconvs3d[i].group > 1 || deconvs3d[i].c > 128 || !deconvs3d[i].act.empty())
+      add_deconv3d(s, Mode::qdq, deconvs3d[i]);
   s.add(Mode::fp32, "ConvTranspose", "3d_k3", [](OnnxBuilder& b) {
     b.output(b.node("ConvTranspose", {b.input("x", {1, 4, 4, 4, 4}), b.random_normal_init("", {4, 4, 3, 3, 3})}, {}));
   });

@@ -94,6 +94,10 @@ std::vector<Probe> make() {
     b.output(b.node("ConvTranspose", {map(b), init(b, {16, 16, 3, 3})},
                     {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"output_padding", {1, 1}}}));
   });
+  row("ConvTranspose", "3-D 2x upsampling k2 s2", [](OnnxBuilder& b) {
+    b.output(b.node("ConvTranspose", {map(b, {1, 16, 4, 8, 8}), init(b, {16, 8, 2, 2, 2}), init(b, {8})},
+                    {{"strides", {2, 2, 2}}}));
+  });
   row("Gemm", "transB, bias", [](OnnxBuilder& b) {
     b.output(b.node("Gemm", {map(b, {1, 64}), init(b, {32, 64}), init(b, {32})}, {{"transB", 1}}));
   });
