@@ -28,6 +28,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <random>
 #include <set>
 #include <sstream>
@@ -70,8 +71,10 @@ double element(const ir::TensorData& t, int64_t i) {
     case ir::DType::s8: return t.as<int8_t>()[i];
     case ir::DType::s32: return t.as<int32_t>()[i];
     case ir::DType::s64: return double(t.as<int64_t>()[i]);
-    default: return std::nan("");
+    case ir::DType::f64: return t.as<double>()[i];
+    case ir::DType::b8: return t.as<uint8_t>()[i] != 0;  // one byte per bool
   }
+  throw std::invalid_argument(std::string("sweep: no comparison for dtype ") + ir::dtype_name(t.dtype));
 }
 
 std::string fmt(double v) {
