@@ -254,6 +254,11 @@ const std::map<std::string, Importer>& importers() {
                         else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
                         else axes_attr_to_input(n, ctx);
                       }};
+    // ReduceL1 / L2 / SumSquare / LogSum / LogSumExp / Prod take their axes as an input from
+    // opset 18, like ReduceMean.
+    for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceProd"})
+      t[op] = t.at("ReduceMean");
+    t["LpNormalization"] = {1, {{"axis", i64(-1)}, {"p", i64(2)}}, {}};
     // Before opset 8 Min / Max do not broadcast; octet always does (a superset).
     for (const char* op : {"Min", "Max"}) t[op] = {6, {}, {}};
     auto pool_attrs = conv_geometry;
