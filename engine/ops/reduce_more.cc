@@ -1,11 +1,14 @@
 // ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, ReduceProd and
 // LpNormalization (FP32), on kernels/elementwise/reduce_more.h: ONNX Runtime's summation orders,
 // x read through its strides in whatever layout it arrives.
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
+#include "engine/ops/typed_broadcast.h"
 #include "kernels/elementwise/reduce_more.h"
 
 namespace octet {
@@ -42,14 +45,84 @@ Reduction reduction(const OpContext& c) {
   return r;
 }
 
+// float64, int32 and int64 (the types ORT's CPU kernels take besides float32) by ORT's generic
+// loop in T: the reduced elements in the row-major order of the reduced axes, one step at a
+// time; sqrt, log and exp through double as ORT's reduce_sqrt / reduce_log / reduce_exp. Integer
+// results are exact in any order; a float64 over every axis is summed in that order too (ORT:
+// Eigen's packets of 2), within float64's tolerance.
+template <class T>
+T typed_finish(kernels::MapReduce kind, T acc, T max) {
+  using kernels::MapReduce;
+  switch (kind) {
+    case MapReduce::l2: return T(std::sqrt(double(acc)));
+    case MapReduce::log_sum: return T(std::log(double(acc)));
+    case MapReduce::log_sum_exp: return T(std::log(double(acc))) + max;
+    default: return acc;
+  }
+}
+
+template <class T>
+Kernel typed_reduce(const OpContext& c, kernels::MapReduce kind, const void* in, void* out) {
+  using kernels::MapReduce;
+  const Reduction r = reduction(c);
+  const TensorInfo& x = c.info(0);
+  const auto strides = x.strides();
+  std::vector<int64_t> bases = {0}, offsets = {0};
+  bool empty = false;
+  for (size_t d = 0; d < x.dims.size(); ++d) {
+    const bool folded = r.reduced[d] && !r.identity;
+    empty = empty || (folded && x.dims[d] == 0);
+    std::vector<int64_t>& v = folded ? offsets : bases;
+    std::vector<int64_t> next;
+    for (int64_t o : v)
+      for (int64_t i = 0; i < x.dims[d]; ++i) next.push_back(o + i * strides[d]);
+    v.swap(next);
+  }
+  auto xp = static_cast<const T*>(in);
+  auto y = static_cast<T*>(out);
+  c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(x.dtype)) + "_map_reduce_strided"));
+  return [=] {
+    for (size_t j = 0; j < bases.size(); ++j) {
+      const T* p = xp + bases[j];
+      if (empty) {
+        const float e = kernels::map_reduce_empty_value(kind);
+        // ORT fills -infinity<T>(), which is 0 for the integers.
+        y[j] = std::numeric_limits<T>::has_infinity || !std::isinf(e) ? T(e) : T(0);
+        continue;
+      }
+      T max = 0;
+      if (kind == MapReduce::log_sum_exp) {
+        auto bad = [](T v) { return std::isinf(double(v)) || std::isnan(double(v)); };
+        max = std::isinf(double(p[offsets[0]])) ? T(0) : p[offsets[0]];
+        for (int64_t o : offsets) max = (bad(p[o]) || p[o] < max) ? max : p[o];
+      }
+      T acc = kind == MapReduce::prod ? T(1) : T(0);
+      for (int64_t o : offsets) {
+        const T v = p[o];
+        switch (kind) {
+          case MapReduce::l1: acc += v > 0 ? v : T(-v); break;
+          case MapReduce::l2:
+          case MapReduce::sum_square: acc += v * v; break;
+          case MapReduce::log_sum: acc += v; break;
+          case MapReduce::log_sum_exp: acc += T(std::exp(double(v - max))); break;
+          case MapReduce::prod: acc *= v; break;
+        }
+      }
+      y[j] = typed_finish<T>(kind, acc, max);
+    }
+  };
+}
+
 // With noop_with_empty_axes and no axes ORT applies the reduction to each element alone (|x|,
 // sqrt(x * x), log x, ...): a reduction over no axes, which the driver runs as one term each.
 OpImpl map_reduce_op(kernels::MapReduce kind) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    require_f32(c);
-    return {{ir::DType::f32, reduction(c).out, Layout::row_major}};
+    const ir::DType t = c.info(0).dtype;
+    if (t != ir::DType::f32 && t != ir::DType::f64 && t != ir::DType::s32 && t != ir::DType::s64)
+      c.fail(std::string(ir::dtype_name(t)) + " " + c.node.op + " is not supported (float32, float64, int32, int64)");
+    return {{t, reduction(c).out, Layout::row_major}};
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
     const Reduction r = reduction(c);
@@ -59,6 +132,8 @@ OpImpl map_reduce_op(kernels::MapReduce kind) {
   op.build = [kind](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const Reduction r = reduction(c);
     const TensorInfo& x = c.info(0);
+    if (x.dtype != ir::DType::f32)
+      return ops::with_type(c, x.dtype, [&](auto t) { return typed_reduce<decltype(t)>(c, kind, in[0], out[0]); });
     const ir::Dims dims = x.dims;
     const auto strides = x.strides();
     std::unique_ptr<bool[]> flags(new bool[dims.size() + 1]);

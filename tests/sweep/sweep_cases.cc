@@ -1069,6 +1069,13 @@ std::vector<Case> make() {
     s.add(Mode::fp32, op, "no_axes_noop1_2x3x4", [=](OnnxBuilder& b) {
       reduce(b, b.input("x", {2, 3, 4}), {}, {{"noop_with_empty_axes", int64_t(1)}});
     }, false, 18);
+    // int32 and int64 (ORT's CPU kernels take both): exact, over 3 terms so products stay in range.
+    for (ElemType t : {ElemType::s32, ElemType::s64})
+      s.add(Mode::fp32, op, std::string(type_name(t)) + "_axes1_keep1_2x3x4", [=](OnnxBuilder& b) {
+        std::string x = b.input("x", {2, 3, 4});
+        if (abs_first) x = b.node("Abs", {x});
+        b.output(b.node(op, {integers(b, x, t)}, {{"axes", Dims{1}}, {"keepdims", int64_t(1)}}), t);
+      });
     s.add(Mode::fp32, op, "channels_last_axes1_keep1_1x16x9x9", [=](OnnxBuilder& b) {
       const std::string y = b.node("Conv", {b.input("x", {1, 8, 9, 9}), b.random_normal_init("", {16, 8, 1, 1})});
       reduce(b, y, {}, {{"axes", Dims{1}}, {"keepdims", int64_t(1)}});
