@@ -1,6 +1,7 @@
 // ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, ReduceProd and
 // LpNormalization (FP32), on kernels/elementwise/reduce_more.h: ONNX Runtime's summation orders,
-// x read through its strides in whatever layout it arrives.
+// x read through its strides in whatever layout it arrives. CumSum and Hardmax along an axis.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -10,6 +11,8 @@
 #include "engine/ops/batch_use.h"
 #include "engine/ops/typed_broadcast.h"
 #include "kernels/elementwise/reduce_more.h"
+#include "kernels/elementwise/softmax.h"
+#include "kernels/kernel_id.h"
 
 namespace octet {
 namespace {
@@ -197,6 +200,130 @@ OpImpl lp_norm_op() {
   return op;
 }
 
+// x as [outer][len][inner] around one axis (row-major).
+LpGeometry axis_split(const ir::Dims& d, int64_t axis, bool coerce_2d) {
+  LpGeometry g;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const int64_t a = int64_t(i);
+    if (a < axis) g.outer *= d[i];
+    else if (a == axis || (coerce_2d && a > axis)) g.len *= d[i];
+    else g.inner *= d[i];
+  }
+  return g;
+}
+
+// CumSum (float32, float64, int32, int64): y[k] = y[k - 1] + x[k] along the axis (exclusive: from
+// 0 with x[k - 1]; reverse: from the end), as ONNX Runtime adds its slices. Each output is a chain
+// of adds in that order, so the vectors run across the inner dimension (the loop over i, which
+// the compiler vectorizes), and an innermost axis is a scalar chain per row.
+int64_t cumsum_axis(const OpContext& c) {
+  const ir::TensorData& a = c.constant(1, "axis");
+  const std::vector<int64_t> v = a.to_i64();
+  if (v.size() != 1) c.fail("axis must hold one value");
+  return normalize_axis(c, v[0], int64_t(c.info(0).dims.size()));
+}
+
+template <class T>
+Kernel cumsum_kernel(const OpContext& c, const void* in, void* out) {
+  const LpGeometry g = axis_split(c.info(0).dims, cumsum_axis(c), false);
+  const bool exclusive = c.node.attrs.i("exclusive") != 0, reverse = c.node.attrs.i("reverse") != 0;
+  auto x = static_cast<const T*>(in);
+  auto y = static_cast<T*>(out);
+  c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(c.info(0).dtype)) + "_cumsum_axis"));
+  return [=] {
+    const int64_t len = g.len, inner = g.inner;
+    for (int64_t o = 0; o < g.outer; ++o) {
+      const T* xo = x + o * len * inner;
+      T* yo = y + o * len * inner;
+      for (int64_t s = 0; s < len; ++s) {
+        const int64_t k = reverse ? len - 1 - s : s, prev = reverse ? k + 1 : k - 1;
+        T* yk = yo + k * inner;
+        if (s == 0) {
+          for (int64_t i = 0; i < inner; ++i) yk[i] = exclusive ? T(0) : xo[k * inner + i];
+        } else {
+          const T* add = xo + (exclusive ? prev : k) * inner;
+          const T* yp = yo + prev * inner;
+          for (int64_t i = 0; i < inner; ++i) yk[i] = yp[i] + add[i];
+        }
+      }
+    }
+  };
+}
+
+OpImpl cumsum_op() {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const ir::DType t = c.info(0).dtype;
+    if (t != ir::DType::f32 && t != ir::DType::f64 && t != ir::DType::s32 && t != ir::DType::s64)
+      c.fail(std::string(ir::dtype_name(t)) + " CumSum is not supported (float32, float64, int32, int64)");
+    if (c.info(0).dims.empty()) c.fail("input must have rank >= 1");
+    cumsum_axis(c);
+    return {{t, c.info(0).dims, Layout::row_major}};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
+                                      cumsum_axis(c) != 0);
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    return ops::with_type(c, c.info(0).dtype, [&](auto t) { return cumsum_kernel<decltype(t)>(c, in[0], out[0]); });
+  };
+  return op;
+}
+
+// Hardmax: 1 at the first largest value along the axis, 0 elsewhere (ORT: the row max, then the
+// first element equal to it). Before opset 13 every axis from `axis` on is one (coerce_2d, set by
+// the importer). The max search is ArgMax's SIMD kernel (first index); writing the ones is a fill.
+OpImpl hardmax_op() {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  auto geometry = [](const OpContext& c) {
+    const auto& d = c.info(0).dims;
+    if (d.empty()) c.fail("input must have rank >= 1");
+    const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(d.size()));
+    return axis_split(d, axis, c.node.attrs.i("coerce_2d", 0) != 0);
+  };
+  op.infer = [geometry](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c);
+    geometry(c);
+    return {{ir::DType::f32, c.info(0).dims, Layout::row_major}};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::keeps_images_apart_if(normalize_axis(c, c.node.attrs.i("axis"), int64_t(c.info(0).dims.size())) != 0);
+  };
+  op.scratch_bytes = [geometry](const OpContext& c, const std::vector<TensorInfo>&) {
+    const LpGeometry g = geometry(c);
+    return size_t(g.outer * g.inner) * sizeof(int64_t);
+  };
+  op.build = [geometry](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const LpGeometry g = geometry(c);
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    if (g.outer * g.len * g.inner == 0) return [] {};
+    auto arg = std::make_shared<const kernels::F32ArgExtremum>(false, false, g.outer, g.len, g.inner, c.isa);
+    c.report_kernel(arg->kernel_id() + " + one-hot fill");
+    const size_t positions = size_t(g.outer * g.inner);
+    std::shared_ptr<std::vector<int64_t>> own;
+    auto idx = static_cast<int64_t*>(c.scratch);
+    if (c.scratch_size < positions * sizeof(int64_t)) {  // evaluated at plan time, outside the arena
+      own = std::make_shared<std::vector<int64_t>>(positions);
+      idx = own->data();
+    }
+    pthreadpool_t pool = c.threadpool;
+    return [=] {
+      arg->run(x, idx, pool);
+      std::fill(y, y + g.outer * g.len * g.inner, 0.0f);
+      for (int64_t o = 0; o < g.outer; ++o)
+        for (int64_t i = 0; i < g.inner; ++i) {
+          const int64_t k = idx[size_t(o * g.inner + i)];
+          // A row with a NaN: ORT compares each element with a NaN max and sets none.
+          if (!std::isnan(x[(o * g.len + k) * g.inner + i])) y[(o * g.len + k) * g.inner + i] = 1.0f;
+        }
+    };
+  };
+  return op;
+}
+
 }  // namespace reduce_more
 }  // namespace
 
@@ -211,6 +338,8 @@ void register_reduce_more_ops(OpTable& t) {
   t.emplace_back("ReduceLogSumExp", map_reduce_op(MapReduce::log_sum_exp));
   t.emplace_back("ReduceProd", map_reduce_op(MapReduce::prod));
   t.emplace_back("LpNormalization", lp_norm_op());
+  t.emplace_back("CumSum", reduce_more::cumsum_op());
+  t.emplace_back("Hardmax", reduce_more::hardmax_op());
 }
 
 }  // namespace octet

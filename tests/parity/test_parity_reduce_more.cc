@@ -1,4 +1,4 @@
-// ReduceL1 / L2 / SumSquare / LogSum / LogSumExp / Prod and LpNormalization against ONNX Runtime,
+// ReduceL1 / L2 / SumSquare / LogSum / LogSumExp / Prod, LpNormalization, CumSum and Hardmax against ONNX Runtime,
 // in the patterns models use them: a face / re-id embedding normalised by LpNormalization or by
 // ReduceL2 and a Div, and each reduction over a conv's channels-last output along channels,
 // spatial axes and every axis (at batches 1 and 5, so the batch is also run in slices).
@@ -45,6 +45,22 @@ TEST_F(ParityTest, MappedReductionsOverAChannelsLastMap) {
       }
     }
     check_model(b, "mapped_reductions_opset" + std::to_string(opset));
+  }
+}
+
+// CumSum along each axis of a conv output (exclusive, reverse) and Hardmax at opsets 11 and 13.
+TEST_F(ParityTest, CumSumAndHardmax) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (int64_t opset : {11, 14}) {
+    OnnxBuilder b(opset);
+    auto x = b.input("x", {-1, 4, 5, 6});
+    auto y = b.node("Conv", {x, b.random_normal_init("w", {8, 4, 3, 3})}, {{"pads", {1, 1, 1, 1}}});
+    for (int64_t axis : {1, 3}) {
+      b.output(b.node("CumSum", {y, b.initializer_i64("a" + std::to_string(axis), {}, {axis})},
+                      {{"exclusive", int64_t(axis == 3)}, {"reverse", int64_t(axis == 1)}}));
+      b.output(b.node("Hardmax", {y}, {{"axis", axis}}));
+    }
+    check_model(b, "cumsum_hardmax_opset" + std::to_string(opset));
   }
 }
 

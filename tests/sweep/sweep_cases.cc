@@ -1081,6 +1081,27 @@ std::vector<Case> make() {
       reduce(b, y, {}, {{"axes", Dims{1}}, {"keepdims", int64_t(1)}});
     });
   }
+  // CumSum: the axis a 0-D input; exclusive and reverse; float32 and int32 / int64.
+  for (int64_t axis : {0, 1, -1})
+    for (int64_t excl : {0, 1})
+      for (int64_t rev : {0, 1})
+        s.add(Mode::fp32, "CumSum", "axis" + std::to_string(axis) + "_excl" + std::to_string(excl) + "_rev" +
+                                        std::to_string(rev) + "_2x16x7x7",
+              [=](OnnxBuilder& b) {
+                b.output(b.node("CumSum", {b.input("x", {2, 16, 7, 7}), b.initializer_i64("", {}, {axis})},
+                                {{"exclusive", excl}, {"reverse", rev}}));
+              }, false, 14);
+  for (ElemType t : {ElemType::s32, ElemType::s64})
+    s.add(Mode::fp32, "CumSum", std::string(type_name(t)) + "_axis1_rev1_3x50", [=](OnnxBuilder& b) {
+      b.output(b.node("CumSum", {integers(b, b.input("x", {3, 50}), t), b.initializer_i64("", {}, {1})},
+                      {{"reverse", int64_t(1)}}), t);
+    }, false, 14);
+  // Hardmax: one axis from opset 13, every axis from `axis` on (flattened) before.
+  for (int64_t axis : {0, 1, 2, -1}) {
+    add_unary(s, Mode::fp32, "Hardmax", "axis" + std::to_string(axis), {{"axis", axis}}, {2, 3, 4, 5}, {}, 13);
+    add_unary(s, Mode::fp32, "Hardmax", "opset11_axis" + std::to_string(axis), {{"axis", axis}}, {2, 3, 4, 5}, {}, 11);
+  }
+  add_unary(s, Mode::fp32, "Hardmax", "default_axis_1000", {}, {4, 1000}, {}, 13);
   for (int64_t p : {1, 2})
     for (auto [d, axis] : std::vector<std::pair<Dims, int64_t>>{{{4, 512}, -1}, {{2, 16, 7, 7}, 1}, {{2, 16, 7, 7}, -1},
                                                                  {{3, 5}, 0}, {{2, 3, 17}, 2}})

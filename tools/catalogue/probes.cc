@@ -146,6 +146,10 @@ std::vector<Probe> make() {
     b.output(b.node("LpNormalization", {map(b, {4, 512})}, {{"axis", -1}, {"p", 2}}));
   });
   row("LpNormalization", "p 1, channels", unary("LpNormalization", {{"axis", 1}, {"p", 1}}));
+  row("CumSum", "over channels", [](OnnxBuilder& b) {
+    b.output(b.node("CumSum", {map(b), b.initializer_i64("", {}, {1})}));
+  }).opset = 14;
+  row("Hardmax", "last axis", [](OnnxBuilder& b) { b.output(b.node("Hardmax", {map(b, {4, 100})})); }).opset = 13;
   row("Softmax", "last axis", [](OnnxBuilder& b) { b.output(b.node("Softmax", {map(b, {4, 100})}, {{"axis", -1}})); });
   row("Softmax", "axis 1 of 4-D", unary("Softmax", {{"axis", 1}}));
 
