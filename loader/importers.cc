@@ -259,6 +259,7 @@ const std::map<std::string, Importer>& importers() {
     for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceProd"})
       t[op] = t.at("ReduceMean");
     t["LpNormalization"] = {1, {{"axis", i64(-1)}, {"p", i64(2)}}, {}};
+    t["MeanVarianceNormalization"] = {9, {{"axes", AttrValue(std::vector<int64_t>{0, 2, 3})}}, {}};
     t["CumSum"] = {11, {{"exclusive", i64(0)}, {"reverse", i64(0)}}, {}};
     // Before opset 13 Hardmax flattens the input to 2-D at `axis`, whose default is 1 (-1 from 13).
     t["Hardmax"] = {1, {{"axis", i64(-1)}}, [](Node& n, ImportContext& ctx) {

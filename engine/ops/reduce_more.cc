@@ -324,6 +324,41 @@ OpImpl hardmax_op() {
   return op;
 }
 
+// MeanVarianceNormalization over `axes` (default 0, 2, 3: per channel of an NCHW batch).
+std::vector<bool> mvn_axes(const OpContext& c) {
+  const int64_t rank = int64_t(c.info(0).dims.size());
+  std::vector<bool> normalized(size_t(rank), false);
+  for (int64_t a : c.node.attrs.ints("axes")) normalized[size_t(normalize_axis(c, a, rank))] = true;
+  return normalized;
+}
+
+OpImpl mvn_op() {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    require_f32(c);
+    mvn_axes(c);
+    return {{ir::DType::f32, c.info(0).dims, Layout::row_major}};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    const std::vector<bool> n = mvn_axes(c);
+    return ops::keeps_images_apart_if(!n.empty() && !n[0]);
+  };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const ir::Dims dims = c.info(0).dims;
+    const std::vector<bool> n = mvn_axes(c);
+    std::unique_ptr<bool[]> flags(new bool[dims.size() + 1]);
+    for (size_t i = 0; i < dims.size(); ++i) flags[i] = n[i];
+    auto k = std::make_shared<const kernels::F32MeanVarianceNorm>(int(dims.size()), dims.data(), flags.get(), c.isa);
+    c.report_kernel(k->kernel_id());
+    auto scratch = std::make_shared<std::vector<float>>(k->scratch_floats());
+    auto x = static_cast<const float*>(in[0]);
+    auto y = static_cast<float*>(out[0]);
+    return [=] { k->run(x, y, scratch->data()); };
+  };
+  return op;
+}
+
 }  // namespace reduce_more
 }  // namespace
 
@@ -340,6 +375,7 @@ void register_reduce_more_ops(OpTable& t) {
   t.emplace_back("LpNormalization", lp_norm_op());
   t.emplace_back("CumSum", reduce_more::cumsum_op());
   t.emplace_back("Hardmax", reduce_more::hardmax_op());
+  t.emplace_back("MeanVarianceNormalization", reduce_more::mvn_op());
 }
 
 }  // namespace octet

@@ -1,6 +1,7 @@
 #include "kernels/elementwise/reduce_more.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/ref/reduce_more.h"
@@ -134,6 +135,67 @@ void F32LpNorm::run(const float* x, float* y, float* norms, pthreadpool_t pool) 
       }
     }
   });
+}
+
+F32MeanVarianceNorm::F32MeanVarianceNorm(int rank, const int64_t* dims, const bool* normalized, Isa isa) {
+  std::vector<int64_t> strides(size_t(rank), 1);
+  for (int d = rank - 2; d >= 0; --d) strides[size_t(d)] = strides[size_t(d) + 1] * dims[d + 1];
+  sum_ = std::make_unique<F32MapReduce>(MapReduce::sum, rank, dims, strides.data(), normalized, isa);
+  squares_ = std::make_unique<F32MapReduce>(MapReduce::sum_square, rank, dims, strides.data(), normalized, isa);
+  int64_t total = 1, n = 1;
+  for (int d = 0; d < rank; ++d) {
+    total *= dims[d];
+    if (normalized[d]) n *= dims[d];
+  }
+  n_ = float(n);
+  kept_ = size_t(n == 0 ? 0 : total / n);
+  // Runs: the trailing axes that share the last axis's state. Normalized, a run shares one
+  // statistic (inc 0); kept, its statistics are consecutive (inc 1).
+  int first = rank;
+  while (first > 0 && normalized[first - 1] == normalized[rank - 1]) --first;
+  for (int d = first; d < rank; ++d) run_ *= size_t(dims[d]);
+  inc_ = rank > 0 && !normalized[rank - 1] ? 1 : 0;
+  if (total > 0 && run_ > 0) {
+    const size_t runs = size_t(total) / run_;
+    stat_offsets_.resize(runs);
+    for (size_t q = 0; q < runs; ++q) {
+      // The run's first element: its kept index, row-major over the kept axes.
+      int64_t rem = int64_t(q * run_), kept_index = 0;
+      std::vector<int64_t> idx(static_cast<size_t>(rank));
+      for (int d = rank - 1; d >= 0; --d) {
+        idx[size_t(d)] = dims[d] ? rem % dims[d] : 0;
+        rem = dims[d] ? rem / dims[d] : 0;
+      }
+      for (int d = 0; d < rank; ++d)
+        if (!normalized[d]) kept_index = kept_index * dims[d] + idx[size_t(d)];
+      stat_offsets_[q] = kept_index;
+    }
+  }
+  ones_.assign(inc_ ? run_ : 1, 1.0f);
+  div_ = first_runnable(kF32SubDivUkernels, isa);
+}
+
+KernelId F32MeanVarianceNorm::kernel_id() const {
+  KernelId div = div_ ? row_kernel(*div_) : reference_kernel("f32_sub_div__ref");
+  return sum_->kernel_id() + " + " + squares_->kernel_id() + " + " + div;
+}
+
+void F32MeanVarianceNorm::run(const float* x, float* y, float* scratch) const {
+  if (stat_offsets_.empty()) return;
+  float* mean = scratch;
+  float* sd = scratch + kept_;
+  sum_->run(x, mean, nullptr);
+  for (size_t j = 0; j < kept_; ++j) mean[j] /= n_;
+  auto sub_div = [&](const float* in, const float* a, const float* b, size_t inc, float* out) {
+    if (div_) div_->fn(run_, in, a, b, inc, out, false);
+    else f32_sub_div__ref(run_, in, a, b, inc, out, false);
+  };
+  for (size_t q = 0; q < stat_offsets_.size(); ++q)
+    sub_div(x + q * run_, mean + stat_offsets_[q], ones_.data(), inc_, y + q * run_);
+  squares_->run(y, sd, nullptr);
+  for (size_t j = 0; j < kept_; ++j) sd[j] = std::sqrt(sd[j] / n_);
+  for (size_t q = 0; q < stat_offsets_.size(); ++q)
+    sub_div(y + q * run_, nullptr, sd + stat_offsets_[q], inc_, y + q * run_);
 }
 
 }  // namespace octet::kernels

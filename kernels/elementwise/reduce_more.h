@@ -7,6 +7,7 @@
 #include <pthreadpool.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,27 @@ class F32LpNorm {
   int64_t outer_, len_, inner_;
   std::vector<int64_t> offsets_;
   const ReduceMoreUkernel<F32MapReduceUkernel>* map_ = nullptr;
+  const ReduceMoreUkernel<F32SubDivUkernel>* div_ = nullptr;
+};
+
+// MeanVarianceNormalization of a row-major x over the axes marked `normalized`, as ORT computes
+// it: mean = sum / N, d = x - mean, y = d / sqrt(sum(d * d) / N) (no epsilon: a constant slice
+// gives NaN, as in ORT). The sums in ORT's generic order rather than Eigen's column order (within
+// a few ulp). scratch: 2 * kept_count() floats.
+class F32MeanVarianceNorm {
+ public:
+  F32MeanVarianceNorm(int rank, const int64_t* dims, const bool* normalized, Isa isa);
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  size_t scratch_floats() const { return 2 * kept_; }
+  void run(const float* x, float* y, float* scratch) const;
+
+ private:
+  std::unique_ptr<F32MapReduce> sum_, squares_;
+  size_t kept_ = 1, run_ = 1, inc_ = 0;
+  float n_ = 1.0f;
+  std::vector<int64_t> stat_offsets_;  // per run of run_ elements of x: its first statistic
+  std::vector<float> ones_;
   const ReduceMoreUkernel<F32SubDivUkernel>* div_ = nullptr;
 };
 

@@ -13,6 +13,7 @@
 //   log_sum_exp  log(sum of exp(v - m)) + m, m: the first value (0 if it is infinite), then every
 //                finite value not below it (ORT's update0); the sum then in a second pass
 //   prod         product of v, from 1
+//   sum          sum of v (MeanVarianceNormalization's mean)
 // sqrt and log of each result are std::sqrt / std::log, as ORT's are; exp is the levels' own
 // (within 2 ulp of std::exp).
 #include <cstddef>

@@ -23,7 +23,8 @@ float step(MapReduce kind, float acc, float v, float max) {
     case MapReduce::l1: return acc + (v > 0 ? v : -v);
     case MapReduce::l2:
     case MapReduce::sum_square: return acc + v * v;
-    case MapReduce::log_sum: return acc + v;
+    case MapReduce::log_sum:
+    case MapReduce::sum: return acc + v;
     case MapReduce::log_sum_exp: return acc + std::exp(v - max);
     case MapReduce::prod: return acc * v;
   }
@@ -98,6 +99,7 @@ float f32_eigen_fold__ref(MapReduce kind, size_t n, const float* x) {
     case MapReduce::l2: return std::sqrt(eigen_packets4(n, [&](size_t i) { return x[i] * x[i]; }, add));
     case MapReduce::sum_square: return eigen_packets4(n, [&](size_t i) { return x[i] * x[i]; }, add);
     case MapReduce::log_sum: return std::log(eigen_packets4(n, [&](size_t i) { return x[i]; }, add));
+    case MapReduce::sum: return eigen_packets4(n, [&](size_t i) { return x[i]; }, add);
     case MapReduce::prod:
       return eigen_packets4(n, [&](size_t i) { return x[i]; }, [](float a, float b) { return a * b; });
     case MapReduce::log_sum_exp: {

@@ -8,7 +8,7 @@
 namespace octet::kernels {
 
 // Which reduction (kernels/elementwise/reduce_more_list.h says what each computes).
-enum class MapReduce : uint8_t { l1, l2, sum_square, log_sum, log_sum_exp, prod };
+enum class MapReduce : uint8_t { l1, l2, sum_square, log_sum, log_sum_exp, prod, sum };
 
 // The oracle of f32_map_reduce (same arguments).
 void f32_map_reduce__ref(MapReduce kind, size_t count, size_t lane_stride, const float* x, size_t terms,

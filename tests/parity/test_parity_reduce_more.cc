@@ -60,6 +60,10 @@ TEST_F(ParityTest, CumSumAndHardmax) {
                       {{"exclusive", int64_t(axis == 3)}, {"reverse", int64_t(axis == 1)}}));
       b.output(b.node("Hardmax", {y}, {{"axis", axis}}));
     }
+    if (opset >= 13) {
+      b.output(b.node("MeanVarianceNormalization", {y}));
+      b.output(b.node("MeanVarianceNormalization", {y}, {{"axes", {1, 2}}}));
+    }
     check_model(b, "cumsum_hardmax_opset" + std::to_string(opset));
   }
 }

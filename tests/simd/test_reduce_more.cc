@@ -23,7 +23,7 @@ namespace {
 namespace reduce_more_test {  // unity builds join the test files
 
 constexpr MapReduce kKinds[] = {MapReduce::l1,      MapReduce::l2,          MapReduce::sum_square,
-                                MapReduce::log_sum, MapReduce::log_sum_exp, MapReduce::prod};
+                                MapReduce::log_sum, MapReduce::log_sum_exp, MapReduce::prod, MapReduce::sum};
 
 template <class Fn>
 std::vector<const ReduceMoreUkernel<Fn>*> runnable(std::span<const ReduceMoreUkernel<Fn>> list) {
@@ -204,6 +204,27 @@ TEST(F32LpNorm, EveryLevelEqualsTheScalarLevel) {
         for (size_t j = 0; j < n; ++j)
           ASSERT_TRUE(agree(MapReduce::l1, y[j], want[j])) << fast.kernel_name() << " p " << p << " at " << j;
       }
+}
+
+// MeanVarianceNormalization at each level against level scalar: normalized axes trailing (one
+// statistic per run), leading (one per element of the run), mixed, all.
+TEST(F32MeanVarianceNorm, EveryLevelEqualsTheScalarLevel) {
+  std::mt19937 rng(475);
+  const std::vector<int64_t> dims = {2, 5, 7, 9};
+  const std::vector<std::vector<bool>> sets = {{true, false, true, true},  {false, false, true, true},
+                                               {true, true, true, false},  {true, true, true, true},
+                                               {false, true, false, true}, {false, false, false, true}};
+  for (Isa isa : testing::isas_under_test())
+    for (const auto& set : sets) {
+      std::unique_ptr<bool[]> flags(new bool[4]);
+      for (size_t d = 0; d < 4; ++d) flags[d] = set[d];
+      const F32MeanVarianceNorm fast(4, dims.data(), flags.get(), isa), ref(4, dims.data(), flags.get(), Isa::scalar);
+      std::vector<float> x = random_floats(rng, 2 * 5 * 7 * 9, -3.0f, 5.0f);
+      std::vector<float> y(x.size()), want(x.size()), s1(fast.scratch_floats()), s2(ref.scratch_floats());
+      fast.run(x.data(), y.data(), s1.data());
+      ref.run(x.data(), want.data(), s2.data());
+      for (size_t j = 0; j < x.size(); ++j) ASSERT_TRUE(agree(MapReduce::sum, y[j], want[j])) << fast.kernel_name() << " at " << j;
+    }
 }
 
 }  // namespace reduce_more_test

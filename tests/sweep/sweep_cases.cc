@@ -1081,6 +1081,11 @@ std::vector<Case> make() {
       reduce(b, y, {}, {{"axes", Dims{1}}, {"keepdims", int64_t(1)}});
     });
   }
+  // MeanVarianceNormalization: the default axes (0, 2, 3), spatial, channels, all, the last.
+  add_unary(s, Mode::fp32, "MeanVarianceNormalization", "default_axes", {}, {2, 16, 7, 7}, {}, 13);
+  for (Dims axes : {Dims{2, 3}, Dims{1}, Dims{0, 1, 2, 3}, Dims{-1}, Dims{0, 2}})
+    add_unary(s, Mode::fp32, "MeanVarianceNormalization", "axes" + join(axes, "."), {{"axes", axes}}, {2, 16, 7, 7}, {},
+              13);
   // CumSum: the axis a 0-D input; exclusive and reverse; float32 and int32 / int64.
   for (int64_t axis : {0, 1, -1})
     for (int64_t excl : {0, 1})

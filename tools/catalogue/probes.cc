@@ -146,6 +146,7 @@ std::vector<Probe> make() {
     b.output(b.node("LpNormalization", {map(b, {4, 512})}, {{"axis", -1}, {"p", 2}}));
   });
   row("LpNormalization", "p 1, channels", unary("LpNormalization", {{"axis", 1}, {"p", 1}}));
+  row("MeanVarianceNormalization", "default axes", unary("MeanVarianceNormalization"));
   row("CumSum", "over channels", [](OnnxBuilder& b) {
     b.output(b.node("CumSum", {map(b), b.initializer_i64("", {}, {1})}));
   }).opset = 14;
