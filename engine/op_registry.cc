@@ -98,6 +98,7 @@ const std::map<std::string, OpImpl>& op_table() {
     register_shape_ops(t);
     register_transform_ops(t);
     register_misc_ops(t);
+    register_reduce_more_ops(t);
     register_norm_ops(t);
     register_quantize_ops(t);
     register_qconv_ops(t);

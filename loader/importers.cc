@@ -266,6 +266,17 @@ const std::map<std::string, Importer>& importers() {
                         else if (n.attrs.ints("axes").empty()) n.attrs.erase("axes");
                         else axes_attr_to_input(n, ctx);
                       }};
+    // ReduceL1 / L2 / SumSquare / LogSum / LogSumExp / Prod take their axes as an input from
+    // opset 18, like ReduceMean.
+    for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceProd"})
+      t[op] = t.at("ReduceMean");
+    t["LpNormalization"] = {1, {{"axis", i64(-1)}, {"p", i64(2)}}, {}};
+    t["MeanVarianceNormalization"] = {9, {{"axes", AttrValue(std::vector<int64_t>{0, 2, 3})}}, {}};
+    t["CumSum"] = {11, {{"exclusive", i64(0)}, {"reverse", i64(0)}}, {}};
+    // Before opset 13 Hardmax flattens the input to 2-D at `axis`, whose default is 1 (-1 from 13).
+    t["Hardmax"] = {1, {{"axis", i64(-1)}}, [](Node& n, ImportContext& ctx) {
+                      n.attrs.set("coerce_2d", int64_t(ctx.opset < 13));
+                    }};
     // Before opset 8 Min / Max do not broadcast; octet always does (a superset).
     for (const char* op : {"Min", "Max"}) t[op] = {6, {}, {}};
     auto pool_attrs = conv_geometry;
@@ -508,7 +519,8 @@ void import_node(Node& node, ImportContext& ctx) {
     throw Error(node.op + " before opset " + std::to_string(imp.min_opset) + " is not supported");
 
   if (node.op == "Constant") normalize_constant(node);
-  if ((node.op == "Softmax" || node.op == "LogSoftmax") && ctx.opset < 13 && !node.attrs.has("axis"))
+  if ((node.op == "Softmax" || node.op == "LogSoftmax" || node.op == "Hardmax") && ctx.opset < 13 &&
+      !node.attrs.has("axis"))
     node.attrs.set("axis", int64_t(1));
 
   for (const auto& [name, value] : node.attrs.all()) {

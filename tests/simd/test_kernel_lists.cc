@@ -11,6 +11,7 @@
 #include "kernels/conv/dwconv_list.h"
 #include "kernels/quantize/quantize.h"
 #include "kernels/elementwise/eltwise_list.h"
+#include "kernels/elementwise/reduce_more_list.h"
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/conv/f32_winograd_list.h"
 #include "kernels/kernel_list.h"
@@ -94,6 +95,7 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32AvgPoolUkernels) OCTET_CHECK(kQu8AvgPoolUkernels) OCTET_CHECK(kQs8AvgPoolUkernels)
   OCTET_CHECK(kF32ResizeLinearUkernels) OCTET_CHECK(kQu8ResizeLinearUkernels) OCTET_CHECK(kQs8ResizeLinearUkernels)
   OCTET_CHECK(kF32ResizeCubicUkernels)
+  OCTET_CHECK(kF32MapReduceUkernels) OCTET_CHECK(kF32EigenFoldUkernels) OCTET_CHECK(kF32SubDivUkernels)
 #undef OCTET_CHECK
   // Every activation of kernels/elementwise/activation_list.h.
 #define OCTET_CHECK_ACT(KIND, OP, ...) check_list("kF32" #OP "Ukernels", kF32##OP##Ukernels, by_name, ScalarRow::none);

@@ -1513,6 +1513,72 @@ std::vector<Case> make() {
   s.add(Mode::fp32, "ReduceSum", "opset11_axes_attr1_2x2x16x7x7", [](OnnxBuilder& b) {
     b.output(b.node("ReduceSum", {b.input("x", {2, 2, 16, 7, 7})}, {{"axes", {1}}, {"keepdims", 0}}));
   }, false, 11);
+  // The reductions with a map (ReduceLogSum over |x|, so its sums are positive): axes as an
+  // attribute (opset 17) and as an input (18), every axis (ORT's Eigen order), none with
+  // noop_with_empty_axes, and a channels-last input (a conv's output) over its channels.
+  for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceProd"}) {
+    const bool abs_first = std::string(op) == "ReduceLogSum";
+    auto reduce = [=](OnnxBuilder& b, std::string x, std::vector<std::string> more, Attrs attrs) {
+      if (abs_first) x = b.node("Abs", {x});
+      more.insert(more.begin(), x);
+      b.output(b.node(op, more, attrs));
+    };
+    for (Dims axes : {Dims{2, 3}, Dims{1}, Dims{-1}, Dims{0, 2}, Dims{-3, -1}})
+      for (int64_t keep : {0, 1})
+        s.add(Mode::fp32, op, "axes" + join(axes, ".") + "_keep" + std::to_string(keep) + "_2x16x7x7",
+              [=](OnnxBuilder& b) { reduce(b, b.input("x", {2, 16, 7, 7}), {}, {{"axes", axes}, {"keepdims", keep}}); });
+    for (Dims axes : {Dims{1}, Dims{-2, -1}})
+      s.add(Mode::fp32, op, "opset18_axes" + join(axes, ".") + "_keep0_2x16x7x7", [=](OnnxBuilder& b) {
+        reduce(b, b.input("x", {2, 16, 7, 7}), {i64s(b, axes)}, {{"keepdims", int64_t(0)}});
+      }, false, 18);
+    for (Dims d : {Dims{2, 3, 4}, Dims{3, 40, 50}, Dims{1, 37}})
+      s.add(Mode::fp32, op, "all_axes_" + join(d), [=](OnnxBuilder& b) { reduce(b, b.input("x", d), {}, {}); }, false, 18);
+    s.add(Mode::fp32, op, "no_axes_noop1_2x3x4", [=](OnnxBuilder& b) {
+      reduce(b, b.input("x", {2, 3, 4}), {}, {{"noop_with_empty_axes", int64_t(1)}});
+    }, false, 18);
+    // int32 and int64 (ORT's CPU kernels take both): exact, over 3 terms so products stay in range.
+    for (ElemType t : {ElemType::s32, ElemType::s64})
+      s.add(Mode::fp32, op, std::string(type_name(t)) + "_axes1_keep1_2x3x4", [=](OnnxBuilder& b) {
+        std::string x = b.input("x", {2, 3, 4});
+        if (abs_first) x = b.node("Abs", {x});
+        b.output(b.node(op, {integers(b, x, t)}, {{"axes", Dims{1}}, {"keepdims", int64_t(1)}}), t);
+      });
+    s.add(Mode::fp32, op, "channels_last_axes1_keep1_1x16x9x9", [=](OnnxBuilder& b) {
+      const std::string y = b.node("Conv", {b.input("x", {1, 8, 9, 9}), b.random_normal_init("", {16, 8, 1, 1})});
+      reduce(b, y, {}, {{"axes", Dims{1}}, {"keepdims", int64_t(1)}});
+    });
+  }
+  // MeanVarianceNormalization: the default axes (0, 2, 3), spatial, channels, all, the last.
+  add_unary(s, Mode::fp32, "MeanVarianceNormalization", "default_axes", {}, {2, 16, 7, 7}, {}, 13);
+  for (Dims axes : {Dims{2, 3}, Dims{1}, Dims{0, 1, 2, 3}, Dims{-1}, Dims{0, 2}})
+    add_unary(s, Mode::fp32, "MeanVarianceNormalization", "axes" + join(axes, "."), {{"axes", axes}}, {2, 16, 7, 7}, {},
+              13);
+  // CumSum: the axis a 0-D input; exclusive and reverse; float32 and int32 / int64.
+  for (int64_t axis : {0, 1, -1})
+    for (int64_t excl : {0, 1})
+      for (int64_t rev : {0, 1})
+        s.add(Mode::fp32, "CumSum", "axis" + std::to_string(axis) + "_excl" + std::to_string(excl) + "_rev" +
+                                        std::to_string(rev) + "_2x16x7x7",
+              [=](OnnxBuilder& b) {
+                b.output(b.node("CumSum", {b.input("x", {2, 16, 7, 7}), b.initializer_i64("", {}, {axis})},
+                                {{"exclusive", excl}, {"reverse", rev}}));
+              }, false, 14);
+  for (ElemType t : {ElemType::s32, ElemType::s64})
+    s.add(Mode::fp32, "CumSum", std::string(type_name(t)) + "_axis1_rev1_3x50", [=](OnnxBuilder& b) {
+      b.output(b.node("CumSum", {integers(b, b.input("x", {3, 50}), t), b.initializer_i64("", {}, {1})},
+                      {{"reverse", int64_t(1)}}), t);
+    }, false, 14);
+  // Hardmax: one axis from opset 13, every axis from `axis` on (flattened) before.
+  for (int64_t axis : {0, 1, 2, -1}) {
+    add_unary(s, Mode::fp32, "Hardmax", "axis" + std::to_string(axis), {{"axis", axis}}, {2, 3, 4, 5}, {}, 13);
+    add_unary(s, Mode::fp32, "Hardmax", "opset11_axis" + std::to_string(axis), {{"axis", axis}}, {2, 3, 4, 5}, {}, 11);
+  }
+  add_unary(s, Mode::fp32, "Hardmax", "default_axis_1000", {}, {4, 1000}, {}, 13);
+  for (int64_t p : {1, 2})
+    for (auto [d, axis] : std::vector<std::pair<Dims, int64_t>>{{{4, 512}, -1}, {{2, 16, 7, 7}, 1}, {{2, 16, 7, 7}, -1},
+                                                                 {{3, 5}, 0}, {{2, 3, 17}, 2}})
+      add_unary(s, Mode::fp32, "LpNormalization", "p" + std::to_string(p) + "_axis" + std::to_string(axis),
+                {{"p", p}, {"axis", axis}}, d);
   for (Dims d : {Dims{2, 16, 8, 8}, Dims{1, 4, 100}, Dims{2, 3, 5, 7}, Dims{1, 2, 3, 4, 5}})
     s.add(Mode::fp32, "InstanceNormalization", "eps1e-3_" + join(d), [=](OnnxBuilder& b) {
       b.output(b.node("InstanceNormalization", {b.input("x", d), b.random_normal_init("", {d[1]}),

@@ -140,6 +140,21 @@ std::vector<Probe> make() {
   });
   row("ReduceMin", "channel axis", unary("ReduceMin", {{"axes", {1}}}));
   row("ReduceMax", "channel axis", unary("ReduceMax", {{"axes", {1}}}));
+  for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp", "ReduceProd"})
+    row(op, "channel axis", unary(op, {{"axes", {1}}}));
+  row("ReduceLogSum", "spatial axes", [](OnnxBuilder& b) {
+    b.output(b.node("ReduceLogSum", {b.node("Abs", {map(b)})}, {{"axes", {2, 3}}}));
+  });
+  row("ReduceL2", "every axis", unary("ReduceL2"));
+  row("LpNormalization", "p 2, last axis (embeddings)", [](OnnxBuilder& b) {
+    b.output(b.node("LpNormalization", {map(b, {4, 512})}, {{"axis", -1}, {"p", 2}}));
+  });
+  row("LpNormalization", "p 1, channels", unary("LpNormalization", {{"axis", 1}, {"p", 1}}));
+  row("MeanVarianceNormalization", "default axes", unary("MeanVarianceNormalization"));
+  row("CumSum", "over channels", [](OnnxBuilder& b) {
+    b.output(b.node("CumSum", {map(b), b.initializer_i64("", {}, {1})}));
+  }).opset = 14;
+  row("Hardmax", "last axis", [](OnnxBuilder& b) { b.output(b.node("Hardmax", {map(b, {4, 100})})); }).opset = 13;
   row("Softmax", "last axis", [](OnnxBuilder& b) { b.output(b.node("Softmax", {map(b, {4, 100})}, {{"axis", -1}})); });
   row("Softmax", "axis 1 of 4-D", unary("Softmax", {{"axis", 1}}));
 
