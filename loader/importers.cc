@@ -236,6 +236,7 @@ const std::map<std::string, Importer>& importers() {
     for (const char* op : {"Add", "Sub", "Mul", "Div"}) t[op] = {7, {}, {}};
     t["GlobalAveragePool"] = {1, {}, {}};
     t["GlobalMaxPool"] = {1, {}, {}};
+    t["LRN"] = {1, {{"size", std::nullopt}, {"alpha", f32(1e-4f)}, {"beta", f32(0.75f)}, {"bias", f32(1.0f)}}, {}};
     t["Where"] = {9, {}, {}};
     // From opset 18 (ReduceMin / ReduceMax too) the axes are an input.
     for (const char* op : {"ReduceMean", "ReduceMin", "ReduceMax"})

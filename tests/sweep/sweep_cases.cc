@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "kernels/ref/activation.h"
 #include "tests/util/qdq_patterns.h"
@@ -810,6 +812,31 @@ std::vector<Case> make() {
     const QParams p{1.0f / 64, -3, ElemType::s8};
     b.output(testing::qdq(b, b.node("GlobalMaxPool", {testing::qdq(b, b.input("x", {2, 33, 5, 3}), p)}), p));
   });
+
+  // LRN: sizes 1..11 (ONNX Runtime refuses the even ones: their lines record it), alpha / beta /
+  // bias of the zoo (AlexNet, GoogLeNet: 5, 1e-4, 0.75, 1) and far from it, channels around the
+  // vector widths; as a QDQ unit it runs in float between DQ and Q, as in ORT.
+  auto lrn = [](int64_t size, float alpha, float beta, float bias) {
+    char tag[96];
+    std::snprintf(tag, sizeof tag, "n%lld_a%g_b%g_k%g", static_cast<long long>(size), alpha, beta, bias);
+    return std::pair<std::string, Attrs>{tag, {{"size", size}, {"alpha", alpha}, {"beta", beta}, {"bias", bias}}};
+  };
+  for (int64_t size = 1; size <= 11; ++size) {
+    auto [tag, attrs] = lrn(size, 0.5f, 0.75f, 1.0f);
+    add_unary(s, Mode::fp32, "LRN", tag, attrs, {1, 13, 7, 5});
+  }
+  for (auto [alpha, beta, bias] : {std::tuple{1e-4f, 0.75f, 1.0f}, {1e-4f, 0.75f, 2.0f}, {2.0f, 0.5f, 0.25f},
+                                   {1.0f, 2.5f, 1.0f}, {0.3f, 1.0f, 0.01f}})
+    for (Dims d : {Dims{1, 96, 13, 13}, Dims{2, 9, 5, 6}, Dims{1, 1, 4, 4}, Dims{1, 33, 3, 3}}) {
+      auto [tag, attrs] = lrn(5, alpha, beta, bias);
+      add_unary(s, Mode::fp32, "LRN", tag, attrs, d);
+    }
+  for (int64_t size : {3, 5}) {
+    auto [tag, attrs] = lrn(size, 1e-4f, 0.75f, 1.0f);
+    add_unary(s, Mode::qdq, "LRN", tag, attrs, {1, 64, 9, 9});
+    std::tie(tag, attrs) = lrn(size, 0.5f, 0.75f, 1.0f);
+    add_unary(s, Mode::qdq, "LRN", tag, attrs, {2, 17, 5, 7});
+  }
 
   // Gemm and MatMul.
   for (auto [m, k, n] : {std::tuple{1, 64, 10}, {5, 100, 33}, {17, 3, 1}, {8, 256, 64}})

@@ -124,6 +124,7 @@ std::vector<Probe> make() {
   // ---- Pooling and reductions ----
   row("GlobalAveragePool", "", unary("GlobalAveragePool"));
   row("GlobalMaxPool", "", unary("GlobalMaxPool"));
+  row("LRN", "size 5 (AlexNet, GoogLeNet)", unary("LRN", {{"size", int64_t(5)}, {"alpha", 1e-4f}, {"beta", 0.75f}, {"bias", 1.0f}}));
   row("AveragePool", "3x3 stride 2 pads 1", unary("AveragePool", {{"kernel_shape", {3, 3}}, {"strides", {2, 2}},
                                                                   {"pads", {1, 1, 1, 1}}}));
   row("AveragePool", "2x2 stride 2", unary("AveragePool", {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
