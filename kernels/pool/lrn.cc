@@ -52,7 +52,7 @@ F32Lrn::F32Lrn(const LrnParams& p, size_t channels, const LrnUkernel& ukernel)
 }
 
 size_t F32Lrn::part_bytes() const {
-  return (lrn_scratch_floats(channels_, ukernel_->lanes) * sizeof(float) + 63) / 64 * 64;
+  return (lrn_scratch_floats(channels_, size_t(params_.size), ukernel_->lanes) * sizeof(float) + 63) / 64 * 64;
 }
 
 size_t F32Lrn::scratch_bytes(size_t threads) const { return std::max<size_t>(threads, 1) * part_bytes(); }

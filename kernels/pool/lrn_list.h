@@ -7,8 +7,11 @@
 // channels-last pixels, the running sums bit for bit, the power within a few ulps. The sum over
 // channels is a chain from one channel to the next, so the lanes run over pixels: blocks of
 // kLrnBlockVectors vectors of pixels are copied channel-major into the scratch (one vector per
-// channel and part of the block), the sums run down the channels on each vector, then
-// pow(s, -beta) = 2^(-beta k) m^(-beta) for s = m 2^k, and the block goes back channels-last.
+// channel and part of the block) with their terms aos * x^2 beside them, the sums run down the
+// channels on each vector (kLrnBlockVectors independent chains), each channel's
+// pow(s, -beta) = 2^(-beta k) m^(-beta) for s = m 2^k as soon as its sum is known, and the block
+// goes back channels-last. Lanes over channels would need the sums' chain across lanes, or a
+// window sum per channel in another order than ORT's.
 // A block with a sum the vector power does not take (not a positive normal float, or a power
 // outside the normal range: bias <= 0, an x^2 that overflowed, NaN) runs the reference.
 #include <cstddef>
@@ -28,11 +31,14 @@ struct LrnArgs {
   size_t pixels, channels;
   const float* x;
   float* y;
-  float* scratch;  // lrn_scratch_floats(channels, lanes)
+  float* scratch;  // lrn_scratch_floats(channels, params->size, lanes)
 };
 
-// Floats of scratch one call needs: the block's x and its sums, channel-major.
-inline size_t lrn_scratch_floats(size_t channels, size_t lanes) { return 2 * channels * kLrnBlockVectors * lanes; }
+// Floats of scratch one call needs: the block's x and its terms aos * x^2 with `size` rows of
+// padding, channel-major.
+inline size_t lrn_scratch_floats(size_t channels, size_t size, size_t lanes) {
+  return (2 * channels + size + (size - 1) / 2) * kLrnBlockVectors * lanes;
+}
 
 using F32LrnUkernel = void (*)(const LrnArgs&);
 
