@@ -264,11 +264,8 @@ const std::map<std::string, Importer>& importers() {
     t["AveragePool"] = {1, avg_attrs, check_pool_pads};  // opsets 1-6 only lack count_include_pad
     auto max_attrs = pool_attrs;
     max_attrs.push_back({"storage_order", i64(0)});
-    t["MaxPool"] = {1, max_attrs, [](Node& n, ImportContext& ctx) {
-                      if (n.outputs.size() > 1 && !n.outputs[1].empty())
-                        throw Error("the Indices output is not supported");
-                      check_pool_pads(n, ctx);
-                    }};
+    t["MaxPool"] = {1, max_attrs, check_pool_pads};
+    t["MaxUnpool"] = {9, {{"kernel_shape", std::nullopt}, {"pads", ints()}, {"strides", ints()}}, {}};
     // Before opset 7 `broadcast` allows C to broadcast; octet always does (a superset).
     t["Gemm"] = {1,
                  {{"alpha", f32(1.0f)}, {"beta", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)},
