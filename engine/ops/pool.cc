@@ -10,6 +10,7 @@
 #include "engine/ops/global_avgpool.h"
 #include "engine/ops/spatial.h"
 #include "kernels/elementwise/eltwise.h"
+#include "kernels/pool/maxpool_indices.h"
 #include "kernels/pool/pool2d.h"
 #include "kernels/ref/maxpool_indices.h"
 #include "kernels/ref/pool2d.h"
@@ -67,14 +68,27 @@ std::vector<TensorInfo> infer_maxpool(const OpContext& c) {
   return out;
 }
 
-// Values and indices together, one pass (portable reference: the fast drivers keep no position).
+// Values and indices together, one pass: F32MaxPoolIndices, or its reference.
 Kernel maxpool_indices_kernel(const OpContext& c, const kernels::Pool2dShape& s, const void* x, void* y, void* i) {
   const int rank = int(c.info(0).dims.size()) - 2;
   const bool column_major = c.node.attrs.i("storage_order", 0) == 1;
-  c.report_kernel(kernels::reference_kernel("f32_maxpool_indices_nhwc__ref"));
   auto xf = static_cast<const float*>(x);
   auto yf = static_cast<float*>(y);
   auto idx = static_cast<int64_t*>(i);
+  pthreadpool_t pool = c.threadpool;
+  if (c.isa != kernels::Isa::scalar) {
+    auto fast = kernels::make_fast<kernels::F32MaxPoolIndices>(s, rank, column_major, c.isa);
+    if (fast) {
+      std::shared_ptr<kernels::F32MaxPoolIndices> d = fast.driver;
+      d->bind(xf);
+      c.report_kernel(d->kernel_id());
+      return [=] { d->run(xf, yf, idx, pool); };
+    }
+    c.report_fallback(fast.why_not);
+  } else {
+    c.report_fallback("--isa scalar");
+  }
+  c.report_kernel(kernels::reference_kernel("f32_maxpool_indices_nhwc__ref"));
   return [=] { kernels::f32_maxpool_indices_nhwc__ref(s, rank, column_major, xf, yf, idx); };
 }
 
