@@ -2,7 +2,7 @@
 // CaffeNet (size 5 after conv1 and conv2: 96x55x55 and 256x27x27) and GoogLeNet (64x56x56,
 // 192x56x56), plus 192x27x27, next to the scalar reference: one entry per (layer x microkernel
 // this CPU supports), named lrn/<C>x<H>x<W>/<kernel>; the driver's pick for active_isa() is
-// labelled "pick". Counter: ns per element. One thread, batch 1, inputs uniform in [-30, 30).
+// labelled "pick". Counter: elements per second. One thread, batch 1, inputs uniform in [-30, 30).
 //
 //   build/bench/lrn_bench --benchmark_filter=96x55
 #include <benchmark/benchmark.h>
@@ -37,9 +37,8 @@ void add_bench(const Layer& l, const std::string& kernel, bool pick, std::functi
                                    body();
                                    benchmark::ClobberMemory();
                                  }
-                                 state.counters["ns/elem"] = benchmark::Counter(
-                                     elements * double(state.iterations()) * 1e-9,
-                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+                                 state.counters["elements"] = benchmark::Counter(
+                                     elements * double(state.iterations()), benchmark::Counter::kIsRate);
                                  if (pick) state.SetLabel("pick");
                                })
       ->UseRealTime()
