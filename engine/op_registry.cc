@@ -93,6 +93,8 @@ const std::map<std::string, OpImpl>& op_table() {
     register_where_op(t);
     register_pow_op(t);
     register_compare_ops(t);
+    register_lrn_op(t);
+    register_maxunpool_op(t);
     register_elementwise_ops(t);
     register_gemm_ops(t);
     register_shape_ops(t);

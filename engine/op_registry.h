@@ -152,6 +152,8 @@ void register_global_maxpool_op(OpTable& t);  // GlobalMaxPool (FP32, uint8, int
 void register_where_op(OpTable& t);           // Where (every element type)
 void register_pow_op(OpTable& t);             // Pow (float, double, int32, int64)
 void register_compare_ops(OpTable& t);        // Equal ... LessOrEqual, And, Or, Xor, Not, IsNaN, IsInf, Sign, Shrink, Mod, Sum, Mean
+void register_lrn_op(OpTable& t);             // LRN (FP32; float inside a QDQ unit, as in ORT)
+void register_maxunpool_op(OpTable& t);       // MaxUnpool (FP32)
 void register_elementwise_ops(OpTable& t);
 void register_gemm_ops(OpTable& t);
 void register_shape_ops(OpTable& t);

@@ -236,6 +236,7 @@ const std::map<std::string, Importer>& importers() {
     for (const char* op : {"Add", "Sub", "Mul", "Div"}) t[op] = {7, {}, {}};
     t["GlobalAveragePool"] = {1, {}, {}};
     t["GlobalMaxPool"] = {1, {}, {}};
+    t["LRN"] = {1, {{"size", std::nullopt}, {"alpha", f32(1e-4f)}, {"beta", f32(0.75f)}, {"bias", f32(1.0f)}}, {}};
     t["Where"] = {9, {}, {}};
     // Before opset 7 the comparisons and And / Or / Xor broadcast only with broadcast=1 and an axis.
     for (const char* op : {"Equal", "Greater", "Less", "And", "Or", "Xor"}) t[op] = {7, {}, {}};
@@ -286,11 +287,8 @@ const std::map<std::string, Importer>& importers() {
     t["AveragePool"] = {1, avg_attrs, check_pool_pads};  // opsets 1-6 only lack count_include_pad
     auto max_attrs = pool_attrs;
     max_attrs.push_back({"storage_order", i64(0)});
-    t["MaxPool"] = {1, max_attrs, [](Node& n, ImportContext& ctx) {
-                      if (n.outputs.size() > 1 && !n.outputs[1].empty())
-                        throw Error("the Indices output is not supported");
-                      check_pool_pads(n, ctx);
-                    }};
+    t["MaxPool"] = {1, max_attrs, check_pool_pads};
+    t["MaxUnpool"] = {9, {{"kernel_shape", std::nullopt}, {"pads", ints()}, {"strides", ints()}}, {}};
     // Before opset 7 `broadcast` allows C to broadcast; octet always does (a superset).
     t["Gemm"] = {1,
                  {{"alpha", f32(1.0f)}, {"beta", f32(1.0f)}, {"transA", i64(0)}, {"transB", i64(0)},

@@ -1,4 +1,5 @@
-// MaxPool (FP32, uint8, int8), AveragePool and GlobalAveragePool (FP32) over channels-last activations.
+// MaxPool (FP32, uint8, int8; FP32 with its Indices output), AveragePool and GlobalAveragePool (FP32)
+// over channels-last activations.
 // GlobalAveragePool, and an AveragePool whose window is the whole unpadded input, run on the
 // SIMD kernel of kernels/elementwise/eltwise.h; MaxPool and the other AveragePools on the
 // drivers of kernels/pool/pool2d.h (the ref kernels at --isa scalar).
@@ -9,7 +10,9 @@
 #include "engine/ops/global_avgpool.h"
 #include "engine/ops/spatial.h"
 #include "kernels/elementwise/eltwise.h"
+#include "kernels/pool/maxpool_indices.h"
 #include "kernels/pool/pool2d.h"
+#include "kernels/ref/maxpool_indices.h"
 #include "kernels/ref/pool2d.h"
 
 namespace octet {
@@ -48,12 +51,45 @@ std::vector<TensorInfo> infer_pool(const OpContext& c) {
   return pool_output(c);
 }
 
+// MaxPool's second output, Indices: positions in the whole NCHW input, so an image's indices
+// depend on its place in the batch.
+bool wants_indices(const OpContext& c) { return c.node.outputs.size() > 1 && !c.node.outputs[1].empty(); }
+
 // MaxPool also runs on 8-bit quantized tensors, where ONNX Runtime's QDQ fusion leaves it.
 std::vector<TensorInfo> infer_maxpool(const OpContext& c) {
   const ir::DType t = c.info(0).dtype;
   if (t != ir::DType::f32 && t != ir::DType::u8 && t != ir::DType::s8)
     c.fail(std::string(ir::dtype_name(t)) + " MaxPool is not supported (float32, uint8, int8)");
-  return pool_output(c);
+  std::vector<TensorInfo> out = pool_output(c);
+  if (wants_indices(c)) {
+    if (t != ir::DType::f32) c.fail("the Indices output of a " + std::string(ir::dtype_name(t)) + " MaxPool is not supported (float32)");
+    out.push_back({ir::DType::s64, out[0].dims, Layout::channels_last});
+  }
+  return out;
+}
+
+// Values and indices together, one pass: F32MaxPoolIndices, or its reference.
+Kernel maxpool_indices_kernel(const OpContext& c, const kernels::Pool2dShape& s, const void* x, void* y, void* i) {
+  const int rank = int(c.info(0).dims.size()) - 2;
+  const bool column_major = c.node.attrs.i("storage_order", 0) == 1;
+  auto xf = static_cast<const float*>(x);
+  auto yf = static_cast<float*>(y);
+  auto idx = static_cast<int64_t*>(i);
+  pthreadpool_t pool = c.threadpool;
+  if (c.isa != kernels::Isa::scalar) {
+    auto fast = kernels::make_fast<kernels::F32MaxPoolIndices>(s, rank, column_major, c.isa);
+    if (fast) {
+      std::shared_ptr<kernels::F32MaxPoolIndices> d = fast.driver;
+      d->bind(xf);
+      c.report_kernel(d->kernel_id());
+      return [=] { d->run(xf, yf, idx, pool); };
+    }
+    c.report_fallback(fast.why_not);
+  } else {
+    c.report_fallback("--isa scalar");
+  }
+  c.report_kernel(kernels::reference_kernel("f32_maxpool_indices_nhwc__ref"));
+  return [=] { kernels::f32_maxpool_indices_nhwc__ref(s, rank, column_major, xf, yf, idx); };
 }
 
 kernels::Pool2dShape pool_shape(const OpContext& c) { return ops::pool2d_shape(c, ops::pool_window(c, true)); }
@@ -96,6 +132,7 @@ std::vector<TensorInfo> infer_global_pool(const OpContext& c) {
 void register_pool_ops(OpTable& t) {
   OpImpl maxpool{want_channels_last, infer_maxpool,
                  [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+                   if (wants_indices(c)) return maxpool_indices_kernel(c, pool_shape(c), in[0], out[0], out[1]);
                    return maxpool_kernel(c, pool_shape(c), in[0], out[0]);
                  }};
 
@@ -131,6 +168,10 @@ void register_pool_ops(OpTable& t) {
   // Every output value is one window of one image.
   for (OpImpl* pool : {&maxpool, &avgpool, &gap})
     pool->batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  // Indices count from the batch's first image.
+  maxpool.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return wants_indices(c) ? BatchUse::mixes_images : ops::per_image_with_constants(c);
+  };
   t.emplace_back("MaxPool", maxpool);
   t.emplace_back("AveragePool", avgpool);
   t.emplace_back("GlobalAveragePool", gap);

@@ -162,7 +162,9 @@ Window pool_window(const OpContext& c, bool allow_3d) {
       c.node.attrs.has("kernel_shape") ? c.node.attrs.ints("kernel_shape") : std::vector<int64_t>{};
   if (ks.size() + 2 != x.dims.size())
     c.fail("kernel_shape needs " + std::to_string(x.dims.size() - 2) + " values for X " + ir::dims_str(x.dims));
-  if (c.node.attrs.i("storage_order", 0) != 0) c.fail("storage_order=1 is not supported");
+  // storage_order orders MaxPool's Indices (engine/ops/pool.cc), not its values.
+  if (const int64_t order = c.node.attrs.i("storage_order", 0); order != 0 && order != 1)
+    c.fail("storage_order " + std::to_string(order) + " must be 0 or 1");
   std::vector<int64_t> spatial(x.dims.begin() + 2, x.dims.end());
   return resolve_window(c, spatial, ks, c.node.attrs.i("ceil_mode", 0) != 0);
 }

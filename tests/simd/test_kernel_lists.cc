@@ -15,6 +15,8 @@
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/conv/f32_winograd_list.h"
 #include "kernels/kernel_list.h"
+#include "kernels/pool/argmax_pool_list.h"
+#include "kernels/pool/lrn_list.h"
 #include "kernels/pool/pool_list.h"
 #include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/quantize/q8_lookup_list.h"
@@ -94,7 +96,7 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32MaxPoolUkernels) OCTET_CHECK(kQu8MaxPoolUkernels) OCTET_CHECK(kQs8MaxPoolUkernels)
   OCTET_CHECK(kF32AvgPoolUkernels) OCTET_CHECK(kQu8AvgPoolUkernels) OCTET_CHECK(kQs8AvgPoolUkernels)
   OCTET_CHECK(kF32ResizeLinearUkernels) OCTET_CHECK(kQu8ResizeLinearUkernels) OCTET_CHECK(kQs8ResizeLinearUkernels)
-  OCTET_CHECK(kF32ResizeCubicUkernels)
+  OCTET_CHECK(kF32ResizeCubicUkernels) OCTET_CHECK(kF32LrnUkernels) OCTET_CHECK(kF32MaxPoolArgmaxUkernels)
   OCTET_CHECK(kF32MapReduceUkernels) OCTET_CHECK(kF32EigenFoldUkernels) OCTET_CHECK(kF32SubDivUkernels)
 #undef OCTET_CHECK
   // Every activation of kernels/elementwise/activation_list.h.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
@@ -1167,6 +1168,85 @@ std::vector<Case> make() {
     const QParams p{1.0f / 64, -3, ElemType::s8};
     b.output(testing::qdq(b, b.node("GlobalMaxPool", {testing::qdq(b, b.input("x", {2, 33, 5, 3}), p)}), p));
   });
+
+  // MaxPool's Indices (storage_order 0 and 1; pads, strides, dilations, ceil_mode; 1-D, 2-D, 3-D;
+  // channels with tails, batch 2: indices count across the batch) and MaxUnpool fed by them, with
+  // the inferred shape or a larger output_shape.
+  struct IndexPool {
+    Dims x, k, s, pads, d;
+    int64_t ceil;
+  };
+  const IndexPool index_pools[] = {
+      {{1, 16, 8, 8}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 0},
+      {{2, 5, 9, 7}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0},
+      {{1, 12, 10, 10}, {3, 3}, {1, 1}, {2, 2, 2, 2}, {2, 2}, 0},
+      {{1, 9, 8, 11}, {3, 3}, {2, 2}, {0, 1, 1, 0}, {1, 1}, 1},
+      {{1, 17, 11, 11}, {5, 3}, {3, 2}, {2, 1, 2, 1}, {1, 1}, 0},
+      {{2, 6, 11}, {3}, {2}, {1, 1}, {1}, 0},
+      {{1, 4, 5, 6, 7}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, 0},
+  };
+  for (const IndexPool& g : index_pools)
+    for (int64_t order : {0, 1}) {
+      const std::string id = "indices_so" + std::to_string(order) + "_k" + join(g.k) + "_s" + join(g.s) + "_d" +
+                             join(g.d) + "_p" + join(g.pads, ".") + "_ceil" + std::to_string(g.ceil) + "_" + join(g.x);
+      const Attrs a = {{"kernel_shape", g.k}, {"strides", g.s}, {"pads", g.pads}, {"dilations", g.d},
+                       {"ceil_mode", g.ceil}, {"storage_order", order}};
+      s.add(Mode::fp32, "MaxPool", id, [=](OnnxBuilder& b) {
+        auto out = b.node_multi("MaxPool", {b.input("x", g.x)}, 2, a);
+        b.output(out[0]);
+        b.output(out[1], ElemType::s64);
+      });
+    }
+  for (const IndexPool& g : index_pools) {
+    if (g.d != Dims(g.d.size(), 1) || g.ceil) continue;  // MaxUnpool's pools: no dilation, no ceil_mode
+    // Without output_shape the unpooled map must hold every index: at least the pool's input.
+    bool covers = true;
+    for (size_t a = 0; a < g.k.size(); ++a) {
+      const int64_t out = (g.x[a + 2] + g.pads[a] + g.pads[a + g.k.size()] - g.k[a]) / g.s[a] + 1;
+      covers = covers && (out - 1) * g.s[a] + g.k[a] - g.pads[a] - g.pads[a + g.k.size()] >= g.x[a + 2];
+    }
+    for (bool shape : {false, true}) {
+      if (!shape && !covers) continue;
+      const std::string id = "k" + join(g.k) + "_s" + join(g.s) + "_p" + join(g.pads, ".") + "_" + join(g.x) +
+                             (shape ? "_output_shape" : "");
+      s.add(Mode::fp32, "MaxUnpool", id, [=](OnnxBuilder& b) {
+        const Attrs pool = {{"kernel_shape", g.k}, {"strides", g.s}, {"pads", g.pads}};
+        auto out = b.node_multi("MaxPool", {b.input("x", g.x)}, 2, pool);
+        std::vector<std::string> in = {out[0], out[1]};
+        if (shape) {
+          Dims bigger = g.x;
+          for (size_t i = 2; i < bigger.size(); ++i) bigger[i] += 2;
+          in.push_back(i64s(b, bigger));
+        }
+        b.output(b.node("MaxUnpool", in, pool));
+      });
+    }
+  }
+
+  // LRN: sizes 1..11 (ONNX Runtime refuses the even ones: their lines record it), alpha / beta /
+  // bias of the zoo (AlexNet, GoogLeNet: 5, 1e-4, 0.75, 1) and far from it, channels around the
+  // vector widths; as a QDQ unit it runs in float between DQ and Q, as in ORT.
+  auto lrn = [](int64_t size, float alpha, float beta, float bias) {
+    char tag[96];
+    std::snprintf(tag, sizeof tag, "n%lld_a%g_b%g_k%g", static_cast<long long>(size), alpha, beta, bias);
+    return std::pair<std::string, Attrs>{tag, {{"size", size}, {"alpha", alpha}, {"beta", beta}, {"bias", bias}}};
+  };
+  for (int64_t size = 1; size <= 11; ++size) {
+    auto [tag, attrs] = lrn(size, 0.5f, 0.75f, 1.0f);
+    add_unary(s, Mode::fp32, "LRN", tag, attrs, {1, 13, 7, 5});
+  }
+  for (auto [alpha, beta, bias] : {std::tuple{1e-4f, 0.75f, 1.0f}, {1e-4f, 0.75f, 2.0f}, {2.0f, 0.5f, 0.25f},
+                                   {1.0f, 2.5f, 1.0f}, {0.3f, 1.0f, 0.01f}})
+    for (Dims d : {Dims{1, 96, 13, 13}, Dims{2, 9, 5, 6}, Dims{1, 1, 4, 4}, Dims{1, 33, 3, 3}}) {
+      auto [tag, attrs] = lrn(5, alpha, beta, bias);
+      add_unary(s, Mode::fp32, "LRN", tag, attrs, d);
+    }
+  for (int64_t size : {3, 5}) {
+    auto [tag, attrs] = lrn(size, 1e-4f, 0.75f, 1.0f);
+    add_unary(s, Mode::qdq, "LRN", tag, attrs, {1, 64, 9, 9});
+    std::tie(tag, attrs) = lrn(size, 0.5f, 0.75f, 1.0f);
+    add_unary(s, Mode::qdq, "LRN", tag, attrs, {2, 17, 5, 7});
+  }
 
   // Gemm and MatMul.
   for (auto [m, k, n] : {std::tuple{1, 64, 10}, {5, 100, 33}, {17, 3, 1}, {8, 256, 64}})

@@ -128,6 +128,17 @@ std::vector<Probe> make() {
   // ---- Pooling and reductions ----
   row("GlobalAveragePool", "", unary("GlobalAveragePool"));
   row("GlobalMaxPool", "", unary("GlobalMaxPool"));
+  row("MaxPool", "3x3 stride 2 pads 1 with Indices", [](OnnxBuilder& b) {
+    auto out = b.node_multi("MaxPool", {map(b)}, 2, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}});
+    b.output(out[0]);
+    b.output(out[1], ElemType::s64);
+  });
+  row("MaxUnpool", "2x2 stride 2 after MaxPool", [](OnnxBuilder& b) {
+    const Attrs a = {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}};
+    auto out = b.node_multi("MaxPool", {map(b)}, 2, a);
+    b.output(b.node("MaxUnpool", {out[0], out[1]}, a));
+  });
+  row("LRN", "size 5 (AlexNet, GoogLeNet)", unary("LRN", {{"size", int64_t(5)}, {"alpha", 1e-4f}, {"beta", 0.75f}, {"bias", 1.0f}}));
   row("AveragePool", "3x3 stride 2 pads 1", unary("AveragePool", {{"kernel_shape", {3, 3}}, {"strides", {2, 2}},
                                                                   {"pads", {1, 1, 1, 1}}}));
   row("AveragePool", "2x2 stride 2", unary("AveragePool", {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
