@@ -75,15 +75,17 @@ void interleave_planes(const T* x, int64_t plane_stride, T* y, int64_t pixels) {
 // 4-byte elements, 8x8 at a time in registers: eight 8-element columns of x (rows r0..r0+7
 // contiguous in x) become eight rows of y in three rounds of pairwise interleaves (32-bit,
 // 64-bit, 128-bit). GCC's vector extensions, not intrinsics: AVX2 unpack / shuffle / permute
-// instructions in the x86 clone below, NEON zips on Arm. Element by element, a tile made eight
-// strided stores per loaded line, and at a large power-of-two-ish destination stride (a
-// relayout of [80*80, 255] floats) those hit the same few cache sets: 0.8 GB/s measured.
+// instructions in the x86 clone below, NEON zips on Arm. Element by element, a tile made 64
+// scalar loads and stores: 1.4-2x slower for a relayout of a 255- or 64-channel map (Zen 4).
 using U32x8 = uint32_t __attribute__((vector_size(32)));
 
+// Columns c0..c0+7 of every row, then the next eight: x is read in order once, and the rows
+// below the last full tile are done while their lines are still in cache.
 __attribute__((always_inline)) inline void transpose_tiles8_loop(const uint32_t* x, int64_t xs_col, uint32_t* y,
-                                                                 int64_t ys_row, int64_t rows8, int64_t cols8) {
-  for (int64_t r0 = 0; r0 < rows8; r0 += 8)
-    for (int64_t c0 = 0; c0 < cols8; c0 += 8) {
+                                                                 int64_t ys_row, int64_t rows, int64_t cols8) {
+  const int64_t rows8 = rows / 8 * 8;
+  for (int64_t c0 = 0; c0 < cols8; c0 += 8) {
+    for (int64_t r0 = 0; r0 < rows8; r0 += 8) {
       U32x8 v[8];
       for (int c = 0; c < 8; ++c) std::memcpy(&v[c], x + r0 + (c0 + c) * xs_col, sizeof(U32x8));
       U32x8 t[8], u[8];
@@ -104,21 +106,24 @@ __attribute__((always_inline)) inline void transpose_tiles8_loop(const uint32_t*
         std::memcpy(y + (r0 + j + 4) * ys_row + c0, &hi, sizeof(U32x8));
       }
     }
+    for (int64_t r = rows8; r < rows; ++r)
+      for (int64_t c = c0; c < c0 + 8; ++c) y[r * ys_row + c] = x[r + c * xs_col];
+  }
 }
 
 #if OCTET_ARCH_X86
 __attribute__((target("avx2"))) void transpose_tiles8_avx2(const uint32_t* x, int64_t xs_col, uint32_t* y,
-                                                           int64_t ys_row, int64_t rows8, int64_t cols8) {
-  transpose_tiles8_loop(x, xs_col, y, ys_row, rows8, cols8);
+                                                           int64_t ys_row, int64_t rows, int64_t cols8) {
+  transpose_tiles8_loop(x, xs_col, y, ys_row, rows, cols8);
 }
 #endif
 
-void transpose_tiles8(const uint32_t* x, int64_t xs_col, uint32_t* y, int64_t ys_row, int64_t rows8, int64_t cols8) {
+void transpose_tiles8(const uint32_t* x, int64_t xs_col, uint32_t* y, int64_t ys_row, int64_t rows, int64_t cols8) {
 #if OCTET_ARCH_X86
   static const bool avx2 = isa_supported(Isa::avx2);
-  if (avx2) return transpose_tiles8_avx2(x, xs_col, y, ys_row, rows8, cols8);
+  if (avx2) return transpose_tiles8_avx2(x, xs_col, y, ys_row, rows, cols8);
 #endif
-  transpose_tiles8_loop(x, xs_col, y, ys_row, rows8, cols8);
+  transpose_tiles8_loop(x, xs_col, y, ys_row, rows, cols8);
 }
 
 template <class T>
@@ -148,15 +153,11 @@ void transpose_block(const T* x, int64_t xs_row, int64_t xs_col, T* y, int64_t y
   }
   if constexpr (sizeof(T) == 4) {
     if (xs_row == 1 && ys_col == 1 && rows >= 8) {
-      const int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
-      transpose_tiles8(reinterpret_cast<const uint32_t*>(x), xs_col, reinterpret_cast<uint32_t*>(y), ys_row, rows8,
+      const int64_t cols8 = cols / 8 * 8;
+      transpose_tiles8(reinterpret_cast<const uint32_t*>(x), xs_col, reinterpret_cast<uint32_t*>(y), ys_row, rows,
                        cols8);
-      // The edges: the rows below the last full tile (all columns), the columns right of it.
-      for (int64_t r = 0; r < rows8; ++r)
-        for (int64_t c = cols8; c < cols; ++c) y[r * ys_row + c] = x[r + c * xs_col];
-      for (int64_t c0 = 0; c0 < cols; c0 += kTile)
-        for (int64_t r = rows8; r < rows; ++r)
-          for (int64_t c = c0; c < std::min(cols, c0 + kTile); ++c) y[r * ys_row + c] = x[r + c * xs_col];
+      for (int64_t c = cols8; c < cols; ++c)  // the columns right of the last tile: x's lines in order
+        for (int64_t r = 0; r < rows; ++r) y[r * ys_row + c] = x[r + c * xs_col];
       return;
     }
   }

@@ -1223,7 +1223,8 @@ std::vector<Case> make() {
     }
   }
 
-  // LRN: sizes 1..11 (ONNX Runtime refuses the even ones: their lines record it), alpha / beta /
+  // LRN: odd sizes 1..11 (ONNX Runtime refuses even ones, so the sweep has no reference for
+  // them; tests/simd/test_lrn.cc runs them against octet's reference), alpha / beta /
   // bias of the zoo (AlexNet, GoogLeNet: 5, 1e-4, 0.75, 1) and far from it, channels around the
   // vector widths; as a QDQ unit it runs in float between DQ and Q, as in ORT.
   auto lrn = [](int64_t size, float alpha, float beta, float bias) {
@@ -1231,7 +1232,7 @@ std::vector<Case> make() {
     std::snprintf(tag, sizeof tag, "n%lld_a%g_b%g_k%g", static_cast<long long>(size), alpha, beta, bias);
     return std::pair<std::string, Attrs>{tag, {{"size", size}, {"alpha", alpha}, {"beta", beta}, {"bias", bias}}};
   };
-  for (int64_t size = 1; size <= 11; ++size) {
+  for (int64_t size = 1; size <= 11; size += 2) {
     auto [tag, attrs] = lrn(size, 0.5f, 0.75f, 1.0f);
     add_unary(s, Mode::fp32, "LRN", tag, attrs, {1, 13, 7, 5});
   }
