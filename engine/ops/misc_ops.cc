@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engine/op_registry.h"
+#include "engine/ops/reduction.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/global_avgpool.h"
@@ -132,30 +133,8 @@ OpImpl arg_extremum_op(bool min) {
   return op;
 }
 
-struct Reduction {
-  std::vector<bool> reduced;
-  ir::Dims out;
-  bool identity = false;
-};
-
-Reduction reduction(const OpContext& c) {
-  const auto& d = c.info(0).dims;
-  Reduction r;
-  r.reduced.assign(d.size(), false);
-  std::vector<int64_t> axes;
-  if (c.has(1)) axes = c.constant(1, "axes").to_i64();
-  if (axes.empty()) {
-    if (c.node.attrs.i("noop_with_empty_axes") != 0) r.identity = true;
-    else r.reduced.assign(d.size(), true);
-  }
-  for (int64_t a : axes) r.reduced[size_t(normalize_axis(c, a, int64_t(d.size())))] = true;
-  const bool keep = c.node.attrs.i("keepdims") != 0;
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (!r.reduced[i]) r.out.push_back(d[i]);
-    else if (keep) r.out.push_back(1);
-  }
-  return r;
-}
+using ops::Reduction;
+using ops::reduction;
 
 std::vector<TensorInfo> infer_reduce(const OpContext& c) {
   require_f32(c);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/op_registry.h"
+#include "engine/ops/reduction.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/typed_broadcast.h"
 #include "kernels/elementwise/reduce_more.h"
@@ -23,30 +24,8 @@ void require_f32(const OpContext& c) {
     c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
 }
 
-struct Reduction {
-  std::vector<bool> reduced;
-  ir::Dims out;
-  bool identity = false;  // noop_with_empty_axes with no axes: each element mapped on its own
-};
-
-Reduction reduction(const OpContext& c) {
-  const auto& d = c.info(0).dims;
-  Reduction r;
-  r.reduced.assign(d.size(), false);
-  std::vector<int64_t> axes;
-  if (c.has(1)) axes = c.constant(1, "axes").to_i64();
-  if (axes.empty()) {
-    if (c.node.attrs.i("noop_with_empty_axes") != 0) r.identity = true;
-    else r.reduced.assign(d.size(), true);
-  }
-  for (int64_t a : axes) r.reduced[size_t(normalize_axis(c, a, int64_t(d.size())))] = true;
-  const bool keep = c.node.attrs.i("keepdims") != 0;
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (!r.reduced[i]) r.out.push_back(d[i]);
-    else if (keep) r.out.push_back(1);
-  }
-  return r;
-}
+using ops::Reduction;
+using ops::reduction;
 
 // float64, int32 and int64 (the types ORT's CPU kernels take besides float32) by ORT's generic
 // loop in T: the reduced elements in the row-major order of the reduced axes, one step at a

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/elementwise/axis_offsets.h"
 #include "kernels/quantize/quantize.h"
 #include "kernels/ref/layernorm.h"
 #include "kernels/ref/pool2d.h"
@@ -567,18 +568,6 @@ void F32RowSums::run(size_t rows, const float* x, float* y, size_t first_row, fl
 
 namespace {
 
-// The offsets of every index of `axes` (row-major over them, the first axis outermost).
-std::vector<int64_t> offsets_of(const std::vector<int>& axes, const int64_t* dims, const int64_t* strides) {
-  std::vector<int64_t> out = {0};
-  for (int d : axes) {
-    std::vector<int64_t> next;
-    next.reserve(out.size() * size_t(dims[d]));
-    for (int64_t o : out)
-      for (int64_t i = 0; i < dims[d]; ++i) next.push_back(o + i * strides[d]);
-    out.swap(next);
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -3,25 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/elementwise/axis_offsets.h"
 #include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/ref/reduce_more.h"
 
 namespace octet::kernels {
 
 namespace {
-
-// The offsets of every index of `axes` (row-major over them, the first axis outermost).
-std::vector<int64_t> offsets_of(const std::vector<int>& axes, const int64_t* dims, const int64_t* strides) {
-  std::vector<int64_t> out = {0};
-  for (int d : axes) {
-    std::vector<int64_t> next;
-    next.reserve(out.size() * size_t(dims[d]));
-    for (int64_t o : out)
-      for (int64_t i = 0; i < dims[d]; ++i) next.push_back(o + i * strides[d]);
-    out.swap(next);
-  }
-  return out;
-}
 
 // The gathers' 32-bit lane offsets (lane_stride * 16 lanes) must fit.
 constexpr size_t kMaxLaneStride = size_t{1} << 26;
