@@ -3,6 +3,7 @@
 // index inputs of int32 or int64, negative indices counted from the end, and an index out of
 // range failing the run with the node's name, as Gather does.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "core/ir.h"

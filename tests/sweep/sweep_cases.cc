@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "core/ir.h"
 #include "kernels/ref/activation.h"
 #include "tests/util/qdq_patterns.h"
 
@@ -1466,10 +1467,12 @@ std::vector<Case> make() {
         const std::string d = b.initializer("", TensorValue::ints(t, {3, 1}, v));
         b.output(b.node("Mod", {integers(b, b.input("a", {2, 3, 5}), t), d}, {{"fmod", fmod}}), t);
       });
-  for (auto [ad, bdims] : std::vector<std::pair<Dims, Dims>>{{{1, 16, 8, 8}, {1, 16, 8, 8}}, {{2, 1, 7, 3}, {1, 5, 1, 3}}})
+  for (const auto& shapes : std::vector<std::pair<Dims, Dims>>{{{1, 16, 8, 8}, {1, 16, 8, 8}}, {{2, 1, 7, 3}, {1, 5, 1, 3}}}) {
+    const Dims ad = shapes.first, bdims = shapes.second;  // copies: clang 14 cannot capture bindings
     s.add(Mode::fp32, "Mod", "fmod1_" + join(ad) + "_and_" + join(bdims), [=](OnnxBuilder& b) {
       b.output(b.node("Mod", {b.input("a", ad), b.input("b", bdims)}, {{"fmod", int64_t(1)}}));
     });
+  }
   // Sum, Mean, and Max / Min of 1 to 4 operands, broadcast, with NaN / +-inf in the first.
   for (const char* op : {"Sum", "Mean", "Max", "Min"})
     for (std::vector<Dims> shapes : std::vector<std::vector<Dims>>{{{1, 16, 8, 8}},
