@@ -64,7 +64,8 @@ TEST(F32CompareUkernel, EqualsTheReferenceAtEveryLengthAndBroadcast) {
           for (size_t j = 0; j < n; ++j) trues += y[j];
           ++cases;
         }
-  EXPECT_GT(trues, cases);  // both answers are common
+  // Both answers are common (on a CPU whose levels a lesser CPU's run tested, none ran here).
+  if (cases > 0) EXPECT_GT(trues, cases);
   ::testing::Test::RecordProperty("cases", cases);
 }
 
