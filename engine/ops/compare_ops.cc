@@ -392,12 +392,13 @@ using NaryFn = std::function<void(size_t n, const float* const* x, const size_t*
 // Every input at once along the runs of the merged broadcast: one run (same shapes, scalars)
 // split over the thread pool, else run by run with fn where each operand steps 0 or 1 and the
 // reference `ref` where a run steps further.
-Kernel nary_runs(const OpContext& c, std::span<const void* const> in, void* out, NaryFn fn, NaryFn ref) {
-  const std::vector<size_t> all = all_inputs(c);
-  const size_t count = all.size();
-  auto w = merged_broadcast(c, all);
+// `operands`: the inputs in the order fn takes them.
+Kernel nary_runs(const OpContext& c, std::span<const void* const> in, void* out, const std::vector<size_t>& operands,
+                 NaryFn fn, NaryFn ref) {
+  const size_t count = operands.size();
+  auto w = merged_broadcast(c, operands);
   std::vector<const float*> x(count);
-  for (size_t i = 0; i < count; ++i) x[i] = static_cast<const float*>(in[i]);
+  for (size_t i = 0; i < count; ++i) x[i] = static_cast<const float*>(in[operands[i]]);
   auto* y = static_cast<float*>(out);
   pthreadpool_t pool = c.threadpool;
   if (const auto r = one_run(*w)) {
@@ -452,7 +453,7 @@ OpImpl sum_op(bool mean) {
     auto bind = [count, scale](kernels::F32SumUkernel k) -> NaryFn {
       return [=](size_t n, const float* const* x, const size_t* inc, float* y) { k(n, count, x, inc, y, scale); };
     };
-    return nary_runs(c, in, out[0], bind(simd), bind(kernels::f32_sum__ref));
+    return nary_runs(c, in, out[0], all_inputs(c), bind(simd), bind(kernels::f32_sum__ref));
   };
   return op;
 }
@@ -483,7 +484,9 @@ Kernel typed_extremum(const OpContext& c, bool min, std::span<const void* const>
 
 // Max / Min of one or more inputs with numpy broadcasting. FP32 folds the inputs left to right
 // with ONNX Runtime's NaN-propagating pick (kernels/ref/compare.h: f32_pick__ref), every input
-// at once along runs as Sum's; float64 and integers run typed_extremum.
+// at once along runs as Sum's; float64 and integers run typed_extremum. Not followed: ORT also
+// swaps a later step whose accumulated left side is one element (inputs 0 and 1 both scalars,
+// then a third), which only changes which equal zero or NaN wins there.
 OpImpl extremum_op(bool min) {
   OpImpl op;
   op.want_layout = want_row_major;
@@ -508,7 +511,11 @@ OpImpl extremum_op(bool min) {
     auto bind = [count](kernels::F32ExtremumUkernel k) -> NaryFn {
       return [=](size_t n, const float* const* x, const size_t* inc, float* y) { k(n, count, x, inc, y); };
     };
-    return nary_runs(c, in, out[0], bind(row ? row->fn : ref), bind(ref));
+    // ONNX Runtime's first step takes a one-element input 0 as the scalar operand of
+    // input 1's max (min): picked second, which decides which of two equal zeros or NaNs wins.
+    std::vector<size_t> operands = all_inputs(c);
+    if (count >= 2 && ir::element_count(c.info(0).dims) == 1) std::swap(operands[0], operands[1]);
+    return nary_runs(c, in, out[0], operands, bind(row ? row->fn : ref), bind(ref));
   };
   return op;
 }
