@@ -483,10 +483,12 @@ Kernel typed_extremum(const OpContext& c, bool min, std::span<const void* const>
 }
 
 // Max / Min of one or more inputs with numpy broadcasting. FP32 folds the inputs left to right
-// with ONNX Runtime's NaN-propagating pick (kernels/ref/compare.h: f32_pick__ref), every input
-// at once along runs as Sum's; float64 and integers run typed_extremum. Not followed: ORT also
-// swaps a later step whose accumulated left side is one element (inputs 0 and 1 both scalars,
-// then a third), which only changes which equal zero or NaN wins there.
+// with ONNX Runtime's NaN-propagating pick (kernels/ref/compare.h: f32_pick__ref, the operands
+// swapped where the fold so far repeats along the run, as ORT's scalar-input-0 form), every
+// input at once along runs as Sum's; float64 and integers run typed_extremum. Not reproduced:
+// Eigen's scalar loop (the elements before the first aligned packet and after the last of
+// each span) gives the earlier of two equal operands, so which of +0 / -0 ORT returns there
+// depends on the address; octet gives the packets' answer everywhere.
 OpImpl extremum_op(bool min) {
   OpImpl op;
   op.want_layout = want_row_major;
@@ -511,11 +513,7 @@ OpImpl extremum_op(bool min) {
     auto bind = [count](kernels::F32ExtremumUkernel k) -> NaryFn {
       return [=](size_t n, const float* const* x, const size_t* inc, float* y) { k(n, count, x, inc, y); };
     };
-    // ONNX Runtime's first step takes a one-element input 0 as the scalar operand of
-    // input 1's max (min): picked second, which decides which of two equal zeros or NaNs wins.
-    std::vector<size_t> operands = all_inputs(c);
-    if (count >= 2 && ir::element_count(c.info(0).dims) == 1) std::swap(operands[0], operands[1]);
-    return nary_runs(c, in, out[0], operands, bind(row ? row->fn : ref), bind(ref));
+    return nary_runs(c, in, out[0], all_inputs(c), bind(row ? row->fn : ref), bind(ref));
   };
   return op;
 }

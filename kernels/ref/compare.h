@@ -64,7 +64,8 @@ inline void f32_sum__ref(size_t n, size_t count, const float* const* x, const si
 // y[i] = the max (min) of x[0][i * inc[0]], x[1][i * inc[1]], ... folded left to right, each
 // step r = pick(r, v) as ONNX Runtime's Eigen packets compute it: r if r is NaN, else v if v is
 // NaN, else r if r > v (min: r < v), else v; so equal operands (+0 and -0) give the later one.
-// count >= 1.
+// While r is one repeated element (every operand so far has inc 0) the step is pick(v, r): ORT
+// then runs its "input 0 is a scalar" form, v.max(r). count >= 1.
 inline float f32_pick__ref(bool min, float r, float v) {
   if (std::isnan(r)) return r;
   return (min ? r < v : r > v) ? r : v;
@@ -72,7 +73,12 @@ inline float f32_pick__ref(bool min, float r, float v) {
 inline void f32_extremum__ref(bool min, size_t n, size_t count, const float* const* x, const size_t* inc, float* y) {
   for (size_t i = 0; i < n; ++i) {
     float r = x[0][i * inc[0]];
-    for (size_t k = 1; k < count; ++k) r = f32_pick__ref(min, r, x[k][i * inc[k]]);
+    bool repeated = inc[0] == 0;
+    for (size_t k = 1; k < count; ++k) {
+      const float v = x[k][i * inc[k]];
+      r = repeated ? f32_pick__ref(min, v, r) : f32_pick__ref(min, r, v);
+      repeated = repeated && inc[k] == 0;
+    }
     y[i] = r;
   }
 }
