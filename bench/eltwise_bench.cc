@@ -22,6 +22,7 @@
 #include "kernels/isa.h"
 #include "kernels/ref/compare.h"
 #include "kernels/ref/elementwise.h"
+#include "kernels/ref/minmax.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qpool2d.h"
@@ -283,6 +284,48 @@ void register_f32_compare_sum(const Map& m) {
   add_bench(bench_name(m, sum, "f32_sum__ref"), sum3(f32_sum__ref, false));
 }
 
+// Max of two and of three maps (bytes: 4 per operand read, 4 written per element), every level's
+// kernel, the scalar reference, and the strided fold Max ran on before f32_max (one
+// f32_extremum_strided__ref pass per input, input 0 copied through the first).
+void register_f32_max(const Map& m) {
+  for (size_t count : {2, 3}) {
+    const std::string op = m.label(count == 2 ? "f32 max of 2" : "f32 max of 3");
+    auto inputs = [=] {
+      std::vector<Buffer<float>> v;
+      for (size_t i = 0; i < count; ++i) v.push_back(random_buffer<float>(m.count(), 14 + unsigned(i)));
+      return v;
+    };
+    auto run = [=](F32ExtremumUkernel fn, bool pick) {
+      return [=](benchmark::State& state) {
+        const auto in = inputs();
+        Buffer<float> y(m.count());
+        const float* x[] = {in[0].data(), in[1].data(), count > 2 ? in[2].data() : nullptr};
+        const size_t inc[] = {1, 1, 1};
+        for (auto _ : state) {
+          fn(m.count(), count, x, inc, y.data());
+          benchmark::DoNotOptimize(y.data());
+        }
+        report(state, 4.0 * double(count + 1) * double(m.count()), pick);
+      };
+    };
+    for (const auto& k : kF32MaxUkernels)
+      if (isa_supported(k.isa)) add_bench(bench_name(m, op, k.name), run(k.fn, is_pick(kF32MaxUkernels, k)));
+    add_bench(bench_name(m, op, "f32_max__ref"), run(f32_max__ref, false));
+    add_bench(bench_name(m, op, "f32_extremum_strided__ref"), [=](benchmark::State& state) {
+      const auto in = inputs();
+      Buffer<float> y(m.count());
+      const int64_t dims[] = {int64_t(m.count())}, strides[] = {1};
+      for (auto _ : state) {
+        f32_extremum_strided__ref(Extremum::max, 1, dims, in[0].data(), strides, in[0].data(), strides, y.data());
+        for (size_t i = 1; i < count; ++i)
+          f32_extremum_strided__ref(Extremum::max, 1, dims, y.data(), strides, in[i].data(), strides, y.data());
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, 4.0 * double(count + 1) * double(m.count()), false);
+    });
+  }
+}
+
 void register_f32_sigmoid(const Map& m) {
   const double bytes = 8.0 * m.c;
   const std::string op = "f32 sigmoid " + std::to_string(m.c);
@@ -515,6 +558,7 @@ int main(int argc, char** argv) {
   for (const Map& m : kActivations) register_f32_clamp(m);
   for (const Map& m : kActivations) register_f32_where(m);
   for (const Map& m : kActivations) register_f32_compare_sum(m);
+  register_f32_max({"tinynet", 28, 28, 48});
   for (const Map& m : kEpilogueMaps) register_f32_epilogue_activations(m);
   register_refs();
   register_broadcast_drivers();

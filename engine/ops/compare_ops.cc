@@ -1,5 +1,5 @@
 // Comparisons (Equal, Greater, Less, GreaterOrEqual, LessOrEqual), logic on bools (And, Or, Xor,
-// Not), IsNaN, IsInf, Sign, Mod, Shrink and the n-ary Sum and Mean: what detector heads and
+// Not), IsNaN, IsInf, Sign, Mod, Shrink and the n-ary Sum, Mean, Max and Min: what detector heads and
 // exporters' post-processing add around a CNN. Bools are one byte each, 0 or 1 (Where reads any
 // nonzero byte as true). Float32 runs on the SIMD microkernels of
 // kernels/elementwise/compare_list.h along runs of the output (the broadcast's axes merged where
@@ -7,6 +7,7 @@
 // types on one plain loop per type over the same runs ("<type>_<op>_runs", engine/ops/typed_broadcast.h).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -382,7 +383,52 @@ OpImpl mod_op() {
   return op;
 }
 
-// ---- Sum, Mean ----
+// ---- Sum, Mean, Max, Min ----
+
+// An n-ary FP32 microkernel over `count` operands (F32SumUkernel / F32ExtremumUkernel with the
+// op's own arguments bound).
+using NaryFn = std::function<void(size_t n, const float* const* x, const size_t* inc, float* y)>;
+
+// Every input at once along the runs of the merged broadcast: one run (same shapes, scalars)
+// split over the thread pool, else run by run with fn where each operand steps 0 or 1 and the
+// reference `ref` where a run steps further.
+// `operands`: the inputs in the order fn takes them.
+Kernel nary_runs(const OpContext& c, std::span<const void* const> in, void* out, const std::vector<size_t>& operands,
+                 NaryFn fn, NaryFn ref) {
+  const size_t count = operands.size();
+  auto w = merged_broadcast(c, operands);
+  std::vector<const float*> x(count);
+  for (size_t i = 0; i < count; ++i) x[i] = static_cast<const float*>(in[operands[i]]);
+  auto* y = static_cast<float*>(out);
+  pthreadpool_t pool = c.threadpool;
+  if (const auto r = one_run(*w)) {
+    // The operand pointers of each piece (pieces start at multiples of kEltwiseMinPiece), made
+    // here so that a run allocates nothing.
+    const size_t pieces = (r->n + kernels::kEltwiseMinPiece - 1) / kernels::kEltwiseMinPiece;
+    auto at = std::make_shared<std::vector<const float*>>(std::max<size_t>(pieces, 1) * count);
+    return [=] {
+      kernels::parallel_elements(pool, r->n, [&](size_t s, size_t len) {
+        const float** p = at->data() + s / kernels::kEltwiseMinPiece * count;
+        for (size_t i = 0; i < count; ++i) p[i] = x[i] + s * r->inc[i];
+        fn(len, p, r->inc.data(), y + s);
+      });
+    };
+  }
+  // This step's operand pointers (one plan runs one call at a time).
+  std::vector<const float*> at(count);
+  std::vector<size_t> inc(count);
+  return [=]() mutable {
+    ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
+      bool unit = true;
+      for (size_t i = 0; i < count; ++i) {
+        at[i] = x[i] + off[i];
+        inc[i] = size_t(inner[i]);
+        unit = unit && inner[i] <= 1;
+      }
+      (unit ? fn : ref)(size_t(len), at.data(), inc.data(), y + o);
+    });
+  };
+}
 
 // ONNX Runtime adds the inputs left to right, ((x0 + x1) + x2) + ..., each sum rounded, and
 // multiplies Mean's by 1 / count (float): f32_sum keeps that order in every lane.
@@ -399,44 +445,75 @@ OpImpl sum_op(bool mean) {
   };
   op.batch_use = ops::broadcast_per_image;
   op.build = [mean](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const std::vector<size_t> all = all_inputs(c);
-    const size_t count = all.size();
+    const size_t count = c.in.size();
     const float scale = mean ? 1.0f / static_cast<float>(count) : 1.0f;
     const auto* row = kernels::first_runnable(kernels::kF32SumUkernels, c.isa);
-    const kernels::F32SumUkernel fn = row ? row->fn : kernels::f32_sum__ref;
+    const kernels::F32SumUkernel simd = row ? row->fn : kernels::f32_sum__ref;
     c.report_kernel(row ? kernels::row_kernel(*row) : kernels::reference_kernel("f32_sum__ref"));
-    auto w = merged_broadcast(c, all);
-    std::vector<const float*> x(count);
-    for (size_t i = 0; i < count; ++i) x[i] = static_cast<const float*>(in[i]);
-    auto* y = static_cast<float*>(out[0]);
-    pthreadpool_t pool = c.threadpool;
-    if (const auto r = one_run(*w)) {
-      // The operand pointers of each piece (pieces start at multiples of kEltwiseMinPiece), made
-      // here so that a run allocates nothing.
-      const size_t pieces = (r->n + kernels::kEltwiseMinPiece - 1) / kernels::kEltwiseMinPiece;
-      auto at = std::make_shared<std::vector<const float*>>(std::max<size_t>(pieces, 1) * count);
-      return [=] {
-        kernels::parallel_elements(pool, r->n, [&](size_t s, size_t len) {
-          const float** p = at->data() + s / kernels::kEltwiseMinPiece * count;
-          for (size_t i = 0; i < count; ++i) p[i] = x[i] + s * r->inc[i];
-          fn(len, count, p, r->inc.data(), y + s, scale);
-        });
-      };
-    }
-    // This step's operand pointers (one plan runs one call at a time).
-    std::vector<const float*> at(count);
-    std::vector<size_t> inc(count);
-    return [=]() mutable {
-      ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
-        bool unit = true;
-        for (size_t i = 0; i < count; ++i) {
-          at[i] = x[i] + off[i];
-          inc[i] = size_t(inner[i]);
-          unit = unit && inner[i] <= 1;
-        }
-        (unit ? fn : kernels::f32_sum__ref)(size_t(len), count, at.data(), inc.data(), y + o, scale);
-      });
+    auto bind = [count, scale](kernels::F32SumUkernel k) -> NaryFn {
+      return [=](size_t n, const float* const* x, const size_t* inc, float* y) { k(n, count, x, inc, y, scale); };
     };
+    return nary_runs(c, in, out[0], all_inputs(c), bind(simd), bind(kernels::f32_sum__ref));
+  };
+  return op;
+}
+
+// Max / Min of float64 or integer inputs (one type for all), every input at once along runs.
+template <class T>
+Kernel typed_extremum(const OpContext& c, bool min, std::span<const void* const> in, void* out) {
+  auto w = std::make_shared<const ops::TypedBroadcast>(ops::typed_broadcast(c, all_inputs(c)));
+  std::vector<const T*> x;
+  for (size_t i = 0; i < c.in.size(); ++i) x.push_back(static_cast<const T*>(in[i]));
+  T* y = static_cast<T*>(out);
+  const std::string name = std::string(ops::type_tag(c.info(0).dtype)) + (min ? "_min" : "_max") + "_runs";
+  c.report_kernel(kernels::portable_kernel(name));
+  return [=] {
+    ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
+      for (int64_t j = 0; j < len; ++j) y[o + j] = x[0][off[0] + j * inner[0]];
+      for (size_t i = 1; i < x.size(); ++i) {
+        const T* xi = x[i] + off[i];
+        for (int64_t j = 0; j < len; ++j) {
+          const T v = xi[j * inner[i]];
+          T& r = y[o + j];
+          r = min ? (v < r ? v : r) : (r < v ? v : r);
+        }
+      }
+    });
+  };
+}
+
+// Max / Min of one or more inputs with numpy broadcasting. FP32 folds the inputs left to right
+// with ONNX Runtime's NaN-propagating pick (kernels/ref/compare.h: f32_pick__ref, the operands
+// swapped where the fold so far repeats along the run, as ORT's scalar-input-0 form), every
+// input at once along runs as Sum's; float64 and integers run typed_extremum. Not reproduced:
+// Eigen's scalar loop (the elements before the first aligned packet and after the last of
+// each span) gives the earlier of two equal operands, so which of +0 / -0 ORT returns there
+// depends on the address; octet gives the packets' answer everywhere.
+OpImpl extremum_op(bool min) {
+  OpImpl op;
+  op.want_layout = want_row_major;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const std::vector<size_t> all = all_inputs(c);
+    const DType t = c.info(0).dtype;
+    for (size_t i : all)
+      if (c.info(i).dtype != t || t == DType::b8)
+        c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " " + c.node.op + " (input " + std::to_string(i) +
+               ") is not supported (all inputs float32, float64, uint8, int8, int32 or int64, one type)");
+    return {{t, ops::typed_broadcast(c, all).dims, Layout::row_major}};
+  };
+  op.batch_use = ops::broadcast_per_image;
+  op.build = [min](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    if (c.info(0).dtype != DType::f32)
+      return ops::with_type(c, c.info(0).dtype, [&](auto t) { return typed_extremum<decltype(t)>(c, min, in, out[0]); });
+    const auto list = min ? kernels::kF32MinUkernels : kernels::kF32MaxUkernels;
+    const kernels::F32ExtremumUkernel ref = min ? kernels::f32_min__ref : kernels::f32_max__ref;
+    const auto* row = kernels::first_runnable(list, c.isa);
+    c.report_kernel(row ? kernels::row_kernel(*row) : kernels::reference_kernel(min ? "f32_min__ref" : "f32_max__ref"));
+    const size_t count = c.in.size();
+    auto bind = [count](kernels::F32ExtremumUkernel k) -> NaryFn {
+      return [=](size_t n, const float* const* x, const size_t* inc, float* y) { k(n, count, x, inc, y); };
+    };
+    return nary_runs(c, in, out[0], all_inputs(c), bind(row ? row->fn : ref), bind(ref));
   };
   return op;
 }
@@ -462,6 +539,8 @@ void register_compare_ops(OpTable& t) {
   t.emplace_back("Mod", mod_op());
   t.emplace_back("Sum", sum_op(false));
   t.emplace_back("Mean", sum_op(true));
+  t.emplace_back("Min", extremum_op(true));
+  t.emplace_back("Max", extremum_op(false));
 }
 
 }  // namespace octet

@@ -1,5 +1,5 @@
-// Softmax, LogSoftmax, ArgMax / ArgMin, ReduceMean / ReduceSum / ReduceMin / ReduceMax, Min / Max, Round and
-// Pad (FP32; Min / Max also float64 and integers, Pad any element type).
+// Softmax, LogSoftmax, ArgMax / ArgMin, ReduceMean / ReduceSum / ReduceMin / ReduceMax, Round and
+// Pad (FP32; Pad any element type). Min / Max are in compare_ops.cc with Sum / Mean.
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -253,82 +253,6 @@ OpImpl reduce_extremum_op(kernels::Extremum kind) {
   return op;
 }
 
-// Min / Max of one or more inputs with numpy broadcasting, folded one input at a time into
-// the (row-major) output.
-ir::Dims variadic_broadcast_dims(const OpContext& c) {
-  if (c.in.empty()) c.fail("needs at least one input");
-  ir::Dims out = c.info(0).dims;
-  for (size_t i = 1; i < c.in.size(); ++i) out = ops::broadcast_dims(c, out, c.info(i).dims);
-  return out;
-}
-
-// Min / Max of float64 or integer inputs (one type for all), every input at once along runs.
-template <class T>
-Kernel typed_extremum(const OpContext& c, kernels::Extremum kind, std::span<const void* const> in, void* out) {
-  std::vector<size_t> all(c.in.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  auto w = std::make_shared<const ops::TypedBroadcast>(ops::typed_broadcast(c, all));
-  std::vector<const T*> x;
-  for (size_t i = 0; i < c.in.size(); ++i) x.push_back(static_cast<const T*>(in[i]));
-  T* y = static_cast<T*>(out);
-  const bool min = kind == kernels::Extremum::min;
-  const std::string name = std::string(ops::type_tag(c.info(0).dtype)) + (min ? "_min" : "_max") + "_runs";
-  c.report_kernel(kernels::portable_kernel(name));
-  return [=] {
-    ops::for_each_run(*w, [&](int64_t o, int64_t len, const int64_t* off, const int64_t* inner) {
-      for (int64_t j = 0; j < len; ++j) y[o + j] = x[0][off[0] + j * inner[0]];
-      for (size_t i = 1; i < x.size(); ++i) {
-        const T* xi = x[i] + off[i];
-        for (int64_t j = 0; j < len; ++j) {
-          const T v = xi[j * inner[i]];
-          T& r = y[o + j];
-          r = min ? (v < r ? v : r) : (r < v ? v : r);
-        }
-      }
-    });
-  };
-}
-
-OpImpl variadic_extremum_op(kernels::Extremum kind) {
-  OpImpl op;
-  op.want_layout = want_row_major;
-  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    const ir::DType t = c.info(0).dtype;
-    for (size_t i = 0; i < c.in.size(); ++i)
-      if (c.info(i).dtype != t || t == ir::DType::b8)
-        c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " " + c.node.op + " (input " + std::to_string(i) +
-               ") is not supported (all inputs float32, float64, uint8, int8, int32 or int64, one type)");
-    return {{t, variadic_broadcast_dims(c), Layout::row_major}};
-  };
-  op.batch_use = ops::broadcast_per_image;
-  op.build = [kind](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    if (c.info(0).dtype != ir::DType::f32)
-      return ops::with_type(c, c.info(0).dtype,
-                            [&](auto t) { return typed_extremum<decltype(t)>(c, kind, in, out[0]); });
-    const ir::Dims dims = variadic_broadcast_dims(c);
-    const TensorInfo y_info{ir::DType::f32, dims, Layout::row_major};
-    struct Step {
-      ops::StridedBroadcast geometry;
-      const float* a;  // the previous result, or input 0 for the first step
-      const float* b;
-    };
-    auto y = static_cast<float*>(out[0]);
-    std::vector<Step> steps;
-    // The first step broadcasts input 0 against itself into y; each later one folds input i in.
-    steps.push_back({ops::strided_broadcast(c.info(0), c.info(0), dims, Layout::row_major),
-                     static_cast<const float*>(in[0]), static_cast<const float*>(in[0])});
-    for (size_t i = 1; i < c.in.size(); ++i)
-      steps.push_back({ops::strided_broadcast(y_info, c.info(i), dims, Layout::row_major), y,
-                       static_cast<const float*>(in[i])});
-    return [=] {
-      for (const Step& s : steps)
-        kernels::f32_extremum_strided__ref(kind, s.geometry.rank, s.geometry.dims.data(), s.a,
-                                           s.geometry.a_strides.data(), s.b, s.geometry.b_strides.data(), y);
-    };
-  };
-  return op;
-}
-
 OpImpl reduce_mean_op() { return reduce_op(kernels::StridedReduceKind::sum, true); }
 
 // ReduceSum: the mean's strided walk without the division, except where the reduced axes form
@@ -458,8 +382,6 @@ void register_misc_ops(OpTable& t) {
   t.emplace_back("ReduceSum", reduce_sum_op());
   t.emplace_back("ReduceMin", reduce_extremum_op(kernels::Extremum::min));
   t.emplace_back("ReduceMax", reduce_extremum_op(kernels::Extremum::max));
-  t.emplace_back("Min", variadic_extremum_op(kernels::Extremum::min));
-  t.emplace_back("Max", variadic_extremum_op(kernels::Extremum::max));
   t.emplace_back("Pad", pad_op());
 }
 

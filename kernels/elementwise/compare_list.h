@@ -1,5 +1,5 @@
 #pragma once
-// The FP32 comparison, classification and n-ary sum microkernels of every templated level: the
+// The FP32 comparison, classification and n-ary sum / max / min microkernels of every templated level: the
 // one list the ops (engine/ops/compare_ops.cc), the tests (tests/simd/test_compare.cc) and the
 // benchmark (bench/eltwise_bench.cc) iterate. Written once over `Ops` in compare_loops.inc,
 // which eltwise_level.inc compiles at each level; the scalar references are kernels/ref/compare.h.
@@ -12,6 +12,8 @@
 //   sign      n contiguous floats (F32UnaryUkernel); shrink n floats with lambd, bias (F32ActUkernel).
 //   sum       n elements of `count` operands, each advancing by its inc, added left to right
 //             and multiplied by scale unless it is 1 (Sum: 1, Mean: 1 / count).
+//   max, min  the same operands folded left to right with ONNX Runtime's NaN-propagating pick
+//             (kernels/ref/compare.h: f32_pick__ref).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -25,6 +27,7 @@ using F32CompareUkernel = void (*)(size_t n, const float* a, size_t a_inc, const
 using F32ClassifyUkernel = void (*)(size_t n, const float* x, uint8_t* y, bool negative, bool positive);
 using F32SumUkernel = void (*)(size_t n, size_t count, const float* const* x, const size_t* inc, float* y,
                                float scale);
+using F32ExtremumUkernel = void (*)(size_t n, size_t count, const float* const* x, const size_t* inc, float* y);
 
 #define OCTET_COMPARE_DECLARE(isa, unused)                                                          \
   namespace isa {                                                                                   \
@@ -36,6 +39,8 @@ using F32SumUkernel = void (*)(size_t n, size_t count, const float* const* x, co
   void f32_sign(size_t, const float*, float*);                                                      \
   void f32_shrink(size_t, const float*, float*, float, float);                                      \
   void f32_sum(size_t, size_t, const float* const*, const size_t*, float*, float);                  \
+  void f32_max(size_t, size_t, const float* const*, const size_t*, float*);                         \
+  void f32_min(size_t, size_t, const float* const*, const size_t*, float*);                         \
   }
 OCTET_TEMPLATE_LEVELS(OCTET_COMPARE_DECLARE, )
 #undef OCTET_COMPARE_DECLARE
@@ -54,6 +59,8 @@ OCTET_COMPARE_TABLE(kF32IsInfUkernels, F32ClassifyUkernel, f32_isinf)
 OCTET_COMPARE_TABLE(kF32SignUkernels, F32UnaryUkernel, f32_sign)
 OCTET_COMPARE_TABLE(kF32ShrinkUkernels, F32ActUkernel, f32_shrink)
 OCTET_COMPARE_TABLE(kF32SumUkernels, F32SumUkernel, f32_sum)
+OCTET_COMPARE_TABLE(kF32MaxUkernels, F32ExtremumUkernel, f32_max)
+OCTET_COMPARE_TABLE(kF32MinUkernels, F32ExtremumUkernel, f32_min)
 
 #undef OCTET_COMPARE_TABLE
 #undef OCTET_COMPARE_ENTRY

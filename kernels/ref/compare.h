@@ -3,7 +3,8 @@
 // (kernels/elementwise/compare_list.h): the oracle of tests/simd/test_compare.cc and what a step
 // runs at Isa::scalar. Each follows ONNX Runtime's CPU kernel element for element: a comparison
 // with a NaN operand is false, Sign keeps a NaN (Eigen's sign) and Shrink maps it to 0, and a sum adds its operands left to
-// right, ((x0 + x1) + x2) + ..., then multiplies by Mean's 1 / count.
+// right, ((x0 + x1) + x2) + ..., then multiplies by Mean's 1 / count; Max / Min fold their
+// operands left to right as Eigen's max / min<PropagateNaN> packets do.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -58,6 +59,34 @@ inline void f32_sum__ref(size_t n, size_t count, const float* const* x, const si
     for (size_t k = 1; k < count; ++k) s += x[k][i * inc[k]];
     y[i] = scale == 1.0f ? s : s * scale;
   }
+}
+
+// y[i] = the max (min) of x[0][i * inc[0]], x[1][i * inc[1]], ... folded left to right, each
+// step r = pick(r, v) as ONNX Runtime's Eigen packets compute it: r if r is NaN, else v if v is
+// NaN, else r if r > v (min: r < v), else v; so equal operands (+0 and -0) give the later one.
+// While r is one repeated element (every operand so far has inc 0) the step is pick(v, r): ORT
+// then runs its "input 0 is a scalar" form, v.max(r). count >= 1.
+inline float f32_pick__ref(bool min, float r, float v) {
+  if (std::isnan(r)) return r;
+  return (min ? r < v : r > v) ? r : v;
+}
+inline void f32_extremum__ref(bool min, size_t n, size_t count, const float* const* x, const size_t* inc, float* y) {
+  for (size_t i = 0; i < n; ++i) {
+    float r = x[0][i * inc[0]];
+    bool repeated = inc[0] == 0;
+    for (size_t k = 1; k < count; ++k) {
+      const float v = x[k][i * inc[k]];
+      r = repeated ? f32_pick__ref(min, v, r) : f32_pick__ref(min, r, v);
+      repeated = repeated && inc[k] == 0;
+    }
+    y[i] = r;
+  }
+}
+inline void f32_max__ref(size_t n, size_t count, const float* const* x, const size_t* inc, float* y) {
+  f32_extremum__ref(false, n, count, x, inc, y);
+}
+inline void f32_min__ref(size_t n, size_t count, const float* const* x, const size_t* inc, float* y) {
+  f32_extremum__ref(true, n, count, x, inc, y);
 }
 
 }  // namespace octet::kernels

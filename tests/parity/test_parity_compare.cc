@@ -1,6 +1,7 @@
-// The comparison, logic, classification, Sign, Shrink, Mod and n-ary Sum / Mean ops against ONNX
-// Runtime byte for byte at every runnable level: bools as ORT's bytes, floats bit for bit (Sign's
-// +-0 and NaN, Sum's left-to-right order, Mean's multiply by 1 / count), over broadcast operands
+// The comparison, logic, classification, Sign, Shrink, Mod and n-ary Sum / Mean / Max / Min ops
+// against ONNX Runtime byte for byte at every runnable level: bools as ORT's bytes, floats bit for
+// bit (Sign's +-0 and NaN, Sum's left-to-right order, Mean's multiply by 1 / count, which of
+// equal zeros Max / Min pick), over broadcast operands
 // holding NaN, +-inf and +-0 among random values.
 #include <gtest/gtest.h>
 
@@ -111,6 +112,38 @@ TEST(CompareParity, SignShrinkModSumAndMeanAreOrtsBits) {
   expect_identical(b, "sign_shrink_sum", {{"x", xv}, {"y", values({4, 1}, 8)}, {"z", values({131}, 9)}});
 }
 
+// values() with a NaN of the other sign where it put -0: which of two NaNs wins is fixed, which
+// of +0 / -0 is not (ORT's Eigen loop answers the ties of its packets and of its scalar ends
+// differently; engine/ops/compare_ops.cc).
+ir::TensorData extremum_values(const ir::Dims& dims, uint32_t seed) {
+  ir::TensorData t = values(dims, seed);
+  float* p = const_cast<float*>(t.as<float>());
+  for (int64_t i = 0; i < t.count(); ++i)
+    if (p[i] == 0.0f && std::signbit(p[i])) p[i] = -NAN;
+  return t;
+}
+
+// Max / Min of 1 to 4 operands, every broadcast form (a scalar first or later, rows, columns).
+TEST(CompareParity, MaxAndMinAreOrtsBits) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const auto x = b.input("x", {2, 4, 131}), w = b.input("w", {2, 4, 131}), y = b.input("y", {4, 1});
+  const auto z = b.input("z", {131}), s = b.input("s", {});
+  for (const char* op : {"Max", "Min"}) {
+    b.output(b.node(op, {x}));
+    b.output(b.node(op, {x, w}));
+    b.output(b.node(op, {w, x, y}));
+    b.output(b.node(op, {z, x, y, w}));
+    b.output(b.node(op, {s, x}));
+    b.output(b.node(op, {x, s}));
+    b.output(b.node(op, {s, y, z}));
+  }
+  const std::vector<float> nan = {NAN};
+  expect_identical(b, "max_min", {{"x", extremum_values({2, 4, 131}, 13)}, {"w", extremum_values({2, 4, 131}, 14)},
+                                  {"y", extremum_values({4, 1}, 15)}, {"z", extremum_values({131}, 16)},
+                                  {"s", ir::TensorData::f32({}, nan)}});
+}
+
 // Tensors large enough to be split over two threads (pieces of 32K elements, tails at both ends).
 TEST(CompareParity, LargeTensorsSplitOverThreadsAreOrtsBytes) {
   OCTET_SKIP_WITHOUT_ORT();
@@ -125,6 +158,16 @@ TEST(CompareParity, LargeTensorsSplitOverThreadsAreOrtsBytes) {
   b.output(b.node("Sum", {x, y, z}));
   b.output(b.node("Mean", {y, x}));
   expect_identical(b, "large", {{"x", values(d, 10)}, {"y", values(d, 11)}, {"z", values({}, 12)}});
+}
+
+TEST(CompareParity, LargeMaxAndMinSplitOverThreadsAreOrtsBits) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const ir::Dims d = {2, 3, 100, 117};
+  const auto x = b.input("x", d), y = b.input("y", d), z = b.input("z", {});
+  b.output(b.node("Max", {x, y}));
+  b.output(b.node("Min", {z, y, x}));
+  expect_identical(b, "large_max_min", {{"x", extremum_values(d, 17)}, {"y", extremum_values(d, 18)}, {"z", extremum_values({}, 19)}});
 }
 
 }  // namespace compare_parity

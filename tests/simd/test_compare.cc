@@ -1,4 +1,4 @@
-// The comparison, classification, Sign, Shrink and n-ary sum microkernels
+// The comparison, classification, Sign, Shrink and n-ary sum / max / min microkernels
 // (kernels/elementwise/compare_list.h) at every runnable level against their scalar references
 // (kernels/ref/compare.h): bools byte for byte, floats bit for bit (NaN payloads, -0), at every
 // length 0..70 (every tail of every level), each operand a run or one repeated element, with NaN,
@@ -151,6 +151,45 @@ TEST(F32SumUkernel, AddsLeftToRightAndScalesLikeTheReference) {
   ::testing::Test::RecordProperty("cases", cases);
 }
 
+// Max / Min: the adversarial values (NaN of two payloads, +-inf, +-0, many equal operands) in
+// every operand, 1 to 5 operands each a run or one repeated element; the NaN that wins and the
+// zero's sign must match bit for bit.
+TEST(F32ExtremumUkernel, PicksLikeTheReferenceWithNaNAndSignedZeros) {
+  std::mt19937 rng(97);
+  int cases = 0;
+  for (bool min : {false, true})
+    for (auto* k : runnable(min ? kF32MinUkernels : kF32MaxUkernels))
+      for (size_t count = 1; count <= 5; ++count)
+        for (size_t n = 0; n <= 70; ++n)
+          for (int rep = 0; rep < 2; ++rep) {
+            std::vector<std::vector<float>> data(count);
+            std::vector<const float*> x(count);
+            std::vector<size_t> inc(count);
+            for (size_t i = 0; i < count; ++i) {
+              inc[i] = rep == 0 ? 1 : rng() % 3 != 0;
+              data[i] = adversarial(rng, n);
+              x[i] = data[i].data();
+            }
+            std::vector<float> expected(n + kGuard, 3.25f), y(n + kGuard, 3.25f);
+            (min ? f32_min__ref : f32_max__ref)(n, count, x.data(), inc.data(), expected.data());
+            k->fn(n, count, x.data(), inc.data(), y.data());
+            expect_same_bits(y, expected, std::string(k->name) + " count " + std::to_string(count) + " n " + std::to_string(n));
+            ++cases;
+          }
+  ::testing::Test::RecordProperty("cases", cases);
+}
+
+// The reference's picks themselves: ONNX Runtime's (Eigen's max / min<PropagateNaN> packets).
+TEST(F32ExtremumUkernel, ReferencePicksTheFirstNaNAndTheLaterOfEqualOperands) {
+  const float nan_a = std::nanf("1"), nan_b = -std::nanf("2");
+  EXPECT_EQ(std::bit_cast<uint32_t>(f32_pick__ref(false, nan_a, nan_b)), std::bit_cast<uint32_t>(nan_a));
+  EXPECT_EQ(std::bit_cast<uint32_t>(f32_pick__ref(true, 1.0f, nan_b)), std::bit_cast<uint32_t>(nan_b));
+  EXPECT_TRUE(std::signbit(f32_pick__ref(false, 0.0f, -0.0f)));
+  EXPECT_FALSE(std::signbit(f32_pick__ref(true, -0.0f, 0.0f)));
+  EXPECT_EQ(f32_pick__ref(false, -INFINITY, 2.0f), 2.0f);
+  EXPECT_EQ(f32_pick__ref(true, -INFINITY, 2.0f), -INFINITY);
+}
+
 // Every templated level has a row in each table, named <op>__<level>, best first.
 TEST(CompareLists, EveryLevelHasEachKernel) {
   std::vector<std::string> levels;
@@ -173,6 +212,8 @@ TEST(CompareLists, EveryLevelHasEachKernel) {
   check(kF32SignUkernels, "f32_sign");
   check(kF32ShrinkUkernels, "f32_shrink");
   check(kF32SumUkernels, "f32_sum");
+  check(kF32MaxUkernels, "f32_max");
+  check(kF32MinUkernels, "f32_min");
 }
 
 }  // namespace compare_tests

@@ -1493,6 +1493,29 @@ std::vector<Case> make() {
       });
     }
 
+  // Max / Min whose operands are +0, -0, NaN, +-inf and +-1 in a pattern per input (|x| times a
+  // constant), the result's reciprocal's sign taken so that the zero ORT picks shows as +1 or -1
+  // (not an inf, which would make the sweep's relative tolerance infinite).
+  for (const char* op : {"Max", "Min"})
+    for (std::vector<Dims> shapes : std::vector<std::vector<Dims>>{{{2, 37}, {2, 37}},
+                                                                   {{2, 37}, {37}},
+                                                                   {{1, 2, 37}, {2, 37}, {2, 1}},
+                                                                   {{}, {2, 37}}}) {
+      std::string tag = "signed_zeros_nan";
+      for (const Dims& d : shapes) tag += "_" + join(d);
+      s.add(Mode::fp32, op, tag, [=](OnnxBuilder& b) {
+        std::vector<std::string> in;
+        for (size_t i = 0; i < shapes.size(); ++i) {
+          std::vector<float> v(size_t(ir::element_count(shapes[i])));
+          const float values[] = {0.0f, -0.0f, NAN, 0.0f, -0.0f, 1.0f, -0.0f, INFINITY, 0.0f, -1.0f, -INFINITY};
+          for (size_t j = 0; j < v.size(); ++j) v[j] = values[(j * (i + 3) + i) % std::size(values)];
+          const std::string x = b.node("Abs", {b.input("x" + std::to_string(i), shapes[i])});
+          in.push_back(b.node("Mul", {x, b.initializer("", TensorValue::f32(shapes[i], v))}));
+        }
+        b.output(b.node("Sign", {b.node("Reciprocal", {b.node(op, in)})}));
+      });
+    }
+
   // The same between DequantizeLinear and QuantizeLinear: no INT8 form in ONNX Runtime, which
   // runs them in float on the dequantized values, as octet does.
   for (const char* op : {"Sum", "Mean"})

@@ -134,7 +134,8 @@ const Family kFamilies[] = {
     {"qu8_resize_linear", kTemplated}, {"qs8_resize_linear", kTemplated}, {"f32_resize_cubic", kTemplated},
     // kernels/elementwise/compare_list.h (f32_greater also names f32_greater_equal).
     {"f32_equal", kTemplated}, {"f32_greater", kTemplated}, {"f32_isnan", kTemplated}, {"f32_isinf", kTemplated},
-    {"f32_sign", kTemplated}, {"f32_shrink", kTemplated}, {"f32_sum", kTemplated},
+    {"f32_sign", kTemplated}, {"f32_shrink", kTemplated}, {"f32_sum", kTemplated}, {"f32_max", kTemplated},
+    {"f32_min", kTemplated},
     // kernels/elementwise/activation_list.h's kernels: every level of kernels/elementwise/eltwise_list.h has each.
 #define OCTET_ACT_FAMILY(KIND, OP, SINCE, KERNEL, ...) {#KERNEL, kTemplated},
     OCTET_F32_ACTIVATIONS(OCTET_ACT_FAMILY)
