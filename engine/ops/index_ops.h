@@ -18,6 +18,12 @@ inline bool index_is_64(const OpContext& c, size_t i, const char* what) {
   return t == ir::DType::s64;
 }
 
+// The `axis` attribute (default 0) of an op indexing along one axis of input 0 (GatherElements,
+// ScatterElements), normalized.
+inline int64_t element_axis(const OpContext& c) {
+  return normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(c.info(0).dims.size()));
+}
+
 inline int64_t index_at(const void* idx, bool idx64, int64_t j) {
   return idx64 ? static_cast<const int64_t*>(idx)[j] : static_cast<const int32_t*>(idx)[j];
 }

@@ -125,9 +125,7 @@ OpImpl scatter_nd_op() {
 OpImpl scatter_elements_op() {
   OpImpl op;
   op.want_layout = want_row_major;
-  auto axis_of = [](const OpContext& c) {
-    return normalize_axis(c, c.node.attrs.i("axis", 0), int64_t(c.info(0).dims.size()));
-  };
+  constexpr auto axis_of = ops::element_axis;
   op.infer = [axis_of](const OpContext& c) -> std::vector<TensorInfo> {
     const ir::Dims &x = c.info(0).dims, &idx = c.info(1).dims;
     ops::index_is_64(c, 1, "indices");
