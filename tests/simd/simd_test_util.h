@@ -87,28 +87,42 @@ inline void skip_when_none_run(size_t count, const std::string& family, bool tes
   GTEST_SKIP() << kIsaNotOnCpu << (levels.empty() ? "none" : levels) << ": no " << family << " microkernel runs here";
 }
 
-// The entries of a microkernel list (any struct with name and isa) this run tests, each added
-// to `ran`; the others are printed (print_untested). None at all skips the test.
-template <class Entry>
-std::vector<const Entry*> runnable_entries(std::span<const Entry> list, std::set<std::string>& ran) {
+// The entries of a microkernel list this run tests, each named by `name_of` (a GEMM list
+// names its GEMM and IGEMM forms apart) and added to `ran`; the others are printed
+// (print_untested). None at all skips the test, in the words of `family`.
+template <class Entry, class NameOf>
+std::vector<const Entry*> runnable_entries(std::span<const Entry> list, NameOf name_of, const std::string& family,
+                                           std::set<std::string>& ran) {
   std::vector<const Entry*> out;
   bool tested_before = false;
   for (const Entry& k : list) {
     if (const char* why = untested_reason(k.isa)) {
-      print_untested(k.name, k.isa, why);
+      print_untested(name_of(k), k.isa, why);
       tested_before = tested_before || isa_supported(k.isa);
     } else {
       out.push_back(&k);
-      ran.insert(k.name);
+      ran.insert(name_of(k));
     }
   }
-  const std::string first = list.empty() ? "listed" : list.front().name;
-  skip_when_none_run(out.size(), first.substr(0, first.find("__")), tested_before);
+  skip_when_none_run(out.size(), family, tested_before);
   std::string names;
-  for (const Entry* k : out) names += std::string(names.empty() ? "" : " ") + k->name;
+  for (const Entry* k : out) names += std::string(names.empty() ? "" : " ") + name_of(*k);
   ::testing::Test::RecordProperty("kernels_run", names);
   std::printf("microkernels under test: %s\n", names.c_str());
   return out;
+}
+template <class Entry, class NameOf>
+std::vector<const Entry*> runnable_entries(std::span<const Entry> list, NameOf name_of, const std::string& family) {
+  std::set<std::string> ran;
+  return runnable_entries(list, name_of, family, ran);
+}
+
+// The same for a list whose entries carry `name` and `isa`; the family is the first name's
+// stem ("f32_gemm" of "f32_gemm_6x16__avx2").
+template <class Entry>
+std::vector<const Entry*> runnable_entries(std::span<const Entry> list, std::set<std::string>& ran) {
+  const std::string first = list.empty() ? "listed" : list.front().name;
+  return runnable_entries(list, [](const Entry& k) { return k.name; }, first.substr(0, first.find("__")), ran);
 }
 template <class Entry>
 std::vector<const Entry*> runnable_entries(std::span<const Entry> list) {

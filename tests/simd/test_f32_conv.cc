@@ -167,21 +167,7 @@ class F32ConvTester {
 
 // The list entries this CPU can run; records which ran.
 std::vector<const F32GemmKernel*> conv_gemm_kernels() {
-  std::vector<const F32GemmKernel*> out;
-  bool tested_before = false;  // a level an earlier run on a lesser CPU tested (untested_reason)
-  std::string ran;
-  for (const F32GemmKernel& k : f32_gemm_kernels()) {
-    if (const char* why = testing::untested_reason(k.isa)) {
-      testing::print_untested(k.igemm_name, k.isa, why);
-      tested_before = tested_before || isa_supported(k.isa);
-      continue;
-    }
-    out.push_back(&k);
-    ran += std::string(k.igemm_name) + " ";
-  }
-  ::testing::Test::RecordProperty("kernels_run", ran);
-  testing::skip_when_none_run(out.size(), "FP32 IGEMM", tested_before);
-  return out;
+  return testing::runnable_entries(f32_gemm_kernels(), [](const F32GemmKernel& k) { return k.igemm_name; }, "FP32 IGEMM");
 }
 
 // Random small convs: channels 1..65 (around NR = 16 / 24 / 32 and not multiples of 8), kernels

@@ -25,18 +25,7 @@ using testing::absolute;
 using testing::fill_uniform;
 
 std::vector<const F32GemmKernel*> runnable_kernels() {
-  std::vector<const F32GemmKernel*> out;
-  bool tested_before = false;
-  for (const F32GemmKernel& k : f32_gemm_kernels()) {
-    if (const char* why = testing::untested_reason(k.isa)) {
-      testing::print_untested(k.igemm_name, k.isa, why);
-      tested_before = tested_before || isa_supported(k.isa);
-    } else {
-      out.push_back(&k);
-    }
-  }
-  testing::skip_when_none_run(out.size(), "FP32 IGEMM", tested_before);
-  return out;
+  return testing::runnable_entries(f32_gemm_kernels(), [](const F32GemmKernel& k) { return k.igemm_name; }, "FP32 IGEMM");
 }
 
 struct Extent {

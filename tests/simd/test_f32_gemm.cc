@@ -93,19 +93,7 @@ class F32GemmTester {
 };
 
 std::vector<const F32GemmKernel*> supported_kernels() {
-  std::vector<const F32GemmKernel*> out;
-  bool tested_before = false;  // a level an earlier run on a lesser CPU tested (untested_reason)
-  for (const F32GemmKernel& k : f32_gemm_kernels()) {
-    if (const char* why = testing::untested_reason(k.isa)) {
-      testing::print_untested(k.gemm_name, k.isa, why);
-      tested_before = tested_before || isa_supported(k.isa);
-    } else {
-      out.push_back(&k);
-      std::printf("running %s\n", k.gemm_name);
-    }
-  }
-  testing::skip_when_none_run(out.size(), "FP32 GEMM", tested_before);
-  return out;
+  return testing::runnable_entries(f32_gemm_kernels(), [](const F32GemmKernel& k) { return k.gemm_name; }, "FP32 GEMM");
 }
 
 TEST(F32Gemm, RandomShapesEveryKernel) {
