@@ -15,6 +15,7 @@
 #include "kernels/fallback.h"
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/ref/conv_transpose.h"
+#include "tests/simd/f32_conv_transpose_tester.h"
 #include "tests/simd/simd_test_util.h"
 
 namespace octet::kernels {
@@ -26,96 +27,14 @@ std::vector<const F32GemmKernel*> runnable_kernels() {
   return testing::runnable_entries(f32_gemm_kernels(), [](const F32GemmKernel& k) { return k.gemm_name; }, "FP32 GEMM");
 }
 
-std::string describe(const ConvTranspose2dShape& s) {
-  return "n" + std::to_string(s.batch) + " " + std::to_string(s.in_h) + "x" + std::to_string(s.in_w) + "x" +
-         std::to_string(s.in_c) + " -> " + std::to_string(s.out_h) + "x" + std::to_string(s.out_w) + "x" +
-         std::to_string(s.out_c) + " k" + std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + " s" +
-         std::to_string(s.stride_h) + "x" + std::to_string(s.stride_w) + " d" + std::to_string(s.dilation_h) + "x" +
-         std::to_string(s.dilation_w) + " p" + std::to_string(s.pad_top) + "," + std::to_string(s.pad_left) + " g" +
-         std::to_string(s.groups) + " kc" + std::to_string(s.k_chunk);
-}
+using testing::check_conv_transpose;
+using testing::same_value;
 
-// out = (in - 1) * stride + (k - 1) * dilation + 1 - pads + extra (output_padding, or a larger
-// output_shape); uncovered rows then hold the bias.
+// A 2-D shape: one dilation for both axes, the same pads and extra size on both.
 ConvTranspose2dShape shape(int n, int h, int w, int c, int m, int k_h, int k_w, int st_h, int st_w, int d, int pad_b,
                            int pad_e, int extra, int groups) {
-  ConvTranspose2dShape s;
-  s.batch = n, s.in_h = h, s.in_w = w, s.in_c = c, s.out_c = m;
-  s.kernel_h = k_h, s.kernel_w = k_w, s.stride_h = st_h, s.stride_w = st_w, s.dilation_h = s.dilation_w = d;
-  s.pad_top = s.pad_left = pad_b;
-  s.out_h = (h - 1) * st_h + (k_h - 1) * d + 1 - pad_b - pad_e + extra;
-  s.out_w = (w - 1) * st_w + (k_w - 1) * d + 1 - pad_b - pad_e + extra;
-  s.groups = groups;
-  return s;
-}
-
-// The definition, gathered in double: y[o] = b + sum over (i, tap) landing on o of x[i] * w.
-std::vector<double> definition(const ConvTranspose2dShape& s, const std::vector<float>& x, const std::vector<float>& w,
-                               const float* b) {
-  const int gi = s.in_c / s.groups, go = s.out_c / s.groups;
-  std::vector<double> y(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
-  for (int n = 0; n < s.batch; ++n)
-    for (int oy = 0; oy < s.out_h; ++oy)
-      for (int ox = 0; ox < s.out_w; ++ox)
-        for (int oc = 0; oc < s.out_c; ++oc) {
-          double acc = b ? b[oc] : 0.0;
-          const int g = oc / go;
-          for (int ky = 0; ky < s.kernel_h; ++ky)
-            for (int kx = 0; kx < s.kernel_w; ++kx) {
-              const int ty = oy + s.pad_top - ky * s.dilation_h, tx = ox + s.pad_left - kx * s.dilation_w;
-              if (ty < 0 || tx < 0 || ty % s.stride_h || tx % s.stride_w) continue;
-              const int iy = ty / s.stride_h, ix = tx / s.stride_w;
-              if (iy >= s.in_h || ix >= s.in_w) continue;
-              for (int ic = 0; ic < gi; ++ic) {
-                const int c = g * gi + ic;
-                acc += double(x[((size_t(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + c]) *
-                       w[((size_t(c) * go + oc % go) * s.kernel_h + ky) * s.kernel_w + kx];
-              }
-            }
-          y[((size_t(n) * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = acc;
-        }
-  return y;
-}
-
-// Equal values (the sign of a zero may differ: ORT adds taps into +0) or both NaN.
-bool same_bits(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
-void check(const ConvTranspose2dShape& s, const F32GemmKernel& k, uint32_t seed, bool bias, const Activation& act,
-           pthreadpool_t pool = nullptr) {
-  std::mt19937 rng(seed);
-  std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c), w(size_t(s.in_c) * (s.out_c / s.groups) * s.kernel_h * s.kernel_w),
-      b(size_t(s.out_c));
-  fill_uniform(rng, x);
-  fill_uniform(rng, w);
-  fill_uniform(rng, b);
-  const size_t n = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
-  std::vector<float> expected(n), y(n, std::nanf(""));
-  const float* bp = bias ? b.data() : nullptr;
-  f32_conv_transpose2d_nhwc__ref(s, x.data(), w.data(), bp, act, expected.data());
-  F32ConvTranspose conv(s, w.data(), bp, act, k);
-  std::vector<float> scratch(F32ConvTranspose::scratch_floats(s), std::nanf(""));
-  conv.run(x.data(), y.data(), scratch.data(), pool);
-  for (size_t i = 0; i < n; ++i)
-    if (!same_bits(y[i], expected[i])) {
-      ADD_FAILURE() << conv.kernel_id().name << " " << describe(s) << (bias ? "" : " no bias") << ": output " << i
-                    << " (channel " << i % s.out_c << ") is " << y[i] << ", the reference " << expected[i];
-      return;
-    }
-  if (act.kind != ActKind::none) return;
-  // The reference against the definition: float sums of |terms| bound the rounding.
-  const std::vector<double> exact = definition(s, x, w, bp);
-  std::vector<float> ax(x), aw(w);
-  for (float& v : ax) v = std::fabs(v);
-  for (float& v : aw) v = std::fabs(v);
-  const std::vector<double> bound = definition(s, ax, aw, nullptr);
-  for (size_t i = 0; i < n; ++i) {
-    const double tol = 1e-5 * (bound[i] + (bias ? std::fabs(b[i % s.out_c]) : 0.0)) + 1e-6;
-    if (!(std::fabs(expected[i] - exact[i]) <= tol)) {
-      ADD_FAILURE() << "reference " << describe(s) << ": output " << i << " is " << expected[i] << ", the definition "
-                    << exact[i];
-      return;
-    }
-  }
+  return testing::conv_transpose_shape(n, c, m, groups, {1, 1}, {h, k_h, st_h, d, pad_b, pad_e, extra},
+                                       {w, k_w, st_w, d, pad_b, pad_e, extra});
 }
 
 TEST(F32ConvTranspose, MatchesReferenceBitForBit) {
@@ -134,9 +53,9 @@ TEST(F32ConvTranspose, MatchesReferenceBitForBit) {
   };
   for (const F32GemmKernel* k : runnable_kernels())
     for (size_t i = 0; i < shapes.size(); ++i) {
-      check(shapes[i], *k, uint32_t(i), true, {});
-      check(shapes[i], *k, uint32_t(i + 100), false, {});
-      check(shapes[i], *k, uint32_t(i + 200), true, Activation::sigmoid());  // the row epilogue, every path
+      check_conv_transpose(shapes[i], *k, uint32_t(i), true, {});
+      check_conv_transpose(shapes[i], *k, uint32_t(i + 100), false, {});
+      check_conv_transpose(shapes[i], *k, uint32_t(i + 200), true, Activation::sigmoid());  // the row epilogue, every path
     }
 }
 
@@ -145,10 +64,10 @@ TEST(F32ConvTranspose, DeepInputAddsMlasKBlocksInOrder) {
   for (int k_chunk : {128, 64}) {
     ConvTranspose2dShape s = shape(1, 3, 3, 300, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1);
     s.k_chunk = k_chunk;
-    for (const F32GemmKernel* k : runnable_kernels()) check(s, *k, 7, true, {});
+    for (const F32GemmKernel* k : runnable_kernels()) check_conv_transpose(s, *k, 7, true, {});
     ConvTranspose2dShape g = shape(1, 2, 3, 2 * 200, 2 * 9, 2, 2, 2, 2, 1, 0, 0, 0, 2);
     g.k_chunk = k_chunk;
-    for (const F32GemmKernel* k : runnable_kernels()) check(g, *k, 8, false, {});
+    for (const F32GemmKernel* k : runnable_kernels()) check_conv_transpose(g, *k, 8, false, {});
   }
 }
 
@@ -172,7 +91,7 @@ TEST(F32ConvTranspose, RandomShapesActivationsAndThreads) {
       ConvTranspose2dShape s = shape(pick(1, 2), pick(1, 6), pick(1, 6), groups * pick(1, 19), groups * pick(1, 19),
                                      kh, kw, st, st, d, pad_b, pad_e, pick(0, st - 1), groups);
       if (s.out_h < 1 || s.out_w < 1) continue;
-      check(s, *k, uint32_t(t), t % 3 != 0, acts[size_t(t) % acts.size()], t % 2 ? pool : nullptr);
+      check_conv_transpose(s, *k, uint32_t(t), t % 3 != 0, acts[size_t(t) % acts.size()], t % 2 ? pool : nullptr);
     }
   pthreadpool_destroy(pool);
 }
@@ -196,7 +115,7 @@ TEST(F32ConvTranspose, AdversarialValues) {
     std::vector<float> scratch(F32ConvTranspose::scratch_floats(s));
     conv.run(x.data(), y.data(), scratch.data(), nullptr);
     for (size_t i = 0; i < n; ++i)
-      if (!same_bits(y[i], expected[i])) {
+      if (!same_value(y[i], expected[i])) {
         ADD_FAILURE() << k->gemm_name << ": output " << i << " is " << y[i] << ", the reference " << expected[i];
         break;
       }
