@@ -211,7 +211,6 @@ const std::map<std::string, Importer>& importers() {
       t.at(op).normalize = drop_consumed;
     }
     t["PRelu"] = {1, {{"consumed_inputs", ints()}}, drop_consumed};
-    t["Sqrt"] = {6, {}, {}};
     // Before opset 7 Pow broadcasts only with broadcast=1, B's shape then a suffix of A's (numpy's
     // rule) unless an `axis` attribute aligns it elsewhere, which octet rejects as unknown.
     // octet broadcasts like numpy either way (a superset).

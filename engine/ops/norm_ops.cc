@@ -1,6 +1,6 @@
-// Sqrt and Pow (by a scalar constant), the other steps of the decomposed LayerNormalization
-// older exports write (scalar loops: passes::fuse_layer_norm removes them from such chains), and
-// LayerNormalization (opset 17, FP32) on kernels::F32LayerNorm: ONNX Runtime's formula bit for
+// The steps of the decomposed LayerNormalization older exports write are ordinary ops (Sqrt is an
+// activation row, Pow engine/ops/pow_op.cc; passes::fuse_layer_norm removes them from such
+// chains); here LayerNormalization (opset 17, FP32) on kernels::F32LayerNorm: ONNX Runtime's formula bit for
 // bit (kernels/ref/layernorm.h). The normalised axes [axis, rank) must be contiguous, so the
 // input arrives row-major (the planner relayouts a channels-last map first); Scale and B hold
 // the normalised shape's count of values (any shape of that count, or one that broadcasts to it
@@ -162,36 +162,11 @@ OpImpl instance_norm_op() {
   return op;
 }
 
-// y = f(x) element by element in any layout (Sqrt; Pow is engine/ops/pow_op.cc).
-OpImpl scalar_map_op(float (*f)(float, float)) {
-  OpImpl op;
-  op.want_layout = any_layout;
-  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    if (c.info(0).dtype != ir::DType::f32)
-      c.fail(std::string(ir::dtype_name(c.info(0).dtype)) + " " + c.node.op + " is not supported (only float32)");
-    return {c.info(0)};
-  };
-  op.batch_use = ops::broadcast_per_image;
-  op.build = [f](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    const float p = 0.0f;
-    const int64_t n = c.info(0).count();
-    auto x = static_cast<const float*>(in[0]);
-    auto y = static_cast<float*>(out[0]);
-    c.report_kernel(kernels::reference_kernel("f32_sqrt__ref"));
-    c.report_fallback("no SIMD kernel for " + c.node.op);
-    return [=] {
-      for (int64_t i = 0; i < n; ++i) y[i] = f(x[i], p);
-    };
-  };
-  return op;
-}
-
 }  // namespace
 
 void register_norm_ops(OpTable& t) {
   t.emplace_back("LayerNormalization", layer_norm_op());
   t.emplace_back("InstanceNormalization", instance_norm_op());
-  t.emplace_back("Sqrt", scalar_map_op([](float x, float) { return std::sqrt(x); }));
 }
 
 }  // namespace octet

@@ -65,6 +65,7 @@
   X(neg, Neg, 6, f32_neg, nullptr, 0.0f, nullptr, 0.0f, 0, 0, -x)                                          \
   X(abs, Abs, 6, f32_abs, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::fabs(x))                                \
   X(reciprocal, Reciprocal, 6, f32_reciprocal, nullptr, 0.0f, nullptr, 0.0f, 0, 0, 1.0f / x)              \
+  X(sqrt, Sqrt, 6, f32_sqrt, nullptr, 0.0f, nullptr, 0.0f, 0, 0, std::sqrt(x))                           \
   /* The ONNX formula as written (ORT differs in the last bit on some x); softsign(inf) is NaN. */       \
   X(softsign, Softsign, 1, f32_softsign, nullptr, 0.0f, nullptr, 0.0f, 0, 0, x / (1.0f + std::fabs(x)))    \
   /* exp(-|x|), then its reciprocal for x > 0: within 1 ulp plus the subnormal spacing of exp(-|x|)    \

@@ -1085,6 +1085,111 @@ void add_index_qdq_cases(Builder& s) {
   });
 }
 
+// ---- ArgMax / ArgMin, LogSoftmax, LayerNormalization, Gelu, DepthToSpace / SpaceToDepth,
+// Upsample, Shape and CastLike over their attributes ----
+void add_argmax_norm_layout_cases(Builder& s) {
+  // Floor(4x) makes runs of equal values along every axis, so select_last_index decides ties.
+  for (const char* op : {"ArgMax", "ArgMin"})
+    for (Dims d : {Dims{2, 3, 4, 5}, Dims{1, 16, 7, 7}})
+      for (int64_t axis = -int64_t(d.size()); axis < int64_t(d.size()); ++axis)
+        for (int64_t keep : {0, 1})
+          for (int64_t last : {0, 1}) {
+            if ((keep == 0 || last == 1) && axis != 1 && axis != -1) continue;
+            const std::string tag = "axis" + std::to_string(axis) + "_keep" + std::to_string(keep) + "_last" +
+                                    std::to_string(last) + "_" + join(d);
+            s.add(Mode::fp32, op, tag, [=](OnnxBuilder& b) {
+              auto ties = b.node("Floor", {b.node("Mul", {b.input("x", d), f32(b, 4.0f)})});
+              b.output(b.node(op, {ties}, {{"axis", axis}, {"keepdims", keep}, {"select_last_index", last}}),
+                       ElemType::s64);
+            });
+          }
+
+  for (Dims d : {Dims{4, 100}, Dims{2, 3, 4, 5}, Dims{1, 16, 7, 7}})
+    for (int64_t axis = -int64_t(d.size()); axis < int64_t(d.size()); ++axis)
+      add_unary(s, Mode::fp32, "LogSoftmax", "axis" + std::to_string(axis), {{"axis", axis}}, d);
+  // Before opset 13 LogSoftmax, like Softmax, flattens the input to 2-D at its axis.
+  for (int64_t axis : {1, 2, -1})
+    s.add(Mode::fp32, "LogSoftmax", "opset11_axis" + std::to_string(axis) + "_2x3x4x5", [=](OnnxBuilder& b) {
+      b.output(b.node("LogSoftmax", {b.input("x", {2, 3, 4, 5})}, {{"axis", axis}}));
+    }, false, 11);
+
+  // LayerNormalization over the last axes: Scale (and B) of the normalised shape; the Mean and
+  // InvStdDev outputs when asked.
+  struct LayerNormCase {
+    Dims d;
+    int64_t axis;
+    bool bias, stats;
+    float eps;
+  };
+  for (const LayerNormCase& c : std::vector<LayerNormCase>{{{2, 5, 16}, -1, true, false, 1e-5f},
+                                                           {{2, 5, 16}, -2, true, false, 1e-5f},
+                                                           {{2, 5, 16}, 1, false, false, 1e-3f},
+                                                           {{1, 16, 7, 7}, 1, true, false, 1e-6f},
+                                                           {{1, 49, 96}, -1, true, true, 1e-6f},
+                                                           {{3, 1001}, -1, false, true, 1e-5f},
+                                                           {{2, 3, 4, 5}, 0, true, false, 1e-5f}}) {
+    const int64_t rank = int64_t(c.d.size()), axis = c.axis < 0 ? c.axis + rank : c.axis;
+    const Dims norm(c.d.begin() + axis, c.d.end());
+    char eps[16];
+    std::snprintf(eps, sizeof eps, "%g", c.eps);
+    const std::string tag = "axis" + std::to_string(c.axis) + (c.bias ? "_bias" : "") + (c.stats ? "_stats" : "") +
+                            "_eps" + eps + "_" + join(c.d);
+    s.add(Mode::fp32, "LayerNormalization", tag, [=](OnnxBuilder& b) {
+      std::vector<std::string> in = {b.input("x", c.d), b.random_uniform_init("", norm, 0.5f, 1.5f)};
+      if (c.bias) in.push_back(b.random_normal_init("", norm));
+      const Attrs attrs = {{"axis", c.axis}, {"epsilon", c.eps}};
+      if (!c.stats) return b.output(b.node("LayerNormalization", in, attrs));
+      for (const std::string& y : b.node_multi("LayerNormalization", in, 3, attrs)) b.output(y);
+    });
+  }
+
+  for (const char* approximate : {"none", "tanh"})
+    for (Dims d : {Dims{1, 16, 8, 8}, Dims{3, 1001}})
+      add_unary(s, Mode::fp32, "Gelu", approximate, {{"approximate", approximate}}, d, {}, 20);
+
+  for (int64_t block : {2, 3}) {
+    for (const char* mode : {"DCR", "CRD"})
+      s.add(Mode::fp32, "DepthToSpace", std::string(mode) + "_block" + std::to_string(block) + "_2x36x3x5",
+            [=](OnnxBuilder& b) {
+              b.output(b.node("DepthToSpace", {b.input("x", {2, 36, 3, 5})}, {{"blocksize", block}, {"mode", mode}}));
+            });
+    s.add(Mode::fp32, "SpaceToDepth", "block" + std::to_string(block) + "_2x5x6x12", [=](OnnxBuilder& b) {
+      b.output(b.node("SpaceToDepth", {b.input("x", {2, 5, 6, 12})}, {{"blocksize", block}}));
+    });
+  }
+
+  // Upsample (deprecated at opset 10): scales as an attribute at opset 7, as an input at 9.
+  for (const char* mode : {"nearest", "linear"})
+    for (std::vector<float> scales : {std::vector<float>{1, 1, 2, 2}, std::vector<float>{1, 1, 2, 3}}) {
+      const std::string tag = std::string(mode) + "_" + std::to_string(int(scales[2])) + "x" +
+                              std::to_string(int(scales[3])) + "_1x8x5x7";
+      s.add(Mode::fp32, "Upsample", "opset7_" + tag, [=](OnnxBuilder& b) {
+        b.output(b.node("Upsample", {b.input("x", {1, 8, 5, 7})}, {{"mode", mode}, {"scales", scales}}));
+      }, false, 7);
+      s.add(Mode::fp32, "Upsample", "opset9_" + tag, [=](OnnxBuilder& b) {
+        b.output(b.node("Upsample", {b.input("x", {1, 8, 5, 7}), b.initializer("", {4}, scales)}, {{"mode", mode}}));
+      }, false, 9);
+    }
+
+  // Shape's start / end (opset 15), fed into arithmetic so that its values reach an output.
+  for (Dims range : {Dims{}, Dims{1}, Dims{-2, -1}, Dims{1, 3}, Dims{-10, 10}}) {
+    Attrs attrs;
+    if (!range.empty()) attrs.push_back({"start", range[0]});
+    if (range.size() > 1) attrs.push_back({"end", range[1]});
+    s.add(Mode::fp32, "Shape", "range" + (range.empty() ? std::string("_all") : "_" + join(range, "_")) + "_2x3x4x5",
+          [=](OnnxBuilder& b) { b.output(b.node("Shape", {b.input("x", {2, 3, 4, 5})}, attrs), ElemType::s64); });
+  }
+
+  // CastLike to the type of a second input: int32 truncates, float32 copies.
+  s.add(Mode::fp32, "CastLike", "to_int32_2x3x4x5", [](OnnxBuilder& b) {
+    auto like = b.initializer("", TensorValue::ints(ElemType::s32, {1}, {0}));
+    b.output(b.node("CastLike", {b.node("Mul", {b.input("x", {2, 3, 4, 5}), f32(b, 10.0f)}), like}), ElemType::s32);
+  });
+  s.add(Mode::fp32, "CastLike", "to_float_2x3x4x5", [](OnnxBuilder& b) {
+    b.output(b.node("CastLike", {b.input("x", {2, 3, 4, 5}), f32(b, 0.0f)}));
+  });
+}
+
 std::vector<Case> make() {
   Builder s;
   // Convolutions in the three precisions; the INT8 ones on a stratified share of the space.
@@ -1841,6 +1946,7 @@ std::vector<Case> make() {
       b.output(testing::qdq(b, c.node(b, testing::qdq(b, b.input("x", c.d), kAct)), kAct));
     });
   add_index_qdq_cases(s);
+  add_argmax_norm_layout_cases(s);
   s.add(Mode::qdq, "Transpose", "2x6x4x5_perm0231", [](OnnxBuilder& b) {
     auto y = b.node("Transpose", {testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct)}, {{"perm", {0, 2, 3, 1}}});
     b.output(testing::qdq(b, y, kAct));

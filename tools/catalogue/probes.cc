@@ -179,7 +179,6 @@ std::vector<Probe> make() {
   for (const kernels::ActivationRow& r : kernels::kActivationRows)
     row(r.op, "", unary(r.op)).opset = std::max<int64_t>(17, r.since);
   row("Gelu", "opset 20", unary("Gelu")).opset = 20;
-  row("Sqrt", "", [](OnnxBuilder& b) { b.output(b.node("Sqrt", {b.node("Relu", {map(b)})})); });
   row("Pow", "scalar exponent 2", [](OnnxBuilder& b) { b.output(b.node("Pow", {map(b), f(b, 2.0f)})); });
   row("Pow", "exponent at run time", [](OnnxBuilder& b) { b.output(b.node("Pow", {map(b), b.input("e", {8})})); });
   row("Where", "condition at run time", [](OnnxBuilder& b) {
