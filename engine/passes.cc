@@ -56,6 +56,54 @@ int remove_zero_pads(ir::Graph& g) {
   return int(dead.size());
 }
 
+int fold_pads_into_windows(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& pad : g.nodes) {
+    if (pad.op != "Pad" || !pad.domain.empty() || pad.outputs.size() != 1 || !pad.has_input(1) ||
+        !g.is_constant(pad.input(1)) || pad.has_input(3) || pad.attrs.s("mode") != "constant")
+      continue;
+    if (pad.has_input(2)) {  // the value: +0 only (-0 would show in an all-negative window)
+      if (!g.is_constant(pad.input(2))) continue;
+      const auto& bytes = g.value(pad.input(2)).constant->bytes;
+      if (std::any_of(bytes.begin(), bytes.end(), [](std::byte b) { return b != std::byte{0}; })) continue;
+    }
+    ir::Node* win = sole_consumer(g, pad.outputs[0]);
+    if (!win || !win->domain.empty() || (win->op != "Conv" && win->op != "AveragePool") ||
+        win->inputs.at(0) != pad.outputs[0] || win->attrs.s("auto_pad") != "NOTSET")
+      continue;
+    const bool pool = win->op == "AveragePool";
+    // With ceil_mode a last window that starts in the right padding is dropped, but not when
+    // that padding was input: the output size could change.
+    if (pool && win->attrs.i("ceil_mode", 0) != 0) continue;
+    const std::vector<int64_t> pads = g.value(pad.input(1)).constant->to_i64();
+    const size_t rank = pads.size() / 2, spatial = rank >= 2 ? rank - 2 : 0;
+    if (spatial == 0 || pads[0] || pads[1] || pads[rank] || pads[rank + 1] ||
+        std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; }))
+      continue;
+    std::vector<int64_t> own = win->attrs.ints("pads");
+    if (own.empty()) own.assign(2 * spatial, 0);
+    if (own.size() != 2 * spatial) continue;
+    const bool own_pads = std::any_of(own.begin(), own.end(), [](int64_t p) { return p != 0; });
+    if (pool && own_pads && win->attrs.i("count_include_pad", 0) == 0) continue;
+    for (size_t i = 0; i < spatial; ++i) {
+      own[i] += pads[2 + i];
+      own[spatial + i] += pads[rank + 2 + i];
+    }
+    if (pool) {  // a pool's pads must stay below its kernel (an error otherwise, in ORT too)
+      const std::vector<int64_t>& k = win->attrs.ints("kernel_shape");
+      bool fits = k.size() == spatial;
+      for (size_t i = 0; fits && i < spatial; ++i) fits = own[i] < k[i] && own[spatial + i] < k[i];
+      if (!fits) continue;
+    }
+    win->attrs.set("pads", own);
+    if (pool) win->attrs.set("count_include_pad", int64_t{1});
+    win->inputs[0] = pad.inputs[0];
+    dead.insert(&pad);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
+}
+
 int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops) {
   std::set<const ir::Node*> dead;
   for (auto& n : g.nodes) {
@@ -297,6 +345,7 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   }
   report.push_back({"fold constants", fold_constants(g)});
   report.push_back({"remove Pad by zeros", remove_zero_pads(g)});
+  report.push_back({"fold Pad into Conv / AveragePool padding", fold_pads_into_windows(g)});
   report.push_back({"fold BatchNorm into Conv", fold_batchnorm(g)});
   if (o.fuse_dynamic)
     report.push_back({"fuse dynamic quantization into integer-to-float steps", fuse_dynamic_quantization(g)});

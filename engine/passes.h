@@ -16,6 +16,12 @@ int remove_identities(ir::Graph& g);   // Identity and inference Dropout
 // e.g. DenseNet's transitions): a copy that also made the planner relayout around it. After
 // fold_constants, which makes the pads constant.
 int remove_zero_pads(ir::Graph& g);
+// A constant Pad by zeros of the spatial axes whose one reader is a Conv (its input X) or an
+// AveragePool becomes that op's own padding (the pool counting the pads, as it counted the
+// explicit zeros): torch writes Pad + AveragePool for count_include_pad pools (Inception-v3),
+// TF exports Pad + Conv for "SAME" strides. ONNX Runtime's PadFusion does the same; unlike it,
+// never into a MaxPool, whose implicit pads are -inf, not 0. After remove_zero_pads.
+int fold_pads_into_windows(ir::Graph& g);
 // Nodes whose inputs are all constants (Constant included), except ops in keep_ops.
 int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops = {});
 // QDQ node units (DequantizeLinear on the inputs, QuantizeLinear on the output) into the

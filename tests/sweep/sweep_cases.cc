@@ -1180,6 +1180,22 @@ void add_argmax_norm_layout_cases(Builder& s) {
           [=](OnnxBuilder& b) { b.output(b.node("Shape", {b.input("x", {2, 3, 4, 5})}, attrs), ElemType::s64); });
   }
 
+  // A Pad by zeros in front of a window op becomes its padding (passes::fold_pads_into_windows):
+  // ORT's PadFusion folds the same ones (and MaxPool's, which octet leaves).
+  for (const char* window : {"AveragePool", "Conv", "MaxPool"})
+    for (bool own_pads : {false, true}) {
+      s.add(Mode::fp32, "Pad+" + std::string(window), std::string(own_pads ? "own_pads" : "no_own_pads") + "_1x8x9x10",
+            [=](OnnxBuilder& b) {
+              auto p = b.node("Pad", {b.input("x", {1, 8, 9, 10}), i64s(b, {0, 0, 1, 2, 0, 0, 2, 0})});
+              Attrs attrs = {{"kernel_shape", {3, 3}}, {"strides", {2, 1}}};
+              if (own_pads) attrs.push_back({"pads", {0, 0, 0, 1}});
+              if (own_pads && std::string(window) == "AveragePool") attrs.push_back({"count_include_pad", 1});
+              std::vector<std::string> in = {p};
+              if (std::string(window) == "Conv") in.push_back(b.random_normal_init("", {6, 8, 3, 3}));
+              b.output(b.node(window, in, attrs));
+            });
+    }
+
   // CastLike to the type of a second input: int32 truncates, float32 copies.
   s.add(Mode::fp32, "CastLike", "to_int32_2x3x4x5", [](OnnxBuilder& b) {
     auto like = b.initializer("", TensorValue::ints(ElemType::s32, {1}, {0}));
