@@ -22,6 +22,7 @@
 #include "kernels/isa.h"
 #include "kernels/ref/compare.h"
 #include "kernels/ref/elementwise.h"
+#include "kernels/ref/layernorm.h"
 #include "kernels/ref/minmax.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
@@ -355,6 +356,29 @@ void register_f32_sigmoid(const Map& m) {
   }
 }
 
+// LayerNormalization over the channels of a channels-last map (ConvNeXt's LayerNorm2d: the
+// stem's 56x56x96 and stage 2's 28x28x192, and 4 channels for Welford's short rows), every
+// microkernel and the ref, with bias and without the Mean / InvStdDev outputs.
+void register_f32_layernorm(const Map& m) {
+  const size_t rows = size_t(m.h) * m.w, n = size_t(m.c);
+  const double bytes = 8.0 * double(rows * n);
+  const std::string op = m.label("f32 layernorm");
+  auto run = [=](F32LayerNormUkernel fn) {
+    return [=](benchmark::State& state) {
+      auto x = random_buffer<float>(rows * n, 6), scale = random_buffer<float>(n, 7), bias = random_buffer<float>(n, 8);
+      Buffer<float> y(rows * n);
+      for (auto _ : state) {
+        fn(rows, n, x.data(), scale.data(), bias.data(), 1e-6f, y.data(), nullptr, nullptr);
+        benchmark::DoNotOptimize(y.data());
+      }
+      report(state, bytes, fn != f32_layernorm__ref && first_runnable(kF32LayerNormUkernels, active_isa())->fn == fn);
+    };
+  };
+  for (const auto& k : kF32LayerNormUkernels)
+    if (isa_supported(k.isa)) add_bench(bench_name(m, op, k.name), run(k.fn));
+  add_bench(bench_name(m, op, "f32_layernorm__ref"), run(f32_layernorm__ref));
+}
+
 // The activations a conv epilogue runs as a second pass over its tile (F32Epilogue): SiLU,
 // HardSwish and HardSigmoid over a whole map.
 void register_f32_epilogue_activations(const Map& m) {
@@ -560,6 +584,8 @@ int main(int argc, char** argv) {
   for (const Map& m : kActivations) register_f32_compare_sum(m);
   register_f32_max({"tinynet", 28, 28, 48});
   for (const Map& m : kEpilogueMaps) register_f32_epilogue_activations(m);
+  for (const Map& m : std::vector<Map>{{"convnext", 56, 56, 96}, {"convnext", 28, 28, 192}, {"convnext", 56, 56, 4}})
+    register_f32_layernorm(m);
   register_refs();
   register_broadcast_drivers();
   register_reduce_mean_drivers();

@@ -1,9 +1,9 @@
 // LayerNormalization, Erf, Tanh and GELU microkernels (kernels/elementwise/eltwise_list.h) and their
 // drivers against the scalar references, for every entry this CPU supports.
 // LayerNormalization: bit for bit with f32_layernorm__ref (ONNX Runtime's formula), over random
-// and adversarial rows (length 1, odd lengths and tails, rows not a multiple of the lane count,
-// large offsets where the one-pass variance cancels, constant rows, NaN and infinity), with and
-// without bias and the Mean / InvStdDev outputs. Erf, Tanh, GELU: error bounds against double
+// and adversarial rows (every length 1-40: Welford below 8, then every tail of MLAS's 8 lanes and
+// 4 double lanes; rows not a multiple of the lane count, large offsets, constant rows, NaN and
+// infinity), with and without bias and the Mean / InvStdDev outputs. Erf, Tanh, GELU: error bounds against double
 // precision over a dense sweep plus the special values.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
@@ -75,7 +75,10 @@ TEST(F32LayerNormUkernel, EqualsTheRefBitForBit) {
   std::mt19937 rng(71);
   int cases = 0;
   for (auto* k : testing::runnable_entries(kF32LayerNormUkernels)) {
-    for (size_t n : {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 96, 100, 257}) {
+    std::vector<size_t> lengths;
+    for (size_t n = 1; n <= 40; ++n) lengths.push_back(n);
+    for (size_t n : {64, 95, 96, 100, 101, 102, 103, 257}) lengths.push_back(n);
+    for (size_t n : lengths) {
       for (int kind = 0; kind < 4; ++kind, ++cases) {
         const size_t rows = 1 + rng() % 37;
         check_layernorm(make_case(rng, rows, n, kind), k->fn, k->name);
@@ -87,10 +90,12 @@ TEST(F32LayerNormUkernel, EqualsTheRefBitForBit) {
   ::testing::Test::RecordProperty("cases", cases);
 }
 
-// ORT's one-pass formula agrees with a two-pass double computation to 1e-5 relative (of the
-// largest output of the row) when the rows are centred; with an offset of 1e4 against a spread of
-// 1 it does not, which is why matching ORT's bits (and not a better formula) is a choice.
-TEST(F32LayerNormRef, OnePassIsAccurateForCentredRowsAndNotForLargeOffsets) {
+// ORT 1.30's formula (a double mean, then centred squares) agrees with a two-pass double
+// computation to 1e-5 relative (of the largest output of the row) when the rows are centred, and
+// with an offset of 1e4 against a spread of 1 stays within the float mean's rounding (half an ulp
+// of 1e4 is 4.9e-4 against a standard deviation of 0.58), where the one-pass sum of squares ORT
+// used before lost every digit.
+TEST(F32LayerNormRef, CentredSquaresStayAccurateForLargeOffsets) {
   std::mt19937 rng(73);
   auto worst_error = [&](float offset) {
     double worst = 0;
@@ -116,7 +121,9 @@ TEST(F32LayerNormRef, OnePassIsAccurateForCentredRowsAndNotForLargeOffsets) {
     return worst;
   };
   EXPECT_LE(worst_error(0.0f), 1e-5);
-  EXPECT_GT(worst_error(1e4f), 1e-3);
+  const double offset_error = worst_error(1e4f);
+  EXPECT_LE(offset_error, 2e-3);
+  EXPECT_GT(offset_error, 1e-4);  // the mean rounded to float: not exact either
 }
 
 TEST(F32LayerNormDriver, SplitsRowsOverThreadsAndEqualsTheRef) {
