@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -294,55 +295,101 @@ void Plan::place_in_arena() {
 
 void Plan::FreeBytes::operator()(std::byte* p) const { std::free(p); }
 
+Kernel Plan::build_kernel(const Pending& p, pthreadpool_t pool, PlanStep& step) {
+  std::vector<const void*> in;
+  for (const auto& name : p.inputs) in.push_back(name.empty() ? nullptr : std::as_const(*this).data(name));
+  std::vector<void*> out;
+  for (const auto& name : p.outputs) out.push_back(name.empty() ? nullptr : data(name));
+  if (!p.node) {
+    const TensorInfo src = p.input_infos[0];
+    const Layout want = values_.at(p.outputs[0]).info.layout;
+    step.node = "relayout " + p.inputs[0];
+    step.op = std::string("Relayout to ") + layout_name(want);
+    step.outputs = {values_.at(p.outputs[0]).info};
+    step.output_names = {p.outputs[0]};
+    const void* s = in[0];
+    void* d = out[0];
+    auto copy = std::make_shared<const kernels::StridedCopy>(relayout_copy(src, want));
+    const kernels::KernelId kernel = "relayout_" + copy->kernel_id();
+    step.kernel = kernel.name;
+    step.kernel_scalar = kernel.scalar;
+    return [copy, s, d, pool] { copy->run(s, d, pool); };
+  }
+  const OpImpl* impl = find_op(p.node->op);
+  OpContext ctx = context(*p.node, p.inputs, p.input_infos);
+  ctx.isa = options_.isa;
+  ctx.threadpool = pool;
+  ctx.winograd = options_.winograd;
+  ctx.packed_cache = options_.packed_cache;
+  ctx.kernel_name = &step.kernel;
+  ctx.kernel_scalar = &step.kernel_scalar;
+  ctx.fallback = &step.fallback;
+  if (!p.scratch.empty()) {
+    ctx.scratch = data(p.scratch);
+    ctx.scratch_size = values_.at(p.scratch).info.bytes();
+  }
+  step.node = p.node->name;
+  step.op = p.node->op;
+  step.outputs.clear();
+  step.output_names.clear();
+  for (const auto& o : p.outputs) {
+    if (o.empty()) continue;
+    step.outputs.push_back(values_.at(o).info);
+    step.output_names.push_back(o);
+  }
+  step.macs = impl->macs ? impl->macs(ctx, step.outputs) : 0;
+  step.keeps_images_apart = batch_use_of(*impl, ctx, step.outputs) == BatchUse::keeps_images_apart;
+  return impl->build(ctx, in, out);
+}
+
 void Plan::build_kernels() {
   for (const Pending& p : pending_) {
-    std::vector<const void*> in;
-    for (const auto& name : p.inputs) in.push_back(name.empty() ? nullptr : std::as_const(*this).data(name));
-    std::vector<void*> out;
-    for (const auto& name : p.outputs) out.push_back(name.empty() ? nullptr : data(name));
     PlanStep step;
-    if (!p.node) {
-      const TensorInfo src = p.input_infos[0];
-      const Layout want = values_.at(p.outputs[0]).info.layout;
-      step.node = "relayout " + p.inputs[0];
-      step.op = std::string("Relayout to ") + layout_name(want);
-      step.outputs = {values_.at(p.outputs[0]).info};
-      step.output_names = {p.outputs[0]};
-      const void* s = in[0];
-      void* d = out[0];
-      auto copy = std::make_shared<const kernels::StridedCopy>(relayout_copy(src, want));
-      pthreadpool_t pool = options_.threadpool;
-      step.run = [copy, s, d, pool] { copy->run(s, d, pool); };
-      const kernels::KernelId kernel = "relayout_" + copy->kernel_id();
-      step.kernel = kernel.name;
-      step.kernel_scalar = kernel.scalar;
-    } else {
-      const OpImpl* impl = find_op(p.node->op);
-      OpContext ctx = context(*p.node, p.inputs, p.input_infos);
-      ctx.isa = options_.isa;
-      ctx.threadpool = options_.threadpool;
-      ctx.winograd = options_.winograd;
-      ctx.packed_cache = options_.packed_cache;
-      ctx.kernel_name = &step.kernel;
-      ctx.kernel_scalar = &step.kernel_scalar;
-      ctx.fallback = &step.fallback;
-      if (!p.scratch.empty()) {
-        ctx.scratch = data(p.scratch);
-        ctx.scratch_size = values_.at(p.scratch).info.bytes();
-      }
-      step.node = p.node->name;
-      step.op = p.node->op;
-      for (const auto& o : p.outputs) {
-        if (o.empty()) continue;
-        step.outputs.push_back(values_.at(o).info);
-        step.output_names.push_back(o);
-      }
-      step.macs = impl->macs ? impl->macs(ctx, step.outputs) : 0;
-      step.keeps_images_apart = batch_use_of(*impl, ctx, step.outputs) == BatchUse::keeps_images_apart;
-      step.run = impl->build(ctx, in, out);
-    }
+    step.run = build_kernel(p, options_.threadpool, step);
+    step.threads = options_.threadpool ? int(pthreadpool_get_threads_count(options_.threadpool)) : 1;
     steps_.push_back(std::move(step));
   }
+}
+
+void Plan::run_steps(const StepRunner& run) {
+  if (thread_tuning_ == ThreadTuning::done || !options_.threadpool || steps_.empty()) {
+    for (const PlanStep& step : steps_) run(step, step.run);
+    return;
+  }
+  const int round = tuning_round_++;
+  if (round == 0) {  // a first run warms the caches and the weights' pages; not timed
+    for (const PlanStep& step : steps_) run(step, step.run);
+    return;
+  }
+  if (on_caller_.empty()) {
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      PlanStep scratch_step;  // the step's fields are the same; only the kernel differs
+      on_caller_.push_back(build_kernel(pending_[i], nullptr, scratch_step));
+    }
+    step_us_.assign(steps_.size(), {});
+  }
+  const bool alone = round % 2 == 0;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run(steps_[i], alone ? on_caller_[i] : steps_[i].run);
+    const auto t1 = std::chrono::steady_clock::now();
+    step_us_[i][alone].push_back(std::chrono::duration<float, std::micro>(t1 - t0).count());
+  }
+  if (round < 2 * kThreadTuningRuns) return;
+  auto median = [](std::vector<float> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  for (size_t i = 0; i < steps_.size(); ++i)
+    if (median(step_us_[i][1]) < median(step_us_[i][0])) {
+      steps_[i].run = std::move(on_caller_[i]);
+      steps_[i].threads = 1;
+    }
+  on_caller_.clear();
+  on_caller_.shrink_to_fit();
+  step_us_.clear();
+  step_us_.shrink_to_fit();
+  thread_tuning_ = ThreadTuning::done;
 }
 
 const PlanValue& Plan::value(const std::string& name) const {

@@ -3,7 +3,9 @@
 // constants folded, layouts fixed (relayout steps inserted where an op needs another
 // one), every activation given a place in one arena sized from tensor lifetimes, and one
 // kernel call per step. Running a plan allocates nothing.
+#include <array>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,6 +31,9 @@ struct PlanStep {
   // inserted relayout keeps axis 0 outermost in either layout, so it does).
   bool keeps_images_apart = true;
   Kernel run;
+  // Threads the kernel splits its work over: the pool's, or 1 when it runs on the caller's
+  // thread (no pool, or Plan::run_steps found the step faster alone).
+  int threads = 1;
 
   // The step (or a part of it, such as a fused activation) runs a scalar reference kernel:
   // its time measures octet's missing SIMD kernel, not the hardware.
@@ -71,6 +76,19 @@ class Plan {
   Plan& operator=(const Plan&) = delete;
 
   const std::vector<PlanStep>& steps() const { return steps_; }
+
+  // Runs every step in order through `run(step, kernel)` (the caller adds its error handling,
+  // timing or observing). Threads where they pay: a plan whose kernels split over a threadpool
+  // times each step on its first runs, after one warm-up, alternately split over the pool and
+  // alone on the caller's thread (kThreadTuningRuns of each), then keeps each step where its
+  // median time was lower. A fork and join of the pool costs microseconds, which a small step
+  // (a pool, a quantize, a relayout of a small map) does not win back; a big one does. The
+  // kernels give the same bytes on any thread count (tests/engine/test_thread_counts.cc), so
+  // only the time changes.
+  using StepRunner = std::function<void(const PlanStep&, const Kernel&)>;
+  static constexpr int kThreadTuningRuns = 3;
+  void run_steps(const StepRunner& run);
+  bool threads_tuned() const { return thread_tuning_ == ThreadTuning::done; }
   const PlanValue& value(const std::string& name) const;
   void* data(const std::string& name);  // arena address of an activation or input
   const void* data(const std::string& name) const;
@@ -95,6 +113,9 @@ class Plan {
   OpContext context(const ir::Node& n, const std::vector<std::string>& inputs,
                     const std::vector<TensorInfo>& infos) const;
   void place_in_arena();
+  // The kernel of a pending step with `pool` (nullptr: the caller's thread), filling `step`'s
+  // description (node, op, kernel name, outputs, MACs).
+  Kernel build_kernel(const Pending& p, pthreadpool_t pool, PlanStep& step);
   void build_kernels();
 
   const ir::Graph& graph_;
@@ -103,6 +124,11 @@ class Plan {
   std::deque<ir::TensorData> owned_;  // folded constants; deque keeps addresses stable
   std::vector<Pending> pending_;
   std::vector<PlanStep> steps_;
+  enum class ThreadTuning { measuring, done };
+  ThreadTuning thread_tuning_ = ThreadTuning::measuring;
+  int tuning_round_ = 0;
+  std::vector<Kernel> on_caller_;                      // each step built without the pool, while measuring
+  std::vector<std::array<std::vector<float>, 2>> step_us_;  // per step: [split, alone] times, µs
   struct FreeBytes {
     void operator()(std::byte* p) const;
   };

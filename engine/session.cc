@@ -26,9 +26,9 @@ ir::Error in_file(const std::string& source, const ir::Error& e) {
   return ir::Error(source + ": " + what);
 }
 
-void run_step(const PlanStep& step, const std::string& source) {
+void run_step(const Kernel& kernel, const std::string& source) {
   try {
-    step.run();
+    kernel();
   } catch (const ir::Error& e) {
     throw in_file(source, e);
   }
@@ -357,15 +357,15 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
   if (timings) timings->clear();
   if (observer)
     for (const auto& name : graph_.inputs) (*observer)(name, plan->value(name).info, std::as_const(*plan).data(name));
-  for (const auto& step : plan->steps()) {
+  plan->run_steps([&](const PlanStep& step, const Kernel& kernel) {
     if (!timings) {
-      run_step(step, graph_.source);
+      run_step(kernel, graph_.source);
     } else {
       std::vector<StepPart> parts;
       step_parts::sink() = &parts;
       auto t0 = std::chrono::steady_clock::now();
       try {
-        run_step(step, graph_.source);
+        run_step(kernel, graph_.source);
       } catch (...) {
         step_parts::sink() = nullptr;
         throw;
@@ -378,7 +378,7 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
     if (observer)
       for (size_t i = 0; i < step.output_names.size(); ++i)
         (*observer)(step.output_names[i], step.outputs[i], std::as_const(*plan).data(step.output_names[i]));
-  }
+  });
   std::vector<ir::TensorData> out;
   for (const auto& name : graph_.outputs) {
     const PlanValue& v = plan->value(name);
@@ -459,7 +459,7 @@ void Session::run_slice(Plan& plan, std::span<const TensorView> inputs, int64_t 
     const size_t row = inputs[i].bytes.size() / size_t(batch);
     ir::copy_bytes(plan.data(inputs_[i].name), inputs[i].bytes.data() + size_t(first) * row, size_t(n) * row);
   }
-  for (const auto& step : plan.steps()) run_step(step, graph_.source);
+  plan.run_steps([&](const PlanStep&, const Kernel& kernel) { run_step(kernel, graph_.source); });
   for (size_t o = 0; o < graph_.outputs.size(); ++o) {
     const PlanValue& v = plan.value(graph_.outputs[o]);
     const size_t bytes = v.info.bytes();

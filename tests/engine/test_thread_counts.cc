@@ -5,6 +5,7 @@
 // models.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,31 @@ TEST(ThreadCounts, BundledModelsGiveTheSameBytesOnAnyThreadCount) {
   for (const char* name : {"tinynet", "resnet8"}) {
     const std::string path = std::string(OCTET_SOURCE_DIR) + "/models/" + name + ".onnx";
     expect_same_bytes([&] { return loader::load_onnx(path); }, name);
+  }
+}
+
+// Plan::run_steps measures each step split and alone on the first runs, then keeps the faster:
+// every run before, during and after gives the 1-thread bytes, and the tuned plan says per step
+// which it kept.
+TEST(ThreadCounts, StepsTunedBetweenThePoolAndTheCallerKeepTheBytes) {
+  const std::string path = std::string(OCTET_SOURCE_DIR) + "/models/tinynet.onnx";
+  for (auto load : {std::function<ir::Graph()>(int8_graph), std::function<ir::Graph()>([&] { return loader::load_onnx(path); })}) {
+    Session one(load());
+    const ir::TensorData x = input_for(one.inputs()[0], 1, 5);
+    const auto want = one.run({x});
+    SessionOptions o;
+    o.threads = 2;
+    Session two(load(), o);
+    const int runs = 1 + 2 * Plan::kThreadTuningRuns + 2;
+    for (int r = 0; r < runs; ++r) {
+      const auto got = two.run({x});
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(got[i].bytes == want[i].bytes) << "run " << r << ", output " << i;
+    }
+    const Plan& plan = two.plan_for(std::vector<ir::Dims>{x.dims});
+    EXPECT_TRUE(plan.threads_tuned());
+    for (const PlanStep& step : plan.steps()) EXPECT_TRUE(step.threads == 1 || step.threads == 2) << step.node;
+    EXPECT_FALSE(one.plan_for(std::vector<ir::Dims>{x.dims}).threads_tuned()) << "no pool, nothing to tune";
   }
 }
 
