@@ -376,12 +376,12 @@ void Plan::run_steps(const StepRunner& run) {
     step_us_[i][alone].push_back(std::chrono::duration<float, std::micro>(t1 - t0).count());
   }
   if (round < 2 * kThreadTuningRuns) return;
-  auto median = [](std::vector<float> v) {
+  auto median = [](std::vector<float> v) {  // a run that threw left some steps fewer samples
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     return v[v.size() / 2];
   };
   for (size_t i = 0; i < steps_.size(); ++i)
-    if (median(step_us_[i][1]) < median(step_us_[i][0])) {
+    if (!step_us_[i][0].empty() && !step_us_[i][1].empty() && median(step_us_[i][1]) < median(step_us_[i][0])) {
       steps_[i].run = std::move(on_caller_[i]);
       steps_[i].threads = 1;
     }
