@@ -83,7 +83,8 @@ void add_grid_sample(GridSampleMode mode) {
   auto y = std::make_shared<Buffer<float>>(s.out_h * s.out_w * s.channels);
   const std::string problem = std::string("gridsample/") + (mode == GridSampleMode::cubic ? "bicubic" : "bilinear") +
                               "_64x56x56_to56x56/";
-  const auto list = mode == GridSampleMode::cubic ? kF32GridSampleCubicUkernels : kF32GridSampleLinearUkernels;
+  // Bilinear with zeros padding, align_corners 0: the linear4 kernels (ORT's fast path's arithmetic).
+  const auto list = mode == GridSampleMode::cubic ? kF32GridSampleCubicUkernels : kF32GridSampleLinear4Ukernels;
   const GridSampleUkernel* chosen = first_runnable(list, active_isa());
   for (const GridSampleUkernel& k : list) {
     if (!isa_supported(k.isa)) continue;

@@ -193,6 +193,16 @@ void grid_sample_nhwc__ref(const GridSampleParams& p, const GridSampleShape& s, 
         const int64_t x2 = step(x1, 1), y2 = step(y1, 1);
         const float dx2 = static_cast<float>(x2) - fx, dx1 = fx - static_cast<float>(x1);
         const float dy2 = static_cast<float>(y2) - fy, dy1 = fy - static_cast<float>(y1);
+        if (grid_linear4(p)) {
+          const bool any = grid_tap(x1, W, p) >= 0 || grid_tap(x2, W, p) >= 0;
+          const bool any_row = grid_tap(y1, H, p) >= 0 || grid_tap(y2, H, p) >= 0;
+          const float w11 = dy2 * dx2, w12 = dy2 * dx1, w21 = dy1 * dx2, w22 = dy1 * dx1;
+          for (size_t k = 0; k < C; ++k)
+            out[k] = any && any_row ? w11 * pixel(y1, x1, k) + w12 * pixel(y1, x2, k) + w21 * pixel(y2, x1, k) +
+                                          w22 * pixel(y2, x2, k)
+                                    : 0.0f;
+          continue;
+        }
         for (size_t k = 0; k < C; ++k)
           out[k] = dy2 * (dx2 * pixel(y1, x1, k) + dx1 * pixel(y1, x2, k)) +
                    dy1 * (dx2 * pixel(y2, x1, k) + dx1 * pixel(y2, x2, k));

@@ -15,7 +15,9 @@
 // GridSample: grid (x, y) in [-1, 1] to pixels (align_corners or not), padding applied to each
 // integer tap (zeros, border clamp, or ORT's reflection of the tap's index), then
 // nearest (round half to even), bilinear dy2 (dx2 p11 + dx1 p12) + dy1 (dx2 p21 + dx1 p22), or
-// bicubic (Keys, a = -0.75: rows first, then the column of row results).
+// bicubic (Keys, a = -0.75: rows first, then the column of row results). Bilinear with zeros
+// padding and align_corners 0 takes ORT's fast path (since 1.26; the 1.30 runtime runs it):
+// ((dy2 dx2) p11 + (dy2 dx1) p12 + (dy1 dx2) p21) + (dy1 dx1) p22, and 0 where no tap is in the map.
 #include <cstddef>
 #include <cstdint>
 
@@ -81,6 +83,10 @@ int64_t grid_tap(int64_t i, int64_t extent, const GridSampleParams& p);
 // A float coordinate to an integer as x86's cvttss2si does (toward zero; NaN and out-of-range
 // values give INT64_MIN), which ORT's casts compile to, without the undefined behaviour.
 int64_t grid_index(float v);
+// Whether bilinear sampling takes ORT's fast path (weights multiplied out, kernels/sample/sample_list.h).
+inline bool grid_linear4(const GridSampleParams& p) {
+  return p.mode == GridSampleMode::linear && p.padding == GridSamplePadding::zeros && !p.align_corners;
+}
 // Keys' cubic coefficients (a = -0.75) for the fraction t, in ORT's order of operations.
 void grid_cubic_coeffs(float t, float c[4]);
 

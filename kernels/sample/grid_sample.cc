@@ -31,7 +31,10 @@ F32GridSample::F32GridSample(const GridSampleParams& p, const GridSampleShape& s
     : p_(p), s_(s), zeros_(s.channels, 0.0f) {
   check();
   if (p.mode == GridSampleMode::nearest) return;
-  ukernel_ = first_runnable(p.mode == GridSampleMode::cubic ? kF32GridSampleCubicUkernels : kF32GridSampleLinearUkernels, isa);
+  ukernel_ = first_runnable(p.mode == GridSampleMode::cubic ? kF32GridSampleCubicUkernels
+                            : grid_linear4(p)                 ? kF32GridSampleLinear4Ukernels
+                                                              : kF32GridSampleLinearUkernels,
+                            isa);
   if (!ukernel_) throw Unsupported("no GridSample microkernel at this level");
 }
 
@@ -74,7 +77,8 @@ void F32GridSample::row_task(void* context, size_t row) {
     }
     return;
   }
-  const bool cubic = p.mode == GridSampleMode::cubic;
+  const bool cubic = p.mode == GridSampleMode::cubic, linear4 = grid_linear4(p);
+  const float* zero = self.zeros_.data();
   const float* taps[16 * kPixels];
   float weights[8 * kPixels];
   for (size_t first = 0; first < s.out_w; first += kPixels) {
@@ -89,8 +93,15 @@ void F32GridSample::row_task(void* context, size_t row) {
         const float** t = taps + 4 * k;
         t[0] = tap(yf, xf), t[1] = tap(yf, x2), t[2] = tap(y2, xf), t[3] = tap(y2, x2);
         float* w = weights + 4 * k;
-        w[0] = static_cast<float>(x2) - fx, w[1] = fx - static_cast<float>(xf);
-        w[2] = static_cast<float>(y2) - fy, w[3] = fy - static_cast<float>(yf);
+        const float dx2 = static_cast<float>(x2) - fx, dx1 = fx - static_cast<float>(xf);
+        const float dy2 = static_cast<float>(y2) - fy, dy1 = fy - static_cast<float>(yf);
+        if (!linear4) {
+          w[0] = dx2, w[1] = dx1, w[2] = dy2, w[3] = dy1;
+        } else if (t[0] == zero && t[1] == zero && t[2] == zero && t[3] == zero) {
+          w[0] = w[1] = w[2] = w[3] = 0.0f;  // no tap in the map: ORT writes 0, whatever the weights
+        } else {
+          w[0] = dy2 * dx2, w[1] = dy2 * dx1, w[2] = dy1 * dx2, w[3] = dy1 * dx1;
+        }
       } else {
         const int64_t x0 = step(xf, -1), y0 = step(yf, -1);
         const float** t = taps + 16 * k;

@@ -1,6 +1,6 @@
 #pragma once
-// GridSample (2-D) over channels-last maps: nearest copies whole pixels (or zeros), linear and
-// cubic run the first microkernel of their table in kernels/sample/sample_list.h that runs under
+// GridSample (2-D) over channels-last maps: nearest copies whole pixels (or zeros), linear (linear4
+// with zeros padding and align_corners 0, as ORT) and cubic run the first microkernel of their table in kernels/sample/sample_list.h that runs under
 // the cap; none: kernels::Unsupported, and the op runs grid_sample_nhwc__ref, whose results this
 // reproduces bit for bit. Threads take output rows; each row's taps and weights (computed as
 // kernels/ref/sample.h does) go to the microkernel in chunks on the stack, so run() allocates

@@ -14,6 +14,8 @@
 //                 w3 d)) with std::max's choice on NaN (the first operand), which is the vector
 //                 max with its operands swapped;
 //   grid_sample linear: y = dy2 (dx2 p11 + dx1 p12) + dy1 (dx2 p21 + dx1 p22);
+//   grid_sample linear4 (zeros padding, align_corners 0: ORT's fast path since 1.26, with the
+//                 weights multiplied out first): y = ((w11 p11 + w12 p12) + w21 p21) + w22 p22;
 //   grid_sample cubic: v_i = ((cx0 p_i0 + cx1 p_i1) + cx2 p_i2) + cx3 p_i3 per row i,
 //                      y = ((cy0 v_0 + cy1 v_1) + cy2 v_2) + cy3 v_3.
 // A tap is a pointer to a pixel's channels (a row of zeros for a tap outside the map under zeros
@@ -40,7 +42,8 @@ struct RoiAlignBinArgs {
 
 struct GridSampleArgs {
   const float* const* taps;  // per pixel: linear 4 (p11, p12, p21, p22), cubic 16 (row by row)
-  const float* weights;      // per pixel: linear 4 (dx2, dx1, dy2, dy1), cubic 8 (cx[4], cy[4])
+  const float* weights;      // per pixel: linear 4 (dx2, dx1, dy2, dy1), linear4 4 (w11, w12, w21, w22),
+                             // cubic 8 (cx[4], cy[4])
   size_t pixels, channels;
   float* y;                  // [pixels][channels]
 };
@@ -53,6 +56,7 @@ using GridSampleUkernel = EltwiseUkernel<void (*)(const GridSampleArgs&)>;
   void f32_roialign_avg(const RoiAlignBinArgs&);        \
   void f32_roialign_max(const RoiAlignBinArgs&);        \
   void f32_gridsample_linear(const GridSampleArgs&);    \
+  void f32_gridsample_linear4(const GridSampleArgs&);   \
   void f32_gridsample_cubic(const GridSampleArgs&);     \
   }
 OCTET_TEMPLATE_LEVELS(OCTET_SAMPLE_DECLARE, )
@@ -66,6 +70,7 @@ OCTET_TEMPLATE_LEVELS(OCTET_SAMPLE_DECLARE, )
 OCTET_SAMPLE_TABLE(kF32RoiAlignAvgUkernels, f32_roialign_avg, RoiAlignUkernel)
 OCTET_SAMPLE_TABLE(kF32RoiAlignMaxUkernels, f32_roialign_max, RoiAlignUkernel)
 OCTET_SAMPLE_TABLE(kF32GridSampleLinearUkernels, f32_gridsample_linear, GridSampleUkernel)
+OCTET_SAMPLE_TABLE(kF32GridSampleLinear4Ukernels, f32_gridsample_linear4, GridSampleUkernel)
 OCTET_SAMPLE_TABLE(kF32GridSampleCubicUkernels, f32_gridsample_cubic, GridSampleUkernel)
 
 #undef OCTET_SAMPLE_TABLE

@@ -100,6 +100,7 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32ResizeCubicUkernels) OCTET_CHECK(kF32LrnUkernels) OCTET_CHECK(kF32MaxPoolArgmaxUkernels)
   OCTET_CHECK(kF32MapReduceUkernels) OCTET_CHECK(kF32EigenFoldUkernels) OCTET_CHECK(kF32SubDivUkernels)
   OCTET_CHECK(kF32RoiAlignAvgUkernels) OCTET_CHECK(kF32RoiAlignMaxUkernels) OCTET_CHECK(kF32GridSampleLinearUkernels)
+  OCTET_CHECK(kF32GridSampleLinear4Ukernels)
   OCTET_CHECK(kF32GridSampleCubicUkernels)
 #undef OCTET_CHECK
   // Every activation of kernels/elementwise/activation_list.h.

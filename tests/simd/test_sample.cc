@@ -235,10 +235,18 @@ GridCase random_grid_case(std::mt19937& rng, const GridSampleParams& p, size_t c
   return c;
 }
 
-std::vector<GridSampleParams> every_params(GridSampleMode mode) {
+// Every padding and align_corners of `mode`; for a linear list, those its driver runs it on
+// (linear4: zeros padding, align_corners 0; linear: the others).
+std::vector<GridSampleParams> every_params(GridSampleMode mode, std::span<const GridSampleUkernel> list = {}) {
   std::vector<GridSampleParams> out;
   for (GridSamplePadding pad : {GridSamplePadding::zeros, GridSamplePadding::border, GridSamplePadding::reflection})
-    for (bool align : {false, true}) out.push_back({mode, pad, align});
+    for (bool align : {false, true}) {
+      const GridSampleParams p{mode, pad, align};
+      if (mode == GridSampleMode::linear && !list.empty() &&
+          grid_linear4(p) != (list.data() == kF32GridSampleLinear4Ukernels.data()))
+        continue;
+      out.push_back(p);
+    }
   return out;
 }
 
@@ -247,13 +255,13 @@ void grid_every(std::span<const GridSampleUkernel> list, GridSampleMode mode) {
   for (const GridSampleUkernel* k : testing::runnable_entries(list)) {
     std::mt19937 rng(21);
     int cases = 0;
-    for (const GridSampleParams& p : every_params(mode))
+    for (const GridSampleParams& p : every_params(mode, list))
       for (size_t channels : kChannels) {
         if (!check_grid(k, random_grid_case(rng, p, channels), channels % 2 ? pool.get() : nullptr)) return;
         ++cases;
       }
     // Adversarial: NaN, infinities and far-away grid values; NaN, infinities, signed zeros in the map.
-    for (const GridSampleParams& p : every_params(mode))
+    for (const GridSampleParams& p : every_params(mode, list))
       for (size_t channels : {size_t(3), size_t(8), size_t(41)}) {
         GridCase c = random_grid_case(rng, p, channels);
         sprinkle(rng, c.grid, {kNan, kInf, -kInf, 1e10f, -1e10f, 3.0f, -7.5f}, 10);
@@ -266,6 +274,7 @@ void grid_every(std::span<const GridSampleUkernel> list, GridSampleMode mode) {
 }
 
 TEST(GridSampleUkernels, LinearEveryKernel) { grid_every(kF32GridSampleLinearUkernels, GridSampleMode::linear); }
+TEST(GridSampleUkernels, Linear4EveryKernel) { grid_every(kF32GridSampleLinear4Ukernels, GridSampleMode::linear); }
 TEST(GridSampleUkernels, CubicEveryKernel) { grid_every(kF32GridSampleCubicUkernels, GridSampleMode::cubic); }
 
 TEST(GridSampleDriver, NearestCopiesAsTheReference) {
