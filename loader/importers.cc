@@ -372,17 +372,16 @@ const std::map<std::string, Importer>& importers() {
                      [](Node& n, ImportContext& ctx) {
                        if (ctx.opset < 16) n.attrs.set("coordinate_transformation_mode", std::string("output_half_pixel"));
                      }};
-    // GridSample-16's modes bilinear and bicubic are opset 20's linear and cubic.
-    t["GridSample"] = {16, {{"mode", str("")}, {"padding_mode", str("zeros")}, {"align_corners", i64(0)}},
+    // GridSample-16's modes bilinear and bicubic are opset 20's linear and cubic (an absent mode is
+    // bilinear, the default of both).
+    t["GridSample"] = {16, {{"mode", str("bilinear")}, {"padding_mode", str("zeros")}, {"align_corners", i64(0)}},
                        [](Node& n, ImportContext& ctx) {
                          std::string mode = n.attrs.s("mode");
-                         const bool old = ctx.opset < 20;
-                         if (mode.empty()) mode = "linear";
-                         else if (old && (mode == "linear" || mode == "cubic"))
+                         if (ctx.opset < 20 && (mode == "linear" || mode == "cubic"))
                            throw Error("mode '" + mode + "' is opset 20's name (bilinear, bicubic before it)");
-                         else if (!old && (mode == "bilinear" || mode == "bicubic"))
-                           throw Error("mode '" + mode + "' is not an opset 20 name (linear, cubic)");
-                         else if (mode == "bilinear") mode = "linear";
+                         if (ctx.opset >= 20 && mode == "bicubic")
+                           throw Error("mode 'bicubic' is not an opset 20 name (linear, cubic)");
+                         if (mode == "bilinear") mode = "linear";
                          else if (mode == "bicubic") mode = "cubic";
                          n.attrs.set("mode", mode);
                        }};

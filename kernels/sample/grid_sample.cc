@@ -48,7 +48,7 @@ F32GridSample::F32GridSample(const GridSampleParams& p, const GridSampleShape& s
 }
 
 KernelId F32GridSample::kernel_id() const {
-  if (!ukernel_) return portable_kernel("f32_gridsample_nearest__copy");
+  if (!ukernel_) return portable_kernel("f32_gridsample_nearest_copy");
   return row_kernel(*ukernel_);
 }
 

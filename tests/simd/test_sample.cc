@@ -211,7 +211,7 @@ bool check_grid(const GridSampleUkernel* k, const GridCase& c, pthreadpool_t poo
   grid_sample_nhwc__ref(c.p, c.s, c.x.data(), c.grid.data(), want.data());
   const F32GridSample d = k ? F32GridSample(c.p, c.s, *k) : F32GridSample(c.p, c.s, Isa::scalar);
   d.run(c.x.data(), c.grid.data(), got.data(), pool);
-  return same(got, want, describe(k ? k->name : "f32_gridsample_nearest__copy", c));
+  return same(got, want, describe(k ? k->name : "f32_gridsample_nearest_copy", c));
 }
 
 GridCase random_grid_case(std::mt19937& rng, const GridSampleParams& p, size_t channels) {
