@@ -65,6 +65,7 @@ std::vector<TensorInfo> infer_roi_align(const OpContext& c) {
   if (idx.size() != 1 || idx[0] != rois[0])
     c.fail("batch_indices " + ir::dims_str(idx) + " must be [num_rois] for rois " + ir::dims_str(rois));
   const kernels::RoiAlignParams p = roi_params(c);
+  if ((x[2] == 0 || x[3] == 0) && rois[0] * x[1] != 0) c.fail("X " + ir::dims_str(x) + " has no pixels to sample");
   return {{ir::DType::f32, {rois[0], x[1], p.out_h, p.out_w}, Layout::channels_last}};
 }
 

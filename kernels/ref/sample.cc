@@ -89,6 +89,7 @@ SampleAxis sample_axis(float start, float bin, int64_t p, int64_t i, int64_t gri
 void roi_align_nhwc__ref(const RoiAlignParams& p, const RoiAlignShape& s, const float* x, const float* rois,
                          const int64_t* batch_indices, float* y) {
   const size_t C = s.channels;
+  if (s.rois > 0 && C > 0 && (s.height == 0 || s.width == 0)) throw std::invalid_argument("RoiAlign: a map of no pixels");
   for (size_t r = 0; r < s.rois; ++r) {
     const int64_t b = batch_indices[r];
     if (b < 0 || size_t(b) >= s.batch)
@@ -171,6 +172,7 @@ void grid_sample_nhwc__ref(const GridSampleParams& p, const GridSampleShape& s, 
                            float* y) {
   const size_t C = s.channels;
   const int64_t H = int64_t(s.in_h), W = int64_t(s.in_w);
+  if (s.out_h * s.out_w * C > 0 && (H == 0 || W == 0)) throw std::invalid_argument("GridSample: a map of no pixels");
   for (size_t n = 0; n < s.batch; ++n) {
     const float* image = x + n * s.in_h * s.in_w * C;
     for (size_t o = 0; o < s.out_h * s.out_w; ++o) {
