@@ -112,6 +112,7 @@ const std::map<std::string, OpImpl>& op_table() {
     register_qsoftmax_op(t);
     register_qconcat_op(t);
     register_resize_ops(t);
+    register_sample_ops(t);
     register_index_ops(t);
     register_scatter_ops(t);
     register_generator_ops(t);

@@ -174,6 +174,7 @@ void register_resize_ops(OpTable& t);        // Resize, Upsample (nearest, linea
 void register_index_ops(OpTable& t);         // TopK, GatherElements, GatherND, Tile
 void register_scatter_ops(OpTable& t);       // ScatterND, ScatterElements, Scatter
 void register_generator_ops(OpTable& t);     // Range, Size, Trilu, EyeLike, OneHot
+void register_sample_ops(OpTable& t);        // RoiAlign, GridSample (FP32)
 
 // Helpers shared by op files.
 int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank);

@@ -360,6 +360,30 @@ const std::map<std::string, Importer>& importers() {
                        n.attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
                        n.attrs.set("nearest_mode", std::string("simple"));
                      }};
+    // RoiAlign-10 has no coordinate_transformation_mode: its rois are output_half_pixel.
+    t["RoiAlign"] = {10,
+                     {{"mode", str("avg")},
+                      {"output_height", i64(1)},
+                      {"output_width", i64(1)},
+                      {"sampling_ratio", i64(0)},
+                      {"spatial_scale", f32(1.0f)},
+                      {"coordinate_transformation_mode", str("half_pixel")}},
+                     [](Node& n, ImportContext& ctx) {
+                       if (ctx.opset < 16) n.attrs.set("coordinate_transformation_mode", std::string("output_half_pixel"));
+                     }};
+    // GridSample-16's modes bilinear and bicubic are opset 20's linear and cubic (an absent mode is
+    // bilinear, the default of both).
+    t["GridSample"] = {16, {{"mode", str("bilinear")}, {"padding_mode", str("zeros")}, {"align_corners", i64(0)}},
+                       [](Node& n, ImportContext& ctx) {
+                         std::string mode = n.attrs.s("mode");
+                         if (ctx.opset < 20 && (mode == "linear" || mode == "cubic"))
+                           throw Error("mode '" + mode + "' is opset 20's name (bilinear, bicubic before it)");
+                         if (ctx.opset >= 20 && mode == "bicubic")
+                           throw Error("mode 'bicubic' is not an opset 20 name (linear, cubic)");
+                         if (mode == "bilinear") mode = "linear";
+                         else if (mode == "bicubic") mode = "cubic";
+                         n.attrs.set("mode", mode);
+                       }};
     t["Concat"] = {4, {{"axis", std::nullopt}}, {}};
     t["Transpose"] = {1, {{"perm", ints()}}, {}};
     // Before opset 10 starts / ends / axes are attributes; from 10 on they are inputs 1-3 (+ steps 4).

@@ -21,6 +21,7 @@
 #include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/quantize/q8_lookup_list.h"
 #include "kernels/resize/resize_list.h"
+#include "kernels/sample/sample_list.h"
 #include "kernels/elementwise/strided_gather_list.h"
 
 namespace octet::kernels {
@@ -98,6 +99,9 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32ResizeLinearUkernels) OCTET_CHECK(kQu8ResizeLinearUkernels) OCTET_CHECK(kQs8ResizeLinearUkernels)
   OCTET_CHECK(kF32ResizeCubicUkernels) OCTET_CHECK(kF32LrnUkernels) OCTET_CHECK(kF32MaxPoolArgmaxUkernels)
   OCTET_CHECK(kF32MapReduceUkernels) OCTET_CHECK(kF32EigenFoldUkernels) OCTET_CHECK(kF32SubDivUkernels)
+  OCTET_CHECK(kF32RoiAlignAvgUkernels) OCTET_CHECK(kF32RoiAlignMaxUkernels) OCTET_CHECK(kF32GridSampleLinearUkernels)
+  OCTET_CHECK(kF32GridSampleLinear4Ukernels)
+  OCTET_CHECK(kF32GridSampleCubicUkernels)
 #undef OCTET_CHECK
   // Every activation of kernels/elementwise/activation_list.h.
 #define OCTET_CHECK_ACT(KIND, OP, ...) check_list("kF32" #OP "Ukernels", kF32##OP##Ukernels, by_name, ScalarRow::none);

@@ -1371,6 +1371,65 @@ std::vector<Case> make() {
     add_unary(s, Mode::qdq, "LRN", tag, attrs, {2, 17, 5, 7});
   }
 
+  // RoiAlign: avg and max x sampling ratio 0 (adaptive) and 2 x half_pixel and
+  // output_half_pixel (opset 16; opset 10's only transform too), over rois inside, across and
+  // outside the map, zero-sized and reversed, naming both images; channels with tails. As a QDQ
+  // unit it runs in float between DQ and Q, as in ORT.
+  const std::vector<float> rois = {0.5f, 1.0f, 9.0f, 7.5f,   2.0f, 2.0f, 2.0f, 2.0f,   -4.0f, -3.0f, 30.0f, 25.0f,
+                                   6.0f, 5.0f, 1.0f, 2.0f,   20.0f, 20.0f, 28.0f, 26.0f, 3.3f, 0.2f, 4.1f, 9.9f};
+  auto add_roi_align = [&](Mode mode, const std::string& pool, int64_t ratio, const std::string& transform,
+                           int64_t opset, Dims x_dims, float scale) {
+    char tag[128];
+    std::snprintf(tag, sizeof tag, "%s_r%lld_%s_s%g_o%lld_%s", pool.c_str(), static_cast<long long>(ratio),
+                  transform.c_str(), scale, static_cast<long long>(opset), join(x_dims).c_str());
+    s.add(mode, "RoiAlign", tag, [=](OnnxBuilder& b) {
+      std::string x = b.input("x", x_dims);
+      if (mode == Mode::qdq) x = testing::qdq(b, x, kAct);
+      Attrs a = {{"mode", pool}, {"output_height", int64_t(3)}, {"output_width", int64_t(2)},
+                 {"sampling_ratio", ratio}, {"spatial_scale", scale}};
+      if (opset >= 16) a.push_back({"coordinate_transformation_mode", transform});
+      const std::string r = b.initializer("", {6, 4}, rois);
+      const std::string idx = b.initializer_i64("", {6}, {0, x_dims[0] - 1, 0, x_dims[0] - 1, 0, 0});
+      const std::string y = b.node("RoiAlign", {x, r, idx}, a);
+      b.output(mode == Mode::qdq ? testing::qdq(b, y, kAct) : y);
+    }, false, opset);
+  };
+  for (const char* pool : {"avg", "max"})
+    for (int64_t ratio : {0, 2})
+      for (const char* transform : {"half_pixel", "output_half_pixel"}) {
+        add_roi_align(Mode::fp32, pool, ratio, transform, 16, {2, 13, 10, 12}, 1.0f);
+        add_roi_align(Mode::fp32, pool, ratio, transform, 16, {1, 32, 9, 8}, 0.5f);
+      }
+  for (const char* pool : {"avg", "max"}) {
+    add_roi_align(Mode::fp32, pool, 0, "output_half_pixel", 10, {2, 5, 10, 12}, 0.5f);
+    add_roi_align(Mode::qdq, pool, 0, "half_pixel", 16, {2, 19, 10, 12}, 1.0f);
+  }
+
+  // GridSample: every mode x padding x align_corners (opset 16's names and 20's), the grid an
+  // input over [-2, 2] (taps outside the map on every side), channels with tails, batch 2; as a
+  // QDQ unit on the image, in float between DQ and Q.
+  auto add_grid_sample = [&](Mode mode, const std::string& how, const std::string& pad, int64_t align, int64_t opset,
+                             Dims x_dims, Dims out_hw) {
+    const std::string tag = how + "_" + pad + "_ac" + std::to_string(align) + "_o" + std::to_string(opset) + "_" +
+                            join(x_dims) + "_to" + join(out_hw);
+    s.add(mode, "GridSample", tag, [=](OnnxBuilder& b) {
+      std::string x = b.input("x", x_dims);
+      if (mode == Mode::qdq) x = testing::qdq(b, x, kAct);
+      const std::string grid = b.input("grid", {x_dims[0], out_hw[0], out_hw[1], 2});
+      const std::string y = b.node("GridSample", {x, grid}, {{"mode", how}, {"padding_mode", pad}, {"align_corners", align}});
+      b.output(mode == Mode::qdq ? testing::qdq(b, y, kAct) : y);
+    }, false, opset);
+  };
+  for (const char* how : {"bilinear", "nearest", "bicubic"})
+    for (const char* pad : {"zeros", "border", "reflection"})
+      for (int64_t align : {0, 1}) add_grid_sample(Mode::fp32, how, pad, align, 16, {2, 11, 6, 7}, {5, 9});
+  for (const char* how : {"linear", "nearest", "cubic"}) {
+    add_grid_sample(Mode::fp32, how, "zeros", 0, 20, {1, 33, 8, 5}, {4, 37});
+    add_grid_sample(Mode::fp32, how, "reflection", 1, 20, {1, 3, 1, 6}, {3, 3});
+  }
+  add_grid_sample(Mode::qdq, "bilinear", "zeros", 0, 16, {1, 16, 7, 7}, {6, 6});
+  add_grid_sample(Mode::qdq, "bicubic", "border", 1, 16, {2, 9, 5, 6}, {4, 4});
+
   // Gemm and MatMul.
   for (auto [m, k, n] : {std::tuple{1, 64, 10}, {5, 100, 33}, {17, 3, 1}, {8, 256, 64}})
     for (int64_t ta : {0, 1})

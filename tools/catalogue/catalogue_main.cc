@@ -112,6 +112,7 @@ const Family kFamilies[] = {
     {"qs8s8_", "kernels/gemm/q8_gemm_list.inc"}, {"qu8u8_", "kernels/gemm/q8_gemm_list.inc"},
     {"f32_add", kTemplated}, {"f32_mul", kTemplated},
     {"f32_clamp", kTemplated}, {"f32_sigmoid", kTemplated}, {"f32_where", kTemplated}, {"f32_lrn", kTemplated}, {"f32_maxpool_argmax", kTemplated},
+    {"f32_roialign", kTemplated}, {"f32_gridsample", kTemplated},
     {"f32_silu", kTemplated}, {"f32_gap", kTemplated},
     {"f32_row_sums", kTemplated}, {"f32_strided_sums", kTemplated},
     {"f32_map_reduce", kTemplated}, {"f32_eigen_fold", kTemplated}, {"f32_sub_div", kTemplated},

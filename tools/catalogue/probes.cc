@@ -138,6 +138,19 @@ std::vector<Probe> make() {
     auto out = b.node_multi("MaxPool", {map(b)}, 2, a);
     b.output(b.node("MaxUnpool", {out[0], out[1]}, a));
   });
+  for (const char* mode : {"avg", "max"})
+    row("RoiAlign", std::string(mode) + " 7x7, adaptive sampling", [mode](OnnxBuilder& b) {
+      const std::string rois = b.initializer("", {2, 4}, {1.0f, 1.0f, 6.0f, 5.0f, 0.0f, 2.0f, 3.5f, 7.0f});
+      const std::string idx = b.initializer_i64("", {2}, {0, 0});
+      b.output(b.node("RoiAlign", {map(b), rois, idx},
+                      {{"mode", std::string(mode)}, {"output_height", int64_t(7)}, {"output_width", int64_t(7)}}));
+    }).opset = 16;
+  for (const char* mode : {"bilinear", "nearest", "bicubic"})
+    row("GridSample", mode, [mode](OnnxBuilder& b) {
+      const std::string x = map(b);
+      const std::string grid = b.input("grid", {kMap[0], 5, 5, 2});
+      b.output(b.node("GridSample", {x, grid}, {{"mode", std::string(mode)}}));
+    }).opset = 16;
   row("LRN", "size 5 (AlexNet, GoogLeNet)", unary("LRN", {{"size", int64_t(5)}, {"alpha", 1e-4f}, {"beta", 0.75f}, {"bias", 1.0f}}));
   row("AveragePool", "3x3 stride 2 pads 1", unary("AveragePool", {{"kernel_shape", {3, 3}}, {"strides", {2, 2}},
                                                                   {"pads", {1, 1, 1, 1}}}));
