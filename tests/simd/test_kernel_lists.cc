@@ -98,6 +98,7 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32ResizeLinearUkernels) OCTET_CHECK(kQu8ResizeLinearUkernels) OCTET_CHECK(kQs8ResizeLinearUkernels)
   OCTET_CHECK(kF32ResizeCubicUkernels) OCTET_CHECK(kF32LrnUkernels) OCTET_CHECK(kF32MaxPoolArgmaxUkernels)
   OCTET_CHECK(kF32MapReduceUkernels) OCTET_CHECK(kF32EigenFoldUkernels) OCTET_CHECK(kF32SubDivUkernels)
+  OCTET_CHECK(kF32CumSumUkernels)
 #undef OCTET_CHECK
   // Every activation of kernels/elementwise/activation_list.h.
 #define OCTET_CHECK_ACT(KIND, OP, ...) check_list("kF32" #OP "Ukernels", kF32##OP##Ukernels, by_name, ScalarRow::none);
