@@ -183,7 +183,9 @@ TEST(F32CumSum, EveryLevelEqualsTheScalarLevel) {
         ref.run(x.data(), want.data(), nullptr);
         for (size_t j = 0; j < y.size(); ++j)
           ASSERT_TRUE(agree(MapReduce::sum, y[j], want[j])) << fast.kernel_name() << " flags " << flags << " at " << j;
-        if (isa != Isa::scalar) EXPECT_FALSE(fast.kernel_id().scalar) << fast.kernel_name();
+        if (isa != Isa::scalar) {
+          EXPECT_FALSE(fast.kernel_id().scalar) << fast.kernel_name();
+        }
       }
 }
 
