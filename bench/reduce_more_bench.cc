@@ -1,6 +1,6 @@
 // ReduceL2 over the channels of a 1x256x56x56 map (row-major: lanes along W, the 256 channels a
 // strided walk; channels-last: lanes gathered across pixels, each summing its own channels) and
-// LpNormalization p = 2 of [N, 512] embeddings (kernels/elementwise/reduce_more.h), the scalar
+// LpNormalization p = 2 of [N, 512] embeddings and CumSum (kernels/elementwise/reduce_more.h), the scalar
 // reference (the driver at level scalar) next to every level this CPU runs. One thread,
 // wall-clock time; the counter is input elements per second (Melem/s).
 //
@@ -69,6 +69,29 @@ void register_all() {
                                      Buffer<float> y(n), norms(op.scratch_floats());
                                      for (auto _ : state) {
                                        op.run(x.data(), y.data(), norms.data(), nullptr);
+                                       benchmark::DoNotOptimize(y.data());
+                                     }
+                                     state.SetLabel(op.kernel_name());
+                                     report(state, n);
+                                   })
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+  // CumSum along the channels of a row-major 1x64x56x56 map (a lane per column of 56x56) and
+  // along its rows (the axis innermost: a scalar chain per row at every level, a tighter loop than
+  // the reference's), exclusive.
+  for (const int64_t inner : {int64_t{56 * 56}, int64_t{1}})
+    for (Isa isa : levels())
+      benchmark::RegisterBenchmark(("cumsum/1x64x56x56 " + std::string(inner == 1 ? "axis W" : "axis C") + "/" +
+                                    level_name(isa))
+                                       .c_str(),
+                                   [=](benchmark::State& state) {
+                                     const int64_t outer = inner == 1 ? 64 * 56 : 1, len = inner == 1 ? 56 : 64;
+                                     const F32CumSum op(outer, len, inner, true, false, isa);
+                                     const size_t n = 64 * 56 * 56;
+                                     auto x = octet::bench::random_floats<Buffer<float>>(n, 3);
+                                     Buffer<float> y(n);
+                                     for (auto _ : state) {
+                                       op.run(x.data(), y.data(), nullptr);
                                        benchmark::DoNotOptimize(y.data());
                                      }
                                      state.SetLabel(op.kernel_name());

@@ -60,23 +60,42 @@ void slice_bench(benchmark::State& state, const SliceCase& c, int elem, Isa isa)
                                               benchmark::Counter::kIsRate);
 }
 
-// Channels-last maps relayouted to row-major ([HW][C] -> [C][HW]): YOLOv5's 255-channel head
-// output at 80x80, a segmentation map of 21 classes at 520x520, a 64-channel 56x56 map.
+// Channels-last maps relayouted to row-major ([HW][C] -> [C][HW]) and back: YOLOv5's
+// 255-channel head output at 80x80, a segmentation map of 21 classes at 520x520, a 64-channel
+// 56x56 map, ShuffleNet v2's 116-channel stage at 28x28. "shuffle" is ShuffleNet's channel
+// shuffle of 2 groups on a channels-last map ([HW][2][58] -> [HW][58][2]).
 struct RelayoutCase {
   const char* name;
   int64_t channels, pixels;
+  bool to_channels_last = false;
+  int64_t groups = 0;  // a channel shuffle of the channels-last map instead
 };
 const RelayoutCase kRelayouts[] = {
     {"nhwc->nchw 255x80x80", 255, 80 * 80},
     {"nhwc->nchw 21x520x520", 21, 520 * 520},
     {"nhwc->nchw 64x56x56", 64, 56 * 56},
+    {"nhwc->nchw 116x28x28", 116, 28 * 28},
+    {"nchw->nhwc 255x80x80", 255, 80 * 80, true},
+    {"nchw->nhwc 64x56x56", 64, 56 * 56, true},
+    {"nchw->nhwc 116x28x28", 116, 28 * 28, true},
+    {"shuffle 116x28x28 g2", 116, 28 * 28, false, 2},
 };
 
 void relayout_bench(benchmark::State& state, const RelayoutCase& c, int elem, Isa isa) {
-  const int64_t dims[] = {c.channels, c.pixels}, src[] = {1, c.channels}, dst[] = {c.pixels, 1};
+  std::vector<int64_t> dims = {c.channels, c.pixels}, src = {1, c.channels}, dst = {c.pixels, 1};
+  if (c.to_channels_last) {
+    src = {c.pixels, 1};
+    dst = {1, c.channels};
+  }
+  if (c.groups) {
+    const int64_t per = c.channels / c.groups;
+    dims = {c.pixels, c.groups, per};
+    src = {c.channels, per, 1};
+    dst = {c.channels, 1, c.groups};
+  }
   const int64_t n = c.channels * c.pixels;
   Buffer<uint8_t> x(size_t(n * elem), 1), y(size_t(n * elem));
-  StridedCopy copy(2, dims, src, dst, elem, isa);
+  StridedCopy copy(int(dims.size()), dims.data(), src.data(), dst.data(), elem, isa);
   state.SetLabel(copy.kernel_name());
   for (auto _ : state) {
     copy.run(x.data(), y.data(), nullptr);
@@ -88,7 +107,7 @@ void relayout_bench(benchmark::State& state, const RelayoutCase& c, int elem, Is
 
 void register_benchmarks() {
   for (const RelayoutCase& c : kRelayouts)
-    for (int elem : {1, 4}) {
+    for (int elem : {1, 2, 4}) {
       const std::string name = std::string("relayout/") + c.name + "/" + std::to_string(elem) + "B";
       benchmark::RegisterBenchmark(name.c_str(), [&c, elem](benchmark::State& state) {
         relayout_bench(state, c, elem, active_isa());

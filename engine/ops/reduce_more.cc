@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "engine/op_registry.h"
@@ -193,8 +194,9 @@ LpGeometry axis_split(const ir::Dims& d, int64_t axis, bool coerce_2d) {
 
 // CumSum (float32, float64, int32, int64): y[k] = y[k - 1] + x[k] along the axis (exclusive: from
 // 0 with x[k - 1]; reverse: from the end), as ONNX Runtime adds its slices. Each output is a chain
-// of adds in that order, so the vectors run across the inner dimension (the loop over i, which
-// the compiler vectorizes), and an innermost axis is a scalar chain per row.
+// of adds in that order, so the vectors run across the inner dimension: float32 on the reduce_more
+// family's kernel (kernels/elementwise/reduce_more.h: a lane per column), the other types in the
+// loop over i below, which the compiler vectorizes. An innermost axis is a scalar chain per row.
 int64_t cumsum_axis(const OpContext& c) {
   const ir::TensorData& a = c.constant(1, "axis");
   const std::vector<int64_t> v = a.to_i64();
@@ -206,6 +208,14 @@ template <class T>
 Kernel cumsum_kernel(const OpContext& c, const void* in, void* out) {
   const LpGeometry g = axis_split(c.info(0).dims, cumsum_axis(c), false);
   const bool exclusive = c.node.attrs.i("exclusive") != 0, reverse = c.node.attrs.i("reverse") != 0;
+  if constexpr (std::is_same_v<T, float>) {
+    auto k = std::make_shared<const kernels::F32CumSum>(g.outer, g.len, g.inner, exclusive, reverse, c.isa);
+    c.report_kernel(k->kernel_id());
+    auto x = static_cast<const float*>(in);
+    auto y = static_cast<float*>(out);
+    pthreadpool_t pool = c.threadpool;
+    return [=] { k->run(x, y, pool); };
+  }
   auto x = static_cast<const T*>(in);
   auto y = static_cast<T*>(out);
   c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(c.info(0).dtype)) + "_cumsum_axis"));

@@ -125,6 +125,37 @@ void F32LpNorm::run(const float* x, float* y, float* norms, pthreadpool_t pool) 
   });
 }
 
+namespace {
+
+// Columns per piece of a CumSum slab (a multiple of every level's lanes).
+constexpr size_t kCumSumChunk = 256;
+
+}  // namespace
+
+F32CumSum::F32CumSum(int64_t outer, int64_t len, int64_t inner, bool exclusive, bool reverse, Isa isa)
+    : outer_(size_t(outer)),
+      len_(size_t(len)),
+      inner_(size_t(inner)),
+      chunks_((size_t(inner) + kCumSumChunk - 1) / kCumSumChunk),
+      exclusive_(exclusive),
+      reverse_(reverse),
+      cumsum_(first_runnable(kF32CumSumUkernels, isa)) {}
+
+KernelId F32CumSum::kernel_id() const { return cumsum_ ? row_kernel(*cumsum_) : reference_kernel("f32_cumsum__ref"); }
+
+void F32CumSum::run(const float* x, float* y, pthreadpool_t pool) const {
+  if (outer_ * len_ * inner_ == 0) return;
+  const size_t piece_elems = len_ * std::min(inner_, kCumSumChunk);
+  parallel_pieces(pool, outer_ * chunks_, std::max<size_t>(1, kEltwiseMinPiece / piece_elems), [&](size_t start, size_t n) {
+    for (size_t p = start; p < start + n; ++p) {
+      const size_t o = p / chunks_, c0 = p % chunks_ * kCumSumChunk;
+      const size_t at = o * len_ * inner_ + c0, count = std::min(kCumSumChunk, inner_ - c0);
+      if (cumsum_) cumsum_->fn(len_, count, inner_, x + at, y + at, exclusive_, reverse_);
+      else f32_cumsum__ref(len_, count, inner_, x + at, y + at, exclusive_, reverse_);
+    }
+  });
+}
+
 F32MeanVarianceNorm::F32MeanVarianceNorm(int rank, const int64_t* dims, const bool* normalized, Isa isa) {
   std::vector<int64_t> strides(size_t(rank), 1);
   for (int d = rank - 2; d >= 0; --d) strides[size_t(d)] = strides[size_t(d) + 1] * dims[d + 1];

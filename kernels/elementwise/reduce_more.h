@@ -1,7 +1,7 @@
 #pragma once
 // Drivers of kernels/elementwise/reduce_more_list.h: ReduceL1 / L2 / SumSquare / LogSum /
-// LogSumExp / Prod over any set of axes of x read through its strides (any layout), and
-// LpNormalization along one axis. Each reproduces ONNX Runtime's order: with every axis reduced
+// LogSumExp / Prod over any set of axes of x read through its strides (any layout),
+// LpNormalization and CumSum along one axis. Each reproduces ONNX Runtime's order: with every axis reduced
 // its aggall (Eigen's packet order), otherwise its generic loop (the reduced elements in the
 // row-major order of the reduced axes), the lanes along the innermost kept axis.
 #include <pthreadpool.h>
@@ -52,6 +52,22 @@ class F32LpNorm {
   std::vector<int64_t> offsets_;
   const ReduceMoreUkernel<F32MapReduceUkernel>* map_ = nullptr;
   const ReduceMoreUkernel<F32SubDivUkernel>* div_ = nullptr;
+};
+
+// CumSum of a row-major x [outer][len][inner] along len (exclusive, reverse): each column of
+// each slab one chain of adds in ONNX Runtime's order, a vector lane per column when inner > 1;
+// pieces of slabs and columns on the pool.
+class F32CumSum {
+ public:
+  F32CumSum(int64_t outer, int64_t len, int64_t inner, bool exclusive, bool reverse, Isa isa);
+  KernelId kernel_id() const;
+  std::string kernel_name() const { return kernel_id().name; }
+  void run(const float* x, float* y, pthreadpool_t pool) const;
+
+ private:
+  size_t outer_, len_, inner_, chunks_;
+  bool exclusive_, reverse_;
+  const ReduceMoreUkernel<F32CumSumUkernel>* cumsum_ = nullptr;
 };
 
 // MeanVarianceNormalization of a row-major x over the axes marked `normalized`, as ORT computes

@@ -1,6 +1,6 @@
 #pragma once
 // The microkernels of the reductions with a map (ReduceL1, ReduceL2, ReduceSumSquare,
-// ReduceLogSum, ReduceLogSumExp, ReduceProd) and of LpNormalization: one list the drivers
+// ReduceLogSum, ReduceLogSumExp, ReduceProd), of LpNormalization and of CumSum: one list the drivers
 // (kernels/elementwise/reduce_more.h), the tests (tests/simd/test_reduce_more.cc) and the
 // benchmark (bench/reduce_more_bench.cc) iterate. Every templated level defines them from
 // kernels/elementwise/reduce_more_loops.inc; the scalar references are kernels/ref/reduce_more.h.
@@ -43,6 +43,11 @@ using F32EigenFoldUkernel = float (*)(MapReduce kind, size_t n, const float* x);
 using F32SubDivUkernel = void (*)(size_t n, const float* x, const float* a, const float* b, size_t inc, float* y,
                                   bool zero_where_b_zero);
 
+// CumSum of len >= 1 rows of `count` columns (row k at x + k * stride, y alike), each column one
+// chain of adds in ONNX Runtime's order: f32_cumsum__ref (kernels/ref/reduce_more.h) says which.
+using F32CumSumUkernel = void (*)(size_t len, size_t count, size_t stride, const float* x, float* y, bool exclusive,
+                                  bool reverse);
+
 template <class Fn>
 struct ReduceMoreUkernel {
   const char* name;
@@ -55,6 +60,7 @@ struct ReduceMoreUkernel {
   void f32_map_reduce(MapReduce, size_t, size_t, const float*, size_t, const int64_t*, float*);       \
   float f32_eigen_fold(MapReduce, size_t, const float*);                                                \
   void f32_sub_div(size_t, const float*, const float*, const float*, size_t, float*, bool);             \
+  void f32_cumsum(size_t, size_t, size_t, const float*, float*, bool, bool);                            \
   }
 OCTET_TEMPLATE_LEVELS(OCTET_REDUCE_MORE_DECLARE, )
 #undef OCTET_REDUCE_MORE_DECLARE
@@ -68,6 +74,7 @@ OCTET_TEMPLATE_LEVELS(OCTET_REDUCE_MORE_DECLARE, )
 OCTET_REDUCE_MORE_TABLE(kF32MapReduceUkernels, F32MapReduceUkernel, f32_map_reduce)
 OCTET_REDUCE_MORE_TABLE(kF32EigenFoldUkernels, F32EigenFoldUkernel, f32_eigen_fold)
 OCTET_REDUCE_MORE_TABLE(kF32SubDivUkernels, F32SubDivUkernel, f32_sub_div)
+OCTET_REDUCE_MORE_TABLE(kF32CumSumUkernels, F32CumSumUkernel, f32_cumsum)
 
 #undef OCTET_REDUCE_MORE_TABLE
 #undef OCTET_REDUCE_MORE_ENTRY

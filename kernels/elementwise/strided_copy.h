@@ -3,8 +3,10 @@
 // once: extent-1 dimensions are dropped and dimensions that are adjacent in both source and
 // destination are merged, so a channels-last concat or slice along C becomes one memcpy per
 // pixel and a row-major slice along an outer axis one memcpy in all. What remains with a
-// strided innermost dimension (a real transpose) runs as 8x8-element tiles over the two
-// innermost source/destination axes, so both sides are read and written in cache lines. An
+// strided innermost dimension (a real transpose) runs as tiles over the two innermost
+// source/destination axes, so both sides are read and written in cache lines: through vector
+// registers for 4-byte elements (8x8), 2-byte (8x8) and 1-byte (16x16; INT8 maps), element by
+// element for 8-byte ones and sides shorter than a tile. An
 // innermost dimension contiguous in the destination and strided in every source axis (a Slice
 // with a step on the last axis, a reversed last axis) runs the gather rows of
 // kernels/elementwise/strided_gather_list.h, two dimensions per call.

@@ -122,4 +122,19 @@ void f32_sub_div__ref(size_t n, const float* x, const float* a, const float* b, 
   }
 }
 
+void f32_cumsum__ref(size_t len, size_t count, size_t stride, const float* x, float* y, bool exclusive, bool reverse) {
+  for (size_t s = 0; s < len; ++s) {
+    const size_t k = reverse ? len - 1 - s : s;
+    float* yk = y + k * stride;
+    if (s == 0) {
+      for (size_t i = 0; i < count; ++i) yk[i] = exclusive ? 0.0f : x[k * stride + i];
+      continue;
+    }
+    const size_t prev = reverse ? k + 1 : k - 1;
+    const float* add = x + (exclusive ? prev : k) * stride;
+    const float* yp = y + prev * stride;
+    for (size_t i = 0; i < count; ++i) yk[i] = yp[i] + add[i];
+  }
+}
+
 }  // namespace octet::kernels

@@ -102,6 +102,7 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32RoiAlignAvgUkernels) OCTET_CHECK(kF32RoiAlignMaxUkernels) OCTET_CHECK(kF32GridSampleLinearUkernels)
   OCTET_CHECK(kF32GridSampleLinear4Ukernels)
   OCTET_CHECK(kF32GridSampleCubicUkernels)
+  OCTET_CHECK(kF32CumSumUkernels)
 #undef OCTET_CHECK
   // Every activation of kernels/elementwise/activation_list.h.
 #define OCTET_CHECK_ACT(KIND, OP, ...) check_list("kF32" #OP "Ukernels", kF32##OP##Ukernels, by_name, ScalarRow::none);

@@ -1,7 +1,8 @@
 // The reduce_more family (kernels/elementwise/reduce_more_list.h) against its scalar references
 // (kernels/ref/reduce_more.h) at every level this CPU runs: the sums, products, sqrt and log bit
 // for bit (each lane folds its elements in the reference's order), ReduceLogSumExp within the
-// levels' exp (a few ulp of std::exp, so 1e-6 relative); then the drivers over tensor shapes.
+// levels' exp (a few ulp of std::exp, so 1e-6 relative); CumSum bit for bit; then the drivers
+// over tensor shapes.
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
@@ -133,6 +134,59 @@ TEST(F32SubDivUkernel, EqualsTheRefBitForBit) {
       for (size_t j = n; j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " wrote y[" << j << "]";
     }
   }
+}
+
+// CumSum: every column count 1 ... 70 (blocks of four vectors and every tail of 4, 8 and 16
+// lanes), row strides past the columns (their gaps never written), 1 to 40 rows, exclusive x
+// reverse; every third shape with infinities, NaN, signed zeros, subnormals and huge values (a
+// sum to inf, then inf - inf). Bit for bit (NaN matches NaN).
+TEST(F32CumSumUkernel, EqualsTheRefBitForBit) {
+  std::mt19937 rng(476);
+  testing::skip_when_none_run(runnable(kF32CumSumUkernels).size(), "f32_cumsum");
+  for (auto* k : runnable(kF32CumSumUkernels)) {
+    for (int i = 0; i < 280; ++i) {
+      const size_t count = i < 70 ? size_t(1 + i) : size_t(1 + rng() % 150);
+      const size_t stride = count + (i % 2 ? rng() % 5 : 0), len = i % 35 == 0 ? 1 : size_t(1 + rng() % 40);
+      const bool exclusive = i % 4 >= 2, reverse = i % 2 == 1;
+      std::vector<float> x(len * stride);
+      fill(rng, MapReduce::sum, i % 3 == 2 ? 3 : 0, x);
+      std::vector<float> want(len * stride + 3, -7.0f), y = want;
+      f32_cumsum__ref(len, count, stride, x.data(), want.data(), exclusive, reverse);
+      k->fn(len, count, stride, x.data(), y.data(), exclusive, reverse);
+      for (size_t j = 0; j < y.size(); ++j)
+        ASSERT_TRUE(agree(MapReduce::sum, y[j], want[j])) << k->name << " len " << len << " count " << count << " stride "
+                                                          << stride << " exclusive " << exclusive << " reverse "
+                                                          << reverse << " at " << j;
+    }
+  }
+}
+
+// The CumSum driver at each level against level scalar: the axis outer, middle and innermost,
+// slabs wider than a piece of columns, on 2 threads.
+TEST(F32CumSum, EveryLevelEqualsTheScalarLevel) {
+  std::mt19937 rng(477);
+  testing::Pool pool(pthreadpool_create(2));
+  struct Case {
+    int64_t outer, len, inner;
+  };
+  for (Isa isa : testing::isas_under_test())
+    for (Case c : {Case{2, 16, 49}, Case{1, 2, 784}, Case{112, 7, 1}, Case{3, 100, 700}, Case{3, 1, 5}, Case{2, 0, 3},
+                   Case{1, 50, 3}})
+      for (int flags = 0; flags < 4; ++flags) {
+        const size_t n = size_t(c.outer * c.len * c.inner);
+        std::vector<float> x(n);
+        fill(rng, MapReduce::sum, flags == 3 ? 3 : 0, x);
+        const F32CumSum fast(c.outer, c.len, c.inner, flags & 1, flags & 2, isa);
+        const F32CumSum ref(c.outer, c.len, c.inner, flags & 1, flags & 2, Isa::scalar);
+        std::vector<float> y(n + 3, -7.0f), want = y;
+        fast.run(x.data(), y.data(), pool.get());
+        ref.run(x.data(), want.data(), nullptr);
+        for (size_t j = 0; j < y.size(); ++j)
+          ASSERT_TRUE(agree(MapReduce::sum, y[j], want[j])) << fast.kernel_name() << " flags " << flags << " at " << j;
+        if (isa != Isa::scalar) {
+          EXPECT_FALSE(fast.kernel_id().scalar) << fast.kernel_name();
+        }
+      }
 }
 
 // The drivers at each level against the same drivers at level scalar (the references), over

@@ -141,6 +141,99 @@ TEST(StridedCopy, ChannelsLastToRowMajorTakesTheRegisterTiles) {
       }
 }
 
+TEST(StridedCopy, ByteAndShortTransposesTakeTheRegisterSquares) {
+  // [N][cols][rows] read with rows contiguous into [N][rows][cols]: 1- and 2-byte elements go
+  // through 16x16 / 8x8 squares in registers when both sides are at least a square; every size
+  // around the square (1 row or column, tails of every length below a square, several squares),
+  // a source that is a slice (a column stride past the rows: channels of a wider map) and a
+  // destination that is a slice (a row stride past the columns: a Concat piece), 1 and 2 images,
+  // 1 and 2 threads.
+  std::mt19937 rng(23);
+  testing::Pool pool(pthreadpool_create(2));
+  const int64_t sizes[] = {1, 2, 5, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 47, 64, 65, 116, 255};
+  for (int elem : {1, 2})
+    for (int64_t rows : sizes)
+      for (int64_t cols : sizes)
+        for (int variant = 0; variant < 4; ++variant) {
+          const int64_t batch = variant == 3 ? 2 : 1;
+          const int64_t xs_col = rows + (variant == 1 ? 3 : 0), ys_row = cols + (variant == 2 ? 5 : 0);
+          const int64_t src_elems = batch * cols * xs_col, dst_elems = batch * rows * ys_row;
+          Case c{{batch, rows, cols}, {cols * xs_col, 1, xs_col}, {rows * ys_row, ys_row, 1}, src_elems, dst_elems, elem};
+          if (rows > 1 && cols > 1) {
+            StridedCopy copy(3, c.dims.data(), c.src.data(), c.dst.data(), elem);
+            EXPECT_STREQ(copy.kernel_name(), "transpose_tiles") << describe(c);
+          }
+          expect_same_as_ref(c, rng, nullptr);
+          if ((rows + cols + variant) % 3 == 0) expect_same_as_ref(c, rng, pool.get());
+        }
+}
+
+std::vector<int64_t> strides_4d(const std::vector<int64_t>& d, bool channels_last) {
+  if (!channels_last) return dense_strides(d);
+  return {d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]};
+}
+
+TEST(StridedCopy, DepthToSpaceShuffleAndRelayoutBytesMatchTheRef) {
+  // The relayouts the engine plans on INT8 maps, as it plans them: NCHW <-> NHWC of a whole map
+  // (engine/layout.cc), DepthToSpace (DCR, CRD) and SpaceToDepth over their 6-D view in either
+  // layout (engine/ops/transform_ops.cc), and a channel shuffle of g groups (Reshape + Transpose)
+  // on a row-major and a channels-last map; 1-, 2- and 4-byte elements.
+  std::mt19937 rng(29);
+  testing::Pool pool(pthreadpool_create(2));
+  for (int elem : {1, 2, 4}) {
+    for (const std::vector<int64_t>& d : {std::vector<int64_t>{1, 255, 20, 20}, std::vector<int64_t>{2, 116, 7, 9},
+                                          std::vector<int64_t>{1, 17, 1, 33}, std::vector<int64_t>{1, 3, 16, 16}})
+      for (bool to_last : {false, true}) {
+        const int64_t n = d[0] * d[1] * d[2] * d[3];
+        Case c{d, strides_4d(d, !to_last), strides_4d(d, to_last), n, n, elem};
+        expect_same_as_ref(c, rng, pool.get());
+      }
+    for (int64_t b : {2, 3})
+      for (int64_t cp : {1, 5, 16, 21})
+        for (bool channels_last : {false, true})
+          for (int mode = 0; mode < 3; ++mode) {  // DCR, CRD, SpaceToDepth
+            const int64_t h = 4, w = 6, ch = cp * b * b;
+            Case c;
+            if (mode < 2) {
+              const std::vector<int64_t> xd = {1, ch, h, w}, yd = {1, cp, h * b, w * b};
+              const auto xs = strides_4d(xd, channels_last), ys = strides_4d(yd, channels_last);
+              c.dims = {1, cp, h, b, w, b};
+              c.dst = {ys[0], ys[1], b * ys[2], ys[2], b * ys[3], ys[3]};
+              const bool crd = mode == 1;
+              c.src = {xs[0], crd ? b * b * xs[1] : xs[1], xs[2], crd ? b * xs[1] : b * cp * xs[1], xs[3],
+                       crd ? xs[1] : cp * xs[1]};
+            } else {
+              const std::vector<int64_t> xd = {1, cp, h * b, w * b}, yd = {1, ch, h, w};
+              const auto xs = strides_4d(xd, channels_last), ys = strides_4d(yd, channels_last);
+              c.dims = {1, cp, h, b, w, b};
+              c.src = {xs[0], xs[1], b * xs[2], xs[2], b * xs[3], xs[3]};
+              c.dst = {ys[0], ys[1], ys[2], b * cp * ys[1], ys[3], cp * ys[1]};
+            }
+            c.src_elems = c.dst_elems = ch * h * w;
+            c.elem = elem;
+            expect_same_as_ref(c, rng, nullptr);
+          }
+    for (int64_t groups : {2, 3, 4, 8, 16, 29})
+      for (bool channels_last : {false, true}) {
+        const int64_t per = 58 * 2 / 2, hw = 28 * 28;
+        const int64_t ch = groups * per;
+        Case c;
+        if (channels_last) {  // [HW][g][per] -> [HW][per][g]
+          c.dims = {hw, groups, per};
+          c.src = {ch, per, 1};
+          c.dst = {ch, 1, groups};
+        } else {  // [g][per][HW] -> [per][g][HW]: whole planes move
+          c.dims = {groups, per, hw};
+          c.src = {per * hw, hw, 1};
+          c.dst = {hw, groups * hw, 1};
+        }
+        c.src_elems = c.dst_elems = ch * hw;
+        c.elem = elem;
+        expect_same_as_ref(c, rng, channels_last ? pool.get() : nullptr);
+      }
+  }
+}
+
 TEST(StridedCopy, RandomSlicesAndConcatPiecesMatchTheRef) {
   std::mt19937 rng(11);
   testing::Pool pool(pthreadpool_create(2));

@@ -116,6 +116,7 @@ const Family kFamilies[] = {
     {"f32_silu", kTemplated}, {"f32_gap", kTemplated},
     {"f32_row_sums", kTemplated}, {"f32_strided_sums", kTemplated},
     {"f32_map_reduce", kTemplated}, {"f32_eigen_fold", kTemplated}, {"f32_sub_div", kTemplated},
+    {"f32_cumsum", kTemplated},
     {"qu8_add", kTemplated}, {"qu8_mul", kTemplated},
     {"qu8_gap", kTemplated}, {"qs8_add", kTemplated},
     {"qs8_mul", kTemplated}, {"qs8_gap", kTemplated},
