@@ -1,0 +1,228 @@
+// A graph whose nodes include ops with an output shape decided by input values (NonZero,
+// NonMaxSuppression, Compress, Unique: OpImpl::outputs_from_values) runs in stages: the graph is
+// cut after each such node; the nodes before a cut are planned and run as a graph of their own
+// (a Session on this one's threads, caching a plan per set of shapes crossing into it); then the
+// cut's node runs on its inputs' contents, and what it computed crosses into the next stage.
+// docs/architecture.md, "Stages".
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "engine/op_registry.h"
+#include "engine/session.h"
+
+namespace octet {
+namespace {
+
+bool cuts_here(const ir::Node& n) {
+  const OpImpl* impl = n.domain.empty() ? find_op(n.op) : nullptr;
+  return impl && impl->outputs_from_values;
+}
+
+std::vector<TensorView> views_of_values(const ir::Graph& stage, const std::map<std::string, ir::TensorData>& values) {
+  std::vector<TensorView> views;
+  for (const auto& name : stage.inputs) {
+    const ir::TensorData& t = values.at(name);
+    views.push_back({t.dtype, t.dims, t.bytes});
+  }
+  return views;
+}
+
+}  // namespace
+
+std::vector<const ir::Node*> Session::stage_cuts() const {
+  std::vector<const ir::Node*> cuts;
+  for (const Stage& s : stages_)
+    if (s.cut) cuts.push_back(s.cut);
+  return cuts;
+}
+
+// Splits graph_ at its data-dependent nodes, in the file's (topological) order; false, with
+// nothing changed, when it has none.
+bool Session::split_into_stages() {
+  if (std::none_of(graph_.nodes.begin(), graph_.nodes.end(), cuts_here)) return false;
+  std::vector<std::vector<size_t>> segments(1);
+  std::vector<const ir::Node*> cuts;
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    if (!cuts_here(graph_.nodes[i])) {
+      segments.back().push_back(i);
+      continue;
+    }
+    cuts.push_back(&graph_.nodes[i]);
+    segments.emplace_back();
+  }
+  // What each point of the graph still needs: the inputs of every later node, and the outputs.
+  std::vector<std::set<std::string>> needed_after(segments.size());
+  std::set<std::string> needed(graph_.outputs.begin(), graph_.outputs.end());
+  for (size_t s = segments.size(); s-- > 0;) {
+    needed_after[s] = needed;
+    for (size_t i : segments[s])
+      for (const auto& in : graph_.nodes[i].inputs) needed.insert(in);
+    if (s > 0)
+      for (const auto& in : cuts[s - 1]->inputs) needed.insert(in);
+  }
+  std::set<std::string> graph_inputs(graph_.inputs.begin(), graph_.inputs.end());
+  for (size_t s = 0; s < segments.size(); ++s) {
+    Stage stage;
+    stage.cut = s < cuts.size() ? cuts[s] : nullptr;
+    // needed_after[s] counts what the cut of this stage reads, which comes after its nodes.
+    if (stage.cut) needed_after[s].insert(stage.cut->inputs.begin(), stage.cut->inputs.end());
+    ir::Graph& g = stage.graph;
+    g.source = graph_.source;
+    g.opset = graph_.opset;
+    std::set<std::string> produced, inputs;
+    for (size_t i : segments[s]) {
+      const ir::Node& n = graph_.nodes[i];
+      for (const auto& in : n.inputs) {
+        if (in.empty() || produced.count(in)) continue;
+        if (graph_.is_constant(in)) {
+          g.values[in] = graph_.value(in);
+        } else if (inputs.insert(in).second) {
+          g.inputs.push_back(in);
+          if (graph_inputs.count(in)) g.values[in] = graph_.value(in);
+        }
+      }
+      for (const auto& out : n.outputs) {
+        if (out.empty()) continue;
+        produced.insert(out);
+        if (graph_.values.count(out)) g.values[out] = graph_.value(out);
+        else g.values[out].name = out;
+        if (needed_after[s].count(out)) g.outputs.push_back(out);
+      }
+      g.nodes.push_back(n);
+    }
+    stages_.push_back(std::move(stage));
+  }
+  batch_slice_ = 0;  // the cuts' ops mix the images of a batch
+  for (const auto& name : graph_.inputs) {
+    const ir::Value& v = graph_.value(name);
+    if (!v.dims) throw ir::Error(graph_.source + ": input '" + name + "' has no declared shape");
+    inputs_.push_back({name, v.dtype, *v.dims});
+    value_keyed_.push_back(false);
+  }
+  for (const auto& name : graph_.outputs) {
+    const ir::Value& v = graph_.value(name);
+    outputs_.push_back({name, v.dtype, v.dims.value_or(ir::Dims{})});
+  }
+  // The first stage reads only the model's inputs: planned (and checked) now, as a whole graph is.
+  Stage& first = stages_.front();
+  if (!first.graph.nodes.empty()) {
+    SessionOptions options = options_;
+    options.batch_slice = 0;
+    first.session.reset(new Session(first.graph, options, {this, {}, true}));
+    for (const auto& p : first.session->pass_report()) pass_report_.push_back(p);
+  }
+  first.built = true;
+  return true;
+}
+
+// The stage's session, built the first time its inputs are known (their dtypes and ranks come
+// from the values). A value crossing a cut is planned on as an activation, keyed by its shape
+// only; where the stage cannot be planned so (an op needs it as a constant: a shape, axes), the
+// integer inputs, then all inputs, are keyed by their contents too, as a model's integer inputs.
+Session& Session::stage_session(Stage& stage, const std::map<std::string, ir::TensorData>& values) {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  if (stage.built) return *stage.session;
+  ir::Graph& g = stage.graph;
+  std::vector<bool> integer, all(g.inputs.size(), true);
+  for (const auto& name : g.inputs) {
+    const ir::TensorData& t = values.at(name);
+    ir::Value& v = g.values[name];
+    v.name = name;
+    v.dtype = t.dtype;
+    if (std::find(graph_.inputs.begin(), graph_.inputs.end(), name) == graph_.inputs.end())
+      v.dims = ir::Dims(t.dims.size(), -1);
+    integer.push_back(t.dtype == ir::DType::s64 || t.dtype == ir::DType::s32);
+  }
+  SessionOptions options = options_;
+  options.batch_slice = 0;
+  const std::vector<bool> none(g.inputs.size(), false);
+  std::vector<ir::TensorData> inputs;
+  for (const auto& name : g.inputs) inputs.push_back(values.at(name));
+  const std::vector<bool>* const tries[] = {&none, &integer, &all};
+  for (const std::vector<bool>* keyed : tries) {
+    auto session = std::unique_ptr<Session>(new Session(g, options, {this, *keyed, false}));
+    try {
+      session->plan_for(inputs);
+    } catch (const ir::Error&) {
+      if (keyed != &all) continue;
+      throw;
+    }
+    stage.session = std::move(session);
+    break;
+  }
+  stage.built = true;
+  return *stage.session;
+}
+
+const Plan& Session::first_stage_plan(const std::vector<ir::Dims>& input_dims) {
+  const Stage& first = stages_.front();
+  if (!first.session)
+    throw ir::Error(graph_.source + ": " + ir::Graph::describe(*first.cut) + " reads the model's inputs directly: it "
+                    "runs before any plan (its output shape depends on their values)");
+  std::vector<ir::Dims> dims;
+  for (const auto& name : first.graph.inputs)
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      if (inputs_[i].name == name) dims.push_back(input_dims.at(i));
+  return first.session->plan_for(dims);
+}
+
+std::vector<ir::TensorData> Session::run_stages(std::span<const TensorView> inputs, std::vector<StepTiming>* timings,
+                                                const ValueObserver* observer) {
+  std::map<std::string, ir::TensorData> values;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    values[inputs_[i].name] = ir::TensorData{inputs[i].dtype, inputs[i].dims, {inputs[i].bytes.begin(), inputs[i].bytes.end()}};
+  if (timings) timings->clear();
+  for (Stage& stage : stages_) {
+    if (!stage.graph.nodes.empty()) {
+      Session& session = stage_session(stage, values);
+      std::vector<StepTiming> stage_timings;
+      std::vector<ir::TensorData> out =
+          session.run_views(views_of_values(stage.graph, values), timings ? &stage_timings : nullptr, observer);
+      for (size_t i = 0; i < out.size(); ++i) values[stage.graph.outputs[i]] = std::move(out[i]);
+      if (timings) timings->insert(timings->end(), stage_timings.begin(), stage_timings.end());
+    }
+    if (!stage.cut) continue;
+    const ir::Node& n = *stage.cut;
+    const OpImpl& impl = *find_op(n.op);
+    std::vector<TensorInfo> infos(n.inputs.size());
+    OpContext ctx{n, graph_.opset, {}, {}};
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const ir::TensorData* t = nullptr;
+      if (!n.inputs[i].empty()) {
+        auto it = values.find(n.inputs[i]);
+        t = it != values.end() ? &it->second : &*graph_.value(n.inputs[i]).constant;
+        infos[i] = {t->dtype, t->dims, Layout::row_major};
+      }
+      ctx.in.push_back(t ? &infos[i] : nullptr);
+      ctx.in_const.push_back(t);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<ir::TensorData> out;
+    try {
+      out = impl.outputs_from_values(ctx);
+    } catch (const ir::Error& e) {
+      const std::string what = e.what();
+      throw ir::Error(what.rfind(graph_.source, 0) == 0 ? what : graph_.source + ": " + what);
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    if (timings)
+      timings->push_back({n.name, n.op, std::chrono::duration<double, std::micro>(t1 - t0).count(), {},
+                          "values_decide_shape", 0});
+    for (size_t i = 0; i < n.outputs.size() && i < out.size(); ++i) {
+      if (n.outputs[i].empty()) continue;
+      if (observer) (*observer)(n.outputs[i], {out[i].dtype, out[i].dims, Layout::row_major}, out[i].bytes.data());
+      values[n.outputs[i]] = std::move(out[i]);
+    }
+  }
+  std::vector<ir::TensorData> result;
+  for (const auto& name : graph_.outputs) {
+    auto it = values.find(name);
+    if (it != values.end()) result.push_back(it->second);
+    else if (graph_.is_constant(name)) result.push_back(*graph_.value(name).constant);
+    else throw ir::Error(graph_.source + ": output '" + name + "' is not computed");
+  }
+  return result;
+}
+
+}  // namespace octet
