@@ -117,6 +117,8 @@ class Session {
   // after each of which the graph is cut into stages (docs/architecture.md, "Stages"); empty
   // for a graph planned whole, i.e. every graph without such a node.
   std::vector<const ir::Node*> stage_cuts() const;
+  // Plans cached now, every stage's included.
+  size_t plans_held() const;
 
  private:
   // The graph up to a cut, planned like a graph of its own (a Session of its own, on this one's

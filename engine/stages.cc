@@ -5,6 +5,7 @@
 // cut's node runs on its inputs' contents, and what it computed crosses into the next stage.
 // docs/architecture.md, "Stages".
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <set>
 
@@ -17,6 +18,16 @@ namespace {
 bool cuts_here(const ir::Node& n) {
   const OpImpl* impl = n.domain.empty() ? find_op(n.op) : nullptr;
   return impl && impl->outputs_from_values;
+}
+
+// NonMaxSuppression -> non_max_suppression: the portable loop a cut runs, named for profiles.
+std::string kernel_name_of(const std::string& op) {
+  std::string name;
+  for (char ch : op) {
+    if (std::isupper(static_cast<unsigned char>(ch)) && !name.empty()) name += '_';
+    name += char(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return name;
 }
 
 std::vector<TensorView> views_of_values(const ir::Graph& stage, const std::map<std::string, ir::TensorData>& values) {
@@ -105,13 +116,16 @@ bool Session::split_into_stages() {
     outputs_.push_back({name, v.dtype, v.dims.value_or(ir::Dims{})});
   }
   // The first stage reads only the model's inputs: planned (and checked) now, as a whole graph is.
+  // Without a node (the first cut reads the inputs), it has a plan of no step for plan_for.
   Stage& first = stages_.front();
-  if (!first.graph.nodes.empty()) {
-    SessionOptions options = options_;
-    options.batch_slice = 0;
-    first.session.reset(new Session(first.graph, options, {this, {}, true}));
-    for (const auto& p : first.session->pass_report()) pass_report_.push_back(p);
+  if (first.graph.nodes.empty()) {
+    first.graph.inputs = graph_.inputs;
+    for (const auto& name : graph_.inputs) first.graph.values[name] = graph_.value(name);
   }
+  SessionOptions options = options_;
+  options.batch_slice = 0;
+  first.session.reset(new Session(first.graph, options, {this, {}, true}));
+  pass_report_ = first.session->pass_report();
   first.built = true;
   return true;
 }
@@ -155,11 +169,17 @@ Session& Session::stage_session(Stage& stage, const std::map<std::string, ir::Te
   return *stage.session;
 }
 
+size_t Session::plans_held() const {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  size_t n = 0;
+  for (const auto& [key, slots] : plans_) n += slots.size();
+  for (const Stage& s : stages_)
+    if (s.session) n += s.session->plans_held();
+  return n;
+}
+
 const Plan& Session::first_stage_plan(const std::vector<ir::Dims>& input_dims) {
   const Stage& first = stages_.front();
-  if (!first.session)
-    throw ir::Error(graph_.source + ": " + ir::Graph::describe(*first.cut) + " reads the model's inputs directly: it "
-                    "runs before any plan (its output shape depends on their values)");
   std::vector<ir::Dims> dims;
   for (const auto& name : first.graph.inputs)
     for (size_t i = 0; i < inputs_.size(); ++i)
@@ -174,7 +194,7 @@ std::vector<ir::TensorData> Session::run_stages(std::span<const TensorView> inpu
     values[inputs_[i].name] = ir::TensorData{inputs[i].dtype, inputs[i].dims, {inputs[i].bytes.begin(), inputs[i].bytes.end()}};
   if (timings) timings->clear();
   for (Stage& stage : stages_) {
-    if (!stage.graph.nodes.empty()) {
+    if (!stage.graph.nodes.empty()) {  // a first stage without nodes has a session only for plan_for
       Session& session = stage_session(stage, values);
       std::vector<StepTiming> stage_timings;
       std::vector<ir::TensorData> out =
@@ -208,7 +228,7 @@ std::vector<ir::TensorData> Session::run_stages(std::span<const TensorView> inpu
     const auto t1 = std::chrono::steady_clock::now();
     if (timings)
       timings->push_back({n.name, n.op, std::chrono::duration<double, std::micro>(t1 - t0).count(), {},
-                          "values_decide_shape", 0});
+                          kernel_name_of(n.op), 0});
     for (size_t i = 0; i < n.outputs.size() && i < out.size(); ++i) {
       if (n.outputs[i].empty()) continue;
       if (observer) (*observer)(n.outputs[i], {out[i].dtype, out[i].dims, Layout::row_major}, out[i].bytes.data());
