@@ -119,6 +119,8 @@ class Session {
   std::vector<const ir::Node*> stage_cuts() const;
   // Plans cached now, every stage's included.
   size_t plans_held() const;
+  // The kernel a cut's node runs (its portable loop: "non_max_suppression"), as timings name it.
+  static std::string cut_kernel(const ir::Node& cut);
 
  private:
   // The graph up to a cut, planned like a graph of its own (a Session of its own, on this one's

@@ -169,6 +169,8 @@ Session& Session::stage_session(Stage& stage, const std::map<std::string, ir::Te
   return *stage.session;
 }
 
+std::string Session::cut_kernel(const ir::Node& cut) { return kernel_name_of(cut.op); }
+
 size_t Session::plans_held() const {
   std::lock_guard<std::mutex> lock(*mutex_);
   size_t n = 0;
@@ -228,7 +230,7 @@ std::vector<ir::TensorData> Session::run_stages(std::span<const TensorView> inpu
     const auto t1 = std::chrono::steady_clock::now();
     if (timings)
       timings->push_back({n.name, n.op, std::chrono::duration<double, std::micro>(t1 - t0).count(), {},
-                          kernel_name_of(n.op), 0});
+                          cut_kernel(n), 0});
     for (size_t i = 0; i < n.outputs.size() && i < out.size(); ++i) {
       if (n.outputs[i].empty()) continue;
       if (observer) (*observer)(n.outputs[i], {out[i].dtype, out[i].dims, Layout::row_major}, out[i].bytes.data());
