@@ -137,7 +137,7 @@ struct OpImpl {
   // Unique): the outputs, row-major, from the inputs' contents (every present input in
   // OpContext::in_const). A plan cannot hold such a step, its arena being sized before any value
   // is known: Session cuts the graph after it and runs it between the plans of two stages
-  // (docs/architecture.md, "Stages"). With constant inputs a plan folds it (value_shaped_op).
+  // (docs/kernels.md, Execution core, "Stages"). With constant inputs a plan folds it (value_shaped_op).
   std::function<std::vector<ir::TensorData>(const OpContext&)> outputs_from_values{};
 };
 

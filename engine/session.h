@@ -114,7 +114,7 @@ class Session {
   const Plan& plan_for(const std::vector<ir::TensorData>& inputs);
 
   // The nodes whose output shape depends on their input values (OpImpl::outputs_from_values),
-  // after each of which the graph is cut into stages (docs/architecture.md, "Stages"); empty
+  // after each of which the graph is cut into stages (docs/kernels.md, Execution core, "Stages"); empty
   // for a graph planned whole, i.e. every graph without such a node.
   std::vector<const ir::Node*> stage_cuts() const;
   // Plans cached now, every stage's included.

@@ -3,7 +3,7 @@
 // cut after each such node; the nodes before a cut are planned and run as a graph of their own
 // (a Session on this one's threads, caching a plan per set of shapes crossing into it); then the
 // cut's node runs on its inputs' contents, and what it computed crosses into the next stage.
-// docs/architecture.md, "Stages".
+// docs/kernels.md, Execution core, "Stages".
 #include <algorithm>
 #include <cctype>
 #include <chrono>
