@@ -1193,6 +1193,21 @@ void add_value_shaped_cases(Builder& s) {
         for (int i = 1; i < 4; ++i) b.output(y[size_t(i)], ElemType::s64);
       });
   }
+  // In a QDQ graph they run on the float between DQ and Q, as ORT (NMS's boxes and scores are
+  // float in every exporter's graph); moving codes through a cut and requantizing them is exact.
+  s.add(Mode::qdq, "Compress", "2x6x4x5_axis1", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct);
+    b.output(testing::qdq(b, b.node("Compress", {x, positive(b, "c", {6})}, {{"axis", int64_t(1)}}), kAct));
+  });
+  s.add(Mode::qdq, "Unique", "40_sorted", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, few_values(b, b.input("x", {40}), 0.05f), kAct);
+    b.output(testing::qdq(b, b.node("Unique", {x}), kAct));
+  });
+  s.add(Mode::qdq, "NonMaxSuppression", "1x3x40_max10_iou0.45_score0.3", [](OnnxBuilder& b) {
+    auto boxes = testing::qdq(b, b.node("Mul", {b.input("boxes", {1, 40, 4}), f32(b, 0.5f)}), kAct);
+    auto scores = testing::qdq(b, b.node("Sigmoid", {b.input("scores", {1, 3, 40})}), {1.0f / 255, 0, ElemType::u8});
+    b.output(b.node("NonMaxSuppression", {boxes, scores, i64s(b, {10}), f32(b, 0.45f), f32(b, 0.3f)}), ElemType::s64);
+  });
   // Only Y used, then planned on: the second stage reads the count.
   s.add(Mode::fp32, "Unique", "y_then_softmax_30", [](OnnxBuilder& b) {
     auto y = b.node("Unique", {few_values(b, b.input("x", {30}), 2.0f)});
