@@ -249,7 +249,7 @@ const Plan& Session::plan_for(const std::vector<ir::TensorData>& inputs) {
   if (!stages_.empty()) {
     std::vector<ir::Dims> dims;
     for (const auto& t : inputs) dims.push_back(t.dims);
-    return first_stage_plan(dims);
+    return first_stage_plan(dims, &inputs);
   }
   const PlanInputs p = plan_inputs(views_of(inputs));
   return plan_for(p.dims, p.known);

@@ -143,10 +143,11 @@ class Session {
   };
   Session(ir::Graph graph, const SessionOptions& options, const StageSetup& stage);
   bool split_into_stages();
-  Session& stage_session(Stage& stage, const std::map<std::string, ir::TensorData>& values);
+  Session& stage_session(Stage& stage, const std::map<std::string, TensorView>& values);
   std::vector<ir::TensorData> run_stages(std::span<const TensorView> inputs, std::vector<StepTiming>* timings,
                                          const ValueObserver* observer);
-  const Plan& first_stage_plan(const std::vector<ir::Dims>& input_dims);
+  const Plan& first_stage_plan(const std::vector<ir::Dims>& input_dims,
+                               const std::vector<ir::TensorData>* values = nullptr);
   ir::Graph graph_;
   std::vector<passes::PassCount> pass_report_;
   std::vector<TensorSpec> inputs_, outputs_;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <deque>
 #include <set>
 
 #include "engine/op_registry.h"
@@ -28,15 +29,6 @@ std::string kernel_name_of(const std::string& op) {
     name += char(std::tolower(static_cast<unsigned char>(ch)));
   }
   return name;
-}
-
-std::vector<TensorView> views_of_values(const ir::Graph& stage, const std::map<std::string, ir::TensorData>& values) {
-  std::vector<TensorView> views;
-  for (const auto& name : stage.inputs) {
-    const ir::TensorData& t = values.at(name);
-    views.push_back({t.dtype, t.dims, t.bytes});
-  }
-  return views;
 }
 
 }  // namespace
@@ -134,13 +126,13 @@ bool Session::split_into_stages() {
 // from the values). A value crossing a cut is planned on as an activation, keyed by its shape
 // only; where the stage cannot be planned so (an op needs it as a constant: a shape, axes), the
 // integer inputs, then all inputs, are keyed by their contents too, as a model's integer inputs.
-Session& Session::stage_session(Stage& stage, const std::map<std::string, ir::TensorData>& values) {
+Session& Session::stage_session(Stage& stage, const std::map<std::string, TensorView>& values) {
   std::lock_guard<std::mutex> lock(*mutex_);
   if (stage.built) return *stage.session;
   ir::Graph& g = stage.graph;
   std::vector<bool> integer, all(g.inputs.size(), true);
   for (const auto& name : g.inputs) {
-    const ir::TensorData& t = values.at(name);
+    const TensorView& t = values.at(name);
     ir::Value& v = g.values[name];
     v.name = name;
     v.dtype = t.dtype;
@@ -152,7 +144,10 @@ Session& Session::stage_session(Stage& stage, const std::map<std::string, ir::Te
   options.batch_slice = 0;
   const std::vector<bool> none(g.inputs.size(), false);
   std::vector<ir::TensorData> inputs;
-  for (const auto& name : g.inputs) inputs.push_back(values.at(name));
+  for (const auto& name : g.inputs) {
+    const TensorView& t = values.at(name);
+    inputs.push_back({t.dtype, t.dims, {t.bytes.begin(), t.bytes.end()}});
+  }
   const std::vector<bool>* const tries[] = {&none, &integer, &all};
   for (const std::vector<bool>* keyed : tries) {
     auto session = std::unique_ptr<Session>(new Session(g, options, {this, *keyed, false}));
@@ -180,40 +175,61 @@ size_t Session::plans_held() const {
   return n;
 }
 
-const Plan& Session::first_stage_plan(const std::vector<ir::Dims>& input_dims) {
+const Plan& Session::first_stage_plan(const std::vector<ir::Dims>& input_dims, const std::vector<ir::TensorData>* values) {
   const Stage& first = stages_.front();
   std::vector<ir::Dims> dims;
+  std::vector<ir::TensorData> known;
   for (const auto& name : first.graph.inputs)
     for (size_t i = 0; i < inputs_.size(); ++i)
-      if (inputs_[i].name == name) dims.push_back(input_dims.at(i));
-  return first.session->plan_for(dims);
+      if (inputs_[i].name == name) {
+        dims.push_back(input_dims.at(i));
+        if (values) known.push_back(values->at(i));
+      }
+  return values ? first.session->plan_for(known) : first.session->plan_for(dims);
 }
 
 std::vector<ir::TensorData> Session::run_stages(std::span<const TensorView> inputs, std::vector<StepTiming>* timings,
                                                 const ValueObserver* observer) {
-  std::map<std::string, ir::TensorData> values;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    values[inputs_[i].name] = ir::TensorData{inputs[i].dtype, inputs[i].dims, {inputs[i].bytes.begin(), inputs[i].bytes.end()}};
+  // Every value a later stage, cut or output reads: the model's inputs where the caller holds
+  // them, what stages and cuts computed in `owned`.
+  std::map<std::string, TensorView> values;
+  std::deque<ir::TensorData> owned;
+  std::map<std::string, const ir::TensorData*> computed;
+  auto keep = [&](const std::string& name, ir::TensorData t) {
+    const ir::TensorData& held = owned.emplace_back(std::move(t));
+    values[name] = {held.dtype, held.dims, held.bytes};
+    computed[name] = &held;
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) values[inputs_[i].name] = inputs[i];
   if (timings) timings->clear();
   for (Stage& stage : stages_) {
     if (!stage.graph.nodes.empty()) {  // a first stage without nodes has a session only for plan_for
       Session& session = stage_session(stage, values);
+      std::vector<TensorView> in;
+      for (const auto& name : stage.graph.inputs) in.push_back(values.at(name));
       std::vector<StepTiming> stage_timings;
-      std::vector<ir::TensorData> out =
-          session.run_views(views_of_values(stage.graph, values), timings ? &stage_timings : nullptr, observer);
-      for (size_t i = 0; i < out.size(); ++i) values[stage.graph.outputs[i]] = std::move(out[i]);
+      std::vector<ir::TensorData> out = session.run_views(in, timings ? &stage_timings : nullptr, observer);
+      for (size_t i = 0; i < out.size(); ++i) keep(stage.graph.outputs[i], std::move(out[i]));
       if (timings) timings->insert(timings->end(), stage_timings.begin(), stage_timings.end());
     }
     if (!stage.cut) continue;
     const ir::Node& n = *stage.cut;
     const OpImpl& impl = *find_op(n.op);
     std::vector<TensorInfo> infos(n.inputs.size());
+    std::vector<ir::TensorData> read(n.inputs.size());  // the cut's inputs, as the op reads them
     OpContext ctx{n, graph_.opset, {}, {}};
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const ir::TensorData* t = nullptr;
       if (!n.inputs[i].empty()) {
         auto it = values.find(n.inputs[i]);
-        t = it != values.end() ? &it->second : &*graph_.value(n.inputs[i]).constant;
+        if (auto c = computed.find(n.inputs[i]); c != computed.end()) {
+          t = c->second;
+        } else if (it == values.end()) {
+          t = &*graph_.value(n.inputs[i]).constant;
+        } else {  // a model input, read where the caller holds it: copied
+          read[i] = {it->second.dtype, it->second.dims, {it->second.bytes.begin(), it->second.bytes.end()}};
+          t = &read[i];
+        }
         infos[i] = {t->dtype, t->dims, Layout::row_major};
       }
       ctx.in.push_back(t ? &infos[i] : nullptr);
@@ -234,13 +250,13 @@ std::vector<ir::TensorData> Session::run_stages(std::span<const TensorView> inpu
     for (size_t i = 0; i < n.outputs.size() && i < out.size(); ++i) {
       if (n.outputs[i].empty()) continue;
       if (observer) (*observer)(n.outputs[i], {out[i].dtype, out[i].dims, Layout::row_major}, out[i].bytes.data());
-      values[n.outputs[i]] = std::move(out[i]);
+      keep(n.outputs[i], std::move(out[i]));
     }
   }
   std::vector<ir::TensorData> result;
   for (const auto& name : graph_.outputs) {
     auto it = values.find(name);
-    if (it != values.end()) result.push_back(it->second);
+    if (it != values.end()) result.push_back({it->second.dtype, it->second.dims, {it->second.bytes.begin(), it->second.bytes.end()}});
     else if (graph_.is_constant(name)) result.push_back(*graph_.value(name).constant);
     else throw ir::Error(graph_.source + ": output '" + name + "' is not computed");
   }
