@@ -1,6 +1,6 @@
 // NonMaxSuppression at YOLOv8's size: 80 classes x 8400 boxes, score_threshold 0.25, iou 0.45, at
 // most 100 per class. The model (`--write-model FILE`, for build/bench/model_bench against ONNX
-// Runtime) takes the raw head [1, 84, 8400]: boxes (centre, size) from rows 0-3, class scores
+// Runtime) takes the raw head [1, 84, 8400] (as [1, 84, 1, 8400]): boxes (centre, size) from rows 0-3, class scores
 // Sigmoid(rows 4-83 - 3) (a few percent above the threshold, as a trained detector's), then NMS.
 // BM_NmsModel runs it through a Session (the first stage's plan, the cut); BM_NmsSelection the
 // selection alone (ops::non_max_suppression) on the same boxes and scores.
@@ -30,7 +30,10 @@ constexpr int64_t kBoxes = 8400, kClasses = 80;
 
 void write_model(const std::string& path) {
   OnnxBuilder b(13);
-  auto pred = b.input("pred", {1, 4 + kClasses, kBoxes});
+  // [1, 84, 1, 8400]: an image-shaped input, so that `octet explain` (which calibrates on
+  // [N, C, H, W] arrays) takes the model too.
+  auto pred = b.node("Reshape", {b.input("pred", {-1, 4 + kClasses, 1, kBoxes}),
+                                 b.initializer_i64("", {3}, {-1, 4 + kClasses, kBoxes})});
   auto rows = [&](int64_t from, int64_t to) {
     return b.node("Slice", {pred, b.initializer_i64("", {1}, {from}), b.initializer_i64("", {1}, {to}),
                             b.initializer_i64("", {1}, {1})});
@@ -49,7 +52,7 @@ void write_model(const std::string& path) {
 
 // model_bench's input: normal(0, 1) from seed 1234.
 TensorData head() {
-  TensorData t = TensorData::make(octet::ir::DType::f32, {1, 4 + kClasses, kBoxes});
+  TensorData t = TensorData::make(octet::ir::DType::f32, {1, 4 + kClasses, 1, kBoxes});
   std::mt19937 rng(1234);
   std::normal_distribution<float> dist(0.0f, 1.0f);
   float* v = t.as<float>();
