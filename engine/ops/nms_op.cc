@@ -52,18 +52,49 @@ Extent extent_of(const float* b, bool center_point_box) {
   return e;
 }
 
-// Whether `kept` suppresses the candidate `a`: ONNX Runtime's SuppressByIOU, its expressions in
-// their order (an empty intersection or a degenerate box never suppresses).
-bool overlaps_too_much(const Extent& a, const Extent& kept, float iou_threshold) {
-  const float ix0 = std::max(a.x0, kept.x0), ix1 = std::min(a.x1, kept.x1);
-  if (ix1 <= ix0) return false;
-  const float iy0 = std::max(a.y0, kept.y0), iy1 = std::min(a.y1, kept.y1);
-  if (iy1 <= iy0) return false;
-  const float inter = (ix1 - ix0) * (iy1 - iy0);
-  if (inter <= 0.0f) return false;
-  const float uni = a.area + kept.area - inter;
-  if (a.area <= 0.0f || kept.area <= 0.0f || uni <= 0.0f) return false;
-  return inter / uni > iou_threshold;
+// The boxes kept for a class, a field per array, padded to whole groups of 4 with boxes of area 0
+// (which never suppress), so that a candidate is tested against four at once.
+using F4 = float __attribute__((vector_size(16)));
+using I4 = int32_t __attribute__((vector_size(16)));
+
+struct KeptBoxes {
+  std::vector<F4> x0, x1, y0, y1, area;
+  size_t count = 0;
+
+  void clear() {
+    x0.clear(), x1.clear(), y0.clear(), y1.clear(), area.clear();
+    count = 0;
+  }
+  void add(const Extent& e) {
+    if (count % 4 == 0) {
+      const F4 zero = {0, 0, 0, 0};
+      x0.push_back(zero), x1.push_back(zero), y0.push_back(zero), y1.push_back(zero), area.push_back(zero);
+    }
+    const size_t g = count / 4, l = count % 4;
+    x0[g][l] = e.x0, x1[g][l] = e.x1, y0[g][l] = e.y0, y1[g][l] = e.y1, area[g][l] = e.area;
+    ++count;
+  }
+};
+
+// Whether a box kept for the class suppresses the candidate: ONNX Runtime's SuppressByIOU (an
+// empty intersection or a degenerate box never suppresses; else IoU > threshold), against four
+// kept boxes at a time: the same float operations per lane (std::max(a, b) is b where a < b,
+// std::min(a, b) b where b < a), each early "false" a lane mask. tests/engine/test_nms.cc holds
+// the pair test written out as ORT's, and checks the two agree.
+bool suppressed(const Extent& a, const KeptBoxes& kept, float iou_threshold) {
+  const F4 ax0 = a.x0 - F4{}, ax1 = a.x1 - F4{}, ay0 = a.y0 - F4{}, ay1 = a.y1 - F4{}, aarea = a.area - F4{};
+  const F4 zero = {0, 0, 0, 0}, threshold = iou_threshold - F4{};
+  auto pick = [](I4 m, F4 yes, F4 no) { return F4((m & I4(yes)) | (~m & I4(no))); };
+  for (size_t g = 0; g < kept.x0.size(); ++g) {
+    const F4 ix0 = pick(ax0 < kept.x0[g], kept.x0[g], ax0), ix1 = pick(kept.x1[g] < ax1, kept.x1[g], ax1);
+    const F4 iy0 = pick(ay0 < kept.y0[g], kept.y0[g], ay0), iy1 = pick(kept.y1[g] < ay1, kept.y1[g], ay1);
+    const F4 inter = (ix1 - ix0) * (iy1 - iy0);
+    const F4 uni = aarea + kept.area[g] - inter;
+    const I4 no = (ix1 <= ix0) | (iy1 <= iy0) | (inter <= zero) | (aarea <= zero) | (kept.area[g] <= zero) | (uni <= zero);
+    const I4 yes = ~no & (inter / uni > threshold);
+    if ((yes[0] | yes[1] | yes[2] | yes[3]) != 0) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -72,7 +103,8 @@ std::vector<int64_t> non_max_suppression(const NmsProblem& p) {
   std::vector<int64_t> selected;
   if (p.max_per_class <= 0) return selected;
   std::vector<Candidate> heap;
-  std::vector<Extent> extents(size_t(p.boxes_per_image)), kept;
+  std::vector<Extent> extents(size_t(p.boxes_per_image));
+  KeptBoxes kept;
   heap.reserve(size_t(p.boxes_per_image));
   for (int64_t b = 0; b < p.batches; ++b) {
     const float* boxes = p.boxes + b * p.boxes_per_image * 4;
@@ -99,19 +131,13 @@ std::vector<int64_t> non_max_suppression(const NmsProblem& p) {
       }
       std::make_heap(heap.begin(), heap.end(), pops_later);
       kept.clear();
-      while (!heap.empty() && int64_t(kept.size()) < p.max_per_class) {
+      while (!heap.empty() && int64_t(kept.count) < p.max_per_class) {
         std::pop_heap(heap.begin(), heap.end(), pops_later);
         const int64_t box = heap.back().box;
         heap.pop_back();
         const Extent& e = extents[size_t(box)];
-        bool keep = true;
-        for (const Extent& k : kept)
-          if (overlaps_too_much(e, k, p.iou_threshold)) {
-            keep = false;
-            break;
-          }
-        if (!keep) continue;
-        kept.push_back(e);
+        if (suppressed(e, kept, p.iou_threshold)) continue;
+        kept.add(e);
         selected.insert(selected.end(), {b, c, box});
       }
     }
