@@ -82,6 +82,36 @@ std::optional<Layout> channels_last_map(const OpContext&, size_t input) {
 std::optional<Layout> want_row_major(const OpContext&, size_t) { return Layout::row_major; }
 std::optional<Layout> want_channels_last(const OpContext&, size_t) { return Layout::channels_last; }
 
+OpImpl value_shaped_op(std::function<std::vector<ir::TensorData>(const OpContext&)> outputs_from_values) {
+  OpImpl impl;
+  impl.want_layout = want_row_major;
+  auto known = [](const OpContext& c) {
+    for (size_t i = 0; i < c.in.size(); ++i)
+      if (c.in[i] && (i >= c.in_const.size() || !c.in_const[i]))
+        c.fail("its output shape depends on the values of '" + c.node.inputs[i] +
+               "', which a plan does not know: the session runs it between two stages");
+  };
+  impl.infer = [known, outputs_from_values](const OpContext& c) {
+    known(c);
+    std::vector<TensorInfo> outs;
+    for (const auto& t : outputs_from_values(c)) outs.push_back({t.dtype, t.dims, Layout::row_major});
+    return outs;
+  };
+  impl.build = [known, outputs_from_values](const OpContext& c, std::span<const void* const>,
+                                             std::span<void* const> out) -> Kernel {
+    known(c);
+    std::vector<ir::TensorData> results = outputs_from_values(c);
+    std::vector<void*> dst(out.begin(), out.end());
+    return [results = std::move(results), dst] {
+      for (size_t i = 0; i < results.size() && i < dst.size(); ++i)
+        if (dst[i]) ir::copy_bytes(dst[i], results[i].bytes.data(), results[i].bytes.size());
+    };
+  };
+  impl.batch_use = [](const OpContext&, const std::vector<TensorInfo>&) { return BatchUse::mixes_images; };
+  impl.outputs_from_values = std::move(outputs_from_values);
+  return impl;
+}
+
 namespace {
 const std::map<std::string, OpImpl>& op_table() {
   static const std::map<std::string, OpImpl> table = [] {
@@ -116,6 +146,8 @@ const std::map<std::string, OpImpl>& op_table() {
     register_index_ops(t);
     register_scatter_ops(t);
     register_generator_ops(t);
+    register_value_shaped_ops(t);
+    register_nms_op(t);
     return std::map<std::string, OpImpl>(t.begin(), t.end());
   }();
   return table;

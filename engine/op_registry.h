@@ -133,7 +133,17 @@ struct OpImpl {
   // only at such positions is part of the session's plan key, like an integer input, and
   // arrives here as a constant of the run's values (Session::value_keyed_).
   std::vector<size_t> value_inputs{};
+  // Ops whose output shape depends on their input values (NonZero, NonMaxSuppression, Compress,
+  // Unique): the outputs, row-major, from the inputs' contents (every present input in
+  // OpContext::in_const). A plan cannot hold such a step, its arena being sized before any value
+  // is known: Session cuts the graph after it and runs it between the plans of two stages
+  // (docs/kernels.md, Execution core, "Stages"). With constant inputs a plan folds it (value_shaped_op).
+  std::function<std::vector<ir::TensorData>(const OpContext&)> outputs_from_values{};
 };
+
+// An op computed by outputs_from_values: infer and build fold it when its inputs are constants,
+// and ask for a cut otherwise (Session never plans such a node with activation inputs).
+OpImpl value_shaped_op(std::function<std::vector<ir::TensorData>(const OpContext&)> outputs_from_values);
 
 // What a step of `impl` does with the images: its batch_use, with the rule above for constants
 // that follow the batch.
@@ -175,6 +185,8 @@ void register_index_ops(OpTable& t);         // TopK, GatherElements, GatherND, 
 void register_scatter_ops(OpTable& t);       // ScatterND, ScatterElements, Scatter
 void register_generator_ops(OpTable& t);     // Range, Size, Trilu, EyeLike, OneHot
 void register_sample_ops(OpTable& t);        // RoiAlign, GridSample (FP32)
+void register_value_shaped_ops(OpTable& t);  // NonZero, Compress, Unique (output shapes from values)
+void register_nms_op(OpTable& t);            // NonMaxSuppression
 
 // Helpers shared by op files.
 int64_t normalize_axis(const OpContext& c, int64_t axis, int64_t rank);

@@ -70,33 +70,38 @@ Session Session::load(const std::string& path, const SessionOptions& options) {
 
 void Session::ThreadpoolDeleter::operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
 
-Session::Session(ir::Graph graph, const SessionOptions& options) : graph_(std::move(graph)) {
+Session::Session(ir::Graph graph, const SessionOptions& options) : Session(std::move(graph), options, {}) {}
+
+Session::Session(ir::Graph graph, const SessionOptions& options, const StageSetup& stage) : graph_(std::move(graph)) {
   if (options.threads < 1) throw std::invalid_argument("threads must be at least 1, got " + std::to_string(options.threads));
-  if (options.threads > 1) {
+  if (options.threads > 1 && !stage.parent) {
     threadpool_.reset(pthreadpool_create(static_cast<size_t>(options.threads)));
     if (!threadpool_) throw std::runtime_error("could not start " + std::to_string(options.threads) + " threads");
   }
   plan_options_.isa = options.isa.value_or(kernels::active_isa());
   if (!kernels::isa_supported(plan_options_.isa))
     throw std::invalid_argument(std::string("this CPU cannot run ") + kernels::isa_name(plan_options_.isa) + " kernels");
-  plan_options_.threadpool = threadpool_.get();
+  plan_options_.threadpool = stage.parent ? stage.parent->plan_options_.threadpool : threadpool_.get();
   packed_cache_ = std::make_unique<kernels::PackedCache>();
   plan_options_.packed_cache = packed_cache_.get();
   plan_options_.winograd = options.winograd;
   if (options.batch_slice < -1) throw std::invalid_argument("batch_slice must be >= 0, or -1 for automatic");
   batch_slice_ = options.batch_slice < 0 ? 1 : options.batch_slice;
+  options_ = options;
+  if (!stage.parent && split_into_stages()) return;
   pass_report_ = passes::optimize(graph_, options.passes);
   for (const auto& name : graph_.inputs) {
     const ir::Value& v = graph_.value(name);
     if (!v.dims) throw ir::Error(graph_.source + ": input '" + name + "' has no declared shape");
     inputs_.push_back({name, v.dtype, *v.dims});
-    value_keyed_.push_back(v.dtype == ir::DType::s64 || v.dtype == ir::DType::s32 || read_as_value(graph_, name));
+    const bool keyed = v.dtype == ir::DType::s64 || v.dtype == ir::DType::s32 || read_as_value(graph_, name);
+    value_keyed_.push_back(stage.keyed.empty() ? keyed : bool(stage.keyed[inputs_.size() - 1]));
   }
   // Validate the whole graph once with batch 1 so that a model octet cannot run fails at
   // load, not at the first run. Not possible when input values (integer inputs: shapes fed at
   // run time; a Resize's scales) decide the shapes: then the declared output types stand until
   // the first run.
-  bool shapes_known = true;
+  bool shapes_known = !stage.parent || stage.shapes_declared;
   for (size_t i = 0; i < inputs_.size(); ++i) shapes_known = shapes_known && !keyed(i);
   if (!shapes_known) {
     for (const auto& name : graph_.outputs) {
@@ -224,7 +229,10 @@ std::vector<ir::Dims> Session::input_dims_at(int64_t batch) const {
   return dims;
 }
 
-const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims) { return plan_for(input_dims, {}); }
+const Plan& Session::plan_for(const std::vector<ir::Dims>& input_dims) {
+  if (!stages_.empty()) return first_stage_plan(input_dims);
+  return plan_for(input_dims, {});
+}
 
 Session::PlanInputs Session::plan_inputs(std::span<const TensorView> inputs) const {
   PlanInputs p;
@@ -238,6 +246,11 @@ Session::PlanInputs Session::plan_inputs(std::span<const TensorView> inputs) con
 }
 
 const Plan& Session::plan_for(const std::vector<ir::TensorData>& inputs) {
+  if (!stages_.empty()) {
+    std::vector<ir::Dims> dims;
+    for (const auto& t : inputs) dims.push_back(t.dims);
+    return first_stage_plan(dims, &inputs);
+  }
   const PlanInputs p = plan_inputs(views_of(inputs));
   return plan_for(p.dims, p.known);
 }
@@ -339,6 +352,7 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
                       " bytes, " + ir::dtype_name(t.dtype) + " " + ir::dims_str(t.dims) + " needs " +
                       std::to_string(size_t(ir::element_count(t.dims)) * ir::dtype_size(t.dtype)));
   }
+  if (!stages_.empty()) return run_stages(inputs, timings, observer);
   if (!timings && !observer && batch_slice_ > 0 && !inputs.empty() && !inputs[0].dims.empty()) {
     const int64_t batch = inputs[0].dims[0];
     const bool shared_out = batch >= 2 && image_threads() > 1;

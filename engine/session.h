@@ -106,13 +106,48 @@ class Session {
                                         const ValueObserver* observer = nullptr);
 
   // The plan for these input shapes (built if needed), e.g. to list kernels and MACs. Valid
-  // until the next plan is built (which may evict it).
+  // until the next plan is built (which may evict it). A graph run in stages (stage_cuts()) has
+  // one plan per stage and set of shapes crossing into it: this is its first stage's plan.
   const Plan& plan_for(const std::vector<ir::Dims>& input_dims);
   // Integer inputs (shapes, axes, pads fed at run time) are part of a plan's key: their
   // contents are folded into the plan as constants.
   const Plan& plan_for(const std::vector<ir::TensorData>& inputs);
 
+  // The nodes whose output shape depends on their input values (OpImpl::outputs_from_values),
+  // after each of which the graph is cut into stages (docs/kernels.md, Execution core, "Stages"); empty
+  // for a graph planned whole, i.e. every graph without such a node.
+  std::vector<const ir::Node*> stage_cuts() const;
+  // Plans cached now, every stage's included.
+  size_t plans_held() const;
+  // The kernel a cut's node runs (its portable loop: "non_max_suppression"), as timings name it.
+  static std::string cut_kernel(const ir::Node& cut);
+
  private:
+  // The graph up to a cut, planned like a graph of its own (a Session of its own, on this one's
+  // threads) when the values crossing into it are first known; then the cut's node runs on its
+  // inputs' contents. engine/stages.cc.
+  struct Stage {
+    ir::Graph graph;                 // its nodes; inputs: the values it reads from earlier stages or the model
+    const ir::Node* cut = nullptr;   // the node ending it (in graph_), nullptr for the last stage
+    std::unique_ptr<Session> session;  // built on the first run; none when the stage has no node
+    bool built = false;
+  };
+  std::vector<Stage> stages_;
+  SessionOptions options_;
+  // How a stage's session differs: it runs on its parent's threads, never slices a batch (its
+  // options say 0), and keys the inputs `keyed` marks (empty: the rule for a model's inputs).
+  struct StageSetup {
+    const Session* parent = nullptr;
+    std::vector<bool> keyed;
+    bool shapes_declared = false;  // every input's shape is the model's declared one: validate at load
+  };
+  Session(ir::Graph graph, const SessionOptions& options, const StageSetup& stage);
+  bool split_into_stages();
+  Session& stage_session(Stage& stage, const std::map<std::string, TensorView>& values);
+  std::vector<ir::TensorData> run_stages(std::span<const TensorView> inputs, std::vector<StepTiming>* timings,
+                                         const ValueObserver* observer);
+  const Plan& first_stage_plan(const std::vector<ir::Dims>& input_dims,
+                               const std::vector<ir::TensorData>* values = nullptr);
   ir::Graph graph_;
   std::vector<passes::PassCount> pass_report_;
   std::vector<TensorSpec> inputs_, outputs_;

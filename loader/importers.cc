@@ -85,6 +85,13 @@ void require_float32_type_attr(const Node& n, const std::string& attr, const cha
     throw Error(attr + "=" + onnx_type_name(t) + " is not supported (" + what + ")");
 }
 
+// An optional attribute without a default (Compress's and Unique's axis: absent means the
+// flattened input): the schema's default is this impossible value, erased again here.
+constexpr int64_t kAbsentAxis = std::numeric_limits<int64_t>::min();
+void erase_absent_axis(Node& n, ImportContext&) {
+  if (n.attrs.i("axis") == kAbsentAxis) n.attrs.erase("axis");
+}
+
 void reject_channels_last_node(Node& n, ImportContext&) {
   if (n.attrs.i("channels_last") != 0)
     throw Error("channels_last=1 is not supported (octet expects the NCHW form of this op; ONNX Runtime "
@@ -458,6 +465,11 @@ const std::map<std::string, Importer>& importers() {
                    }
                    reject_unless(n, "sorted", 1, "the order of unsorted results is left to the implementation");
                  }};
+    // Output shapes decided by input values: run between the stages of a graph (engine/stages.cc).
+    t["NonZero"] = {9, {}, {}};
+    t["NonMaxSuppression"] = {10, {{"center_point_box", i64(0)}}, {}};
+    t["Compress"] = {9, {{"axis", i64(kAbsentAxis)}}, erase_absent_axis};
+    t["Unique"] = {11, {{"axis", i64(kAbsentAxis)}, {"sorted", i64(1)}}, erase_absent_axis};
     t["GatherElements"] = {11, {{"axis", i64(0)}}, {}};
     t["GatherND"] = {11, {{"batch_dims", i64(0)}}, {}};
     t["ScatterND"] = {11, {{"reduction", str("none")}}, {}};

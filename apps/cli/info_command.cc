@@ -103,6 +103,8 @@ int run_info(const InfoOptions& o) {
       if (n.name == s.node && !passes::pruned_taps_note(n).empty()) step["note"] = passes::pruned_taps_note(n);
     j["steps"].push_back(step);
   }
+  for (const ir::Node* n : session.stage_cuts())
+    j["stage_cuts"].push_back({{"node", n->name}, {"op", n->op}});
   j["total_macs"] = total_macs;
   j["arena_bytes"] = plan.arena_bytes();
   size_t weight_bytes = 0;
@@ -166,6 +168,12 @@ int run_info(const InfoOptions& o) {
                                (s.scalar() ? (s.fallback.empty() ? "  [scalar]" : "  [scalar: " + s.fallback + "]") : "") +
                                (note.empty() ? "" : "  (" + note + ")")
                          : "");
+  }
+  if (const auto cuts = session.stage_cuts(); !cuts.empty()) {
+    fmt::print("  the graph runs in {} stages: the plan above is the first; after each node below (its output "
+               "shape depends on its input values) the next stage is planned at run time for the shapes it gives\n",
+               cuts.size() + 1);
+    for (const ir::Node* n : cuts) fmt::print("  cut  {:<34} {}\n", n->name.substr(0, 34), n->op);
   }
   if (o.kernels) {
     size_t scalar = 0;

@@ -168,6 +168,7 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
   std::vector<std::vector<double>> us;
   std::vector<std::map<std::string, std::vector<double>>> parts;
   std::vector<double> totals;
+  std::vector<StepTiming> last;
   session.run(inputs);
   for (int r = 0; r < runs; ++r) {
     std::vector<StepTiming> timings;
@@ -184,6 +185,7 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
       total += timings[i].microseconds;
     }
     totals.push_back(total);
+    last = std::move(timings);
   }
   const Plan& plan = session.plan_for(inputs);
   std::vector<double> med;
@@ -191,11 +193,16 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
   for (const auto& v : us) sum += med.emplace_back(median_of(v));
   fmt::print("\nprofile: median of {} runs per step ({})\n", runs, engine_summary());
   fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9} {:>6} {:>9}\n", "#", "node", "op", "kernel", "us", "%", "GFLOP/s");
-  for (size_t i = 0; i < med.size() && i < plan.steps().size(); ++i) {
-    const PlanStep& s = plan.steps()[i];
-    const std::string rate = s.macs ? fmt::format("{:.1f}", 2.0 * double(s.macs) / med[i] / 1e3) : "";
-    fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9.2f} {:>6.1f} {:>9}\n", i, s.node.substr(0, 34), s.op.substr(0, 20),
-               s.kernel.empty() ? "-" : s.kernel, med[i], 100.0 * med[i] / std::max(sum, 1e-9), rate);
+  // A graph run in stages (Session::stage_cuts) times every stage's steps and its cuts; plan_for
+  // holds the first stage's only: the others are named from the timings.
+  for (size_t i = 0; i < med.size() && (i < plan.steps().size() || i < last.size()); ++i) {
+    const bool planned = i < plan.steps().size();
+    const std::string node = planned ? plan.steps()[i].node : last[i].node, op = planned ? plan.steps()[i].op : last[i].op;
+    const std::string kernel = planned ? plan.steps()[i].kernel : last[i].kernel;
+    const int64_t macs = planned ? plan.steps()[i].macs : last[i].macs;
+    const std::string rate = macs ? fmt::format("{:.1f}", 2.0 * double(macs) / med[i] / 1e3) : "";
+    fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9.2f} {:>6.1f} {:>9}\n", i, node.substr(0, 34), op.substr(0, 20),
+               kernel.empty() ? "-" : kernel, med[i], 100.0 * med[i] / std::max(sum, 1e-9), rate);
   }
   fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9.2f}   (median whole run {:.2f} us)\n", "", "sum of step medians", "",
              "", sum, median_of(totals));

@@ -1067,6 +1067,154 @@ void add_index_cases(Builder& s) {
   });
 }
 
+// ---- Output shapes decided by values: NonZero, NonMaxSuppression, Compress, Unique (the graph
+// runs in stages, engine/stages.cc) ----
+
+// Floats of few distinct values (x * scale rounded toward zero), so that Unique finds repeats.
+std::string few_values(OnnxBuilder& b, const std::string& x, float scale) {
+  return b.node("Cast", {b.node("Cast", {b.node("Mul", {x, f32(b, scale)})}, {{"to", int64_t(6)}})}, {{"to", int64_t(1)}});
+}
+
+// 0.45 -> "0.45"
+std::string fmt_float(float v) {
+  std::string t = std::to_string(v);
+  while (t.size() > 1 && t.back() == '0') t.pop_back();
+  if (t.back() == '.') t.pop_back();
+  return t;
+}
+
+void add_value_shaped_cases(Builder& s) {
+  // NonZero of activations: about half zero (Relu), none, every dtype ONNX Runtime takes, a scalar.
+  for (const Dims& d : std::vector<Dims>{{3, 4, 5}, {17}, {2, 1, 3, 1}})
+    s.add(Mode::fp32, "NonZero", "relu_" + join(d), [=](OnnxBuilder& b) {
+      b.output(b.node("NonZero", {b.node("Relu", {b.input("x", d)})}), ElemType::s64);
+    });
+  s.add(Mode::fp32, "NonZero", "all_zero_4x3", [](OnnxBuilder& b) {
+    b.output(b.node("NonZero", {b.node("Relu", {b.node("Neg", {b.node("Abs", {b.input("x", {4, 3})})})})}), ElemType::s64);
+  });
+  s.add(Mode::fp32, "NonZero", "bool_2x3x4", [](OnnxBuilder& b) {
+    b.output(b.node("NonZero", {positive(b, "x", {2, 3, 4})}), ElemType::s64);
+  });
+  for (ElemType t : {ElemType::u8, ElemType::s32, ElemType::s64})
+    s.add(Mode::fp32, "NonZero", std::string(type_name(t)) + "_3x7", [=](OnnxBuilder& b) {
+      b.output(b.node("NonZero", {integers(b, few_values(b, b.input("x", {3, 7}), 0.7f), t)}), ElemType::s64);
+    });
+  s.add(Mode::fp32, "NonZero", "scalar", [](OnnxBuilder& b) {
+    b.output(b.node("NonZero", {b.node("Relu", {b.input("x", {})})}), ElemType::s64);
+  });
+  // What exporters write after it: the coordinates as rows, picking the elements (three stages).
+  s.add(Mode::fp32, "NonZero", "transpose_gathernd_2x5x6", [](OnnxBuilder& b) {
+    auto x = b.input("x", {2, 5, 6});
+    auto idx = b.node("Transpose", {b.node("NonZero", {b.node("Relu", {x})})}, {{"perm", {1, 0}}});
+    b.output(b.node("Mul", {b.node("GatherND", {x, idx}), f32(b, 3.0f)}));
+  });
+  s.add(Mode::fp32, "NonZero", "twice_4x6", [](OnnxBuilder& b) {
+    auto x = b.input("x", {4, 6});
+    auto first = b.node("NonZero", {b.node("Relu", {x})});
+    b.output(b.node("NonZero", {b.node("Relu", {b.node("Sub", {b.node("Cast", {first}, {{"to", int64_t(1)}}), f32(b, 1.5f)})})}),
+             ElemType::s64);
+  });
+
+  // NonMaxSuppression: random corners (flipped about half the time) or centres, thresholds given
+  // or not, several images and classes.
+  struct NmsCase {
+    int64_t batches, classes, boxes, max_out;  // max_out < 0: input absent
+    float iou, score;                          // score < -10: input absent
+    int64_t center;
+  };
+  for (const NmsCase& c : std::vector<NmsCase>{{1, 1, 30, 10, 0.5f, -100, 0}, {1, 3, 40, 5, 0.3f, 0.2f, 0},
+                                               {2, 2, 25, 100, 0.5f, 0.0f, 0}, {1, 2, 40, 8, 0.45f, -100, 1},
+                                               {2, 3, 16, 3, 0.0f, -1.0f, 0}, {1, 4, 50, 50, 1.0f, 0.5f, 1},
+                                               {1, 2, 20, 0, 0.5f, -100, 0}, {1, 2, 20, -1, 0.5f, -100, 0},
+                                               {1, 80, 64, 100, 0.45f, 0.25f, 0}})
+    s.add(Mode::fp32, "NonMaxSuppression",
+          std::to_string(c.batches) + "x" + std::to_string(c.classes) + "x" + std::to_string(c.boxes) + "_max" +
+              (c.max_out < 0 ? std::string("absent") : std::to_string(c.max_out)) + "_iou" + fmt_float(c.iou) +
+              (c.score < -10 ? std::string("") : "_score" + fmt_float(c.score)) + (c.center ? "_center" : ""),
+          [=](OnnxBuilder& b) {
+            auto boxes = b.node("Mul", {b.input("boxes", {c.batches, c.boxes, 4}), f32(b, 3.0f)});
+            auto scores = b.node("Sigmoid", {b.input("scores", {c.batches, c.classes, c.boxes})});
+            std::vector<std::string> in{boxes, scores, c.max_out < 0 ? "" : i64s(b, {c.max_out}), f32(b, c.iou)};
+            if (c.score >= -10) in.push_back(f32(b, c.score));
+            b.output(b.node("NonMaxSuppression", in, {{"center_point_box", c.center}}), ElemType::s64);
+          });
+  // Ties: scores of few values, identical boxes.
+  s.add(Mode::fp32, "NonMaxSuppression", "ties_1x2x30_max10", [](OnnxBuilder& b) {
+    auto boxes = b.node("Mul", {few_values(b, b.input("boxes", {1, 30, 4}), 1.5f), f32(b, 2.0f)});
+    auto scores = few_values(b, b.input("scores", {1, 2, 30}), 2.0f);
+    b.output(b.node("NonMaxSuppression", {boxes, scores, i64s(b, {10}), f32(b, 0.4f)}), ElemType::s64);
+  });
+
+  // Compress: each axis, none (flattened), a condition shorter or longer than the axis, none true.
+  struct CompressCase {
+    Dims d;
+    int64_t cond, axis;  // axis 99: none
+  };
+  for (const CompressCase& c : std::vector<CompressCase>{{{3, 4, 5}, 3, 0}, {{3, 4, 5}, 4, 1}, {{3, 4, 5}, 5, -1},
+                                                         {{3, 4, 5}, 2, 2}, {{3, 4, 5}, 9, 1}, {{3, 4, 5}, 60, 99},
+                                                         {{3, 4, 5}, 7, 99}, {{2, 6}, 20, 99}})
+    s.add(Mode::fp32, "Compress", join(c.d) + "_cond" + std::to_string(c.cond) +
+                                      (c.axis == 99 ? std::string("") : "_axis" + std::to_string(c.axis)),
+          [=](OnnxBuilder& b) {
+            testing::Attrs attrs;
+            if (c.axis != 99) attrs.push_back({"axis", c.axis});
+            b.output(b.node("Compress", {b.input("x", c.d), positive(b, "c", {c.cond})}, attrs));
+          });
+  s.add(Mode::fp32, "Compress", "none_true_3x4_axis1", [](OnnxBuilder& b) {
+    auto none = b.node("Cast", {b.node("Relu", {b.node("Neg", {b.node("Abs", {b.input("c", {4})})})})}, {{"to", int64_t(ElemType::b8)}});
+    b.output(b.node("Compress", {b.input("x", {3, 4}), none}, {{"axis", int64_t(1)}}));
+  });
+  s.add(Mode::fp32, "Compress", "s64_4x5_axis0", [](OnnxBuilder& b) {
+    b.output(b.node("Compress", {integers(b, b.input("x", {4, 5}), ElemType::s64), positive(b, "c", {4})}, {{"axis", int64_t(0)}}),
+             ElemType::s64);
+  });
+
+  // Unique: flattened or along an axis, sorted or in order of first occurrence, all four outputs.
+  for (int64_t sorted : {0, 1}) {
+    for (int64_t axis : {99, 0, 1, -1}) {
+      const Dims d = axis == 99 ? Dims{4, 9} : Dims{6, 5, 4};
+      s.add(Mode::fp32, "Unique", join(d) + (axis == 99 ? std::string("") : "_axis" + std::to_string(axis)) +
+                                      (sorted ? "" : "_unsorted"),
+            [=](OnnxBuilder& b) {
+              testing::Attrs attrs{{"sorted", sorted}};
+              if (axis != 99) attrs.push_back({"axis", axis});
+              // Along an axis: slices made of two values, so that some repeat.
+              auto x = axis == 99 ? few_values(b, b.input("x", d), 2.0f)
+                                  : b.node("Cast", {positive(b, "x", d)}, {{"to", int64_t(1)}});
+              auto y = b.node_multi("Unique", {x}, 4, attrs);
+              b.output(y[0]);
+              for (int i = 1; i < 4; ++i) b.output(y[size_t(i)], ElemType::s64);
+            });
+    }
+    for (ElemType t : {ElemType::s64, ElemType::s8})
+      s.add(Mode::fp32, "Unique", std::string(type_name(t)) + "_40" + (sorted ? "" : "_unsorted"), [=](OnnxBuilder& b) {
+        auto y = b.node_multi("Unique", {integers(b, few_values(b, b.input("x", {40}), 0.05f), t)}, 4, {{"sorted", sorted}});
+        b.output(y[0], t);
+        for (int i = 1; i < 4; ++i) b.output(y[size_t(i)], ElemType::s64);
+      });
+  }
+  // In a QDQ graph they run on the float between DQ and Q, as ORT (NMS's boxes and scores are
+  // float in every exporter's graph); moving codes through a cut and requantizing them is exact.
+  s.add(Mode::qdq, "Compress", "2x6x4x5_axis1", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct);
+    b.output(testing::qdq(b, b.node("Compress", {x, positive(b, "c", {6})}, {{"axis", int64_t(1)}}), kAct));
+  });
+  s.add(Mode::qdq, "Unique", "40_sorted", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, few_values(b, b.input("x", {40}), 0.05f), kAct);
+    b.output(testing::qdq(b, b.node("Unique", {x}), kAct));
+  });
+  s.add(Mode::qdq, "NonMaxSuppression", "1x3x40_max10_iou0.45_score0.3", [](OnnxBuilder& b) {
+    auto boxes = testing::qdq(b, b.node("Mul", {b.input("boxes", {1, 40, 4}), f32(b, 0.5f)}), kAct);
+    auto scores = testing::qdq(b, b.node("Sigmoid", {b.input("scores", {1, 3, 40})}), {1.0f / 255, 0, ElemType::u8});
+    b.output(b.node("NonMaxSuppression", {boxes, scores, i64s(b, {10}), f32(b, 0.45f), f32(b, 0.3f)}), ElemType::s64);
+  });
+  // Only Y used, then planned on: the second stage reads the count.
+  s.add(Mode::fp32, "Unique", "y_then_softmax_30", [](OnnxBuilder& b) {
+    auto y = b.node("Unique", {few_values(b, b.input("x", {30}), 2.0f)});
+    b.output(b.node("Softmax", {y}));
+  });
+}
+
 // The INT8 forms of the ops that only move bytes: between equal Q/DQ parameters.
 void add_index_qdq_cases(Builder& s) {
   s.add(Mode::qdq, "GatherElements", "2x6x4x5_idx2x3x4x5_axis1", [](OnnxBuilder& b) {
@@ -1986,6 +2134,7 @@ std::vector<Case> make() {
     b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, {0, 0, 1, 2, 0, 0, 2, 1}), v}));
   });
   add_index_cases(s);
+  add_value_shaped_cases(s);
   // Data movement between Q/DQ pairs runs on the bytes.
   s.add(Mode::qdq, "Concat", "2x6x4x5_axis1", [](OnnxBuilder& b) {
     auto y = b.node("Concat", {testing::qdq(b, b.input("a", {2, 6, 4, 5}), kAct), testing::qdq(b, b.input("b", {2, 6, 4, 5}), kAct)},

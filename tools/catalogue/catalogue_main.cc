@@ -18,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,7 +37,10 @@ using kernels::Isa;
 
 std::string value_str(const ir::AttrValue& v) {
   std::ostringstream o;
-  if (auto* i = std::get_if<int64_t>(&v)) o << *i;
+  if (auto* i = std::get_if<int64_t>(&v)) {
+    if (*i == std::numeric_limits<int64_t>::min()) o << "absent";  // an optional attribute without default (importers.cc)
+    else o << *i;
+  }
   else if (auto* x = std::get_if<float>(&v)) {
     if (std::isinf(*x)) o << (*x < 0 ? "-inf" : "inf");
     else o << *x;

@@ -283,6 +283,26 @@ std::vector<Probe> make() {
   row("GatherND", "pixels of the map", [](OnnxBuilder& b) {
     b.output(b.node("GatherND", {map(b), b.initializer_i64("", {3, 4}, {0, 1, 2, 3, 0, 5, 7, 7, 0, -1, 0, 0})}));
   });
+  row("NonZero", "coordinates of a map's non-zero values (between two stages)", [](OnnxBuilder& b) {
+    b.output(b.node("NonZero", {b.node("Relu", {map(b)})}), ElemType::s64);
+  });
+  row("NonMaxSuppression", "80 classes x 840 boxes, thresholds (between two stages)", [](OnnxBuilder& b) {
+    auto boxes = b.node("Relu", {b.input("boxes", {1, 840, 4})});
+    auto scores = b.node("Sigmoid", {b.input("scores", {1, 80, 840})});
+    b.output(b.node("NonMaxSuppression", {boxes, scores, i64s(b, {100}), b.initializer("", TensorValue::scalar_f32(0.45f)),
+                                          b.initializer("", TensorValue::scalar_f32(0.25f))}),
+             ElemType::s64);
+  });
+  row("Compress", "channels by a run-time condition (between two stages)", [](OnnxBuilder& b) {
+    auto keep = b.node("Cast", {b.node("Relu", {b.input("c", {16})})}, {{"to", int64_t(ElemType::b8)}});
+    b.output(b.node("Compress", {map(b), keep}, {{"axis", 1}}));
+  });
+  row("Unique", "sorted, four outputs (between two stages)", [](OnnxBuilder& b) {
+    auto x = b.node("Floor", {b.input("x", {64})});
+    auto y = b.node_multi("Unique", {x}, 4);
+    b.output(y[0]);
+    for (int i = 1; i < 4; ++i) b.output(y[size_t(i)], ElemType::s64);
+  });
   row("ScatterND", "a slice replaced (YOLOv5's grid write)", [](OnnxBuilder& b) {
     b.output(b.node("ScatterND", {map(b), b.initializer_i64("", {1, 2}, {0, 3}), b.input("u", {1, 8, 8})}));
   });
@@ -457,6 +477,11 @@ ProbeResult run_probe(const Probe& probe, kernels::Isa isa) {
       r.fallback = step.fallback;
       break;
     }
+    for (const ir::Node* cut : s.stage_cuts())  // ops whose output shape depends on values run at a cut
+      if (!r.has_step && cut->op == probe.op) {
+        r.has_step = true;
+        r.kernel = Session::cut_kernel(*cut);
+      }
   } catch (const std::exception& e) {
     r.error = e.what();
   }
