@@ -14,6 +14,7 @@
 #include "kernels/ref/minmax.h"
 #include "kernels/ref/reduce.h"
 #include "kernels/elementwise/eltwise.h"
+#include "kernels/elementwise/pad.h"
 #include "kernels/elementwise/softmax.h"
 
 namespace octet {
@@ -343,12 +344,14 @@ PadSpec pad_spec(const OpContext& c) {
   return p;
 }
 
+// Pad in whatever layout the input arrives (a channels-last map stays channels-last, so no
+// relayout is planned around it): the axes and pads go to kernels::PadRows in memory order.
 OpImpl pad_op() {
   OpImpl op;
-  op.want_layout = want_row_major;
+  op.want_layout = any_layout;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     if (c.info(0).dtype == ir::DType::b8) c.fail("bool Pad is not supported");
-    return {{c.info(0).dtype, pad_spec(c).out, Layout::row_major}};
+    return {{c.info(0).dtype, pad_spec(c).out, c.info(0).layout}};
   };
   // Padding axis 0 would add images (or crop them).
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
@@ -357,16 +360,24 @@ OpImpl pad_op() {
                                       p.begin.at(0) == 0 && p.end.at(0) == 0);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    auto p = pad_spec(c);
-    ir::Dims dims = c.info(0).dims;
-    const size_t size = ir::dtype_size(c.info(0).dtype);
-    const void* x = in[0];
+    const PadSpec p = pad_spec(c);
+    const TensorInfo& x = c.info(0);
+    const std::vector<int> order = memory_order(int(x.dims.size()), x.layout);
+    std::vector<int64_t> dims, begin, end;
+    for (int d : order) {
+      dims.push_back(x.dims[size_t(d)]);
+      begin.push_back(p.begin[size_t(d)]);
+      end.push_back(p.end[size_t(d)]);
+    }
+    auto pad = std::make_shared<const kernels::PadRows>(int(dims.size()), dims.data(), begin.data(), end.data(), p.mode,
+                                                        ir::dtype_size(x.dtype));
+    c.report_kernel(kernels::portable_kernel(kernels::PadRows::kernel_name()));
+    const void* xp = in[0];
     const void* runtime_value = p.runtime_value ? in[2] : nullptr;
+    auto value = std::make_shared<const uint64_t>(p.value);
     void* y = out[0];
-    return [=] {
-      kernels::pad__ref(size, int(dims.size()), dims.data(), p.begin.data(), p.end.data(), p.mode,
-                        runtime_value ? runtime_value : &p.value, x, y);
-    };
+    pthreadpool_t pool = c.threadpool;
+    return [=] { pad->run(xp, y, runtime_value ? runtime_value : value.get(), pool); };
   };
   return op;
 }

@@ -2133,6 +2133,29 @@ std::vector<Case> make() {
     auto v = b.node("ReduceMax", {b.input("v", {3})}, {{"keepdims", int64_t(0)}});
     b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, {0, 0, 1, 2, 0, 0, 2, 1}), v}));
   });
+  // Pad of a channels-last conv map (a generator's ReflectionPad2d between convs, a blur pool's
+  // edge pad, a pad of the channels): padded where it lies, no relayout around it. Constant by a
+  // non-zero value (never folded into a window op), negative pads crop.
+  for (const char* mode : {"reflect", "edge", "constant"})
+    for (Dims pads : {Dims{0, 0, 1, 1, 0, 0, 1, 1}, Dims{0, 0, 3, 2, 0, 0, 1, 3}, Dims{0, 2, 1, 0, 0, 1, 0, 2},
+                      Dims{0, 0, -1, 2, 0, 0, 1, -2}})
+      s.add(Mode::fp32, "Conv+Pad", std::string(mode) + "_" + join(pads, ".") + "_1x6x9x8", [=](OnnxBuilder& b) {
+        auto t = b.node("Conv", {b.input("x", {1, 6, 9, 8}), b.random_normal_init("", {8, 6, 1, 1}, 0, 0.3f)});
+        std::vector<std::string> in = {t, i64s(b, pads)};
+        if (std::string(mode) == "constant") in.push_back(f32(b, 0.75f));
+        b.output(b.node("Pad", in, {{"mode", mode}}));
+      });
+  // 5-D: row-major, and channels-last behind a 1x1x1 Conv.
+  for (const char* mode : {"reflect", "edge", "constant"}) {
+    const Dims pads = {0, 1, 2, 0, 1, 0, 0, 1, 2, 2};
+    s.add(Mode::fp32, "Pad", std::string(mode) + "_5d_2x3x4x5x6", [=](OnnxBuilder& b) {
+      b.output(b.node("Pad", {b.input("x", {2, 3, 4, 5, 6}), i64s(b, pads)}, {{"mode", mode}}));
+    });
+    s.add(Mode::fp32, "Conv+Pad", std::string(mode) + "_5d_1x4x4x5x6", [=](OnnxBuilder& b) {
+      auto t = b.node("Conv", {b.input("x", {1, 4, 4, 5, 6}), b.random_normal_init("", {8, 4, 1, 1, 1}, 0, 0.3f)});
+      b.output(b.node("Pad", {t, i64s(b, {0, 0, 1, 2, 1, 0, 0, 2, 1, 2})}, {{"mode", mode}}));
+    });
+  }
   add_index_cases(s);
   add_value_shaped_cases(s);
   // Data movement between Q/DQ pairs runs on the bytes.
@@ -2171,6 +2194,12 @@ std::vector<Case> make() {
     });
   add_index_qdq_cases(s);
   add_argmax_norm_layout_cases(s);
+  // Pad between Q/DQ pairs (ORT runs it in float between them: the codes come back unchanged).
+  for (const char* mode : {"reflect", "edge"})
+    s.add(Mode::qdq, "Pad", std::string(mode) + "_1x6x9x8", [=](OnnxBuilder& b) {
+      auto x = testing::qdq(b, b.input("x", {1, 6, 9, 8}), kAct);
+      b.output(testing::qdq(b, b.node("Pad", {x, i64s(b, {0, 0, 3, 1, 0, 0, 1, 3})}, {{"mode", mode}}), kAct));
+    });
   s.add(Mode::qdq, "Transpose", "2x6x4x5_perm0231", [](OnnxBuilder& b) {
     auto y = b.node("Transpose", {testing::qdq(b, b.input("x", {2, 6, 4, 5}), kAct)}, {{"perm", {0, 2, 3, 1}}});
     b.output(testing::qdq(b, y, kAct));
