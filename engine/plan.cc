@@ -381,7 +381,8 @@ void Plan::run_steps(const StepRunner& run) {
     return v[v.size() / 2];
   };
   for (size_t i = 0; i < steps_.size(); ++i)
-    if (!step_us_[i][0].empty() && !step_us_[i][1].empty() && median(step_us_[i][1]) < median(step_us_[i][0])) {
+    if (!step_us_[i][0].empty() && !step_us_[i][1].empty() &&
+        median(step_us_[i][1]) < kAloneWins * median(step_us_[i][0])) {
       steps_[i].run = std::move(on_caller_[i]);
       steps_[i].threads = 1;
     }

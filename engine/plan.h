@@ -80,13 +80,16 @@ class Plan {
   // Runs every step in order through `run(step, kernel)` (the caller adds its error handling,
   // timing or observing). Threads where they pay: a plan whose kernels split over a threadpool
   // times each step on its first runs, after one warm-up, alternately split over the pool and
-  // alone on the caller's thread (kThreadTuningRuns of each), then keeps each step where its
-  // median time was lower. A fork and join of the pool costs microseconds, which a small step
+  // alone on the caller's thread (kThreadTuningRuns of each), then runs alone each step that was
+  // clearly faster so (kAloneWins). A fork and join of the pool costs microseconds, which a small step
   // (a pool, a quantize, a relayout of a small map) does not win back; a big one does. The
   // kernels give the same bytes on any thread count (tests/engine/test_thread_counts.cc), so
   // only the time changes.
   using StepRunner = std::function<void(const PlanStep&, const Kernel&)>;
   static constexpr int kThreadTuningRuns = 3;
+  // A step leaves the pool when alone it took under this share of its split time: a near tie
+  // is noise, and a big step kept on the pool costs little where it does not gain.
+  static constexpr float kAloneWins = 0.9f;
   void run_steps(const StepRunner& run);
   bool threads_tuned() const { return thread_tuning_ == ThreadTuning::done; }
   const PlanValue& value(const std::string& name) const;

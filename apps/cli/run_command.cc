@@ -169,7 +169,8 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
   std::vector<std::map<std::string, std::vector<double>>> parts;
   std::vector<double> totals;
   std::vector<StepTiming> last;
-  session.run(inputs);
+  // Warm-up, past the runs in which a plan on threads times its steps split and alone.
+  for (int r = 0; r < 1 + 2 * Plan::kThreadTuningRuns; ++r) session.run(inputs);
   for (int r = 0; r < runs; ++r) {
     std::vector<StepTiming> timings;
     session.run(inputs, &timings);
@@ -195,10 +196,13 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
   fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9} {:>6} {:>9}\n", "#", "node", "op", "kernel", "us", "%", "GFLOP/s");
   // A graph run in stages (Session::stage_cuts) times every stage's steps and its cuts; plan_for
   // holds the first stage's only: the others are named from the timings.
+  // On threads, a step that ran faster alone than split over them (Plan::run_steps) says so.
+  const bool pooled = std::any_of(plan.steps().begin(), plan.steps().end(), [](const PlanStep& s) { return s.threads > 1; });
   for (size_t i = 0; i < med.size() && (i < plan.steps().size() || i < last.size()); ++i) {
     const bool planned = i < plan.steps().size();
     const std::string node = planned ? plan.steps()[i].node : last[i].node, op = planned ? plan.steps()[i].op : last[i].op;
-    const std::string kernel = planned ? plan.steps()[i].kernel : last[i].kernel;
+    std::string kernel = planned ? plan.steps()[i].kernel : last[i].kernel;
+    if (pooled && planned && plan.steps()[i].threads == 1) kernel = (kernel.empty() ? "-" : kernel) + " (1 thread)";
     const int64_t macs = planned ? plan.steps()[i].macs : last[i].macs;
     const std::string rate = macs ? fmt::format("{:.1f}", 2.0 * double(macs) / med[i] / 1e3) : "";
     fmt::print("  {:<4} {:<34} {:<20} {:<28} {:>9.2f} {:>6.1f} {:>9}\n", i, node.substr(0, 34), op.substr(0, 20),
