@@ -14,19 +14,6 @@ namespace {
 constexpr int64_t kParallelBytes = 128 * 1024;
 constexpr int64_t kMinTasks = 16;
 
-// The input index output index i (already shifted by the begin pad) reads, or -1 for the
-// constant: kernels/ref/copy.cc's rule, so both agree on every pad the op accepts (reflect about
-// the input's edge elements with period 2(n-1), edge clamps).
-int64_t source_index(int64_t i, int64_t n, PadMode mode) {
-  if (i >= 0 && i < n) return i;
-  if (mode == PadMode::constant || n == 0) return -1;
-  if (mode == PadMode::edge) return std::clamp<int64_t>(i, 0, n - 1);
-  if (n == 1) return 0;
-  const int64_t period = 2 * (n - 1);
-  int64_t r = i % period;
-  if (r < 0) r += period;
-  return r < n ? r : period - r;
-}
 
 template <class T>
 void fill_as(unsigned char* y, int64_t count, const void* value) {
@@ -85,7 +72,7 @@ PadRows::PadRows(int rank, const int64_t* in_dims, const int64_t* pads_begin, co
     out_stride *= a.out;
     a.steps.resize(size_t(a.out));
     for (int64_t o = 0; o < a.out; ++o) {
-      const int64_t s = source_index(o - a.begin, a.in, mode);
+      const int64_t s = pad_source_index(o - a.begin, a.in, mode);
       const int64_t home = s + a.begin;
       Step& st = a.steps[size_t(o)];
       st.src = s;

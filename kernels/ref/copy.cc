@@ -9,25 +9,6 @@
 
 namespace octet::kernels {
 
-namespace {
-
-
-// Maps a coordinate of the padded output (already shifted by pads_begin) onto the input
-// axis of extent n; returns -1 when it falls in the constant padding.
-int64_t source_coord(int64_t i, int64_t n, PadMode mode) {
-  if (i >= 0 && i < n) return i;
-  if (mode == PadMode::constant || n == 0) return -1;
-  if (mode == PadMode::edge) return std::clamp<int64_t>(i, 0, n - 1);
-  if (n == 1) return 0;
-  // Reflect about the edge elements without repeating them: period 2(n-1).
-  const int64_t period = 2 * (n - 1);
-  int64_t r = i % period;
-  if (r < 0) r += period;
-  return r < n ? r : period - r;
-}
-
-}  // namespace
-
 void copy_strided(int rank, const int64_t* dims, const void* src, const int64_t* src_strides,
                   void* dst, const int64_t* dst_strides, int elem_size) {
   const auto* s = static_cast<const unsigned char*>(src);
@@ -62,7 +43,7 @@ void pad_elements(int rank, const int64_t* in_dims, const int64_t* pads_begin, c
   for_each_index(rank, out_dims.data(), [&](const int64_t* idx) {
     int64_t in_off = 0;
     for (int d = 0; d < rank; ++d) {
-      const int64_t i = source_coord(idx[d] - pads_begin[d], in_dims[d], mode);
+      const int64_t i = pad_source_index(idx[d] - pads_begin[d], in_dims[d], mode);
       if (i < 0) {
         y[out++] = value;
         return;
@@ -96,6 +77,17 @@ void pad__ref(size_t elem_size, int rank, const int64_t* in_dims, const int64_t*
     case 4: return pad_as<uint32_t>(rank, in_dims, pads_begin, pads_end, mode, value, x, y);
     default: return pad_as<uint64_t>(rank, in_dims, pads_begin, pads_end, mode, value, x, y);
   }
+}
+
+int64_t pad_source_index(int64_t i, int64_t n, PadMode mode) {
+  if (i >= 0 && i < n) return i;
+  if (mode == PadMode::constant || n == 0) return -1;
+  if (mode == PadMode::edge) return std::clamp<int64_t>(i, 0, n - 1);
+  if (n == 1) return 0;
+  const int64_t period = 2 * (n - 1);
+  int64_t r = i % period;
+  if (r < 0) r += period;
+  return r < n ? r : period - r;
 }
 
 }  // namespace octet::kernels

@@ -13,6 +13,11 @@ void copy_strided(int rank, const int64_t* dims, const void* src, const int64_t*
 
 enum class PadMode { constant, reflect, edge };
 
+// The input index that index i of a padded axis (already shifted by its begin pad) reads on an
+// input axis of extent n, or -1 for the constant: reflect about the edge elements (period
+// 2(n - 1)), edge clamps. pad__ref and the pad_rows kernel both take it.
+int64_t pad_source_index(int64_t i, int64_t n, PadMode mode);
+
 // Pads a dense row-major x of extent in_dims into a dense y of extent
 // in_dims[i] + pads_begin[i] + pads_end[i]. Negative pads crop. reflect mirrors
 // without repeating the edge element (ONNX semantics); edge repeats it.
