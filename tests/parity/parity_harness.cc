@@ -15,7 +15,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/session.h"
+#include "io/tensor_io.h"
+#include "kernels/isa.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/ort_oracle.h"
 
 #ifndef OCTET_SOURCE_DIR
 #error "OCTET_SOURCE_DIR must be defined (tests/CMakeLists.txt does it)"
@@ -83,6 +87,34 @@ std::string describe(const Figures& f) {
   std::string s = buf;
   if (f.top1_rows > 0) s += "  top-1 " + std::to_string(f.top1_agree) + "/" + std::to_string(f.top1_rows);
   return s;
+}
+
+void expect_ort_bytes_at_every_level(const testing::OnnxBuilder& b, const std::string& name,
+                                     const std::map<std::string, ir::TensorData>& in) {
+  ScratchDir dir;
+  const std::string path = (dir.path() / (name + ".onnx")).string();
+  b.save(path);
+  std::map<std::string, npy::Array> ort_in;
+  for (const auto& [k, v] : in) ort_in[k] = to_npy(v);
+  const auto theirs = testing::run_ort(path, ort_in);
+  for (kernels::Isa isa : kernels::runnable_isas())
+    for (int threads : {1, 2}) {
+      SessionOptions o;
+      o.isa = isa;
+      o.threads = threads;
+      Session session = Session::load(path, o);
+      std::vector<ir::TensorData> inputs;
+      for (const auto& spec : session.inputs()) inputs.push_back(in.at(spec.name));
+      const auto mine = session.run(inputs);
+      ASSERT_EQ(mine.size(), theirs.size());
+      for (size_t k = 0; k < mine.size(); ++k) {
+        const std::string& out = session.outputs()[k].name;
+        const npy::Array& ref = theirs.at(out);
+        ASSERT_EQ(mine[k].bytes.size(), ref.data.size()) << out;
+        EXPECT_EQ(differing_bytes(mine[k], ref), 0)
+            << name << " output " << out << " at " << kernels::isa_name(isa) << ", " << threads << " threads";
+      }
+    }
 }
 
 namespace {

@@ -12,6 +12,10 @@
 #include "core/ir.h"
 #include "io/npy.h"
 
+namespace octet::testing {
+class OnnxBuilder;
+}
+
 namespace octet::parity {
 
 inline constexpr double kRelTolerance = 1e-4;
@@ -53,6 +57,12 @@ const std::vector<Line>& reported();
 // Bytes in which an octet output and ORT's differ (codes, or float bits); sizes must match
 // (a mismatch is a test failure and counts the longer side's excess as differing).
 int64_t differing_bytes(const ir::TensorData& mine, const npy::Array& theirs);
+
+// The model `b` writes, run on `in` (by input name) once by ONNX Runtime and by octet at every
+// runnable level on 1 and 2 threads: every output must be ORT's byte for byte (failures name
+// the model `name`, the output, the level and the thread count).
+void expect_ort_bytes_at_every_level(const testing::OnnxBuilder& b, const std::string& name,
+                                     const std::map<std::string, ir::TensorData>& in);
 
 // Random-normal float inputs for `input_dims` (-1 extents become `batch`), seeded.
 std::vector<ir::TensorData> random_inputs(const std::vector<ir::Dims>& input_dims, int64_t batch, uint32_t seed);

@@ -49,30 +49,7 @@ TEST(LayerNormParity, YMeanAndInvStdDevAreOrtsBits) {
     const auto outs = b.node_multi("LayerNormalization", inputs, 3, {{"axis", int64_t(-1)}, {"epsilon", 1e-6f}});
     for (const auto& o : outs) b.output(o);
   }
-  ScratchDir dir;
-  const std::string path = (dir.path() / "layernorm.onnx").string();
-  b.save(path);
-  std::map<std::string, npy::Array> ort_in;
-  for (const auto& [k, v] : in) ort_in[k] = to_npy(v);
-  const auto theirs = testing::run_ort(path, ort_in);
-  for (kernels::Isa isa : kernels::runnable_isas())
-    for (int threads : {1, 2}) {
-      SessionOptions o;
-      o.isa = isa;
-      o.threads = threads;
-      Session session = Session::load(path, o);
-      std::vector<ir::TensorData> inputs;
-      for (const auto& spec : session.inputs()) inputs.push_back(in.at(spec.name));
-      const auto mine = session.run(inputs);
-      ASSERT_EQ(mine.size(), theirs.size());
-      for (size_t k = 0; k < mine.size(); ++k) {
-        const std::string& out = session.outputs()[k].name;
-        const npy::Array& ref = theirs.at(out);
-        ASSERT_EQ(mine[k].bytes.size(), ref.data.size()) << out;
-        EXPECT_EQ(differing_bytes(mine[k], ref), 0) << out << " at " << kernels::isa_name(isa) << ", " << threads
-                                                    << " threads";
-      }
-    }
+  expect_ort_bytes_at_every_level(b, "layernorm", in);
 }
 
 }  // namespace layernorm_parity
