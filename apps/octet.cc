@@ -23,11 +23,28 @@ std::string first_word(int argc, char** argv) {
   return "";
 }
 
+std::string command_names(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* c : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + c->get_name();
+  return names;
+}
+
+#if OCTET_CLI_MINIMAL
+constexpr const char* kMinimalNote = "; this octet was built with -DOCTET_CLI_MINIMAL=ON, without eval, quantize, "
+                                     "explain, atlas, diff and serve";
+#else
+constexpr const char* kMinimalNote = "";
+#endif
+
 int main(int argc, char** argv) {
   CLI::App app{"octet: run ONNX CNNs in FP32 and INT8 on hand-written kernels and see where the time goes"};
   app.require_subcommand(1);
   app.set_version_flag("--version", kVersion);
   octet::cli::add_engine_options(app);
+#if OCTET_CLI_MINIMAL
+  std::vector<octet::cli::Command> commands = {octet::cli::add_info_command(app), octet::cli::add_run_command(app),
+                                               octet::cli::add_compare_command(app)};
+#else
   std::vector<octet::cli::Command> commands = {octet::cli::add_info_command(app),
                                                octet::cli::add_run_command(app),
                                                octet::cli::add_eval_command(app),
@@ -37,6 +54,7 @@ int main(int argc, char** argv) {
                                                octet::cli::add_atlas_command(app),
                                                octet::cli::add_diff_command(app),
                                                octet::cli::add_serve_command(app)};
+#endif
   auto help_hint = [&app] {
     return app.get_subcommands().empty() ? std::string() : " " + app.get_subcommands()[0]->get_name();
   };
@@ -48,7 +66,7 @@ int main(int argc, char** argv) {
     std::string what = e.what();
     if (app.get_subcommands().empty())
       if (auto word = first_word(argc, argv); !word.empty())
-        what = "unknown command '" + word + "' (commands: info, run, eval, quantize, compare, explain, atlas, diff, serve)";
+        what = "unknown command '" + word + "' (commands: " + command_names(app) + ")" + kMinimalNote;
     fmt::print(stderr, "octet: usage: {} (see octet{} --help)\n", what, help_hint());
     return 2;
   }

@@ -47,13 +47,26 @@ tally=()
 print_tally() { ((${#tally[@]} == 0)) || python3 "$ROOT/tools/ci_tally.py" "${tally[@]}"; }
 arm_build_pid=""
 stop_arm_build() { [[ -z "$arm_build_pid" ]] || kill -- "-$arm_build_pid" 2>/dev/null || true; }
-trap 'rc=$?; stop_arm_build; if ((rc != 0)); then print_tally || true; fi' EXIT
+trap 'rc=$?; stop_arm_build; rm -f "${times_file:-}"; if ((rc != 0)); then print_tally || true; fi' EXIT
 # Passed tests' output in full (ctest keeps 1 KiB by default): the tally reads the microkernels
 # each sweep left out.
 CTEST_TALLY=(--test-output-size-passed 1048576)
 
 stage_start=0  # SECONDS counts from the start of this script, setup included
-stage_done() { echo "== $1: $(((SECONDS - stage_start) / 60)) min $(((SECONDS - stage_start) % 60)) s"; stage_start=$SECONDS; }
+# CPU seconds (user + system) of the child processes waited for so far: on 2 cores the stages
+# compete for CPU, so each stage's CPU says what it costs. The AArch64 build, which runs behind
+# the tests, counts in the AArch64 stage, where it is waited for. `times` must run in this shell
+# (a subshell starts its children's count at zero), hence the file.
+times_file="$(mktemp)"
+stage_cpu=0
+stage_done() {
+  local cpu
+  times > "$times_file"
+  cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%d", t }' "$times_file")
+  echo "== $1: $(((SECONDS - stage_start) / 60)) min $(((SECONDS - stage_start) % 60)) s (CPU $((cpu - stage_cpu)) s)"
+  stage_start=$SECONDS
+  stage_cpu=$cpu
+}
 stage_done "setup"
 
 # The zoo's small variants (tools/zoo/export.py --small: a model of each family the zoo covers
@@ -143,6 +156,7 @@ if [[ "${OCTET_SKIP_ARM:-0}" != 1 ]]; then
   stage_done "AArch64"
 fi
 trap - EXIT
+rm -f "$times_file"
 if ! print_tally; then
   echo "== CI FAILED after $((SECONDS / 60)) min $((SECONDS % 60)) s: see the tally above"
   exit 1

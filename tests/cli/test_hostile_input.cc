@@ -229,7 +229,9 @@ TEST(HostileInput, UsageErrorsAndVersion) {
            {"eval " + model + " --batch 0", "--batch: must be a positive number, got '0'"},
            {"eval " + model + " --nonsense", "nonsense"},
            {"info", "model is required"},
-           {"--isa sse9 info " + model, "--isa"}}) {
+           {"--isa sse9 info " + model, "--isa"},
+           {"evaluate " + model,
+            "unknown command 'evaluate' (commands: info, run, eval, quantize, compare, explain, atlas, diff, serve)"}}) {
     auto r = run_cli(args, true);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
     EXPECT_EQ(r.output.rfind("octet: usage: ", 0), 0u) << args << "\n" << r.output;

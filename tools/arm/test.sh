@@ -7,7 +7,8 @@
 #   --kernels-only builds only the microkernel tests (tests/simd: every kernel of every level
 #   the CPU model runs against the scalar reference) and runs only them: minutes instead of
 #   the whole tree's half hour.
-#   --models X86_BUILD also builds the AArch64 octet and runs tools/arm/model_check.sh under each
+#   --models X86_BUILD also builds the AArch64 octet (with --kernels-only its minimal form: info,
+#   run and compare, -DOCTET_CLI_MINIMAL=ON) and runs tools/arm/model_check.sh under each
 #   CPU model: the bundled models in FP32, static INT8 (uint8 / int8) and dynamic INT8 at every
 #   Arm level the CPU offers, INT8 bit-identical to the x86 build's scalar kernels (X86_BUILD,
 #   already built) and to ONNX Runtime.
@@ -80,10 +81,14 @@ step "arm64 sysroot"
 "$ROOT/tools/arm/sysroot.sh" "$BUILD/sysroot"
 step_done "sysroot"
 
+# --kernels-only builds the minimal octet (info, run and compare: -DOCTET_CLI_MINIMAL=ON), all
+# the model check runs; the whole tree's tests need the whole CLI.
+minimal=OFF
+((KERNELS_ONLY == 0)) || minimal=ON
 step "configure ($BUILD)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja --toolchain "$ROOT/cmake/aarch64-linux-gnu.cmake" \
   -DCMAKE_BUILD_TYPE=Release -DOCTET_BUILD_BENCH=OFF -DOCTET_ARM_SYSROOT="$BUILD/sysroot" \
-  -DOCTET_QEMU_CPU="${CPUS[0]}" -DCMAKE_UNITY_BUILD=ON "${launcher[@]}" >/dev/null
+  -DOCTET_QEMU_CPU="${CPUS[0]}" -DCMAKE_UNITY_BUILD=ON -DOCTET_CLI_MINIMAL=$minimal "${launcher[@]}" >/dev/null
 step_done "configure"
 
 TEST_DIR="$BUILD"
