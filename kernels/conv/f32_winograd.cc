@@ -100,7 +100,7 @@ bool F32WinogradConv::faster_than_direct(const Conv2dShape& s, double vector_rat
   //   tiles >= 2 * FLOP per cycle / bytes streamed per cycle.
   // A 256-bit level retires 32 FLOP a cycle (two FMA pipes of 8 lanes), `vector_rate` times
   // that on a full-rate zmm level; a core streams kMemoryBytesPerCycle from memory
-  // (kernels/cache_budgets.h). So 16 tiles on AVX2
+  // (kernels/cache_budgets.h, the assumption the GEMM tile choice shares). So 16 tiles on AVX2
   // and on Zen 4's half-rate AVX-512, 32 on Zen 5. Measured on ResNet-18's 3x3 layers
   // (bench/dispatch_results_avx2.md): Zen 5, 512 ch at 7x7, 16 tiles: 1.3x slower than the
   // direct conv, 32 tiles 1.2x faster; Zen 4 on AVX2, 256 ch at 8x8, 16 tiles: 1.6x faster;
