@@ -26,13 +26,8 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
     const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
     const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
     const double fma_per_cycle = (OCTET_ARCH_X86 ? 16.0 : 8.0) * vector_rate(k.isa);
-    TileTraffic traffic;
-    traffic.m = size_t(std::max<int64_t>(m, 0));
-    traffic.n = size_t(n);
-    traffic.mr = size_t(k.mr);
-    traffic.nr = size_t(k.nr);
-    traffic.block_bytes = (depth + 1) * sizeof(float) * traffic.nr;
-    traffic.row_bytes = depth * sizeof(float);
+    TileTraffic traffic{.m = size_t(std::max<int64_t>(m, 0)), .n = size_t(n), .mr = size_t(k.mr), .nr = size_t(k.nr),
+                        .block_bytes = (depth + 1) * sizeof(float) * size_t(k.nr), .row_bytes = depth * sizeof(float)};
     const size_t chunk_columns =
         f32_gemm_column_chunk(depth, 1, size_t(n), traffic.nr, m > 0 ? size_t(m) : SIZE_MAX, budgets);
     traffic.chunk_bytes = (chunk_columns + traffic.nr - 1) / traffic.nr * traffic.block_bytes;

@@ -119,14 +119,9 @@ const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n
       // estimated_cycles counts vector instructions; one on 16 lanes costs two 8-lane ones
       // unless the core has the full 512-bit datapath (vector_rate). Then the re-reads of
       // weights and activations the tile makes (choose_tile.h).
-      TileTraffic traffic;
-      traffic.m = m;
-      traffic.n = n;
-      traffic.mr = size_t(e.mr);
-      traffic.nr = size_t(e.nr);
-      traffic.block_bytes = traffic.nr * 8 + (k + e.kr - 1) / e.kr * e.kr * traffic.nr * size_t(e.w_bytes);
-      traffic.row_bytes = k;
-      traffic.chunk_bytes = chunk_bytes;
+      const TileTraffic traffic{.m = m, .n = n, .mr = size_t(e.mr), .nr = size_t(e.nr),
+                                .block_bytes = size_t(e.nr) * 8 + (k + e.kr - 1) / e.kr * e.kr * size_t(e.nr * e.w_bytes),
+                                .row_bytes = k, .chunk_bytes = chunk_bytes};
       const double cycles =
           estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa) + tile_traffic_cycles(traffic, sizes);
       if (best == nullptr || cycles < best_cycles ||

@@ -38,14 +38,9 @@ TEST(TileTraffic, ReReadsCostWhatTheirLevelCharges) {
 // 1 MiB of packed weights over 64 rows in two chunks of 512 KiB (each stays in L2): a tile of 8
 // rows reads them 8 times, one of 4 rows 16 times.
 TEST(TileTraffic, WeightsComeBackOncePerGroupOfRows) {
-  TileTraffic t;
-  t.m = 64;
-  t.n = 512;
-  t.nr = 16;
-  t.block_bytes = 2 * KiB * 16;  // 512 floats of k per column
-  t.row_bytes = 128;
-  t.chunk_bytes = 512 * KiB;
-  t.mr = 4;
+  // 512 floats of k per column.
+  TileTraffic t{.m = 64, .n = 512, .mr = 4, .nr = 16, .block_bytes = 2 * KiB * 16, .row_bytes = 128,
+                .chunk_bytes = 512 * KiB};
   const double four_rows = tile_traffic_cycles(t, kZen4);
   t.mr = 8;
   const double eight_rows = tile_traffic_cycles(t, kZen4);
@@ -59,28 +54,15 @@ TEST(TileTraffic, WeightsComeBackOncePerGroupOfRows) {
 }
 
 TEST(TileTraffic, WeightsThatStayInTheL1DAreFree) {
-  TileTraffic t;
-  t.m = 1000;
-  t.n = 32;
-  t.mr = 4;
-  t.nr = 16;
-  t.block_bytes = 2 * KiB;
-  t.row_bytes = 64;
-  t.chunk_bytes = 1 * MiB;
+  const TileTraffic t{.m = 1000, .n = 32, .mr = 4, .nr = 16, .block_bytes = 2 * KiB, .row_bytes = 64,
+                      .chunk_bytes = 1 * MiB};
   EXPECT_EQ(tile_traffic_cycles(t, kZen4), 0.0);
 }
 
 // A group's activations come back once per block of columns only when the block streaming past
 // them evicts them from the L1D.
 TEST(TileTraffic, ActivationsComeBackPerBlockWhenTheBlockEvictsThem) {
-  TileTraffic t;
-  t.m = 6;
-  t.n = 64;
-  t.mr = 6;
-  t.nr = 16;
-  t.block_bytes = 1 * KiB;
-  t.row_bytes = 256;
-  t.chunk_bytes = 1 * MiB;
+  TileTraffic t{.m = 6, .n = 64, .mr = 6, .nr = 16, .block_bytes = 1 * KiB, .row_bytes = 256, .chunk_bytes = 1 * MiB};
   EXPECT_EQ(tile_traffic_cycles(t, kZen4), 0.0);
   t.block_bytes = 32 * KiB;
   t.row_bytes = 2 * KiB;
