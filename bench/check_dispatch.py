@@ -15,7 +15,7 @@ every pick is one of the candidates: that the table compares the dispatcher agai
 could have chosen).
 
   bench/check_dispatch.py [--build DIR] [--zoo DIR | --no-zoo] [--only A,B] [--batch 1,16] [--repetitions N]
-                          [--min-time S] [--warm] [--assert R] [--out FILE] [--json FILE]
+                          [--min-time S] [--warm] [--cpu-time] [--assert R] [--out FILE] [--json FILE]
 """
 import argparse
 import json
@@ -52,6 +52,8 @@ def main():
     p.add_argument("--zoo", help="zoo folder (default: BUILD/zoo when it exists); the bundled models are always in")
     p.add_argument("--no-zoo", action="store_true", help="the bundled models only")
     p.add_argument("--warm", action="store_true", help="keep the weights cached between runs (dispatch_check --warm)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time by the thread's CPU time, not the wall clock (dispatch_check --cpu-time; a loaded machine)")
     p.add_argument("--only", default="", help="comma-separated zoo model names")
     p.add_argument("--batch", default="1,16", help="batch sizes (default 1,16)")
     p.add_argument("--repetitions", type=int, default=5)
@@ -77,7 +79,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "rows.json")
         cmd = [tool, "--min-time", str(a.min_time), "--repetitions", str(a.repetitions), "--json", out]
-        cmd += ["--batch", ",".join(batches)] + (["--warm"] if a.warm else [])
+        cmd += ["--batch", ",".join(batches)] + (["--warm"] if a.warm else []) + (["--cpu-time"] if a.cpu_time else [])
         started = time.time()
         print(f"check_dispatch: {len(models)} model files, batch {a.batch}", file=sys.stderr)
         subprocess.run(cmd + models, check=True)
@@ -105,9 +107,11 @@ def main():
     lines = [
         f"# Dispatcher check: the plan's pick vs every candidate, per zoo layer ({time.strftime('%Y-%m-%d')})",
         "",
-        f"`bench/check_dispatch.py --batch {a.batch} --repetitions {a.repetitions} --min-time {a.min_time}` on "
+        f"`bench/check_dispatch.py --batch {a.batch} --repetitions {a.repetitions} --min-time {a.min_time}"
+        f"{' --cpu-time' if a.cpu_time else ''}` on "
         f"{cpu_name()} ({os.cpu_count()} CPUs, kernels up to {report['isa']}), {len(models)} model files, "
-        f"1 thread, weights {report['weights']} before each run (L3 or memory); {elapsed / 60:.1f} min. Times are medians in µs; "
+        f"1 thread, weights {report['weights']} before each run (L3 or memory); {elapsed / 60:.1f} min. Times are medians in µs"
+        f"{' of CPU time' if a.cpu_time else ''}; "
         "ratio = pick / fastest (1.00: the pick is the fastest).",
         "",
         "| family | layer | models | pick (µs) | other candidates (µs) | pick / fastest |",

@@ -11,13 +11,14 @@
 // leaves them (ColdWeights: the L3 or memory). A timing check: bench/check_dispatch.py runs
 // it over a zoo and prints the table; never a pass/fail test (timings here are noisy).
 //
-//   dispatch_check [--batch N,...] [--min-time S] [--repetitions R] [--json FILE] [--quiet] MODEL...
+//   dispatch_check [--batch N,...] [--min-time S] [--repetitions R] [--cpu-time] [--json FILE] [--quiet] MODEL...
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -239,9 +240,17 @@ class ColdWeights {
 // The median time of one run (µs) of each candidate over `repetitions` rounds; a round runs
 // each candidate in turn (so drift hits them alike) for at least `min_time` seconds, the mean
 // run time of the round its sample. With `cold` every run starts as ColdWeights leaves it, and
-// is timed alone.
+// is timed alone. With `cpu_time` a run counts the CPU time of this thread, not the wall clock:
+// on a machine other work shares, the time it was not running is left out.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
 std::vector<double> time_candidates(const std::vector<Candidate>& cs, double min_time, int repetitions,
-                                    ColdWeights* cold, size_t evict_bytes, const void* input, size_t input_bytes) {
+                                    ColdWeights* cold, size_t evict_bytes, const void* input, size_t input_bytes,
+                                    bool cpu_time) {
   using clock = std::chrono::steady_clock;
   std::vector<std::vector<double>> samples(cs.size());
   for (const Candidate& c : cs) c.run();  // warm-up: pages, packed weights, lazy buffers
@@ -253,8 +262,9 @@ std::vector<double> time_candidates(const std::vector<Candidate>& cs, double min
       do {
         if (cold) cold->prepare(input, input_bytes, evict_bytes);
         const auto start = clock::now();
+        const double cpu_start = cpu_time ? thread_cpu_seconds() : 0.0;
         cs[i].run();
-        timed += std::chrono::duration<double>(clock::now() - start).count();
+        timed += cpu_time ? thread_cpu_seconds() - cpu_start : std::chrono::duration<double>(clock::now() - start).count();
         ++runs;
       } while ((cold ? std::chrono::duration<double>(clock::now() - round_start).count() : timed) < min_time);
       samples[i].push_back(timed / runs * 1e6);
@@ -274,7 +284,7 @@ int run(int argc, char** argv) {
   double min_time = 0.02;
   int repetitions = 5;
   std::string json_path;
-  bool quiet = false, warm = false;
+  bool quiet = false, warm = false, cpu_time = false;
   int cold_mib = 128;
   app.add_option("models", models, "ONNX models (FP32 and QDQ / QOperator INT8)")->required()->check(CLI::ExistingFile);
   app.add_option("--batch", batches, "batch sizes to plan at, comma-separated (default 1)")
@@ -286,6 +296,7 @@ int run(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--json", json_path, "write the rows as JSON here (default: standard output)");
   app.add_flag("--quiet", quiet, "no progress on standard error");
+  app.add_flag("--cpu-time", cpu_time, "time each run by this thread's CPU time instead of the wall clock (a loaded machine)");
   app.add_flag("--warm", warm, "rerun each layer back to back (weights stay cached) instead of evicting them first");
   app.add_option("--cold-mib", cold_mib, "MiB written between runs to evict the weights (default 128, above any "
                                          "last-level cache of one core's share)")
@@ -320,7 +331,7 @@ int run(int argc, char** argv) {
     const kernels::CacheSizes& caches = kernels::cache_sizes();
     const bool in_l3 = l.model_weight_bytes <= caches.l3_share;
     const size_t evict = cold ? (in_l3 ? 4 * caches.l2 : cold->bytes()) : 0;
-    const std::vector<double> us = time_candidates(cs, min_time, repetitions, cold.get(), evict, input, input_bytes);
+    const std::vector<double> us = time_candidates(cs, min_time, repetitions, cold.get(), evict, input, input_bytes, cpu_time);
     const size_t best = size_t(std::min_element(us.begin(), us.end()) - us.begin());
     json candidates_json = json::array();
     std::optional<double> pick_us;
@@ -337,7 +348,7 @@ int run(int argc, char** argv) {
   }
   const json report = {{"isa", kernels::isa_name(kernels::active_isa())}, {"min_time", min_time},
                        {"weights", warm ? "warm" : "as in the model"},
-                       {"repetitions", repetitions}, {"rows", rows}};
+                       {"repetitions", repetitions}, {"cpu_time", cpu_time}, {"rows", rows}};
   if (json_path.empty()) {
     std::cout << report.dump(1) << "\n";
   } else {

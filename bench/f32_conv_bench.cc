@@ -106,7 +106,7 @@ void register_benchmarks() {
     if (layer.shape.groups != 1) continue;  // depthwise: bench/f32_dwconv_bench
     const Conv2dShape s = layer.shape;
     const F32GemmKernel* pick =
-        any ? &octet::kernels::choose_f32_gemm_kernel(active, int64_t(s.out_h) * s.out_w, s.out_c) : nullptr;
+        any ? &octet::kernels::choose_f32_gemm_kernel(active, int64_t(s.out_h) * s.out_w, s.out_c, int64_t(s.kernel_h) * s.kernel_w * s.in_c) : nullptr;
     for (const F32GemmKernel* k : kernels) {
       F32Conv probe(s, std::vector<float>(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w).data(), nullptr,
                     Activation{}, *k);
@@ -128,7 +128,7 @@ void register_benchmarks() {
     }
   }
   auto register_gemm = [&](const std::string& model, const std::string& label, int m, int n, int k) {
-    const F32GemmKernel* pick = any ? &octet::kernels::choose_f32_gemm_kernel(active, 0, n) : nullptr;
+    const F32GemmKernel* pick = any ? &octet::kernels::choose_f32_gemm_kernel(active, 0, n, k) : nullptr;
     for (const F32GemmKernel* kernel : kernels) {
       const std::string name = "f32_gemm/" + model + "/" + label + "/" + kernel->gemm_name;
       benchmark::RegisterBenchmark(name.c_str(), [m, n, k, kernel, pick](benchmark::State& state) {

@@ -57,6 +57,13 @@ CacheBudgets cache_budgets(const CacheSizes& c) {
   return b;
 }
 
+double reread_cycles(double bytes, size_t working_set, const CacheSizes& c) {
+  if (working_set <= c.l1d / 2) return 0.0;
+  if (working_set <= c.l2) return bytes / kL2BytesPerCycle;
+  if (working_set <= c.l2 + c.l3_share) return bytes / kL3BytesPerCycle;
+  return bytes / kMemoryBytesPerCycle;
+}
+
 const CacheBudgets& cache_budgets() {
   static const CacheBudgets budgets = cache_budgets(cache_sizes());
   return budgets;

@@ -45,4 +45,18 @@ struct CacheBudgets {
 CacheBudgets cache_budgets(const CacheSizes& sizes);
 const CacheBudgets& cache_budgets();  // this CPU's, computed once
 
+// Bytes one core streams a cycle from each level, the cost model's only rates on the memory
+// side: assumptions, since no CPUID field gives them. Memory about 4 (12-16 GB/s at 3-4 GHz,
+// what one core of Zen 1, Zen 4 and Zen 5 sustains); the L2 32 (half a 64-byte line a cycle, what
+// every x86 core since Haswell and Zen 1 and Arm's big cores deliver to the L1D); the L3 share
+// in between, 16.
+inline constexpr double kMemoryBytesPerCycle = 4.0;
+inline constexpr double kL3BytesPerCycle = 16.0;
+inline constexpr double kL2BytesPerCycle = 32.0;
+
+// Cycles to read `bytes` again when what is re-read spans `working_set` bytes: from the smallest
+// level that holds it. Within half the L1D (the rest for what streams past it) they cost 0: the
+// loads are the compute side's.
+double reread_cycles(double bytes, size_t working_set, const CacheSizes& sizes = cache_sizes());
+
 }  // namespace octet::kernels

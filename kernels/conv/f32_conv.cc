@@ -130,7 +130,7 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
                  PackedCache* cache)
     : F32Conv(s, weights, bias, act,
               choose_f32_gemm_kernel(isa, static_cast<int64_t>(image_pixels(checked_for_igemm(s, act))),
-                                     s.out_c / s.groups),
+                                     s.out_c / s.groups, int64_t(kernel_taps(s)) * (s.in_c / s.groups)),
               cache) {}
 
 F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act,

@@ -51,7 +51,7 @@ F32ConvTranspose::F32ConvTranspose(const ConvTranspose2dShape& s, const float* w
   if (isa == Isa::scalar) throw Unsupported("--isa scalar");
   const F32GemmKernel* kernel = nullptr;
   try {
-    kernel = &choose_f32_gemm_kernel(isa, int64_t(pixels(s)), int64_t(col_width(s)));
+    kernel = &choose_f32_gemm_kernel(isa, int64_t(pixels(s)), int64_t(col_width(s)), s.in_c / s.groups);
   } catch (const std::invalid_argument& e) {
     throw Unsupported(e.what());
   }

@@ -67,7 +67,7 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
   // std::invalid_argument when none runs).
   const int64_t pixels = static_cast<int64_t>(s_.in_h) * s_.in_w;
   pw_ = std::make_unique<F32Gemm>(in_c, s_.in_c, pw_weights, /*trans_b=*/true, pw_bias, pw_act,
-                                  choose_f32_gemm_kernel(isa, pixels, s_.in_c), cache);
+                                  choose_f32_gemm_kernel(isa, pixels, s_.in_c, in_c), cache);
 
   rings_ = rings_for(s_, limits);
   if (scratch == nullptr) {

@@ -99,14 +99,14 @@ bool F32WinogradConv::faster_than_direct(const Conv2dShape& s, double vector_rat
   // once per tile: 2 FLOP per tile per 4 bytes. The GEMMs keep up with the stream only when
   //   tiles >= 2 * FLOP per cycle / bytes streamed per cycle.
   // A 256-bit level retires 32 FLOP a cycle (two FMA pipes of 8 lanes), `vector_rate` times
-  // that on a full-rate zmm level; a core streams about 4 bytes a cycle from memory (12-16
-  // GB/s at 3-4 GHz, what one core of Zen 1, Zen 4 and Zen 5 sustains). So 16 tiles on AVX2
+  // that on a full-rate zmm level; a core streams kMemoryBytesPerCycle from memory
+  // (kernels/cache_budgets.h, the assumption the GEMM tile choice shares). So 16 tiles on AVX2
   // and on Zen 4's half-rate AVX-512, 32 on Zen 5. Measured on ResNet-18's 3x3 layers
   // (bench/dispatch_results_avx2.md): Zen 5, 512 ch at 7x7, 16 tiles: 1.3x slower than the
   // direct conv, 32 tiles 1.2x faster; Zen 4 on AVX2, 256 ch at 8x8, 16 tiles: 1.6x faster;
   // Zen 1, 512 ch at 4x4, 4 tiles: 1.6x slower.
-  constexpr double kFlopPerCycleYmm = 32.0, kStreamBytesPerCycle = 4.0;
-  const double min_tiles = 2.0 * kFlopPerCycleYmm * vector_rate / kStreamBytesPerCycle;
+  constexpr double kFlopPerCycleYmm = 32.0;
+  const double min_tiles = 2.0 * kFlopPerCycleYmm * vector_rate / kMemoryBytesPerCycle;
   const double transformed_bytes = 16.0 * s.in_c * s.out_c * sizeof(float);
   const int64_t tiles = int64_t(s.batch) * ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
   return !(transformed_bytes > double(cache_budgets().winograd_weight_limit) && double(tiles) < min_tiles);
@@ -117,7 +117,7 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
     : F32WinogradConv(s, weights, bias, act, choose_transforms(isa),
                       choose_f32_gemm_kernel(isa,
                                              int64_t((checked_for_winograd(s, act).out_h + 1) / 2) * ((s.out_w + 1) / 2),
-                                             s.out_c),
+                                             s.out_c, s.in_c),
                       cache) {}
 
 F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,

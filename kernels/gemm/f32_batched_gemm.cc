@@ -38,7 +38,7 @@ F32BatchedGemm::F32BatchedGemm(int64_t m, int64_t k, int64_t n, Isa isa, bool tr
   if (m <= 0 || k <= 0 || n <= 0)
     throw Unsupported("F32BatchedGemm: m, k and n must be positive, got " + std::to_string(m) + ", " +
                       std::to_string(k) + ", " + std::to_string(n));
-  kernel_ = &choose_f32_gemm_kernel(isa, m, n);
+  kernel_ = &choose_f32_gemm_kernel(isa, m, n, k);
   epilogue_ = F32Epilogue(act, kernel_->isa);
   name_ = KernelId{kernel_->gemm_name, kernel_->isa == Isa::scalar} + " (B packed per run)" +
           (epilogue_.active() ? "+" + epilogue_.kernel_id() : KernelId{});

@@ -5,23 +5,33 @@
 
 #include "kernels/cache_budgets.h"
 #include "kernels/fallback.h"
+#include "kernels/gemm/choose_tile.h"
 #include "kernels/gemm/even_chunks.h"
 #include "kernels/packed_cache.h"
 
 namespace octet::kernels {
 
-const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n) {
-  // Cost = padded work / vector rate: a zmm kernel counts double only where the CPU runs zmm
-  // at full rate (zmm_at_full_rate). Within 5% the higher level, then the less padded work,
-  // then the larger tile wins.
+const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64_t reduction, const CacheSizes& sizes) {
+  // Cost = cycles of the padded work at the level's FMA rate (two pipes of one vector each; a
+  // zmm counts double only where the CPU runs zmm at full rate, zmm_at_full_rate) + cycles of
+  // the re-reads of packed weights and activations (choose_tile.h). Within 5% the higher
+  // level, then the less padded work, then the larger tile wins.
   const F32GemmKernel* best = nullptr;
   int64_t best_work = 0;
   double best_cost = 0;
+  const size_t depth = size_t(std::max<int64_t>(reduction, 1));
+  const CacheBudgets budgets = cache_budgets(sizes);
   for (const F32GemmKernel& k : f32_gemm_kernels()) {
     if (!row_runs(k, isa)) continue;
     const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
     const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
-    const double cost = double(work) / vector_rate(k.isa);
+    const double fma_per_cycle = (OCTET_ARCH_X86 ? 16.0 : 8.0) * vector_rate(k.isa);
+    TileTraffic traffic{.m = size_t(std::max<int64_t>(m, 0)), .n = size_t(n), .mr = size_t(k.mr), .nr = size_t(k.nr),
+                        .block_bytes = (depth + 1) * sizeof(float) * size_t(k.nr), .row_bytes = depth * sizeof(float)};
+    const size_t chunk_columns =
+        f32_gemm_column_chunk(depth, 1, size_t(n), traffic.nr, m > 0 ? size_t(m) : SIZE_MAX, budgets);
+    traffic.chunk_bytes = (chunk_columns + traffic.nr - 1) / traffic.nr * traffic.block_bytes;
+    const double cost = double(work) * double(depth) / fma_per_cycle + tile_traffic_cycles(traffic, sizes);
     bool better;
     if (best == nullptr || cost < 0.95 * best_cost) {
       better = true;
@@ -104,7 +114,7 @@ void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t c
 
 F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
                  Isa isa, PackedCache* cache)
-    : F32Gemm(k, n, b, trans_b, bias, act, choose_f32_gemm_kernel(isa, 0, n), cache) {}
+    : F32Gemm(k, n, b, trans_b, bias, act, choose_f32_gemm_kernel(isa, 0, n, k), cache) {}
 
 F32Gemm::F32Gemm(int64_t k, int64_t n, const float* b, bool trans_b, const float* bias, const Activation& act,
                  const F32GemmKernel& kernel, PackedCache* cache)

@@ -45,11 +45,15 @@ class F32PackedWeights {
 
 inline size_t packed_size(const F32PackedWeights& w) { return w.bytes(); }
 
-// The microkernel a driver uses for an m x n output (m <= 0: not known yet, only n counts): among the entries of the highest Isa
-// that is <= `isa` and that this CPU supports, the one with the least padded work
-// (ceil(m/MR)·MR · ceil(n/NR)·NR; ties go to the larger tile). Throws std::invalid_argument
-// when no entry qualifies (isa == scalar): the caller runs the ref kernel then.
-const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n);
+// The microkernel a driver uses for an m x n output with k products per output (for a conv,
+// taps x input channels; m <= 0: not known yet, only n and k count): among the entries that run
+// under `isa`, the cheapest in cycles of the padded work (ceil(m/MR)·MR · ceil(n/NR)·NR · k at
+// the level's FMA rate) plus the re-reads of packed weights and activations its tile makes
+// (kernels/gemm/choose_tile.h); within 5% the higher level, then the less padded work, then the
+// larger tile. Throws Unsupported when no entry qualifies (isa == scalar): the caller runs the
+// ref kernel then.
+const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64_t k,
+                                            const CacheSizes& sizes = cache_sizes());
 
 // How many output columns (a multiple of nr, or n) to run over all rows before moving on: n
 // unless their packed weights (ks·kc + 1 floats per column) exceed the budget (this CPU's

@@ -1,6 +1,8 @@
 #include "kernels/gemm/q8_pack.h"
 
 #include "kernels/fallback.h"
+#include "kernels/cache_budgets.h"
+#include "kernels/gemm/choose_tile.h"
 
 #include <algorithm>
 #include <new>
@@ -106,7 +108,8 @@ void repack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in, 
   pack_q8_blocks(kernel, in, q8_read_shift(kernel.reads, in.x_type), packed);
 }
 
-const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k) {
+const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k, const CacheSizes& sizes) {
+  const size_t chunk_bytes = cache_budgets(sizes).q8_weight_chunk;
   // The vector rows first; the portable (scalar) rows only where none runs.
   for (const bool portable : {false, true}) {
     const Q8GemmKernel* best = nullptr;
@@ -114,8 +117,13 @@ const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n
     for (const Q8GemmKernel& e : kQ8GemmKernels) {
       if (e.x_type != x_type || (e.isa == Isa::scalar) != portable || !isa_runs(e.isa, isa)) continue;
       // estimated_cycles counts vector instructions; one on 16 lanes costs two 8-lane ones
-      // unless the core has the full 512-bit datapath (vector_rate).
-      const double cycles = estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa);
+      // unless the core has the full 512-bit datapath (vector_rate). Then the re-reads of
+      // weights and activations the tile makes (choose_tile.h).
+      const TileTraffic traffic{.m = m, .n = n, .mr = size_t(e.mr), .nr = size_t(e.nr),
+                                .block_bytes = size_t(e.nr) * 8 + (k + e.kr - 1) / e.kr * e.kr * size_t(e.nr * e.w_bytes),
+                                .row_bytes = k, .chunk_bytes = chunk_bytes};
+      const double cycles =
+          estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa) + tile_traffic_cycles(traffic, sizes);
       if (best == nullptr || cycles < best_cycles ||
           (cycles == best_cycles && isa_rank(e.isa) > isa_rank(best->isa))) {
         best = &e;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/packed_cache.h"
 #include "kernels/gemm/q8_gemm_list.h"
 
@@ -18,8 +19,11 @@ namespace octet::kernels {
 
 // The entry for activations of x_type that runs here under the cap `isa` with the fewest
 // estimated cycles for an m x n x (ks * kc) problem, the vector rate of its level weighed in
-// (a ymm VNNI tile may beat a zmm one on Zen 4); nullptr when none runs (use the ref kernel).
-const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k);
+// (a ymm VNNI tile may beat a zmm one on Zen 4), plus the cycles of the re-reads of packed
+// weights and activations its tile makes (kernels/gemm/choose_tile.h); nullptr when none runs
+// (use the ref kernel).
+const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k,
+                                         const CacheSizes& sizes = cache_sizes());
 // The same for a driver that needs one: throws Unsupported (kernels/fallback.h) naming `driver`
 // when no row runs (a build without rows for this architecture).
 const Q8GemmKernel& require_q8_gemm_kernel(const char* driver, Isa isa, Q8 x_type, size_t m, size_t n, size_t k);

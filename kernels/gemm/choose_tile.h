@@ -1,0 +1,25 @@
+#pragma once
+// The memory side of the GEMM tile choice (choose_f32_gemm_kernel, choose_q8_gemm_kernel;
+// docs/kernels.md, "Cost model"). Both drivers walk one chunk of packed weights block by block
+// of nr columns for a group of mr rows, then the next group: a tile of mr x nr reads the
+// chunk's weights once per group of rows, ceil(m / mr) passes, and a group's activations once
+// per block of columns. The first pass over each is the same for every tile; the re-reads cost
+// what the level they come from charges (reread_cycles, kernels/cache_budgets.h).
+#include <cstddef>
+
+#include "kernels/cache_budgets.h"
+
+namespace octet::kernels {
+
+struct TileTraffic {
+  size_t m = 0, n = 0;       // output rows (pixels) and columns
+  size_t mr = 1, nr = 1;     // the tile
+  size_t block_bytes = 0;    // packed weights of one block of nr columns
+  size_t row_bytes = 0;      // activations of one row (its k values)
+  size_t chunk_bytes = 0;    // packed weights walked over every row before the next chunk
+};
+
+// Cycles of the re-reads beyond the first pass; 0 when m is not known (m == 0).
+double tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes = cache_sizes());
+
+}  // namespace octet::kernels

@@ -1,0 +1,121 @@
+// The GEMM tile choice (choose_f32_gemm_kernel, choose_q8_gemm_kernel) with its memory side
+// (kernels/gemm/choose_tile.h): properties of the cost on given cache sizes, never timings.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernels/cache_budgets.h"
+#include "kernels/gemm/choose_tile.h"
+#include "kernels/gemm/f32_gemm.h"
+#include "kernels/gemm/q8_pack.h"
+#include "kernels/isa.h"
+#include "tests/util/skip_reasons.h"
+
+namespace {
+
+using octet::kernels::CacheSizes;
+using octet::kernels::Isa;
+using octet::kernels::Q8;
+using octet::kernels::reread_cycles;
+using octet::kernels::tile_traffic_cycles;
+using octet::kernels::TileTraffic;
+
+constexpr size_t KiB = 1024, MiB = 1024 * KiB;
+// A Zen 4 core's caches (32 KiB L1D, 1 MiB L2, 4 MiB of L3 per core); the tests pass them in, so
+// they decide the same on every machine.
+const CacheSizes kZen4{32 * KiB, 1 * MiB, 4 * MiB, true};
+
+TEST(TileTraffic, ReReadsCostWhatTheirLevelCharges) {
+  EXPECT_EQ(reread_cycles(1e6, 16 * KiB, kZen4), 0.0);  // within half the L1D
+  const double l2 = reread_cycles(1e6, 512 * KiB, kZen4);
+  const double l3 = reread_cycles(1e6, 2 * MiB, kZen4);
+  const double memory = reread_cycles(1e6, 64 * MiB, kZen4);
+  EXPECT_GT(l2, 0.0);
+  EXPECT_LT(l2, l3);
+  EXPECT_LT(l3, memory);
+  EXPECT_DOUBLE_EQ(memory, 1e6 / octet::kernels::kMemoryBytesPerCycle);
+}
+
+// 1 MiB of packed weights over 64 rows in two chunks of 512 KiB (each stays in L2): a tile of 8
+// rows reads them 8 times, one of 4 rows 16 times.
+TEST(TileTraffic, WeightsComeBackOncePerGroupOfRows) {
+  // 512 floats of k per column.
+  TileTraffic t{.m = 64, .n = 512, .mr = 4, .nr = 16, .block_bytes = 2 * KiB * 16, .row_bytes = 128,
+                .chunk_bytes = 512 * KiB};
+  const double four_rows = tile_traffic_cycles(t, kZen4);
+  t.mr = 8;
+  const double eight_rows = tile_traffic_cycles(t, kZen4);
+  // The 32 KiB blocks evict each group's rows: 64 rows of 128 bytes come back for 30 of the 32
+  // blocks (the first block of each of the two chunks finds them), whatever the tile.
+  const double activations = 64.0 * 128 * 30;
+  EXPECT_NEAR(four_rows, (15.0 * MiB + activations) / octet::kernels::kL2BytesPerCycle, 1e-6);
+  EXPECT_NEAR(eight_rows, (7.0 * MiB + activations) / octet::kernels::kL2BytesPerCycle, 1e-6);
+  t.m = 0;  // rows not known yet: no traffic term
+  EXPECT_EQ(tile_traffic_cycles(t, kZen4), 0.0);
+}
+
+TEST(TileTraffic, WeightsThatStayInTheL1DAreFree) {
+  const TileTraffic t{.m = 1000, .n = 32, .mr = 4, .nr = 16, .block_bytes = 2 * KiB, .row_bytes = 64,
+                      .chunk_bytes = 1 * MiB};
+  EXPECT_EQ(tile_traffic_cycles(t, kZen4), 0.0);
+}
+
+// A group's activations come back once per block of columns only when the block streaming past
+// them evicts them from the L1D.
+TEST(TileTraffic, ActivationsComeBackPerBlockWhenTheBlockEvictsThem) {
+  TileTraffic t{.m = 6, .n = 64, .mr = 6, .nr = 16, .block_bytes = 1 * KiB, .row_bytes = 256, .chunk_bytes = 1 * MiB};
+  EXPECT_EQ(tile_traffic_cycles(t, kZen4), 0.0);
+  t.block_bytes = 32 * KiB;
+  t.row_bytes = 2 * KiB;
+  EXPECT_NEAR(tile_traffic_cycles(t, kZen4), 3.0 * 6 * 2 * KiB / octet::kernels::kL2BytesPerCycle, 1e-9);
+}
+
+#if OCTET_ARCH_X86
+// The tiles below are x86's; the prefix makes tools/ci_tally.py list a CPU without AVX2 as a level
+// this machine does not test.
+bool runs(Isa isa) { return octet::kernels::isa_supported(isa); }
+const std::string kNoAvx2 = std::string(octet::testing::kIsaNotOnCpu) + "avx2: the AVX2 tiles are chosen among";
+
+// FP32 1x1 conv at 8x8 (ResNeXt's 512 -> 512): 64 rows fit 6- and 4-row tiles alike, and 1 MiB of
+// weights (in L2 chunks) come back 10 times for 6x16 against 15 for 4x24.
+TEST(F32TileChoice, SixtyFourRowsWithAMegabyteOfWeightsTakeTheTileThatReadsThemFewerTimes) {
+  if (!runs(Isa::avx2)) GTEST_SKIP() << kNoAvx2;
+  EXPECT_EQ(std::string(octet::kernels::choose_f32_gemm_kernel(Isa::avx2, 64, 512, 512, kZen4).gemm_name),
+            "f32_gemm_6x16__avx2");
+}
+
+// Shapes where padding decides keep the pick of the padded-work rule: 16 rows (6x16 pads 2 of
+// 18), 24 columns (6x16 pads 8 of 32), 64 columns over many rows (4x24 pads 8 of 72).
+TEST(F32TileChoice, PaddingStillDecidesWhereItDiffers) {
+  if (!runs(Isa::avx2)) GTEST_SKIP() << kNoAvx2;
+  auto pick = [](int64_t m, int64_t n, int64_t k) {
+    return std::string(octet::kernels::choose_f32_gemm_kernel(Isa::avx2, m, n, k, kZen4).gemm_name);
+  };
+  EXPECT_EQ(pick(16, 1024, 512), "f32_gemm_4x24__avx2");
+  EXPECT_EQ(pick(784, 24, 72), "f32_gemm_4x24__avx2");
+  EXPECT_EQ(pick(1024, 64, 576), "f32_gemm_6x16__avx2");
+  EXPECT_EQ(pick(0, 72, 512), "f32_gemm_4x24__avx2");  // rows not known: the columns alone (80 vs 72)
+}
+
+// INT8 1x1 conv at 14x14 (MnasNet's 240 -> 40): 196 rows, 40 columns. 6x16 pads 8 of 48 columns
+// and reads its 23 KiB of int16 weights (past half the L1D) 33 times; 12x8 pads none and reads
+// 19 KiB 17 times.
+TEST(Q8TileChoice, FewColumnsWithWeightsPastHalfTheL1DTakeTheTallTile) {
+  if (!runs(Isa::avx2)) GTEST_SKIP() << kNoAvx2;
+  const auto* k = octet::kernels::choose_q8_gemm_kernel(Isa::avx2, Q8::u8, 196, 40, 240, kZen4);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(std::string(k->name), "qu8s8_igemm_12x8c2__avx2_madd16");
+}
+
+// Where the weights stay in the L1D the memory side is silent and the compute estimate decides
+// as before: 6x16 at 64 columns.
+TEST(Q8TileChoice, WeightsInTheL1DLeaveTheComputeEstimateAlone) {
+  if (!runs(Isa::avx2)) GTEST_SKIP() << kNoAvx2;
+  const auto* k = octet::kernels::choose_q8_gemm_kernel(Isa::avx2, Q8::u8, 1600, 64, 64, kZen4);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(std::string(k->name), "qu8s8_igemm_6x16c2__avx2_madd16");
+}
+
+#endif  // OCTET_ARCH_X86
+
+}  // namespace
