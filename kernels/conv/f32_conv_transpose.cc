@@ -49,12 +49,9 @@ F32ConvTranspose::F32ConvTranspose(const ConvTranspose2dShape& s, const float* w
     : s_(s), act_(act), clamp_(f32_clamp_for(act)), epilogue_(act, isa), add_(first_runnable(kF32AddClampUkernels, isa)) {
   check(s);
   if (isa == Isa::scalar) throw Unsupported("--isa scalar");
-  const F32GemmKernel* kernel = nullptr;
-  try {
-    kernel = &choose_f32_gemm_kernel(isa, int64_t(pixels(s)), int64_t(col_width(s)), s.in_c / s.groups);
-  } catch (const std::invalid_argument& e) {
-    throw Unsupported(e.what());
-  }
+  // Throws Unsupported when the level has no FP32 GEMM tile.
+  const F32GemmKernel* kernel =
+      &choose_f32_gemm_kernel(isa, int64_t(pixels(s)), int64_t(col_width(s)), s.in_c / s.groups);
   init(weights, [kernel](int64_t k, int64_t n, const float* b) {
     return std::make_unique<F32Gemm>(k, n, b, false, nullptr, Activation{}, *kernel);
   });
