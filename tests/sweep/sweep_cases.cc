@@ -32,6 +32,12 @@ std::string join(const Dims& d, const char* sep = "x") {
 std::string i64s(OnnxBuilder& b, const Dims& v) { return b.initializer_i64("", {int64_t(v.size())}, v); }
 std::string f32(OnnxBuilder& b, float v) { return b.initializer("", TensorValue::scalar_f32(v)); }
 
+// Round(a) / Round(b) of the sweep's inputs in [-2, 2]: NaN (0 / 0), +-inf, +-0 and few other
+// values, many equal: what a comparison-based order (TopK, Unique) cannot order.
+std::string nan_zeros_infs(OnnxBuilder& b, const Dims& d) {
+  return b.node("Div", {b.node("Round", {b.input("a", d)}), b.node("Round", {b.input("b", d)})});
+}
+
 const char* mode_name(Mode m) { return m == Mode::fp32 ? "fp32" : m == Mode::qdq ? "qdq" : "dynamic"; }
 const QParams kAct{1.0f / 64, 128, ElemType::u8};
 
@@ -942,6 +948,14 @@ void add_index_cases(Builder& s) {
     b.output(y[0], ElemType::s32);
     b.output(y[1], ElemType::s64);
   });
+  // NaN, +-0 and +-inf: k = 1 (the scan), 3 and 5 of 24 (ORT's heap), 12 of 24 (nth_element).
+  for (int64_t k : {1, 3, 5, 12})
+    for (int64_t largest : {1, 0})
+      s.add(Mode::fp32, "TopK", "nan_zeros_6x24_k" + std::to_string(k) + (largest ? "" : "_smallest"), [=](OnnxBuilder& b) {
+        auto y = b.node_multi("TopK", {nan_zeros_infs(b, {6, 24}), i64s(b, {k})}, 2, {{"largest", largest}});
+        b.output(y[0]);
+        b.output(y[1], ElemType::s64);
+      });
   s.add(Mode::fp32, "TopK", "opset9_k_attr_2x30_k4", [](OnnxBuilder& b) {
     auto y = b.node_multi("TopK", {b.input("x", {2, 30})}, 2, {{"k", int64_t(4)}});
     b.output(y[0]);
@@ -1208,6 +1222,20 @@ void add_value_shaped_cases(Builder& s) {
     auto scores = testing::qdq(b, b.node("Sigmoid", {b.input("scores", {1, 3, 40})}), {1.0f / 255, 0, ElemType::u8});
     b.output(b.node("NonMaxSuppression", {boxes, scores, i64s(b, {10}), f32(b, 0.45f), f32(b, 0.3f)}), ElemType::s64);
   });
+  // NaN, +-0 and +-inf: which key a NaN joins is the map's walk, as ORT's.
+  for (int64_t sorted : {1, 0}) {
+    const std::string order = sorted ? "" : "_unsorted";
+    s.add(Mode::fp32, "Unique", "nan_zeros_60" + order, [=](OnnxBuilder& b) {
+      auto y = b.node_multi("Unique", {nan_zeros_infs(b, {60})}, 4, {{"sorted", sorted}});
+      b.output(y[0]);
+      for (size_t i = 1; i < 4; ++i) b.output(y[i], ElemType::s64);
+    });
+    s.add(Mode::fp32, "Unique", "nan_zeros_30x2_axis0" + order, [=](OnnxBuilder& b) {
+      auto y = b.node_multi("Unique", {nan_zeros_infs(b, {30, 2})}, 4, {{"sorted", sorted}, {"axis", int64_t(0)}});
+      b.output(y[0]);
+      for (size_t i = 1; i < 4; ++i) b.output(y[i], ElemType::s64);
+    });
+  }
   // Only Y used, then planned on: the second stage reads the count.
   s.add(Mode::fp32, "Unique", "y_then_softmax_30", [](OnnxBuilder& b) {
     auto y = b.node("Unique", {few_values(b, b.input("x", {30}), 2.0f)});
@@ -2121,6 +2149,13 @@ std::vector<Case> make() {
   for (const char* mode : {"constant", "reflect", "edge"})
     for (Dims pads : {Dims{0, 0, 1, 1, 0, 0, 1, 1}, Dims{0, 0, 2, 0, 0, 0, 0, 3}, Dims{0, 1, 0, 0, 0, 2, 0, 0}})
       s.add(Mode::fp32, "Pad", std::string(mode) + "_" + join(pads, "."), [=](OnnxBuilder& b) {
+        b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, pads)}, {{"mode", mode}}));
+      });
+  // A crop and a pad on the same axis: ORT crops first, then pads what is left (reflect up to
+  // that length less one).
+  for (const char* mode : {"reflect", "edge"})
+    for (Dims pads : {Dims{0, 0, -1, 2, 0, 0, 4, -2}, Dims{0, 0, 4, -3, 0, 0, -1, 3}, Dims{0, 1, -2, 0, 0, -2, 3, 0}})
+      s.add(Mode::fp32, "Pad", std::string(mode) + "_crop_" + join(pads, "."), [=](OnnxBuilder& b) {
         b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, pads)}, {{"mode", mode}}));
       });
   // Pad of int32 data, and a constant_value computed at run time.
