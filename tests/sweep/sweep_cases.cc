@@ -1259,6 +1259,44 @@ void add_index_qdq_cases(Builder& s) {
     auto x = testing::qdq(b, b.input("x", {2, 3, 4}), kAct);
     b.output(testing::qdq(b, b.node("Tile", {x, i64s(b, {1, 2, 3})}), kAct));
   });
+  // Trilu's zeros are the zero point's code (uint8 128, int8 -3).
+  for (const QParams& q : {kAct, QParams{1.0f / 32, -3, ElemType::s8}})
+    for (int64_t upper : {1, 0})
+      s.add(Mode::qdq, "Trilu", std::string(upper ? "upper" : "lower") + "_k1_2x4x5_" + type_name(q.type), [=](OnnxBuilder& b) {
+        auto x = testing::qdq(b, b.input("x", {2, 4, 5}), q);
+        b.output(testing::qdq(b, b.node("Trilu", {x, b.initializer("", TensorValue::scalar_s64(1))}, {{"upper", upper}}), q));
+      });
+  // ScatterND with data and updates at the output's parameters: replacing, max and min move or
+  // pick codes; add and mul (and updates at other parameters) stay in float between DQ and Q.
+  for (const char* red : {"none", "max", "min", "add"}) {
+    const std::string r = red;
+    s.add(Mode::qdq, "ScatterND", r + "_4x4x4_idx3x1", [=](OnnxBuilder& b) {
+      auto x = testing::qdq(b, b.input("x", {4, 4, 4}), kAct);
+      auto u = testing::qdq(b, b.input("u", {3, 4, 4}), kAct);
+      auto y = b.node("ScatterND", {x, b.initializer_i64("", {3, 1}, {1, -1, 1}), u}, {{"reduction", r}});
+      b.output(testing::qdq(b, y, kAct));
+    }, false, r == "none" ? 17 : 18);
+  }
+  s.add(Mode::qdq, "ScatterND", "none_2x5x6_idx4x2_s8", [](OnnxBuilder& b) {
+    const QParams q{1.0f / 32, -3, ElemType::s8};
+    auto x = testing::qdq(b, b.input("x", {2, 5, 6}), q);
+    auto u = testing::qdq(b, b.input("u", {4, 6}), q);
+    b.output(testing::qdq(b, b.node("ScatterND", {x, b.initializer_i64("", {4, 2}, {0, 1, 1, -1, 0, 1, 1, 0}), u}), q));
+  });
+  for (const char* red : {"none", "max"}) {
+    const std::string r = red;
+    s.add(Mode::qdq, "ScatterElements", r + "_3x5_idx2x4_axis1", [=](OnnxBuilder& b) {
+      auto x = testing::qdq(b, b.input("x", {3, 5}), kAct);
+      auto u = testing::qdq(b, b.input("u", {2, 4}), kAct);
+      b.output(testing::qdq(b, b.node("ScatterElements", {x, b.initializer_i64("", {2, 4}, some_indices(8, 5)), u},
+                                      {{"axis", int64_t(1)}, {"reduction", r}}), kAct));
+    }, false, r == "none" ? 16 : 18);
+  }
+  s.add(Mode::qdq, "ScatterND", "none_4x4x4_updates_own_scale", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {4, 4, 4}), kAct);
+    auto u = testing::qdq(b, b.input("u", {3, 4, 4}), QParams{1.0f / 32, 128, ElemType::u8});
+    b.output(testing::qdq(b, b.node("ScatterND", {x, b.initializer_i64("", {3, 1}, {1, -1, 1}), u}), kAct));
+  });
 }
 
 // ---- ArgMax / ArgMin, LogSoftmax, LayerNormalization, Gelu, DepthToSpace / SpaceToDepth,
