@@ -198,10 +198,16 @@ OpImpl reduce_op(kernels::StridedReduceKind kind, bool mean) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = infer_reduce;
-  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+  // A sum in Eigen's packet order (a spatial mean, rows of trailing axes) starts each row's
+  // packets at ORT's 16-byte boundaries, counted from the first image: an image run alone keeps
+  // them only when an image holds a multiple of 4 floats.
+  op.batch_use = [kind](const OpContext& c, const std::vector<TensorInfo>&) {
     const Reduction r = reduction(c);
+    const ir::Dims& d = c.info(0).dims;
+    const bool leads_kept = kind != kernels::StridedReduceKind::sum || d.empty() || d[0] == 0 ||
+                            (c.info(0).count() / d[0]) % 4 == 0;
     return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
-                                      (r.identity || !r.reduced.at(0)));
+                                      (r.identity || !r.reduced.at(0)) && leads_kept);
   };
   op.build = [kind, mean](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto r = reduction(c);
