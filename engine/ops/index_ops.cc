@@ -9,6 +9,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/index_ops.h"
+#include "engine/ops/topk_heap.h"
 #include "kernels/kernel_id.h"
 
 namespace octet {
@@ -29,8 +30,8 @@ using ops::index_at;
 // ORT's picks a NaN or not, and places it, by the comparisons its own steps make. So octet
 // takes ORT's steps (ORT 1.30, probed): k = 1 a scan that keeps the first value no later one
 // beats (a NaN first stays, a NaN later never enters); k < 4 or log2 k / log2 len < 0.725 a
-// binary heap of k indices (KHeap below); otherwise std::nth_element then std::sort with the
-// same comparison. -0 and +0 are equal: by index, as any tie.
+// binary heap of k indices (engine/ops/topk_heap.h); otherwise std::nth_element then std::sort
+// with the same comparison. -0 and +0 are equal: by index, as any tie.
 
 int64_t topk_k(const OpContext& c, int64_t len) {
   const ir::TensorData& kt = c.constant(1, "K");
@@ -40,29 +41,6 @@ int64_t topk_k(const OpContext& c, int64_t len) {
   if (k < 0 || k > len)
     c.fail("K = " + std::to_string(k) + " is out of range for an axis of " + std::to_string(len));
   return k;
-}
-
-// The heap ORT selects with: k indices, the worst kept at the root (for largest, a parent is
-// never "before" a child). Filled from the back, each new index sifted down; a later value
-// replaces the root only when strictly better than the root's value; emptied root first into
-// the output from the back. The choice between two children is ORT's: with a NaN another
-// choice gives another answer.
-template <class Before>
-void sift_down(int64_t* h, int64_t i, int64_t size, const Before& before) {
-  for (;;) {
-    const int64_t l = 2 * i + 1, r = l + 1;
-    int64_t to = -1;
-    if (r < size) {
-      const bool below_l = before(h[i], h[l]);
-      if (below_l && before(h[r], h[l])) to = l;
-      else if (below_l || before(h[i], h[r])) to = r;
-    } else if (l < size && before(h[i], h[l])) {
-      to = l;
-    }
-    if (to < 0) return;
-    std::swap(h[i], h[to]);
-    i = to;
-  }
 }
 
 template <class T>
@@ -95,26 +73,12 @@ void topk_rows(const T* x, T* values, int64_t* indices, int64_t rows, int64_t le
       // then a sort of the k beyond (8400 scores: 21 against 25 us at k = 100, 89 against 41 at
       // k = 1000, bench/index_ops_bench.cc). The switch is ORT's, and so is each (see above).
       if (heap) {
-        int64_t* h = order.data();
-        for (int64_t i = 0; i < k; ++i) {
-          h[k - 1 - i] = i;
-          sift_down(h, k - 1 - i, k, before);
-        }
-        for (int64_t i = k; i < len; ++i)
-          if (largest ? v[i] > v[h[0]] : v[i] < v[h[0]]) {
-            h[0] = i;
-            sift_down(h, 0, k, before);
-          }
-        for (int64_t i = k - 1; i >= 0; --i) {
-          values[out + i * inner] = v[h[0]];
-          indices[out + i * inner] = h[0];
-          h[0] = h[i];
-          sift_down(h, 0, i, before);
-        }
-        continue;
+        auto better = [v, largest](int64_t a, int64_t b) { return largest ? v[a] > v[b] : v[a] < v[b]; };
+        ops::topk_heap_select(len, k, order.data(), order.data(), before, better);
+      } else {
+        std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), before);
+        std::sort(order.begin(), order.begin() + k, before);
       }
-      std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), before);
-      std::sort(order.begin(), order.begin() + k, before);
       for (int64_t i = 0; i < k; ++i) {
         values[out + i * inner] = v[order[size_t(i)]];
         indices[out + i * inner] = order[size_t(i)];
