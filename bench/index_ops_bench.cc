@@ -1,6 +1,6 @@
 // The indexing ops of detector post-processing, one-op models through a Session (plan made
 // once, the run timed): TopK k = 100 of 8400 scores (YOLOv8's candidates at 640x640),
-// GatherElements of the boxes it picks, Tile of a contiguous run. And the selection choice
+// GatherElements of the boxes it picks, Tile of a contiguous run, a QDQ Trilu. And the selection choice
 // inside TopK: ORT's heap of k (what the kernel does while k is small against the axis, bit for
 // bit ORT's choices even with NaN) against std::partial_sort (the kernel's heap before), std::
 // nth_element + sort of the k (ORT's choice when k is large against the axis) and a full sort,
@@ -17,6 +17,7 @@
 #include "engine/ops/topk_heap.h"
 #include "engine/session.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/qdq_patterns.h"
 
 namespace {
 
@@ -68,6 +69,18 @@ void BM_Tile(benchmark::State& state) {
   run_model(state, b, "bench_tile", {TensorData::f32({1, 64, 20, 20}, random_scores(64 * 400))});
 }
 BENCHMARK(BM_Tile)->Unit(benchmark::kMicrosecond);
+
+// A QDQ unit around Trilu (a causal mask's triangle of a [16, 256, 256] map): DQ -> Trilu -> Q,
+// which octet runs on the codes (Trilu filling the zero point's code) since 2026-11-30, in float
+// between the pair before. Input and output float, so Q first and DQ last are timed too.
+void BM_TriluQdq(benchmark::State& state) {
+  OnnxBuilder b(14);
+  const octet::testing::QParams q{1.0f / 64, 128, ElemType::u8};
+  auto x = octet::testing::qdq(b, b.input("x", {16, 256, 256}), q);
+  b.output(octet::testing::qdq(b, b.node("Trilu", {x}), q));
+  run_model(state, b, "bench_trilu_qdq", {TensorData::f32({16, 256, 256}, random_scores(16 * 256 * 256))});
+}
+BENCHMARK(BM_TriluQdq)->Unit(benchmark::kMicrosecond);
 
 // ---- The selection inside TopK, on the bare scores ----
 
