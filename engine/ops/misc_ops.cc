@@ -344,7 +344,8 @@ PadSpec pad_spec(const OpContext& c) {
   // it refuses to edge- or reflect-pad an input that the crops leave empty along any axis (even
   // an unpadded one), and a reflect pad longer than the axis after its crop, less one. Within
   // those bounds mirroring about the cropped axis reads what mirroring about the whole one does,
-  // so the kernels index the uncropped input.
+  // so the kernels index the uncropped input. An input empty from the start is refused only
+  // when its empty axis is padded (nothing is read, so no reflect is too long).
   const bool empty_input = std::find(d.begin(), d.end(), 0) != d.end();
   for (size_t i = 0; i < rank; ++i) {
     int64_t e = d[i] + p.begin[i] + p.end[i];
