@@ -1,9 +1,10 @@
 // The indexing ops of detector post-processing, one-op models through a Session (plan made
 // once, the run timed): TopK k = 100 of 8400 scores (YOLOv8's candidates at 640x640),
-// GatherElements of the boxes it picks, Tile of a contiguous run. And the selection choice
-// inside TopK: std::partial_sort (a heap of k, then its sort: what the kernel does) against
-// std::nth_element + sort of the k (ORT's choice when k is large against the axis) and a full
-// sort, on the same scores.
+// GatherElements of the boxes it picks, Tile of a contiguous run, a QDQ Trilu. And the selection choice
+// inside TopK: ORT's heap of k (what the kernel does while k is small against the axis, bit for
+// bit ORT's choices even with NaN) against std::partial_sort (the kernel's heap before), std::
+// nth_element + sort of the k (ORT's choice when k is large against the axis) and a full sort,
+// on the same scores.
 //
 //   build/bench/index_ops_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -13,8 +14,10 @@
 #include <numeric>
 #include <random>
 
+#include "engine/ops/topk_heap.h"
 #include "engine/session.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/qdq_patterns.h"
 
 namespace {
 
@@ -67,6 +70,18 @@ void BM_Tile(benchmark::State& state) {
 }
 BENCHMARK(BM_Tile)->Unit(benchmark::kMicrosecond);
 
+// A QDQ unit around Trilu (a causal mask's triangle of a [16, 256, 256] map): DQ -> Trilu -> Q,
+// which octet runs on the codes (Trilu filling the zero point's code) since 2026-11-30, in float
+// between the pair before. Input and output float, so Q first and DQ last are timed too.
+void BM_TriluQdq(benchmark::State& state) {
+  OnnxBuilder b(14);
+  const octet::testing::QParams q{1.0f / 64, 128, ElemType::u8};
+  auto x = octet::testing::qdq(b, b.input("x", {16, 256, 256}), q);
+  b.output(octet::testing::qdq(b, b.node("Trilu", {x}), q));
+  run_model(state, b, "bench_trilu_qdq", {TensorData::f32({16, 256, 256}, random_scores(16 * 256 * 256))});
+}
+BENCHMARK(BM_TriluQdq)->Unit(benchmark::kMicrosecond);
+
 // ---- The selection inside TopK, on the bare scores ----
 
 template <class Select>
@@ -91,11 +106,19 @@ void BM_SelectNthElementThenSort(benchmark::State& state) {
     std::sort(o.begin(), o.begin() + k, cmp);
   });
 }
+// ORT's heap (engine/ops/topk_heap.h). `better` may be the full comparison here: a later index
+// is never before an earlier one of equal value.
+void BM_SelectOrtHeap(benchmark::State& state) {
+  select_bench(state, [](auto& o, int64_t k, auto& cmp) {
+    octet::ops::topk_heap_select(int64_t(o.size()), k, o.data(), o.data(), cmp, cmp);
+  });
+}
 void BM_SelectFullSort(benchmark::State& state) {
   select_bench(state, [](auto& o, int64_t, auto& cmp) { std::sort(o.begin(), o.end(), cmp); });
 }
 BENCHMARK(BM_SelectPartialSort)->ArgNames({"N", "k"})->Args({8400, 100})->Args({8400, 1000})->Args({1000, 5})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SelectNthElementThenSort)->ArgNames({"N", "k"})->Args({8400, 100})->Args({8400, 1000})->Args({1000, 5})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SelectOrtHeap)->ArgNames({"N", "k"})->Args({8400, 100})->Args({8400, 1000})->Args({1000, 5})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SelectFullSort)->ArgNames({"N", "k"})->Args({8400, 100})->Unit(benchmark::kMicrosecond);
 
 }  // namespace

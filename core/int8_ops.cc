@@ -238,8 +238,10 @@ bool moves_data_only(std::string_view float_op) {
   static const std::vector<std::string_view> ops = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "MaxPool",
                                                     "GlobalMaxPool", "Resize", "Upsample", "Transpose", "Slice",
                                                     "Split", "Gather", "DepthToSpace", "SpaceToDepth", "Expand",
-                                                    "GatherElements", "GatherND", "Tile"};
+                                                    "GatherElements", "GatherND", "Tile", "Trilu"};
   return std::find(ops.begin(), ops.end(), float_op) != ops.end();
 }
+
+bool scatters_data_only(std::string_view float_op) { return float_op == "ScatterND" || float_op == "ScatterElements"; }
 
 }  // namespace octet::int8

@@ -113,6 +113,15 @@ QuantRule float_unit_rule(std::string_view float_op);
 
 // Float ops that move data without computing on it: between equal Q/DQ parameters they run on
 // the 8-bit integers (fuse_qdq drops the pair; calib gives the output its input's parameters).
+// Trilu's zeros are then the zero point's code, which fuse_qdq hands it in kZeroCodeAttr.
 bool moves_data_only(std::string_view float_op);
+inline constexpr char kZeroCodeAttr[] = "zero_code";
+
+// Float ops that write one input's data into another's: ScatterND and ScatterElements, data
+// (input 0) and updates (input 2). With data, updates and output at equal Q/DQ parameters they
+// run on the integers when they replace, or pick with max / min (order-preserving on codes);
+// add and mul compute, and stay in float. fuse_qdq only: octet's quantizer leaves them in float
+// (the updates have a range of their own, which the data's parameters would clip).
+bool scatters_data_only(std::string_view float_op);
 
 }  // namespace octet::int8

@@ -358,9 +358,16 @@ bool fuse_concat(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<c
 // Data movement between equal Q/DQ parameters runs on the integers: DQ -> Reshape -> Q
 // becomes Reshape of the quantized tensor. Every output (Split has several) must end in its own
 // QuantizeLinear with the input's parameters, so that each code comes back unchanged.
-bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed) {
+bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>& removed,
+                        const std::vector<size_t>& data_slots = {0}) {
   auto x = per_tensor_dq(g, n.input(0));
   if (!x || n.outputs.empty()) return false;
+  std::vector<std::string> data_codes;
+  for (size_t slot : data_slots) {
+    auto d = n.has_input(slot) ? per_tensor_dq(g, n.input(slot)) : std::nullopt;
+    if (!d || d->type != x->type || d->scale_at(0) != x->scale_at(0) || d->zp != x->zp) return false;
+    data_codes.push_back(d->data);
+  }
   std::vector<const ir::Node*> absorbed;
   std::vector<std::string> codes;
   for (const std::string& out : n.outputs) {
@@ -371,9 +378,16 @@ bool fuse_data_movement(ir::Graph& g, ir::Node& n, std::vector<const ir::Node*>&
     codes.push_back(y->data);
   }
   removed.insert(removed.end(), absorbed.begin(), absorbed.end());
-  n.inputs[0] = x->data;
+  for (size_t i = 0; i < data_slots.size(); ++i) n.inputs[data_slots[i]] = data_codes[i];
   n.outputs = std::move(codes);
+  if (n.op == "Trilu") n.attrs.set(int8::kZeroCodeAttr, int64_t(x->zp));
   return true;
+}
+
+// A scatter that replaces, or keeps the max / min, moves codes; add and mul compute on values.
+bool scatters_codes(const ir::Node& n) {
+  const std::string r = n.attrs.has("reduction") ? n.attrs.s("reduction") : "none";
+  return r == "none" || r == "max" || r == "min";
 }
 
 // The 8-bit type a fused node writes: its y_zero_point's type (QGemm without one writes float).
@@ -420,6 +434,8 @@ int fuse_qdq(ir::Graph& g) {
       }
     } else if (int8::moves_data_only(n.op) && !interpolates(n)) {
       done = fuse_data_movement(g, n, removed);
+    } else if (int8::scatters_data_only(n.op) && scatters_codes(n)) {
+      done = fuse_data_movement(g, n, removed, {0, 2});
     } else if (n.op == "Shape") {
       // Shape does not care whether it reads the float or the quantized tensor.
       if (auto x = dq_input(g, n.input(0)); x && !constant_of(g, x->data)) {

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "core/int8_ops.h"
 #include "io/output_file.h"
 
 namespace octet::loader {
@@ -180,7 +181,7 @@ int64_t opset_for(const Node& n, int64_t onnx_opset) { return n.domain.empty() ?
 
 // The attributes octet's passes add for the engine, meaningless to anyone else.
 void reject_internal_attributes(const Node& n) {
-  for (const char* attr : {"fused_act", "fused_act_params", "range_output"})
+  for (const char* attr : {"fused_act", "fused_act_params", "range_output", int8::kZeroCodeAttr})
     if (n.attrs.has(attr))
       throw Error(ir::Graph::describe(n) + " carries octet's internal attribute '" + attr +
                   "' (added by octet's fusion passes), which ONNX cannot express; "

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/int8_ops.h"
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "kernels/kernel_id.h"
@@ -103,7 +104,8 @@ OpImpl size_op() {
 // ---- Trilu ----
 //
 // The upper (j - i >= k) or lower (j - i <= k) triangle of each matrix of the last two axes,
-// zeros elsewhere (zero bytes are zero in every element type).
+// zeros elsewhere (zero bytes are zero in every element type; between Q/DQ pairs fused away, on
+// the codes, the zero point's code: int8::kZeroCodeAttr).
 
 int64_t trilu_k(const OpContext& c) {
   if (!c.has(1)) return 0;
@@ -131,6 +133,7 @@ OpImpl trilu_op() {
     const int64_t mats = rows > 0 && cols > 0 ? c.info(0).count() / (rows * cols) : 0;
     const bool upper = c.node.attrs.i("upper", 1) != 0;
     const size_t elem = ir::dtype_size(c.info(0).dtype);
+    const int zero = int(uint8_t(c.node.attrs.i(int8::kZeroCodeAttr, 0)));  // a byte: elem is 1 when set
     auto x = static_cast<const std::byte*>(in[0]);
     auto y = static_cast<std::byte*>(out[0]);
     c.report_kernel(kernels::portable_kernel("trilu_copy_runs"));
@@ -141,9 +144,9 @@ OpImpl trilu_op() {
           const int64_t lo = upper ? std::clamp<int64_t>(i + k, 0, cols) : 0;
           const int64_t hi = upper ? cols : std::clamp<int64_t>(i + k + 1, 0, cols);
           const size_t row = size_t((m * rows + i) * cols) * elem;
-          std::memset(y + row, 0, size_t(lo) * elem);
+          std::memset(y + row, zero, size_t(lo) * elem);
           std::memcpy(y + row + size_t(lo) * elem, x + row + size_t(lo) * elem, size_t(hi - lo) * elem);
-          std::memset(y + row + size_t(hi) * elem, 0, size_t(cols - hi) * elem);
+          std::memset(y + row + size_t(hi) * elem, zero, size_t(cols - hi) * elem);
         }
     };
   };

@@ -9,6 +9,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/index_ops.h"
+#include "engine/ops/topk_heap.h"
 #include "kernels/kernel_id.h"
 
 namespace octet {
@@ -23,6 +24,14 @@ using ops::index_at;
 // values by lower index first: ONNX Runtime's order. k is input 1 (the importer moves opset 1's
 // attribute there). sorted=0 is refused at import: ONNX leaves that order unspecified and
 // ORT's depends on its selection algorithm.
+//
+// NaN compares neither above nor below nor equal to anything, so with a NaN in a row the
+// order "value, then index" is no order at all and the answer is whatever a selection leaves:
+// ORT's picks a NaN or not, and places it, by the comparisons its own steps make. So octet
+// takes ORT's steps (ORT 1.30, probed): k = 1 a scan that keeps the first value no later one
+// beats (a NaN first stays, a NaN later never enters); k < 4 or log2 k / log2 len < 0.725 a
+// binary heap of k indices (engine/ops/topk_heap.h); otherwise std::nth_element then std::sort
+// with the same comparison. -0 and +0 are equal: by index, as any tie.
 
 int64_t topk_k(const OpContext& c, int64_t len) {
   const ir::TensorData& kt = c.constant(1, "K");
@@ -60,12 +69,12 @@ void topk_rows(const T* x, T* values, int64_t* indices, int64_t rows, int64_t le
       auto before = [v, largest](int64_t a, int64_t b) {
         return largest ? v[a] > v[b] || (v[a] == v[b] && a < b) : v[a] < v[b] || (v[a] == v[b] && a < b);
       };
-      // The order is total (value, then index), so either selection gives ORT's answer. A heap of
-      // the k best (partial_sort, O(len log k)) wins while k is small against len; a quickselect
+      // A heap of the k best (O(len log k)) wins while k is small against len; a quickselect
       // then a sort of the k beyond (8400 scores: 21 against 25 us at k = 100, 89 against 41 at
-      // k = 1000, bench/index_ops_bench.cc). The switch is ORT's.
+      // k = 1000, bench/index_ops_bench.cc). The switch is ORT's, and so is each (see above).
       if (heap) {
-        std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+        auto better = [v, largest](int64_t a, int64_t b) { return largest ? v[a] > v[b] : v[a] < v[b]; };
+        ops::topk_heap_select(len, k, order.data(), order.data(), before, better);
       } else {
         std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), before);
         std::sort(order.begin(), order.begin() + k, before);

@@ -1,5 +1,6 @@
 // Softmax, LogSoftmax, ArgMax / ArgMin, ReduceMean / ReduceSum / ReduceMin / ReduceMax, Round and
 // Pad (FP32; Pad any element type). Min / Max are in compare_ops.cc with Sum / Mean.
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -197,10 +198,16 @@ OpImpl reduce_op(kernels::StridedReduceKind kind, bool mean) {
   OpImpl op;
   op.want_layout = any_layout;
   op.infer = infer_reduce;
-  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+  // A sum in Eigen's packet order (a spatial mean, rows of trailing axes) starts each row's
+  // packets at ORT's 16-byte boundaries, counted from the first image: an image run alone keeps
+  // them only when an image holds a multiple of 4 floats.
+  op.batch_use = [kind](const OpContext& c, const std::vector<TensorInfo>&) {
     const Reduction r = reduction(c);
+    const ir::Dims& d = c.info(0).dims;
+    const bool leads_kept = kind != kernels::StridedReduceKind::sum || d.empty() || d[0] == 0 ||
+                            (c.info(0).count() / d[0]) % 4 == 0;
     return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
-                                      (r.identity || !r.reduced.at(0)));
+                                      (r.identity || !r.reduced.at(0)) && leads_kept);
   };
   op.build = [kind, mean](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     auto r = reduction(c);
@@ -333,12 +340,27 @@ PadSpec pad_spec(const OpContext& c) {
     if (c.in_const.size() > 2 && c.in_const[2]) std::memcpy(&p.value, c.in_const[2]->bytes.data(), ir::dtype_size(t));
     else p.runtime_value = true;
   }
+  // Negative pads crop first, the positive ones then pad what is left, as ONNX Runtime 1.30 does:
+  // it refuses to edge- or reflect-pad an input that the crops leave empty along any axis (even
+  // an unpadded one), and a reflect pad longer than the axis after its crop, less one. Within
+  // those bounds mirroring about the cropped axis reads what mirroring about the whole one does,
+  // so the kernels index the uncropped input. An input empty from the start is refused only
+  // when its empty axis is padded (nothing is read, so no reflect is too long).
+  const bool empty_input = std::find(d.begin(), d.end(), 0) != d.end();
   for (size_t i = 0; i < rank; ++i) {
     int64_t e = d[i] + p.begin[i] + p.end[i];
     if (e < 0) c.fail("pads crop dimension " + std::to_string(i) + " below zero");
-    if (p.mode == kernels::PadMode::reflect && (p.begin[i] >= d[i] || p.end[i] >= d[i]) && (p.begin[i] > 0 || p.end[i] > 0))
-      c.fail("reflect pads must be smaller than the dimension they pad");
-    if (p.mode == kernels::PadMode::edge && d[i] == 0 && e > 0) c.fail("edge-padding an empty dimension");
+    const int64_t kept = d[i] + std::min<int64_t>(p.begin[i], 0) + std::min<int64_t>(p.end[i], 0);
+    const std::string mode_name = p.mode == kernels::PadMode::reflect ? "reflect" : "edge";
+    if (p.mode != kernels::PadMode::constant) {
+      if (empty_input && d[i] == 0 && e > 0) c.fail(mode_name + "-padding an empty dimension");
+      if (!empty_input && kept <= 0)
+        c.fail(mode_name + " mode with dimension " + std::to_string(i) + " cropped to nothing");
+    }
+    if (p.mode == kernels::PadMode::reflect && !empty_input && std::max(p.begin[i], p.end[i]) >= kept &&
+        (p.begin[i] > 0 || p.end[i] > 0))
+      c.fail("reflect pads must be smaller than the dimension they pad (" + std::to_string(kept) +
+             (kept < d[i] ? " after cropping" : "") + ")");
     p.out.push_back(e);
   }
   return p;

@@ -111,8 +111,16 @@ TEST(BatchUse, ReduceMeanMixesOverTheBatchAxisOrAllAxes) {
   });
   check("ReduceMean over all axes", {2, 1, 1}, false,
         [](OnnxBuilder& b, const std::string& x) { return b.node("ReduceMean", {x}, {{"keepdims", 1}}); });
-  check("ReduceMean axes [1, 2, 3]", {2, 3, 1}, true, [](OnnxBuilder& b, const std::string& x) {
+  check("ReduceMean axes [1, 2, 3]", {4, 3, 1}, true, [](OnnxBuilder& b, const std::string& x) {
     return b.node("ReduceMean", {x}, {{"axes", {1, -2, 3}}, {"keepdims", 0}});
+  });
+  // Eigen's packets start at 16-byte boundaries counted from the first image: an image of 6
+  // floats run alone would start its packets elsewhere (ORT's bits only over the whole batch).
+  check("ReduceMean axes [1, 2, 3] of 6 floats", {2, 3, 1}, false, [](OnnxBuilder& b, const std::string& x) {
+    return b.node("ReduceMean", {x}, {{"axes", {1, -2, 3}}, {"keepdims", 0}});
+  });
+  check("ReduceMax axes [1, 2, 3] of 6 floats", {2, 3, 1}, true, [](OnnxBuilder& b, const std::string& x) {
+    return b.node("ReduceMax", {x}, {{"axes", {1, -2, 3}}, {"keepdims", 0}});
   });
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/int8_ops.h"
 #include "engine/passes.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"
@@ -677,6 +678,19 @@ TEST(OnnxWriterOrt, QuantizedGraphWithContribNodeRuns) {
 
 // ---------------------------------------------------------------------------------------------
 // Errors
+
+// A Trilu that runs on the codes carries its zero point's code for the engine: no ONNX form.
+TEST(OnnxWriterErrors, TriluOnTheCodesIsNotWritten) {
+  ir::Graph g = single_node(14, "Trilu");
+  EXPECT_NO_THROW(save_onnx_bytes(g));
+  g.nodes[0].attrs.set(int8::kZeroCodeAttr, int64_t{128});
+  try {
+    save_onnx_bytes(g);
+    FAIL() << "a Trilu on the codes was written";
+  } catch (const ir::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(int8::kZeroCodeAttr), std::string::npos) << e.what();
+  }
+}
 
 TEST(OnnxWriterErrors, FusedActivationNamesTheNode) {
   ir::Graph g = load_onnx((source_dir() / "models" / "resnet8.onnx").string());

@@ -110,11 +110,30 @@ void expect_ort_bytes_at_every_level(const testing::OnnxBuilder& b, const std::s
       for (size_t k = 0; k < mine.size(); ++k) {
         const std::string& out = session.outputs()[k].name;
         const npy::Array& ref = theirs.at(out);
+        EXPECT_EQ(mine[k].dims, ref.shape) << name << " output " << out;
         ASSERT_EQ(mine[k].bytes.size(), ref.data.size()) << out;
         EXPECT_EQ(differing_bytes(mine[k], ref), 0)
             << name << " output " << out << " at " << kernels::isa_name(isa) << ", " << threads << " threads";
       }
     }
+}
+
+void expect_no_scalar_step_at_simd_levels(const testing::OnnxBuilder& b, const std::string& name,
+                                          const std::vector<ir::Dims>& input_dims, const std::set<std::string>& ops) {
+  ScratchDir dir;
+  const std::string path = (dir.path() / (name + ".onnx")).string();
+  b.save(path);
+  for (kernels::Isa isa : kernels::runnable_isas()) {
+    if (isa == kernels::Isa::scalar) continue;
+    SessionOptions o;
+    o.isa = isa;
+    Session session = Session::load(path, o);
+    for (const PlanStep& s : session.plan_for(input_dims).steps()) {
+      if (!ops.empty() && !ops.count(s.op)) continue;
+      EXPECT_FALSE(s.scalar()) << name << ": " << s.node << " runs " << s.kernel << " (" << s.fallback << ") at "
+                               << kernels::isa_name(isa);
+    }
+  }
 }
 
 namespace {

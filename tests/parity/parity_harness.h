@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,10 +60,15 @@ const std::vector<Line>& reported();
 int64_t differing_bytes(const ir::TensorData& mine, const npy::Array& theirs);
 
 // The model `b` writes, run on `in` (by input name) once by ONNX Runtime and by octet at every
-// runnable level on 1 and 2 threads: every output must be ORT's byte for byte (failures name
-// the model `name`, the output, the level and the thread count).
+// runnable level on 1 and 2 threads: every output must have ORT's shape and be ORT's byte for
+// byte (failures name the model `name`, the output, the level and the thread count).
 void expect_ort_bytes_at_every_level(const testing::OnnxBuilder& b, const std::string& name,
                                      const std::map<std::string, ir::TensorData>& in);
+
+// The model `b` writes, planned for `input_dims` at every runnable SIMD level: no step (of the
+// ops named in `ops`; empty: every step) runs a scalar reference kernel.
+void expect_no_scalar_step_at_simd_levels(const testing::OnnxBuilder& b, const std::string& name,
+                                          const std::vector<ir::Dims>& input_dims, const std::set<std::string>& ops = {});
 
 // Random-normal float inputs for `input_dims` (-1 extents become `batch`), seeded.
 std::vector<ir::TensorData> random_inputs(const std::vector<ir::Dims>& input_dims, int64_t batch, uint32_t seed);

@@ -90,8 +90,11 @@ void expect_parity(const OnnxBuilder& model, const std::string& name, const ir::
       compare(mine[i], theirs.at(out), name + ", output " + out + " at " + kernels::isa_name(isa), after_conv, abs_floor, worst);
     }
     if (isa == kernels::Isa::scalar) continue;
-    for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{dims}).steps())
-      if (kOps.count(s.op)) EXPECT_FALSE(s.scalar()) << name << ": " << s.node << " runs " << s.kernel;
+    for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{dims}).steps()) {
+      if (kOps.count(s.op)) {
+        EXPECT_FALSE(s.scalar()) << name << ": " << s.node << " runs " << s.kernel;
+      }
+    }
   }
   std::printf("%s: max relative difference to ORT %.2e\n", name.c_str(), worst.rel);
 }
@@ -149,7 +152,9 @@ TEST(ActSoftmaxParity, DflHeadAndChannelsOfAConvOutput) {
     b.save(path);
     Session session = Session::load(path);
     for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{{2, 8, 9, 11}}).steps()) {
-      if (s.op == op) EXPECT_NE(s.kernel.find("(rows)"), std::string::npos) << s.kernel;
+      if (s.op == op) {
+        EXPECT_NE(s.kernel.find("(rows)"), std::string::npos) << s.kernel;
+      }
       EXPECT_FALSE(s.node.starts_with("relayout /Conv")) << s.node;
     }
   }
@@ -194,8 +199,11 @@ TEST(ActSoftmaxParity, ParametricActivations) {
         b.save(path);
         Session session = Session::load(path);
         for (const auto& n : session.graph().nodes) EXPECT_NE(n.op, "LeakyRelu") << n.name;
-        for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{{2, 13, 7, 9}}).steps())
-          if (s.op == "Conv" && !s.scalar()) EXPECT_NE(s.kernel.find("f32_leaky_relu__"), std::string::npos) << s.kernel;
+        for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{{2, 13, 7, 9}}).steps()) {
+          if (s.op == "Conv" && !s.scalar()) {
+            EXPECT_NE(s.kernel.find("f32_leaky_relu__"), std::string::npos) << s.kernel;
+          }
+        }
       }
     }
   }

@@ -71,8 +71,11 @@ TEST(ActivationListParity, EveryRowAgreesWithOrtAtEveryLevel) {
         if (std::fabs(ort[i]) > 1e-30) worst = std::max(worst, diff / std::fabs(ort[i]));
       }
       if (isa == kernels::Isa::scalar) continue;
-      for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{dims}).steps())
-        if (s.op == row.op) EXPECT_EQ(s.kernel.rfind(std::string(row.kernel) + "__", 0), 0u) << s.kernel;
+      for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{dims}).steps()) {
+        if (s.op == row.op) {
+          EXPECT_EQ(s.kernel.rfind(std::string(row.kernel) + "__", 0), 0u) << s.kernel;
+        }
+      }
     }
     std::printf("%s: max relative difference to ORT %.2e\n", row.op, worst);
   }

@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "engine/session.h"
-#include "kernels/isa.h"
 #include "tests/parity/parity_fixture.h"
 #include "io/tensor_io.h"
 
@@ -20,23 +19,9 @@ using testing::OnnxBuilder;
 // Runs `model` in octet at every level this CPU has and in ORT; every output must be
 // bit-identical.
 void expect_identical_at_every_level(const OnnxBuilder& model, const std::string& name, const ir::Dims& dims) {
-  ScratchDir dir;
-  const std::string path = (dir.path() / (name + ".onnx")).string();
-  model.save(path);
-  const auto inputs = random_inputs({dims}, dims[0], 7);
+  auto inputs = random_inputs({dims}, dims[0], 7);
   for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 3.0f;
-  const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
-  for (kernels::Isa isa : kernels::runnable_isas()) {
-    SessionOptions o;
-    o.isa = isa;
-    Session session = Session::load(path, o);
-    const auto mine = session.run(inputs);
-    for (size_t i = 0; i < mine.size(); ++i) {
-      const std::string& out = session.outputs()[i].name;
-      EXPECT_EQ(differing_bytes(mine[i], theirs.at(out)), 0)
-          << name << ", output " << out << " at " << kernels::isa_name(isa) << " (" << mine[i].count() << " values)";
-    }
-  }
+  expect_ort_bytes_at_every_level(model, name, {{"x", inputs[0]}});
 }
 
 std::string batchnorm(OnnxBuilder& b, const std::string& x, int64_t c) {

@@ -118,27 +118,9 @@ TEST(Conv3dParity, Int8IsBitIdenticalToOrt) {
   b.output(qdq(b, b.node("AveragePool", {depthwise}, {{"kernel_shape", {2, 2, 2}}, {"strides", {1, 2, 2}}}), act));
   b.output(testing::dynamic_conv(b, x, {12, 8, 3, 1, 1}, {{"pads", {1, 0, 0, 1, 0, 0}}}, true));
 
-  ScratchDir dir;
-  const std::string path = (dir.path() / "conv3d_int8.onnx").string();
-  b.save(path);
   const ir::Dims dims{2, 8, 4, 10, 10};
-  const auto inputs = random_inputs({dims}, dims[0], 11);
-  const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
-  for (kernels::Isa isa : kernels::runnable_isas()) {
-    SessionOptions o;
-    o.isa = isa;
-    Session session = Session::load(path, o);
-    const auto mine = session.run(inputs);
-    for (size_t i = 0; i < mine.size(); ++i) {
-      const std::string& out = session.outputs()[i].name;
-      EXPECT_EQ(differing_bytes(mine[i], theirs.at(out)), 0)
-          << "output " << out << " at " << kernels::isa_name(isa) << " (" << mine[i].count() << " values)";
-    }
-    if (isa == kernels::Isa::scalar) continue;
-    for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
-      EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " (" << step.fallback << ") at "
-                                  << kernels::isa_name(isa);
-  }
+  expect_ort_bytes_at_every_level(b, "conv3d_int8", {{"x", random_inputs({dims}, dims[0], 11)[0]}});
+  expect_no_scalar_step_at_simd_levels(b, "conv3d_int8", {{1, 8, 4, 10, 10}});
 }
 
 }  // namespace conv3d_parity

@@ -90,27 +90,9 @@ TEST(Deconv3dParity, QdqIsBitIdenticalToOrt) {
   b.output(qdeconv(up1, relu_out, 12, {8, {3, 3, 3}, {1, 1, 1}, one, {}, 4}, false));
   b.output(qdeconv(up1, relu_out, 12, {12, {2, 2, 2}, {2, 2, 2}, none, {}, 12}, false));
 
-  ScratchDir dir;
-  const std::string path = (dir.path() / "deconv3d_qdq.onnx").string();
-  b.save(path);
   const ir::Dims dims{2, 8, 2, 5, 5};
-  const auto inputs = random_inputs({dims}, dims[0], 17);
-  const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
-  for (kernels::Isa isa : kernels::runnable_isas()) {
-    SessionOptions o;
-    o.isa = isa;
-    Session session = Session::load(path, o);
-    const auto mine = session.run(inputs);
-    for (size_t i = 0; i < mine.size(); ++i) {
-      const std::string& out = session.outputs()[i].name;
-      EXPECT_EQ(differing_bytes(mine[i], theirs.at(out)), 0)
-          << "output " << out << " at " << kernels::isa_name(isa) << " (" << mine[i].count() << " values)";
-    }
-    if (isa == kernels::Isa::scalar) continue;
-    for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
-      EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " (" << step.fallback << ") at "
-                                  << kernels::isa_name(isa);
-  }
+  expect_ort_bytes_at_every_level(b, "deconv3d_qdq", {{"x", random_inputs({dims}, dims[0], 17)[0]}});
+  expect_no_scalar_step_at_simd_levels(b, "deconv3d_qdq", {{1, 8, 2, 5, 5}});
 }
 
 }  // namespace deconv3d_parity

@@ -9,10 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/session.h"
-#include "kernels/isa.h"
 #include "tests/parity/parity_fixture.h"
-#include "io/tensor_io.h"
 
 namespace octet::parity {
 namespace gap_order_parity {
@@ -22,27 +19,14 @@ using testing::OnnxBuilder;
 // Runs the model in ORT and in octet at every level on `inputs` (named x0, x1, ...) and
 // expects every output byte for byte; no pooling step runs a scalar reference at a SIMD level.
 void expect_identical(const OnnxBuilder& b, const std::string& name, const std::vector<ir::TensorData>& inputs) {
-  ScratchDir dir;
-  const std::string path = (dir.path() / (name + ".onnx")).string();
-  b.save(path);
-  std::map<std::string, npy::Array> feeds;
-  for (size_t i = 0; i < inputs.size(); ++i) feeds["x" + std::to_string(i)] = to_npy(inputs[i]);
-  const auto theirs = testing::run_ort(path, feeds);
-  for (kernels::Isa isa : kernels::runnable_isas()) {
-    SessionOptions o;
-    o.isa = isa;
-    Session session = Session::load(path, o);
-    const auto mine = session.run(inputs);
-    for (size_t k = 0; k < mine.size(); ++k) {
-      const std::string& out = session.outputs()[k].name;
-      EXPECT_EQ(differing_bytes(mine[k], theirs.at(out)), 0)
-          << name << " output " << out << " at " << kernels::isa_name(isa) << " (" << mine[k].count() << " values)";
-    }
-    if (isa == kernels::Isa::scalar) continue;
-    for (const PlanStep& s : session.plan_for(inputs).steps())
-      if (s.op == "GlobalAveragePool" || s.op == "AveragePool" || s.op == "ReduceMean" || s.op == "ReduceSum")
-        EXPECT_FALSE(s.scalar()) << name << ": " << s.node << " runs " << s.kernel << " at " << kernels::isa_name(isa);
+  std::map<std::string, ir::TensorData> feeds;
+  std::vector<ir::Dims> dims;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    feeds["x" + std::to_string(i)] = inputs[i];
+    dims.push_back(inputs[i].dims);
   }
+  expect_ort_bytes_at_every_level(b, name, feeds);
+  expect_no_scalar_step_at_simd_levels(b, name, dims, {"GlobalAveragePool", "AveragePool", "ReduceMean", "ReduceSum"});
 }
 
 ir::TensorData random_tensor(const ir::Dims& dims, uint32_t seed, float scale) {

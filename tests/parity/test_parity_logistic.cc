@@ -8,10 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/session.h"
-#include "kernels/isa.h"
 #include "tests/parity/parity_fixture.h"
-#include "io/tensor_io.h"
 
 namespace octet::parity {
 namespace logistic_parity {
@@ -30,21 +27,7 @@ ir::TensorData sweep(int64_t rows) {
 }
 
 void expect_identical(const OnnxBuilder& b, const std::string& name, const ir::TensorData& x) {
-  ScratchDir dir;
-  const std::string path = (dir.path() / (name + ".onnx")).string();
-  b.save(path);
-  const auto theirs = testing::run_ort(path, {{"x", to_npy(x)}});
-  for (kernels::Isa isa : kernels::runnable_isas()) {
-    SessionOptions o;
-    o.isa = isa;
-    Session session = Session::load(path, o);
-    const auto mine = session.run({x});
-    for (size_t k = 0; k < mine.size(); ++k) {
-      const npy::Array& ref = theirs.at(session.outputs()[k].name);
-      ASSERT_EQ(mine[k].bytes.size(), ref.data.size());
-      EXPECT_EQ(differing_bytes(mine[k], ref), 0) << name << " output " << session.outputs()[k].name << " at " << kernels::isa_name(isa);
-    }
-  }
+  expect_ort_bytes_at_every_level(b, name, {{"x", x}});
 }
 
 TEST(LogisticParity, SigmoidAndSiluAreOrtsBitForBit) {

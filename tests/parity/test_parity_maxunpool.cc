@@ -3,9 +3,6 @@
 // encoder-decoder (Conv -> MaxPool with Indices -> Conv -> MaxUnpool -> Conv) at batch 1 and 5.
 #include <gtest/gtest.h>
 
-#include "engine/session.h"
-#include "io/tensor_io.h"
-#include "kernels/isa.h"
 #include "tests/parity/parity_fixture.h"
 
 namespace octet::parity {
@@ -23,20 +20,8 @@ TEST(MaxPoolIndicesParity, IndicesAreOrtsAtEveryLevel) {
                             {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 0, 1, 1}}, {"storage_order", order}});
     b.output(out[0]);
     b.output(out[1], ElemType::s64);
-    ScratchDir dir;
-    const std::string path = (dir.path() / "maxpool_indices.onnx").string();
-    b.save(path);
-    const auto inputs = random_inputs({dims}, dims[0], 3);
-    const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
-    for (kernels::Isa isa : kernels::runnable_isas()) {
-      SessionOptions o;
-      o.isa = isa;
-      Session session = Session::load(path, o);
-      const auto mine = session.run(inputs);
-      for (size_t i = 0; i < mine.size(); ++i)
-        EXPECT_EQ(differing_bytes(mine[i], theirs.at(session.outputs()[i].name)), 0)
-            << "output " << i << ", storage_order " << order << " at " << kernels::isa_name(isa);
-    }
+    expect_ort_bytes_at_every_level(b, "maxpool_indices_storage_order" + std::to_string(order),
+                                    {{"x", random_inputs({dims}, dims[0], 3)[0]}});
   }
 }
 

@@ -81,26 +81,10 @@ void expect_identical(const Case& c) {
       b.output(b.node("QuantizeLinear", {resize_node(b, c, dq), scale, zp}), c.type);
     }
   }
-  ScratchDir dir;
-  const std::string path = (dir.path() / (c.name + ".onnx")).string();
-  b.save(path);
   auto inputs = random_inputs({c.dims}, c.dims[0], 11);
   for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 2.0f;
-  const auto theirs = testing::run_ort(path, {{"x", to_npy(inputs[0])}});
-  for (kernels::Isa isa : kernels::runnable_isas()) {
-    SessionOptions o;
-    o.isa = isa;
-    Session session = Session::load(path, o);
-    const auto mine = session.run(inputs);
-    const npy::Array& ref = theirs.at(session.outputs()[0].name);
-    ASSERT_EQ(mine[0].bytes.size(), ref.data.size()) << "output size at " << kernels::isa_name(isa);
-    EXPECT_EQ(differing_bytes(mine[0], ref), 0) << "bytes differ at " << kernels::isa_name(isa);
-    if (c.expect_simd && isa != kernels::Isa::scalar) {
-      for (const PlanStep& step : session.plan_for(session.input_dims_at(c.dims[0])).steps()) {
-        EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " at " << kernels::isa_name(isa);
-      }
-    }
-  }
+  expect_ort_bytes_at_every_level(b, c.name, {{"x", inputs[0]}});
+  if (c.expect_simd) expect_no_scalar_step_at_simd_levels(b, c.name, {c.dims});
 }
 
 std::vector<Case> nearest_cases() {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/int8_ops.h"
 #include "engine/passes.h"
 
 namespace octet {
@@ -280,6 +281,56 @@ TEST(FuseQdq, GatherElementsGatherNdTileRunOnIntegers) {
     const auto ops_left = ops(q.g);
     EXPECT_EQ(std::count(ops_left.begin(), ops_left.end(), "DequantizeLinear"), 1) << op;
     EXPECT_EQ(only(q.g, op).inputs[0], "x_q") << op;
+  }
+}
+
+// Trilu copies codes and writes zeros: between equal parameters it runs on the codes, its zeros
+// the zero point's code.
+TEST(FuseQdq, TriluRunsOnIntegersWithTheZeroPointForZeros) {
+  for (float out_scale : {0.05f, 0.06f}) {
+    QdqGraph q;
+    q.g.values["x"].dims = ir::Dims{1, 4, 6, 6};
+    auto a = q.qdq("x", 0.05f, DType::s8, -3);
+    q.g.outputs = {q.qdq(q.node("Trilu", {a}, "tri"), out_scale, DType::s8, -3)};
+    passes::optimize(q.g);
+    const ir::Node& t = only(q.g, "Trilu");
+    EXPECT_EQ(t.inputs[0], out_scale == 0.05f ? "x_q" : "x_dq");
+    if (out_scale == 0.05f) EXPECT_EQ(t.attrs.i(int8::kZeroCodeAttr), -3);
+    else EXPECT_FALSE(t.attrs.has(int8::kZeroCodeAttr));
+  }
+}
+
+// ScatterND and ScatterElements move codes (replace) or pick them (max, min) when data, updates
+// and output share their parameters; add and mul compute, and updates at other parameters would
+// need requantizing: those stay in float.
+TEST(FuseQdq, ScattersRunOnIntegersOnlyWhenTheyMoveCodesAtEqualParameters) {
+  struct Case {
+    const char* op;
+    const char* reduction;
+    float updates_scale;
+    bool on_codes;
+  };
+  for (const Case& c : {Case{"ScatterND", "none", 0.05f, true}, Case{"ScatterND", "max", 0.05f, true},
+                        Case{"ScatterND", "min", 0.05f, true}, Case{"ScatterND", "add", 0.05f, false},
+                        Case{"ScatterND", "mul", 0.05f, false}, Case{"ScatterND", "none", 0.1f, false},
+                        Case{"ScatterElements", "none", 0.05f, true}, Case{"ScatterElements", "add", 0.05f, false}}) {
+    QdqGraph q;
+    q.g.values["x"].dims = ir::Dims{1, 4, 6, 6};
+    q.g.inputs.push_back("u");
+    const bool nd = std::string(c.op) == "ScatterND";
+    q.g.values["u"] = ir::Value{"u", DType::f32, nd ? ir::Dims{2, 4, 6, 6} : ir::Dims{1, 2, 6, 6}, std::nullopt};
+    auto a = q.qdq("x", 0.05f, DType::u8, 128);
+    auto u = q.qdq("u", c.updates_scale, DType::u8, 128);
+    auto idx = nd ? q.constant("idx", TensorData::s64({2, 1}, std::vector<int64_t>{0, 0}))
+                  : q.constant("idx", TensorData::s64({1, 2, 6, 6}, std::vector<int64_t>(72, 1)));
+    ir::Attrs attrs;
+    attrs.set("reduction", std::string(c.reduction));
+    if (!nd) attrs.set("axis", int64_t{1});
+    q.g.outputs = {q.qdq(q.node(c.op, {a, idx, u}, "scattered", attrs), 0.05f, DType::u8, 128)};
+    passes::optimize(q.g);
+    const ir::Node& s = only(q.g, c.op);
+    EXPECT_EQ(s.inputs[0], c.on_codes ? "x_q" : "x_dq") << c.op << " " << c.reduction << " " << c.updates_scale;
+    EXPECT_EQ(s.inputs[2], c.on_codes ? "u_q" : "u_dq") << c.op << " " << c.reduction << " " << c.updates_scale;
   }
 }
 

@@ -165,8 +165,9 @@ TEST(EltwiseDriver, PReluEveryFormEveryIsaEqualsTheRef) {
     for (const Form& f : forms) {
       const int64_t* dims = f.a[3] == 1 && f.a[2] == w ? dims_nchw : dims_nhwc;
       const F32Binary prelu(BinaryOp::prelu, 4, dims, f.a, f.b, isa);
-      if (isa != Isa::scalar && f.fast_expected)
+      if (isa != Isa::scalar && f.fast_expected) {
         EXPECT_EQ(prelu.kernel_name().find("__ref"), std::string::npos) << f.what << ": " << prelu.kernel_name();
+      }
       std::vector<float> want(x.size()), got(x.size());
       f32_binary_strided__ref(BinaryOp::prelu, 4, dims, x.data(), f.a, slope.data(), f.b, Activation{}, want.data());
       prelu.run(x.data(), slope.data(), got.data(), pool.get());
@@ -289,7 +290,9 @@ TEST(EltwiseDriver, SoftmaxDriverEveryIsaAndThreads) {
     for (bool log : {false, true}) {
       for (const Shape& s : shapes) {
         const F32Softmax sm(log, s.outer, s.len, s.inner, isa);
-        if (isa != Isa::scalar) EXPECT_EQ(sm.kernel_name().find("__ref"), std::string::npos) << sm.kernel_name();
+        if (isa != Isa::scalar) {
+          EXPECT_EQ(sm.kernel_name().find("__ref"), std::string::npos) << sm.kernel_name();
+        }
         std::vector<float> x(size_t(s.outer * s.len * s.inner)), want(x.size()), got(x.size());
         fill_logits(rng, x, 0);
         (log ? f32_logsoftmax__ref : f32_softmax__ref)(s.outer, s.len, s.inner, x.data(), want.data());

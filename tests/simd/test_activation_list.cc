@@ -93,8 +93,9 @@ TEST(ActivationList, TheUnaryDriverRunsEveryRowOnASimdKernelInPlace) {
     for (const ActivationRow& row : kActivationRows) {
       const Activation act = defaults(row);
       const F32Unary unary(row.kind, isa);
-      if (isa != Isa::scalar)
+      if (isa != Isa::scalar) {
         EXPECT_EQ(unary.kernel_name().rfind(std::string(row.kernel) + "__", 0), 0u) << unary.kernel_name();
+      }
       const size_t n = 1000 + rng() % 100;
       std::vector<float> x(n), want(n);
       testing::fill_uniform(rng, x);

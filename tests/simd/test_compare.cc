@@ -65,7 +65,9 @@ TEST(F32CompareUkernel, EqualsTheReferenceAtEveryLengthAndBroadcast) {
           ++cases;
         }
   // Both answers are common (on a CPU whose levels a lesser CPU's run tested, none ran here).
-  if (cases > 0) EXPECT_GT(trues, cases);
+  if (cases > 0) {
+    EXPECT_GT(trues, cases);
+  }
   ::testing::Test::RecordProperty("cases", cases);
 }
 

@@ -1090,7 +1090,9 @@ TEST(F32BinaryDriver, SingleElementOperandOnTheMicrokernels) {
           std::vector<float> expected(size_t(2 * n)), y(size_t(2 * n) + 1, -7.0f);
           f32_binary_strided__ref(op, 3, dims, a, as, b, bs, Activation{}, expected.data());
           const F32Binary driver(op, 3, dims, as, bs, isa);
-          if (isa != Isa::scalar) EXPECT_EQ(driver.kernel_name().find("__ref"), std::string::npos) << driver.kernel_name();
+          if (isa != Isa::scalar) {
+            EXPECT_EQ(driver.kernel_name().find("__ref"), std::string::npos) << driver.kernel_name();
+          }
           driver.run(a, b, y.data(), n > 4000 ? pool.get() : nullptr);
           EXPECT_EQ(y.back(), -7.0f) << "wrote past the output";
           for (size_t j = 0; j + 1 < y.size(); ++j)

@@ -331,7 +331,9 @@ TEST(Q8Conv, IsaChoiceDownToThePortableRow) {
     // Every level runs a row, the portable one at scalar: one driver path everywhere.
     EXPECT_LE(conv.kernel().isa, isa) << conv.kernel_name();
     EXPECT_EQ(conv.kernel_id().scalar, isa == Isa::scalar) << conv.kernel_name();
-    if (isa == Isa::scalar) EXPECT_TRUE(conv.kernel_name().ends_with("__scalar")) << conv.kernel_name();
+    if (isa == Isa::scalar) {
+      EXPECT_TRUE(conv.kernel_name().ends_with("__scalar")) << conv.kernel_name();
+    }
     std::printf("Isa %s -> %s\n", isa_name(isa), conv.kernel_name().c_str());
     conv.bind(x.data());
     std::vector<uint8_t> y(expected.size());

@@ -283,7 +283,9 @@ TEST(Q8Gemm, IsaChoiceDownToThePortableRow) {
     // Every level runs a row, the portable one at scalar: one driver path everywhere.
     EXPECT_LE(gemm.kernel().isa, isa) << gemm.kernel_name();
     EXPECT_EQ(gemm.kernel_id().scalar, isa == Isa::scalar) << gemm.kernel_name();
-    if (isa == Isa::scalar) EXPECT_TRUE(gemm.kernel_name().ends_with("__scalar")) << gemm.kernel_name();
+    if (isa == Isa::scalar) {
+      EXPECT_TRUE(gemm.kernel_name().ends_with("__scalar")) << gemm.kernel_name();
+    }
     std::printf("Isa %s -> %s\n", isa_name(isa), gemm.kernel_name().c_str());
     std::vector<uint8_t> y(expected.size());
     gemm.run(m, a.data(), y.data(), nullptr);

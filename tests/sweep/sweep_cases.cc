@@ -32,6 +32,12 @@ std::string join(const Dims& d, const char* sep = "x") {
 std::string i64s(OnnxBuilder& b, const Dims& v) { return b.initializer_i64("", {int64_t(v.size())}, v); }
 std::string f32(OnnxBuilder& b, float v) { return b.initializer("", TensorValue::scalar_f32(v)); }
 
+// Round(a) / Round(b) of the sweep's inputs in [-2, 2]: NaN (0 / 0), +-inf, +-0 and few other
+// values, many equal: what a comparison-based order (TopK, Unique) cannot order.
+std::string nan_zeros_infs(OnnxBuilder& b, const Dims& d) {
+  return b.node("Div", {b.node("Round", {b.input("a", d)}), b.node("Round", {b.input("b", d)})});
+}
+
 const char* mode_name(Mode m) { return m == Mode::fp32 ? "fp32" : m == Mode::qdq ? "qdq" : "dynamic"; }
 const QParams kAct{1.0f / 64, 128, ElemType::u8};
 
@@ -942,6 +948,14 @@ void add_index_cases(Builder& s) {
     b.output(y[0], ElemType::s32);
     b.output(y[1], ElemType::s64);
   });
+  // NaN, +-0 and +-inf: k = 1 (the scan), 3 and 5 of 24 (ORT's heap), 12 of 24 (nth_element).
+  for (int64_t k : {1, 3, 5, 12})
+    for (int64_t largest : {1, 0})
+      s.add(Mode::fp32, "TopK", "nan_zeros_6x24_k" + std::to_string(k) + (largest ? "" : "_smallest"), [=](OnnxBuilder& b) {
+        auto y = b.node_multi("TopK", {nan_zeros_infs(b, {6, 24}), i64s(b, {k})}, 2, {{"largest", largest}});
+        b.output(y[0]);
+        b.output(y[1], ElemType::s64);
+      });
   s.add(Mode::fp32, "TopK", "opset9_k_attr_2x30_k4", [](OnnxBuilder& b) {
     auto y = b.node_multi("TopK", {b.input("x", {2, 30})}, 2, {{"k", int64_t(4)}});
     b.output(y[0]);
@@ -1208,6 +1222,20 @@ void add_value_shaped_cases(Builder& s) {
     auto scores = testing::qdq(b, b.node("Sigmoid", {b.input("scores", {1, 3, 40})}), {1.0f / 255, 0, ElemType::u8});
     b.output(b.node("NonMaxSuppression", {boxes, scores, i64s(b, {10}), f32(b, 0.45f), f32(b, 0.3f)}), ElemType::s64);
   });
+  // NaN, +-0 and +-inf: which key a NaN joins is the map's walk, as ORT's.
+  for (int64_t sorted : {1, 0}) {
+    const std::string order = sorted ? "" : "_unsorted";
+    s.add(Mode::fp32, "Unique", "nan_zeros_60" + order, [=](OnnxBuilder& b) {
+      auto y = b.node_multi("Unique", {nan_zeros_infs(b, {60})}, 4, {{"sorted", sorted}});
+      b.output(y[0]);
+      for (size_t i = 1; i < 4; ++i) b.output(y[i], ElemType::s64);
+    });
+    s.add(Mode::fp32, "Unique", "nan_zeros_30x2_axis0" + order, [=](OnnxBuilder& b) {
+      auto y = b.node_multi("Unique", {nan_zeros_infs(b, {30, 2})}, 4, {{"sorted", sorted}, {"axis", int64_t(0)}});
+      b.output(y[0]);
+      for (size_t i = 1; i < 4; ++i) b.output(y[i], ElemType::s64);
+    });
+  }
   // Only Y used, then planned on: the second stage reads the count.
   s.add(Mode::fp32, "Unique", "y_then_softmax_30", [](OnnxBuilder& b) {
     auto y = b.node("Unique", {few_values(b, b.input("x", {30}), 2.0f)});
@@ -1230,6 +1258,44 @@ void add_index_qdq_cases(Builder& s) {
   s.add(Mode::qdq, "Tile", "2x3x4_reps1.2.3", [](OnnxBuilder& b) {
     auto x = testing::qdq(b, b.input("x", {2, 3, 4}), kAct);
     b.output(testing::qdq(b, b.node("Tile", {x, i64s(b, {1, 2, 3})}), kAct));
+  });
+  // Trilu's zeros are the zero point's code (uint8 128, int8 -3).
+  for (const QParams& q : {kAct, QParams{1.0f / 32, -3, ElemType::s8}})
+    for (int64_t upper : {1, 0})
+      s.add(Mode::qdq, "Trilu", std::string(upper ? "upper" : "lower") + "_k1_2x4x5_" + type_name(q.type), [=](OnnxBuilder& b) {
+        auto x = testing::qdq(b, b.input("x", {2, 4, 5}), q);
+        b.output(testing::qdq(b, b.node("Trilu", {x, b.initializer("", TensorValue::scalar_s64(1))}, {{"upper", upper}}), q));
+      });
+  // ScatterND with data and updates at the output's parameters: replacing, max and min move or
+  // pick codes; add and mul (and updates at other parameters) stay in float between DQ and Q.
+  for (const char* red : {"none", "max", "min", "add"}) {
+    const std::string r = red;
+    s.add(Mode::qdq, "ScatterND", r + "_4x4x4_idx3x1", [=](OnnxBuilder& b) {
+      auto x = testing::qdq(b, b.input("x", {4, 4, 4}), kAct);
+      auto u = testing::qdq(b, b.input("u", {3, 4, 4}), kAct);
+      auto y = b.node("ScatterND", {x, b.initializer_i64("", {3, 1}, {1, -1, 1}), u}, {{"reduction", r}});
+      b.output(testing::qdq(b, y, kAct));
+    }, false, r == "none" ? 17 : 18);
+  }
+  s.add(Mode::qdq, "ScatterND", "none_2x5x6_idx4x2_s8", [](OnnxBuilder& b) {
+    const QParams q{1.0f / 32, -3, ElemType::s8};
+    auto x = testing::qdq(b, b.input("x", {2, 5, 6}), q);
+    auto u = testing::qdq(b, b.input("u", {4, 6}), q);
+    b.output(testing::qdq(b, b.node("ScatterND", {x, b.initializer_i64("", {4, 2}, {0, 1, 1, -1, 0, 1, 1, 0}), u}), q));
+  });
+  for (const char* red : {"none", "max"}) {
+    const std::string r = red;
+    s.add(Mode::qdq, "ScatterElements", r + "_3x5_idx2x4_axis1", [=](OnnxBuilder& b) {
+      auto x = testing::qdq(b, b.input("x", {3, 5}), kAct);
+      auto u = testing::qdq(b, b.input("u", {2, 4}), kAct);
+      b.output(testing::qdq(b, b.node("ScatterElements", {x, b.initializer_i64("", {2, 4}, some_indices(8, 5)), u},
+                                      {{"axis", int64_t(1)}, {"reduction", r}}), kAct));
+    }, false, r == "none" ? 16 : 18);
+  }
+  s.add(Mode::qdq, "ScatterND", "none_4x4x4_updates_own_scale", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, b.input("x", {4, 4, 4}), kAct);
+    auto u = testing::qdq(b, b.input("u", {3, 4, 4}), QParams{1.0f / 32, 128, ElemType::u8});
+    b.output(testing::qdq(b, b.node("ScatterND", {x, b.initializer_i64("", {3, 1}, {1, -1, 1}), u}), kAct));
   });
 }
 
@@ -2121,6 +2187,13 @@ std::vector<Case> make() {
   for (const char* mode : {"constant", "reflect", "edge"})
     for (Dims pads : {Dims{0, 0, 1, 1, 0, 0, 1, 1}, Dims{0, 0, 2, 0, 0, 0, 0, 3}, Dims{0, 1, 0, 0, 0, 2, 0, 0}})
       s.add(Mode::fp32, "Pad", std::string(mode) + "_" + join(pads, "."), [=](OnnxBuilder& b) {
+        b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, pads)}, {{"mode", mode}}));
+      });
+  // A crop and a pad on the same axis: ORT crops first, then pads what is left (reflect up to
+  // that length less one).
+  for (const char* mode : {"reflect", "edge"})
+    for (Dims pads : {Dims{0, 0, -1, 2, 0, 0, 4, -2}, Dims{0, 0, 4, -3, 0, 0, -1, 3}, Dims{0, 1, -2, 0, 0, -2, 3, 0}})
+      s.add(Mode::fp32, "Pad", std::string(mode) + "_crop_" + join(pads, "."), [=](OnnxBuilder& b) {
         b.output(b.node("Pad", {b.input("x", {1, 4, 6, 7}), i64s(b, pads)}, {{"mode", mode}}));
       });
   // Pad of int32 data, and a constant_value computed at run time.

@@ -367,6 +367,8 @@ std::string write(const std::vector<Isa>& levels, const std::string& expected_pa
         stat = "`" + f->op + "`" + (q ? " (quantizer writes it)" : " (read from QDQ files)");
       } else if (int8::moves_data_only(op)) {
         stat = "moves bytes";
+      } else if (int8::scatters_data_only(op)) {
+        stat = "moves bytes (replacing, max, min; read from QDQ files)";
       } else if (int8::float_unit_rule(op) != int8::QuantRule::none) {
         stat = "float between Q and DQ, as ORT's CPU provider (quantizer writes it)";
       }
