@@ -108,7 +108,7 @@ std::string Plan::ensure_layout(const std::string& name, Layout want) {
   } else {
     out.producer = int(pending_.size());
     v.last_use = int(pending_.size());
-    pending_.push_back({nullptr, {name}, {v.info}, {alias}});
+    pending_.push_back({nullptr, {name}, {v.info}, {alias}, ""});
   }
   values_[alias] = out;
   return alias;

@@ -86,6 +86,7 @@ Kernel typed_reduce(const OpContext& c, kernels::MapReduce kind, const void* in,
           case MapReduce::l1: acc += v > 0 ? v : T(-v); break;
           case MapReduce::l2:
           case MapReduce::sum_square: acc += v * v; break;
+          case MapReduce::sum:
           case MapReduce::log_sum: acc += v; break;
           case MapReduce::log_sum_exp: acc += T(std::exp(double(v - max))); break;
           case MapReduce::prod: acc *= v; break;

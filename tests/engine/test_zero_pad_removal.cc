@@ -48,7 +48,9 @@ TEST(ZeroPadRemoval, PadByZerosGoesWithItsRelayouts) {
     const ir::Graph g = conv_pad_pool({0, 0, 0, 0, 0, 0, 0, 0}, pad_is_output);
     Session s(g);
     EXPECT_EQ(steps_of(s, "Pad"), 0);
-    if (!pad_is_output) EXPECT_EQ(steps_of(s, "Relayout"), 1) << "only the input's";
+    if (!pad_is_output) {
+      EXPECT_EQ(steps_of(s, "Relayout"), 1) << "only the input's";
+    }
     EXPECT_EQ(s.outputs()[0].name, g.outputs[0]);
     // The pass always runs: compare with the graph written without the Pad (same weights, seed).
     OnnxBuilder b(13, "zero_pad", 3);

@@ -355,7 +355,9 @@ TEST(QuantParity, ConvTransposeUnitsAreWrittenAsOrtsToolWritesThem) {
       EXPECT_EQ(qdq.value(dw->input(0)).constant->dtype, ir::DType::s8);
       EXPECT_EQ(qdq.value(dw->input(1)).constant->count(), per_channel ? m : 1);
       EXPECT_EQ(dw->attrs.has("axis"), per_channel);
-      if (per_channel) EXPECT_EQ(dw->attrs.i("axis"), 1);
+      if (per_channel) {
+        EXPECT_EQ(dw->attrs.i("axis"), 1);
+      }
       const ir::Node* db = producer_of(qdq, n.input(2));
       ASSERT_TRUE(db && db->op == "DequantizeLinear");
       EXPECT_EQ(qdq.value(db->input(0)).constant->dtype, ir::DType::s32);
@@ -438,7 +440,9 @@ TEST(QuantParity, ConvTranspose3dDecoderIsWrittenAsOrtsToolAndMatchesOrtBitForBi
       EXPECT_EQ(w.dtype, ir::DType::s8);
       EXPECT_EQ(w.dims.size(), 5u);
       EXPECT_EQ(qdq.value(dw->input(1)).constant->count(), per_channel ? w.dims[1] : 1);
-      if (per_channel) EXPECT_EQ(dw->attrs.i("axis"), 1);
+      if (per_channel) {
+        EXPECT_EQ(dw->attrs.i("axis"), 1);
+      }
       const ir::Node* db = producer_of(qdq, n.input(2));
       ASSERT_TRUE(db && db->op == "DequantizeLinear");
       EXPECT_EQ(qdq.value(db->input(0)).constant->dtype, ir::DType::s32);
@@ -499,7 +503,9 @@ void bundled_parity(const std::string& name, calib::Method method, bool per_chan
                 name + " " + calib::method_name(method) + (per_channel ? " per-channel" : " per-tensor") +
                     (act == calib::QType::u8 ? " u8" : " s8"),
                 act);
-  if (!std::getenv("OCTET_PARITY_LIMIT")) EXPECT_EQ(l.rows, mlperf ? 846 : 500);
+  if (!std::getenv("OCTET_PARITY_LIMIT")) {
+    EXPECT_EQ(l.rows, mlperf ? 846 : 500);
+  }
 }
 
 class BundledModelParity : public ::testing::TestWithParam<std::tuple<std::string, calib::Method, bool>> {};

@@ -77,12 +77,13 @@ struct Cell {
 };
 
 Cell probe_cell(const Probe& p, Isa isa) {
-  if (!p.no_step.empty()) return {"no step", Kind::none};
+  if (!p.no_step.empty()) return {"no step", Kind::none, ""};
   ProbeResult r = run_probe(p, isa);
-  if (!r.planned) return {"**refused**", Kind::none};
-  if (!r.has_step) return {"(no step)", Kind::none};
-  if (r.kernel.empty()) return {"(op names no kernel)", Kind::unnamed};
-  if (r.scalar()) return {"**`" + r.kernel + "`**" + (r.fallback.empty() ? "" : " (" + r.fallback + ")"), Kind::scalar};
+  if (!r.planned) return {"**refused**", Kind::none, ""};
+  if (!r.has_step) return {"(no step)", Kind::none, ""};
+  if (r.kernel.empty()) return {"(op names no kernel)", Kind::unnamed, ""};
+  if (r.scalar())
+    return {"**`" + r.kernel + "`**" + (r.fallback.empty() ? "" : " (" + r.fallback + ")"), Kind::scalar, ""};
   // A kernel of a level says so (`__avx2`, `__avx512vnni`, ...); the others (copies, transposes)
   // are the same code at every level.
   const bool levelled = r.kernel.find("__") != std::string::npos;
