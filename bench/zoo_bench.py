@@ -47,7 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRECISIONS = {"fp32": ("FP32", "model.onnx"), "static": ("static INT8", "model_int8.onnx"),
               "dynamic": ("dynamic INT8", "model_dynamic.onnx")}
 TARGETS = {"fp32": 0.85, "static": 0.6, "dynamic": 0.3}
-STEP_RE = re.compile(r"^\s+(\d+)\s+(.{34}) (.{20}) (\S+)\s+([0-9.]+)\s+([0-9.]+)")
+STEP_RE = re.compile(r"^\s+(\d+)\s+(.{34}) (.{20}) (.+?)\s+([0-9.]+)\s+([0-9.]+)(\s+[0-9.]+)?\s*$")
 TOTAL_RE = re.compile(r"sum of step medians\s+([0-9.]+)")
 
 
@@ -192,10 +192,11 @@ class Bench:
         return c
 
     def profile(self, path, top):
-        """The top steps of `octet run --profile` at batch 1: (sum us, [(us, %, node, op, kernel)])."""
-        out = run([self.octet, "run", path, "--random", "--top", 1, "--profile", "--profile-runs", 30])
+        """`octet run --profile` at batch 1, pinned: (sum of step medians us, share per op type, top steps)."""
+        pin = ["taskset", "-c", self.a.cpu] if shutil.which("taskset") else []
+        out = run(pin + [self.octet, "run", path, "--random", "--top", 1, "--profile", "--profile-runs", 30])
         if out.returncode != 0:
-            return None, [f"profile failed: {last_line(out.stderr)}"]
+            return None, "", [f"profile failed: {last_line(out.stderr)}"]
         steps = []
         total = None
         for line in out.stdout.splitlines():
@@ -205,8 +206,13 @@ class Bench:
             t = TOTAL_RE.search(line)
             if t:
                 total = float(t.group(1))
+        by_op = {}
+        for us, _, _, op, _ in steps:
+            by_op[op] = by_op.get(op, 0.0) + us
+        ops = sorted(by_op.items(), key=lambda kv: -kv[1])[:4]
+        share = ", ".join(f"{op} {100 * us / total:.0f}%" for op, us in ops) if total else ""
         steps.sort(reverse=True)
-        return total, [f"{us:.0f} us ({pct:.1f}%) {op} {node}: {kernel}" for us, pct, node, op, kernel in steps[:top]]
+        return total, share, [f"{us:.0f} us {op} {node} ({kernel})" for us, _, node, op, kernel in steps[:top]]
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -292,10 +298,9 @@ def render(doc):
         lines += ["", f"Short of target at batch {batches[0]} (static INT8's 0.6 assumes VNNI; this CPU "
                       f"{'has' if doc.get('vnni') else 'has none'}), with `octet run --profile` top steps:", ""]
         for s in short:
+            prof = f"profile {s['total_us'] / 1000:.2f} ms ({s['by_op']}); top steps: " if s.get("total_us") else ""
             lines.append(f"- **{s['model']}** {PRECISIONS[s['precision']][0]}: {s['ratio']:.2f} × ORT "
-                         f"(target {TARGETS[s['precision']]})" +
-                         (f", profile {s['total_us'] / 1000:.2f} ms" if s.get("total_us") else "") + ": " +
-                         "; ".join(s["top"]))
+                         f"(target {TARGETS[s['precision']]}): " + prof + "; ".join(s["top"]))
     return "\n".join(lines) + "\n"
 
 
@@ -383,7 +388,7 @@ def main():
             s = {"model": m["name"], "precision": p, "ratio": c["ratio"], "top": []}
             if not a.no_profile:
                 log(f"profile: {m['name']} {PRECISIONS[p][0]}")
-                s["total_us"], s["top"] = bench.profile(os.path.join(m["dir"], PRECISIONS[p][1]), a.top)
+                s["total_us"], s["by_op"], s["top"] = bench.profile(os.path.join(m["dir"], PRECISIONS[p][1]), a.top)
             doc["short"].append(s)
     save_json(doc, a.json)
     text = render(doc)
