@@ -21,7 +21,7 @@ older than model.onnx. A cell whose engine fails says why; the run goes on.
         [--precisions fp32,static,dynamic] [--batches 1,16] [--rounds 3] [--cpu 1]
         [--budget-ms 300] [--top 5] [--out FILE.md] [--json FILE.json] [--resume] [--label TEXT]
 
---zoo (default build/zoo) reads zoo.json; --model runs loose .onnx files instead (each gets a
+--zoo (default build/zoo) reads zoo.json (without it: every NAME/model.onnx, by name); --model runs loose .onnx files instead (each gets a
 random-normal calib.npy of 32 images in the run folder). Cells are done batch by batch (every
 model at the first batch, then the next), so the slow large-batch runs come last; the JSON
 (default out/zoo-bench/zoo_bench.json) is rewritten after every cell and --resume keeps the cells
@@ -218,9 +218,12 @@ class Bench:
 # -- models ------------------------------------------------------------------------------------
 def zoo_models(zoo, only):
     manifest = os.path.join(zoo, "zoo.json")
-    if not os.path.isfile(manifest):
-        sys.exit(f"zoo_bench: {manifest} is missing: run /usr/bin/python3 tools/zoo/export.py --out {zoo}")
-    names = [m["name"] for m in json.load(open(manifest))["models"]]
+    if os.path.isfile(manifest):
+        names = [m["name"] for m in json.load(open(manifest))["models"]]
+    elif os.path.isdir(zoo):  # an export still under way writes zoo.json last
+        names = sorted(n for n in os.listdir(zoo) if os.path.isfile(os.path.join(zoo, n, "model.onnx")))
+    else:
+        sys.exit(f"zoo_bench: no {zoo}: run /usr/bin/python3 tools/zoo/export.py --out {zoo}")
     unknown = [n for n in only if n not in names]
     if unknown:
         sys.exit(f"zoo_bench: not in {manifest}: {', '.join(unknown)}")
