@@ -227,7 +227,7 @@ def zoo_models(zoo, only):
     unknown = [n for n in only if n not in names]
     if unknown:
         sys.exit(f"zoo_bench: not in {manifest}: {', '.join(unknown)}")
-    return [{"name": n, "dir": os.path.join(zoo, n)} for n in names if not only or n in only]
+    return [{"name": n, "dir": os.path.join(zoo, n)} for n in (only or names)]  # --only's order
 
 
 def loose_models(files, run_dir, octet):
@@ -319,7 +319,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--zoo", default=os.path.join(ROOT, "build", "zoo"))
     ap.add_argument("--model", action="append", default=[], help="a loose .onnx file instead of --zoo (repeatable)")
-    ap.add_argument("--only", default="", help="comma-separated model names")
+    ap.add_argument("--only", default="", help="comma-separated model names, run in this order")
     ap.add_argument("--precisions", default="fp32,static,dynamic")
     ap.add_argument("--batches", default="1,16")
     ap.add_argument("--rounds", type=int, default=3)
