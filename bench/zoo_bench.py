@@ -112,18 +112,18 @@ class Bench:
         return json.loads(out.stdout)
 
     # -- one cell ----------------------------------------------------------------------------
-    def iters(self, macs_per_image, batch, image_bytes):
-        # ~50 GMAC/s on one core; timed block of --budget-ms at batch 1, 5x that above, at most
-        # 200 MB of repeated input for ORT's runner.
-        est_ms = max(macs_per_image / 50e6, 0.02) * batch
+    def iters(self, est_ms_per_image, batch, image_bytes):
+        # A timed block of --budget-ms per engine and round at batch 1, 5x that above, at most 200 MB
+        # of repeated input for ORT's runner.
         target = self.a.budget_ms * (1 if batch == 1 else 5)
         cap = min(200 if batch == 1 else 20, max(1, int(200e6 // (batch * image_bytes))))
-        return max(1, min(cap, round(target / est_ms)))
+        return max(1, min(cap, round(target / (max(est_ms_per_image, 0.02) * batch))))
 
     def time_cell(self, path, batch, iters, work):
         js = os.path.join(work, "model_bench.json")
+        # Above batch 1 a run takes long enough that one untimed ORT run per round warms it.
         out = run([self.model_bench, path, "--batch", batch, "--iters", iters, "--rounds", self.a.rounds,
-                   "--threads", 1, "--cpu", self.a.cpu, "--json", js])
+                   "--threads", 1, "--cpu", self.a.cpu, "--ort-warmup", 5 if batch == 1 else 1, "--json", js])
         if out.returncode != 0:
             raise RuntimeError(last_line(out.stderr).replace("model_bench: error: ", ""))
         r = json.load(open(js))[0]
@@ -165,7 +165,7 @@ class Bench:
             rel = max(rel, diff / peak if peak > 0 else diff)
         return {"identical_pct": 100.0 * identical / values if values else 100.0, "max_rel_diff": rel}
 
-    def cell(self, m, prec, batch):
+    def cell(self, m, prec, batch, earlier):
         c = {"model": m["name"], "precision": prec, "batch": batch}
         try:
             fp32_info = self.info(os.path.join(m["dir"], "model.onnx"), 1)
@@ -179,11 +179,12 @@ class Bench:
         c["isa"] = info.get("isa")
         in_spec = info["inputs"][0]
         image_bytes = 4 * math.prod(int(d) for d in in_spec["shape"][1:])
-        macs_per_image = fp32_info["total_macs"]
+        # The slower engine's time per image at a batch already measured, else ~50 GMAC/s.
+        est = max([max(e["octet_ms"], e["ort_ms"]) for e in earlier if "ratio" in e] or [fp32_info["total_macs"] / 50e6])
         work = tempfile.mkdtemp(prefix="zoo_bench_")
         try:
             try:
-                c.update(self.time_cell(path, batch, self.iters(macs_per_image, batch, image_bytes), work))
+                c.update(self.time_cell(path, batch, self.iters(est, batch, image_bytes), work))
             except RuntimeError as e:
                 c["error"] = str(e)
             c.update(self.accuracy_cell(path, prec, in_spec, batch, work) if "error" not in c else {})
@@ -372,7 +373,7 @@ def main():
             doc["cells"].append(done[key])
             continue
         log(f"[{i + 1}/{len(todo)}] {m['name']} {PRECISIONS[p][0]} batch {b} ({(time.time() - start) / 60:.1f} min so far)")
-        c = bench.cell(m, p, b)
+        c = bench.cell(m, p, b, [e for e in doc["cells"] if e["model"] == m["name"] and e["precision"] == p])
         if "ratio" in c:
             log(f"  octet {c['octet_ms']:.3f} ms, ORT {c['ort_ms']:.3f} ms, ratio {c['ratio']:.3f}, " +
                 (f"error {c['error']}" if "error" in c else
