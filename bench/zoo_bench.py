@@ -72,7 +72,11 @@ def last_line(text):
 
 
 def run(cmd, **kw):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    cmd = [str(c) for c in cmd]
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, **kw)
+    except OSError as e:  # e.g. a binary being relinked: that cell fails, the run goes on
+        return subprocess.CompletedProcess(cmd, 127, "", f"cannot start {cmd[0]}: {e}")
 
 
 class Bench:
