@@ -369,8 +369,10 @@ def main():
            "cells": [], "short": []}
     done = {}
     if a.resume and os.path.exists(a.json):
-        for c in json.load(open(a.json)).get("cells", []):
+        old = json.load(open(a.json))
+        for c in old.get("cells", []):
             done[(c["model"], c["precision"], c["batch"])] = c
+        doc["command"] = old.get("command", doc["command"]).replace(" --resume", "") + " (resumed)"
     todo = [(m, p, b) for b in batches for m in models for p in precs]
     start = time.time()
     for i, (m, p, b) in enumerate(todo):
