@@ -337,7 +337,9 @@ def main():
     ap.add_argument("--no-profile", action="store_true", help="no profile of the models short of target")
     ap.add_argument("--out", default="", help="also write the markdown here")
     ap.add_argument("--json", default=os.path.join(ROOT, "out", "zoo-bench", "zoo_bench.json"))
-    ap.add_argument("--resume", action="store_true", help="keep the cells --json already has")
+    ap.add_argument("--resume", action="store_true", help="keep the cells and profiles --json already has")
+    ap.add_argument("--no-measure", action="store_true",
+                    help="with --resume: measure nothing new, render what --json has (missing cells: not run)")
     ap.add_argument("--label", default="", help="a note for the table's caption (e.g. loaded)")
     a = ap.parse_args()
     try:
@@ -367,18 +369,19 @@ def main():
            "engines": f"octet vs {ort_version} (u8s8 exact)",
            "args": {"batches": batches, "precisions": precs, "rounds": a.rounds, "cpu": a.cpu, "label": a.label},
            "cells": [], "short": []}
-    done = {}
+    done, profiles = {}, {}
     if a.resume and os.path.exists(a.json):
         old = json.load(open(a.json))
         for c in old.get("cells", []):
             done[(c["model"], c["precision"], c["batch"])] = c
         doc["command"] = old.get("command", doc["command"]).replace(" --resume", "") + " (resumed)"
+        profiles = {(e["model"], e["precision"]): e for e in old.get("short", []) if e.get("total_us")}
     todo = [(m, p, b) for b in batches for m in models for p in precs]
     start = time.time()
     for i, (m, p, b) in enumerate(todo):
         key = (m["name"], p, b)
-        if key in done:
-            doc["cells"].append(done[key])
+        if key in done or a.no_measure:
+            doc["cells"] += [done[key]] if key in done else []
             continue
         log(f"[{i + 1}/{len(todo)}] {m['name']} {PRECISIONS[p][0]} batch {b} ({(time.time() - start) / 60:.1f} min so far)")
         c = bench.cell(m, p, b, [e for e in doc["cells"] if e["model"] == m["name"] and e["precision"] == p])
@@ -399,7 +402,9 @@ def main():
             if not over:
                 continue
             s = {"model": m["name"], "precision": p, "ratios": over, "top": []}
-            if not a.no_profile:
+            if (m["name"], p) in profiles:
+                s.update({k: profiles[(m["name"], p)][k] for k in ("total_us", "by_op", "top")})
+            elif not a.no_profile:
                 log(f"profile: {m['name']} {PRECISIONS[p][0]}")
                 s["total_us"], s["by_op"], s["top"] = bench.profile(os.path.join(m["dir"], PRECISIONS[p][1]), a.top)
             doc["short"].append(s)
