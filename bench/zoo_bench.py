@@ -374,7 +374,7 @@ def main():
         old = json.load(open(a.json))
         for c in old.get("cells", []):
             done[(c["model"], c["precision"], c["batch"])] = c
-        doc["command"] = old.get("command", doc["command"]).replace(" --resume", "") + " (resumed)"
+        doc["command"] = old.get("command", doc["command"]).replace(" --resume", "").replace(" (resumed)", "") + " (resumed)"
         profiles = {(e["model"], e["precision"]): e for e in old.get("short", []) if e.get("total_us")}
     todo = [(m, p, b) for b in batches for m in models for p in precs]
     start = time.time()
