@@ -19,13 +19,16 @@ older than model.onnx. A cell whose engine fails says why; the run goes on.
 
     /usr/bin/python3 bench/zoo_bench.py [--build DIR] [--zoo DIR | --model FILE ...] [--only a,b]
         [--precisions fp32,static,dynamic] [--batches 1,16] [--rounds 3] [--cpu 1]
-        [--budget-ms 300] [--top 5] [--out FILE.md] [--json FILE.json] [--resume] [--label TEXT]
+        [--budget-ms 300] [--top 5] [--out FILE.md] [--json FILE.json] [--resume [--no-measure]]
+        [--label TEXT]
 
 --zoo (default build/zoo) reads zoo.json (without it: every NAME/model.onnx, by name); --model runs loose .onnx files instead (each gets a
 random-normal calib.npy of 32 images in the run folder). Cells are done batch by batch (every
 model at the first batch, then the next), so the slow large-batch runs come last; the JSON
 (default out/zoo-bench/zoo_bench.json) is rewritten after every cell and --resume keeps the cells
-it already has. Markdown to --out (default: stdout only), progress on stderr. Needs numpy.
+and profiles it already has (--no-measure: only render them). Timed runs per round: about
+--budget-ms of the slower engine's time (5x above batch 1), sized from a batch already measured,
+else from the model's MACs. Markdown to --out (default: stdout only), progress on stderr. Needs numpy.
 """
 import argparse
 import datetime
