@@ -11,8 +11,9 @@ For every model of a zoo (tools/zoo/export.py) and every precision and batch, on
                                                   outputs of max |octet - ORT| / max |ORT|
   scalar steps                                    `octet info --json --batch B`: plan steps on a
                                                   scalar reference kernel at this CPU's level
-A model short of a target at batch 1 (FP32 ratio above 0.85, static INT8 above 0.6, dynamic INT8
-above 0.3) gets its `octet run --profile` top steps under the table. Static INT8 is
+A model short of a target at any batch (FP32 ratio above 0.85, static INT8 above 0.6, dynamic
+INT8 above 0.3) gets its batch-1 `octet run --profile` (share per op type, top steps) under the
+table. Static INT8 is
 model_int8.onnx (`octet quantize --calib npy:calib.npy`: minmax, per-channel, uint8 activations),
 dynamic is model_dynamic.onnx (`octet quantize --mode dynamic`); either is written when missing or
 older than model.onnx. A cell whose engine fails says why; the run goes on.
