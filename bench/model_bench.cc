@@ -39,6 +39,7 @@ struct Options {
   std::string json_out;
   int batch_slice = -1;  // -1: the Session's default
   std::string ort_u8s8 = "exact";
+  int ort_warmup = 5;  // untimed ORT runs per round (its session stays loaded across rounds)
 };
 
 double median(const std::vector<double>& v) { return summarize(v).p50; }
@@ -109,7 +110,7 @@ ModelResult bench_model(const std::string& path, const Options& o) {
   eo.batch = o.batch;
   eo.threads = o.threads;
   eo.u8s8 = o.ort_u8s8;
-  eo.warmup = 5;
+  eo.warmup = o.ort_warmup;
 
   ModelResult r{path, {}, {}, {}};
   for (int round = 0; round < o.rounds; ++round) {
@@ -154,6 +155,9 @@ int main(int argc, char** argv) {
                  "VNNI; with VNNI ORT's default kernels, exact already); native: ORT's default, which on x86 CPUs "
                  "without VNNI saturates int16 pair sums (faster, not exact)")
       ->check(CLI::IsMember({"exact", "native"}));
+  app.add_option("--ort-warmup", o.ort_warmup,
+                 "Untimed ONNX Runtime runs before each round's timed ones (default 5; fewer for runs of seconds)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--json", o.json_out, "Also write the results as JSON to this file");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -4,7 +4,7 @@
 //         outputs: max |octet - ORT| <= 4.6e-5 * max |ORT| (the README's figure) and the same
 //         top-1 for every image.
 //   INT8  where model_int8.onnx exists (`octet quantize ... --calib npy:calib.npy`, or
-//         bench/run_zoo_bench.sh): octet and ORT on the same QDQ file, the int8 outputs (the final
+//         bench/zoo_bench.py): octet and ORT on the same QDQ file, the int8 outputs (the final
 //         DequantizeLinear's input, read back through its scale) identical on every value (the
 //         README: "100% identical").
 // The zoo is not part of the project (CI does not export it): both tests skip, naming the export
@@ -160,7 +160,7 @@ TEST(ZooParity, Int8MatchesOrtOnTheSameQdqFile) {
   if (models.empty())
     GTEST_SKIP() << "no model_int8.onnx in " << zoo_dir().string() << ": quantize with `build/apps/octet quantize "
                  << "out/zoo/NAME/model.onnx -o out/zoo/NAME/model_int8.onnx --calib npy:out/zoo/NAME/calib.npy` "
-                 << "or bench/run_zoo_bench.sh";
+                 << "or bench/zoo_bench.py";
   if (std::string why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
 
   const auto gaps = known_gaps("static");
