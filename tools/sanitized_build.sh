@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds octet's sanitizer tree: clang-14 with AddressSanitizer +
-# UndefinedBehaviorSanitizer (and libFuzzer's coverage instrumentation), -O1 with line tables.
+# UndefinedBehaviorSanitizer (and libFuzzer's coverage instrumentation, outside the kernels and the
+# programs), -O1 with line tables.
 # The test suites and the libFuzzer targets (tests/fuzz) share this one tree, so CI compiles
 # the sources once for both (tools/test.sh runs the suites, tools/fuzz.sh the fuzzers).
 #
