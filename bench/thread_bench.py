@@ -31,14 +31,15 @@ TOTAL_RE = re.compile(r"sum of step medians\s+([0-9.]+)\s+\(median whole run ([0
 
 
 def cpu_name():
+    """The CPU line of every bench table: model name, with family and model where /proc says."""
     try:
         with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+            info = dict(line.split(":", 1) for line in f if ":" in line and not line.startswith("flags"))
+        name = info.get("model name\t", "").strip()
+        fam, mod = info.get("cpu family\t", "").strip(), info.get("model\t\t", "").strip()
+        return f"{name} (family {fam} model {mod})" if fam else name
+    except (OSError, ValueError):
+        return platform.processor() or "unknown CPU"
 
 
 def run_once(octet, model, threads, runs):

@@ -36,7 +36,6 @@ import datetime
 import json
 import math
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -46,6 +45,8 @@ import tempfile
 import time
 
 import numpy as np
+
+from thread_bench import cpu_name  # bench/: the same CPU line in every table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRECISIONS = {"fp32": ("FP32", "model.onnx"), "static": ("static INT8", "model_int8.onnx"),
@@ -57,17 +58,6 @@ TOTAL_RE = re.compile(r"sum of step medians\s+([0-9.]+)")
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            info = dict(line.split(":", 1) for line in f if ":" in line and not line.startswith("flags"))
-        name = info.get("model name\t", "").strip()
-        fam, mod = info.get("cpu family\t", "").strip(), info.get("model\t\t", "").strip()
-        return f"{name} (family {fam} model {mod})" if fam else name
-    except (OSError, ValueError):
-        return platform.processor() or "unknown CPU"
 
 
 def last_line(text):

@@ -89,14 +89,19 @@ std::string describe(const Figures& f) {
   return s;
 }
 
+std::map<std::string, npy::Array> save_and_run_ort(const testing::OnnxBuilder& b, const std::string& path,
+                                                   const std::map<std::string, ir::TensorData>& in) {
+  b.save(path);
+  std::map<std::string, npy::Array> ort_in;
+  for (const auto& [k, v] : in) ort_in[k] = to_npy(v);
+  return testing::run_ort(path, ort_in);
+}
+
 void expect_ort_bytes_at_every_level(const testing::OnnxBuilder& b, const std::string& name,
                                      const std::map<std::string, ir::TensorData>& in) {
   ScratchDir dir;
   const std::string path = (dir.path() / (name + ".onnx")).string();
-  b.save(path);
-  std::map<std::string, npy::Array> ort_in;
-  for (const auto& [k, v] : in) ort_in[k] = to_npy(v);
-  const auto theirs = testing::run_ort(path, ort_in);
+  const auto theirs = save_and_run_ort(b, path, in);
   for (kernels::Isa isa : kernels::runnable_isas())
     for (int threads : {1, 2}) {
       SessionOptions o;

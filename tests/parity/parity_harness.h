@@ -59,6 +59,11 @@ const std::vector<Line>& reported();
 // (a mismatch is a test failure and counts the longer side's excess as differing).
 int64_t differing_bytes(const ir::TensorData& mine, const npy::Array& theirs);
 
+// Saves the model `b` writes at `path` and returns ONNX Runtime's outputs (by name) on `in` (by
+// input name); the caller's octet sessions then load the same file.
+std::map<std::string, npy::Array> save_and_run_ort(const testing::OnnxBuilder& b, const std::string& path,
+                                                   const std::map<std::string, ir::TensorData>& in);
+
 // The model `b` writes, run on `in` (by input name) once by ONNX Runtime and by octet at every
 // runnable level on 1 and 2 threads: every output must have ORT's shape and be ORT's byte for
 // byte (failures name the model `name`, the output, the level and the thread count).

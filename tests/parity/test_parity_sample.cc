@@ -29,10 +29,7 @@ void compare_at_every_level(const OnnxBuilder& model, const std::string& name, c
   if (exact) return expect_ort_bytes_at_every_level(model, name, in);
   ScratchDir dir;
   const std::string path = (dir.path() / (name + ".onnx")).string();
-  model.save(path);
-  std::map<std::string, npy::Array> ort_in;
-  for (const auto& [k, v] : in) ort_in[k] = to_npy(v);
-  const auto theirs = testing::run_ort(path, ort_in);
+  const auto theirs = save_and_run_ort(model, path, in);
   for (kernels::Isa isa : kernels::runnable_isas()) {
     SessionOptions o;
     o.isa = isa;
