@@ -270,10 +270,21 @@ bool fuse_gemm(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<con
   return true;
 }
 
+// B per tensor, or per column when B is a matrix [K, N] with N values along axis 1: the one
+// per-column form ORT's QLinearMatMul takes from a 1-D scale (any 1-D scale of N values on a
+// matrix reads as per column there, so an axis-0 scale of a square B stays in float here).
+bool matmul_b_fits(ir::Graph& g, const QuantArgs& b) {
+  if (!is_8bit(b.type)) return false;
+  if (b.count() == 1) return true;
+  const auto* c = constant_of(g, b.data);
+  const std::optional<ir::Dims> dims = c ? std::optional<ir::Dims>(c->dims) : g.value(b.data).dims;
+  return dims && dims->size() == 2 && weights_fit(b, 1, (*dims)[1], 2);
+}
+
 bool fuse_matmul(ir::Graph& g, ir::Node& n, const int8::Int8Op& q, std::vector<const ir::Node*>& removed) {
   auto a = per_tensor_dq(g, n.input(0));
-  auto b = per_tensor_dq(g, n.input(1));
-  if (!a || !b) return false;
+  auto b = dq_input(g, n.input(1));
+  if (!a || !b || !matmul_b_fits(g, *b)) return false;
   auto y = q_output(g, n.outputs[0], removed);
   if (!y) return false;
   SlotInputs in(g, n, q);
