@@ -393,5 +393,28 @@ TEST(FuseQdq, GemmWithoutQuantizeGivesFloatOutputQGemm) {
   EXPECT_EQ(bias.as<int32_t>()[2], 2000);
 }
 
+// MatMul with B [K, N] dequantized per column (axis 1, N values): QLinearMatMul, as ORT fuses it.
+// Per row of B (axis 0) stays in float, also when K = N makes the scale's length fit a column.
+TEST(FuseQdq, MatMulFusesPerColumnWeightsOnly) {
+  for (int64_t axis : {1, 0, -1}) {
+    QdqGraph q;
+    q.g.values["x"].dims = ir::Dims{1, 3, 4};
+    auto a = q.qdq("x", 0.05f, DType::u8, 128);
+    auto bq = q.constant("b", TensorData::make(DType::s8, {4, 4}));
+    auto bs = q.constant("b_s", TensorData::f32({4}, std::vector<float>{0.01f, 0.02f, 0.03f, 0.04f}));
+    auto bz = q.constant("b_z", TensorData::make(DType::s8, {4}));
+    ir::Attrs at;
+    at.set("axis", axis);
+    auto bdq = q.node("DequantizeLinear", {bq, bs, bz}, "b_dq", at);
+    q.g.outputs = {q.qdq(q.node("MatMul", {a, bdq}, "mm"), 0.02f, DType::u8, 100)};
+    passes::optimize(q.g);
+    EXPECT_EQ(has_op(q.g, "QLinearMatMul"), axis != 0) << axis;
+    EXPECT_EQ(has_op(q.g, "MatMul"), axis == 0) << axis;
+    if (axis != 0) {
+      EXPECT_EQ(only(q.g, "QLinearMatMul").inputs[4], "b_s");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace octet
