@@ -22,8 +22,10 @@ using ops::index_at;
 //
 // The k largest (or smallest) values along an axis and their int64 indices, sorted, equal
 // values by lower index first: ONNX Runtime's order. k is input 1 (the importer moves opset 1's
-// attribute there). sorted=0 is refused at import: ONNX leaves that order unspecified and
-// ORT's depends on its selection algorithm.
+// attribute there). With sorted=0 ONNX leaves the order to the implementation, and ORT's is
+// whatever its selection leaves (probed against ORT 1.30): the heap in its array order, or
+// std::nth_element's partition of the indices. octet takes the same steps; the partition is
+// libstdc++'s, so a build on another C++ library refuses sorted=0 where nth_element runs.
 //
 // NaN compares neither above nor below nor equal to anything, so with a NaN in a row the
 // order "value, then index" is no order at all and the answer is whatever a selection leaves:
@@ -43,12 +45,15 @@ int64_t topk_k(const OpContext& c, int64_t len) {
   return k;
 }
 
+// ORT's choice of its heap over nth_element (k = 1 is a scan either way).
+bool topk_uses_heap(int64_t len, int64_t k) { return k < 4 || std::log2(double(k)) / std::log2(double(len)) < 0.725; }
+
 template <class T>
 void topk_rows(const T* x, T* values, int64_t* indices, int64_t rows, int64_t len, int64_t inner, int64_t k,
-               bool largest) {
+               bool largest, bool sorted) {
   std::vector<T> col(size_t(inner > 1 ? len : 0));
   std::vector<int64_t> order(static_cast<size_t>(len));
-  const bool heap = k < 4 || std::log2(double(k)) / std::log2(double(len)) < 0.725;
+  const bool heap = topk_uses_heap(len, k);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < inner; ++j) {
       const T* v = x + r * len * inner + j;
@@ -74,10 +79,11 @@ void topk_rows(const T* x, T* values, int64_t* indices, int64_t rows, int64_t le
       // k = 1000, bench/index_ops_bench.cc). The switch is ORT's, and so is each (see above).
       if (heap) {
         auto better = [v, largest](int64_t a, int64_t b) { return largest ? v[a] > v[b] : v[a] < v[b]; };
-        ops::topk_heap_select(len, k, order.data(), order.data(), before, better);
+        if (sorted) ops::topk_heap_select(len, k, order.data(), order.data(), before, better);
+        else ops::topk_heap_fill(len, k, order.data(), before, better);
       } else {
         std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), before);
-        std::sort(order.begin(), order.begin() + k, before);
+        if (sorted) std::sort(order.begin(), order.begin() + k, before);
       }
       for (int64_t i = 0; i < k; ++i) {
         values[out + i * inner] = v[order[size_t(i)]];
@@ -98,6 +104,12 @@ TopkGeom topk_geom(const OpContext& c) {
   g.len = d[size_t(g.axis)];
   for (size_t a = size_t(g.axis) + 1; a < d.size(); ++a) g.inner *= d[a];
   g.k = topk_k(c, g.len);
+#ifndef __GLIBCXX__
+  if (c.node.attrs.i("sorted", 1) == 0 && g.k > 1 && !topk_uses_heap(g.len, g.k))
+    c.fail("sorted = 0 with k = " + std::to_string(g.k) + " of " + std::to_string(g.len) +
+           ": ONNX Runtime leaves libstdc++'s std::nth_element order, which this build (another C++ library) "
+           "cannot reproduce");
+#endif
   return g;
 }
 
@@ -119,6 +131,7 @@ OpImpl topk_op() {
     const TopkGeom g = topk_geom(c);
     const ir::DType t = c.info(0).dtype;
     const bool largest = c.node.attrs.i("largest", 1) != 0;
+    const bool sorted = c.node.attrs.i("sorted", 1) != 0;
     const int64_t count = g.rows * g.k * g.inner;
     // An output nobody reads may have no buffer.
     auto spare_values = std::make_shared<std::vector<std::byte>>(out[0] ? 0 : size_t(count) * ir::dtype_size(t));
@@ -132,7 +145,7 @@ OpImpl topk_op() {
       if (g.k == 0) return;
       auto run = [&](auto tag) {
         using T = decltype(tag);
-        topk_rows(static_cast<const T*>(x), static_cast<T*>(values), indices, g.rows, g.len, g.inner, g.k, largest);
+        topk_rows(static_cast<const T*>(x), static_cast<T*>(values), indices, g.rows, g.len, g.inner, g.k, largest, sorted);
       };
       switch (t) {
         case ir::DType::f32: run(float{}); break;

@@ -30,10 +30,10 @@ void topk_sift_down(int64_t* h, int64_t i, int64_t size, const Before& before) {
   }
 }
 
-// The k best of indices 0 .. len-1 into order[0 .. k), best first; `heap` holds k scratch indices
-// (it may be `order`).
+// The heap of the k best of indices 0 .. len-1 in heap[0 .. k): in heap order, which is TopK's
+// output order with sorted = 0.
 template <class Before, class Better>
-void topk_heap_select(int64_t len, int64_t k, int64_t* heap, int64_t* order, const Before& before, const Better& better) {
+void topk_heap_fill(int64_t len, int64_t k, int64_t* heap, const Before& before, const Better& better) {
   for (int64_t i = 0; i < k; ++i) {
     heap[k - 1 - i] = i;
     topk_sift_down(heap, k - 1 - i, k, before);
@@ -43,6 +43,13 @@ void topk_heap_select(int64_t len, int64_t k, int64_t* heap, int64_t* order, con
       heap[0] = i;
       topk_sift_down(heap, 0, k, before);
     }
+}
+
+// The k best of indices 0 .. len-1 into order[0 .. k), best first; `heap` holds k scratch indices
+// (it may be `order`).
+template <class Before, class Better>
+void topk_heap_select(int64_t len, int64_t k, int64_t* heap, int64_t* order, const Before& before, const Better& better) {
+  topk_heap_fill(len, k, heap, before, better);
   for (int64_t i = k - 1; i >= 0; --i) {
     const int64_t top = heap[0];
     heap[0] = heap[i];

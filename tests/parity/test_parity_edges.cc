@@ -117,6 +117,49 @@ TEST_F(EdgesParity, TopKWithNaNAndSignedZerosInOrtsOrder) {
       }
 }
 
+// TopK with sorted = 0: ORT writes the k best in the order its selection leaves them (the heap's
+// array; std::nth_element's partition), so octet must leave the same. 30 (len, k) pairs over
+// both selections (and the scan), largest and smallest, 24 rows each: distinct values, few
+// distinct values (ties), and NaN / +-0 / +-inf; then along axis 0.
+TEST_F(EdgesParity, TopKUnsortedInOrtsOrder) {
+  OCTET_SKIP_WITHOUT_ORT();
+  std::mt19937 rng(50);
+  std::normal_distribution<float> normal;
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {2, 2},    {5, 2},    {5, 3},     {5, 4},    {5, 5},     {9, 3},     {9, 4},     {9, 6},
+      {9, 9},    {16, 4},   {16, 5},    {16, 8},   {16, 16},   {40, 5},    {40, 14},   {40, 15},
+      {40, 33},  {97, 20},  {97, 27},   {97, 60},  {300, 3},   {300, 60},  {300, 63},  {300, 200},
+      {1000, 10}, {1000, 100}, {1000, 150}, {1000, 999}, {1, 1}, {7, 1}};
+  int heap = 0, partition = 0;
+  for (const auto& [len, k] : shapes)
+    for (int largest : {1, 0})
+      for (int axis : {-1, 0}) {
+        if (axis == 0 && len > 100) continue;
+        const int64_t rows = axis == -1 ? 24 : 6;
+        const ir::Dims dims = axis == -1 ? ir::Dims{rows, len} : ir::Dims{len, rows};
+        std::vector<float> v(size_t(rows * len));
+        const ir::TensorData odd = awkward(dims, rng);
+        for (int64_t i = 0; i < rows * len; ++i) {
+          const int64_t row = axis == -1 ? i / len : i % rows;
+          v[size_t(i)] = row % 3 == 0 ? normal(rng) : row % 3 == 1 ? float(rng() % 5) : odd.as<float>()[i];
+        }
+        OnnxBuilder b(11);
+        auto o = b.node_multi("TopK", {b.input("x", dims), i64s(b, {k})}, 2,
+                              {{"largest", largest}, {"axis", axis}, {"sorted", 0}});
+        b.output(o[0]);
+        b.output(o[1], ElemType::s64);
+        expect_ort_bytes_at_every_level(b,
+                                        "topk_unsorted_" + std::to_string(len) + "_k" + std::to_string(k) +
+                                            "_largest" + std::to_string(largest) + "_axis" + std::to_string(axis),
+                                        {{"x", ir::TensorData::f32(dims, v)}});
+        const bool by_heap = k < 4 || std::log2(double(k)) / std::log2(double(len)) < 0.725;
+        (k > 1 && by_heap ? heap : partition) += k > 1 ? int(rows) : 0;
+      }
+  // Both selections, on at least 600 rows each.
+  EXPECT_GE(heap, 600);
+  EXPECT_GE(partition, 600);
+}
+
 TEST_F(EdgesParity, UniqueWithNaNAndSignedZerosAsOrt) {
   OCTET_SKIP_WITHOUT_ORT();
   std::mt19937 rng(11);
