@@ -956,6 +956,32 @@ void add_index_cases(Builder& s) {
         b.output(y[0]);
         b.output(y[1], ElemType::s64);
       });
+  // sorted = 0: the order ORT's selection leaves, its heap's array (k < 4 or small against the
+  // axis) or std::nth_element's partition.
+  struct UnsortedCase {
+    std::string id;
+    Dims d;
+    int64_t k, axis, largest;
+    int kind;  // 0 random floats, 1 int32 with ties, 2 NaN, +-0, +-inf
+  };
+  for (const UnsortedCase& c : std::vector<UnsortedCase>{{"3x50_k3", {3, 50}, 3, -1, 1, 0},
+                                                         {"3x50_k10_smallest", {3, 50}, 10, -1, 0, 0},
+                                                         {"3x50_k40", {3, 50}, 40, -1, 1, 0},
+                                                         {"1x8400_k100", {1, 8400}, 100, -1, 1, 0},
+                                                         {"2x40x3_k7_axis1", {2, 40, 3}, 7, 1, 1, 0},
+                                                         {"2x40x3_k30_axis1_smallest", {2, 40, 3}, 30, 1, 0, 0},
+                                                         {"s32_ties_3x50_k10", {3, 50}, 10, -1, 1, 1},
+                                                         {"s32_ties_3x50_k40_smallest", {3, 50}, 40, -1, 0, 1},
+                                                         {"nan_zeros_6x24_k5", {6, 24}, 5, -1, 1, 2},
+                                                         {"nan_zeros_6x24_k12_smallest", {6, 24}, 12, -1, 0, 2}})
+    s.add(Mode::fp32, "TopK", "unsorted_" + c.id, [=](OnnxBuilder& b) {
+      const std::string x = c.kind == 2   ? nan_zeros_infs(b, c.d)
+                            : c.kind == 1 ? integers(b, b.input("x", c.d), ElemType::s32)
+                                          : b.input("x", c.d);
+      auto y = b.node_multi("TopK", {x, i64s(b, {c.k})}, 2, {{"axis", c.axis}, {"largest", c.largest}, {"sorted", int64_t(0)}});
+      b.output(y[0], c.kind == 1 ? ElemType::s32 : ElemType::f32);
+      b.output(y[1], ElemType::s64);
+    });
   s.add(Mode::fp32, "TopK", "opset9_k_attr_2x30_k4", [](OnnxBuilder& b) {
     auto y = b.node_multi("TopK", {b.input("x", {2, 30})}, 2, {{"k", int64_t(4)}});
     b.output(y[0]);
@@ -1692,6 +1718,7 @@ std::vector<Case> make() {
   add_matmul(s, Mode::qdq, {2, 3, 64}, {64, 16}, true, true, true);
   add_matmul(s, Mode::qdq, {5, 1}, {1, 7}, true);
   add_matmul(s, Mode::qdq, {3, 33}, {33, 10}, true, false, true);
+  add_matmul(s, Mode::qdq, {1, 7, 9, 96}, {96, 24}, true, false, true);  // ConvNeXt's Linear, channels-last
   add_matmul(s, Mode::qdq, {4, 16}, {16, 8}, false);
   add_matmul(s, Mode::qdq, {4, 16}, {16, 8}, false, true);
   add_matmul(s, Mode::qdq, {2, 3, 4, 5}, {1, 3, 5, 6}, false);
