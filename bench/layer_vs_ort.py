@@ -19,8 +19,8 @@ output tensor ("<tensor>_nchwc"), i.e. by the last node of what it fused; a node
 counts with the ORT node of the Conv/Gemm before it when it is not one itself (a residual Add,
 an activation, a BatchNormalization ORT fused into that Conv), else with its consumer's. A row is the smallest set of ONNX nodes
 closed under both groupings: octet's steps and ORT's nodes that ran the same part of the graph.
-ORT's layout reorders (ReorderInput/Output) and octet's relayout steps have no counterpart and
-are rows of their own.
+ORT's layout reorders (ReorderInput/Output) join the row of the node they feed or follow in
+ORT's execution order; octet's relayout steps have no counterpart and are rows of their own.
 
 Only the Python standard library is used; the ONNX file is read with a small protobuf walker.
 """
@@ -139,7 +139,7 @@ def octet_profile(a, steps):
 # --- ONNX Runtime ------------------------------------------------------------------------------
 
 def ort_profile(a, shapes, tmp, round_index):
-    """{ORT node name: (median µs, op, output shape)} over the runs after warm-up."""
+    """{ORT node name: (median µs, op, output shape)} over the runs after warm-up, in execution order."""
     prefix = os.path.join(tmp, f"ort{round_index}")
     cmd = ["taskset", "-c", str(a.cpu), "node", os.path.join(ROOT, "tools", "ort", "ort_profile.mjs"),
            "--model", a.model, "--prefix", prefix, "--runs", str(a.runs), "--warmup", str(a.warmup),
@@ -167,10 +167,18 @@ def ort_profile(a, shapes, tmp, round_index):
         args = e.get("args", {})
         shape = args.get("output_type_shape") or [{}]
         info[name] = (args.get("op_name", "?"), next(iter(shape[0].values()), None) if shape and shape[0] else None)
-    return {n: (statistics.median(v.values()), *info[n]) for n, v in times.items()}
+    first_run = sorted((e["ts"], e["name"][:-len("_kernel_time")]) for e in events if e.get("cat") == "Node"
+                       and e.get("name", "").endswith("_kernel_time") and runs and runs[0][0] <= e["ts"] <= runs[0][1])
+    # in execution order (the reorders are placed by their neighbours)
+    return {n: (statistics.median(times[n].values()), *info[n]) for _, n in first_run if n in times}
 
 
 # --- mapping -----------------------------------------------------------------------------------
+
+# octet fusions named by the last node they absorb (engine/passes_se.cc, passes_shuffle.cc, passes_qsilu.cc)
+FUSED_FORWARD = ("SqueezeExcite", "ChannelShuffle", "QLinearSilu")
+EPILOGUE = ("Relu", "Clip", "HardSwish", "HardSigmoid", "LeakyRelu", "Sigmoid", "Add", "BatchNormalization")
+
 
 class Groups:
     def __init__(self, keys):
@@ -196,12 +204,25 @@ def map_rows(nodes, steps, ort_names):
             consumers.setdefault(t, []).append(n["name"])
     order = {n["name"]: k for k, n in enumerate(nodes)}
 
-    # octet: the nodes each step names, then the fused-away nodes to their latest producer's step
+    # octet: the nodes each step names; a fused-away epilogue with its producer's step; another
+    # fused-away node with the fusion named by the last node it feeds (Squeeze-Excite, channel
+    # shuffle, SiLU), else with its latest producer's step
     octet_of = {}
     for i, s in enumerate(steps):
         for part in s["node"].split("+"):
             if part in by_name:
                 octet_of.setdefault(part, i)
+    for n in nodes:  # a conv epilogue: activation, residual Add, folded BatchNormalization
+        if n["name"] not in octet_of and n["op"] in EPILOGUE:
+            prods = [producer[t] for t in n["inputs"] if t in producer and producer[t] in octet_of]
+            if prods:
+                octet_of[n["name"]] = octet_of[max(prods, key=order.get)]
+    for n in reversed(nodes):
+        if n["name"] not in octet_of:
+            later = [octet_of[c] for o in n["outputs"] for c in consumers.get(o, [])
+                     if c in octet_of and steps[octet_of[c]]["op"] in FUSED_FORWARD]
+            if later:
+                octet_of[n["name"]] = min(later)
     for n in nodes:
         if n["name"] in octet_of:
             continue
@@ -258,9 +279,20 @@ def map_rows(nodes, steps, ort_names):
     for i, s in enumerate(steps):
         if i not in mapped:
             out.append({"nodes": [], "steps": {i}, "ort": set(), "label": s["node"]})
-    mapped_ort = {o for r in out for o in r["ort"]}
+    # ORT's layout reorders join the row of the node they feed (ReorderInput) or follow (ReorderOutput)
+    row_of = {o: r for r in out for o in r["ort"]}
+    for k, name in enumerate(ort_names):
+        if name in row_of or not name.startswith("Reorder"):
+            continue
+        step = -1 if name.startswith("ReorderOutput") else 1
+        j = k + step
+        while 0 <= j < len(ort_names) and (ort_names[j] not in row_of or ort_names[j].startswith("Reorder")):
+            j += step
+        if 0 <= j < len(ort_names):
+            row_of[name] = row_of[ort_names[j]]
+            row_of[name]["ort"].add(name)
     for name in ort_names:
-        if name not in mapped_ort:
+        if name not in row_of:
             out.append({"nodes": [], "steps": set(), "ort": {name}, "label": name})
     return out
 
