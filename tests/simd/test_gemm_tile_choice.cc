@@ -97,6 +97,23 @@ TEST(F32TileChoice, PaddingStillDecidesWhereItDiffers) {
   EXPECT_EQ(pick(0, 72, 512), "f32_gemm_4x24__avx2");  // rows not known: the columns alone (80 vs 72)
 }
 
+// The one-vector 8x8 tile serves the groups of 4 and 8 channels that 6x16 pads to 16 (RegNetY's
+// 3x3 groups of 8 at 28x28, ResNeXt's groups of 4 at 56x56), and nothing wider: 12, 16, 24, 40
+// columns or a 1x1 conv over 1024 channels keep the two-vector tiles.
+TEST(F32TileChoice, NarrowGroupsTakeTheOneVectorTileAndNothingElseDoes) {
+  if (!runs(Isa::avx2)) GTEST_SKIP() << kNoAvx2;
+  auto pick = [](int64_t m, int64_t n, int64_t k) {
+    return std::string(octet::kernels::choose_f32_gemm_kernel(Isa::avx2, m, n, k, kZen4).gemm_name);
+  };
+  EXPECT_EQ(pick(784, 8, 72), "f32_gemm_8x8__avx2");
+  EXPECT_EQ(pick(3136, 4, 36), "f32_gemm_8x8__avx2");
+  EXPECT_EQ(pick(49, 8, 72), "f32_gemm_8x8__avx2");
+  for (const int64_t n : {12, 16, 24, 40, 104})
+    EXPECT_NE(pick(784, n, 72), "f32_gemm_8x8__avx2") << n << " columns";
+  EXPECT_NE(pick(196, 256, 1024), "f32_gemm_8x8__avx2");
+  EXPECT_NE(pick(0, 1000, 1280), "f32_gemm_8x8__avx2");
+}
+
 // INT8 1x1 conv at 14x14 (MnasNet's 240 -> 40): 196 rows, 40 columns. 6x16 pads 8 of 48 columns
 // and reads its 23 KiB of int16 weights (past half the L1D) 33 times; 12x8 pads none and reads
 // 19 KiB 17 times.
