@@ -6,12 +6,13 @@ ORT nodes (the mapping found what ORT ran for it), and each row's figures add up
 
     check_layer_vs_ort.py --build BUILD_DIR     (exit 77: ONNX Runtime unavailable, a skip)
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+from check_zoo_bench import build_dir_or_skip  # tests/tools/: the same --build and ONNX Runtime check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = ["node", "op", "output", "octet µs", "octet kernel", "ORT µs", "ORT kernel", "octet/ORT", "lost µs"]
@@ -62,16 +63,12 @@ def check(build, model, batch, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    a = ap.parse_args()
-    if subprocess.run(["node", os.path.join(ROOT, "tools", "ort", "ort_run.mjs"), "--version"],
-                      capture_output=True).returncode != 0:
-        print("check_layer_vs_ort: ONNX Runtime (node, onnxruntime-node) unavailable: skipped")
+    build = build_dir_or_skip("check_layer_vs_ort")
+    if build is None:
         return 77
     with tempfile.TemporaryDirectory() as tmp:
-        check(a.build, os.path.join(ROOT, "models", "tinynet.onnx"), 1, tmp)
-        check(a.build, os.path.join(ROOT, "models", "resnet8.onnx"), 4, tmp)
+        check(build, os.path.join(ROOT, "models", "tinynet.onnx"), 1, tmp)
+        check(build, os.path.join(ROOT, "models", "resnet8.onnx"), 4, tmp)
     return 0
 
 
