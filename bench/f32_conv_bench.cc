@@ -102,11 +102,15 @@ void register_benchmarks() {
     if (octet::kernels::isa_supported(k.isa)) kernels.push_back(&k);
   const bool any = active != Isa::scalar && !kernels.empty();
 
-  for (const octet::bench::ConvLayer& layer : octet::bench::conv_layers()) {
-    if (layer.shape.groups != 1) continue;  // depthwise: bench/f32_dwconv_bench
+  std::vector<octet::bench::ConvLayer> layers = octet::bench::conv_layers();
+  for (const octet::bench::ConvLayer& layer : octet::bench::grouped_conv_layers()) layers.push_back(layer);
+  for (const octet::bench::ConvLayer& layer : layers) {
+    if (layer.shape.groups != 1 && layer.shape.groups == layer.shape.in_c) continue;  // depthwise: bench/dwconv_bench
     const Conv2dShape s = layer.shape;
     const F32GemmKernel* pick =
-        any ? &octet::kernels::choose_f32_gemm_kernel(active, int64_t(s.out_h) * s.out_w, s.out_c, int64_t(s.kernel_h) * s.kernel_w * s.in_c) : nullptr;
+        any ? &octet::kernels::choose_f32_gemm_kernel(active, int64_t(s.out_h) * s.out_w, s.out_c / s.groups,
+                                                       int64_t(s.kernel_h) * s.kernel_w * (s.in_c / s.groups))
+            : nullptr;
     for (const F32GemmKernel* k : kernels) {
       F32Conv probe(s, std::vector<float>(size_t(s.out_c) * s.in_c * s.kernel_h * s.kernel_w).data(), nullptr,
                     Activation{}, *k);

@@ -103,6 +103,22 @@ inline std::vector<ConvLayer> conv_layers() {
   };
 }
 
+// Grouped (not depthwise) 3x3 convs of the zoo at 224 px: RegNetY-400MF's 8-channel groups and
+// ResNeXt-50 32x4d's 32 groups of 4 to 32 channels (bench/layer_vs_ort.py names them among the
+// layers octet loses most on). Kept apart from conv_layers(), whose users read groups > 1 as
+// depthwise.
+inline std::vector<ConvLayer> grouped_conv_layers() {
+  return {
+      {"zoo", "g3x3 48 g6 s2 @112", conv(112, 48, 48, 3, 2, 1, 1, 6)},
+      {"zoo", "g3x3 104 g13 @28", conv(28, 104, 104, 3, 1, 1, 1, 13)},
+      {"zoo", "g3x3 208 g26 @14", conv(14, 208, 208, 3, 1, 1, 1, 26)},
+      {"zoo", "g3x3 440 g55 @7", conv(7, 440, 440, 3, 1, 1, 1, 55)},
+      {"zoo", "g3x3 128 g32 @56", conv(56, 128, 128, 3, 1, 1, 1, 32)},
+      {"zoo", "g3x3 256 g32 @28", conv(28, 256, 256, 3, 1, 1, 1, 32)},
+      {"zoo", "g3x3 512 g32 @14", conv(14, 512, 512, 3, 1, 1, 1, 32)},
+  };
+}
+
 inline std::vector<FcLayer> fc_layers() {
   return {
       {"resnet8-mlperf", "fc 64->10", 64, 10},

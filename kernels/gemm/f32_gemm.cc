@@ -31,7 +31,13 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
     const size_t chunk_columns =
         f32_gemm_column_chunk(depth, 1, size_t(n), traffic.nr, m > 0 ? size_t(m) : SIZE_MAX, budgets);
     traffic.chunk_bytes = (chunk_columns + traffic.nr - 1) / traffic.nr * traffic.block_bytes;
-    const double cost = double(work) * double(depth) / fma_per_cycle + tile_traffic_cycles(traffic, sizes);
+    // The x86 tile one ymm wide (8x8) loads more than it multiplies (per k step 8 broadcasts and
+    // one weight vector against 8 FMAs) and re-reads the rows of A twice as often as 6x16: it
+    // ran 1.2x (3x3 grouped, 72-deep) to 2.8x (1x1, 1024-deep) slower per FMA than 6x16 (AMD
+    // EPYC Zen 4, AVX2). Counted 1.5x, it wins only where 6x16 pads half its columns or more.
+    const double load_bound = OCTET_ARCH_X86 && k.nr == 8 ? 1.5 : 1.0;
+    const double cost =
+        double(work) * double(depth) / fma_per_cycle * load_bound + tile_traffic_cycles(traffic, sizes);
     bool better;
     if (best == nullptr || cost < 0.95 * best_cost) {
       better = true;

@@ -75,6 +75,10 @@ TEST(TileTraffic, ActivationsComeBackPerBlockWhenTheBlockEvictsThem) {
 // this machine does not test.
 bool runs(Isa isa) { return octet::kernels::isa_supported(isa); }
 const std::string kNoAvx2 = std::string(octet::testing::kIsaNotOnCpu) + "avx2: the AVX2 tiles are chosen among";
+// The FP32 tile chosen at AVX2 for m rows (0: not known), n columns and a reduction of k.
+std::string pick(int64_t m, int64_t n, int64_t k) {
+  return octet::kernels::choose_f32_gemm_kernel(Isa::avx2, m, n, k, kZen4).gemm_name;
+}
 
 // FP32 1x1 conv at 8x8 (ResNeXt's 512 -> 512): 64 rows fit 6- and 4-row tiles alike, and 1 MiB of
 // weights (in L2 chunks) come back 10 times for 6x16 against 15 for 4x24.
@@ -88,13 +92,24 @@ TEST(F32TileChoice, SixtyFourRowsWithAMegabyteOfWeightsTakeTheTileThatReadsThemF
 // 18), 24 columns (6x16 pads 8 of 32), 64 columns over many rows (4x24 pads 8 of 72).
 TEST(F32TileChoice, PaddingStillDecidesWhereItDiffers) {
   if (!runs(Isa::avx2)) GTEST_SKIP() << kNoAvx2;
-  auto pick = [](int64_t m, int64_t n, int64_t k) {
-    return std::string(octet::kernels::choose_f32_gemm_kernel(Isa::avx2, m, n, k, kZen4).gemm_name);
-  };
   EXPECT_EQ(pick(16, 1024, 512), "f32_gemm_4x24__avx2");
   EXPECT_EQ(pick(784, 24, 72), "f32_gemm_4x24__avx2");
   EXPECT_EQ(pick(1024, 64, 576), "f32_gemm_6x16__avx2");
   EXPECT_EQ(pick(0, 72, 512), "f32_gemm_4x24__avx2");  // rows not known: the columns alone (80 vs 72)
+}
+
+// The one-vector 8x8 tile serves the groups of 4 and 8 channels that 6x16 pads to 16 (RegNetY's
+// 3x3 groups of 8 at 28x28, ResNeXt's groups of 4 at 56x56), and nothing wider: 12, 16, 24, 40
+// columns or a 1x1 conv over 1024 channels keep the two-vector tiles.
+TEST(F32TileChoice, NarrowGroupsTakeTheOneVectorTileAndNothingElseDoes) {
+  if (!runs(Isa::avx2)) GTEST_SKIP() << kNoAvx2;
+  EXPECT_EQ(pick(784, 8, 72), "f32_gemm_8x8__avx2");
+  EXPECT_EQ(pick(3136, 4, 36), "f32_gemm_8x8__avx2");
+  EXPECT_EQ(pick(49, 8, 72), "f32_gemm_8x8__avx2");
+  for (const int64_t n : {12, 16, 24, 40, 104})
+    EXPECT_NE(pick(784, n, 72), "f32_gemm_8x8__avx2") << n << " columns";
+  EXPECT_NE(pick(196, 256, 1024), "f32_gemm_8x8__avx2");
+  EXPECT_NE(pick(0, 1000, 1280), "f32_gemm_8x8__avx2");
 }
 
 // INT8 1x1 conv at 14x14 (MnasNet's 240 -> 40): 196 rows, 40 columns. 6x16 pads 8 of 48 columns

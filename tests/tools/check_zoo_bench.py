@@ -26,20 +26,28 @@ def fail(msg):
     sys.exit(1)
 
 
-def main():
+def build_dir_or_skip(prog):
+    """The --build argument; None, after saying so, when ONNX Runtime is unavailable (a skip)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     a = ap.parse_args()
     if subprocess.run(["node", os.path.join(ROOT, "tools", "ort", "ort_run.mjs"), "--version"],
                       capture_output=True).returncode != 0:
-        print("check_zoo_bench: ONNX Runtime (node, onnxruntime-node) unavailable: skipped")
+        print(f"{prog}: ONNX Runtime (node, onnxruntime-node) unavailable: skipped")
+        return None
+    return a.build
+
+
+def main():
+    build = build_dir_or_skip("check_zoo_bench")
+    if build is None:
         return 77
     with tempfile.TemporaryDirectory() as tmp:
         broken = os.path.join(tmp, "broken.onnx")
         with open(broken, "wb") as f:
             f.write(b"not an onnx model")
         md, js = os.path.join(tmp, "table.md"), os.path.join(tmp, "zoo_bench.json")
-        cmd = [sys.executable, os.path.join(ROOT, "bench", "zoo_bench.py"), "--build", a.build,
+        cmd = [sys.executable, os.path.join(ROOT, "bench", "zoo_bench.py"), "--build", build,
                "--model", os.path.join(ROOT, "models", "tinynet.onnx"), "--model", broken, "--rounds", "1",
                "--budget-ms", "10", "--no-profile", "--out", md, "--json", js]
         out = subprocess.run(cmd, capture_output=True, text=True)

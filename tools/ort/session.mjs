@@ -101,7 +101,8 @@ export function x86HasVnni() {
   return vnniCache;
 }
 
-export async function createSession(ort, model, { threads, graphOpt, u8s8 = 'exact' }) {
+// `extra` adds session options (e.g. enableProfiling) to these.
+export async function createSession(ort, model, { threads, graphOpt, u8s8 = 'exact', extra = {} }) {
   if (!fs.existsSync(model)) throw new Error(`${model}: no such model file`);
   const options = {
     executionProviders: ['cpu'],
@@ -109,6 +110,7 @@ export async function createSession(ort, model, { threads, graphOpt, u8s8 = 'exa
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: graphOpt,
+    ...extra,
   };
   if (u8s8 === 'exact' && !x86HasVnni()) {
     try {
