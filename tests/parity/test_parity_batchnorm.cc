@@ -119,6 +119,8 @@ TEST(BatchNormParity, AfterWhatOrtHoldsBlockedRoundsAsItsNchwcConv) {
   const auto conv = b.node("Conv", {x1, b.random_normal_init("", {20, 1, 1, 1})});
   b.output(batchnorm(b, b.node("Relu", {conv}), 20));
   b.output(batchnorm(b, b.node("Add", {pooled, maxpool(b, x)}), 48));
+  b.output(batchnorm(b, b.node("Mul", {pooled, pooled}), 48));
+  b.output(batchnorm(b, b.node("Identity", {pooled}), 48));  // ORT drops it first
   b.output(b.node("BatchNormalization",  // no epsilon: ORT's graph resolution writes the default in
                   {pooled, b.random_uniform_init("", {48}, 0.5f, 2.0f), b.random_normal_init("", {48}),
                    b.random_normal_init("", {48}), b.random_uniform_init("", {48}, 0.01f, 2.0f)}));
@@ -136,6 +138,7 @@ TEST(BatchNormParity, WhereOrtKeepsThePlainLayoutItsPlainKernelRounds) {
   b.output(batchnorm(b, b.node("Concat", {pooled, x}, {{"axis", int64_t{1}}}), 96));  // one input plain
   b.output(batchnorm(b, b.node("Concat", {pooled}, {{"axis", int64_t{-3}}}), 48));  // ORT wants axis 1
   b.output(batchnorm(b, b.node("Neg", {pooled}), 48));  // an op the pass does not take
+  b.output(batchnorm(b, b.node("Add", {pooled, b.random_normal_init("", {48, 1, 1})}), 48));  // a constant operand
   expect_ort_bytes_at_every_level(b, "batchnorm_plain", scaled_inputs({{"x", {2, 48, 9, 11}}, {"x20", {2, 20, 9, 11}}}));
 }
 
