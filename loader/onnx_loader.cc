@@ -260,8 +260,7 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
   for (const auto& [name, v] : g.values) if (v.constant) producer.emplace(name, "initializer");
   ImportContext ctx{g, g.opset};
   const std::set<std::string> pools_known = pool_inputs_of_known_shape(model);
-  const std::pair<int64_t, std::set<std::string>> batchnorms_blocked[] = {{8, batchnorms_ort_blocks(model, 8)},
-                                                                          {16, batchnorms_ort_blocks(model, 16)}};
+  const std::map<std::string, std::vector<int64_t>> batchnorms_blocked = batchnorms_ort_rewrites(model);
   for (int idx = 0; idx < gp.node_size(); ++idx) {
     const auto& np = gp.node(idx);
     ir::Node n;
@@ -280,12 +279,9 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
       import_node(n, ctx);
       if (n.op == "AveragePool" && n.domain.empty() && !n.inputs.empty())
         n.attrs.set(ir::kShapeKnownToOrtAttr, int64_t{pools_known.count(n.inputs[0]) ? 1 : 0});
-      if (n.op == "BatchNormalization" && n.domain.empty()) {
-        std::vector<int64_t> blocks;
-        for (const auto& [block, outputs] : batchnorms_blocked)
-          if (outputs.count(n.outputs[0])) blocks.push_back(block);
-        if (!blocks.empty()) n.attrs.set(ir::kOrtNchwcBlocksAttr, blocks);
-      }
+      if (n.op == "BatchNormalization" && n.domain.empty())
+        if (auto it = batchnorms_blocked.find(n.outputs[0]); it != batchnorms_blocked.end())
+          n.attrs.set(ir::kOrtNchwcBlocksAttr, it->second);
     } catch (const Error& e) {
       throw Error(where() + e.what());
     }

@@ -24,9 +24,12 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "loader/ort_shapes.h"
@@ -39,11 +42,11 @@ using onnx::TensorProto;
 
 class Walk {
  public:
-  Walk(const onnx::ModelProto& model, int block) : g_(model.graph()), block_(block) {
+  Walk(const onnx::GraphProto& g, const std::map<std::string, int64_t>& pool_channels, int block)
+      : g_(g), block_(block), pool_channels_(pool_channels) {
     std::set<std::string> inputs;
     for (const auto& in : g_.input()) inputs.insert(in.name());
     for (const auto& t : g_.initializer()) if (!inputs.count(t.name())) constants_[t.name()] = &t;
-    pool_channels_ = input_channels_ort_knows(model, {"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"});
   }
 
   std::set<std::string> run() {
@@ -164,8 +167,8 @@ class Walk {
 
   const onnx::GraphProto& g_;
   const int64_t block_;
+  const std::map<std::string, int64_t>& pool_channels_;  // what ORT's shape inference knows
   std::map<std::string, const TensorProto*> constants_;
-  std::map<std::string, int64_t> pool_channels_;
   std::map<std::string, std::string> alias_;     // Identity / Dropout outputs: their input
   std::set<std::string> produced_;               // outputs of nodes ORT keeps
   std::map<std::string, int64_t> blocked_;       // NCHWc tensors: their channel count
@@ -174,8 +177,16 @@ class Walk {
 
 }  // namespace
 
-std::set<std::string> batchnorms_ort_blocks(const onnx::ModelProto& model, int block) {
-  return Walk(model, block).run();
+std::map<std::string, std::vector<int64_t>> batchnorms_ort_rewrites(const onnx::ModelProto& model) {
+  const auto& nodes = model.graph().node();
+  if (std::none_of(nodes.begin(), nodes.end(), [](const NodeProto& n) { return n.op_type() == "BatchNormalization"; }))
+    return {};
+  const auto pool_channels =
+      input_channels_ort_knows(model, {"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"});
+  std::map<std::string, std::vector<int64_t>> blocks;
+  for (int block : {8, 16})
+    for (const auto& name : Walk(model.graph(), pool_channels, block).run()) blocks[name].push_back(block);
+  return blocks;
 }
 
 }  // namespace octet::loader

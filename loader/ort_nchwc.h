@@ -3,8 +3,10 @@
 // rewrite, active when MLAS has an NCHWc block: 8 floats on x86-64, 16 with AVX-512F) turns into
 // a 1x1 depthwise NCHWc Conv: the question behind ir::kOrtNchwcBlocksAttr. docs/kernels.md
 // ("BatchNormalization no conv absorbs") states the rules this follows.
-#include <set>
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace onnx {
 class ModelProto;
@@ -12,8 +14,8 @@ class ModelProto;
 
 namespace octet::loader {
 
-// The output names of the BatchNormalization nodes of the main graph that ORT's pass rewrites
-// with an NCHWc block of `block` floats. Throws nothing.
-std::set<std::string> batchnorms_ort_blocks(const onnx::ModelProto& model, int block);
+// The BatchNormalization nodes of the main graph that ORT's pass rewrites, by output name, with
+// the blocks (8, 16) at which it does. Throws nothing.
+std::map<std::string, std::vector<int64_t>> batchnorms_ort_rewrites(const onnx::ModelProto& model);
 
 }  // namespace octet::loader
