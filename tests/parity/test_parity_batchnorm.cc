@@ -118,6 +118,10 @@ TEST(BatchNormParity, AfterWhatOrtHoldsBlockedRoundsAsItsNchwcConv) {
   // its Relu keeps the layout, and ORT folds no BN across it.
   const auto conv = b.node("Conv", {x1, b.random_normal_init("", {20, 1, 1, 1})});
   b.output(batchnorm(b, b.node("Relu", {conv}), 20));
+  // A conv with a second reader (here the graph's output): neither engine folds the BN into it.
+  const auto shared = b.node("Conv", {x1, b.random_normal_init("", {20, 1, 1, 1})});
+  b.output(shared);
+  b.output(batchnorm(b, shared, 20));
   b.output(batchnorm(b, b.node("Add", {pooled, maxpool(b, x)}), 48));
   b.output(batchnorm(b, b.node("Mul", {pooled, pooled}), 48));
   b.output(batchnorm(b, b.node("Identity", {pooled}), 48));  // ORT drops it first
