@@ -58,6 +58,14 @@ struct TensorData {
 // (kernels/ref/pool2d.h: f32_avgpool_sum_rows). A hint for the engine: the ONNX writer leaves it out.
 inline constexpr const char* kShapeKnownToOrtAttr = "octet_input_shape_known";
 
+// An attribute the loader adds to a BatchNormalization: the NCHWc blocks (8: AVX2, 16: AVX-512F)
+// at which ONNX Runtime's layout pass rewrites it into a 1x1 depthwise NCHWc Conv, whose weight
+// scale / sqrt(var + eps) rounds once where ORT's plain kernel (and octet's default) rounds
+// 1 / sqrt(var + eps) and then its product with scale (loader/ort_nchwc.h). The engine applies
+// the rewrite's arithmetic when the list holds this CPU's block (kernels::ort_nchwc_block()). A
+// hint for the engine: the ONNX writer leaves it out.
+inline constexpr const char* kOrtNchwcBlocksAttr = "octet_ort_nchwc_blocks";
+
 struct Value {
   std::string name;
   DType dtype = DType::f32;

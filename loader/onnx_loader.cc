@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "loader/importers.h"
+#include "loader/ort_nchwc.h"
 #include "loader/ort_shapes.h"
 
 namespace octet::loader {
@@ -259,6 +260,7 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
   for (const auto& [name, v] : g.values) if (v.constant) producer.emplace(name, "initializer");
   ImportContext ctx{g, g.opset};
   const std::set<std::string> pools_known = pool_inputs_of_known_shape(model);
+  const std::map<std::string, std::vector<int64_t>> batchnorms_blocked = batchnorms_ort_rewrites(model);
   for (int idx = 0; idx < gp.node_size(); ++idx) {
     const auto& np = gp.node(idx);
     ir::Node n;
@@ -277,6 +279,9 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
       import_node(n, ctx);
       if (n.op == "AveragePool" && n.domain.empty() && !n.inputs.empty())
         n.attrs.set(ir::kShapeKnownToOrtAttr, int64_t{pools_known.count(n.inputs[0]) ? 1 : 0});
+      if (n.op == "BatchNormalization" && n.domain.empty())
+        if (auto it = batchnorms_blocked.find(n.outputs[0]); it != batchnorms_blocked.end())
+          n.attrs.set(ir::kOrtNchwcBlocksAttr, it->second);
     } catch (const Error& e) {
       throw Error(where() + e.what());
     }

@@ -308,6 +308,7 @@ std::vector<Node> lower_node(const Node& n, const ir::Graph& g, int64_t onnx_ops
   }
   for (auto& m : out) {
     m.attrs.erase(ir::kShapeKnownToOrtAttr);
+    m.attrs.erase(ir::kOrtNchwcBlocksAttr);
     drop_attributes_outside_their_opset(m, onnx_opset);
   }
   return out;

@@ -30,6 +30,14 @@
 #include <vector>
 
 namespace octet::loader {
+
+bool is_onnx_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute()) if (a.name() == name) return &a;
+  return nullptr;
+}
+
 namespace {
 
 using onnx::AttributeProto;
@@ -40,13 +48,6 @@ using onnx::TypeProto;
 
 // Integer tensors longer than this are weights, never shape arithmetic.
 constexpr int64_t kMaxShapeInts = 1024;
-
-bool is_onnx_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
-
-const AttributeProto* find_attr(const NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute()) if (a.name() == name) return &a;
-  return nullptr;
-}
 
 int64_t attr_i(const NodeProto& n, const std::string& name, int64_t fallback) {
   const AttributeProto* a = find_attr(n, name);
@@ -587,25 +588,25 @@ bool fuse_reshape(Graph& g, const NodeProto& reshape, const Resolver& r) {
 
 }  // namespace
 
-std::set<std::string> avgpool_inputs_ort_knows(const onnx::ModelProto& model) {
+std::map<std::string, int64_t> input_channels_ort_knows(const onnx::ModelProto& model, const std::set<std::string>& ops) {
   Graph g{model, {model.graph().node().begin(), model.graph().node().end()}, {}};
-  std::set<std::string> pools;
+  std::set<std::string> inputs;
   for (const auto& n : g.nodes)
-    if (is_op(&n, "AveragePool") && n.input_size() > 0) pools.insert(n.input(0));
-  if (pools.empty()) return {};
+    if (is_onnx_domain(n.domain()) && ops.count(n.op_type()) && n.input_size() > 0) inputs.insert(n.input(0));
+  if (inputs.empty()) return {};
 
-  std::set<std::string> known;
+  std::map<std::string, int64_t> known;
   // Each round resolves the graph, then fuses the Reshapes it can; ORT repeats its rewrites
   // until none applies.
   for (int round = 0; round < 16; ++round) {
     Resolver r(model, g.nodes, g.fused);
     r.run();
-    for (const auto& p : pools) {
+    for (const auto& p : inputs) {
       const Known* k = r.find(p);
       const TensorShapeProto* s = shape_of(k);
       if (k && k->type.tensor_type().elem_type() == TensorProto::FLOAT && s && s->dim_size() == 4 &&
           s->dim(1).has_dim_value())
-        known.insert(p);
+        known.emplace(p, s->dim(1).dim_value());
     }
     const size_t before = g.fused.size();
     for (const auto& n : g.nodes)
@@ -615,6 +616,12 @@ std::set<std::string> avgpool_inputs_ort_knows(const onnx::ModelProto& model) {
     std::erase_if(g.nodes, [&](const NodeProto& n) { return n.output_size() == 1 && g.fused.count(n.output(0)); });
   }
   return known;
+}
+
+std::set<std::string> avgpool_inputs_ort_knows(const onnx::ModelProto& model) {
+  std::set<std::string> pools;
+  for (const auto& [name, channels] : input_channels_ort_knows(model, {"AveragePool"})) pools.insert(name);
+  return pools;
 }
 
 }  // namespace octet::loader

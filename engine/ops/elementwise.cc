@@ -3,6 +3,7 @@
 // (Add's broadcasting, a slope per channel or per element) run on the SIMD kernels of
 // kernels/elementwise/eltwise.h when the shapes fit (that driver falls back to the ref kernels
 // otherwise).
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "engine/ops/range_output.h"
 #include "engine/ops/typed_broadcast.h"
 #include "kernels/elementwise/eltwise.h"
+#include "kernels/pool/pool2d.h"
 #include "kernels/ref/elementwise.h"
 
 namespace octet {
@@ -279,6 +281,11 @@ OpImpl batchnorm_op() {
   // in float and applied as a multiply then an add, two roundings, as ONNX Runtime computes
   // them (inv_std = 1 / sqrt(var + eps), scale' = inv_std * scale, shift' = B - mean * scale'):
   // a float BN inside a QDQ unit must round as ORT does or the next QuantizeLinear flips codes.
+  // Where ORT's NCHWc pass rewrites the BN into a 1x1 depthwise conv (the loader's hint
+  // ir::kOrtNchwcBlocksAttr holds this CPU's block: a BN on a pool, a Concat of pools or an
+  // activation after a float conv), the conv's weight is scale / sqrt(var + eps), one rounding,
+  // and its output x * w then + shift: octet takes that weight there. The block is ORT's on this
+  // CPU, whatever level octet runs at.
   bn.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     const auto& x = c.info(0);
     const int64_t channels = x.dims[1];
@@ -286,14 +293,16 @@ OpImpl batchnorm_op() {
     const float eps = c.node.attrs.f("epsilon");
     auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
     const float *scale = p(1), *bias = p(2), *mean = p(3), *var = p(4);
+    const bool ort_conv = c.node.attrs.has(ir::kOrtNchwcBlocksAttr) &&
+                          std::ranges::count(c.node.attrs.ints(ir::kOrtNchwcBlocksAttr), kernels::ort_nchwc_block()) > 0;
     // scale', then shift': once here when the parameters are constants (the usual case), else
     // at each run, from graph inputs. (One plan runs one call at a time, so the buffer is its own.)
     auto affine = std::make_shared<std::vector<float>>(size_t(2 * channels));
     auto prepare = [=] {
       float* a = affine->data();
       for (int64_t ch = 0; ch < channels; ++ch) {
-        const float inv_std = 1.0f / std::sqrt(var[ch] + eps);
-        const float scaled = inv_std * scale[ch];
+        const float std_dev = std::sqrt(var[ch] + eps);
+        const float scaled = ort_conv ? scale[ch] / std_dev : (1.0f / std_dev) * scale[ch];
         const float moved = mean[ch] * scaled;
         a[ch] = scaled;
         a[channels + ch] = bias[ch] - moved;

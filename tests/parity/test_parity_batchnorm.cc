@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "engine/session.h"
 #include "tests/parity/parity_fixture.h"
@@ -79,6 +82,68 @@ TEST(BatchNormParity, ParametersFromGraphInputsAreReadEachRun) {
     const auto mine = session.run(inputs);
     EXPECT_EQ(differing_bytes(mine[0], theirs.at(session.outputs()[0].name)), 0) << "seed " << seed;
   }
+}
+
+// ORT's NCHWc layout pass (8 floats with AVX2, 16 with AVX-512F) rewrites a BN whose input it
+// holds blocked into a 1x1 depthwise conv of weight scale / sqrt(var + eps): one rounding fewer
+// than its plain kernel's, so about a sixth of the outputs move by an ulp. The loader marks which
+// BNs (loader/ort_nchwc.h); each output below goes one way or the other, checked against ORT.
+std::string maxpool(OnnxBuilder& b, const std::string& x) {
+  return b.node("MaxPool", {x}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}});
+}
+
+std::map<std::string, ir::TensorData> scaled_inputs(const std::vector<std::pair<std::string, ir::Dims>>& specs) {
+  std::vector<ir::Dims> dims;
+  for (const auto& [name, d] : specs) dims.push_back(d);
+  auto inputs = random_inputs(dims, dims[0][0], 7);
+  std::map<std::string, ir::TensorData> feeds;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    for (float& v : std::span(const_cast<float*>(inputs[i].as<float>()), size_t(inputs[i].count()))) v *= 3.0f;
+    feeds[specs[i].first] = inputs[i];
+  }
+  return feeds;
+}
+
+TEST(BatchNormParity, AfterWhatOrtHoldsBlockedRoundsAsItsNchwcConv) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 48, 9, 11});  // a multiple of both blocks
+  auto x24 = b.input("x24", {-1, 24, 9, 11});  // of 8 only
+  auto x1 = b.input("x1", {-1, 1, 9, 11});
+  const auto pooled = maxpool(b, x);
+  b.output(batchnorm(b, pooled, 48));
+  b.output(batchnorm(b, b.node("Concat", {pooled}, {{"axis", int64_t{1}}}), 48));  // DenseNet's first layer
+  b.output(batchnorm(b, b.node("Concat", {maxpool(b, x24), maxpool(b, x24)}, {{"axis", int64_t{1}}}), 48));
+  // A float conv of any channel count (1x1 on one channel, so that both engines write x * w):
+  // its Relu keeps the layout, and ORT folds no BN across it.
+  const auto conv = b.node("Conv", {x1, b.random_normal_init("", {20, 1, 1, 1})});
+  b.output(batchnorm(b, b.node("Relu", {conv}), 20));
+  // A conv with a second reader (here the graph's output): neither engine folds the BN into it.
+  const auto shared = b.node("Conv", {x1, b.random_normal_init("", {20, 1, 1, 1})});
+  b.output(shared);
+  b.output(batchnorm(b, shared, 20));
+  b.output(batchnorm(b, b.node("Add", {pooled, maxpool(b, x)}), 48));
+  b.output(batchnorm(b, b.node("Mul", {pooled, pooled}), 48));
+  b.output(batchnorm(b, b.node("Identity", {pooled}), 48));  // ORT drops it first
+  b.output(b.node("BatchNormalization",  // no epsilon: ORT's graph resolution writes the default in
+                  {pooled, b.random_uniform_init("", {48}, 0.5f, 2.0f), b.random_normal_init("", {48}),
+                   b.random_normal_init("", {48}), b.random_uniform_init("", {48}, 0.01f, 2.0f)}));
+  expect_ort_bytes_at_every_level(b, "batchnorm_nchwc",
+                                  scaled_inputs({{"x", {2, 48, 9, 11}}, {"x24", {2, 24, 9, 11}}, {"x1", {2, 1, 9, 11}}}));
+}
+
+TEST(BatchNormParity, WhereOrtKeepsThePlainLayoutItsPlainKernelRounds) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 48, 9, 11});
+  auto x20 = b.input("x20", {-1, 20, 9, 11});  // a multiple of neither block: the pool stays plain
+  const auto pooled = maxpool(b, x);
+  b.output(batchnorm(b, maxpool(b, x20), 20));
+  b.output(batchnorm(b, b.node("Concat", {pooled, x}, {{"axis", int64_t{1}}}), 96));  // one input plain
+  b.output(batchnorm(b, b.node("Concat", {pooled}, {{"axis", int64_t{-3}}}), 48));  // ORT wants axis 1
+  b.output(batchnorm(b, b.node("Neg", {pooled}), 48));  // an op the pass does not take
+  b.output(batchnorm(b, b.node("Add", {pooled, b.random_normal_init("", {48, 1, 1})}), 48));  // a constant operand
+  expect_ort_bytes_at_every_level(b, "batchnorm_plain", scaled_inputs({{"x", {2, 48, 9, 11}}, {"x20", {2, 20, 9, 11}}}));
 }
 
 }  // namespace batchnorm_parity
