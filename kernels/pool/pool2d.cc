@@ -198,12 +198,13 @@ void Q8MaxPool2d::run(const void* x, void* y, pthreadpool_t pool) const {
 
 // ---- F32AvgPool2d ----
 
+// MLAS's SSE2 baseline has NCHWc kernels too; its AArch64 ones are off in default builds.
 int ort_nchwc_block() {
 #if OCTET_ARCH_X86
-  if (cpu_has(kAvx512F)) return 16;
-  if (cpu_has(kAvx2 | kFma)) return 8;
-#endif
+  return cpu_has(kAvx512F) ? 16 : 8;
+#else
   return 0;
+#endif
 }
 
 F32AvgPool2d::F32AvgPool2d(const Pool2dShape& s, bool count_include_pad, Isa isa, bool ort_nchwc)

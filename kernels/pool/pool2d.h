@@ -90,8 +90,8 @@ class Q8MaxPool2d {
   PoolWindows<uint8_t> windows_;
 };
 
-// ONNX Runtime's NCHWc block on this CPU (MLAS: 16 floats with AVX-512F, 8 with AVX2 + FMA, 0
-// elsewhere): its layout pass runs an AveragePool of a multiple of that many channels as an NCHWc
+// ONNX Runtime's NCHWc block on this CPU (MLAS: 16 floats with AVX-512F, 8 on any other x86-64,
+// 0 on AArch64): its layout pass runs an AveragePool of a multiple of that many channels as an NCHWc
 // pool, summing in another order (f32_avgpool_sum_rows), but only a pool whose input shape it
 // knows (ir::kShapeKnownToOrtAttr).
 int ort_nchwc_block();
