@@ -89,10 +89,36 @@ Kernel integer_clip(const OpContext& c, std::span<const void* const> in, void* o
   };
 }
 
+// Neg and Abs on integers (the index arithmetic of expanded LayerNormalization and of detector
+// decodes): two's complement as ORT computes them, so the lowest value maps to itself. ONNX has no
+// uint8 Neg.
+bool is_integer_sign_op(const OpContext& c) {
+  const ir::DType t = c.info(0).dtype;
+  if (c.node.op != "Neg" && c.node.op != "Abs") return false;
+  return t == ir::DType::s8 || t == ir::DType::s32 || t == ir::DType::s64 || (t == ir::DType::u8 && c.node.op == "Abs");
+}
+
+template <class T>
+Kernel integer_sign_op(const OpContext& c, const void* in, void* out) {
+  const int64_t n = c.info(0).count();
+  auto x = static_cast<const T*>(in);
+  auto y = static_cast<T*>(out);
+  const bool neg = c.node.op == "Neg";
+  c.report_kernel(kernels::portable_kernel(std::string(ops::type_tag(c.info(0).dtype)) + (neg ? "_neg" : "_abs")));
+  using U = std::make_unsigned_t<T>;
+  return [=] {
+    for (int64_t i = 0; i < n; ++i) {
+      const bool flip = neg || (std::is_signed_v<T> && x[i] < 0);
+      y[i] = flip ? T(U(0) - U(x[i])) : x[i];
+    }
+  };
+}
+
 OpImpl unary_op() {
   OpImpl u;
   u.want_layout = any_layout;
   u.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    if (is_integer_sign_op(c)) return {c.info(0)};
     if (is_integer_clip(c)) {
       for (size_t i = 1; i <= 2; ++i)
         if (c.has(i) && (c.info(i).dtype != c.info(0).dtype || c.info(i).count() != 1))
@@ -105,6 +131,14 @@ OpImpl unary_op() {
   };
   u.batch_use = ops::broadcast_per_image;  // Clip's bounds: constants, or a rank-0 activation that mixes
   u.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    if (is_integer_sign_op(c)) {
+      switch (c.info(0).dtype) {
+        case ir::DType::u8: return integer_sign_op<uint8_t>(c, in[0], out[0]);
+        case ir::DType::s8: return integer_sign_op<int8_t>(c, in[0], out[0]);
+        case ir::DType::s32: return integer_sign_op<int32_t>(c, in[0], out[0]);
+        default: return integer_sign_op<int64_t>(c, in[0], out[0]);
+      }
+    }
     if (is_integer_clip(c))
       return ops::with_type(c, c.info(0).dtype, [&](auto t) { return integer_clip<decltype(t)>(c, in, out[0]); });
     const auto act = unary_activation(c);

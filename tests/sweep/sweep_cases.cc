@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -1791,6 +1792,18 @@ std::vector<Case> make() {
               b.output(b.node("Clip", {integers(b, b.input("x", {2, 3, 5}), t), b.initializer("", TensorValue::ints(t, {}, {lo})),
                                        b.initializer("", TensorValue::ints(t, {}, {hi}))}), t);
             });
+    }
+  // Neg and Abs on integers; the lowest value of the type negates to itself.
+  for (ElemType t : {ElemType::s8, ElemType::u8, ElemType::s32, ElemType::s64})
+    for (const char* op : {"Neg", "Abs"}) {
+      if (t == ElemType::u8 && std::string(op) == "Neg") continue;  // ONNX has no uint8 Neg
+      const int64_t lowest = t == ElemType::s8 ? -128 : t == ElemType::u8 ? 0 : t == ElemType::s32 ? INT32_MIN : INT64_MIN;
+      const int64_t highest = t == ElemType::s8 ? 127 : t == ElemType::u8 ? 255 : t == ElemType::s32 ? INT32_MAX : INT64_MAX;
+      s.add(Mode::fp32, op, std::string(type_name(t)) + "_2x3x5_and_type_ends", [=](OnnxBuilder& b) {
+        const std::string ends = b.initializer("", TensorValue::ints(t, {3}, {lowest, highest, 0}));
+        const std::string x = b.node("Reshape", {integers(b, b.input("x", {2, 3, 5}), t), i64s(b, {30})});
+        b.output(b.node(op, {b.node("Concat", {x, ends}, {{"axis", int64_t(0)}})}), t);
+      });
     }
   s.add(Mode::fp32, "Clip", "s8_max_only_2x3x5", [](OnnxBuilder& b) {
     b.output(b.node("Clip", {integers(b, b.input("x", {2, 3, 5}), ElemType::s8), "",
