@@ -93,6 +93,12 @@ inline std::vector<ConvLayer> conv_layers() {
       {"zoo", "dw5x5 120 @28", conv(28, 120, 120, 5, 1, 2, 2, 120)},
       {"zoo", "dw5x5 672 @14", conv(14, 672, 672, 5, 1, 2, 2, 672)},
       {"zoo", "dw5x5 960 @7", conv(7, 960, 960, 5, 1, 2, 2, 960)},
+      // ConvNeXt-Tiny's 7x7 depthwise convs (pads 3): most output columns of the small maps
+      // touch the padding.
+      {"zoo", "dw7x7 96 @56", conv(56, 96, 96, 7, 1, 3, 3, 96)},
+      {"zoo", "dw7x7 192 @28", conv(28, 192, 192, 7, 1, 3, 3, 192)},
+      {"zoo", "dw7x7 384 @14", conv(14, 384, 384, 7, 1, 3, 3, 384)},
+      {"zoo", "dw7x7 768 @7", conv(7, 768, 768, 7, 1, 3, 3, 768)},
       // ResNet-50's 14x14 and 7x7 stages: few rows, megabytes of weights, long reductions.
       {"zoo", "conv3x3 256->256 @14", conv(14, 256, 256, 3, 1, 1, 1)},
       {"zoo", "conv1x1 1024->256 @14", conv(14, 1024, 256, 1, 1, 0, 0)},

@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <vector>
 
 #include "kernels/conv/dwconv_list.h"
 
@@ -35,10 +36,6 @@ template <bool XSigned>
 inline __m256i pair(__m128i a, __m128i b) {
   const __m128i ab = _mm_unpacklo_epi8(a, b);
   return XSigned ? _mm256_cvtepi8_epi16(ab) : _mm256_cvtepu8_epi16(ab);
-}
-
-inline __m256i mac(__m256i acc, __m256i x, const int32_t* w) {
-  return _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w))));
 }
 
 template <bool YSigned>
@@ -67,98 +64,98 @@ struct Epilogue {
 // Words of one channel block: bias', the tap pairs, the multiplier.
 constexpr int block_words(int taps) { return (1 + (taps + 1) / 2 + 1) * kTile; }
 
-// One channel block of a row; Full: all 8 channels (plain 8-byte loads and stores).
-template <bool XSigned, bool YSigned, int KH, int KW, bool Full>
-void row_block(const Q8DwRowArgs& a, size_t c0, size_t n, const int32_t* w, const Epilogue<YSigned>& ep) {
-  constexpr int kTaps = KH * KW;
-  constexpr int kPairs = (kTaps + 1) / 2;
-  const size_t channels = a.channels, pixels = a.pixels, pixel_step = a.pixel_step, tap_step = a.tap_step;
-  const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
-  __m256i wv[kPairs];
-  for (int p = 0; p < kPairs; ++p) wv[p] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + (p + 1) * kTile));
-  const int32_t* multiplier = w + (kPairs + 1) * kTile;
-  const uint8_t* r[KH];
-  for (int ky = 0; ky < KH; ++ky) r[ky] = a.rows[ky] + c0;
-  auto x = [&](int t) { return load8(r[t / KW] + (t % KW) * tap_step, Full ? kTile : n); };
-  uint8_t* y = a.y + c0;
-  for (size_t px = 0; px < pixels; ++px) {
-    __m256i acc0 = bias, acc1 = _mm256_setzero_si256();
-    for (int p = 0; p < kPairs; ++p) {
-      const __m128i hi = 2 * p + 1 < kTaps ? x(2 * p + 1) : _mm_setzero_si128();
-      const __m256i prod = _mm256_madd_epi16(pair<XSigned>(x(2 * p), hi), wv[p]);
-      if (p % 2 == 0) {
-        acc0 = _mm256_add_epi32(acc0, prod);
-      } else {
-        acc1 = _mm256_add_epi32(acc1, prod);
-      }
-    }
-    for (int ky = 0; ky < KH; ++ky) r[ky] += pixel_step;
-    ep.store(y, _mm256_add_epi32(acc0, acc1), multiplier, Full ? kTile : n);
-    y += channels;
+// Activation bytes of channels [c, c + Width) at p: Width 16 or 8, or 0 for a tail of n < 8
+// channels (through a buffer).
+template <int Width>
+inline __m128i load_x(const uint8_t* p, size_t n) {
+  if constexpr (Width == 16) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  } else {
+    return load8(p, Width == 8 ? kTile : n);
   }
 }
 
-template <bool XSigned, bool YSigned, int KH, int KW>
-void row_fixed(const Q8DwRowArgs& a) {
-  const Epilogue<YSigned> ep(a.ep);
-  const int32_t* w = a.packed;
-  for (size_t c0 = 0; c0 < a.channels; c0 += kTile, w += block_words(KH * KW)) {
-    const size_t n = a.channels - c0 < kTile ? a.channels - c0 : kTile;
-    if (n == kTile) {
-      row_block<XSigned, YSigned, KH, KW, true>(a, c0, n, w, ep);
-    } else {
-      row_block<XSigned, YSigned, KH, KW, false>(a, c0, n, w, ep);
-    }
+// P output pixels of one window at `off` + i * pixel_step from the tap pointers, for 16
+// channels (two packed blocks, `block` words apart: the low and high 8 bytes of each 16-byte
+// load), 8, or a tail of n. Every tap's pointer is loaded once for the P pixels and each
+// weight pair once for them, so the loop is bound by the widening shuffles, not by loads.
+template <bool XSigned, bool YSigned, int P, int Width>
+void window(const uint8_t* const* tap, int taps, size_t off, size_t pixel_step, size_t n, const int32_t* w,
+            size_t block, const Epilogue<YSigned>& ep, uint8_t* y, size_t y_step) {
+  constexpr int H = Width == 16 ? 2 : 1;
+  __m256i acc[P][H];
+  for (int h = 0; h < H; ++h) {
+    const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + h * block));
+    for (int i = 0; i < P; ++i) acc[i][h] = bias;
   }
+  auto add = [&](const uint8_t* p0, const uint8_t* p1, const int32_t* wp) {
+    __m256i wv[H];
+    for (int h = 0; h < H; ++h) wv[h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + h * block));
+    for (int i = 0; i < P; ++i) {
+      const __m128i x0 = load_x<Width>(p0 + i * pixel_step, n);
+      const __m128i x1 = p1 ? load_x<Width>(p1 + i * pixel_step, n) : _mm_setzero_si128();
+      acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(pair<XSigned>(x0, x1), wv[0]));
+      if constexpr (H == 2) {
+        const __m128i hi = _mm_unpackhi_epi8(x0, x1);
+        const __m256i x = XSigned ? _mm256_cvtepi8_epi16(hi) : _mm256_cvtepu8_epi16(hi);
+        acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(x, wv[1]));
+      }
+    }
+  };
+  const int32_t* wp = w + kTile;
+  int t = 0;
+  for (; t + 1 < taps; t += 2, wp += kTile) add(tap[t] + off, tap[t + 1] + off, wp);
+  if (t < taps) add(tap[t] + off, nullptr, wp), wp += kTile;
+  const size_t stored = Width == 0 ? n : kTile;
+  for (int i = 0; i < P; ++i) {
+    for (int h = 0; h < H; ++h) ep.store(y + i * y_step + h * kTile, acc[i][h], wp + h * block, stored);
+  }
+}
+
+// Every channel of P pixels: 16 at a time, then 8, then the tail.
+template <bool XSigned, bool YSigned, int P>
+void channels(const uint8_t* const* tap, int taps, size_t off, size_t pixel_step, size_t C, const int32_t* w,
+              const Epilogue<YSigned>& ep, uint8_t* y) {
+  const size_t block = block_words(taps);
+  size_t c = 0;
+  for (; c + 2 * kTile <= C; c += 2 * kTile, w += 2 * block) {
+    window<XSigned, YSigned, P, 16>(tap, taps, off + c, pixel_step, kTile, w, block, ep, y + c, C);
+  }
+  if (c + kTile <= C) {
+    window<XSigned, YSigned, P, 8>(tap, taps, off + c, pixel_step, kTile, w, block, ep, y + c, C);
+    c += kTile;
+    w += block;
+  }
+  if (c < C) window<XSigned, YSigned, P, 0>(tap, taps, off + c, pixel_step, C - c, w, block, ep, y + c, C);
 }
 
 template <bool XSigned, bool YSigned>
-void row_any(const Q8DwRowArgs& a) {
+void row(const Q8DwRowArgs& a) {
   const int kw = a.kernel_w, taps = a.kernel_h * a.kernel_w;
   const Epilogue<YSigned> ep(a.ep);
-  const int32_t* w = a.packed;
-  auto tap_ptr = [&](size_t px, int t, size_t c0) {
-    return a.rows[t / kw] + px * a.pixel_step + (t % kw) * a.tap_step + c0;
-  };
-  for (size_t c0 = 0; c0 < a.channels; c0 += kTile, w += block_words(taps)) {
-    const size_t n = a.channels - c0 < kTile ? a.channels - c0 : kTile;
-    for (size_t px = 0; px < a.pixels; ++px) {
-      __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
-      const int32_t* wp = w + kTile;
-      for (int t = 0; t < taps; t += 2, wp += kTile) {
-        const __m128i hi = t + 1 < taps ? load8(tap_ptr(px, t + 1, c0), n) : _mm_setzero_si128();
-        acc = mac(acc, pair<XSigned>(load8(tap_ptr(px, t, c0), n), hi), wp);
-      }
-      ep.store(a.y + px * a.channels + c0, acc, wp, n);
-    }
+  constexpr int kStackTaps = 256;
+  const uint8_t* stack[kStackTaps];
+  std::vector<const uint8_t*> heap(taps > kStackTaps ? taps : 0);
+  const uint8_t** tap = taps > kStackTaps ? heap.data() : stack;
+  for (int t = 0; t < taps; ++t) tap[t] = a.rows[t / kw] + (t % kw) * a.tap_step;
+  constexpr int kPixels = 4;
+  size_t px = 0;
+  for (; px + kPixels <= a.pixels; px += kPixels) {
+    channels<XSigned, YSigned, kPixels>(tap, taps, px * a.pixel_step, a.pixel_step, a.channels, a.packed, ep,
+                                        a.y + px * a.channels);
+  }
+  for (; px < a.pixels; ++px) {
+    channels<XSigned, YSigned, 1>(tap, taps, px * a.pixel_step, 0, a.channels, a.packed, ep, a.y + px * a.channels);
   }
 }
 
 template <bool XSigned, bool YSigned>
 void indirect(const Q8DwIndirectArgs& a) {
-  const int taps = a.kernel_size;
   const Epilogue<YSigned> ep(a.ep);
   for (size_t px = 0; px < a.pixels; ++px) {
-    const uint8_t* const* tp = a.taps + px * taps;
-    const int32_t* w = a.packed;
-    for (size_t c0 = 0; c0 < a.channels; c0 += kTile, w += block_words(taps)) {
-      const size_t n = a.channels - c0 < kTile ? a.channels - c0 : kTile;
-      __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
-      const int32_t* wp = w + kTile;
-      for (int t = 0; t < taps; t += 2, wp += kTile) {
-        const __m128i hi = t + 1 < taps ? load8(tp[t + 1] + c0, n) : _mm_setzero_si128();
-        acc = mac(acc, pair<XSigned>(load8(tp[t] + c0, n), hi), wp);
-      }
-      ep.store(a.y + px * a.channels + c0, acc, wp, n);
-    }
+    channels<XSigned, YSigned, 1>(a.taps + px * a.kernel_size, a.kernel_size, 0, 0, a.channels, a.packed, ep,
+                                  a.y + px * a.channels);
   }
-}
-
-template <bool XSigned, bool YSigned>
-void row(const Q8DwRowArgs& a) {
-  if (a.kernel_h == 3 && a.kernel_w == 3) return row_fixed<XSigned, YSigned, 3, 3>(a);
-  if (a.kernel_h == 5 && a.kernel_w == 5) return row_fixed<XSigned, YSigned, 5, 5>(a);
-  row_any<XSigned, YSigned>(a);
 }
 
 }  // namespace
