@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "kernels/conv/dwconv_list.h"
+#include "kernels/conv/q8_dwconv_taps.h"
 
 namespace octet::kernels::neon {
 namespace {

@@ -15,9 +15,9 @@
 #include <immintrin.h>
 
 #include <cstring>
-#include <vector>
 
 #include "kernels/conv/dwconv_list.h"
+#include "kernels/conv/q8_dwconv_taps.h"
 
 namespace octet::kernels::avx2 {
 namespace {
@@ -131,13 +131,10 @@ void channels(const uint8_t* const* tap, int taps, size_t off, size_t pixel_step
 
 template <bool XSigned, bool YSigned>
 void row(const Q8DwRowArgs& a) {
-  const int kw = a.kernel_w, taps = a.kernel_h * a.kernel_w;
+  const int taps = a.kernel_h * a.kernel_w;
   const Epilogue<YSigned> ep(a.ep);
-  constexpr int kStackTaps = 256;
-  const uint8_t* stack[kStackTaps];
-  std::vector<const uint8_t*> heap(taps > kStackTaps ? taps : 0);
-  const uint8_t** tap = taps > kStackTaps ? heap.data() : stack;
-  for (int t = 0; t < taps; ++t) tap[t] = a.rows[t / kw] + (t % kw) * a.tap_step;
+  const Q8DwRowTaps row_taps(a);
+  const uint8_t* const* tap = row_taps.data();
   constexpr int kPixels = 4;
   size_t px = 0;
   for (; px + kPixels <= a.pixels; px += kPixels) {

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include "kernels/conv/dwconv_list.h"
+#include "kernels/conv/q8_dwconv_taps.h"
 
 namespace octet::kernels::avx512 {
 namespace {

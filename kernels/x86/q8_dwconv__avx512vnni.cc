@@ -24,6 +24,7 @@
 #include <climits>
 
 #include "kernels/conv/dwconv_list.h"
+#include "kernels/conv/q8_dwconv_taps.h"
 
 namespace octet::kernels::avx512vnni {
 namespace {
