@@ -41,12 +41,6 @@ struct Acc {
   int32x4_t lo, hi;
 };
 
-// acc += x * w for 8 channels; w is 8 int32 lanes holding the weights in their low halves.
-inline Acc mac(Acc acc, int16x8_t x, const int32_t* w) {
-  const int16x4_t w_lo = vmovn_s32(vld1q_s32(w)), w_hi = vmovn_s32(vld1q_s32(w + 4));
-  return {vmlal_s16(acc.lo, vget_low_s16(x), w_lo), vmlal_s16(acc.hi, vget_high_s16(x), w_hi)};
-}
-
 struct Epilogue {
   float32x4_t lo, hi;
   int32x4_t zp;
@@ -71,38 +65,57 @@ struct Epilogue {
   }
 };
 
+// P output pixels of one window, 8 channels (a tail of n): tap t of pixel i at tap[t] + off +
+// i * pixel_step. The weights are narrowed once per tap for the P pixels.
+template <bool XSigned, int P>
+void window(const uint8_t* const* tap, int taps, size_t off, size_t pixel_step, size_t n, const int32_t* w,
+            const Epilogue& ep, uint8_t* y, size_t y_step) {
+  Acc acc[P];
+  const Acc bias{vld1q_s32(w), vld1q_s32(w + 4)};
+  for (int i = 0; i < P; ++i) acc[i] = bias;
+  const int32_t* wt = w + kTile;
+  for (int t = 0; t < taps; ++t, wt += kTile) {
+    const int16x4_t w_lo = vmovn_s32(vld1q_s32(wt)), w_hi = vmovn_s32(vld1q_s32(wt + 4));
+    const uint8_t* p = tap[t] + off;
+    for (int i = 0; i < P; ++i) {
+      const int16x8_t x = load_x<XSigned>(p + i * pixel_step, n);
+      acc[i] = {vmlal_s16(acc[i].lo, vget_low_s16(x), w_lo), vmlal_s16(acc[i].hi, vget_high_s16(x), w_hi)};
+    }
+  }
+  for (int i = 0; i < P; ++i) ep.store(y + i * y_step, acc[i], wt, n);
+}
+
+template <bool XSigned, int P>
+void channels(const uint8_t* const* tap, int taps, size_t off, size_t pixel_step, size_t C, const int32_t* w,
+              const Epilogue& ep, uint8_t* y) {
+  for (size_t c0 = 0; c0 < C; c0 += kTile, w += (taps + 2) * kTile) {
+    const size_t n = C - c0 < kTile ? C - c0 : kTile;
+    window<XSigned, P>(tap, taps, off + c0, pixel_step, n, w, ep, y + c0, C);
+  }
+}
+
+// Any kernel size: the flat tap list (kernels/conv/q8_dwconv_taps.h), 4 pixels at a time.
 template <bool XSigned>
 void row(const Q8DwRowArgs& a) {
-  const int taps = a.kernel_h * a.kernel_w;
   const Epilogue ep(a.ep);
-  const int32_t* w = a.packed;
-  for (size_t c0 = 0; c0 < a.channels; c0 += kTile, w += (taps + 2) * kTile) {
-    const size_t n = a.channels - c0 < kTile ? a.channels - c0 : kTile;
-    for (size_t p = 0; p < a.pixels; ++p) {
-      Acc acc{vld1q_s32(w), vld1q_s32(w + 4)};
-      const int32_t* wt = w + kTile;
-      for (int ky = 0; ky < a.kernel_h; ++ky) {
-        const uint8_t* r = a.rows[ky] + p * a.pixel_step + c0;
-        for (int kx = 0; kx < a.kernel_w; ++kx, wt += kTile) acc = mac(acc, load_x<XSigned>(r + kx * a.tap_step, n), wt);
-      }
-      ep.store(a.y + p * a.channels + c0, acc, wt, n);
-    }
+  const Q8DwRowTaps taps(a);
+  constexpr int kPixels = 4;
+  size_t p = 0;
+  for (; p + kPixels <= a.pixels; p += kPixels) {
+    channels<XSigned, kPixels>(taps.data(), taps.size(), p * a.pixel_step, a.pixel_step, a.channels, a.packed, ep,
+                               a.y + p * a.channels);
+  }
+  for (; p < a.pixels; ++p) {
+    channels<XSigned, 1>(taps.data(), taps.size(), p * a.pixel_step, 0, a.channels, a.packed, ep, a.y + p * a.channels);
   }
 }
 
 template <bool XSigned>
 void indirect(const Q8DwIndirectArgs& a) {
-  const int taps = a.kernel_size;
   const Epilogue ep(a.ep);
   for (size_t p = 0; p < a.pixels; ++p) {
-    const uint8_t* const* tp = a.taps + p * taps;
-    const int32_t* w = a.packed;
-    for (size_t c0 = 0; c0 < a.channels; c0 += kTile, w += (taps + 2) * kTile) {
-      const size_t n = a.channels - c0 < kTile ? a.channels - c0 : kTile;
-      Acc acc{vld1q_s32(w), vld1q_s32(w + 4)};
-      for (int t = 0; t < taps; ++t) acc = mac(acc, load_x<XSigned>(tp[t] + c0, n), w + (t + 1) * kTile);
-      ep.store(a.y + p * a.channels + c0, acc, w + (taps + 1) * kTile, n);
-    }
+    channels<XSigned, 1>(a.taps + p * a.kernel_size, a.kernel_size, 0, 0, a.channels, a.packed, ep,
+                         a.y + p * a.channels);
   }
 }
 

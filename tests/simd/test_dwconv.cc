@@ -1,6 +1,7 @@
 // Depthwise conv kernels (kernels/conv/dwconv_list.h) against the scalar ref convs: FP32 within a
 // tolerance scaled by sum|x*w|, INT8 bit-exact, for every list entry this CPU supports, on
-// random shapes (channels around the tile, 1x1 / 3x3 / 5x5 / 1x3 / 3x1 / 2x2 / 7x7 kernels,
+// random shapes (channels around the tile, 1x1 / 3x3 / 5x5 / 1x3 / 3x1 / 2x2 / 7x7 / 1x7 / 7x1
+// / 9x9 / 11x11 kernels, pads up to the kernel's extent (more than a small image),
 // strides 1-3, dilation 2, asymmetric pads, 1x1 spatial, batch 1-3), the depthwise layers of
 // the bundled models, and adversarial INT8 values.
 #include <gtest/gtest.h>
@@ -51,13 +52,14 @@ bool finish_shape(Conv2dShape& s, int pad_bottom, int pad_right) {
 // sometimes 64..140 (the VNNI kernel's 64-channel blocks).
 Conv2dShape random_shape(std::mt19937& rng) {
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  static const int kKernels[][2] = {{1, 1}, {3, 3}, {3, 3}, {3, 3}, {5, 5}, {1, 3}, {3, 1}, {2, 2}, {7, 7}};
+  static const int kKernels[][2] = {{1, 1}, {3, 3}, {3, 3}, {3, 3}, {5, 5}, {1, 3}, {3, 1},
+                                    {2, 2}, {7, 7}, {1, 7}, {7, 1}, {9, 9}, {11, 11}};
   for (;;) {
     Conv2dShape s;
     s.batch = uni(1, 10) == 1 ? uni(2, 3) : 1;
     s.in_c = uni(0, 3) == 0 ? 16 * uni(1, 3) : uni(1, 33);
     if (uni(0, 7) == 0) s.in_c = uni(0, 1) ? 64 * uni(1, 2) : uni(65, 140);  // 64-channel blocks
-    const auto& k = kKernels[uni(0, 8)];
+    const auto& k = kKernels[uni(0, static_cast<int>(std::size(kKernels)) - 1)];
     s.kernel_h = k[0];
     s.kernel_w = k[1];
     s.stride_h = s.stride_w = uni(0, 9) < 6 ? 1 : (uni(0, 5) ? 2 : 3);
