@@ -892,6 +892,27 @@ std::vector<ConvGeom> dead_tap_space() {
   return v;
 }
 
+// Depthwise convs with large kernels (ConvNeXt's 7x7 with pad 3, 1x7 / 7x1, 9x9 and 11x11
+// whose pads exceed the map, dilated, strided), channels off the vector widths: INT8 only.
+std::vector<ConvGeom> large_depthwise_space() {
+  std::vector<ConvGeom> v;
+  auto dw = [&](int64_t c, int64_t hw, int64_t kh, int64_t kw, int64_t st, int64_t d) {
+    ConvGeom g;
+    g.c = g.m = g.group = c, g.h = g.w = hw, g.kh = kh, g.kw = kw, g.sh = g.sw = st, g.dh = g.dw = d;
+    const int64_t ph = d * (kh - 1) / 2, pw = d * (kw - 1) / 2;
+    g.pads = {ph, pw, ph, pw};
+    v.push_back(g);
+  };
+  dw(96, 14, 7, 7, 1, 1);
+  dw(40, 7, 7, 7, 1, 1);
+  dw(24, 12, 1, 7, 1, 1);
+  dw(24, 12, 7, 1, 1, 1);
+  dw(20, 13, 9, 9, 2, 1);
+  dw(17, 6, 11, 11, 1, 1);
+  dw(16, 12, 7, 7, 1, 2);
+  return v;
+}
+
 // ---- Indexing and generators: TopK, GatherElements, GatherND, Scatter*, Tile, Range, Size,
 // Trilu, EyeLike, OneHot ----
 
@@ -1456,6 +1477,7 @@ std::vector<Case> make() {
   for (size_t i = 0; i < convs.size(); ++i) if (i % 3 == 0) add_conv(s, Mode::dynamic, convs[i]);
   for (const ConvGeom& g : dead_tap_space())
     for (Mode mode : {Mode::fp32, Mode::qdq, Mode::dynamic}) add_conv(s, mode, g);
+  for (const ConvGeom& g : large_depthwise_space()) add_conv(s, Mode::qdq, g);
   {
     ConvGeom g;  // 1-D
     s.add(Mode::fp32, "Conv", "1d_k3_s2", [](OnnxBuilder& b) {
