@@ -6,8 +6,8 @@
 // vpmaddwd against the weights (w_t[c], w_t+1[c]) returns x_t*w_t + x_t+1*w_t+1 exactly
 // (|sum| <= 2 * 255 * 128, far from int32 limits; the int16 inputs cannot overflow), where
 // vpmaddubsw on the bytes could saturate (255*127*2 > 32767). An odd last tap pairs with 0.
-// Per two taps: two 8-byte loads, punpcklbw, vpmovzxbw, vpmaddwd, vpaddd, against two
-// widenings, two vpmaddwd and two vpaddd one tap at a time.
+// Per two taps of 16 channels: two 16-byte loads, punpcklbw / punpckhbw, two vpmovzxbw, two
+// vpmaddwd, two vpaddd (the two 8-channel blocks); the widening shuffles bound the loop.
 // The epilogue is requantize_value() lane by lane (cvtdq2ps, multiply, max/min clamp,
 // cvtps2dq, + zp); the clamped values fit the output type, so the saturating packs below leave
 // them unchanged. Channel tails go through a small stack buffer (AVX2 has no byte-masked load
