@@ -206,17 +206,20 @@ void register_benchmarks() {
           ->Unit(benchmark::kMicrosecond);
     }
   };
-  for (auto [m, k, n] : {std::tuple{4, 64, 32}, {49, 256, 256}, {196, 384, 384}})
-    for (auto [variant, label] : {std::pair{QMatMulVariant::ref, "q8_qlinear_matmul__ref"},
-                                  {QMatMulVariant::fused, "simd_s8_b"},
-                                  {QMatMulVariant::corrected, "simd_u8_b_zero_points"},
-                                  {QMatMulVariant::run_time_b, "simd_b_packed_per_run"}})
+  for (auto [mb, kb, nb] : {std::tuple{4, 64, 32}, {49, 256, 256}, {196, 384, 384}})
+    for (auto [vb, label] : {std::pair{QMatMulVariant::ref, "q8_qlinear_matmul__ref"},
+                             {QMatMulVariant::fused, "simd_s8_b"},
+                             {QMatMulVariant::corrected, "simd_u8_b_zero_points"},
+                             {QMatMulVariant::run_time_b, "simd_b_packed_per_run"}}) {
+      const int m = mb, k = kb, n = nb;  // copies: clang 14 cannot capture structured bindings
+      const QMatMulVariant variant = vb;
       benchmark::RegisterBenchmark(
           ("qlinear_matmul/" + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + "/" + label)
               .c_str(),
           [m, k, n, variant](benchmark::State& state) { qlinear_matmul_bench(state, m, k, n, variant); })
           ->UseRealTime()
           ->Unit(benchmark::kMicrosecond);
+    }
   for (const octet::bench::FcLayer& layer : octet::bench::fc_layers())
     register_gemm(layer.model, layer.name, 1, layer.n, layer.k);
   for (const octet::bench::GemmSize& g : octet::bench::large_gemms())
