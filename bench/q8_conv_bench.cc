@@ -122,6 +122,24 @@ void qlinear_matmul_bench(benchmark::State& state, int m, int k, int n, QMatMulV
   state.SetLabel(mm.kernel_id().name);
 }
 
+std::vector<std::pair<std::string, Conv2dShape>> resnet50_layers() {
+  using octet::bench::conv;
+  Conv2dShape stem = conv(224, 3, 64, 7, 2, 3, 3);
+  return {{"conv7x7 3->64 s2 @224", stem},
+          {"conv1x1 64->64 @56", conv(56, 64, 64, 1, 1, 0, 0)},
+          {"conv3x3 64->64 @56", conv(56, 64, 64, 3, 1, 1, 1)},
+          {"conv1x1 64->256 @56", conv(56, 64, 256, 1, 1, 0, 0)},
+          {"conv1x1 256->64 @56", conv(56, 256, 64, 1, 1, 0, 0)},
+          {"conv1x1 256->512 s2 @56", conv(56, 256, 512, 1, 2, 0, 0)},
+          {"conv3x3 128->128 @28", conv(28, 128, 128, 3, 1, 1, 1)},
+          {"conv1x1 512->128 @28", conv(28, 512, 128, 1, 1, 0, 0)},
+          {"conv3x3 256->256 @14", conv(14, 256, 256, 3, 1, 1, 1)},
+          {"conv1x1 1024->256 @14", conv(14, 1024, 256, 1, 1, 0, 0)},
+          {"conv1x1 256->1024 @14", conv(14, 256, 1024, 1, 1, 0, 0)},
+          {"conv3x3 512->512 @7", conv(7, 512, 512, 3, 1, 1, 1)},
+          {"conv1x1 2048->512 @7", conv(7, 2048, 512, 1, 1, 0, 0)}};
+}
+
 void register_benchmarks() {
   const Isa active = octet::kernels::active_isa();
   std::vector<const Q8GemmKernel*> kernels;
@@ -147,6 +165,18 @@ void register_benchmarks() {
             ->UseRealTime()
             ->Unit(benchmark::kMicrosecond);
       }
+    }
+  }
+  // ResNet-50's layer kinds at 224 px (the full-size zoo file, bench/zoo_results.md), where the
+  // AVX2 static INT8 path is timed against ONNX Runtime: the u8 rows only.
+  for (const auto& [label, s] : resnet50_layers()) {
+    for (const Q8GemmKernel* k : kernels) {
+      if (k->x_type != Q8::u8 || k->isa == Isa::scalar) continue;
+      const Conv2dShape shape = s;
+      benchmark::RegisterBenchmark((std::string("q8_conv/resnet50/") + label + "/" + k->name).c_str(),
+                                   [shape, k](benchmark::State& state) { conv_bench(state, shape, k, false); })
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
     }
   }
   for (const char* layer_name : {"conv3x3 3->16 @32", "conv3x3 16->16 @32", "conv3x3 64->64 @8"}) {
@@ -176,17 +206,20 @@ void register_benchmarks() {
           ->Unit(benchmark::kMicrosecond);
     }
   };
-  for (auto [m, k, n] : {std::tuple{4, 64, 32}, {49, 256, 256}, {196, 384, 384}})
-    for (auto [variant, label] : {std::pair{QMatMulVariant::ref, "q8_qlinear_matmul__ref"},
-                                  {QMatMulVariant::fused, "simd_s8_b"},
-                                  {QMatMulVariant::corrected, "simd_u8_b_zero_points"},
-                                  {QMatMulVariant::run_time_b, "simd_b_packed_per_run"}})
+  for (auto [mb, kb, nb] : {std::tuple{4, 64, 32}, {49, 256, 256}, {196, 384, 384}})
+    for (auto [vb, label] : {std::pair{QMatMulVariant::ref, "q8_qlinear_matmul__ref"},
+                             {QMatMulVariant::fused, "simd_s8_b"},
+                             {QMatMulVariant::corrected, "simd_u8_b_zero_points"},
+                             {QMatMulVariant::run_time_b, "simd_b_packed_per_run"}}) {
+      const int m = mb, k = kb, n = nb;  // copies: clang 14 cannot capture structured bindings
+      const QMatMulVariant variant = vb;
       benchmark::RegisterBenchmark(
           ("qlinear_matmul/" + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + "/" + label)
               .c_str(),
           [m, k, n, variant](benchmark::State& state) { qlinear_matmul_bench(state, m, k, n, variant); })
           ->UseRealTime()
           ->Unit(benchmark::kMicrosecond);
+    }
   for (const octet::bench::FcLayer& layer : octet::bench::fc_layers())
     register_gemm(layer.model, layer.name, 1, layer.n, layer.k);
   for (const octet::bench::GemmSize& g : octet::bench::large_gemms())

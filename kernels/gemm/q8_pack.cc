@@ -23,10 +23,14 @@ namespace {
 // weight vectors, 2 per cycle)) + a per-tile epilogue. Rows / columns beyond m / n are
 // computed anyway, so the padding of the last tile counts.
 //
-// The int16 entries (w_bytes 2) build each row's activation pair with a scalar load, a
-// broadcast and a vpshufb, not one broadcast load: counted as 1.2 broadcasts, the weight that
-// matches bench/check_dispatch.py on an AVX2-only Zen 1 (at equal padding 12x8 runs 1.16-1.36x
-// slower than 6x16; 12x8 still wins at 24 output channels, where 6x16 pads a third).
+// The int16 entries (w_bytes 2) splat each row's activation pair with one broadcast load from
+// a row they widened to int16 first (a vpmovzxbw and a store per 16 bytes of each row, for
+// every block of NR channels): counted as 1.2 broadcasts, the weight that matched
+// bench/check_dispatch.py on an AVX2-only Zen 1 when the pair was built by a scalar load, a
+// broadcast and a vpshufb (at equal padding 12x8 ran 1.16-1.36x slower than 6x16; 12x8 still
+// won at 24 output channels, where 6x16 pads a third), and still matches it with the widened
+// rows on an AVX2-only Zen 4 (2026-11-30: the pick the faster tile at every INT8 dense layer of
+// ResNet-50, MobileNetV2, SqueezeNet 1.0 and GoogLeNet at batch 1, 12x8 at 24 channels).
 double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
   const double tiles_m = static_cast<double>((m + e.mr - 1) / e.mr);
   const double tiles_n = static_cast<double>((n + e.nr - 1) / e.nr);

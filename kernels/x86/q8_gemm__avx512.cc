@@ -4,7 +4,9 @@
 // 255 * 127 * 2 = 64770 > 32767, so full-range weights would clip. vpmaddwd sums its two
 // int16 products into int32 (at most 2 * 255 * 127 here: exact). On Zen 5 vpmaddwd has the
 // multiply throughput of the vpmaddubsw + vpmaddwd pair (measured-anchors.md), so exactness
-// costs only the zero-extension shuffle of each activation pair.
+// costs only the widening of the activations, done a few hundred bytes of each row at a time
+// into a stack buffer (q8_activations.inc, PairActivations): the inner loop splats each pair
+// with a plain broadcast load.
 // The tile loop is kernels/gemm/q8_igemm_tile.inc; layout and zero-point fold in
 // kernels/gemm/q8_gemm_list.h.
 #include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
@@ -14,6 +16,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/gemm/q8_gemm_list.h"

@@ -433,12 +433,17 @@ void sweep_extreme_values(std::span<const Q8Tile> tiles, uint32_t seed) {
 
 // The K tail of 1..KR-1 bytes is read whole only where a full KR-byte load stays inside, else
 // byte by byte; K runs past two groups and the gap from 0 to KR (at least 4) bytes, so a row
-// ends at a_end with every tail length, one group or more before it.
+// ends at a_end with every tail length, one group or more before it. The x86 vpmaddwd tiles
+// widen rows 16 or 32 bytes a load, 256 bytes a chunk (q8_activations.inc): K also runs around
+// those blocks and chunks, so a row ending at a_end has every remainder of a block.
 void sweep_k_tails_at_the_end(std::span<const Q8Tile> tiles, uint32_t seed) {
   sweep(tiles, seed, kBothOutputs, kBothTails, [](std::mt19937& rng, const Q8Tile& tile, bool float_out) {
     const size_t MR = static_cast<size_t>(tile.entry->mr), KR = static_cast<size_t>(tile.entry->kr);
+    std::vector<size_t> kcs;
+    for (size_t kc = 1; kc <= std::max<size_t>(13, 2 * KR + 1); ++kc) kcs.push_back(kc);
+    for (size_t kc : {15, 16, 17, 18, 31, 33, 47, 63, 255, 256, 257, 258, 271, 287, 513, 545}) kcs.push_back(kc);
     std::vector<TileCase> cases;
-    for (size_t kc = 1; kc <= std::max<size_t>(13, 2 * KR + 1); ++kc) {
+    for (size_t kc : kcs) {
       for (size_t gap = 0; gap <= std::max<size_t>(4, KR); ++gap) {
         for (size_t mr : {size_t{1}, MR - 1, MR}) {
           TileCase c = random_tile_case(rng, tile, float_out);
