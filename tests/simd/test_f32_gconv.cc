@@ -13,6 +13,7 @@
 
 #include "kernels/conv/f32_gconv_list.h"
 #include "kernels/conv/f32_narrow_group_conv.h"
+#include "kernels/fallback.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/ref/conv2d.h"
 #include "tests/simd/simd_test_util.h"
