@@ -59,33 +59,19 @@ Case shape(int groups, int g, int hw, int kh, int kw, int stride, int pad) {
 size_t check(const Case& c, const F32GconvKernel& k, uint32_t seed, pthreadpool_t pool = nullptr,
              const std::vector<float>* given_x = nullptr) {
   const Conv2dShape& s = c.s;
-  std::mt19937 rng(seed);
-  std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c),
-      w(size_t(s.out_c) * (s.in_c / s.groups) * s.kernel_h * s.kernel_w), b(size_t(s.out_c));
-  fill_uniform(rng, x);
-  fill_uniform(rng, w);
-  fill_uniform(rng, b);
-  if (given_x) x = *given_x;
-  const size_t n = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
-  std::vector<float> r(n, 0.0f);
-  if (c.residual) fill_uniform(rng, r);
-  const float* bias = c.bias ? b.data() : nullptr;
-  std::vector<float> expected(n), bound(n), y(n, std::nanf(""));
-  f32_conv2d_nhwc__ref(s, x.data(), w.data(), bias, Activation{}, expected.data());
-  const auto ax = absolute(x), aw = absolute(w), ab = absolute(b);
-  f32_conv2d_nhwc__ref(s, ax.data(), aw.data(), c.bias ? ab.data() : nullptr, Activation{}, bound.data());
-  for (size_t i = 0; i < n; ++i) expected[i] = apply(c.act, expected[i] + r[i]);
-
-  F32NarrowGroupConv conv(s, w.data(), bias, c.act, k);
-  conv.bind(x.data());
-  conv.run(x.data(), y.data(), pool, c.residual ? r.data() : nullptr);
+  const testing::F32ConvCheck d = testing::f32_conv_check(s, c.act, c.bias, c.residual, seed, given_x);
+  const size_t n = d.expected.size();
+  std::vector<float> y(n, std::nanf(""));
+  F32NarrowGroupConv conv(s, d.w.data(), c.bias ? d.b.data() : nullptr, c.act, k);
+  conv.bind(d.x.data());
+  conv.run(d.x.data(), y.data(), pool, c.residual ? d.r.data() : nullptr);
   for (size_t i = 0; i < n; ++i) {
-    const float tol = 1.5f * (1e-5f * (bound[i] + std::fabs(r[i])) + 1e-6f);
-    const bool same_nan = std::isnan(y[i]) && std::isnan(expected[i]);
-    if (!same_nan && !(std::fabs(y[i] - expected[i]) <= tol)) {
+    const float expected = d.expected[i], tol = d.tolerance[i];
+    const bool same_nan = std::isnan(y[i]) && std::isnan(expected);
+    if (!same_nan && !(std::fabs(y[i] - expected) <= tol)) {
       ADD_FAILURE() << conv.kernel_name() << " " << testing::describe(s) << " groups " << s.groups
                     << (c.residual ? " + residual" : "") << ": output " << i << " (pixel " << i / s.out_c
-                    << ", channel " << i % s.out_c << ") is " << y[i] << ", expected " << expected[i] << " +- "
+                    << ", channel " << i % s.out_c << ") is " << y[i] << ", expected " << expected << " +- "
                     << tol;
       break;
     }
