@@ -1,5 +1,7 @@
 // FP32 narrow-group convolution in portable C++: the rows of kernels/conv/f32_gconv_list.inc at
 // level scalar, the templated levels' loops (f32_gconv_loops.inc) over four floats in an array.
+#include <utility>
+
 #include "kernels/conv/f32_gconv_list.h"
 #include "kernels/conv/scalar_f32_ops.h"
 

@@ -5,14 +5,16 @@
 // the GEMM tiles (F32Conv) give each group.
 //
 // Life cycle as F32Conv's: construct once per layer (packs the weights), bind() once per input
-// address (one pointer per output pixel and tap, image 0; other images are an offset), run()
-// any number of times on that input (no allocation; threads split the output pixels).
+// address (one pointer per output pixel and tap for image 0, other images an offset; only the
+// border pixels where the row kernel runs), run() any number of times on that input (no
+// allocation; threads split the output rows, or tiles of pixels where the row kernel does not run).
 #include <pthreadpool.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "kernels/conv/dwconv_indirection.h"
 #include "kernels/conv/f32_gconv_list.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/isa.h"
@@ -34,9 +36,10 @@ class F32NarrowGroupConv {
   // (relu / clip are the microkernel's clamp, the others F32Epilogue over each output tile).
   static bool supports(const Conv2dShape& s, const Activation& act);
   // The cost model (docs/kernels.md): cycles of the vector instructions of one run, FMAs at two
-  // a cycle and the in-group broadcasts at one (none where a vector is one group: NEON's FMA by
-  // element), at the level's vector rate; and the compute cycles of the GEMM tile F32Conv would
-  // take for the same conv (f32_gemm_compute_cycles: its padded columns).
+  // a cycle and the in-group broadcasts at one (one per FMA on the indirect kernel, 10 per 24 on
+  // the row kernel at stride 1, 17 per 24 at stride 2; none where a vector is one group: NEON's
+  // FMA by element), at the level's vector rate; and the compute cycles of the GEMM tile F32Conv
+  // would take for the same conv (f32_gemm_compute_cycles: its padded columns).
   static double cycles(const Conv2dShape& s, const F32GconvKernel& kernel);
   static double tile_cycles(const Conv2dShape& s, Isa isa);
   // Whether this driver's kernel under the cap `isa` costs fewer cycles than the tile.
@@ -60,6 +63,7 @@ class F32NarrowGroupConv {
 
  private:
   static void tile_task(void* context, size_t image, size_t pixel, size_t count);
+  static void row_task(void* context, size_t image, size_t oy);
 
   Conv2dShape s_;
   Activation act_;
@@ -68,7 +72,9 @@ class F32NarrowGroupConv {
   float min_, max_;
   F32Epilogue epilogue_;
   std::shared_ptr<const std::vector<float>> packed_;  // shared by the Session's plans
-  std::vector<float> zero_;                            // the row every padding tap reads
+  std::vector<float> zero_;  // what every padding tap reads: a whole row of zeros for the row kernel
+  bool rows_ = false;        // 3-wide, dilation 1, stride 1 or 2: interior pixels on the row kernel
+  int lo_ = 0, hi_ = 0;      // the interior output columns (dw_interior_columns)
   std::vector<const float*> taps_;                     // [out_h * out_w][kernel_h * kernel_w], image 0
   const float* bound_ = nullptr;
 };

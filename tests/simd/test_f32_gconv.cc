@@ -209,8 +209,8 @@ TEST(F32Gconv, SupportsNarrowEqualGroupsOnly) {
 }
 
 // The cost rule: per output pixel and vector of output channels, kernel taps x G FMAs (two a
-// cycle) and as many in-group broadcasts (one a cycle; none where a vector is one group), at the
-// level's rate; the tile's cycles are f32_gemm_compute_cycles of the GEMM tile F32Conv takes,
+// cycle) and in-group broadcasts (one a cycle: one per FMA on the indirect kernel, 10 per 24 on
+// the row kernel at 3x3 stride 1; none where a vector is one group), at the level's rate; the tile's cycles are f32_gemm_compute_cycles of the GEMM tile F32Conv takes,
 // once per group. At every level this CPU runs, ResNeXt's 56x56 layer takes this driver.
 TEST(F32Gconv, CostRuleCountsFmasAndShuffles) {
   const Case c = shape(32, 4, 56, 3, 3, 1, 1);
@@ -218,7 +218,9 @@ TEST(F32Gconv, CostRuleCountsFmasAndShuffles) {
     if (k.group_width != 4) continue;
     const double vectors = double((128 + k.channel_tile - 1) / k.channel_tile);
     const double fmas = 56.0 * 56 * vectors * 9 * 4;
-    const double expected = (k.channel_tile == 4 ? fmas / 2 : fmas) / vector_rate(k.isa);
+    // The row kernel: 8 pixels' 3 taps from 10 broadcast columns per kernel row and channel.
+    const double shuffles = k.channel_tile == 4 ? 0.0 : fmas * 10 / 24;
+    const double expected = std::max(fmas / 2, shuffles) / vector_rate(k.isa);
     EXPECT_DOUBLE_EQ(F32NarrowGroupConv::cycles(c.s, k), expected) << k.name;
   }
   for (const Isa isa : testing::isas_under_test()) {
@@ -229,6 +231,12 @@ TEST(F32Gconv, CostRuleCountsFmasAndShuffles) {
     EXPECT_LT(F32NarrowGroupConv::cycles(c.s, *choose_f32_gconv_kernel(isa, 4)),
               F32NarrowGroupConv::tile_cycles(c.s, isa));
   }
+  // The indirect kernel (a 1x7 kernel): one broadcast per FMA.
+  const Case seven = shape(32, 4, 56, 1, 7, 1, 0);
+  const F32GconvKernel& k = kF32GconvKernels.front();
+  const double seven_fmas = 56.0 * 50 * ((128 + k.channel_tile - 1) / k.channel_tile) * 7 * 4;
+  EXPECT_DOUBLE_EQ(F32NarrowGroupConv::cycles(seven.s, k),
+                   (k.channel_tile == k.group_width ? seven_fmas / 2 : seven_fmas) / vector_rate(k.isa));
   Case wide = c;
   wide.s.in_c = wide.s.out_c = 256;  // groups of 8: not this driver's
   EXPECT_FALSE(F32NarrowGroupConv::faster_than_tile(wide.s, active_isa()));
