@@ -33,6 +33,7 @@
 #include "kernels/conv/dwconv_list.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_dwconv.h"
+#include "kernels/conv/f32_narrow_group_conv.h"
 #include "kernels/conv/f32_winograd.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv.h"
@@ -175,6 +176,13 @@ std::vector<Candidate> candidates(const Layer& l, LayerData& d) {
       conv->bind(d.xf.data());
       out.push_back({base_kernel_name(conv->kernel_name()), [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
     }
+    if (kernels::F32NarrowGroupConv::supports(s, l.act))
+      for (const auto& k : kernels::kF32GconvKernels) {
+        if (!candidate_row(k) || k.group_width != s.in_c / s.groups) continue;
+        auto conv = std::make_shared<kernels::F32NarrowGroupConv>(s, d.wf.data(), d.bf.data(), l.act, k);
+        conv->bind(d.xf.data());
+        out.push_back({base_kernel_name(conv->kernel_name()), [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
+      }
     if (depthwise && kernels::F32DwConv::supports(s, l.act))
       for (const auto& k : kernels::kF32DwConvKernels) {
         if (!candidate_row(k)) continue;

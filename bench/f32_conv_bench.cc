@@ -1,7 +1,8 @@
 // FP32 dense conv and GEMM kernels (F32Conv / F32Gemm on kernels/gemm/f32_gemm_list.h) at every
 // dense conv and FC layer of bench/layer_shapes.h and at large_gemms(), one entry per
 // (layer x microkernel this CPU supports), named f32_conv/<model>/<layer>/<kernel>, plus the
-// scalar ref kernel at three shapes. The driver's pick for active_isa() is labelled "pick".
+// scalar ref kernel at three shapes. Grouped layers of 2 or 4 channels per group also run
+// F32NarrowGroupConv's kernels (kernels/conv/f32_gconv_list.h) under the same names. The driver's pick for active_isa() is labelled "pick".
 // Counters: GFLOPS (2 per MAC) and pct_peak of that kernel's ISA (bench/peak_values.h).
 // One thread (pool = nullptr), wall-clock time.
 #include <benchmark/benchmark.h>
@@ -14,6 +15,7 @@
 #include "bench/kernel_bench_util.h"
 #include "bench/layer_shapes.h"
 #include "kernels/conv/f32_conv.h"
+#include "kernels/conv/f32_narrow_group_conv.h"
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/gemm/f32_batched_gemm.h"
 #include "kernels/gemm/f32_gemm.h"
@@ -40,6 +42,18 @@ void conv_bench(benchmark::State& state, const Conv2dShape& s, const F32GemmKern
   const auto b = random_floats(s.out_c, 3);
   std::vector<float> y(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
   F32Conv conv(s, w.data(), b.data(), Activation::relu(), kernel);
+  conv.bind(x.data());
+  run_timed(state, Arithmetic::f32, kernel.isa, conv_macs(s), [&] { conv.run(x.data(), y.data(), nullptr); });
+  if (pick) state.SetLabel("pick");
+}
+
+void gconv_bench(benchmark::State& state, const Conv2dShape& s, const octet::kernels::F32GconvKernel& kernel,
+                 bool pick) {
+  const auto x = random_floats(size_t(s.batch) * s.in_h * s.in_w * s.in_c, 1);
+  const auto w = random_floats(size_t(s.out_c) * (s.in_c / s.groups) * s.kernel_h * s.kernel_w, 2);
+  const auto b = random_floats(s.out_c, 3);
+  std::vector<float> y(size_t(s.batch) * s.out_h * s.out_w * s.out_c);
+  octet::kernels::F32NarrowGroupConv conv(s, w.data(), b.data(), Activation::relu(), kernel);
   conv.bind(x.data());
   run_timed(state, Arithmetic::f32, kernel.isa, conv_macs(s), [&] { conv.run(x.data(), y.data(), nullptr); });
   if (pick) state.SetLabel("pick");
@@ -107,8 +121,20 @@ void register_benchmarks() {
   for (const octet::bench::ConvLayer& layer : layers) {
     if (layer.shape.groups != 1 && layer.shape.groups == layer.shape.in_c) continue;  // depthwise: bench/dwconv_bench
     const Conv2dShape s = layer.shape;
+    const bool narrow = any && octet::kernels::F32NarrowGroupConv::faster_than_tile(s, active);
+    if (octet::kernels::F32NarrowGroupConv::supports(s, Activation{})) {
+      const auto* narrow_pick = octet::kernels::choose_f32_gconv_kernel(active, s.in_c / s.groups);
+      for (const auto& k : octet::kernels::kF32GconvKernels) {
+        if (!octet::kernels::isa_supported(k.isa) || k.group_width != s.in_c / s.groups) continue;
+        const bool pick = narrow && &k == narrow_pick;
+        const std::string name = std::string("f32_conv/") + layer.model + "/" + layer.name + "/" + k.name;
+        benchmark::RegisterBenchmark(name.c_str(), [s, &k, pick](benchmark::State& state) {
+          gconv_bench(state, s, k, pick);
+        })->UseRealTime()->Unit(benchmark::kMicrosecond);
+      }
+    }
     const F32GemmKernel* pick =
-        any ? &octet::kernels::choose_f32_gemm_kernel(active, int64_t(s.out_h) * s.out_w, s.out_c / s.groups,
+        any && !narrow ? &octet::kernels::choose_f32_gemm_kernel(active, int64_t(s.out_h) * s.out_w, s.out_c / s.groups,
                                                        int64_t(s.kernel_h) * s.kernel_w * (s.in_c / s.groups))
             : nullptr;
     for (const F32GemmKernel* k : kernels) {

@@ -8,6 +8,7 @@
 #include "engine/ops/spatial.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_dwconv.h"
+#include "kernels/conv/f32_narrow_group_conv.h"
 #include "kernels/conv/f32_winograd.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/fallback.h"
@@ -22,7 +23,8 @@ constexpr size_t kResidual = 3;
 // without the activation, and one pass over y adds the residual and applies it.
 template <class FastConv>
 constexpr bool kAddsResidualPerTile =
-    std::is_same_v<FastConv, kernels::F32Conv> || std::is_same_v<FastConv, kernels::F32WinogradConv>;
+    std::is_same_v<FastConv, kernels::F32Conv> || std::is_same_v<FastConv, kernels::F32WinogradConv> ||
+    std::is_same_v<FastConv, kernels::F32NarrowGroupConv>;
 
 ops::ConvGeometry conv_geometry(const OpContext& c) {
   ops::ConvGeometry g = ops::conv_geometry(c, 0, 1, true);
@@ -93,6 +95,10 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
       if (Kernel k = fast_conv<kernels::F32WinogradConv>(c, s, act, x, wt, b, y, r)) return k;
     if (depthwise)
       if (Kernel k = fast_conv<kernels::F32DwConv>(c, s, act, x, wt, b, y, r)) return k;
+    // Groups of 2 or 4 channels: a vector across several groups, where the count of its FMAs and
+    // in-group broadcasts is below the GEMM tile's padded FMAs (kernels/conv/f32_narrow_group_conv.h).
+    if (kernels::F32NarrowGroupConv::faster_than_tile(s, c.isa))
+      if (Kernel k = fast_conv<kernels::F32NarrowGroupConv>(c, s, act, x, wt, b, y, r)) return k;
     // Dense and grouped convs (and a depthwise one no depthwise kernel took) on the IGEMM.
     if (Kernel k = fast_conv<kernels::F32Conv>(c, s, act, x, wt, b, y, r)) return k;
   } else {

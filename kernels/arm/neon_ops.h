@@ -51,6 +51,15 @@ struct Ops {
   static Vec mul(Vec a, Vec b) { return vmulq_f32(a, b); }
   static Vec div(Vec a, Vec b) { return vdivq_f32(a, b); }
   static Vec fmadd(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+  // Element I of each group of G (2 or 4) lanes in all the group's lanes: a dup by lane, which
+  // the compiler folds into the FMA that uses it (fmla by element), or a trn1 / trn2.
+  template <int G, int I>
+  static Vec dup_in_groups(Vec v) {
+    static_assert((G == 2 || G == 4) && I >= 0 && I < G);
+    if constexpr (G == 4) return vdupq_laneq_f32(v, I);
+    else if constexpr (I == 0) return vtrn1q_f32(v, v);
+    else return vtrn2q_f32(v, v);
+  }
   static Vec min(Vec a, Vec b) { return min_ps(a, b); }
   static Vec max(Vec a, Vec b) { return max_ps(a, b); }
   static Vec round(Vec v) { return vrndnq_f32(v); }

@@ -25,19 +25,12 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
     if (!row_runs(k, isa)) continue;
     const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
     const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
-    const double fma_per_cycle = (OCTET_ARCH_X86 ? 16.0 : 8.0) * vector_rate(k.isa);
     TileTraffic traffic{.m = size_t(std::max<int64_t>(m, 0)), .n = size_t(n), .mr = size_t(k.mr), .nr = size_t(k.nr),
                         .block_bytes = (depth + 1) * sizeof(float) * size_t(k.nr), .row_bytes = depth * sizeof(float)};
     const size_t chunk_columns =
         f32_gemm_column_chunk(depth, 1, size_t(n), traffic.nr, m > 0 ? size_t(m) : SIZE_MAX, budgets);
     traffic.chunk_bytes = (chunk_columns + traffic.nr - 1) / traffic.nr * traffic.block_bytes;
-    // The x86 tile one ymm wide (8x8) loads more than it multiplies (per k step 8 broadcasts and
-    // one weight vector against 8 FMAs) and re-reads the rows of A twice as often as 6x16: it
-    // ran 1.2x (3x3 grouped, 72-deep) to 2.8x (1x1, 1024-deep) slower per FMA than 6x16 (AMD
-    // EPYC Zen 4, AVX2). Counted 1.5x, it wins only where 6x16 pads half its columns or more.
-    const double load_bound = OCTET_ARCH_X86 && k.nr == 8 ? 1.5 : 1.0;
-    const double cost =
-        double(work) * double(depth) / fma_per_cycle * load_bound + tile_traffic_cycles(traffic, sizes);
+    const double cost = f32_gemm_compute_cycles(k, m, n, reduction) + tile_traffic_cycles(traffic, sizes);
     bool better;
     if (best == nullptr || cost < 0.95 * best_cost) {
       better = true;
@@ -57,6 +50,18 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
     throw Unsupported(std::string("no FP32 GEMM microkernel for ISA level ") + isa_name(isa) +
                                 " on this CPU: use the ref kernel");
   return *best;
+}
+
+double f32_gemm_compute_cycles(const F32GemmKernel& k, int64_t m, int64_t n, int64_t reduction) {
+  const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
+  const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
+  const double fma_per_cycle = (OCTET_ARCH_X86 ? 16.0 : 8.0) * vector_rate(k.isa);
+  // The x86 tile one ymm wide (8x8) loads more than it multiplies (per k step 8 broadcasts and
+  // one weight vector against 8 FMAs) and re-reads the rows of A twice as often as 6x16: it
+  // ran 1.2x (3x3 grouped, 72-deep) to 2.8x (1x1, 1024-deep) slower per FMA than 6x16 (AMD
+  // EPYC Zen 4, AVX2). Counted 1.5x, it wins only where 6x16 pads half its columns or more.
+  const double load_bound = OCTET_ARCH_X86 && k.nr == 8 ? 1.5 : 1.0;
+  return double(work) * double(std::max<int64_t>(reduction, 1)) / fma_per_cycle * load_bound;
 }
 
 size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows, const CacheBudgets& budgets) {

@@ -40,6 +40,15 @@ struct Ops {
   static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
   static Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
   static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  // Element I of each group of G (2 or 4) lanes in all the group's lanes: one vpermilps /
+  // vmovsldup / vmovshdup (a shuffle within 128-bit lanes).
+  template <int G, int I>
+  static Vec dup_in_groups(Vec v) {
+    static_assert((G == 2 || G == 4) && I >= 0 && I < G);
+    if constexpr (G == 4) return _mm256_permute_ps(v, I * 0x55);
+    else if constexpr (I == 0) return _mm256_moveldup_ps(v);
+    else return _mm256_movehdup_ps(v);
+  }
   static Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
   static Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
   static Vec round(Vec v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }

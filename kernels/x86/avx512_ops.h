@@ -45,6 +45,14 @@ struct Ops {
   static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
   static Vec div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
   static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  // Element I of each group of G (2 or 4) lanes in all the group's lanes (avx2_ops.h's, on zmm).
+  template <int G, int I>
+  static Vec dup_in_groups(Vec v) {
+    static_assert((G == 2 || G == 4) && I >= 0 && I < G);
+    if constexpr (G == 4) return _mm512_permute_ps(v, I * 0x55);
+    else if constexpr (I == 0) return _mm512_moveldup_ps(v);
+    else return _mm512_movehdup_ps(v);
+  }
   static Vec min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
   static Vec max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
   static Vec round(Vec v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }

@@ -115,7 +115,9 @@ TEST(QReduceMeanRef, RandomAxesMatchTheExactMean) {
       const double v = sum[o] / double(count[o]) / double(yq.scale);
       const double expected = std::clamp(std::nearbyint(v) + yq.zero_point, -128.0, 127.0);
       EXPECT_LE(std::fabs(y[o] - expected), 1.0) << "mask " << mask << " output " << o;
-      if (std::fabs(std::fabs(v - std::floor(v)) - 0.5) > 1e-3) EXPECT_EQ(y[o], expected) << "mask " << mask;
+      if (std::fabs(std::fabs(v - std::floor(v)) - 0.5) > 1e-3) {
+        EXPECT_EQ(y[o], expected) << "mask " << mask;
+      }
       ++checked;
     }
   }

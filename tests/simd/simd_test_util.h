@@ -181,6 +181,38 @@ inline ClampOrderData clamp_order_data(const Conv2dShape& s) {
   return d;
 }
 
+// One FP32 conv check's data: random x, w (s's grouped size), b and, with a residual, r from
+// `seed` (x replaced by *given_x when set), the ref's act(conv(x) + r) and, from the ref on
+// |x|, |w|, |b|, the tolerance of each output: 1.5 (1e-5 (sum|x*w| + |b| + |r|) + 1e-6).
+struct F32ConvCheck {
+  std::vector<float> x, w, b, r, expected, tolerance;
+};
+inline F32ConvCheck f32_conv_check(const Conv2dShape& s, const Activation& act, bool bias, bool residual,
+                                   uint32_t seed, const std::vector<float>* given_x = nullptr) {
+  std::mt19937 rng(seed);
+  F32ConvCheck d;
+  d.x.resize(size_t(s.batch) * s.in_h * s.in_w * s.in_c);
+  d.w.resize(size_t(s.out_c) * (s.in_c / s.groups) * s.kernel_h * s.kernel_w);
+  d.b.resize(size_t(s.out_c));
+  fill_uniform(rng, d.x);
+  fill_uniform(rng, d.w);
+  fill_uniform(rng, d.b);
+  if (given_x) d.x = *given_x;
+  const size_t n = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
+  d.r.assign(n, 0.0f);
+  if (residual) fill_uniform(rng, d.r);
+  d.expected.resize(n);
+  d.tolerance.resize(n);
+  f32_conv2d_nhwc__ref(s, d.x.data(), d.w.data(), bias ? d.b.data() : nullptr, Activation{}, d.expected.data());
+  const auto ax = absolute(d.x), aw = absolute(d.w), ab = absolute(d.b);
+  f32_conv2d_nhwc__ref(s, ax.data(), aw.data(), bias ? ab.data() : nullptr, Activation{}, d.tolerance.data());
+  for (size_t i = 0; i < n; ++i) {
+    d.expected[i] = apply(act, d.expected[i] + d.r[i]);
+    d.tolerance[i] = 1.5f * (1e-5f * (d.tolerance[i] + std::fabs(d.r[i])) + 1e-6f);
+  }
+  return d;
+}
+
 inline std::string describe(const Conv2dShape& s) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "N%d %dx%dx%d -> %dx%dx%d k%dx%d s%dx%d d%dx%d pad(t%d,l%d)", s.batch, s.in_h,

@@ -36,32 +36,18 @@ struct GroupedCase {
 // sum|x*w| + |b|. Returns the number of outputs compared.
 size_t check(const GroupedCase& c, const F32GemmKernel& k, uint32_t seed, pthreadpool_t pool = nullptr) {
   const Conv2dShape& s = c.s;
-  std::mt19937 rng(seed);
-  std::vector<float> x(size_t(s.batch) * s.in_h * s.in_w * s.in_c), w(size_t(s.out_c) * (s.in_c / s.groups) * s.kernel_h * s.kernel_w),
-      b(size_t(s.out_c));
-  fill_uniform(rng, x);
-  fill_uniform(rng, w);
-  fill_uniform(rng, b);
-  const size_t n = size_t(s.batch) * s.out_h * s.out_w * s.out_c;
-  std::vector<float> r(n, 0.0f);
-  if (c.residual) fill_uniform(rng, r);
-  const float* bias = c.bias ? b.data() : nullptr;
-  std::vector<float> expected(n), bound(n), y(n, std::nanf(""));
-  f32_conv2d_nhwc__ref(s, x.data(), w.data(), bias, Activation{}, expected.data());
-  const auto ax = absolute(x), aw = absolute(w), ab = absolute(b);
-  f32_conv2d_nhwc__ref(s, ax.data(), aw.data(), c.bias ? ab.data() : nullptr, Activation{}, bound.data());
-  for (size_t i = 0; i < n; ++i) expected[i] = apply(c.act, expected[i] + r[i]);
-
-  F32Conv conv(s, w.data(), bias, c.act, k);
-  conv.bind(x.data());
-  conv.run(x.data(), y.data(), pool, c.residual ? r.data() : nullptr);
+  const testing::F32ConvCheck d = testing::f32_conv_check(s, c.act, c.bias, c.residual, seed);
+  const size_t n = d.expected.size();
+  std::vector<float> y(n, std::nanf(""));
+  F32Conv conv(s, d.w.data(), c.bias ? d.b.data() : nullptr, c.act, k);
+  conv.bind(d.x.data());
+  conv.run(d.x.data(), y.data(), pool, c.residual ? d.r.data() : nullptr);
   for (size_t i = 0; i < n; ++i) {
-    const float tol = 1.5f * (1e-5f * (bound[i] + std::fabs(r[i])) + 1e-6f);
-    if (!(std::fabs(y[i] - expected[i]) <= tol)) {
+    if (!(std::fabs(y[i] - d.expected[i]) <= d.tolerance[i])) {
       ADD_FAILURE() << conv.kernel_name() << " " << testing::describe(s) << (c.residual ? " + residual" : "")
                     << ": output " << i << " (channel " << i % s.out_c << ", group "
-                    << i % s.out_c / (s.out_c / s.groups) << ") is " << y[i] << ", expected " << expected[i] << " +- "
-                    << tol;
+                    << i % s.out_c / (s.out_c / s.groups) << ") is " << y[i] << ", expected " << d.expected[i]
+                    << " +- " << d.tolerance[i];
       break;
     }
   }

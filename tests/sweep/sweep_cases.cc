@@ -201,6 +201,19 @@ std::vector<ConvGeom> conv_space() {
     g.pads = {pick(0, g.kh - 1), pick(0, g.kw - 1), pick(0, g.kh - 1), pick(0, g.kw - 1)};
     v.push_back(g);
   }
+  // Groups of 4 and 2 channels (ResNeXt's, F32NarrowGroupConv): stride 2, dilation, 1x7 and
+  // 7x1, channels not a multiple of 8, asymmetric pads with two images.
+  for (auto [c, group, kh, kw, st, dil] : {std::tuple{20, 5, 3, 3, 2, 1}, {24, 12, 3, 3, 1, 2}, {12, 3, 1, 7, 1, 1},
+                                           {20, 10, 7, 1, 2, 1}, {12, 6, 1, 1, 2, 1}}) {
+    ConvGeom g;
+    g.c = g.m = c, g.group = group, g.kh = kh, g.kw = kw, g.sh = g.sw = st, g.dh = g.dw = dil;
+    v.push_back(same_padded(g));
+  }
+  {
+    ConvGeom g;
+    g.c = g.m = 36, g.group = 9, g.pads = {0, 1, 1, 0}, g.batch = 2;
+    v.push_back(g);
+  }
   return v;
 }
 

@@ -25,7 +25,7 @@ using octet::testing::OnnxBuilder;
 
 namespace {
 
-#define SKIP_WITHOUT_ORT()                                                               \
+#define SKIP_WITHOUT_ORT_CLIENT()                                                               \
   if (std::string why = octet::ort::unavailable_reason(); !why.empty()) GTEST_SKIP() << why
 
 constexpr int64_t kRows = 10;
@@ -69,7 +69,7 @@ std::vector<float> floats(const Array& a) { return {a.as<float>(), a.as<float>()
 std::vector<int64_t> ints(const Array& a) { return {a.as<int64_t>(), a.as<int64_t>() + a.count()}; }
 
 TEST_F(OrtClient, EvalConcatenatesBatchesInOrderAndTimesEveryRun) {
-  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_CLIENT();
   EvalOptions opt;
   opt.batch = 4;
   opt.repeat = 2;
@@ -109,7 +109,7 @@ TEST_F(OrtClient, EvalConcatenatesBatchesInOrderAndTimesEveryRun) {
 }
 
 TEST_F(OrtClient, EvalAgreesWithOneRunOverEverything) {
-  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_CLIENT();
   const auto whole = octet::ort::run(model_, {{"x", rows(kRows)}});
   for (int batch : {1, 3, 10, 16}) {
     EvalOptions opt;
@@ -131,7 +131,7 @@ TEST_F(OrtClient, EvalAgreesWithOneRunOverEverything) {
 }
 
 TEST_F(OrtClient, LimitTimingTimesOnlyTheFirstBatchesButKeepsEveryOutput) {
-  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_CLIENT();
   EvalOptions opt;
   opt.batch = 4;
   opt.repeat = 3;
@@ -155,7 +155,7 @@ TEST_F(OrtClient, LimitTimingTimesOnlyTheFirstBatchesButKeepsEveryOutput) {
 }
 
 TEST_F(OrtClient, ProgressLinesReachStderr) {
-  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_CLIENT();
   EvalOptions opt;
   opt.batch = 1;
   opt.progress = true;
@@ -179,7 +179,7 @@ TEST_F(OrtClient, ProgressLinesReachStderr) {
 }
 
 TEST_F(OrtClient, OctetOrtDirPicksTheRunners) {
-  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_CLIENT();
   const fs::path empty = dir_ / "no-runners";
   fs::create_directory(empty);
   ::setenv("OCTET_ORT_DIR", empty.c_str(), 1);
@@ -196,7 +196,7 @@ TEST_F(OrtClient, OctetOrtDirPicksTheRunners) {
 }
 
 TEST_F(OrtClient, FailuresCarryOrtsMessageAndCleanUp) {
-  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_CLIENT();
   // eval works under $TMPDIR: point it at a folder of ours to see that failures clean up.
   const fs::path tmp = dir_ / "tmp";
   fs::create_directory(tmp);
@@ -248,7 +248,7 @@ TEST_F(OrtClient, FailuresCarryOrtsMessageAndCleanUp) {
 // that dies fails the run in progress with its message and is started again for the next one,
 // and a change of OCTET_NODE starts another.
 TEST_F(OrtClient, RunSharesOneRunnerThatSurvivesFailuresAndRestartsWhenItDies) {
-  SKIP_WITHOUT_ORT();
+  SKIP_WITHOUT_ORT_CLIENT();
   const auto good = [&] {
     const auto out = octet::ort::run(model_, {{"x", rows(3)}});
     EXPECT_EQ(ints(out.at("argmax")), (std::vector<int64_t>{2, 2, 2}));  // rows 0..2: column 2 is the largest

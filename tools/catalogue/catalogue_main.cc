@@ -112,7 +112,7 @@ struct Family {
 constexpr const char* kTemplated = "kernels/CMakeLists.txt";
 const Family kFamilies[] = {
     {"f32_gemm_", "kernels/gemm/f32_gemm_list.inc"}, {"f32_igemm_", "kernels/gemm/f32_gemm_list.inc"},
-    {"f32_winograd", kTemplated}, {"f32_dwconv", kTemplated},
+    {"f32_winograd", kTemplated}, {"f32_dwconv", kTemplated}, {"f32_gconv", kTemplated},
     {"q8_dwconv", "kernels/conv/dwconv_list.inc"}, {"qu8s8_", "kernels/gemm/q8_gemm_list.inc"},
     {"qs8s8_", "kernels/gemm/q8_gemm_list.inc"}, {"qu8u8_", "kernels/gemm/q8_gemm_list.inc"},
     {"f32_add", kTemplated}, {"f32_mul", kTemplated},
