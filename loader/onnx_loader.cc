@@ -2,9 +2,11 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -195,15 +197,16 @@ void drop_unread_batchnorm_statistics(ir::Graph& g, const std::string& source) {
 // The float AveragePools whose input shape ONNX Runtime knows (ir::kShapeKnownToOrtAttr), by
 // their input's name. A node of another domain has shapes only ORT's own schemas infer: then
 // every pool counts as known, the order octet followed before it asked.
-std::set<std::string> pool_inputs_of_known_shape(const onnx::ModelProto& model) {
+std::set<std::string> pool_inputs_of_known_shape(const onnx::ModelProto& model,
+                                                 const std::map<std::string, int64_t>& pool_channels) {
   std::set<std::string> pools;
-  for (const auto& np : model.graph().node()) {
-    if (!np.domain().empty() && np.domain() != "ai.onnx") {
-      for (const auto& n : model.graph().node()) if (n.op_type() == "AveragePool" && n.input_size() > 0) pools.insert(n.input(0));
-      return pools;
-    }
-  }
-  return avgpool_inputs_ort_knows(model);
+  const bool foreign = std::any_of(model.graph().node().begin(), model.graph().node().end(), [](const auto& np) {
+    return !np.domain().empty() && np.domain() != "ai.onnx";
+  });
+  for (const auto& n : model.graph().node())
+    if (n.op_type() == "AveragePool" && n.input_size() > 0 && (foreign || pool_channels.count(n.input(0))))
+      pools.insert(n.input(0));
+  return pools;
 }
 
 ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) {
@@ -259,8 +262,11 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
   for (const auto& in : g.inputs) producer[in] = "graph input";
   for (const auto& [name, v] : g.values) if (v.constant) producer.emplace(name, "initializer");
   ImportContext ctx{g, g.opset};
-  const std::set<std::string> pools_known = pool_inputs_of_known_shape(model);
-  const std::map<std::string, std::vector<int64_t>> batchnorms_blocked = batchnorms_ort_rewrites(model);
+  // One shape resolution serves both ORT rules: AveragePool's summing order and NCHWc BNs.
+  const std::map<std::string, int64_t> pool_channels =
+      input_channels_ort_knows(model, {std::begin(kOrtNchwcPools), std::end(kOrtNchwcPools)});
+  const std::set<std::string> pools_known = pool_inputs_of_known_shape(model, pool_channels);
+  const std::map<std::string, std::vector<int64_t>> batchnorms_blocked = batchnorms_ort_rewrites(model, pool_channels);
   for (int idx = 0; idx < gp.node_size(); ++idx) {
     const auto& np = gp.node(idx);
     ir::Node n;

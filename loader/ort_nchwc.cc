@@ -177,12 +177,11 @@ class Walk {
 
 }  // namespace
 
-std::map<std::string, std::vector<int64_t>> batchnorms_ort_rewrites(const onnx::ModelProto& model) {
+std::map<std::string, std::vector<int64_t>> batchnorms_ort_rewrites(
+    const onnx::ModelProto& model, const std::map<std::string, int64_t>& pool_channels) {
   const auto& nodes = model.graph().node();
   if (std::none_of(nodes.begin(), nodes.end(), [](const NodeProto& n) { return n.op_type() == "BatchNormalization"; }))
     return {};
-  const auto pool_channels =
-      input_channels_ort_knows(model, {"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"});
   std::map<std::string, std::vector<int64_t>> blocks;
   for (int block : {8, 16})
     for (const auto& name : Walk(model.graph(), pool_channels, block).run()) blocks[name].push_back(block);

@@ -14,8 +14,14 @@ class ModelProto;
 
 namespace octet::loader {
 
+// The pools ORT's NCHWc pass may block: the channel counts its shape inference knows for their
+// inputs come from one input_channels_ort_knows over these ops (loader/ort_shapes.h).
+inline const char* const kOrtNchwcPools[] = {"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"};
+
 // The BatchNormalization nodes of the main graph that ORT's pass rewrites, by output name, with
-// the blocks (8, 16) at which it does. Throws nothing.
-std::map<std::string, std::vector<int64_t>> batchnorms_ort_rewrites(const onnx::ModelProto& model);
+// the blocks (8, 16) at which it does, given the channels ORT knows for the kOrtNchwcPools'
+// inputs. Throws nothing.
+std::map<std::string, std::vector<int64_t>> batchnorms_ort_rewrites(
+    const onnx::ModelProto& model, const std::map<std::string, int64_t>& pool_channels);
 
 }  // namespace octet::loader

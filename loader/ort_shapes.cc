@@ -618,10 +618,4 @@ std::map<std::string, int64_t> input_channels_ort_knows(const onnx::ModelProto& 
   return known;
 }
 
-std::set<std::string> avgpool_inputs_ort_knows(const onnx::ModelProto& model) {
-  std::set<std::string> pools;
-  for (const auto& [name, channels] : input_channels_ort_knows(model, {"AveragePool"})) pools.insert(name);
-  return pools;
-}
-
 }  // namespace octet::loader
