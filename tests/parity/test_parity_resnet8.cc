@@ -130,8 +130,10 @@ TEST(ResNet8Parity, Cifar10TestSubset) {
   EXPECT_EQ(total.top1_agree, limit);
   if (limit == kSubsetImages) {
     EXPECT_EQ(octet_correct, kExpectedCorrect) << "accuracy on the 846-image subset (expected 87.71%)";
-    // README: "max |diff| 2.3e-6 on the softmax outputs" (the largest seen, on AVX-512; 1.9e-6 with AVX2).
-    EXPECT_LE(total.max_abs_diff, 2.3e-6);
+    // docs/claims.md: "max |diff| 3.6e-6 on the softmax outputs": the largest seen, on an Intel
+    // Xeon with AVX-512 (Sapphire Rapids class), alike at every octet level, so ORT's own FP32
+    // kernels differ by CPU there; 2.3e-6 on AMD Zen 5, 1.9e-6 with AVX2.
+    EXPECT_LE(total.max_abs_diff, 3.6e-6);
   } else {
     std::cout << "[ PARITY   ] accuracy not asserted: OCTET_PARITY_LIMIT=" << limit << " < " << kSubsetImages
               << " images" << std::endl;

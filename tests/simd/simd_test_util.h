@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/conv2d.h"
@@ -131,6 +132,15 @@ std::vector<const Entry*> runnable_entries(std::span<const Entry> list) {
 }
 
 // Fills `v` from `rng`, uniform in [-1, 1) (one draw per element, in order).
+// A depth whose packed FP32 weights of `n` columns and `ks` taps exceed this CPU's column-chunk
+// budget (kernels/cache_budgets.h, a multiple of the L2, which is 0.5-2 MiB on the CPUs seen), so
+// a test of the chunked walk chunks on every CPU. `rows` as f32_gemm_column_chunk takes it.
+inline size_t f32_depth_over_chunk_budget(size_t n, size_t ks, size_t rows = SIZE_MAX) {
+  const CacheBudgets& b = cache_budgets();
+  const size_t budget = rows < n ? b.f32_weight_chunk_few_rows : b.f32_weight_chunk;
+  return budget / (ks * n * sizeof(float)) * 5 / 4 + 8;
+}
+
 inline void fill_uniform(std::mt19937& rng, std::vector<float>& v) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (float& e : v) e = dist(rng);

@@ -240,12 +240,14 @@ TEST(F32SoftmaxUkernel, NaNAndAllMinusInfRowsGiveNaNLikeTheRef) {
 }
 
 // ONNX Runtime's arithmetic (kernels/ref/mlas_softmax.h) bit for bit, for both of its kernels'
-// lane counts, rows and columns, lengths around the lane counts, tails and -inf entries.
+// lane counts, rows and columns, lengths around the lane counts, tails and -inf entries. A
+// zmm level follows the 16-lane kernel only (its CPU has AVX-512F, so ORT runs that one there).
 TEST(F32SoftmaxUkernel, BitIdenticalToOnnxRuntimesArithmetic) {
   std::mt19937 rng(14);
   for (bool log : {false, true}) {
     for (auto* k : runnable(log ? kF32LogSoftmaxUkernels : kF32SoftmaxUkernels)) {
       for (int width : {8, 16}) {
+        if (width == 8 && (isa_features(k->isa) & kZmm)) continue;
         for (int trial = 0; trial < 300; ++trial) {
           const size_t len = trial < 40 ? size_t(1 + trial) : size_t(1 + rng() % 120);
           const size_t inner = trial % 2 == 1 ? size_t(1 + rng() % 45) : 1;

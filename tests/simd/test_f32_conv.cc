@@ -393,39 +393,41 @@ TEST(F32Conv, TwoThreadsGiveTheSameOutput) {
   }
 }
 
-// Packed weights over f32_gemm_column_chunk's budget (2.5 and 2.7 MB): chunks of output
-// channels run over every row in turn, for the plain GEMM (1x1) and the IGEMM (3x3, stride 2),
-// over two images and on two threads.
+// Packed weights over f32_gemm_column_chunk's budget (depths from this CPU's L2): chunks of
+// output channels run over every row in turn, for the plain GEMM (1x1) and the IGEMM (3x3,
+// stride 2), over two images and on two threads.
 TEST(F32Conv, WeightsOverTheBudgetRunInColumnChunks) {
   Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
+  const size_t pointwise_c = testing::f32_depth_over_chunk_budget(600, 1), strided_c = testing::f32_depth_over_chunk_budget(300, 9);
   for (const F32GemmKernel* k : conv_gemm_kernels()) {
-    ASSERT_LT(f32_gemm_column_chunk(1100, 1, 600, k->nr), 600u);
-    ASSERT_LT(f32_gemm_column_chunk(256, 9, 300, k->nr), 300u);
+    ASSERT_LT(f32_gemm_column_chunk(pointwise_c, 1, 600, k->nr), 600u);
+    ASSERT_LT(f32_gemm_column_chunk(strided_c, 9, 300, k->nr), 300u);
     F32ConvTester pointwise;
-    pointwise.batch(2).input(3, 5, 1100).out_c(600).kernel(1, 1).activation(Activation::relu());
+    pointwise.batch(2).input(3, 5, int(pointwise_c)).out_c(600).kernel(1, 1).activation(Activation::relu());
     EXPECT_EQ(pointwise.test(*k), pointwise.pool(pool.get()).test(*k)) << k->gemm_name;
     F32ConvTester strided;
-    strided.batch(2).input(7, 6, 256).out_c(300).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1);
+    strided.batch(2).input(7, 6, int(strided_c)).out_c(300).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1);
     EXPECT_EQ(strided.test(*k), strided.pool(pool.get()).test(*k)) << k->igemm_name;
   }
 }
 
 // Column chunks with a residual: each chunk's tiles add their own part of it. Smaller weights
-// than the test above (640 and 740 KB) still chunk, as there are fewer rows than columns here
-// (the 512 KiB budget).
+// than the test above still chunk, as there are fewer rows than columns here (half the L2).
 TEST(F32Conv, ResidualOverTheBudgetRunsInColumnChunks) {
   Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
+  const size_t pointwise_c = testing::f32_depth_over_chunk_budget(320, 1, 2 * 3 * 5);
+  const size_t strided_c = testing::f32_depth_over_chunk_budget(160, 9, 2 * 4 * 3);
   for (const F32GemmKernel* k : conv_gemm_kernels()) {
-    ASSERT_LT(f32_gemm_column_chunk(512, 1, 320, k->nr, 2 * 3 * 5), 320u);
-    ASSERT_LT(f32_gemm_column_chunk(128, 9, 160, k->nr, 2 * 4 * 3), 160u);
+    ASSERT_LT(f32_gemm_column_chunk(pointwise_c, 1, 320, k->nr, 2 * 3 * 5), 320u);
+    ASSERT_LT(f32_gemm_column_chunk(strided_c, 9, 160, k->nr, 2 * 4 * 3), 160u);
     for (const Activation& act : {Activation::relu(), Activation::hard_swish()}) {
       F32ConvTester pointwise;
-      pointwise.batch(2).input(3, 5, 512).out_c(320).kernel(1, 1).activation(act);
+      pointwise.batch(2).input(3, 5, int(pointwise_c)).out_c(320).kernel(1, 1).activation(act);
       EXPECT_EQ(pointwise.test_residual(*k), pointwise.pool(pool.get()).test_residual(*k)) << k->gemm_name;
       F32ConvTester strided;
-      strided.batch(2).input(7, 6, 128).out_c(160).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1).activation(act);
+      strided.batch(2).input(7, 6, int(strided_c)).out_c(160).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1).activation(act);
       EXPECT_EQ(strided.test_residual(*k), strided.pool(pool.get()).test_residual(*k)) << k->igemm_name;
     }
   }

@@ -153,10 +153,11 @@ TEST(F32Gemm, FullyConnectedLayersAndALargeOne) {
     F32GemmTester().m(3).k(128).n(32).activation(Activation::relu()).test(*k);
     F32GemmTester().m(37).k(576).n(64).test(*k);
     // Packed B over the chunk budget: columns are walked in chunks over all rows.
-    const size_t chunk = f32_gemm_column_chunk(2100, 1, 300, k->nr);
+    const size_t depth = testing::f32_depth_over_chunk_budget(300, 1);
+    const size_t chunk = f32_gemm_column_chunk(depth, 1, 300, k->nr);
     ASSERT_LT(chunk, 300u);
     EXPECT_EQ(chunk % k->nr, 0u);
-    F32GemmTester().m(2 * k->mr + 3).k(2100).n(300).activation(Activation::relu()).test(*k);
+    F32GemmTester().m(2 * k->mr + 3).k(int(depth)).n(300).activation(Activation::relu()).test(*k);
   }
 }
 
@@ -193,8 +194,9 @@ TEST(F32Gemm, OneRowWalksBlockGroupsWithTheSameBits) {
       }
     }
     F32GemmTester big;
-    big.m(1).k(2100).n(300).activation(Activation::relu()).seed(5);
-    ASSERT_LT(f32_gemm_column_chunk(2100, 1, 300, k->nr), 300u);
+    const size_t depth = testing::f32_depth_over_chunk_budget(300, 1);
+    big.m(1).k(int(depth)).n(300).activation(Activation::relu()).seed(5);
+    ASSERT_LT(f32_gemm_column_chunk(depth, 1, 300, k->nr), 300u);
     EXPECT_EQ(big.test(*k), big.pool(pool.get()).test(*k)) << k->gemm_name;
   }
 }
