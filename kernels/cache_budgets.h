@@ -12,6 +12,8 @@ struct CacheSizes {
   size_t l2 = 0;        // per core (a cluster's shared L2 counts as its share)
   size_t l3_share = 0;  // the last level over the cores that share it
   bool detected = false;  // false: every size below is the assumption of cache_sizes()
+  // Bytes a cycle the L2 delivers to the L1D (kL2BytesPerCycle unless the vendor says more).
+  double l2_bytes_per_cycle = 32.0;
 };
 
 // This CPU's, detected once (cpuinfo on x86, sysconf on Arm Linux). A level the system hides
@@ -47,9 +49,10 @@ const CacheBudgets& cache_budgets();  // this CPU's, computed once
 
 // Bytes one core streams a cycle from each level, the cost model's only rates on the memory
 // side: assumptions, since no CPUID field gives them. Memory about 4 (12-16 GB/s at 3-4 GHz,
-// what one core of Zen 1, Zen 4 and Zen 5 sustains); the L2 32 (half a 64-byte line a cycle, what
-// every x86 core since Haswell and Zen 1 and Arm's big cores deliver to the L1D); the L3 share
-// in between, 16.
+// what one core of Zen 1, Zen 4 and Zen 5 sustains); the L2 32 (half a 64-byte line a cycle,
+// what Zen 1-4 and Arm's big cores deliver to the L1D), 64 on the cores that fill a whole line a
+// cycle, known by vendor and family (CacheSizes::l2_bytes_per_cycle: Intel's since Haswell,
+// AMD's Zen 5); the L3 share in between, 16.
 inline constexpr double kMemoryBytesPerCycle = 4.0;
 inline constexpr double kL3BytesPerCycle = 16.0;
 inline constexpr double kL2BytesPerCycle = 32.0;

@@ -3,6 +3,7 @@
 #include "kernels/fallback.h"
 #include "kernels/cache_budgets.h"
 #include "kernels/gemm/choose_tile.h"
+#include "kernels/gemm/f32_gemm.h"
 
 #include <algorithm>
 #include <new>
@@ -19,8 +20,9 @@ AlignedBytes::AlignedBytes(size_t size) : size_(size) {
 namespace {
 
 // Rough cycles of one problem on one entry: tiles x (k steps x the busier of the multiply
-// pipes (MR * NV vpdpbusd / vpmaddwd, 2 per cycle) and the load ports (MR broadcasts + NV
-// weight vectors, 2 per cycle)) + a per-tile epilogue. Rows / columns beyond m / n are
+// pipes (MR * NV vpdpbusd / vpmaddwd, 2 per cycle, and on a zmm level the MR broadcasts too:
+// zmm_broadcast_share) and the load ports (MR broadcasts + NV weight vectors, 2 per cycle)) + a
+// per-tile epilogue. Rows / columns beyond m / n are
 // computed anyway, so the padding of the last tile counts.
 //
 // The int16 entries (w_bytes 2) splat each row's activation pair with one broadcast load from
@@ -37,7 +39,7 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
   const double nv = static_cast<double>(e.nr) / e.lanes;
   const double k_steps = static_cast<double>((k + e.kr - 1) / e.kr);
   const double row_load = e.w_bytes == 2 ? 1.2 : 1.0;
-  const double step = std::max(e.mr * nv / 2.0, (e.mr * row_load + nv) / 2.0);
+  const double step = std::max(e.mr * nv / 2.0 * zmm_broadcast_share(e.isa, e.mr, nv), (e.mr * row_load + nv) / 2.0);
   const double epilogue = 4.0 * e.mr * nv + 20.0;
   return tiles_m * tiles_n * (k_steps * step + epilogue);
 }
