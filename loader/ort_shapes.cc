@@ -294,6 +294,7 @@ class Resolver {
     const onnx::OpSchema* schema = is_onnx_domain(n.domain())
                                        ? onnx::OpSchemaRegistry::Schema(n.op_type(), opset(""), "")
                                        : onnx::OpSchemaRegistry::Schema(n.op_type(), opset(n.domain()), n.domain());
+    if (kernel_rank_differs(n, in)) return;
     InferContext ic(n, in, size_t(n.output_size()));
     if (schema && schema->has_type_and_shape_inference_function()) schema->GetTypeAndShapeInferenceFunction()(ic);
     std::vector<TypeProto>& out = ic.outputs();
@@ -305,6 +306,20 @@ class Resolver {
 
     if (fold(n, in, out)) return;
     if (schema) propagate(n, *schema, in, out);
+  }
+
+  // ONNX's conv shape inference takes the kernel from the weights' dims and indexes the
+  // per-axis attributes by the input's rank: weights of another rank read past the end of a
+  // vector (a crash the loader fuzzer found, libonnx 1.12). ORT refuses such a node; its
+  // outputs stay unknown here and the importer says what is wrong.
+  static bool kernel_rank_differs(const NodeProto& n, const std::vector<const Known*>& in) {
+    const std::string& op = n.op_type();
+    if (op.size() < 4 || (op.compare(op.size() - 4, 4, "Conv") != 0 && op != "ConvInteger" && op != "ConvTranspose"))
+      return false;
+    const size_t w = op == "QLinearConv" ? 3 : 1;
+    const TensorShapeProto* x = in.empty() ? nullptr : shape_of(in[0]);
+    const TensorShapeProto* k = w < in.size() ? shape_of(in[w]) : nullptr;
+    return x && k && x->dim_size() != k->dim_size();
   }
 
   int64_t opset(const std::string& domain) const {
