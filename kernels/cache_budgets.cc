@@ -1,12 +1,11 @@
 #include "kernels/cache_budgets.h"
 
+#include "kernels/isa.h"
+
 #include <algorithm>
 
 #if defined(__x86_64__) || defined(_M_X64)
-#include <cpuid.h>
 #include <cpuinfo.h>
-
-#include <cstring>
 #elif defined(__linux__)
 #include <unistd.h>
 #endif
@@ -17,24 +16,15 @@ CacheSizes assumed_cache_sizes() { return {size_t{32} << 10, size_t{512} << 10, 
 
 namespace {
 
-#if defined(__x86_64__) || defined(_M_X64)
 // A 64-byte line a cycle from the L2 into the L1D: Intel's cores since Haswell (the only
 // AVX2 Intel cores there are) and AMD's since Zen 5 (family 1Ah); Zen 1-4 fill 32 bytes. On a
 // Sapphire Rapids-class Xeon the tiles that re-read their weights from the L2 most (4x64c4 INT8)
 // ran fastest, which 32 bytes a cycle, added to the compute, had counted 1.3x too slow.
 double l2_fill_bytes_per_cycle() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return kL2BytesPerCycle;
-  char vendor[13] = {};
-  std::memcpy(vendor, &ebx, 4);
-  std::memcpy(vendor + 4, &edx, 4);
-  std::memcpy(vendor + 8, &ecx, 4);
-  if (std::strcmp(vendor, "GenuineIntel") == 0) return 64.0;
-  if (std::strcmp(vendor, "AuthenticAMD") != 0 || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return kL2BytesPerCycle;
-  const unsigned family = ((eax >> 8) & 0xF) + ((eax >> 20) & 0xFF);
-  return family >= 0x1A ? 64.0 : kL2BytesPerCycle;
+  const CpuVendor& v = cpu_vendor();
+  if (v.id == "GenuineIntel") return 64.0;
+  return v.id == "AuthenticAMD" && v.family >= 0x1A ? 64.0 : kL2BytesPerCycle;
 }
-#endif
 
 CacheSizes detect() {
   CacheSizes c = assumed_cache_sizes();
@@ -50,12 +40,12 @@ CacheSizes detect() {
       c.l3_share = l3->size / std::max<uint32_t>(l3->processor_count, 1), ++found;
     }
   }
-  c.l2_bytes_per_cycle = l2_fill_bytes_per_cycle();
 #elif defined(__linux__) && defined(_SC_LEVEL1_DCACHE_SIZE)
   if (const long v = sysconf(_SC_LEVEL1_DCACHE_SIZE); v > 0) c.l1d = size_t(v), ++found;
   if (const long v = sysconf(_SC_LEVEL2_CACHE_SIZE); v > 0) c.l2 = size_t(v), ++found;
   if (const long v = sysconf(_SC_LEVEL3_CACHE_SIZE); v > 0) c.l3_share = size_t(v), ++found;
 #endif
+  c.l2_bytes_per_cycle = l2_fill_bytes_per_cycle();
   c.detected = found > 0;
   return c;
 }

@@ -164,20 +164,28 @@ std::vector<Isa> runnable_isas() {
   return out;
 }
 
+const CpuVendor& cpu_vendor() {
+  static const CpuVendor vendor = [] {
+    CpuVendor v;
+#if OCTET_ARCH_X86
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return v;
+    char id[13] = {};
+    std::memcpy(id, &ebx, 4);
+    std::memcpy(id + 4, &edx, 4);
+    std::memcpy(id + 8, &ecx, 4);
+    v.id = id;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) v.family = ((eax >> 8) & 0xF) + ((eax >> 20) & 0xFF);
+#endif
+    return v;
+  }();
+  return vendor;
+}
+
 bool zmm_at_full_rate() {
 #if OCTET_ARCH_X86
-  static const bool full = [] {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return true;
-    char vendor[13] = {};
-    std::memcpy(vendor, &ebx, 4);
-    std::memcpy(vendor + 4, &edx, 4);
-    std::memcpy(vendor + 8, &ecx, 4);
-    if (std::strcmp(vendor, "AuthenticAMD") != 0 || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return true;
-    const unsigned family = ((eax >> 8) & 0xF) + ((eax >> 20) & 0xFF);
-    return family != 0x19;  // Zen 4; Zen 5 (1Ah) has the full 512-bit datapath
-  }();
-  return full;
+  const CpuVendor& v = cpu_vendor();
+  return !(v.id == "AuthenticAMD" && v.family == 0x19);  // Zen 4; Zen 5 (1Ah) has the full 512-bit datapath
 #else
   return false;
 #endif

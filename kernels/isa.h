@@ -142,6 +142,14 @@ inline bool cpu_has(Features required) { return (required & ~cpu_features()) == 
 // Whether a kernel of `level` runs here under `cap`.
 inline bool isa_runs(Isa level, Isa cap) { return isa_allows(cap, level) && isa_supported(level); }
 
+// The x86 CPU's vendor (CPUID leaf 0: "GenuineIntel", "AuthenticAMD", ...) and family (leaf 1,
+// base + extended); empty and 0 elsewhere. What the cost model knows by vendor and family.
+struct CpuVendor {
+  std::string id;
+  unsigned family = 0;
+};
+const CpuVendor& cpu_vendor();
+
 // Whether a 512-bit FMA / vpdpbusd does twice the work per cycle of a 256-bit one. False on
 // AMD Zen 4 (CPUID family 19h), which runs AVX-512 as two 256-bit halves: there a ymm kernel
 // with a better-fitting tile beats a zmm one (kernel choice weighs this).
