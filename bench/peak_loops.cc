@@ -101,7 +101,6 @@ void imul_scalar(int64_t iterations) {
 // per cycle), which read 21 GHz on a Sapphire Rapids guest.
 void add_chain(int64_t iterations) {
   uint64_t x = 0;
-  uint64_t one = uint64_t(g_int_sink == 12345) + 1;  // 1, unknown to the compiler
   for (int64_t n = 0; n < iterations; ++n) {
     __asm__ volatile(
         "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
@@ -109,7 +108,7 @@ void add_chain(int64_t iterations) {
         "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
         "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
         : "+r"(x)
-        : "r"(one));
+        : "r"(uint64_t{1}));
   }
   g_int_sink = int32_t(x);
 }

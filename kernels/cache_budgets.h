@@ -7,13 +7,23 @@
 
 namespace octet::kernels {
 
+// Bytes one core streams a cycle from each level, the cost model's only rates on the memory
+// side: assumptions, since no CPUID field gives them. Memory about 4 (12-16 GB/s at 3-4 GHz,
+// what one core of Zen 1, Zen 4 and Zen 5 sustains); the L2 32 (half a 64-byte line a cycle,
+// what Zen 1-4 and Arm's big cores deliver to the L1D), 64 on the cores that fill a whole line a
+// cycle, known by vendor and family (CacheSizes::l2_bytes_per_cycle: Intel's since Haswell,
+// AMD's Zen 5); the L3 share in between, 16.
+inline constexpr double kMemoryBytesPerCycle = 4.0;
+inline constexpr double kL3BytesPerCycle = 16.0;
+inline constexpr double kL2BytesPerCycle = 32.0;
+
 struct CacheSizes {
   size_t l1d = 0;       // per core
   size_t l2 = 0;        // per core (a cluster's shared L2 counts as its share)
   size_t l3_share = 0;  // the last level over the cores that share it
   bool detected = false;  // false: every size below is the assumption of cache_sizes()
   // Bytes a cycle the L2 delivers to the L1D (kL2BytesPerCycle unless the vendor says more).
-  double l2_bytes_per_cycle = 32.0;
+  double l2_bytes_per_cycle = kL2BytesPerCycle;
 };
 
 // This CPU's, detected once (cpuinfo on x86, sysconf on Arm Linux). A level the system hides
@@ -46,16 +56,6 @@ struct CacheBudgets {
 };
 CacheBudgets cache_budgets(const CacheSizes& sizes);
 const CacheBudgets& cache_budgets();  // this CPU's, computed once
-
-// Bytes one core streams a cycle from each level, the cost model's only rates on the memory
-// side: assumptions, since no CPUID field gives them. Memory about 4 (12-16 GB/s at 3-4 GHz,
-// what one core of Zen 1, Zen 4 and Zen 5 sustains); the L2 32 (half a 64-byte line a cycle,
-// what Zen 1-4 and Arm's big cores deliver to the L1D), 64 on the cores that fill a whole line a
-// cycle, known by vendor and family (CacheSizes::l2_bytes_per_cycle: Intel's since Haswell,
-// AMD's Zen 5); the L3 share in between, 16.
-inline constexpr double kMemoryBytesPerCycle = 4.0;
-inline constexpr double kL3BytesPerCycle = 16.0;
-inline constexpr double kL2BytesPerCycle = 32.0;
 
 // Cycles to read `bytes` again when what is re-read spans `working_set` bytes: from the smallest
 // level that holds it. Within half the L1D (the rest for what streams past it) they cost 0: the

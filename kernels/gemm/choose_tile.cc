@@ -21,4 +21,18 @@ double tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes) {
   return weight_cycles + activation_cycles;
 }
 
+double zmm_broadcast_share(Isa isa, double mr, double nv) {
+  // Per k step a tile issues mr x nv multiply-adds on the two vector pipes and mr broadcasts
+  // of A. A broadcast from memory into a ymm register is a load only; into a zmm register it
+  // is a load plus a shuffle-port uop on Intel (port 5, one of the two 512-bit pipes: LLVM's
+  // Sapphire Rapids model), which may take a multiply-add's slot. On an Intel Xeon with
+  // AVX-512 VNNI (bench/dispatch_results_avx512.md) the 12x16 FP32 tile ran 1.2-1.7x slower
+  // per FMA than 8x32, INT8 12x16c4 1.12-1.27x slower than 4x64c4, 6x32c4 0-7%: between no
+  // slot (1x, 1x, 1x) and a whole one (2x / 1.5x, 1.6x, 1.2x), so half a slot each. Counted
+  // on every zmm level: AMD's Zen 4 splits zmm in halves anyway, and fewer broadcasts per
+  // multiply-add cost nothing there.
+  if (!OCTET_ARCH_X86 || !(isa_features(isa) & kZmm) || nv <= 0.0) return 1.0;
+  return (mr * nv + 0.5 * mr) / (mr * nv);
+}
+
 }  // namespace octet::kernels

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "kernels/cache_budgets.h"
+#include "kernels/isa.h"
 
 namespace octet::kernels {
 
@@ -18,6 +19,11 @@ struct TileTraffic {
   size_t row_bytes = 0;      // activations of one row (its k values)
   size_t chunk_bytes = 0;    // packed weights walked over every row before the next chunk
 };
+
+// The compute side's one correction shared by the FP32 and INT8 choosers: the cycles of a tile
+// of `mr` rows and `nv` vectors of columns at level `isa` over those of its multiply-adds
+// alone, above 1 where its broadcasts of A take a vector pipe's slot (zmm levels).
+double zmm_broadcast_share(Isa isa, double mr, double nv);
 
 // Cycles of the re-reads beyond the first pass; 0 when m is not known (m == 0).
 double tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes = cache_sizes());

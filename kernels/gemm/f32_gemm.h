@@ -57,9 +57,6 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
 // The compute term of that cost: cycles of the padded m x n x k work at the tile's FMA rate
 // (a one-ymm x86 tile counted 1.5x, the .cc says why). F32NarrowGroupConv weighs its own against it.
 double f32_gemm_compute_cycles(const F32GemmKernel& kernel, int64_t m, int64_t n, int64_t k);
-// The cycles of a tile of `mr` rows and `nv` vectors of columns at level `isa` over those of
-// its multiply-adds alone: above 1 where its broadcasts of A take a vector pipe's slot (zmm).
-double zmm_broadcast_share(Isa isa, double mr, double nv);
 
 // How many output columns (a multiple of nr, or n) to run over all rows before moving on: n
 // unless their packed weights (ks·kc + 1 floats per column) exceed the budget (this CPU's

@@ -3,7 +3,6 @@
 #include "kernels/fallback.h"
 #include "kernels/cache_budgets.h"
 #include "kernels/gemm/choose_tile.h"
-#include "kernels/gemm/f32_gemm.h"
 
 #include <algorithm>
 #include <new>
