@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/isa.h"
+
 namespace octet::bench {
 namespace {
 
@@ -67,6 +69,28 @@ void maddwd_zmm(int64_t iterations) { OCTET_ASM_LOOP(OCTET_ACC12(OCTET_MADDWD_ZM
 void dpbusd_ymm_vex(int64_t iterations) { OCTET_ASM_LOOP(OCTET_ACC12(OCTET_DPBUSD_YMM_VEX)); }
 void dpbusd_ymm_evex(int64_t iterations) { OCTET_ASM_LOOP(OCTET_ACC12(OCTET_DPBUSD_YMM_EVEX)); }
 void dpbusd_zmm(int64_t iterations) { OCTET_ASM_LOOP(OCTET_ACC12(OCTET_DPBUSD_ZMM)); }
+
+// AMX: tmm0-3 accumulate (16 x 16 int32 each), each taking a tdpbusd of tmm4 (16 x 64 u8) by
+// tmm5 or tmm6 (64 x 16 s8), 16384 multiply-accumulates per instruction; the loop configures and
+// zeroes its tiles, touches no memory in the loop, and releases the tiles at the end.
+void tdpbusd_amx(int64_t iterations) {
+  if (iterations <= 0) return;
+  // Palette 1; tiles 0-6 of 16 rows of 64 bytes (bytes 16-31: bytes per row, 48-63: rows).
+  alignas(64) static const uint8_t config[64] = {
+      1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 0, 0,
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  16, 16, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  __asm__ volatile(
+      "ldtilecfg %1\n\t"
+      "tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3\n\t"
+      "tilezero %%tmm4\n\ttilezero %%tmm5\n\ttilezero %%tmm6\n\t"
+      "1:\n\t"
+      "tdpbusd %%tmm5, %%tmm4, %%tmm0\n\ttdpbusd %%tmm6, %%tmm4, %%tmm1\n\t"
+      "tdpbusd %%tmm5, %%tmm4, %%tmm2\n\ttdpbusd %%tmm6, %%tmm4, %%tmm3\n\t"
+      "dec %0\n\tjnz 1b\n\ttilerelease"
+      : "+r"(iterations)
+      : "m"(config)
+      : "cc");
+}
 
 #define OCTET_REPEAT12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
@@ -161,6 +185,8 @@ const std::vector<PeakLoop>& peak_loops() {
        [] { return OCTET_CPU_HAS("avx512vnni") && OCTET_CPU_HAS("avx512vl"); }, dpbusd_ymm_evex},
       {PeakLoopId::u8s8_dpbusd_zmm, "u8s8 vpdpbusd zmm (AVX512-VNNI)", "GMAC/s", 12, 12 * 64,
        [] { return OCTET_CPU_HAS("avx512vnni"); }, dpbusd_zmm},
+      {PeakLoopId::u8s8_tdpbusd_amx, "u8s8 tdpbusd tiles (AMX-INT8)", "GMAC/s", 4, 4 * 16 * 16 * 64,
+       [] { return kernels::cpu_has(kernels::kAmxInt8); }, tdpbusd_amx},
       {PeakLoopId::i32_imul_scalar, "i32 imul+add scalar", "GMAC/s", 12, 12,
        [] { return true; }, imul_scalar},
   };

@@ -20,6 +20,7 @@ enum class PeakLoopId {
   u8s8_dpbusd_ymm_vex,   // AVX-VNNI (VEX): the `avxvnni` kernel level; skipped where CPUID lacks it
   u8s8_dpbusd_ymm_evex,  // AVX512-VNNI + VL: the `avx256vnni` kernel level
   u8s8_dpbusd_zmm,       // AVX512-VNNI
+  u8s8_tdpbusd_amx,      // AMX-INT8 tiles: the `avx512amx` level (the OS must grant the tile state)
   i32_imul_scalar,     // imul + add on 32-bit integers: the scalar INT8 ref kernels at best
 };
 

@@ -21,6 +21,7 @@ PeakLoopId float_loop(Isa isa) {
 
 PeakLoopId int8_loop(Isa isa) {
   const kernels::Features f = kernels::isa_features(isa);
+  if (f & kernels::kAmxInt8) return PeakLoopId::u8s8_tdpbusd_amx;
   if (f & kernels::kAvx512Vnni) return f & kernels::kZmm ? PeakLoopId::u8s8_dpbusd_zmm : PeakLoopId::u8s8_dpbusd_ymm_evex;
   if (f & kernels::kAvxVnni) return PeakLoopId::u8s8_dpbusd_ymm_vex;
   if (f & kernels::kZmm) return PeakLoopId::s16_maddwd_zmm;

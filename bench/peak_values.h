@@ -14,7 +14,8 @@ double peak_gflops(kernels::Isa isa);
 
 // INT8 GOPS (2 per multiply-accumulate): scalar = 32-bit imul+add, avx2 = ymm vpmaddwd+vpaddd
 // (the exact int16 path), avxvnni = ymm vpdpbusd (VEX), avx256vnni = ymm vpdpbusd (EVEX),
-// avx512 = zmm vpmaddwd+vpaddd, avx512vnni = zmm vpdpbusd. 0 when the CPU cannot run that level.
+// avx512 = zmm vpmaddwd+vpaddd, avx512vnni = zmm vpdpbusd, avx512amx = AMX tdpbusd. 0 when the CPU
+// cannot run that level.
 double peak_gops(kernels::Isa isa);
 
 }  // namespace octet::bench

@@ -15,6 +15,8 @@
 //               masked stores and 32 registers; Ice Lake and later, Zen 4)
 //   avx512      AVX-512 F/BW/DQ/VL on zmm, no VNNI (INT8 through zmm vpmaddwd)
 //   avx512vnni  avx512 + 512-bit vpdpbusd; includes avx256vnni
+//   avx512amx   avx512vnni + AMX-INT8: the tile matrix unit (tdpbusd, a 16x16 int32 tile from
+//               16x64 u8 by 64x16 s8 per instruction; Sapphire Rapids and later), granted by the OS
 // AArch64:
 //   neon        ARMv8.0 Advanced SIMD (INT8 through exact widening multiplies)
 //   neondot     neon + SDOT/UDOT (ARMv8.2 dot product: Cortex-A76, Neoverse N1, Apple M1)
@@ -32,7 +34,7 @@
 
 namespace octet::kernels {
 
-enum class Isa : int { scalar = 0, avx2, avxvnni, avx256vnni, avx512, avx512vnni, neon, neondot, neoni8mm };
+enum class Isa : int { scalar = 0, avx2, avxvnni, avx256vnni, avx512, avx512vnni, avx512amx, neon, neondot, neoni8mm };
 
 // The CPU features the levels (and kernel rows, kernels/kernel_list.h) are made of, one bit each.
 enum Feature : uint32_t {
@@ -47,6 +49,7 @@ enum Feature : uint32_t {
   kAvx512VL = 1u << 8,      // EVEX forms on xmm / ymm
   kAvx512Vnni = 1u << 9,    // EVEX vpdpbusd / vpdpwssd
   kAvx512Vbmi = 1u << 10,   // vpermi2b: 128-entry byte tables in two registers
+  kAmxInt8 = 1u << 11,      // AMX-TILE + AMX-INT8, with the tile state enabled and granted by the OS
   // Not an instruction set: a level that uses 512-bit registers (the CPU has them with AVX512F;
   // a level without this bit keeps to ymm, and vector_rate() weighs it).
   kZmm = 1u << 15,
@@ -77,6 +80,7 @@ inline constexpr IsaLevel kIsaLevels[] = {
     {Isa::avx256vnni, "avx256vnni", kAvx512Group | kAvx512Vnni},
     {Isa::avx512, "avx512", kAvx512Group | kZmm},
     {Isa::avx512vnni, "avx512vnni", kAvx512Group | kAvx512Vnni | kZmm},
+    {Isa::avx512amx, "avx512amx", kAvx512Group | kAvx512Vnni | kZmm | kAmxInt8},
     {Isa::neon, "neon", kNeon},
     {Isa::neondot, "neondot", kNeon | kNeonDot},
     {Isa::neoni8mm, "neoni8mm", kNeon | kNeonDot | kNeonI8mm},

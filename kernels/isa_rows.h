@@ -14,6 +14,7 @@
 #define OCTET_ROW_IF_avx256vnni(...)
 #define OCTET_ROW_IF_avx512(...)
 #define OCTET_ROW_IF_avx512vnni(...)
+#define OCTET_ROW_IF_avx512amx(...)
 #define OCTET_ROW_IF_neon(...)
 #define OCTET_ROW_IF_neondot(...)
 #define OCTET_ROW_IF_neoni8mm(...)

@@ -44,7 +44,7 @@ def skip_reason(out):
     return "(no reason printed)"
 
 
-LEVELS = {"avx2", "avxvnni", "avx256vnni", "avx512", "avx512vnni", "neon", "neondot", "neoni8mm"}
+LEVELS = {"avx2", "avxvnni", "avx256vnni", "avx512", "avx512vnni", "avx512amx", "neon", "neondot", "neoni8mm"}
 
 
 def levels_of(reason):

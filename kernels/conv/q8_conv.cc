@@ -79,6 +79,19 @@ Requantization unit_requantization(Q8 x_type) {
 // Output pixels of the whole batch (a 3-D conv's (od, oh, ow) included).
 static size_t q8_conv_pixels(const Conv2dShape& s) { return static_cast<size_t>(s.batch) * s.out_d * s.out_h * s.out_w; }
 
+// The k bytes of one tap of the GEMM init() lays out, by its rules: the whole window when it
+// is im2col'd, a kernel row (kw x in_c) when kx merges, else in_c. The kernel choice needs it:
+// the AMX rows step through each tap 64 bytes at a time.
+static size_t q8_conv_tap_bytes(const Conv2dShape& s) {
+  const bool merge_kx = s.dilation_w == 1;
+  const size_t in_c = static_cast<size_t>(s.in_c), kw = static_cast<size_t>(s.kernel_w);
+  const size_t rows = static_cast<size_t>(s.kernel_d) * s.kernel_h;
+  const size_t taps = merge_kx ? rows : rows * kw;
+  const size_t kc = merge_kx ? kw * in_c : in_c;
+  if (!s.has_depth() && taps > 1 && s.kernel_h * kw * in_c <= kIm2colMaxWindow) return taps * kc;
+  return kc;
+}
+
 bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
   return s.groups == 1 && s.batch >= 1 && s.in_h >= 1 && s.in_w >= 1 && s.in_c >= 1 &&
          s.out_h >= 1 && s.out_w >= 1 && s.out_c >= 1 && s.kernel_h >= 1 && s.kernel_w >= 1 &&
@@ -92,7 +105,8 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8
   check_arguments(s, x_type, x_zero_point, rq, y_type);
   const size_t pixels = q8_conv_pixels(s);
   kernel_ = &require_q8_gemm_kernel("Q8Conv", isa, x_type, pixels, static_cast<size_t>(s.out_c),
-                                    static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w * s.in_c);
+                                    static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w * s.in_c,
+                                    q8_conv_tap_bytes(s));
   init(w, bias, rq, cache);
 }
 
@@ -117,7 +131,8 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutp
   check_arguments(s, x_type, 0, unit_requantization(x_type), x_type);
   const size_t pixels = q8_conv_pixels(s);
   kernel_ = &require_q8_gemm_kernel("Q8Conv", isa, x_type, pixels, static_cast<size_t>(s.out_c),
-                                    static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w * s.in_c);
+                                    static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w * s.in_c,
+                                    q8_conv_tap_bytes(s));
   init_float_output(w, std::move(out), isa, cache);
 }
 

@@ -5,6 +5,7 @@
 #include "kernels/gemm/choose_tile.h"
 
 #include <algorithm>
+#include <cmath>
 #include <new>
 
 namespace octet::kernels {
@@ -41,6 +42,28 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
   const double step = std::max(e.mr * nv / 2.0 * zmm_broadcast_share(e.isa, e.mr, nv), (e.mr * row_load + nv) / 2.0);
   const double epilogue = 4.0 * e.mr * nv + 20.0;
   return tiles_m * tiles_n * (k_steps * step + epilogue);
+}
+
+// An AMX row (kernels/x86/q8_gemm__avx512amx.cc) per tile of 16 rows and up to 64 columns:
+// for each tap, steps of 64 k bytes (a tap's last step as long as a whole one), each a
+// tdpbusd per tile of 16 columns while the 16 rows are gathered (a load and a store each),
+// then the vector epilogue of every valid column tile plus the tiles' stores and reloads. A
+// tdpbusd is counted 20 cycles: 3.2 TMAC/s at 4 GHz in a loop of tile loads and tdpbusd on an
+// Intel Xeon of the Sapphire Rapids class (bench/peak's amx row), above the 16 of its
+// documented throughput.
+double amx_estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k, size_t tap_k) {
+  constexpr double kTdpbusdCycles = 20.0, kGatherCycles = 16.0, kColumns = 16.0;
+  const size_t kc = tap_k == 0 ? k : tap_k;
+  const double taps = static_cast<double>((k + kc - 1) / kc);
+  const double steps = taps * static_cast<double>((kc + 63) / 64);
+  const double tiles_m = static_cast<double>((m + e.mr - 1) / e.mr);
+  auto block = [&](double column_tiles) {
+    return steps * std::max(kTdpbusdCycles * column_tiles, kGatherCycles) + 6.0 * e.mr * column_tiles + 40.0;
+  };
+  const size_t whole = n / e.nr, rest = n % e.nr;
+  const double per_row_group =
+      static_cast<double>(whole) * block(e.nr / kColumns) + (rest != 0 ? block(std::ceil(rest / kColumns)) : 0.0);
+  return tiles_m * per_row_group;
 }
 
 }  // namespace
@@ -113,7 +136,8 @@ void repack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in, 
   pack_q8_blocks(kernel, in, q8_read_shift(kernel.reads, in.x_type), packed);
 }
 
-const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k, const CacheSizes& sizes) {
+const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k, const CacheSizes& sizes,
+                                         size_t tap_k) {
   const size_t chunk_bytes = cache_budgets(sizes).q8_weight_chunk;
   // The vector rows first; the portable (scalar) rows only where none runs.
   for (const bool portable : {false, true}) {
@@ -127,8 +151,10 @@ const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n
       const TileTraffic traffic{.m = m, .n = n, .mr = size_t(e.mr), .nr = size_t(e.nr),
                                 .block_bytes = size_t(e.nr) * 8 + (k + e.kr - 1) / e.kr * e.kr * size_t(e.nr * e.w_bytes),
                                 .row_bytes = k, .chunk_bytes = chunk_bytes};
-      const double cycles =
-          estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa) + tile_traffic_cycles(traffic, sizes);
+      const double compute = isa_features(e.isa) & kAmxInt8
+                                 ? amx_estimated_cycles(e, m, n, k, tap_k)
+                                 : estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa);
+      const double cycles = compute + tile_traffic_cycles(traffic, sizes);
       if (best == nullptr || cycles < best_cycles ||
           (cycles == best_cycles && isa_rank(e.isa) > isa_rank(best->isa))) {
         best = &e;
@@ -140,8 +166,9 @@ const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n
   return nullptr;
 }
 
-const Q8GemmKernel& require_q8_gemm_kernel(const char* driver, Isa isa, Q8 x_type, size_t m, size_t n, size_t k) {
-  const Q8GemmKernel* kernel = choose_q8_gemm_kernel(isa, x_type, m, n, k);
+const Q8GemmKernel& require_q8_gemm_kernel(const char* driver, Isa isa, Q8 x_type, size_t m, size_t n, size_t k,
+                                           size_t tap_k) {
+  const Q8GemmKernel* kernel = choose_q8_gemm_kernel(isa, x_type, m, n, k, cache_sizes(), tap_k);
   if (kernel == nullptr) throw Unsupported(std::string(driver) + ": no microkernel for " + q8_name(x_type) + " activations");
   return *kernel;
 }

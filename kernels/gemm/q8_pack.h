@@ -21,12 +21,14 @@ namespace octet::kernels {
 // estimated cycles for an m x n x (ks * kc) problem, the vector rate of its level weighed in
 // (a ymm VNNI tile may beat a zmm one on Zen 4), plus the cycles of the re-reads of packed
 // weights and activations its tile makes (kernels/gemm/choose_tile.h); nullptr when none runs
-// (use the ref kernel).
+// (use the ref kernel). tap_k: the k bytes of one tap (a conv's input channels; 0: k, one tap),
+// which the AMX rows step through 64 at a time per tap.
 const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k,
-                                         const CacheSizes& sizes = cache_sizes());
+                                         const CacheSizes& sizes = cache_sizes(), size_t tap_k = 0);
 // The same for a driver that needs one: throws Unsupported (kernels/fallback.h) naming `driver`
 // when no row runs (a build without rows for this architecture).
-const Q8GemmKernel& require_q8_gemm_kernel(const char* driver, Isa isa, Q8 x_type, size_t m, size_t n, size_t k);
+const Q8GemmKernel& require_q8_gemm_kernel(const char* driver, Isa isa, Q8 x_type, size_t m, size_t n, size_t k,
+                                           size_t tap_k = 0);
 
 // 64-byte aligned bytes (zmm loads of packed weights never split a cache line).
 class AlignedBytes {

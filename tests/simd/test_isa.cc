@@ -16,7 +16,7 @@ TEST(Isa, NamesRoundTrip) {
   EXPECT_FALSE(parse_isa("avx512_vnni").has_value());
   EXPECT_FALSE(parse_isa("").has_value());
 #if OCTET_ARCH_X86
-  EXPECT_EQ(isa_names(), "scalar|avx2|avxvnni|avx256vnni|avx512|avx512vnni");
+  EXPECT_EQ(isa_names(), "scalar|avx2|avxvnni|avx256vnni|avx512|avx512vnni|avx512amx");
   EXPECT_FALSE(parse_isa("neon").has_value());
 #elif OCTET_ARCH_ARM64
   EXPECT_EQ(isa_names(), "scalar|neon|neondot|neoni8mm");
@@ -26,13 +26,17 @@ TEST(Isa, NamesRoundTrip) {
 
 // A level allows exactly the levels whose features it has: the honest-name rules of isa.h.
 TEST(Isa, LevelsAllowTheirSubsetsOnly) {
-  for (Isa cap : {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx256vnni, Isa::avx512, Isa::avx512vnni, Isa::neon,
-                  Isa::neondot, Isa::neoni8mm}) {
+  for (Isa cap : {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx256vnni, Isa::avx512, Isa::avx512vnni, Isa::avx512amx,
+                  Isa::neon, Isa::neondot, Isa::neoni8mm}) {
     EXPECT_TRUE(isa_allows(cap, cap)) << isa_name(cap);
     EXPECT_TRUE(isa_allows(cap, Isa::scalar)) << isa_name(cap);
   }
   EXPECT_TRUE(isa_allows(Isa::avx512vnni, Isa::avx256vnni));
   EXPECT_TRUE(isa_allows(Isa::avx512vnni, Isa::avx512));
+  // The tile unit comes on top of the vector level: AMX rows never run under avx512vnni.
+  EXPECT_TRUE(isa_allows(Isa::avx512amx, Isa::avx512vnni));
+  EXPECT_FALSE(isa_allows(Isa::avx512vnni, Isa::avx512amx));
+  EXPECT_FALSE(isa_allows(Isa::avx512amx, Isa::avxvnni));
   EXPECT_TRUE(isa_allows(Isa::avxvnni, Isa::avx2));
   EXPECT_TRUE(isa_allows(Isa::neoni8mm, Isa::neondot));
   // The VEX form is a different instruction set from the EVEX one.
@@ -45,6 +49,7 @@ TEST(Isa, LevelsAllowTheirSubsetsOnly) {
   EXPECT_FALSE(isa_allows(Isa::neondot, Isa::avx2));
   EXPECT_FALSE(isa_allows(Isa::avx512vnni, Isa::neon));
   EXPECT_GT(isa_rank(Isa::avx512vnni), isa_rank(Isa::avx256vnni));
+  EXPECT_GT(isa_rank(Isa::avx512amx), isa_rank(Isa::avx512vnni));
   EXPECT_GT(isa_rank(Isa::neoni8mm), isa_rank(Isa::neondot));
 }
 

@@ -1,0 +1,160 @@
+// INT8 IGEMM microkernels on AMX (Intel's tile matrix unit): one 16 x 64 output tile as four
+// 16 x 16 int32 accumulator tiles, each step a 16 x 64 u8 tile of activations times four
+// 64 x 16 s8 tiles of weights (tdpbusd: u8 x s8, four products summed into each int32, no
+// saturation: the same arithmetic as vpdpbusd). Weights use the c4 packing of the vector rows
+// (kernels/gemm/q8_gemm_list.h): for each k quad, 64 columns of 4 bytes, so the weights of
+// 16 columns over 16 quads are a tile read with a row stride of 256 bytes, in place. The
+// activations of a step are gathered from the row pointers into a 1 KiB tile buffer (the rows
+// of an IGEMM are not a strided matrix). The epilogue is the zmm one of every AVX-512 row.
+#include "kernels/ref/fp_contract_off.h"  // first: no multiply-add contracted into an FMA
+// GCC 12 flags _mm512_undefined_ps() inside its own conversion intrinsics as "may be used
+// uninitialized" (see q8_gemm__avx512vnni.cc).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/gemm/q8_gemm_list.h"
+
+namespace octet::kernels::x86::avx512amx {
+namespace {
+
+#include "kernels/x86/q8_ymm_epilogue.inc"
+#include "kernels/x86/q8_evex_epilogue.inc"
+
+using Ops = ZmmEpilogue;
+
+#include "kernels/gemm/q8_igemm_store.inc"
+
+constexpr int kRows = 16;        // MR: rows of every tile
+constexpr int kColumnTiles = 4;  // NR = 64: four tiles of 16 int32 columns
+constexpr size_t kStepBytes = 64;                     // k bytes per step (16 quads)
+constexpr size_t kQuadRowBytes = 4 * 16 * kColumnTiles;  // one k quad of the packed block
+
+// Tiles 0-3 accumulate, 4 holds the activations, 5 and 6 take turns with the weights; all
+// 16 rows of 64 bytes.
+struct alignas(64) TileConfig {
+  uint8_t palette = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t bytes_per_row[16] = {64, 64, 64, 64, 64, 64, 64};
+  uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16};
+};
+constexpr TileConfig kConfig{};
+static_assert(sizeof(TileConfig) == 64);
+
+// The tile configuration is per thread. Loading it costs ~300 cycles, reading it back ~20, so
+// it is loaded only when this thread's differs (its first tile, or another library's tiles in
+// between).
+void configure_tiles() {
+  TileConfig current;
+  _tile_storeconfig(&current);
+  if (std::memcmp(&current, &kConfig, sizeof current) != 0) _tile_loadconfig(&kConfig);
+}
+
+// One step's weights of `tiles` column tiles: `quads` k quads at w; the quads past them read
+// the next tap's weights (met by zero activations) or, past the end of the block, zeros.
+template <int kTiles>
+[[gnu::always_inline]] inline void multiply_step(const uint8_t* a_tile, const uint8_t* w) {
+  _tile_loadd(4, a_tile, kStepBytes);
+  _tile_loadd(5, w, kQuadRowBytes);
+  _tile_dpbusd(0, 4, 5);
+  if constexpr (kTiles > 1) {
+    _tile_loadd(6, w + 64, kQuadRowBytes);
+    _tile_dpbusd(1, 4, 6);
+  }
+  if constexpr (kTiles > 2) {
+    _tile_loadd(5, w + 128, kQuadRowBytes);
+    _tile_dpbusd(2, 4, 5);
+  }
+  if constexpr (kTiles > 3) {
+    _tile_loadd(6, w + 192, kQuadRowBytes);
+    _tile_dpbusd(3, 4, 6);
+  }
+}
+
+template <int kTiles, bool kFlip, Q8Out kOut>
+void amx_tile(const Q8IgemmArgs& g) {
+  constexpr size_t NR = 16 * kColumnTiles;
+  configure_tiles();
+  const int32_t* bias = static_cast<const int32_t*>(g.w);
+  const int32_t* acc_init = kOut == Q8Out::dequantized ? g.acc_init : bias;
+  // Each accumulator tile starts as 16 copies of its 16 initial values: a row stride of 0.
+  _tile_loadd(0, acc_init, 0);
+  if constexpr (kTiles > 1) _tile_loadd(1, acc_init + 16, 0);
+  if constexpr (kTiles > 2) _tile_loadd(2, acc_init + 32, 0);
+  if constexpr (kTiles > 3) _tile_loadd(3, acc_init + 48, 0);
+
+  const uint8_t* w = static_cast<const uint8_t*>(g.w) + NR * 8;
+  const size_t kc_quads = (g.kc + 3) / 4;
+  const uint8_t* const w_end = w + g.ks * kc_quads * kQuadRowBytes;
+  const __m512i flip = _mm512_set1_epi8(kFlip ? static_cast<char>(0x80) : 0);
+  alignas(64) uint8_t a_tile[kRows][kStepBytes];
+  alignas(64) uint8_t w_last[16][kQuadRowBytes];
+  const uint8_t* const* a = g.a;
+  for (size_t t = 0; t < g.ks; ++t) {
+    const uint8_t* row[kRows];
+#pragma GCC unroll 16
+    for (int i = 0; i < kRows; ++i) row[i] = a[i] != g.zero ? a[i] + g.a_offset : a[i];
+    a += kRows;
+    for (size_t k0 = 0; k0 < g.kc; k0 += kStepBytes) {
+      // Bytes past kc are zeroed (a masked load reads none of them): they meet the zero weights
+      // that pad K to a quad, or the next tap's weights at the end of a short step.
+      const size_t n = std::min(kStepBytes, g.kc - k0);
+      const __mmask64 valid = n == kStepBytes ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+#pragma GCC unroll 16
+      for (int i = 0; i < kRows; ++i) {
+        const __m512i bytes = _mm512_maskz_loadu_epi8(valid, row[i] + k0);
+        _mm512_store_si512(a_tile[i], _mm512_maskz_mov_epi8(valid, _mm512_xor_si512(bytes, flip)));
+      }
+      const size_t quads = (n + 3) / 4;
+      const uint8_t* step_w = w;
+      if (w + 16 * kQuadRowBytes > w_end && quads < 16) {
+        // The last step of the block is short: its tile would read past the packed weights.
+        std::memset(w_last, 0, sizeof w_last);
+        std::memcpy(w_last, w, quads * kQuadRowBytes);
+        step_w = &w_last[0][0];
+      }
+      multiply_step<kTiles>(&a_tile[0][0], step_w);
+      w += quads * kQuadRowBytes;
+    }
+  }
+
+  alignas(64) int32_t c[kRows][NR];
+  _tile_stored(0, &c[0][0], NR * 4);
+  if constexpr (kTiles > 1) _tile_stored(1, &c[0][16], NR * 4);
+  if constexpr (kTiles > 2) _tile_stored(2, &c[0][32], NR * 4);
+  if constexpr (kTiles > 3) _tile_stored(3, &c[0][48], NR * 4);
+  // The store reads the block's multipliers after its NR biases, so it sees all four tiles;
+  // those past nc are not stored.
+  __m512i acc[kRows][kColumnTiles];
+#pragma GCC unroll 16
+  for (int i = 0; i < kRows; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < kColumnTiles; ++j)
+      acc[i][j] = j < kTiles ? _mm512_load_si512(&c[i][16 * j]) : _mm512_setzero_si512();
+  igemm_tile_store<kRows, kColumnTiles, kOut>(g, acc);
+}
+
+// The list's 16 x 64 tile; a block of fewer columns (the layer's last, or a layer of fewer
+// than 64 channels) multiplies only the tiles it has.
+template <int MR, int NR, bool kFlip, Q8Out kOut>
+void q8_tile(const Q8IgemmArgs& g) {
+  static_assert(MR == kRows && NR == 16 * kColumnTiles, "the AMX rows are 16 x 64");
+  switch ((g.nc + 15) / 16) {
+    case 1: return amx_tile<1, kFlip, kOut>(g);
+    case 2: return amx_tile<2, kFlip, kOut>(g);
+    case 3: return amx_tile<3, kFlip, kOut>(g);
+    default: return amx_tile<4, kFlip, kOut>(g);
+  }
+}
+
+}  // namespace
+
+#undef OCTET_ROW_IF_avx512amx
+#define OCTET_ROW_IF_avx512amx(...) __VA_ARGS__
+#include "kernels/gemm/q8_gemm_define.inc"
+
+}  // namespace octet::kernels::x86::avx512amx
