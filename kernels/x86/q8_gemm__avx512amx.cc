@@ -57,8 +57,8 @@ void configure_tiles() {
 // One step's weights of `tiles` column tiles: `quads` k quads at w; the quads past them read
 // the next tap's weights (met by zero activations) or, past the end of the block, zeros.
 template <int kTiles>
-[[gnu::always_inline]] inline void multiply_step(const uint8_t* a_tile, const uint8_t* w) {
-  _tile_loadd(4, a_tile, kStepBytes);
+[[gnu::always_inline]] inline void multiply_step(const uint8_t* a_rows, size_t a_stride, const uint8_t* w) {
+  _tile_loadd(4, a_rows, a_stride);
   _tile_loadd(5, w, kQuadRowBytes);
   _tile_dpbusd(0, 4, 5);
   if constexpr (kTiles > 1) {
@@ -87,38 +87,60 @@ void amx_tile(const Q8IgemmArgs& g) {
   if constexpr (kTiles > 2) _tile_loadd(2, acc_init + 32, 0);
   if constexpr (kTiles > 3) _tile_loadd(3, acc_init + 48, 0);
 
-  const uint8_t* w = static_cast<const uint8_t*>(g.w) + NR * 8;
+  const uint8_t* const w = static_cast<const uint8_t*>(g.w) + NR * 8;
   const size_t kc_quads = (g.kc + 3) / 4;
   const uint8_t* const w_end = w + g.ks * kc_quads * kQuadRowBytes;
+  const size_t steps_per_tap = (g.kc + kStepBytes - 1) / kStepBytes;
+  const size_t steps = g.ks * steps_per_tap;
   const __m512i flip = _mm512_set1_epi8(kFlip ? static_cast<char>(0x80) : 0);
-  alignas(64) uint8_t a_tile[kRows][kStepBytes];
+  // The activations of step j go to buffer j % kRing, gathered kAhead steps before they are
+  // multiplied. A tile load cannot take its bytes from the store buffer: it waits for the
+  // stores to reach the L1D, after everything before them in program order has retired,
+  // tdpbusd included. Gathered right before its own step, each step waited for the last one's
+  // multiplies to finish (one third of the unit's rate); gathered two steps ahead, the stores
+  // retire while the unit still works on earlier steps.
+  constexpr size_t kAhead = 2, kRing = 4;
+  alignas(64) uint8_t a_tiles[kRing][kRows][kStepBytes];
+  auto gather = [&](size_t j) {
+    const size_t t = j / steps_per_tap, k0 = (j % steps_per_tap) * kStepBytes;
+    // Bytes past kc are zeroed (a masked load reads none of them): they meet the zero weights
+    // that pad K to a quad, or the next tap's weights at the end of a short step.
+    const size_t n = std::min(kStepBytes, g.kc - k0);
+    const __mmask64 valid = n == kStepBytes ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    const uint8_t* const* a = g.a + t * kRows;
+    uint8_t(*to)[kStepBytes] = a_tiles[j % kRing];
+#pragma GCC unroll 16
+    for (int i = 0; i < kRows; ++i) {
+      const uint8_t* row = a[i] != g.zero ? a[i] + g.a_offset : a[i];
+      const __m512i bytes = _mm512_maskz_loadu_epi8(valid, row + k0);
+      _mm512_store_si512(to[i], _mm512_maskz_mov_epi8(valid, _mm512_xor_si512(bytes, flip)));
+    }
+  };
+  // A plain GEMM's rows (one tap, u8 read as u8) are often a strided matrix already: the tile
+  // loads them in place, when the last row's reads of whole steps stay inside the activations
+  // (the bytes past kc meet zero weights, as gathered ones do).
+  const uint8_t* first_row = g.a[0] + g.a_offset;
+  const ptrdiff_t stride = kRows > 1 ? g.a[1] - g.a[0] : 0;
+  bool in_place = !kFlip && g.ks == 1 && g.a[0] != g.zero && stride > 0 &&
+                  first_row + (kRows - 1) * stride + steps_per_tap * kStepBytes <= g.a_end;
+  for (int i = 1; in_place && i < kRows; ++i) in_place = g.a[i] == g.a[0] + i * stride;
   alignas(64) uint8_t w_last[16][kQuadRowBytes];
-  const uint8_t* const* a = g.a;
-  for (size_t t = 0; t < g.ks; ++t) {
-    const uint8_t* row[kRows];
-#pragma GCC unroll 16
-    for (int i = 0; i < kRows; ++i) row[i] = a[i] != g.zero ? a[i] + g.a_offset : a[i];
-    a += kRows;
-    for (size_t k0 = 0; k0 < g.kc; k0 += kStepBytes) {
-      // Bytes past kc are zeroed (a masked load reads none of them): they meet the zero weights
-      // that pad K to a quad, or the next tap's weights at the end of a short step.
-      const size_t n = std::min(kStepBytes, g.kc - k0);
-      const __mmask64 valid = n == kStepBytes ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
-#pragma GCC unroll 16
-      for (int i = 0; i < kRows; ++i) {
-        const __m512i bytes = _mm512_maskz_loadu_epi8(valid, row[i] + k0);
-        _mm512_store_si512(a_tile[i], _mm512_maskz_mov_epi8(valid, _mm512_xor_si512(bytes, flip)));
-      }
-      const size_t quads = (n + 3) / 4;
-      const uint8_t* step_w = w;
-      if (w + 16 * kQuadRowBytes > w_end && quads < 16) {
-        // The last step of the block is short: its tile would read past the packed weights.
-        std::memset(w_last, 0, sizeof w_last);
-        std::memcpy(w_last, w, quads * kQuadRowBytes);
-        step_w = &w_last[0][0];
-      }
-      multiply_step<kTiles>(&a_tile[0][0], step_w);
-      w += quads * kQuadRowBytes;
+  for (size_t j = 0; !in_place && j < std::min(kAhead, steps); ++j) gather(j);
+  for (size_t j = 0; j < steps; ++j) {
+    if (!in_place && j + kAhead < steps) gather(j + kAhead);
+    const size_t t = j / steps_per_tap, k0 = (j % steps_per_tap) * kStepBytes;
+    const size_t quads = (std::min(kStepBytes, g.kc - k0) + 3) / 4;
+    const uint8_t* step_w = w + (t * kc_quads + k0 / 4) * kQuadRowBytes;
+    if (quads < 16 && step_w + 16 * kQuadRowBytes > w_end) {
+      // The last step of the block is short: its tile would read past the packed weights.
+      std::memset(w_last, 0, sizeof w_last);
+      std::memcpy(w_last, step_w, quads * kQuadRowBytes);
+      step_w = &w_last[0][0];
+    }
+    if (in_place) {
+      multiply_step<kTiles>(first_row + k0, static_cast<size_t>(stride), step_w);
+    } else {
+      multiply_step<kTiles>(&a_tiles[j % kRing][0][0], kStepBytes, step_w);
     }
   }
 

@@ -316,7 +316,7 @@ std::string write(const std::vector<Isa>& levels, const std::string& expected_pa
        "reason in parentheses. \"(op names no kernel)\": the op's build() does not report a kernel name "
        "(`OpContext::report_kernel`), so the planner cannot tell whether it is scalar; a kernel without a "
        "`__<isa>` suffix (copies, transposes) is the same code at every level.\n"
-    << "- The x86 levels above avx2 (avxvnni, avx256vnni, avx512, avx512vnni) are **not probed** in this "
+    << "- The x86 levels above avx2 (avxvnni, avx256vnni, avx512, avx512vnni, avx512amx) are **not probed** in this "
        "file, so that it is the same on every AVX2 machine that regenerates it: each of them includes "
        "avx2's features, and the planner takes the best kernel the level allows, so a step SIMD at avx2 is "
        "SIMD there too (often with a wider kernel: run `octet_catalogue --here` on such a CPU to see which). "
@@ -413,7 +413,7 @@ std::string write(const std::vector<Isa>& levels, const std::string& expected_pa
   // ---- Kernels ----
   o << "\n## Kernels per ISA level\n\n| Op | Probe |";
   for (Isa isa : levels) o << " " << kernels::isa_name(isa) << " |";
-  if (committed) o << " avxvnni, avx256vnni, avx512, avx512vnni | neon, neondot, neoni8mm |";
+  if (committed) o << " avxvnni, avx256vnni, avx512, avx512vnni, avx512amx | neon, neondot, neoni8mm |";
   o << "\n|---|---|";
   for (size_t i = 0; i < levels.size() + (committed ? 2 : 0); ++i) o << "---|";
   o << "\n";
