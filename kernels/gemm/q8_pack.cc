@@ -46,19 +46,24 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
 
 // An AMX row (kernels/x86/q8_gemm__avx512amx.cc) per tile of 16 rows and up to 64 columns:
 // for each tap, steps of 64 k bytes (a tap's last step as long as a whole one), each a
-// tdpbusd per tile of 16 columns while the 16 rows are gathered (a load and a store each),
-// then the vector epilogue of every valid column tile plus the tiles' stores and reloads. A
-// tdpbusd is counted 20 cycles: 3.2 TMAC/s at 4 GHz in a loop of tile loads and tdpbusd on an
-// Intel Xeon of the Sapphire Rapids class (bench/peak's amx row), above the 16 of its
-// documented throughput.
+// tdpbusd per tile of 16 columns (20 cycles: 3.36 TMAC/s at 3.9 GHz in build/bench/peak's loop,
+// above the 16 of its documented rate) plus the step's activations, gathered row by row into
+// a tile buffer (60 cycles) or, for one tap, often loaded in place (10); then a fixed 600 cycles
+// (the tiles' stores wait for the unit to finish the queued multiplies, nothing overlaps them)
+// and the vector epilogue, 50 cycles per tile of 16 columns. Fitted on an Intel Xeon of the
+// Sapphire Rapids class against bench/check_dispatch.py's times of the zoo's INT8 layers
+// (bench/dispatch_results_amx.md): a few-channel layer of one or two steps takes the vector
+// tiles, which finish a row group in a third of the fixed cost.
 double amx_estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k, size_t tap_k) {
-  constexpr double kTdpbusdCycles = 20.0, kGatherCycles = 16.0, kColumns = 16.0;
+  constexpr double kTdpbusdCycles = 20.0, kGatherCycles = 60.0, kInPlaceCycles = 10.0;
+  constexpr double kDrainCycles = 600.0, kEpilogueCycles = 50.0, kColumns = 16.0;
   const size_t kc = tap_k == 0 ? k : tap_k;
-  const double taps = static_cast<double>((k + kc - 1) / kc);
-  const double steps = taps * static_cast<double>((kc + 63) / 64);
+  const size_t taps = (k + kc - 1) / kc;
+  const double steps = static_cast<double>(taps * ((kc + 63) / 64));
+  const double a_cycles = taps == 1 ? kInPlaceCycles : kGatherCycles;
   const double tiles_m = static_cast<double>((m + e.mr - 1) / e.mr);
   auto block = [&](double column_tiles) {
-    return steps * std::max(kTdpbusdCycles * column_tiles, kGatherCycles) + 6.0 * e.mr * column_tiles + 40.0;
+    return kDrainCycles + kEpilogueCycles * column_tiles + steps * (kTdpbusdCycles * column_tiles + a_cycles);
   };
   const size_t whole = n / e.nr, rest = n % e.nr;
   const double per_row_group =

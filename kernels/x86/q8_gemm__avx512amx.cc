@@ -93,29 +93,6 @@ void amx_tile(const Q8IgemmArgs& g) {
   const size_t steps_per_tap = (g.kc + kStepBytes - 1) / kStepBytes;
   const size_t steps = g.ks * steps_per_tap;
   const __m512i flip = _mm512_set1_epi8(kFlip ? static_cast<char>(0x80) : 0);
-  // The activations of step j go to buffer j % kRing, gathered kAhead steps before they are
-  // multiplied. A tile load cannot take its bytes from the store buffer: it waits for the
-  // stores to reach the L1D, after everything before them in program order has retired,
-  // tdpbusd included. Gathered right before its own step, each step waited for the last one's
-  // multiplies to finish (one third of the unit's rate); gathered two steps ahead, the stores
-  // retire while the unit still works on earlier steps.
-  constexpr size_t kAhead = 2, kRing = 4;
-  alignas(64) uint8_t a_tiles[kRing][kRows][kStepBytes];
-  auto gather = [&](size_t j) {
-    const size_t t = j / steps_per_tap, k0 = (j % steps_per_tap) * kStepBytes;
-    // Bytes past kc are zeroed (a masked load reads none of them): they meet the zero weights
-    // that pad K to a quad, or the next tap's weights at the end of a short step.
-    const size_t n = std::min(kStepBytes, g.kc - k0);
-    const __mmask64 valid = n == kStepBytes ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
-    const uint8_t* const* a = g.a + t * kRows;
-    uint8_t(*to)[kStepBytes] = a_tiles[j % kRing];
-#pragma GCC unroll 16
-    for (int i = 0; i < kRows; ++i) {
-      const uint8_t* row = a[i] != g.zero ? a[i] + g.a_offset : a[i];
-      const __m512i bytes = _mm512_maskz_loadu_epi8(valid, row + k0);
-      _mm512_store_si512(to[i], _mm512_maskz_mov_epi8(valid, _mm512_xor_si512(bytes, flip)));
-    }
-  };
   // A plain GEMM's rows (one tap, u8 read as u8) are often a strided matrix already: the tile
   // loads them in place, when the last row's reads of whole steps stay inside the activations
   // (the bytes past kc meet zero weights, as gathered ones do).
@@ -124,8 +101,31 @@ void amx_tile(const Q8IgemmArgs& g) {
   bool in_place = !kFlip && g.ks == 1 && g.a[0] != g.zero && stride > 0 &&
                   first_row + (kRows - 1) * stride + steps_per_tap * kStepBytes <= g.a_end;
   for (int i = 1; in_place && i < kRows; ++i) in_place = g.a[i] == g.a[0] + i * stride;
+
+  // Otherwise the rows of each step are gathered into a ring of tile buffers, kAhead steps
+  // before the step multiplies them. A tile load cannot take its bytes from the store buffer:
+  // it waits until the stores it overlaps reach the L1D, after everything before them in
+  // program order has retired, tdpbusd included.
+  constexpr size_t kAhead = 2, kRing = kAhead + 2;
+  alignas(64) uint8_t ring[kRing][kRows][kStepBytes];
+  auto gather = [&](size_t j) {
+    const size_t t = j / steps_per_tap, k0 = (j % steps_per_tap) * kStepBytes;
+    // Bytes past kc are zeroed (a masked load reads none of them): they meet the zero weights
+    // that pad K to a quad, or the next tap's weights at the end of a short step.
+    const size_t n = std::min(kStepBytes, g.kc - k0);
+    const __mmask64 valid = n == kStepBytes ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    const uint8_t* const* a = g.a + t * kRows;
+    uint8_t(*to)[kStepBytes] = ring[j % kRing];
+#pragma GCC unroll 16
+    for (int i = 0; i < kRows; ++i) {
+      const uint8_t* row = a[i] != g.zero ? a[i] + g.a_offset : a[i];
+      const __m512i bytes = _mm512_maskz_loadu_epi8(valid, row + k0);
+      _mm512_store_si512(to[i], _mm512_maskz_mov_epi8(valid, _mm512_xor_si512(bytes, flip)));
+    }
+  };
   alignas(64) uint8_t w_last[16][kQuadRowBytes];
-  for (size_t j = 0; !in_place && j < std::min(kAhead, steps); ++j) gather(j);
+  if (!in_place)
+    for (size_t j = 0; j < std::min(kAhead, steps); ++j) gather(j);
   for (size_t j = 0; j < steps; ++j) {
     if (!in_place && j + kAhead < steps) gather(j + kAhead);
     const size_t t = j / steps_per_tap, k0 = (j % steps_per_tap) * kStepBytes;
@@ -140,7 +140,7 @@ void amx_tile(const Q8IgemmArgs& g) {
     if (in_place) {
       multiply_step<kTiles>(first_row + k0, static_cast<size_t>(stride), step_w);
     } else {
-      multiply_step<kTiles>(&a_tiles[j % kRing][0][0], kStepBytes, step_w);
+      multiply_step<kTiles>(&ring[j % kRing][0][0], kStepBytes, step_w);
     }
   }
 

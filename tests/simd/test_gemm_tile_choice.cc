@@ -131,6 +131,28 @@ TEST(Q8TileChoice, WeightsInTheL1DLeaveTheComputeEstimateAlone) {
   EXPECT_EQ(std::string(k->name), "qu8s8_igemm_6x16c2__avx2_madd16");
 }
 
+// The AMX tile takes a layer whose taps fill its 64-byte steps (ResNet-50's 3x3 256 -> 256 at
+// 14x14: 36 steps of 4 tdpbusd per 16 x 64 outputs) and leaves one whose taps are a few bytes
+// each to the vector tiles (a 3-channel 3x3 conv per tap: 9 steps of 3 bytes), though both have
+// the same m, n and about the same k.
+TEST(Q8TileChoice, TheTileUnitTakesLongTapsAndLeavesShortOnes) {
+  if (!runs(Isa::avx512amx)) {
+    GTEST_SKIP() << octet::testing::kIsaNotOnCpu << "avx512amx: the AMX tile is chosen among";
+  }
+  auto pick_q8 = [](size_t m, size_t n, size_t k, size_t tap_k) {
+    const auto* k8 = octet::kernels::choose_q8_gemm_kernel(Isa::avx512amx, Q8::u8, m, n, k,
+                                                          octet::kernels::cache_sizes(), tap_k);
+    return k8 == nullptr ? std::string() : std::string(k8->name);
+  };
+  EXPECT_EQ(pick_q8(196, 256, 2304, 256), "qu8s8_igemm_16x64c4__avx512amx");
+  EXPECT_EQ(pick_q8(3136, 64, 64, 64), "qu8s8_igemm_16x64c4__avx512amx");
+  EXPECT_NE(pick_q8(4096, 16, 27, 3), "qu8s8_igemm_16x64c4__avx512amx");
+  // Under the vector level's cap the tile unit is never chosen.
+  const auto* vnni = octet::kernels::choose_q8_gemm_kernel(Isa::avx512vnni, Q8::u8, 196, 256, 2304);
+  ASSERT_NE(vnni, nullptr);
+  EXPECT_EQ(vnni->isa, Isa::avx512vnni);
+}
+
 #endif  // OCTET_ARCH_X86
 
 }  // namespace
