@@ -53,10 +53,13 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
 // and the vector epilogue, 50 cycles per tile of 16 columns. Fitted on an Intel Xeon of the
 // Sapphire Rapids class against bench/check_dispatch.py's times of the zoo's INT8 layers
 // (bench/dispatch_results_amx.md): a few-channel layer of one or two steps takes the vector
-// tiles, which finish a row group in a third of the fixed cost.
+// tiles, which finish a row group in a third of the fixed cost. Once per layer, 4000 cycles
+// (1 µs): a layer of one or two tiles ran 2-5 µs slower on AMX than on the vector tiles when
+// timed alone after other work, and 1-2 µs in a model (the CIFAR MobileNetV2's INT8 steps), the
+// unit's start after the vector steps between.
 double amx_estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k, size_t tap_k) {
   constexpr double kTdpbusdCycles = 20.0, kGatherCycles = 60.0, kInPlaceCycles = 10.0;
-  constexpr double kDrainCycles = 600.0, kEpilogueCycles = 50.0, kColumns = 16.0;
+  constexpr double kDrainCycles = 600.0, kEpilogueCycles = 50.0, kColumns = 16.0, kStartCycles = 4000.0;
   const size_t kc = tap_k == 0 ? k : tap_k;
   const size_t taps = (k + kc - 1) / kc;
   const double steps = static_cast<double>(taps * ((kc + 63) / 64));
@@ -68,7 +71,7 @@ double amx_estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k,
   const size_t whole = n / e.nr, rest = n % e.nr;
   const double per_row_group =
       static_cast<double>(whole) * block(e.nr / kColumns) + (rest != 0 ? block(std::ceil(rest / kColumns)) : 0.0);
-  return tiles_m * per_row_group;
+  return kStartCycles + tiles_m * per_row_group;
 }
 
 }  // namespace

@@ -160,11 +160,28 @@ void amx_tile(const Q8IgemmArgs& g) {
   igemm_tile_store<kRows, kColumnTiles, kOut>(g, acc);
 }
 
+// A GEMM row group of at most 4 rows (a QGemm at batch 1, whose m the kernel choice cannot
+// know) runs on avx512vnni's 4x64c4 tile, which shares this row's packing (NR 64, KR 4, int8):
+// 16 rows of tiles cost the same as 1, so one row took ~6x its vector time (the CIFAR
+// MobileNetV2's classifier). Only for one tap: its indirection has MR = 4 pointers per tap.
+template <bool kFlip, Q8Out kOut>
+void vector_rows(const Q8IgemmArgs& g) {
+  namespace vnni = x86::avx512vnni;
+  if constexpr (kOut == Q8Out::requantized) {
+    return kFlip ? vnni::qs8s8_igemm_4x64c4(g) : vnni::qu8s8_igemm_4x64c4(g);
+  } else if constexpr (kOut == Q8Out::dequantized) {
+    return kFlip ? vnni::qs8s8_igemm_4x64c4_f32(g) : vnni::qu8s8_igemm_4x64c4_f32(g);
+  } else {
+    return kFlip ? vnni::qs8s8_igemm_4x64c4_i32(g) : vnni::qu8s8_igemm_4x64c4_i32(g);
+  }
+}
+
 // The list's 16 x 64 tile; a block of fewer columns (the layer's last, or a layer of fewer
 // than 64 channels) multiplies only the tiles it has.
 template <int MR, int NR, bool kFlip, Q8Out kOut>
 void q8_tile(const Q8IgemmArgs& g) {
   static_assert(MR == kRows && NR == 16 * kColumnTiles, "the AMX rows are 16 x 64");
+  if (g.ks == 1 && g.mr <= 4) return vector_rows<kFlip, kOut>(g);
   switch ((g.nc + 15) / 16) {
     case 1: return amx_tile<1, kFlip, kOut>(g);
     case 2: return amx_tile<2, kFlip, kOut>(g);
