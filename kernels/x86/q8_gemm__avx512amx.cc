@@ -54,8 +54,9 @@ void configure_tiles() {
   if (std::memcmp(&current, &kConfig, sizeof current) != 0) _tile_loadconfig(&kConfig);
 }
 
-// One step's weights of `tiles` column tiles: `quads` k quads at w; the quads past them read
-// the next tap's weights (met by zero activations) or, past the end of the block, zeros.
+// One step: the activations (16 rows of 64 bytes, a_stride apart) times the weights of kTiles
+// column tiles at w (16 k quads, 256 bytes apart). In a short step the quads past the step's
+// read the next tap's weights (met by zeroed activations) or, at the block's end, zeros.
 template <int kTiles>
 [[gnu::always_inline]] inline void multiply_step(const uint8_t* a_rows, size_t a_stride, const uint8_t* w) {
   _tile_loadd(4, a_rows, a_stride);
