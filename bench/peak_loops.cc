@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/isa.h"
+#include "kernels/x86/amx_tile_config.h"
 
 namespace octet::bench {
 namespace {
@@ -72,13 +73,10 @@ void dpbusd_zmm(int64_t iterations) { OCTET_ASM_LOOP(OCTET_ACC12(OCTET_DPBUSD_ZM
 
 // AMX: tmm0-3 accumulate (16 x 16 int32 each), each taking a tdpbusd of tmm4 (16 x 64 u8) by
 // tmm5 or tmm6 (64 x 16 s8), 16384 multiply-accumulates per instruction; the loop configures and
-// zeroes its tiles, touches no memory in the loop, and releases the tiles at the end.
+// zeroes its tiles (the kernels' configuration), touches no memory in the loop, and releases the
+// tiles at the end.
 void tdpbusd_amx(int64_t iterations) {
   if (iterations <= 0) return;
-  // Palette 1; tiles 0-6 of 16 rows of 64 bytes (bytes 16-31: bytes per row, 48-63: rows).
-  alignas(64) static const uint8_t config[64] = {
-      1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 0, 0,
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  16, 16, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   __asm__ volatile(
       "ldtilecfg %1\n\t"
       "tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3\n\t"
@@ -88,7 +86,7 @@ void tdpbusd_amx(int64_t iterations) {
       "tdpbusd %%tmm5, %%tmm4, %%tmm2\n\ttdpbusd %%tmm6, %%tmm4, %%tmm3\n\t"
       "dec %0\n\tjnz 1b\n\ttilerelease"
       : "+r"(iterations)
-      : "m"(config)
+      : "m"(kernels::x86::kAmxTileConfig)
       : "cc");
 }
 

@@ -209,8 +209,9 @@ const CpuVendor& cpu_vendor() {
 
 bool zmm_at_full_rate() {
 #if OCTET_ARCH_X86
-  const CpuVendor& v = cpu_vendor();
-  return !(v.id == "AuthenticAMD" && v.family == 0x19);  // Zen 4; Zen 5 (1Ah) has the full 512-bit datapath
+  // Zen 4; Zen 5 (1Ah) has the full 512-bit datapath. Asked per tile row by the kernel choice.
+  static const bool full = !(cpu_vendor().id == "AuthenticAMD" && cpu_vendor().family == 0x19);
+  return full;
 #else
   return false;
 #endif

@@ -291,10 +291,10 @@ class Resolver {
       return;
     }
 
+    if (kernel_rank_differs(n, in)) return;
     const onnx::OpSchema* schema = is_onnx_domain(n.domain())
                                        ? onnx::OpSchemaRegistry::Schema(n.op_type(), opset(""), "")
                                        : onnx::OpSchemaRegistry::Schema(n.op_type(), opset(n.domain()), n.domain());
-    if (kernel_rank_differs(n, in)) return;
     InferContext ic(n, in, size_t(n.output_size()));
     if (schema && schema->has_type_and_shape_inference_function()) schema->GetTypeAndShapeInferenceFunction()(ic);
     std::vector<TypeProto>& out = ic.outputs();

@@ -79,17 +79,26 @@ Requantization unit_requantization(Q8 x_type) {
 // Output pixels of the whole batch (a 3-D conv's (od, oh, ow) included).
 static size_t q8_conv_pixels(const Conv2dShape& s) { return static_cast<size_t>(s.batch) * s.out_d * s.out_h * s.out_w; }
 
-// The k bytes of one tap of the GEMM init() lays out, by its rules: the whole window when it
-// is im2col'd, a kernel row (kw x in_c) when kx merges, else in_c. The kernel choice needs it:
-// the AMX rows step through each tap 64 bytes at a time.
-static size_t q8_conv_tap_bytes(const Conv2dShape& s) {
-  const bool merge_kx = s.dilation_w == 1;
+// How the GEMM lays out a conv's taps (init() and the kernel choice read the same rules): a
+// tap per kernel row (kx merged: kw x in_c bytes) when dilation_w is 1, else per (ky, kx) of
+// in_c bytes; a 2-D conv whose whole window fits kIm2colMaxWindow bytes is one im2col'd tap.
+// A 3-D conv merges its kernel rows as a 2-D one does and has no im2col path.
+struct Q8ConvTaps {
+  bool merge_kx;
+  size_t taps, kc;  // before im2col
+  bool im2col;
+  // The k bytes of one tap of the GEMM: the AMX rows step through each tap 64 bytes at a time.
+  size_t gemm_tap_bytes() const { return im2col ? taps * kc : kc; }
+};
+static Q8ConvTaps q8_conv_taps(const Conv2dShape& s) {
+  Q8ConvTaps t;
   const size_t in_c = static_cast<size_t>(s.in_c), kw = static_cast<size_t>(s.kernel_w);
   const size_t rows = static_cast<size_t>(s.kernel_d) * s.kernel_h;
-  const size_t taps = merge_kx ? rows : rows * kw;
-  const size_t kc = merge_kx ? kw * in_c : in_c;
-  if (!s.has_depth() && taps > 1 && s.kernel_h * kw * in_c <= kIm2colMaxWindow) return taps * kc;
-  return kc;
+  t.merge_kx = s.dilation_w == 1;
+  t.taps = t.merge_kx ? rows : rows * kw;
+  t.kc = t.merge_kx ? kw * in_c : in_c;
+  t.im2col = !s.has_depth() && t.taps > 1 && s.kernel_h * kw * in_c <= kIm2colMaxWindow;
+  return t;
 }
 
 bool Q8Conv::supports(const Conv2dShape& s, Q8, Q8) {
@@ -106,7 +115,7 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8
   const size_t pixels = q8_conv_pixels(s);
   kernel_ = &require_q8_gemm_kernel("Q8Conv", isa, x_type, pixels, static_cast<size_t>(s.out_c),
                                     static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w * s.in_c,
-                                    q8_conv_tap_bytes(s));
+                                    q8_conv_taps(s).gemm_tap_bytes());
   init(w, bias, rq, cache);
 }
 
@@ -132,7 +141,7 @@ Q8Conv::Q8Conv(const Conv2dShape& s, Q8 x_type, const int8_t* w, DequantizedOutp
   const size_t pixels = q8_conv_pixels(s);
   kernel_ = &require_q8_gemm_kernel("Q8Conv", isa, x_type, pixels, static_cast<size_t>(s.out_c),
                                     static_cast<size_t>(s.kernel_d) * s.kernel_h * s.kernel_w * s.in_c,
-                                    q8_conv_tap_bytes(s));
+                                    q8_conv_taps(s).gemm_tap_bytes());
   init_float_output(w, std::move(out), isa, cache);
 }
 
@@ -161,9 +170,8 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   qmin_ = rq.qmin;
   qmax_ = rq.qmax;
   const size_t in_c = static_cast<size_t>(s_.in_c);
-  // A 3-D conv merges its kernel rows as a 2-D one does: one tap per (kd, kh) row of taps, read
-  // from x or from a copy padded in H and W only (taps of the planes before or after the input
-  // read the zero row); it has no im2col path.
+  // A 3-D conv's taps are read from x or from a copy padded in H and W only (taps of the
+  // planes before or after the input read the zero row).
   const bool depth = s_.has_depth();
   const size_t kd = static_cast<size_t>(s_.kernel_d);
   const size_t taps = kd * s_.kernel_h * s_.kernel_w;
@@ -171,9 +179,10 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   const size_t kh = static_cast<size_t>(s_.kernel_h);
   const size_t kw = static_cast<size_t>(s_.kernel_w);
   const size_t tap_rows = kd * kh;  // kernel rows: (kz, ky), kz * kernel_h + ky
-  merge_kx_ = s_.dilation_w == 1;
-  taps_ = merge_kx_ ? tap_rows : taps;
-  kc_ = merge_kx_ ? kw * in_c : in_c;
+  const Q8ConvTaps layout = q8_conv_taps(s_);
+  merge_kx_ = layout.merge_kx;
+  taps_ = layout.taps;
+  kc_ = layout.kc;
   // ONNX order [c][ic][(kz,) ky][kx]; a tap row is NHWC: [kx][ic] (merged) or [ic] (one tap per ky, kx).
   auto weight_merged = [&](size_t c, size_t row, size_t k) {
     return w[((c * in_c + k % in_c) * tap_rows + row) * kw + k / in_c];
@@ -184,7 +193,7 @@ void Q8Conv::init(const int8_t* w, const int32_t* bias, const Requantization& rq
   // How the weight lambdas below read w: [out_c][in_c][kd][kh][kw] with these extents.
   const std::string shape = "/" + std::to_string(in_c) + "x" + (depth ? std::to_string(kd) + "x" : "") +
                             std::to_string(kh) + "x" + std::to_string(kw);
-  im2col_ = !depth && taps_ > 1 && kh * kw * in_c <= kIm2colMaxWindow;
+  im2col_ = layout.im2col;
   if (im2col_) {
     // One tap of gemm_kc_ bytes: chunk t of the window at k = t * kc_ .. (t + 1) * kc_ - 1.
     // The weights of k >= taps_ * kc_ are zero, so whatever bytes the window row holds there

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "kernels/gemm/q8_gemm_list.h"
+#include "kernels/x86/amx_tile_config.h"
 
 namespace octet::kernels::x86::avx512amx {
 namespace {
@@ -33,25 +34,13 @@ constexpr int kColumnTiles = 4;  // NR = 64: four tiles of 16 int32 columns
 constexpr size_t kStepBytes = 64;                     // k bytes per step (16 quads)
 constexpr size_t kQuadRowBytes = 4 * 16 * kColumnTiles;  // one k quad of the packed block
 
-// Tiles 0-3 accumulate, 4 holds the activations, 5 and 6 take turns with the weights; all
-// 16 rows of 64 bytes.
-struct alignas(64) TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t bytes_per_row[16] = {64, 64, 64, 64, 64, 64, 64};
-  uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16};
-};
-constexpr TileConfig kConfig{};
-static_assert(sizeof(TileConfig) == 64);
-
 // The tile configuration is per thread. Loading it costs ~300 cycles, reading it back ~20, so
 // it is loaded only when this thread's differs (its first tile, or another library's tiles in
 // between).
 void configure_tiles() {
-  TileConfig current;
+  AmxTileConfig current;
   _tile_storeconfig(&current);
-  if (std::memcmp(&current, &kConfig, sizeof current) != 0) _tile_loadconfig(&kConfig);
+  if (std::memcmp(&current, &kAmxTileConfig, sizeof current) != 0) _tile_loadconfig(&kAmxTileConfig);
 }
 
 // One step: the activations (16 rows of 64 bytes, a_stride apart) times the weights of kTiles
