@@ -81,8 +81,8 @@ std::vector<double> time_octet(Session& s, const ir::TensorData& in, int iters) 
   // several times the inference on a VM (ORT's runner times prepared tensors).
   const std::vector<ir::TensorData> inputs{in};
   std::vector<double> ms;
-  // Warm caches and the plan; on threads, past the runs that tune each step's threads.
-  for (int i = 0; i < std::max(5, 2 + 2 * Plan::kThreadTuningRuns); ++i) s.run(inputs);
+  s.warm_up(inputs);
+  for (int i = 0; i < 4; ++i) s.run(inputs);  // and a few more runs, as ORT's runner makes
   for (int i = 0; i < iters; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     s.run(inputs);

@@ -105,6 +105,14 @@ class Session {
   std::vector<ir::TensorData> run_views(std::span<const TensorView> inputs, std::vector<StepTiming>* timings = nullptr,
                                         const ValueObserver* observer = nullptr);
 
+  // Untimed runs to make before timing runs of these inputs: one warms the caches and the
+  // weights' pages; on threads, a plan then times each step split and alone over its next
+  // 2 * Plan::kThreadTuningRuns runs before it settles, and a timing loop started earlier
+  // measures those mixed runs (half of them on one thread) instead of the settled plan.
+  int warm_up_runs() const;
+  void warm_up(const std::vector<ir::TensorData>& inputs);
+  void warm_up_views(std::span<const TensorView> inputs);
+
   // The plan for these input shapes (built if needed), e.g. to list kernels and MACs. Valid
   // until the next plan is built (which may evict it). A graph run in stages (stage_cuts()) has
   // one plan per stage and set of shapes crossing into it: this is its first stage's plan.

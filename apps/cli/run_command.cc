@@ -169,8 +169,7 @@ void print_profile(Session& session, const std::vector<ir::TensorData>& inputs, 
   std::vector<std::map<std::string, std::vector<double>>> parts;
   std::vector<double> totals;
   std::vector<StepTiming> last;
-  // Warm-up, past the runs in which a plan on threads times its steps split and alone.
-  for (int r = 0; r < 1 + 2 * Plan::kThreadTuningRuns; ++r) session.run(inputs);
+  session.warm_up(inputs);
   for (int r = 0; r < runs; ++r) {
     std::vector<StepTiming> timings;
     session.run(inputs, &timings);

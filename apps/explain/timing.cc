@@ -25,7 +25,7 @@ void repeat(const TimingBudget& budget, Once once) {
 
 double ms_per_image(Session& session, const ir::TensorData& input, const TimingBudget& budget) {
   const std::vector<ir::TensorData> inputs = {input};
-  session.run(inputs);
+  session.warm_up(inputs);
   std::vector<double> ms;
   repeat(budget, [&] {
     const auto t0 = std::chrono::steady_clock::now();
@@ -39,7 +39,7 @@ double ms_per_image(Session& session, const ir::TensorData& input, const TimingB
 
 std::vector<StepProfile> profile_steps(Session& session, const ir::TensorData& input, const TimingBudget& budget) {
   const std::vector<ir::TensorData> inputs = {input};
-  session.run(inputs);
+  session.warm_up(inputs);
   std::vector<std::vector<double>> us, range_us;
   repeat(budget, [&] {
     std::vector<StepTiming> timings;

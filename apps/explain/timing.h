@@ -15,8 +15,8 @@ struct TimingBudget {
   double max_seconds = 1.0;   // but stop after this much, even short of min_runs (a slow level)
 };
 
-// Median milliseconds per image of session.run on `input` (its dim 0 is the batch), after one
-// untimed warm-up run.
+// Median milliseconds per image of session.run on `input` (its dim 0 is the batch), after the
+// session's warm-up (Session::warm_up: on threads, past the runs that settle each step's threads).
 double ms_per_image(Session& session, const ir::TensorData& input, const TimingBudget& budget);
 
 // Every step of the plan for `input` with its median time and its category (the range pass of

@@ -84,7 +84,8 @@ class PySession {
     return result;
   }
 
-  // Per step: the median of `repeat` timed runs (after `warmup` untimed ones), its kernel, MACs,
+  // Per step: the median of `repeat` timed runs (after `warmup` untimed ones, or the session's
+  // own warm-up when that is longer: on threads, the runs that settle each step's threads), its kernel, MACs,
   // and the parts its kernel timed inside it.
   py::list profile(const py::handle& feeds, int repeat, int warmup) {
     if (repeat < 1) throw py::value_error("repeat must be at least 1, got " + std::to_string(repeat));
@@ -93,7 +94,7 @@ class PySession {
     std::vector<std::vector<StepTiming>> runs(static_cast<size_t>(repeat));
     {
       py::gil_scoped_release unlocked;
-      for (int i = 0; i < warmup; ++i) session_->run_views(in.views);
+      for (int i = 0, runs = std::max(warmup, session_->warm_up_runs()); i < runs; ++i) session_->run_views(in.views);
       for (auto& timings : runs) session_->run_views(in.views, &timings);
     }
     py::list steps;
@@ -220,7 +221,8 @@ void bind_session(py::module_& m) {
       .def("_run", &PySession::run, py::arg("feeds"), py::arg("output_names") = py::none())
       .def("profile", &PySession::profile, py::arg("feeds"), py::arg("repeat") = 20, py::arg("warmup") = 1,
            "Per step of the plan for these inputs: node, op, kernel, microseconds (median of `repeat` runs), "
-           "macs, and parts (median microseconds of what the kernel timed inside the step)");
+           "macs, and parts (median microseconds of what the kernel timed inside the step). Untimed runs "
+           "first: `warmup`, or more on threads (the runs in which the plan settles each step's threads)");
 }
 
 }  // namespace octet::python

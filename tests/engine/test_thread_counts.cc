@@ -128,4 +128,22 @@ TEST(ThreadCounts, StepsTunedBetweenThePoolAndTheCallerKeepTheBytes) {
   }
 }
 
+// A timing loop starts after Session::warm_up: by then the plan on threads has settled, so no
+// timed run is one of the tuning runs (half of which keep every step on the caller's thread).
+TEST(ThreadCounts, WarmUpSettlesThePlanBeforeAnyTimedRun) {
+  const std::string path = std::string(OCTET_SOURCE_DIR) + "/models/tinynet.onnx";
+  SessionOptions o;
+  o.threads = 2;
+  Session two(loader::load_onnx(path), o);
+  const ir::TensorData x = input_for(two.inputs()[0], 1, 5);
+  two.run({x});
+  EXPECT_FALSE(two.plan_for(std::vector<ir::Dims>{x.dims}).threads_tuned()) << "one run does not settle it";
+  Session fresh(loader::load_onnx(path), o);
+  EXPECT_EQ(fresh.warm_up_runs(), 1 + 2 * Plan::kThreadTuningRuns);
+  fresh.warm_up({x});
+  EXPECT_TRUE(fresh.plan_for(std::vector<ir::Dims>{x.dims}).threads_tuned());
+  Session one(loader::load_onnx(path));
+  EXPECT_EQ(one.warm_up_runs(), 1) << "one thread: nothing to settle, one run warms the caches";
+}
+
 }  // namespace octet::thread_counts_test
