@@ -39,6 +39,8 @@ const F32GemmKernel& runnable(const F32GemmKernel& kernel) {
 
 struct ConvTask {
   const F32GemmKernel* kernel;
+  F32GemmUkernel gemm;  // the kernel's plain or streaming form
+  F32IgemmUkernel igemm;
   const float* x;
   float* y;
   const float* w;
@@ -66,8 +68,8 @@ struct ConvTask {
 void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t cols) {
   const auto& t = *static_cast<const ConvTask*>(context);
   float* c = t.y + row * t.out_c + col;
-  t.kernel->gemm(rows, cols, t.in_c, t.x + row * t.in_c, t.in_c, t.w + col / t.kernel->nr * t.block_stride, c,
-                 t.out_c, t.clamp);
+  t.gemm(rows, cols, t.in_c, t.x + row * t.in_c, t.in_c, t.w + col / t.kernel->nr * t.block_stride, c, t.out_c,
+         t.clamp);
   t.finish_tile(rows, cols, c);
 }
 
@@ -83,9 +85,9 @@ void run_grouped_igemm_tile(void* context, size_t image, size_t pixel, size_t co
   cols = std::min(cols, t.group_out_c - first);
   const size_t mr = t.kernel->mr;
   float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + group * t.group_out_c + first;
-  t.kernel->igemm(rows, cols, t.group_in_c, t.ks, t.indirection + pixel / mr * t.ks * mr,
-                  image * t.image_in + group * t.group_in_c, t.zero, t.w + col / t.kernel->nr * t.block_stride, c,
-                  t.out_c, t.clamp);
+  t.igemm(rows, cols, t.group_in_c, t.ks, t.indirection + pixel / mr * t.ks * mr,
+          image * t.image_in + group * t.group_in_c, t.zero, t.w + col / t.kernel->nr * t.block_stride, c, t.out_c,
+          t.clamp);
   t.finish_tile(rows, cols, c);
 }
 
@@ -93,8 +95,8 @@ void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_
   const auto& t = *static_cast<const ConvTask*>(context);
   const size_t mr = t.kernel->mr;
   float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + col;
-  t.kernel->igemm(rows, cols, t.in_c, t.ks, t.indirection + pixel / mr * t.ks * mr, image * t.image_in, t.zero,
-                  t.w + col / t.kernel->nr * t.block_stride, c, t.out_c, t.clamp);
+  t.igemm(rows, cols, t.in_c, t.ks, t.indirection + pixel / mr * t.ks * mr, image * t.image_in, t.zero,
+          t.w + col / t.kernel->nr * t.block_stride, c, t.out_c, t.clamp);
   t.finish_tile(rows, cols, c);
 }
 
@@ -191,6 +193,7 @@ F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, 
     padded_w_ = static_cast<size_t>(std::max(needed, s.pad_left + s.in_w));
     padded_.assign(size_t(s.batch) * s.in_d * s.in_h * padded_w_ * s.in_c, 0.0f);
   }
+  stream_ = f32_weights_stream(weights_->bytes());
   name_ = {plain_gemm_ ? kernel.gemm_name : kernel.igemm_name, kernel.isa == Isa::scalar};
   if (epilogue_.active()) name_ = name_ + "+" + epilogue_.kernel_id();
 }
@@ -249,6 +252,8 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
   const size_t in_c = merge_kx_ ? size_t(s_.kernel_w) * s_.in_c : size_t(s_.in_c), out_c = s_.out_c;
   const size_t pixels = image_pixels(s_);
   ConvTask task{kernel_,
+                f32_gemm_form(*kernel_, stream_),
+                f32_igemm_form(*kernel_, stream_),
                 x,
                 y,
                 weights_->data(),

@@ -69,6 +69,7 @@ class F32Conv {  // dense or grouped conv, any kernel / stride / dilation / pads
   bool merge_kx_;
   size_t group_in_c_, group_out_c_, group_cols_;  // grouped conv: channels per group, packed columns per group
   std::shared_ptr<const F32PackedWeights> weights_;  // shared by the Session's plans
+  bool stream_ = false;                    // the tiles' streaming form (f32_weights_stream)
   std::vector<float> zero_;                // kc zeros: the row every padding tap reads
   // Merged taps: x with pad_left + pad_right zero columns per row, per image; run() rewrites
   // the interior only.

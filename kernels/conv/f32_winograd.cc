@@ -152,6 +152,8 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
         return t;
       });
   if (bias != nullptr) std::copy(bias, bias + out_c, bias_.begin());
+  // Every block of tiles reads all 16 positions' weights.
+  gemm_form_ = f32_gemm_form(gemm, f32_weights_stream(packed_size(*weights_)));
 
   tiles_h_ = (s.out_h + 1) / 2;
   tiles_w_ = (s.out_w + 1) / 2;
@@ -205,8 +207,8 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
   const size_t mr = gemm_->mr;
   for (size_t xi = 0; xi < kPositions; ++xi)
     for (size_t r = 0; r < b.tiles; r += mr)
-      gemm_->gemm(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_->positions[xi].data(),
-                  m + xi * m_stride + r * out_c, out_c, kNoClamp);
+      gemm_form_(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_->positions[xi].data(),
+                 m + xi * m_stride + r * out_c, out_c, kNoClamp);
 
   const size_t y_row_stride = size_t(s_.out_w) * out_c;
   for (size_t t = 0; t < b.tiles; ++t) {

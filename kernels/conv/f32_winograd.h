@@ -90,6 +90,7 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
     }
   };
   std::shared_ptr<const TransformedWeights> weights_;  // shared by the Session's plans
+  F32GemmUkernel gemm_form_;               // the GEMM tile's plain or streaming form (f32_weights_stream)
   std::vector<float> bias_;                // out_c (zeros when there is no bias)
   std::vector<float> zero_;                // in_c zeros: the pixel every padding tap reads
   size_t tiles_h_, tiles_w_, block_tiles_, blocks_per_image_;

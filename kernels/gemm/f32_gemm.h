@@ -65,6 +65,14 @@ double f32_gemm_compute_cycles(const F32GemmKernel& kernel, int64_t m, int64_t n
 size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows = SIZE_MAX,
                              const CacheBudgets& budgets = cache_budgets());
 
+// Whether a layer's packed weights come from beyond the L2 on every run, so that its tiles run
+// their streaming form (F32GemmKernel::gemm_stream / igemm_stream, which prefetch them): more
+// than half the L2 (the few-rows chunk budget), which a whole model's other layers evict
+// between runs. The .cc has the measurements.
+bool f32_weights_stream(size_t packed_bytes, const CacheBudgets& budgets = cache_budgets());
+inline F32GemmUkernel f32_gemm_form(const F32GemmKernel& k, bool stream) { return stream ? k.gemm_stream : k.gemm; }
+inline F32IgemmUkernel f32_igemm_form(const F32GemmKernel& k, bool stream) { return stream ? k.igemm_stream : k.igemm; }
+
 class F32Gemm {
  public:
   // b is [k][n] row-major, or [n][k] when trans_b; bias is [n] or nullptr. Packs here, or
@@ -95,6 +103,7 @@ class F32Gemm {
   const F32GemmKernel* kernel_;
   KernelId name_;
   std::shared_ptr<const F32PackedWeights> weights_;  // shared by the Session's plans
+  F32GemmUkernel gemm_form_;  // the kernel's plain or streaming form (f32_weights_stream)
 };
 
 template <class WeightAt>

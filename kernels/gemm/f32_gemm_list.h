@@ -64,6 +64,10 @@ struct F32GemmKernel {
   int nr;
   F32GemmUkernel gemm;
   F32IgemmUkernel igemm;
+  // The same tiles, bit for bit, prefetching their packed weights ahead of the loads: for
+  // weights that come from beyond the L2 on every run (f32_weights_stream; on Arm the plain forms).
+  F32GemmUkernel gemm_stream;
+  F32IgemmUkernel igemm_stream;
 };
 
 #define OCTET_F32_GEMM_TILE(isa, mr, nr)                                                          \
@@ -73,6 +77,11 @@ struct F32GemmKernel {
   void f32_igemm_##mr##x##nr(size_t mr_, size_t nc, size_t kc, size_t ks, const float* const* a,  \
                              size_t a_offset, const float* zero, const float* w, float* c,        \
                              size_t c_stride, const F32MinMax& clamp);                            \
+  void f32_gemm_##mr##x##nr##_stream(size_t mr_, size_t nc, size_t kc, const float* a, size_t a_stride, \
+                                     const float* w, float* c, size_t c_stride, const F32MinMax& clamp); \
+  void f32_igemm_##mr##x##nr##_stream(size_t mr_, size_t nc, size_t kc, size_t ks, const float* const* a, \
+                                      size_t a_offset, const float* zero, const float* w, float* c, \
+                                      size_t c_stride, const F32MinMax& clamp);                   \
   }
 #include "kernels/gemm/f32_gemm_list.inc"
 #undef OCTET_F32_GEMM_TILE
@@ -81,7 +90,8 @@ inline constexpr F32GemmKernel kF32GemmKernelRows[] = {
 #define OCTET_F32_GEMM_TILE(isa, mr, nr)                                                        \
   {"f32_gemm_" #mr "x" #nr "__" #isa, "f32_igemm_" #mr "x" #nr "__" #isa, Isa::isa,             \
    OCTET_LEVEL_FEATURES(isa), mr, nr,                                                             \
-   &isa::f32_gemm_##mr##x##nr, &isa::f32_igemm_##mr##x##nr},
+   &isa::f32_gemm_##mr##x##nr, &isa::f32_igemm_##mr##x##nr,                                       \
+   &isa::f32_gemm_##mr##x##nr##_stream, &isa::f32_igemm_##mr##x##nr##_stream},
 #include "kernels/gemm/f32_gemm_list.inc"
 #undef OCTET_F32_GEMM_TILE
     F32GemmKernel{}};

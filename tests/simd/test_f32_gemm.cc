@@ -201,6 +201,48 @@ TEST(F32Gemm, OneRowWalksBlockGroupsWithTheSameBits) {
   }
 }
 
+// The streaming forms (weights beyond the L2: they prefetch ahead) give the plain forms' bits,
+// GEMM and IGEMM (padding taps, an image offset), for every row and column count around the
+// tile and reductions shorter and longer than the prefetch distance; and the drivers take them
+// exactly for weights over half the L2.
+TEST(F32Gemm, StreamingFormsGiveThePlainFormsBits) {
+  std::mt19937 rng(21);
+  for (const F32GemmKernel* k : supported_kernels()) {
+    ASSERT_NE(k->gemm_stream, nullptr);
+    ASSERT_NE(k->igemm_stream, nullptr);
+    for (int i = 0; i < 60; ++i) {
+      const size_t mr = 1 + rng() % size_t(k->mr), nc = 1 + rng() % size_t(3 * k->nr);
+      const size_t kc = 1 + rng() % (i % 3 == 0 ? 1200 : 40), ks = 1 + rng() % 4;
+      std::vector<float> a(size_t(k->mr) * kc * 2), w(ks * kc * nc), bias(nc);
+      fill_uniform(rng, a);
+      fill_uniform(rng, w);
+      fill_uniform(rng, bias);
+      const F32PackedWeights packed(int64_t(nc), int64_t(ks), int64_t(kc), k->nr, bias.data(),
+                                    [&](int64_t o, int64_t tap, int64_t kk) { return w[(size_t(tap) * kc + kk) * nc + o]; });
+      const F32MinMax clamp{-1.5f, 2.0f};
+      std::vector<float> plain(size_t(k->mr) * nc, 7.0f), streamed(plain);
+      k->gemm(mr, nc, kc, a.data(), kc, packed.data(), plain.data(), nc, clamp);
+      k->gemm_stream(mr, nc, kc, a.data(), kc, packed.data(), streamed.data(), nc, clamp);
+      ASSERT_EQ(plain, streamed) << k->gemm_name << " mr" << mr << " nc" << nc << " kc" << kc;
+      // IGEMM: tap p of row r reads pixel (r + p) % mr of image 1 (a_offset kc * mr floats in),
+      // every third pointer the zero row.
+      const std::vector<float> zero(kc, 0.0f);
+      std::vector<const float*> ind(ks * size_t(k->mr));
+      for (size_t p = 0; p < ks; ++p)
+        for (size_t r = 0; r < size_t(k->mr); ++r)
+          ind[p * k->mr + r] = (p * 7 + r) % 3 == 0 ? zero.data() : a.data() + ((r + p) % mr) * kc;
+      std::fill(plain.begin(), plain.end(), 7.0f);
+      std::fill(streamed.begin(), streamed.end(), 7.0f);
+      k->igemm(mr, nc, kc, ks, ind.data(), kc * k->mr, zero.data(), packed.data(), plain.data(), nc, clamp);
+      k->igemm_stream(mr, nc, kc, ks, ind.data(), kc * k->mr, zero.data(), packed.data(), streamed.data(), nc, clamp);
+      ASSERT_EQ(plain, streamed) << k->igemm_name << " mr" << mr << " nc" << nc << " kc" << kc << " ks" << ks;
+    }
+  }
+  const CacheBudgets b = cache_budgets(CacheSizes{48 << 10, 2 << 20, 4 << 20, true});
+  EXPECT_FALSE(f32_weights_stream(1 << 20, b));
+  EXPECT_TRUE(f32_weights_stream((1 << 20) + 4, b));
+}
+
 TEST(F32Gemm, ChunksAreEvenAndUnderTheBudget) {
   // A 1 MiB L2 (Zen 4, Zen 5): budgets of 2 MiB, and 512 KiB with fewer rows than columns.
   const octet::kernels::CacheBudgets b =
