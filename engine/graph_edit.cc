@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "engine/op_registry.h"
+
 namespace octet::graph_edit {
 
 void replace_uses(ir::Graph& g, const std::string& from, const std::string& to) {
@@ -74,6 +76,30 @@ bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n) {
       for (int64_t v : n->attrs.ints(a))
         if (v != (std::string(a) == "pads" ? 0 : 1)) return false;
   return true;
+}
+
+std::vector<ir::TensorData> evaluate_node(const ir::Graph& g, const ir::Node& n, size_t slot,
+                                          const ir::TensorData* value) {
+  const OpImpl* impl = find_op(n.op);
+  if (!impl) return {};
+  std::vector<const ir::TensorData*> data(n.inputs.size(), nullptr);
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (i == slot) data[i] = value;
+    else if (!n.inputs[i].empty() && g.is_constant(n.inputs[i])) data[i] = &*g.value(n.inputs[i]).constant;
+    else if (!n.inputs[i].empty()) return {};
+  }
+  std::vector<TensorInfo> infos(n.inputs.size());
+  std::vector<const void*> ptrs(n.inputs.size(), nullptr);
+  OpContext ctx{n, g.opset, {}, {}};
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (data[i]) {
+      infos[i] = {data[i]->dtype, data[i]->dims, Layout::row_major};
+      ptrs[i] = data[i]->bytes.data();
+    }
+    ctx.in.push_back(data[i] ? &infos[i] : nullptr);
+    ctx.in_const.push_back(data[i]);
+  }
+  return evaluate_now(*impl, ctx, impl->infer(ctx), ptrs);
 }
 
 }  // namespace octet::graph_edit

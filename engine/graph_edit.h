@@ -1,7 +1,9 @@
 #pragma once
 // Small graph-editing helpers shared by the passes (engine/passes*.cc).
+#include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/ir.h"
 
@@ -24,5 +26,10 @@ const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name
 bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n);
 // Adds a constant under a fresh name and returns that name.
 std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data);
+// Runs node n now, on its constant inputs, with input `slot` replaced by `value` when given
+// (the other inputs must be constants of g or absent), through its op's own kernel: its outputs,
+// row-major. Empty when its op is unknown or an input is not constant.
+std::vector<ir::TensorData> evaluate_node(const ir::Graph& g, const ir::Node& n, size_t slot = SIZE_MAX,
+                                          const ir::TensorData* value = nullptr);
 
 }  // namespace octet::graph_edit

@@ -9,6 +9,7 @@
 
 namespace octet::passes {
 using graph_edit::erase_marked;
+using graph_edit::evaluate_node;
 using graph_edit::producer_of;
 using graph_edit::replace_uses;
 using graph_edit::sole_consumer;
@@ -110,28 +111,8 @@ int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops) {
     if (keep_ops.count(n.op)) continue;
     bool all_const = true;
     for (const auto& in : n.inputs) all_const = all_const && (in.empty() || g.is_constant(in));
-    const OpImpl* impl = find_op(n.op);
-    if (!all_const || !impl) continue;
-    std::vector<TensorInfo> infos;
-    std::vector<const void*> ptrs;
-    OpContext ctx{n, g.opset, {}, {}};
-    infos.reserve(n.inputs.size());
-    for (const auto& in : n.inputs) {
-      if (in.empty()) {
-        infos.emplace_back();
-        ptrs.push_back(nullptr);
-        continue;
-      }
-      const ir::TensorData& t = *g.value(in).constant;
-      infos.push_back({t.dtype, t.dims, Layout::row_major});
-      ptrs.push_back(t.bytes.data());
-    }
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-      ctx.in.push_back(n.inputs[i].empty() ? nullptr : &infos[i]);
-      ctx.in_const.push_back(n.inputs[i].empty() ? nullptr : &*g.value(n.inputs[i]).constant);
-    }
-    auto outs = impl->infer(ctx);
-    auto results = evaluate_now(*impl, ctx, outs, ptrs);
+    if (!all_const || !find_op(n.op)) continue;
+    auto results = evaluate_node(g, n);
     for (size_t i = 0; i < n.outputs.size() && i < results.size(); ++i) {
       if (n.outputs[i].empty()) continue;
       ir::Value& v = g.values[n.outputs[i]];
@@ -366,7 +347,10 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
     report.push_back({"fuse channel shuffles", fuse_channel_shuffle(g)});
     report.push_back({"fuse Reshape + Transpose pairs", fuse_reshape_transpose(g)});
   }
-  if (o.fuse_qdq && o.fuse_activations) report.push_back({"fuse INT8 SiLU (Sigmoid, Mul) into tables", fuse_qlinear_silu(g)});
+  if (o.fuse_qdq && o.fuse_activations) {
+    report.push_back({"fuse INT8 SiLU (Sigmoid, Mul) into tables", fuse_qlinear_silu(g)});
+    report.push_back({"fuse INT8 table lookups into QLinearConv", fuse_conv_output_tables(g)});
+  }
   if (o.fuse_dynamic)
     report.push_back({"gather DynamicQuantizeLinear ranges in their producers", compute_ranges_in_producers(g)});
   return report;

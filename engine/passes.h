@@ -65,6 +65,11 @@ int fuse_reshape_transpose(ir::Graph& g);
 // QLinearSigmoid(x) times x (QLinearMul) into one QLinearSilu table lookup, bit-identical
 // (engine/passes_qsilu.cc). After remove_unused, like the shuffle.
 int fuse_qlinear_silu(ir::Graph& g);
+// An INT8 table lookup (QLinearSigmoid, QLinearHardSwish, QLinearHardSigmoid, QLinearLeakyRelu,
+// QLinearSilu) read only from a QLinearConv's output into the conv, which looks its output up
+// as it stores each tile (input 9: the lookup node run on every byte value, so the same bits;
+// engine/passes_output_table.cc). After fuse_qlinear_silu.
+int fuse_conv_output_tables(ir::Graph& g);
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
 // The activation read only from p's output (Relu, Clip with constant bounds, Sigmoid,
 // HardSigmoid, HardSwish, LeakyRelu, Tanh, Gelu, SiLU as Sigmoid + Mul, or HardSwish as

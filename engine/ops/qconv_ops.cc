@@ -13,16 +13,22 @@
 #include "kernels/conv/q8_dwconv.h"
 #include "kernels/conv/q8_grouped_conv.h"
 #include "kernels/fallback.h"
+#include "kernels/quantize/lookup.h"
 #include "kernels/ref/qconv2d.h"
+#include "kernels/ref/qelementwise.h"
 
 namespace octet {
 namespace {
 
 using ir::DType;
 
-// ---- QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, [B]
+// ---- QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, [B],
+// and octet's [output_table] (engine/passes_output_table.cc: 256 entries of y's type that every
+// output byte is looked up in, a fused QLinearSigmoid / QLinearSilu / ...).
 
-enum QLinearConvInput : size_t { kX, kXScale, kXZeroPoint, kW, kWScale, kWZeroPoint, kYScale, kYZeroPoint, kBias };
+enum QLinearConvInput : size_t {
+  kX, kXScale, kXZeroPoint, kW, kWScale, kWZeroPoint, kYScale, kYZeroPoint, kBias, kOutputTable
+};
 
 ops::ConvGeometry qlinearconv_geometry(const OpContext& c) {
   ops::ConvGeometry g = ops::conv_geometry(c, kX, kW, true);
@@ -43,7 +49,36 @@ ops::ConvGeometry qlinearconv_geometry(const OpContext& c) {
              ir::dtype_name(b.dtype) + " " + ir::dims_str(b.dims));
   }
   ops::require_clamp_activation(c);
+  if (c.has(kOutputTable)) {
+    const TensorInfo& t = c.info(kOutputTable);
+    if (t.dtype != ops::quantized_output_type(c, kYZeroPoint) || t.count() != 256 || c.in_const[kOutputTable] == nullptr)
+      c.fail(std::string("the output table must be a constant of 256 values of y's type, got ") + ir::dtype_name(t.dtype) + " " +
+             ir::dims_str(t.dims));
+  }
   return g;
+}
+
+int64_t output_count(const kernels::Conv2dShape& s) {
+  return int64_t(s.batch) * s.out_d * s.out_h * s.out_w * s.out_c;
+}
+
+// The fused lookup's table (kOutputTable), or nullptr.
+const uint8_t* output_table(const OpContext& c) {
+  return c.has(kOutputTable) ? reinterpret_cast<const uint8_t*>(c.in_const[kOutputTable]->bytes.data()) : nullptr;
+}
+
+// y[i] = table[y[i]] over a whole output, in place, on the fastest lookup of the level.
+Kernel then_look_up(const OpContext& c, Kernel conv, void* y, int64_t count, const uint8_t* table,
+                    kernels::KernelId* name) {
+  const kernels::Q8LookupKernel* lookup = kernels::choose_q8_lookup(c.isa);
+  *name = *name + "+" + (lookup ? kernels::row_kernel(*lookup) : kernels::reference_kernel("q8_lookup__ref"));
+  pthreadpool_t pool = c.threadpool;
+  auto* bytes = static_cast<uint8_t*>(y);
+  return [conv, lookup, bytes, count, table, pool] {
+    conv();
+    if (lookup) kernels::q8_lookup(*lookup, size_t(count), bytes, table, bytes, pool);
+    else kernels::q8_lookup__ref(count, bytes, table, bytes);
+  };
 }
 
 std::vector<TensorInfo> infer_qlinearconv(const OpContext& c) {
@@ -93,8 +128,18 @@ Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, void* y, 
   const std::shared_ptr<FastConv> conv = fast.driver;
   const void* x = in[kX];
   conv->bind(x);
-  c.report_kernel(conv->kernel_id());
   pthreadpool_t pool = c.threadpool;
+  const uint8_t* table = output_table(c);
+  if constexpr (std::is_same_v<FastConv, kernels::Q8Conv>) {
+    // Each tile looked up as it is stored.
+    if (table) conv->set_output_table(table, c.isa);
+  } else if (table) {
+    kernels::KernelId name = conv->kernel_id();
+    Kernel k = then_look_up(c, [conv, x, y, pool] { conv->run(x, y, pool); }, y, output_count(s), table, &name);
+    c.report_kernel(name);
+    return k;
+  }
+  c.report_kernel(conv->kernel_id());
   return [conv, x, y, pool] { conv->run(x, y, pool); };
 }
 
@@ -140,6 +185,11 @@ Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, st
   if (!k)
     c.fail(std::string("x ") + ir::dtype_name(tx) + ", w " + ir::dtype_name(tw) + ", y " + ir::dtype_name(ty) +
            " is not supported; octet runs " + ops::q8_req_type_list());
+  if (const uint8_t* table = output_table(c)) {
+    kernels::KernelId name = kernels::reference_kernel("q8_conv2d_nhwc__ref");
+    k = then_look_up(c, std::move(k), y, output_count(s), table, &name);
+    c.report_kernel(name);
+  }
   return k;
 }
 

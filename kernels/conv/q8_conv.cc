@@ -7,6 +7,7 @@
 #include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/fallback.h"
 #include "kernels/gemm/q8_weight_chunks.h"
+#include "kernels/quantize/lookup.h"
 #include "kernels/ref/qlinear.h"
 
 namespace octet::kernels {
@@ -358,6 +359,13 @@ void Q8Conv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point,
   run_tiles(x, y, pool, range);
 }
 
+void Q8Conv::set_output_table(const uint8_t* table, Isa isa) {
+  if (float_out_) throw std::logic_error("Q8Conv::set_output_table: a float-output conv has no bytes to look up");
+  output_table_ = table;
+  output_lookup_ = choose_q8_lookup(isa);
+  name_ = name_ + "+" + (output_lookup_ ? row_kernel(*output_lookup_) : reference_kernel("q8_lookup__ref"));
+}
+
 void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range) const {
   const size_t mr = static_cast<size_t>(kernel_->mr);
   const size_t nr = static_cast<size_t>(kernel_->nr);
@@ -417,6 +425,20 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     args.hi = hi;
     kernel_->fn(args);
   };
+  // The fused lookup over the rows of group g, blocks [first, end), once they are all written:
+  // one call over the rows when the blocks span them (a call per 16-64 byte tile row cost more
+  // than the separate step it replaces).
+  auto look_up = [&](size_t g, size_t first, size_t end) {
+    const size_t rows = std::min(mr, pixels - g * mr);
+    const size_t col = first * nr, cols = std::min(out_c, end * nr) - col;
+    uint8_t* at = y_base + g * mr * out_c + col;
+    auto bytes = [&](size_t n, uint8_t* p) {
+      if (output_lookup_) output_lookup_->fn(n, p, output_table_, p);
+      else for (size_t i = 0; i < n; ++i) p[i] = output_table_[p[i]];
+    };
+    if (cols == out_c) bytes(rows * out_c, at);
+    else for (size_t r = 0; r < rows; ++r) bytes(cols, at + r * out_c);
+  };
   const size_t groups = (pixels + mr - 1) / mr;
   const size_t blocks = (out_c + nr - 1) / nr;
   // Whole pixel groups (every block of their rows); with a range, their output goes to it in
@@ -424,6 +446,7 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
   auto run_groups = [&](size_t first, size_t count) {
     run_row_groups(first, count, mr, pixels, out_c, static_cast<const float*>(y), range, [&](size_t g) {
       for (size_t b = 0; b < blocks; ++b) tile(g, b);
+      if (output_table_) look_up(g, 0, blocks);
     });
   };
   const size_t per_task = row_groups_per_task(pool, groups);
@@ -445,7 +468,8 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     pthreadpool_parallelize_1d_tile_1d(pool, run_groups, groups, per_task);
     return;
   }
-  run_q8_tiles(pool, groups, blocks, packed_->block_bytes, tile);
+  if (output_table_) run_q8_tiles(pool, groups, blocks, packed_->block_bytes, tile, look_up);
+  else run_q8_tiles(pool, groups, blocks, packed_->block_bytes, tile);
 }
 
 }  // namespace octet::kernels

@@ -48,6 +48,7 @@
 #include "kernels/isa.h"
 #include "kernels/gemm/q8_gemm_list.h"
 #include "kernels/q8_type.h"
+#include "kernels/quantize/q8_lookup_list.h"
 #include "kernels/ref/conv2d.h"
 #include "kernels/ref/qmath.h"
 
@@ -92,6 +93,10 @@ class Q8Conv {
   // x: [batch][in_h][in_w][in_c] of x_type; y: [batch][out_h][out_w][out_c] of y_type.
   void bind(const void* x);
   void run(const void* x, void* y, pthreadpool_t pool) const;
+  // Requantizing convs: every output byte b is stored as table[b] (a fused 8-bit lookup: QLinearSilu,
+  // QLinearHardSwish...), each tile looked up while in cache, on the fastest lookup kernel of
+  // level <= isa. The table (256 bytes) must outlive the conv.
+  void set_output_table(const uint8_t* table, Isa isa);
   // Float-output convs only: y is [batch][out_h][out_w][out_c] float. With `range`, the
   // range of y is folded into it as the tiles are written (range->reset() is the caller's).
   void run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y,
@@ -134,6 +139,9 @@ class Q8Conv {
   std::vector<size_t> chunk_offset_;
   mutable AlignedBytes windows_;
   WindowCopyFn copy_fn_ = nullptr;
+
+  const uint8_t* output_table_ = nullptr;            // set_output_table
+  const Q8LookupKernel* output_lookup_ = nullptr;   // nullptr: the scalar loop
 
   // Float output (dynamic quantization); empty for the requantizing conv.
   std::optional<Q8FloatOutput> float_out_;

@@ -39,4 +39,19 @@ void run_q8_tiles(pthreadpool_t pool, size_t groups, size_t blocks, size_t block
   pthreadpool_parallelize_3d(pool, chunk_tile, (blocks + chunk - 1) / chunk, groups, chunk);
 }
 
+// The same walk, then done(group, first_block, end_block) once the group's blocks of a chunk
+// are all written (a pass over those output rows while they are in cache: a fused lookup). The
+// threads take (chunk, group) pairs.
+template <class Tile, class Done>
+void run_q8_tiles(pthreadpool_t pool, size_t groups, size_t blocks, size_t block_bytes, const Tile& tile,
+                  const Done& done) {
+  const size_t chunk = q8_blocks_per_chunk(blocks, block_bytes);
+  auto chunk_group = [&](size_t c, size_t g) {
+    const size_t first = c * chunk, end = std::min(blocks, first + chunk);
+    for (size_t b = first; b < end; ++b) tile(g, b);
+    done(g, first, end);
+  };
+  pthreadpool_parallelize_2d(pool, chunk_group, (blocks + chunk - 1) / chunk, groups);
+}
+
 }  // namespace octet::kernels

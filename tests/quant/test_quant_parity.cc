@@ -193,7 +193,7 @@ TEST(QuantParity, OctetRunsTheQdqModelInIntegers) {
   EXPECT_EQ(ops["QLinearConv"], 5);
   EXPECT_EQ(ops["QLinearAdd"], 1);
   EXPECT_EQ(ops["QLinearMul"], 1);
-  EXPECT_EQ(ops["QLinearSigmoid"], 1);
+  EXPECT_EQ(ops["QLinearSigmoid"], 0);  // the gate's, looked up by the conv before it
   EXPECT_EQ(ops["QLinearGlobalAveragePool"], 2);
   EXPECT_EQ(ops["QGemm"], 1);
   EXPECT_EQ(ops["QuantizeLinear"], 1);    // the graph input
@@ -234,13 +234,77 @@ TEST(QuantParity, SiluRunsAsOneTableAndMatchesOrt) {
   EXPECT_TRUE(report.float_ops.empty()) << report.float_ops.front();
   for (const auto& n : qdq.nodes) EXPECT_NE(n.op, "QLinearSilu") << "an octet-only op in the written graph";
   {
+    // Both tables follow a conv read by nothing else: each conv looks its bytes up as it stores
+    // them (fuse_conv_output_tables), so no QLinearSilu step is left.
     std::map<std::string, int> ops = ops_after_load(qdq);
-    EXPECT_EQ(ops["QLinearSilu"], 2);
+    EXPECT_EQ(ops["QLinearSilu"], 0);
     EXPECT_EQ(ops["QLinearSigmoid"], 2);  // the SE gate, the sigmoid with two readers
     EXPECT_EQ(ops["QLinearMul"], 2);      // the SE scale, c3 * s3
   }
   if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 600), "silu"), "silu minmax u8");
+}
+
+// A table lookup read only from a QLinearConv's output (MobileNetV3's HardSwish, YOLO's and
+// EfficientNet's SiLU, a LeakyRelu, a gate's Sigmoid) runs inside the conv, each tile looked up
+// as it is stored: after a dense conv (the tile path), a depthwise one and a grouped one (a pass
+// over the output in the same step), at every level this CPU runs (scalar: the reference conv,
+// then the reference lookup). A conv whose output has another reader keeps its own lookup step.
+// Every output byte must match ORT, which runs each pair of ops.
+ir::Graph conv_lookup_model() {
+  OnnxBuilder b(14, "conv_lookup", 11);
+  auto x = b.input("input", {-1, 3, 10, 10});
+  auto conv = [&](const std::string& in, int64_t ci, int64_t co, int64_t k, int64_t group = 1) {
+    return b.node("Conv", {in, b.random_normal_init("", {co, ci / group, k, k}, 0, 0.4f), b.random_normal_init("", {co}, 0, 0.2f)},
+                  {{"pads", {k / 2, k / 2, k / 2, k / 2}}, {"group", group}});
+  };
+  auto a1 = b.node("HardSwish", {conv(x, 3, 24, 3)});
+  auto a2 = b.node("HardSwish", {conv(a1, 24, 24, 3, 24)});                            // depthwise
+  auto a3 = b.node("LeakyRelu", {conv(a2, 24, 24, 3, 3)}, {{"alpha", 0.1f}});          // grouped
+  auto c4 = conv(a3, 24, 32, 1);
+  auto a4 = b.node("Mul", {c4, b.node("Sigmoid", {c4})});                                // SiLU
+  auto c5 = conv(a4, 32, 32, 1);
+  auto s5 = b.node("Sigmoid", {c5});
+  auto both = b.node("Add", {c5, s5});  // c5 has two readers: its Sigmoid stays a step
+  auto pooled = b.node("Flatten", {b.node("GlobalAveragePool", {both})});
+  b.output(b.node("Gemm", {pooled, b.random_normal_init("fc", {10, 32}, 0, 0.5f), b.random_normal_init("fcb", {10}, 0, 0.1f)},
+                  {{"transB", 1}}));
+  return loader::load_onnx_bytes(b.serialize(), "conv_lookup");
+}
+
+TEST(QuantParity, LookupsAfterConvsRunInsideTheConvAndMatchOrt) {
+  const ir::Graph fp32 = conv_lookup_model();
+  calib::QuantizeReport report;
+  // HardSwish and LeakyRelu stay float between the Q/DQ pairs of their neighbours (octet's
+  // quantizer has no rule for them, like ORT's): a Session forms their INT8 tables at load.
+  ir::Graph qdq = calib::quantize_model(fp32, uniform_batches(4, 8, {3, 10, 10}, 700), {}, {}, &report);
+  const std::vector<ir::TensorData> eval = uniform_batches(3, 8, {3, 10, 10}, 800);
+  // The best level first: every other level must give its bytes.
+  std::vector<kernels::Isa> levels = {kernels::active_isa()};
+  for (kernels::Isa isa : kernels::runnable_isas())
+    if (isa != kernels::active_isa()) levels.push_back(isa);
+  std::vector<std::vector<ir::TensorData>> best;  // the best level's outputs per batch
+  for (kernels::Isa isa : levels) {
+    SessionOptions o;
+    o.isa = isa;
+    Session s(ir::Graph(qdq), o);
+    std::map<std::string, int> ops;
+    for (const auto& n : s.graph().nodes) ops[n.op]++;
+    EXPECT_EQ(ops["QLinearHardSwish"] + ops["QLinearLeakyRelu"] + ops["QLinearSilu"], 0) << kernels::isa_name(isa);
+    EXPECT_EQ(ops["QLinearSigmoid"], 1) << kernels::isa_name(isa);
+    int looked_up = 0;
+    for (const PlanStep& step : s.plan_for(std::vector<ir::Dims>{{1, 3, 10, 10}}).steps())
+      looked_up += step.op == "QLinearConv" && step.kernel.find("q8_lookup") != std::string::npos;
+    EXPECT_EQ(looked_up, 4) << kernels::isa_name(isa);
+    std::vector<std::vector<ir::TensorData>> outs;
+    for (const auto& b : eval) outs.push_back(s.run({b}));
+    if (best.empty()) best = outs;
+    else
+      for (size_t i = 0; i < outs.size(); ++i)
+        EXPECT_TRUE(outs[i][0].bytes == best[i][0].bytes) << kernels::isa_name(isa) << ", batch " << i;
+  }
+  if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  expect_parity(octet_vs_ort(qdq, eval, "conv_lookup"), "conv lookups minmax u8");
 }
 
 // A ShuffleNetV2 unit: two branches concatenated, the channel shuffle (Reshape -> Transpose ->
