@@ -149,23 +149,4 @@ void f32_igemm_4x8(size_t mr, size_t nc, size_t kc, size_t ks, const float* cons
   igemm<4>(mr, nc, kc, ks, a, a_offset, zero, w, c, c_stride, bounds);
 }
 
-// The table's streaming entries (f32_weights_stream): the plain tiles here. A prefetching form
-// would need timing on an Arm core, which qemu cannot give.
-void f32_gemm_8x8_stream(size_t mr, size_t nc, size_t kc, const float* a, size_t a_stride, const float* w, float* c,
-                         size_t c_stride, const F32MinMax& bounds) {
-  gemm<8>(mr, nc, kc, a, a_stride, w, c, c_stride, bounds);
-}
-void f32_igemm_8x8_stream(size_t mr, size_t nc, size_t kc, size_t ks, const float* const* a, size_t a_offset,
-                          const float* zero, const float* w, float* c, size_t c_stride, const F32MinMax& bounds) {
-  igemm<8>(mr, nc, kc, ks, a, a_offset, zero, w, c, c_stride, bounds);
-}
-void f32_gemm_4x8_stream(size_t mr, size_t nc, size_t kc, const float* a, size_t a_stride, const float* w, float* c,
-                         size_t c_stride, const F32MinMax& bounds) {
-  gemm<4>(mr, nc, kc, a, a_stride, w, c, c_stride, bounds);
-}
-void f32_igemm_4x8_stream(size_t mr, size_t nc, size_t kc, size_t ks, const float* const* a, size_t a_offset,
-                          const float* zero, const float* w, float* c, size_t c_stride, const F32MinMax& bounds) {
-  igemm<4>(mr, nc, kc, ks, a, a_offset, zero, w, c, c_stride, bounds);
-}
-
 }  // namespace octet::kernels::neon

@@ -70,6 +70,22 @@ struct F32GemmKernel {
   F32IgemmUkernel igemm_stream;
 };
 
+// The streaming forms exist on x86 (kernels/x86/f32_gemm_tile.inc); on Arm the table's streaming
+// entries are the plain tiles (a prefetching form would need timing on an Arm core, which qemu
+// cannot give).
+#if OCTET_ARCH_X86
+#define OCTET_F32_STREAM(f) f##_stream
+#define OCTET_F32_STREAM_DECLS(mr, nr)                                                                  \
+  void f32_gemm_##mr##x##nr##_stream(size_t mr_, size_t nc, size_t kc, const float* a, size_t a_stride, \
+                                     const float* w, float* c, size_t c_stride, const F32MinMax& clamp); \
+  void f32_igemm_##mr##x##nr##_stream(size_t mr_, size_t nc, size_t kc, size_t ks, const float* const* a, \
+                                      size_t a_offset, const float* zero, const float* w, float* c,   \
+                                      size_t c_stride, const F32MinMax& clamp);
+#else
+#define OCTET_F32_STREAM(f) f
+#define OCTET_F32_STREAM_DECLS(mr, nr)
+#endif
+
 #define OCTET_F32_GEMM_TILE(isa, mr, nr)                                                          \
   namespace isa {                                                                                 \
   void f32_gemm_##mr##x##nr(size_t mr_, size_t nc, size_t kc, const float* a, size_t a_stride,    \
@@ -77,11 +93,7 @@ struct F32GemmKernel {
   void f32_igemm_##mr##x##nr(size_t mr_, size_t nc, size_t kc, size_t ks, const float* const* a,  \
                              size_t a_offset, const float* zero, const float* w, float* c,        \
                              size_t c_stride, const F32MinMax& clamp);                            \
-  void f32_gemm_##mr##x##nr##_stream(size_t mr_, size_t nc, size_t kc, const float* a, size_t a_stride, \
-                                     const float* w, float* c, size_t c_stride, const F32MinMax& clamp); \
-  void f32_igemm_##mr##x##nr##_stream(size_t mr_, size_t nc, size_t kc, size_t ks, const float* const* a, \
-                                      size_t a_offset, const float* zero, const float* w, float* c, \
-                                      size_t c_stride, const F32MinMax& clamp);                   \
+  OCTET_F32_STREAM_DECLS(mr, nr)                                                                  \
   }
 #include "kernels/gemm/f32_gemm_list.inc"
 #undef OCTET_F32_GEMM_TILE
@@ -91,7 +103,7 @@ inline constexpr F32GemmKernel kF32GemmKernelRows[] = {
   {"f32_gemm_" #mr "x" #nr "__" #isa, "f32_igemm_" #mr "x" #nr "__" #isa, Isa::isa,             \
    OCTET_LEVEL_FEATURES(isa), mr, nr,                                                             \
    &isa::f32_gemm_##mr##x##nr, &isa::f32_igemm_##mr##x##nr,                                       \
-   &isa::f32_gemm_##mr##x##nr##_stream, &isa::f32_igemm_##mr##x##nr##_stream},
+   &isa::OCTET_F32_STREAM(f32_gemm_##mr##x##nr), &isa::OCTET_F32_STREAM(f32_igemm_##mr##x##nr)},
 #include "kernels/gemm/f32_gemm_list.inc"
 #undef OCTET_F32_GEMM_TILE
     F32GemmKernel{}};
