@@ -329,7 +329,7 @@ class _BenchWorker:
 
     def _time(self, session, name, x, batch, images):
         runs = [x[i:i + batch] for i in range(0, images, batch)]
-        for _ in range(self.warmup):
+        for _ in range(max(self.warmup, session.warm_up_runs)):  # on threads, past the plan's tuning runs
             session.run(None, {name: runs[0]})
         ms = []
         for r in runs:

@@ -69,6 +69,7 @@ class PySession {
   std::string path() const { return session_->graph().source; }
   std::string isa() const { return kernels::isa_name(isa_); }
   int threads() const { return threads_; }
+  int warm_up_runs() const { return session_->warm_up_runs(); }
 
   // The outputs named by `output_names` (every output when None), in that order.
   py::list run(const py::handle& feeds, const py::object& output_names) {
@@ -218,6 +219,9 @@ void bind_session(py::module_& m) {
       .def_property_readonly("path", &PySession::path)
       .def_property_readonly("isa", &PySession::isa, "The highest ISA level the kernels may use")
       .def_property_readonly("threads", &PySession::threads)
+      .def_property_readonly("warm_up_runs", &PySession::warm_up_runs,
+                             "Untimed runs to make before timing: 1, or 7 on threads (the runs in which the plan "
+                             "settles which steps split over the threads)")
       .def("_run", &PySession::run, py::arg("feeds"), py::arg("output_names") = py::none())
       .def("profile", &PySession::profile, py::arg("feeds"), py::arg("repeat") = 20, py::arg("warmup") = 1,
            "Per step of the plan for these inputs: node, op, kernel, microseconds (median of `repeat` runs), "

@@ -204,3 +204,11 @@ def test_profile_times_every_step(tinynet):
     assert convs and all(s["kernel"] and s["macs"] > 0 for s in convs)
     with pytest.raises(ValueError, match="repeat must be at least 1"):
         sess.profile({"input": images(1)}, repeat=0)
+
+
+def test_warm_up_runs_cover_the_plans_thread_tuning(tinynet):
+    # A timing loop (benchmark(), profile()) makes this many untimed runs first: on threads the
+    # plan times each step split and alone on its first runs, which are not the settled speed.
+    assert octet.Session(tinynet).warm_up_runs == 1
+    if (os.cpu_count() or 1) > 1:
+        assert octet.Session(tinynet, threads=2).warm_up_runs == 7
