@@ -109,10 +109,8 @@ int fold_constants(ir::Graph& g, const std::set<std::string>& keep_ops) {
   std::set<const ir::Node*> dead;
   for (auto& n : g.nodes) {
     if (keep_ops.count(n.op)) continue;
-    bool all_const = true;
-    for (const auto& in : n.inputs) all_const = all_const && (in.empty() || g.is_constant(in));
-    if (!all_const || !find_op(n.op)) continue;
-    auto results = evaluate_node(g, n);
+    auto results = evaluate_node(g, n);  // empty unless every input is a constant and the op is known
+    if (results.empty()) continue;
     for (size_t i = 0; i < n.outputs.size() && i < results.size(); ++i) {
       if (n.outputs[i].empty()) continue;
       ir::Value& v = g.values[n.outputs[i]];

@@ -336,10 +336,8 @@ std::vector<ir::TensorData> Session::run(const std::vector<ir::TensorData>& inpu
 
 int Session::warm_up_runs() const { return threadpool_ ? 1 + 2 * Plan::kThreadTuningRuns : 1; }
 
-void Session::warm_up(const std::vector<ir::TensorData>& inputs) { warm_up_views(views_of(inputs)); }
-
-void Session::warm_up_views(std::span<const TensorView> inputs) {
-  for (int r = 0, runs = warm_up_runs(); r < runs; ++r) run_views(inputs);
+void Session::warm_up(const std::vector<ir::TensorData>& inputs) {
+  for (int r = 0, runs = warm_up_runs(); r < runs; ++r) run(inputs);
 }
 
 std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> inputs, std::vector<StepTiming>* timings,

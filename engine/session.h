@@ -111,7 +111,6 @@ class Session {
   // measures those mixed runs (half of them on one thread) instead of the settled plan.
   int warm_up_runs() const;
   void warm_up(const std::vector<ir::TensorData>& inputs);
-  void warm_up_views(std::span<const TensorView> inputs);
 
   // The plan for these input shapes (built if needed), e.g. to list kernels and MACs. Valid
   // until the next plan is built (which may evict it). A graph run in stages (stage_cuts()) has

@@ -8,6 +8,7 @@
 #include "kernels/fallback.h"
 #include "kernels/gemm/q8_weight_chunks.h"
 #include "kernels/quantize/lookup.h"
+#include "kernels/ref/qelementwise.h"
 #include "kernels/ref/qlinear.h"
 
 namespace octet::kernels {
@@ -434,7 +435,7 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     uint8_t* at = y_base + g * mr * out_c + col;
     auto bytes = [&](size_t n, uint8_t* p) {
       if (output_lookup_) output_lookup_->fn(n, p, output_table_, p);
-      else for (size_t i = 0; i < n; ++i) p[i] = output_table_[p[i]];
+      else q8_lookup__ref(int64_t(n), p, output_table_, p);
     };
     if (cols == out_c) bytes(rows * out_c, at);
     else for (size_t r = 0; r < rows; ++r) bytes(cols, at + r * out_c);

@@ -141,7 +141,7 @@ class Q8Conv {
   WindowCopyFn copy_fn_ = nullptr;
 
   const uint8_t* output_table_ = nullptr;            // set_output_table
-  const Q8LookupKernel* output_lookup_ = nullptr;   // nullptr: the scalar loop
+  const Q8LookupKernel* output_lookup_ = nullptr;   // nullptr: q8_lookup__ref
 
   // Float output (dynamic quantization); empty for the requantizing conv.
   std::optional<Q8FloatOutput> float_out_;

@@ -98,11 +98,17 @@ void amx_tile(const Q8IgemmArgs& g) {
   // program order has retired, tdpbusd included.
   constexpr size_t kAhead = 2, kRing = kAhead + 2;
   alignas(64) uint8_t ring[kRing][kRows][kStepBytes];
+  struct Step {
+    size_t tap, k0, bytes;  // step j: tap j / steps_per_tap, k bytes [k0, k0 + bytes) of it
+  };
+  auto step_at = [&](size_t j) {
+    const size_t k0 = (j % steps_per_tap) * kStepBytes;
+    return Step{j / steps_per_tap, k0, std::min(kStepBytes, g.kc - k0)};
+  };
   auto gather = [&](size_t j) {
-    const size_t t = j / steps_per_tap, k0 = (j % steps_per_tap) * kStepBytes;
+    const auto [t, k0, n] = step_at(j);
     // Bytes past kc are zeroed (a masked load reads none of them): they meet the zero weights
     // that pad K to a quad, or the next tap's weights at the end of a short step.
-    const size_t n = std::min(kStepBytes, g.kc - k0);
     const __mmask64 valid = n == kStepBytes ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
     const uint8_t* const* a = g.a + t * kRows;
     uint8_t(*to)[kStepBytes] = ring[j % kRing];
@@ -118,8 +124,8 @@ void amx_tile(const Q8IgemmArgs& g) {
     for (size_t j = 0; j < std::min(kAhead, steps); ++j) gather(j);
   for (size_t j = 0; j < steps; ++j) {
     if (!in_place && j + kAhead < steps) gather(j + kAhead);
-    const size_t t = j / steps_per_tap, k0 = (j % steps_per_tap) * kStepBytes;
-    const size_t quads = (std::min(kStepBytes, g.kc - k0) + 3) / 4;
+    const auto [t, k0, n] = step_at(j);
+    const size_t quads = (n + 3) / 4;
     const uint8_t* step_w = w + (t * kc_quads + k0 / 4) * kQuadRowBytes;
     if (quads < 16 && step_w + 16 * kQuadRowBytes > w_end) {
       // The last step of the block is short: its tile would read past the packed weights.
