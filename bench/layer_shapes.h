@@ -99,6 +99,13 @@ inline std::vector<ConvLayer> conv_layers() {
       {"zoo", "dw7x7 192 @28", conv(28, 192, 192, 7, 1, 3, 3, 192)},
       {"zoo", "dw7x7 384 @14", conv(14, 384, 384, 7, 1, 3, 3, 384)},
       {"zoo", "dw7x7 768 @7", conv(7, 768, 768, 7, 1, 3, 3, 768)},
+      // ResNet-50's stem and 56x56 / 28x28 stages: maps of megabytes that the L2 does not hold.
+      {"zoo", "conv7x7 3->64 s2 @224", conv(224, 3, 64, 7, 2, 3, 3)},
+      {"zoo", "conv1x1 256->64 @56", conv(56, 256, 64, 1, 1, 0, 0)},
+      {"zoo", "conv1x1 64->256 @56", conv(56, 64, 256, 1, 1, 0, 0)},
+      {"zoo", "conv3x3 64->64 @56", conv(56, 64, 64, 3, 1, 1, 1)},
+      {"zoo", "conv1x1 512->128 @28", conv(28, 512, 128, 1, 1, 0, 0)},
+      {"zoo", "conv3x3 128->128 @28", conv(28, 128, 128, 3, 1, 1, 1)},
       // ResNet-50's 14x14 and 7x7 stages: few rows, megabytes of weights, long reductions.
       {"zoo", "conv3x3 256->256 @14", conv(14, 256, 256, 3, 1, 1, 1)},
       {"zoo", "conv1x1 1024->256 @14", conv(14, 1024, 256, 1, 1, 0, 0)},

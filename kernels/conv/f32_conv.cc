@@ -52,7 +52,8 @@ struct ConvTask {
   F32MinMax clamp;
   const F32Epilogue* epilogue;
   const float* residual;  // nullptr, or added to y's tiles before the clamp (which then moves to the epilogue)
-  size_t chunk = 0;       // columns per chunk (igemm over chunks)
+  size_t chunk = 0;       // columns per chunk, when the weights run chunk by chunk
+  size_t row_tiles = 0;   // tiles of rows over each chunk (all images)
   // Grouped conv: each group reads its group_in_c input channels (a_offset moves to them) and
   // writes its group_out_c output channels; its packed columns start a multiple of NR apart
   // (group_cols, padded), so a column tile never straddles two groups.
@@ -73,7 +74,15 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
   t.finish_tile(rows, cols, c);
 }
 
+// Chunk by chunk, tile `tile` of a chunk's row_tiles prefetches its share of the next chunk.
+ScopedStreamAhead next_chunk_ahead(const ConvTask& t, size_t chunk_index, size_t tile) {
+  const auto [next, bytes] = f32_next_chunk(t.w, t.block_stride, t.kernel->nr, t.out_c, t.chunk, chunk_index);
+  return ScopedStreamAhead(next, bytes, tile, t.row_tiles);
+}
+
 void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t cols, size_t rows) {
+  const auto& t = *static_cast<const ConvTask*>(context);
+  const ScopedStreamAhead ahead = next_chunk_ahead(t, col / t.chunk, row / t.kernel->mr);
   run_gemm_tile(context, row, col, rows, cols);
 }
 
@@ -107,7 +116,9 @@ void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_
 // against 2.81-2.94 now; one thread runs the same order either way.
 void run_igemm_chunk_tile(void* context, size_t chunk_index, size_t image, size_t pixel, size_t, size_t rows) {
   const auto& t = *static_cast<const ConvTask*>(context);
-  const size_t col = chunk_index * t.chunk;
+  const size_t col = chunk_index * t.chunk, mr = t.kernel->mr;
+  const ScopedStreamAhead ahead =
+      next_chunk_ahead(t, chunk_index, image * ((t.image_pixels + mr - 1) / mr) + pixel / mr);
   run_igemm_tile(context, image, pixel, col, rows, std::min(t.chunk, t.out_c - col));
 }
 
@@ -289,6 +300,8 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
   if (plain_gemm_) {
     const size_t rows = batch * pixels;
     if (chunk < out_c) {
+      task.chunk = chunk;
+      task.row_tiles = (rows + mr - 1) / mr;
       pthreadpool_parallelize_2d_tile_2d(pool, run_gemm_tile_columns_first, &task, out_c, rows, chunk, mr, 0);
       return;
     }
@@ -298,6 +311,7 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
   }
   if (chunk < out_c) {
     task.chunk = chunk;
+    task.row_tiles = batch * ((pixels + mr - 1) / mr);
     pthreadpool_parallelize_3d_tile_2d(pool, run_igemm_chunk_tile, &task, (out_c + chunk - 1) / chunk, batch, pixels,
                                        1, mr, 0);
     return;

@@ -82,6 +82,20 @@ size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t r
   return chunk == blocks ? n : chunk * nr;
 }
 
+F32StreamAhead& f32_stream_ahead() {
+  thread_local F32StreamAhead span;
+  return span;
+}
+
+ScopedStreamAhead::ScopedStreamAhead(const float* next, size_t bytes, size_t tile, size_t tiles) {
+  if (next == nullptr || bytes == 0 || tile >= tiles) return;
+  // Whole lines, so no line is prefetched twice by neighbouring tiles.
+  const size_t from = bytes * tile / tiles / 64 * 64, to = bytes * (tile + 1) / tiles / 64 * 64;
+  f32_stream_ahead() = {reinterpret_cast<const char*>(next) + from, to - from};
+}
+
+ScopedStreamAhead::~ScopedStreamAhead() { f32_stream_ahead() = {}; }
+
 bool f32_weights_stream(size_t packed_bytes, const CacheBudgets& budgets) {
   // Measured on an Intel Xeon (Sapphire Rapids class, 2 MiB L2), f32_conv_bench with every
   // tile prefetching against none: the layers whose weights exceed half the L2 ran 5-13%
@@ -119,6 +133,7 @@ struct GemmTask {
   F32MinMax clamp;
   const F32Epilogue* epilogue;
   const float* residual;  // nullptr, or added to y's tiles before the clamp (which then moves to the epilogue)
+  size_t chunk = 0, row_tiles = 0;  // when the weights run chunk by chunk: columns per chunk, tiles over each
 };
 
 void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t cols) {
@@ -129,7 +144,11 @@ void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t co
   else t.epilogue->run(rows, cols, c, t.n);
 }
 
+// Chunk by chunk: tile `row / mr` of the chunk prefetches its share of the next chunk.
 void run_gemm_tile_columns_first(void* context, size_t col, size_t row, size_t cols, size_t rows) {
+  const auto& t = *static_cast<const GemmTask*>(context);
+  const auto [next, bytes] = f32_next_chunk(t.w, t.block_stride, t.kernel->nr, t.n, t.chunk, col / t.chunk);
+  const ScopedStreamAhead ahead(next, bytes, row / t.kernel->mr, t.row_tiles);
   run_gemm_tile(context, row, col, rows, cols);
 }
 
@@ -169,6 +188,8 @@ void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool, const
                                             static_cast<size_t>(m));
   if (chunk < static_cast<size_t>(n_)) {
     // B does not fit in L2: walk one chunk of columns over all rows before the next.
+    task.chunk = chunk;
+    task.row_tiles = (static_cast<size_t>(m) + mr - 1) / mr;
     pthreadpool_parallelize_2d_tile_2d(pool, run_gemm_tile_columns_first, &task, static_cast<size_t>(n_),
                                        static_cast<size_t>(m), chunk, mr, 0);
     return;

@@ -4,11 +4,13 @@
 // of microkernel.
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "kernels/cache_budgets.h"
 #include "kernels/kernel_id.h"
@@ -70,6 +72,27 @@ size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t r
 // than half the L2 (the few-rows chunk budget), which a whole model's other layers evict
 // between runs. The .cc has the measurements.
 bool f32_weights_stream(size_t packed_bytes, const CacheBudgets& budgets = cache_budgets());
+// For one tile on this thread: tile `tile` of the `tiles` that run over the current weights
+// prefetches its share of the `bytes` of packed weights at `next` (the driver's next chunk;
+// nullptr: none) through the streaming forms (F32StreamAhead, f32_gemm_list.h).
+class ScopedStreamAhead {
+ public:
+  ScopedStreamAhead(const float* next, size_t bytes, size_t tile, size_t tiles);
+  ~ScopedStreamAhead();
+  ScopedStreamAhead(const ScopedStreamAhead&) = delete;
+  ScopedStreamAhead& operator=(const ScopedStreamAhead&) = delete;
+};
+
+// The packed weights of chunk `chunk_index + 1` of `chunk` columns (n in all) and their bytes:
+// nullptr and 0 past the last chunk.
+inline std::pair<const float*, size_t> f32_next_chunk(const float* w, size_t block_stride, size_t nr, size_t n,
+                                                      size_t chunk, size_t chunk_index) {
+  const size_t col = (chunk_index + 1) * chunk;
+  if (col >= n) return {nullptr, 0};
+  const size_t blocks = (std::min(chunk, n - col) + nr - 1) / nr;
+  return {w + col / nr * block_stride, blocks * block_stride * sizeof(float)};
+}
+
 inline F32GemmUkernel f32_gemm_form(const F32GemmKernel& k, bool stream) { return stream ? k.gemm_stream : k.gemm; }
 inline F32IgemmUkernel f32_igemm_form(const F32GemmKernel& k, bool stream) { return stream ? k.igemm_stream : k.igemm; }
 

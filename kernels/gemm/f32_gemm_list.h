@@ -49,6 +49,18 @@ inline F32MinMax f32_clamp_for(const Activation& act) {
   }
 }
 
+// A streaming tile (gemm_stream, igemm_stream) also prefetches into the L2 the span of packed
+// weights its driver runs next (the next chunk of columns), one line every few k steps so that
+// the span arrives by the tile's end: memory stays busy while the tiles after a chunk's first
+// compute from the L2, where it would sit idle. The driver sets the span on the thread that
+// runs the tile (ScopedStreamAhead, f32_gemm.h); the tile reads it once at its start. Only
+// addresses: a prefetch never faults and changes no result.
+struct F32StreamAhead {
+  const char* begin = nullptr;
+  size_t bytes = 0;
+};
+F32StreamAhead& f32_stream_ahead();  // the calling thread's span (empty unless a driver set one)
+
 using F32GemmUkernel = void (*)(size_t mr, size_t nc, size_t kc, const float* a, size_t a_stride,
                                 const float* w, float* c, size_t c_stride, const F32MinMax& clamp);
 using F32IgemmUkernel = void (*)(size_t mr, size_t nc, size_t kc, size_t ks, const float* const* a,

@@ -409,6 +409,9 @@ TEST(F32Conv, WeightsOverTheBudgetRunInColumnChunks) {
     F32ConvTester strided;
     strided.batch(2).input(7, 6, int(strided_c)).out_c(300).kernel(3, 3).stride(2, 2).pads(1, 1, 1, 1);
     EXPECT_EQ(strided.test(*k), strided.pool(pool.get()).test(*k)) << k->igemm_name;
+    // Each tile over a chunk prefetched a share of the next one (ScopedStreamAhead); none is
+    // left set on this thread once the runs are done.
+    EXPECT_EQ(octet::kernels::f32_stream_ahead().bytes, 0u);
   }
 }
 

@@ -207,10 +207,18 @@ TEST(F32Gemm, OneRowWalksBlockGroupsWithTheSameBits) {
 // exactly for weights over half the L2.
 TEST(F32Gemm, StreamingFormsGiveThePlainFormsBits) {
   std::mt19937 rng(21);
+  // What the streaming forms prefetch besides their own weights (F32StreamAhead): nothing, a
+  // span of unrelated memory, or one reaching past any allocation (a prefetch never faults).
+  const std::vector<float> elsewhere(1 << 16, 1.0f);
+  const F32StreamAhead spans[] = {
+      {},
+      {reinterpret_cast<const char*>(elsewhere.data()), elsewhere.size() * sizeof(float)},
+      {reinterpret_cast<const char*>(elsewhere.data()) + elsewhere.size() * sizeof(float), 1 << 20}};
   for (const F32GemmKernel* k : supported_kernels()) {
     ASSERT_NE(k->gemm_stream, nullptr);
     ASSERT_NE(k->igemm_stream, nullptr);
     for (int i = 0; i < 60; ++i) {
+      f32_stream_ahead() = spans[i % 3];
       const size_t mr = 1 + rng() % size_t(k->mr), nc = 1 + rng() % size_t(3 * k->nr);
       const size_t kc = 1 + rng() % (i % 3 == 0 ? 1200 : 40), ks = 1 + rng() % 4;
       std::vector<float> a(size_t(k->mr) * kc * 2), w(ks * kc * nc), bias(nc);
@@ -238,9 +246,36 @@ TEST(F32Gemm, StreamingFormsGiveThePlainFormsBits) {
       ASSERT_EQ(plain, streamed) << k->igemm_name << " mr" << mr << " nc" << nc << " kc" << kc << " ks" << ks;
     }
   }
+  f32_stream_ahead() = {};
   const CacheBudgets b = cache_budgets(CacheSizes{48 << 10, 2 << 20, 4 << 20, true});
   EXPECT_FALSE(f32_weights_stream(1 << 20, b));
   EXPECT_TRUE(f32_weights_stream((1 << 20) + 4, b));
+}
+
+TEST(F32Gemm, TilesOverAChunkShareTheNextChunkInWholeLines) {
+  // 5 chunks of 96 columns (nr 32: 3 blocks each), the last one 64 wide.
+  const size_t nr = 32, block_stride = 1000, n = 448, chunk = 96;
+  std::vector<float> w(14 * block_stride);
+  EXPECT_EQ(f32_next_chunk(w.data(), block_stride, nr, n, chunk, 0),
+            std::make_pair(static_cast<const float*>(w.data() + 3 * block_stride), 3 * block_stride * sizeof(float)));
+  EXPECT_EQ(f32_next_chunk(w.data(), block_stride, nr, n, chunk, 3),
+            std::make_pair(static_cast<const float*>(w.data() + 12 * block_stride), 2 * block_stride * sizeof(float)));
+  EXPECT_EQ(f32_next_chunk(w.data(), block_stride, nr, n, chunk, 4).first, nullptr);  // the last chunk: none
+  // Seven tiles over a chunk split the next one's bytes in whole lines, in order, none twice.
+  const size_t bytes = 3 * block_stride * sizeof(float), tiles = 7;
+  const char* expected = reinterpret_cast<const char*>(w.data());
+  for (size_t tile = 0; tile < tiles; ++tile) {
+    {
+      const ScopedStreamAhead ahead(w.data(), bytes, tile, tiles);
+      EXPECT_EQ(f32_stream_ahead().begin, expected) << tile;
+      EXPECT_EQ(f32_stream_ahead().bytes % 64, 0u) << tile;
+      expected += f32_stream_ahead().bytes;
+    }
+    EXPECT_EQ(f32_stream_ahead().begin, nullptr) << "cleared when the tile is done";
+  }
+  EXPECT_EQ(size_t(expected - reinterpret_cast<const char*>(w.data())), bytes / 64 * 64);
+  const ScopedStreamAhead none(nullptr, 0, 0, tiles);
+  EXPECT_EQ(f32_stream_ahead().bytes, 0u);
 }
 
 TEST(F32Gemm, ChunksAreEvenAndUnderTheBudget) {
