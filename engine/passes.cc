@@ -282,7 +282,10 @@ int fuse_activations(ir::Graph& g) {
     const bool integer_to_float = p.op == "ConvIntegerToFloat" || p.op == "MatMulIntegerToFloat";
     // ConvTranspose applies it in its gather pass (ORT runs it apart: the same float steps).
     const bool gemm_like = p.op == "Conv" || p.op == "ConvTranspose" || p.op == "Gemm" || matmul_constant_b(g, p);
-    if ((!gemm_like && !integer_to_float) || p.attrs.has("fused_act")) continue;
+    // A BatchNormalization left standalone (fold_batchnorm found no conv before it) applies it
+    // chunk by chunk after its scale and shift.
+    const bool batchnorm = p.op == "BatchNormalization" && p.domain.empty();
+    if ((!gemm_like && !integer_to_float && !batchnorm) || p.attrs.has("fused_act")) continue;
     fuse_activation_after(g, p, dead);
   }
   erase_marked(g, dead);

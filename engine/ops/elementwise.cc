@@ -13,8 +13,10 @@
 
 #include "engine/ops/batch_use.h"
 #include "engine/ops/broadcast.h"
+#include "engine/ops/fused_activation.h"
 #include "engine/ops/range_output.h"
 #include "engine/ops/typed_broadcast.h"
+#include "kernels/cache_budgets.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/pool/pool2d.h"
 #include "kernels/ref/elementwise.h"
@@ -342,20 +344,64 @@ OpImpl batchnorm_op() {
         a[channels + ch] = bias[ch] - moved;
       }
     };
-    const int64_t dims[] = {pixels, channels}, x_strides[] = {channels, 1}, row_strides[] = {0, 1};
-    auto mul = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 2, dims, x_strides, row_strides, c.isa);
-    auto add = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, row_strides, c.isa);
-    c.report_kernel(mul->kernel_id() + " + " + add->kernel_id());
+    // Chunks of whole pixels, half the L1D each: the multiply, the add and a fused activation
+    // (passes::fuse_activations: DenseNet's pre-activation BN + Relu) pass over a chunk while it
+    // is in the L1D, one trip through memory instead of one per pass.
+    const int64_t chunk_pixels =
+        std::clamp<int64_t>(int64_t(kernels::cache_sizes().l1d / 2) / int64_t(channels * sizeof(float)), 1, pixels);
+    const int64_t chunks = (pixels + chunk_pixels - 1) / chunk_pixels;
+    const int64_t tail_pixels = pixels - (chunks - 1) * chunk_pixels;
+    struct Pass {
+      std::shared_ptr<const kernels::F32Binary> mul, add;
+    };
+    auto pass = [&](int64_t rows) {
+      const int64_t dims[] = {rows, channels}, x_strides[] = {channels, 1}, row_strides[] = {0, 1};
+      return Pass{std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 2, dims, x_strides, row_strides, c.isa),
+                  std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, row_strides, c.isa)};
+    };
+    const Pass whole = pass(chunk_pixels), tail = tail_pixels == chunk_pixels ? whole : pass(tail_pixels);
+    const Activation act = ops::fused_activation(c.node);
+    const bool clamps = act.kind == kernels::ActKind::relu || act.kind == kernels::ActKind::clip;
+    auto clamp = clamps ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa) : nullptr;
+    auto epilogue = std::make_shared<const kernels::F32Epilogue>(act, c.isa);
+    kernels::KernelId id = whole.mul->kernel_id() + " + " + whole.add->kernel_id();
+    if (clamp) id = id + "+" + clamp->kernel_id();
+    else if (epilogue->active()) id = id + "+" + epilogue->kernel_id();
+    c.report_kernel(id);
     auto xs = p(0);
     auto y = static_cast<float*>(out[0]);
-    pthreadpool_t pool = c.threadpool;
     bool constant = true;
     for (size_t i = 1; i <= 4; ++i) constant = constant && c.in_const[i] != nullptr;
     if (constant) prepare();
+    struct Run {
+      const float* x;
+      float* y;
+      const float* affine;
+      int64_t channels, chunk_pixels, chunks, tail_pixels;
+      const Pass* whole;
+      const Pass* tail;
+      Activation act;
+      const kernels::F32Unary* clamp;
+      const kernels::F32Epilogue* epilogue;
+      static void chunk(void* context, size_t i) {
+        const auto& r = *static_cast<const Run*>(context);
+        const bool last = int64_t(i) + 1 == r.chunks;
+        const Pass& pass = last ? *r.tail : *r.whole;
+        const int64_t first = int64_t(i) * r.chunk_pixels * r.channels;
+        const int64_t n = (last ? r.tail_pixels : r.chunk_pixels) * r.channels;
+        float* y = r.y + first;
+        pass.mul->run(r.x + first, r.affine, y, nullptr);
+        pass.add->run(y, r.affine + r.channels, y, nullptr);
+        if (r.clamp) r.clamp->run(r.act, n, y, y, nullptr);
+        else if (r.epilogue->active()) r.epilogue->run(size_t(n), y, y);
+      }
+    };
+    pthreadpool_t pool = c.threadpool;
     return [=] {
       if (!constant) prepare();
-      mul->run(xs, affine->data(), y, pool);
-      add->run(y, affine->data() + channels, y, pool);
+      Run r{xs, y, affine->data(), channels, chunk_pixels, chunks, tail_pixels, &whole, &tail, act, clamp.get(),
+            epilogue.get()};
+      pthreadpool_parallelize_1d(pool, Run::chunk, &r, size_t(chunks), 0);
     };
   };
   return bn;

@@ -146,5 +146,37 @@ TEST(BatchNormParity, WhereOrtKeepsThePlainLayoutItsPlainKernelRounds) {
   expect_ort_bytes_at_every_level(b, "batchnorm_plain", scaled_inputs({{"x", {2, 48, 9, 11}}, {"x20", {2, 20, 9, 11}}}));
 }
 
+// An activation after a standalone BN runs in the BN's step (passes::fuse_activations), applied
+// chunk by chunk after the multiply and the add: a map of many chunks, DenseNet's pre-activation
+// BN + Relu among them, still bit-identical to ORT, with no step left for the activations.
+TEST(BatchNormParity, AnActivationAfterItRunsInItsStepChunkByChunk) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  const ir::Dims dims{2, 37, 40, 41};  // 1640 pixels of 37 channels: tens of chunks, a short last one
+  auto x = b.input("x", {-1, 37, 40, 41});
+  b.output(b.node("Relu", {batchnorm(b, x, 37)}));
+  b.output(b.node("Clip", {batchnorm(b, x, 37), b.initializer("lo", {}, {-0.5f}), b.initializer("hi", {}, {1.5f})}));
+  b.output(b.node("LeakyRelu", {batchnorm(b, x, 37)}, {{"alpha", 0.1f}}));
+  const auto pooled = maxpool(b, x);  // one ORT rewrites into its NCHWc conv, with the Relu after
+  b.output(b.node("Relu", {batchnorm(b, b.node("Concat", {pooled}, {{"axis", int64_t{1}}}), 37)}));
+  expect_ort_bytes_at_every_level(b, "batchnorm_act", scaled_inputs({{"x", dims}}));
+  ScratchDir dir;
+  const std::string path = (dir.path() / "batchnorm_act.onnx").string();
+  b.save(path);
+  for (kernels::Isa isa : kernels::runnable_isas()) {
+    SessionOptions o;
+    o.isa = isa;
+    Session session = Session::load(path, o);
+    int batchnorms = 0;
+    for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{dims}).steps()) {
+      EXPECT_TRUE(s.op != "Relu" && s.op != "Clip" && s.op != "LeakyRelu") << s.node << " left apart at " << kernels::isa_name(isa);
+      if (s.op != "BatchNormalization") continue;
+      ++batchnorms;
+      if (isa != kernels::Isa::scalar) EXPECT_FALSE(s.scalar()) << s.node << " runs " << s.kernel;
+    }
+    EXPECT_EQ(batchnorms, 4) << kernels::isa_name(isa);
+  }
+}
+
 }  // namespace batchnorm_parity
 }  // namespace octet::parity
