@@ -60,6 +60,7 @@ const CacheSizes& cache_sizes() {
 CacheBudgets cache_budgets(const CacheSizes& c) {
   CacheBudgets b;
   b.winograd_block_bytes = c.l1d;
+  b.winograd_block_bytes_streamed = c.l2;
   b.winograd_weight_limit = 2 * c.l2;
   b.f32_weight_chunk_few_rows = c.l2 / 2;
   b.f32_weight_chunk = 2 * c.l2;

@@ -37,6 +37,10 @@ struct CacheBudgets {
   // Winograd: scratch per block of tiles (transformed input and products), the L1D: what the
   // input transform writes is still there when the GEMMs read it.
   size_t winograd_block_bytes;
+  // ... unless the transformed weights exceed the L2: every block reads them all again from
+  // beyond it, so a block then holds the L2's worth of tiles (the scratch stays in the L2, the
+  // weights stream once per L2 of tiles instead of once per L1D of them).
+  size_t winograd_block_bytes_streamed;
   // Winograd is not taken for a layer whose transformed weights exceed this with too few tiles
   // to reuse them (they stream from memory once a run): two L2s.
   size_t winograd_weight_limit;

@@ -15,6 +15,7 @@ constexpr size_t KiB = 1024, MiB = 1024 * KiB;
 TEST(CacheBudgets, Zen5GetsTheBudgetsMeasuredThere) {
   const CacheBudgets b = cache_budgets(CacheSizes{48 * KiB, 1 * MiB, 4 * MiB, true});
   EXPECT_EQ(b.winograd_block_bytes, 48 * KiB);
+  EXPECT_EQ(b.winograd_block_bytes_streamed, 1 * MiB);
   EXPECT_EQ(b.winograd_weight_limit, 2 * MiB);
   EXPECT_EQ(b.f32_weight_chunk_few_rows, 512 * KiB);
   EXPECT_EQ(b.f32_weight_chunk, 2 * MiB);
@@ -34,6 +35,7 @@ TEST(CacheBudgets, ScaleWithTheCaches) {
   const CacheBudgets small = cache_budgets(CacheSizes{32 * KiB, 512 * KiB, 1 * MiB, true});
   const CacheBudgets large = cache_budgets(CacheSizes{64 * KiB, 2 * MiB, 8 * MiB, true});
   EXPECT_EQ(large.winograd_block_bytes, 2 * small.winograd_block_bytes);
+  EXPECT_EQ(large.winograd_block_bytes_streamed, 4 * small.winograd_block_bytes_streamed);
   EXPECT_EQ(large.f32_dw_chunk, 2 * small.f32_dw_chunk);
   EXPECT_EQ(large.q8_weight_chunk, 4 * small.q8_weight_chunk);
   EXPECT_EQ(large.f32_weight_chunk, 4 * small.f32_weight_chunk);
@@ -47,7 +49,7 @@ TEST(CacheBudgets, ThisCpuHasEveryLevelAndEveryBudget) {
   EXPECT_GE(c.l2, 128 * KiB);
   EXPECT_GT(c.l3_share, 0u);
   const CacheBudgets& b = cache_budgets();
-  for (size_t v : {b.winograd_block_bytes, b.winograd_weight_limit, b.f32_weight_chunk_few_rows, b.f32_weight_chunk,
+  for (size_t v : {b.winograd_block_bytes, b.winograd_block_bytes_streamed, b.winograd_weight_limit, b.f32_weight_chunk_few_rows, b.f32_weight_chunk,
                    b.q8_weight_chunk, b.f32_dw_chunk, b.pwdw_ring, b.pwdw_whole_image})
     EXPECT_GT(v, 0u);
   const CacheSizes assumed = octet::kernels::assumed_cache_sizes();

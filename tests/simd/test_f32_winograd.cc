@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_winograd.h"
 #include "kernels/gemm/f32_gemm_list.h"
@@ -356,6 +357,33 @@ TEST(F32Winograd, LayerShapesAgreeWithTheDirectConv) {
         }
       }
     }
+  }
+}
+
+// Transformed weights past the L2: blocks of the L2's worth of tiles (cache_budgets'
+// winograd_block_bytes_streamed) instead of the L1D's, the same sums per tile.
+TEST(F32Winograd, WeightsPastTheL2RunInBlocksOfTheL2) {
+  const auto combos = supported_combos();
+  if (combos.empty()) return;  // skipped (testing::skip_when_none_run)
+  int channels = 16;
+  while (16.0 * channels * channels * sizeof(float) <= double(octet::kernels::cache_sizes().l2)) channels += 16;
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  WinogradTester t;
+  t.batch(2).input(14, 13, channels).out_c(channels + 8).pads(1, 1, 1, 1).activation(Activation::relu()).seed(5).prepare();
+  const std::vector<float> direct = t.test_direct(active_isa());
+  for (const Combo& c : combos) {
+    const std::vector<float> wino = t.test(c);
+    for (size_t i = 0; i < wino.size(); ++i) {
+      const float tol = 2 * (kRelTol * t.bound()[i] + kAbsTol);
+      if (!(std::fabs(wino[i] - direct[i]) <= tol)) {
+        ADD_FAILURE() << c.name() << " " << channels << " channels: output " << i << " is " << wino[i] << ", direct "
+                      << direct[i] << " +- " << tol;
+        break;
+      }
+    }
+    EXPECT_EQ(wino, t.pool(pool.get()).test(c)) << c.name() << ": two threads";
+    t.pool(nullptr);
   }
 }
 
