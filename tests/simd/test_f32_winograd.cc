@@ -337,6 +337,19 @@ TEST(F32Winograd, ChannelSweepAroundTheVectorAndTile) {
 
 // The 3x3 stride-1 layers of the ResNet8s (MLPerf @32/16/8, octet's @28/14/7 with odd sizes):
 // Winograd and the direct conv both within the bound of the ref, and within it of each other.
+// `wino` (combo c's output of t) within twice the test tolerance of `direct` (F32Conv's).
+void expect_near_direct(const WinogradTester& t, const Combo& c, const std::vector<float>& wino,
+                        const std::vector<float>& direct, const std::string& layer) {
+  for (size_t i = 0; i < wino.size(); ++i) {
+    const float tol = 2 * (kRelTol * t.bound()[i] + kAbsTol);
+    if (!(std::fabs(wino[i] - direct[i]) <= tol)) {
+      ADD_FAILURE() << c.name() << " vs F32Conv at layer " << layer << ": output " << i << " is " << wino[i]
+                    << ", direct " << direct[i] << " +- " << tol;
+      return;
+    }
+  }
+}
+
 TEST(F32Winograd, LayerShapesAgreeWithTheDirectConv) {
   const auto combos = supported_combos();
   if (combos.empty()) return;  // skipped (testing::skip_when_none_run)
@@ -346,17 +359,9 @@ TEST(F32Winograd, LayerShapesAgreeWithTheDirectConv) {
     WinogradTester t;
     t.input(l[0], l[0], l[1]).out_c(l[2]).pads(1, 1, 1, 1).activation(Activation::relu()).seed(l[0] * l[1]).prepare();
     const std::vector<float> direct = t.test_direct(active_isa());
-    for (const Combo& c : combos) {
-      const std::vector<float> wino = t.test(c);
-      for (size_t i = 0; i < wino.size(); ++i) {
-        const float tol = 2 * (kRelTol * t.bound()[i] + kAbsTol);
-        if (!(std::fabs(wino[i] - direct[i]) <= tol)) {
-          ADD_FAILURE() << c.name() << " vs F32Conv at layer " << l[0] << "x" << l[0] << " " << l[1] << "->" << l[2]
-                        << ": output " << i << " is " << wino[i] << ", direct " << direct[i] << " +- " << tol;
-          break;
-        }
-      }
-    }
+    const std::string layer =
+        std::to_string(l[0]) + "x" + std::to_string(l[0]) + " " + std::to_string(l[1]) + "->" + std::to_string(l[2]);
+    for (const Combo& c : combos) expect_near_direct(t, c, t.test(c), direct, layer);
   }
 }
 
@@ -374,14 +379,7 @@ TEST(F32Winograd, WeightsPastTheL2RunInBlocksOfTheL2) {
   const std::vector<float> direct = t.test_direct(active_isa());
   for (const Combo& c : combos) {
     const std::vector<float> wino = t.test(c);
-    for (size_t i = 0; i < wino.size(); ++i) {
-      const float tol = 2 * (kRelTol * t.bound()[i] + kAbsTol);
-      if (!(std::fabs(wino[i] - direct[i]) <= tol)) {
-        ADD_FAILURE() << c.name() << " " << channels << " channels: output " << i << " is " << wino[i] << ", direct "
-                      << direct[i] << " +- " << tol;
-        break;
-      }
-    }
+    expect_near_direct(t, c, wino, direct, "14x13 " + std::to_string(channels) + " channels");
     EXPECT_EQ(wino, t.pool(pool.get()).test(c)) << c.name() << ": two threads";
     t.pool(nullptr);
   }
