@@ -396,6 +396,22 @@ TEST(F32Conv, TwoThreadsGiveTheSameOutput) {
 // Packed weights over f32_gemm_column_chunk's budget (depths from this CPU's L2): chunks of
 // output channels run over every row in turn, for the plain GEMM (1x1) and the IGEMM (3x3,
 // stride 2), over two images and on two threads.
+// DeepLabV3's ASPP: 3x3 convs dilated 12-36 on a 33x33 map, padded by their dilation. Most
+// taps of most tiles read only the padding and are skipped by the IGEMM tiles; the outputs stay
+// the reference's, at batch 1 and 2 (image 2's padding pointers are the same zero row).
+TEST(F32Conv, DilatedTapsInThePaddingOfWholeTilesAreSkipped) {
+  Pool pool(pthreadpool_create(2));
+  ASSERT_NE(pool, nullptr);
+  for (const F32GemmKernel* k : conv_gemm_kernels()) {
+    for (int dilation : {6, 12, 24}) {
+      F32ConvTester t;
+      t.batch(dilation == 12 ? 2 : 1).input(17, 15, 24).out_c(40).kernel(3, 3).dilation(dilation, dilation)
+          .pads(dilation, dilation, dilation, dilation).activation(Activation::relu()).seed(uint32_t(dilation));
+      EXPECT_EQ(t.test(*k), t.pool(pool.get()).test(*k)) << k->igemm_name << " dilation " << dilation;
+    }
+  }
+}
+
 TEST(F32Conv, WeightsOverTheBudgetRunInColumnChunks) {
   Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
