@@ -350,6 +350,8 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   }
   if (o.fuse_qdq && o.fuse_activations) {
     report.push_back({"fuse INT8 SiLU (Sigmoid, Mul) into tables", fuse_qlinear_silu(g)});
+    report.push_back({"fuse float chains between DequantizeLinear and QuantizeLinear into tables",
+                      fuse_qdq_float_chains(g)});
     report.push_back({"fuse INT8 table lookups into QLinearConv", fuse_conv_output_tables(g)});
   }
   if (o.fuse_dynamic)

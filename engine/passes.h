@@ -65,6 +65,11 @@ int fuse_reshape_transpose(ir::Graph& g);
 // QLinearSigmoid(x) times x (QLinearMul) into one QLinearSilu table lookup, bit-identical
 // (engine/passes_qsilu.cc). After remove_unused, like the shuffle.
 int fuse_qlinear_silu(ir::Graph& g);
+// DequantizeLinear -> element-wise float ops exact at every level (Erf, Relu, Neg, Abs, Add /
+// Sub / Mul / Div by a scalar constant), each read only by the next -> QuantizeLinear, per-tensor
+// 8-bit on both ends: one QLinearTable lookup, its table the nodes run on every byte value
+// (engine/passes_float_chain_table.cc). After remove_unused, before fuse_conv_output_tables.
+int fuse_qdq_float_chains(ir::Graph& g);
 // An INT8 table lookup (QLinearSigmoid, QLinearHardSwish, QLinearHardSigmoid, QLinearLeakyRelu,
 // QLinearSilu) read only from a QLinearConv's output into the conv, which looks its output up
 // as it stores each tile (input 9: the lookup node run on every byte value, so the same bits;

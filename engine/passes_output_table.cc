@@ -22,7 +22,7 @@ using graph_edit::sole_consumer;
 
 bool is_table_lookup(const ir::Node& n) {
   static const std::set<std::string> kLookups = {"QLinearSigmoid", "QLinearHardSwish", "QLinearHardSigmoid",
-                                                 "QLinearLeakyRelu", "QLinearSilu"};
+                                                 "QLinearLeakyRelu", "QLinearSilu", "QLinearTable"};
   return kLookups.count(n.op) && n.outputs.size() == 1 && !n.inputs.empty();
 }
 

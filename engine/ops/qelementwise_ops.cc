@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -188,6 +189,27 @@ OpImpl qlookup_op() {
     const float beta = c.node.attrs.f("beta", 0.5f);
     return lookup_kernel(c, in, out, kUnaryParams, [op_type, alpha, beta](auto tag, const ops::ParamInputs& p) {
       return activation_table<decltype(tag)>(op_type, alpha, beta, derive_unary(p));
+    });
+  });
+}
+
+// ---- QLinearTable (passes::fuse_qdq_float_chains): y[i] = table[x[i]], the table a constant
+// input 1 of 256 values of x's type.
+
+void check_qtable(const OpContext& c) {
+  ops::require_q8(c, 0, "X");
+  if (!c.has(1) || c.in_const.size() < 2 || c.in_const[1] == nullptr || c.info(1).dtype != c.info(0).dtype ||
+      c.info(1).count() != 256)
+    c.fail("the table (input 1) must be a constant of 256 values of X's type");
+}
+
+OpImpl qtable_op() {
+  return lookup_op(check_qtable, [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+    check_qtable(c);
+    return lookup_kernel(c, in, out, {1}, [](auto tag, const ops::ParamInputs& p) {
+      std::array<decltype(tag), 256> table;
+      std::memcpy(table.data(), p[1].data, sizeof(table));
+      return table;
     });
   });
 }
@@ -397,6 +419,7 @@ void register_qelementwise_ops(OpTable& t) {
   t.emplace_back("QLinearSilu", qsilu_op());          // octet's own (fuse_qlinear_silu): no ORT op
   t.emplace_back("QLinearHardSigmoid", qlookup_op());
   t.emplace_back("QLinearLeakyRelu", qlookup_op());
+  t.emplace_back("QLinearTable", qtable_op());  // octet's own (fuse_qdq_float_chains): no ORT op
   t.emplace_back("QLinearGlobalAveragePool", qglobal_avgpool_op());
   t.emplace_back("QLinearAveragePool", qavgpool_op());
   t.emplace_back("QLinearReduceMean", qreduce_mean_op());

@@ -401,6 +401,11 @@ std::vector<Probe> make() {
     auto s = testing::qdq(b, b.node("Sigmoid", {x}), {1.0f / 256, 0, ElemType::u8});
     b.output(testing::qdq(b, b.node("Mul", {x, s}), kAct));
   });
+  row("QLinearTable", "QDQ float chain Div, Erf, Add (octet's own table op)", [](OnnxBuilder& b) {
+    auto x = testing::qdq(b, map(b), kAct);
+    auto erf = b.node("Erf", {b.node("Div", {x, f(b, 1.4142135f)})});
+    b.output(testing::qdq(b, b.node("Add", {erf, f(b, 1.0f)}), kAct));
+  });
   row("QLinearLeakyRelu", "com.microsoft node", [](OnnxBuilder& b) {
     auto x = b.input("x", kMap, ElemType::u8);
     b.output(ms(b, "QLinearLeakyRelu", {x, f(b, 0.02f), u8(b, 128), f(b, 0.02f), u8(b, 128)}, {{"alpha", 0.1f}}),
