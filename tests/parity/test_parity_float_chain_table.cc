@@ -50,10 +50,11 @@ TEST(FloatChainTableParity, ChainsBetweenDequantizeAndQuantizeAreOneLookupWithOr
     // GELU as ConvNeXt's quantized export writes it.
     const auto erf = b.node("Add", {b.node("Erf", {b.node("Div", {h, scalar(b, 1.4142135f)})}), scalar(b, 1.0f)});
     // With int8 activations the gating Mul (x times the erf term, both dequantized) is left
-    // out: ORT, seeing only the graph outputs, fuses it into its own QLinearMul and differs from
-    // octet's on 108 of 4752 bytes of this model's output, with this pass or without it (the
-    // note of 2026-11-30; `octet diff --ort`, which makes every tensor an ORT output, finds
-    // no departure). The lookups are tested on both types all the same.
+    // out: in this graph ORT keeps an int8 QDQ Mul in float (its optimized model: DequantizeLinear,
+    // Mul, QuantizeLinear) where it fuses the uint8 one into QLinearMul, while octet fuses both,
+    // and the integer kernel differs from the float chain by a code on 108 of 4752 outputs (with
+    // this pass or without it). ORT does fuse an int8 QDQ Mul in other graphs; its rule is not
+    // yet known (the note of 2026-11-30). The lookups are tested on both types all the same.
     const auto gate = dq(b, q(b, erf, mid), mid);
     const auto gated = s8 ? gate : dq(b, q(b, b.node("Mul", {h, gate}), mid), mid);
     b.output(q(b, b.node("Mul", {gated, scalar(b, 0.5f)}), out), s8 ? ElemType::s8 : ElemType::u8);
