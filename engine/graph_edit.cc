@@ -78,6 +78,12 @@ bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n) {
   return true;
 }
 
+ir::TensorData every_byte_value(ir::DType type) {
+  ir::TensorData bytes = ir::TensorData::make(type, {256});
+  for (int b = 0; b < 256; ++b) bytes.bytes[size_t(b)] = static_cast<std::byte>(b);
+  return bytes;
+}
+
 std::vector<ir::TensorData> evaluate_node(const ir::Graph& g, const ir::Node& n, size_t slot,
                                           const ir::TensorData* value) {
   const OpImpl* impl = find_op(n.op);

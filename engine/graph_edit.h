@@ -26,6 +26,9 @@ const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name
 bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n);
 // Adds a constant under a fresh name and returns that name.
 std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data);
+// The 256 values of an 8-bit type, in byte order (0..255 as stored): the input a table lookup
+// is computed from by running a node on it (evaluate_node).
+ir::TensorData every_byte_value(ir::DType type);
 // Runs node n now, on its constant inputs, with input `slot` replaced by `value` when given
 // (the other inputs must be constants of g or absent), through its op's own kernel: its outputs,
 // row-major. Empty when its op is unknown or an input is not constant.

@@ -88,8 +88,7 @@ int fuse_qdq_float_chains(ir::Graph& g) {
     // The 8-bit types from the zero points (the values' own are known only once planned).
     const ir::DType type = zero_point_type(g, *dq);
     if ((type != ir::DType::u8 && type != ir::DType::s8) || zero_point_type(g, q) != type) continue;
-    ir::TensorData values = ir::TensorData::make(type, {256});
-    for (int b = 0; b < 256; ++b) values.bytes[size_t(b)] = static_cast<std::byte>(b);
+    const ir::TensorData values = graph_edit::every_byte_value(type);
     std::vector<ir::TensorData> out;
     try {
       out = graph_edit::evaluate_node(g, *dq, 0, &values);

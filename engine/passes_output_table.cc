@@ -45,8 +45,7 @@ int fuse_conv_output_tables(ir::Graph& g) {
     if (!lookup || !is_table_lookup(*lookup) || lookup->input(0) != conv.outputs[0]) continue;
     const ir::DType type = conv_output_type(g, conv);
     if (type != ir::DType::u8 && type != ir::DType::s8) continue;
-    ir::TensorData bytes = ir::TensorData::make(type, {256});
-    for (int b = 0; b < 256; ++b) bytes.bytes[size_t(b)] = static_cast<std::byte>(b);
+    const ir::TensorData bytes = graph_edit::every_byte_value(type);
     std::vector<ir::TensorData> table;
     try {
       table = graph_edit::evaluate_node(g, *lookup, 0, &bytes);

@@ -361,12 +361,10 @@ OpImpl batchnorm_op() {
     };
     const Pass whole = pass(chunk_pixels), tail = tail_pixels == chunk_pixels ? whole : pass(tail_pixels);
     const Activation act = ops::fused_activation(c.node);
-    const bool clamps = act.kind == kernels::ActKind::relu || act.kind == kernels::ActKind::clip;
-    auto clamp = clamps ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa) : nullptr;
-    auto epilogue = std::make_shared<const kernels::F32Epilogue>(act, c.isa);
+    auto activation =
+        act.kind != kernels::ActKind::none ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa) : nullptr;
     kernels::KernelId id = whole.mul->kernel_id() + " + " + whole.add->kernel_id();
-    if (clamp) id = id + "+" + clamp->kernel_id();
-    else if (epilogue->active()) id = id + "+" + epilogue->kernel_id();
+    if (activation) id = id + "+" + activation->kernel_id();
     c.report_kernel(id);
     auto xs = p(0);
     auto y = static_cast<float*>(out[0]);
@@ -381,8 +379,7 @@ OpImpl batchnorm_op() {
       const Pass* whole;
       const Pass* tail;
       Activation act;
-      const kernels::F32Unary* clamp;
-      const kernels::F32Epilogue* epilogue;
+      const kernels::F32Unary* activation;  // nullptr: none
       static void chunk(void* context, size_t i) {
         const auto& r = *static_cast<const Run*>(context);
         const bool last = int64_t(i) + 1 == r.chunks;
@@ -392,15 +389,13 @@ OpImpl batchnorm_op() {
         float* y = r.y + first;
         pass.mul->run(r.x + first, r.affine, y, nullptr);
         pass.add->run(y, r.affine + r.channels, y, nullptr);
-        if (r.clamp) r.clamp->run(r.act, n, y, y, nullptr);
-        else if (r.epilogue->active()) r.epilogue->run(size_t(n), y, y);
+        if (r.activation) r.activation->run(r.act, n, y, y, nullptr);
       }
     };
     pthreadpool_t pool = c.threadpool;
     return [=] {
       if (!constant) prepare();
-      Run r{xs, y, affine->data(), channels, chunk_pixels, chunks, tail_pixels, &whole, &tail, act, clamp.get(),
-            epilogue.get()};
+      Run r{xs, y, affine->data(), channels, chunk_pixels, chunks, tail_pixels, &whole, &tail, act, activation.get()};
       pthreadpool_parallelize_1d(pool, Run::chunk, &r, size_t(chunks), 0);
     };
   };

@@ -15,14 +15,13 @@ namespace {
 
 constexpr size_t kPositions = 16;  // 4x4 transformed positions xi = 4 i + j
 
-// Scratch per block of tiles (V and M): the L1D (cache_budgets), so that what the input
-// transform writes is still close when the GEMMs read it (measured on the ResNet8 layers on
-// Zen 5: its 48 KiB was as fast as or faster than 128 and 256 KiB; the noise is ~10%).
-// Scratch per block of tiles (cache_budgets): the L1D's, or the L2's where the transformed
-// weights, read again by every block, stream from beyond the L2. Measured on an Intel Xeon
-// (Sapphire Rapids class, 48 KiB L1D, 2 MiB L2), batch 1, the Winograd layers in the model:
+// Scratch per block of tiles (V and M, cache_budgets): the L1D's, so that what the input
+// transform writes is still close when the GEMMs read it (the ResNet8 layers on Zen 5: 48 KiB
+// as fast as or faster than 128 and 256 KiB; the noise is ~10%), or the L2's where the
+// transformed weights, which every block reads again, stream from beyond the L2 (an Intel
+// Xeon, Sapphire Rapids class, 2 MiB L2, batch 1, the Winograd layers in the model:
 // ResNet-50's 12.9-13.2 -> 10.1-10.6 ms, AlexNet's 5.2-5.4 -> 4.1-4.4, VGG-11's 69.3-69.6 ->
-// 56.3-59.7 (2 MiB blocks; 1 MiB ones between, 4 MiB within noise of 2).
+// 56.3-59.7; 1 MiB blocks between, 4 MiB within noise of 2).
 size_t block_budget_floats(size_t transformed_bytes) {
   const CacheBudgets& b = cache_budgets();
   return (transformed_bytes > cache_sizes().l2 ? b.winograd_block_bytes_streamed : b.winograd_block_bytes) /
