@@ -38,6 +38,9 @@ struct OpContext {
   std::string* fallback = nullptr;          // where build() reports why it did not take a SIMD kernel
   void* scratch = nullptr;                  // build(): the step's OpImpl::scratch_bytes, in the arena
   size_t scratch_size = 0;
+  // build() of an op with OpImpl::strided_output: output 0's rows of its innermost memory
+  // dimension are this many elements apart (it is a view into a Concat's output); 0: dense.
+  int64_t out_row_stride = 0;
   // For each constant input, its contents had the batch been other_batch() of the planned one
   // (a plan folds shape arithmetic at both extents): the same pointer as in_const when they do
   // not depend on the batch, nullptr when unknown. Empty outside a plan (nothing depends on it).
@@ -139,6 +142,13 @@ struct OpImpl {
   // is known: Session cuts the graph after it and runs it between the plans of two stages
   // (docs/kernels.md, Execution core, "Stages"). With constant inputs a plan folds it (value_shaped_op).
   std::function<std::vector<ir::TensorData>(const OpContext&)> outputs_from_values{};
+  // Output 0 is input 0's bytes unchanged (Reshape, Flatten, Squeeze, Unsqueeze, Identity): the
+  // plan may make it a view of the input (engine/plan_views.cc), and build() then gets the same
+  // address for both.
+  bool output_is_input = false;
+  // True when build() honours OpContext::out_row_stride for this step: the plan may then have it
+  // write output 0 straight into its place in a Concat's output (engine/plan_views.cc).
+  std::function<bool(const OpContext&)> strided_output{};
 };
 
 // An op computed by outputs_from_values: infer and build fold it when its inputs are constants,

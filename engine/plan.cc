@@ -69,6 +69,7 @@ Plan::Plan(const ir::Graph& graph, const std::map<std::string, ir::Dims>& input_
     it->second.last_use = std::numeric_limits<int>::max();
   }
   if (options.shapes_only) return;
+  choose_views();
   place_in_arena();
   build_kernels();
 }
@@ -251,28 +252,43 @@ std::vector<ir::TensorData> Plan::fold_at_other_batch(const OpImpl& impl, const 
 // First-fit placement, largest tensors first: two tensors may share memory when their
 // lifetimes [producer, last_use] do not overlap.
 void Plan::place_in_arena() {
-  std::vector<PlanValue*> live;
+  // What is placed is a value with memory of its own, live from the first producer to the last
+  // reader of it and of every view into it.
+  struct Block {
+    PlanValue* owner;
+    int first, last;
+    size_t size;
+  };
+  std::map<std::string, Block> blocks;
   for (auto& [name, v] : values_)
-    if (!v.constant) live.push_back(&v);
-  std::stable_sort(live.begin(), live.end(),
-                   [](const PlanValue* a, const PlanValue* b) { return a->info.bytes() > b->info.bytes(); });
-  std::vector<PlanValue*> placed;
-  for (PlanValue* v : live) {
-    const size_t size = align_up(std::max<size_t>(v->info.bytes(), 1));
+    if (!v.constant && v.view_of.empty())
+      blocks.emplace(name, Block{&v, v.producer, v.last_use, align_up(std::max<size_t>(v.info.bytes(), 1))});
+  for (auto& [name, v] : values_)
+    if (!v.constant && !v.view_of.empty()) {
+      Block& b = blocks.at(v.view_of);
+      b.first = std::min(b.first, v.producer);
+      b.last = std::max(b.last, v.last_use);
+    }
+  std::vector<Block*> live;
+  for (auto& [name, b] : blocks) live.push_back(&b);
+  std::stable_sort(live.begin(), live.end(), [](const Block* a, const Block* b) { return a->size > b->size; });
+  std::vector<Block*> placed;
+  for (Block* v : live) {
     std::vector<std::pair<size_t, size_t>> busy;
-    for (const PlanValue* p : placed)
-      if (!(p->last_use < v->producer || v->last_use < p->producer))
-        busy.emplace_back(p->offset, p->offset + align_up(std::max<size_t>(p->info.bytes(), 1)));
+    for (const Block* p : placed)
+      if (!(p->last < v->first || v->last < p->first)) busy.emplace_back(p->owner->offset, p->owner->offset + p->size);
     std::sort(busy.begin(), busy.end());
     size_t offset = 0;
     for (const auto& [b, e] : busy) {
-      if (offset + size <= b) break;
+      if (offset + v->size <= b) break;
       offset = std::max(offset, e);
     }
-    v->offset = offset;
-    arena_bytes_ = std::max(arena_bytes_, offset + size);
+    v->owner->offset = offset;
+    arena_bytes_ = std::max(arena_bytes_, offset + v->size);
     placed.push_back(v);
   }
+  for (auto& [name, v] : values_)
+    if (!v.constant && !v.view_of.empty()) v.offset = values_.at(v.view_of).offset + v.view_offset;
   // A large arena (a big batch) is aligned to 2 MiB and asks for transparent huge pages before
   // it is first touched: its tensors are megabytes, read back from L3 or DRAM step after step,
   // and 4 KiB pages would cost a TLB miss every 4 KiB and a page fault each on first use.
@@ -324,6 +340,7 @@ Kernel Plan::build_kernel(const Pending& p, pthreadpool_t pool, PlanStep& step) 
   ctx.kernel_name = &step.kernel;
   ctx.kernel_scalar = &step.kernel_scalar;
   ctx.fallback = &step.fallback;
+  if (!p.outputs.empty() && !p.outputs[0].empty()) ctx.out_row_stride = values_.at(p.outputs[0]).row_stride;
   if (!p.scratch.empty()) {
     ctx.scratch = data(p.scratch);
     ctx.scratch_size = values_.at(p.scratch).info.bytes();
@@ -408,6 +425,18 @@ void* Plan::data(const std::string& name) {
 const void* Plan::data(const std::string& name) const {
   const PlanValue& v = value(name);
   return v.constant ? static_cast<const void*>(v.constant->bytes.data()) : arena_ + v.offset;
+}
+
+void Plan::copy_dense(const std::string& name, void* dst) const {
+  const PlanValue& v = value(name);
+  if (v.row_stride == 0) {
+    ir::copy_bytes(dst, data(name), v.info.bytes());
+    return;
+  }
+  const int64_t row = v.info.dims.empty() ? 1 : v.info.dims[size_t(memory_order(int(v.info.dims.size()), v.info.layout).back())];
+  const int64_t dims[2] = {row == 0 ? 0 : v.info.count() / row, row};
+  const int64_t src[2] = {v.row_stride, 1}, dense[2] = {row, 1};
+  kernels::StridedCopy(2, dims, src, dense, int(ir::dtype_size(v.info.dtype))).run(data(name), dst);
 }
 
 }  // namespace octet

@@ -49,6 +49,15 @@ struct PlanValue {
   size_t offset = 0;               // arena offset otherwise
   int producer = -1;               // step index; -1 for graph inputs and constants
   int last_use = -1;
+  // A view (engine/plan_views.cc): the value lives inside another's memory instead of its own,
+  // `view_of` naming the value that owns it (never a view itself), view_offset bytes into it;
+  // `offset` is then the owner's plus view_offset. A Reshape's output is its input's bytes; a
+  // Concat input its producer writes where the Concat's output holds it needs no copy.
+  std::string view_of;
+  size_t view_offset = 0;
+  // Elements between the rows of the innermost memory dimension, when they are not contiguous
+  // (a channels-last Concat input along C: its pixels sit the output's C apart); 0: dense.
+  int64_t row_stride = 0;
 };
 
 // How kernels are chosen and run.
@@ -63,6 +72,9 @@ struct PlanOptions {
   // Only the values' dtypes, dims and layouts (for a pass that needs shapes): no arena, no
   // kernels; data() and the steps are then unusable.
   bool shapes_only = false;
+  // Reshapes and Concat inputs as views of the memory that holds them (engine/plan_views.cc);
+  // false gives every value its own memory and copies (tests compare the two).
+  bool views = true;
 };
 
 class Plan {
@@ -95,6 +107,8 @@ class Plan {
   const PlanValue& value(const std::string& name) const;
   void* data(const std::string& name);  // arena address of an activation or input
   const void* data(const std::string& name) const;
+  // The value's elements in its layout, densely (a value with a row_stride is gathered).
+  void copy_dense(const std::string& name, void* dst) const;
   size_t arena_bytes() const { return arena_bytes_; }
   const std::map<std::string, PlanValue>& values() const { return values_; }
 
@@ -115,6 +129,7 @@ class Plan {
   const ir::TensorData* own(ir::TensorData t);
   OpContext context(const ir::Node& n, const std::vector<std::string>& inputs,
                     const std::vector<TensorInfo>& infos) const;
+  void choose_views();  // engine/plan_views.cc
   void place_in_arena();
   // The kernel of a pending step with `pool` (nullptr: the caller's thread), filling `step`'s
   // description (node, op, kernel name, outputs, MACs).

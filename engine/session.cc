@@ -85,6 +85,7 @@ Session::Session(ir::Graph graph, const SessionOptions& options, const StageSetu
   packed_cache_ = std::make_unique<kernels::PackedCache>();
   plan_options_.packed_cache = packed_cache_.get();
   plan_options_.winograd = options.winograd;
+  plan_options_.views = options.views;
   if (options.batch_slice < -1) throw std::invalid_argument("batch_slice must be >= 0, or -1 for automatic");
   batch_slice_ = options.batch_slice < 0 ? 1 : options.batch_slice;
   options_ = options;
@@ -396,8 +397,16 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
                           step.kernel, step.macs});
     }
     if (observer)
-      for (size_t i = 0; i < step.output_names.size(); ++i)
-        (*observer)(step.output_names[i], step.outputs[i], std::as_const(*plan).data(step.output_names[i]));
+      for (size_t i = 0; i < step.output_names.size(); ++i) {
+        const std::string& name = step.output_names[i];
+        if (plan->value(name).row_stride == 0) {
+          (*observer)(name, step.outputs[i], std::as_const(*plan).data(name));
+          continue;
+        }
+        std::vector<std::byte> dense(step.outputs[i].bytes());  // a Concat input in its place: gathered
+        plan->copy_dense(name, dense.data());
+        (*observer)(name, step.outputs[i], dense.data());
+      }
   });
   std::vector<ir::TensorData> out;
   for (const auto& name : graph_.outputs) {

@@ -38,6 +38,7 @@ struct SessionOptions {
   int threads = 1;  // kernels split their work over this many threads (the caller's included)
   std::optional<kernels::Isa> isa;  // cap on the kernels' ISA; default kernels::active_isa()
   bool winograd = true;  // FP32 3x3 stride-1 convs may run as Winograd F(2x2, 3x3); false: direct only
+  bool views = true;     // PlanOptions::views: Reshapes and Concat inputs in place; false: copied
   // A batch larger than this runs as consecutive slices of this many images through one
   // plan, when every image is computed independently of the others (checked per model).
   // With threads > 1 such a batch (of two images or more) is shared out instead: each thread

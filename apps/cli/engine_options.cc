@@ -15,6 +15,7 @@ struct EngineOptions {
   std::string isa;
   int threads = 1;
   bool direct_conv = false;
+  bool copies = false;
   int batch_slice = -1;
 };
 
@@ -37,6 +38,9 @@ void add_engine_options(CLI::App& app) {
       ->check(CLI::Range(1, 256));
   app.add_flag("--direct-conv", options().direct_conv,
                "FP32 3x3 stride-1 convs run as direct convs instead of Winograd F(2x2,3x3) (to compare the two)");
+  app.add_flag("--copies", options().copies,
+               "Every Reshape and Concat copies its input, as if no producer could write where they are read (to "
+               "measure what the in-place views save)");
   app.add_option("--batch-slice", options().batch_slice,
                  "Images run at a time through a batch the model computes image by image (0: the whole batch at "
                  "once; default: as many as fit this core's cache, up to 16; octet info shows the choice)")
@@ -72,14 +76,15 @@ SessionOptions engine_session_options() {
   s.threads = options().threads;
   s.isa = kernels::active_isa();
   s.winograd = !options().direct_conv;
+  s.views = !options().copies;
   s.batch_slice = options().batch_slice;
   return s;
 }
 
 std::string engine_summary() {
   const int t = options().threads;
-  return fmt::format("{}, {} thread{}{}", kernels::isa_name(kernels::active_isa()), t, t == 1 ? "" : "s",
-                     options().direct_conv ? ", direct convs only" : "");
+  return fmt::format("{}, {} thread{}{}{}", kernels::isa_name(kernels::active_isa()), t, t == 1 ? "" : "s",
+                     options().direct_conv ? ", direct convs only" : "", options().copies ? ", copies" : "");
 }
 
 void warn_scalar_steps(const Plan& plan, const std::string& context) {

@@ -1,6 +1,6 @@
 #pragma once
 // Options every subcommand that runs a model shares: --isa (cap the kernels' instruction set,
-// like OCTET_ISA), --threads, --direct-conv and --batch-slice. They may be given before or after the subcommand.
+// like OCTET_ISA), --threads, --direct-conv, --copies and --batch-slice. They may be given before or after the subcommand.
 #include <CLI/CLI.hpp>
 
 #include "engine/session.h"

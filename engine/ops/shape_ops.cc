@@ -12,10 +12,15 @@
 namespace octet {
 namespace {
 
+// A copy, or nothing when the plan made the output a view of the input (engine/plan_views.cc).
 Kernel copy_kernel(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   size_t bytes = c.info(0).bytes();
   const void* x = in[0];
   void* y = out[0];
+  if (x == y) {
+    c.report_kernel({"view"});
+    return [] {};
+  }
   return [=] { ir::copy_bytes(y, x, bytes); };
 }
 
@@ -33,6 +38,7 @@ OpImpl reshaping_op(std::function<ir::Dims(const OpContext&)> out_dims) {
     return {{c.info(0).dtype, d, Layout::row_major}};
   };
   op.build = copy_kernel;
+  op.output_is_input = true;
   // The images stay in front, one block of the same shape each, at the planned batch and at
   // another: [0, -1], [-1, k], Flatten(axis=1) and a shape read with Shape do; a literal [1, -1]
   // keeps one image in front when planned for one, but joins the images of any other batch.
@@ -178,6 +184,7 @@ OpImpl passthrough_op() {
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> { return {c.info(0)}; };
   op.batch_use = ops::broadcast_per_image;
   op.build = copy_kernel;
+  op.output_is_input = true;
   return op;
 }
 

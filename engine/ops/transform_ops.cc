@@ -378,10 +378,17 @@ OpImpl concat_op() {
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     kernels::KernelId name;
-    const auto pieces = ops::concat_pieces(c, all_inputs(c), &name);
-    c.report_kernel(name);
+    auto pieces = ops::concat_pieces(c, all_inputs(c), &name);
     std::vector<std::pair<const void*, std::byte*>> where;
     for (const auto& p : pieces) where.emplace_back(in[p.input], static_cast<std::byte*>(out[0]) + p.dst_offset);
+    // An input its producer wrote in its place (a view, engine/plan_views.cc) is not copied.
+    for (size_t i = pieces.size(); i-- > 0;)
+      if (where[i].first == where[i].second) {
+        pieces.erase(pieces.begin() + ptrdiff_t(i));
+        where.erase(where.begin() + ptrdiff_t(i));
+      }
+    if (pieces.empty()) name = {"in_place"};
+    c.report_kernel(name);
     pthreadpool_t pool = c.threadpool;
     return [pieces, where, pool] {
       for (size_t i = 0; i < pieces.size(); ++i) pieces[i].copy->run(where[i].first, where[i].second, pool);

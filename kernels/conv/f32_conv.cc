@@ -48,6 +48,7 @@ struct ConvTask {
   const float* const* indirection;
   const float* zero;
   size_t in_c, out_c, ks;
+  size_t y_stride;  // floats between y's pixels
   size_t image_in, image_pixels;  // floats per input image, output pixels per image
   F32MinMax clamp;
   const F32Epilogue* epilogue;
@@ -60,16 +61,17 @@ struct ConvTask {
   size_t group_in_c = 0, group_out_c = 0, group_cols = 0;
 
   void finish_tile(size_t rows, size_t cols, float* c) const {
-    if (residual) epilogue->run_residual(rows, cols, c, out_c, residual + (c - y));
-    else epilogue->run(rows, cols, c, out_c);
+    const size_t at = size_t(c - y);  // the residual is dense: pixel at / y_stride, channel at % y_stride
+    if (residual) epilogue->run_residual(rows, cols, c, y_stride, residual + at / y_stride * out_c + at % y_stride, out_c);
+    else epilogue->run(rows, cols, c, y_stride);
   }
 };
 
 // Plain GEMM: the pixels of all images are the rows.
 void run_gemm_tile(void* context, size_t row, size_t col, size_t rows, size_t cols) {
   const auto& t = *static_cast<const ConvTask*>(context);
-  float* c = t.y + row * t.out_c + col;
-  t.gemm(rows, cols, t.in_c, t.x + row * t.in_c, t.in_c, t.w + col / t.kernel->nr * t.block_stride, c, t.out_c,
+  float* c = t.y + row * t.y_stride + col;
+  t.gemm(rows, cols, t.in_c, t.x + row * t.in_c, t.in_c, t.w + col / t.kernel->nr * t.block_stride, c, t.y_stride,
          t.clamp);
   t.finish_tile(rows, cols, c);
 }
@@ -93,9 +95,9 @@ void run_grouped_igemm_tile(void* context, size_t image, size_t pixel, size_t co
   if (first >= t.group_out_c) return;  // the padding columns of the group's last block
   cols = std::min(cols, t.group_out_c - first);
   const size_t mr = t.kernel->mr;
-  float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + group * t.group_out_c + first;
+  float* c = t.y + (image * t.image_pixels + pixel) * t.y_stride + group * t.group_out_c + first;
   t.igemm(rows, cols, t.group_in_c, t.ks, t.indirection + pixel / mr * t.ks * mr,
-          image * t.image_in + group * t.group_in_c, t.zero, t.w + col / t.kernel->nr * t.block_stride, c, t.out_c,
+          image * t.image_in + group * t.group_in_c, t.zero, t.w + col / t.kernel->nr * t.block_stride, c, t.y_stride,
           t.clamp);
   t.finish_tile(rows, cols, c);
 }
@@ -103,9 +105,9 @@ void run_grouped_igemm_tile(void* context, size_t image, size_t pixel, size_t co
 void run_igemm_tile(void* context, size_t image, size_t pixel, size_t col, size_t rows, size_t cols) {
   const auto& t = *static_cast<const ConvTask*>(context);
   const size_t mr = t.kernel->mr;
-  float* c = t.y + (image * t.image_pixels + pixel) * t.out_c + col;
+  float* c = t.y + (image * t.image_pixels + pixel) * t.y_stride + col;
   t.igemm(rows, cols, t.in_c, t.ks, t.indirection + pixel / mr * t.ks * mr, image * t.image_in, t.zero,
-          t.w + col / t.kernel->nr * t.block_stride, c, t.out_c, t.clamp);
+          t.w + col / t.kernel->nr * t.block_stride, c, t.y_stride, t.clamp);
   t.finish_tile(rows, cols, c);
 }
 
@@ -250,7 +252,7 @@ void F32Conv::bind(const float* x) {
   }
 }
 
-void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* residual) const {
+void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* residual, size_t y_pixel_stride) const {
   if (!plain_gemm_ && (x != bound_ || bound_ == nullptr))
     throw std::logic_error("F32Conv::run: input address differs from the one passed to bind(); call bind(x) first");
   if (merge_kx_) {
@@ -274,6 +276,7 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
                 in_c,
                 out_c,
                 static_cast<size_t>(s_.kernel_d) * s_.kernel_h * (merge_kx_ ? 1 : s_.kernel_w),
+                y_pixel_stride != 0 ? y_pixel_stride : out_c,
                 static_cast<size_t>(s_.in_d) * s_.in_h * (merge_kx_ ? padded_w_ : size_t(s_.in_w)) * s_.in_c,
                 pixels,
                 residual ? kNoClamp : clamp_,

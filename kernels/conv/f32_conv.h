@@ -55,8 +55,11 @@ class F32Conv {  // dense or grouped conv, any kernel / stride / dilation / pads
   // (merged taps: for the padded copy, whatever x is)
   // y = conv(x); x must be the bound address (bind again if it changed). No allocation.
   // With a residual (y's shape and layout, not overlapping y): y = act(conv(x) + residual),
-  // added to each tile while it is in cache (a ResNet block's Add and Relu fused).
-  void run(const float* x, float* y, pthreadpool_t pool, const float* residual = nullptr) const;
+  // added to each tile while it is in cache (a ResNet block's Add and Relu fused). y's pixels
+  // are y_pixel_stride floats apart (0: out_c; more: y is a slice of a wider map's channels,
+  // a Concat's output), the residual's out_c.
+  void run(const float* x, float* y, pthreadpool_t pool, const float* residual = nullptr,
+           size_t y_pixel_stride = 0) const;
 
  private:
   Conv2dShape s_;

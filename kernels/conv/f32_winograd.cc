@@ -184,13 +184,15 @@ void F32WinogradConv::bind(const float*) {
   if (!scratch_) throw std::bad_alloc();
 }
 
-void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, float* y, const float* residual) const {
+void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, float* y, const float* residual,
+                                size_t y_pixel_stride) const {
   const size_t in_c = s_.in_c, out_c = s_.out_c;
   float* v = scratch_.get() + slot * slot_floats_;
   float* m = v + kPositions * block_tiles_ * in_c;
   const size_t v_stride = block_tiles_ * in_c, m_stride = block_tiles_ * out_c;
   const float* image_x = x + b.image * size_t(s_.in_h) * s_.in_w * in_c;
-  float* image_y = y + b.image * size_t(s_.out_h) * s_.out_w * out_c;
+  const size_t image_pixels = size_t(s_.out_h) * s_.out_w;
+  float* image_y = y + b.image * image_pixels * y_pixel_stride;
   const size_t x_row_stride = size_t(s_.in_w) * in_c;
 
   for (size_t t = 0; t < b.tiles; ++t) {
@@ -218,18 +220,25 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
       gemm_form_(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_->positions[xi].data(),
                  m + xi * m_stride + r * out_c, out_c, kNoClamp);
 
-  const size_t y_row_stride = size_t(s_.out_w) * out_c;
+  const size_t y_row_stride = size_t(s_.out_w) * y_pixel_stride;
+  // The epilogue walks a tile row's pixels as one run when they are adjacent, else one by one.
+  const bool dense = y_pixel_stride == out_c;
   for (size_t t = 0; t < b.tiles; ++t) {
     const size_t tile = b.first_tile + t;
     const size_t oy = tile / tiles_w_ * 2, ox = tile % tiles_w_ * 2;
     const size_t rows = std::min<size_t>(2, s_.out_h - oy), cols = std::min<size_t>(2, s_.out_w - ox);
-    float* out = image_y + oy * y_row_stride + ox * out_c;
+    float* out = image_y + oy * y_row_stride + ox * y_pixel_stride;
+    const size_t runs = dense ? 1 : cols, run = dense ? cols * out_c : out_c;
     if (residual) {
-      transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, rows, cols, kNoClamp);
-      epilogue_.run_residual(rows, cols * out_c, out, y_row_stride, residual + (out - y));
+      transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, y_pixel_stride, rows, cols,
+                          kNoClamp);
+      const float* r = residual + ((b.image * image_pixels + oy * s_.out_w + ox) * out_c);
+      for (size_t q = 0; q < runs; ++q)
+        epilogue_.run_residual(rows, run, out + q * y_pixel_stride, y_row_stride, r + q * out_c, size_t(s_.out_w) * out_c);
     } else {
-      transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, rows, cols, clamp_);
-      epilogue_.run(rows, cols * out_c, out, y_row_stride);
+      transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, y_pixel_stride, rows, cols,
+                          clamp_);
+      for (size_t q = 0; q < runs; ++q) epilogue_.run(rows, run, out + q * y_pixel_stride, y_row_stride);
     }
   }
 }
@@ -241,6 +250,7 @@ struct RunTask {
   const float* x;
   float* y;
   const float* residual;
+  size_t y_pixel_stride;
   size_t block_tiles, blocks_per_image, tiles_per_image, total_blocks, slots;
 };
 
@@ -254,11 +264,12 @@ void F32WinogradConv::run_slot(void* context, size_t slot) {
     const size_t image = i / t.blocks_per_image, block = i % t.blocks_per_image;
     const size_t first_tile = block * t.block_tiles;
     const Block b{image, first_tile, std::min(t.block_tiles, t.tiles_per_image - first_tile)};
-    t.conv->run_block(b, slot, t.x, t.y, t.residual);
+    t.conv->run_block(b, slot, t.x, t.y, t.residual, t.y_pixel_stride);
   }
 }
 
-void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool, const float* residual) const {
+void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool, const float* residual,
+                          size_t y_pixel_stride) const {
   if (!scratch_) throw std::logic_error("F32WinogradConv::run: call bind() first (it allocates the scratch)");
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t tiles = tiles_h_ * tiles_w_, batch = s_.batch;
@@ -271,7 +282,7 @@ void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool, const fl
   const size_t blocks_per_image = (tiles + block_tiles - 1) / block_tiles;
   const size_t total_blocks = batch * blocks_per_image;
   const size_t slots = std::min({slots_, threads, total_blocks});
-  RunTask task{this, x, y, residual, block_tiles, blocks_per_image, tiles, total_blocks, slots};
+  RunTask task{this, x, y, residual, y_pixel_stride != 0 ? y_pixel_stride : size_t(s_.out_c), block_tiles, blocks_per_image, tiles, total_blocks, slots};
   if (slots == 1) {
     run_slot(&task, 0);
     return;

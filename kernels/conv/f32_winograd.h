@@ -60,8 +60,11 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
 
   void bind(const float* x);  // allocates the scratch (nothing depends on x itself)
   // y = conv(x). No allocation. With a residual (y's shape, not overlapping y):
-  // y = act(conv(x) + residual), added to each output tile as it is written.
-  void run(const float* x, float* y, pthreadpool_t pool, const float* residual = nullptr) const;
+  // y = act(conv(x) + residual), added to each output tile as it is written. y's pixels are
+  // y_pixel_stride floats apart (0: out_c; more: a slice of a Concat's channels), the residual's
+  // out_c.
+  void run(const float* x, float* y, pthreadpool_t pool, const float* residual = nullptr,
+           size_t y_pixel_stride = 0) const;
 
   // Most output tiles one block holds (a multiple of the GEMM's MR, or every tile of an image).
   size_t tiles_per_block() const { return block_tiles_; }
@@ -71,7 +74,8 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
     void operator()(float* p) const { std::free(p); }
   };
   struct Block;
-  void run_block(const Block& b, size_t slot, const float* x, float* y, const float* residual) const;
+  void run_block(const Block& b, size_t slot, const float* x, float* y, const float* residual,
+                 size_t y_pixel_stride) const;
   static void run_slot(void* context, size_t slot);
 
   Conv2dShape s_;

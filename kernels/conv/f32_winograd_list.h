@@ -28,10 +28,12 @@ using F32WinogradInputUkernel = void (*)(size_t channels, const float* const* pi
                                          size_t v_stride);
 // Reads M[xi][c] at m + xi * m_stride + c and writes clamp(bias + Y) for the rows x cols
 // (1 or 2 each) valid pixels of the 2x2 output tile: pixel (r, q) at y + r * y_row_stride +
-// q * channels. bias: `channels` floats (never nullptr).
+// q * y_pixel_stride (channels, or more in a slice of a wider map). bias: `channels` floats
+// (never nullptr).
 using F32WinogradOutputUkernel = void (*)(size_t channels, const float* m, size_t m_stride,
-                                          const float* bias, float* y, size_t y_row_stride, size_t rows,
-                                          size_t cols, const F32MinMax& clamp);
+                                          const float* bias, float* y, size_t y_row_stride,
+                                          size_t y_pixel_stride, size_t rows, size_t cols,
+                                          const F32MinMax& clamp);
 
 struct F32WinogradKernel {
   const char* name;  // "f32_winograd_2x2_3x3__avx512"
@@ -46,8 +48,8 @@ struct F32WinogradKernel {
   namespace level {                                                                                        \
   void f32_winograd_2x2_3x3_input(size_t channels, const float* const* pixels, float* v, size_t v_stride); \
   void f32_winograd_2x2_3x3_output(size_t channels, const float* m, size_t m_stride, const float* bias,   \
-                                   float* y, size_t y_row_stride, size_t rows, size_t cols,              \
-                                   const F32MinMax& clamp);                                              \
+                                   float* y, size_t y_row_stride, size_t y_pixel_stride, size_t rows,    \
+                                   size_t cols, const F32MinMax& clamp);                                 \
   }
 #include "kernels/conv/f32_winograd_list.inc"
 #undef OCTET_F32_WINOGRAD

@@ -484,12 +484,13 @@ void F32Epilogue::add_clamp(size_t n, float* y, const float* r) const {
   }
 }
 
-void F32Epilogue::run_residual(size_t rows, size_t cols, float* y, size_t ld, const float* r) const {
-  if (ld == cols) {
+void F32Epilogue::run_residual(size_t rows, size_t cols, float* y, size_t ld, const float* r, size_t r_ld) const {
+  if (r_ld == 0) r_ld = ld;
+  if (ld == cols && r_ld == cols) {
     cols *= rows;
     rows = 1;
   }
-  for (size_t i = 0; i < rows; ++i, y += ld, r += ld) {
+  for (size_t i = 0; i < rows; ++i, y += ld, r += r_ld) {
     add_clamp(cols, y, r);
     if (active()) run(cols, y, y);
   }

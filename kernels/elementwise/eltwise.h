@@ -121,10 +121,10 @@ class F32Epilogue {
   void run(size_t rows, size_t cols, float* y, size_t ld) const;
   // n contiguous values from x to y (x == y allowed).
   void run(size_t n, const float* x, float* y) const;
-  // y = act(y + r), r read with y's stride: a conv whose residual Add (a ResNet block's sum)
-  // is fused. The microkernel must then have written y without its clamp: Relu and Clip apply
-  // here, after the sum, in the same pass as the add; the other activations after it.
-  void run_residual(size_t rows, size_t cols, float* y, size_t ld, const float* r) const;
+  // y = act(y + r), r's rows r_ld apart (0: y's stride): a conv whose residual Add (a ResNet
+  // block's sum) is fused. The microkernel must then have written y without its clamp: Relu and
+  // Clip apply here, after the sum, in the same pass as the add; the other activations after it.
+  void run_residual(size_t rows, size_t cols, float* y, size_t ld, const float* r, size_t r_ld = 0) const;
 
  private:
   void add_clamp(size_t n, float* y, const float* r) const;

@@ -1,0 +1,145 @@
+// Views (engine/plan_views.cc): a Reshape's output is its input's memory, and a Concat's inputs
+// are written by their producers where the Concat's output holds them. Each plan here runs
+// against the same plan with every value in its own memory (SessionOptions::views false): the
+// bytes must be identical, the steps that became views must say so ("view", "in_place"), and an
+// observer must see every value densely, as it would without views.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/session.h"
+#include "kernels/isa.h"
+#include "loader/onnx_loader.h"
+#include "tests/util/onnx_builder.h"
+
+namespace octet {
+namespace {
+
+using testing::OnnxBuilder;
+
+std::string conv(OnnxBuilder& b, const std::string& x, int64_t in_c, int64_t out_c, int64_t k, int64_t group,
+                 const std::string& name, const std::string& residual = "") {
+  auto y = b.node("Conv", {x, b.random_normal_init(name + "_w", {out_c, in_c / group, k, k}, 0, 0.3f),
+                           b.random_normal_init(name + "_b", {out_c})},
+                  {{"pads", {k / 2, k / 2, k / 2, k / 2}}, {"group", group}});
+  if (!residual.empty()) y = b.node("Add", {y, residual});
+  return b.node("Relu", {y});
+}
+
+// A fire module whose branches are every conv driver: a 1x1 GEMM, a 3x3 Winograd (16 channels),
+// a 5x5 IGEMM, a depthwise conv (a driver that writes densely: through a buffer), a 3x3 and a
+// 1x1 conv with a fused residual, and one branch read twice (copied); then a Reshape and a join
+// of blocks.
+ir::Graph branches() {
+  OnnxBuilder b(17, "views", 7);
+  auto x = b.input("x", {-1, 16, 9, 11});
+  auto squeeze = conv(b, x, 16, 16, 1, 1, "sq");
+  auto gemm = conv(b, squeeze, 16, 24, 1, 1, "e1");
+  auto wino = conv(b, squeeze, 16, 32, 3, 1, "e3");
+  auto igemm = conv(b, squeeze, 16, 8, 5, 1, "e5");
+  auto dw = conv(b, squeeze, 16, 16, 3, 16, "dw");
+  auto res = conv(b, squeeze, 16, 16, 3, 1, "res", squeeze);
+  auto res1 = conv(b, squeeze, 16, 16, 1, 1, "res1", squeeze);
+  auto twice = conv(b, squeeze, 16, 8, 1, 1, "tw");
+  auto cat = b.node("Concat", {gemm, wino, igemm, dw, res, res1, twice}, {{"axis", int64_t(1)}});
+  auto head = conv(b, cat, 120, 8, 1, 1, "head");
+  auto other = b.node("Sigmoid", {twice});
+  auto flat = b.node("Flatten", {head}, {{"axis", int64_t(1)}});
+  auto flat_other = b.node("Flatten", {other}, {{"axis", int64_t(1)}});
+  auto joined = b.node("Concat", {flat, flat_other}, {{"axis", int64_t(0)}});
+  b.output(joined);
+  b.output(cat);
+  return loader::load_onnx_bytes(b.serialize(), "views");
+}
+
+std::map<std::string, std::vector<std::byte>> observed(Session& s, const ir::TensorData& in,
+                                                       std::vector<ir::TensorData>* out) {
+  std::map<std::string, std::vector<std::byte>> seen;
+  const ValueObserver observer = [&](const std::string& name, const TensorInfo& info, const void* data) {
+    const auto* p = static_cast<const std::byte*>(data);
+    seen[name].assign(p, p + info.bytes());
+  };
+  *out = s.run({in}, nullptr, &observer);
+  return seen;
+}
+
+std::map<std::string, std::string> kernels_by_op(const Plan& plan) {
+  std::map<std::string, std::string> k;
+  for (const PlanStep& s : plan.steps()) k[s.node] = s.kernel;
+  return k;
+}
+
+TEST(PlanViews, ConcatInputsWrittenInPlaceAndReshapesAsViewsGiveTheBytesOfCopies) {
+  for (const kernels::Isa isa : {kernels::active_isa(), kernels::Isa::scalar}) {
+    for (const int64_t batch : {int64_t(1), int64_t(2)}) {
+      SCOPED_TRACE(std::string(kernels::isa_name(isa)) + " batch " + std::to_string(batch));
+      SessionOptions with, without;
+      with.isa = without.isa = isa;
+      without.views = false;
+      Session viewed(branches(), with), copied(branches(), without);
+      const ir::Dims dims = {batch, 16, 9, 11};
+      const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 3, 0, 1.0f));
+      std::vector<ir::TensorData> a, b;
+      const auto seen_a = observed(viewed, in, &a);
+      const auto seen_b = observed(copied, in, &b);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a[i].dims, b[i].dims);
+        EXPECT_EQ(std::memcmp(a[i].bytes.data(), b[i].bytes.data(), a[i].bytes.size()), 0) << "output " << i;
+      }
+      ASSERT_EQ(seen_a.size(), seen_b.size());
+      for (const auto& [name, bytes] : seen_a) EXPECT_TRUE(bytes == seen_b.at(name)) << name << " observed differently";
+
+      int in_place = 0, views = 0, copies = 0;
+      for (const PlanStep& s : viewed.plan_for({dims}).steps()) {
+        in_place += s.kernel == "in_place";
+        views += s.kernel == "view";
+        copies += s.op == "Concat" && s.kernel != "in_place";
+      }
+      for (const PlanStep& s : copied.plan_for({dims}).steps())
+        EXPECT_TRUE(s.kernel != "in_place" && s.kernel != "view") << s.node << " without views ran " << s.kernel;
+      // The fire module's Concat still copies the branch read twice; the Flattens are views; the
+      // join along axis 0 is of whole blocks at any batch, in place.
+      EXPECT_EQ(views, 2);
+      EXPECT_EQ(in_place, 1);
+      EXPECT_EQ(copies, 1);
+    }
+  }
+}
+
+// Every conv driver writes a slice of a wider map's channels: the fire module's Concat copies
+// nothing when no branch has another reader.
+TEST(PlanViews, EveryConvDriverWritesItsSliceOfTheConcat) {
+  OnnxBuilder b(17, "fire", 7);
+  auto x = b.input("x", {1, 16, 9, 11});
+  auto squeeze = conv(b, x, 16, 16, 1, 1, "sq");
+  b.output(b.node("Concat",
+                  {conv(b, squeeze, 16, 24, 1, 1, "e1"), conv(b, squeeze, 16, 32, 3, 1, "e3"),
+                   conv(b, squeeze, 16, 8, 5, 1, "e5"), conv(b, squeeze, 16, 16, 3, 16, "dw"),
+                   conv(b, squeeze, 16, 16, 3, 1, "res", squeeze), conv(b, squeeze, 16, 16, 1, 1, "res1", squeeze),
+                   conv(b, squeeze, 16, 12, 3, 4, "grouped")},
+                  {{"axis", int64_t(1)}}));
+  const ir::Graph g = loader::load_onnx_bytes(b.serialize(), "fire");
+  SessionOptions without;
+  without.views = false;
+  Session viewed(g), copied(g, without);
+  const ir::Dims dims = {1, 16, 9, 11};
+  const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 5, 0, 1.0f));
+  const auto a = viewed.run({in});
+  const auto c = copied.run({in});
+  EXPECT_EQ(std::memcmp(a[0].bytes.data(), c[0].bytes.data(), a[0].bytes.size()), 0);
+  std::string kernels;
+  for (const PlanStep& s : viewed.plan_for({dims}).steps()) {
+    kernels += s.node + ": " + s.kernel + "\n";
+    if (s.op == "Concat") EXPECT_EQ(s.kernel, "in_place");
+  }
+  SCOPED_TRACE(kernels);
+  EXPECT_NE(kernels.find("winograd"), std::string::npos);
+  EXPECT_NE(kernels.find("dwconv"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace octet
