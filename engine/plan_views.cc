@@ -61,6 +61,45 @@ void Plan::choose_views() {
     std::tie(y.view_of, y.view_offset) = owner_of(p.inputs[0]);
   }
 
+  // The Split step and its input when a Split's outputs are joined back by Concat `p` each where
+  // the Split took it from, and the Split's input can become the Concat's output (the same
+  // dims and layout, read by the Split alone); {-1, ""} otherwise.
+  auto joined_split = [&](const Pending& p, size_t axis) -> std::pair<int, std::string> {
+    const PlanValue& y = values_.at(p.outputs[0]);
+    int step = -1;
+    int64_t at = 0;
+    for (const std::string& name : p.inputs) {
+      const PlanValue& x = values_.at(name);
+      const int64_t here = at;
+      at += x.info.dims[axis];
+      if (x.constant || x.producer < 0) continue;
+      const Pending& q = pending_[size_t(x.producer)];
+      if (!q.node || q.node->op != "Split") continue;
+      if (step >= 0 && step != x.producer) return {-1, ""};  // two Splits: not this case
+      const PlanValue& s = values_.at(q.inputs[0]);
+      int64_t split_axis = q.node->attrs.i("axis", 0);
+      if (split_axis < 0) split_axis += int64_t(s.info.dims.size());
+      if (split_axis != int64_t(axis) || s.info.dims != y.info.dims || s.info.dtype != y.info.dtype ||
+          s.info.layout != y.info.layout)
+        return {-1, ""};
+      int64_t taken = 0;  // where the Split took this output from
+      for (const std::string& out : q.outputs) {
+        if (out == name) break;
+        if (out.empty()) return {-1, ""};
+        taken += values_.at(out).info.dims[axis];
+      }
+      if (taken != here) return {-1, ""};
+      step = x.producer;
+    }
+    if (step < 0) return {-1, ""};
+    const std::string& input = pending_[size_t(step)].inputs[0];
+    const PlanValue& s = values_.at(input);
+    if (s.constant || s.producer < 0 || !s.view_of.empty() || s.row_stride != 0 || readers[input] != 1 ||
+        graph_outputs.count(input) || has_views(input))
+      return {-1, ""};
+    return {step, input};
+  };
+
   // Last Concat first: a Concat whose output is itself a block of a later one places its inputs
   // where that one holds them.
   for (size_t s = pending_.size(); s-- > 0;) {
@@ -84,19 +123,36 @@ void Plan::choose_views() {
     if (!blocks && inner != 1) continue;  // neither blocks nor rows of the innermost axis
     const auto [owner, base] = owner_of(p.outputs[0]);
     const size_t elem = ir::dtype_size(y.info.dtype);
+    // A Split's output joined back where the Split took it from (YOLOv5's head recomputes the
+    // boxes' x, y, w, h and passes the 80 class scores through): the Split's input becomes the
+    // Concat's output, and neither step copies that piece. The Concat's other pieces then
+    // overwrite the Split's input, which is safe only once the Split has read it: no other piece
+    // may be written in place by a step before the Split.
+    const auto [split_step, split_input] = joined_split(p, size_t(axis));
+    if (split_step >= 0) move_into(split_input, owner, base);
     std::set<std::string> seen;
     int64_t at = 0;
     for (const std::string& name : p.inputs) {
       const PlanValue& x = values_.at(name);
       const size_t offset = base + size_t(at * inner) * elem;
       at += x.info.dims[size_t(axis)];
+      if (split_step >= 0 && x.producer == split_step) {
+        // joined_split checked it sits where the Split took it from.
+        if (readers[name] == 1 && !graph_outputs.count(name) && x.view_of.empty() && !has_views(name)) {
+          move_into(name, owner, offset);
+          if (!blocks) values_.at(name).row_stride = y.info.dims[size_t(axis)];
+        }
+        continue;
+      }
       if (!seen.insert(name).second || x.constant || x.row_stride != 0) continue;
+      if (split_step >= 0 && x.producer <= split_step) continue;
       if (x.info.layout != y.info.layout && !same_memory(x.info.dims, x.info.layout, y.info.layout)) continue;
       if (blocks) {
         // A view of the whole of its owner's bytes brings the owner (a Reshape of a Concat's output).
         const auto [x_owner, x_offset] = owner_of(name);
         const PlanValue& o = values_.at(x_owner);
         if (x_offset != 0 || o.info.bytes() != x.info.bytes() || o.producer < 0 || o.row_stride != 0) continue;
+        if (split_step >= 0 && o.producer <= split_step) continue;
         if (x_owner == owner) continue;  // already part of this output
         move_into(x_owner, owner, offset);
         continue;

@@ -141,5 +141,45 @@ TEST(PlanViews, EveryConvDriverWritesItsSliceOfTheConcat) {
   EXPECT_NE(kernels.find("dwconv"), std::string::npos);
 }
 
+// YOLOv5's head: Sigmoid -> Split into x y, w h and the class scores -> the boxes recomputed ->
+// Concat back. The scores stay where the Sigmoid wrote them: the Split's input is the Concat's
+// output, and neither copies them. With `early_piece` the Concat's first piece is a conv that
+// runs before the Split: written in place it would overwrite the x y the Split has yet to read,
+// so it must be copied after.
+ir::Graph head(bool early_piece) {
+  OnnxBuilder b(17, "head", 7);
+  auto x = b.input("x", {-1, 8, 5, 6});
+  std::string early;
+  if (early_piece) early = conv(b, x, 8, 2, 1, 1, "early");
+  auto sig = b.node("Sigmoid", {conv(b, x, 8, 9, 1, 1, "det")});
+  const auto parts = b.node_multi("Split", {sig, b.initializer_i64("sizes", {3}, {2, 2, 5})}, 3, {{"axis", int64_t(1)}});
+  auto xy = b.node("Mul", {parts[0], parts[0]});
+  auto wh = b.node("Add", {parts[1], parts[1]});
+  auto joined = b.node("Concat", {early_piece ? early : xy, wh, parts[2]}, {{"axis", int64_t(1)}});
+  b.output(b.node("Tanh", {joined}));
+  if (early_piece) b.output(xy);
+  return loader::load_onnx_bytes(b.serialize(), "head");
+}
+
+TEST(PlanViews, SplitPiecesJoinedBackStayWhereTheSplitTookThem) {
+  for (const bool early : {false, true}) {
+    SCOPED_TRACE(early ? "a piece computed before the Split" : "YOLOv5's head");
+    SessionOptions without;
+    without.views = false;
+    Session viewed(head(early)), copied(head(early), without);
+    const ir::Dims dims = {2, 8, 5, 6};
+    const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 9, 0, 2.0f));
+    const auto a = viewed.run({in});
+    const auto c = copied.run({in});
+    ASSERT_EQ(a.size(), c.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(std::memcmp(a[i].bytes.data(), c[i].bytes.data(), a[i].bytes.size()), 0) << "output " << i;
+    std::string strided;
+    for (const auto& [name, v] : viewed.plan_for({dims}).values())
+      if (v.row_stride != 0) strided += name + " ";
+    EXPECT_EQ(strided, "/Split_output_2 ") << "only the scores as a view into the Split's input";
+  }
+}
+
 }  // namespace
 }  // namespace octet
