@@ -100,13 +100,36 @@ void Plan::choose_views() {
     return {step, input};
   };
 
+  // A Concat's data inputs in order, each with whether it is copied as it is: every input of a
+  // Concat; a QLinearConcat's whose scale and zero point are the output's (the others are
+  // requantized on the way).
+  auto concat_pieces = [&](const Pending& p) {
+    std::vector<std::pair<std::string, bool>> pieces;
+    if (p.node->op == "Concat") {
+      for (const auto& name : p.inputs) pieces.emplace_back(name, true);
+      return pieces;
+    }
+    auto same_constant = [&](size_t a, size_t b) {
+      if (a >= p.inputs.size() || b >= p.inputs.size() || p.inputs[a].empty() || p.inputs[b].empty()) return false;
+      const ir::TensorData* ta = values_.at(p.inputs[a]).constant;
+      const ir::TensorData* tb = values_.at(p.inputs[b]).constant;
+      return ta && tb && ta->dtype == tb->dtype && ta->bytes == tb->bytes;
+    };
+    for (size_t i = 2; i < p.inputs.size(); i += 3)
+      pieces.emplace_back(p.inputs[i], same_constant(i + 1, 0) && same_constant(i + 2, 1));
+    return pieces;
+  };
+
   // Last Concat first: a Concat whose output is itself a block of a later one places its inputs
   // where that one holds them.
   for (size_t s = pending_.size(); s-- > 0;) {
     const Pending& p = pending_[s];
-    if (!p.node || p.node->op != "Concat" || p.outputs.empty() || p.outputs[0].empty()) continue;
+    if (!p.node || (p.node->op != "Concat" && p.node->op != "QLinearConcat") || p.outputs.empty() ||
+        p.outputs[0].empty())
+      continue;
     const PlanValue& y = values_.at(p.outputs[0]);
     if (y.row_stride != 0) continue;
+    const std::vector<std::pair<std::string, bool>> pieces = concat_pieces(p);
     const int rank = int(y.info.dims.size());
     int64_t axis = p.node->attrs.i("axis");
     if (axis < 0) axis += rank;
@@ -128,14 +151,16 @@ void Plan::choose_views() {
     // Concat's output, and neither step copies that piece. The Concat's other pieces then
     // overwrite the Split's input, which is safe only once the Split has read it: no other piece
     // may be written in place by a step before the Split.
-    const auto [split_step, split_input] = joined_split(p, size_t(axis));
+    const auto [split_step, split_input] =
+        p.node->op == "Concat" ? joined_split(p, size_t(axis)) : std::pair<int, std::string>{-1, ""};
     if (split_step >= 0) move_into(split_input, owner, base);
     std::set<std::string> seen;
     int64_t at = 0;
-    for (const std::string& name : p.inputs) {
+    for (const auto& [name, as_is] : pieces) {
       const PlanValue& x = values_.at(name);
       const size_t offset = base + size_t(at * inner) * elem;
       at += x.info.dims[size_t(axis)];
+      if (!as_is) continue;
       if (split_step >= 0 && x.producer == split_step) {
         // joined_split checked it sits where the Split took it from.
         if (readers[name] == 1 && !graph_outputs.count(name) && x.view_of.empty() && !has_views(name)) {

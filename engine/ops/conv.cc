@@ -1,19 +1,17 @@
 // Conv (FP32): NHWC activations, ONNX-ordered weights, fused bias and activation. A fourth
 // input, when present, is the residual the graph added to the conv's output (a ResNet block's
 // Add, fused by passes::fuse_residual_adds with the activation after it): y = act(conv(x) + r).
-#include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/spatial.h"
+#include "engine/ops/strided_output.h"
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/conv/f32_narrow_group_conv.h"
 #include "kernels/conv/f32_winograd.h"
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/elementwise/strided_copy.h"
 #include "kernels/fallback.h"
 #include "kernels/ref/conv2d.h"
 
@@ -32,37 +30,6 @@ constexpr bool kAddsResidualPerTile =
 template <class FastConv>
 constexpr bool kWritesStrided =
     std::is_same_v<FastConv, kernels::F32Conv> || std::is_same_v<FastConv, kernels::F32WinogradConv>;
-
-// Where a step writes y when its pixels must land `stride` floats apart (OpContext::out_row_stride):
-// in place for a driver that can, else in a dense buffer of the step's own, copied into place after.
-class ConvOutput {
- public:
-  ConvOutput(const kernels::Conv2dShape& s, float* y, size_t stride) : s_(s), y_(y), stride_(stride) {}
-  float* placed() const { return y_; }
-  size_t stride() const { return stride_; }
-  float* dense() {
-    if (stride_ == 0) return y_;
-    if (!buffer_) buffer_ = std::make_shared<std::vector<float>>(pixels() * size_t(s_.out_c));
-    return buffer_->data();
-  }
-  // k, then the dense buffer into place, when k wrote it.
-  Kernel then_place(Kernel k, pthreadpool_t pool) const {
-    if (!k || !buffer_) return k;
-    const int64_t dims[2] = {int64_t(pixels()), s_.out_c}, from[2] = {s_.out_c, 1}, to[2] = {int64_t(stride_), 1};
-    auto copy = std::make_shared<const kernels::StridedCopy>(2, dims, from, to, int(sizeof(float)));
-    return [k = std::move(k), copy, buffer = buffer_, y = y_, pool] {
-      k();
-      copy->run(buffer->data(), y, pool);
-    };
-  }
-
- private:
-  size_t pixels() const { return size_t(s_.batch) * s_.out_d * s_.out_h * s_.out_w; }
-  kernels::Conv2dShape s_;
-  float* y_;
-  size_t stride_;
-  std::shared_ptr<std::vector<float>> buffer_;
-};
 
 ops::ConvGeometry conv_geometry(const OpContext& c) {
   ops::ConvGeometry g = ops::conv_geometry(c, 0, 1, true);
@@ -96,7 +63,7 @@ Kernel then_add_residual(Kernel k, const kernels::Conv2dShape& s, const kernels:
 // weights and bias are constants and a kernel fits; an empty Kernel otherwise.
 template <class FastConv>
 Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernels::Activation& act, const float* x,
-                 const float* w, const float* b, ConvOutput& output, const float* r) {
+                 const float* w, const float* b, ops::StridedOutput& output, const float* r) {
   const bool after = r != nullptr && !kAddsResidualPerTile<FastConv>;
   const kernels::Activation conv_act = after ? kernels::Activation{} : act;
   if (!FastConv::supports(s, conv_act)) return c.no_fast_kernel("shape or activation not supported");
@@ -108,14 +75,14 @@ Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernel
   c.report_fallback("");  // an earlier driver's reason no longer applies
   pthreadpool_t pool = c.threadpool;
   if constexpr (kWritesStrided<FastConv>) {
-    float* y = output.placed();
+    auto* y = static_cast<float*>(output.placed());
     const size_t stride = output.stride();
     return [conv, x, y, r, pool, stride] { conv->run(x, y, pool, r, stride); };
   } else if constexpr (kAddsResidualPerTile<FastConv>) {
-    float* y = output.dense();
+    auto* y = static_cast<float*>(output.dense());
     return output.then_place([conv, x, y, r, pool] { conv->run(x, y, pool, r); }, pool);
   } else {
-    float* y = output.dense();
+    auto* y = static_cast<float*>(output.dense());
     Kernel k = [conv, x, y, pool] { conv->run(x, y, pool); };
     return output.then_place(after ? then_add_residual(std::move(k), s, act, c.isa, r, y) : k, pool);
   }
@@ -127,7 +94,8 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   auto x = static_cast<const float*>(in[0]);
   auto wt = static_cast<const float*>(in[1]);
   auto b = c.has(2) ? static_cast<const float*>(in[2]) : nullptr;
-  ConvOutput output(s, static_cast<float*>(out[0]), size_t(c.out_row_stride));
+  ops::StridedOutput output(size_t(s.batch) * s.out_d * s.out_h * s.out_w, size_t(s.out_c), sizeof(float), out[0],
+                           size_t(c.out_row_stride));
   auto r = c.has(kResidual) ? static_cast<const float*>(in[kResidual]) : nullptr;
   const bool constant_params = c.in_const[1] != nullptr && (!c.has(2) || c.in_const[2] != nullptr);
   if (c.isa != kernels::Isa::scalar && constant_params) {
@@ -149,7 +117,7 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
     c.report_fallback(c.isa == kernels::Isa::scalar ? "--isa scalar" : "weights or bias not constant");
   }
   c.report_kernel(kernels::reference_kernel("f32_conv2d_nhwc__ref") + (r ? "+residual" : ""));
-  float* y = output.dense();
+  auto* y = static_cast<float*>(output.dense());
   if (!r) return output.then_place([=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, act, y); }, c.threadpool);
   return output.then_place(
       then_add_residual([=] { kernels::f32_conv2d_nhwc__ref(s, x, wt, b, {}, y); }, s, act, c.isa, r, y), c.threadpool);
@@ -166,7 +134,7 @@ void register_conv_ops(OpTable& t) {
   conv.want_layout = conv_layout;
   conv.infer = infer_conv;
   conv.build = build_conv;
-  conv.strided_output = [](const OpContext&) { return true; };  // in place or through ConvOutput's buffer
+  conv.strided_output = [](const OpContext&) { return true; };  // in place or through StridedOutput's buffer
   conv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, 1, out[0]); };
   conv.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
     // The residual has the output's shape: image i of it is added to image i of y.

@@ -20,6 +20,7 @@
 #include "engine/ops/gemm_geometry.h"
 #include "engine/ops/qparams.h"
 #include "engine/ops/range_output.h"
+#include "engine/ops/strided_output.h"
 #include "engine/ops/spatial.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv_dequantized.h"
@@ -102,7 +103,10 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
   const auto x_type = *ops::q8_tag(tx);
   const auto* x_scale = static_cast<const float*>(in[kXScale]);
   const void* x_zp = c.has(kXZeroPoint) ? in[kXZeroPoint] : nullptr;
-  auto* y = static_cast<float*>(out[0]);
+  // A slice of a Concat's channels (never with a range output: OpImpl::strided_output): Q8Conv
+  // writes it in place, the other drivers through a buffer.
+  ops::StridedOutput output(size_t(s.batch) * s.out_d * s.out_h * s.out_w, size_t(s.out_c), sizeof(float), out[0],
+                            size_t(c.out_row_stride));
   kernels::DequantizedOutput dq = dequantized_output(c, in);
   pthreadpool_t pool = c.threadpool;
   if (s.groups == 1 && fast_weights(c, in)) {
@@ -112,11 +116,14 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
       const void* x = in[kX];
       conv->bind(x);
       c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
+      auto* y = static_cast<float*>(output.placed());
+      const size_t stride = output.stride();
       return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
-        conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
+        conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range, stride);
       });
     }
   }
+  auto* y = static_cast<float*>(output.dense());
   if (kernels::Q8GroupedConv::supports(s, x_type, x_type) && !kernels::Q8DequantizedDwConv::supports(s) &&
       fast_weights(c, in)) {
     const auto fast =
@@ -126,9 +133,9 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
       const std::shared_ptr<kernels::Q8GroupedConv> conv = fast.driver;
       const void* x = in[kX];
       c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
-      return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+      return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
-      });
+      }), pool);
     }
   }
   if (kernels::Q8DequantizedDwConv::supports(s) && fast_weights(c, in)) {
@@ -137,9 +144,9 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     if (conv->has_kernel()) {
       const void* x = in[kX];
       c.report_kernel(conv->kernel_id() + " (exact integer sums in float)" + activation_note(c, dq) + ops::range_note(c));
-      return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+      return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
         conv->run(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
-      });
+      }), pool);
     }
   }
   // Reference: the integer conv into int32 scratch, then the float epilogue.
@@ -153,14 +160,14 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
   return ops::visit_q8_acc_types(tx, c.info(kW).dtype, [&](auto tx_tag, auto tw_tag) -> Kernel {
     using TX = decltype(tx_tag);
     using TW = decltype(tw_tag);
-    return ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+    return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
       kernels::q8_conv2d_nhwc_acc__ref(s, static_cast<const TX*>(x.get()), run_time_zero_point(x_zp, tx),
                                        static_cast<const TW*>(w), w_zp, nullptr, acc->data());
       const kernels::DequantizedOutput& o = *dq_shared;
       kernels::dequantize_accumulators__ref(rows, s.out_c, acc->data(), *x_scale, o.w_scale, o.bias, o.lo, o.hi, y);
       kernels::apply_dequantized_activation__ref(o, rows * s.out_c, y);
       if (range) range->add(static_cast<size_t>(rows * s.out_c), y);
-    });
+    }), pool);
   });
 }
 
@@ -237,6 +244,7 @@ void register_dynamic_ops(OpTable& t) {
     return outs;
   };
   conv.build = build_dynamic_conv;
+  conv.strided_output = [](const OpContext& c) { return !ops::has_range_output(c); };
   // x_scale comes from a DynamicQuantizeLinear (whose range spans the batch); a range output
   // spans the batch too.
   conv.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {

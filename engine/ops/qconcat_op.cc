@@ -96,6 +96,7 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
     auto run = [=](const std::vector<std::vector<T>>& t) {
       for (size_t k = 0; k < pieces.size(); ++k) {
         const void* src = where[k].first;
+        if (t[k].empty() && src == where[k].second) continue;  // written in its place (engine/plan_views.cc)
         if (!t[k].empty()) {
           if (fast != nullptr)
             kernels::q8_lookup(*fast, size_t(counts[k]), static_cast<const uint8_t*>(src),
@@ -109,8 +110,12 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
     };
     if (constant) {
       auto t = std::make_shared<const std::vector<std::vector<T>>>(tables<T>(p, data));
-      bool lookup = false;
-      for (const auto& table : *t) lookup = lookup || !table.empty();
+      bool lookup = false, copy = false;
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        lookup = lookup || !(*t)[k].empty();
+        copy = copy || !(*t)[k].empty() || where[k].first != where[k].second;
+      }
+      if (!copy) name = {"in_place"};
       c.report_kernel(lookup ? lookup_name + " + " + name : name);
       return [t, run] { run(*t); };
     }

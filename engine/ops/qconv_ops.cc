@@ -9,6 +9,7 @@
 
 #include "engine/ops/qparams.h"
 #include "engine/ops/spatial.h"
+#include "engine/ops/strided_output.h"
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv.h"
 #include "kernels/conv/q8_grouped_conv.h"
@@ -111,8 +112,8 @@ QConvParams derive_qconv_params(const kernels::Activation& act, const ops::Param
 // quantization parameters, s8 weights with zero point 0 (what ONNX Runtime's quantizer and
 // octet's write). An empty Kernel when something does not fit: the reference kernel runs.
 template <class FastConv>
-Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, void* y, const kernels::Conv2dShape& s,
-                  kernels::Q8 tx, kernels::Q8 ty) {
+Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, ops::StridedOutput& output,
+                  const kernels::Conv2dShape& s, kernels::Q8 tx, kernels::Q8 ty) {
   if (!FastConv::supports(s, tx, ty)) return c.no_fast_kernel("shape not supported");
   const ops::ParamInputs p(c, in);
   const kernels::Activation act = ops::fused_activation(c.node);
@@ -131,19 +132,25 @@ Kernel fast_qconv(const OpContext& c, std::span<const void* const> in, void* y, 
   pthreadpool_t pool = c.threadpool;
   const uint8_t* table = output_table(c);
   if constexpr (std::is_same_v<FastConv, kernels::Q8Conv>) {
-    // Each tile looked up as it is stored.
+    // Each tile looked up as it is stored, in its place.
     if (table) conv->set_output_table(table, c.isa);
-  } else if (table) {
+    c.report_kernel(conv->kernel_id());
+    void* y = output.placed();
+    const size_t stride = output.stride();
+    return [conv, x, y, pool, stride] { conv->run(x, y, pool, stride); };
+  }
+  void* y = output.dense();
+  if (table) {
     kernels::KernelId name = conv->kernel_id();
     Kernel k = then_look_up(c, [conv, x, y, pool] { conv->run(x, y, pool); }, y, output_count(s), table, &name);
     c.report_kernel(name);
-    return k;
+    return output.then_place(std::move(k), pool);
   }
   c.report_kernel(conv->kernel_id());
-  return [conv, x, y, pool] { conv->run(x, y, pool); };
+  return output.then_place([conv, x, y, pool] { conv->run(x, y, pool); }, pool);
 }
 
-Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> in, void* y,
+Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> in, ops::StridedOutput& y,
                               const kernels::Conv2dShape& s) {
   if (c.isa == kernels::Isa::scalar) return c.no_fast_kernel("--isa scalar");
   if (c.info(kW).dtype != DType::s8) return c.no_fast_kernel("uint8 weights (the SIMD kernels take int8 weights)");
@@ -161,12 +168,14 @@ Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> i
 
 Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const kernels::Conv2dShape s = ops::conv2d_shape(qlinearconv_geometry(c));
-  if (Kernel fast = build_fast_qlinearconv(c, in, out[0], s)) return fast;
+  const size_t elem = ir::dtype_size(ops::quantized_output_type(c, kYZeroPoint));
+  ops::StridedOutput output(size_t(output_count(s) / s.out_c), size_t(s.out_c), elem, out[0], size_t(c.out_row_stride));
+  if (Kernel fast = build_fast_qlinearconv(c, in, output, s)) return fast;
   c.report_kernel(kernels::reference_kernel("q8_conv2d_nhwc__ref"));
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);
   const void* w = in[kW];
   const auto* bias = c.has(kBias) ? static_cast<const int32_t*>(in[kBias]) : nullptr;
-  void* y = out[0];
+  void* y = output.dense();
   const DType tx = c.info(kX).dtype, tw = c.info(kW).dtype, ty = ops::quantized_output_type(c, kYZeroPoint);
   Kernel k = ops::visit_q8_req_types(tx, tw, ty, [&](auto tx_tag, auto tw_tag, auto ty_tag) -> Kernel {
     using TX = decltype(tx_tag);
@@ -190,7 +199,7 @@ Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, st
     k = then_look_up(c, std::move(k), y, output_count(s), table, &name);
     c.report_kernel(name);
   }
-  return k;
+  return output.then_place(std::move(k), c.threadpool);
 }
 
 // ---- ConvInteger: x, w, [x_zero_point], [w_zero_point] -> int32
@@ -249,6 +258,7 @@ void register_qconv_ops(OpTable& t) {
   qconv.want_layout = want_x_channels_last;
   qconv.infer = infer_qlinearconv;
   qconv.build = build_qlinearconv;
+  qconv.strided_output = [](const OpContext&) { return true; };  // in place (Q8Conv) or through a buffer
   qconv.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   qconv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, kW, out[0]); };
   t.emplace_back("QLinearConv", qconv);

@@ -334,9 +334,9 @@ void Q8Conv::bind(const void* x) {
   build_indirection(bound_x_, s_.in_h, s_.in_w, s_.pad_top, s_.pad_left);
 }
 
-void Q8Conv::run(const void* x, void* y, pthreadpool_t pool) const {
+void Q8Conv::run(const void* x, void* y, pthreadpool_t pool, size_t y_pixel_stride) const {
   if (float_out_) throw std::logic_error("Q8Conv::run: this conv has a float output (run_dequantized)");
-  run_tiles(x, y, pool);
+  run_tiles(x, y, pool, nullptr, y_pixel_stride);
 }
 
 // The padding bytes must equal the activations' zero point, which a dynamic conv learns per run.
@@ -349,7 +349,9 @@ void Q8Conv::set_padding_value(int32_t x_zero_point) {
 }
 
 void Q8Conv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y,
-                             pthreadpool_t pool, OutputRange* range) {
+                             pthreadpool_t pool, OutputRange* range, size_t y_pixel_stride) {
+  if (range != nullptr && y_pixel_stride != 0 && y_pixel_stride != size_t(s_.out_c))
+    throw std::logic_error("Q8Conv::run_dequantized: a range is taken over a dense output only");
   if (!float_out_) throw std::logic_error("Q8Conv::run_dequantized: this conv requantizes (run)");
   if (x_zero_point < q8_min(x_type_) || x_zero_point > q8_max(x_type_)) {
     throw std::invalid_argument("Q8Conv: x zero point " + std::to_string(x_zero_point) +
@@ -357,7 +359,7 @@ void Q8Conv::run_dequantized(const void* x, float x_scale, int32_t x_zero_point,
   }
   set_padding_value(x_zero_point);
   float_out_->prepare(x_type_, x_scale, x_zero_point);
-  run_tiles(x, y, pool, range);
+  run_tiles(x, y, pool, range, y_pixel_stride);
 }
 
 void Q8Conv::set_output_table(const uint8_t* table, Isa isa) {
@@ -367,7 +369,7 @@ void Q8Conv::set_output_table(const uint8_t* table, Isa isa) {
   name_ = name_ + "+" + (output_lookup_ ? row_kernel(*output_lookup_) : reference_kernel("q8_lookup__ref"));
 }
 
-void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range) const {
+void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range, size_t y_pixel_stride) const {
   const size_t mr = static_cast<size_t>(kernel_->mr);
   const size_t nr = static_cast<size_t>(kernel_->nr);
   const size_t pixels = q8_conv_pixels(s_);
@@ -396,6 +398,7 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     a_end = x_bytes + static_cast<size_t>(s_.batch) * s_.in_d * s_.in_h * row_bytes;
   }
   uint8_t* y_base = static_cast<uint8_t*>(y);
+  const size_t ys = y_pixel_stride != 0 ? y_pixel_stride : out_c;  // elements between y's pixels
   const float lo = static_cast<float>(qmin_ - y_zero_point_);
   const float hi = static_cast<float>(qmax_ - y_zero_point_);
   const size_t ks = im2col_ ? 1 : taps_;
@@ -413,15 +416,15 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
     args.w = packed_->bytes.data() + b * packed_->block_bytes;
     args.y_zero_point = y_zero_point_;
     if (float_out_) {
-      args.y = y_base + (g * mr * out_c + b * nr) * sizeof(float);
-      args.y_row_stride = out_c * sizeof(float);
+      args.y = y_base + (g * mr * ys + b * nr) * sizeof(float);
+      args.y_row_stride = ys * sizeof(float);
       float_out_->set_args(args, b);
       kernel_->fn_f32(args);
-      float_out_->activate(args.mr, args.nc, static_cast<float*>(args.y), out_c);
+      float_out_->activate(args.mr, args.nc, static_cast<float*>(args.y), ys);
       return;
     }
-    args.y = y_base + g * mr * out_c + b * nr;
-    args.y_row_stride = out_c;
+    args.y = y_base + g * mr * ys + b * nr;
+    args.y_row_stride = ys;
     args.lo = lo;
     args.hi = hi;
     kernel_->fn(args);
@@ -432,13 +435,13 @@ void Q8Conv::run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* 
   auto look_up = [&](size_t g, size_t first, size_t end) {
     const size_t rows = std::min(mr, pixels - g * mr);
     const size_t col = first * nr, cols = std::min(out_c, end * nr) - col;
-    uint8_t* at = y_base + g * mr * out_c + col;
+    uint8_t* at = y_base + g * mr * ys + col;
     auto bytes = [&](size_t n, uint8_t* p) {
       if (output_lookup_) output_lookup_->fn(n, p, output_table_, p);
       else q8_lookup__ref(int64_t(n), p, output_table_, p);
     };
-    if (cols == out_c) bytes(rows * out_c, at);
-    else for (size_t r = 0; r < rows; ++r) bytes(cols, at + r * out_c);
+    if (cols == out_c && ys == out_c) bytes(rows * out_c, at);
+    else for (size_t r = 0; r < rows; ++r) bytes(cols, at + r * ys);
   };
   const size_t groups = (pixels + mr - 1) / mr;
   const size_t blocks = (out_c + nr - 1) / nr;

@@ -90,22 +90,24 @@ class Q8Conv {
   const Q8GemmKernel& kernel() const { return *kernel_; }
   bool im2col() const { return im2col_; }  // the first-layer path (see above)
 
-  // x: [batch][in_h][in_w][in_c] of x_type; y: [batch][out_h][out_w][out_c] of y_type.
+  // x: [batch][in_h][in_w][in_c] of x_type; y: [batch][out_h][out_w][out_c] of y_type, its pixels
+  // y_pixel_stride elements apart (0: out_c; more: y is a slice of a Concat's channels).
   void bind(const void* x);
-  void run(const void* x, void* y, pthreadpool_t pool) const;
+  void run(const void* x, void* y, pthreadpool_t pool, size_t y_pixel_stride = 0) const;
   // Requantizing convs: every output byte b is stored as table[b] (a fused 8-bit lookup: QLinearSilu,
   // QLinearHardSwish...), each tile looked up while in cache, on the fastest lookup kernel of
   // level <= isa. The table (256 bytes) must outlive the conv.
   void set_output_table(const uint8_t* table, Isa isa);
   // Float-output convs only: y is [batch][out_h][out_w][out_c] float. With `range`, the
-  // range of y is folded into it as the tiles are written (range->reset() is the caller's).
+  // range of y is folded into it as the tiles are written (range->reset() is the caller's);
+  // without, y's pixels may be y_pixel_stride floats apart (0: out_c).
   void run_dequantized(const void* x, float x_scale, int32_t x_zero_point, float* y,
-                       pthreadpool_t pool, OutputRange* range = nullptr);
+                       pthreadpool_t pool, OutputRange* range = nullptr, size_t y_pixel_stride = 0);
 
  private:
   void init(const int8_t* w, const int32_t* bias, const Requantization& rq, PackedCache* cache);
   void init_float_output(const int8_t* w, DequantizedOutput out, Isa isa, PackedCache* cache);
-  void run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range = nullptr) const;
+  void run_tiles(const void* x, void* y, pthreadpool_t pool, OutputRange* range, size_t y_pixel_stride) const;
   void set_padding_value(int32_t x_zero_point);
 
   Conv2dShape s_;

@@ -14,6 +14,7 @@
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/qdq_patterns.h"
 
 namespace octet {
 namespace {
@@ -178,6 +179,64 @@ TEST(PlanViews, SplitPiecesJoinedBackStayWhereTheSplitTookThem) {
     for (const auto& [name, v] : viewed.plan_for({dims}).values())
       if (v.row_stride != 0) strided += name + " ";
     EXPECT_EQ(strided, "/Split_output_2 ") << "only the scores as a view into the Split's input";
+  }
+}
+
+// INT8: a QDQ fire module (QLinearConv branches into a QLinearConcat) and a dynamically
+// quantized one (ConvIntegerToFloat branches into a float Concat). A static branch quantized with
+// the Concat's own scale and zero point is copied as it is, so its conv writes it in place; one
+// with a scale of its own is requantized by the QLinearConcat's lookup and stays apart.
+ir::Graph int8_fire(bool dynamic) {
+  using testing::QParams;
+  OnnxBuilder b(17, dynamic ? "dynamic_fire" : "qdq_fire", 11);
+  auto x = b.input("x", {-1, 16, 9, 11});
+  std::vector<std::string> branches;
+  if (dynamic) {
+    const testing::Attrs pad1 = {{"pads", {1, 1, 1, 1}}};
+    branches.push_back(b.node("Relu", {testing::dynamic_conv(b, x, {24, 16, 1, 1}, {}, true)}));
+    branches.push_back(testing::dynamic_conv(b, x, {32, 16, 3, 3}, pad1, true));
+    branches.push_back(testing::dynamic_conv(b, x, {16, 1, 3, 3}, {{"pads", {1, 1, 1, 1}}, {"group", int64_t(16)}}, true));
+    b.output(b.node("Concat", branches, {{"axis", int64_t(1)}}));
+    return loader::load_onnx_bytes(b.serialize(), "dynamic_fire");
+  }
+  const QParams xq{1.0f / 32, 128}, yq{1.0f / 16, 0}, own{1.0f / 8, 0};
+  auto xd = testing::qdq(b, x, xq);
+  auto branch = [&](int64_t out_c, int64_t k, int64_t group, const QParams& q) {
+    auto w = testing::qdq_weights(b, {out_c, 16 / group, k, k}, true);
+    auto y = b.node("Conv", {xd, w.dq, testing::qdq_bias(b, out_c, xq.scale, w.scales)},
+                    {{"pads", {k / 2, k / 2, k / 2, k / 2}}, {"group", group}});
+    return testing::qdq(b, b.node("Relu", {y}), q);
+  };
+  branches = {branch(24, 1, 1, yq), branch(32, 3, 1, yq), branch(16, 3, 16, yq), branch(8, 3, 1, own)};
+  b.output(testing::qdq(b, b.node("Concat", branches, {{"axis", int64_t(1)}}), yq));
+  return loader::load_onnx_bytes(b.serialize(), "qdq_fire");
+}
+
+TEST(PlanViews, Int8ConvBranchesWriteTheirSliceOfTheConcat) {
+  for (const bool dynamic : {false, true}) {
+    for (const kernels::Isa isa : {kernels::active_isa(), kernels::Isa::scalar}) {
+      SCOPED_TRACE(std::string(dynamic ? "dynamic" : "static QDQ") + " at " + kernels::isa_name(isa));
+      SessionOptions with, without;
+      with.isa = without.isa = isa;
+      without.views = false;
+      Session viewed(int8_fire(dynamic), with), copied(int8_fire(dynamic), without);
+      const ir::Dims dims = {2, 16, 9, 11};
+      const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 13, 0, 1.0f));
+      const auto a = viewed.run({in});
+      const auto c = copied.run({in});
+      ASSERT_EQ(a[0].bytes.size(), c[0].bytes.size());
+      EXPECT_EQ(std::memcmp(a[0].bytes.data(), c[0].bytes.data(), a[0].bytes.size()), 0);
+      int strided = 0;
+      std::string concat;
+      const Plan& plan = viewed.plan_for({dims});
+      for (const auto& [name, v] : plan.values()) strided += v.row_stride != 0;
+      for (const PlanStep& s : plan.steps())
+        if (s.op == "Concat" || s.op == "QLinearConcat") concat = s.op + " " + s.kernel;
+      // Static: the three branches of the output's scale in place, the fourth requantized.
+      EXPECT_EQ(strided, 3) << concat;
+      if (dynamic) EXPECT_EQ(concat, "Concat in_place");
+      else EXPECT_NE(concat.find("lookup"), std::string::npos) << concat;
+    }
   }
 }
 
