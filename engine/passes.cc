@@ -353,6 +353,7 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
     report.push_back({"fuse float chains between DequantizeLinear and QuantizeLinear into tables",
                       fuse_qdq_float_chains(g)});
     report.push_back({"fuse INT8 table lookups into QLinearConv", fuse_conv_output_tables(g)});
+    report.push_back({"fuse QLinearConcat requantization into QLinearConv", fuse_concat_requantization(g)});
   }
   if (o.fuse_dynamic)
     report.push_back({"gather DynamicQuantizeLinear ranges in their producers", compute_ranges_in_producers(g)});

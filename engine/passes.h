@@ -75,6 +75,11 @@ int fuse_qdq_float_chains(ir::Graph& g);
 // as it stores each tile (input 9: the lookup node run on every byte value, so the same bits;
 // engine/passes_output_table.cc). After fuse_qlinear_silu.
 int fuse_conv_output_tables(ir::Graph& g);
+// A QLinearConcat input with its own scale or zero point, written by a QLinearConv nothing else
+// reads: the conv looks its bytes up in the Concat's requantization table as it stores them
+// (after its own table, if any), so the Concat copies that input as it is and the plan lets the
+// conv write it in place (engine/passes_concat_tables.cc). After fuse_conv_output_tables.
+int fuse_concat_requantization(ir::Graph& g);
 int remove_unused(ir::Graph& g);       // nodes and constants nothing reads
 // The activation read only from p's output (Relu, Clip with constant bounds, Sigmoid,
 // HardSigmoid, HardSwish, LeakyRelu, Tanh, Gelu, SiLU as Sigmoid + Mul, or HardSwish as
