@@ -5,13 +5,16 @@
 //
 // A Concat's inputs can be written by their producers straight into their places in its
 // output, and the Concat then copies only the others (its build skips a piece whose source is
-// its destination). Along an axis with nothing but extent-1 dimensions outside it in memory
-// (a row-major join along axis 0 at batch 1, YOLO's boxes of three scales), each input is one
-// block of the output: any producer writes it as it would its own tensor, and any step may read
-// it there. Along the innermost memory axis (channels-last feature maps joined along C:
-// SqueezeNet's fire modules, Inception's branches, YOLO's C3 blocks) each input is rows of its
-// channels, the output's C apart: only a producer that honours OpContext::out_row_stride
-// (OpImpl::strided_output) can write that, and only the Concat may read it.
+// its destination). Along an axis with nothing but extent-1 dimensions outside it in memory (a
+// row-major join along axis 0 at batch 1, YOLO's boxes of three scales), or when there is one
+// input, each input is one block of the output: any producer writes it as it would its own
+// tensor, and any step may read it there. Along the innermost memory axis (channels-last feature
+// maps joined along C: SqueezeNet's fire modules, Inception's branches, YOLO's C3 blocks) each
+// input is rows of its channels, the output's C apart: only a producer that honours
+// OpContext::out_row_stride (OpImpl::strided_output) can write that, and only the Concat may
+// read it. A QLinearConcat's input counts only when it is copied as it is (the output's scale and
+// zero point). A Split whose outputs a Concat joins back where it took them leaves them in its
+// input, which becomes the Concat's output (YOLOv5's head).
 //
 // A view's memory is its owner's: place_in_arena keeps the owner alive from the first producer
 // to the last reader of any of its views.
@@ -142,7 +145,8 @@ void Plan::choose_views() {
       else if (before) outer *= y.info.dims[size_t(d)];
       else inner *= y.info.dims[size_t(d)];
     }
-    const bool blocks = outer == 1;
+    // One input is the whole output (DenseNet's first dense layer of each block joins one map).
+    const bool blocks = outer == 1 || pieces.size() == 1;
     if (!blocks && inner != 1) continue;  // neither blocks nor rows of the innermost axis
     const auto [owner, base] = owner_of(p.outputs[0]);
     const size_t elem = ir::dtype_size(y.info.dtype);

@@ -142,6 +142,29 @@ TEST(PlanViews, EveryConvDriverWritesItsSliceOfTheConcat) {
   EXPECT_NE(kernels.find("dwconv"), std::string::npos);
 }
 
+// A Concat of one input (DenseNet's first dense layer of each block) is that input's memory, even
+// when other steps read the input too.
+TEST(PlanViews, AConcatOfOneInputIsThatInput) {
+  OnnxBuilder b(17, "one", 7);
+  auto x = b.input("x", {-1, 16, 9, 11});
+  auto pooled = b.node("MaxPool", {b.node("Relu", {x})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
+  auto joined = b.node("Concat", {pooled}, {{"axis", int64_t(1)}});
+  b.output(b.node("Sigmoid", {joined}));
+  b.output(b.node("Tanh", {pooled}));
+  const ir::Graph g = loader::load_onnx_bytes(b.serialize(), "one");
+  SessionOptions without;
+  without.views = false;
+  Session viewed(g), copied(g, without);
+  const ir::Dims dims = {2, 16, 9, 11};
+  const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 7, 0, 1.0f));
+  const auto a = viewed.run({in});
+  const auto c = copied.run({in});
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(std::memcmp(a[i].bytes.data(), c[i].bytes.data(), a[i].bytes.size()), 0) << "output " << i;
+  for (const PlanStep& s : viewed.plan_for({dims}).steps())
+    if (s.op == "Concat") EXPECT_EQ(s.kernel, "in_place");
+}
+
 // YOLOv5's head: Sigmoid -> Split into x y, w h and the class scores -> the boxes recomputed ->
 // Concat back. The scores stay where the Sigmoid wrote them: the Split's input is the Concat's
 // output, and neither copies them. With `early_piece` the Concat's first piece is a conv that
