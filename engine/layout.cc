@@ -18,13 +18,13 @@ std::vector<int> memory_order(int rank, Layout l) {
   return order;
 }
 
-std::vector<int64_t> strides_of(const ir::Dims& dims, Layout l) {
+std::vector<int64_t> strides_of(const ir::Dims& dims, Layout l, int64_t row_stride) {
   std::vector<int64_t> strides(dims.size());
   auto order = memory_order(int(dims.size()), l);
   int64_t s = 1;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     strides[size_t(*it)] = s;
-    s *= dims[size_t(*it)];
+    s = it == order.rbegin() && row_stride != 0 ? row_stride : s * dims[size_t(*it)];
   }
   return strides;
 }

@@ -20,8 +20,9 @@ const char* layout_name(Layout l);
 // Memory order of the logical dimensions, outermost first.
 std::vector<int> memory_order(int rank, Layout l);
 
-// Strides in elements, indexed by logical dimension.
-std::vector<int64_t> strides_of(const ir::Dims& dims, Layout l);
+// Strides in elements, indexed by logical dimension. With a row_stride, the rows of the innermost
+// memory dimension are that many elements apart instead of its extent (a view into a wider map).
+std::vector<int64_t> strides_of(const ir::Dims& dims, Layout l, int64_t row_stride = 0);
 
 // True when both layouts put the elements of a tensor of these dims at the same
 // offsets, e.g. NCHW and NHWC with H = W = 1, so switching layouts needs no copy.

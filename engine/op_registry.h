@@ -41,6 +41,9 @@ struct OpContext {
   // build() of an op with OpImpl::strided_output: output 0's rows of its innermost memory
   // dimension are this many elements apart (it is a view into a Concat's output); 0: dense.
   int64_t out_row_stride = 0;
+  // build() of an op with OpImpl::strided_input: input i's rows of its innermost memory dimension
+  // are in_row_stride[i] elements apart (a view into a later Concat's output); 0 or absent: dense.
+  std::vector<int64_t> in_row_stride{};
   // For each constant input, its contents had the batch been other_batch() of the planned one
   // (a plan folds shape arithmetic at both extents): the same pointer as in_const when they do
   // not depend on the batch, nullptr when unknown. Empty outside a plan (nothing depends on it).
@@ -149,6 +152,10 @@ struct OpImpl {
   // True when build() honours OpContext::out_row_stride for this step: the plan may then have it
   // write output 0 straight into its place in a Concat's output (engine/plan_views.cc).
   std::function<bool(const OpContext&)> strided_output{};
+  // True when build() honours OpContext::in_row_stride for input `input` of this step: the plan
+  // may then hand it a view with rows apart (DenseNet's Concats as the first channels of the
+  // block's last one, engine/plan_views.cc).
+  std::function<bool(const OpContext&, size_t input)> strided_input{};
 };
 
 // An op computed by outputs_from_values: infer and build fold it when its inputs are constants,

@@ -341,6 +341,7 @@ Kernel Plan::build_kernel(const Pending& p, pthreadpool_t pool, PlanStep& step) 
   ctx.kernel_scalar = &step.kernel_scalar;
   ctx.fallback = &step.fallback;
   if (!p.outputs.empty() && !p.outputs[0].empty()) ctx.out_row_stride = values_.at(p.outputs[0]).row_stride;
+  for (const auto& name : p.inputs) ctx.in_row_stride.push_back(name.empty() ? 0 : values_.at(name).row_stride);
   if (!p.scratch.empty()) {
     ctx.scratch = data(p.scratch);
     ctx.scratch_size = values_.at(p.scratch).info.bytes();

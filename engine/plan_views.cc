@@ -18,8 +18,10 @@
 //
 // A view's memory is its owner's: place_in_arena keeps the owner alive from the first producer
 // to the last reader of any of its views.
+#include <algorithm>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "engine/plan.h"
 
@@ -28,9 +30,13 @@ namespace octet {
 void Plan::choose_views() {
   if (!options_.views) return;
   std::map<std::string, int> readers;
-  for (const Pending& p : pending_)
-    for (const auto& name : p.inputs)
-      if (!name.empty()) ++readers[name];
+  std::map<std::string, std::vector<size_t>> reader_steps;
+  for (size_t s = 0; s < pending_.size(); ++s)
+    for (const auto& name : pending_[s].inputs)
+      if (!name.empty()) {
+        ++readers[name];
+        reader_steps[name].push_back(s);
+      }
   const std::set<std::string> graph_outputs(graph_.outputs.begin(), graph_.outputs.end());
 
   auto owner_of = [&](const std::string& name) -> std::pair<std::string, size_t> {
@@ -123,6 +129,48 @@ void Plan::choose_views() {
     return pieces;
   };
 
+  auto concat_axis = [&](const Pending& p) -> int64_t {  // -1: not a Concat step of a valid axis
+    if (!p.node || p.node->op != "Concat" || p.outputs.empty() || p.outputs[0].empty()) return -1;
+    const int64_t rank = int64_t(values_.at(p.outputs[0]).info.dims.size());
+    int64_t axis = p.node->attrs.i("axis");
+    if (axis < 0) axis += rank;
+    return axis >= 0 && axis < rank ? axis : -1;
+  };
+  // DenseNet: each dense layer's Concat joins every map of the block so far (x0, y1 .. yk) and
+  // the block's last Concat joins them all, in the same order, along channels-last C. Each
+  // earlier Concat's output is then the first channels of the last one's: a view with the last
+  // one's rows, when every step reading it takes such a view (OpImpl::strided_input: the next
+  // layer's BatchNormalization), and each map is written once, in its place in the last one.
+  std::map<std::string, std::string> prefix_of;  // an earlier Concat's output -> the last one's
+  for (size_t k = 0; k < pending_.size(); ++k) {
+    const Pending& p = pending_[k];
+    const int64_t axis = concat_axis(p);
+    if (axis < 0) continue;
+    const std::string& out = p.outputs[0];
+    const PlanValue& y = values_.at(out);
+    if (memory_order(int(y.info.dims.size()), y.info.layout).back() != axis || graph_outputs.count(out)) continue;
+    const Pending* last = nullptr;
+    for (size_t l = k + 1; l < pending_.size(); ++l) {
+      const Pending& q = pending_[l];
+      if (concat_axis(q) != axis || q.inputs.size() <= p.inputs.size() ||
+          !std::equal(p.inputs.begin(), p.inputs.end(), q.inputs.begin()))
+        continue;
+      const PlanValue& z = values_.at(q.outputs[0]);
+      if (z.info.layout == y.info.layout && z.info.dtype == y.info.dtype && (!last || q.inputs.size() > last->inputs.size()))
+        last = &q;
+    }
+    if (!last) continue;
+    bool taken = true;
+    for (size_t r : reader_steps[out]) {
+      const Pending& q = pending_[r];
+      const OpImpl* impl = q.node ? find_op(q.node->op) : nullptr;
+      for (size_t i = 0; i < q.inputs.size(); ++i)
+        if (q.inputs[i] == out)
+          taken = taken && impl && impl->strided_input && impl->strided_input(context(*q.node, q.inputs, q.input_infos), i);
+    }
+    if (taken) prefix_of[out] = last->outputs[0];
+  }
+
   // Last Concat first: a Concat whose output is itself a block of a later one places its inputs
   // where that one holds them.
   for (size_t s = pending_.size(); s-- > 0;) {
@@ -155,6 +203,22 @@ void Plan::choose_views() {
     // Concat's output, and neither step copies that piece. The Concat's other pieces then
     // overwrite the Split's input, which is safe only once the Split has read it: no other piece
     // may be written in place by a step before the Split.
+    // The earlier Concats this one's output begins with are views of it (above).
+    std::set<std::string> prefixes;
+    for (const auto& [earlier, last] : prefix_of)
+      if (last == p.outputs[0] && !blocks && values_.at(earlier).view_of.empty() && !has_views(earlier)) {
+        PlanValue& v = values_.at(earlier);
+        v.view_of = owner;
+        v.view_offset = base;
+        v.row_stride = y.info.dims[size_t(axis)];
+        prefixes.insert(earlier);
+      }
+    // A map read by this Concat and by those views only is in its place for all of them.
+    auto read_in_place = [&](const std::string& name) {
+      for (size_t r : reader_steps[name])
+        if (r != s && !prefixes.count(pending_[r].outputs[0])) return false;
+      return true;
+    };
     const auto [split_step, split_input] =
         p.node->op == "Concat" ? joined_split(p, size_t(axis)) : std::pair<int, std::string>{-1, ""};
     if (split_step >= 0) move_into(split_input, owner, base);
@@ -186,7 +250,7 @@ void Plan::choose_views() {
         move_into(x_owner, owner, offset);
         continue;
       }
-      if (x.producer < 0 || !x.view_of.empty() || readers[name] != 1 || graph_outputs.count(name) || has_views(name))
+      if (x.producer < 0 || !x.view_of.empty() || !read_in_place(name) || graph_outputs.count(name) || has_views(name))
         continue;
       const Pending& q = pending_[size_t(x.producer)];
       if (!q.node || q.outputs.empty() || q.outputs[0] != name) continue;

@@ -311,6 +311,7 @@ OpImpl batchnorm_op() {
     return {x};
   };
   bn.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  bn.strided_input = [](const OpContext&, size_t input) { return input == 0; };
   // A BatchNormalization no conv could absorb (DenseNet's pre-activations, a BN on a Concat or
   // a graph input) is a per-channel scale and shift over [pixels][channels]: the SIMD binary
   // Mul and Add with the channel row repeated (row stride 0). The scale and shift are computed
@@ -326,6 +327,8 @@ OpImpl batchnorm_op() {
     const auto& x = c.info(0);
     const int64_t channels = x.dims[1];
     const int64_t pixels = x.count() / std::max<int64_t>(1, channels);
+    // x's pixels are its channels apart, or more in a view of a wider map (OpImpl::strided_input).
+    const int64_t x_stride = !c.in_row_stride.empty() && c.in_row_stride[0] != 0 ? c.in_row_stride[0] : channels;
     const float eps = c.node.attrs.f("epsilon");
     auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
     const float *scale = p(1), *bias = p(2), *mean = p(3), *var = p(4);
@@ -355,9 +358,11 @@ OpImpl batchnorm_op() {
       std::shared_ptr<const kernels::F32Binary> mul, add;
     };
     auto pass = [&](int64_t rows) {
-      const int64_t dims[] = {rows, channels}, x_strides[] = {channels, 1}, row_strides[] = {0, 1};
+      // The multiply reads x (its pixels x_stride apart), the add y (dense).
+      const int64_t dims[] = {rows, channels}, x_strides[] = {x_stride, 1}, y_strides[] = {channels, 1},
+                    row_strides[] = {0, 1};
       return Pass{std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 2, dims, x_strides, row_strides, c.isa),
-                  std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, row_strides, c.isa)};
+                  std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, y_strides, row_strides, c.isa)};
     };
     const Pass whole = pass(chunk_pixels), tail = tail_pixels == chunk_pixels ? whole : pass(tail_pixels);
     const Activation act = ops::fused_activation(c.node);
@@ -375,7 +380,7 @@ OpImpl batchnorm_op() {
       const float* x;
       float* y;
       const float* affine;
-      int64_t channels, chunk_pixels, chunks, tail_pixels;
+      int64_t channels, x_stride, chunk_pixels, chunks, tail_pixels;
       const Pass* whole;
       const Pass* tail;
       Activation act;
@@ -384,10 +389,10 @@ OpImpl batchnorm_op() {
         const auto& r = *static_cast<const Run*>(context);
         const bool last = int64_t(i) + 1 == r.chunks;
         const Pass& pass = last ? *r.tail : *r.whole;
-        const int64_t first = int64_t(i) * r.chunk_pixels * r.channels;
+        const int64_t first = int64_t(i) * r.chunk_pixels;
         const int64_t n = (last ? r.tail_pixels : r.chunk_pixels) * r.channels;
-        float* y = r.y + first;
-        pass.mul->run(r.x + first, r.affine, y, nullptr);
+        float* y = r.y + first * r.channels;
+        pass.mul->run(r.x + first * r.x_stride, r.affine, y, nullptr);
         pass.add->run(y, r.affine + r.channels, y, nullptr);
         if (r.activation) r.activation->run(r.act, n, y, y, nullptr);
       }
@@ -395,7 +400,7 @@ OpImpl batchnorm_op() {
     pthreadpool_t pool = c.threadpool;
     return [=] {
       if (!constant) prepare();
-      Run r{xs, y, affine->data(), channels, chunk_pixels, chunks, tail_pixels, &whole, &tail, act, activation.get()};
+      Run r{xs, y, affine->data(), channels, x_stride, chunk_pixels, chunks, tail_pixels, &whole, &tail, act, activation.get()};
       pthreadpool_parallelize_1d(pool, Run::chunk, &r, size_t(chunks), 0);
     };
   };

@@ -377,6 +377,9 @@ OpImpl concat_op() {
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
     return ops::concat_per_image(c, all_inputs(c), normalize_axis(c, c.node.attrs.i("axis"), int64_t(out[0].dims.size())));
   };
+  // Its copies read and write rows any stride apart (views, engine/plan_views.cc).
+  op.strided_output = [](const OpContext&) { return true; };
+  op.strided_input = [](const OpContext&, size_t) { return true; };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     kernels::KernelId name;
     auto pieces = ops::concat_pieces(c, all_inputs(c), &name);
@@ -509,13 +512,13 @@ TensorInfo concat_output(const OpContext& c, const std::vector<size_t>& data) {
 std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<size_t>& data, kernels::KernelId* kernel) {
   const TensorInfo y = concat_output(c, data);
   const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(y.dims.size()));
-  const auto dst = strides_of(y.dims, y.layout);
+  const auto dst = strides_of(y.dims, y.layout, c.out_row_stride);
   const int elem = int(ir::dtype_size(y.dtype));
   std::vector<ConcatPiece> pieces;
   int64_t at = 0;
   for (size_t i : data) {
     const TensorInfo& x = c.info(i);
-    auto src = x.strides();
+    auto src = strides_of(x.dims, x.layout, i < c.in_row_stride.size() ? c.in_row_stride[i] : 0);
     auto copy = std::make_shared<const kernels::StridedCopy>(int(x.dims.size()), x.dims.data(), src.data(), dst.data(), elem);
     if (kernel->name.empty() || copy->kernel_id().scalar) *kernel = copy->kernel_id();
     pieces.push_back({copy, i, size_t(at * dst[size_t(axis)] * elem)});

@@ -165,6 +165,51 @@ TEST(PlanViews, AConcatOfOneInputIsThatInput) {
     if (s.op == "Concat") EXPECT_EQ(s.kernel, "in_place");
 }
 
+// A DenseNet block: each layer normalizes the Concat of every map before it, and the block's
+// last Concat joins them all. The layers' Concats are the first channels of the last one, read
+// there by their BatchNormalization (pixels the last one's C apart), and each layer's conv writes
+// its map once, in its place in the last Concat.
+ir::Graph dense_block() {
+  OnnxBuilder b(17, "dense", 7);
+  auto x = b.input("x", {-1, 8, 10, 12});
+  auto bn = [&](const std::string& t, int64_t c, const std::string& name) {
+    return b.node("Relu", {b.node("BatchNormalization",
+                                  {t, b.random_uniform_init(name + "_s", {c}, 0.5f, 1.5f), b.random_normal_init(name + "_b", {c}),
+                                   b.random_normal_init(name + "_m", {c}), b.random_uniform_init(name + "_v", {c}, 0.5f, 2.0f)})});
+  };
+  std::vector<std::string> maps = {b.node("MaxPool", {x}, {{"kernel_shape", {1, 1}}})};
+  for (int layer = 0; layer < 3; ++layer) {
+    const int64_t c = 8 + 4 * layer;
+    const std::string name = "l" + std::to_string(layer);
+    auto joined = b.node("Concat", maps, {{"axis", int64_t(1)}});
+    auto h = conv(b, bn(joined, c, name), c, 16, 1, 1, name + "a");
+    maps.push_back(b.node("Conv", {h, b.random_normal_init(name + "_w", {4, 16, 3, 3}, 0, 0.2f)},
+                          {{"pads", {1, 1, 1, 1}}}));
+  }
+  b.output(bn(b.node("Concat", maps, {{"axis", int64_t(1)}}), 20, "last"));
+  return loader::load_onnx_bytes(b.serialize(), "dense");
+}
+
+TEST(PlanViews, DenseNetConcatsAreTheFirstChannelsOfTheBlocksLast) {
+  SessionOptions without;
+  without.views = false;
+  Session viewed(dense_block()), copied(dense_block(), without);
+  const ir::Dims dims = {2, 8, 10, 12};
+  const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 21, 0, 1.0f));
+  const auto a = viewed.run({in});
+  const auto c = copied.run({in});
+  EXPECT_EQ(std::memcmp(a[0].bytes.data(), c[0].bytes.data(), a[0].bytes.size()), 0);
+  const Plan& plan = viewed.plan_for({dims});
+  int prefixes = 0, maps_in_place = 0;
+  for (const PlanStep& s : plan.steps()) {
+    const PlanValue& v = plan.value(s.output_names[0]);
+    if (s.op == "Concat" && v.row_stride == 20) ++prefixes;
+    if (s.op == "Conv" && v.row_stride == 20) ++maps_in_place;
+  }
+  EXPECT_EQ(prefixes, 3) << "the layers' Concats as views of the last";
+  EXPECT_EQ(maps_in_place, 3) << "each layer's map written in its place";
+}
+
 // YOLOv5's head: Sigmoid -> Split into x y, w h and the class scores -> the boxes recomputed ->
 // Concat back. The scores stay where the Sigmoid wrote them: the Split's input is the Concat's
 // output, and neither copies them. With `early_piece` the Concat's first piece is a conv that
