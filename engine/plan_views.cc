@@ -198,11 +198,6 @@ void Plan::choose_views() {
     if (!blocks && inner != 1) continue;  // neither blocks nor rows of the innermost axis
     const auto [owner, base] = owner_of(p.outputs[0]);
     const size_t elem = ir::dtype_size(y.info.dtype);
-    // A Split's output joined back where the Split took it from (YOLOv5's head recomputes the
-    // boxes' x, y, w, h and passes the 80 class scores through): the Split's input becomes the
-    // Concat's output, and neither step copies that piece. The Concat's other pieces then
-    // overwrite the Split's input, which is safe only once the Split has read it: no other piece
-    // may be written in place by a step before the Split.
     // The earlier Concats this one's output begins with are views of it (above).
     std::set<std::string> prefixes;
     for (const auto& [earlier, last] : prefix_of)
@@ -216,9 +211,14 @@ void Plan::choose_views() {
     // A map read by this Concat and by those views only is in its place for all of them.
     auto read_in_place = [&](const std::string& name) {
       for (size_t r : reader_steps[name])
-        if (r != s && !prefixes.count(pending_[r].outputs[0])) return false;
+        if (r != s && (pending_[r].outputs.empty() || !prefixes.count(pending_[r].outputs[0]))) return false;
       return true;
     };
+    // A Split's output joined back where the Split took it from (YOLOv5's head recomputes the
+    // boxes' x, y, w, h and passes the 80 class scores through): the Split's input becomes the
+    // Concat's output, and neither step copies that piece. The Concat's other pieces then
+    // overwrite the Split's input, which is safe only once the Split has read it: no other piece
+    // may be written in place by a step before the Split.
     const auto [split_step, split_input] =
         p.node->op == "Concat" ? joined_split(p, size_t(axis)) : std::pair<int, std::string>{-1, ""};
     if (split_step >= 0) move_into(split_input, owner, base);
