@@ -35,11 +35,11 @@ ir::TensorData requantization(const ir::TensorData& x_scale, const ir::TensorDat
                               const ir::TensorData* first, ir::DType type) {
   ir::TensorData table = ir::TensorData::make(type, {256});
   auto* out = reinterpret_cast<T*>(table.bytes.data());
-  const float xs = scale_of(x_scale), ys = scale_of(y_scale);
-  const int32_t xz = zero_point_of(x_zero_point), yz = zero_point_of(y_zero_point);
+  const kernels::QuantParams from{scale_of(x_scale), zero_point_of(x_zero_point)};
+  const kernels::QuantParams to{scale_of(y_scale), zero_point_of(y_zero_point)};
   for (int b = 0; b < 256; ++b) {
     const uint8_t byte = first ? uint8_t(first->bytes[size_t(b)]) : uint8_t(b);
-    out[b] = kernels::quantize_one<T>(kernels::dequantize_value(int32_t(static_cast<T>(byte)), xs, xz), ys, yz);
+    out[b] = kernels::requantize_code(static_cast<T>(byte), from, to);
   }
   return table;
 }

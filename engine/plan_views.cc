@@ -29,14 +29,11 @@ namespace octet {
 
 void Plan::choose_views() {
   if (!options_.views) return;
-  std::map<std::string, int> readers;
-  std::map<std::string, std::vector<size_t>> reader_steps;
+  std::map<std::string, std::vector<size_t>> reader_steps;  // once per input slot that reads it
   for (size_t s = 0; s < pending_.size(); ++s)
     for (const auto& name : pending_[s].inputs)
-      if (!name.empty()) {
-        ++readers[name];
-        reader_steps[name].push_back(s);
-      }
+      if (!name.empty()) reader_steps[name].push_back(s);
+  auto read_once = [&](const std::string& name) { return reader_steps[name].size() == 1; };
   const std::set<std::string> graph_outputs(graph_.outputs.begin(), graph_.outputs.end());
 
   auto owner_of = [&](const std::string& name) -> std::pair<std::string, size_t> {
@@ -49,8 +46,9 @@ void Plan::choose_views() {
       if (v.view_of == name) return true;
     return false;
   };
-  // `name` (an owner) and every view of it move into `owner`'s memory, `offset` bytes in.
-  auto move_into = [&](const std::string& name, const std::string& owner, size_t offset) {
+  // `name` (an owner) and every view of it move into `owner`'s memory, `offset` bytes in; `name`'s
+  // rows then `row_stride` elements apart (0: dense).
+  auto move_into = [&](const std::string& name, const std::string& owner, size_t offset, int64_t row_stride = 0) {
     for (auto& [n, v] : values_)
       if (v.view_of == name) {
         v.view_of = owner;
@@ -59,6 +57,7 @@ void Plan::choose_views() {
     PlanValue& v = values_.at(name);
     v.view_of = owner;
     v.view_offset = offset;
+    v.row_stride = row_stride;
   };
 
   for (const Pending& p : pending_) {
@@ -103,7 +102,7 @@ void Plan::choose_views() {
     if (step < 0) return {-1, ""};
     const std::string& input = pending_[size_t(step)].inputs[0];
     const PlanValue& s = values_.at(input);
-    if (s.constant || s.producer < 0 || !s.view_of.empty() || s.row_stride != 0 || readers[input] != 1 ||
+    if (s.constant || s.producer < 0 || !s.view_of.empty() || s.row_stride != 0 || !read_once(input) ||
         graph_outputs.count(input) || has_views(input))
       return {-1, ""};
     return {step, input};
@@ -129,8 +128,11 @@ void Plan::choose_views() {
     return pieces;
   };
 
-  auto concat_axis = [&](const Pending& p) -> int64_t {  // -1: not a Concat step of a valid axis
-    if (!p.node || p.node->op != "Concat" || p.outputs.empty() || p.outputs[0].empty()) return -1;
+  // The axis of a Concat (or, with `quantized`, a QLinearConcat) step; -1 for any other step.
+  auto concat_axis = [&](const Pending& p, bool quantized = false) -> int64_t {
+    if (!p.node || (p.node->op != "Concat" && !(quantized && p.node->op == "QLinearConcat")) || p.outputs.empty() ||
+        p.outputs[0].empty())
+      return -1;
     const int64_t rank = int64_t(values_.at(p.outputs[0]).info.dims.size());
     int64_t axis = p.node->attrs.i("axis");
     if (axis < 0) axis += rank;
@@ -175,17 +177,12 @@ void Plan::choose_views() {
   // where that one holds them.
   for (size_t s = pending_.size(); s-- > 0;) {
     const Pending& p = pending_[s];
-    if (!p.node || (p.node->op != "Concat" && p.node->op != "QLinearConcat") || p.outputs.empty() ||
-        p.outputs[0].empty())
-      continue;
+    const int64_t axis = concat_axis(p, true);
+    if (axis < 0) continue;
     const PlanValue& y = values_.at(p.outputs[0]);
     if (y.row_stride != 0) continue;
     const std::vector<std::pair<std::string, bool>> pieces = concat_pieces(p);
-    const int rank = int(y.info.dims.size());
-    int64_t axis = p.node->attrs.i("axis");
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) continue;
-    const std::vector<int> order = memory_order(rank, y.info.layout);
+    const std::vector<int> order = memory_order(int(y.info.dims.size()), y.info.layout);
     int64_t outer = 1, inner = 1;
     bool before = true;
     for (int d : order) {
@@ -202,10 +199,7 @@ void Plan::choose_views() {
     std::set<std::string> prefixes;
     for (const auto& [earlier, last] : prefix_of)
       if (last == p.outputs[0] && !blocks && values_.at(earlier).view_of.empty() && !has_views(earlier)) {
-        PlanValue& v = values_.at(earlier);
-        v.view_of = owner;
-        v.view_offset = base;
-        v.row_stride = y.info.dims[size_t(axis)];
+        move_into(earlier, owner, base, y.info.dims[size_t(axis)]);
         prefixes.insert(earlier);
       }
     // A map read by this Concat and by those views only is in its place for all of them.
@@ -231,9 +225,8 @@ void Plan::choose_views() {
       if (!as_is) continue;
       if (split_step >= 0 && x.producer == split_step) {
         // joined_split checked it sits where the Split took it from.
-        if (readers[name] == 1 && !graph_outputs.count(name) && x.view_of.empty() && !has_views(name)) {
-          move_into(name, owner, offset);
-          if (!blocks) values_.at(name).row_stride = y.info.dims[size_t(axis)];
+        if (read_once(name) && !graph_outputs.count(name) && x.view_of.empty() && !has_views(name)) {
+          move_into(name, owner, offset, blocks ? 0 : y.info.dims[size_t(axis)]);
         }
         continue;
       }
@@ -256,8 +249,7 @@ void Plan::choose_views() {
       if (!q.node || q.outputs.empty() || q.outputs[0] != name) continue;
       const OpImpl* producer = find_op(q.node->op);
       if (!producer->strided_output || !producer->strided_output(context(*q.node, q.inputs, q.input_infos))) continue;
-      move_into(name, owner, offset);
-      values_.at(name).row_stride = y.info.dims[size_t(axis)];
+      move_into(name, owner, offset, y.info.dims[size_t(axis)]);
     }
   }
 }

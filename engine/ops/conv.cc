@@ -94,8 +94,7 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
   auto x = static_cast<const float*>(in[0]);
   auto wt = static_cast<const float*>(in[1]);
   auto b = c.has(2) ? static_cast<const float*>(in[2]) : nullptr;
-  ops::StridedOutput output(size_t(s.batch) * s.out_d * s.out_h * s.out_w, size_t(s.out_c), sizeof(float), out[0],
-                           size_t(c.out_row_stride));
+  ops::StridedOutput output(s, sizeof(float), out[0], c);
   auto r = c.has(kResidual) ? static_cast<const float*>(in[kResidual]) : nullptr;
   const bool constant_params = c.in_const[1] != nullptr && (!c.has(2) || c.in_const[2] != nullptr);
   if (c.isa != kernels::Isa::scalar && constant_params) {

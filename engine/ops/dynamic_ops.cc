@@ -105,8 +105,7 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
   const void* x_zp = c.has(kXZeroPoint) ? in[kXZeroPoint] : nullptr;
   // A slice of a Concat's channels (never with a range output: OpImpl::strided_output): Q8Conv
   // writes it in place, the other drivers through a buffer.
-  ops::StridedOutput output(size_t(s.batch) * s.out_d * s.out_h * s.out_w, size_t(s.out_c), sizeof(float), out[0],
-                            size_t(c.out_row_stride));
+  ops::StridedOutput output(s, sizeof(float), out[0], c);
   kernels::DequantizedOutput dq = dequantized_output(c, in);
   pthreadpool_t pool = c.threadpool;
   if (s.groups == 1 && fast_weights(c, in)) {

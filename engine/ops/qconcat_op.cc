@@ -56,11 +56,8 @@ std::vector<std::vector<T>> tables(const ops::ParamInputs& p, const std::vector<
       continue;
     }
     std::vector<T> table(256);
-    for (int byte = 0; byte < 256; ++byte) {
-      const T v = static_cast<T>(static_cast<uint8_t>(byte));
-      table[size_t(byte)] = kernels::quantize_one<T>(kernels::dequantize_value(v, x.scale, x.zero_point), y.scale,
-                                                      y.zero_point);
-    }
+    for (int byte = 0; byte < 256; ++byte)
+      table[size_t(byte)] = kernels::requantize_code(static_cast<T>(static_cast<uint8_t>(byte)), x, y);
     out.push_back(std::move(table));
   }
   return out;
@@ -70,7 +67,7 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
   const std::vector<size_t> data = data_inputs(c);
   check(c, data);
   kernels::KernelId name;
-  const auto pieces = ops::concat_pieces(c, data, &name);
+  const auto pieces = ops::concat_pieces(c, data, in, out[0], &name);
   std::vector<size_t> params;
   for (size_t i : data) params.push_back(i + 1), params.push_back(i + 2);
   params.push_back(kYScale);
@@ -79,12 +76,8 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
   size_t scratch_bytes = 0;
   for (size_t i : data) scratch_bytes = std::max(scratch_bytes, c.info(i).bytes());
   auto scratch = std::make_shared<std::vector<uint8_t>>(scratch_bytes);
-  std::vector<std::pair<const void*, std::byte*>> where;
   std::vector<int64_t> counts;
-  for (const auto& piece : pieces) {
-    where.emplace_back(in[piece.input], static_cast<std::byte*>(out[0]) + piece.dst_offset);
-    counts.push_back(c.info(piece.input).count());
-  }
+  for (const auto& piece : pieces) counts.push_back(c.info(piece.input).count());
   pthreadpool_t pool = c.threadpool;
   const kernels::Q8LookupKernel* fast = kernels::choose_q8_lookup(c.isa);
   const kernels::KernelId lookup_name = fast != nullptr ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_lookup__ref");
@@ -95,8 +88,8 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
     for (size_t i : params) constant = constant && p[i].constant;
     auto run = [=](const std::vector<std::vector<T>>& t) {
       for (size_t k = 0; k < pieces.size(); ++k) {
-        const void* src = where[k].first;
-        if (t[k].empty() && src == where[k].second) continue;  // written in its place (engine/plan_views.cc)
+        if (t[k].empty() && pieces[k].in_place()) continue;
+        const void* src = pieces[k].src;
         if (!t[k].empty()) {
           if (fast != nullptr)
             kernels::q8_lookup(*fast, size_t(counts[k]), static_cast<const uint8_t*>(src),
@@ -105,7 +98,7 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
             kernels::q8_lookup__ref(counts[k], static_cast<const T*>(src), t[k].data(), reinterpret_cast<T*>(scratch->data()));
           src = scratch->data();
         }
-        pieces[k].copy->run(src, where[k].second, pool);
+        pieces[k].copy->run(src, pieces[k].dst, pool);
       }
     };
     if (constant) {
@@ -113,7 +106,7 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
       bool lookup = false, copy = false;
       for (size_t k = 0; k < pieces.size(); ++k) {
         lookup = lookup || !(*t)[k].empty();
-        copy = copy || !(*t)[k].empty() || where[k].first != where[k].second;
+        copy = copy || !(*t)[k].empty() || !pieces[k].in_place();
       }
       if (!copy) name = {"in_place"};
       c.report_kernel(lookup ? lookup_name + " + " + name : name);

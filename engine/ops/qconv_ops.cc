@@ -168,8 +168,7 @@ Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> i
 
 Kernel build_qlinearconv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
   const kernels::Conv2dShape s = ops::conv2d_shape(qlinearconv_geometry(c));
-  const size_t elem = ir::dtype_size(ops::quantized_output_type(c, kYZeroPoint));
-  ops::StridedOutput output(size_t(output_count(s) / s.out_c), size_t(s.out_c), elem, out[0], size_t(c.out_row_stride));
+  ops::StridedOutput output(s, ir::dtype_size(ops::quantized_output_type(c, kYZeroPoint)), out[0], c);
   if (Kernel fast = build_fast_qlinearconv(c, in, output, s)) return fast;
   c.report_kernel(kernels::reference_kernel("q8_conv2d_nhwc__ref"));
   const ops::ChannelsLastInput x(c.info(kX), in[kX]);

@@ -12,6 +12,7 @@
 
 #include "engine/op_registry.h"
 #include "kernels/elementwise/strided_copy.h"
+#include "kernels/ref/conv2d.h"
 
 namespace octet::ops {
 
@@ -21,6 +22,10 @@ class StridedOutput {
   // apart (0: dense, channels).
   StridedOutput(size_t pixels, size_t channels, size_t elem_size, void* y, size_t stride)
       : pixels_(pixels), channels_(channels), elem_(elem_size), y_(y), stride_(stride == channels ? 0 : stride) {}
+  // The output of a conv of shape s, as the plan placed it for step `c`.
+  StridedOutput(const kernels::Conv2dShape& s, size_t elem_size, void* y, const OpContext& c)
+      : StridedOutput(size_t(s.batch) * s.out_d * s.out_h * s.out_w, size_t(s.out_c), elem_size, y,
+                      size_t(c.out_row_stride)) {}
 
   void* placed() const { return y_; }
   size_t stride() const { return stride_; }  // 0: dense

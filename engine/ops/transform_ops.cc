@@ -382,20 +382,13 @@ OpImpl concat_op() {
   op.strided_input = [](const OpContext&, size_t) { return true; };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     kernels::KernelId name;
-    auto pieces = ops::concat_pieces(c, all_inputs(c), &name);
-    std::vector<std::pair<const void*, std::byte*>> where;
-    for (const auto& p : pieces) where.emplace_back(in[p.input], static_cast<std::byte*>(out[0]) + p.dst_offset);
-    // An input its producer wrote in its place (a view, engine/plan_views.cc) is not copied.
-    for (size_t i = pieces.size(); i-- > 0;)
-      if (where[i].first == where[i].second) {
-        pieces.erase(pieces.begin() + ptrdiff_t(i));
-        where.erase(where.begin() + ptrdiff_t(i));
-      }
+    auto pieces = ops::concat_pieces(c, all_inputs(c), in, out[0], &name);
+    std::erase_if(pieces, [](const ops::ConcatPiece& p) { return p.in_place(); });
     if (pieces.empty()) name = {"in_place"};
     c.report_kernel(name);
     pthreadpool_t pool = c.threadpool;
-    return [pieces, where, pool] {
-      for (size_t i = 0; i < pieces.size(); ++i) pieces[i].copy->run(where[i].first, where[i].second, pool);
+    return [pieces, pool] {
+      for (const auto& p : pieces) p.copy->run(p.src, p.dst, pool);
     };
   };
   return op;
@@ -509,7 +502,8 @@ TensorInfo concat_output(const OpContext& c, const std::vector<size_t>& data) {
   return {first.dtype, out, concat_layout(c, data)};
 }
 
-std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<size_t>& data, kernels::KernelId* kernel) {
+std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<size_t>& data,
+                                       std::span<const void* const> in, void* out, kernels::KernelId* kernel) {
   const TensorInfo y = concat_output(c, data);
   const int64_t axis = normalize_axis(c, c.node.attrs.i("axis"), int64_t(y.dims.size()));
   const auto dst = strides_of(y.dims, y.layout, c.out_row_stride);
@@ -521,7 +515,7 @@ std::vector<ConcatPiece> concat_pieces(const OpContext& c, const std::vector<siz
     auto src = strides_of(x.dims, x.layout, i < c.in_row_stride.size() ? c.in_row_stride[i] : 0);
     auto copy = std::make_shared<const kernels::StridedCopy>(int(x.dims.size()), x.dims.data(), src.data(), dst.data(), elem);
     if (kernel->name.empty() || copy->kernel_id().scalar) *kernel = copy->kernel_id();
-    pieces.push_back({copy, i, size_t(at * dst[size_t(axis)] * elem)});
+    pieces.push_back({copy, i, in[i], static_cast<std::byte*>(out) + at * dst[size_t(axis)] * elem});
     at += x.dims[size_t(axis)];
   }
   return pieces;

@@ -71,6 +71,13 @@ inline float dequantize_value(int32_t q, float scale, int32_t zero_point) {
   return static_cast<float>(static_cast<int64_t>(q) - zero_point) * scale;
 }
 
+// A code of `from` as the code of `to` that QuantizeLinear(DequantizeLinear(v)) gives (a
+// QLinearConcat input's requantization, ONNX Runtime's float steps).
+template <typename T>
+T requantize_code(T v, const QuantParams& from, const QuantParams& to) {
+  return quantize_one<T>(dequantize_value(v, from.scale, from.zero_point), to.scale, to.zero_point);
+}
+
 // Requantization multiplier of output channel c, exactly as ONNX Runtime computes it for
 // QLinearConv / QLinearMatMul / QGemm: float32, this order of operations.
 inline float requant_multiplier(float input_scale, float weight_scale, float output_scale) {

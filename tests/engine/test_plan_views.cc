@@ -67,10 +67,24 @@ std::map<std::string, std::vector<std::byte>> observed(Session& s, const ir::Ten
   return seen;
 }
 
-std::map<std::string, std::string> kernels_by_op(const Plan& plan) {
-  std::map<std::string, std::string> k;
-  for (const PlanStep& s : plan.steps()) k[s.node] = s.kernel;
-  return k;
+// `g` planned with views and without (every value in its own memory, SessionOptions::views
+// false) at `isa`, run on one random input of `dims`: every output must have the same bytes.
+// Returns the session with views, for the test to look at its plan.
+Session expect_the_bytes_of_copies(const ir::Graph& g, const ir::Dims& dims, uint32_t seed, float stddev = 1.0f,
+                                   kernels::Isa isa = kernels::active_isa()) {
+  SessionOptions with, without;
+  with.isa = without.isa = isa;
+  without.views = false;
+  Session viewed(g, with), copied(g, without);
+  const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), seed, 0, stddev));
+  const auto a = viewed.run({in});
+  const auto c = copied.run({in});
+  EXPECT_EQ(a.size(), c.size());
+  for (size_t i = 0; i < a.size() && i < c.size(); ++i) {
+    EXPECT_EQ(a[i].dims, c[i].dims) << "output " << i;
+    EXPECT_TRUE(a[i].bytes == c[i].bytes) << "output " << i << " differs with views";
+  }
+  return viewed;
 }
 
 TEST(PlanViews, ConcatInputsWrittenInPlaceAndReshapesAsViewsGiveTheBytesOfCopies) {
@@ -123,19 +137,14 @@ TEST(PlanViews, EveryConvDriverWritesItsSliceOfTheConcat) {
                    conv(b, squeeze, 16, 16, 3, 1, "res", squeeze), conv(b, squeeze, 16, 16, 1, 1, "res1", squeeze),
                    conv(b, squeeze, 16, 12, 3, 4, "grouped")},
                   {{"axis", int64_t(1)}}));
-  const ir::Graph g = loader::load_onnx_bytes(b.serialize(), "fire");
-  SessionOptions without;
-  without.views = false;
-  Session viewed(g), copied(g, without);
   const ir::Dims dims = {1, 16, 9, 11};
-  const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 5, 0, 1.0f));
-  const auto a = viewed.run({in});
-  const auto c = copied.run({in});
-  EXPECT_EQ(std::memcmp(a[0].bytes.data(), c[0].bytes.data(), a[0].bytes.size()), 0);
+  Session viewed = expect_the_bytes_of_copies(loader::load_onnx_bytes(b.serialize(), "fire"), dims, 5);
   std::string kernels;
   for (const PlanStep& s : viewed.plan_for({dims}).steps()) {
     kernels += s.node + ": " + s.kernel + "\n";
-    if (s.op == "Concat") EXPECT_EQ(s.kernel, "in_place");
+    if (s.op == "Concat") {
+      EXPECT_EQ(s.kernel, "in_place");
+    }
   }
   SCOPED_TRACE(kernels);
   EXPECT_NE(kernels.find("winograd"), std::string::npos);
@@ -151,18 +160,12 @@ TEST(PlanViews, AConcatOfOneInputIsThatInput) {
   auto joined = b.node("Concat", {pooled}, {{"axis", int64_t(1)}});
   b.output(b.node("Sigmoid", {joined}));
   b.output(b.node("Tanh", {pooled}));
-  const ir::Graph g = loader::load_onnx_bytes(b.serialize(), "one");
-  SessionOptions without;
-  without.views = false;
-  Session viewed(g), copied(g, without);
   const ir::Dims dims = {2, 16, 9, 11};
-  const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 7, 0, 1.0f));
-  const auto a = viewed.run({in});
-  const auto c = copied.run({in});
-  for (size_t i = 0; i < a.size(); ++i)
-    EXPECT_EQ(std::memcmp(a[i].bytes.data(), c[i].bytes.data(), a[i].bytes.size()), 0) << "output " << i;
+  Session viewed = expect_the_bytes_of_copies(loader::load_onnx_bytes(b.serialize(), "one"), dims, 7);
   for (const PlanStep& s : viewed.plan_for({dims}).steps())
-    if (s.op == "Concat") EXPECT_EQ(s.kernel, "in_place");
+    if (s.op == "Concat") {
+      EXPECT_EQ(s.kernel, "in_place");
+    }
 }
 
 // A DenseNet block: each layer normalizes the Concat of every map before it, and the block's
@@ -191,14 +194,8 @@ ir::Graph dense_block() {
 }
 
 TEST(PlanViews, DenseNetConcatsAreTheFirstChannelsOfTheBlocksLast) {
-  SessionOptions without;
-  without.views = false;
-  Session viewed(dense_block()), copied(dense_block(), without);
   const ir::Dims dims = {2, 8, 10, 12};
-  const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 21, 0, 1.0f));
-  const auto a = viewed.run({in});
-  const auto c = copied.run({in});
-  EXPECT_EQ(std::memcmp(a[0].bytes.data(), c[0].bytes.data(), a[0].bytes.size()), 0);
+  Session viewed = expect_the_bytes_of_copies(dense_block(), dims, 21);
   const Plan& plan = viewed.plan_for({dims});
   int prefixes = 0, maps_in_place = 0;
   for (const PlanStep& s : plan.steps()) {
@@ -233,16 +230,8 @@ ir::Graph head(bool early_piece) {
 TEST(PlanViews, SplitPiecesJoinedBackStayWhereTheSplitTookThem) {
   for (const bool early : {false, true}) {
     SCOPED_TRACE(early ? "a piece computed before the Split" : "YOLOv5's head");
-    SessionOptions without;
-    without.views = false;
-    Session viewed(head(early)), copied(head(early), without);
     const ir::Dims dims = {2, 8, 5, 6};
-    const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 9, 0, 2.0f));
-    const auto a = viewed.run({in});
-    const auto c = copied.run({in});
-    ASSERT_EQ(a.size(), c.size());
-    for (size_t i = 0; i < a.size(); ++i)
-      EXPECT_EQ(std::memcmp(a[i].bytes.data(), c[i].bytes.data(), a[i].bytes.size()), 0) << "output " << i;
+    Session viewed = expect_the_bytes_of_copies(head(early), dims, 9, 2.0f);
     std::string strided;
     for (const auto& [name, v] : viewed.plan_for({dims}).values())
       if (v.row_stride != 0) strided += name + " ";
@@ -285,16 +274,8 @@ TEST(PlanViews, Int8ConvBranchesWriteTheirSliceOfTheConcat) {
   for (const bool dynamic : {false, true}) {
     for (const kernels::Isa isa : {kernels::active_isa(), kernels::Isa::scalar}) {
       SCOPED_TRACE(std::string(dynamic ? "dynamic" : "static QDQ") + " at " + kernels::isa_name(isa));
-      SessionOptions with, without;
-      with.isa = without.isa = isa;
-      without.views = false;
-      Session viewed(int8_fire(dynamic), with), copied(int8_fire(dynamic), without);
       const ir::Dims dims = {2, 16, 9, 11};
-      const auto in = ir::TensorData::f32(dims, testing::random_normal(size_t(ir::element_count(dims)), 13, 0, 1.0f));
-      const auto a = viewed.run({in});
-      const auto c = copied.run({in});
-      ASSERT_EQ(a[0].bytes.size(), c[0].bytes.size());
-      EXPECT_EQ(std::memcmp(a[0].bytes.data(), c[0].bytes.data(), a[0].bytes.size()), 0);
+      Session viewed = expect_the_bytes_of_copies(int8_fire(dynamic), dims, 13, 1.0f, isa);
       int strided = 0;
       std::string concat;
       const Plan& plan = viewed.plan_for({dims});
