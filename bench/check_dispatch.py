@@ -5,7 +5,8 @@ Runs build/bench/dispatch_check over every model of a zoo (each NAME/model.onnx 
 present, its static INT8 form model_int8.onnx) and the bundled models: for every distinct
 conv layer as the plan runs it, at batch 1 and 16, every candidate kernel the dispatcher could
 have chosen on this CPU is timed with the weights, before each run, where the model leaves them
-(in the L3 when the model's weights fit this core's share of it, else in memory), and the
+(in the L3 when the model's weights fit what a run can count on finding there again,
+CacheBudgets::model_weights_in_l3, else in memory), and the
 plan's pick is set against the fastest. Prints a Markdown
 table of every layer, worst first (and writes it with --out, the raw rows with --json); with
 --assert R exits 1 when a pick is more than R times slower than the fastest, the way tract's

@@ -337,7 +337,7 @@ int run(int argc, char** argv) {
     const void* input = f32 ? static_cast<const void*>(data.xf.data()) : data.xq.data();
     const size_t input_bytes = f32 ? data.xf.size() * sizeof(float) : data.xq.size();
     const kernels::CacheSizes& caches = kernels::cache_sizes();
-    const bool in_l3 = l.model_weight_bytes <= caches.l3_share;
+    const bool in_l3 = l.model_weight_bytes <= kernels::cache_budgets(caches).model_weights_in_l3;
     const size_t evict = cold ? (in_l3 ? 4 * caches.l2 : cold->bytes()) : 0;
     const std::vector<double> us = time_candidates(cs, min_time, repetitions, cold.get(), evict, input, input_bytes, cpu_time);
     const size_t best = size_t(std::min_element(us.begin(), us.end()) - us.begin());

@@ -30,6 +30,9 @@ struct OpContext {
   kernels::Isa isa = kernels::Isa::scalar;  // the highest ISA build() may choose kernels for
   pthreadpool_t threadpool = nullptr;       // kernels split their work over it (nullptr: caller's thread)
   bool winograd = true;                     // FP32 3x3 stride-1 convs may use Winograd F(2x2, 3x3)
+  // Bytes of every constant the plan holds (its weights): whether they stay in the L3 from one
+  // run to the next decides how fast a weight-bound kernel streams them. 0: unknown.
+  size_t model_weight_bytes = 0;
   // Where build() passes every driver that packs weights: the Session's cache, so that the
   // plans of every batch size share one packing (nullptr: each driver packs its own).
   kernels::PackedCache* packed_cache = nullptr;

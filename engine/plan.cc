@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <utility>
 
 #include "engine/out_of_memory.h"
@@ -336,6 +337,7 @@ Kernel Plan::build_kernel(const Pending& p, pthreadpool_t pool, PlanStep& step) 
   ctx.isa = options_.isa;
   ctx.threadpool = pool;
   ctx.winograd = options_.winograd;
+  ctx.model_weight_bytes = constant_bytes_;
   ctx.packed_cache = options_.packed_cache;
   ctx.kernel_name = &step.kernel;
   ctx.kernel_scalar = &step.kernel_scalar;
@@ -361,6 +363,11 @@ Kernel Plan::build_kernel(const Pending& p, pthreadpool_t pool, PlanStep& step) 
 }
 
 void Plan::build_kernels() {
+  std::set<std::string> weights;
+  for (const Pending& p : pending_)
+    for (const auto& name : p.inputs)
+      if (!name.empty() && values_.at(name).constant && weights.insert(name).second)
+        constant_bytes_ += values_.at(name).constant->bytes.size();
   for (const Pending& p : pending_) {
     PlanStep step;
     step.run = build_kernel(p, options_.threadpool, step);

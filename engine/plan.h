@@ -142,6 +142,7 @@ class Plan {
   std::deque<ir::TensorData> owned_;  // folded constants; deque keeps addresses stable
   std::vector<Pending> pending_;
   std::vector<PlanStep> steps_;
+  size_t constant_bytes_ = 0;  // the constants the steps read (OpContext::model_weight_bytes)
   enum class ThreadTuning { measuring, done };
   ThreadTuning thread_tuning_ = ThreadTuning::measuring;
   int tuning_round_ = 0;

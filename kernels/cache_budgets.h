@@ -57,6 +57,13 @@ struct CacheBudgets {
   // (1 MiB L2: 384 KiB ran MnasNet-0.5 2-3% slower), so it follows no fraction of the L2; both
   // have a 32 KiB L1D: six L1Ds.
   size_t pwdw_ring, pwdw_whole_image;
+  // The most a model's weights may total and still come back from the L3 on the next run: this
+  // core's share of it, but at most eight L2s. Every core octet was measured on has at most four
+  // L2s of L3 per core, so the cap only binds where a VM divides a whole socket's L3 over its
+  // few vCPUs (an Intel Xeon guest: 480 MiB over 2). There, whole models at batch 1 streamed
+  // their Winograd weights at ~16 GB/s with 18 MB of weights (alexnet_mini) and at ~7.5 GB/s,
+  // slower than memory is assumed, with 70 MB (ResNet-18): the socket's other tenants use it too.
+  size_t model_weights_in_l3;
 };
 CacheBudgets cache_budgets(const CacheSizes& sizes);
 const CacheBudgets& cache_budgets();  // this CPU's, computed once

@@ -102,7 +102,7 @@ Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span
     const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c && !s.has_depth();
     // Winograd F(2x2, 3x3) does 2.25x fewer multiplies than the direct conv; with few
     // channels its transforms cost more than that saves (kernels/conv/f32_winograd.h).
-    if (c.winograd && kernels::F32WinogradConv::supports(s, act) && kernels::F32WinogradConv::faster_than_direct(s, kernels::vector_rate(c.isa)))
+    if (c.winograd && kernels::F32WinogradConv::supports(s, act) && kernels::F32WinogradConv::faster_than_direct(s, kernels::vector_rate(c.isa), c.model_weight_bytes))
       if (Kernel k = fast_conv<kernels::F32WinogradConv>(c, s, act, x, wt, b, output, r)) return k;
     if (depthwise)
       if (Kernel k = fast_conv<kernels::F32DwConv>(c, s, act, x, wt, b, output, r)) return k;

@@ -100,24 +100,30 @@ bool F32WinogradConv::supports(const Conv2dShape& s, const Activation&) {
   return sizes && geometry && pads && !s.has_depth();
 }
 
-bool F32WinogradConv::faster_than_direct(const Conv2dShape& s, double vector_rate) {
+bool F32WinogradConv::faster_than_direct(const Conv2dShape& s, double vector_rate, size_t model_weight_bytes,
+                                         const CacheSizes& sizes) {
   if (!supports(s, Activation{}) || s.in_c < 8 || s.out_c < 8) return false;
   // Weight-bound layers. Past the cache budget the 16 transformed matrices (16/9 the direct
-  // conv's weights) stream from memory once a run, and each of the 16 GEMMs uses a weight
-  // once per tile: 2 FLOP per tile per 4 bytes. The GEMMs keep up with the stream only when
+  // conv's weights) stream in once a run, and each of the 16 GEMMs uses a weight once per
+  // tile: 2 FLOP per tile per 4 bytes. The GEMMs keep up with the stream only when
   //   tiles >= 2 * FLOP per cycle / bytes streamed per cycle.
   // A 256-bit level retires 32 FLOP a cycle (two FMA pipes of 8 lanes), `vector_rate` times
-  // that on a full-rate zmm level; a core streams kMemoryBytesPerCycle from memory
-  // (kernels/cache_budgets.h, the assumption the GEMM tile choice shares). So 16 tiles on AVX2
-  // and on Zen 4's half-rate AVX-512, 32 on Zen 5. Measured on ResNet-18's 3x3 layers
-  // (bench/dispatch_results_avx2.md): Zen 5, 512 ch at 7x7, 16 tiles: 1.3x slower than the
-  // direct conv, 32 tiles 1.2x faster; Zen 4 on AVX2, 256 ch at 8x8, 16 tiles: 1.6x faster;
-  // Zen 1, 512 ch at 4x4, 4 tiles: 1.6x slower.
+  // that on a full-rate zmm level. The stream comes from the L3 when the model's weights stay
+  // in this core's share of it between runs, else from memory (kernels/cache_budgets.h, the
+  // rates the GEMM tile choice shares): from memory 16 tiles on AVX2 and on Zen 4's half-rate
+  // AVX-512, 32 on Zen 5; from the L3 a quarter of that. Measured on ResNet-18's 3x3 layers
+  // (bench/dispatch_results_avx2.md), weights from memory: Zen 5, 512 ch at 7x7, 16 tiles:
+  // 1.3x slower than the direct conv, 32 tiles 1.2x faster; Zen 4 on AVX2, 256 ch at 8x8, 16
+  // tiles: 1.6x faster; Zen 1, 512 ch at 4x4, 4 tiles: 1.6x slower. From the L3 (an Intel Xeon,
+  // bench/RESULTS.md, "Winograd from the L3"): alexnet_mini's 192->384 and 384->256 at 7x7, 16
+  // tiles, 1.36x faster in the model (its 13 MB of weights stay in the L3).
   constexpr double kFlopPerCycleYmm = 32.0;
-  const double min_tiles = 2.0 * kFlopPerCycleYmm * vector_rate / kMemoryBytesPerCycle;
+  const CacheBudgets budgets = cache_budgets(sizes);
+  const bool from_l3 = model_weight_bytes > 0 && model_weight_bytes <= budgets.model_weights_in_l3;
+  const double min_tiles = 2.0 * kFlopPerCycleYmm * vector_rate / (from_l3 ? kL3BytesPerCycle : kMemoryBytesPerCycle);
   const double transformed_bytes = 16.0 * s.in_c * s.out_c * sizeof(float);
   const int64_t tiles = int64_t(s.batch) * ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
-  return !(transformed_bytes > double(cache_budgets().winograd_weight_limit) && double(tiles) < min_tiles);
+  return !(transformed_bytes > double(budgets.winograd_weight_limit) && double(tiles) < min_tiles);
 }
 
 F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, const float* bias,

@@ -22,6 +22,7 @@
 #include "kernels/kernel_id.h"
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/conv/f32_winograd_list.h"
+#include "kernels/cache_budgets.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/isa.h"
 #include "kernels/ref/activation.h"
@@ -40,8 +41,11 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
   // layers) the transforms dominate and Winograd is ~4x SLOWER than the direct conv; at 16..64
   // channels it is 1.2x (16->16 @32) to 1.8x (64->64 @8) faster. 8 is an unmeasured midpoint.
   // Not when the transformed weights outgrow the cache budget and the batch has too few tiles
-  // to reuse them, a number that grows with the level's `vector_rate` (kernels/isa.h; .cc).
-  static bool faster_than_direct(const Conv2dShape& s, double vector_rate = 1.0);
+  // to reuse them, a number that grows with the level's `vector_rate` (kernels/isa.h) and
+  // shrinks when the model's weights (`model_weight_bytes`, all its constants; 0: unknown, as
+  // if from memory) stay in the L3 between runs (.cc).
+  static bool faster_than_direct(const Conv2dShape& s, double vector_rate = 1.0, size_t model_weight_bytes = 0,
+                                 const CacheSizes& sizes = cache_sizes());
   // weights ONNX order [out_c][in_c][3][3]; bias [out_c] or nullptr. Transforms and packs here,
   // or takes the packing `cache` holds for the same recipe (nullptr: a private copy).
   // Chooses the transforms and the GEMM microkernel of the highest level <= `isa` that the CPU

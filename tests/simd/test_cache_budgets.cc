@@ -42,6 +42,12 @@ TEST(CacheBudgets, ScaleWithTheCaches) {
   EXPECT_EQ(large.pwdw_ring, 2 * small.pwdw_ring);
 }
 
+// A VM may report a whole socket's L3 over its few vCPUs; a run counts on eight L2s at most.
+TEST(CacheBudgets, ModelWeightsInTheL3AreCappedAtEightL2s) {
+  EXPECT_EQ(cache_budgets(CacheSizes{48 * KiB, 1 * MiB, 4 * MiB, true}).model_weights_in_l3, 4 * MiB);
+  EXPECT_EQ(cache_budgets(CacheSizes{48 * KiB, 2 * MiB, 240 * MiB, true}).model_weights_in_l3, 16 * MiB);
+}
+
 // A hidden level is assumed the smallest target core's, so no budget is 0 or overflows it.
 TEST(CacheBudgets, ThisCpuHasEveryLevelAndEveryBudget) {
   const CacheSizes& c = octet::kernels::cache_sizes();
@@ -50,7 +56,7 @@ TEST(CacheBudgets, ThisCpuHasEveryLevelAndEveryBudget) {
   EXPECT_GT(c.l3_share, 0u);
   const CacheBudgets& b = cache_budgets();
   for (size_t v : {b.winograd_block_bytes, b.winograd_block_bytes_streamed, b.winograd_weight_limit, b.f32_weight_chunk_few_rows, b.f32_weight_chunk,
-                   b.q8_weight_chunk, b.f32_dw_chunk, b.pwdw_ring, b.pwdw_whole_image})
+                   b.q8_weight_chunk, b.f32_dw_chunk, b.pwdw_ring, b.pwdw_whole_image, b.model_weights_in_l3})
     EXPECT_GT(v, 0u);
   const CacheSizes assumed = octet::kernels::assumed_cache_sizes();
   EXPECT_FALSE(assumed.detected);
