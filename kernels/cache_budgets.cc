@@ -46,6 +46,7 @@ CacheSizes detect() {
   if (const long v = sysconf(_SC_LEVEL3_CACHE_SIZE); v > 0) c.l3_share = size_t(v), ++found;
 #endif
   c.l2_bytes_per_cycle = l2_fill_bytes_per_cycle();
+  if (cpu_vendor().id == "GenuineIntel") c.l3_bytes_per_cycle = kIntelL3BytesPerCycle;
   c.detected = found > 0;
   return c;
 }
@@ -75,7 +76,7 @@ CacheBudgets cache_budgets(const CacheSizes& c) {
 double reread_cycles(double bytes, size_t working_set, const CacheSizes& c) {
   if (working_set <= c.l1d / 2) return 0.0;
   if (working_set <= c.l2) return bytes / c.l2_bytes_per_cycle;
-  if (working_set <= c.l2 + c.l3_share) return bytes / kL3BytesPerCycle;
+  if (working_set <= c.l2 + c.l3_share) return bytes / c.l3_bytes_per_cycle;
   return bytes / kMemoryBytesPerCycle;
 }
 

@@ -299,7 +299,7 @@ void F32Conv::run(const float* x, float* y, pthreadpool_t pool, const float* res
   }
   // Packed weights past the budget (f32_gemm_column_chunk) would stream from memory again for
   // every tile of rows: one chunk of output channels then runs over every row before the next.
-  const size_t chunk = f32_gemm_column_chunk(in_c, task.ks, out_c, kernel_->nr, batch * pixels);
+  const size_t chunk = f32_gemm_column_chunk(*kernel_, in_c, task.ks, out_c, batch * pixels);
   if (plain_gemm_) {
     const size_t rows = batch * pixels;
     if (chunk < out_c) {

@@ -111,7 +111,7 @@ bool F32WinogradConv::faster_than_direct(const Conv2dShape& s, double vector_rat
   // that on a full-rate zmm level. The stream comes from the L3 when the model's weights stay
   // in this core's share of it between runs, else from memory (kernels/cache_budgets.h, the
   // rates the GEMM tile choice shares): from memory 16 tiles on AVX2 and on Zen 4's half-rate
-  // AVX-512, 32 on Zen 5; from the L3 a quarter of that. Measured on ResNet-18's 3x3 layers
+  // AVX-512, 32 on Zen 5; from the L3 a quarter of that (half on Intel's). Measured on ResNet-18's 3x3 layers
   // (bench/dispatch_results_avx2.md), weights from memory: Zen 5, 512 ch at 7x7, 16 tiles:
   // 1.3x slower than the direct conv, 32 tiles 1.2x faster; Zen 4 on AVX2, 256 ch at 8x8, 16
   // tiles: 1.6x faster; Zen 1, 512 ch at 4x4, 4 tiles: 1.6x slower. From the L3 (an Intel Xeon,
@@ -120,7 +120,7 @@ bool F32WinogradConv::faster_than_direct(const Conv2dShape& s, double vector_rat
   constexpr double kFlopPerCycleYmm = 32.0;
   const CacheBudgets budgets = cache_budgets(sizes);
   const bool from_l3 = model_weight_bytes > 0 && model_weight_bytes <= budgets.model_weights_in_l3;
-  const double min_tiles = 2.0 * kFlopPerCycleYmm * vector_rate / (from_l3 ? kL3BytesPerCycle : kMemoryBytesPerCycle);
+  const double min_tiles = 2.0 * kFlopPerCycleYmm * vector_rate / (from_l3 ? sizes.l3_bytes_per_cycle : kMemoryBytesPerCycle);
   const double transformed_bytes = 16.0 * s.in_c * s.out_c * sizeof(float);
   const int64_t tiles = int64_t(s.batch) * ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
   return !(transformed_bytes > double(budgets.winograd_weight_limit) && double(tiles) < min_tiles);

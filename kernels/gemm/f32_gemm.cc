@@ -20,15 +20,13 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
   int64_t best_work = 0;
   double best_cost = 0;
   const size_t depth = size_t(std::max<int64_t>(reduction, 1));
-  const CacheBudgets budgets = cache_budgets(sizes);
   for (const F32GemmKernel& k : f32_gemm_kernels()) {
     if (!row_runs(k, isa)) continue;
     const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
     const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
     TileTraffic traffic{.m = size_t(std::max<int64_t>(m, 0)), .n = size_t(n), .mr = size_t(k.mr), .nr = size_t(k.nr),
                         .block_bytes = (depth + 1) * sizeof(float) * size_t(k.nr), .row_bytes = depth * sizeof(float)};
-    const size_t chunk_columns =
-        f32_gemm_column_chunk(depth, 1, size_t(n), traffic.nr, m > 0 ? size_t(m) : SIZE_MAX, budgets);
+    const size_t chunk_columns = f32_gemm_column_chunk(k, depth, 1, size_t(n), m > 0 ? size_t(m) : SIZE_MAX, sizes);
     traffic.chunk_bytes = (chunk_columns + traffic.nr - 1) / traffic.nr * traffic.block_bytes;
     const double cost = f32_gemm_compute_cycles(k, m, n, reduction) + tile_traffic_cycles(traffic, sizes);
     bool better;
@@ -65,7 +63,14 @@ double f32_gemm_compute_cycles(const F32GemmKernel& k, int64_t m, int64_t n, int
          zmm_broadcast_share(k.isa, double(k.mr), double(k.nr) / 16.0);
 }
 
-size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows, const CacheBudgets& budgets) {
+double f32_tile_weight_bytes_per_cycle(const F32GemmKernel& k) {
+  // Per k step the tile reads nr weights and does mr x nr multiply-adds at the level's rate.
+  const double fma_per_cycle = (OCTET_ARCH_X86 ? 16.0 : 8.0) * vector_rate(k.isa);
+  return sizeof(float) * fma_per_cycle / double(k.mr);
+}
+
+size_t f32_gemm_column_chunk(const F32GemmKernel& k, size_t kc, size_t ks, size_t n, size_t rows,
+                             const CacheSizes& sizes) {
   // Twice the L2 (cache_budgets). Each chunk makes every row of A come back from L3 once more, and the
   // mr rows a tile broadcasts from are not prefetched as well as the one contiguous stream of
   // packed weights: on Zen 5, 2048x512x512 (1 MiB of weights) ran at 83% of peak in 96-column
@@ -75,7 +80,15 @@ size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t r
   // columns, 1-9 MB of weights) A is the small stream, and a chunk that stays in L2 wins:
   // 512 KiB chunks (half its L2) ran its layer3 + layer4 convs in 26.4-27.1 ms against
   // 27.9-29.0 with 2 MiB ones (Zen 5, three alternations).
-  const size_t kWeightBudget = rows < n ? budgets.f32_weight_chunk_few_rows : budgets.f32_weight_chunk;
+  // A chunk past the L2 feeds every group of rows from the L3: where the tile reads its
+  // weights faster than the L3 delivers them (8x32 at full zmm rate wants 16 bytes a cycle;
+  // Intel's L3 gives 8, AMD's 16), the chunk stays in half the L2 however many rows there are.
+  // On an Intel Xeon guest (2 MiB L2) that took ResNet-50's layer4 3x3 at batch 16 from 33.8 to
+  // 20.2 ms and its whole run 0.95x, Inception-v3's 0.93x (bench/RESULTS.md, "FP32 chunks in the L2").
+  const CacheBudgets budgets = cache_budgets(sizes);
+  const bool few_rows = rows < n || f32_tile_weight_bytes_per_cycle(k) > sizes.l3_bytes_per_cycle;
+  const size_t kWeightBudget = few_rows ? budgets.f32_weight_chunk_few_rows : budgets.f32_weight_chunk;
+  const size_t nr = size_t(k.nr);
   const size_t bytes_per_block = (kc * ks + 1) * sizeof(float) * nr;
   const size_t blocks = (n + nr - 1) / nr;
   const size_t chunk = even_chunk(blocks, std::max<size_t>(1, kWeightBudget / bytes_per_block));
@@ -184,8 +197,8 @@ void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool, const
                 static_cast<size_t>(n_), residual ? kNoClamp : clamp_, &epilogue_, residual};
   const size_t mr = kernel_->mr;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
-  const size_t chunk = f32_gemm_column_chunk(static_cast<size_t>(k_), 1, static_cast<size_t>(n_), kernel_->nr,
-                                            static_cast<size_t>(m));
+  const size_t chunk =
+      f32_gemm_column_chunk(*kernel_, static_cast<size_t>(k_), 1, static_cast<size_t>(n_), static_cast<size_t>(m));
   if (chunk < static_cast<size_t>(n_)) {
     // B does not fit in L2: walk one chunk of columns over all rows before the next.
     task.chunk = chunk;

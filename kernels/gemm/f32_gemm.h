@@ -60,12 +60,15 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
 // (a one-ymm x86 tile counted 1.5x, the .cc says why). F32NarrowGroupConv weighs its own against it.
 double f32_gemm_compute_cycles(const F32GemmKernel& kernel, int64_t m, int64_t n, int64_t k);
 
-// How many output columns (a multiple of nr, or n) to run over all rows before moving on: n
-// unless their packed weights (ks·kc + 1 floats per column) exceed the budget (this CPU's
-// cache_budgets() by default: two L2s, or half an L2 when there are fewer rows than columns;
-// the .cc says why), else chunks of nearly equal width under it.
-size_t f32_gemm_column_chunk(size_t kc, size_t ks, size_t n, size_t nr, size_t rows = SIZE_MAX,
-                             const CacheBudgets& budgets = cache_budgets());
+// How many output columns (a multiple of the tile's nr, or n) to run over all rows before
+// moving on: n unless their packed weights (ks·kc + 1 floats per column) exceed the budget
+// (cache_budgets of `sizes`, this CPU's by default: two L2s, or half an L2 when there are fewer
+// rows than columns or when the tile reads its weights faster than the L3 delivers them; the
+// .cc says why), else chunks of nearly equal width under it.
+size_t f32_gemm_column_chunk(const F32GemmKernel& kernel, size_t kc, size_t ks, size_t n, size_t rows = SIZE_MAX,
+                             const CacheSizes& sizes = cache_sizes());
+// Bytes of packed weights the tile reads a cycle at its level's FMA rate (4 x FMA lanes / mr).
+double f32_tile_weight_bytes_per_cycle(const F32GemmKernel& kernel);
 
 // Whether a layer's packed weights come from beyond the L2 on every run, so that its tiles run
 // their streaming form (F32GemmKernel::gemm_stream / igemm_stream, which prefetch them): more

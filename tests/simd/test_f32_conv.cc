@@ -417,8 +417,8 @@ TEST(F32Conv, WeightsOverTheBudgetRunInColumnChunks) {
   ASSERT_NE(pool, nullptr);
   const size_t pointwise_c = testing::f32_depth_over_chunk_budget(600, 1), strided_c = testing::f32_depth_over_chunk_budget(300, 9);
   for (const F32GemmKernel* k : conv_gemm_kernels()) {
-    ASSERT_LT(f32_gemm_column_chunk(pointwise_c, 1, 600, k->nr), 600u);
-    ASSERT_LT(f32_gemm_column_chunk(strided_c, 9, 300, k->nr), 300u);
+    ASSERT_LT(f32_gemm_column_chunk(*k, pointwise_c, 1, 600), 600u);
+    ASSERT_LT(f32_gemm_column_chunk(*k, strided_c, 9, 300), 300u);
     F32ConvTester pointwise;
     pointwise.batch(2).input(3, 5, int(pointwise_c)).out_c(600).kernel(1, 1).activation(Activation::relu());
     EXPECT_EQ(pointwise.test(*k), pointwise.pool(pool.get()).test(*k)) << k->gemm_name;
@@ -439,8 +439,8 @@ TEST(F32Conv, ResidualOverTheBudgetRunsInColumnChunks) {
   const size_t pointwise_c = testing::f32_depth_over_chunk_budget(320, 1, 2 * 3 * 5);
   const size_t strided_c = testing::f32_depth_over_chunk_budget(160, 9, 2 * 4 * 3);
   for (const F32GemmKernel* k : conv_gemm_kernels()) {
-    ASSERT_LT(f32_gemm_column_chunk(pointwise_c, 1, 320, k->nr, 2 * 3 * 5), 320u);
-    ASSERT_LT(f32_gemm_column_chunk(strided_c, 9, 160, k->nr, 2 * 4 * 3), 160u);
+    ASSERT_LT(f32_gemm_column_chunk(*k, pointwise_c, 1, 320, 2 * 3 * 5), 320u);
+    ASSERT_LT(f32_gemm_column_chunk(*k, strided_c, 9, 160, 2 * 4 * 3), 160u);
     for (const Activation& act : {Activation::relu(), Activation::hard_swish()}) {
       F32ConvTester pointwise;
       pointwise.batch(2).input(3, 5, int(pointwise_c)).out_c(320).kernel(1, 1).activation(act);

@@ -154,7 +154,7 @@ TEST(F32Gemm, FullyConnectedLayersAndALargeOne) {
     F32GemmTester().m(37).k(576).n(64).test(*k);
     // Packed B over the chunk budget: columns are walked in chunks over all rows.
     const size_t depth = testing::f32_depth_over_chunk_budget(300, 1);
-    const size_t chunk = f32_gemm_column_chunk(depth, 1, 300, k->nr);
+    const size_t chunk = f32_gemm_column_chunk(*k, depth, 1, 300);
     ASSERT_LT(chunk, 300u);
     EXPECT_EQ(chunk % k->nr, 0u);
     F32GemmTester().m(2 * k->mr + 3).k(int(depth)).n(300).activation(Activation::relu()).test(*k);
@@ -196,7 +196,7 @@ TEST(F32Gemm, OneRowWalksBlockGroupsWithTheSameBits) {
     F32GemmTester big;
     const size_t depth = testing::f32_depth_over_chunk_budget(300, 1);
     big.m(1).k(int(depth)).n(300).activation(Activation::relu()).seed(5);
-    ASSERT_LT(f32_gemm_column_chunk(depth, 1, 300, k->nr), 300u);
+    ASSERT_LT(f32_gemm_column_chunk(*k, depth, 1, 300), 300u);
     EXPECT_EQ(big.test(*k), big.pool(pool.get()).test(*k)) << k->gemm_name;
   }
 }
@@ -279,23 +279,39 @@ TEST(F32Gemm, TilesOverAChunkShareTheNextChunkInWholeLines) {
 }
 
 TEST(F32Gemm, ChunksAreEvenAndUnderTheBudget) {
-  // A 1 MiB L2 (Zen 4, Zen 5): budgets of 2 MiB, and 512 KiB with fewer rows than columns.
-  const octet::kernels::CacheBudgets b =
-      octet::kernels::cache_budgets(octet::kernels::CacheSizes{48 << 10, 1 << 20, 4 << 20, true});
-  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, SIZE_MAX, b), 512u);  // 1 MiB of weights: one piece
+  // A 1 MiB L2 (Zen 4, Zen 5): budgets of 2 MiB, and 512 KiB with fewer rows than columns. An
+  // 8x32 tile of one ymm level reads 8 bytes of weights a cycle, which AMD's L3 keeps up with.
+  const octet::kernels::F32GemmKernel tile{"t", "t", octet::kernels::Isa::avx2, 0, 8, 32, nullptr, nullptr, nullptr, nullptr};
+  const octet::kernels::CacheSizes zen{48 << 10, 1 << 20, 4 << 20, true};
+  EXPECT_EQ(f32_gemm_column_chunk(tile, 512, 1, 512, SIZE_MAX, zen), 512u);  // 1 MiB of weights: one piece
   // 8 MiB of weights (k 1024, n 2048): five chunks of 416 columns (the last one 384), not
   // four of 480 and a sliver of 128.
-  EXPECT_EQ(f32_gemm_column_chunk(1024, 1, 2048, 32, SIZE_MAX, b), 416u);
-  EXPECT_EQ(f32_gemm_column_chunk(1 << 20, 1, 100, 16, SIZE_MAX, b), 16u);  // at least one nr block
+  EXPECT_EQ(f32_gemm_column_chunk(tile, 1024, 1, 2048, SIZE_MAX, zen), 416u);
+  const octet::kernels::F32GemmKernel narrow{"t", "t", octet::kernels::Isa::avx2, 0, 8, 16, nullptr, nullptr, nullptr, nullptr};
+  EXPECT_EQ(f32_gemm_column_chunk(narrow, 1 << 20, 1, 100, SIZE_MAX, zen), 16u);  // at least one nr block
   // Fewer rows than columns: the same 1 MiB over 49 rows (a 7x7 map) runs in three chunks of
   // 192 columns (the last one 128); over 2048 rows, in one piece.
-  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, 49, b), 192u);
-  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, 2048, b), 512u);
+  EXPECT_EQ(f32_gemm_column_chunk(tile, 512, 1, 512, 49, zen), 192u);
+  EXPECT_EQ(f32_gemm_column_chunk(tile, 512, 1, 512, 2048, zen), 512u);
   // A 512 KiB L2 (Zen 1, or a hidden one): a 1 MiB budget, which the 1 MiB of weights plus
   // their bias row just exceed: two chunks of 256.
-  const octet::kernels::CacheBudgets small = octet::kernels::cache_budgets(octet::kernels::assumed_cache_sizes());
-  EXPECT_EQ(f32_gemm_column_chunk(512, 1, 512, 32, SIZE_MAX, small), 256u);
-  EXPECT_EQ(f32_gemm_column_chunk(1024, 1, 2048, 32, SIZE_MAX, small), 224u);
+  const octet::kernels::CacheSizes small = octet::kernels::assumed_cache_sizes();
+  EXPECT_EQ(f32_gemm_column_chunk(tile, 512, 1, 512, SIZE_MAX, small), 256u);
+  EXPECT_EQ(f32_gemm_column_chunk(tile, 1024, 1, 2048, SIZE_MAX, small), 224u);
+}
+
+// A tile that reads its weights faster than the L3 delivers them keeps its chunk in half the
+// L2 over any number of rows: the 1 MiB that runs in one piece above runs in chunks.
+TEST(F32Gemm, ChunksStayInTheL2WhenTheTileOutrunsTheL3) {
+  const octet::kernels::F32GemmKernel tile{"t", "t", octet::kernels::Isa::avx2, 0, 8, 32, nullptr, nullptr, nullptr, nullptr};
+  const double demand = octet::kernels::f32_tile_weight_bytes_per_cycle(tile);
+  EXPECT_EQ(demand, OCTET_ARCH_X86 ? 8.0 : 4.0);  // 4 bytes x 16 (x86) or 8 (Arm) FMA lanes / 8 rows
+  octet::kernels::CacheSizes sizes{48 << 10, 1 << 20, 4 << 20, true};
+  sizes.l3_bytes_per_cycle = demand;
+  EXPECT_EQ(f32_gemm_column_chunk(tile, 512, 1, 512, 2048, sizes), 512u);
+  sizes.l3_bytes_per_cycle = demand / 2;
+  const size_t chunk = f32_gemm_column_chunk(tile, 512, 1, 512, 2048, sizes);
+  EXPECT_EQ(chunk, 192u);  // 513 x 4 x 32 bytes a block: 7 blocks fit 512 KiB, evened to 6, 6, 4
 }
 
 TEST(F32Gemm, LongReductions) {
