@@ -353,7 +353,9 @@ TEST(F32Gemm, ChoiceFollowsTheIsaAndTheTileFit) {
   const Case cases[] = {{Isa::avx2, 16, "f32_gemm_6x16__avx2"},     {Isa::avx2, 24, "f32_gemm_4x24__avx2"},
                         {Isa::avx2, 10, "f32_gemm_6x16__avx2"},     {Isa::avx512, 16, "f32_gemm_12x16__avx512"},
                         {Isa::avx512, 10, "f32_gemm_12x16__avx512"}, {Isa::avx512, 64, "f32_gemm_8x32__avx512"},
-                        {Isa::avx512, 48, "f32_gemm_12x16__avx512"}, {Isa::avx512vnni, 32, "f32_gemm_8x32__avx512"},
+                        // 48 columns: 8x48 pads none, without 12x16's broadcast per FMA.
+                        {Isa::avx512, 48, "f32_gemm_8x48__avx512"}, {Isa::avx512vnni, 32, "f32_gemm_8x32__avx512"},
+                        {Isa::avx512, 96, "f32_gemm_8x48__avx512"},  // both pad none: 8 broadcasts per 24 FMAs, not 16
                         // 24 columns: a 24-wide ymm tile wastes nothing, a 16/32-wide zmm one a
                         // quarter; zmm only pays off where it runs at twice the ymm rate.
                         {Isa::avx512, 24, zmm_at_full_rate() ? "f32_gemm_8x32__avx512" : "f32_gemm_4x24__avx2"}};
