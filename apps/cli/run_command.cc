@@ -274,7 +274,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--top", o->top, "How many classes to print per image")->check(positive());
   cmd->add_option("--output-dir", o->output_dir, "Write every output as DIR/<output name>.npy");
   cmd->add_option("--save-inputs", o->save_inputs_dir, "Write the inputs used as DIR/<input name>.npy");
-  cmd->add_flag("--profile", o->profile, "Print the median time of every step, its kernel and GFLOP/s");
+  cmd->add_flag("--profile", o->profile, "Print the median time of every step, its kernel and GFLOP/s (the whole --batch through one "
+                "plan: the automatic batch slice is not applied while steps are timed)");
   cmd->add_option("--profile-runs", o->profile_runs, "Runs the --profile medians are taken over (default 200)")
       ->check(positive());
   return [o, cmd]() -> int { return cmd->parsed() ? run_model(*o) : -1; };
