@@ -94,9 +94,6 @@ void collect_layers(const std::string& model_path, int batch, std::map<std::stri
   const Plan& plan = session.plan_for(std::vector<ir::Dims>{dims});
   std::map<std::string, const ir::Node*> nodes;
   for (const ir::Node& n : session.graph().nodes) nodes[n.name] = &n;
-  size_t weight_bytes = 0;
-  for (const auto& [name, v] : session.graph().values)
-    if (v.constant) weight_bytes += v.constant->bytes.size();
   for (const PlanStep& step : plan.steps()) {
     const auto it = nodes.find(step.node);
     if (it == nodes.end() || step.scalar()) continue;
@@ -122,7 +119,7 @@ void collect_layers(const std::string& model_path, int batch, std::map<std::stri
     Layer& kept = layers.emplace(layer_key(l), l).first->second;
     kept.models.push_back(model_path);
     kept.nodes.push_back(node.name);
-    kept.model_weight_bytes = std::max(kept.model_weight_bytes, weight_bytes);
+    kept.model_weight_bytes = std::max(kept.model_weight_bytes, plan.constant_bytes());  // as its kernels were chosen
   }
 }
 

@@ -110,6 +110,8 @@ class Plan {
   // The value's elements in its layout, densely (a value with a row_stride is gathered).
   void copy_dense(const std::string& name, void* dst) const;
   size_t arena_bytes() const { return arena_bytes_; }
+  // Bytes of the constants the steps read (their weights): OpContext::model_weight_bytes.
+  size_t constant_bytes() const { return constant_bytes_; }
   const std::map<std::string, PlanValue>& values() const { return values_; }
 
  private:
@@ -142,7 +144,7 @@ class Plan {
   std::deque<ir::TensorData> owned_;  // folded constants; deque keeps addresses stable
   std::vector<Pending> pending_;
   std::vector<PlanStep> steps_;
-  size_t constant_bytes_ = 0;  // the constants the steps read (OpContext::model_weight_bytes)
+  size_t constant_bytes_ = 0;
   enum class ThreadTuning { measuring, done };
   ThreadTuning thread_tuning_ = ThreadTuning::measuring;
   int tuning_round_ = 0;

@@ -65,8 +65,8 @@ struct CacheBudgets {
   // core's share of it, but at most eight L2s. Every core octet was measured on has at most four
   // L2s of L3 per core, so the cap only binds where a VM divides a whole socket's L3 over its
   // few vCPUs (an Intel Xeon guest: 480 MiB over 2). There, whole models at batch 1 streamed
-  // their Winograd weights at ~16 GB/s with 18 MB of weights (alexnet_mini) and at ~7.5 GB/s,
-  // slower than memory is assumed, with 70 MB (ResNet-18): the socket's other tenants use it too.
+  // their Winograd weights at ~16 GB/s with 13 MB of weights (alexnet_mini) and at ~7.5 GB/s,
+  // slower than memory is assumed, with 46 MB (ResNet-18): the socket's other tenants use it too.
   size_t model_weights_in_l3;
 };
 CacheBudgets cache_budgets(const CacheSizes& sizes);

@@ -50,10 +50,18 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
   return *best;
 }
 
+namespace {
+
+// Multiply-adds (lanes) a cycle at the tile's level: two FMA pipes of 8 lanes on x86 (of 4 on
+// Arm), twice that on a full-rate zmm level (vector_rate).
+double fma_lanes_per_cycle(const F32GemmKernel& k) { return (OCTET_ARCH_X86 ? 16.0 : 8.0) * vector_rate(k.isa); }
+
+}  // namespace
+
 double f32_gemm_compute_cycles(const F32GemmKernel& k, int64_t m, int64_t n, int64_t reduction) {
   const int64_t padded_m = m > 0 ? (m + k.mr - 1) / k.mr * k.mr : 1;
   const int64_t work = padded_m * ((n + k.nr - 1) / k.nr * k.nr);
-  const double fma_per_cycle = (OCTET_ARCH_X86 ? 16.0 : 8.0) * vector_rate(k.isa);
+  const double fma_per_cycle = fma_lanes_per_cycle(k);
   // The x86 tile one ymm wide (8x8) loads more than it multiplies (per k step 8 broadcasts and
   // one weight vector against 8 FMAs) and re-reads the rows of A twice as often as 6x16: it
   // ran 1.2x (3x3 grouped, 72-deep) to 2.8x (1x1, 1024-deep) slower per FMA than 6x16 (AMD
@@ -65,8 +73,7 @@ double f32_gemm_compute_cycles(const F32GemmKernel& k, int64_t m, int64_t n, int
 
 double f32_tile_weight_bytes_per_cycle(const F32GemmKernel& k) {
   // Per k step the tile reads nr weights and does mr x nr multiply-adds at the level's rate.
-  const double fma_per_cycle = (OCTET_ARCH_X86 ? 16.0 : 8.0) * vector_rate(k.isa);
-  return sizeof(float) * fma_per_cycle / double(k.mr);
+  return sizeof(float) * fma_lanes_per_cycle(k) / double(k.mr);
 }
 
 size_t f32_gemm_column_chunk(const F32GemmKernel& k, size_t kc, size_t ks, size_t n, size_t rows,
@@ -84,10 +91,10 @@ size_t f32_gemm_column_chunk(const F32GemmKernel& k, size_t kc, size_t ks, size_
   // weights faster than the L3 delivers them (8x32 at full zmm rate wants 16 bytes a cycle;
   // Intel's L3 gives 8, AMD's 16), the chunk stays in half the L2 however many rows there are.
   // On an Intel Xeon guest (2 MiB L2) that took ResNet-50's layer4 3x3 at batch 16 from 33.8 to
-  // 20.2 ms and its whole run 0.95x, Inception-v3's 0.93x (bench/RESULTS.md, "FP32 chunks in the L2").
+  // 20.2 ms, its whole run 0.97x, Inception-v3's 0.95x (bench/RESULTS.md, "FP32 chunks in the L2").
   const CacheBudgets budgets = cache_budgets(sizes);
-  const bool few_rows = rows < n || f32_tile_weight_bytes_per_cycle(k) > sizes.l3_bytes_per_cycle;
-  const size_t kWeightBudget = few_rows ? budgets.f32_weight_chunk_few_rows : budgets.f32_weight_chunk;
+  const bool chunk_in_l2 = rows < n || f32_tile_weight_bytes_per_cycle(k) > sizes.l3_bytes_per_cycle;
+  const size_t kWeightBudget = chunk_in_l2 ? budgets.f32_weight_chunk_few_rows : budgets.f32_weight_chunk;
   const size_t nr = size_t(k.nr);
   const size_t bytes_per_block = (kc * ks + 1) * sizeof(float) * nr;
   const size_t blocks = (n + nr - 1) / nr;
