@@ -67,6 +67,7 @@ CacheBudgets cache_budgets(const CacheSizes& c) {
   b.f32_weight_chunk = 2 * c.l2;
   b.q8_weight_chunk = c.l2 / 4;
   b.f32_dw_chunk = c.l1d / 2;
+  b.f32_dw_sliced_map = c.l2 / 2;
   b.pwdw_ring = 6 * c.l1d;
   b.pwdw_whole_image = c.l2;
   b.model_weights_in_l3 = std::min(c.l3_share, 8 * c.l2);

@@ -56,6 +56,11 @@ struct CacheBudgets {
   size_t q8_weight_chunk;
   // FP32 depthwise: the channel blocks one group of rows walks, half the L1D.
   size_t f32_dw_chunk;
+  // ... and the largest input map it runs a slice of channels at a time over every row (each
+  // input row then comes from the L2 once per slice, not once per output row reading it): half
+  // the L2. Past it the rows come from beyond the L2, where the hardware fetches lines in pairs
+  // and a slice of one line per pixel would fetch every pair once per slice.
+  size_t f32_dw_sliced_map;
   // Fused 1x1 + depthwise: the ring of expanded rows, and the largest intermediate image run
   // whole (the L2). The ring measured best at 192 KiB both on Zen 1 (512 KiB L2) and on Zen 4
   // (1 MiB L2: 384 KiB ran MnasNet-0.5 2-3% slower), so it follows no fraction of the L2; both

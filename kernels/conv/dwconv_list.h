@@ -36,23 +36,27 @@ namespace octet::kernels {
 
 struct F32DwRowArgs {
   const float* const* rows;  // [kernel_h]
+  size_t x_offset;  // floats added to every row pointer: the first channel of a slice of the map's
   size_t pixels;
-  size_t channels;
+  size_t channels;  // channels computed (from x_offset on)
   size_t pixel_step;  // floats between the windows of consecutive output pixels (stride_w * C)
   size_t tap_step;    // floats between horizontal taps (dilation_w * C)
   int kernel_h, kernel_w;
   const float* packed;
-  float* y;  // pixel p at y + p * channels
+  float* y;  // pixel p at y + p * y_step
+  size_t y_step;   // floats between output pixels: the map's channels (>= channels: a slice of them)
   float min, max;  // output clamp (-inf, +inf for no activation)
 };
 
 struct F32DwIndirectArgs {
   const float* const* taps;  // [pixels][kernel_size]
+  size_t x_offset;           // as in F32DwRowArgs, added to every tap pointer
   size_t pixels;
   size_t channels;
   int kernel_size;  // kernel_h * kernel_w
   const float* packed;
   float* y;
+  size_t y_step;  // as in F32DwRowArgs
   float min, max;
 };
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/conv/dwconv_indirection.h"
 #include "kernels/fallback.h"
 #include "kernels/packed_cache.h"
@@ -19,6 +20,13 @@ struct F32DwRowTask {
   float* y;
   const F32DwConv::RowHook* after_row;
   size_t first_row = 0;
+};
+
+// Output rows [first_row, first_row + rows) of one image, a slice of channels at a time.
+struct F32DwSliceTask {
+  const F32DwConv* conv;
+  float* y;
+  size_t first_row, rows, parts;
 };
 
 struct PadCopyTask {
@@ -109,17 +117,28 @@ void F32DwConv::init(const float* weights, const float* bias, PackedCache* cache
     padded_.in_w = s_.pad_left + s_.in_w + right;
     padded_.pad_left = 0;
     cols_ = dw_interior_columns(padded_);
-    padded_x_ = std::make_unique<float[]>(static_cast<size_t>(padded_.in_h) * padded_.in_w * C);  // zeros
+    padded_x_ = aligned_zeroed_floats(static_cast<size_t>(padded_.in_h) * padded_.in_w * C);
   }
-  pad_row_.assign(static_cast<size_t>(pad_copy_ ? padded_.in_w : s_.in_w) * C, 0.0f);
+  pad_row_ = aligned_zeroed_floats(static_cast<size_t>(pad_copy_ ? padded_.in_w : s_.in_w) * C);
+  const int row_w = pad_copy_ ? padded_.in_w : s_.in_w;
+  slice_channels_ = fitting_slice(row_w, static_cast<size_t>(s_.in_h) * row_w * C * sizeof(float));
+}
+
+size_t F32DwConv::fitting_slice(int row_w, size_t map_bytes) const {
+  const size_t C = static_cast<size_t>(s_.in_c);
+  if (map_bytes > cache_budgets().f32_dw_sliced_map) return 0;
+  const size_t tile = static_cast<size_t>(kernel_->channel_tile);
+  const size_t row_bytes_per_channel = static_cast<size_t>(s_.kernel_h) * row_w * sizeof(float);
+  const size_t fit = cache_budgets().f32_dw_chunk / row_bytes_per_channel / tile * tile;
+  return fit >= C ? 0 : std::max(tile, fit);
 }
 
 void F32DwConv::bind(const float* x) {
   bound_x_ = x;
   if (pad_copy_) {
-    build_dw_indirection(padded_, cols_, padded_x_.get(), pad_row_.data(), row_ptrs_, border_taps_);
+    build_dw_indirection(padded_, cols_, padded_x_.get(), pad_row_.get(), row_ptrs_, border_taps_);
   } else {
-    build_dw_indirection(s_, cols_, x, pad_row_.data(), row_ptrs_, border_taps_);
+    build_dw_indirection(s_, cols_, x, pad_row_.get(), row_ptrs_, border_taps_);
   }
 }
 
@@ -130,10 +149,11 @@ void F32DwConv::bind_ring(const float* ring, int ring_rows) {
   pad_copy_ = false;
   padded_x_.reset();
   cols_ = dw_interior_columns(s_);
-  pad_row_.assign(static_cast<size_t>(s_.in_w) * s_.in_c, 0.0f);
+  pad_row_ = aligned_zeroed_floats(static_cast<size_t>(s_.in_w) * s_.in_c);
   const size_t row = static_cast<size_t>(s_.in_w) * s_.in_c;
+  slice_channels_ = fitting_slice(s_.in_w, static_cast<size_t>(std::min(ring_rows, s_.in_h)) * row * sizeof(float));
   build_dw_indirection_at(
-      s_, cols_, [&](int, int iy) { return ring + static_cast<size_t>(iy % ring_rows) * row; }, pad_row_.data(),
+      s_, cols_, [&](int, int iy) { return ring + static_cast<size_t>(iy % ring_rows) * row; }, pad_row_.get(),
       row_ptrs_, border_taps_);
   bound_x_ = ring;
 }
@@ -142,6 +162,7 @@ void F32DwConv::run_rows(int first, int count, float* y, pthreadpool_t pool) con
   if (first < 0 || count < 0 || first + count > s_.out_h || bound_x_ == nullptr || s_.batch != 1) {
     throw std::invalid_argument("F32DwConv::run_rows: rows out of range or no ring bound");
   }
+  if (slice_channels_ != 0) return run_rows_sliced(static_cast<size_t>(first), static_cast<size_t>(count), y, pool);
   F32DwRowTask task{this, y, nullptr, static_cast<size_t>(first)};
   pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(count), 0);
 }
@@ -160,6 +181,10 @@ void F32DwConv::run_image_padded(const float* x, float* y, pthreadpool_t pool, c
     PadCopyTask copy{x + n * image_in, padded_x_.get(), static_cast<size_t>(s_.in_w) * C,
                      static_cast<size_t>(padded_.in_w) * C, static_cast<size_t>(s_.pad_left) * C};
     pthreadpool_parallelize_1d(pool, &F32DwConv::pad_copy_task, &copy, static_cast<size_t>(s_.in_h), 0);
+    if (slice_channels_ != 0 && after_row == nullptr) {
+      run_rows_sliced(0, static_cast<size_t>(s_.out_h), y + n * image_out, pool);
+      continue;
+    }
     F32DwRowTask task{this, y + n * image_out, after_row};
     pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(s_.out_h), 0);
   }
@@ -170,25 +195,54 @@ void F32DwConv::row_task(void* context, size_t row) {
   task.conv->run_row(task.first_row + row, task.y, task.after_row);
 }
 
-void F32DwConv::run_row(size_t row, float* y, const RowHook* after_row) const {
+void F32DwConv::run_row_slice(size_t row, size_t c0, size_t c1, float* y) const {
   const size_t C = static_cast<size_t>(s_.in_c);
   const int taps = s_.kernel_h * s_.kernel_w;
-  float* y_row = y + row * s_.out_w * C;
+  const size_t tile = static_cast<size_t>(kernel_->channel_tile);
+  const float* packed = packed_->data() + c0 / tile * (static_cast<size_t>(taps) + 1) * tile;
+  const size_t n = c1 - c0;
+  float* y_row = y + row * s_.out_w * C + c0;
   const float* const* border = border_taps_.data() + row * cols_.border() * taps;
   if (cols_.lo > 0) {
-    kernel_->indirect({border, static_cast<size_t>(cols_.lo), C, taps, packed_->data(), y_row, min_, max_});
+    kernel_->indirect({border, c0, static_cast<size_t>(cols_.lo), n, taps, packed, y_row, C, min_, max_});
   }
   if (cols_.hi > cols_.lo) {
-    kernel_->row({row_ptrs_.data() + row * s_.kernel_h, static_cast<size_t>(cols_.hi - cols_.lo), C,
+    kernel_->row({row_ptrs_.data() + row * s_.kernel_h, c0, static_cast<size_t>(cols_.hi - cols_.lo), n,
                   static_cast<size_t>(s_.stride_w) * C, static_cast<size_t>(s_.dilation_w) * C, s_.kernel_h,
-                  s_.kernel_w, packed_->data(), y_row + cols_.lo * C, min_, max_});
+                  s_.kernel_w, packed, y_row + cols_.lo * C, C, min_, max_});
   }
   if (cols_.hi < s_.out_w) {
-    kernel_->indirect({border + static_cast<size_t>(cols_.lo) * taps, static_cast<size_t>(s_.out_w - cols_.hi), C,
-                       taps, packed_->data(), y_row + cols_.hi * C, min_, max_});
+    kernel_->indirect({border + static_cast<size_t>(cols_.lo) * taps, c0, static_cast<size_t>(s_.out_w - cols_.hi), n,
+                       taps, packed, y_row + cols_.hi * C, C, min_, max_});
   }
-  epilogue_.run(1, s_.out_w * C, y_row, s_.out_w * C);  // while the row is in L1
-  if (after_row) after_row->fn(after_row->context, y_row, s_.out_w * C);
+  epilogue_.run(static_cast<size_t>(s_.out_w), n, y_row, C);  // while the slice is in L1
+}
+
+void F32DwConv::run_row(size_t row, float* y, const RowHook* after_row) const {
+  run_row_slice(row, 0, static_cast<size_t>(s_.in_c), y);
+  if (after_row) {
+    const size_t C = static_cast<size_t>(s_.in_c);
+    after_row->fn(after_row->context, y + row * s_.out_w * C, s_.out_w * C);
+  }
+}
+
+void F32DwConv::slice_task(void* context, size_t slice, size_t part) {
+  const F32DwSliceTask& t = *static_cast<const F32DwSliceTask*>(context);
+  const F32DwConv& c = *t.conv;
+  const size_t C = static_cast<size_t>(c.s_.in_c);
+  const size_t c0 = slice * c.slice_channels_, c1 = std::min(C, c0 + c.slice_channels_);
+  const size_t first = t.first_row + t.rows * part / t.parts, end = t.first_row + t.rows * (part + 1) / t.parts;
+  for (size_t row = first; row < end; ++row) c.run_row_slice(row, c0, c1, t.y);
+}
+
+void F32DwConv::run_rows_sliced(size_t first_row, size_t rows, float* y, pthreadpool_t pool) const {
+  const size_t C = static_cast<size_t>(s_.in_c);
+  const size_t slices = (C + slice_channels_ - 1) / slice_channels_;
+  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  // Enough parts of the rows that every thread has work, each part a run of rows of one slice.
+  const size_t parts = std::min(rows, std::max<size_t>(1, (2 * threads + slices - 1) / slices));
+  F32DwSliceTask task{this, y, first_row, rows, parts};
+  pthreadpool_parallelize_2d(pool, &F32DwConv::slice_task, &task, slices, parts, 0);
 }
 
 void F32DwConv::run(const float* x, float* y, pthreadpool_t pool, const RowHook* after_row) const {
@@ -196,6 +250,9 @@ void F32DwConv::run(const float* x, float* y, pthreadpool_t pool, const RowHook*
     throw std::invalid_argument("F32DwConv::run: the input is not the one bind() was given; call bind(x) first");
   }
   if (pad_copy_) return run_image_padded(x, y, pool, after_row);
+  if (slice_channels_ != 0 && after_row == nullptr) {
+    return run_rows_sliced(0, static_cast<size_t>(s_.batch) * s_.out_h, y, pool);
+  }
   F32DwRowTask task{this, y, after_row};
   pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/aligned_buffer.h"
 #include "kernels/kernel_id.h"
 #include "kernels/conv/dwconv_indirection.h"
 #include "kernels/conv/dwconv_list.h"
@@ -46,6 +47,8 @@ class F32DwConv {
   const KernelId& kernel_id() const { return name_; }
   // Whether run() copies each image into a horizontally padded buffer (small maps).
   bool copies_padded_input() const { return pad_copy_; }
+  // The channels run() computes over all the rows before the next ones (0: whole rows).
+  size_t channels_per_slice() const { return slice_channels_; }
 
   // x: [batch][in_h][in_w][C]. run() must then be given the same x.
   void bind(const float* x);
@@ -68,9 +71,16 @@ class F32DwConv {
 
  private:
   void init(const float* weights, const float* bias, PackedCache* cache);
+  // slice_channels_ for input rows row_w pixels wide, map_bytes in all (an image, or a ring of rows)
+  size_t fitting_slice(int row_w, size_t map_bytes) const;
   static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)
   static void pad_copy_task(void* context, size_t row);  // context: a PadCopyTask (the .cc)
   void run_row(size_t row, float* y, const RowHook* after_row) const;
+  // Channels [c0, c1) of output row `row` (of the rows bind() indexed) into y.
+  void run_row_slice(size_t row, size_t c0, size_t c1, float* y) const;
+  static void slice_task(void* context, size_t slice, size_t part);  // context: an F32DwSliceTask (the .cc)
+  // Rows [first_row, first_row + rows) a slice of slice_channels_ at a time.
+  void run_rows_sliced(size_t first_row, size_t rows, float* y, pthreadpool_t pool) const;
   void run_image_padded(const float* x, float* y, pthreadpool_t pool, const RowHook* after_row) const;
 
   Conv2dShape s_;
@@ -78,7 +88,7 @@ class F32DwConv {
   const F32DwConvKernel* kernel_ = nullptr;
   KernelId name_;
   std::shared_ptr<const std::vector<float>> packed_;  // shared by the Session's plans
-  std::vector<float> pad_row_;
+  AlignedFloats pad_row_;  // zeros: the rows and taps of the padding read it
   float min_, max_;
   F32Epilogue epilogue_;
   DwColumns cols_;
@@ -86,8 +96,13 @@ class F32DwConv {
   // pixels) would take much of the time: each image is copied into a buffer with the
   // horizontal padding as zeros, and every output pixel runs on the row microkernel.
   bool pad_copy_ = false;
+  // Where the kernel_h input rows a row of outputs reads do not fit half the L1D over all the
+  // channels: the channels of a slice whose rows do (a multiple of the tile), and the rows run
+  // slice by slice, so that each input row comes from the L2 once per slice instead of once per
+  // output row that reads it. 0: whole rows (they fit, or a RowHook wants each row whole).
+  size_t slice_channels_ = 0;
   Conv2dShape padded_;  // one image of the padded buffer: pad_left 0, in_w widened
-  std::unique_ptr<float[]> padded_x_;  // written by run(); the padding columns stay zero
+  AlignedFloats padded_x_;  // written by run(); the padding columns stay zero
   const float* bound_x_ = nullptr;
   std::vector<const float*> row_ptrs_;     // [batch * out_h][kernel_h]
   std::vector<const float*> border_taps_;  // [batch * out_h][border pixels][kernel_h * kernel_w]

@@ -55,7 +55,8 @@ class Q8DequantizedDwConv {
   Conv2dShape s_;  // the whole batch; the FP32 conv runs one image of it at a time
   Q8 x_type_;
   DequantizedOutput out_;
-  std::vector<float> centered_;  // float(x - x_zero_point) of one image, the FP32 conv's bound input
+  AlignedFloats centered_;  // float(x - x_zero_point) of one image, the FP32 conv's bound input
+  size_t centered_size_ = 0;
   std::vector<float> scale_;     // x_scale * w_scale[c], per run
   std::unique_ptr<F32DwConv> conv_;
   const DequantizedEpilogueKernel* epilogue_ = nullptr;  // the passes before and after conv_

@@ -226,6 +226,46 @@ TEST(F32DwConv, ChannelChunksTailsAndPaddedCopies) {
   }
 }
 
+// Maps small enough for the L2 whose kernel rows over all the channels are not for the L1D:
+// the driver runs them a slice of channels at a time (163 channels: a tail block in the last
+// slice), padded copies and in place, strided and dilated, with the epilogue's activations
+// applied per slice, on one thread and two. 20x20 with 163 channels is 255 KiB of input and
+// at least 46 KiB of 3x3 rows: sliced on every cache octet assumes (cache_budgets).
+TEST(F32DwConv, ChannelSlicesOfSmallMaps) {
+  testing::Pool threads(pthreadpool_create(2));
+  for (const F32DwConvKernel* entry : testing::runnable_entries(kF32DwConvKernels)) {
+    const F32DwConvKernel& kernel = *entry;
+    std::mt19937 rng(11);
+    int sliced = 0;
+    for (int c : {163, 96}) {
+      for (auto [k, stride, dilation] : {std::array{3, 1, 1}, {5, 1, 1}, {3, 2, 1}, {5, 2, 1}, {7, 1, 1}, {3, 1, 2}}) {
+        Conv2dShape s{};
+        s.batch = 2;
+        s.in_h = s.in_w = 20;
+        s.in_c = s.out_c = s.groups = c;
+        s.kernel_h = s.kernel_w = k;
+        s.stride_h = s.stride_w = stride;
+        s.dilation_h = s.dilation_w = dilation;
+        s.pad_top = s.pad_left = dilation * (k / 2);
+        ASSERT_TRUE(finish_shape(s, s.pad_top, s.pad_left));
+        for (const Activation& act : {Activation::relu(), Activation::hard_swish()}) {
+          for (pthreadpool_t pool : {static_cast<pthreadpool_t>(nullptr), threads.get()}) {
+            ASSERT_TRUE(F32DwConvTester().shape(s).activation(act).pool(pool).runs(2).test(kernel, rng));
+          }
+        }
+        std::vector<float> w(static_cast<size_t>(c) * k * k, 0.5f);
+        F32DwConv conv(s, w.data(), nullptr, Activation{}, kernel);
+        if (conv.channels_per_slice() != 0) {
+          EXPECT_EQ(conv.channels_per_slice() % kernel.channel_tile, 0u) << kernel.name;
+          EXPECT_LT(conv.channels_per_slice(), static_cast<size_t>(c)) << kernel.name;
+          ++sliced;
+        }
+      }
+    }
+    EXPECT_GE(sliced, 6) << kernel.name << ": the 20x20 maps should run in slices";
+  }
+}
+
 TEST(F32DwConv, PicksTheHighestAllowedKernelDownToThePortableRow) {
   Conv2dShape s{1, 5, 5, 8, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1};
   ASSERT_TRUE(finish_shape(s, 1, 1));
