@@ -7,6 +7,7 @@
 
 #include "engine/op_registry.h"
 #include "loader/onnx_loader.h"
+#include "kernels/cache_budgets.h"
 
 namespace octet {
 namespace {
@@ -146,15 +147,17 @@ Session::Session(ir::Graph graph, const SessionOptions& options, const StageSetu
 
 // As many images as fit their activations in half the cache one core can count on (the other
 // half is the weights'), so a slice stays cache-resident. When the weights the kernels read
-// (packed: Winograd's transformed 3x3 weights are 16/9 the graph's) dwarf one image's
-// activations (4x or more) and overflow that cache, more images, so they share each pass over
-// the weights: one image at a time re-reads every weight from memory per image (ResNet-18 at
-// 32 px: 50 MB packed, 0.75 MB of activations), while a model whose activations are the larger
-// traffic (ShuffleNetV2 at 224 px) is fastest one image at a time. At most 16: beyond ~8 no
-// model measured gained more. (Batch 64, 1 thread, ms per image, slice 1 -> this choice:
+// (packed: Winograd's transformed 3x3 weights are 16/9 the graph's) overflow that cache, as
+// many images as make a slice's activations half the weights, so the images share each pass
+// over the weights: one image at a time re-reads every weight from memory per image (ResNet-18
+// at 32 px: 50 MB packed, 0.75 MB of activations), while a model whose activations are the
+// larger traffic (ShuffleNetV2 at 224 px) is fastest one image at a time. At most 16: beyond
+// ~8 no model measured gained more. (Batch 64, 1 thread, ms per image, slice 1 -> this choice:
 // MobileNetV2-0.35 at 32 px 0.057 -> 0.030 (8 images), ResNet-18 at 32 px 6.53 -> 4.63 (7);
 // ResNet-18 at 224 px, 75 MB packed, 3.9 MB of activations, on Zen 5: 17.5-22.6 -> 14.4-15.1
-// (4), where the graph's weights with a factor of 8 had chosen 1.)
+// at 4. Batch 16 on an Intel Xeon guest, 18 MB counted: ResNet-18 18.5, 16.8, 15.6, 15.5 ms per
+// image at 2, 4, 8, 16 images (a quarter of the weights chose 2, half chooses 5); ResNet-50
+// best at 4-8.)
 int Session::automatic_batch_slice() const {
   constexpr size_t kMaxAutoSlice = 16;
   const size_t cache = kernels::per_core_cache_bytes();
@@ -164,7 +167,7 @@ int Session::automatic_batch_slice() const {
     if (v.constant) weights += v.constant->bytes.size();
   weights = std::max(weights, packed_cache_->bytes());
   size_t slice = cache / (2 * activations);
-  if (weights > cache) slice = std::max(slice, weights / (4 * activations));
+  if (weights > cache) slice = std::max(slice, weights / (2 * activations));
   return int(std::clamp<size_t>(slice, 1, kMaxAutoSlice));
 }
 

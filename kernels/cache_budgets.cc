@@ -74,6 +74,8 @@ CacheBudgets cache_budgets(const CacheSizes& c) {
   return b;
 }
 
+size_t per_core_cache_bytes() { return cache_sizes().l2 + cache_budgets().model_weights_in_l3; }
+
 double reread_cycles(double bytes, size_t working_set, const CacheSizes& c) {
   if (working_set <= c.l1d / 2) return 0.0;
   if (working_set <= c.l2) return bytes / c.l2_bytes_per_cycle;

@@ -77,6 +77,10 @@ struct CacheBudgets {
 CacheBudgets cache_budgets(const CacheSizes& sizes);
 const CacheBudgets& cache_budgets();  // this CPU's, computed once
 
+// The cache one core can count on between runs and steps: its L2 plus the L3 a run can count
+// on finding there again (CacheBudgets::model_weights_in_l3, the core's share capped at eight
+// L2s). The automatic batch slice sizes its images by it (Session::automatic_batch_slice).
+size_t per_core_cache_bytes();
 // Cycles to read `bytes` again when what is re-read spans `working_set` bytes: from the smallest
 // level that holds it. Within half the L1D (the rest for what streams past it) they cost 0: the
 // loads are the compute side's.

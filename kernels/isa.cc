@@ -155,26 +155,6 @@ bool isa_supported(Isa isa) {
   return (isa_features(isa) & ~cpu_features()) == 0;
 }
 
-size_t per_core_cache_bytes() {
-  static const size_t bytes = [] {
-    size_t total = 0;
-#if OCTET_ARCH_X86
-    if (cpuinfo_initialize()) {
-      if (cpuinfo_get_l2_caches_count() > 0) total += cpuinfo_get_l2_cache(0)->size;
-      if (cpuinfo_get_l3_caches_count() > 0) {
-        const cpuinfo_cache* l3 = cpuinfo_get_l3_cache(0);
-        total += l3->size / std::max<uint32_t>(l3->processor_count, 1);
-      }
-    }
-#elif OCTET_ARCH_ARM64 && defined(__linux__) && defined(_SC_LEVEL2_CACHE_SIZE)
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l2 > 0) total = static_cast<size_t>(l2);
-#endif
-    return total > 0 ? total : size_t{1} << 20;
-  }();
-  return bytes;
-}
-
 Isa detected_isa() {
   static const Isa isa = highest_supported();
   return isa;

@@ -164,10 +164,6 @@ bool zmm_at_full_rate();
 // counted with their own lanes).
 double vector_rate(Isa isa);
 
-// The cache one core can count on: its L2 plus its share of the L3 (the L3 divided by the
-// processors that share it); 1 MiB when that is unknown.
-size_t per_core_cache_bytes();
-
 // Caps the level (the CLI's --isa). Throws std::invalid_argument when the CPU does not
 // support `isa`, naming what it does support.
 void set_isa_limit(Isa isa);

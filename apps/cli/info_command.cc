@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/session.h"
+#include "kernels/cache_budgets.h"
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "apps/cli/commands.h"

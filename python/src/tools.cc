@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/ir.h"
+#include "kernels/cache_budgets.h"
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "loader/onnx_writer.h"

@@ -6,6 +6,7 @@
 
 
 #include "engine/session.h"
+#include "kernels/cache_budgets.h"
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"

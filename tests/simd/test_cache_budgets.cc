@@ -2,6 +2,8 @@
 // the CPUs it was measured on get back exactly the values measured there.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kernels/cache_budgets.h"
 
 namespace {
@@ -48,6 +50,14 @@ TEST(CacheBudgets, ModelWeightsInTheL3AreCappedAtEightL2s) {
   EXPECT_EQ(cache_budgets(CacheSizes{48 * KiB, 2 * MiB, 240 * MiB, true}).model_weights_in_l3, 16 * MiB);
 }
 
+// The batch slice's cache: this core's L2 and the L3 a run counts on (a VM's reported socket
+// L3 capped like the weights').
+TEST(CacheBudgets, PerCoreCacheIsTheL2AndTheL3ARunCountsOn) {
+  const CacheSizes& c = octet::kernels::cache_sizes();
+  EXPECT_EQ(octet::kernels::per_core_cache_bytes(), c.l2 + std::min(c.l3_share, 8 * c.l2));
+  EXPECT_LE(octet::kernels::per_core_cache_bytes(), 9 * c.l2);
+}
+
 // A hidden level is assumed the smallest target core's, so no budget is 0 or overflows it.
 TEST(CacheBudgets, ThisCpuHasEveryLevelAndEveryBudget) {
   const CacheSizes& c = octet::kernels::cache_sizes();
@@ -56,7 +66,7 @@ TEST(CacheBudgets, ThisCpuHasEveryLevelAndEveryBudget) {
   EXPECT_GT(c.l3_share, 0u);
   const CacheBudgets& b = cache_budgets();
   for (size_t v : {b.winograd_block_bytes, b.winograd_block_bytes_streamed, b.winograd_weight_limit, b.f32_weight_chunk_few_rows, b.f32_weight_chunk,
-                   b.q8_weight_chunk, b.f32_dw_chunk, b.pwdw_ring, b.pwdw_whole_image, b.model_weights_in_l3})
+                   b.q8_weight_chunk, b.f32_dw_chunk, b.f32_dw_sliced_map, b.pwdw_ring, b.pwdw_whole_image, b.model_weights_in_l3})
     EXPECT_GT(v, 0u);
   const CacheSizes assumed = octet::kernels::assumed_cache_sizes();
   EXPECT_FALSE(assumed.detected);
