@@ -367,14 +367,5 @@ TEST(F32Gemm, ChoiceFollowsTheIsaAndTheTileFit) {
   }
 }
 
-// Rows count too: a 7x7 map's 49 rows fill seven 7-row tiles, where 8-row ones compute 56;
-// with rows every tile fills, the 8-row sibling wins the tie.
-TEST(F32Gemm, SevenRowTilesTakeTheRowsEightPad) {
-  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "no AVX-512 here";
-  EXPECT_EQ(std::string(choose_f32_gemm_kernel(Isa::avx512, 49, 192, 1152).gemm_name), "f32_gemm_7x48__avx512");
-  EXPECT_EQ(std::string(choose_f32_gemm_kernel(Isa::avx512, 49, 320, 1152).gemm_name), "f32_gemm_7x32__avx512");
-  EXPECT_EQ(std::string(choose_f32_gemm_kernel(Isa::avx512, 784, 192, 1152).gemm_name), "f32_gemm_8x48__avx512");
-}
-
 }  // namespace
 }  // namespace octet::kernels

@@ -2,7 +2,9 @@
 // (kernels/gemm/choose_tile.h): properties of the cost on given cache sizes, never timings.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "kernels/cache_budgets.h"
 #include "kernels/gemm/choose_tile.h"
@@ -151,6 +153,30 @@ TEST(Q8TileChoice, TheTileUnitTakesLongTapsAndLeavesShortOnes) {
   const auto* vnni = octet::kernels::choose_q8_gemm_kernel(Isa::avx512vnni, Q8::u8, 196, 256, 2304);
   ASSERT_NE(vnni, nullptr);
   EXPECT_EQ(vnni->isa, Isa::avx512vnni);
+}
+
+// Rows count too: a 7x7 map's 49 rows fill seven 7-row tiles, where 8-row ones compute 56
+// (the cost the chooser weighs, the same rate for both on any CPU); with rows every tile
+// fills, the two cost the same and the 8-row sibling, first in the list, wins the tie.
+TEST(F32TileChoice, SevenRowTilesCostLessWhereEightRowsPad) {
+  auto tile = [](const char* name) -> const octet::kernels::F32GemmKernel& {
+    for (const auto& k : octet::kernels::f32_gemm_kernels())
+      if (std::string(k.gemm_name) == name) return k;
+    throw std::runtime_error(std::string("no tile ") + name);
+  };
+  using octet::kernels::f32_gemm_compute_cycles;
+  for (auto [seven, eight, n] : {std::tuple{"f32_gemm_7x48__avx512", "f32_gemm_8x48__avx512", 192},
+                                 std::tuple{"f32_gemm_7x32__avx512", "f32_gemm_8x32__avx512", 320}}) {
+    const double c7 = f32_gemm_compute_cycles(tile(seven), 49, n, 1152), c8 = f32_gemm_compute_cycles(tile(eight), 49, n, 1152);
+    EXPECT_NEAR(c7 / c8, 49.0 / 56.0, 1e-9) << seven;
+    EXPECT_DOUBLE_EQ(f32_gemm_compute_cycles(tile(seven), 784, n, 1152), f32_gemm_compute_cycles(tile(eight), 784, n, 1152));
+  }
+  if (runs(Isa::avx512) && octet::kernels::zmm_at_full_rate()) {
+    EXPECT_EQ(std::string(octet::kernels::choose_f32_gemm_kernel(Isa::avx512, 49, 192, 1152, kZen4).gemm_name),
+              "f32_gemm_7x48__avx512");
+    EXPECT_EQ(std::string(octet::kernels::choose_f32_gemm_kernel(Isa::avx512, 784, 192, 1152, kZen4).gemm_name),
+              "f32_gemm_8x48__avx512");
+  }
 }
 
 #endif  // OCTET_ARCH_X86
