@@ -22,7 +22,8 @@ struct F32DwRowTask {
   size_t first_row = 0;
 };
 
-// Output rows [first_row, first_row + rows) of one image, a slice of channels at a time.
+// Output rows [first_row, first_row + rows) of those bind() indexed (all images' rows, or one
+// padded image's), a slice of channels at a time.
 struct F32DwSliceTask {
   const F32DwConv* conv;
   float* y;
