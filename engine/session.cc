@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "engine/op_registry.h"
-#include "loader/onnx_loader.h"
 #include "kernels/cache_budgets.h"
+#include "loader/onnx_loader.h"
 
 namespace octet {
 namespace {
@@ -156,7 +156,7 @@ Session::Session(ir::Graph graph, const SessionOptions& options, const StageSetu
 // MobileNetV2-0.35 at 32 px 0.057 -> 0.030 (8 images), ResNet-18 at 32 px 6.53 -> 4.63 (7);
 // ResNet-18 at 224 px, 75 MB packed, 3.9 MB of activations, on Zen 5: 17.5-22.6 -> 14.4-15.1
 // at 4. Batch 16 on an Intel Xeon guest, 18 MB counted: ResNet-18 18.5, 16.8, 15.6, 15.5 ms per
-// image at 2, 4, 8, 16 images (a quarter of the weights chose 2, half chooses 5); ResNet-50
+// image at 2, 4, 8, 16 images (a quarter of the weights chose 3, half chooses 6); ResNet-50
 // best at 4-8.)
 int Session::automatic_batch_slice() const {
   constexpr size_t kMaxAutoSlice = 16;

@@ -14,7 +14,6 @@
 #endif
 #elif OCTET_ARCH_ARM64 && defined(__linux__)
 #include <sys/auxv.h>
-#include <unistd.h>
 #elif OCTET_ARCH_ARM64 && defined(__APPLE__)
 #include <sys/sysctl.h>
 #endif

@@ -120,17 +120,19 @@ void F32DwConv::init(const float* weights, const float* bias, PackedCache* cache
     cols_ = dw_interior_columns(padded_);
     padded_x_ = aligned_zeroed_floats(static_cast<size_t>(padded_.in_h) * padded_.in_w * C);
   }
-  pad_row_ = aligned_zeroed_floats(static_cast<size_t>(pad_copy_ ? padded_.in_w : s_.in_w) * C);
   const int row_w = pad_copy_ ? padded_.in_w : s_.in_w;
-  slice_channels_ = fitting_slice(row_w, static_cast<size_t>(s_.in_h) * row_w * C * sizeof(float));
+  pad_row_ = aligned_zeroed_floats(static_cast<size_t>(row_w) * C);
+  slice_channels_ = fitting_slice(row_w, (static_cast<size_t>(s_.in_h) * row_w + static_cast<size_t>(s_.out_h) * s_.out_w) *
+                                              C * sizeof(float));
 }
 
-size_t F32DwConv::fitting_slice(int row_w, size_t map_bytes) const {
+size_t F32DwConv::fitting_slice(int row_w, size_t maps_bytes) const {
+  const CacheBudgets& budgets = cache_budgets();
+  if (maps_bytes > budgets.f32_dw_sliced_map) return 0;
   const size_t C = static_cast<size_t>(s_.in_c);
-  if (map_bytes > cache_budgets().f32_dw_sliced_map) return 0;
   const size_t tile = static_cast<size_t>(kernel_->channel_tile);
   const size_t row_bytes_per_channel = static_cast<size_t>(s_.kernel_h) * row_w * sizeof(float);
-  const size_t fit = cache_budgets().f32_dw_chunk / row_bytes_per_channel / tile * tile;
+  const size_t fit = budgets.f32_dw_chunk / row_bytes_per_channel / tile * tile;
   return fit >= C ? 0 : std::max(tile, fit);
 }
 
@@ -152,7 +154,9 @@ void F32DwConv::bind_ring(const float* ring, int ring_rows) {
   cols_ = dw_interior_columns(s_);
   pad_row_ = aligned_zeroed_floats(static_cast<size_t>(s_.in_w) * s_.in_c);
   const size_t row = static_cast<size_t>(s_.in_w) * s_.in_c;
-  slice_channels_ = fitting_slice(s_.in_w, static_cast<size_t>(std::min(ring_rows, s_.in_h)) * row * sizeof(float));
+  const size_t out_row = static_cast<size_t>(s_.out_w) * s_.in_c;
+  slice_channels_ = fitting_slice(s_.in_w, (static_cast<size_t>(std::min(ring_rows, s_.in_h)) * row +
+                                             static_cast<size_t>(std::min(ring_rows, s_.out_h)) * out_row) * sizeof(float));
   build_dw_indirection_at(
       s_, cols_, [&](int, int iy) { return ring + static_cast<size_t>(iy % ring_rows) * row; }, pad_row_.get(),
       row_ptrs_, border_taps_);
@@ -163,9 +167,7 @@ void F32DwConv::run_rows(int first, int count, float* y, pthreadpool_t pool) con
   if (first < 0 || count < 0 || first + count > s_.out_h || bound_x_ == nullptr || s_.batch != 1) {
     throw std::invalid_argument("F32DwConv::run_rows: rows out of range or no ring bound");
   }
-  if (slice_channels_ != 0) return run_rows_sliced(static_cast<size_t>(first), static_cast<size_t>(count), y, pool);
-  F32DwRowTask task{this, y, nullptr, static_cast<size_t>(first)};
-  pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(count), 0);
+  run_output_rows(static_cast<size_t>(first), static_cast<size_t>(count), y, pool, nullptr);
 }
 
 void F32DwConv::pad_copy_task(void* context, size_t row) {
@@ -182,12 +184,7 @@ void F32DwConv::run_image_padded(const float* x, float* y, pthreadpool_t pool, c
     PadCopyTask copy{x + n * image_in, padded_x_.get(), static_cast<size_t>(s_.in_w) * C,
                      static_cast<size_t>(padded_.in_w) * C, static_cast<size_t>(s_.pad_left) * C};
     pthreadpool_parallelize_1d(pool, &F32DwConv::pad_copy_task, &copy, static_cast<size_t>(s_.in_h), 0);
-    if (slice_channels_ != 0 && after_row == nullptr) {
-      run_rows_sliced(0, static_cast<size_t>(s_.out_h), y + n * image_out, pool);
-      continue;
-    }
-    F32DwRowTask task{this, y + n * image_out, after_row};
-    pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(s_.out_h), 0);
+    run_output_rows(0, static_cast<size_t>(s_.out_h), y + n * image_out, pool, after_row);
   }
 }
 
@@ -236,7 +233,13 @@ void F32DwConv::slice_task(void* context, size_t slice, size_t part) {
   for (size_t row = first; row < end; ++row) c.run_row_slice(row, c0, c1, t.y);
 }
 
-void F32DwConv::run_rows_sliced(size_t first_row, size_t rows, float* y, pthreadpool_t pool) const {
+void F32DwConv::run_output_rows(size_t first_row, size_t rows, float* y, pthreadpool_t pool,
+                                const RowHook* after_row) const {
+  if (slice_channels_ == 0 || after_row != nullptr) {
+    F32DwRowTask task{this, y, after_row, first_row};
+    pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, rows, 0);
+    return;
+  }
   const size_t C = static_cast<size_t>(s_.in_c);
   const size_t slices = (C + slice_channels_ - 1) / slice_channels_;
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
@@ -251,11 +254,7 @@ void F32DwConv::run(const float* x, float* y, pthreadpool_t pool, const RowHook*
     throw std::invalid_argument("F32DwConv::run: the input is not the one bind() was given; call bind(x) first");
   }
   if (pad_copy_) return run_image_padded(x, y, pool, after_row);
-  if (slice_channels_ != 0 && after_row == nullptr) {
-    return run_rows_sliced(0, static_cast<size_t>(s_.batch) * s_.out_h, y, pool);
-  }
-  F32DwRowTask task{this, y, after_row};
-  pthreadpool_parallelize_1d(pool, &F32DwConv::row_task, &task, static_cast<size_t>(s_.batch) * s_.out_h, 0);
+  run_output_rows(0, static_cast<size_t>(s_.batch) * s_.out_h, y, pool, after_row);
 }
 
 }  // namespace octet::kernels

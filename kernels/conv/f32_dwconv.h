@@ -71,16 +71,18 @@ class F32DwConv {
 
  private:
   void init(const float* weights, const float* bias, PackedCache* cache);
-  // slice_channels_ for input rows row_w pixels wide, map_bytes in all (an image, or a ring of rows)
-  size_t fitting_slice(int row_w, size_t map_bytes) const;
+  // slice_channels_ for input rows row_w pixels wide, maps_bytes of input and output in all (an
+  // image's, or a ring of rows and the output rows read from it)
+  size_t fitting_slice(int row_w, size_t maps_bytes) const;
   static void row_task(void* context, size_t row);  // context: a RowTask (the .cc)
   static void pad_copy_task(void* context, size_t row);  // context: a PadCopyTask (the .cc)
   void run_row(size_t row, float* y, const RowHook* after_row) const;
   // Channels [c0, c1) of output row `row` (of the rows bind() indexed) into y.
   void run_row_slice(size_t row, size_t c0, size_t c1, float* y) const;
   static void slice_task(void* context, size_t slice, size_t part);  // context: an F32DwSliceTask (the .cc)
-  // Rows [first_row, first_row + rows) a slice of slice_channels_ at a time.
-  void run_rows_sliced(size_t first_row, size_t rows, float* y, pthreadpool_t pool) const;
+  // Rows [first_row, first_row + rows) of those bind() indexed: a slice of slice_channels_ at a
+  // time, or row by row where there is no slice or a hook wants each row whole.
+  void run_output_rows(size_t first_row, size_t rows, float* y, pthreadpool_t pool, const RowHook* after_row) const;
   void run_image_padded(const float* x, float* y, pthreadpool_t pool, const RowHook* after_row) const;
 
   Conv2dShape s_;

@@ -28,8 +28,7 @@ Q8DequantizedDwConv::Q8DequantizedDwConv(const Conv2dShape& s, Q8 x_type, const 
   Conv2dShape image = s;
   image.batch = 1;
   conv_ = std::make_unique<F32DwConv>(image, wf.data(), nullptr, Activation{}, isa, cache);
-  centered_size_ = static_cast<size_t>(s.in_h) * s.in_w * s.in_c;
-  centered_ = aligned_zeroed_floats(centered_size_);
+  centered_ = aligned_zeroed_floats(static_cast<size_t>(s.in_h) * s.in_w * s.in_c);
   conv_->bind(centered_.get());
   scale_.resize(channels);
   epilogue_ = &choose_dequantized_epilogue(isa);
@@ -41,7 +40,7 @@ void Q8DequantizedDwConv::run(const void* x, float x_scale, int32_t x_zero_point
   const size_t channels = static_cast<size_t>(s_.out_c);
   const bool per_channel = out_.w_scale.size() != 1;
   for (size_t k = 0; k < channels; ++k) scale_[k] = x_scale * out_.w_scale[per_channel ? k : 0];
-  const size_t in_image = centered_size_;
+  const size_t in_image = static_cast<size_t>(s_.in_h) * s_.in_w * s_.in_c;
   const size_t out_pixels = static_cast<size_t>(s_.out_h) * s_.out_w;
   float* c = centered_.get();
   const float lo = out_.lo, hi = out_.hi;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/aligned_buffer.h"
 #include "kernels/conv/dequantized_epilogue.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/elementwise/output_range.h"
@@ -56,7 +57,6 @@ class Q8DequantizedDwConv {
   Q8 x_type_;
   DequantizedOutput out_;
   AlignedFloats centered_;  // float(x - x_zero_point) of one image, the FP32 conv's bound input
-  size_t centered_size_ = 0;
   std::vector<float> scale_;     // x_scale * w_scale[c], per run
   std::unique_ptr<F32DwConv> conv_;
   const DequantizedEpilogueKernel* epilogue_ = nullptr;  // the passes before and after conv_
