@@ -29,9 +29,11 @@ double zmm_broadcast_share(Isa isa, double mr, double nv) {
   // AVX-512 VNNI (bench/dispatch_results_avx512.md) the 12x16 FP32 tile ran 1.2-1.7x slower
   // per FMA than 8x32, INT8 12x16c4 1.12-1.27x slower than 4x64c4, 6x32c4 0-7%: between no
   // slot (1x, 1x, 1x) and a whole one (2x / 1.5x, 1.6x, 1.2x), so half a slot each. Counted
-  // on every zmm level: AMD's Zen 4 splits zmm in halves anyway, and fewer broadcasts per
-  // multiply-add cost nothing there.
-  if (!OCTET_ARCH_X86 || !(isa_features(isa) & kZmm) || nv <= 0.0) return 1.0;
+  // where zmm runs at full rate only: AMD's Zen 4 splits a zmm instruction into two halves and
+  // its broadcasts take no multiply-add slot. There, counted, it made the ymm tiles win every
+  // tie, and they were the slower ones (bench/dispatch_results_zen4.md: FP32 6x16 over 12x16
+  // and 8x32 at a median 1.01-1.04x their time, INT8 6x16c4 over 6x32c4 1.10x).
+  if (!OCTET_ARCH_X86 || !(isa_features(isa) & kZmm) || !zmm_at_full_rate() || nv <= 0.0) return 1.0;
   return (mr * nv + 0.5 * mr) / (mr * nv);
 }
 

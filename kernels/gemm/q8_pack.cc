@@ -147,12 +147,23 @@ void repack_q8_kr_blocks(const Q8GemmKernel& kernel, const Q8WeightsToPack& in, 
 const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n, size_t k, const CacheSizes& sizes,
                                          size_t tap_k) {
   const size_t chunk_bytes = cache_budgets(sizes).q8_weight_chunk;
+  // A level with a dot-product instruction (VNNI, SDOT, SMMLA, AMX: int8 weights) leaves out
+  // the rows that widen to int16 (vpmaddwd + vpaddd, SMLAL): four multiply-adds a lane per
+  // instruction against two (one on Arm) plus the widening of each row, which the estimate
+  // below undercounts at small k. On a Zen 4 with AVX-512 VNNI they ran a median 3.2x slower
+  // than the VNNI tile of the same rows (12x8c2 against 12x16c4, 302 zoo layers,
+  // bench/dispatch_results_zen4.md) and never faster beyond noise, yet the estimate took them
+  // for 24- and 8-column layers.
+  const bool has_dot = std::any_of(kQ8GemmKernels.begin(), kQ8GemmKernels.end(), [&](const Q8GemmKernel& e) {
+    return e.x_type == x_type && e.isa != Isa::scalar && e.w_bytes == 1 && isa_runs(e.isa, isa);
+  });
   // The vector rows first; the portable (scalar) rows only where none runs.
   for (const bool portable : {false, true}) {
     const Q8GemmKernel* best = nullptr;
     double best_cycles = 0.0;
     for (const Q8GemmKernel& e : kQ8GemmKernels) {
       if (e.x_type != x_type || (e.isa == Isa::scalar) != portable || !isa_runs(e.isa, isa)) continue;
+      if (has_dot && !portable && e.w_bytes == 2) continue;
       // estimated_cycles counts vector instructions; one on 16 lanes costs two 8-lane ones
       // unless the core has the full 512-bit datapath (vector_rate). Then the re-reads of
       // weights and activations the tile makes (choose_tile.h).

@@ -155,6 +155,30 @@ TEST(Q8TileChoice, TheTileUnitTakesLongTapsAndLeavesShortOnes) {
   EXPECT_EQ(vnni->isa, Isa::avx512vnni);
 }
 
+// A level with a dot-product row (VNNI, SDOT, SMMLA, AMX) never takes a row that widens to
+// int16, not even where the widening row pads fewer columns: MnasNet's 1x1 8->24 and 16->8 at
+// 112x112, whose 24 and 8 columns 12x8c2 fits exactly. At AVX2 (and NEON) the widening rows are
+// all there is and stay chosen.
+TEST(Q8TileChoice, DotProductLevelsLeaveTheWideningRows) {
+  const struct {
+    size_t m, n, k;
+  } shapes[] = {{12544, 24, 8}, {12544, 8, 16}, {196, 40, 240}, {3136, 64, 576}};
+  int checked = 0;
+  for (Isa isa : octet::kernels::runnable_isas()) {
+    if (isa == Isa::scalar) continue;
+    bool has_dot = false;
+    for (const auto& e : octet::kernels::kQ8GemmKernels)
+      has_dot |= e.isa != Isa::scalar && e.w_bytes == 1 && octet::kernels::isa_runs(e.isa, isa);
+    for (const auto& s : shapes) {
+      const auto* k = octet::kernels::choose_q8_gemm_kernel(isa, Q8::u8, s.m, s.n, s.k, kZen4);
+      ASSERT_NE(k, nullptr);
+      EXPECT_EQ(k->w_bytes, has_dot ? 1 : 2) << octet::kernels::isa_name(isa) << " " << s.n << " columns: " << k->name;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
 // Rows count too: a 7x7 map's 49 rows fill seven 7-row tiles, where 8-row ones compute 56
 // (the cost the chooser weighs, the same rate for both on any CPU); with rows every tile
 // fills, the two cost the same and the 8-row sibling, first in the list, wins the tie.
