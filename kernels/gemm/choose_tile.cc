@@ -37,4 +37,18 @@ double zmm_broadcast_share(Isa isa, double mr, double nv) {
   return (mr * nv + 0.5 * mr) / (mr * nv);
 }
 
+
+double dot_broadcast_share(Isa isa, double mr, double nv) {
+  // The integer broadcast of the VNNI tiles (vpbroadcastd of four activation bytes) is not a
+  // plain load on Zen 4: among its VNNI tiles at large k (the CI zoo's 3x3 layers at batch 16,
+  // bench/dispatch_results_zen4.md) 12x16c4 ran 1.15-1.2x slower than 6x32c4 and 4x64c4,
+  // 6x16c4 (ymm) as fast as 12x16c4, 6x16c4 1.10x slower than 6x32c4: what a broadcast costing
+  // half a ymm multiply-add slot predicts (a zmm multiply-add takes two, so a quarter of its
+  // slot). The FP32 tiles' vbroadcastss showed no such cost there (6x16 against 8x32: 1.01x).
+  if (OCTET_ARCH_X86 && !zmm_at_full_rate() && (isa_features(isa) & (kAvxVnni | kAvx512Vnni)) && nv > 0.0) {
+    const double slots = (isa_features(isa) & kZmm) ? 0.25 : 0.5;
+    return (mr * nv + slots * mr) / (mr * nv);
+  }
+  return zmm_broadcast_share(isa, mr, nv);
+}
 }  // namespace octet::kernels

@@ -20,8 +20,8 @@ AlignedBytes::AlignedBytes(size_t size) : size_(size) {
 namespace {
 
 // Rough cycles of one problem on one entry: tiles x (k steps x the busier of the multiply
-// pipes (MR * NV vpdpbusd / vpmaddwd, 2 per cycle, and on a zmm level the MR broadcasts too:
-// zmm_broadcast_share) and the load ports (MR broadcasts + NV weight vectors, 2 per cycle)) + a
+// pipes (MR * NV vpdpbusd / vpmaddwd, 2 per cycle, and the MR broadcasts too where they take a
+// slot: zmm_broadcast_share, dot_broadcast_share) and the load ports (MR broadcasts + NV weight vectors, 2 per cycle)) + a
 // per-tile epilogue. Rows / columns beyond m / n are
 // computed anyway, so the padding of the last tile counts.
 //
@@ -39,7 +39,8 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
   const double nv = static_cast<double>(e.nr) / e.lanes;
   const double k_steps = static_cast<double>((k + e.kr - 1) / e.kr);
   const double row_load = e.w_bytes == 2 ? 1.2 : 1.0;
-  const double step = std::max(e.mr * nv / 2.0 * zmm_broadcast_share(e.isa, e.mr, nv), (e.mr * row_load + nv) / 2.0);
+  const double share = e.w_bytes == 1 ? dot_broadcast_share(e.isa, e.mr, nv) : zmm_broadcast_share(e.isa, e.mr, nv);
+  const double step = std::max(e.mr * nv / 2.0 * share, (e.mr * row_load + nv) / 2.0);
   const double epilogue = 4.0 * e.mr * nv + 20.0;
   return tiles_m * tiles_n * (k_steps * step + epilogue);
 }

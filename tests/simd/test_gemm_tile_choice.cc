@@ -179,6 +179,22 @@ TEST(Q8TileChoice, DotProductLevelsLeaveTheWideningRows) {
   EXPECT_GT(checked, 0);
 }
 
+// At large k the VNNI tiles are compute-bound and the broadcasts of A decide: the one-vector
+// 12x16c4 splats one activation group per vpdpbusd, 6x32c4 and 4x64c4 one per two or four. On
+// a Zen 4 12x16c4 ran AlexNet-mini's 3x3 192->384 at 7x7 x 16 images 1.23x slower than the
+// wide tiles (on an Intel Xeon the shuffle port makes it slower still); 12 rows' fewer passes
+// over the weights do not make up for it.
+TEST(Q8TileChoice, LargeKLayersTakeAWideVnniTile) {
+  if (!runs(Isa::avx512vnni)) {
+    GTEST_SKIP() << octet::testing::kIsaNotOnCpu << "avx512vnni: the zmm VNNI tiles are chosen among";
+  }
+  const auto* k = octet::kernels::choose_q8_gemm_kernel(Isa::avx512vnni, Q8::u8, 784, 384, 1728,
+                                                       octet::kernels::cache_sizes(), 192);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->isa, Isa::avx512vnni) << k->name;
+  EXPECT_GT(k->nr, 16) << k->name;
+}
+
 // Rows count too: a 7x7 map's 49 rows fill seven 7-row tiles, where 8-row ones compute 56
 // (the cost the chooser weighs, the same rate for both on any CPU); with rows every tile
 // fills, the two cost the same and the 8-row sibling, first in the list, wins the tie.
