@@ -42,7 +42,15 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
   const double share = e.w_bytes == 1 ? dot_broadcast_share(e.isa, e.mr, nv) : zmm_broadcast_share(e.isa, e.mr, nv);
   const double step = std::max(e.mr * nv / 2.0 * share, (e.mr * row_load + nv) / 2.0);
   const double epilogue = 4.0 * e.mr * nv + 20.0;
-  return tiles_m * tiles_n * (k_steps * step + epilogue);
+  // The steps count vector instructions: one on 16 lanes costs two 8-lane ones unless the core
+  // has the full 512-bit datapath (vector_rate). The epilogue's count is not scaled on x86: on
+  // a Zen 4 a zmm tile's per-tile cost measured 76-107 cycles, near the count of its
+  // instructions (68-84) and not twice it (bench/dispatch_results_zen4.md; a least-squares fit
+  // over the zoo's 625 INT8 layers), as the ymm tiles' did (71-82 against 68-84): it waits on
+  // conversions and stores more than on the vector pipes.
+  const double width = e.lanes / 8.0 / vector_rate(e.isa);
+  const double epilogue_width = OCTET_ARCH_X86 ? 1.0 : width;
+  return tiles_m * tiles_n * (k_steps * step * width + epilogue * epilogue_width);
 }
 
 // An AMX row (kernels/x86/q8_gemm__avx512amx.cc) per tile of 16 rows and up to 64 columns:
@@ -165,15 +173,14 @@ const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n
     for (const Q8GemmKernel& e : kQ8GemmKernels) {
       if (e.x_type != x_type || (e.isa == Isa::scalar) != portable || !isa_runs(e.isa, isa)) continue;
       if (has_dot && !portable && e.w_bytes == 2) continue;
-      // estimated_cycles counts vector instructions; one on 16 lanes costs two 8-lane ones
-      // unless the core has the full 512-bit datapath (vector_rate). Then the re-reads of
-      // weights and activations the tile makes (choose_tile.h).
+      // The estimate of the tile's instructions, then the re-reads of weights and activations
+      // it makes (choose_tile.h).
       const TileTraffic traffic{.m = m, .n = n, .mr = size_t(e.mr), .nr = size_t(e.nr),
                                 .block_bytes = size_t(e.nr) * 8 + (k + e.kr - 1) / e.kr * e.kr * size_t(e.nr * e.w_bytes),
                                 .row_bytes = k, .chunk_bytes = chunk_bytes};
       const double compute = isa_features(e.isa) & kAmxInt8
                                  ? amx_estimated_cycles(e, m, n, k, tap_k)
-                                 : estimated_cycles(e, m, n, k) * (e.lanes / 8.0) / vector_rate(e.isa);
+                                 : estimated_cycles(e, m, n, k);
       const double cycles = compute + tile_traffic_cycles(traffic, sizes);
       if (best == nullptr || cycles < best_cycles ||
           (cycles == best_cycles && isa_rank(e.isa) > isa_rank(best->isa))) {
