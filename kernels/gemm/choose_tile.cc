@@ -38,17 +38,20 @@ double zmm_broadcast_share(Isa isa, double mr, double nv) {
 }
 
 
-double dot_broadcast_share(Isa isa, double mr, double nv) {
-  // The integer broadcast of the VNNI tiles (vpbroadcastd of four activation bytes) is not a
-  // plain load on Zen 4: among its VNNI tiles at large k (the CI zoo's 3x3 layers at batch 16,
-  // bench/dispatch_results_zen4.md) 12x16c4 ran 1.15-1.2x slower than 6x32c4 and 4x64c4,
-  // 6x16c4 (ymm) as fast as 12x16c4, 6x16c4 1.10x slower than 6x32c4: what a broadcast costing
-  // half a ymm multiply-add slot predicts (a zmm multiply-add takes two, so a quarter of its
-  // slot). The FP32 tiles' vbroadcastss showed no such cost there (6x16 against 8x32: 1.01x).
-  if (OCTET_ARCH_X86 && !zmm_at_full_rate() && (isa_features(isa) & (kAvxVnni | kAvx512Vnni)) && nv > 0.0) {
+double q8_broadcast_share(Isa isa, double mr, double nv) {
+  // A dot-product tile's broadcast of A (vpbroadcastd of four activation bytes) is not a plain
+  // load on Zen 4 either: it counts half a ymm multiply-add slot there, a quarter of a zmm one
+  // (a zmm multiply-add takes two). That predicts 12x16c4 1.11x and 1.18x slower than 6x32c4
+  // and 4x64c4, 6x16c4 (ymm) as fast as 12x16c4 and 1.11x slower than 6x32c4; measured
+  // (bench/dispatch_results_zen4.md) 1.09-1.17x against the faster wide tile (median over the
+  // zoo's 3x3 layers with k >= 576 at batch 16, four runs), 1.03x and 1.10x (medians over 302
+  // layers). FP32's vbroadcastss showed no such cost there (6x16 against 8x32: 1.01x). The
+  // widening rows and every other core: zmm_broadcast_share.
+  if (OCTET_ARCH_X86 && !zmm_at_full_rate() && (isa_features(isa) & kInt8DotProduct) && nv > 0.0) {
     const double slots = (isa_features(isa) & kZmm) ? 0.25 : 0.5;
     return (mr * nv + slots * mr) / (mr * nv);
   }
   return zmm_broadcast_share(isa, mr, nv);
 }
+
 }  // namespace octet::kernels

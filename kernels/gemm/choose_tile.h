@@ -22,11 +22,12 @@ struct TileTraffic {
 
 // The compute side's one correction shared by the FP32 and INT8 choosers: the cycles of a tile
 // of `mr` rows and `nv` vectors of columns at level `isa` over those of its multiply-adds
-// alone, above 1 where its broadcasts of A take a vector pipe's slot (zmm levels).
+// alone, above 1 where its broadcasts of A take a vector pipe's slot (zmm levels of a core
+// that runs zmm at full rate).
 double zmm_broadcast_share(Isa isa, double mr, double nv);
-// The same for the INT8 dot-product (VNNI) tiles, whose integer broadcasts cost a share of a
-// multiply-add slot on a half-rate zmm core (Zen 4) at every width; elsewhere the zmm share.
-double dot_broadcast_share(Isa isa, double mr, double nv);
+// The same for the INT8 tiles: a dot-product tile's integer broadcasts also take a share of a
+// slot on a half-rate zmm core (Zen 4), at every width.
+double q8_broadcast_share(Isa isa, double mr, double nv);
 
 // Cycles of the re-reads beyond the first pass; 0 when m is not known (m == 0).
 double tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes = cache_sizes());

@@ -21,9 +21,9 @@ namespace {
 
 // Rough cycles of one problem on one entry: tiles x (k steps x the busier of the multiply
 // pipes (MR * NV vpdpbusd / vpmaddwd, 2 per cycle, and the MR broadcasts too where they take a
-// slot: zmm_broadcast_share, dot_broadcast_share) and the load ports (MR broadcasts + NV weight vectors, 2 per cycle)) + a
-// per-tile epilogue. Rows / columns beyond m / n are
-// computed anyway, so the padding of the last tile counts.
+// slot: q8_broadcast_share) and the load ports (MR broadcasts + NV weight vectors, 2 per
+// cycle)) + a per-tile epilogue. Rows / columns beyond m / n are computed anyway, so the
+// padding of the last tile counts.
 //
 // The int16 entries (w_bytes 2) splat each row's activation pair with one broadcast load from
 // a row they widened to int16 first (a vpmovzxbw and a store per 16 bytes of each row, for
@@ -39,8 +39,7 @@ double estimated_cycles(const Q8GemmKernel& e, size_t m, size_t n, size_t k) {
   const double nv = static_cast<double>(e.nr) / e.lanes;
   const double k_steps = static_cast<double>((k + e.kr - 1) / e.kr);
   const double row_load = e.w_bytes == 2 ? 1.2 : 1.0;
-  const double share = e.w_bytes == 1 ? dot_broadcast_share(e.isa, e.mr, nv) : zmm_broadcast_share(e.isa, e.mr, nv);
-  const double step = std::max(e.mr * nv / 2.0 * share, (e.mr * row_load + nv) / 2.0);
+  const double step = std::max(e.mr * nv / 2.0 * q8_broadcast_share(e.isa, e.mr, nv), (e.mr * row_load + nv) / 2.0);
   const double epilogue = 4.0 * e.mr * nv + 20.0;
   // The steps count vector instructions: one on 16 lanes costs two 8-lane ones unless the core
   // has the full 512-bit datapath (vector_rate). The epilogue's count is not scaled on x86: on
@@ -163,16 +162,14 @@ const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n
   // than the VNNI tile of the same rows (12x8c2 against 12x16c4, 302 zoo layers,
   // bench/dispatch_results_zen4.md) and never faster beyond noise, yet the estimate took them
   // for 24- and 8-column layers.
-  const bool has_dot = std::any_of(kQ8GemmKernels.begin(), kQ8GemmKernels.end(), [&](const Q8GemmKernel& e) {
-    return e.x_type == x_type && e.isa != Isa::scalar && e.w_bytes == 1 && isa_runs(e.isa, isa);
-  });
+  const bool has_dot = (isa_features(isa) & kInt8DotProduct) != 0;
   // The vector rows first; the portable (scalar) rows only where none runs.
   for (const bool portable : {false, true}) {
     const Q8GemmKernel* best = nullptr;
     double best_cycles = 0.0;
     for (const Q8GemmKernel& e : kQ8GemmKernels) {
       if (e.x_type != x_type || (e.isa == Isa::scalar) != portable || !isa_runs(e.isa, isa)) continue;
-      if (has_dot && !portable && e.w_bytes == 2) continue;
+      if (has_dot && e.w_bytes == 2) continue;
       // The estimate of the tile's instructions, then the re-reads of weights and activations
       // it makes (choose_tile.h).
       const TileTraffic traffic{.m = m, .n = n, .mr = size_t(e.mr), .nr = size_t(e.nr),
