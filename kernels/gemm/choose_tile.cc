@@ -4,8 +4,8 @@
 
 namespace octet::kernels {
 
-double tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes) {
-  if (t.m == 0 || t.n == 0) return 0.0;
+TrafficCycles tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes) {
+  if (t.m == 0 || t.n == 0) return {};
   const size_t groups = (t.m + t.mr - 1) / t.mr;
   const size_t blocks = (t.n + t.nr - 1) / t.nr;
   const double weights = double(blocks) * double(t.block_bytes);
@@ -18,7 +18,18 @@ double tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes) {
   const size_t group_bytes = t.mr * t.row_bytes;
   const double activation_rereads = double(groups) * double(group_bytes) * double(blocks - std::min(blocks, chunks));
   const double activation_cycles = reread_cycles(activation_rereads, group_bytes + t.block_bytes, sizes);
-  return weight_cycles + activation_cycles;
+  return {.weights = weight_cycles, .activations = activation_cycles};
+}
+
+double overlapped_tile_cycles(double compute, const TileTraffic& t, const CacheSizes& sizes) {
+  // The packed weights are one sequential stream the hardware prefetcher runs ahead of the
+  // tile, so their re-reads from the L2 cost time only where they arrive slower than the tile
+  // consumes them. Added to the compute instead (as the FP32 chooser still counts them), they
+  // sent Zen 4's INT8 layers at large m to 12x16c4 (fewest passes over the weights), which
+  // 4x64c4 and 6x32c4 ran up to 1.2x faster: a 4x64c4 zmm tile wants ~15 bytes a cycle there,
+  // half of what the L2 delivers (bench/dispatch_results_zen4.md, "Weight re-reads overlap").
+  const TrafficCycles traffic = tile_traffic_cycles(t, sizes);
+  return std::max(compute, traffic.weights) + traffic.activations;
 }
 
 double zmm_broadcast_share(Isa isa, double mr, double nv) {

@@ -29,7 +29,16 @@ double zmm_broadcast_share(Isa isa, double mr, double nv);
 // slot on a half-rate zmm core (Zen 4), at every width.
 double q8_broadcast_share(Isa isa, double mr, double nv);
 
-// Cycles of the re-reads beyond the first pass; 0 when m is not known (m == 0).
-double tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes = cache_sizes());
+// Cycles of the re-reads beyond the first pass, of the weights and of the activations; 0 when
+// m is not known (m == 0).
+struct TrafficCycles {
+  double weights = 0.0, activations = 0.0;
+  double total() const { return weights + activations; }
+};
+TrafficCycles tile_traffic_cycles(const TileTraffic& t, const CacheSizes& sizes = cache_sizes());
+
+// A tile's cycles when its weight re-reads overlap its `compute` (the INT8 chooser): the slower
+// of the two, then the activation re-reads.
+double overlapped_tile_cycles(double compute, const TileTraffic& t, const CacheSizes& sizes = cache_sizes());
 
 }  // namespace octet::kernels

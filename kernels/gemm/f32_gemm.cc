@@ -28,7 +28,7 @@ const F32GemmKernel& choose_f32_gemm_kernel(Isa isa, int64_t m, int64_t n, int64
                         .block_bytes = (depth + 1) * sizeof(float) * size_t(k.nr), .row_bytes = depth * sizeof(float)};
     const size_t chunk_columns = f32_gemm_column_chunk(k, depth, 1, size_t(n), m > 0 ? size_t(m) : SIZE_MAX, sizes);
     traffic.chunk_bytes = (chunk_columns + traffic.nr - 1) / traffic.nr * traffic.block_bytes;
-    const double cost = f32_gemm_compute_cycles(k, m, n, reduction) + tile_traffic_cycles(traffic, sizes);
+    const double cost = f32_gemm_compute_cycles(k, m, n, reduction) + tile_traffic_cycles(traffic, sizes).total();
     bool better;
     if (best == nullptr || cost < 0.95 * best_cost) {
       better = true;

@@ -170,15 +170,21 @@ const Q8GemmKernel* choose_q8_gemm_kernel(Isa isa, Q8 x_type, size_t m, size_t n
     for (const Q8GemmKernel& e : kQ8GemmKernels) {
       if (e.x_type != x_type || (e.isa == Isa::scalar) != portable || !isa_runs(e.isa, isa)) continue;
       if (has_dot && e.w_bytes == 2) continue;
-      // The estimate of the tile's instructions, then the re-reads of weights and activations
-      // it makes (choose_tile.h).
+      // The estimate of the tile's instructions, with the re-reads of weights and activations
+      // it makes (choose_tile.h). A dot-product row's weight re-reads overlap its instructions
+      // (measured on a Zen 4 with VNNI); the widening rows keep them added, which on an
+      // AVX2-only Zen 4 sent the layers whose int16 weights overflow half the L1D to 12x8c2,
+      // measured faster there (bench/dispatch_results_avx2.md), though that stream needs a
+      // third of what the L2 delivers: the count stands in for a cost of those rows the compute
+      // estimate misses.
       const TileTraffic traffic{.m = m, .n = n, .mr = size_t(e.mr), .nr = size_t(e.nr),
                                 .block_bytes = size_t(e.nr) * 8 + (k + e.kr - 1) / e.kr * e.kr * size_t(e.nr * e.w_bytes),
                                 .row_bytes = k, .chunk_bytes = chunk_bytes};
       const double compute = isa_features(e.isa) & kAmxInt8
                                  ? amx_estimated_cycles(e, m, n, k, tap_k)
                                  : estimated_cycles(e, m, n, k);
-      const double cycles = compute + tile_traffic_cycles(traffic, sizes);
+      const double cycles = e.w_bytes == 2 ? compute + tile_traffic_cycles(traffic, sizes).total()
+                                           : overlapped_tile_cycles(compute, traffic, sizes);
       if (best == nullptr || cycles < best_cycles ||
           (cycles == best_cycles && isa_rank(e.isa) > isa_rank(best->isa))) {
         best = &e;
