@@ -78,6 +78,17 @@ bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n) {
   return true;
 }
 
+bool per_tensor_quantization(const ir::Graph& g, const ir::Node& n) {
+  if (!n.domain.empty() || n.inputs.size() < 2 || !g.is_constant(n.input(1)) ||
+      g.value(n.input(1)).constant->count() != 1)
+    return false;
+  return !n.has_input(2) || (g.is_constant(n.input(2)) && g.value(n.input(2)).constant->count() == 1);
+}
+
+ir::DType zero_point_type(const ir::Graph& g, const ir::Node& n) {
+  return n.has_input(2) ? g.value(n.input(2)).dtype : ir::DType::u8;
+}
+
 ir::TensorData every_byte_value(ir::DType type) {
   ir::TensorData bytes = ir::TensorData::make(type, {256});
   for (int b = 0; b < 256; ++b) bytes.bytes[size_t(b)] = static_cast<std::byte>(b);

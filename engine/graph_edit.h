@@ -26,6 +26,12 @@ const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name
 bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n);
 // Adds a constant under a fresh name and returns that name.
 std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data);
+// A DequantizeLinear or QuantizeLinear (ONNX domain) of one constant scale and zero point for
+// the whole tensor.
+bool per_tensor_quantization(const ir::Graph& g, const ir::Node& n);
+// A DequantizeLinear's input type or a QuantizeLinear's output type: its zero point's, uint8
+// when that is omitted (ONNX's default).
+ir::DType zero_point_type(const ir::Graph& g, const ir::Node& n);
 // The 256 values of an 8-bit type, in byte order (0..255 as stored): the input a table lookup
 // is computed from by running a node on it (evaluate_node).
 ir::TensorData every_byte_value(ir::DType type);

@@ -352,6 +352,7 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
     report.push_back({"fuse INT8 SiLU (Sigmoid, Mul) into tables", fuse_qlinear_silu(g)});
     report.push_back({"fuse float chains between DequantizeLinear and QuantizeLinear into tables",
                       fuse_qdq_float_chains(g)});
+    report.push_back({"fuse float BatchNormalization between DequantizeLinear and QuantizeLinear", fuse_qdq_batchnorm(g)});
     report.push_back({"fuse INT8 table lookups into QLinearConv", fuse_conv_output_tables(g)});
     report.push_back({"fuse QLinearConcat requantization into QLinearConv", fuse_concat_requantization(g)});
   }

@@ -70,6 +70,11 @@ int fuse_qlinear_silu(ir::Graph& g);
 // 8-bit on both ends: one QLinearTable lookup, its table the nodes run on every byte value
 // (engine/passes_float_chain_table.cc). After remove_unused, before fuse_conv_output_tables.
 int fuse_qdq_float_chains(ir::Graph& g);
+// DequantizeLinear -> BatchNormalization (constant parameters, any fused activation) ->
+// QuantizeLinear, per-tensor 8-bit on both ends, each link read only by the next: one
+// QLinearBatchNormalization step, the three steps' kernels chunk by chunk in the L1D, the same
+// bits (engine/passes_qdq_batchnorm.cc). After fuse_activations and remove_unused.
+int fuse_qdq_batchnorm(ir::Graph& g);
 // An INT8 table lookup (QLinearSigmoid, QLinearHardSwish, QLinearHardSigmoid, QLinearLeakyRelu,
 // QLinearSilu) read only from a QLinearConv's output into the conv, which looks its output up
 // as it stores each tile (input 9: the lookup node run on every byte value, so the same bits;

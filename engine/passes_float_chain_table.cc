@@ -23,8 +23,10 @@
 namespace octet::passes {
 namespace {
 
+using graph_edit::per_tensor_quantization;
 using graph_edit::producer_of;
 using graph_edit::sole_consumer;
+using graph_edit::zero_point_type;
 
 bool scalar_constant(const ir::Graph& g, const std::string& name) {
   const ir::TensorData* t = graph_edit::float_constant(g, name);
@@ -45,27 +47,13 @@ std::optional<size_t> chain_slot(const ir::Graph& g, const ir::Node& n) {
   return std::nullopt;
 }
 
-// A DequantizeLinear or QuantizeLinear of one scale and zero point for the whole tensor.
-bool per_tensor(const ir::Graph& g, const ir::Node& n) {
-  if (!n.domain.empty() || n.inputs.size() < 2 || !g.is_constant(n.input(1)) ||
-      g.value(n.input(1)).constant->count() != 1)
-    return false;
-  return !n.has_input(2) || (g.is_constant(n.input(2)) && g.value(n.input(2)).constant->count() == 1);
-}
-
-// A DequantizeLinear's input type or a QuantizeLinear's output type: its zero point's, uint8
-// when that is omitted (ONNX's default).
-ir::DType zero_point_type(const ir::Graph& g, const ir::Node& n) {
-  return n.has_input(2) ? g.value(n.input(2)).dtype : ir::DType::u8;
-}
-
 }  // namespace
 
 int fuse_qdq_float_chains(ir::Graph& g) {
   std::set<const ir::Node*> dead;
   int fused = 0;
   for (auto& q : g.nodes) {
-    if (q.op != "QuantizeLinear" || dead.count(&q) || !per_tensor(g, q) || q.outputs.size() != 1) continue;
+    if (q.op != "QuantizeLinear" || dead.count(&q) || !per_tensor_quantization(g, q) || q.outputs.size() != 1) continue;
     // Walk back from the QuantizeLinear while each link is read only by the next one.
     std::vector<std::pair<ir::Node*, size_t>> chain;  // (node, slot of its chain input), last first
     const ir::Node* next = &q;
@@ -80,7 +68,7 @@ int fuse_qdq_float_chains(ir::Graph& g) {
       n = producer_of(g, value);
     }
     ir::Node* dq = n;
-    if (chain.empty() || dq == nullptr || dq->op != "DequantizeLinear" || dead.count(dq) || !per_tensor(g, *dq) ||
+    if (chain.empty() || dq == nullptr || dq->op != "DequantizeLinear" || dead.count(dq) || !per_tensor_quantization(g, *dq) ||
         g.is_constant(dq->input(0)))
       continue;
     // The DequantizeLinear may have other readers (GELU's x * ...): it then stays for them.

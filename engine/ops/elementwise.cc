@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/ops/batch_use.h"
+#include "engine/ops/batchnorm_affine.h"
 #include "engine/ops/broadcast.h"
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/range_output.h"
@@ -332,21 +333,11 @@ OpImpl batchnorm_op() {
     const float eps = c.node.attrs.f("epsilon");
     auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
     const float *scale = p(1), *bias = p(2), *mean = p(3), *var = p(4);
-    const bool ort_conv = c.node.attrs.has(ir::kOrtNchwcBlocksAttr) &&
-                          std::ranges::count(c.node.attrs.ints(ir::kOrtNchwcBlocksAttr), kernels::ort_nchwc_block()) > 0;
+    const bool ort_conv = ops::batchnorm_as_ort_conv(c.node);
     // scale', then shift': once here when the parameters are constants (the usual case), else
     // at each run, from graph inputs. (One plan runs one call at a time, so the buffer is its own.)
     auto affine = std::make_shared<std::vector<float>>(size_t(2 * channels));
-    auto prepare = [=] {
-      float* a = affine->data();
-      for (int64_t ch = 0; ch < channels; ++ch) {
-        const float std_dev = std::sqrt(var[ch] + eps);
-        const float scaled = ort_conv ? scale[ch] / std_dev : (1.0f / std_dev) * scale[ch];
-        const float moved = mean[ch] * scaled;
-        a[ch] = scaled;
-        a[channels + ch] = bias[ch] - moved;
-      }
-    };
+    auto prepare = [=] { ops::batchnorm_affine(scale, bias, mean, var, eps, ort_conv, channels, affine->data()); };
     // Chunks of whole pixels, half the L1D each: the multiply, the add and a fused activation
     // (passes::fuse_activations: DenseNet's pre-activation BN + Relu) pass over a chunk while it
     // is in the L1D, one trip through memory instead of one per pass.

@@ -406,6 +406,11 @@ std::vector<Probe> make() {
     auto erf = b.node("Erf", {b.node("Div", {x, f(b, 1.4142135f)})});
     b.output(testing::qdq(b, b.node("Add", {erf, f(b, 1.0f)}), kAct));
   });
+  row("QLinearBatchNormalization", "QDQ float BatchNormalization + Relu (octet's own op)", [](OnnxBuilder& b) {
+    auto bn = b.node("BatchNormalization", {testing::qdq(b, map(b), kAct), init(b, {16}), init(b, {16}), init(b, {16}),
+                                            b.random_uniform_init("", {16}, 0.5f, 2.0f)});
+    b.output(testing::qdq(b, b.node("Relu", {bn}), kAct));
+  });
   row("QLinearLeakyRelu", "com.microsoft node", [](OnnxBuilder& b) {
     auto x = b.input("x", kMap, ElemType::u8);
     b.output(ms(b, "QLinearLeakyRelu", {x, f(b, 0.02f), u8(b, 128), f(b, 0.02f), u8(b, 128)}, {{"alpha", 0.1f}}),

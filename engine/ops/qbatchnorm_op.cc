@@ -1,0 +1,166 @@
+// QLinearBatchNormalization (octet's own, passes::fuse_qdq_batchnorm): a float inference
+// BatchNormalization left between a DequantizeLinear and a QuantizeLinear of a QDQ model
+// (DenseNet's pre-activations: DQ -> BN [+ Relu] -> Q), run as one step over the 8-bit map.
+//
+//   inputs: x (8-bit), x_scale, x_zero_point, scale, B, mean, var, y_scale, y_zero_point
+//
+// Chunk by chunk of whole pixels (a float chunk within half the L1D), the three steps' own
+// kernels run in turn: dequantize into a float scratch, the BN's multiply, add and fused
+// activation in place, quantize out. The bits are those of the three steps apart, and so ONNX
+// Runtime's; only the float map's trips through memory are gone.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
+#include "engine/ops/batchnorm_affine.h"
+#include "engine/ops/fused_activation.h"
+#include "engine/ops/qparams.h"
+#include "kernels/cache_budgets.h"
+#include "kernels/elementwise/eltwise.h"
+#include "kernels/quantize/quantize.h"
+#include "kernels/ref/qlinear.h"
+
+namespace octet {
+namespace {
+
+enum QbnInput : size_t { kQbnX, kQbnXScale, kQbnXZeroPoint, kQbnScale, kQbnB, kQbnMean, kQbnVar, kQbnYScale, kQbnYZeroPoint };
+
+void check_qbn(const OpContext& c) {
+  ops::require_q8(c, kQbnX, "X");
+  const TensorInfo& x = c.info(kQbnX);
+  if (x.dims.size() < 2) c.fail("X must have rank >= 2, got " + ir::dims_str(x.dims));
+  ops::require_scale(c, kQbnXScale, "x_scale");
+  ops::require_zero_point(c, kQbnXZeroPoint, "x_zero_point", x.dtype);
+  ops::require_scale(c, kQbnYScale, "y_scale");
+  ops::quantized_output_type(c, kQbnYZeroPoint);
+  for (size_t i = kQbnScale; i <= kQbnVar; ++i) {
+    if (!c.has(i) || c.info(i).dtype != ir::DType::f32 || c.info(i).count() != x.dims[1])
+      c.fail("input " + std::to_string(i) + " must hold one float per channel (" + std::to_string(x.dims[1]) + ")");
+  }
+  for (size_t i : {kQbnXScale, kQbnXZeroPoint, kQbnScale, kQbnB, kQbnMean, kQbnVar, kQbnYScale, kQbnYZeroPoint})
+    if (c.has(i) && c.in_const[i] == nullptr) c.fail("input " + std::to_string(i) + " must be a constant");
+}
+
+int32_t zero_point(const OpContext& c, size_t i) { return c.has(i) ? int32_t(c.in_const[i]->to_i64()[0]) : 0; }
+
+struct QbnRun {
+  const kernels::Q8QuantizeKernel* fast;  // nullptr: the reference quantize and dequantize
+  bool x_signed, y_signed;
+  const uint8_t* x;
+  uint8_t* y;
+  float x_scale, y_scale;
+  int32_t x_zero_point, y_zero_point;
+  const float* affine;
+  int64_t channels, pixels, chunk_pixels, chunks, chunks_per_task;
+  const kernels::F32Binary* mul[2];  // a whole chunk, the last chunk
+  const kernels::F32Binary* add[2];
+  kernels::Activation act;
+  const kernels::F32Unary* activation;  // nullptr: none
+  float* scratch;                        // one chunk of floats per task
+
+  void dequantize(size_t n, const uint8_t* from, float* to) const {
+    if (fast) return kernels::q8_dequantize(*fast, n, from, x_signed, x_scale, x_zero_point, to, nullptr);
+    if (x_signed) return kernels::q8_dequantize_linear__ref<int8_t>(int64_t(n), reinterpret_cast<const int8_t*>(from), x_scale, x_zero_point, to);
+    kernels::q8_dequantize_linear__ref<uint8_t>(int64_t(n), from, x_scale, x_zero_point, to);
+  }
+  void quantize(size_t n, const float* from, uint8_t* to) const {
+    if (fast) return kernels::q8_quantize(*fast, y_signed ? kernels::Q8::s8 : kernels::Q8::u8, n, from, y_scale, y_zero_point, to, nullptr);
+    if (y_signed) return kernels::q8_quantize_linear__ref<int8_t>(int64_t(n), from, y_scale, y_zero_point, reinterpret_cast<int8_t*>(to));
+    kernels::q8_quantize_linear__ref<uint8_t>(int64_t(n), from, y_scale, y_zero_point, to);
+  }
+  static void task(void* context, size_t t) {
+    const auto& r = *static_cast<const QbnRun*>(context);
+    float* f = r.scratch + t * size_t(r.chunk_pixels * r.channels);
+    const int64_t end = std::min(r.chunks, int64_t(t + 1) * r.chunks_per_task);
+    for (int64_t i = int64_t(t) * r.chunks_per_task; i < end; ++i) {
+      const bool last = i + 1 == r.chunks;
+      const int64_t first = i * r.chunk_pixels;
+      const size_t n = size_t((last ? r.pixels - first : r.chunk_pixels) * r.channels);
+      r.dequantize(n, r.x + first * r.channels, f);
+      r.mul[last]->run(f, r.affine, f, nullptr);
+      r.add[last]->run(f, r.affine + r.channels, f, nullptr);
+      if (r.activation) r.activation->run(r.act, int64_t(n), f, f, nullptr);
+      r.quantize(n, f, r.y + first * r.channels);
+    }
+  }
+};
+
+OpImpl qbatchnorm_op() {
+  OpImpl op;
+  op.want_layout = channels_last_map;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    check_qbn(c);
+    TensorInfo y = c.info(kQbnX);
+    y.dtype = ops::quantized_output_type(c, kQbnYZeroPoint);
+    return {y};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    check_qbn(c);
+    const TensorInfo& x = c.info(kQbnX);
+    const int64_t channels = x.dims[1];
+    const int64_t pixels = x.count() / std::max<int64_t>(1, channels);
+    auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
+    auto affine = std::make_shared<std::vector<float>>(size_t(2 * channels));
+    ops::batchnorm_affine(p(kQbnScale), p(kQbnB), p(kQbnMean), p(kQbnVar), c.node.attrs.f("epsilon"),
+                          ops::batchnorm_as_ort_conv(c.node), channels, affine->data());
+    const int64_t chunk_pixels =
+        std::clamp<int64_t>(int64_t(kernels::cache_sizes().l1d / 2) / int64_t(channels * sizeof(float)), 1, pixels);
+    const int64_t chunks = (pixels + chunk_pixels - 1) / chunk_pixels;
+    const size_t threads = c.threadpool ? pthreadpool_get_threads_count(c.threadpool) : 1;
+    const int64_t tasks = std::min<int64_t>(chunks, int64_t(threads));
+    auto pass = [&](kernels::BinaryOp kind, int64_t rows) {
+      const int64_t dims[] = {rows, channels}, strides[] = {channels, 1}, row_strides[] = {0, 1};
+      return std::make_shared<const kernels::F32Binary>(kind, 2, dims, strides, row_strides, c.isa);
+    };
+    const int64_t tail_pixels = pixels - (chunks - 1) * chunk_pixels;
+    auto mul = pass(kernels::BinaryOp::mul, chunk_pixels), add = pass(kernels::BinaryOp::add, chunk_pixels);
+    auto mul_tail = tail_pixels == chunk_pixels ? mul : pass(kernels::BinaryOp::mul, tail_pixels);
+    auto add_tail = tail_pixels == chunk_pixels ? add : pass(kernels::BinaryOp::add, tail_pixels);
+    const kernels::Activation act = ops::fused_activation(c.node);
+    auto activation =
+        act.kind != kernels::ActKind::none ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa) : nullptr;
+    const kernels::Q8QuantizeKernel* fast = kernels::choose_q8_quantize(c.isa);
+    kernels::KernelId id = fast ? kernels::KernelId{fast->dequantize_name, fast->isa == kernels::Isa::scalar}
+                                : kernels::reference_kernel("q8_dequantize_linear__ref");
+    id = id + " + " + mul->kernel_id() + " + " + add->kernel_id();
+    if (activation) id = id + "+" + activation->kernel_id();
+    id = id + " + " + (fast ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_quantize_linear__ref"));
+    c.report_kernel(id);
+    auto scratch = std::make_shared<std::vector<float>>(size_t(tasks * chunk_pixels * channels));
+    QbnRun r{fast,
+             x.dtype == ir::DType::s8,
+             ops::quantized_output_type(c, kQbnYZeroPoint) == ir::DType::s8,
+             static_cast<const uint8_t*>(in[kQbnX]),
+             static_cast<uint8_t*>(out[0]),
+             p(kQbnXScale)[0],
+             p(kQbnYScale)[0],
+             zero_point(c, kQbnXZeroPoint),
+             zero_point(c, kQbnYZeroPoint),
+             affine->data(),
+             channels,
+             pixels,
+             chunk_pixels,
+             chunks,
+             (chunks + tasks - 1) / tasks,
+             {mul.get(), mul_tail.get()},
+             {add.get(), add_tail.get()},
+             act,
+             activation.get(),
+             scratch->data()};
+    pthreadpool_t pool = c.threadpool;
+    return [=]() mutable {
+      (void)affine, (void)mul, (void)add, (void)mul_tail, (void)add_tail, (void)activation, (void)scratch;  // kept alive
+      pthreadpool_parallelize_1d(pool, QbnRun::task, &r, size_t(tasks), 0);
+    };
+  };
+  return op;
+}
+
+}  // namespace
+
+void register_qbatchnorm_op(OpTable& t) { t.emplace_back("QLinearBatchNormalization", qbatchnorm_op()); }
+
+}  // namespace octet

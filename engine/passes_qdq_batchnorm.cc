@@ -1,0 +1,55 @@
+// A float inference BatchNormalization (with the activation fuse_activations gave it) between
+// a DequantizeLinear and a QuantizeLinear of a QDQ model, each link read only by the next:
+//
+//   x (8-bit) ─ DequantizeLinear ─ BatchNormalization [+ Relu] ─ QuantizeLinear ─ y (8-bit)
+//
+// (DenseNet's pre-activations: the quantizer leaves BN in float since no INT8 BN exists, and no
+// conv precedes it to fold into) becomes one QLinearBatchNormalization step
+// (engine/ops/qbatchnorm_op.cc) that runs the three steps' kernels chunk by chunk in the L1D:
+// the same bits, without the float map's three trips through memory. The scale and shift stay
+// per channel, so unlike fuse_qdq_float_chains no single 256-byte table holds the chain.
+#include <set>
+
+#include "engine/graph_edit.h"
+#include "engine/passes.h"
+
+namespace octet::passes {
+
+using graph_edit::per_tensor_quantization;
+using graph_edit::producer_of;
+using graph_edit::sole_consumer;
+using graph_edit::zero_point_type;
+
+int fuse_qdq_batchnorm(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  int fused = 0;
+  auto eight_bit = [](ir::DType t) { return t == ir::DType::u8 || t == ir::DType::s8; };
+  for (auto& q : g.nodes) {
+    if (q.op != "QuantizeLinear" || dead.count(&q) || !per_tensor_quantization(g, q) || q.outputs.size() != 1 ||
+        q.attrs.i("output_dtype", 0) != 0 || !eight_bit(zero_point_type(g, q)))
+      continue;
+    ir::Node* bn = producer_of(g, q.input(0));
+    if (bn == nullptr || dead.count(bn) || bn->op != "BatchNormalization" || !bn->domain.empty() ||
+        bn->outputs.size() != 1 || bn->inputs.size() != 5 || sole_consumer(g, q.input(0)) != &q)
+      continue;
+    bool constants = true;
+    for (size_t i = 1; i < 5; ++i) constants = constants && graph_edit::float_constant(g, bn->input(i)) != nullptr;
+    ir::Node* dq = producer_of(g, bn->input(0));
+    if (!constants || dq == nullptr || dead.count(dq) || dq->op != "DequantizeLinear" ||
+        !per_tensor_quantization(g, *dq) || g.is_constant(dq->input(0)) || !eight_bit(zero_point_type(g, *dq)) ||
+        sole_consumer(g, bn->input(0)) != bn)
+      continue;
+    auto optional_input = [](const ir::Node& n, size_t i) { return n.has_input(i) ? n.input(i) : std::string(); };
+    bn->op = "QLinearBatchNormalization";
+    bn->inputs = {dq->input(0), dq->input(1), optional_input(*dq, 2), bn->input(1), bn->input(2), bn->input(3),
+                  bn->input(4), q.input(1),   optional_input(q, 2)};
+    bn->outputs = q.outputs;
+    dead.insert(dq);
+    dead.insert(&q);
+    ++fused;
+  }
+  graph_edit::erase_marked(g, dead);
+  return fused;
+}
+
+}  // namespace octet::passes

@@ -1,0 +1,83 @@
+// A float BatchNormalization between a DequantizeLinear and a QuantizeLinear (DenseNet's
+// pre-activations in a QDQ model: DQ -> BN -> Relu -> Q) runs as one QLinearBatchNormalization
+// step (passes::fuse_qdq_batchnorm), still ONNX Runtime's bytes at every level, over maps of
+// several L1D chunks and a tail; a chain the pass must leave alone (the dequantized map read
+// twice) keeps its steps and ORT's bytes too.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/session.h"
+#include "tests/parity/parity_fixture.h"
+
+namespace octet::parity {
+namespace qdq_batchnorm_parity {
+
+using testing::ElemType;
+using testing::OnnxBuilder;
+using testing::TensorValue;
+
+struct Quant {
+  std::string scale, zp;
+};
+
+Quant quant(OnnxBuilder& b, bool s8, float scale, int zp) {
+  return {b.initializer("", {}, {scale}), b.initializer("", s8 ? TensorValue::s8({}, {zp}) : TensorValue::u8({}, {zp}))};
+}
+
+std::string q(OnnxBuilder& b, const std::string& x, const Quant& p) { return b.node("QuantizeLinear", {x, p.scale, p.zp}); }
+std::string dq(OnnxBuilder& b, const std::string& x, const Quant& p) { return b.node("DequantizeLinear", {x, p.scale, p.zp}); }
+
+// A BN of `channels` with some negative scales and a spread of variances (epsilon 1e-5).
+std::string batchnorm(OnnxBuilder& b, const std::string& x, int64_t channels) {
+  std::vector<float> var(static_cast<size_t>(channels));
+  for (size_t i = 0; i < var.size(); ++i) var[i] = 0.05f + 0.37f * float(i % 7);
+  return b.node("BatchNormalization", {x, b.random_normal_init("", {channels}, 0.2f, 1.0f),
+                                       b.random_normal_init("", {channels}), b.random_normal_init("", {channels}),
+                                       b.initializer("", {channels}, var)});
+}
+
+int steps(Session& session, const ir::Dims& dims, const std::string& op) {
+  int n = 0;
+  for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{dims}).steps()) n += s.op == op;
+  return n;
+}
+
+TEST(QdqBatchNormParity, BatchNormBetweenDequantizeAndQuantizeIsOneStepWithOrtsBytes) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (bool s8 : {false, true}) {
+    OnnxBuilder b(13);
+    // 24 channels (no multiple of a vector) over 30x31 pixels: several chunks of half the L1D
+    // and a shorter last one.
+    const ir::Dims dims{2, 24, 30, 31};
+    auto x = b.input("x", {-1, 24, 30, 31});
+    const Quant in = quant(b, s8, 0.04f, s8 ? -3 : 131), out = quant(b, s8, 0.03f, s8 ? 2 : 120);
+    const auto xq = q(b, x, in);
+    const ElemType type = s8 ? ElemType::s8 : ElemType::u8;
+    b.output(q(b, b.node("Relu", {batchnorm(b, dq(b, xq, in), 24)}), out), type);  // DenseNet's
+    b.output(q(b, batchnorm(b, dq(b, xq, in), 24), out), type);                     // no activation
+    // Left alone: the dequantized map is read by the BN and by the output.
+    const auto shared = dq(b, xq, in);
+    b.output(q(b, batchnorm(b, shared, 24), out), type);
+    b.output(shared);
+    const std::string name = s8 ? "qdq_batchnorm_s8" : "qdq_batchnorm_u8";
+    auto inputs = random_inputs({dims}, dims[0], 5);
+    for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 2.5f;
+    expect_ort_bytes_at_every_level(b, name, {{"x", inputs[0]}});
+
+    ScratchDir dir;
+    const std::string path = (dir.path() / (name + ".onnx")).string();
+    b.save(path);
+    for (kernels::Isa isa : kernels::runnable_isas()) {
+      SessionOptions o;
+      o.isa = isa;
+      Session session = Session::load(path, o);
+      EXPECT_EQ(steps(session, dims, "QLinearBatchNormalization"), 2) << name << " at " << kernels::isa_name(isa);
+      EXPECT_EQ(steps(session, dims, "BatchNormalization"), 1) << name << ": only the BN of a shared map stays";
+    }
+  }
+}
+
+}  // namespace qdq_batchnorm_parity
+}  // namespace octet::parity
