@@ -22,15 +22,6 @@ bool plain_gemm_shape(const Conv2dShape& s) {
 size_t image_pixels(const Conv2dShape& s) { return size_t(s.out_d) * s.out_h * s.out_w; }
 int64_t kernel_taps(const Conv2dShape& s) { return int64_t(s.kernel_d) * s.kernel_h * s.kernel_w; }
 
-// The rows one GEMM runs over: a plain GEMM's span the batch (run() walks batch x pixels as one
-// matrix), an implicit GEMM's tiles stop at each image's last pixel. Counted per image for both,
-// resnext_mini's 1x1 1024->2048 at 2x2 over 16 images (64 rows) took 4x24, which pads none of
-// an image's 4 rows, over 8x32, 1.24x faster on the 64 (bench/dispatch_results_zen4.md).
-int64_t tile_rows(const Conv2dShape& s) {
-  const bool plain = plain_gemm_shape(s) && s.groups == 1;
-  return int64_t(image_pixels(s)) * (plain ? s.batch : 1);
-}
-
 const Conv2dShape& checked_for_igemm(const Conv2dShape& s, const Activation& act) {
   if (!F32Conv::supports(s, act))
     throw Unsupported("F32Conv: unsupported conv (groups " + std::to_string(s.groups) +
@@ -153,7 +144,7 @@ bool F32Conv::supports(const Conv2dShape& s, const Activation&) {
 F32Conv::F32Conv(const Conv2dShape& s, const float* weights, const float* bias, const Activation& act, Isa isa,
                  PackedCache* cache)
     : F32Conv(s, weights, bias, act,
-              choose_f32_gemm_kernel(isa, tile_rows(checked_for_igemm(s, act)),
+              choose_f32_gemm_kernel(isa, static_cast<int64_t>(image_pixels(checked_for_igemm(s, act))),
                                      s.out_c / s.groups, int64_t(kernel_taps(s)) * (s.in_c / s.groups)),
               cache) {}
 

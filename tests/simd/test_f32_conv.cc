@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "kernels/conv/f32_conv.h"
-#include "kernels/gemm/f32_gemm.h"
 #include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/ref/conv2d.h"
 #include "tests/simd/simd_test_util.h"
@@ -474,32 +473,6 @@ TEST(F32Conv, ChoosesTheHighestSupportedIsaAndRejectsScalar) {
   Conv2dShape grouped = s;
   grouped.groups = 3;  // divides neither 8 nor 16 channels (grouped convs: test_f32_grouped_conv.cc)
   EXPECT_FALSE(F32Conv::supports(grouped, Activation{}));
-}
-
-// A plain GEMM (1x1, stride 1) runs over batch x pixels rows as one matrix: its tile is chosen
-// for those rows, not for one image's (resnext_mini's 1x1 1024->2048 at 2x2, 16 images: 64
-// rows, of which one image has 4). An implicit GEMM's tiles stop at each image's last pixel.
-TEST(F32Conv, PlainGemmTilesAreChosenForTheWholeBatch) {
-  Conv2dShape s;
-  s.batch = 16;
-  s.in_h = s.out_h = s.in_w = s.out_w = 2;
-  s.in_c = 1024;
-  s.out_c = 2048;
-  std::vector<float> w(size_t(s.in_c) * s.out_c, 0.25f);
-  Conv2dShape padded = s;
-  padded.in_c = 64;
-  padded.kernel_h = padded.kernel_w = 3;
-  padded.pad_top = padded.pad_left = 1;  // output 2x2 stays the input's size
-  std::vector<float> w3(size_t(padded.in_c) * 9 * padded.out_c, 0.25f);
-  for (Isa isa : runnable_isas()) {
-    if (isa == Isa::scalar) continue;
-    const F32Conv conv(s, w.data(), nullptr, Activation{}, isa);
-    ASSERT_TRUE(conv.is_plain_gemm());
-    EXPECT_EQ(conv.kernel_name(), choose_f32_gemm_kernel(isa, 64, 2048, 1024).gemm_name) << isa_name(isa);
-    const F32Conv implicit(padded, w3.data(), nullptr, Activation{}, isa);
-    ASSERT_FALSE(implicit.is_plain_gemm());
-    EXPECT_EQ(implicit.kernel_name(), choose_f32_gemm_kernel(isa, 4, 2048, 576).igemm_name) << isa_name(isa);
-  }
 }
 
 TEST(F32Conv, RunWithoutBindingTheInputThrows) {
