@@ -11,31 +11,19 @@
 
 #include "engine/session.h"
 #include "tests/parity/parity_fixture.h"
+#include "tests/parity/qdq_chain_util.h"
 
 namespace octet::parity {
 namespace float_chain_table_parity {
 
 using testing::ElemType;
 using testing::OnnxBuilder;
-using testing::TensorValue;
+using qdq_chain::dq;
+using qdq_chain::q;
+using qdq_chain::Quant;
+using qdq_chain::quant;
 
-struct Quant {
-  std::string scale, zp;
-};
-
-Quant quant(OnnxBuilder& b, bool s8, float scale, int zp) {
-  return {b.initializer("", {}, {scale}), b.initializer("", s8 ? TensorValue::s8({}, {zp}) : TensorValue::u8({}, {zp}))};
-}
-
-std::string q(OnnxBuilder& b, const std::string& x, const Quant& p) { return b.node("QuantizeLinear", {x, p.scale, p.zp}); }
-std::string dq(OnnxBuilder& b, const std::string& x, const Quant& p) { return b.node("DequantizeLinear", {x, p.scale, p.zp}); }
 std::string scalar(OnnxBuilder& b, float v) { return b.initializer("", {}, {v}); }
-
-int steps(Session& session, const ir::Dims& dims, const std::string& op) {
-  int n = 0;
-  for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{dims}).steps()) n += s.op == op;
-  return n;
-}
 
 TEST(FloatChainTableParity, ChainsBetweenDequantizeAndQuantizeAreOneLookupWithOrtsBytes) {
   OCTET_SKIP_WITHOUT_ORT();
@@ -73,17 +61,11 @@ TEST(FloatChainTableParity, ChainsBetweenDequantizeAndQuantizeAreOneLookupWithOr
     for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 3.0f;
     expect_ort_bytes_at_every_level(b, name, {{"x", inputs[0]}});
 
-    ScratchDir dir;
-    const std::string path = (dir.path() / (name + ".onnx")).string();
-    b.save(path);
-    for (kernels::Isa isa : kernels::runnable_isas()) {
-      SessionOptions o;
-      o.isa = isa;
-      Session session = Session::load(path, o);
+    qdq_chain::at_every_level(b, name, dims, [&](const auto& steps, kernels::Isa isa) {
       // The GELU's erf chain, its Mul by 0.5, the Sub-Relu-Neg-Abs chain.
-      EXPECT_EQ(steps(session, dims, "QLinearTable"), 3) << name << " at " << kernels::isa_name(isa);
-      EXPECT_EQ(steps(session, dims, "Erf"), 1) << name << ": only the Erf read twice stays";
-    }
+      EXPECT_EQ(steps("QLinearTable"), 3) << name << " at " << kernels::isa_name(isa);
+      EXPECT_EQ(steps("Erf"), 1) << name << ": only the Erf read twice stays";
+    });
   }
 }
 

@@ -10,24 +10,17 @@
 
 #include "engine/session.h"
 #include "tests/parity/parity_fixture.h"
+#include "tests/parity/qdq_chain_util.h"
 
 namespace octet::parity {
 namespace qdq_batchnorm_parity {
 
 using testing::ElemType;
 using testing::OnnxBuilder;
-using testing::TensorValue;
-
-struct Quant {
-  std::string scale, zp;
-};
-
-Quant quant(OnnxBuilder& b, bool s8, float scale, int zp) {
-  return {b.initializer("", {}, {scale}), b.initializer("", s8 ? TensorValue::s8({}, {zp}) : TensorValue::u8({}, {zp}))};
-}
-
-std::string q(OnnxBuilder& b, const std::string& x, const Quant& p) { return b.node("QuantizeLinear", {x, p.scale, p.zp}); }
-std::string dq(OnnxBuilder& b, const std::string& x, const Quant& p) { return b.node("DequantizeLinear", {x, p.scale, p.zp}); }
+using qdq_chain::dq;
+using qdq_chain::q;
+using qdq_chain::Quant;
+using qdq_chain::quant;
 
 // A BN of `channels` with some negative scales and a spread of variances (epsilon 1e-5).
 std::string batchnorm(OnnxBuilder& b, const std::string& x, int64_t channels) {
@@ -36,12 +29,6 @@ std::string batchnorm(OnnxBuilder& b, const std::string& x, int64_t channels) {
   return b.node("BatchNormalization", {x, b.random_normal_init("", {channels}, 0.2f, 1.0f),
                                        b.random_normal_init("", {channels}), b.random_normal_init("", {channels}),
                                        b.initializer("", {channels}, var)});
-}
-
-int steps(Session& session, const ir::Dims& dims, const std::string& op) {
-  int n = 0;
-  for (const PlanStep& s : session.plan_for(std::vector<ir::Dims>{dims}).steps()) n += s.op == op;
-  return n;
 }
 
 TEST(QdqBatchNormParity, BatchNormBetweenDequantizeAndQuantizeIsOneStepWithOrtsBytes) {
@@ -66,16 +53,10 @@ TEST(QdqBatchNormParity, BatchNormBetweenDequantizeAndQuantizeIsOneStepWithOrtsB
     for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 2.5f;
     expect_ort_bytes_at_every_level(b, name, {{"x", inputs[0]}});
 
-    ScratchDir dir;
-    const std::string path = (dir.path() / (name + ".onnx")).string();
-    b.save(path);
-    for (kernels::Isa isa : kernels::runnable_isas()) {
-      SessionOptions o;
-      o.isa = isa;
-      Session session = Session::load(path, o);
-      EXPECT_EQ(steps(session, dims, "QLinearBatchNormalization"), 2) << name << " at " << kernels::isa_name(isa);
-      EXPECT_EQ(steps(session, dims, "BatchNormalization"), 1) << name << ": only the BN of a shared map stays";
-    }
+    qdq_chain::at_every_level(b, name, dims, [&](const auto& steps, kernels::Isa isa) {
+      EXPECT_EQ(steps("QLinearBatchNormalization"), 2) << name << " at " << kernels::isa_name(isa);
+      EXPECT_EQ(steps("BatchNormalization"), 1) << name << ": only the BN of a shared map stays";
+    });
   }
 }
 
