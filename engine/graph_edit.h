@@ -26,6 +26,8 @@ const ir::TensorData* float_constant(const ir::Graph& g, const std::string& name
 bool is_pointwise_conv(const ir::Graph& g, const ir::Node* n);
 // Adds a constant under a fresh name and returns that name.
 std::string add_constant(ir::Graph& g, const std::string& hint, ir::TensorData data);
+// uint8 or int8.
+inline bool is_8bit(ir::DType t) { return t == ir::DType::u8 || t == ir::DType::s8; }
 // A DequantizeLinear or QuantizeLinear (ONNX domain) of one constant scale and zero point for
 // the whole tensor.
 bool per_tensor_quantization(const ir::Graph& g, const ir::Node& n);

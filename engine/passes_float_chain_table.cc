@@ -75,7 +75,7 @@ int fuse_qdq_float_chains(ir::Graph& g) {
     const bool dq_shared = sole_consumer(g, value) != next;
     // The 8-bit types from the zero points (the values' own are known only once planned).
     const ir::DType type = zero_point_type(g, *dq);
-    if ((type != ir::DType::u8 && type != ir::DType::s8) || zero_point_type(g, q) != type) continue;
+    if (!graph_edit::is_8bit(type) || zero_point_type(g, q) != type) continue;
     const ir::TensorData values = graph_edit::every_byte_value(type);
     std::vector<ir::TensorData> out;
     try {

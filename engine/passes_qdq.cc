@@ -26,11 +26,10 @@ namespace octet::passes {
 namespace {
 
 using graph_edit::add_constant;
+using graph_edit::is_8bit;
 using graph_edit::producer_of;
 using graph_edit::sole_consumer;
 using ir::DType;
-
-bool is_8bit(DType t) { return t == DType::u8 || t == DType::s8; }
 
 const ir::TensorData* constant_of(const ir::Graph& g, const std::string& name) {
   if (name.empty() || !g.is_constant(name)) return nullptr;

@@ -15,6 +15,7 @@
 
 namespace octet::passes {
 
+using graph_edit::is_8bit;
 using graph_edit::per_tensor_quantization;
 using graph_edit::producer_of;
 using graph_edit::sole_consumer;
@@ -23,10 +24,9 @@ using graph_edit::zero_point_type;
 int fuse_qdq_batchnorm(ir::Graph& g) {
   std::set<const ir::Node*> dead;
   int fused = 0;
-  auto eight_bit = [](ir::DType t) { return t == ir::DType::u8 || t == ir::DType::s8; };
   for (auto& q : g.nodes) {
     if (q.op != "QuantizeLinear" || dead.count(&q) || !per_tensor_quantization(g, q) || q.outputs.size() != 1 ||
-        q.attrs.i("output_dtype", 0) != 0 || !eight_bit(zero_point_type(g, q)))
+        q.attrs.i("output_dtype", 0) != 0 || !is_8bit(zero_point_type(g, q)))
       continue;
     ir::Node* bn = producer_of(g, q.input(0));
     if (bn == nullptr || dead.count(bn) || bn->op != "BatchNormalization" || !bn->domain.empty() ||
@@ -36,7 +36,7 @@ int fuse_qdq_batchnorm(ir::Graph& g) {
     for (size_t i = 1; i < 5; ++i) constants = constants && graph_edit::float_constant(g, bn->input(i)) != nullptr;
     ir::Node* dq = producer_of(g, bn->input(0));
     if (!constants || dq == nullptr || dead.count(dq) || dq->op != "DequantizeLinear" ||
-        !per_tensor_quantization(g, *dq) || g.is_constant(dq->input(0)) || !eight_bit(zero_point_type(g, *dq)) ||
+        !per_tensor_quantization(g, *dq) || g.is_constant(dq->input(0)) || !is_8bit(zero_point_type(g, *dq)) ||
         sole_consumer(g, bn->input(0)) != bn)
       continue;
     auto optional_input = [](const ir::Node& n, size_t i) { return n.has_input(i) ? n.input(i) : std::string(); };

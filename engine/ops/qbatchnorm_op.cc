@@ -24,7 +24,6 @@
 #include "kernels/cache_budgets.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/quantize/quantize.h"
-#include "kernels/ref/qlinear.h"
 
 namespace octet {
 namespace {
@@ -47,15 +46,13 @@ void check_qbn(const OpContext& c) {
     if (c.has(i) && c.in_const[i] == nullptr) c.fail("input " + std::to_string(i) + " must be a constant");
 }
 
-int32_t zero_point(const OpContext& c, size_t i) { return c.has(i) ? int32_t(c.in_const[i]->to_i64()[0]) : 0; }
-
 struct QbnRun {
   const kernels::Q8QuantizeKernel* fast;  // nullptr: the reference quantize and dequantize
-  bool x_signed, y_signed;
+  bool x_signed;
+  kernels::Q8 y_type;
   const uint8_t* x;
   uint8_t* y;
-  float x_scale, y_scale;
-  int32_t x_zero_point, y_zero_point;
+  kernels::QuantParams x_q, y_q;
   const float* affine;  // the scale row, then the shift row, each over a whole chunk
   int64_t channels, pixels, chunk_pixels, chunks, chunks_per_task;
   size_t chunk;  // floats of a whole chunk: where the shift row starts in affine
@@ -65,16 +62,6 @@ struct QbnRun {
   const kernels::F32Unary* activation;  // nullptr: none
   float* scratch;                        // one chunk of floats per task
 
-  void dequantize(size_t n, const uint8_t* from, float* to) const {
-    if (fast) return kernels::q8_dequantize(*fast, n, from, x_signed, x_scale, x_zero_point, to, nullptr);
-    if (x_signed) return kernels::q8_dequantize_linear__ref<int8_t>(int64_t(n), reinterpret_cast<const int8_t*>(from), x_scale, x_zero_point, to);
-    kernels::q8_dequantize_linear__ref<uint8_t>(int64_t(n), from, x_scale, x_zero_point, to);
-  }
-  void quantize(size_t n, const float* from, uint8_t* to) const {
-    if (fast) return kernels::q8_quantize(*fast, y_signed ? kernels::Q8::s8 : kernels::Q8::u8, n, from, y_scale, y_zero_point, to, nullptr);
-    if (y_signed) return kernels::q8_quantize_linear__ref<int8_t>(int64_t(n), from, y_scale, y_zero_point, reinterpret_cast<int8_t*>(to));
-    kernels::q8_quantize_linear__ref<uint8_t>(int64_t(n), from, y_scale, y_zero_point, to);
-  }
   static void task(void* context, size_t t) {
     const auto& r = *static_cast<const QbnRun*>(context);
     float* f = r.scratch + t * size_t(r.chunk_pixels * r.channels);
@@ -83,11 +70,11 @@ struct QbnRun {
       const bool last = i + 1 == r.chunks;
       const int64_t first = i * r.chunk_pixels;
       const size_t n = size_t((last ? r.pixels - first : r.chunk_pixels) * r.channels);
-      r.dequantize(n, r.x + first * r.channels, f);
+      kernels::q8_dequantize(r.fast, n, r.x + first * r.channels, r.x_signed, r.x_q.scale, r.x_q.zero_point, f, nullptr);
       r.mul[last]->run(f, r.affine, f, nullptr);
       r.add[last]->run(f, r.affine + r.chunk, f, nullptr);
       if (r.activation) r.activation->run(r.act, int64_t(n), f, f, nullptr);
-      r.quantize(n, f, r.y + first * r.channels);
+      kernels::q8_quantize(r.fast, r.y_type, n, f, r.y_q.scale, r.y_q.zero_point, r.y + first * r.channels, nullptr);
     }
   }
 };
@@ -108,6 +95,7 @@ OpImpl qbatchnorm_op() {
     const int64_t channels = x.dims[1];
     const int64_t pixels = x.count() / std::max<int64_t>(1, channels);
     auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
+    const ops::ParamInputs params(c, in);
     std::vector<float> row(size_t(2 * channels));
     ops::batchnorm_affine(p(kQbnScale), p(kQbnB), p(kQbnMean), p(kQbnVar), c.node.attrs.f("epsilon"),
                           ops::batchnorm_as_ort_conv(c.node), channels, row.data());
@@ -144,13 +132,11 @@ OpImpl qbatchnorm_op() {
     auto scratch = std::make_shared<std::vector<float>>(size_t(tasks * chunk_pixels * channels));
     QbnRun r{fast,
              x.dtype == ir::DType::s8,
-             ops::quantized_output_type(c, kQbnYZeroPoint) == ir::DType::s8,
+             ops::quantized_output_type(c, kQbnYZeroPoint) == ir::DType::s8 ? kernels::Q8::s8 : kernels::Q8::u8,
              static_cast<const uint8_t*>(in[kQbnX]),
              static_cast<uint8_t*>(out[0]),
-             p(kQbnXScale)[0],
-             p(kQbnYScale)[0],
-             zero_point(c, kQbnXZeroPoint),
-             zero_point(c, kQbnYZeroPoint),
+             params[kQbnXScale].quant(params[kQbnXZeroPoint]),
+             params[kQbnYScale].quant(params[kQbnYZeroPoint]),
              affine->data(),
              channels,
              pixels,

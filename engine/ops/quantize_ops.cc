@@ -201,15 +201,10 @@ OpImpl quantize_linear_op() {
         const kernels::Q8 type = std::is_same_v<T, uint8_t> ? kernels::Q8::u8 : kernels::Q8::s8;
         c.report_kernel(g.count == 1 && fast ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_quantize_linear__ref"));
         pthreadpool_t pool = c.threadpool;
-        if (g.count == 1 && fast)
+        if (g.count == 1)
           k = [=]() mutable {
             params.refresh();
-            kernels::q8_quantize(*fast, type, size_t(n), xp, params.scale(), params.zero_point(), yp, pool);
-          };
-        else if (g.count == 1)
-          k = [=]() mutable {
-            params.refresh();
-            kernels::q8_quantize_linear__ref<T>(n, xp, params.scale(), params.zero_point(), yp);
+            kernels::q8_quantize(fast, type, size_t(n), xp, params.scale(), params.zero_point(), yp, pool);
           };
         else
           k = [=]() mutable {
@@ -261,10 +256,10 @@ OpImpl dequantize_linear_op() {
                         : kernels::reference_kernel(g.count == 1 ? "q8_dequantize_linear__ref"
                                                                  : "q8_dequantize_linear_per_axis__ref"));
         pthreadpool_t pool = c.threadpool;
-        if (g.count == 1 && fast)
+        if (g.count == 1 && !std::is_same_v<T, int32_t>)
           k = [=]() mutable {
             params.refresh();
-            kernels::q8_dequantize(*fast, size_t(n), xp, std::is_same_v<T, int8_t>, params.scale(),
+            kernels::q8_dequantize(fast, size_t(n), xp, std::is_same_v<T, int8_t>, params.scale(),
                                    params.zero_point(), y, pool);
           };
         else if (g.count == 1)

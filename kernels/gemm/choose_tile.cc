@@ -32,6 +32,14 @@ double overlapped_tile_cycles(double compute, const TileTraffic& t, const CacheS
   return std::max(compute, traffic.weights) + traffic.activations;
 }
 
+namespace {
+
+// A tile's cycles over those of its mr x nv multiply-adds when each of its mr broadcasts per k
+// step takes `slots` of a multiply-add's slot.
+double broadcast_share(double mr, double nv, double slots) { return (mr * nv + slots * mr) / (mr * nv); }
+
+}  // namespace
+
 double zmm_broadcast_share(Isa isa, double mr, double nv) {
   // Per k step a tile issues mr x nv multiply-adds on the two vector pipes and mr broadcasts
   // of A. A broadcast from memory into a ymm register is a load only; into a zmm register it
@@ -45,9 +53,8 @@ double zmm_broadcast_share(Isa isa, double mr, double nv) {
   // tie, and they were the slower ones (bench/dispatch_results_zen4.md: FP32 6x16 over 12x16
   // and 8x32 at a median 1.01-1.04x their time, INT8 6x16c4 over 6x32c4 1.10x).
   if (!OCTET_ARCH_X86 || !(isa_features(isa) & kZmm) || !zmm_at_full_rate() || nv <= 0.0) return 1.0;
-  return (mr * nv + 0.5 * mr) / (mr * nv);
+  return broadcast_share(mr, nv, 0.5);
 }
-
 
 double q8_broadcast_share(Isa isa, double mr, double nv) {
   // A dot-product tile's broadcast of A (vpbroadcastd of four activation bytes) is not a plain
@@ -59,8 +66,7 @@ double q8_broadcast_share(Isa isa, double mr, double nv) {
   // layers). FP32's vbroadcastss showed no such cost there (6x16 against 8x32: 1.01x). The
   // widening rows and every other core: zmm_broadcast_share.
   if (OCTET_ARCH_X86 && !zmm_at_full_rate() && (isa_features(isa) & kInt8DotProduct) && nv > 0.0) {
-    const double slots = (isa_features(isa) & kZmm) ? 0.25 : 0.5;
-    return (mr * nv + slots * mr) / (mr * nv);
+    return broadcast_share(mr, nv, (isa_features(isa) & kZmm) ? 0.25 : 0.5);
   }
   return zmm_broadcast_share(isa, mr, nv);
 }

@@ -42,6 +42,20 @@ void q8_dequantize(const Q8QuantizeKernel& k, size_t n, const void* x, bool is_s
   });
 }
 
+void q8_quantize(const Q8QuantizeKernel* k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,
+                 void* y, pthreadpool_t pool) {
+  if (k != nullptr) return q8_quantize(*k, type, n, x, scale, zero_point, y, pool);
+  if (type == Q8::s8) return q8_quantize_linear__ref(int64_t(n), x, scale, zero_point, static_cast<int8_t*>(y));
+  q8_quantize_linear__ref(int64_t(n), x, scale, zero_point, static_cast<uint8_t*>(y));
+}
+
+void q8_dequantize(const Q8QuantizeKernel* k, size_t n, const void* x, bool is_signed, float scale,
+                   int32_t zero_point, float* y, pthreadpool_t pool) {
+  if (k != nullptr) return q8_dequantize(*k, n, x, is_signed, scale, zero_point, y, pool);
+  if (is_signed) return q8_dequantize_linear__ref(int64_t(n), static_cast<const int8_t*>(x), scale, zero_point, y);
+  q8_dequantize_linear__ref(int64_t(n), static_cast<const uint8_t*>(x), scale, zero_point, y);
+}
+
 F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x, pthreadpool_t pool) {
   // At most kMaxPieces pieces, so their ranges fit on the stack and fold in a fixed order.
   constexpr size_t kMaxPieces = 64;

@@ -68,6 +68,12 @@ void q8_quantize(const Q8QuantizeKernel& k, Q8 type, size_t n, const float* x, f
 void q8_dequantize(const Q8QuantizeKernel& k, size_t n, const void* x, bool is_signed, float scale,
                    int32_t zero_point, float* y, pthreadpool_t pool);
 F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x, pthreadpool_t pool);
+// Quantize and dequantize on `k`, or on the reference kernels (q8_quantize_linear__ref,
+// q8_dequantize_linear__ref, on the calling thread) where k is nullptr: a level with no row.
+void q8_quantize(const Q8QuantizeKernel* k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,
+                 void* y, pthreadpool_t pool);
+void q8_dequantize(const Q8QuantizeKernel* k, size_t n, const void* x, bool is_signed, float scale,
+                   int32_t zero_point, float* y, pthreadpool_t pool);
 
 // DynamicQuantizeLinear: the range of x, then y = quantize(x) with the derived scale and zero
 // point. A non-finite range (NaN or +-inf in x) is returned as seen and nothing is written.

@@ -3,7 +3,9 @@
 // either 8-bit type, and the count of a plan's steps of one op at every level this CPU runs.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,15 @@ inline std::string q(testing::OnnxBuilder& b, const std::string& x, const Quant&
 }
 inline std::string dq(testing::OnnxBuilder& b, const std::string& x, const Quant& p) {
   return b.node("DequantizeLinear", {x, p.scale, p.zp});
+}
+
+// ORT's bytes at every level on one random-normal input "x" of `dims` times `gain` (wide enough
+// to reach both ends of the 8-bit range).
+inline void expect_ort_bytes_on_wide_input(const testing::OnnxBuilder& b, const std::string& name, const ir::Dims& dims,
+                                           uint32_t seed, float gain) {
+  auto inputs = random_inputs({dims}, dims[0], seed);
+  for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= gain;
+  expect_ort_bytes_at_every_level(b, name, {{"x", inputs[0]}});
 }
 
 // Saves b as <scratch>/<name>.onnx, loads it at every runnable level and hands `count` (the

@@ -57,9 +57,7 @@ TEST(FloatChainTableParity, ChainsBetweenDequantizeAndQuantizeAreOneLookupWithOr
     b.output(q(b, b.node("Mul", {twice, scalar(b, 2.0f)}), out), s8 ? ElemType::s8 : ElemType::u8);
     b.output(twice);
     const std::string name = s8 ? "float_chain_table_s8" : "float_chain_table_u8";
-    auto inputs = random_inputs({dims}, dims[0], 11);
-    for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 3.0f;
-    expect_ort_bytes_at_every_level(b, name, {{"x", inputs[0]}});
+    qdq_chain::expect_ort_bytes_on_wide_input(b, name, dims, 11, 3.0f);
 
     qdq_chain::at_every_level(b, name, dims, [&](const auto& steps, kernels::Isa isa) {
       // The GELU's erf chain, its Mul by 0.5, the Sub-Relu-Neg-Abs chain.

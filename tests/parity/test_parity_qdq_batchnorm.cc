@@ -49,9 +49,7 @@ TEST(QdqBatchNormParity, BatchNormBetweenDequantizeAndQuantizeIsOneStepWithOrtsB
     b.output(q(b, batchnorm(b, shared, 24), out), type);
     b.output(shared);
     const std::string name = s8 ? "qdq_batchnorm_s8" : "qdq_batchnorm_u8";
-    auto inputs = random_inputs({dims}, dims[0], 5);
-    for (float& v : std::span(const_cast<float*>(inputs[0].as<float>()), size_t(inputs[0].count()))) v *= 2.5f;
-    expect_ort_bytes_at_every_level(b, name, {{"x", inputs[0]}});
+    qdq_chain::expect_ort_bytes_on_wide_input(b, name, dims, 5, 2.5f);
 
     qdq_chain::at_every_level(b, name, dims, [&](const auto& steps, kernels::Isa isa) {
       EXPECT_EQ(steps("QLinearBatchNormalization"), 2) << name << " at " << kernels::isa_name(isa);
