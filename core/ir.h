@@ -66,6 +66,13 @@ inline constexpr const char* kShapeKnownToOrtAttr = "octet_input_shape_known";
 // hint for the engine: the ONNX writer leaves it out.
 inline constexpr const char* kOrtNchwcBlocksAttr = "octet_ort_nchwc_blocks";
 
+// An attribute the loader adds (value 1) to a ReduceMean of a QDQ model that ONNX Runtime runs
+// on channels-last data: its layout pass runs the QLinearConv before it on NHWC and pushes the
+// Transpose through the DequantizeLinear and the ReduceMean (loader/ort_nhwc.h), which then sums
+// each channel over the pixels in their order instead of over the NCHW rows
+// (kernels/ref/qreduce.h). A hint for the engine: the ONNX writer leaves it out.
+inline constexpr const char* kOrtChannelsLastAttr = "octet_ort_channels_last";
+
 struct Value {
   std::string name;
   DType dtype = DType::f32;

@@ -13,6 +13,7 @@
 
 #include "loader/importers.h"
 #include "loader/ort_nchwc.h"
+#include "loader/ort_nhwc.h"
 #include "loader/ort_shapes.h"
 
 namespace octet::loader {
@@ -267,6 +268,7 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
       input_channels_ort_knows(model, {std::begin(kOrtNchwcPools), std::end(kOrtNchwcPools)});
   const std::set<std::string> pools_known = pool_inputs_of_known_shape(model, pool_channels);
   const std::map<std::string, std::vector<int64_t>> batchnorms_blocked = batchnorms_ort_rewrites(model, pool_channels);
+  const std::set<std::string> channels_last_means = reduce_means_ort_runs_channels_last(model);
   for (int idx = 0; idx < gp.node_size(); ++idx) {
     const auto& np = gp.node(idx);
     ir::Node n;
@@ -288,6 +290,8 @@ ir::Graph build_graph(const onnx::ModelProto& model, const std::string& source) 
       if (n.op == "BatchNormalization" && n.domain.empty())
         if (auto it = batchnorms_blocked.find(n.outputs[0]); it != batchnorms_blocked.end())
           n.attrs.set(ir::kOrtNchwcBlocksAttr, it->second);
+      if (n.op == "ReduceMean" && n.domain.empty() && channels_last_means.count(n.outputs[0]))
+        n.attrs.set(ir::kOrtChannelsLastAttr, int64_t{1});
     } catch (const Error& e) {
       throw Error(where() + e.what());
     }

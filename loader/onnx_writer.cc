@@ -309,6 +309,7 @@ std::vector<Node> lower_node(const Node& n, const ir::Graph& g, int64_t onnx_ops
   for (auto& m : out) {
     m.attrs.erase(ir::kShapeKnownToOrtAttr);
     m.attrs.erase(ir::kOrtNchwcBlocksAttr);
+    m.attrs.erase(ir::kOrtChannelsLastAttr);
     drop_attributes_outside_their_opset(m, onnx_opset);
   }
   return out;

@@ -375,8 +375,10 @@ OpImpl qreduce_mean_op() {
   OpImpl op;
   op.want_layout = any_layout;  // read through strides
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    // ORT sums a batch of NHWC images in another order than one image (ir::kOrtChannelsLastAttr):
+    // the whole batch has to run as one, never in slices.
     return ops::keeps_images_apart_if(ops::per_image_with_constants(c) == BatchUse::keeps_images_apart &&
-                                      !reduced_axes(c).at(0));
+                                      !reduced_axes(c).at(0) && c.node.attrs.i(ir::kOrtChannelsLastAttr, 0) == 0);
   };
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     check_qunary(c);
@@ -394,11 +396,16 @@ OpImpl qreduce_mean_op() {
     const ir::Dims dims = x.dims;
     if (dims.size() > size_t(kernels::kMaxRank)) c.fail("rank above 8 is not supported");
     const auto strides = x.strides();
+    // ORT runs a mean over H and W on NHWC data (ir::kOrtChannelsLastAttr): one image's pixels
+    // summed in order, a batch's on MLAS's M = 1 SGEMM (kernels/ref/pool2d.h).
+    std::optional<kernels::GapOrder> nhwc_order;
+    if (c.node.attrs.i(ir::kOrtChannelsLastAttr, 0) != 0)
+      nhwc_order = dims.empty() || dims[0] == 1 ? kernels::GapOrder::sequential : kernels::GapOrder::mlas_sgemm_m1;
     std::unique_ptr<bool[]> flags(new bool[dims.size()]);  // vector<bool> has no data()
     for (size_t i = 0; i < dims.size(); ++i) flags[i] = reduced[i];
     const kernels::Q8 type = x.dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
     auto mean = std::make_shared<const kernels::Q8ReduceMean>(type, int(dims.size()), dims.data(), strides.data(),
-                                                              flags.get(), c.isa);
+                                                              flags.get(), c.isa, nhwc_order);
     c.report_kernel(mean->kernel_id());
     const void* xp = in[kX];
     void* y = out[0];

@@ -845,7 +845,7 @@ bool dense_layout(int rank, const int64_t* dims, const int64_t* strides) {
 }  // namespace
 
 Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t* strides, const bool* reduced,
-                           Isa isa)
+                           Isa isa, std::optional<GapOrder> nhwc_order)
     : type_(type), rank_(rank) {
   if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("Q8ReduceMean: rank above 8 is not supported");
   std::copy(dims, dims + rank, dims_);
@@ -855,9 +855,24 @@ Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t
     count_ *= dims[d];
     (reduced[d] ? n_ : outputs_) *= dims[d];
   }
+  if (nhwc_order && rank == 4 && !reduced[0] && !reduced[1] && reduced[2] && reduced[3]) nhwc_order_ = nhwc_order;
   if (count_ == 0 || n_ == 0) return;  // nothing to read: the reference's answer
   quantize_ = choose_q8_quantize(isa);
   if (!quantize_) return;
+  if (nhwc_order_ && count_ <= INT32_MAX) {
+    // x walked as [N, H, W, C]: gathered to those dense bytes unless it already is (a conv's
+    // channels-last output), then each image's [hw][C] floats pooled in ORT's order.
+    const int64_t d[4] = {dims[0], dims[2], dims[3], dims[1]}, st[4] = {strides[0], strides[2], strides[3], strides[1]};
+    std::copy(d, d + 4, dims_);
+    std::copy(st, st + 4, strides_);
+    gather_ = !dense(4, dims_, strides_);
+    gap_ = std::make_unique<F32GlobalAvgPool>(int(d[0]), int(d[1] * d[2]), int(d[3]), *nhwc_order_, isa);
+    fx_.resize(size_t(count_));
+    fy_.resize(size_t(outputs_));
+    if (gather_) gathered_.resize(size_t(count_));
+    return;
+  }
+  nhwc_order_.reset();
   std::vector<int64_t> row_major(size_t(rank), 1);
   for (int d = rank - 2; d >= 0; --d) row_major[size_t(d)] = row_major[size_t(d) + 1] * dims[d + 1];
   const bool is_row_major = dense(rank, dims, strides);
@@ -885,6 +900,7 @@ Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t
 Q8ReduceMean::~Q8ReduceMean() = default;
 
 KernelId Q8ReduceMean::kernel_id() const {
+  if (nhwc_order_ && (!quantize_ || !gap_)) return reference_kernel("q8_reduce_mean_hw_nhwc__ref");
   if (!quantize_ || (!rows_ && !gap_ && !strided_)) return reference_kernel("q8_reduce_mean_strided__ref");
   const KernelId sum = rows_ ? rows_->kernel_id() : gap_ ? gap_->kernel_id() : strided_->kernel_id();
   KernelId id{std::string(quantize_->dequantize_name) + (gather_ ? " (gathered)" : "") + " + " + sum.name + " + " +
@@ -894,6 +910,15 @@ KernelId Q8ReduceMean::kernel_id() const {
 }
 
 void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y, pthreadpool_t pool) const {
+  if (nhwc_order_ && (!quantize_ || !gap_)) {
+    if (type_ == Q8::u8)
+      q8_reduce_mean_hw_nhwc__ref(dims_, static_cast<const uint8_t*>(x), strides_, x_q, y_q, *nhwc_order_,
+                                  static_cast<uint8_t*>(y));
+    else
+      q8_reduce_mean_hw_nhwc__ref(dims_, static_cast<const int8_t*>(x), strides_, x_q, y_q, *nhwc_order_,
+                                  static_cast<int8_t*>(y));
+    return;
+  }
   if (!quantize_ || (!rows_ && !gap_ && !strided_)) {
     if (type_ == Q8::u8)
       q8_reduce_mean_strided__ref(rank_, dims_, reduced_, static_cast<const uint8_t*>(x), strides_, x_q, y_q,

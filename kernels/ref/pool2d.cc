@@ -143,6 +143,11 @@ void f32_global_avgpool_nhwc__ref(int batch, int hw, int channels, const float* 
         for (; p + 4 <= hw; p += 4)
           for (int k = 0; k < 4; ++k) s[k] += x[static_cast<size_t>(p + k) * channels];
         sum = (s[0] + s[2]) + (s[1] + s[3]);
+      } else if (order == GapOrder::mlas_sgemm_m1) {
+        auto at = [&](int q) { return x[static_cast<size_t>(q) * channels]; };
+        for (; p + 4 <= hw; p += 4) sum = (((at(p) + at(p + 1)) + at(p + 2)) + at(p + 3)) + sum;
+        if (hw - p >= 2) sum = (at(p) + at(p + 1)) + sum, p += 2;
+        if (p < hw) sum = at(p) + sum, ++p;
       }
       for (; p < hw; ++p) sum += x[static_cast<size_t>(p) * channels];
       output[row] = sum / static_cast<float>(hw);

@@ -75,8 +75,14 @@ int f32_avgpool_sum_rows(const Pool2dShape& s, int nchwc_block);
 //                   multiple of 8 channels (16 on AVX-512) only in some graphs (on ORT 1.30, one
 //                   reading a graph input or an NCHWc float Conv's output; not one after a Relu,
 //                   a Slice or the float steps of a dynamic INT8 model), and MLAS's generic window
-//                   kernel (a global AveragePool with strides other than 1).
-enum class GapOrder : uint8_t { sequential, mlas_lanes4, eigen_packets4 };
+//                   kernel (a global AveragePool with strides other than 1); also ORT's
+//                   ReduceMean over H and W of one NHWC image (its rows-then-columns case);
+//   mlas_sgemm_m1   ORT's ReduceMean over H and W of a batch of NHWC images, which it computes as
+//                   a row of ones times each image's [hw][channels] on MLAS's M = 1 SGEMM kernel
+//                   (x86-64): groups of four positions summed in order, ((x0 + x1) + x2) + x3,
+//                   each group then added to the running sum; then, for hw mod 4 of 2 or 3, the
+//                   next two summed and added, and for an odd rest the last one added.
+enum class GapOrder : uint8_t { sequential, mlas_lanes4, eigen_packets4, mlas_sgemm_m1 };
 
 // eigen_packets4: the floats of row `row` (of `hw` each) before its first 16-byte boundary.
 inline size_t eigen_row_lead(size_t row, size_t hw) { return (4 - (row * hw) % 4) % 4; }

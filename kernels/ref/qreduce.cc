@@ -43,6 +43,27 @@ void q8_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* redu
   for (size_t i = 0; i < mean.size(); ++i) y[i] = quantize_one<T>(mean[i], y_q.scale, y_q.zero_point);
 }
 
+template <typename T>
+void q8_reduce_mean_hw_nhwc__ref(const int64_t* dims, const T* x, const int64_t* x_strides, QuantParams x_q,
+                                 QuantParams y_q, GapOrder order, T* y) {
+  const int64_t batch = dims[0], channels = dims[1], hw = dims[2] * dims[3];
+  std::vector<float> fx(size_t(batch * hw * channels)), mean(size_t(batch * channels));
+  float* to = fx.data();
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t h = 0; h < dims[2]; ++h)
+      for (int64_t w = 0; w < dims[3]; ++w)
+        for (int64_t c = 0; c < channels; ++c)
+          *to++ = dequantize_value(x[n * x_strides[0] + c * x_strides[1] + h * x_strides[2] + w * x_strides[3]],
+                                   x_q.scale, x_q.zero_point);
+  f32_global_avgpool_nhwc__ref(int(batch), int(hw), int(channels), fx.data(), mean.data(), order);
+  for (size_t i = 0; i < mean.size(); ++i) y[i] = quantize_one<T>(mean[i], y_q.scale, y_q.zero_point);
+}
+
+template void q8_reduce_mean_hw_nhwc__ref<uint8_t>(const int64_t*, const uint8_t*, const int64_t*, QuantParams,
+                                                   QuantParams, GapOrder, uint8_t*);
+template void q8_reduce_mean_hw_nhwc__ref<int8_t>(const int64_t*, const int8_t*, const int64_t*, QuantParams,
+                                                  QuantParams, GapOrder, int8_t*);
+
 template void q8_reduce_mean_strided__ref<uint8_t>(int, const int64_t*, const bool*, const uint8_t*,
                                                    const int64_t*, QuantParams, QuantParams, uint8_t*);
 template void q8_reduce_mean_strided__ref<int8_t>(int, const int64_t*, const bool*, const int8_t*,

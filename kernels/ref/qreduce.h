@@ -3,6 +3,7 @@
 // DequantizeLinear -> ReduceMean -> QuantizeLinear unit the QDQ pass fuses into it).
 #include <cstdint>
 
+#include "kernels/ref/pool2d.h"
 #include "kernels/ref/qmath.h"
 
 namespace octet::kernels {
@@ -22,6 +23,14 @@ namespace octet::kernels {
 template <typename T>
 void q8_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* reduced, const T* x,
                                  const int64_t* x_strides, QuantParams x_q, QuantParams y_q, T* y);
+
+// The QDQ unit over H and W of a 4-D tensor that ORT runs on NHWC data (ir::kOrtChannelsLastAttr):
+// the same dequantize and quantize around a mean of each channel over the pixels in row-major
+// order, summed in `order` (GapOrder::sequential for one image, mlas_sgemm_m1 for a batch:
+// kernels/ref/pool2d.h), then / float(h * w). dims and x_strides are the [N, C, H, W] ones.
+template <typename T>
+void q8_reduce_mean_hw_nhwc__ref(const int64_t* dims, const T* x, const int64_t* x_strides, QuantParams x_q,
+                                 QuantParams y_q, GapOrder order, T* y);
 
 // True when ORT sums each output as one row (the KR case above): no kept dimension of extent
 // above 1 after a reduced one of extent above 1.

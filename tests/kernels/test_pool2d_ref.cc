@@ -145,7 +145,7 @@ TEST(AvgPoolRef, SumsInTheOrderOfOrtsKernel) {
 TEST(GlobalAvgPoolRef, MeanPerBatchAndChannel) {
   // [batch 2][hw 3][channels 2]
   const std::vector<float> in = {1, 10, 2, 20, 6, 60, -1, 0, -2, 0, -3, 3};
-  for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4}) {
+  for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4, GapOrder::mlas_sgemm_m1}) {
     std::vector<float> out(4, -999.0f);
     f32_global_avgpool_nhwc__ref(2, 3, 2, in.data(), out.data(), order);
     EXPECT_TRUE(all_near(out, {3, 30, -2, 1}));
@@ -164,6 +164,21 @@ TEST(GlobalAvgPoolRef, SequentialAndMlasLanes4Orders) {
   f32_global_avgpool_nhwc__ref(1, 6, 1, in.data(), &lanes, GapOrder::mlas_lanes4);
   EXPECT_EQ(seq, 1.0f / 6.0f);
   EXPECT_EQ(lanes, (1.0f + 0x1p-23f) / 6.0f);
+}
+
+// MLAS's M = 1 SGEMM order (a batch's ReduceMean over H and W of NHWC data): groups of four
+// summed in order and each added to the running sum, then a pair, then the last position. Over
+// [1, t, t, t, t, t, t] (hw 7 = 4 + 2 + 1, t = 2^-24): in order every t is lost against 1 (a tie
+// to even); here the group loses its three, the pair's 2t survives (1 + 2^-23), and the last t
+// then ties again and rounds to the even 1 + 2^-22.
+TEST(GlobalAvgPoolRef, MlasSgemmM1OrderGroupsFourThenAPairThenOne) {
+  const float t = 0x1p-24f;
+  const std::vector<float> in = {1.0f, t, t, t, t, t, t};
+  float seq = 0, m1 = 0;
+  f32_global_avgpool_nhwc__ref(1, 7, 1, in.data(), &seq, GapOrder::sequential);
+  f32_global_avgpool_nhwc__ref(1, 7, 1, in.data(), &m1, GapOrder::mlas_sgemm_m1);
+  EXPECT_EQ(seq, 1.0f / 7.0f);
+  EXPECT_EQ(m1, (1.0f + 0x1p-22f) / 7.0f);
 }
 
 // Eigen's packets (ReduceMean's order): a row of 13 at row 1 starts 3 floats before a 16-byte

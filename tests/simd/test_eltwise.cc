@@ -613,7 +613,7 @@ TEST(F32GapUkernel, EveryOrderEqualsTheRefBitForBit) {
       const int c = i < 70 ? 1 + i : 1 + int(rng() % 200), hw = i < 24 ? 1 + i : 1 + int(rng() % (i < 40 ? 3600 : 200));
       const int batch = 1 + i % 3;
       auto x = random_floats(rng, size_t(batch) * hw * c, -3.0f, 5.0f);
-      for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4}) {
+      for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4, GapOrder::mlas_sgemm_m1}) {
         std::vector<float> expected(size_t(batch) * c);
         f32_global_avgpool_nhwc__ref(batch, hw, c, x.data(), expected.data(), order);
         for (int n = 0; n < batch; ++n) {
@@ -1042,7 +1042,7 @@ TEST(EltwiseDriver, UnaryAndPoolsEveryIsa) {
     const int batch = 3, hw = 49, c = 37;
     auto fx = random_floats(rng, size_t(batch) * hw * c);
     std::vector<float> fy(size_t(batch) * c), fe(fy.size());
-    for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4}) {
+    for (GapOrder order : {GapOrder::sequential, GapOrder::mlas_lanes4, GapOrder::eigen_packets4, GapOrder::mlas_sgemm_m1}) {
       F32GlobalAvgPool(batch, hw, c, order, isa).run(fx.data(), fy.data(), pool.get());
       f32_global_avgpool_nhwc__ref(batch, hw, c, fx.data(), fe.data(), order);
       for (size_t i = 0; i < fy.size(); ++i) ASSERT_TRUE(same_float(fy[i], fe[i])) << isa_name(isa) << " at " << i;
