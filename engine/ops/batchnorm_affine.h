@@ -33,4 +33,15 @@ inline void batchnorm_affine(const float* scale, const float* bias, const float*
   }
 }
 
+// The scale and shift rows of `row` (batchnorm_affine's 2 * channels) repeated over a chunk of
+// `chunk` floats (whole pixels) each, into affine[0, chunk) and affine[chunk, 2 chunk): the
+// multiply and the add then run flat over a dense chunk. Read a row per pixel instead (row
+// stride 0), rows under a vector or two ran at about a cycle an element.
+inline void batchnorm_rows_over_chunk(const float* row, int64_t channels, size_t chunk, float* affine) {
+  for (size_t i = 0; i < chunk; ++i) {
+    affine[i] = row[i % size_t(channels)];
+    affine[chunk + i] = row[size_t(channels) + i % size_t(channels)];
+  }
+}
+
 }  // namespace octet::ops

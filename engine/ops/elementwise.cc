@@ -334,21 +334,36 @@ OpImpl batchnorm_op() {
     auto p = [&](size_t i) { return static_cast<const float*>(in[i]); };
     const float *scale = p(1), *bias = p(2), *mean = p(3), *var = p(4);
     const bool ort_conv = ops::batchnorm_as_ort_conv(c.node);
+    // A dense x (no view of a wider map) reads the scale and shift laid out flat over a chunk
+    // (batchnorm_rows_over_chunk): RepGhostNet's 4- to 60-channel BNs ran a row per pixel at
+    // about a cycle an element. A view (DenseNet's BN over a prefix of a concat buffer, hundreds
+    // of channels) reads a row per pixel (row stride 0).
+    const bool flat = x_stride == channels;
+    // Chunks of whole pixels: the multiply, the add and a fused activation (passes::fuse_activations:
+    // DenseNet's pre-activation BN + Relu) pass over a chunk while it is in the L1D, one trip
+    // through memory instead of one per pass. Half the L1D a chunk, a quarter with the flat rows.
+    const int64_t chunk_pixels = std::clamp<int64_t>(
+        int64_t(kernels::cache_sizes().l1d / (flat ? 4 : 2)) / int64_t(channels * sizeof(float)), 1, pixels);
+    const size_t row_floats = flat ? size_t(chunk_pixels * channels) : size_t(channels);
     // scale', then shift': once here when the parameters are constants (the usual case), else
-    // at each run, from graph inputs. (One plan runs one call at a time, so the buffer is its own.)
-    auto affine = std::make_shared<std::vector<float>>(size_t(2 * channels));
-    auto prepare = [=] { ops::batchnorm_affine(scale, bias, mean, var, eps, ort_conv, channels, affine->data()); };
-    // Chunks of whole pixels, half the L1D each: the multiply, the add and a fused activation
-    // (passes::fuse_activations: DenseNet's pre-activation BN + Relu) pass over a chunk while it
-    // is in the L1D, one trip through memory instead of one per pass.
-    const int64_t chunk_pixels =
-        std::clamp<int64_t>(int64_t(kernels::cache_sizes().l1d / 2) / int64_t(channels * sizeof(float)), 1, pixels);
+    // at each run, from graph inputs. (One plan runs one call at a time, so the buffers are its own.)
+    auto affine = std::make_shared<std::vector<float>>(2 * row_floats);
+    auto row = std::make_shared<std::vector<float>>(flat ? size_t(2 * channels) : 0);
+    auto prepare = [=] {
+      ops::batchnorm_affine(scale, bias, mean, var, eps, ort_conv, channels, flat ? row->data() : affine->data());
+      if (flat) ops::batchnorm_rows_over_chunk(row->data(), channels, row_floats, affine->data());
+    };
     const int64_t chunks = (pixels + chunk_pixels - 1) / chunk_pixels;
     const int64_t tail_pixels = pixels - (chunks - 1) * chunk_pixels;
     struct Pass {
       std::shared_ptr<const kernels::F32Binary> mul, add;
     };
     auto pass = [&](int64_t rows) {
+      if (flat) {
+        const int64_t dims[] = {rows * channels}, strides[] = {1};
+        return Pass{std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 1, dims, strides, strides, c.isa),
+                    std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 1, dims, strides, strides, c.isa)};
+      }
       // The multiply reads x (its pixels x_stride apart), the add y (dense).
       const int64_t dims[] = {rows, channels}, x_strides[] = {x_stride, 1}, y_strides[] = {channels, 1},
                     row_strides[] = {0, 1};
@@ -370,7 +385,7 @@ OpImpl batchnorm_op() {
     struct Run {
       const float* x;
       float* y;
-      const float* affine;
+      const float *scale, *shift;
       int64_t channels, x_stride, chunk_pixels, chunks, tail_pixels;
       const Pass* whole;
       const Pass* tail;
@@ -383,15 +398,16 @@ OpImpl batchnorm_op() {
         const int64_t first = int64_t(i) * r.chunk_pixels;
         const int64_t n = (last ? r.tail_pixels : r.chunk_pixels) * r.channels;
         float* y = r.y + first * r.channels;
-        pass.mul->run(r.x + first * r.x_stride, r.affine, y, nullptr);
-        pass.add->run(y, r.affine + r.channels, y, nullptr);
+        pass.mul->run(r.x + first * r.x_stride, r.scale, y, nullptr);
+        pass.add->run(y, r.shift, y, nullptr);
         if (r.activation) r.activation->run(r.act, n, y, y, nullptr);
       }
     };
     pthreadpool_t pool = c.threadpool;
     return [=] {
       if (!constant) prepare();
-      Run r{xs, y, affine->data(), channels, x_stride, chunk_pixels, chunks, tail_pixels, &whole, &tail, act, activation.get()};
+      Run r{xs, y, affine->data(), affine->data() + row_floats, channels, x_stride, chunk_pixels, chunks,
+            tail_pixels, &whole, &tail, act, activation.get()};
       pthreadpool_parallelize_1d(pool, Run::chunk, &r, size_t(chunks), 0);
     };
   };

@@ -104,10 +104,7 @@ OpImpl qbatchnorm_op() {
         std::clamp<int64_t>(int64_t(kernels::cache_sizes().l1d / 4) / int64_t(channels * sizeof(float)), 1, pixels);
     const size_t chunk = size_t(chunk_pixels * channels);
     auto affine = std::make_shared<std::vector<float>>(2 * chunk);
-    for (size_t i = 0; i < chunk; ++i) {
-      (*affine)[i] = row[i % size_t(channels)];
-      (*affine)[chunk + i] = row[size_t(channels) + i % size_t(channels)];
-    }
+    ops::batchnorm_rows_over_chunk(row.data(), channels, chunk, affine->data());
     const int64_t chunks = (pixels + chunk_pixels - 1) / chunk_pixels;
     const size_t threads = c.threadpool ? pthreadpool_get_threads_count(c.threadpool) : 1;
     const int64_t tasks = std::min<int64_t>(chunks, int64_t(threads));

@@ -949,8 +949,10 @@ void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y,
   const bool is_signed = type_ == Q8::s8;
   if (rows_) {
     // Rows dequantized a few at a time and summed while they are still in L1 / L2; each chunk
-    // passes its first row, so the sums keep ORT's row leads.
-    const size_t n = size_t(n_), rows_per_chunk = std::max<size_t>(1, 16384 / n);
+    // passes its first row, so the sums keep ORT's row leads. At least 32 rows a chunk: the row
+    // sums put a row in each lane, and one long row a call (an SE mean over 112x112) left all
+    // lanes but one idle, ~7 ns an element.
+    const size_t n = size_t(n_), rows_per_chunk = std::max<size_t>(32, 16384 / n);
     parallel_pieces(pool, size_t(outputs_), rows_per_chunk, [&](size_t start, size_t count) {
       for (size_t r = start; r < start + count; r += rows_per_chunk) {
         const size_t rows = std::min(rows_per_chunk, start + count - r);
