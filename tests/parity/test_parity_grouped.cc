@@ -1,5 +1,5 @@
-// Grouped convolutions as ResNeXt, RegNet and a depthwise conv with a channel multiplier
-// export them: FP32 against ONNX Runtime, on SIMD kernels (no step falls back to the scalar
+// Grouped convolutions as ResNeXt, RegNet and depthwise convs with a channel multiplier (2 and 3;
+// FastViT's 7x7 stride 2) export them: FP32 against ONNX Runtime, on SIMD kernels (no step falls back to the scalar
 // reference where the CPU has a SIMD level).
 #include <gtest/gtest.h>
 
@@ -28,6 +28,8 @@ TEST_F(ParityTest, GroupedConvolutions) {
   auto pointwise = grouped(regnet, 96, 48, 3, 1, 1);  // a grouped 1x1 (ShuffleNetV1)
   b.output(pointwise);
   b.output(grouped(x, 64, 128, 64, 3, 1));            // depthwise with a channel multiplier of 2
+  b.output(grouped(x, 64, 128, 64, 7, 2));            // FastViT's downsampling: 7x7, stride 2
+  b.output(grouped(resnext, 64, 192, 64, 5, 1));      // a multiplier of 3
   check_model(b, "grouped_convs");
 
   ScratchDir dir;
@@ -35,8 +37,12 @@ TEST_F(ParityTest, GroupedConvolutions) {
   b.save(path);
   Session session = Session::load(path);
   if (kernels::active_isa() == kernels::Isa::scalar) GTEST_SKIP() << octet::testing::kIsaNotOnCpu << "no SIMD level on this CPU";
-  for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
+  int multiplied = 0;
+  for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps()) {
     EXPECT_FALSE(step.scalar()) << step.node << " runs " << step.kernel << " (" << step.fallback << ")";
+    multiplied += step.kernel.find("repeat_channels") != std::string::npos;
+  }
+  EXPECT_EQ(multiplied, 3) << "the convs with a channel multiplier run the depthwise kernel over repeated channels";
 }
 
 }  // namespace grouped_parity
