@@ -292,6 +292,20 @@ int fuse_activations(ir::Graph& g) {
   return int(dead.size());
 }
 
+int fuse_standalone_silu(ir::Graph& g) {
+  std::set<const ir::Node*> dead;
+  for (auto& s : g.nodes) {
+    if (s.op != "Sigmoid" || !s.domain.empty() || s.attrs.has("fused_act") || s.inputs.size() != 1) continue;
+    const Gated gated = gated_after(g, s.inputs[0]);
+    if (gated.gate != &s || std::string(gated.kind) != "Silu" || dead.count(gated.mul)) continue;
+    s.attrs.set("fused_act", std::string("Silu"));
+    s.outputs[0] = gated.mul->outputs[0];
+    dead.insert(gated.mul);
+  }
+  erase_marked(g, dead);
+  return int(dead.size());
+}
+
 int remove_unused(ir::Graph& g) {
   std::set<std::string> needed(g.outputs.begin(), g.outputs.end());
   std::set<const ir::Node*> dead;
@@ -337,6 +351,7 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
   }
   if (o.fuse_activations) report.push_back({"fuse bias Add into MatMul", fuse_matmul_bias(g)});
   if (o.fuse_activations) report.push_back({"fuse activations into Conv/ConvTranspose/Gemm", fuse_activations(g)});
+  if (o.fuse_activations) report.push_back({"fuse other SiLUs (Sigmoid, Mul) into one step", fuse_standalone_silu(g)});
   if (o.fuse_activations && o.fuse_squeeze_excitation)
     report.push_back({"fuse squeeze-excitation blocks", fuse_squeeze_excitation(g)});
   report.push_back({"remove unused nodes", remove_unused(g)});

@@ -48,6 +48,10 @@ int fuse_layer_norm(ir::Graph& g);
 // MatMul by a 2-D constant followed by Add of a constant bias row: the bias as the MatMul's
 // third input (octet's own form, run as one GEMM with the bias in its epilogue).
 int fuse_matmul_bias(ir::Graph& g);
+// x * Sigmoid(x) on a tensor no step above took the SiLU into (GroupNorm's affine Add, an
+// element-wise chain): the Sigmoid node computes it (fused_act "Silu": the sigmoid, then the
+// multiply, ORT's two roundings) and the Mul goes. Returns the Muls removed.
+int fuse_standalone_silu(ir::Graph& g);
 int fuse_activations(ir::Graph& g);    // Relu / Clip / Sigmoid / HardSigmoid / HardSwish (or HardSigmoid+Mul) / SiLU (Sigmoid+Mul) / Gelu / Tanh into Conv, ConvTranspose, Gemm or an integer-to-float step
 // GlobalAveragePool -> Conv 1x1 (+act) -> Conv 1x1 (+Sigmoid / HardSigmoid) -> Mul with the
 // block's input: one SqueezeExcite node (engine/passes_se.cc). After fuse_activations.

@@ -51,7 +51,9 @@ const float* runtime_bound(const OpContext& c, size_t i, std::span<const void* c
 Activation unary_activation(const OpContext& c) {
   const std::string& op = c.node.op;
   if (op == "Relu") return Activation::relu();
-  if (op == "Sigmoid") return Activation::sigmoid();
+  if (op == "Sigmoid")  // passes::fuse_standalone_silu: x * sigmoid(x) in one pass
+    return c.node.attrs.has("fused_act") && c.node.attrs.s("fused_act") == "Silu" ? Activation::silu()
+                                                                                 : Activation::sigmoid();
   if (const kernels::ActivationRow* row = kernels::activation_row(op)) {
     float p[2];
     for (int i = 0; i < 2; ++i) p[i] = row->attr[i] ? c.node.attrs.f(row->attr[i]) : row->dflt[i];

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/session.h"
 #include "tests/parity/parity_fixture.h"
 
 namespace octet::parity {
@@ -37,6 +38,31 @@ TEST(LogisticParity, SigmoidAndSiluAreOrtsBitForBit) {
   b.output(b.node("Sigmoid", {x}));
   b.output(b.node("Mul", {x, b.node("Sigmoid", {x})}));
   expect_identical(b, "sigmoid_silu", sweep(3));
+}
+
+// A SiLU no conv takes in (GroupNorm's affine Add, then x * Sigmoid(x), either operand order):
+// one step (passes::fuse_standalone_silu), still ORT's bits, the Muls gone from the plan.
+TEST(LogisticParity, SiluAfterAnAddIsOneStepWithOrtsBits) {
+  OCTET_SKIP_WITHOUT_ORT();
+  OnnxBuilder b(13);
+  auto x = b.input("x", {-1, 4096});
+  auto t = b.node("Add", {x, b.initializer("", {}, {0.25f})});
+  b.output(b.node("Mul", {t, b.node("Sigmoid", {t})}));
+  auto u = b.node("Add", {x, b.initializer("", {}, {-0.5f})});
+  b.output(b.node("Mul", {b.node("Sigmoid", {u}), u}));
+  expect_identical(b, "silu_after_add", sweep(3));
+
+  ScratchDir dir;
+  const std::string path = (dir.path() / "silu_after_add.onnx").string();
+  b.save(path);
+  Session session = Session::load(path);
+  int sigmoids = 0, muls = 0;
+  for (const PlanStep& step : session.plan_for(std::vector<ir::Dims>{{3, 4096}}).steps()) {
+    sigmoids += step.op == "Sigmoid";
+    muls += step.op == "Mul";
+  }
+  EXPECT_EQ(sigmoids, 2);
+  EXPECT_EQ(muls, 0) << "each x * Sigmoid(x) runs in its Sigmoid's step";
 }
 
 // The dynamic INT8 pattern: a float SiLU feeding DynamicQuantizeLinear (in a dynamic model the
