@@ -233,6 +233,12 @@ bool fuse_activation_after(ir::Graph& g, ir::Node& p, std::set<const ir::Node*>&
     return false;
   }
   std::string kind = act->op;
+  // A Sigmoid fuse_standalone_silu made a SiLU (its Mul gone) is a SiLU here too; no other
+  // activation node carries a fused activation of its own.
+  if (act->attrs.has("fused_act")) {
+    if (act->op != "Sigmoid" || act->attrs.s("fused_act") != "Silu") return false;
+    kind = "Silu";
+  }
   if (kind == "Gelu") {
     const std::string approximate = act->attrs.has("approximate") ? act->attrs.s("approximate") : "none";
     if (approximate != "none" && approximate != "tanh") return false;
