@@ -8,33 +8,25 @@
 #include <string>
 #include <vector>
 
+#include "loader/ort_shapes.h"
+
 namespace octet::loader {
 namespace {
 
 using onnx::NodeProto;
 
-const onnx::AttributeProto* attr(const NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
 // The ReduceMean's axes: the attribute (opset < 18) or a constant second input.
 std::vector<int64_t> axes_of(const NodeProto& n, const std::map<std::string, const onnx::TensorProto*>& inits) {
-  if (const auto* a = attr(n, "axes")) return {a->ints().begin(), a->ints().end()};
-  if (n.input_size() < 2 || n.input(1).empty()) return {};
+  if (const auto* a = find_attr(n, "axes")) return {a->ints().begin(), a->ints().end()};
+  if (n.input_size() < 2) return {};
   auto it = inits.find(n.input(1));
-  if (it == inits.end() || it->second->data_type() != onnx::TensorProto::INT64) return {};
-  const auto& t = *it->second;
-  if (t.int64_data_size() > 0) return {t.int64_data().begin(), t.int64_data().end()};
-  std::vector<int64_t> v(t.raw_data().size() / sizeof(int64_t));
-  std::copy_n(t.raw_data().data(), v.size() * sizeof(int64_t), reinterpret_cast<char*>(v.data()));
-  return v;
+  if (it == inits.end()) return {};
+  return read_ints(*it->second).value_or(std::vector<int64_t>{});
 }
 
 // A DequantizeLinear with one scale (no axis of its own matters then).
 bool per_tensor_dq(const NodeProto& n, const std::map<std::string, const onnx::TensorProto*>& inits) {
-  if (n.op_type() != "DequantizeLinear" || !(n.domain().empty() || n.domain() == "ai.onnx") || n.input_size() < 2)
+  if (n.op_type() != "DequantizeLinear" || !is_onnx_domain(n.domain()) || n.input_size() < 2)
     return false;
   auto it = inits.find(n.input(1));
   if (it == inits.end()) return false;
@@ -55,8 +47,7 @@ std::set<std::string> reduce_means_ort_runs_channels_last(const onnx::ModelProto
   auto made_by = [&](const std::string& name, const char* op) -> const NodeProto* {
     auto it = producer.find(name);
     if (it == producer.end() || it->second->op_type() != op) return nullptr;
-    const std::string& d = it->second->domain();
-    return d.empty() || d == "ai.onnx" ? it->second : nullptr;
+    return is_onnx_domain(it->second->domain()) ? it->second : nullptr;
   };
   auto weight_rank = [&](const std::string& name) {
     auto it = inits.find(name);
@@ -79,10 +70,9 @@ std::set<std::string> reduce_means_ort_runs_channels_last(const onnx::ModelProto
   };
   std::set<std::string> out;
   for (const auto& n : g.node()) {
-    if (n.op_type() != "ReduceMean" || !(n.domain().empty() || n.domain() == "ai.onnx") || n.input_size() < 1 ||
-        n.output_size() != 1)
+    if (n.op_type() != "ReduceMean" || !is_onnx_domain(n.domain()) || n.input_size() < 1 || n.output_size() != 1)
       continue;
-    if (const auto* k = attr(n, "keepdims"); k && k->i() == 0) continue;
+    if (const auto* k = find_attr(n, "keepdims"); k && k->i() == 0) continue;
     std::vector<int64_t> axes = axes_of(n, inits);
     for (int64_t& a : axes) a = a < 0 ? a + 4 : a;  // the input is 4-D: checked below
     std::sort(axes.begin(), axes.end());

@@ -17,8 +17,7 @@ namespace octet::loader {
 // octet follows its passes: a ReduceMean over exactly the two spatial axes of a 4-D tensor,
 // keepdims 1, whose input is a per-tensor DequantizeLinear of a tensor a QDQ Conv unit produces
 // (a QuantizeLinear of a Conv, or of a Relu or Clip after it, whose input and weight are
-// DequantizeLinear outputs), or an ONNX
-// QLinearConv produces. Chains through other ops are not followed (taken as NCHW). Throws nothing.
+// DequantizeLinear outputs) or an ONNX QLinearConv produces. Chains through other ops are not followed (taken as NCHW). Throws nothing.
 std::set<std::string> reduce_means_ort_runs_channels_last(const onnx::ModelProto& model);
 
 }  // namespace octet::loader

@@ -33,35 +33,21 @@ namespace octet::loader {
 
 bool is_onnx_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
+// Integer tensors longer than this are weights, never shape arithmetic.
+constexpr int64_t kMaxSmallInts = 1024;
+
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
   for (const auto& a : n.attribute()) if (a.name() == name) return &a;
   return nullptr;
 }
 
-namespace {
-
-using onnx::AttributeProto;
-using onnx::NodeProto;
-using onnx::TensorProto;
-using onnx::TensorShapeProto;
-using onnx::TypeProto;
-
-// Integer tensors longer than this are weights, never shape arithmetic.
-constexpr int64_t kMaxShapeInts = 1024;
-
-int64_t attr_i(const NodeProto& n, const std::string& name, int64_t fallback) {
-  const AttributeProto* a = find_attr(n, name);
-  return a && a->type() == AttributeProto::INT ? a->i() : fallback;
-}
-
-// The content of an int32 / int64 tensor, when it is small.
-std::optional<std::vector<int64_t>> read_ints(const TensorProto& t) {
-  if (t.data_location() == TensorProto::EXTERNAL) return std::nullopt;
+std::optional<std::vector<int64_t>> read_ints(const onnx::TensorProto& t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
   int64_t count = 1;
   for (int64_t d : t.dims()) count *= d;
-  if (count < 0 || count > kMaxShapeInts) return std::nullopt;
+  if (count < 0 || count > kMaxSmallInts) return std::nullopt;
   std::vector<int64_t> v;
-  if (t.data_type() == TensorProto::INT64) {
+  if (t.data_type() == onnx::TensorProto::INT64) {
     if (t.has_raw_data()) {
       if (t.raw_data().size() != size_t(count) * 8) return std::nullopt;
       v.resize(size_t(count));
@@ -69,7 +55,7 @@ std::optional<std::vector<int64_t>> read_ints(const TensorProto& t) {
     } else {
       v.assign(t.int64_data().begin(), t.int64_data().end());
     }
-  } else if (t.data_type() == TensorProto::INT32) {
+  } else if (t.data_type() == onnx::TensorProto::INT32) {
     if (t.has_raw_data()) {
       if (t.raw_data().size() != size_t(count) * 4) return std::nullopt;
       std::vector<int32_t> w(static_cast<size_t>(count));
@@ -84,6 +70,22 @@ std::optional<std::vector<int64_t>> read_ints(const TensorProto& t) {
   if (int64_t(v.size()) != count) return std::nullopt;
   return v;
 }
+
+
+namespace {
+
+using onnx::AttributeProto;
+using onnx::NodeProto;
+using onnx::TensorProto;
+using onnx::TensorShapeProto;
+using onnx::TypeProto;
+
+
+int64_t attr_i(const NodeProto& n, const std::string& name, int64_t fallback) {
+  const AttributeProto* a = find_attr(n, name);
+  return a && a->type() == AttributeProto::INT ? a->i() : fallback;
+}
+
 
 TensorProto make_ints(int32_t elem, const std::vector<int64_t>& dims, const std::vector<int64_t>& v) {
   TensorProto t;

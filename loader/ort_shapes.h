@@ -7,11 +7,14 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
+#include <optional>
 
 namespace onnx {
 class AttributeProto;
 class ModelProto;
 class NodeProto;
+class TensorProto;
 }
 
 namespace octet::loader {
@@ -19,6 +22,9 @@ namespace octet::loader {
 bool is_onnx_domain(const std::string& domain);  // "" or "ai.onnx"
 // The node's attribute of that name, or null.
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
+// The contents of an int32 / int64 tensor of at most 1024 values held in the file (shape
+// arithmetic, axes), or nothing.
+std::optional<std::vector<int64_t>> read_ints(const onnx::TensorProto& t);
 
 // The first inputs of the main graph's nodes whose op is in `ops` (ONNX domain) that ORT's graph
 // resolution, after the rewrites it applies before its layout pass, holds as float 4-D with a

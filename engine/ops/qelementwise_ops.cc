@@ -396,16 +396,12 @@ OpImpl qreduce_mean_op() {
     const ir::Dims dims = x.dims;
     if (dims.size() > size_t(kernels::kMaxRank)) c.fail("rank above 8 is not supported");
     const auto strides = x.strides();
-    // ORT runs a mean over H and W on NHWC data (ir::kOrtChannelsLastAttr): one image's pixels
-    // summed in order, a batch's on MLAS's M = 1 SGEMM (kernels/ref/pool2d.h).
-    std::optional<kernels::GapOrder> nhwc_order;
-    if (c.node.attrs.i(ir::kOrtChannelsLastAttr, 0) != 0)
-      nhwc_order = dims.empty() || dims[0] == 1 ? kernels::GapOrder::sequential : kernels::GapOrder::mlas_sgemm_m1;
     std::unique_ptr<bool[]> flags(new bool[dims.size()]);  // vector<bool> has no data()
     for (size_t i = 0; i < dims.size(); ++i) flags[i] = reduced[i];
     const kernels::Q8 type = x.dtype == DType::u8 ? kernels::Q8::u8 : kernels::Q8::s8;
     auto mean = std::make_shared<const kernels::Q8ReduceMean>(type, int(dims.size()), dims.data(), strides.data(),
-                                                              flags.get(), c.isa, nhwc_order);
+                                                              flags.get(), c.isa,
+                                                              c.node.attrs.i(ir::kOrtChannelsLastAttr, 0) != 0);
     c.report_kernel(mean->kernel_id());
     const void* xp = in[kX];
     void* y = out[0];

@@ -203,6 +203,27 @@ OpImpl constant_op() {
   return op;
 }
 
+// `count` copies of the `elem`-byte value at src, at dst: one fill of the value's width (a
+// byte-wide memcpy per element ran Expand's uint8 SE gates at ~4 ns an element):
+// ConstantOfShape's fill and Expand's repeated runs.
+template <class T>
+void fill_as(std::byte* dst, const std::byte* src, int64_t count) {
+  T v;
+  std::memcpy(&v, src, sizeof(T));
+  std::fill(reinterpret_cast<T*>(dst), reinterpret_cast<T*>(dst) + count, v);
+}
+
+void fill_run(std::byte* dst, const std::byte* src, int64_t count, int64_t elem) {
+  switch (elem) {
+    case 1: std::memset(dst, int(src[0]), size_t(count)); return;
+    case 2: return fill_as<uint16_t>(dst, src, count);
+    case 4: return fill_as<uint32_t>(dst, src, count);
+    case 8: return fill_as<uint64_t>(dst, src, count);
+    default:
+      for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * elem, src, size_t(elem));
+  }
+}
+
 // ConstantOfShape: a tensor of the shape input 0 holds (constant at plan time, usually folded
 // with it), every element `value` (one element of any type; float 0 by default).
 OpImpl constant_of_shape_op() {
@@ -228,8 +249,7 @@ OpImpl constant_of_shape_op() {
     auto y = static_cast<std::byte*>(out[0]);
     c.report_kernel(kernels::portable_kernel("fill"));
     return [=] {
-      const size_t size = v.bytes.size();
-      for (int64_t i = 0; i < count; ++i) std::memcpy(y + size_t(i) * size, v.bytes.data(), size);
+      fill_run(y, v.bytes.data(), count, int64_t(v.bytes.size()));
     };
   };
   return op;
@@ -238,26 +258,6 @@ OpImpl constant_of_shape_op() {
 // Expand: x broadcast (numpy rules, both ways) with the shape input 1 holds. The output is
 // walked row-major in runs over its trailing axes: a run that x holds in full is one memcpy, a
 // run along which x is broadcast is one value repeated.
-// `count` copies of the `elem`-byte value at src, at dst: one fill of the value's width (a
-// byte-wide memcpy per element ran Expand's uint8 SE gates at ~4 ns an element).
-template <class T>
-void fill_as(std::byte* dst, const std::byte* src, int64_t count) {
-  T v;
-  std::memcpy(&v, src, sizeof(T));
-  std::fill(reinterpret_cast<T*>(dst), reinterpret_cast<T*>(dst) + count, v);
-}
-
-void fill_run(std::byte* dst, const std::byte* src, int64_t count, int64_t elem) {
-  switch (elem) {
-    case 1: std::memset(dst, int(src[0]), size_t(count)); return;
-    case 2: return fill_as<uint16_t>(dst, src, count);
-    case 4: return fill_as<uint32_t>(dst, src, count);
-    case 8: return fill_as<uint64_t>(dst, src, count);
-    default:
-      for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * elem, src, size_t(elem));
-  }
-}
-
 ir::Dims expand_dims(const OpContext& c) {
   const ir::TensorData& shape = c.constant(1, "the shape");
   if (shape.dtype != ir::DType::s64 || shape.dims.size() != 1) c.fail("the shape must be a 1-D int64 tensor");
@@ -303,9 +303,8 @@ OpImpl expand_op() {
     size_t first = rank;
     while (first > 0 && x_dims[first - 1] == y_dims[first - 1]) --first;
     const bool repeat = first == rank;
-    if (repeat)
+    if (repeat)  // x is 1 along the last axis at least (it differs there), so first < rank
       while (first > 0 && x_dims[first - 1] == 1) --first;
-    if (repeat && first == rank && rank > 0) first = rank - 1;
     int64_t run = 1;
     for (size_t d = first; d < rank; ++d) run *= y_dims[d];
     std::vector<int64_t> outer_dims(y_dims.begin(), y_dims.begin() + std::ptrdiff_t(first)), outer_x(first, 0);

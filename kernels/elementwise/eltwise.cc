@@ -845,7 +845,7 @@ bool dense_layout(int rank, const int64_t* dims, const int64_t* strides) {
 }  // namespace
 
 Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t* strides, const bool* reduced,
-                           Isa isa, std::optional<GapOrder> nhwc_order)
+                           Isa isa, bool ort_nhwc)
     : type_(type), rank_(rank) {
   if (rank < 0 || rank > kMaxRank) throw std::invalid_argument("Q8ReduceMean: rank above 8 is not supported");
   std::copy(dims, dims + rank, dims_);
@@ -855,24 +855,30 @@ Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t
     count_ *= dims[d];
     (reduced[d] ? n_ : outputs_) *= dims[d];
   }
-  if (nhwc_order && rank == 4 && !reduced[0] && !reduced[1] && reduced[2] && reduced[3]) nhwc_order_ = nhwc_order;
-  if (count_ == 0 || n_ == 0) return;  // nothing to read: the reference's answer
-  quantize_ = choose_q8_quantize(isa);
-  if (!quantize_) return;
-  if (nhwc_order_ && count_ <= INT32_MAX) {
-    // x walked as [N, H, W, C]: gathered to those dense bytes unless it already is (a conv's
-    // channels-last output), then each image's [hw][C] floats pooled in ORT's order.
+  if (ort_nhwc && rank == 4 && !reduced[0] && !reduced[1] && reduced[2] && reduced[3]) {
+    // ORT sums one image's pixels in order, a batch's on MLAS's M = 1 SGEMM (kernels/ref/pool2d.h).
+    nhwc_order_ = dims[0] == 1 ? GapOrder::sequential : GapOrder::mlas_sgemm_m1;
     const int64_t d[4] = {dims[0], dims[2], dims[3], dims[1]}, st[4] = {strides[0], strides[2], strides[3], strides[1]};
     std::copy(d, d + 4, dims_);
     std::copy(st, st + 4, strides_);
+    reduced_[1] = reduced_[2] = true;
+    reduced_[3] = false;
+  }
+  if (count_ == 0 || n_ == 0) return;  // nothing to read: the reference's answer
+  quantize_ = choose_q8_quantize(isa);
+  if (!quantize_) return;
+  if (nhwc_order_) {
+    // x gathered to dense [N, H, W, C] bytes unless it already is (a conv's channels-last
+    // output), then each image's [hw][C] floats pooled in ORT's order. Past int sizes: the
+    // reference, in the same order.
+    if (count_ > INT32_MAX) return;
     gather_ = !dense(4, dims_, strides_);
-    gap_ = std::make_unique<F32GlobalAvgPool>(int(d[0]), int(d[1] * d[2]), int(d[3]), *nhwc_order_, isa);
+    gap_ = std::make_unique<F32GlobalAvgPool>(int(dims_[0]), int(dims_[1] * dims_[2]), int(dims_[3]), *nhwc_order_, isa);
     fx_.resize(size_t(count_));
     fy_.resize(size_t(outputs_));
     if (gather_) gathered_.resize(size_t(count_));
     return;
   }
-  nhwc_order_.reset();
   std::vector<int64_t> row_major(size_t(rank), 1);
   for (int d = rank - 2; d >= 0; --d) row_major[size_t(d)] = row_major[size_t(d) + 1] * dims[d + 1];
   const bool is_row_major = dense(rank, dims, strides);

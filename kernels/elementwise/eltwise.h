@@ -272,13 +272,14 @@ class Q8Binary {
 // sums need rows x does not hold), the float mean taken in ORT's order on F32RowSums (its rows
 // case), F32GlobalAvgPool (the same rows, for the spatial mean of channels-last data) or
 // F32StridedReduce (its generic loop), then quantized on the SIMD quantize kernel. With
-// `nhwc_order` (a mean over H and W of 4-D data that ORT runs on NHWC: ir::kOrtChannelsLastAttr)
-// each channel's pixels are summed in that order instead, on F32GlobalAvgPool over x's bytes
-// as NHWC (q8_reduce_mean_hw_nhwc__ref).
+// `ort_nhwc` (a mean over H and W of 4-D data that ORT runs on NHWC: ir::kOrtChannelsLastAttr)
+// x is walked as [N, H, W, C] and each channel's pixels summed in ORT's order for that batch
+// (GapOrder::sequential for one image, mlas_sgemm_m1 for more) on F32GlobalAvgPool
+// (q8_reduce_mean_hw_nhwc__ref).
 class Q8ReduceMean {
  public:
   Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t* strides, const bool* reduced, Isa isa,
-               std::optional<GapOrder> nhwc_order = std::nullopt);
+               bool ort_nhwc = false);
   ~Q8ReduceMean();
   KernelId kernel_id() const;
   std::string kernel_name() const { return kernel_id().name; }
@@ -292,7 +293,7 @@ class Q8ReduceMean {
   int64_t count_ = 1, outputs_ = 1, n_ = 1;
   const Q8QuantizeKernel* quantize_ = nullptr;  // nullptr: the reference
   bool gather_ = false;                                // x to row-major bytes first
-  std::optional<GapOrder> nhwc_order_;  // dims_ and strides_ then in [N, H, W, C] order
+  std::optional<GapOrder> nhwc_order_;  // set: dims_ and strides_ are x's [N, H, W, C] view
   std::unique_ptr<F32RowSums> rows_;
   std::unique_ptr<F32GlobalAvgPool> gap_;
   std::unique_ptr<F32StridedReduce> strided_;

@@ -46,15 +46,14 @@ void q8_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* redu
 template <typename T>
 void q8_reduce_mean_hw_nhwc__ref(const int64_t* dims, const T* x, const int64_t* x_strides, QuantParams x_q,
                                  QuantParams y_q, GapOrder order, T* y) {
-  const int64_t batch = dims[0], channels = dims[1], hw = dims[2] * dims[3];
-  std::vector<float> fx(size_t(batch * hw * channels)), mean(size_t(batch * channels));
-  float* to = fx.data();
-  for (int64_t n = 0; n < batch; ++n)
-    for (int64_t h = 0; h < dims[2]; ++h)
-      for (int64_t w = 0; w < dims[3]; ++w)
-        for (int64_t c = 0; c < channels; ++c)
-          *to++ = dequantize_value(x[n * x_strides[0] + c * x_strides[1] + h * x_strides[2] + w * x_strides[3]],
-                                   x_q.scale, x_q.zero_point);
+  const int64_t batch = dims[0], hw = dims[1] * dims[2], channels = dims[3];
+  std::vector<float> fx;
+  std::vector<float> mean(size_t(batch * channels));
+  for_each_index(4, dims, [&](const int64_t* idx) {
+    int64_t off = 0;
+    for (int d = 0; d < 4; ++d) off += idx[d] * x_strides[d];
+    fx.push_back(dequantize_value(x[off], x_q.scale, x_q.zero_point));
+  });
   f32_global_avgpool_nhwc__ref(int(batch), int(hw), int(channels), fx.data(), mean.data(), order);
   for (size_t i = 0; i < mean.size(); ++i) y[i] = quantize_one<T>(mean[i], y_q.scale, y_q.zero_point);
 }

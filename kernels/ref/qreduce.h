@@ -27,7 +27,7 @@ void q8_reduce_mean_strided__ref(int rank, const int64_t* dims, const bool* redu
 // The QDQ unit over H and W of a 4-D tensor that ORT runs on NHWC data (ir::kOrtChannelsLastAttr):
 // the same dequantize and quantize around a mean of each channel over the pixels in row-major
 // order, summed in `order` (GapOrder::sequential for one image, mlas_sgemm_m1 for a batch:
-// kernels/ref/pool2d.h), then / float(h * w). dims and x_strides are the [N, C, H, W] ones.
+// kernels/ref/pool2d.h), then / float(h * w). dims and x_strides are x's [N, H, W, C] view.
 template <typename T>
 void q8_reduce_mean_hw_nhwc__ref(const int64_t* dims, const T* x, const int64_t* x_strides, QuantParams x_q,
                                  QuantParams y_q, GapOrder order, T* y);
