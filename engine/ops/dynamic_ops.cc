@@ -25,6 +25,7 @@
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv_dequantized.h"
 #include "kernels/conv/q8_grouped_conv.h"
+#include "kernels/conv/q8_narrow_group_conv.h"
 #include "kernels/fallback.h"
 #include "kernels/gemm/q8_gemm.h"
 #include "kernels/ref/qconv2d.h"
@@ -123,6 +124,19 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     }
   }
   auto* y = static_cast<float*>(output.dense());
+  if (kernels::Q8NarrowGroupConv::runs(s, x_type, x_type, c.isa) && fast_weights(c, in)) {
+    const auto fast = kernels::make_fast<kernels::Q8NarrowGroupConv>(s, x_type, static_cast<const int8_t*>(in[kW]),
+                                                                      dq, c.isa, c.packed_cache);
+    if (fast) {
+      const std::shared_ptr<kernels::Q8NarrowGroupConv> conv = fast.driver;
+      const void* x = in[kX];
+      conv->bind(x);
+      c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
+      return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+        conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
+      }), pool);
+    }
+  }
   if (kernels::Q8GroupedConv::supports(s, x_type, x_type) && !kernels::Q8DequantizedDwConv::supports(s) &&
       fast_weights(c, in)) {
     const auto fast =

@@ -13,6 +13,7 @@
 #include "kernels/conv/q8_conv.h"
 #include "kernels/conv/q8_dwconv.h"
 #include "kernels/conv/q8_grouped_conv.h"
+#include "kernels/conv/q8_narrow_group_conv.h"
 #include "kernels/fallback.h"
 #include "kernels/quantize/lookup.h"
 #include "kernels/ref/qconv2d.h"
@@ -163,6 +164,8 @@ Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> i
   const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c && !s.has_depth();
   if (depthwise) return fast_qconv<kernels::Q8DwConv>(c, in, y, s, *tx, *ty);
   if (s.groups == 1) return fast_qconv<kernels::Q8Conv>(c, in, y, s, *tx, *ty);
+  if (kernels::Q8NarrowGroupConv::runs(s, *tx, *ty, c.isa))
+    return fast_qconv<kernels::Q8NarrowGroupConv>(c, in, y, s, *tx, *ty);
   return fast_qconv<kernels::Q8GroupedConv>(c, in, y, s, *tx, *ty);
 }
 

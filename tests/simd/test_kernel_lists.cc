@@ -10,6 +10,7 @@
 #include "kernels/conv/dequantized_epilogue.h"
 #include "kernels/conv/dwconv_list.h"
 #include "kernels/conv/f32_gconv_list.h"
+#include "kernels/conv/q8_gconv_list.h"
 #include "kernels/quantize/quantize.h"
 #include "kernels/elementwise/eltwise_list.h"
 #include "kernels/elementwise/reduce_more_list.h"
@@ -77,6 +78,7 @@ TEST(KernelLists, FollowTheConvention) {
   check_list("f32_dwconv", kF32DwConvKernels, by_name, ScalarRow::last);
   check_list("q8_dwconv", kQ8DwConvKernels, by_name, ScalarRow::last);
   check_list("f32_gconv", kF32GconvKernels, by_name, ScalarRow::last);
+  check_list("q8_gconv", kQ8GconvKernels, by_name, ScalarRow::none);
   check_list("f32_winograd", kF32WinogradKernels, by_name, ScalarRow::none);
   check_list("q8_quantize", kQ8QuantizeKernels, by_name, ScalarRow::none);
   check_list("q8_dequantize", kQ8QuantizeKernels, [](const Q8QuantizeKernel& r) { return r.dequantize_name; },
