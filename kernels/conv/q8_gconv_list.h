@@ -5,21 +5,24 @@
 //
 // A grouped conv whose groups have G = 4 or 8 input and G output channels (ResNeXt's first
 // stages, RegNet's group width 8), NHWC. The GEMM tiles give each group a whole tile of columns
-// (4 of 16 busy at G = 4) and gather its channels apart; here one dot-product instruction serves
-// several groups at once. Per pixel and tap the kernel broadcasts 16 input bytes (four "quads"
-// of 4 channels) to every 128-bit lane, so int32 lane l of a vector sees quad l % 4. A block of
-// 16 output channels is laid over 4G lane "slots": slot s reads quad q = s % 4, which is part h
-// = q % (G/4) of group g = q / (G/4) of the block, and holds output m = s / 4 of that group. Its
-// sum over the G/4 parts of the group is output channel g * G + m. So every multiply-add is a
-// real one; the epilogue adds the parts (G = 8) and permutes the slots into channel order once
-// per tile, then stores through the IGEMM's own store (kernels/gemm/q8_igemm_store.inc): the
-// same requantization and float output, bit for bit.
+// (4 of 16 busy at G = 4) and gather its channels apart; here one multiply-add instruction serves
+// several groups at once. A row sums KR activation bytes per int32 lane (4: vpdpbusd; 2:
+// vpmaddwd on int16). Per pixel and tap the kernel loads a "chunk" of 4 KR input channels (4
+// units of KR) into every 128-bit lane, so int32 lane l of a vector sees unit l % 4. A block of
+// 16 channels is 16 / (4 KR) chunks; a chunk's 4 KR output channels lie over 4G lane "slots":
+// slot s reads unit u = s % 4, which is part h = u % (G / KR) of the chunk's group g = u / (G / KR),
+// and holds output m = s / 4 of that group. Its sum over the G / KR parts of the group is output
+// channel 4 KR c + g G + m of the block (chunk c). So every multiply-add is a real one; the epilogue
+// adds the parts and permutes the slots into channel order once per tile, then stores through the
+// IGEMM's own store (kernels/gemm/q8_igemm_store.inc): the same requantization and float output,
+// bit for bit.
 //
 // Packed weights, per block of 16 output channels (the channel tail zero-padded):
-//   int32 bias'[16], float multiplier[16] (channel order), then for each tap: 4G slots x 4 int8
-// with slot s holding w[g * G + m][4h + j][tap] for j < 4. bias' folds the activations' zero
-// point as the IGEMM's does (q8_gemm_list.h): bias - zp_r * sum of the channel's weights, zp_r =
-// x_zero_point + q8_read_shift(u8, x_type).
+//   int32 bias'[16], float multiplier[16] (channel order), then for each tap, for each chunk c:
+//   4G slots of KR weights (int8 for KR 4, int16 for KR 2: 4 bytes a slot), slot s holding
+//   w[4 KR c + g G + m][KR h + j][tap] for j < KR.
+// bias' folds the activations' zero point as the IGEMM's does (q8_gemm_list.h): bias - zp_r * the
+// sum of the channel's weights, zp_r = x_zero_point + q8_read_shift(u8, x_type).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -35,8 +38,8 @@ namespace octet::kernels {
 
 // Output channels per packed block, and the packed bytes of one block.
 inline constexpr int kQ8GconvBlock = 16;
-inline constexpr size_t q8_gconv_block_bytes(int group_width, size_t taps) {
-  return 2 * kQ8GconvBlock * 4 + taps * size_t(16 * group_width);
+inline constexpr size_t q8_gconv_block_bytes(int group_width, int kr, size_t taps) {
+  return 2 * kQ8GconvBlock * 4 + taps * size_t(kQ8GconvBlock / (4 * kr) * 16 * group_width);
 }
 
 struct Q8GconvArgs {
@@ -66,11 +69,12 @@ struct Q8GconvKernel {
   Isa isa;
   Q8 x_type;
   int group_width;  // G
+  int kr;           // activation bytes per int32 lane and instruction (the packing)
   Q8GconvFn fn;      // requantized output
   Q8GconvFn fn_f32;  // float output
 };
 
-#define OCTET_Q8_GCONV(arch, isa, xt, g)                 \
+#define OCTET_Q8_GCONV(arch, isa, xt, g, kr, suffix)     \
   namespace arch::isa {                                  \
   void q##xt##s8_gconv_g##g(const Q8GconvArgs& args);     \
   void q##xt##s8_gconv_g##g##_f32(const Q8GconvArgs& args); \
@@ -79,8 +83,8 @@ struct Q8GconvKernel {
 #undef OCTET_Q8_GCONV
 
 inline constexpr Q8GconvKernel kQ8GconvKernelRows[] = {
-#define OCTET_Q8_GCONV(arch, isa, xt, g)                                                     \
-  {"q" #xt "s8_gconv_g" #g "__" #isa, Isa::isa, Q8::xt, g, &arch::isa::q##xt##s8_gconv_g##g, \
+#define OCTET_Q8_GCONV(arch, isa, xt, g, kr, suffix)                                                   \
+  {"q" #xt "s8_gconv_g" #g "__" #isa suffix, Isa::isa, Q8::xt, g, kr, &arch::isa::q##xt##s8_gconv_g##g, \
    &arch::isa::q##xt##s8_gconv_g##g##_f32},
 #include "kernels/conv/q8_gconv_list.inc"
 #undef OCTET_Q8_GCONV

@@ -18,15 +18,17 @@ int group_width(const Conv2dShape& s) { return s.groups > 0 ? s.in_c / s.groups 
 
 bool is_q8(Q8 t) { return t == Q8::u8 || t == Q8::s8; }
 
-// The blocks of kernels/conv/q8_gconv_list.h for weights w [C][G][taps]: with `multiplier`, the
-// static header (bias' with the zero point zp_r folded, the multipliers); without, zeros (the
-// float output takes its fold and scales at run time).
-std::vector<uint8_t> pack_blocks(const Conv2dShape& s, const int8_t* w, const int32_t* bias,
+// The blocks of kernels/conv/q8_gconv_list.h for weights w [C][G][taps], laid out for a row
+// summing kr bytes per lane: with `multiplier`, the static header (bias' with the zero point
+// zp_r folded, the multipliers); without, zeros (the float output takes its fold and scales at
+// run time).
+std::vector<uint8_t> pack_blocks(const Conv2dShape& s, int kr, const int8_t* w, const int32_t* bias,
                                  std::span<const float> multiplier, int32_t zp_r) {
   const size_t C = size_t(s.out_c), G = size_t(group_width(s)), taps = size_t(s.kernel_h) * s.kernel_w;
-  const size_t blocks = (C + kQ8GconvBlock - 1) / kQ8GconvBlock, block_bytes = q8_gconv_block_bytes(int(G), taps);
+  const size_t blocks = (C + kQ8GconvBlock - 1) / kQ8GconvBlock, block_bytes = q8_gconv_block_bytes(int(G), kr, taps);
+  const size_t KR = size_t(kr), chunk_channels = 4 * KR, chunks = kQ8GconvBlock / chunk_channels;
+  const size_t parts = G / KR;  // units of KR channels per group
   std::vector<uint8_t> packed(blocks * block_bytes, 0);
-  const size_t parts = G / 4;  // quads per group
   for (size_t b = 0; b < blocks; ++b) {
     uint8_t* block = packed.data() + b * block_bytes;
     for (size_t n = 0; n < size_t(kQ8GconvBlock); ++n) {
@@ -41,15 +43,24 @@ std::vector<uint8_t> pack_blocks(const Conv2dShape& s, const int8_t* w, const in
       std::memcpy(block + n * 4, &folded, 4);
       std::memcpy(block + (kQ8GconvBlock + n) * 4, &m, 4);
     }
-    for (size_t t = 0; t < taps; ++t) {
-      auto* slots = reinterpret_cast<int8_t*>(block + 2 * kQ8GconvBlock * 4 + t * 16 * G);
-      for (size_t slot = 0; slot < 4 * G; ++slot) {
-        const size_t quad = slot % 4, m = slot / 4, g = quad / parts, h = quad % parts;
-        const size_t o = b * kQ8GconvBlock + g * G + m;
-        if (o >= C) continue;
-        for (size_t j = 0; j < 4; ++j) slots[slot * 4 + j] = w[(o * G + 4 * h + j) * taps + t];
+    for (size_t t = 0; t < taps; ++t)
+      for (size_t c = 0; c < chunks; ++c) {
+        uint8_t* slots = block + 2 * kQ8GconvBlock * 4 + (t * chunks + c) * 16 * G;
+        for (size_t slot = 0; slot < 4 * G; ++slot) {
+          const size_t unit = slot % 4, m = slot / 4, g = unit / parts, h = unit % parts;
+          const size_t o = b * kQ8GconvBlock + c * chunk_channels + g * G + m;
+          if (o >= C) continue;
+          for (size_t j = 0; j < KR; ++j) {
+            const int8_t v = w[(o * G + KR * h + j) * taps + t];
+            if (KR == 4) {
+              std::memcpy(slots + slot * 4 + j, &v, 1);
+            } else {
+              const int16_t wide = v;
+              std::memcpy(slots + slot * 4 + j * 2, &wide, 2);
+            }
+          }
+        }
       }
-    }
   }
   return packed;
 }
@@ -128,14 +139,14 @@ Q8NarrowGroupConv::Q8NarrowGroupConv(const Conv2dShape& s, Q8 x_type, int32_t x_
     const int32_t zp_r = x_zero_point + q8_read_shift(Q8::u8, x_type);
     packed_ = shared_packing<std::vector<uint8_t>>(
         cache,
-        PackKey("q8_gconv").add(int64_t(G)).add(int64_t(C)).add(int64_t(taps)).add(int64_t(zp_r))
+        PackKey("q8_gconv").add(int64_t(kernel.kr)).add(int64_t(G)).add(int64_t(C)).add(int64_t(taps)).add(int64_t(zp_r))
             .add_array(w, w_count).add_array(bias, C).add_array(rq->multiplier.data(), rq->multiplier.size()),
-        [&] { return pack_blocks(s, w, bias, rq->multiplier, zp_r); });
+        [&] { return pack_blocks(s, kernel.kr, w, bias, rq->multiplier, zp_r); });
     zero_.assign(C, static_cast<uint8_t>(x_zero_point));
   } else {
     packed_ = shared_packing<std::vector<uint8_t>>(
-        cache, PackKey("q8_gconv_float").add(int64_t(G)).add(int64_t(C)).add(int64_t(taps)).add_array(w, w_count),
-        [&] { return pack_blocks(s, w, nullptr, {}, 0); });
+        cache, PackKey("q8_gconv_float").add(int64_t(kernel.kr)).add(int64_t(G)).add(int64_t(C)).add(int64_t(taps)).add_array(w, w_count),
+        [&] { return pack_blocks(s, kernel.kr, w, nullptr, {}, 0); });
     std::vector<int64_t> sums(C, 0);
     for (size_t o = 0; o < C; ++o)
       for (size_t k = 0; k < G * taps; ++k) sums[o] += w[o * G * taps + k];

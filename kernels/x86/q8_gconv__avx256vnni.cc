@@ -17,15 +17,21 @@ namespace {
 #include "kernels/x86/q8_evex_epilogue.inc"
 
 struct Ops : EvexYmmEpilogue {
+  static constexpr int kKr = 4;
+  static constexpr int kRegisters = 32;
   static Vec zero() { return _mm256_setzero_si256(); }
   static Vec madd(Vec acc, Vec x, Vec w) { return _mm256_dpbusd_epi32(acc, x, w); }
-  static Vec bcast16(const uint8_t* p) {
-    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  }
-  static Vec bcast16_tail(const uint8_t* p, size_t n) {
-    return _mm256_broadcastsi128_si256(_mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p));
-  }
   static Vec flip(Vec x) { return _mm256_xor_si256(x, _mm256_set1_epi8(static_cast<char>(0x80))); }
+  template <bool kFlip>
+  static Vec chunk(const uint8_t* p) {
+    const Vec x = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return kFlip ? flip(x) : x;
+  }
+  template <bool kFlip>
+  static Vec chunk_tail(const uint8_t* p, size_t n) {
+    const Vec x = _mm256_broadcastsi128_si256(_mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p));
+    return kFlip ? flip(x) : x;
+  }
   static Vec pair_sum(Vec s) { return _mm256_add_epi32(s, _mm256_shuffle_epi32(s, 0xB1)); }
   // Channel n = g * G + m is slot 4m + g (G = 4), or the sum of slots 4m + 2g and its neighbour (G = 8).
   template <int G>

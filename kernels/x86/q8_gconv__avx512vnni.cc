@@ -17,15 +17,21 @@ namespace {
 #include "kernels/x86/q8_evex_epilogue.inc"
 
 struct Ops : ZmmEpilogue {
+  static constexpr int kKr = 4;
+  static constexpr int kRegisters = 32;
   static Vec zero() { return _mm512_setzero_si512(); }
   static Vec madd(Vec acc, Vec x, Vec w) { return _mm512_dpbusd_epi32(acc, x, w); }
-  static Vec bcast16(const uint8_t* p) {
-    return _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  }
-  static Vec bcast16_tail(const uint8_t* p, size_t n) {
-    return _mm512_broadcast_i32x4(_mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p));
-  }
   static Vec flip(Vec x) { return _mm512_xor_si512(x, _mm512_set1_epi8(static_cast<char>(0x80))); }
+  template <bool kFlip>
+  static Vec chunk(const uint8_t* p) {
+    const Vec x = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return kFlip ? flip(x) : x;
+  }
+  template <bool kFlip>
+  static Vec chunk_tail(const uint8_t* p, size_t n) {
+    const Vec x = _mm512_broadcast_i32x4(_mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p));
+    return kFlip ? flip(x) : x;
+  }
   // Channel n = g * G + m is slot 4m + g (G = 4), or the sum of slots 4m + 2g and its neighbour (G = 8).
   template <int G>
   static void natural(const Vec* s, Vec* out) {
