@@ -22,7 +22,7 @@
 //   4G slots of KR weights (int8 for KR 4, int16 for KR 2: 4 bytes a slot), slot s holding
 //   w[4 KR c + g G + m][KR h + j][tap] for j < KR.
 // bias' folds the activations' zero point as the IGEMM's does (q8_gemm_list.h): bias - zp_r * the
-// sum of the channel's weights, zp_r = x_zero_point + q8_read_shift(u8, x_type).
+// sum of the channel's weights, zp_r = x_zero_point + q8_read_shift(reads, x_type).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -70,11 +70,12 @@ struct Q8GconvKernel {
   Q8 x_type;
   int group_width;  // G
   int kr;           // activation bytes per int32 lane and instruction (the packing)
+  Q8 reads;         // the type activations are read as; the other one is flipped on load
   Q8GconvFn fn;      // requantized output
   Q8GconvFn fn_f32;  // float output
 };
 
-#define OCTET_Q8_GCONV(arch, isa, xt, g, kr, suffix)     \
+#define OCTET_Q8_GCONV(arch, isa, xt, g, kr, suffix, reads) \
   namespace arch::isa {                                  \
   void q##xt##s8_gconv_g##g(const Q8GconvArgs& args);     \
   void q##xt##s8_gconv_g##g##_f32(const Q8GconvArgs& args); \
@@ -83,8 +84,8 @@ struct Q8GconvKernel {
 #undef OCTET_Q8_GCONV
 
 inline constexpr Q8GconvKernel kQ8GconvKernelRows[] = {
-#define OCTET_Q8_GCONV(arch, isa, xt, g, kr, suffix)                                                   \
-  {"q" #xt "s8_gconv_g" #g "__" #isa suffix, Isa::isa, Q8::xt, g, kr, &arch::isa::q##xt##s8_gconv_g##g, \
+#define OCTET_Q8_GCONV(arch, isa, xt, g, kr, suffix, reads)                                                   \
+  {"q" #xt "s8_gconv_g" #g "__" #isa suffix, Isa::isa, Q8::xt, g, kr, Q8::reads, &arch::isa::q##xt##s8_gconv_g##g, \
    &arch::isa::q##xt##s8_gconv_g##g##_f32},
 #include "kernels/conv/q8_gconv_list.inc"
 #undef OCTET_Q8_GCONV

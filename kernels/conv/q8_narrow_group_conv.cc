@@ -136,7 +136,7 @@ Q8NarrowGroupConv::Q8NarrowGroupConv(const Conv2dShape& s, Q8 x_type, int32_t x_
     y_zero_point_ = rq->zero_point;
     lo_ = float(rq->qmin - rq->zero_point);
     hi_ = float(rq->qmax - rq->zero_point);
-    const int32_t zp_r = x_zero_point + q8_read_shift(Q8::u8, x_type);
+    const int32_t zp_r = x_zero_point + q8_read_shift(kernel.reads, x_type);
     packed_ = shared_packing<std::vector<uint8_t>>(
         cache,
         PackKey("q8_gconv").add(int64_t(kernel.kr)).add(int64_t(G)).add(int64_t(C)).add(int64_t(taps)).add(int64_t(zp_r))
@@ -152,7 +152,7 @@ Q8NarrowGroupConv::Q8NarrowGroupConv(const Conv2dShape& s, Q8 x_type, int32_t x_
       for (size_t k = 0; k < G * taps; ++k) sums[o] += w[o * G * taps + k];
     lo_ = out->lo;
     hi_ = out->hi;
-    float_out_.emplace(*out, std::move(sums), size_t(kQ8GconvBlock), Q8::u8, kernel.isa);
+    float_out_.emplace(*out, std::move(sums), size_t(kQ8GconvBlock), kernel.reads, kernel.isa);
     zero_.assign(C, 0);
   }
 }
