@@ -187,6 +187,29 @@ TEST(DynamicParity, GroupedConv) {
   }
 }
 
+// Grouped ConvIntegers of 4 and 8 channels a group on the narrow-group kernels' float output,
+// the second reading the first's output range.
+TEST(DynamicParity, NarrowGroupConv) {
+  OCTET_SKIP_WITHOUT_ORT();
+  ScratchDir dir("octet-dynamic");
+  OnnxBuilder b(13, "dynamic_narrow_groups", 9);
+  auto x = b.input("x", {-1, 40, 9, 9});
+  auto t = b.node("Relu", {b.node("Conv", {x, b.random_normal_init("w1", {40, 4, 3, 3}, 0.0f, 0.2f),
+                                           b.random_normal_init("b1", {40}, 0.0f, 0.1f)},
+                                  {{"pads", {1, 1, 1, 1}}, {"group", int64_t{10}}})});
+  t = b.node("Conv", {t, b.random_normal_init("w2", {40, 8, 3, 3}, 0.0f, 0.2f)},
+             {{"pads", {0, 1, 1, 0}}, {"strides", {2, 2}}, {"group", int64_t{5}}});
+  b.output(t);
+  const std::string path = dynamic_model(b, dir, "narrow_groups", true);
+  expect_bit_exact(path, "narrow_groups", 2);
+  if (kernels::active_isa() == kernels::Isa::scalar) return;
+  Session session = Session::load(path);
+  int narrow = 0;
+  for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
+    narrow += step.kernel.find("_gconv_g") != std::string::npos;
+  EXPECT_EQ(narrow, 2);
+}
+
 // DeepLabV3's ASPP on a small map: 3x3 convs whose dilation exceeds the map, one with stride 2
 // and asymmetric pads whose rows are partly live. passes::prune_dead_taps crops the taps that
 // read only padding; ConvInteger pads with x's zero point (ORT's im2col too), so a dropped tap

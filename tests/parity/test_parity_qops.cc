@@ -297,6 +297,45 @@ TEST(QOpsParity, QLinearConvS8GroupedDilated) {
   expect_exact(qlinearconv_model(q), "qconv_s8_grouped_dilated");
 }
 
+// The kernel octet's plan runs for the single QLinearConv of `model` (batch 1).
+std::string qlinearconv_kernel(const OnnxBuilder& model) {
+  ScratchDir dir("octet-qops-kernel");
+  const std::string path = (dir.path() / "m.onnx").string();
+  model.save(path);
+  Session session = Session::load(path);
+  for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
+    if (step.op == "QLinearConv") return step.kernel;
+  return "";
+}
+
+// Groups of 4 and 8 channels (ResNeXt's, RegNet's) on the narrow-group kernels
+// (kernels/conv/q8_gconv_list.h): channel tails of a 16-channel block, stride 2 with asymmetric
+// pads, u8 and s8.
+TEST(QOpsParity, QLinearConvNarrowGroups) {
+  OCTET_SKIP_WITHOUT_ORT();
+  QConvCase g4;
+  g4.in_c = g4.out_c = 36;  // 9 groups of 4: a block and a 4-channel tail
+  g4.group = 9;
+  g4.per_channel = true;
+  QConvCase g8;
+  g8.x = g8.y = DType::s8;
+  g8.x_zp = -7;
+  g8.y_zp = 5;
+  g8.in_c = g8.out_c = 24;  // 3 groups of 8
+  g8.group = 3;
+  g8.strides = {2, 2};
+  g8.pads = {0, 1, 1, 0};
+  g8.h = 9;
+  g8.width = 11;
+  for (const auto& [q, name] : {std::pair{g4, "qconv_u8_groups_of_4"}, std::pair{g8, "qconv_s8_groups_of_8"}}) {
+    const OnnxBuilder model = qlinearconv_model(q);
+    expect_exact(model, name);
+    if (kernels::active_isa() != kernels::Isa::scalar)
+      EXPECT_NE(qlinearconv_kernel(model).find("_gconv_g"), std::string::npos)
+          << name << " runs " << qlinearconv_kernel(model);
+  }
+}
+
 TEST(QOpsParity, QLinearConvU8U8Pointwise) {
   OCTET_SKIP_WITHOUT_ORT();
   QConvCase q;
