@@ -6,8 +6,8 @@
 //     Winograd F(2x2, 3x3) where it applies (whether or not its cost rule chose it);
 //   FP32 depthwise: each depthwise row, and the IGEMM rows (the grouped fallback);
 //   INT8 dense: the IGEMM driver with each INT8 row of the activation type;
-//   INT8 grouped: one IGEMM per group (Q8GroupedConv) and, for groups of 4 or 8 channels, each
-//   narrow-group row (Q8NarrowGroupConv);
+//   INT8 grouped: one IGEMM per group (Q8GroupedConv) and, for groups of 4, 8 or a multiple of 16
+//   channels, each narrow-group row (Q8NarrowGroupConv);
 //   INT8 depthwise: each INT8 depthwise row that fits the shape.
 // One thread, random data of the layer's types, the weights before each run where the model
 // leaves them (ColdWeights: the L3 or memory). A timing check: bench/check_dispatch.py runs
@@ -215,7 +215,7 @@ std::vector<Candidate> candidates(const Layer& l, LayerData& d) {
     out.push_back({base_kernel_name(grouped->kernel_name()), [grouped, &d] { grouped->run(d.xq.data(), d.yq.data(), nullptr); }});
     if (kernels::Q8NarrowGroupConv::supports(s, l.x_type, l.y_type))
       for (const auto& k : kernels::kQ8GconvKernels) {
-        if (!candidate_row(k) || k.x_type != l.x_type || k.group_width != s.in_c / s.groups) continue;
+        if (!candidate_row(k) || k.x_type != l.x_type || !kernels::q8_gconv_row_fits(k, s.in_c / s.groups)) continue;
         auto conv = std::make_shared<kernels::Q8NarrowGroupConv>(s, l.x_type, x_zp, d.wq.data(), d.bq.data(), &rq,
                                                                  nullptr, l.y_type, k);
         conv->bind(d.xq.data());

@@ -29,6 +29,14 @@ struct Ops : NeonEpilogue {
     return vreinterpretq_s32_u8(x);
   }
   template <bool kFlip>
+  static Vec bcast_quad(const uint8_t* p) {
+    uint32_t quad;
+    std::memcpy(&quad, p, 4);
+    uint8x16_t x = vreinterpretq_u8_u32(vdupq_n_u32(quad));
+    if (kFlip) x = veorq_u8(x, vdupq_n_u8(0x80));
+    return vreinterpretq_s32_u8(x);
+  }
+  template <bool kFlip>
   static Vec chunk_tail(const uint8_t* p, size_t n) {
     uint8_t bytes[16] = {};
     std::memcpy(bytes, p, n);

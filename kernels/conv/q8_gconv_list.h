@@ -17,6 +17,11 @@
 // IGEMM's own store (kernels/gemm/q8_igemm_store.inc): the same requantization and float output,
 // bit for bit.
 //
+// Groups of a multiple of 16 channels (the g16 rows, dot-product levels) need no slots: a block
+// of 16 output channels lies in one group, in channel order, and per tap each input quad of the
+// group is broadcast to every lane as in the dense IGEMM, read where it is (no gather); its tap
+// holds G / 4 quads x 16 channels x 4 int8, w[o][4q + j][tap] (the same bytes a block).
+//
 // Packed weights, per block of 16 output channels (the channel tail zero-padded):
 //   int32 bias'[16], float multiplier[16] (channel order), then for each tap, for each chunk c:
 //   4G slots of KR weights (int8 for KR 4, int16 for KR 2: 4 bytes a slot), slot s holding
@@ -49,6 +54,7 @@ struct Q8GconvArgs {
   size_t pixels;
   size_t channels;  // input = output channels, a multiple of G
   size_t ks;
+  size_t group_width;  // G
   ptrdiff_t x_offset;
   const uint8_t* zero;  // >= channels bytes of the activations' zero point
   const void* packed;   // every block (above)
@@ -68,7 +74,7 @@ struct Q8GconvKernel {
   const char* name;
   Isa isa;
   Q8 x_type;
-  int group_width;  // G
+  int group_width;  // G: 4, 8, or 16 for any multiple of 16
   int kr;           // activation bytes per int32 lane and instruction (the packing)
   Q8 reads;         // the type activations are read as; the other one is flipped on load
   Q8GconvFn fn;      // requantized output
@@ -91,5 +97,10 @@ inline constexpr Q8GconvKernel kQ8GconvKernelRows[] = {
 #undef OCTET_Q8_GCONV
     Q8GconvKernel{}};
 inline constexpr std::span<const Q8GconvKernel> kQ8GconvKernels = rows_before_terminator(kQ8GconvKernelRows);
+
+// Whether row k runs groups of g input and output channels.
+constexpr bool q8_gconv_row_fits(const Q8GconvKernel& k, int g) {
+  return k.group_width == (g >= 16 && g % 16 == 0 ? 16 : g);
+}
 
 }  // namespace octet::kernels

@@ -16,6 +16,7 @@ constexpr size_t kTaskPixels = 32;
 
 int group_width(const Conv2dShape& s) { return s.groups > 0 ? s.in_c / s.groups : 0; }
 
+
 bool is_q8(Q8 t) { return t == Q8::u8 || t == Q8::s8; }
 
 // The blocks of kernels/conv/q8_gconv_list.h for weights w [C][G][taps], laid out for a row
@@ -42,6 +43,17 @@ std::vector<uint8_t> pack_blocks(const Conv2dShape& s, int kr, const int8_t* w, 
       const float m = multiplier.size() == 1 ? multiplier[0] : multiplier[o];
       std::memcpy(block + n * 4, &folded, 4);
       std::memcpy(block + (kQ8GconvBlock + n) * 4, &m, 4);
+    }
+    if (G >= 16) {  // a block in one group, channel order: per tap G / 4 quads x 16 channels x 4
+      for (size_t t = 0; t < taps; ++t)
+        for (size_t q = 0; q < G / 4; ++q)
+          for (size_t n = 0; n < size_t(kQ8GconvBlock); ++n) {
+            const size_t o = b * kQ8GconvBlock + n;
+            for (size_t j = 0; j < 4; ++j)
+              std::memcpy(block + 2 * kQ8GconvBlock * 4 + ((t * (G / 4) + q) * kQ8GconvBlock + n) * 4 + j,
+                          &w[(o * G + 4 * q + j) * taps + t], 1);
+          }
+      continue;
     }
     for (size_t t = 0; t < taps; ++t)
       for (size_t c = 0; c < chunks; ++c) {
@@ -85,13 +97,14 @@ const Q8GconvKernel& chosen(const Conv2dShape& s, Q8 x_type, Q8 y_type, Isa isa)
 
 const Q8GconvKernel* choose_q8_gconv_kernel(Isa isa, Q8 x_type, int group_width) {
   for (const Q8GconvKernel& k : kQ8GconvKernels)
-    if (k.x_type == x_type && k.group_width == group_width && row_runs(k, isa)) return &k;
+    if (k.x_type == x_type && q8_gconv_row_fits(k, group_width) && row_runs(k, isa)) return &k;
   return nullptr;
 }
 
 bool Q8NarrowGroupConv::supports(const Conv2dShape& s, Q8 x_type, Q8 y_type) {
   const int g = group_width(s);
-  return is_q8(x_type) && is_q8(y_type) && s.groups > 1 && (g == 4 || g == 8) && s.in_c == s.groups * g &&
+  return is_q8(x_type) && is_q8(y_type) && s.groups > 1 && (g == 4 || g == 8 || (g >= 16 && g % 16 == 0)) &&
+         s.in_c == s.groups * g &&
          s.out_c == s.in_c && !s.has_depth() && s.batch > 0 && s.in_h > 0 && s.in_w > 0 && s.out_h > 0 &&
          s.out_w > 0 && s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 &&
          s.dilation_w > 0;
@@ -116,7 +129,8 @@ Q8NarrowGroupConv::Q8NarrowGroupConv(const Conv2dShape& s, Q8 x_type, int32_t x_
                                      Q8 y_type, const Q8GconvKernel& kernel, PackedCache* cache)
     : s_(s), x_type_(x_type), y_type_(y_type), kernel_(&kernel), name_(row_kernel(kernel)),
       x_zero_point_(x_zero_point) {
-  if (!supports(s, x_type, y_type) || kernel.group_width != group_width(s) || kernel.x_type != x_type)
+  if (!supports(s, x_type, y_type) || !q8_gconv_row_fits(kernel, group_width(s)) ||
+      kernel.x_type != x_type)
     throw Unsupported(std::string("Q8NarrowGroupConv: ") + kernel.name + " runs " + q8_name(kernel.x_type) +
                       " groups of " + std::to_string(kernel.group_width) + " input and output channels; got " +
                       q8_name(x_type) + ", groups " + std::to_string(s.groups) + ", in_c " + std::to_string(s.in_c) +
@@ -213,6 +227,7 @@ void Q8NarrowGroupConv::run_tasks(const void* x, void* y, size_t y_bytes, pthrea
   a.taps = taps_.data();
   a.channels = C;
   a.ks = size_t(s_.kernel_h) * s_.kernel_w;
+  a.group_width = size_t(group_width(s_));
   a.zero = zero_.data();
   a.packed = packed_->data();
   a.y = y;

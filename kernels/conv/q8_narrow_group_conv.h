@@ -36,7 +36,8 @@ const Q8GconvKernel* choose_q8_gconv_kernel(Isa isa, Q8 x_type, int group_width)
 
 class Q8NarrowGroupConv {
  public:
-  // 2-D, groups > 1, in_c / groups == out_c / groups == 4 or 8, positive sizes, u8 / s8 types.
+  // 2-D, groups > 1, in_c / groups == out_c / groups == 4, 8 or a multiple of 16, positive
+  // sizes, u8 / s8 types.
   static bool supports(const Conv2dShape& s, Q8 x_type, Q8 y_type);
   // supports() and a microkernel runs under the cap `isa` on this CPU.
   static bool runs(const Conv2dShape& s, Q8 x_type, Q8 y_type, Isa isa);

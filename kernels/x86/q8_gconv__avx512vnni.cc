@@ -28,6 +28,13 @@ struct Ops : ZmmEpilogue {
     return kFlip ? flip(x) : x;
   }
   template <bool kFlip>
+  static Vec bcast_quad(const uint8_t* p) {
+    int32_t quad;
+    std::memcpy(&quad, p, 4);
+    const Vec x = _mm512_set1_epi32(quad);
+    return kFlip ? flip(x) : x;
+  }
+  template <bool kFlip>
   static Vec chunk_tail(const uint8_t* p, size_t n) {
     const Vec x = _mm512_broadcast_i32x4(_mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p));
     return kFlip ? flip(x) : x;

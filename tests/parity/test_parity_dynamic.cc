@@ -187,8 +187,8 @@ TEST(DynamicParity, GroupedConv) {
   }
 }
 
-// Grouped ConvIntegers of 4 and 8 channels a group on the narrow-group kernels' float output,
-// the second reading the first's output range.
+// Grouped ConvIntegers of 4, 8 and 16 channels a group on the narrow-group kernels' float
+// output, each reading the previous one's output range.
 TEST(DynamicParity, NarrowGroupConv) {
   OCTET_SKIP_WITHOUT_ORT();
   ScratchDir dir("octet-dynamic");
@@ -199,15 +199,18 @@ TEST(DynamicParity, NarrowGroupConv) {
                                   {{"pads", {1, 1, 1, 1}}, {"group", int64_t{10}}})});
   t = b.node("Conv", {t, b.random_normal_init("w2", {40, 8, 3, 3}, 0.0f, 0.2f)},
              {{"pads", {0, 1, 1, 0}}, {"strides", {2, 2}}, {"group", int64_t{5}}});
+  t = b.node("Conv", {b.node("Concat", {t, t}, {{"axis", int64_t{1}}}),
+                      b.random_normal_init("w3", {80, 16, 3, 3}, 0.0f, 0.2f)},
+             {{"pads", {1, 1, 1, 1}}, {"group", int64_t{5}}});
   b.output(t);
   const std::string path = dynamic_model(b, dir, "narrow_groups", true);
-  expect_bit_exact(path, "narrow_groups", 2);
+  expect_bit_exact(path, "narrow_groups", 3);
   if (kernels::active_isa() == kernels::Isa::scalar) return;
   Session session = Session::load(path);
   int narrow = 0;
   for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
     narrow += step.kernel.find("_gconv_g") != std::string::npos;
-  EXPECT_EQ(narrow, 2);
+  EXPECT_EQ(narrow, 3);
 }
 
 // DeepLabV3's ASPP on a small map: 3x3 convs whose dilation exceeds the map, one with stride 2

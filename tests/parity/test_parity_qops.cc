@@ -308,9 +308,9 @@ std::string qlinearconv_kernel(const OnnxBuilder& model) {
   return "";
 }
 
-// Groups of 4 and 8 channels (ResNeXt's, RegNet's) on the narrow-group kernels
+// Groups of 4, 8 and 32 channels (ResNeXt's, RegNet's) on the narrow-group kernels
 // (kernels/conv/q8_gconv_list.h): channel tails of a 16-channel block, stride 2 with asymmetric
-// pads, u8 and s8.
+// pads, a grouped 1x1, u8 and s8.
 TEST(QOpsParity, QLinearConvNarrowGroups) {
   OCTET_SKIP_WITHOUT_ORT();
   QConvCase g4;
@@ -327,7 +327,13 @@ TEST(QOpsParity, QLinearConvNarrowGroups) {
   g8.pads = {0, 1, 1, 0};
   g8.h = 9;
   g8.width = 11;
-  for (const auto& [q, name] : {std::pair{g4, "qconv_u8_groups_of_4"}, std::pair{g8, "qconv_s8_groups_of_8"}}) {
+  QConvCase g32;
+  g32.in_c = g32.out_c = 64;  // 2 groups of 32: the g16 rows, quads read in place
+  g32.group = 2;
+  g32.kernel = 1;
+  g32.pads = {0, 0, 0, 0};
+  for (const auto& [q, name] : {std::pair{g4, "qconv_u8_groups_of_4"}, std::pair{g8, "qconv_s8_groups_of_8"},
+                                std::pair{g32, "qconv_u8_groups_of_32_pointwise"}}) {
     const OnnxBuilder model = qlinearconv_model(q);
     expect_exact(model, name);
     if (kernels::active_isa() != kernels::Isa::scalar)

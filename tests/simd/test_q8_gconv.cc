@@ -1,6 +1,6 @@
 // Q8NarrowGroupConv on every row of kernels/conv/q8_gconv_list.h this CPU runs, against
 // q8_conv2d_nhwc__ref byte for byte (requantized) and the reference accumulators through the float
-// epilogue exactly (dynamic quantization): groups of 4 and 8 channels, every channel tail of a
+// epilogue exactly (dynamic quantization): groups of 4, 8, 16, 32 and 48 channels, every channel tail of a
 // 16-channel block, 1x1 / 3x3 / 5x5 / 1x7 / 7x1 kernels, strides, dilations, asymmetric pads,
 // 1-pixel maps, batches, u8 and s8 on both sides, per-tensor and per-channel multipliers, extreme
 // values and zero points, two threads; and that the plan takes it where a kernel runs.
@@ -45,6 +45,11 @@ Conv2dShape shape(int groups, int g, int h, int w, int kh, int kw, int stride, i
   s.out_w = (w + pl + pr - dilation * (kw - 1) - 1) / stride + 1;
   s.batch = batch;
   return s;
+}
+
+// A group width the row runs: its own, or for the g16 rows 16, 32 or 48.
+int width_for(std::mt19937& rng, const Q8GconvKernel& k) {
+  return k.group_width == 16 ? 16 * (1 + int(rng() % 3)) : k.group_width;
 }
 
 Conv2dShape random_shape(std::mt19937& rng, int g) {
@@ -166,7 +171,7 @@ TEST(Q8NarrowGroupConv, RandomShapesEveryKernel) {
   size_t checked = 0;
   for (const Q8GconvKernel* k : runnable_kernels())
     for (int i = 0; i < 60 && !HasFailure(); ++i)
-      checked += check(rng, random_shape(rng, k->group_width), i % 3 ? Q8::u8 : Q8::s8, Fill::random, i % 4 != 0, *k);
+      checked += check(rng, random_shape(rng, width_for(rng, *k)), i % 3 ? Q8::u8 : Q8::s8, Fill::random, i % 4 != 0, *k);
   EXPECT_GT(checked, 0u);
 }
 
@@ -175,9 +180,9 @@ TEST(Q8NarrowGroupConv, RandomShapesEveryKernel) {
 TEST(Q8NarrowGroupConv, EveryChannelAndPixelTail) {
   std::mt19937 rng(5);
   for (const Q8GconvKernel* k : runnable_kernels())
-    for (int groups = 2; groups <= (k->group_width == 4 ? 13 : 7) && !HasFailure(); ++groups)
+    for (int groups = 2; groups <= (k->group_width == 4 ? 13 : k->group_width == 8 ? 7 : 5) && !HasFailure(); ++groups)
       for (int w = 1; w <= 9; w += 4)
-        check(rng, shape(groups, k->group_width, 3, w, 3, 3, 1, 1, 1, 1, 1, 1), Q8::u8, Fill::random, true, *k);
+        check(rng, shape(groups, width_for(rng, *k), 3, w, 3, 3, 1, 1, 1, 1, 1, 1), Q8::u8, Fill::random, true, *k);
 }
 
 // All-extreme activations and zero points against +-127 weights: the int32 sums and the fold
@@ -186,7 +191,7 @@ TEST(Q8NarrowGroupConv, ExtremeValuesAndZeroPoints) {
   std::mt19937 rng(7);
   for (const Q8GconvKernel* k : runnable_kernels())
     for (int i = 0; i < 20 && !HasFailure(); ++i)
-      check(rng, random_shape(rng, k->group_width), i % 2 ? Q8::u8 : Q8::s8, Fill::extreme, true, *k);
+      check(rng, random_shape(rng, width_for(rng, *k)), i % 2 ? Q8::u8 : Q8::s8, Fill::extreme, true, *k);
 }
 
 TEST(Q8NarrowGroupConv, FloatOutputEveryKernel) {
@@ -194,18 +199,19 @@ TEST(Q8NarrowGroupConv, FloatOutputEveryKernel) {
   size_t checked = 0;
   for (const Q8GconvKernel* k : runnable_kernels())
     for (int i = 0; i < 40 && !HasFailure(); ++i)
-      checked += check_float(rng, random_shape(rng, k->group_width), i % 5 == 0 ? Fill::extreme : Fill::random, i, *k);
+      checked += check_float(rng, random_shape(rng, width_for(rng, *k)), i % 5 == 0 ? Fill::extreme : Fill::random, i, *k);
   EXPECT_GT(checked, 0u);
 }
 
-// ResNeXt-50's first-stage grouped 3x3 (32 groups of 4) and RegNetY-400MF's (6 groups of 8) at
-// stride 2, over two images, on two threads.
+// ResNeXt-50's first- and third-stage grouped 3x3s (32 groups of 4, of 16) and RegNetY-400MF's (6
+// groups of 8) at stride 2, over two images, on two threads.
 TEST(Q8NarrowGroupConv, TwoThreads) {
   testing::Pool pool(pthreadpool_create(2));
   std::mt19937 rng(3);
   for (const Q8GconvKernel* k : runnable_kernels()) {
-    const Conv2dShape s = k->group_width == 4 ? shape(32, 4, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 2)
-                                              : shape(6, 8, 28, 28, 3, 3, 2, 1, 1, 1, 1, 1, 2);
+    const Conv2dShape s = k->group_width == 4   ? shape(32, 4, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 2)
+                          : k->group_width == 8 ? shape(6, 8, 28, 28, 3, 3, 2, 1, 1, 1, 1, 1, 2)
+                                                : shape(32, 16, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 2);
     check(rng, s, Q8::u8, Fill::random, true, *k, pool.get());
     check_float(rng, s, Fill::random, 1, *k, pool.get());
   }
@@ -215,7 +221,10 @@ TEST(Q8NarrowGroupConv, WhatItTakes) {
   const Conv2dShape g4 = shape(32, 4, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1);
   EXPECT_TRUE(Q8NarrowGroupConv::supports(g4, Q8::u8, Q8::u8));
   EXPECT_TRUE(Q8NarrowGroupConv::supports(shape(6, 8, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1), Q8::s8, Q8::u8));
-  EXPECT_FALSE(Q8NarrowGroupConv::supports(shape(8, 16, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1), Q8::u8, Q8::u8));  // G 16
+  EXPECT_TRUE(Q8NarrowGroupConv::supports(shape(8, 16, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1), Q8::u8, Q8::u8));
+  EXPECT_TRUE(Q8NarrowGroupConv::supports(shape(2, 64, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1), Q8::u8, Q8::u8));
+  EXPECT_FALSE(Q8NarrowGroupConv::supports(shape(8, 24, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1), Q8::u8, Q8::u8));  // G 24
+  EXPECT_FALSE(Q8NarrowGroupConv::supports(shape(8, 12, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1), Q8::u8, Q8::u8));  // G 12
   EXPECT_FALSE(Q8NarrowGroupConv::supports(shape(16, 2, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1), Q8::u8, Q8::u8));  // G 2
   Conv2dShape wider = g4;
   wider.out_c = 2 * wider.in_c;  // 4 in, 8 out per group
