@@ -5,6 +5,7 @@
 
 #include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
+#include "engine/ops/repeated_channels.h"
 #include "engine/ops/spatial.h"
 #include "engine/ops/strided_output.h"
 #include "kernels/conv/f32_conv.h"
@@ -12,7 +13,6 @@
 #include "kernels/conv/f32_narrow_group_conv.h"
 #include "kernels/conv/f32_winograd.h"
 #include "kernels/elementwise/eltwise.h"
-#include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/fallback.h"
 #include "kernels/ref/conv2d.h"
 
@@ -89,41 +89,18 @@ Kernel fast_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernel
   }
 }
 
-// A depthwise conv with a channel multiplier m (groups == in_c, out_c == m * in_c: FastViT's
-// downsampling convs, TF's depth_multiplier): output channel o reads input channel o / m (ONNX's
-// group rule), so it is the depthwise conv of x with every channel repeated m times. The repeat
-// goes to a buffer of out_c channels a pixel, then F32DwConv runs over it; the grouped IGEMM it
-// replaces gave each group's m output columns a whole tile (FastViT-T8's 7x7 stride-2 convs at
-// multiplier 2 ran 3 GMAC/s there). An empty Kernel when F32DwConv takes no such shape.
+// A depthwise conv with a channel multiplier (engine/ops/repeated_channels.h) on F32DwConv over
+// its input's channels repeated; an empty Kernel when F32DwConv takes no such shape.
 Kernel multiplier_depthwise_conv(const OpContext& c, const kernels::Conv2dShape& s, const kernels::Activation& act,
                                  const float* x, const float* w, const float* b, ops::StridedOutput& output,
                                  const float* r) {
-  if (s.has_depth() || s.groups <= 1 || s.groups != s.in_c || s.out_c <= s.in_c || s.out_c % s.in_c != 0)
-    return {};
-  kernels::Conv2dShape repeated = s;
-  repeated.in_c = repeated.groups = s.out_c;
-  const size_t m = size_t(s.out_c / s.in_c), channels = size_t(s.in_c);
-  const size_t pixels = size_t(s.batch) * size_t(s.in_h) * size_t(s.in_w);
-  auto buffer = std::make_shared<std::vector<float>>(pixels * channels * m);
-  Kernel conv = fast_conv<kernels::F32DwConv>(c, repeated, act, buffer->data(), w, b, output, r);
+  const std::optional<kernels::Conv2dShape> repeated = ops::repeated_depthwise_shape(s);
+  if (!repeated) return {};
+  const ops::RepeatedChannels<float> buffer(s);
+  Kernel conv = fast_conv<kernels::F32DwConv>(c, *repeated, act, buffer.data(), w, b, output, r);
   if (!conv) return {};
   if (c.kernel_name) c.report_kernel(kernels::portable_kernel("repeat_channels") + " + " + *c.kernel_name);
-  pthreadpool_t pool = c.threadpool;
-  return [=] {
-    float* to = buffer->data();
-    kernels::parallel_pieces(pool, pixels, std::max<size_t>(1, kernels::kEltwiseMinPiece / (channels * m)),
-                             [&](size_t first, size_t count) {
-                               const float* from = x + first * channels;
-                               float* dst = to + first * channels * m;
-                               const size_t n = count * channels;
-                               if (m == 2) {  // a loop the compiler vectorizes (unpacks)
-                                 for (size_t i = 0; i < n; ++i) dst[2 * i] = dst[2 * i + 1] = from[i];
-                               } else {
-                                 for (size_t i = 0; i < n; ++i) std::fill_n(dst + i * m, m, from[i]);
-                               }
-                             });
-    conv();
-  };
+  return buffer.then(c.threadpool, x, std::move(conv));
 }
 
 Kernel build_conv(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {

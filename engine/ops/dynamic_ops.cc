@@ -20,6 +20,7 @@
 #include "engine/ops/gemm_geometry.h"
 #include "engine/ops/qparams.h"
 #include "engine/ops/range_output.h"
+#include "engine/ops/repeated_channels.h"
 #include "engine/ops/strided_output.h"
 #include "engine/ops/spatial.h"
 #include "kernels/conv/q8_conv.h"
@@ -124,6 +125,22 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     }
   }
   auto* y = static_cast<float*>(output.dense());
+  const std::optional<kernels::Conv2dShape> repeated = ops::repeated_depthwise_shape(s);
+  if (repeated && kernels::Q8DequantizedDwConv::supports(*repeated) && fast_weights(c, in)) {
+    // A channel multiplier: the depthwise conv of x's channels repeated (ops/repeated_channels.h).
+    const ops::RepeatedChannels<uint8_t> buffer(s);
+    auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(*repeated, x_type, static_cast<const int8_t*>(in[kW]),
+                                                               dq, c.isa, c.packed_cache);
+    if (conv->has_kernel()) {
+      const auto* x = static_cast<const uint8_t*>(in[kX]);
+      c.report_kernel(kernels::portable_kernel("repeat_channels") + " + " + conv->kernel_id() +
+                      " (exact integer sums in float)" + activation_note(c, dq) + ops::range_note(c));
+      return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+        buffer.fill(pool, x);
+        conv->run(buffer.data(), *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
+      }), pool);
+    }
+  }
   if (kernels::Q8NarrowGroupConv::runs(s, x_type, x_type, c.isa) && fast_weights(c, in)) {
     const auto fast = kernels::make_fast<kernels::Q8NarrowGroupConv>(s, x_type, static_cast<const int8_t*>(in[kW]),
                                                                       dq, c.isa, c.packed_cache);

@@ -8,6 +8,7 @@
 #include "kernels/ref/fp_contract_off.h"
 
 #include "engine/ops/qparams.h"
+#include "engine/ops/repeated_channels.h"
 #include "engine/ops/spatial.h"
 #include "engine/ops/strided_output.h"
 #include "kernels/conv/q8_conv.h"
@@ -163,6 +164,16 @@ Kernel build_fast_qlinearconv(const OpContext& c, std::span<const void* const> i
   // A 3-D depthwise conv runs grouped (the depthwise kernels are 2-D).
   const bool depthwise = s.groups > 1 && s.groups == s.in_c && s.out_c == s.in_c && !s.has_depth();
   if (depthwise) return fast_qconv<kernels::Q8DwConv>(c, in, y, s, *tx, *ty);
+  if (const std::optional<kernels::Conv2dShape> repeated = ops::repeated_depthwise_shape(s)) {
+    // A channel multiplier: the depthwise conv of x's channels repeated (ops/repeated_channels.h).
+    const ops::RepeatedChannels<uint8_t> buffer(s);
+    std::vector<const void*> repeated_in(in.begin(), in.end());
+    repeated_in[kX] = buffer.data();
+    if (Kernel conv = fast_qconv<kernels::Q8DwConv>(c, repeated_in, y, *repeated, *tx, *ty)) {
+      if (c.kernel_name) c.report_kernel(kernels::portable_kernel("repeat_channels") + " + " + *c.kernel_name);
+      return buffer.then(c.threadpool, static_cast<const uint8_t*>(in[kX]), std::move(conv));
+    }
+  }
   if (s.groups == 1) return fast_qconv<kernels::Q8Conv>(c, in, y, s, *tx, *ty);
   if (kernels::Q8NarrowGroupConv::runs(s, *tx, *ty, c.isa))
     return fast_qconv<kernels::Q8NarrowGroupConv>(c, in, y, s, *tx, *ty);

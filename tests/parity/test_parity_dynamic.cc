@@ -213,6 +213,27 @@ TEST(DynamicParity, NarrowGroupConv) {
   EXPECT_EQ(narrow, 3);
 }
 
+// A depthwise ConvInteger with a channel multiplier of 2 (FastViT's 7x7 stride-2 downsampling):
+// the depthwise kernel over the input's channels repeated.
+TEST(DynamicParity, DepthwiseWithChannelMultiplier) {
+  OCTET_SKIP_WITHOUT_ORT();
+  ScratchDir dir("octet-dynamic");
+  OnnxBuilder b(13, "dynamic_multiplier", 3);
+  auto x = b.input("x", {-1, 12, 11, 11});
+  auto t = b.node("Conv", {x, b.random_normal_init("w1", {24, 1, 7, 7}, 0.0f, 0.2f),
+                           b.random_normal_init("b1", {24}, 0.0f, 0.1f)},
+                  {{"pads", {3, 3, 3, 3}}, {"strides", {2, 2}}, {"group", int64_t{12}}});
+  b.output(t);
+  const std::string path = dynamic_model(b, dir, "multiplier", true);
+  expect_bit_exact(path, "multiplier", 1);
+  if (kernels::active_isa() == kernels::Isa::scalar) return;
+  Session session = Session::load(path);
+  int repeated = 0;
+  for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
+    repeated += step.kernel.starts_with("repeat_channels + ");
+  EXPECT_EQ(repeated, 1);
+}
+
 // DeepLabV3's ASPP on a small map: 3x3 convs whose dilation exceeds the map, one with stride 2
 // and asymmetric pads whose rows are partly live. passes::prune_dead_taps crops the taps that
 // read only padding; ConvInteger pads with x's zero point (ORT's im2col too), so a dropped tap

@@ -342,6 +342,36 @@ TEST(QOpsParity, QLinearConvNarrowGroups) {
   }
 }
 
+// Depthwise convs with a channel multiplier (FastViT's 7x7 stride-2 downsampling at 2, and 3):
+// the depthwise kernel over the input's channels repeated.
+TEST(QOpsParity, QLinearConvDepthwiseWithChannelMultiplier) {
+  OCTET_SKIP_WITHOUT_ORT();
+  QConvCase m2;
+  m2.in_c = 24;
+  m2.out_c = 48;
+  m2.group = 24;
+  m2.kernel = 7;
+  m2.pads = {3, 3, 3, 3};
+  m2.strides = {2, 2};
+  m2.h = 13;
+  m2.width = 12;
+  m2.per_channel = true;
+  QConvCase m3;
+  m3.x = m3.y = DType::s8;
+  m3.x_zp = 3;
+  m3.y_zp = -2;
+  m3.in_c = 5;
+  m3.out_c = 15;
+  m3.group = 5;
+  for (const auto& [q, name] : {std::pair{m2, "qconv_u8_multiplier_2"}, std::pair{m3, "qconv_s8_multiplier_3"}}) {
+    const OnnxBuilder model = qlinearconv_model(q);
+    expect_exact(model, name);
+    if (kernels::active_isa() != kernels::Isa::scalar)
+      EXPECT_NE(qlinearconv_kernel(model).find("repeat_channels + q8_dwconv"), std::string::npos)
+          << name << " runs " << qlinearconv_kernel(model);
+  }
+}
+
 TEST(QOpsParity, QLinearConvU8U8Pointwise) {
   OCTET_SKIP_WITHOUT_ORT();
   QConvCase q;
