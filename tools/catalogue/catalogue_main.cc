@@ -115,6 +115,8 @@ const Family kFamilies[] = {
     {"f32_winograd", kTemplated}, {"f32_dwconv", kTemplated}, {"f32_gconv", kTemplated},
     {"q8_dwconv", "kernels/conv/dwconv_list.inc"}, {"qu8s8_", "kernels/gemm/q8_gemm_list.inc"},
     {"qs8s8_", "kernels/gemm/q8_gemm_list.inc"}, {"qu8u8_", "kernels/gemm/q8_gemm_list.inc"},
+    // After the IGEMM prefixes: the last family whose prefix matches decides.
+    {"qu8s8_gconv", "kernels/conv/q8_gconv_list.inc"}, {"qs8s8_gconv", "kernels/conv/q8_gconv_list.inc"},
     {"f32_add", kTemplated}, {"f32_mul", kTemplated},
     {"f32_clamp", kTemplated}, {"f32_sigmoid", kTemplated}, {"f32_where", kTemplated}, {"f32_lrn", kTemplated}, {"f32_maxpool_argmax", kTemplated},
     {"f32_roialign", kTemplated}, {"f32_gridsample", kTemplated},
