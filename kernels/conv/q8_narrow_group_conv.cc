@@ -16,7 +16,6 @@ constexpr size_t kTaskPixels = 32;
 
 int group_width(const Conv2dShape& s) { return s.groups > 0 ? s.in_c / s.groups : 0; }
 
-
 bool is_q8(Q8 t) { return t == Q8::u8 || t == Q8::s8; }
 
 // The blocks of kernels/conv/q8_gconv_list.h for weights w [C][G][taps], laid out for a row
