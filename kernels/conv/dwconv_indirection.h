@@ -84,4 +84,23 @@ void build_dw_indirection(const Conv2dShape& s, const DwColumns& cols, const T* 
       border);
 }
 
+// One pointer per output pixel and tap of image 0, pixel-major ([out_h * out_w][kernel_h *
+// kernel_w]): where the tap reads x ([in_h][in_w][C] of image 0), or `zero` in the padding. The
+// narrow-group convs' indirection (other images an offset).
+template <typename T>
+void build_tap_pointers(const Conv2dShape& s, const T* x, const T* zero, std::vector<const T*>& taps) {
+  taps.resize(static_cast<size_t>(s.out_h) * s.out_w * s.kernel_h * s.kernel_w);
+  const T** out = taps.data();
+  for (int oy = 0; oy < s.out_h; ++oy)
+    for (int ox = 0; ox < s.out_w; ++ox)
+      for (int ky = 0; ky < s.kernel_h; ++ky) {
+        const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+        for (int kx = 0; kx < s.kernel_w; ++kx) {
+          const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+          const bool inside = iy >= 0 && iy < s.in_h && ix >= 0 && ix < s.in_w;
+          *out++ = inside ? x + (static_cast<size_t>(iy) * s.in_w + static_cast<size_t>(ix)) * s.in_c : zero;
+        }
+      }
+}
+
 }  // namespace octet::kernels

@@ -130,19 +130,7 @@ F32NarrowGroupConv::F32NarrowGroupConv(const Conv2dShape& s, const float* weight
 
 void F32NarrowGroupConv::bind(const float* x) {
   bound_ = x;
-  const size_t taps = size_t(s_.kernel_h) * s_.kernel_w;
-  taps_.resize(size_t(s_.out_h) * s_.out_w * taps);
-  const float** out = taps_.data();
-  for (int oy = 0; oy < s_.out_h; ++oy)
-    for (int ox = 0; ox < s_.out_w; ++ox)
-      for (int ky = 0; ky < s_.kernel_h; ++ky) {
-        const int iy = oy * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
-        for (int kx = 0; kx < s_.kernel_w; ++kx) {
-          const int ix = ox * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
-          const bool inside = iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w;
-          *out++ = inside ? x + (size_t(iy) * s_.in_w + size_t(ix)) * s_.in_c : zero_.data();
-        }
-      }
+  build_tap_pointers(s_, x, static_cast<const float*>(zero_.data()), taps_);
 }
 
 void F32NarrowGroupConv::tile_task(void* context, size_t image, size_t pixel, size_t count) {

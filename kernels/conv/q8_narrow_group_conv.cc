@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/conv/dwconv_indirection.h"
 #include "kernels/fallback.h"
 #include "kernels/packed_cache.h"
 
@@ -172,20 +173,7 @@ Q8NarrowGroupConv::Q8NarrowGroupConv(const Conv2dShape& s, Q8 x_type, int32_t x_
 
 void Q8NarrowGroupConv::bind(const void* x) {
   bound_ = x;
-  const auto* base = static_cast<const uint8_t*>(x);
-  const size_t taps = size_t(s_.kernel_h) * s_.kernel_w;
-  taps_.resize(size_t(s_.out_h) * s_.out_w * taps);
-  const uint8_t** out = taps_.data();
-  for (int oy = 0; oy < s_.out_h; ++oy)
-    for (int ox = 0; ox < s_.out_w; ++ox)
-      for (int ky = 0; ky < s_.kernel_h; ++ky) {
-        const int iy = oy * s_.stride_h - s_.pad_top + ky * s_.dilation_h;
-        for (int kx = 0; kx < s_.kernel_w; ++kx) {
-          const int ix = ox * s_.stride_w - s_.pad_left + kx * s_.dilation_w;
-          const bool inside = iy >= 0 && iy < s_.in_h && ix >= 0 && ix < s_.in_w;
-          *out++ = inside ? base + (size_t(iy) * s_.in_w + size_t(ix)) * s_.in_c : zero_.data();
-        }
-      }
+  build_tap_pointers(s_, static_cast<const uint8_t*>(x), static_cast<const uint8_t*>(zero_.data()), taps_);
 }
 
 struct Q8NarrowGroupConv::Task {
