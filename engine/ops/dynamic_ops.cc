@@ -125,63 +125,49 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     }
   }
   auto* y = static_cast<float*>(output.dense());
+  const auto* x = static_cast<const uint8_t*>(in[kX]);
+  // A depthwise conv, or one with a channel multiplier: the depthwise conv of x's channels
+  // repeated (ops/repeated_channels.h), the repeat before each run.
   const std::optional<kernels::Conv2dShape> repeated = ops::repeated_depthwise_shape(s);
-  if (repeated && kernels::Q8DequantizedDwConv::supports(*repeated) && fast_weights(c, in)) {
-    // A channel multiplier: the depthwise conv of x's channels repeated (ops/repeated_channels.h).
-    const ops::RepeatedChannels<uint8_t> buffer(s);
-    auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(*repeated, x_type, static_cast<const int8_t*>(in[kW]),
+  const kernels::Conv2dShape& dw_shape = repeated ? *repeated : s;
+  if (kernels::Q8DequantizedDwConv::supports(dw_shape) && fast_weights(c, in)) {
+    auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(dw_shape, x_type, static_cast<const int8_t*>(in[kW]),
                                                                dq, c.isa, c.packed_cache);
     if (conv->has_kernel()) {
-      const auto* x = static_cast<const uint8_t*>(in[kX]);
-      c.report_kernel(kernels::portable_kernel("repeat_channels") + " + " + conv->kernel_id() +
-                      " (exact integer sums in float)" + activation_note(c, dq) + ops::range_note(c));
+      std::optional<ops::RepeatedChannels<uint8_t>> buffer;
+      if (repeated) buffer.emplace(s);
+      const uint8_t* dw_x = buffer ? buffer->data() : x;
+      c.report_kernel((buffer ? kernels::portable_kernel("repeat_channels") + " + " : kernels::KernelId{}) +
+                      conv->kernel_id() + " (exact integer sums in float)" + activation_note(c, dq) +
+                      ops::range_note(c));
       return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
-        buffer.fill(pool, x);
-        conv->run(buffer.data(), *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
+        if (buffer) buffer->fill(pool, x);
+        conv->run(dw_x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
       }), pool);
     }
   }
-  if (kernels::Q8NarrowGroupConv::runs(s, x_type, x_type, c.isa) && fast_weights(c, in)) {
-    const auto fast = kernels::make_fast<kernels::Q8NarrowGroupConv>(s, x_type, static_cast<const int8_t*>(in[kW]),
-                                                                      dq, c.isa, c.packed_cache);
-    if (fast) {
-      const std::shared_ptr<kernels::Q8NarrowGroupConv> conv = fast.driver;
-      const void* x = in[kX];
-      conv->bind(x);
-      c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
-      return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
-        conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
-      }), pool);
-    }
-  }
-  if (kernels::Q8GroupedConv::supports(s, x_type, x_type) && !kernels::Q8DequantizedDwConv::supports(s) &&
-      fast_weights(c, in)) {
-    const auto fast =
-        kernels::make_fast<kernels::Q8GroupedConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa,
-                                                   c.packed_cache);
-    if (fast) {
-      const std::shared_ptr<kernels::Q8GroupedConv> conv = fast.driver;
-      const void* x = in[kX];
-      c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
-      return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
-        conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
-      }), pool);
-    }
-  }
-  if (kernels::Q8DequantizedDwConv::supports(s) && fast_weights(c, in)) {
-    auto conv = std::make_shared<kernels::Q8DequantizedDwConv>(s, x_type, static_cast<const int8_t*>(in[kW]), dq,
-                                                               c.isa, c.packed_cache);
-    if (conv->has_kernel()) {
-      const void* x = in[kX];
-      c.report_kernel(conv->kernel_id() + " (exact integer sums in float)" + activation_note(c, dq) + ops::range_note(c));
-      return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
-        conv->run(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
-      }), pool);
-    }
-  }
+  // Grouped: several narrow groups to a vector instruction where a kernel runs them, else one
+  // IGEMM per group.
+  const auto grouped = [&](const auto& fast) -> Kernel {
+    const auto conv = fast.driver;
+    conv->bind(x);
+    c.report_kernel(conv->kernel_id() + " (float out)" + activation_note(c, dq) + ops::range_note(c));
+    return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
+      conv->run_dequantized(x, *x_scale, run_time_zero_point(x_zp, tx), y, pool, range);
+    }), pool);
+  };
+  if (kernels::Q8NarrowGroupConv::runs(s, x_type, x_type, c.isa) && fast_weights(c, in))
+    if (const auto fast = kernels::make_fast<kernels::Q8NarrowGroupConv>(
+            s, x_type, static_cast<const int8_t*>(in[kW]), dq, c.isa, c.packed_cache))
+      return grouped(fast);
+  if (kernels::Q8GroupedConv::supports(s, x_type, x_type) && !kernels::Q8DequantizedDwConv::supports(dw_shape) &&
+      fast_weights(c, in))
+    if (const auto fast = kernels::make_fast<kernels::Q8GroupedConv>(s, x_type, static_cast<const int8_t*>(in[kW]),
+                                                                      dq, c.isa, c.packed_cache))
+      return grouped(fast);
   // Reference: the integer conv into int32 scratch, then the float epilogue.
   c.report_kernel(kernels::reference_kernel("q8_conv2d_nhwc_acc__ref") + activation_note(c, dq) + ops::range_note(c));
-  const ops::ChannelsLastInput x(c.info(kX), in[kX]);
+  const ops::ChannelsLastInput x_cl(c.info(kX), in[kX]);
   const void* w = in[kW];
   const std::vector<int32_t> w_zp = ops::ParamInputs(c, in)[kWZeroPoint].ints();
   const int64_t rows = static_cast<int64_t>(s.batch) * s.out_d * s.out_h * s.out_w;
@@ -191,7 +177,7 @@ Kernel build_dynamic_conv(const OpContext& c, std::span<const void* const> in, s
     using TX = decltype(tx_tag);
     using TW = decltype(tw_tag);
     return output.then_place(ops::with_range_output(c, out, [=](kernels::OutputRange* range) {
-      kernels::q8_conv2d_nhwc_acc__ref(s, static_cast<const TX*>(x.get()), run_time_zero_point(x_zp, tx),
+      kernels::q8_conv2d_nhwc_acc__ref(s, static_cast<const TX*>(x_cl.get()), run_time_zero_point(x_zp, tx),
                                        static_cast<const TW*>(w), w_zp, nullptr, acc->data());
       const kernels::DequantizedOutput& o = *dq_shared;
       kernels::dequantize_accumulators__ref(rows, s.out_c, acc->data(), *x_scale, o.w_scale, o.bias, o.lo, o.hi, y);

@@ -34,9 +34,6 @@ struct Ops : NeonEpilogue {
   static Vec chunk(const uint8_t* p) {
     return widen<kFlip>(vld1_u8(p));
   }
-  // Declared for the loops' g16 path, which no KR 2 row instantiates (the list has none).
-  template <bool kFlip>
-  static Vec bcast_quad(const uint8_t* p) = delete;
   template <bool kFlip>
   static Vec chunk_tail(const uint8_t* p, size_t n) {
     uint8_t bytes[8] = {};

@@ -19,6 +19,12 @@ int group_width(const Conv2dShape& s) { return s.groups > 0 ? s.in_c / s.groups 
 
 bool is_q8(Q8 t) { return t == Q8::u8 || t == Q8::s8; }
 
+// Each output channel's sum of its weights w [C][G][taps] (the zero-point fold's).
+std::vector<int64_t> channel_weight_sums(const Conv2dShape& s, const int8_t* w) {
+  const size_t G = size_t(group_width(s)), taps = size_t(s.kernel_h) * s.kernel_w;
+  return q8_column_sums(size_t(s.out_c), taps, G, [&](size_t c, size_t t, size_t k) { return w[(c * G + k) * taps + t]; });
+}
+
 // The blocks of kernels/conv/q8_gconv_list.h for weights w [C][G][taps], laid out for a row
 // summing kr bytes per lane: with `multiplier`, the static header (bias' with the zero point
 // zp_r folded, the multipliers); without, zeros (the float output takes its fold and scales at
@@ -30,16 +36,15 @@ std::vector<uint8_t> pack_blocks(const Conv2dShape& s, int kr, const int8_t* w, 
   const size_t KR = size_t(kr), chunk_channels = 4 * KR, chunks = kQ8GconvBlock / chunk_channels;
   const size_t parts = G / KR;  // units of KR channels per group
   std::vector<uint8_t> packed(blocks * block_bytes, 0);
+  const std::vector<int64_t> sums = multiplier.empty() ? std::vector<int64_t>{} : channel_weight_sums(s, w);
   for (size_t b = 0; b < blocks; ++b) {
     uint8_t* block = packed.data() + b * block_bytes;
     for (size_t n = 0; n < size_t(kQ8GconvBlock); ++n) {
       const size_t o = b * kQ8GconvBlock + n;
       if (o >= C || multiplier.empty()) continue;
-      int64_t sum = 0;
-      for (size_t k = 0; k < G * taps; ++k) sum += w[o * G * taps + k];
       // Wraps modulo 2^32 as the accumulators do.
       const auto folded = static_cast<int32_t>(static_cast<uint32_t>(bias ? bias[o] : 0) -
-                                               static_cast<uint32_t>(int64_t(zp_r) * sum));
+                                               static_cast<uint32_t>(int64_t(zp_r) * sums[o]));
       const float m = multiplier.size() == 1 ? multiplier[0] : multiplier[o];
       std::memcpy(block + n * 4, &folded, 4);
       std::memcpy(block + (kQ8GconvBlock + n) * 4, &m, 4);
@@ -127,7 +132,7 @@ Q8NarrowGroupConv::Q8NarrowGroupConv(const Conv2dShape& s, Q8 x_type, const int8
 Q8NarrowGroupConv::Q8NarrowGroupConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const int8_t* w,
                                      const int32_t* bias, const Requantization* rq, const DequantizedOutput* out,
                                      Q8 y_type, const Q8GconvKernel& kernel, PackedCache* cache)
-    : s_(s), x_type_(x_type), y_type_(y_type), kernel_(&kernel), name_(row_kernel(kernel)),
+    : s_(s), x_type_(x_type), kernel_(&kernel), name_(row_kernel(kernel)),
       x_zero_point_(x_zero_point) {
   if (!supports(s, x_type, y_type) || !q8_gconv_row_fits(kernel, group_width(s)) ||
       kernel.x_type != x_type)
@@ -161,12 +166,9 @@ Q8NarrowGroupConv::Q8NarrowGroupConv(const Conv2dShape& s, Q8 x_type, int32_t x_
     packed_ = shared_packing<std::vector<uint8_t>>(
         cache, PackKey("q8_gconv_float").add(int64_t(kernel.kr)).add(int64_t(G)).add(int64_t(C)).add(int64_t(taps)).add_array(w, w_count),
         [&] { return pack_blocks(s, kernel.kr, w, nullptr, {}, 0); });
-    std::vector<int64_t> sums(C, 0);
-    for (size_t o = 0; o < C; ++o)
-      for (size_t k = 0; k < G * taps; ++k) sums[o] += w[o * G * taps + k];
     lo_ = out->lo;
     hi_ = out->hi;
-    float_out_.emplace(*out, std::move(sums), size_t(kQ8GconvBlock), kernel.reads, kernel.isa);
+    float_out_.emplace(*out, channel_weight_sums(s, w), size_t(kQ8GconvBlock), kernel.reads, kernel.isa);
     zero_.assign(C, 0);
   }
 }

@@ -71,7 +71,7 @@ class Q8NarrowGroupConv {
   void run_tasks(const void* x, void* y, size_t y_bytes, pthreadpool_t pool, OutputRange* range) const;
 
   Conv2dShape s_;
-  Q8 x_type_, y_type_;
+  Q8 x_type_;
   const Q8GconvKernel* kernel_;
   KernelId name_;
   int32_t x_zero_point_ = 0, y_zero_point_ = 0;

@@ -31,9 +31,6 @@ struct Ops : YmmEpilogue {
   static Vec chunk(const uint8_t* p) {
     return widen<kFlip>(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   }
-  // Declared for the loops' g16 path, which no KR 2 row instantiates (the list has none).
-  template <bool kFlip>
-  static Vec bcast_quad(const uint8_t* p) = delete;
   template <bool kFlip>
   static Vec chunk_tail(const uint8_t* p, size_t n) {
     uint64_t bytes = 0;

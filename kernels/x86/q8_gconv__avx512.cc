@@ -32,9 +32,6 @@ struct Ops : ZmmEpilogue {
   static Vec chunk(const uint8_t* p) {
     return widen<kFlip>(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   }
-  // Declared for the loops' g16 path, which no KR 2 row instantiates (the list has none).
-  template <bool kFlip>
-  static Vec bcast_quad(const uint8_t* p) = delete;
   template <bool kFlip>
   static Vec chunk_tail(const uint8_t* p, size_t n) {
     return widen<kFlip>(_mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p));

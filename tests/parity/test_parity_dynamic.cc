@@ -63,6 +63,15 @@ int64_t count_op(const Session& s, const std::string& op) {
   return n;
 }
 
+// The steps of the model's plan at batch 1 whose kernel names contain `kernel_part`.
+int steps_running(const std::string& path, const std::string& kernel_part) {
+  Session session = Session::load(path);
+  int n = 0;
+  for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
+    n += step.kernel.find(kernel_part) != std::string::npos;
+  return n;
+}
+
 // octet fused (at every ISA level this CPU runs, scalar included), octet unfused and ORT on
 // the same random input, batch 1 and 3.
 void expect_bit_exact(const std::string& path, const std::string& name, int64_t fused_steps, float lo = -2.0f,
@@ -206,11 +215,7 @@ TEST(DynamicParity, NarrowGroupConv) {
   const std::string path = dynamic_model(b, dir, "narrow_groups", true);
   expect_bit_exact(path, "narrow_groups", 3);
   if (kernels::active_isa() == kernels::Isa::scalar) return;
-  Session session = Session::load(path);
-  int narrow = 0;
-  for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
-    narrow += step.kernel.find("_gconv_g") != std::string::npos;
-  EXPECT_EQ(narrow, 3);
+  EXPECT_EQ(steps_running(path, "_gconv_g"), 3);
 }
 
 // A depthwise ConvInteger with a channel multiplier of 2 (FastViT's 7x7 stride-2 downsampling):
@@ -227,11 +232,7 @@ TEST(DynamicParity, DepthwiseWithChannelMultiplier) {
   const std::string path = dynamic_model(b, dir, "multiplier", true);
   expect_bit_exact(path, "multiplier", 1);
   if (kernels::active_isa() == kernels::Isa::scalar) return;
-  Session session = Session::load(path);
-  int repeated = 0;
-  for (const PlanStep& step : session.plan_for(session.input_dims_at(1)).steps())
-    repeated += step.kernel.starts_with("repeat_channels + ");
-  EXPECT_EQ(repeated, 1);
+  EXPECT_EQ(steps_running(path, "repeat_channels + "), 1);
 }
 
 // DeepLabV3's ASPP on a small map: 3x3 convs whose dilation exceeds the map, one with stride 2
