@@ -62,7 +62,8 @@ void slice_bench(benchmark::State& state, const SliceCase& c, int elem, Isa isa)
 
 // Channels-last maps relayouted to row-major ([HW][C] -> [C][HW]) and back: YOLOv5's
 // 255-channel head output at 80x80, a segmentation map of 21 classes at 520x520, a 64-channel
-// 56x56 map, ShuffleNet v2's 116-channel stage at 28x28. "shuffle" is ShuffleNet's channel
+// 56x56 map, ShuffleNet v2's 116-channel stage at 28x28, an RGB input image at 224x224 (every
+// ImageNet model's first step). "shuffle" is ShuffleNet's channel
 // shuffle of 2 groups on a channels-last map ([HW][2][58] -> [HW][58][2]).
 struct RelayoutCase {
   const char* name;
@@ -78,6 +79,7 @@ const RelayoutCase kRelayouts[] = {
     {"nchw->nhwc 255x80x80", 255, 80 * 80, true},
     {"nchw->nhwc 64x56x56", 64, 56 * 56, true},
     {"nchw->nhwc 116x28x28", 116, 28 * 28, true},
+    {"nchw->nhwc 3x224x224", 3, 224 * 224, true},
     {"shuffle 116x28x28 g2", 116, 28 * 28, false, 2},
 };
 

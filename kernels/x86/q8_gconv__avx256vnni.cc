@@ -15,25 +15,11 @@ namespace {
 
 #include "kernels/x86/q8_ymm_epilogue.inc"
 #include "kernels/x86/q8_evex_epilogue.inc"
+#include "kernels/x86/q8_gconv_ymm_quads.inc"
 
-struct Ops : EvexYmmEpilogue {
-  static constexpr int kKr = 4;
+struct Ops : YmmQuads<EvexYmmEpilogue> {
   static constexpr int kRegisters = 32;
-  static Vec zero() { return _mm256_setzero_si256(); }
   static Vec madd(Vec acc, Vec x, Vec w) { return _mm256_dpbusd_epi32(acc, x, w); }
-  static Vec flip(Vec x) { return _mm256_xor_si256(x, _mm256_set1_epi8(static_cast<char>(0x80))); }
-  template <bool kFlip>
-  static Vec chunk(const uint8_t* p) {
-    const Vec x = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    return kFlip ? flip(x) : x;
-  }
-  template <bool kFlip>
-  static Vec bcast_quad(const uint8_t* p) {
-    int32_t quad;
-    std::memcpy(&quad, p, 4);
-    const Vec x = _mm256_set1_epi32(quad);
-    return kFlip ? flip(x) : x;
-  }
   template <bool kFlip>
   static Vec chunk_tail(const uint8_t* p, size_t n) {
     const Vec x = _mm256_broadcastsi128_si256(_mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p));

@@ -23,20 +23,7 @@
 namespace octet::kernels::testing {
 namespace {
 
-// vpdpbusd: in each int32 lane, the four bytes of `a` read as u8 times the four bytes of `w`
-// read as s8, summed and added to acc modulo 2^32. Bytes are widened to int16 in two halves
-// (even bytes, odd bytes of each 16-bit pair); vpmaddwd then adds the two products of each
-// int32 lane: |255 * -128| * 2 < 2^31, so nothing saturates, and the final adds wrap.
-inline __m256i dpbusd_in_avx2(__m256i acc, __m256i a, __m256i w) {
-  const __m256i low_byte = _mm256_set1_epi16(0x00FF);
-  const __m256i a_even = _mm256_and_si256(a, low_byte);
-  const __m256i a_odd = _mm256_srli_epi16(a, 8);
-  const __m256i w_even = _mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8);
-  const __m256i w_odd = _mm256_srai_epi16(w, 8);
-  const __m256i even = _mm256_madd_epi16(a_even, w_even);
-  const __m256i odd = _mm256_madd_epi16(a_odd, w_odd);
-  return _mm256_add_epi32(acc, _mm256_add_epi32(even, odd));
-}
+#include "tests/simd/dpbusd_avx2_emulation.inc"
 
 }  // namespace
 
