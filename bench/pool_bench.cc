@@ -53,11 +53,13 @@ struct Layer {
   }
 };
 
-// 3x3 stride-2 max pools: ResNet-18/50 and ShuffleNetV2 (pad 1), SqueezeNet 1.1 (ceil_mode).
+// 3x3 stride-2 max pools: ResNet-18/50 and ShuffleNetV2 (pad 1), SqueezeNet 1.1 (ceil_mode),
+// Inception-v3's grid reductions (no pad, many channels).
 const Layer kLayers[] = {
     {"resnet18", 112, 64, 1, false},     {"shufflenet_v2_x0_5", 112, 24, 1, false},
     {"squeezenet1_1", 111, 64, 0, true}, {"squeezenet1_1", 55, 128, 0, true},
-    {"squeezenet1_1", 27, 256, 0, true},
+    {"squeezenet1_1", 27, 256, 0, true}, {"inception_v3", 35, 288, 0, false},
+    {"inception_v3", 17, 768, 0, false},
 };
 
 size_t in_count(const Pool2dShape& s) { return size_t(s.in_h) * s.in_w * s.channels; }
