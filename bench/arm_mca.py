@@ -14,7 +14,11 @@ its own. Neither the A57 nor the Cyclone model knows SDOT / SMMLA (they are cost
 vector ALU ops), so read the figures as a comparison of loop shapes under one model, not as a
 prediction. The model behind each -mcpu is printed with the table.
 
-  bench/arm_mca.py [--build build-arm] [--cpu cortex-a55 --cpu cortex-a72 --cpu apple-m1]
+  bench/arm_mca.py [--build build-arm] [--cpu cortex-a55 --cpu cortex-a72 --cpu apple-m1] [--epilogue]
+
+--epilogue instead compares the INT8 tile epilogue's two ways on one 4x16 tile
+(bench/arm_epilogue_mca.cc, compiled with the neondot kernel's flags): cycles of each function's
+straight-line body.
 """
 import argparse
 import re
@@ -36,7 +40,8 @@ KERNEL_FILES = ["q8_gemm__neon", "q8_gemm__neondot", "q8_gemm__neoni8mm", "f32_g
 MODEL_OF = {"A57": "Cortex-A57 model", "Cy": "Cyclone (Apple A7) model", "CortexA55": "Cortex-A55 model"}
 
 
-def compile_to_asm(build: Path, name: str, out: Path) -> None:
+def compile_to_asm(build: Path, name: str, out: Path, source: Path = None) -> None:
+    """The kernel file's compile command as -S (or, given `source`, that file with its flags)."""
     target = f"kernels/CMakeFiles/octet_kernels.dir/arm/{name}.cc.o"
     cmd = subprocess.run(["ninja", "-C", str(build), "-t", "commands", target], check=True, capture_output=True,
                          text=True).stdout.strip().splitlines()[-1]
@@ -51,6 +56,8 @@ def compile_to_asm(build: Path, name: str, out: Path) -> None:
             continue
         if a in ("-MD", "-c"):
             continue
+        if source is not None and a.endswith(f"arm/{name}.cc"):
+            a = str(source)
         clean.append(a)
     subprocess.run(clean + ["-S", "-o", str(out)], check=True, cwd=build)
 
@@ -114,6 +121,31 @@ def mca(insns, cpu: str):
     return rt, cycles, MODEL_OF.get(unit.group(1) if unit else "", "unknown model")
 
 
+def epilogue_table(build: Path, cpus) -> int:
+    """Cycles of one 4x16 tile's epilogue per vector and by quads (bench/arm_epilogue_mca.cc)."""
+    source = Path(__file__).resolve().parent / "arm_epilogue_mca.cc"
+    with tempfile.TemporaryDirectory() as tmp:
+        asm_path = Path(tmp) / "epilogue.s"
+        compile_to_asm(build, "q8_gemm__neondot", asm_path, source)
+        bodies = dict(functions(asm_path.read_text()))
+    print("| epilogue of one 4x16 tile (64 outputs) | instructions | " + " | ".join(f"cycles {c}" for c in cpus) + " |")
+    print("|---|---:|" + "---:|" * len(cpus))
+    models = {}
+    for name in ("epilogue_per_vector", "epilogue_quads"):
+        insns = [l.strip() for l in bodies[name]
+                 if l.strip() and not l.strip().startswith((".", "//")) and not l.strip().endswith(":")
+                 and not re.match(r"(ret|b|b\.\w+|cbn?z|tbn?z)\b", l.strip())]
+        cells = []
+        for cpu in cpus:
+            rt, cycles, model = mca(insns, cpu)
+            models[cpu] = model
+            cells.append(f"{max(rt, cycles):.0f}")
+        print(f"| {name.removeprefix('epilogue_').replace('_', ' ')} | {len(insns)} | " + " | ".join(cells) + " |")
+    print()
+    print("llvm-mca-14 models: " + ", ".join(f"{c}: {m}" for c, m in models.items()) + ".")
+    return 0
+
+
 def demangle(names):
     out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
     pretty = []
@@ -128,12 +160,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build-arm", help="an AArch64 build folder (tools/arm/test.sh makes build-arm)")
     ap.add_argument("--cpu", action="append", help="llvm-mca -mcpu models (default: cortex-a55, cortex-a72, apple-m1)")
+    ap.add_argument("--epilogue", action="store_true", help="the INT8 tile epilogue's two ways instead of the loops")
     a = ap.parse_args()
     cpus = a.cpu or ["cortex-a55", "cortex-a72", "apple-m1"]
     build = Path(a.build).resolve()
     if not (build / "build.ninja").exists():
         print(f"arm_mca: {build} is not a configured build folder (run tools/arm/test.sh first)", file=sys.stderr)
         return 2
+    if a.epilogue:
+        return epilogue_table(build, cpus)
     rows, models = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in KERNEL_FILES:

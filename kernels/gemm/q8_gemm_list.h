@@ -67,23 +67,24 @@ struct Q8IgemmArgs {
 
 using Q8IgemmFn = void (*)(const Q8IgemmArgs& args);
 
-// The bounds of the x86 epilogues' four-vector requantization (requantize4, used by
+// The bounds of the epilogues' four-vector requantization (requantize4, used by
 // kernels/gemm/q8_igemm_store.inc), as integers: the output's zero point, its clamp in bytes
 // and the sign flip that maps an s8 output onto u8 for the unsigned saturating pack.
 struct QuadBytes {
-  float hi;             // args.hi: the float clamp kept ahead of the conversion (int32 overflow)
+  float lo, hi;         // args.lo, args.hi: the float clamp kept ahead of the conversion (x86:
+                        // hi, for int32 overflow; Arm: lo, for a NaN)
   int zp, lo8, hi8;     // zero point and [lo, hi] + zero point, all + 128 for an s8 output
   int flip8;            // 0x80 for an s8 output (undoes the + 128), else 0
 };
 inline QuadBytes quad_bytes(const Q8IgemmArgs& g) {
   const int lo = static_cast<int>(g.lo) + g.y_zero_point, hi = static_cast<int>(g.hi) + g.y_zero_point;
   const int shift = lo < 0 ? 128 : 0;  // only an s8 output reaches below 0
-  return {g.hi, g.y_zero_point + shift, lo + shift, hi + shift, shift != 0 ? 0x80 : 0};
+  return {g.lo, g.hi, g.y_zero_point + shift, lo + shift, hi + shift, shift != 0 ? 0x80 : 0};
 }
 // The same, splatted into one ISA's vectors (the epilogue's quad_bounds).
 template <class Vec, class VecF>
 struct QuadBounds {
-  VecF hi;
+  VecF lo, hi;
   Vec zp16, lo8, hi8, flip8;
 };
 

@@ -185,6 +185,9 @@ void run_tile(std::mt19937& rng, const Q8Tile& tile, const TileCase& c, Reached&
     std::uniform_real_distribution<float> jitter(0.8f, 1.25f);
     for (size_t ch = 0; ch < multiplier.size(); ++ch)
       multiplier[ch] = c.gain * 128.0f / static_cast<float>(max_abs[ch]) * jitter(rng);
+    if (c.non_finite_multipliers)
+      for (size_t ch = 0; ch < multiplier.size(); ++ch)
+        if (ch % 3 != 2) multiplier[ch] = ch % 3 == 0 ? std::numeric_limits<float>::infinity() : std::nanf("");
   }
 
   const Q8PackedWeights packed =
@@ -482,6 +485,16 @@ void sweep_output_saturation(std::span<const Q8Tile> tiles, uint32_t seed) {
       c.lo = -2.0f;
       c.hi = 2.0f;
       c.out_bias = false;
+    });
+  });
+}
+
+void sweep_non_finite_multipliers(std::span<const Q8Tile> tiles, uint32_t seed) {
+  sweep(tiles, seed, {false}, kClampEnds, [](std::mt19937& rng, const Q8Tile& tile, bool float_out) {
+    return random_cases(rng, tile, float_out, 30, [&](TileCase& c, int i) {
+      c.nc = static_cast<size_t>(tile.entry->nr);  // whole tiles too: every epilogue path
+      if (i % 2) c.mr = static_cast<size_t>(tile.entry->mr);
+      c.non_finite_multipliers = true;
     });
   });
 }

@@ -75,6 +75,9 @@ struct TileCase {
   int32_t qmin = 0, qmax = 255;
   float gain = 1.0f;
   bool per_channel = true;
+  // Channel multipliers +inf, NaN and finite in turn (per channel): +-inf products saturate,
+  // NaN ones (acc * NaN, 0 * inf) land on qmin, as requantize_value() says.
+  bool non_finite_multipliers = false;
   // Float output: clamp bounds and whether a float bias is added.
   float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
   bool out_bias = true;
@@ -112,6 +115,8 @@ void sweep_k_tails_at_the_end(std::span<const Q8Tile> tiles, uint32_t seed);
 void sweep_padding_rows_and_offsets(std::span<const Q8Tile> tiles, uint32_t seed);
 // Multipliers well past both ends of the output type, float clamps inside the outputs' range.
 void sweep_output_saturation(std::span<const Q8Tile> tiles, uint32_t seed);
+// Multipliers of +inf and NaN: the requantization's NaN and overflow paths (quantized output).
+void sweep_non_finite_multipliers(std::span<const Q8Tile> tiles, uint32_t seed);
 // A bias next to an int32 limit plus the sums: the tile gives the wrapped value.
 void sweep_int32_wraparound(std::span<const Q8Tile> tiles, uint32_t seed);
 // The int32 twin (fn_i32): random cases, every extreme zero point, K tails ending at a_end,

@@ -121,6 +121,11 @@ TEST(Q8GemmAvxVnniEmulated, OutputSaturatesAtBothEnds) {
   testing::sweep_output_saturation(emulated_tiles(), 3);
 }
 
+TEST(Q8GemmAvxVnniEmulated, NonFiniteMultipliers) {
+  if (!have_avx2()) GTEST_SKIP() << kNoAvx2;
+  testing::sweep_non_finite_multipliers(emulated_tiles(), 13);
+}
+
 TEST(Q8GemmAvxVnniEmulated, Int32AccumulatorWrapsAround) {
   if (!have_avx2()) GTEST_SKIP() << kNoAvx2;
   testing::sweep_int32_wraparound(emulated_tiles(), 17);

@@ -34,6 +34,7 @@ TEST_F(Q8TileSweep, ExtremeValuesAndZeroPoints) { testing::sweep_extreme_values(
 TEST_F(Q8TileSweep, KTailsAtTheEndOfTheActivations) { testing::sweep_k_tails_at_the_end(tiles_, 5); }
 TEST_F(Q8TileSweep, PaddingRowsAndOffsets) { testing::sweep_padding_rows_and_offsets(tiles_, 11); }
 TEST_F(Q8TileSweep, OutputSaturatesAtBothEnds) { testing::sweep_output_saturation(tiles_, 3); }
+TEST_F(Q8TileSweep, NonFiniteMultipliers) { testing::sweep_non_finite_multipliers(tiles_, 13); }
 TEST_F(Q8TileSweep, Int32AccumulatorWrapsAround) { testing::sweep_int32_wraparound(tiles_, 17); }
 TEST_F(Q8TileSweep, Int32Output) { testing::sweep_int32_output(tiles_, 29); }
 
