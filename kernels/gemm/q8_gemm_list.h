@@ -81,12 +81,6 @@ inline QuadBytes quad_bytes(const Q8IgemmArgs& g) {
   const int shift = lo < 0 ? 128 : 0;  // only an s8 output reaches below 0
   return {g.lo, g.hi, g.y_zero_point + shift, lo + shift, hi + shift, shift != 0 ? 0x80 : 0};
 }
-// The same, splatted into one ISA's vectors (the epilogue's quad_bounds).
-template <class Vec, class VecF>
-struct QuadBounds {
-  VecF lo, hi;
-  Vec zp16, lo8, hi8, flip8;
-};
 
 // What a tile stores: requantized bytes (fn), floats (fn_f32) or the int32 accumulators (fn_i32).
 enum class Q8Out { requantized, dequantized, int32 };
