@@ -34,7 +34,7 @@ extern "C" void epilogue_per_vector(const int32x4_t* acc, const float* multiplie
 
 extern "C" void epilogue_quads(const int32x4_t* acc, const float* multiplier, uint8_t* y, size_t stride,
                                const octet::kernels::Q8IgemmArgs& g) {
-  const auto bounds = NeonEpilogue::quad_bounds(octet::kernels::quad_bytes(g));
+  const auto bounds = NeonEpilogue::quad_bounds(g);
 #pragma GCC unroll 16
   for (int i = 0; i < 4; ++i) {
     int32x4_t v[4];

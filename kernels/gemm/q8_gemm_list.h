@@ -67,19 +67,17 @@ struct Q8IgemmArgs {
 
 using Q8IgemmFn = void (*)(const Q8IgemmArgs& args);
 
-// The bounds of the epilogues' four-vector requantization (requantize4, used by
-// kernels/gemm/q8_igemm_store.inc), as integers: the output's zero point, its clamp in bytes
-// and the sign flip that maps an s8 output onto u8 for the unsigned saturating pack.
+// The integer bounds of the epilogues' four-vector requantization (requantize4 and
+// quad_bounds, used by kernels/gemm/q8_igemm_store.inc): the output's zero point, its clamp in
+// bytes and the sign flip that maps an s8 output onto u8 for the unsigned saturating pack.
 struct QuadBytes {
-  float lo, hi;         // args.lo, args.hi: the float clamp kept ahead of the conversion (x86:
-                        // hi, for int32 overflow; Arm: lo, for a NaN)
-  int zp, lo8, hi8;     // zero point and [lo, hi] + zero point, all + 128 for an s8 output
-  int flip8;            // 0x80 for an s8 output (undoes the + 128), else 0
+  int zp, lo8, hi8;  // zero point and [lo, hi] + zero point, all + 128 for an s8 output
+  int flip8;         // 0x80 for an s8 output (undoes the + 128), else 0
 };
 inline QuadBytes quad_bytes(const Q8IgemmArgs& g) {
   const int lo = static_cast<int>(g.lo) + g.y_zero_point, hi = static_cast<int>(g.hi) + g.y_zero_point;
   const int shift = lo < 0 ? 128 : 0;  // only an s8 output reaches below 0
-  return {g.lo, g.hi, g.y_zero_point + shift, lo + shift, hi + shift, shift != 0 ? 0x80 : 0};
+  return {g.y_zero_point + shift, lo + shift, hi + shift, shift != 0 ? 0x80 : 0};
 }
 
 // What a tile stores: requantized bytes (fn), floats (fn_f32) or the int32 accumulators (fn_i32).
