@@ -4,10 +4,12 @@
 // convs at two shapes. The drivers' pick for active_isa() is labelled "pick".
 // Counters: GFLOPS (FP32) or GOPS (INT8), 2 per MAC, and pct_peak of the kernel's ISA
 // (bench/peak_values.h: zmm FMA for FP32; for INT8 vpmaddwd+vpaddd, or vpdpbusd on the VNNI
-// levels). One thread (pool = nullptr), wall-clock time.
+// levels). One thread (pool = nullptr), wall-clock time; the picks also run on a pool of two
+// (".../threads:2"), whose best_us beside the one-thread entry's is how the split scales.
 //
 //   build/bench/dwconv_bench --benchmark_filter='dw3x3 48 @32'
 #include <benchmark/benchmark.h>
+#include <pthreadpool.h>
 
 #include <chrono>
 #include <cstdint>
@@ -54,7 +56,19 @@ Buffer<T> random_ints(size_t n, int lo, int hi, uint32_t seed) {
   return octet::bench::random_ints<T, Buffer<T>>(n, lo, hi, seed);
 }
 
-void f32_bench(benchmark::State& state, const Conv2dShape& s, const F32DwConvKernel* kernel, bool pick) {
+// A pool of `threads` workers for the split entries (nullptr for one thread: the caller runs).
+struct Pool {
+  explicit Pool(size_t threads) : pool(threads > 1 ? pthreadpool_create(threads) : nullptr) {}
+  ~Pool() {
+    if (pool) pthreadpool_destroy(pool);
+  }
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  pthreadpool_t pool;
+};
+
+void f32_bench(benchmark::State& state, const Conv2dShape& s, const F32DwConvKernel* kernel, bool pick,
+               size_t threads = 1) {
   const auto x = random_floats(in_size(s), 1);
   const auto w = random_floats(weight_size(s), 2);
   const auto b = random_floats(s.out_c, 3);
@@ -67,13 +81,16 @@ void f32_bench(benchmark::State& state, const Conv2dShape& s, const F32DwConvKer
   }
   F32DwConv conv(s, w.data(), b.data(), Activation::clip(0, 6), *kernel);
   conv.bind(x.data());
-  run_timed(state, Arithmetic::f32, kernel->isa, octet::bench::conv_macs(s), [&] { conv.run(x.data(), y.data(), nullptr); });
+  Pool pool(threads);
+  run_timed_with_best(state, Arithmetic::f32, kernel->isa, octet::bench::conv_macs(s),
+                      [&] { conv.run(x.data(), y.data(), pool.pool); });
   if (pick) state.SetLabel("pick");
 }
 
 // u8 activations (zero point 128), s8 weights, per-channel multipliers, u8 output: the
 // configuration octet's quantizer writes.
-void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKernel* kernel, bool pick) {
+void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKernel* kernel, bool pick,
+              size_t threads = 1) {
   const auto x = random_ints<uint8_t>(in_size(s), 0, 255, 1);
   const auto w = random_ints<int8_t>(weight_size(s), -127, 127, 2);
   const auto b = random_ints<int32_t>(s.out_c, -2000, 2000, 3);
@@ -91,7 +108,9 @@ void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKerne
   }
   Q8DwConv conv(s, Q8::u8, 128, w.data(), b.data(), rq, Q8::u8, *kernel);
   conv.bind(x.data());
-  run_timed(state, Arithmetic::int8, kernel->isa, octet::bench::conv_macs(s), [&] { conv.run(x.data(), y.data(), nullptr); });
+  Pool pool(threads);
+  run_timed_with_best(state, Arithmetic::int8, kernel->isa, octet::bench::conv_macs(s),
+                      [&] { conv.run(x.data(), y.data(), pool.pool); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -133,6 +152,12 @@ void register_benchmarks() {
       const Q8DwConvKernel* kp = &k;
       add(prefix + k.name, [s, kp, q8_pick](benchmark::State& st) { q8_bench(st, s, kp, kp == q8_pick); });
     }
+    if (f32_pick)
+      add(prefix + f32_pick->name + "/threads:2",
+          [s, f32_pick](benchmark::State& st) { f32_bench(st, s, f32_pick, true, 2); });
+    if (q8_pick)
+      add(prefix + q8_pick->name + "/threads:2",
+          [s, q8_pick](benchmark::State& st) { q8_bench(st, s, q8_pick, true, 2); });
     if (octet::kernels::Q8DequantizedDwConv::supports(s))
       add(prefix + "q8_dequantized_dwconv", [s, active](benchmark::State& st) { dequantized_bench(st, s, active); });
     if (std::string(layer.name) == "dw3x3 48 @32" || std::string(layer.name) == "dw3x3 96 s2 @14") {

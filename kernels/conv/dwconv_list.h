@@ -104,11 +104,16 @@ struct Q8DwIndirectArgs {
   Q8DwEpilogue ep;
 };
 
-// Output rows [oy_begin, oy_end) of one image, "kw4" format.
+inline constexpr size_t kDwKw4Block = 64;  // a kw4 kernel's channel ranges start at multiples of it
+
+// Output rows [oy_begin, oy_end) of one image, channels [c_begin, c_end), "kw4" format.
+// c_begin is a multiple of kDwKw4Block; c_end one too, or C (the last range takes the
+// channels past the whole blocks). The scratch rows hold only the range's channels.
 struct Q8DwImageRowsArgs {
   const Conv2dShape* shape;  // batch ignored
   const uint8_t* x;          // the image, [in_h][in_w][C]
   int oy_begin, oy_end;
+  size_t c_begin, c_end;
   const int32_t* packed;
   uint8_t* y;            // the image's output, [out_h][out_w][C]
   uint8_t* scratch;      // dw_kw4_scratch_bytes(shape), 64-byte aligned

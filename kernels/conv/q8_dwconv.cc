@@ -16,10 +16,20 @@ namespace {
 struct Q8DwRowTask {
   const Q8DwConv* conv;
   uint8_t* y;
-  size_t tasks;  // "kw4" kernels: how many tasks the rows are split into
+  const DwKw4Split* split;  // "kw4" kernels: how the tasks share the rows and channels; else nullptr
 };
 
 int32_t wrap_to_int32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
+
+// Channels [begin, end) of range `part` of `parts`: whole kDwKw4Block blocks, the last range
+// ending at C.
+struct ChannelRange {
+  size_t begin, end;
+};
+ChannelRange kw4_channel_range(size_t C, size_t part, size_t parts) {
+  const size_t blocks = (C + kDwKw4Block - 1) / kDwKw4Block;
+  return {blocks * part / parts * kDwKw4Block, std::min(C, blocks * (part + 1) / parts * kDwKw4Block)};
+}
 
 }  // namespace
 
@@ -189,29 +199,65 @@ void Q8DwConv::bind(const void* x) {
 
 void Q8DwConv::row_task(void* context, size_t row) {
   const Q8DwRowTask& task = *static_cast<const Q8DwRowTask*>(context);
-  if (task.tasks) {
-    task.conv->run_tasks(row, task.tasks, task.y);
+  if (task.split) {
+    task.conv->run_task(row, *task.split, task.y);
   } else {
     task.conv->run_row(row, task.y);
   }
 }
 
-// Task `task` of `tasks` runs one contiguous share of the batch * out_h output rows, in
-// pieces that stay inside one image, with its own row buffers.
-void Q8DwConv::run_tasks(size_t task, size_t tasks, uint8_t* y) const {
+DwKw4Split dw_kw4_split(const Conv2dShape& s, size_t tasks) {
+  const size_t rows = static_cast<size_t>(s.batch) * s.out_h;
+  const size_t C = static_cast<size_t>(s.in_c);
+  const size_t blocks = (C + kDwKw4Block - 1) / kDwKw4Block;
+  // Work in built input rows: an output row costs about four (per 64 channels of an entry,
+  // building takes ~11 instructions, a 3x3 output pixel 12 vpdpbusd and ~28 for the
+  // requantization and packs).
+  constexpr double kOutputRowCost = 4.0;
+  const size_t window = static_cast<size_t>(dw_kw4_ring(s));
+  DwKw4Split best;
+  double best_cost = -1;
+  for (size_t channel_parts = 1; channel_parts <= std::min(tasks, blocks); ++channel_parts) {
+    for (size_t row_parts = 1; row_parts <= std::min(tasks / channel_parts, rows); ++row_parts) {
+      const size_t part_rows = (rows + row_parts - 1) / row_parts;
+      const size_t built = std::min<size_t>(static_cast<size_t>(s.batch) * s.in_h,
+                                            (part_rows - 1) * static_cast<size_t>(s.stride_h) + window);
+      // The busiest channel range: whole blocks but for the last, which may be short.
+      size_t widest = 0;
+      for (size_t part = 0; part < channel_parts; ++part) {
+        const ChannelRange range = kw4_channel_range(C, part, channel_parts);
+        widest = std::max(widest, range.end - range.begin);
+      }
+      const double share = double(widest) / double(C);
+      const double cost = share * (double(built) + kOutputRowCost * double(part_rows));
+      if (best_cost < 0 || cost < best_cost) {  // ties keep fewer channel parts, then fewer tasks
+        best = {row_parts, channel_parts};
+        best_cost = cost;
+      }
+    }
+  }
+  return best;
+}
+
+// Task `task` runs one contiguous share of the batch * out_h output rows, in pieces that stay
+// inside one image, over one range of channel blocks, with its own row buffers.
+void Q8DwConv::run_task(size_t task, const DwKw4Split& split, uint8_t* y) const {
   const size_t rows = static_cast<size_t>(s_.batch) * s_.out_h;
-  size_t r = rows * task / tasks;
-  const size_t end = rows * (task + 1) / tasks;
+  const size_t row_part = task / split.channel_parts, channel_part = task % split.channel_parts;
+  size_t r = rows * row_part / split.row_parts;
+  const size_t end = rows * (row_part + 1) / split.row_parts;
+  const size_t C = static_cast<size_t>(s_.in_c);
+  const ChannelRange channels = kw4_channel_range(C, channel_part, split.channel_parts);
   uint8_t* scratch = const_cast<uint8_t*>(scratch_.data());
   scratch += (64 - reinterpret_cast<uintptr_t>(scratch) % 64) % 64 + task * scratch_stride_;
-  const size_t image_in = static_cast<size_t>(s_.in_h) * s_.in_w * s_.in_c;
+  const size_t image_in = static_cast<size_t>(s_.in_h) * s_.in_w * C;
   const size_t image_out = static_cast<size_t>(s_.out_h) * s_.out_w * s_.out_c;
   while (r < end) {
     const size_t n = r / s_.out_h;
     const int oy = static_cast<int>(r % s_.out_h);
     const int oy_end = static_cast<int>(std::min<size_t>(s_.out_h, oy + (end - r)));
-    kernel_->image_rows({&s_, bound_x_ + n * image_in, oy, oy_end, packed_->data(), y + n * image_out, scratch,
-                         pad_row_.data(), ep_});
+    kernel_->image_rows({&s_, bound_x_ + n * image_in, oy, oy_end, channels.begin, channels.end, packed_->data(), y + n * image_out,
+                         scratch, pad_row_.data(), ep_});
     r += oy_end - oy;
   }
 }
@@ -241,14 +287,14 @@ void Q8DwConv::run(const void* x, void* y, pthreadpool_t pool) const {
   }
   const size_t rows = static_cast<size_t>(s_.batch) * s_.out_h;
   if (kernel_->image_rows) {
-    // As few tasks as threads: each task's first output row rebuilds its window's rows.
+    // As few tasks as threads: each task builds the input rows of its own windows.
     const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
-    const size_t tasks = std::min<size_t>({rows, threads, static_cast<size_t>(kMaxTasks)});
-    Q8DwRowTask task{this, static_cast<uint8_t*>(y), tasks};
-    pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, tasks, 0);
+    const DwKw4Split split = dw_kw4_split(s_, std::min<size_t>(threads, kMaxTasks));
+    Q8DwRowTask task{this, static_cast<uint8_t*>(y), &split};
+    pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, split.row_parts * split.channel_parts, 0);
     return;
   }
-  Q8DwRowTask task{this, static_cast<uint8_t*>(y), 0};
+  Q8DwRowTask task{this, static_cast<uint8_t*>(y), nullptr};
   pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, rows, 0);
 }
 

@@ -29,6 +29,16 @@ class PackedCache;  // kernels/packed_cache.h
 // Unsupported).
 const Q8DwConvKernel* choose_q8_dwconv_kernel(Isa isa, const Conv2dShape& s);
 
+// How Q8DwConv::run shares a "kw4" conv among `tasks` tasks: row_parts runs of output rows
+// times channel_parts ranges of kDwKw4Block-channel blocks. A run of rows rebuilds the
+// window's rows above its first one, which a neighbour also builds; a channel range builds
+// only its channels but shares whole blocks unevenly. Picks the split into at most `tasks`
+// tasks whose busiest task does the least work.
+struct DwKw4Split {
+  size_t row_parts = 1, channel_parts = 1;
+};
+DwKw4Split dw_kw4_split(const Conv2dShape& s, size_t tasks);
+
 class Q8DwConv {
  public:
   // Depthwise geometry (groups == in_c == out_c). Weights must be s8 with zero point 0; the
@@ -77,7 +87,7 @@ class Q8DwConv {
   size_t scratch_stride_ = 0;  // bytes per task, a multiple of 64
   std::vector<int32_t> pack_taps(const int8_t* w, const int32_t* bias) const;
   std::vector<int32_t> pack_kw4(const int8_t* w, const int32_t* bias) const;
-  void run_tasks(size_t task, size_t tasks, uint8_t* y) const;
+  void run_task(size_t task, const DwKw4Split& split, uint8_t* y) const;
 };
 
 }  // namespace octet::kernels

@@ -30,6 +30,7 @@ namespace octet::kernels::avx512vnni {
 namespace {
 
 constexpr int kTile = 16;
+static_assert(kDwKw4Block == 64, "a kw4 channel range starts at a block of ChunkLayout");
 
 inline __mmask16 tail_mask(size_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
 
@@ -112,11 +113,13 @@ inline void store_quads(const Pairs<V>& ab, const Pairs<V>& cd, uint8_t* out) {
   V::store(out + 3 * kBytes, V::hi16(ab.hi, cd.hi));
 }
 
-// Calls f(V, c0, n) for every chunk of the layout.
+// Calls f(V, c0, n) for every chunk of the layout inside the range [c_begin, c_end) of
+// Q8DwImageRowsArgs (whole blocks, and the half and groups when c_end is C).
 template <class F>
-inline void for_each_chunk(size_t C, F&& f) {
+inline void for_each_chunk(size_t C, size_t c_begin, size_t c_end, F&& f) {
   const ChunkLayout l(C);
-  for (size_t b = 0; b < l.blocks; ++b) f(V512{}, b * 64, size_t{64});
+  for (size_t b = c_begin / 64; b < std::min(l.blocks, c_end / 64); ++b) f(V512{}, b * 64, size_t{64});
+  if (c_end < C) return;
   if (l.half) f(V256{}, l.blocks * 64, size_t{32});
   for (size_t g = 0; g < l.groups; ++g) {
     const size_t c0 = l.group_c0 + g * kTile;
@@ -137,7 +140,7 @@ void build_entry(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox, uint8_t
     src[kx] = row && kx < s.kernel_w && ix >= 0 && ix < s.in_w ? row + static_cast<size_t>(ix) * C : a.pad;
   }
   uint8_t* out = q + static_cast<size_t>(ox) * entry_bytes;
-  for_each_chunk(C, [&](auto v, size_t c0, size_t n) {
+  for_each_chunk(C, a.c_begin, a.c_end, [&](auto v, size_t c0, size_t n) {
     using V = decltype(v);
     store_quads<V>(interleave<V>(load<V, XSigned>(src[0] + c0, n), load<V, XSigned>(src[1] + c0, n)),
                    interleave<V>(load<V, XSigned>(src[2] + c0, n), load<V, XSigned>(src[3] + c0, n)), out + 4 * c0);
@@ -153,7 +156,7 @@ void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin
   const Conv2dShape& s = *a.shape;
   const size_t C = static_cast<size_t>(s.in_c);
   const size_t entry_bytes = (C + kTile - 1) / kTile * 64;
-  for_each_chunk(C, [&](auto v, size_t c0, size_t n) {
+  for_each_chunk(C, a.c_begin, a.c_end, [&](auto v, size_t c0, size_t n) {
     using V = decltype(v);
     const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + c0;
     uint8_t* out = q + static_cast<size_t>(ox_begin) * entry_bytes + 4 * c0;
@@ -330,15 +333,18 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_
   const int32_t* w = a.packed;
   const size_t words = (kh + 2) * kTile;  // one slot's packed weights
   const ChunkLayout layout(C);
-  size_t g = 0;  // slot
+  const size_t first_block = a.c_begin / 64, end_block = std::min(layout.blocks, a.c_end / 64);
+  size_t g = 4 * first_block;  // slot
+  w += g * words;
   const bool int_clamp = a.ep.small_multipliers;
-  for (size_t b = 0; b < layout.blocks; ++b, g += 4, w += 4 * words) {
+  for (size_t b = first_block; b < end_block; ++b, g += 4, w += 4 * words) {
     if (int_clamp) {
       compute_block<KH, 4, true>(a, qrows, y + b * 64, g, w, ep);
     } else {
       compute_block<KH, 4, false>(a, qrows, y + b * 64, g, w, ep);
     }
   }
+  if (a.c_end < C) return;
   if (layout.half) {
     if (int_clamp) {
       compute_block<KH, 2, true>(a, qrows, y + layout.blocks * 64, g, w, ep);

@@ -509,6 +509,69 @@ TEST(Q8DwConv, ModelLayersEveryKernel) {
   }
 }
 
+// The "kw4" kernels' tasks split the rows, the 64-channel blocks or both (dw_kw4_split): every
+// split of few rows and many channels, on pools of 2 to 8 threads, against the reference.
+TEST(Q8DwConv, Kw4TasksSplitRowsAndChannelBlocks) {
+  std::vector<testing::Pool> pools;
+  for (size_t n : {2, 3, 4, 8}) pools.emplace_back(pthreadpool_create(n));
+  // (hw, channels, kernel, stride): 7x7x960 and 14x14x576 are MobileNetV2's; the others put
+  // the last range on the 32-channel half, the 16-channel groups and a masked tail.
+  const int kShapes[][4] = {{7, 960, 3, 1}, {14, 576, 3, 1}, {4, 200, 3, 1}, {3, 130, 3, 2},
+                            {1, 257, 3, 1}, {5, 96, 2, 1},   {2, 64, 3, 1},  {6, 191, 3, 2}};
+  int splits = 0;
+  for (const Q8DwConvKernel* entry : testing::runnable_entries(kQ8DwConvKernels)) {
+    const Q8DwConvKernel& kernel = *entry;
+    if (kernel.image_rows == nullptr) continue;
+    std::mt19937 rng(2024);
+    int i = 0;
+    for (const auto& [hw, c, k, stride] : kShapes) {
+      for (int batch : {1, 2}) {
+        Conv2dShape s;
+        ASSERT_TRUE(square_depthwise(hw, c, k, stride, 1, s));
+        s.batch = batch;
+        for (const testing::Pool& pool : pools) {
+          const DwKw4Split split = dw_kw4_split(s, pthreadpool_get_threads_count(pool.get()));
+          splits += split.channel_parts > 1;
+          Q8DwConvTester t = random_q8_tester(s, i++, rng);
+          ASSERT_TRUE(t.pool(pool.get()).test(kernel, rng))
+              << hw << "x" << hw << "x" << c << " batch " << batch << ", " << split.row_parts << " row parts x "
+              << split.channel_parts << " channel parts";
+        }
+      }
+    }
+  }
+  if (testing::runnable_entries(kQ8DwConvKernels).empty()) return;
+  std::printf("%d runs split the channels\n", splits);
+}
+
+TEST(Q8DwConv, Kw4SplitKeepsEveryTaskBusy) {
+  auto shape = [](int hw, int c, int k, int stride) {
+    Conv2dShape s;
+    EXPECT_TRUE(square_depthwise(hw, c, k, stride, 1, s));
+    s.batch = 1;
+    return s;
+  };
+  for (size_t tasks : {1, 2, 3, 4, 5, 8}) {
+    for (const Conv2dShape& s : {shape(7, 960, 3, 1), shape(1, 64, 3, 1), shape(3, 130, 3, 2), shape(56, 144, 3, 1)}) {
+      const DwKw4Split split = dw_kw4_split(s, tasks);
+      const size_t blocks = (static_cast<size_t>(s.in_c) + kDwKw4Block - 1) / kDwKw4Block;
+      EXPECT_GE(split.row_parts, 1u);
+      EXPECT_GE(split.channel_parts, 1u);
+      EXPECT_LE(split.row_parts * split.channel_parts, tasks);
+      EXPECT_LE(split.row_parts, static_cast<size_t>(s.out_h));
+      EXPECT_LE(split.channel_parts, blocks);
+    }
+  }
+  // Few rows of many channels split the channels (7x7x960: a share of 4 rows would rebuild 2
+  // of its 6 input rows); many rows split the rows; one row of one block cannot split.
+  EXPECT_EQ(dw_kw4_split(shape(7, 960, 3, 1), 2).channel_parts, 2u);
+  EXPECT_EQ(dw_kw4_split(shape(56, 144, 3, 1), 2).row_parts, 2u);
+  // 96 channels are a block and a half: a channel split would leave one task two thirds.
+  EXPECT_EQ(dw_kw4_split(shape(112, 96, 3, 2), 2).row_parts, 2u);
+  const DwKw4Split one = dw_kw4_split(shape(1, 64, 3, 1), 4);
+  EXPECT_EQ(one.row_parts * one.channel_parts, 1u);
+}
+
 TEST(Q8DwConv, PicksTheHighestAllowedKernelDownToThePortableRow) {
   Conv2dShape s{1, 5, 5, 8, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1};
   ASSERT_TRUE(finish_shape(s, 1, 1));
