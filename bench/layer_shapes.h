@@ -144,6 +144,11 @@ inline std::vector<FcLayer> fc_layers() {
       {"tinynet", "se 128->32", 128, 32},
       {"tinynet", "se 32->128", 32, 128},
       {"tinynet", "fc 64->10", 64, 10},
+      // Classifiers at batch 1: GEMVs bound by reading the weights (5-16 MB in FP32).
+      {"zoo", "fc 1280->1000", 1280, 1000},
+      {"zoo", "fc 2048->1000", 2048, 1000},
+      {"zoo", "fc 4096->1000", 4096, 1000},
+      {"zoo", "fc 9216->4096", 9216, 4096},
   };
 }
 

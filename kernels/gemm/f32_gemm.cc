@@ -215,7 +215,7 @@ void F32Gemm::run(int64_t m, const float* a, float* y, pthreadpool_t pool, const
     return;
   }
   // One task covers all n columns unless there are too few row tiles to keep the threads busy.
-  // A single row keeps kF32GemvBlocks blocks per task: the tile walks them as parallel streams.
+  // A single row keeps kF32GemvBlocks blocks per task: the tile walks them side by side, a few at a time.
   const size_t row_tiles = (static_cast<size_t>(m) + mr - 1) / mr;
   const size_t split = m == 1 ? kF32GemvBlocks * kernel_->nr : kernel_->nr;
   const size_t col_tile = threads > 1 && row_tiles < 4 * threads ? split : static_cast<size_t>(n_);

@@ -28,7 +28,7 @@
 
 namespace octet::kernels {
 
-// Column blocks a one-row gemm walks side by side (see above).
+// Most column blocks a one-row gemm walks side by side (see above), and the columns a task of one takes.
 inline constexpr size_t kF32GemvBlocks = 4;
 
 // Output clamp of the fused epilogue: y = min(max(acc, min), max); NaN passes through
