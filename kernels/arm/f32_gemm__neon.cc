@@ -91,9 +91,46 @@ template <int MR>
   }
 }
 
+// One row (a batch-1 classifier): the 8-row tile would spend 8 FMAs per useful one, and one
+// block of 8 columns alone is 2 dependency chains of FMAs, latency-bound. So kF32GemvBlocks
+// blocks are walked side by side (8 chains, 32 lanes in flight, each block its own stream of
+// packed weights), every output summed over k in the tile's order: the same bits. Leaves nc, w
+// and c at the columns left (fewer than a group's worth; nc == 0 when none are).
+void gemv_block_groups(size_t& nc, size_t kc, const float* a, const float*& w, float*& c, const F32MinMax& bounds) {
+  constexpr int kNB = int{kF32GemvBlocks};
+  const size_t block_stride = 8 * (kc + 1);
+  while (nc > (kNB - 1) * 8) {
+    Acc<1> acc[kNB];
+    const float* wp[kNB];
+#pragma GCC unroll 4
+    for (int b = 0; b < kNB; ++b) {
+      init_from_bias(acc[b], w + b * block_stride);
+      wp[b] = w + b * block_stride + 8;
+    }
+    for (size_t k = 0; k < kc; ++k) {
+      const float32x4_t av = vld1q_dup_f32(a + k);
+#pragma GCC unroll 4
+      for (int b = 0; b < kNB; ++b) {
+        acc[b].v[0][0] = vfmaq_f32(acc[b].v[0][0], vld1q_f32(wp[b]), av);
+        acc[b].v[0][1] = vfmaq_f32(acc[b].v[0][1], vld1q_f32(wp[b] + 4), av);
+        wp[b] += 8;
+      }
+    }
+#pragma GCC unroll 4
+    for (int b = 0; b < kNB; ++b) clamp_and_store(acc[b], 1, nc - b * 8, c + b * 8, 0, bounds);
+    nc = nc > kNB * 8 ? nc - kNB * 8 : 0;
+    c += kNB * 8;
+    w += kNB * block_stride;
+  }
+}
+
 template <int MR>
 void gemm(size_t mr, size_t nc, size_t kc, const float* a, size_t a_stride, const float* w, float* c,
           size_t c_stride, const F32MinMax& bounds) {
+  if (mr == 1) {
+    gemv_block_groups(nc, kc, a, w, c, bounds);
+    if (nc == 0) return;
+  }
   const float* rows[MR];
   rows[0] = a;
   for (int r = 1; r < MR; ++r) rows[r] = size_t(r) < mr ? rows[r - 1] + a_stride : rows[r - 1];
