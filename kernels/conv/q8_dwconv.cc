@@ -256,8 +256,8 @@ void Q8DwConv::run_task(size_t task, const DwKw4Split& split, uint8_t* y) const 
     const size_t n = r / s_.out_h;
     const int oy = static_cast<int>(r % s_.out_h);
     const int oy_end = static_cast<int>(std::min<size_t>(s_.out_h, oy + (end - r)));
-    kernel_->image_rows({&s_, bound_x_ + n * image_in, oy, oy_end, channels.begin, channels.end, packed_->data(), y + n * image_out,
-                         scratch, pad_row_.data(), ep_});
+    kernel_->image_rows({&s_, bound_x_ + n * image_in, oy, oy_end, channels.begin, channels.end, packed_->data(),
+                         y + n * image_out, scratch, pad_row_.data(), ep_});
     r += oy_end - oy;
   }
 }
