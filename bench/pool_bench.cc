@@ -46,8 +46,12 @@ struct Layer {
     return s;
   }
   std::string label(const char* op) const {
-    const std::string window =
-        global ? " global" : " k3 s2 " + (ceil_mode ? std::string("ceil") : "p" + std::to_string(pad));
+    std::string window = " global";
+    if (!global) {
+      window = " k3 s2 ";
+      window += ceil_mode ? "ceil" : "p";
+      if (!ceil_mode) window += std::to_string(pad);
+    }
     return std::string(op) + " " + std::to_string(in) + "x" + std::to_string(in) + "x" + std::to_string(channels) +
            window;
   }

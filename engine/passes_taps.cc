@@ -79,7 +79,10 @@ ir::TensorData crop_weights(const ir::TensorData& w, const std::vector<int64_t>&
 
 std::string kernel_str(const std::vector<int64_t>& k) {
   std::string s;
-  for (size_t i = 0; i < k.size(); ++i) s += (i ? "x" : "") + std::to_string(k[i]);
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (i) s += 'x';
+    s += std::to_string(k[i]);
+  }
   return s;
 }
 

@@ -37,7 +37,10 @@ inline KernelId operator+(KernelId a, std::string_view text) {
   return a;
 }
 inline KernelId operator+(std::string_view text, KernelId a) {
-  a.name.insert(0, text);
+  // Not a.name.insert(0, text): GCC 12 flags that insert with a false -Wrestrict.
+  std::string name(text);
+  name += a.name;
+  a.name = std::move(name);
   return a;
 }
 inline KernelId operator+(KernelId a, const KernelId& b) {

@@ -172,7 +172,9 @@ TEST(BatchNormParity, AnActivationAfterItRunsInItsStepChunkByChunk) {
       EXPECT_TRUE(s.op != "Relu" && s.op != "Clip" && s.op != "LeakyRelu") << s.node << " left apart at " << kernels::isa_name(isa);
       if (s.op != "BatchNormalization") continue;
       ++batchnorms;
-      if (isa != kernels::Isa::scalar) EXPECT_FALSE(s.scalar()) << s.node << " runs " << s.kernel;
+      if (isa != kernels::Isa::scalar) {
+        EXPECT_FALSE(s.scalar()) << s.node << " runs " << s.kernel;
+      }
     }
     EXPECT_EQ(batchnorms, 4) << kernels::isa_name(isa);
   }

@@ -336,9 +336,10 @@ TEST(QOpsParity, QLinearConvNarrowGroups) {
                                 std::pair{g32, "qconv_u8_groups_of_32_pointwise"}}) {
     const OnnxBuilder model = qlinearconv_model(q);
     expect_exact(model, name);
-    if (kernels::active_isa() != kernels::Isa::scalar)
+    if (kernels::active_isa() != kernels::Isa::scalar) {
       EXPECT_NE(qlinearconv_kernel(model).find("_gconv_g"), std::string::npos)
           << name << " runs " << qlinearconv_kernel(model);
+    }
   }
 }
 
@@ -366,9 +367,10 @@ TEST(QOpsParity, QLinearConvDepthwiseWithChannelMultiplier) {
   for (const auto& [q, name] : {std::pair{m2, "qconv_u8_multiplier_2"}, std::pair{m3, "qconv_s8_multiplier_3"}}) {
     const OnnxBuilder model = qlinearconv_model(q);
     expect_exact(model, name);
-    if (kernels::active_isa() != kernels::Isa::scalar)
+    if (kernels::active_isa() != kernels::Isa::scalar) {
       EXPECT_NE(qlinearconv_kernel(model).find("repeat_channels + q8_dwconv"), std::string::npos)
           << name << " runs " << qlinearconv_kernel(model);
+    }
   }
 }
 

@@ -251,8 +251,9 @@ void expect_listed(const std::map<std::string, bool>& gaps, const std::string& c
                    const std::string& detail) {
   const auto listed = gaps.find(model);
   if (listed != gaps.end()) {
-    if (!listed->second)
+    if (!listed->second) {
       EXPECT_FALSE(ok) << model << ": the known gap '" << check << "' is gone: delete its line in tests/parity/zoo_gaps.txt";
+    }
     if (!ok) std::printf("[ ZOO GAP  ] %s %s (known): %s\n", check.c_str(), model.c_str(), detail.c_str());
     else if (listed->second)
       std::printf("[ ZOO GAP  ] %s %s (known on some CPUs): not on this one\n", check.c_str(), model.c_str());
