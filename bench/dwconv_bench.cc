@@ -14,8 +14,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench/kernel_bench_util.h"
@@ -56,16 +58,9 @@ Buffer<T> random_ints(size_t n, int lo, int hi, uint32_t seed) {
   return octet::bench::random_ints<T, Buffer<T>>(n, lo, hi, seed);
 }
 
-// A pool of `threads` workers for the split entries (nullptr for one thread: the caller runs).
-struct Pool {
-  explicit Pool(size_t threads) : pool(threads > 1 ? pthreadpool_create(threads) : nullptr) {}
-  ~Pool() {
-    if (pool) pthreadpool_destroy(pool);
-  }
-  Pool(const Pool&) = delete;
-  Pool& operator=(const Pool&) = delete;
-  pthreadpool_t pool;
-};
+// A pool of `threads` workers for the split entries (empty for one thread: the caller runs).
+using Pool = std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, decltype(&pthreadpool_destroy)>;
+Pool make_pool(size_t threads) { return Pool(threads > 1 ? pthreadpool_create(threads) : nullptr, &pthreadpool_destroy); }
 
 void f32_bench(benchmark::State& state, const Conv2dShape& s, const F32DwConvKernel* kernel, bool pick,
                size_t threads = 1) {
@@ -81,9 +76,9 @@ void f32_bench(benchmark::State& state, const Conv2dShape& s, const F32DwConvKer
   }
   F32DwConv conv(s, w.data(), b.data(), Activation::clip(0, 6), *kernel);
   conv.bind(x.data());
-  Pool pool(threads);
+  const Pool pool = make_pool(threads);
   run_timed_with_best(state, Arithmetic::f32, kernel->isa, octet::bench::conv_macs(s),
-                      [&] { conv.run(x.data(), y.data(), pool.pool); });
+                      [&] { conv.run(x.data(), y.data(), pool.get()); });
   if (pick) state.SetLabel("pick");
 }
 
@@ -108,9 +103,9 @@ void q8_bench(benchmark::State& state, const Conv2dShape& s, const Q8DwConvKerne
   }
   Q8DwConv conv(s, Q8::u8, 128, w.data(), b.data(), rq, Q8::u8, *kernel);
   conv.bind(x.data());
-  Pool pool(threads);
+  const Pool pool = make_pool(threads);
   run_timed_with_best(state, Arithmetic::int8, kernel->isa, octet::bench::conv_macs(s),
-                      [&] { conv.run(x.data(), y.data(), pool.pool); });
+                      [&] { conv.run(x.data(), y.data(), pool.get()); });
   if (pick) state.SetLabel("pick");
 }
 

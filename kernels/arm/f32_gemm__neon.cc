@@ -92,12 +92,12 @@ template <int MR>
 }
 
 // One row (a batch-1 classifier): the 8-row tile would spend 8 FMAs per useful one, and one
-// block of 8 columns alone is 2 dependency chains of FMAs, latency-bound. So kF32GemvBlocks
-// blocks are walked side by side (8 chains, 32 lanes in flight, each block its own stream of
-// packed weights), every output summed over k in the tile's order: the same bits. Leaves nc, w
-// and c at the columns left (fewer than a group's worth; nc == 0 when none are).
+// block of 8 columns alone is 2 dependency chains of FMAs, latency-bound. So f32_gemv_blocks(8)
+// blocks (four: 8 chains) are walked side by side, as on x86 (f32_gemm_list.h), every output
+// summed over k in the tile's order: the same bits. Leaves nc, w and c at the columns left
+// (fewer than a group's worth; nc == 0 when none are).
 void gemv_block_groups(size_t& nc, size_t kc, const float* a, const float*& w, float*& c, const F32MinMax& bounds) {
-  constexpr int kNB = int{kF32GemvBlocks};
+  constexpr int kNB = int{f32_gemv_blocks(8)};
   const size_t block_stride = 8 * (kc + 1);
   while (nc > (kNB - 1) * 8) {
     Acc<1> acc[kNB];

@@ -218,17 +218,17 @@ DwKw4Split dw_kw4_split(const Conv2dShape& s, size_t tasks) {
   DwKw4Split best;
   double best_cost = -1;
   for (size_t channel_parts = 1; channel_parts <= std::min(tasks, blocks); ++channel_parts) {
+    // The busiest channel range: whole blocks but for the last, which may be short.
+    size_t widest = 0;
+    for (size_t part = 0; part < channel_parts; ++part) {
+      const ChannelRange range = kw4_channel_range(C, part, channel_parts);
+      widest = std::max(widest, range.end - range.begin);
+    }
+    const double share = double(widest) / double(C);
     for (size_t row_parts = 1; row_parts <= std::min(tasks / channel_parts, rows); ++row_parts) {
       const size_t part_rows = (rows + row_parts - 1) / row_parts;
       const size_t built = std::min<size_t>(static_cast<size_t>(s.batch) * s.in_h,
                                             (part_rows - 1) * static_cast<size_t>(s.stride_h) + window);
-      // The busiest channel range: whole blocks but for the last, which may be short.
-      size_t widest = 0;
-      for (size_t part = 0; part < channel_parts; ++part) {
-        const ChannelRange range = kw4_channel_range(C, part, channel_parts);
-        widest = std::max(widest, range.end - range.begin);
-      }
-      const double share = double(widest) / double(C);
       const double cost = share * (double(built) + kOutputRowCost * double(part_rows));
       if (best_cost < 0 || cost < best_cost) {  // ties keep fewer channel parts, then fewer tasks
         best = {row_parts, channel_parts};

@@ -161,8 +161,8 @@ TEST(F32Gemm, FullyConnectedLayersAndALargeOne) {
   }
 }
 
-// One row runs groups of up to kF32GemvBlocks column blocks side by side (one weight stream
-// each: gemv_blocks on x86, all four on NEON), then the tile loop for the rest: within the
+// One row runs groups of f32_gemv_blocks(NR) column blocks side by side (one weight stream
+// each), then the tile loop for the rest: within the
 // ref's bound, and bit-identical to that row computed as part of a two-row tile, for every
 // column count around the groups, in column chunks (packed B over the budget) and split
 // across two threads.
