@@ -114,6 +114,15 @@ int prune_dead_taps(ir::Graph& g, const KnownDims& dims_of);
 // "taps 3x3 -> 1x1: the others read only padding" for a node prune_dead_taps cropped, else "".
 std::string pruned_taps_note(const ir::Node& n);
 
+// The dims of a value in each shape plan the Session asks (batch 1 and 2), or nothing when one
+// lacks it.
+using DimsAtBatches = std::function<std::optional<std::vector<ir::Dims>>(const std::string&)>;
+// Readers of an Expand that are broadcasting element-wise ops (Add, Sub, Mul, Div, Pow, QLinearAdd,
+// QLinearMul) and broadcast its input to the same output read that input instead; the Expand goes
+// when nothing reads it (engine/passes_broadcast.cc). Run by the Session, like fuse_residual_adds.
+// Returns the inputs rewired.
+int drop_broadcast_expands(ir::Graph& g, const DimsAtBatches& dims_of);
+
 struct PassCount {
   std::string pass;
   int changed;
@@ -128,6 +137,7 @@ struct Options {
   bool fuse_channel_shuffle = true;     // off: the graph keeps ONNX's ops (it may be written to a file)
   bool fuse_residual_adds = true;       // needs fuse_activations; run by the Session (fuse_residual_adds)
   bool prune_dead_taps = true;          // run by the Session (prune_dead_taps)
+  bool drop_broadcast_expands = true;   // run by the Session (drop_broadcast_expands)
 };
 // The default pipeline, in order.
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});

@@ -126,6 +126,8 @@ Session::Session(ir::Graph graph, const SessionOptions& options, const StageSetu
                       "input size");
   }
   ShapePlans shapes;
+  if (options.passes.drop_broadcast_expands)
+    pass_report_.push_back({"read an Expand's input where its reader broadcasts it anyway", drop_broadcast_expands(shapes)});
   if (options.passes.prune_dead_taps)
     pass_report_.push_back({"crop conv taps that read only padding", prune_dead_taps(shapes)});
   if (options.passes.fuse_activations && options.passes.fuse_residual_adds)
@@ -218,6 +220,19 @@ int Session::prune_dead_taps(ShapePlans& shapes) {
       const ir::Dims& other = plan->value(name).info.dims;
       if (other.size() != dims.size() || other.empty() || !std::equal(dims.begin() + 1, dims.end(), other.begin() + 1))
         return std::nullopt;
+    }
+    return dims;
+  });
+}
+
+int Session::drop_broadcast_expands(ShapePlans& shapes) {
+  return passes::drop_broadcast_expands(graph_, [&](const std::string& name) -> std::optional<std::vector<ir::Dims>> {
+    const auto& plans = shape_plans(shapes);
+    if (plans.empty()) return std::nullopt;
+    std::vector<ir::Dims> dims;
+    for (const auto& plan : plans) {
+      if (!plan->values().count(name)) return std::nullopt;
+      dims.push_back(plan->value(name).info.dims);
     }
     return dims;
   });
