@@ -179,6 +179,25 @@ void register_f32_gap(const Map& m) {
   }
 }
 
+// Per-channel sums and sums of squares about a center (GroupNorm's statistics, one pass).
+void register_f32_channel_moments(const Map& m) {
+  const double bytes = 4.0 * (m.count() + m.c);
+  for (const auto& k : kF32ChannelMomentsUkernels) {
+    if (!isa_supported(k.isa)) continue;
+    const bool pick = is_pick(kF32ChannelMomentsUkernels, k);
+    add_bench(bench_name(m, m.label("f32 moments"), k.name), [=, &k](benchmark::State& state) {
+      auto x = random_buffer<float>(m.count(), 3);
+      Buffer<float> center(size_t(m.c));
+      std::vector<double> sum(size_t(m.c)), sq(size_t(m.c));
+      for (auto _ : state) {
+        k.fn(size_t(m.h) * m.w, size_t(m.c), x.data(), center.data(), sum.data(), sq.data());
+        benchmark::DoNotOptimize(sum.data());
+      }
+      report(state, bytes, pick);
+    });
+  }
+}
+
 template <class T>
 void register_q8_gap(const Map& m) {
   const bool u8 = std::is_same_v<T, uint8_t>;
@@ -567,6 +586,7 @@ int main(int argc, char** argv) {
   }
   for (const Map& m : kSeMaps) {
     register_f32_gap(m);
+    register_f32_channel_moments(m);
     register_q8_gap<uint8_t>(m);
     register_q8_gap<int8_t>(m);
     register_f32_sigmoid(m);

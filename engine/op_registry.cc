@@ -132,6 +132,7 @@ const std::map<std::string, OpImpl>& op_table() {
     register_misc_ops(t);
     register_reduce_more_ops(t);
     register_norm_ops(t);
+    register_group_norm_op(t);
     register_quantize_ops(t);
     register_qconv_ops(t);
     register_qgemm_ops(t);

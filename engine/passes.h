@@ -123,6 +123,12 @@ using DimsAtBatches = std::function<std::optional<std::vector<ir::Dims>>(const s
 // Returns the inputs rewired.
 int drop_broadcast_expands(ir::Graph& g, const DimsAtBatches& dims_of);
 
+// GroupNorm as torch exports it (Reshape [N, G, -1], InstanceNormalization of unit scale and zero
+// bias, Reshape back, Mul gamma, Add beta) and the activation after it into one GroupNorm step on
+// the channels-last map (engine/passes_group_norm.cc), in a graph that quantizes nothing.
+// Session-run, with the shapes of its plans. Returns the chains fused.
+int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of);
+
 struct PassCount {
   std::string pass;
   int changed;
@@ -138,6 +144,7 @@ struct Options {
   bool fuse_residual_adds = true;       // needs fuse_activations; run by the Session (fuse_residual_adds)
   bool prune_dead_taps = true;          // run by the Session (prune_dead_taps)
   bool drop_broadcast_expands = true;   // run by the Session (drop_broadcast_expands)
+  bool fuse_group_norm = true;          // needs fuse_decompositions; run by the Session
 };
 // The default pipeline, in order.
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});

@@ -126,6 +126,8 @@ Session::Session(ir::Graph graph, const SessionOptions& options, const StageSetu
                       "input size");
   }
   ShapePlans shapes;
+  if (options.passes.fuse_decompositions && options.passes.fuse_group_norm)
+    pass_report_.push_back({"fuse GroupNorm chains (float graphs)", fuse_group_norm(shapes)});
   if (options.passes.drop_broadcast_expands)
     pass_report_.push_back({"read an Expand's input where its reader broadcasts it anyway", drop_broadcast_expands(shapes)});
   if (options.passes.prune_dead_taps)
@@ -225,8 +227,8 @@ int Session::prune_dead_taps(ShapePlans& shapes) {
   });
 }
 
-int Session::drop_broadcast_expands(ShapePlans& shapes) {
-  return passes::drop_broadcast_expands(graph_, [&](const std::string& name) -> std::optional<std::vector<ir::Dims>> {
+passes::DimsAtBatches Session::dims_at_batches(ShapePlans& shapes) const {
+  return [this, &shapes](const std::string& name) -> std::optional<std::vector<ir::Dims>> {
     const auto& plans = shape_plans(shapes);
     if (plans.empty()) return std::nullopt;
     std::vector<ir::Dims> dims;
@@ -235,8 +237,14 @@ int Session::drop_broadcast_expands(ShapePlans& shapes) {
       dims.push_back(plan->value(name).info.dims);
     }
     return dims;
-  });
+  };
 }
+
+int Session::drop_broadcast_expands(ShapePlans& shapes) {
+  return passes::drop_broadcast_expands(graph_, dims_at_batches(shapes));
+}
+
+int Session::fuse_group_norm(ShapePlans& shapes) { return passes::fuse_group_norm(graph_, dims_at_batches(shapes)); }
 
 std::vector<ir::Dims> Session::input_dims_at(int64_t batch) const {
   std::vector<ir::Dims> dims;

@@ -232,8 +232,12 @@ class Session {
   int fuse_residual_adds(ShapePlans& shapes);
   // passes::prune_dead_taps with the dims those plans agree on; how many convs it cropped.
   int prune_dead_taps(ShapePlans& shapes);
+  // A value's dims in each of those plans, for the passes below.
+  passes::DimsAtBatches dims_at_batches(ShapePlans& shapes) const;
   // passes::drop_broadcast_expands with the dims of those plans; how many inputs it rewired.
   int drop_broadcast_expands(ShapePlans& shapes);
+  // passes::fuse_group_norm with the dims of those plans; how many chains it fused.
+  int fuse_group_norm(ShapePlans& shapes);
   std::vector<ir::TensorData> run_in_slices(std::span<const TensorView> inputs, int64_t batch);
   std::vector<ir::TensorData> run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch);
   // Images [first, first + n) of the inputs through `plan` (planned for n images), into `out`

@@ -550,6 +550,19 @@ F32RowSums::F32RowSums(size_t n, Isa isa) : n_(n) {
   if (n > 0 && n < (size_t{1} << 26)) ukernel_ = first_runnable(kF32RowSumsUkernels, isa);
 }
 
+F32ChannelMoments::F32ChannelMoments(size_t channels, Isa isa) : channels_(channels) {
+  if (channels > 0) ukernel_ = first_runnable(kF32ChannelMomentsUkernels, isa);
+}
+
+KernelId F32ChannelMoments::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_channel_moments__ref");
+}
+
+void F32ChannelMoments::run(size_t pixels, const float* x, const float* center, double* sum, double* sum_sq) const {
+  if (ukernel_) ukernel_->fn(pixels, channels_, x, center, sum, sum_sq);
+  else f32_channel_moments__ref(pixels, channels_, x, center, sum, sum_sq);
+}
+
 KernelId F32RowSums::kernel_id() const {
   return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_row_sums_eigen__ref");
 }

@@ -184,6 +184,20 @@ class F32RowSums {
   const EltwiseUkernel<F32RowSumsUkernel>* ukernel_ = nullptr;
 };
 
+// Per channel of x [pixels][channels], the sum and the sum of squares of x - center[c], in
+// double (f32_channel_moments; f32_channel_moments__ref when no row runs): bit-identical at
+// every level. One call, one thread: the caller splits the pixels.
+class F32ChannelMoments {
+ public:
+  F32ChannelMoments(size_t channels, Isa isa);
+  KernelId kernel_id() const;
+  void run(size_t pixels, const float* x, const float* center, double* sum, double* sum_sq) const;
+
+ private:
+  size_t channels_;
+  const EltwiseUkernel<F32ChannelMomentsUkernel>* ukernel_ = nullptr;
+};
+
 // ReduceSum / ReduceMean over any set of axes of x read through its strides, y dense over the
 // kept axes in order: f32_strided_sums (ONNX Runtime's generic order) with the lanes along the
 // innermost kept axis, one call per position of the other kept axes. divisor: N for the mean,

@@ -12,6 +12,7 @@
 //   row mean x [rows][n] -> y [rows], INT8: the global pool's formula over contiguous rows.
 //   row sums x [rows][n] -> y [rows] (a reduction over the trailing axes of a row-major tensor).
 //   strided sums: count outputs lane_stride apart in x, each summed over `terms` offsets.
+//   channel moments: x [pixels][channels] -> per channel the sum and sum of squares about a center.
 // The scalar reference kernels (kernels/ref/) are the last resort and are not in these tables.
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "kernels/kernel_list.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/pool2d.h"  // GapOrder
+#include "kernels/ref/reduce.h"  // kChannelMomentsBlock
 
 namespace octet::kernels {
 
@@ -56,6 +58,13 @@ using F32RowSumsUkernel = void (*)(size_t rows, size_t n, const float* x, float*
 // elements in the row-major order of the reduced axes). lane_stride * kLanes < 2^31.
 using F32StridedSumsUkernel = void (*)(size_t count, size_t lane_stride, const float* x, size_t terms,
                                        const int64_t* offsets, float* y, float divisor);
+// Per channel c of x [pixels][channels], the sum and the sum of squares of d = x - center[c],
+// written (not added) to sum[c] and sum_sq[c]: float sums over blocks of kChannelMomentsBlock
+// pixels (s += d, q = fma(d, d, q), pixel after pixel; kernels/ref/reduce.h), each block's added
+// in double. GroupNorm's statistics in channels-last (engine/ops/norm_ops.cc): center 0 for the
+// means, then each group's mean.
+using F32ChannelMomentsUkernel = void (*)(size_t pixels, size_t channels, const float* x, const float* center,
+                                          double* sum, double* sum_sq);
 // LayerNormalization over `rows` contiguous rows of n values, as ONNX Runtime's CPU kernel
 // computes it, bit for bit (kernels/ref/layernorm.h): scale and bias [n] (bias may be nullptr),
 // mean and inv_std [rows] written when not nullptr. n < 2^27 (the gathers' 32-bit offsets).
@@ -119,6 +128,7 @@ struct EltwiseUkernel {
   void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
   void f32_gap(size_t, size_t, const float*, float*, GapOrder, size_t);                                    \
   void f32_row_sums(size_t, size_t, const float*, float*, size_t, float);                                  \
+  void f32_channel_moments(size_t, size_t, const float*, const float*, double*, double*);                  \
   void f32_strided_sums(size_t, size_t, const float*, size_t, const int64_t*, float*, float);              \
   void f32_strided_max(size_t, size_t, const float*, size_t, const int64_t*, float*, float);               \
   void f32_strided_min(size_t, size_t, const float*, size_t, const int64_t*, float*, float);               \
@@ -152,6 +162,7 @@ OCTET_ELTWISE_TABLE(kF32GeluTanhUkernels, F32ActUkernel, f32_gelu_tanh)
 OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
 OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
 OCTET_ELTWISE_TABLE(kF32RowSumsUkernels, F32RowSumsUkernel, f32_row_sums)
+OCTET_ELTWISE_TABLE(kF32ChannelMomentsUkernels, F32ChannelMomentsUkernel, f32_channel_moments)
 OCTET_ELTWISE_TABLE(kF32StridedSumsUkernels, F32StridedSumsUkernel, f32_strided_sums)
 // The same walk picking the max / min (f32_strided_extremum__ref); the last argument is unused.
 OCTET_ELTWISE_TABLE(kF32StridedMaxUkernels, F32StridedSumsUkernel, f32_strided_max)

@@ -1,5 +1,7 @@
 #include "kernels/ref/reduce.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -26,6 +28,23 @@ void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* redu
 void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, size_t first_row, float divisor) {
   for (size_t r = 0; r < rows; ++r)
     y[r] = f32_sum_eigen_packets4(n, eigen_row_lead(first_row + r, n), x + r * n, 1) / divisor;
+}
+
+void f32_channel_moments__ref(size_t pixels, size_t channels, const float* x, const float* center, double* sum,
+                              double* sum_sq) {
+  for (size_t c = 0; c < channels; ++c) {
+    sum[c] = sum_sq[c] = 0.0;
+    for (size_t p0 = 0; p0 < pixels; p0 += kChannelMomentsBlock) {
+      float s = 0.0f, q = 0.0f;
+      for (size_t p = p0; p < std::min(pixels, p0 + kChannelMomentsBlock); ++p) {
+        const float d = x[p * channels + c] - center[c];
+        s += d;
+        q = std::fma(d, d, q);
+      }
+      sum[c] += double(s);
+      sum_sq[c] += double(q);
+    }
+  }
 }
 
 void f32_strided_sums__ref(size_t count, size_t lane_stride, const float* x, size_t terms, const int64_t* offsets,

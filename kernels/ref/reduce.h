@@ -20,6 +20,16 @@ void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* redu
 // first_row + r (kernels/ref/pool2d.h), divided by `divisor`: the oracle of f32_row_sums.
 void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, size_t first_row, float divisor);
 
+// Pixels whose float sums f32_channel_moments adds to its double sums at a time: a long map loses
+// no more than a block's float rounding.
+inline constexpr size_t kChannelMomentsBlock = 64;
+
+// The oracle of f32_channel_moments (kernels/elementwise/eltwise_list.h): per channel, float sums
+// of d = x - center[c] and of d * d (one fma) over blocks of kChannelMomentsBlock pixels, pixel
+// after pixel, each block's added to the double sums, which it overwrites.
+void f32_channel_moments__ref(size_t pixels, size_t channels, const float* x, const float* center, double* sum,
+                              double* sum_sq);
+
 // y[j] = (0 + x[j * lane_stride + offsets[0]] + ... + x[j * lane_stride + offsets[terms - 1]]) /
 // divisor for j < count, one float add at a time in the offsets' order: ONNX Runtime's generic
 // ReduceSum / ReduceMean loop (an accumulator from 0, the reduced elements in the row-major order

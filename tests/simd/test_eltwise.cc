@@ -663,6 +663,60 @@ TEST(F32RowSumsUkernel, EqualsTheEigenOrderRefBitForBit) {
   ::testing::Test::RecordProperty("shapes", shapes);
 }
 
+// Channel moments (GroupNorm's statistics in channels-last): every kernel equals the ref bit for
+// bit for channel counts 1 ... 4 vectors + 3 and past (every chunk width and tail), pixel counts
+// around the block (63, 64, 65, 129) and 0, centers near and far from the values (a map of mean
+// 1000 and spread 0.01 about a center of 0 and of its mean), and powers of two of either sign.
+TEST(F32ChannelMomentsUkernel, EqualsTheRefBitForBit) {
+  std::mt19937 rng(71);
+  int shapes = 0;
+  const size_t pixel_counts[] = {0, 1, 3, 63, 64, 65, 129, 200};
+  for (auto* k : runnable(kF32ChannelMomentsUkernels)) {
+    for (int i = 0; i < 240; ++i, ++shapes) {
+      const size_t channels = i < 67 ? size_t(1 + i) : size_t(1 + rng() % 300);
+      const size_t pixels = i < 160 ? pixel_counts[size_t(i) % 8] : size_t(rng() % 700);
+      std::vector<float> x = random_floats(rng, std::max<size_t>(1, pixels * channels), -3.0f, 5.0f);
+      std::vector<float> center(channels, 0.0f);
+      if (i % 3 == 1)
+        for (float& v : x) v = 1000.0f + 0.01f * v;
+      if (i % 3 == 2)
+        for (float& v : x) v = std::ldexp(rng() % 2 ? 1.0f : -1.0f, int(rng() % 49) - 24);
+      if (i % 2 == 1) center = random_floats(rng, channels, -2.0f, 2.0f);
+      if (i % 6 == 1) std::fill(center.begin(), center.end(), 1000.0f);
+      std::vector<double> sum(channels + 2, -7.0), sq(channels + 2, -7.0), want(channels), want_sq(channels);
+      f32_channel_moments__ref(pixels, channels, x.data(), center.data(), want.data(), want_sq.data());
+      k->fn(pixels, channels, x.data(), center.data(), sum.data(), sq.data());
+      for (size_t c = 0; c < channels; ++c) {
+        ASSERT_EQ(std::bit_cast<uint64_t>(sum[c]), std::bit_cast<uint64_t>(want[c]))
+            << k->name << " channels " << channels << " pixels " << pixels << " sum at " << c << ": " << sum[c]
+            << " vs " << want[c];
+        ASSERT_EQ(std::bit_cast<uint64_t>(sq[c]), std::bit_cast<uint64_t>(want_sq[c]))
+            << k->name << " channels " << channels << " pixels " << pixels << " sum of squares at " << c;
+      }
+      ASSERT_EQ(sum[channels], -7.0) << k->name << " wrote past the channels";
+      ASSERT_EQ(sq[channels], -7.0) << k->name << " wrote past the channels";
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// The ref's sums are accurate where one float sum is not: 100000 pixels of 1 + 2^-12, whose
+// blocks of 64 sum exactly in float, give the exact total in double, where a float running sum
+// (its ulp 2^-7 past 65536) is off.
+TEST(F32ChannelMomentsUkernel, TheRefSumsBlocksInDouble) {
+  const size_t pixels = 100000;
+  const float v = 1.0f + std::ldexp(1.0f, -12);
+  const std::vector<float> x(pixels, v);
+  const float zero = 0.0f;
+  double sum, sq;
+  f32_channel_moments__ref(pixels, 1, x.data(), &zero, &sum, &sq);
+  EXPECT_EQ(sum, double(pixels) * double(v));
+  EXPECT_NEAR(sq, double(pixels) * double(v) * double(v), 1e-7 * double(pixels));
+  float running = 0.0f;
+  for (float e : x) running += e;
+  EXPECT_GT(std::abs(double(running) - sum), 1.0);
+}
+
 // The ref is Eigen's order, not any order: with t = 2^-24, row 0 (lead 0) sums its packet
 // (1, t, t, t) as (1 + t) + (t + t) = 1 + 2^-23, then + t ties to even 1 + 2^-22, where the sum
 // in order loses every t (1); row 1 (n = 7: lead 1) starts its packet at its 1 and gets the same,

@@ -261,9 +261,10 @@ std::vector<Probe> make() {
     b.output(b.node("Slice", {map(b), i64s(b, {1, 1}), i64s(b, {7, 7}), i64s(b, {2, 3})}));
   });
   row("Reshape", "", [](OnnxBuilder& b) { b.output(b.node("Reshape", {map(b), i64s(b, {1, 16, 64})})); });
-  row("Expand", "per-channel values to the map (an SE gate)", [](OnnxBuilder& b) {
-    auto x = map(b);
-    b.output(b.node("Mul", {x, b.node("Expand", {b.input("g", {1, 16, 1, 1}), b.node("Shape", {x})})}));
+  // An Expand whose reader broadcasts anyway is skipped (passes::drop_broadcast_expands): here the
+  // expanded map is the output.
+  row("Expand", "per-channel values to the map", [](OnnxBuilder& b) {
+    b.output(b.node("Expand", {b.input("g", {1, 16, 1, 1}), b.node("Shape", {map(b)})}));
   });
   row("Flatten", "", unary("Flatten"));
   row("Squeeze", "", [](OnnxBuilder& b) { b.output(b.node("Squeeze", {map(b, {1, 16, 1, 8}), i64s(b, {2})})); });
@@ -455,6 +456,16 @@ std::vector<Probe> make() {
     s = b.node("Sigmoid", {b.node("Conv", {s, init(b, {16, 4, 1, 1}), init(b, {16})})});
     b.output(b.node("Mul", {x, s}));
   });
+  row("GroupNorm", "Reshape, InstanceNormalization, Reshape, Mul, Add, Sigmoid, Mul (torch's GroupNorm + SiLU)",
+      [](OnnxBuilder& b) {
+        auto x = map(b);
+        auto grouped = b.node("Reshape", {x, i64s(b, {0, 4, -1})});
+        auto norm = b.node("InstanceNormalization", {grouped, b.initializer("", {4}, {1, 1, 1, 1}),
+                                                     b.initializer("", {4}, {0, 0, 0, 0})});
+        auto y = b.node("Add", {b.node("Mul", {b.node("Reshape", {norm, b.node("Shape", {x})}), init(b, {16, 1, 1})}),
+                                init(b, {16, 1, 1})});
+        b.output(b.node("Mul", {y, b.node("Sigmoid", {y})}));
+      });
   row("PointwiseDepthwise", "Conv 1x1, Relu, depthwise 3x3", [](OnnxBuilder& b) {
     auto y = b.node("Relu", {b.node("Conv", {map(b), init(b, {32, 16, 1, 1}), init(b, {32})})});
     b.output(b.node("Conv", {y, init(b, {32, 1, 3, 3}), init(b, {32})}, {{"group", 32}, {"pads", {1, 1, 1, 1}}}));

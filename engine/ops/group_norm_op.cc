@@ -1,0 +1,217 @@
+// GroupNorm (octet's own op, FP32; passes::fuse_group_norm writes it for the chain torch exports:
+// Reshape to [N, groups, -1], InstanceNormalization with unit scale and zero bias, Reshape back,
+// Mul by gamma [C, 1, 1], Add of beta [C, 1, 1]). Inputs x [N, C, spatial...], gamma [C],
+// beta [C]; attributes num_groups, epsilon and a fused activation (the SiLU that follows in
+// timm's GN models). It runs on a channels-last map, where the chain made the planner relayout
+// the map to row-major before the InstanceNormalization and back after the activation, and it
+// passes over the map three times (two for the statistics, one for y = act(x * a + b)) where the
+// chain passed six.
+//
+// Statistics: per image and group, the mean and the variance about it from per-channel double
+// sums (kernels::F32ChannelMoments): first about 0, then about the group's mean, with the
+// corrected two-pass formula var = (S2 - S1^2 / n) / n. The pixels are cut into a fixed number
+// of ranges whatever the thread count, so every thread count gives the same bits. Not ORT's
+// rounding (its InstanceNormalization sums in float in Eigen's order): passes::fuse_group_norm
+// fuses only float graphs, where the results need to be close, not bit-identical; a graph that
+// quantizes keeps the chain, which rounds as ORT does.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
+#include "engine/ops/fused_activation.h"
+#include "kernels/cache_budgets.h"
+#include "kernels/elementwise/eltwise.h"
+
+namespace octet {
+namespace {
+
+using kernels::Activation;
+
+// Pixels a statistics range holds at least; at most kMaxRanges ranges an image.
+constexpr int64_t kMinRangePixels = 256;
+constexpr int64_t kMaxRanges = 16;
+
+struct GroupNormShape {
+  int64_t images, channels, pixels, groups;
+};
+
+GroupNormShape group_norm_shape(const OpContext& c) {
+  const ir::Dims& d = c.info(0).dims;
+  GroupNormShape s;
+  s.images = d[0];
+  s.channels = d[1];
+  s.pixels = c.info(0).count() / std::max<int64_t>(1, s.images * s.channels);
+  s.groups = c.node.attrs.i("num_groups");
+  return s;
+}
+
+OpImpl group_norm_op() {
+  OpImpl op;
+  op.want_layout = channels_last_map;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    for (size_t i = 0; i < 3; ++i)
+      if (c.info(i).dtype != ir::DType::f32)
+        c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " input " + std::to_string(i) +
+               " is not supported (only float32)");
+    const ir::Dims& d = c.info(0).dims;
+    if (d.size() < 3) c.fail("X must have rank >= 3 (N, C, D1, ...), got " + ir::dims_str(d));
+    const int64_t groups = c.node.attrs.i("num_groups", 0);
+    if (groups <= 0 || d[1] % groups != 0)
+      c.fail("num_groups " + std::to_string(groups) + " must divide the " + std::to_string(d[1]) + " channels");
+    for (size_t i = 1; i < 3; ++i)
+      if (c.info(i).count() != d[1])
+        c.fail(std::string(i == 1 ? "gamma" : "beta") + " must hold one value per channel (" + std::to_string(d[1]) +
+               ")");
+    return {c.info(0)};
+  };
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    const GroupNormShape s = group_norm_shape(c);
+    const float eps = c.node.attrs.f("epsilon", 1e-5f);
+    auto x = static_cast<const float*>(in[0]);
+    auto gamma = static_cast<const float*>(in[1]);
+    auto beta = static_cast<const float*>(in[2]);
+    auto y = static_cast<float*>(out[0]);
+    if (s.images * s.channels * s.pixels == 0) return [] {};
+    const int64_t channels = s.channels, pixels = s.pixels, images = s.images, groups = s.groups;
+    auto moments = std::make_shared<const kernels::F32ChannelMoments>(size_t(channels), c.isa);
+    const int64_t ranges = std::clamp<int64_t>(pixels / kMinRangePixels, 1, kMaxRanges);
+    // The affine pass: chunks of whole pixels, x minus the center, times a, plus b (each laid out
+    // flat over the chunk), then the activation, while the chunk is in the L1D (a sixth of it a
+    // chunk, beside its three rows). x - center first: the center is the group's mean rounded to
+    // float, within a factor of 2 of x wherever the spread is small against the mean, so the
+    // difference is exact there, where x * a + (beta - mean * a) cancels two large products (a map
+    // of mean 1000 and spread 0.01 lost 3e-3 of its unit-variance output that way).
+    const int64_t chunk_pixels = std::clamp<int64_t>(
+        int64_t(kernels::cache_sizes().l1d / 6) / int64_t(channels * sizeof(float)), 1, pixels);
+    const int64_t chunks = (pixels + chunk_pixels - 1) / chunk_pixels;
+    const int64_t tail_pixels = pixels - (chunks - 1) * chunk_pixels;
+    auto binary = [&](kernels::BinaryOp kind, int64_t rows) {
+      const int64_t dims[] = {rows * channels}, strides[] = {1};
+      return std::make_shared<const kernels::F32Binary>(kind, 1, dims, strides, strides, c.isa);
+    };
+    struct Pass {
+      std::shared_ptr<const kernels::F32Binary> sub, mul, add;
+    };
+    auto pass = [&](int64_t rows) {
+      return Pass{binary(kernels::BinaryOp::sub, rows), binary(kernels::BinaryOp::mul, rows),
+                  binary(kernels::BinaryOp::add, rows)};
+    };
+    const Pass whole = pass(chunk_pixels), tail = tail_pixels == chunk_pixels ? whole : pass(tail_pixels);
+    const Activation act = ops::fused_activation(c.node);
+    auto activation =
+        act.kind != kernels::ActKind::none ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa) : nullptr;
+    kernels::KernelId id = moments->kernel_id() + " + " + whole.sub->kernel_id() + " + " + whole.mul->kernel_id() +
+                           " + " + whole.add->kernel_id();
+    if (activation) id = id + "+" + activation->kernel_id();
+    c.report_kernel(id);
+
+    // Scratch of the plan's one call at a time: the ranges' sums, the centers, the center, a and
+    // b flat over a chunk.
+    struct Scratch {
+      std::vector<double> sum, sum_sq, group_sum, group_sq;
+      std::vector<float> center, affine;
+    };
+    auto scratch = std::make_shared<Scratch>();
+    scratch->sum.resize(size_t(ranges * channels));
+    scratch->sum_sq.resize(size_t(ranges * channels));
+    scratch->group_sum.resize(size_t(groups));
+    scratch->group_sq.resize(size_t(groups));
+    scratch->center.resize(size_t(channels));
+    scratch->affine.resize(size_t(3 * chunk_pixels * channels));
+    pthreadpool_t pool = c.threadpool;
+
+    struct Stats {
+      const kernels::F32ChannelMoments* moments;
+      const float* x;  // the image
+      const float* center;
+      double *sum, *sum_sq;
+      int64_t channels, pixels, ranges;
+      static void range(void* context, size_t r) {
+        const auto& t = *static_cast<const Stats*>(context);
+        const int64_t first = t.pixels * int64_t(r) / t.ranges, last = t.pixels * int64_t(r + 1) / t.ranges;
+        t.moments->run(size_t(last - first), t.x + first * t.channels, t.center, t.sum + int64_t(r) * t.channels,
+                       t.sum_sq + int64_t(r) * t.channels);
+      }
+    };
+    struct Apply {
+      const float* x;
+      float* y;
+      const float *center, *a, *b;
+      int64_t channels, chunk_pixels, chunks, tail_pixels;
+      const Pass *whole, *tail;
+      Activation act;
+      const kernels::F32Unary* activation;
+      static void chunk(void* context, size_t i) {
+        const auto& t = *static_cast<const Apply*>(context);
+        const bool last = int64_t(i) + 1 == t.chunks;
+        const int64_t first = int64_t(i) * t.chunk_pixels;
+        const int64_t n = (last ? t.tail_pixels : t.chunk_pixels) * t.channels;
+        float* y = t.y + first * t.channels;
+        const Pass& pass = last ? *t.tail : *t.whole;
+        pass.sub->run(t.x + first * t.channels, t.center, y, nullptr);
+        pass.mul->run(y, t.a, y, nullptr);
+        pass.add->run(y, t.b, y, nullptr);
+        if (t.activation) t.activation->run(t.act, n, y, y, nullptr);
+      }
+    };
+    return [=] {
+      Scratch& m = *scratch;
+      const int64_t per_group = channels / groups;
+      const double count = double(per_group) * double(pixels);
+      std::vector<double>& group_sum = m.group_sum;
+      std::vector<double>& group_sq = m.group_sq;
+      // The ranges' sums of group g, channel by channel, range after range (a fixed order).
+      auto gather = [&](std::vector<double>& out, const std::vector<double>& parts) {
+        std::fill(out.begin(), out.end(), 0.0);
+        for (int64_t r = 0; r < ranges; ++r)
+          for (int64_t ch = 0; ch < channels; ++ch) out[size_t(ch / per_group)] += parts[size_t(r * channels + ch)];
+      };
+      for (int64_t image = 0; image < images; ++image) {
+        const float* xi = x + image * pixels * channels;
+        Stats stats{moments.get(), xi, m.center.data(), m.sum.data(), m.sum_sq.data(), channels, pixels, ranges};
+        std::fill(m.center.begin(), m.center.end(), 0.0f);
+        pthreadpool_parallelize_1d(pool, Stats::range, &stats, size_t(ranges), 0);
+        gather(group_sum, m.sum);
+        for (int64_t ch = 0; ch < channels; ++ch) m.center[size_t(ch)] = float(group_sum[size_t(ch / per_group)] / count);
+        pthreadpool_parallelize_1d(pool, Stats::range, &stats, size_t(ranges), 0);
+        gather(group_sum, m.sum);
+        gather(group_sq, m.sum_sq);
+        // a = gamma / sqrt(var + eps), b = beta - (mean - center) * a, laid out flat over a chunk
+        // with the center.
+        const size_t flat = size_t(chunk_pixels * channels);
+        float* center = m.affine.data();
+        float* a = center + flat;
+        float* b = a + flat;
+        for (int64_t ch = 0; ch < channels; ++ch) {
+          const size_t g = size_t(ch / per_group);
+          const double shift = group_sum[g] / count;  // the mean's distance from its float center
+          const double var = std::max(0.0, (group_sq[g] - group_sum[g] * shift) / count);
+          const double inv_std = 1.0 / std::sqrt(var + double(eps));
+          const double scale = inv_std * double(gamma[ch]);
+          a[ch] = float(scale);
+          b[ch] = float(double(beta[ch]) - shift * scale);
+          center[ch] = m.center[size_t(ch)];
+        }
+        for (size_t i = size_t(channels); i < flat; ++i) {
+          center[i] = center[i % size_t(channels)];
+          a[i] = a[i % size_t(channels)];
+          b[i] = b[i % size_t(channels)];
+        }
+        Apply apply{xi,     y + image * pixels * channels, center, a, b, channels, chunk_pixels, chunks, tail_pixels,
+                    &whole, &tail, act, activation.get()};
+        pthreadpool_parallelize_1d(pool, Apply::chunk, &apply, size_t(chunks), 0);
+      }
+    };
+  };
+  return op;
+}
+
+}  // namespace
+
+void register_group_norm_op(OpTable& t) { t.emplace_back("GroupNorm", group_norm_op()); }
+
+}  // namespace octet

@@ -1,0 +1,111 @@
+// GroupNorm as torch exports it, in a float graph, into one GroupNorm step:
+//
+//   x ─ Reshape [N, G, -1] ─ InstanceNormalization (scale 1, B 0) ─ Reshape (x's dims)
+//     ─ Mul gamma [C, 1, 1] ─ Add beta [C, 1, 1] [─ activation]
+//
+// becomes GroupNorm(x, gamma, beta) with num_groups G (engine/ops/group_norm_op.cc), which
+// runs on the channels-last map; the chain made the planner relayout every such map to
+// row-major and back (timm's efficientnet_b0_gn: 99 relayouts, 3.6 ms of a 20 ms run on a
+// Zen 4). Only in a graph that quantizes nothing: GroupNorm's statistics are accurate but not
+// rounded as ONNX Runtime's InstanceNormalization rounds them, and a quantizer reading them
+// (a QuantizeLinear, a DynamicQuantizeLinear) must see ORT's float values to give its codes.
+#include <map>
+
+#include "engine/graph_edit.h"
+#include "engine/passes.h"
+
+namespace octet::passes {
+namespace {
+
+using graph_edit::sole_consumer;
+
+// Ops a graph that quantizes holds after optimize(): the QDQ and dynamic forms and what
+// fuse_qdq and fuse_dynamic_quantization make of them.
+bool quantizes(const ir::Node& n) {
+  return n.op.find("Quantize") != std::string::npos || n.op.rfind("QLinear", 0) == 0 ||
+         n.op.find("Integer") != std::string::npos || n.op.rfind("QGemm", 0) == 0;
+}
+
+bool all_equal(const ir::TensorData& t, float v) {
+  for (float e : t.values<float>())
+    if (e != v) return false;
+  return true;
+}
+
+// The constant `name` as one value per channel of a rank-`rank` map with `channels` channels:
+// dims [C, 1, ..., 1] of rank - 1 or [1, C, 1, ..., 1] of rank; nullptr otherwise.
+const ir::TensorData* per_channel(const ir::Graph& g, const std::string& name, size_t rank, int64_t channels) {
+  const ir::TensorData* t = graph_edit::float_constant(g, name);
+  if (!t || t->count() != channels) return nullptr;
+  ir::Dims d = t->dims;
+  if (d.size() == rank && d[0] == 1) d.erase(d.begin());
+  if (d.size() + 1 != rank || d.empty() || d[0] != channels) return nullptr;
+  return t;
+}
+
+}  // namespace
+
+int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of) {
+  for (const auto& n : g.nodes)
+    if (quantizes(n)) return 0;
+  std::set<const ir::Node*> dead;
+  int fused = 0;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    ir::Node& norm = g.nodes[k];
+    if (norm.op != "InstanceNormalization" || !norm.domain.empty() || norm.inputs.size() != 3 || dead.count(&norm))
+      continue;
+    const ir::TensorData* scale = graph_edit::float_constant(g, norm.inputs[1]);
+    const ir::TensorData* bias = graph_edit::float_constant(g, norm.inputs[2]);
+    if (!scale || !bias || !all_equal(*scale, 1.0f) || !all_equal(*bias, 0.0f)) continue;
+    const ir::Node* grouped = graph_edit::producer_of(g, norm.inputs[0]);
+    if (!grouped || grouped->op != "Reshape" || sole_consumer(g, norm.inputs[0]) != &norm) continue;
+    const std::string& x = grouped->inputs[0];
+    ir::Node* back = sole_consumer(g, norm.outputs[0]);
+    if (!back || back->op != "Reshape" || back->inputs[0] != norm.outputs[0]) continue;
+    ir::Node* mul = sole_consumer(g, back->outputs[0]);
+    if (!mul || mul->op != "Mul" || !mul->domain.empty() || mul->inputs.size() != 2) continue;
+    const std::string& gamma_name = mul->inputs[0] == back->outputs[0] ? mul->inputs[1] : mul->inputs[0];
+    ir::Node* add = sole_consumer(g, mul->outputs[0]);
+    if (!add || add->op != "Add" || !add->domain.empty() || add->inputs.size() != 2) continue;
+    const std::string& beta_name = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
+    // Shapes at both batches: x [N, C, spatial...], grouped [N, G, C / G * spatial], the chain's
+    // results all x's dims.
+    const auto xd = dims_of(x), gd = dims_of(norm.inputs[0]), yd = dims_of(add->outputs[0]);
+    const auto bd = dims_of(back->outputs[0]);
+    if (!xd || !gd || !yd || !bd || xd->size() != gd->size()) continue;
+    const int64_t groups = scale->count();
+    bool shapes = true;
+    for (size_t b = 0; b < xd->size() && shapes; ++b) {
+      const ir::Dims &xb = (*xd)[b], &gb = (*gd)[b];
+      shapes = xb.size() >= 3 && gb.size() == 3 && gb[0] == xb[0] && gb[1] == groups && xb[1] % groups == 0 &&
+               gb[2] * groups == ir::element_count(xb) / xb[0] && (*yd)[b] == xb && (*bd)[b] == xb;
+    }
+    if (!shapes) continue;
+    const size_t rank = (*xd)[0].size();
+    const int64_t channels = (*xd)[0][1];
+    const ir::TensorData* gamma = per_channel(g, gamma_name, rank, channels);
+    const ir::TensorData* beta = per_channel(g, beta_name, rank, channels);
+    if (!gamma || !beta) continue;
+    const std::string gamma_flat = graph_edit::add_constant(g, gamma_name + "_channels", ir::TensorData::f32({channels}, gamma->values<float>()));
+    const std::string beta_flat = graph_edit::add_constant(g, beta_name + "_channels", ir::TensorData::f32({channels}, beta->values<float>()));
+    // The Add becomes the GroupNorm (in its place, after every input it reads).
+    const float eps = norm.attrs.f("epsilon", 1e-5f);
+    ir::Node& gn = *add;
+    gn.op = "GroupNorm";
+    gn.name = norm.name.empty() ? add->name : norm.name;
+    gn.inputs = {x, gamma_flat, beta_flat};
+    gn.attrs = {};
+    gn.attrs.set("num_groups", groups);
+    gn.attrs.set("epsilon", eps);
+    dead.insert(&norm);
+    dead.insert(back);
+    dead.insert(mul);
+    fuse_activation_after(g, gn, dead);
+    ++fused;
+  }
+  graph_edit::erase_marked(g, dead);
+  if (fused) remove_unused(g);
+  return fused;
+}
+
+}  // namespace octet::passes
