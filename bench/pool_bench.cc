@@ -28,6 +28,7 @@ struct Layer {
   int in, channels, pad;
   bool ceil_mode;
   bool global = false;  // GlobalMaxPool: one window over the in x in input, as one row (its op's shape)
+  int kernel = 3, stride = 2;
 
   Pool2dShape shape() const {
     Pool2dShape s;
@@ -38,17 +39,17 @@ struct Layer {
     }
     s.in_h = s.in_w = in;
     s.channels = channels;
-    s.kernel_h = s.kernel_w = 3;
-    s.stride_h = s.stride_w = 2;
+    s.kernel_h = s.kernel_w = kernel;
+    s.stride_h = s.stride_w = stride;
     s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = pad;
-    const int room = in + 2 * pad - 3;
-    s.out_h = s.out_w = (ceil_mode ? (room + 1) / 2 : room / 2) + 1;
+    const int room = in + 2 * pad - kernel;
+    s.out_h = s.out_w = (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
     return s;
   }
   std::string label(const char* op) const {
     std::string window = " global";
     if (!global) {
-      window = " k3 s2 ";
+      window = " k" + std::to_string(kernel) + " s" + std::to_string(stride) + " ";
       window += ceil_mode ? "ceil" : "p";
       if (!ceil_mode) window += std::to_string(pad);
     }
@@ -129,8 +130,11 @@ int main(int argc, char** argv) {
       return k ? std::make_shared<Q8MaxPool2d>(Q8::u8, s, *k) : std::make_shared<Q8MaxPool2d>(Q8::u8, s, Isa::scalar);
     });
   }
-  // The same windows averaged (count_include_pad off), at the first two layers.
-  for (const Layer& l : {kLayers[0], kLayers[2]}) {
+  // The same windows averaged (count_include_pad off), at the first two layers; Inception-v4's
+  // 3x3 stride-1 branch pools and ResNet-D's 2x2 stride-2 shortcut pool.
+  for (const Layer& l : {kLayers[0], kLayers[2], Layer{"inception_v4", 12, 1024, 1, false, false, 3, 1},
+                         Layer{"inception_v4", 25, 384, 1, false, false, 3, 1},
+                         Layer{"resnet26d", 56, 256, 0, false, false, 2, 2}}) {
     register_op<float>(l, "f32 avg", kF32AvgPoolUkernels, [](const Pool2dShape& s, const auto* k) {
       return k ? std::make_shared<F32AvgPool2d>(s, false, *k) : std::make_shared<F32AvgPool2d>(s, false, Isa::scalar);
     });

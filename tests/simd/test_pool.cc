@@ -249,6 +249,38 @@ TEST(PoolUkernels, F32AvgPoolRandomShapesEveryKernelIsBitExact) {
   }
 }
 
+// Windows larger than the random shapes' 7x7 (9x9, 13x5 and 23x23: up to 529 taps a pixel), with
+// padding and count_include_pad both ways, batch 2, channels with and without a tail.
+TEST(PoolUkernels, F32AvgPoolLargeWindowsAreBitExact) {
+  Pool pool = two_threads();
+  std::mt19937 rng(15);
+  const int windows[][2] = {{9, 9}, {13, 5}, {23, 23}};
+  for (const auto* k : runnable(kF32AvgPoolUkernels)) {
+    for (const auto& w : windows)
+      for (int channels : {40, 67})
+        for (bool include_pad : {false, true}) {
+          Pool2dShape s;
+          s.batch = 2;
+          s.in_h = 15;
+          s.in_w = 11;
+          s.channels = channels;
+          s.kernel_h = w[0];
+          s.kernel_w = w[1];
+          s.stride_h = s.stride_w = 2;
+          s.pad_top = s.pad_bottom = w[0] / 2;
+          s.pad_left = s.pad_right = w[1] / 2;
+          s.out_h = out_extent(s.in_h, s.pad_top, s.pad_bottom, s.kernel_h, 2, 1, false);
+          s.out_w = out_extent(s.in_w, s.pad_left, s.pad_right, s.kernel_w, 2, 1, false);
+          const std::vector<float> x = avg_inputs(rng, in_count(s));
+          std::vector<float> expected(out_count(s)), y(out_count(s), 7.0f);
+          f32_avgpool2d_nhwc__ref(s, include_pad, x.data(), expected.data(), f32_avgpool_sum_rows(s, ort_nchwc_block()));
+          F32AvgPool2d d(s, include_pad, *k);
+          run_driver(d, x.data(), y.data(), pool.get());
+          expect_same(expected, y, std::string(k->name) + " " + describe(s) + (include_pad ? " count_include_pad" : ""));
+        }
+  }
+}
+
 // The layers the engine meets: torchvision ResNet / ShuffleNet (3x3 s2 pad 1) and SqueezeNet
 // (3x3 s2 ceil_mode), batch 2 so input_offset moves the pointers.
 TEST(PoolUkernels, ModelLayersEveryKernel) {
