@@ -15,6 +15,8 @@ passes::Options unfused() {
   o.fuse_activations = false;
   o.fuse_channel_shuffle = false;  // the quantized graph is written as ONNX
   o.fuse_decompositions = false;    // likewise: Gelu and LayerNormalization may be above its opset
+  o.fuse_group_norm = false;        // every tensor of the chain observed, as written
+  o.drop_broadcast_expands = false;  // an Expand's output is observed (its QDQ pair is exported)
   return o;
 }
 

@@ -245,6 +245,53 @@ TEST(QuantParity, SiluRunsAsOneTableAndMatchesOrt) {
   expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 600), "silu"), "silu minmax u8");
 }
 
+// Calibration observes every tensor the FP32 graph writes, whatever the run-time passes skip or
+// fuse: an ECA gate's Expand (passes::drop_broadcast_expands) and a GroupNorm chain
+// (passes::fuse_group_norm) are written as the FP32 graph holds them, their outputs quantized as
+// ORT's tool quantizes them, and the INT8 model matches ORT.
+ir::Graph gate_and_group_norm_model() {
+  OnnxBuilder b(14, "gate_gn", 13);
+  auto x = b.input("input", {-1, 3, 8, 8});
+  auto c1 = b.node("Conv", {x, b.random_normal_init("", {16, 3, 3, 3}, 0, 0.4f), b.random_normal_init("", {16}, 0, 0.2f)},
+                   {{"pads", {1, 1, 1, 1}}});
+  auto gate = b.node("Sigmoid", {b.node("GlobalAveragePool", {c1})});
+  auto gated = b.node("Mul", {c1, b.node("Expand", {gate, b.node("Shape", {c1})})});
+  auto grouped = b.node("Reshape", {gated, b.initializer_i64("", {3}, {0, 4, -1})});
+  auto norm = b.node("InstanceNormalization", {grouped, b.initializer("", {4}, {1, 1, 1, 1}), b.initializer("", {4}, {0, 0, 0, 0})});
+  auto back = b.node("Reshape", {norm, b.node("Shape", {gated})});
+  auto gn = b.node("Add", {b.node("Mul", {back, b.random_normal_init("", {16, 1, 1}, 1, 0.2f)}), b.random_normal_init("", {16, 1, 1}, 0, 0.2f)});
+  auto pooled = b.node("Flatten", {b.node("GlobalAveragePool", {b.node("Relu", {gn})})});
+  b.output(b.node("Gemm", {pooled, b.random_normal_init("fc", {10, 16}, 0, 0.5f), b.random_normal_init("fcb", {10}, 0, 0.1f)},
+                  {{"transB", 1}}));
+  return loader::load_onnx_bytes(b.serialize(), "gate_gn");
+}
+
+TEST(QuantParity, ExpandAndGroupNormAreCalibratedAsWritten) {
+  const ir::Graph fp32 = gate_and_group_norm_model();
+  {
+    const Session s{ir::Graph(fp32)};  // the FP32 run itself skips the Expand and fuses the chain
+    int fused = 0;
+    for (const auto& n : s.graph().nodes) fused += n.op == "GroupNorm";
+    EXPECT_EQ(fused, 1);
+  }
+  calib::QuantizeReport report;
+  const ir::Graph qdq = calib::quantize_model(fp32, uniform_batches(4, 8, {3, 8, 8}, 700), {}, {}, &report);
+  std::map<std::string, std::string> producer;
+  for (const auto& n : qdq.nodes)
+    for (const auto& o : n.outputs) producer[o] = n.op;
+  int quantized_expand = 0, norms = 0;
+  for (const auto& n : qdq.nodes) {
+    norms += n.op == "InstanceNormalization";
+    if (n.op == "QuantizeLinear") {
+      quantized_expand += producer[n.inputs[0]] == "Expand";
+    }
+  }
+  EXPECT_EQ(quantized_expand, 1) << "the Expand's output has its QDQ pair";
+  EXPECT_EQ(norms, 1) << "the chain is written as the FP32 graph holds it";
+  if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 800), "gate_gn"), "gate_gn minmax u8");
+}
+
 // A table lookup read only from a QLinearConv's output (MobileNetV3's HardSwish, YOLO's and
 // EfficientNet's SiLU, a LeakyRelu, a gate's Sigmoid) runs inside the conv, each tile looked up
 // as it is stored: after a dense conv (the tile path), a depthwise one and a grouped one (a pass
