@@ -109,6 +109,25 @@ TEST(GroupNormFusion, MapsOfEveryShape) {
   expect_like_the_chain({{-1, 48, 40, 40}, 2, "Silu"}, 1);   // 1600 pixels: 6 ranges, 24 channels a group
 }
 
+// The statistics' pixel ranges do not depend on the thread count: 1, 2 and 3 threads give the
+// same bytes (a map of 1600 pixels: 6 ranges; batch 3).
+TEST(GroupNormFusion, EveryThreadCountGivesTheSameBits) {
+  const Chain ch{{-1, 48, 40, 40}, 6, "Silu"};
+  std::vector<ir::TensorData> first;
+  for (int threads : {1, 2, 3}) {
+    SessionOptions o;
+    o.threads = threads;
+    Session s(loader::load_onnx_bytes(chain_model(ch).serialize(), "group_norm"), o);
+    ASSERT_EQ(fused(s), 1);
+    const auto out = s.run(random_inputs(s, 3, 0.2f, 1.0f));
+    if (first.empty()) {
+      first = out;
+      continue;
+    }
+    EXPECT_EQ(out[0].bytes, first[0].bytes) << threads << " threads";
+  }
+}
+
 // A scale other than 1 (no GroupNorm torch writes) and a graph that quantizes keep the chain.
 TEST(GroupNormFusion, KeptOutsideTorchsFloatChain) {
   Chain scaled;
