@@ -22,6 +22,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
+#include "engine/ops/norm_inputs.h"
 #include "kernels/cache_budgets.h"
 #include "kernels/elementwise/eltwise.h"
 
@@ -52,19 +53,11 @@ OpImpl group_norm_op() {
   OpImpl op;
   op.want_layout = channels_last_map;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    for (size_t i = 0; i < 3; ++i)
-      if (c.info(i).dtype != ir::DType::f32)
-        c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " input " + std::to_string(i) +
-               " is not supported (only float32)");
+    ops::require_channel_norm_inputs(c, "gamma", "beta");
     const ir::Dims& d = c.info(0).dims;
-    if (d.size() < 3) c.fail("X must have rank >= 3 (N, C, D1, ...), got " + ir::dims_str(d));
     const int64_t groups = c.node.attrs.i("num_groups", 0);
     if (groups <= 0 || d[1] % groups != 0)
       c.fail("num_groups " + std::to_string(groups) + " must divide the " + std::to_string(d[1]) + " channels");
-    for (size_t i = 1; i < 3; ++i)
-      if (c.info(i).count() != d[1])
-        c.fail(std::string(i == 1 ? "gamma" : "beta") + " must hold one value per channel (" + std::to_string(d[1]) +
-               ")");
     return {c.info(0)};
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };

@@ -11,6 +11,7 @@
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
+#include "engine/ops/norm_inputs.h"
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/elementwise/instance_norm.h"
 
@@ -115,16 +116,8 @@ OpImpl instance_norm_op() {
   OpImpl op;
   op.want_layout = want_row_major;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    for (size_t i = 0; i < 3; ++i)
-      if (c.info(i).dtype != ir::DType::f32)
-        c.fail(std::string(ir::dtype_name(c.info(i).dtype)) + " input " + std::to_string(i) +
-               " is not supported (only float32)");
-    const ir::Dims& d = c.info(0).dims;
-    if (d.size() < 3) c.fail("input must have rank >= 3 (N, C, D1, ...), got " + ir::dims_str(d));
-    for (size_t i = 1; i < 3; ++i)
-      if (c.info(i).count() != d[1])
-        c.fail(std::string(i == 1 ? "scale" : "B") + " must hold one value per channel (" + std::to_string(d[1]) + ")");
-    return {{ir::DType::f32, d, Layout::row_major}};
+    ops::require_channel_norm_inputs(c, "scale", "B");
+    return {{ir::DType::f32, c.info(0).dims, Layout::row_major}};
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {

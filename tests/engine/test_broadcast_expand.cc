@@ -13,6 +13,7 @@
 #include "engine/session.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/session_passes.h"
 
 namespace octet::broadcast_expand {
 namespace {
@@ -21,17 +22,9 @@ using testing::OnnxBuilder;
 
 constexpr const char* kPass = "read an Expand's input where its reader broadcasts it anyway";
 
-int rewired(const Session& s) {
-  for (const auto& p : s.pass_report())
-    if (p.pass == kPass) return p.changed;
-  return -1;
-}
+using testing::count_ops;
 
-int count_ops(const Session& s, const std::string& op) {
-  int n = 0;
-  for (const auto& node : s.graph().nodes) n += node.op == op;
-  return n;
-}
+int rewired(const Session& s) { return testing::pass_changed(s, kPass); }
 
 std::string i64s(OnnxBuilder& b, std::vector<int64_t> v) { return b.initializer_i64("", {int64_t(v.size())}, v); }
 

@@ -14,6 +14,7 @@
 #include "engine/session.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/session_passes.h"
 
 namespace octet::group_norm_fusion {
 namespace {
@@ -22,17 +23,9 @@ using testing::OnnxBuilder;
 
 constexpr const char* kPass = "fuse GroupNorm chains (float graphs)";
 
-int fused(const Session& s) {
-  for (const auto& p : s.pass_report())
-    if (p.pass == kPass) return p.changed;
-  return -1;
-}
+using testing::count_ops;
 
-int count_ops(const Session& s, const std::string& op) {
-  int n = 0;
-  for (const auto& node : s.graph().nodes) n += node.op == op;
-  return n;
-}
+int fused(const Session& s) { return testing::pass_changed(s, kPass); }
 
 struct Chain {
   std::vector<int64_t> x = {-1, 32, 9, 7};  // [N, C, spatial...]

@@ -16,6 +16,7 @@
 #include "kernels/isa.h"
 #include "loader/onnx_loader.h"
 #include "tests/util/onnx_builder.h"
+#include "tests/util/session_passes.h"
 
 namespace octet {
 namespace {
@@ -24,18 +25,10 @@ using testing::OnnxBuilder;
 
 constexpr const char* kPass = "fuse residual Add (+activation) into Conv";
 
-// -1 when the pass did not run (the fusion was switched off).
-int residual_fused_count(const Session& s) {
-  for (const auto& p : s.pass_report())
-    if (p.pass == kPass) return p.changed;
-  return -1;
-}
+using testing::count_ops;
 
-int count_ops(const Session& s, const std::string& op) {
-  int n = 0;
-  for (const auto& node : s.graph().nodes) n += node.op == op;
-  return n;
-}
+// -1 when the pass did not run (the fusion was switched off).
+int residual_fused_count(const Session& s) { return testing::pass_changed(s, kPass); }
 
 const ir::Node& node_named(const Session& s, const std::string& name) {
   for (const auto& node : s.graph().nodes)
