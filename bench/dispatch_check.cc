@@ -1,5 +1,6 @@
 // Does the dispatcher pick the fastest kernel for the layers models actually have? For every
-// distinct convolution of the given models (FP32 Conv, QLinearConv), as the plan runs it at
+// distinct convolution of the given models (FP32 Conv, QLinearConv, and both convs of a fused
+// PointwiseDepthwise step), as the plan runs it at
 // each batch (a batch the session slices is planned per slice), times every candidate the
 // dispatcher could have chosen on this CPU and sets the plan's pick against the fastest:
 //   FP32 dense or grouped: the IGEMM driver with each GEMM microkernel this CPU runs, and
@@ -30,6 +31,7 @@
 
 #include "bench/kernel_bench_util.h"
 #include "engine/ops/fused_activation.h"
+#include "engine/ops/pwdw_shape.h"
 #include "engine/ops/spatial.h"
 #include "engine/session.h"
 #include "kernels/conv/dwconv_list.h"
@@ -86,6 +88,40 @@ std::string base_kernel_name(const std::string& reported) {
 
 Q8 q8_of(ir::DType t) { return t == ir::DType::s8 ? Q8::s8 : Q8::u8; }
 
+void keep_layer(const Layer& l, const std::string& model_path, const std::string& node, const Plan& plan,
+                std::map<std::string, Layer>& layers) {
+  Layer& kept = layers.emplace(layer_key(l), l).first->second;
+  kept.models.push_back(model_path);
+  kept.nodes.push_back(node);
+  kept.model_weight_bytes = std::max(kept.model_weight_bytes, plan.constant_bytes());  // as its kernels were chosen
+}
+
+// A fused 1x1 + depthwise step (PointwiseDepthwise, "pwdw(GEMM, DW)") as its two convs: the 1x1
+// over the whole map (the GEMM its driver picks by the unfused conv's rule) and the depthwise.
+void collect_pwdw_parts(const std::string& model_path, const Session& session, const Plan& plan, const ir::Node& node,
+                        const PlanStep& step, std::map<std::string, Layer>& layers) {
+  const std::string& k = step.kernel;
+  const size_t open = k.find("pwdw("), comma = k.find(", "), close = k.find(')');
+  if (open != 0 || comma == std::string::npos || close == std::string::npos) return;  // a reference pair
+  OpContext c{node, session.graph().opset};
+  std::vector<TensorInfo> infos;
+  for (const std::string& name : node.inputs) infos.push_back(name.empty() ? TensorInfo{} : plan.value(name).info);
+  for (size_t i = 0; i < node.inputs.size(); ++i) c.in.push_back(node.inputs[i].empty() ? nullptr : &infos[i]);
+  const ops::PwDwShape shapes = ops::pwdw_shape(c);
+  Layer pw;
+  pw.family = "f32 dense";
+  pw.shape = shapes.pw;
+  pw.act = ops::fused_activation(node, "pw_act", "pw_act_params");
+  pw.pick = base_kernel_name(k.substr(5, comma - 5));
+  keep_layer(pw, model_path, node.name + " (1x1)", plan, layers);
+  Layer dw;
+  dw.family = "f32 depthwise";
+  dw.shape = shapes.dw;
+  dw.act = ops::fused_activation(node);
+  dw.pick = base_kernel_name(k.substr(comma + 2, close - comma - 2));
+  keep_layer(dw, model_path, node.name + " (depthwise)", plan, layers);
+}
+
 // The convolutions of one plan with the geometry its op computed, through the op's own
 // window rules (ops::conv_geometry on the plan's input infos).
 void collect_layers(const std::string& model_path, int batch, std::map<std::string, Layer>& layers) {
@@ -102,6 +138,10 @@ void collect_layers(const std::string& model_path, int batch, std::map<std::stri
     const auto it = nodes.find(step.node);
     if (it == nodes.end() || step.scalar()) continue;
     const ir::Node& node = *it->second;
+    if (node.op == "PointwiseDepthwise") {
+      collect_pwdw_parts(model_path, session, plan, node, step, layers);
+      continue;
+    }
     const bool f32 = node.op == "Conv", q8 = node.op == "QLinearConv";
     if (!f32 && !q8) continue;
     const size_t w_input = f32 ? 1 : 3;
@@ -120,10 +160,7 @@ void collect_layers(const std::string& model_path, int batch, std::map<std::stri
       l.y_type = q8_of(plan.value(node.outputs[0]).info.dtype);
     }
     l.pick = base_kernel_name(step.kernel);
-    Layer& kept = layers.emplace(layer_key(l), l).first->second;
-    kept.models.push_back(model_path);
-    kept.nodes.push_back(node.name);
-    kept.model_weight_bytes = std::max(kept.model_weight_bytes, plan.constant_bytes());  // as its kernels were chosen
+    keep_layer(l, model_path, node.name, plan, layers);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/ops/fused_activation.h"
+#include "engine/ops/pwdw_shape.h"
 #include "engine/ops/two_conv_inputs.h"
 #include "engine/ops/spatial.h"
 #include "kernels/conv/f32_pwdw_conv.h"
@@ -25,41 +26,9 @@ using ops::kW1;
 using ops::kW2;
 using ops::kX;
 
-struct PwDwShape {
-  kernels::Conv2dShape pw, dw;
-};
-
-PwDwShape pwdw_shape(const OpContext& c) {
-  const TensorInfo& x = c.info(kX);
-  if (x.dtype != ir::DType::f32 || x.dims.size() != 4) c.fail("x must be a float32 NCHW tensor, got " + ir::dims_str(x.dims));
-  const ir::Dims& w1 = c.info(kW1).dims;
-  const ir::Dims& w2 = c.info(kW2).dims;
-  if (w1.size() != 4 || w1[1] != x.dims[1] || w1[2] != 1 || w1[3] != 1)
-    c.fail("the 1x1 weights " + ir::dims_str(w1) + " do not fit x " + ir::dims_str(x.dims));
-  const int64_t mid = w1[0];
-  if (w2.size() != 4 || w2[0] != mid || w2[1] != 1 || c.node.attrs.i("group", 1) != mid)
-    c.fail("the depthwise weights " + ir::dims_str(w2) + " (group " + std::to_string(c.node.attrs.i("group", 1)) +
-           ") do not fit " + std::to_string(mid) + " channels");
-  for (size_t b : {kB1, kB2})
-    if (c.has(b) && c.info(b).count() != mid) c.fail("a bias has " + std::to_string(c.info(b).count()) + " values, expected " + std::to_string(mid));
-  ops::ConvGeometry g;
-  g.batch = x.dims[0];
-  g.in_c = g.out_c = g.groups = mid;
-  g.window = ops::resolve_window(c, {x.dims[2], x.dims[3]}, {w2[2], w2[3]}, false);
-  PwDwShape s;
-  s.dw = ops::conv2d_shape(g);
-  s.pw = s.dw;
-  s.pw.in_c = int(x.dims[1]);
-  s.pw.groups = 1;
-  s.pw.out_h = s.pw.in_h;
-  s.pw.out_w = s.pw.in_w;
-  s.pw.kernel_h = s.pw.kernel_w = s.pw.stride_h = s.pw.stride_w = s.pw.dilation_h = s.pw.dilation_w = 1;
-  s.pw.pad_top = s.pw.pad_left = 0;
-  return s;
-}
 
 Kernel build_pwdw(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
-  const PwDwShape s = pwdw_shape(c);
+  const ops::PwDwShape s = ops::pwdw_shape(c);
   const kernels::Activation pw_act = ops::fused_activation(c.node, "pw_act", "pw_act_params");
   const kernels::Activation dw_act = ops::fused_activation(c.node);
   const ops::TwoConvData d = ops::two_conv_data(c, in);
@@ -99,7 +68,7 @@ void register_pwdw_ops(OpTable& t) {
   OpImpl op;
   op.want_layout = channels_last_map;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    const PwDwShape s = pwdw_shape(c);
+    const ops::PwDwShape s = ops::pwdw_shape(c);
     ops::require_constant_weights(c);
     return {{ir::DType::f32, {s.dw.batch, s.dw.out_c, s.dw.out_h, s.dw.out_w}, Layout::channels_last}};
   };
@@ -108,11 +77,11 @@ void register_pwdw_ops(OpTable& t) {
   op.scratch_bytes = [](const OpContext& c, const std::vector<TensorInfo>&) -> size_t {
     if (c.isa == kernels::Isa::scalar) return 0;
     const size_t threads = c.threadpool == nullptr ? 1 : pthreadpool_get_threads_count(c.threadpool);
-    return kernels::F32PointwiseDwConv::scratch_floats(pwdw_shape(c).dw, threads) * sizeof(float);
+    return kernels::F32PointwiseDwConv::scratch_floats(ops::pwdw_shape(c).dw, threads) * sizeof(float);
   };
   op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) { return ops::per_image_with_constants(c); };
   op.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
-    const PwDwShape s = pwdw_shape(c);
+    const ops::PwDwShape s = ops::pwdw_shape(c);
     const int64_t pixels_in = int64_t(s.pw.batch) * s.pw.in_h * s.pw.in_w;
     const int64_t pixels_out = int64_t(s.dw.batch) * s.dw.out_h * s.dw.out_w;
     return pixels_in * s.pw.in_c * s.dw.in_c + pixels_out * s.dw.out_c * s.dw.kernel_h * s.dw.kernel_w;
