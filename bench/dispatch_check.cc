@@ -88,6 +88,16 @@ std::string base_kernel_name(const std::string& reported) {
 
 Q8 q8_of(ir::DType t) { return t == ir::DType::s8 ? Q8::s8 : Q8::u8; }
 
+// What the op saw of `node` when the plan was built: its inputs' infos (kept in `infos`, which
+// must outlive the context).
+OpContext planned_context(const Session& session, const Plan& plan, const ir::Node& node, std::vector<TensorInfo>& infos) {
+  OpContext c{node, session.graph().opset};
+  infos.clear();
+  for (const std::string& name : node.inputs) infos.push_back(name.empty() ? TensorInfo{} : plan.value(name).info);
+  for (size_t i = 0; i < node.inputs.size(); ++i) c.in.push_back(node.inputs[i].empty() ? nullptr : &infos[i]);
+  return c;
+}
+
 void keep_layer(const Layer& l, const std::string& model_path, const std::string& node, const Plan& plan,
                 std::map<std::string, Layer>& layers) {
   Layer& kept = layers.emplace(layer_key(l), l).first->second;
@@ -103,11 +113,8 @@ void collect_pwdw_parts(const std::string& model_path, const Session& session, c
   const std::string& k = step.kernel;
   const size_t open = k.find("pwdw("), comma = k.find(", "), close = k.find(')');
   if (open != 0 || comma == std::string::npos || close == std::string::npos) return;  // a reference pair
-  OpContext c{node, session.graph().opset};
   std::vector<TensorInfo> infos;
-  for (const std::string& name : node.inputs) infos.push_back(name.empty() ? TensorInfo{} : plan.value(name).info);
-  for (size_t i = 0; i < node.inputs.size(); ++i) c.in.push_back(node.inputs[i].empty() ? nullptr : &infos[i]);
-  const ops::PwDwShape shapes = ops::pwdw_shape(c);
+  const ops::PwDwShape shapes = ops::pwdw_shape(planned_context(session, plan, node, infos));
   Layer pw;
   pw.family = "f32 dense";
   pw.shape = shapes.pw;
@@ -145,10 +152,8 @@ void collect_layers(const std::string& model_path, int batch, std::map<std::stri
     const bool f32 = node.op == "Conv", q8 = node.op == "QLinearConv";
     if (!f32 && !q8) continue;
     const size_t w_input = f32 ? 1 : 3;
-    OpContext c{node, session.graph().opset};
     std::vector<TensorInfo> infos;
-    for (const std::string& name : node.inputs) infos.push_back(name.empty() ? TensorInfo{} : plan.value(name).info);
-    for (size_t i = 0; i < node.inputs.size(); ++i) c.in.push_back(node.inputs[i].empty() ? nullptr : &infos[i]);
+    const OpContext c = planned_context(session, plan, node, infos);
     Layer l;
     l.shape = ops::conv2d_shape(ops::conv_geometry(c, 0, w_input));
     const Conv2dShape& s = l.shape;

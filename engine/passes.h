@@ -143,6 +143,8 @@ struct Options {
   bool fuse_channel_shuffle = true;     // off: the graph keeps ONNX's ops (it may be written to a file)
   bool fuse_residual_adds = true;       // needs fuse_activations; run by the Session (fuse_residual_adds)
   bool prune_dead_taps = true;          // run by the Session (prune_dead_taps)
+  // A pass that removes a tensor the graph writes must be off in calibration's options
+  // (calib/calibrate.cc, unfused()), whose observers read every tensor: the two below are.
   bool drop_broadcast_expands = true;   // run by the Session (drop_broadcast_expands)
   bool fuse_group_norm = true;          // needs fuse_decompositions; run by the Session
 };

@@ -11,6 +11,7 @@
 // (a QuantizeLinear, a DynamicQuantizeLinear) must see ORT's float values to give its codes.
 #include <map>
 
+#include "core/int8_ops.h"
 #include "engine/graph_edit.h"
 #include "engine/passes.h"
 
@@ -19,11 +20,12 @@ namespace {
 
 using graph_edit::sole_consumer;
 
-// Ops a graph that quantizes holds after optimize(): the QDQ and dynamic forms and what
-// fuse_qdq and fuse_dynamic_quantization make of them.
+// A node of a graph that quantizes, after optimize(): a quantizer or dequantizer left as it is,
+// an op of the INT8 table (core/int8_ops.h: QLinearConv, QGemm, ConvIntegerToFloat, ...), or one
+// of octet's own QLinear table ops (QLinearSilu, QLinearTable, QLinearBatchNormalization, ...).
 bool quantizes(const ir::Node& n) {
-  return n.op.find("Quantize") != std::string::npos || n.op.rfind("QLinear", 0) == 0 ||
-         n.op.find("Integer") != std::string::npos || n.op.rfind("QGemm", 0) == 0;
+  return n.op == "QuantizeLinear" || n.op == "DequantizeLinear" || n.op == "DynamicQuantizeLinear" ||
+         int8::find(n.op) != nullptr || n.op.rfind("QLinear", 0) == 0;
 }
 
 bool all_equal(const ir::TensorData& t, float v) {

@@ -213,16 +213,14 @@ int Session::fuse_residual_adds(ShapePlans& shapes) {
 }
 
 int Session::prune_dead_taps(ShapePlans& shapes) {
+  const passes::DimsAtBatches at_batches = dims_at_batches(shapes);
   return passes::prune_dead_taps(graph_, [&](const std::string& name) -> std::optional<ir::Dims> {
-    const auto& plans = shape_plans(shapes);
-    if (plans.empty() || !plans[0]->values().count(name)) return std::nullopt;
-    const ir::Dims dims = plans[0]->value(name).info.dims;
-    for (const auto& plan : plans) {
-      if (!plan->values().count(name)) return std::nullopt;
-      const ir::Dims& other = plan->value(name).info.dims;
+    const auto all = at_batches(name);
+    if (!all) return std::nullopt;
+    const ir::Dims& dims = all->front();
+    for (const ir::Dims& other : *all)
       if (other.size() != dims.size() || other.empty() || !std::equal(dims.begin() + 1, dims.end(), other.begin() + 1))
         return std::nullopt;
-    }
     return dims;
   });
 }

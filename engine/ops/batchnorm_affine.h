@@ -33,15 +33,19 @@ inline void batchnorm_affine(const float* scale, const float* bias, const float*
   }
 }
 
-// The scale and shift rows of `row` (batchnorm_affine's 2 * channels) repeated over a chunk of
-// `chunk` floats (whole pixels) each, into affine[0, chunk) and affine[chunk, 2 chunk): the
-// multiply and the add then run flat over a dense chunk. Read a row per pixel instead (row
-// stride 0), rows under a vector or two ran at about a cycle an element.
+// `count` rows of per-channel values (rows[r * channels + c]) each repeated over a chunk of
+// `chunk` floats (whole pixels), row r into out[r * chunk, (r + 1) * chunk): a binary kernel then
+// runs flat over a dense chunk. Read a row per pixel instead (row stride 0), rows under a vector
+// or two ran at about a cycle an element (RepGhostNet's BNs).
+inline void channel_rows_over_chunk(const float* rows, size_t count, int64_t channels, size_t chunk, float* out) {
+  for (size_t r = 0; r < count; ++r)
+    for (size_t i = 0; i < chunk; ++i) out[r * chunk + i] = rows[r * size_t(channels) + i % size_t(channels)];
+}
+
+// The scale and shift rows of `row` (batchnorm_affine's 2 * channels) over a chunk each, into
+// affine[0, chunk) and affine[chunk, 2 chunk).
 inline void batchnorm_rows_over_chunk(const float* row, int64_t channels, size_t chunk, float* affine) {
-  for (size_t i = 0; i < chunk; ++i) {
-    affine[i] = row[i % size_t(channels)];
-    affine[chunk + i] = row[size_t(channels) + i % size_t(channels)];
-  }
+  channel_rows_over_chunk(row, 2, channels, chunk, affine);
 }
 
 }  // namespace octet::ops

@@ -4,8 +4,8 @@
 // beta [C]; attributes num_groups, epsilon and a fused activation (the SiLU that follows in
 // timm's GN models). It runs on a channels-last map, where the chain made the planner relayout
 // the map to row-major before the InstanceNormalization and back after the activation, and it
-// passes over the map three times (two for the statistics, one for y = act(x * a + b)) where the
-// chain passed six.
+// reads the map three times (twice for the statistics, once for y = act((x - center) * a + b),
+// chunk by chunk in the L1D) where the chain's seven steps each read it and wrote a copy.
 //
 // Statistics: per image and group, the mean and the variance about it from per-channel double
 // sums (kernels::F32ChannelMoments): first about 0, then about the group's mean, with the
@@ -21,6 +21,7 @@
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
+#include "engine/ops/batchnorm_affine.h"
 #include "engine/ops/fused_activation.h"
 #include "engine/ops/norm_inputs.h"
 #include "kernels/cache_budgets.h"
@@ -102,18 +103,18 @@ OpImpl group_norm_op() {
     if (activation) id = id + "+" + activation->kernel_id();
     c.report_kernel(id);
 
-    // Scratch of the plan's one call at a time: the ranges' sums, the centers, the center, a and
-    // b flat over a chunk.
+    // Scratch of the plan's one call at a time: the ranges' sums, the groups' sums, the rows of
+    // per-channel center, a and b, and those rows laid out flat over a chunk.
     struct Scratch {
       std::vector<double> sum, sum_sq, group_sum, group_sq;
-      std::vector<float> center, affine;
+      std::vector<float> rows, affine;
     };
     auto scratch = std::make_shared<Scratch>();
     scratch->sum.resize(size_t(ranges * channels));
     scratch->sum_sq.resize(size_t(ranges * channels));
     scratch->group_sum.resize(size_t(groups));
     scratch->group_sq.resize(size_t(groups));
-    scratch->center.resize(size_t(channels));
+    scratch->rows.resize(size_t(3 * channels));
     scratch->affine.resize(size_t(3 * chunk_pixels * channels));
     pthreadpool_t pool = c.threadpool;
 
@@ -163,22 +164,21 @@ OpImpl group_norm_op() {
         for (int64_t r = 0; r < ranges; ++r)
           for (int64_t ch = 0; ch < channels; ++ch) out[size_t(ch / per_group)] += parts[size_t(r * channels + ch)];
       };
+      float* center = m.rows.data();  // rows: center, a, b
+      float* a = center + channels;
+      float* b = a + channels;
+      const size_t flat = size_t(chunk_pixels * channels);
       for (int64_t image = 0; image < images; ++image) {
         const float* xi = x + image * pixels * channels;
-        Stats stats{moments.get(), xi, m.center.data(), m.sum.data(), m.sum_sq.data(), channels, pixels, ranges};
-        std::fill(m.center.begin(), m.center.end(), 0.0f);
+        Stats stats{moments.get(), xi, center, m.sum.data(), m.sum_sq.data(), channels, pixels, ranges};
+        std::fill(center, center + channels, 0.0f);
         pthreadpool_parallelize_1d(pool, Stats::range, &stats, size_t(ranges), 0);
         gather(group_sum, m.sum);
-        for (int64_t ch = 0; ch < channels; ++ch) m.center[size_t(ch)] = float(group_sum[size_t(ch / per_group)] / count);
+        for (int64_t ch = 0; ch < channels; ++ch) center[ch] = float(group_sum[size_t(ch / per_group)] / count);
         pthreadpool_parallelize_1d(pool, Stats::range, &stats, size_t(ranges), 0);
         gather(group_sum, m.sum);
         gather(group_sq, m.sum_sq);
-        // a = gamma / sqrt(var + eps), b = beta - (mean - center) * a, laid out flat over a chunk
-        // with the center.
-        const size_t flat = size_t(chunk_pixels * channels);
-        float* center = m.affine.data();
-        float* a = center + flat;
-        float* b = a + flat;
+        // a = gamma / sqrt(var + eps), b = beta - (mean - center) * a.
         for (int64_t ch = 0; ch < channels; ++ch) {
           const size_t g = size_t(ch / per_group);
           const double shift = group_sum[g] / count;  // the mean's distance from its float center
@@ -187,15 +187,11 @@ OpImpl group_norm_op() {
           const double scale = inv_std * double(gamma[ch]);
           a[ch] = float(scale);
           b[ch] = float(double(beta[ch]) - shift * scale);
-          center[ch] = m.center[size_t(ch)];
         }
-        for (size_t i = size_t(channels); i < flat; ++i) {
-          center[i] = center[i % size_t(channels)];
-          a[i] = a[i % size_t(channels)];
-          b[i] = b[i % size_t(channels)];
-        }
-        Apply apply{xi,     y + image * pixels * channels, center, a, b, channels, chunk_pixels, chunks, tail_pixels,
-                    &whole, &tail, act, activation.get()};
+        ops::channel_rows_over_chunk(m.rows.data(), 3, channels, flat, m.affine.data());
+        const float* flat_rows = m.affine.data();
+        Apply apply{xi,        y + image * pixels * channels, flat_rows, flat_rows + flat, flat_rows + 2 * flat,
+                    channels,  chunk_pixels, chunks, tail_pixels, &whole, &tail, act, activation.get()};
         pthreadpool_parallelize_1d(pool, Apply::chunk, &apply, size_t(chunks), 0);
       }
     };
