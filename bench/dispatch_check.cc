@@ -3,6 +3,9 @@
 // PointwiseDepthwise step), as the plan runs it at
 // each batch (a batch the session slices is planned per slice), times every candidate the
 // dispatcher could have chosen on this CPU and sets the plan's pick against the fastest:
+//   a fused pair's 1x1 or depthwise part: the whole pair as it runs (the 1x1 writing rows into
+//     a ring in the L2, the depthwise reading them), with each candidate of that part and the
+//     other part's pick;
 //   FP32 dense or grouped: the IGEMM driver with each GEMM microkernel this CPU runs, and
 //     Winograd F(2x2, 3x3) where it applies (whether or not its cost rule chose it);
 //   FP32 depthwise: each depthwise row, and the IGEMM rows (the grouped fallback);
@@ -38,6 +41,7 @@
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/conv/f32_narrow_group_conv.h"
+#include "kernels/conv/f32_pwdw_conv.h"
 #include "kernels/conv/q8_grouped_conv.h"
 #include "kernels/conv/q8_narrow_group_conv.h"
 #include "kernels/conv/f32_winograd.h"
@@ -57,8 +61,14 @@ using kernels::Conv2dShape;
 using kernels::Q8;
 
 struct Layer {
-  std::string family;  // "f32 dense", "f32 grouped", "f32 depthwise", "q8 dense", ...
+  std::string family;  // "f32 dense", "f32 grouped", "f32 depthwise", "q8 dense", "f32 pair 1x1", ...
   Conv2dShape shape;
+  // A fused pair's part ("f32 pair 1x1", "f32 pair depthwise"): the pair's depthwise shape, the
+  // 1x1's input channels and activation, the other part's pick.
+  Conv2dShape pair_dw;
+  int pair_in_c = 0;
+  Activation pair_pw_act;
+  std::string other_pick;
   Activation act;      // FP32: the fused activation (it changes the epilogue)
   Q8 x_type = Q8::u8, y_type = Q8::u8;
   std::string pick;    // the kernel the plan chose, without what follows the tile ("+residual", "+f32_silu__avx2", " (...)")
@@ -77,8 +87,12 @@ std::string shape_label(const Conv2dShape& s) {
 // The key two layers share when every candidate runs them the same way.
 std::string layer_key(const Layer& l) {
   const Conv2dShape& s = l.shape;
-  return fmt::format("{}|{}|p{},{}|{}|{}{}", l.family, shape_label(s), s.pad_top, s.pad_left,
-                     static_cast<int>(l.act.kind), static_cast<int>(l.x_type), static_cast<int>(l.y_type));
+  std::string key = fmt::format("{}|{}|p{},{}|{}|{}{}", l.family, shape_label(s), s.pad_top, s.pad_left,
+                                static_cast<int>(l.act.kind), static_cast<int>(l.x_type), static_cast<int>(l.y_type));
+  if (l.pair_in_c > 0)
+    key += fmt::format("|pair {} {} {} {}", shape_label(l.pair_dw), l.pair_in_c, static_cast<int>(l.pair_pw_act.kind),
+                       l.other_pick);
+  return key;
 }
 
 std::string base_kernel_name(const std::string& reported) {
@@ -106,8 +120,9 @@ void keep_layer(const Layer& l, const std::string& model_path, const std::string
   kept.model_weight_bytes = std::max(kept.model_weight_bytes, plan.constant_bytes());  // as its kernels were chosen
 }
 
-// A fused 1x1 + depthwise step (PointwiseDepthwise, "pwdw(GEMM, DW)") as its two convs: the 1x1
-// over the whole map (the GEMM its driver picks by the unfused conv's rule) and the depthwise.
+// A fused 1x1 + depthwise step (PointwiseDepthwise, "pwdw(GEMM, DW)") as its two parts, each
+// timed inside the pair: the 1x1 (the GEMM its driver picks by the unfused conv's rule) and the
+// depthwise.
 void collect_pwdw_parts(const std::string& model_path, const Session& session, const Plan& plan, const ir::Node& node,
                         const PlanStep& step, std::map<std::string, Layer>& layers) {
   const std::string& k = step.kernel;
@@ -115,17 +130,24 @@ void collect_pwdw_parts(const std::string& model_path, const Session& session, c
   if (open != 0 || comma == std::string::npos || close == std::string::npos) return;  // a reference pair
   std::vector<TensorInfo> infos;
   const ops::PwDwShape shapes = ops::pwdw_shape(planned_context(session, plan, node, infos));
-  Layer pw;
-  pw.family = "f32 dense";
+  Layer pair;
+  pair.pair_dw = shapes.dw;
+  pair.pair_in_c = shapes.pw.in_c;
+  pair.pair_pw_act = ops::fused_activation(node, "pw_act", "pw_act_params");
+  pair.act = ops::fused_activation(node);
+  const std::string pw_pick = base_kernel_name(k.substr(5, comma - 5));
+  const std::string dw_pick = base_kernel_name(k.substr(comma + 2, close - comma - 2));
+  Layer pw = pair;
+  pw.family = "f32 pair 1x1";
   pw.shape = shapes.pw;
-  pw.act = ops::fused_activation(node, "pw_act", "pw_act_params");
-  pw.pick = base_kernel_name(k.substr(5, comma - 5));
+  pw.pick = pw_pick;
+  pw.other_pick = dw_pick;
   keep_layer(pw, model_path, node.name + " (1x1)", plan, layers);
-  Layer dw;
-  dw.family = "f32 depthwise";
+  Layer dw = pair;
+  dw.family = "f32 pair depthwise";
   dw.shape = shapes.dw;
-  dw.act = ops::fused_activation(node);
-  dw.pick = base_kernel_name(k.substr(comma + 2, close - comma - 2));
+  dw.pick = dw_pick;
+  dw.other_pick = pw_pick;
   keep_layer(dw, model_path, node.name + " (depthwise)", plan, layers);
 }
 
@@ -192,7 +214,45 @@ bool candidate_row(const Row& row) {
   return kernels::active_isa() == kernels::Isa::scalar || row.isa != kernels::Isa::scalar;
 }
 
+// A fused pair with each candidate of one part (l.family says which) and the other part's pick.
+std::vector<Candidate> pair_candidates(const Layer& l, LayerData& d) {
+  const Conv2dShape& dw = l.pair_dw;
+  const size_t mid = size_t(dw.in_c);
+  d.xf = random_floats(size_t(dw.batch) * dw.in_h * dw.in_w * l.pair_in_c, 1);
+  d.wf = random_floats(mid * l.pair_in_c + mid * dw.kernel_h * dw.kernel_w, 2);
+  d.bf = random_floats(2 * mid, 3);
+  d.yf.assign(size_t(dw.batch) * dw.out_h * dw.out_w * mid, 0.0f);
+  const float* pw_w = d.wf.data();
+  const float* dw_w = d.wf.data() + mid * l.pair_in_c;
+  const bool vary_pw = l.family == "f32 pair 1x1";
+  kernels::PwDwKernels fixed;
+  if (vary_pw) {
+    for (const auto& k : kernels::kF32DwConvKernels)
+      if (l.other_pick == k.name) fixed.dw = &k;
+  } else {
+    for (const auto& k : kernels::f32_gemm_kernels())
+      if (l.other_pick == k.gemm_name) fixed.pw = &k;
+  }
+  if (fixed.pw == nullptr && fixed.dw == nullptr) return {};  // the other part's pick is not a listed row
+  std::vector<Candidate> out;
+  auto add = [&](const kernels::PwDwKernels& forced, const std::string& name) {
+    auto conv = std::make_shared<kernels::F32PointwiseDwConv>(dw, l.pair_in_c, pw_w, d.bf.data(), l.pair_pw_act, dw_w,
+                                                              d.bf.data() + mid, l.act, kernels::active_isa(), 1,
+                                                              kernels::PwDwRingLimits{}, nullptr, nullptr, forced);
+    out.push_back({name, [conv, &d] { conv->run(d.xf.data(), d.yf.data(), nullptr); }});
+  };
+  if (vary_pw) {
+    for (const auto& k : kernels::f32_gemm_kernels())
+      if (candidate_row(k)) add({&k, fixed.dw}, k.gemm_name);
+  } else {
+    for (const auto& k : kernels::kF32DwConvKernels)
+      if (candidate_row(k)) add({fixed.pw, &k}, k.name);
+  }
+  return out;
+}
+
 std::vector<Candidate> candidates(const Layer& l, LayerData& d) {
+  if (l.pair_in_c > 0) return pair_candidates(l, d);
   const Conv2dShape& s = l.shape;
   const size_t x_count = size_t(s.batch) * s.in_h * s.in_w * s.in_c;
   const size_t y_count = size_t(s.batch) * s.out_h * s.out_w * s.out_c;

@@ -49,7 +49,8 @@ size_t F32PointwiseDwConv::scratch_floats(const Conv2dShape& dw, size_t threads,
 F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights,
                                        const float* pw_bias, const Activation& pw_act, const float* dw_weights,
                                        const float* dw_bias, const Activation& dw_act, Isa isa, size_t threads,
-                                       const PwDwRingLimits& limits, float* scratch, PackedCache* cache)
+                                       const PwDwRingLimits& limits, float* scratch, PackedCache* cache,
+                                       const PwDwKernels& forced)
     : s_(dw), batch_(dw.batch), in_c_(in_c) {
   if (!is_depthwise(dw) || in_c < 1) {
     throw Unsupported("F32PointwiseDwConv: expected a depthwise conv after a 1x1 conv with in_c >= 1");
@@ -61,13 +62,15 @@ F32PointwiseDwConv::F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const fl
   PackedCache lanes_cache;
   PackedCache* dw_cache = cache != nullptr ? cache : &lanes_cache;
   for (Lane& lane : lanes_) {
-    lane.dw = std::make_unique<F32DwConv>(s_, dw_weights, dw_bias, dw_act, isa, dw_cache);
+    lane.dw = forced.dw != nullptr ? std::make_unique<F32DwConv>(s_, dw_weights, dw_bias, dw_act, *forced.dw, dw_cache)
+                                   : std::make_unique<F32DwConv>(s_, dw_weights, dw_bias, dw_act, isa, dw_cache);
   }
   // The microkernel the unfused 1x1 conv would choose for the whole image (choose_... throws
   // std::invalid_argument when none runs).
   const int64_t pixels = static_cast<int64_t>(s_.in_h) * s_.in_w;
   pw_ = std::make_unique<F32Gemm>(in_c, s_.in_c, pw_weights, /*trans_b=*/true, pw_bias, pw_act,
-                                  choose_f32_gemm_kernel(isa, pixels, s_.in_c, in_c), cache);
+                                  forced.pw != nullptr ? *forced.pw : choose_f32_gemm_kernel(isa, pixels, s_.in_c, in_c),
+                                  cache);
 
   rings_ = rings_for(s_, limits);
   if (scratch == nullptr) {

@@ -41,6 +41,13 @@ struct PwDwRingLimits {
   size_t whole_image_bytes = cache_budgets().pwdw_whole_image;
 };
 
+// Microkernels a benchmark forces on the two convs (bench/dispatch_check times a pair with each
+// candidate); nullptr: the one the conv would choose.
+struct PwDwKernels {
+  const F32GemmKernel* pw = nullptr;
+  const F32DwConvKernel* dw = nullptr;
+};
+
 class F32PointwiseDwConv {
  public:
   // dw: the depthwise conv's shape (in_c == out_c == groups == the expand's output channels,
@@ -51,11 +58,12 @@ class F32PointwiseDwConv {
   // given (one ring per thread). scratch: scratch_floats() floats, 64-byte aligned, that only
   // this conv uses while it runs (the plan's arena); nullptr: the conv allocates its own.
   // cache: where both convs take their packed weights when it holds the same recipe
-  // (kernels/packed_cache.h); nullptr: packed here, once for all the rings.
+  // (kernels/packed_cache.h); nullptr: packed here, once for all the rings. forced: the
+  // microkernels to run instead of the chosen ones (their ISA must run on this CPU).
   F32PointwiseDwConv(const Conv2dShape& dw, int in_c, const float* pw_weights, const float* pw_bias,
                      const Activation& pw_act, const float* dw_weights, const float* dw_bias,
                      const Activation& dw_act, Isa isa, size_t threads = 1, const PwDwRingLimits& limits = {},
-                     float* scratch = nullptr, PackedCache* cache = nullptr);
+                     float* scratch = nullptr, PackedCache* cache = nullptr, const PwDwKernels& forced = {});
 
   // The rings' floats for this shape, thread count and limits.
   static size_t scratch_floats(const Conv2dShape& dw, size_t threads, const PwDwRingLimits& limits = {});

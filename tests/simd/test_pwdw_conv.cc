@@ -15,6 +15,7 @@
 #include "kernels/conv/f32_conv.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/conv/f32_pwdw_conv.h"
+#include "kernels/gemm/f32_gemm_list.h"
 #include "kernels/ref/conv2d.h"
 #include "tests/simd/simd_test_util.h"
 
@@ -252,6 +253,46 @@ TEST(F32PointwiseDwConv, RingHoldsTheRowsOfOneBand) {
   s = square_depthwise(1, 14, 144, 3, 2, 1);
   F32PointwiseDwConv small(s, 24, w1.data(), nullptr, Activation{}, w2.data(), nullptr, Activation{}, isa);
   EXPECT_EQ(small.ring_rows(), 14);
+}
+
+// bench/dispatch_check forces each candidate on one part of a pair: the pair then runs exactly
+// that microkernel, and gives what the two unfused convs on the same microkernels give.
+TEST(F32PointwiseDwConv, ForcedKernelsRunAsTheUnfusedConvsOnThem) {
+  const Conv2dShape dw = square_depthwise(1, 20, 40, 3, 1, 1);
+  PwDwCase c;
+  c.dw = dw;
+  c.in_c = 12;
+  const Conv2dShape pw = pointwise_shape(c);
+  std::mt19937 rng(8);
+  std::vector<float> w1(40 * 12), b1(40), w2(40 * 9), b2(40), x(20 * 20 * 12), t(20 * 20 * 40), y_pair(t.size()),
+      y(t.size());
+  for (auto* v : {&w1, &b1, &w2, &b2, &x}) testing::fill_uniform(rng, *v);
+  const Activation relu = Activation::relu();
+  const PwDwRingLimits ring{size_t(20 * 40 * 4) * 4, 0};  // bands of two output rows
+  int pairs = 0;
+  for (const F32GemmKernel& gk : f32_gemm_kernels()) {
+    if (gk.isa == Isa::scalar || !isa_supported(gk.isa)) continue;
+    for (const F32DwConvKernel& dk : kF32DwConvKernels) {
+      if (dk.isa == Isa::scalar || !isa_supported(dk.isa)) continue;
+      F32PointwiseDwConv fused(dw, 12, w1.data(), b1.data(), relu, w2.data(), b2.data(), relu, runnable_isas().back(), 1,
+                               ring, nullptr, nullptr, PwDwKernels{&gk, &dk});
+      ASSERT_LT(fused.ring_rows(), 20);
+      EXPECT_NE(fused.kernel_name().find(gk.gemm_name), std::string::npos) << fused.kernel_name();
+      EXPECT_NE(fused.kernel_name().find(dk.name), std::string::npos) << fused.kernel_name();
+      F32Conv conv1(pw, w1.data(), b1.data(), relu, gk);
+      F32DwConv conv2(dw, w2.data(), b2.data(), relu, dk);
+      conv1.bind(x.data());
+      conv2.bind(t.data());
+      fused.run(x.data(), y.data(), nullptr);
+      conv1.run(x.data(), t.data(), nullptr);
+      conv2.run(t.data(), y_pair.data(), nullptr);
+      if (conv2.copies_padded_input()) continue;  // bit for bit only when both read in place (see check)
+      EXPECT_EQ(std::memcmp(y.data(), y_pair.data(), y.size() * sizeof(float)), 0) << gk.gemm_name << " + " << dk.name;
+      ++pairs;
+    }
+  }
+  std::printf("%d pairs of forced microkernels\n", pairs);
+  testing::skip_when_none_run(size_t(pairs), "FP32 pointwise + depthwise");
 }
 
 TEST(F32PointwiseDwConv, RejectsWhatItCannotRun) {
