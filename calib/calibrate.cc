@@ -17,6 +17,7 @@ passes::Options unfused() {
   o.fuse_decompositions = false;    // likewise: Gelu and LayerNormalization may be above its opset
   o.fuse_group_norm = false;        // every tensor of the chain observed, as written
   o.drop_broadcast_expands = false;  // an Expand's output is observed (its QDQ pair is exported)
+  o.fuse_scalar_affine = false;      // the Mul's and Add's outputs are observed
   return o;
 }
 

@@ -129,6 +129,13 @@ int drop_broadcast_expands(ir::Graph& g, const DimsAtBatches& dims_of);
 // Session-run, with the shapes of its plans. Returns the chains fused.
 int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of);
 
+// A Mul and / or an Add or Sub by scalar float constants after a Conv or PointwiseDepthwise
+// (after its fused activation) into the node, as kScaleShiftAttr = [scale, shift]
+// (engine/passes_scalar_affine.cc; ops::fused_activation reads it). Run by the Session after
+// fuse_residual_adds, which must not see it: a residual Add is summed before the activation.
+inline constexpr const char* kScaleShiftAttr = "fused_scale_shift";
+int fuse_scalar_affine(ir::Graph& g);
+
 struct PassCount {
   std::string pass;
   int changed;
@@ -147,6 +154,7 @@ struct Options {
   // (calib/calibrate.cc, unfused()), whose observers read every tensor: the two below are.
   bool drop_broadcast_expands = true;   // run by the Session (drop_broadcast_expands)
   bool fuse_group_norm = true;          // needs fuse_decompositions; run by the Session
+  bool fuse_scalar_affine = true;       // needs fuse_activations; run by the Session
 };
 // The default pipeline, in order.
 std::vector<PassCount> optimize(ir::Graph& g, const Options& o = {});

@@ -1,8 +1,19 @@
 #include "engine/ops/fused_activation.h"
 
+#include "engine/passes.h"
+
 namespace octet::ops {
 
-kernels::Activation fused_activation(const ir::Node& n) { return fused_activation(n, "fused_act", "fused_act_params"); }
+kernels::Activation fused_activation(const ir::Node& n) {
+  kernels::Activation act = fused_activation(n, "fused_act", "fused_act_params");
+  if (n.attrs.has(passes::kScaleShiftAttr)) {
+    const std::vector<float> p = n.attrs.floats(passes::kScaleShiftAttr);
+    act.scale_shift = true;
+    act.scale = p.at(0);
+    act.shift = p.at(1);
+  }
+  return act;
+}
 
 kernels::Activation fused_activation(const ir::Node& n, const std::string& kind_attr, const std::string& params_attr) {
   using kernels::Activation;

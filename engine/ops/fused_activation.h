@@ -1,7 +1,8 @@
 #pragma once
 // The activation a pass fused into a producer node, stored as node attributes:
 // "fused_act" = op type of the removed activation node, "fused_act_params" = its
-// parameters ([min, max] for Clip, [alpha, beta] for HardSigmoid).
+// parameters ([min, max] for Clip, [alpha, beta] for HardSigmoid); and a scale and shift after
+// it, "fused_scale_shift" = [scale, shift] (passes::fuse_scalar_affine), read by the first form.
 #include <string>
 
 #include "core/ir.h"

@@ -109,12 +109,14 @@ class F32Binary {
 // act(y) in place, the part of a fused activation a kernel's clamp cannot do: Sigmoid, SiLU,
 // GELU and the activations of kernels/elementwise/activation_list.h on their microkernels, applied by the conv and GEMM drivers
 // to each block right after the microkernel wrote it (still in L1). Relu and Clip are the
-// microkernels' own output clamp, so for them and for none this does nothing (active() false).
+// microkernels' own output clamp, so for them and for none this does nothing (active() false)
+// unless the activation has a scale and shift after it (Activation::scale_shift), applied here
+// after the clamp.
 class F32Epilogue {
  public:
   F32Epilogue() = default;
   F32Epilogue(const Activation& act, Isa isa);
-  bool active() const { return act_.kind != ActKind::none && act_.kind != ActKind::relu && act_.kind != ActKind::clip; }
+  bool active() const { return own_kind() || has_scale_shift_; }
   // "" when inactive, else the microkernel's name or "f32_unary__ref".
   KernelId kernel_id() const;
   std::string kernel_name() const { return kernel_id().name; }
@@ -129,8 +131,13 @@ class F32Epilogue {
 
  private:
   void add_clamp(size_t n, float* y, const float* r) const;
+  // The activation is one this class applies (not none, not a clamp).
+  bool own_kind() const { return act_.kind != ActKind::none && act_.kind != ActKind::relu && act_.kind != ActKind::clip; }
 
-  Activation act_;
+  Activation act_;  // without its scale and shift (act_.bare())
+  float scale_ = 1.0f, shift_ = 0.0f;
+  const EltwiseUkernel<F32ActUkernel>* scale_shift_ = nullptr;  // set when the activation has them
+  bool has_scale_shift_ = false;
   const EltwiseUkernel<F32AddClampUkernel>* add_clamp_ = nullptr;
   F32MinMax bounds_ = kNoClamp;  // run_residual's clamp: Relu's and Clip's bounds
   const EltwiseUkernel<F32ActUkernel>* act_ukernel_ = nullptr;

@@ -123,6 +123,7 @@ struct EltwiseUkernel {
   void f32_where(size_t, const uint8_t*, size_t, const float*, size_t, const float*, size_t, float*);     \
   void f32_sigmoid(size_t, const float*, float*);                                                          \
   void f32_silu(size_t, const float*, float*, float, float);                                               \
+  void f32_scale_shift(size_t, const float*, float*, float, float);                                        \
   void f32_gelu(size_t, const float*, float*, float, float);                                               \
   void f32_gelu_tanh(size_t, const float*, float*, float, float);                                          \
   void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
@@ -157,6 +158,7 @@ OCTET_ELTWISE_TABLE(kF32AddClampUkernels, F32AddClampUkernel, f32_add_clamp)
 OCTET_ELTWISE_TABLE(kF32WhereUkernels, F32WhereUkernel, f32_where)
 OCTET_ELTWISE_TABLE(kF32SigmoidUkernels, F32UnaryUkernel, f32_sigmoid)
 OCTET_ELTWISE_TABLE(kF32SiluUkernels, F32ActUkernel, f32_silu)
+OCTET_ELTWISE_TABLE(kF32ScaleShiftUkernels, F32ActUkernel, f32_scale_shift)
 OCTET_ELTWISE_TABLE(kF32GeluUkernels, F32ActUkernel, f32_gelu)
 OCTET_ELTWISE_TABLE(kF32GeluTanhUkernels, F32ActUkernel, f32_gelu_tanh)
 OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)

@@ -29,6 +29,20 @@ struct Activation {
   float max = 0.0f;    // clip upper bound
   float alpha = 0.2f;  // a kernels/elementwise/activation_list.h row's first attribute (HardSigmoid's slope)
   float beta = 0.5f;   // its second (HardSigmoid's offset)
+  // Then y * scale + shift, when scale_shift: a Mul and an Add by scalar constants after a conv
+  // (HGNetV2's learnable affine, NF-Net's gains; passes::fuse_scalar_affine), two roundings as
+  // the two ops make.
+  bool scale_shift = false;
+  float scale = 1.0f, shift = 0.0f;
+
+  // The same activation without the scale and shift.
+  Activation bare() const {
+    Activation a = *this;
+    a.scale_shift = false;
+    a.scale = 1.0f;
+    a.shift = 0.0f;
+    return a;
+  }
 
   static Activation relu() { return {ActKind::relu}; }
   // ONNX's Clip is min(max(x, lo), hi): when lo > hi every value becomes hi, so lo is lowered to hi
@@ -137,7 +151,7 @@ inline float mlas_erf(float x) {
   return std::copysign(y, x);
 }
 
-inline float apply(const Activation& act, float x) {
+inline float apply_kind(const Activation& act, float x) {
   switch (act.kind) {
     case ActKind::none: return x;
     // max(x, 0) written so that NaN (and -0) propagate like ONNX Runtime's Relu. The bound is
@@ -159,6 +173,13 @@ inline float apply(const Activation& act, float x) {
     case ActKind::gelu_tanh: return 0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + kGeluCubic * x * x * x)));
   }
   return x;
+}
+
+inline float apply(const Activation& act, float x) {
+  const float y = apply_kind(act, x);
+  if (!act.scale_shift) return y;
+  const float scaled = y * act.scale;  // rounded, as the Mul step rounds it
+  return scaled + act.shift;
 }
 
 }  // namespace octet::kernels

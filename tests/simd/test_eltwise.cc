@@ -441,6 +441,94 @@ TEST(F32AddClampUkernel, EqualsTheClampedSumIncludingNaNInfAndSignedZero) {
   ::testing::Test::RecordProperty("cases", cases);
 }
 
+// y = x * scale + shift as two roundings (the Mul and the Add it replaces), bit for bit against
+// the scalar product then sum, never a fused multiply-add (which rounds once: random values tell
+// the two apart), with NaN, infinities and signed zeros in x and in the constants, at every tail
+// length 1..200, in place or not; nothing past y[n - 1] is written.
+TEST(F32ScaleShiftUkernel, MultipliesThenAddsBitForBit) {
+  std::mt19937 rng(61);
+  constexpr size_t kGuard = 8;
+  int cases = 0, differ_from_fma = 0;
+  const std::vector<std::pair<float, float>> constants = {
+      {1.375f, -0.3f}, {-2.5f, 0.75f}, {0.1f, 0.2f}, {1.0f, 0.0f}, {-0.0f, -0.0f}, {INFINITY, 1.0f}, {3.0f, -INFINITY},
+      {std::nanf(""), 0.5f}, {1e-30f, 1e30f}};
+  for (auto* k : runnable(kF32ScaleShiftUkernels)) {
+    for (int i = 0; i < 360; ++i, ++cases) {
+      const size_t n = 1 + rng() % 200;
+      const auto [scale, shift] = constants[size_t(i) % constants.size()];
+      auto x = random_floats(rng, n, -10.0f, 10.0f);
+      x[rng() % n] = std::nanf("");
+      x[rng() % n] = -0.0f;
+      x[rng() % n] = INFINITY;
+      x[rng() % n] = -INFINITY;
+      x[rng() % n] = 1e-40f;  // subnormal
+      std::vector<float> expected(n);
+      for (size_t j = 0; j < n; ++j) {
+        const float product = x[j] * scale;
+        expected[j] = product + shift;
+        differ_from_fma += !same_float(expected[j], std::fma(x[j], scale, shift));
+      }
+      const bool in_place = i % 3 == 0;
+      std::vector<float> y(n + kGuard, -7.0f);
+      if (in_place) std::copy(x.begin(), x.end(), y.begin());
+      k->fn(n, in_place ? y.data() : x.data(), y.data(), scale, shift);
+      for (size_t j = 0; j < n; ++j)
+        ASSERT_TRUE(same_float(y[j], expected[j])) << k->name << " n " << n << " x " << x[j] << " * " << scale
+                                                   << " + " << shift << " gives " << y[j] << ", expected " << expected[j];
+      for (size_t j = n; j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " n " << n << " wrote y[" << j << "]";
+    }
+  }
+  if (cases > 0) EXPECT_GT(differ_from_fma, 100) << "the inputs cannot tell two roundings from one";
+  ::testing::Test::RecordProperty("cases", cases);
+}
+
+// A conv's epilogue with a scale and shift after the activation: after the microkernel's clamp
+// (Relu, Clip) or the activation it applies itself, y * scale + shift, equal to the ref's
+// apply() (bit for bit but for SiLU's tolerance), plain and after a residual sum, at every ISA
+// (Isa::scalar: the epilogue's own loop).
+TEST(EltwiseDriver, EpilogueScalesAndShiftsAfterTheActivation) {
+  std::mt19937 rng(67);
+  for (Isa isa : runnable_isas()) {
+    for (Activation act : {Activation::relu(), Activation::clip(-0.5f, 0.75f), Activation::hard_swish(),
+                           Activation::silu(), Activation{}}) {
+      act.scale_shift = true;
+      act.scale = -1.375f;
+      act.shift = 0.3f;
+      const F32Epilogue e(act, isa);
+      ASSERT_TRUE(e.active());
+      if (isa != Isa::scalar) {
+        EXPECT_NE(e.kernel_name().find("f32_scale_shift__"), std::string::npos) << e.kernel_name();
+        EXPECT_EQ(e.kernel_name().find("__ref"), std::string::npos) << e.kernel_name();
+      }
+      const bool exact = act.kind != ActKind::silu;
+      const F32MinMax clamp = f32_clamp_for(act);
+      for (int i = 0; i < 20; ++i) {
+        const size_t rows = 1 + rng() % 5, cols = 1 + rng() % 40, ld = cols + rng() % 4;
+        const auto y0 = random_floats(rng, rows * ld, -6.0f, 6.0f), r = random_floats(rng, rows * ld, -6.0f, 6.0f);
+        auto y = y0;  // as the microkernel leaves it: clamped
+        for (float& v : y) v = v < clamp.min ? clamp.min : (v > clamp.max ? clamp.max : v);
+        e.run(rows, cols, y.data(), ld);
+        auto summed = y0;
+        e.run_residual(rows, cols, summed.data(), ld, r.data());
+        for (size_t j = 0; j < y.size(); ++j) {
+          if (j % ld >= cols) {
+            ASSERT_TRUE(same_float(summed[j], y0[j])) << "wrote past the block";
+            continue;
+          }
+          const float plain = apply(act, y0[j]), residual = apply(act, y0[j] + r[j]);
+          if (exact) {
+            ASSERT_TRUE(same_float(y[j], plain)) << isa_name(isa) << " act " << int(act.kind) << " x " << y0[j];
+            ASSERT_TRUE(same_float(summed[j], residual)) << isa_name(isa) << " act " << int(act.kind);
+          } else {
+            ASSERT_NEAR(y[j], plain, 1e-6f * std::fabs(plain) + 1e-6f) << isa_name(isa);
+            ASSERT_NEAR(summed[j], residual, 1e-6f * std::fabs(residual) + 1e-6f) << isa_name(isa);
+          }
+        }
+      }
+    }
+  }
+}
+
 // Sigmoid is ONNX Runtime's (mlas_logistic: clamped to [-18, 18], a rational approximation by
 // fused multiply-adds): every kernel equals the reference bit for bit, over a fine sweep, the
 // clamp's edges, random values, NaN (in its own lane), infinities and signed zeros.

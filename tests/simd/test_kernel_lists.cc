@@ -90,7 +90,7 @@ TEST(KernelLists, FollowTheConvention) {
   OCTET_CHECK(kF32AddUkernels) OCTET_CHECK(kF32MulUkernels) OCTET_CHECK(kF32SubUkernels) OCTET_CHECK(kF32DivUkernels)
   OCTET_CHECK(kF32ClampUkernels) OCTET_CHECK(kF32AddClampUkernels) OCTET_CHECK(kF32SigmoidUkernels)
   OCTET_CHECK(kF32WhereUkernels)
-  OCTET_CHECK(kF32SiluUkernels) OCTET_CHECK(kF32GeluUkernels) OCTET_CHECK(kF32GeluTanhUkernels)
+  OCTET_CHECK(kF32SiluUkernels) OCTET_CHECK(kF32ScaleShiftUkernels) OCTET_CHECK(kF32GeluUkernels) OCTET_CHECK(kF32GeluTanhUkernels)
   OCTET_CHECK(kF32LayerNormUkernels) OCTET_CHECK(kF32GapUkernels) OCTET_CHECK(kQu8AddUkernels)
   OCTET_CHECK(kQs8AddUkernels) OCTET_CHECK(kQu8MulUkernels) OCTET_CHECK(kQs8MulUkernels) OCTET_CHECK(kQu8GapUkernels)
   OCTET_CHECK(kQs8GapUkernels)
