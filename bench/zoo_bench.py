@@ -103,6 +103,23 @@ class Bench:
             raise RuntimeError(f"octet quantize failed: {last_line(out.stderr + out.stdout)}")
         return path
 
+    def peaks(self):
+        """This CPU's measured peaks (`bench/peak`, pinned): FP32 GFLOP/s and INT8 GMAC/s, the best
+        path of any width; {} when the binary is missing or says nothing parseable."""
+        binary = os.path.join(self.a.build, "bench", "peak")
+        if not os.access(binary, os.X_OK):
+            return {}
+        pin = ["taskset", "-c", self.a.cpu] if shutil.which("taskset") else []
+        out = run(pin + [binary])
+        f32 = [float(m.group(1)) for m in re.finditer(r"^f32 FMA (?:ymm|zmm|q|v)[^\n]*?([0-9.]+) GFLOP/s", out.stdout, re.M)]
+        q8 = [float(m.group(1)) for m in re.finditer(r"^u8s8 [^\n]*?([0-9.]+) GMAC/s", out.stdout, re.M)]
+        peaks = {}
+        if f32:
+            peaks["f32_gflops"] = max(f32)
+        if q8:
+            peaks["int8_gmacs"] = max(q8)
+        return peaks
+
     def info(self, path, batch):
         out = run([self.octet, "info", path, "--json", "--batch", batch])
         if out.returncode != 0:
@@ -175,6 +192,7 @@ class Bench:
         c["file"] = os.path.relpath(path, ROOT) if path.startswith(ROOT) else path
         c["scalar_steps"] = [f"{s['node']} ({s['op']})" for s in info["steps"] if s.get("scalar")]
         c["isa"] = info.get("isa")
+        c["macs_per_image"] = fp32_info["total_macs"]
         in_spec = info["inputs"][0]
         image_bytes = 4 * math.prod(int(d) for d in in_spec["shape"][1:])
         # The slower engine's time per image at a batch already measured, else ~50 GMAC/s.
@@ -273,6 +291,18 @@ def cell_columns(c):
     return [fmt_ms(c["octet_ms"]), fmt_ms(c["ort_ms"]), ratio, acc, str(len(c["scalar_steps"]))]
 
 
+def peak_shares(c, peaks):
+    """(octet %, ORT %, % octet needs for the target) of this CPU's peak at the cell's
+    precision (FP32 FLOP/s, INT8 MAC/s), from the FP32 model's MACs; None without them."""
+    key = "f32_gflops" if c["precision"] == "fp32" else "int8_gmacs"
+    macs = c.get("macs_per_image")
+    if not macs or key not in peaks or "octet_ms" not in c:
+        return None
+    rate = peaks[key] * 1e9 / (2 if key == "f32_gflops" else 1)  # MAC/s
+    share = lambda ms: 100.0 * macs / (ms * 1e-3) / rate
+    return share(c["octet_ms"]), share(c["ort_ms"]), share(c["ort_ms"] * TARGETS[c["precision"]])
+
+
 def render(doc):
     a = doc["args"]
     batches, precs = a["batches"], a["precisions"]
@@ -300,11 +330,21 @@ def render(doc):
         lines += ["", "Short of target (static INT8's 0.6 assumes VNNI; this CPU "
                       f"{'has' if doc.get('vnni') else 'has none'}), with the `octet run --profile` share per op "
                       "and top steps at batch 1:", ""]
+        peaks = doc.get("peaks", {})
         for s in short:
             prof = f"profile {s['total_us'] / 1000:.2f} ms ({s['by_op']}); top steps: " if s.get("total_us") else ""
             over = ", ".join(f"b{b} {r:.2f}" for b, r in s["ratios"].items())
+            # How much of the peak the target asks: past ~90% over a whole model (its pools,
+            # element-wise steps and memory-bound layers included) no kernel reaches it.
+            bound = ""
+            shares = [peak_shares(cells[(s["model"], s["precision"], int(b))], peaks) for b in s["ratios"]]
+            if shares and all(shares):
+                worst = max(shares, key=lambda t: t[2])
+                bound = (f"octet at {worst[0]:.0f}% of this CPU's {'FP32' if s['precision'] == 'fp32' else 'INT8'} "
+                         f"peak, ORT at {worst[1]:.0f}%, the target needs {worst[2]:.0f}%"
+                         + (" (peak-bound)" if worst[2] > 90 else "") + "; ")
             lines.append(f"- **{s['model']}** {PRECISIONS[s['precision']][0]}: {over} × ORT "
-                         f"(target {TARGETS[s['precision']]}): " + prof + "; ".join(s["top"]))
+                         f"(target {TARGETS[s['precision']]}): " + bound + prof + "; ".join(s["top"]))
     return "\n".join(lines) + "\n"
 
 
@@ -362,7 +402,7 @@ def main():
            "date": datetime.date.today().isoformat(), "cpu": cpu_name(), "vnni": " avx512_vnni" in flags or " avx_vnni" in flags,
            "engines": f"octet vs {ort_version} (u8s8 exact)",
            "args": {"batches": batches, "precisions": precs, "rounds": a.rounds, "cpu": a.cpu, "label": a.label},
-           "cells": [], "short": []}
+           "cells": [], "short": [], "peaks": bench.peaks()}
     done, profiles = {}, {}
     if a.resume and os.path.exists(a.json):
         old = json.load(open(a.json))
