@@ -191,7 +191,7 @@ void register_transform_ops(OpTable& t);     // Transpose, ChannelShuffle, Slice
 void register_misc_ops(OpTable& t);
 void register_reduce_more_ops(OpTable& t);  // ReduceL1/L2/SumSquare/LogSum/LogSumExp/Prod, LpNormalization
 void register_norm_ops(OpTable& t);         // LayerNormalization
-void register_group_norm_op(OpTable& t);    // GroupNorm (passes::fuse_group_norm)
+void register_group_norm_op(OpTable& t);    // GroupNorm (passes::fuse_group_norm), GroupNormalization
 void register_quantize_ops(OpTable& t);      // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Cast
 void register_qconv_ops(OpTable& t);         // QLinearConv, ConvInteger
 void register_qgemm_ops(OpTable& t);         // QLinearMatMul, MatMulInteger, QGemm

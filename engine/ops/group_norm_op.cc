@@ -1,8 +1,9 @@
 // GroupNorm (octet's own op, FP32; passes::fuse_group_norm writes it for the chain torch exports:
 // Reshape to [N, groups, -1], InstanceNormalization with unit scale and zero bias, Reshape back,
-// Mul by gamma [C, 1, 1], Add of beta [C, 1, 1]). Inputs x [N, C, spatial...], gamma [C],
-// beta [C]; attributes num_groups, epsilon and a fused activation (the SiLU that follows in
-// timm's GN models). It runs on a channels-last map, where the chain made the planner relayout
+// Mul by gamma [C, 1, 1], Add of beta [C, 1, 1]), and ONNX's GroupNormalization (opset 18, 21)
+// on the same kernels. Inputs x [N, C, spatial...], gamma [C], beta [C] ([num_groups] with
+// per_group_params: GroupNormalization before opset 21); attributes num_groups, epsilon and a
+// fused activation (the SiLU that follows in timm's GN models). It runs on a channels-last map, where the chain made the planner relayout
 // the map to row-major before the InstanceNormalization and back after the activation, and it
 // reads the map three times (twice for the statistics, once for y = act((x - center) * a + b),
 // chunk by chunk in the L1D) where the chain's seven steps each read it and wrote a copy.
@@ -54,9 +55,13 @@ OpImpl group_norm_op() {
   OpImpl op;
   op.want_layout = channels_last_map;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
-    ops::require_channel_norm_inputs(c, "gamma", "beta");
-    const ir::Dims& d = c.info(0).dims;
     const int64_t groups = c.node.attrs.i("num_groups", 0);
+    if (c.node.attrs.i("per_group_params", 0) != 0) {
+      ops::require_norm_inputs(c, "scale", "bias", groups, "group");
+    } else {
+      ops::require_channel_norm_inputs(c, "gamma", "beta");
+    }
+    const ir::Dims& d = c.info(0).dims;
     if (groups <= 0 || d[1] % groups != 0)
       c.fail("num_groups " + std::to_string(groups) + " must divide the " + std::to_string(d[1]) + " channels");
     return {c.info(0)};
@@ -96,6 +101,7 @@ OpImpl group_norm_op() {
     };
     const Pass whole = pass(chunk_pixels), tail = tail_pixels == chunk_pixels ? whole : pass(tail_pixels);
     const Activation act = ops::fused_activation(c.node);
+    const bool per_group_params = c.node.attrs.i("per_group_params", 0) != 0;
     auto activation =
         act.kind != kernels::ActKind::none ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa) : nullptr;
     kernels::KernelId id = moments->kernel_id() + " + " + whole.sub->kernel_id() + " + " + whole.mul->kernel_id() +
@@ -184,9 +190,10 @@ OpImpl group_norm_op() {
           const double shift = group_sum[g] / count;  // the mean's distance from its float center
           const double var = std::max(0.0, (group_sq[g] - group_sum[g] * shift) / count);
           const double inv_std = 1.0 / std::sqrt(var + double(eps));
-          const double scale = inv_std * double(gamma[ch]);
+          const size_t p = per_group_params ? g : size_t(ch);
+          const double scale = inv_std * double(gamma[p]);
           a[ch] = float(scale);
-          b[ch] = float(double(beta[ch]) - shift * scale);
+          b[ch] = float(double(beta[p]) - shift * scale);
         }
         ops::channel_rows_over_chunk(m.rows.data(), 3, channels, flat, m.affine.data());
         const float* flat_rows = m.affine.data();
@@ -201,6 +208,9 @@ OpImpl group_norm_op() {
 
 }  // namespace
 
-void register_group_norm_op(OpTable& t) { t.emplace_back("GroupNorm", group_norm_op()); }
+void register_group_norm_op(OpTable& t) {
+  t.emplace_back("GroupNorm", group_norm_op());
+  t.emplace_back("GroupNormalization", group_norm_op());
+}
 
 }  // namespace octet

@@ -78,6 +78,24 @@ TEST_F(TimmOpsParity, InstanceNormalizationAsGroupNorm) {
   check_model(b, "instance_norm");
 }
 
+// ONNX's GroupNormalization on the GroupNorm kernels: a scale and bias per group at opset 18,
+// per channel at 21, rank 3 and 4, against ORT (which runs both).
+TEST_F(TimmOpsParity, GroupNormalizationOpsets18And21) {
+  OCTET_SKIP_WITHOUT_ORT();
+  for (int64_t opset : {18, 21}) {
+    OnnxBuilder b(opset);
+    const int64_t params = opset < 21 ? 4 : 32;
+    auto x = b.input("x", {-1, 32, 9, 9});
+    b.output(b.node("GroupNormalization", {x, b.random_normal_init("", {params}), b.random_normal_init("", {params})},
+                    {{"num_groups", int64_t{4}}, {"epsilon", 1e-3f}}));
+    auto seq = b.input("seq", {-1, 32, 50});
+    b.output(b.node("GroupNormalization", {seq, b.random_normal_init("", {opset < 21 ? 8 : 32}),
+                                           b.random_normal_init("", {opset < 21 ? 8 : 32})},
+                    {{"num_groups", int64_t{8}}}));
+    check_model(b, "group_normalization_" + std::to_string(opset));
+  }
+}
+
 // InstanceNormalization sums as ORT's Eigen code does: bit-identical at every level, in FP32
 // and as the codes of a QuantizeLinear after it, on rows that start off a 16-byte boundary
 // (63 and 49 values) and on rows too short for one packet.

@@ -466,6 +466,12 @@ std::vector<Probe> make() {
                                 init(b, {16, 1, 1})});
         b.output(b.node("Mul", {y, b.node("Sigmoid", {y})}));
       });
+  row("GroupNormalization", "4 groups, a scale and bias per group (opset 18)", [](OnnxBuilder& b) {
+    b.output(b.node("GroupNormalization", {map(b), init(b, {4}), init(b, {4})}, {{"num_groups", int64_t{4}}}));
+  }).opset = 18;
+  row("GroupNormalization", "4 groups, a scale and bias per channel (opset 21)", [](OnnxBuilder& b) {
+    b.output(b.node("GroupNormalization", {map(b), init(b, {16}), init(b, {16})}, {{"num_groups", int64_t{4}}}));
+  }).opset = 21;
   row("PointwiseDepthwise", "Conv 1x1, Relu, depthwise 3x3", [](OnnxBuilder& b) {
     auto y = b.node("Relu", {b.node("Conv", {map(b), init(b, {32, 16, 1, 1}), init(b, {32})})});
     b.output(b.node("Conv", {y, init(b, {32, 1, 3, 3}), init(b, {32})}, {{"group", 32}, {"pads", {1, 1, 1, 1}}}));
