@@ -225,16 +225,17 @@ const std::map<std::string, Importer>& importers() {
     t["Gelu"] = {20, {{"approximate", str("none")}}, {}};
     t["InstanceNormalization"] = {6, {{"epsilon", f32(1e-5f)}}, {}};
     t["LayerNormalization"] = {17, {{"axis", i64(-1)}, {"epsilon", f32(1e-5f)}, {"stash_type", i64(1)}}, {}};
-    // ONNX's GroupNormalization runs on the GroupNorm op (engine/ops/group_norm_op.cc); before
-    // opset 21 its scale and bias hold one value per group, from 21 one per channel.
+    // ONNX's GroupNormalization runs on the GroupNorm op (engine/ops/group_norm_op.cc), which
+    // tells a scale and bias per group (before opset 21) from one per channel by their size.
     t["GroupNormalization"] = {18,
                                {{"num_groups", i64(-1)}, {"epsilon", f32(1e-5f)}, {"stash_type", i64(1)}},
                                [](Node& n, ImportContext& ctx) {
                                  if (n.attrs.i("num_groups") < 1)
                                    throw Error("required attribute 'num_groups' is missing or below 1");
                                  reject_unless(n, "stash_type", 1, "statistics of float32 inputs only");
-                                 n.attrs.erase("stash_type");
-                                 if (ctx.opset < 21) n.attrs.set("per_group_params", int64_t{1});
+                                 // Opset 21's attribute: a graph written back (octet quantize) at 18
+                                 // must not carry it.
+                                 if (ctx.opset < 21) n.attrs.erase("stash_type");
                                }};
     t["Clip"] = {1,
                  {{"min", f32(-std::numeric_limits<float>::infinity())},

@@ -1,9 +1,10 @@
 // GroupNorm (octet's own op, FP32; passes::fuse_group_norm writes it for the chain torch exports:
 // Reshape to [N, groups, -1], InstanceNormalization with unit scale and zero bias, Reshape back,
 // Mul by gamma [C, 1, 1], Add of beta [C, 1, 1]), and ONNX's GroupNormalization (opset 18, 21)
-// on the same kernels. Inputs x [N, C, spatial...], gamma [C], beta [C] ([num_groups] with
-// per_group_params: GroupNormalization before opset 21); attributes num_groups, epsilon and a
-// fused activation (the SiLU that follows in timm's GN models). It runs on a channels-last map, where the chain made the planner relayout
+// on the same kernels. Inputs x [N, C, spatial...], gamma [C], beta [C] (or [num_groups]:
+// GroupNormalization before opset 21; the two mean the same when each group is one channel);
+// attributes num_groups, epsilon and a fused activation (the SiLU that follows in timm's GN
+// models). It runs on a channels-last map, where the chain made the planner relayout
 // the map to row-major before the InstanceNormalization and back after the activation, and it
 // reads the map three times (twice for the statistics, once for y = act((x - center) * a + b),
 // chunk by chunk in the L1D) where the chain's seven steps each read it and wrote a copy.
@@ -51,15 +52,23 @@ GroupNormShape group_norm_shape(const OpContext& c) {
   return s;
 }
 
+// A scale and bias of one value per group (ONNX's GroupNormalization before opset 21), not per
+// channel.
+bool per_group_params(const OpContext& c) {
+  const ir::Dims& d = c.info(0).dims;
+  const int64_t groups = c.node.attrs.i("num_groups", 0);
+  return d.size() >= 2 && groups != d[1] && c.info(1).count() == groups && c.info(2).count() == groups;
+}
+
 OpImpl group_norm_op() {
   OpImpl op;
   op.want_layout = channels_last_map;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const int64_t groups = c.node.attrs.i("num_groups", 0);
-    if (c.node.attrs.i("per_group_params", 0) != 0) {
+    if (per_group_params(c)) {
       ops::require_norm_inputs(c, "scale", "bias", groups, "group");
     } else {
-      ops::require_channel_norm_inputs(c, "gamma", "beta");
+      ops::require_channel_norm_inputs(c, "scale", "bias");
     }
     const ir::Dims& d = c.info(0).dims;
     if (groups <= 0 || d[1] % groups != 0)
@@ -101,7 +110,7 @@ OpImpl group_norm_op() {
     };
     const Pass whole = pass(chunk_pixels), tail = tail_pixels == chunk_pixels ? whole : pass(tail_pixels);
     const Activation act = ops::fused_activation(c.node);
-    const bool per_group_params = c.node.attrs.i("per_group_params", 0) != 0;
+    const bool by_group = per_group_params(c);
     auto activation =
         act.kind != kernels::ActKind::none ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa) : nullptr;
     kernels::KernelId id = moments->kernel_id() + " + " + whole.sub->kernel_id() + " + " + whole.mul->kernel_id() +
@@ -190,7 +199,7 @@ OpImpl group_norm_op() {
           const double shift = group_sum[g] / count;  // the mean's distance from its float center
           const double var = std::max(0.0, (group_sq[g] - group_sum[g] * shift) / count);
           const double inv_std = 1.0 / std::sqrt(var + double(eps));
-          const size_t p = per_group_params ? g : size_t(ch);
+          const size_t p = by_group ? g : size_t(ch);
           const double scale = inv_std * double(gamma[p]);
           a[ch] = float(scale);
           b[ch] = float(double(beta[p]) - shift * scale);

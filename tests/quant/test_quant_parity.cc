@@ -292,6 +292,41 @@ TEST(QuantParity, ExpandAndGroupNormAreCalibratedAsWritten) {
   expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 800), "gate_gn"), "gate_gn minmax u8");
 }
 
+// ONNX's GroupNormalization (a scale and bias per group at opset 18, per channel at 21) in a
+// model octet quantizes: written back at its opset as ORT reads it (no opset-21 attribute in an
+// opset-18 node), run in float between its QDQ pairs, every output byte as ORT's.
+ir::Graph group_normalization_model(int64_t opset) {
+  OnnxBuilder b(opset, "group_normalization", 13);
+  auto x = b.input("input", {-1, 3, 8, 8});
+  auto c1 = b.node("Conv", {x, b.random_normal_init("", {16, 3, 3, 3}, 0, 0.4f), b.random_normal_init("", {16}, 0, 0.2f)},
+                   {{"pads", {1, 1, 1, 1}}});
+  const int64_t params = opset < 21 ? 4 : 16;
+  auto gn = b.node("GroupNormalization", {c1, b.random_normal_init("", {params}, 1, 0.2f), b.random_normal_init("", {params}, 0, 0.2f)},
+                   {{"num_groups", int64_t{4}}});
+  auto pooled = b.node("Flatten", {b.node("GlobalAveragePool", {b.node("Relu", {gn})})});
+  b.output(b.node("Gemm", {pooled, b.random_normal_init("fc", {10, 16}, 0, 0.5f), b.random_normal_init("fcb", {10}, 0, 0.1f)},
+                  {{"transB", 1}}));
+  return loader::load_onnx_bytes(b.serialize(), "group_normalization");
+}
+
+TEST(QuantParity, GroupNormalizationQuantizedMatchesOrt) {
+  for (int64_t opset : {18, 21}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    const ir::Graph qdq =
+        calib::quantize_model(group_normalization_model(opset), uniform_batches(4, 8, {3, 8, 8}, 900), {}, {});
+    int norms = 0;
+    for (const auto& n : qdq.nodes)
+      if (n.op == "GroupNormalization") {
+        ++norms;
+        EXPECT_EQ(n.attrs.has("stash_type"), opset >= 21);
+      }
+    EXPECT_EQ(norms, 1);
+    if (auto why = testing::ort_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    expect_parity(octet_vs_ort(qdq, uniform_batches(3, 16, {3, 8, 8}, 901), "group_normalization"),
+                  "group_normalization minmax u8 opset " + std::to_string(opset));
+  }
+}
+
 // A table lookup read only from a QLinearConv's output (MobileNetV3's HardSwish, YOLO's and
 // EfficientNet's SiLU, a LeakyRelu, a gate's Sigmoid) runs inside the conv, each tile looked up
 // as it is stored: after a dense conv (the tile path), a depthwise one and a grouped one (a pass
