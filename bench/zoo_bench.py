@@ -402,7 +402,7 @@ def main():
            "date": datetime.date.today().isoformat(), "cpu": cpu_name(), "vnni": " avx512_vnni" in flags or " avx_vnni" in flags,
            "engines": f"octet vs {ort_version} (u8s8 exact)",
            "args": {"batches": batches, "precisions": precs, "rounds": a.rounds, "cpu": a.cpu, "label": a.label},
-           "cells": [], "short": [], "peaks": bench.peaks()}
+           "cells": [], "short": [], "peaks": {}}
     done, profiles = {}, {}
     if a.resume and os.path.exists(a.json):
         old = json.load(open(a.json))
@@ -410,6 +410,9 @@ def main():
             done[(c["model"], c["precision"], c["batch"])] = c
         doc["command"] = old.get("command", doc["command"]).replace(" --resume", "").replace(" (resumed)", "") + " (resumed)"
         profiles = {(e["model"], e["precision"]): e for e in old.get("short", []) if e.get("total_us")}
+        doc["peaks"] = old.get("peaks", {})
+    if not doc["peaks"] and not a.no_measure:
+        doc["peaks"] = bench.peaks()  # kept from --resume (its cells were set against them), else measured now
     todo = [(m, p, b) for b in batches for m in models for p in precs]
     start = time.time()
     for i, (m, p, b) in enumerate(todo):

@@ -439,13 +439,10 @@ void F32Binary::run_scalar_per_run(const float* a, const float* b, float* y, pth
 }
 
 F32Epilogue::F32Epilogue(const Activation& act, Isa isa)
-    : act_(act.bare()),
-      scale_(act.scale),
-      shift_(act.shift),
-      has_scale_shift_(act.scale_shift),
+    : act_(act),
       add_clamp_(first_runnable(kF32AddClampUkernels, isa)),
       bounds_(f32_clamp_for(act)) {
-  if (has_scale_shift_) scale_shift_ = first_runnable(kF32ScaleShiftUkernels, isa);
+  if (act.scale_shift) scale_shift_ = first_runnable(kF32ScaleShiftUkernels, isa);
   switch (act.kind) {
     case ActKind::sigmoid: sigmoid_ = first_runnable(kF32SigmoidUkernels, isa); break;
     case ActKind::silu: act_ukernel_ = first_runnable(kF32SiluUkernels, isa); break;
@@ -462,7 +459,7 @@ KernelId F32Epilogue::kernel_id() const {
     else if (sigmoid_) id = row_kernel(*sigmoid_);
     else id = reference_kernel("f32_unary__ref");
   }
-  if (has_scale_shift_) {
+  if (act_.scale_shift) {
     const KernelId affine = scale_shift_ ? row_kernel(*scale_shift_) : reference_kernel("f32_scale_shift__ref");
     id = own_kind() ? id + "+" + affine : affine;
   }
@@ -471,20 +468,20 @@ KernelId F32Epilogue::kernel_id() const {
 
 void F32Epilogue::run(size_t n, const float* x, float* y) const {
   if (own_kind()) {
+    if (!act_ukernel_ && !sigmoid_) {
+      f32_unary__ref(act_, int64_t(n), x, y);  // apply(): the scale and shift included
+      return;
+    }
     if (act_ukernel_) act_ukernel_->fn(n, x, y, act_.alpha, act_.beta);
-    else if (sigmoid_) sigmoid_->fn(n, x, y);
-    else f32_unary__ref(act_, int64_t(n), x, y);
+    else sigmoid_->fn(n, x, y);
     x = y;
   }
-  if (!has_scale_shift_) return;
+  if (!act_.scale_shift) return;
   if (scale_shift_) {
-    scale_shift_->fn(n, x, y, scale_, shift_);
+    scale_shift_->fn(n, x, y, act_.scale, act_.shift);
     return;
   }
-  for (size_t i = 0; i < n; ++i) {
-    const float scaled = x[i] * scale_;
-    y[i] = scaled + shift_;
-  }
+  for (size_t i = 0; i < n; ++i) y[i] = apply_scale_shift(act_, x[i]);
 }
 
 void F32Epilogue::run(size_t rows, size_t cols, float* y, size_t ld) const {

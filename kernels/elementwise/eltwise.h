@@ -116,7 +116,7 @@ class F32Epilogue {
  public:
   F32Epilogue() = default;
   F32Epilogue(const Activation& act, Isa isa);
-  bool active() const { return own_kind() || has_scale_shift_; }
+  bool active() const { return own_kind() || act_.scale_shift; }
   // "" when inactive, else the microkernel's name or "f32_unary__ref".
   KernelId kernel_id() const;
   std::string kernel_name() const { return kernel_id().name; }
@@ -134,10 +134,8 @@ class F32Epilogue {
   // The activation is one this class applies (not none, not a clamp).
   bool own_kind() const { return act_.kind != ActKind::none && act_.kind != ActKind::relu && act_.kind != ActKind::clip; }
 
-  Activation act_;  // without its scale and shift (act_.bare())
-  float scale_ = 1.0f, shift_ = 0.0f;
+  Activation act_;
   const EltwiseUkernel<F32ActUkernel>* scale_shift_ = nullptr;  // set when the activation has them
-  bool has_scale_shift_ = false;
   const EltwiseUkernel<F32AddClampUkernel>* add_clamp_ = nullptr;
   F32MinMax bounds_ = kNoClamp;  // run_residual's clamp: Relu's and Clip's bounds
   const EltwiseUkernel<F32ActUkernel>* act_ukernel_ = nullptr;

@@ -35,15 +35,6 @@ struct Activation {
   bool scale_shift = false;
   float scale = 1.0f, shift = 0.0f;
 
-  // The same activation without the scale and shift.
-  Activation bare() const {
-    Activation a = *this;
-    a.scale_shift = false;
-    a.scale = 1.0f;
-    a.shift = 0.0f;
-    return a;
-  }
-
   static Activation relu() { return {ActKind::relu}; }
   // ONNX's Clip is min(max(x, lo), hi): when lo > hi every value becomes hi, so lo is lowered to hi
   // (a kernel that clamps in either order then gives ONNX Runtime's answer).
@@ -175,11 +166,13 @@ inline float apply_kind(const Activation& act, float x) {
   return x;
 }
 
-inline float apply(const Activation& act, float x) {
-  const float y = apply_kind(act, x);
+// y * scale + shift when the activation has them (Activation::scale_shift), else y.
+inline float apply_scale_shift(const Activation& act, float y) {
   if (!act.scale_shift) return y;
   const float scaled = y * act.scale;  // rounded, as the Mul step rounds it
   return scaled + act.shift;
 }
+
+inline float apply(const Activation& act, float x) { return apply_scale_shift(act, apply_kind(act, x)); }
 
 }  // namespace octet::kernels

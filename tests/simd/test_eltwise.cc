@@ -478,7 +478,9 @@ TEST(F32ScaleShiftUkernel, MultipliesThenAddsBitForBit) {
       for (size_t j = n; j < y.size(); ++j) ASSERT_EQ(y[j], -7.0f) << k->name << " n " << n << " wrote y[" << j << "]";
     }
   }
-  if (cases > 0) EXPECT_GT(differ_from_fma, 100) << "the inputs cannot tell two roundings from one";
+  if (cases > 0) {
+    EXPECT_GT(differ_from_fma, 100) << "the inputs cannot tell two roundings from one";
+  }
   ::testing::Test::RecordProperty("cases", cases);
 }
 
