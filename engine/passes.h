@@ -130,10 +130,9 @@ int drop_broadcast_expands(ir::Graph& g, const DimsAtBatches& dims_of);
 int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of);
 
 // A Mul and / or an Add or Sub by scalar float constants after a Conv or PointwiseDepthwise
-// (after its fused activation) into the node, as kScaleShiftAttr = [scale, shift]
+// (after its fused activation) into the node, as ops::kScaleShiftAttr = [scale, shift]
 // (engine/passes_scalar_affine.cc; ops::fused_activation reads it). Run by the Session after
 // fuse_residual_adds, which must not see it: a residual Add is summed before the activation.
-inline constexpr const char* kScaleShiftAttr = "fused_scale_shift";
 int fuse_scalar_affine(ir::Graph& g);
 
 struct PassCount {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/graph_edit.h"
+#include "engine/ops/fused_activation.h"
 #include "engine/passes.h"
 
 namespace octet::passes {
@@ -15,6 +16,7 @@ namespace {
 using graph_edit::erase_marked;
 using graph_edit::float_constant;
 using graph_edit::sole_consumer;
+using ops::kScaleShiftAttr;
 
 // The float32 constant of one element that node n (two inputs, one of them `x`) combines x with,
 // when its broadcast leaves x's shape as it is (rank at most x's); nullptr otherwise.

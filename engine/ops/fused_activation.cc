@@ -1,13 +1,11 @@
 #include "engine/ops/fused_activation.h"
 
-#include "engine/passes.h"
-
 namespace octet::ops {
 
 kernels::Activation fused_activation(const ir::Node& n) {
   kernels::Activation act = fused_activation(n, "fused_act", "fused_act_params");
-  if (n.attrs.has(passes::kScaleShiftAttr)) {
-    const std::vector<float> p = n.attrs.floats(passes::kScaleShiftAttr);
+  if (n.attrs.has(kScaleShiftAttr)) {
+    const std::vector<float> p = n.attrs.floats(kScaleShiftAttr);
     act.scale_shift = true;
     act.scale = p.at(0);
     act.shift = p.at(1);

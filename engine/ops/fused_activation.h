@@ -10,6 +10,9 @@
 
 namespace octet::ops {
 
+// The attribute passes::fuse_scalar_affine writes (see above).
+inline constexpr const char* kScaleShiftAttr = "fused_scale_shift";
+
 kernels::Activation fused_activation(const ir::Node& n);
 // The same, read from other attribute names (SqueezeExcite's "gate_act" / "gate_act_params").
 kernels::Activation fused_activation(const ir::Node& n, const std::string& kind_attr, const std::string& params_attr);
