@@ -82,6 +82,11 @@ struct OpContext {
 enum class BatchUse : uint8_t {
   mixes_images,        // an output image depends on other images, or the images leave axis 0
   keeps_images_apart,  // image i of every output depends only on image i of the inputs, at any batch
+  // As keeps_images_apart, but for a [min, max] over the whole batch: outputs without the images
+  // (a range output, DynamicQuantizeLinear's scale and zero point) and scalar inputs computed
+  // from one. A plan of such steps runs a batch's images in lockstep shares, whose
+  // DynamicQuantizeLinears combine their ranges (engine/batch_ranges.h); never in slices.
+  apart_but_batch_range,
 };
 
 // The second batch extent a plan folds its shape arithmetic at, besides the planned one, so an

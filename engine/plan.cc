@@ -358,7 +358,7 @@ Kernel Plan::build_kernel(const Pending& p, pthreadpool_t pool, PlanStep& step) 
     step.output_names.push_back(o);
   }
   step.macs = impl->macs ? impl->macs(ctx, step.outputs) : 0;
-  step.keeps_images_apart = batch_use_of(*impl, ctx, step.outputs) == BatchUse::keeps_images_apart;
+  step.batch_use = batch_use_of(*impl, ctx, step.outputs);
   return impl->build(ctx, in, out);
 }
 

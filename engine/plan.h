@@ -27,9 +27,9 @@ struct PlanStep {
   std::vector<TensorInfo> outputs;
   std::vector<std::string> output_names;  // value names, parallel to outputs
   int64_t macs = 0;
-  // Image i of every output depends only on image i of the inputs (OpImpl::batch_use; an
-  // inserted relayout keeps axis 0 outermost in either layout, so it does).
-  bool keeps_images_apart = true;
+  // How the step treats the images of a batch (OpImpl::batch_use; an inserted relayout keeps
+  // axis 0 outermost in either layout, so it keeps them apart).
+  BatchUse batch_use = BatchUse::keeps_images_apart;
   Kernel run;
   // Threads the kernel splits its work over: the pool's, or 1 when it runs on the caller's
   // thread (no pool, or Plan::run_steps found the step faster alone).

@@ -5,6 +5,7 @@
 #include <exception>
 #include <utility>
 
+#include "engine/batch_ranges.h"
 #include "engine/op_registry.h"
 #include "kernels/cache_budgets.h"
 #include "loader/onnx_loader.h"
@@ -393,8 +394,10 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
     for (size_t i = 0; batched && i < inputs.size(); ++i)
       batched = !inputs_[i].dims.empty() && inputs_[i].dims[0] < 0 && !inputs[i].dims.empty() &&
                 inputs[i].dims[0] == batch && !keyed(i);
-    if (batched && images_independent())
-      return shared_out ? run_images_in_parallel(inputs, batch) : run_in_slices(inputs, batch);
+    const ImageSplit split = batched ? image_split() : ImageSplit::none;
+    if (split != ImageSplit::none && shared_out)
+      return run_images_in_parallel(inputs, batch, split == ImageSplit::lockstep);
+    if (split == ImageSplit::independent) return run_in_slices(inputs, batch);
   }
   const PlanInputs key = plan_inputs(inputs);
   const PlanLease plan = lease_plan(key.dims, key.known);
@@ -448,12 +451,14 @@ std::vector<ir::TensorData> Session::run_views(std::span<const TensorView> input
 
 int Session::image_threads() {
   const int threads = threadpool_ ? int(pthreadpool_get_threads_count(threadpool_.get())) : 1;
-  return threads > 1 && slices_batches() ? threads : 1;
+  return threads > 1 && batch_slice_ > 0 && image_split() != ImageSplit::none ? threads : 1;
 }
 
-bool Session::images_independent() {
+bool Session::shares_batches_in_lockstep() { return image_threads() > 1 && image_split() == ImageSplit::lockstep; }
+
+Session::ImageSplit Session::image_split() {
   std::lock_guard<std::mutex> lock(*mutex_);
-  return images_independent_locked();
+  return image_split_locked();
 }
 
 namespace {
@@ -464,38 +469,47 @@ namespace {
 // them. Each op judges the batch at any extent, not only this plan's: a Reshape to a literal
 // [1, -1] keeps axis 0 at 1 when planned for one image, but mixes the images of any larger
 // batch, so it answers from the other extent too (AtOtherBatch).
-bool keeps_images_apart(const Plan& plan, const std::vector<std::string>& outputs, int64_t images) {
+// Lockstep: so they are, but for steps whose outputs without images are ranges over the batch
+// ([min, max]) or scalars computed from one (DynamicQuantizeLinear's scale and zero point);
+// a step reading such a scalar says so too (BatchUse::apart_but_batch_range).
+Session::ImageSplit image_split_of(const Plan& plan, const std::vector<std::string>& outputs, int64_t images) {
+  bool lockstep = false;
   for (const auto& step : plan.steps()) {
-    if (!step.keeps_images_apart) return false;
-    for (const auto& out : step.outputs)
-      if (out.dims.empty() || out.dims[0] != images) return false;
+    if (step.batch_use == BatchUse::mixes_images) return Session::ImageSplit::none;
+    const bool ranges = step.batch_use == BatchUse::apart_but_batch_range;
+    lockstep = lockstep || ranges;
+    for (const auto& out : step.outputs) {
+      if (!out.dims.empty() && out.dims[0] == images) continue;
+      const bool range_or_scalar = out.dims.empty() || out.dims == ir::Dims{2};
+      if (!ranges || !range_or_scalar) return Session::ImageSplit::none;
+    }
   }
   for (const auto& name : outputs) {
     const PlanValue& v = plan.value(name);
-    if (v.constant || v.info.dims.empty() || v.info.dims[0] != images) return false;
+    if (v.constant || v.info.dims.empty() || v.info.dims[0] != images) return Session::ImageSplit::none;
   }
-  return true;
+  return lockstep ? Session::ImageSplit::lockstep : Session::ImageSplit::independent;
 }
 
 }  // namespace
 
 // Decided once per session, from the plan the slices run on.
-bool Session::images_independent_locked() {
-  if (images_independent_) return *images_independent_;
+Session::ImageSplit Session::image_split_locked() {
+  if (image_split_) return *image_split_;
   bool batched = batch_slice_ > 0 && !inputs_.empty();
   for (size_t i = 0; i < inputs_.size(); ++i)
     batched = batched && !inputs_[i].dims.empty() && inputs_[i].dims[0] < 0 && !keyed(i);
-  bool independent = false;
+  ImageSplit split = ImageSplit::none;
   if (batched) {
     try {
       const Plan& slice = *slot_for(input_dims_at(batch_slice_), {}, false).plan;
-      independent = keeps_images_apart(slice, graph_.outputs, batch_slice_);
+      split = image_split_of(slice, graph_.outputs, batch_slice_);
     } catch (const ir::Error&) {
       // No plan at the slice's size (e.g. a literal shape that fits only the whole batch).
     }
   }
-  images_independent_ = independent;
-  return independent;
+  image_split_ = split;
+  return split;
 }
 
 std::vector<ir::TensorData> Session::batch_outputs(const Plan& slice_plan, int64_t batch) const {
@@ -548,6 +562,7 @@ struct ImageShare {
   Plan* full = nullptr;
   Plan* last = nullptr;
   std::exception_ptr error;
+  bool abandoned = false;  // stopped because another share failed (its error says why)
 };
 
 }  // namespace
@@ -557,7 +572,12 @@ struct ImageShare {
 // each step does after every one (a fork-join of the pool and, for the next step, half its
 // input in the other core's cache), which small steps cannot repay. The threads' plans share
 // the packed weights; each holds its own activations.
-std::vector<ir::TensorData> Session::run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch) {
+// In lockstep each share's plan waits at each DynamicQuantizeLinear for the others' (every
+// plan has the same steps): it cannot deadlock, since pthreadpool hands each thread its own
+// share first and a thread takes another's share only once its own has finished, which needs
+// every share to have started.
+std::vector<ir::TensorData> Session::run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch,
+                                                            bool lockstep) {
   const int64_t threads = int64_t(pthreadpool_get_threads_count(threadpool_.get()));
   const int64_t parts = std::min(threads, batch);
   // Every plan is leased here, before the threads start: planning takes the session's lock,
@@ -570,32 +590,40 @@ std::vector<ir::TensorData> Session::run_images_in_parallel(std::span<const Tens
     ImageShare& share = shares[size_t(p)];
     share.first = first;
     share.count = batch / parts + (p < batch % parts ? 1 : 0);
-    share.slice = std::min<int64_t>(batch_slice_, share.count);
+    share.slice = lockstep ? share.count : std::min<int64_t>(batch_slice_, share.count);
     first += share.count;
     share.full = &*leases.emplace_back(lease_plan(dims_of_images(inputs, share.slice), {}, true));
     if (share.count % share.slice != 0)
       share.last = &*leases.emplace_back(lease_plan(dims_of_images(inputs, share.count % share.slice), {}, true));
   }
   std::vector<ir::TensorData> out = batch_outputs(*shares[0].full, batch);
+  std::optional<BatchRangeExchange> exchange;
+  if (lockstep) exchange.emplace(int(parts));
   struct Context {
     const Session* session;
     std::span<const TensorView> inputs;
     int64_t batch;
     std::vector<ImageShare>* shares;
     std::vector<ir::TensorData>* out;
-  } context{this, inputs, batch, &shares, &out};
+    BatchRangeExchange* exchange;
+  } context{this, inputs, batch, &shares, &out, exchange ? &*exchange : nullptr};
   auto run_share = [](void* raw, size_t p) {
     auto& c = *static_cast<Context*>(raw);
     ImageShare& share = (*c.shares)[p];
+    batch_ranges::current() = c.exchange;
     try {
       for (int64_t done = 0; done < share.count; done += share.slice) {
         const int64_t n = std::min(share.slice, share.count - done);
         c.session->run_slice(n == share.slice ? *share.full : *share.last, c.inputs, c.batch, share.first + done, n,
                              *c.out);
       }
+    } catch (const BatchRangeExchange::Abandoned&) {
+      share.abandoned = true;
     } catch (...) {
       share.error = std::current_exception();
+      if (c.exchange) c.exchange->abandon();
     }
+    batch_ranges::current() = nullptr;
   };
   pthreadpool_parallelize_1d(threadpool_.get(), run_share, &context, size_t(parts), 0);
   for (const ImageShare& share : shares)

@@ -84,9 +84,15 @@ class Session {
   // independently and has a batch axis); decided once, from the plan of one slice, by what
   // each of its steps' ops declares (OpImpl::batch_use).
   bool slices_batches() { return batch_slice_ > 0 && images_independent(); }
+  // Whether a batch shared out over threads runs in lockstep: the images are computed apart but
+  // for the ranges of DynamicQuantizeLinear, which span the batch (BatchUse::apart_but_batch_range),
+  // so each thread runs its share whole (no slices) and the threads combine each range.
+  bool shares_batches_in_lockstep();
+  // How a batch may be split into images: not at all, in lockstep shares, or freely.
+  enum class ImageSplit { none, lockstep, independent };
   // Threads a batch of two images or more is shared out over (each runs its own images, in
-  // slices, on a plan of its own): the session's threads when it slices batches, else 1 (each
-  // step then splits its own work over the threads).
+  // slices or in lockstep, on a plan of its own): the session's threads when it slices batches
+  // or shares them in lockstep, else 1 (each step then splits its own work over the threads).
   int image_threads();
   size_t activation_bytes_per_image() const { return activation_bytes_per_image_; }
   // The packed weights of every plan built so far, each packing held once.
@@ -207,7 +213,7 @@ class Session {
                      bool idle, bool one_thread = false);
   void evict_idle_plans(const PlanSlot& keep);
   std::map<PlanKey, std::vector<std::unique_ptr<PlanSlot>>> plans_;
-  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();  // plans_, images_independent_
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();  // plans_, image_split_
   uint64_t clock_ = 0;
   std::unique_ptr<kernels::PackedCache> packed_cache_;  // every plan's packed weights, once
   struct ThreadpoolDeleter {
@@ -217,9 +223,10 @@ class Session {
   PlanOptions plan_options_;
   int batch_slice_ = 0;
   size_t activation_bytes_per_image_ = 0;  // the batch-1 plan's arena
-  std::optional<bool> images_independent_;  // decided on the first batched run
-  bool images_independent();
-  bool images_independent_locked();
+  std::optional<ImageSplit> image_split_;  // decided on the first batched run
+  ImageSplit image_split();
+  ImageSplit image_split_locked();
+  bool images_independent() { return image_split() == ImageSplit::independent; }
   int automatic_batch_slice() const;
   // Shapes-only plans at batch 1 and 2 for the passes that need shapes, built on the first
   // question; empty when the graph cannot be planned.
@@ -239,7 +246,9 @@ class Session {
   // passes::fuse_group_norm with the dims of those plans; how many chains it fused.
   int fuse_group_norm(ShapePlans& shapes);
   std::vector<ir::TensorData> run_in_slices(std::span<const TensorView> inputs, int64_t batch);
-  std::vector<ir::TensorData> run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch);
+  // lockstep: each thread's share in one piece, its DynamicQuantizeLinears' ranges combined with
+  // the other threads' (engine/batch_ranges.h); else in slices, each thread on its own.
+  std::vector<ir::TensorData> run_images_in_parallel(std::span<const TensorView> inputs, int64_t batch, bool lockstep);
   // Images [first, first + n) of the inputs through `plan` (planned for n images), into `out`
   // (every output at the whole batch).
   void run_slice(Plan& plan, std::span<const TensorView> inputs, int64_t batch, int64_t first, int64_t n,

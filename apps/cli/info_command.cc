@@ -79,6 +79,7 @@ int run_info(const InfoOptions& o) {
   // listed below stays valid (plan_for's contract).
   const bool sliced = session.slices_batches();
   const int image_threads = session.image_threads();
+  const bool lockstep = session.shares_batches_in_lockstep();
   const Plan& plan = session.plan_for(session.input_dims_at(o.batch));
   int64_t total_macs = 0;
   for (const auto& s : plan.steps()) total_macs += s.macs;
@@ -122,6 +123,7 @@ int run_info(const InfoOptions& o) {
   j["isa"] = kernels::isa_name(kernels::active_isa());
   j["batch_slice"] = sliced ? session.batch_slice() : 0;
   j["image_threads"] = image_threads;
+  j["images_in_lockstep"] = lockstep;
   j["activation_bytes_per_image"] = session.activation_bytes_per_image();
   const auto islands = float_islands(session.graph());
   for (const auto& [node, why] : islands) j["float_in_int8"].push_back({{"node", node}, {"reason", why}});
@@ -147,7 +149,12 @@ int run_info(const InfoOptions& o) {
                double(kernels::per_core_cache_bytes()) / 1024.0);
   else
     fmt::print("\nbatches    run whole (the images are not computed independently, or --batch-slice 0)\n");
-  if (image_threads > 1)
+  if (image_threads > 1 && lockstep)
+    fmt::print("threads    a batch of 2 images or more is shared out over the {} threads, each running its own "
+               "images whole, in lockstep: each DynamicQuantizeLinear combines the threads' ranges, so its scale "
+               "spans the batch; one image splits each step over them\n",
+               image_threads);
+  else if (image_threads > 1)
     fmt::print("threads    a batch of 2 images or more is shared out over the {} threads, each running its own "
                "images; one image splits each step over them\n",
                image_threads);

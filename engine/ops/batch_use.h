@@ -19,6 +19,15 @@ inline BatchUse keeps_images_apart_if(bool apart) {
   return apart ? BatchUse::keeps_images_apart : BatchUse::mixes_images;
 }
 
+// A rank-0 activation: no images of its own, so (every step before keeping the images apart)
+// a scale or zero point computed from a range of the whole batch (DynamicQuantizeLinear's).
+inline bool is_batch_scalar(const OpContext& c, size_t i) { return is_activation(c, i) && c.info(i).dims.empty(); }
+
+// `use` of a step that also reads batch scalars (`scalars`) or writes a range over the batch.
+inline BatchUse with_batch_range(BatchUse use, bool scalars_or_range) {
+  return use == BatchUse::keeps_images_apart && scalars_or_range ? BatchUse::apart_but_batch_range : use;
+}
+
 inline BatchUse mixes_images(const OpContext&, const std::vector<TensorInfo>&) { return BatchUse::mixes_images; }
 
 // Element-wise with numpy broadcasting (a unary op is the one-input case). An activation of a
@@ -40,9 +49,13 @@ inline BatchUse broadcast_per_image(const OpContext& c, const std::vector<Tensor
 // (weights, quantization parameters): convs, pools, lookups. A run-time parameter (a scale from
 // a DynamicQuantizeLinear) may come from the whole batch.
 inline BatchUse per_image_with_constants(const OpContext& c, size_t images = 0) {
-  for (size_t i = 0; i < c.in.size(); ++i)
-    if (i != images && is_activation(c, i)) return BatchUse::mixes_images;
-  return keeps_images_apart_if(is_activation(c, images));
+  bool scalars = false;
+  for (size_t i = 0; i < c.in.size(); ++i) {
+    if (i == images || !is_activation(c, i)) continue;
+    if (!is_batch_scalar(c, i)) return BatchUse::mixes_images;
+    scalars = true;
+  }
+  return with_batch_range(keeps_images_apart_if(is_activation(c, images)), scalars);
 }
 
 // (Batched) matrix product of inputs a and b, every other input a constant. A's rows are the
@@ -53,18 +66,20 @@ inline BatchUse per_image_with_constants(const OpContext& c, size_t images = 0) 
 inline BatchUse matmul_per_image(const OpContext& c, const std::vector<TensorInfo>& out, size_t a, size_t b) {
   if (out.empty()) return BatchUse::mixes_images;
   const size_t rank = out[0].dims.size();
+  bool scalars = false;
   for (size_t i = 0; i < c.in.size(); ++i) {
     if (!c.has(i)) continue;
     const ir::Dims& d = c.info(i).dims;
     if (i != a && i != b) {
-      if (is_activation(c, i)) return BatchUse::mixes_images;
+      if (is_batch_scalar(c, i)) scalars = true;
+      else if (is_activation(c, i)) return BatchUse::mixes_images;
     } else if (is_activation(c, i)) {
       if (d.size() != rank || d.size() < (i == a ? 2u : 3u)) return BatchUse::mixes_images;
     } else if (d.size() == rank && rank >= 3 && d[0] != 1) {
       return BatchUse::mixes_images;
     }
   }
-  return BatchUse::keeps_images_apart;
+  return with_batch_range(BatchUse::keeps_images_apart, scalars);
 }
 
 // Gemm-like: one output row per row of A (untransposed), B a constant. The bias C may be an

@@ -264,7 +264,7 @@ void register_dynamic_ops(OpTable& t) {
   // x_scale comes from a DynamicQuantizeLinear (whose range spans the batch); a range output
   // spans the batch too.
   conv.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
-    return ops::has_range_output(c) ? BatchUse::mixes_images : ops::per_image_with_constants(c, kX);
+    return ops::with_range_output(c, ops::per_image_with_constants(c, kX));
   };
   conv.macs = [](const OpContext& c, const std::vector<TensorInfo>& out) { return ops::conv_macs(c, kW, out[0]); };
   t.emplace_back("ConvIntegerToFloat", conv);
@@ -278,7 +278,7 @@ void register_dynamic_ops(OpTable& t) {
   };
   matmul.build = build_dynamic_matmul;
   matmul.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
-    return ops::has_range_output(c) ? BatchUse::mixes_images : ops::matmul_per_image(c, out, kX, kW);
+    return ops::with_range_output(c, ops::matmul_per_image(c, out, kX, kW));
   };
   matmul.macs = [](const OpContext& c, const std::vector<TensorInfo>&) {
     const ops::MatMulGeometry g = matmul_geometry(c);

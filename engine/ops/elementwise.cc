@@ -263,9 +263,9 @@ OpImpl binary_op() {
     ops::add_range_output_info(c, outs);
     return outs;
   };
-  // A range output spans the whole batch (for a DynamicQuantizeLinear, which mixes anyway).
+  // A range output spans the images of the run (a lockstep run combines it over its threads).
   b.batch_use = [](const OpContext& c, const std::vector<TensorInfo>& out) {
-    return ops::has_range_output(c) ? BatchUse::mixes_images : ops::broadcast_per_image(c, out);
+    return ops::with_range_output(c, ops::broadcast_per_image(c, out));
   };
   b.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
     if (is_integer_arithmetic(c)) return integer_binary_kernel(c, in, out);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/batch_ranges.h"
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
 #include "engine/step_parts.h"
@@ -290,8 +291,10 @@ OpImpl dynamic_quantize_linear_op() {
   OpImpl op;
   op.want_layout = any_layout;
   // One range for the whole tensor, every image included: slicing would quantize each slice
-  // with its own (and differ from ONNX Runtime).
-  op.batch_use = ops::mixes_images;
+  // with its own (and differ from ONNX Runtime); the threads of a lockstep run combine theirs.
+  op.batch_use = [](const OpContext& c, const std::vector<TensorInfo>&) {
+    return ops::is_activation(c, 0) ? BatchUse::apart_but_batch_range : BatchUse::mixes_images;
+  };
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     const TensorInfo& x = c.info(0);
     if (x.dtype != DType::f32) c.fail("x of type " + type_str(x.dtype) + " is not supported (float32 only)");
@@ -325,6 +328,7 @@ OpImpl dynamic_quantize_linear_op() {
         PartTimer t("range");
         range = kernels::f32_range(k, n, x, pool);
       }
+      range = batch_ranges::over_batch(range);
       // ONNX leaves a NaN / infinite range undefined (the scale would be NaN or inf): refuse it.
       if (n > 0 && !(std::isfinite(range.min) && std::isfinite(range.max)))
         throw ir::Error(where + ": the input holds NaN or infinite values (range [" + std::to_string(range.min) +

@@ -18,6 +18,13 @@ inline constexpr char kRangeOutputAttr[] = "range_output";
 
 inline bool has_range_output(const OpContext& c) { return c.node.attrs.has(kRangeOutputAttr); }
 
+// The step's BatchUse given its images' (`use`): a range output spans the images of the run, so
+// only a lockstep run (engine/batch_ranges.h), whose DynamicQuantizeLinear combines it with the
+// other threads' ranges, may split the batch.
+inline BatchUse with_range_output(const OpContext& c, BatchUse use) {
+  return has_range_output(c) && use == BatchUse::keeps_images_apart ? BatchUse::apart_but_batch_range : use;
+}
+
 // Said after the kernel's name in reports when the step gathers its output's range.
 inline std::string range_note(const OpContext& c) { return has_range_output(c) ? " + output range" : ""; }
 
