@@ -4,7 +4,6 @@
 #include <cmath>
 #include <thread>
 
-
 namespace octet {
 
 namespace {

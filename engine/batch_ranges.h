@@ -1,5 +1,5 @@
 #pragma once
-// The batch shared out over threads in lockstep (Session::run_images_in_parallel, lockstep): each thread
+// The batch shared out over threads in lockstep (Session::run_images_in_parallel): each thread
 // runs its own images through a plan of its own, and a DynamicQuantizeLinear, whose scale comes
 // from the range of the whole tensor (every image of the batch), takes its range from all the
 // threads' shares at once: each thread hands in the range of its images and waits until every

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/op_registry.h"
+#include "engine/ops/batch_use.h"
 #include "engine/step_parts.h"
 #include "kernels/elementwise/output_range.h"
 
@@ -22,7 +23,7 @@ inline bool has_range_output(const OpContext& c) { return c.node.attrs.has(kRang
 // only a lockstep run (engine/batch_ranges.h), whose DynamicQuantizeLinear combines it with the
 // other threads' ranges, may split the batch.
 inline BatchUse with_range_output(const OpContext& c, BatchUse use) {
-  return has_range_output(c) && use == BatchUse::keeps_images_apart ? BatchUse::apart_but_batch_range : use;
+  return with_batch_range(use, has_range_output(c));
 }
 
 // Said after the kernel's name in reports when the step gathers its output's range.
