@@ -8,7 +8,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/cache_budgets.h"
 #include "kernels/elementwise/axis_offsets.h"
+#include "kernels/elementwise/strided_copy.h"
 #include "kernels/quantize/quantize.h"
 #include "kernels/ref/layernorm.h"
 #include "kernels/ref/pool2d.h"
@@ -860,6 +862,11 @@ void Q8Binary::run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t
 
 namespace {
 
+// Rows at least this long (1 KB of floats) are summed in transposed blocks (Q8ReduceMean's
+// block_rows_): F32RowSums puts a row in each lane and gathers one float per row a step, a cache
+// line per lane, where the transpose reads and writes whole lines.
+constexpr int64_t kTransposedRowLength = 256;
+
 // True when the extents above 1 of `dims`, sorted by stride, tile memory densely from 0: x's
 // elements are the first count elements from its start, in some layout.
 bool dense_layout(int rank, const int64_t* dims, const int64_t* strides) {
@@ -924,7 +931,23 @@ Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t
                                                 GapOrder::eigen_packets4, isa);
     } else {
       gather_ = !is_row_major;
-      rows_ = std::make_unique<F32RowSums>(size_t(n_), isa);
+      if (n_ >= kTransposedRowLength && count_ <= INT32_MAX) {
+        // A block starts at a row whose start is 16-byte aligned in ORT's buffer (block_rows_ a
+        // multiple of 4), so each row's lead within its block is its lead in the tensor; its
+        // floats fill a quarter of the L2 at most.
+        block_rows_ = std::clamp<size_t>(per_core_cache_bytes() / 4 / (sizeof(float) * size_t(n_)) / 16 * 16, 16, 64);
+        block_rows_ = std::min(block_rows_, size_t(outputs_ + 3) / 4 * 4);
+        auto make = [&](size_t rows) {
+          const int64_t d[2] = {int64_t(rows), n_}, src[2] = {n_, 1}, dst[2] = {1, int64_t(rows)};
+          return RowBlock{std::make_unique<StridedCopy>(2, d, src, dst, 1, isa),
+                          std::make_unique<F32GlobalAvgPool>(1, int(n_), int(rows), GapOrder::eigen_packets4, isa)};
+        };
+        block_ = make(block_rows_);
+        if (size_t(outputs_) % block_rows_ != 0) last_block_ = make(size_t(outputs_) % block_rows_);
+        transposed_.resize(size_t(count_));
+      } else {
+        rows_ = std::make_unique<F32RowSums>(size_t(n_), isa);
+      }
     }
   } else {
     gather_ = !dense_layout(rank, dims, strides);
@@ -940,10 +963,15 @@ Q8ReduceMean::~Q8ReduceMean() = default;
 
 KernelId Q8ReduceMean::kernel_id() const {
   if (nhwc_order_ && (!quantize_ || !gap_)) return reference_kernel("q8_reduce_mean_hw_nhwc__ref");
-  if (!quantize_ || (!rows_ && !gap_ && !strided_)) return reference_kernel("q8_reduce_mean_strided__ref");
-  const KernelId sum = rows_ ? rows_->kernel_id() : gap_ ? gap_->kernel_id() : strided_->kernel_id();
-  KernelId id{std::string(quantize_->dequantize_name) + (gather_ ? " (gathered)" : "") + " + " + sum.name + " + " +
-                  quantize_->name,
+  if (!quantize_ || (!rows_ && !gap_ && !strided_ && !block_rows_))
+    return reference_kernel("q8_reduce_mean_strided__ref");
+  const KernelId sum = rows_  ? rows_->kernel_id()
+                       : gap_ ? gap_->kernel_id()
+                       : block_rows_ ? block_.sums->kernel_id()
+                                     : strided_->kernel_id();
+  const std::string transposed = block_rows_ ? std::string(" (") + block_.transpose->kernel_name() + ")" : "";
+  KernelId id{std::string(quantize_->dequantize_name) + (gather_ ? " (gathered)" : "") + transposed + " + " +
+                  sum.name + " + " + quantize_->name,
               sum.scalar || quantize_->isa == Isa::scalar};
   return id;
 }
@@ -958,7 +986,7 @@ void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y,
                                   static_cast<int8_t*>(y));
     return;
   }
-  if (!quantize_ || (!rows_ && !gap_ && !strided_)) {
+  if (!quantize_ || (!rows_ && !gap_ && !strided_ && !block_rows_)) {
     if (type_ == Q8::u8)
       q8_reduce_mean_strided__ref(rank_, dims_, reduced_, static_cast<const uint8_t*>(x), strides_, x_q, y_q,
                                   static_cast<uint8_t*>(y));
@@ -986,7 +1014,19 @@ void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y,
     src = gathered_.data();
   }
   const bool is_signed = type_ == Q8::s8;
-  if (rows_) {
+  if (block_rows_) {
+    const size_t n = size_t(n_), rows = size_t(outputs_), blocks = (rows + block_rows_ - 1) / block_rows_;
+    parallel_pieces(pool, blocks, 1, [&](size_t start, size_t count) {
+      for (size_t b = start; b < start + count; ++b) {
+        const size_t r = b * block_rows_, k = std::min(block_rows_, rows - r);
+        const RowBlock& block = k == block_rows_ ? block_ : last_block_;
+        int8_t* t = transposed_.data() + r * n;
+        block.transpose->run(static_cast<const int8_t*>(src) + r * n, t);
+        quantize_->dequantize(k * n, t, is_signed, x_q.scale, x_q.zero_point, fx_.data() + r * n);
+        block.sums->run(fx_.data() + r * n, fy_.data() + r, nullptr);
+      }
+    });
+  } else if (rows_) {
     // Rows dequantized a few at a time and summed while they are still in L1 / L2; each chunk
     // passes its first row, so the sums keep ORT's row leads. At least 32 rows a chunk: the row
     // sums put a row in each lane, and one long row a call (an SE mean over 112x112) left all

@@ -284,6 +284,8 @@ class Q8Binary {
   void run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t* b, int8_t* y, pthreadpool_t pool) const;
 };
 
+class StridedCopy;  // kernels/elementwise/strided_copy.h
+
 // QLinearReduceMean over any set of axes of x read through its strides, y dense over the kept
 // axes: bit-exact with q8_reduce_mean_strided__ref (the QDQ unit as ONNX Runtime runs it, in
 // float). x is dequantized on the SIMD dequantize kernel into a float buffer in its own memory
@@ -316,9 +318,18 @@ class Q8ReduceMean {
   std::unique_ptr<F32RowSums> rows_;
   std::unique_ptr<F32GlobalAvgPool> gap_;
   std::unique_ptr<F32StridedReduce> strided_;
+  // Long rows (ORT's rows case): blocks of block_rows_ rows transposed to [n][rows] bytes, so that
+  // the float sums run one row per lane on plain loads (F32GlobalAvgPool in eigen_packets4)
+  // instead of gathering each lane's row; the last block of the rest's own size.
+  struct RowBlock {
+    std::unique_ptr<StridedCopy> transpose;
+    std::unique_ptr<F32GlobalAvgPool> sums;
+  };
+  size_t block_rows_ = 0;
+  RowBlock block_, last_block_;
   // This step's buffers (one plan runs one call at a time).
   mutable std::vector<float> fx_, fy_;
-  mutable std::vector<int8_t> gathered_;
+  mutable std::vector<int8_t> gathered_, transposed_;
 };
 
 // QLinearGlobalAveragePool NHWC, bit-exact with q8_global_avgpool_nhwc__ref.
