@@ -57,6 +57,7 @@ def main():
         if not os.path.isdir(os.path.join(b, "python", "octet")):
             sys.exit(f"batch_threads.py: no Python module in {b}/python (build the tree first)")
     for m in a.models:
+        name = os.path.basename(os.path.dirname(os.path.abspath(m))) + "/" + os.path.basename(m)
         times = {}
         for r in range(a.rounds):
             for label, b in builds:
@@ -66,13 +67,12 @@ def main():
                     if out.returncode != 0:
                         sys.exit(f"batch_threads.py: {m} ({label}, {t} threads) failed:\n{out.stderr[-2000:]}")
                     times.setdefault((label, t), []).append(json.loads(out.stdout.strip().splitlines()[-1]))
-            print(f"  {os.path.basename(os.path.dirname(m)) or m}: round {r + 1}/{a.rounds}", file=sys.stderr)
+            print(f"  {name}: round {r + 1}/{a.rounds}", file=sys.stderr)
         med = {k: statistics.median(v) for k, v in times.items()}
         cells = [f"{label} {med[(label, 1)]:.3f} / {med[(label, a.threads)]:.3f} ms "
                  f"x{med[(label, 1)] / med[(label, a.threads)]:.2f}" for label, _ in builds]
         if a.before:
             cells.append(f"{a.threads}T after/before {med[('after', a.threads)] / med[('before', a.threads)]:.2f}")
-        name = os.path.basename(os.path.dirname(os.path.abspath(m))) + "/" + os.path.basename(m)
         print(f"{name:48s} " + " | ".join(cells), flush=True)
 
 

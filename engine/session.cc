@@ -562,7 +562,6 @@ struct ImageShare {
   Plan* full = nullptr;
   Plan* last = nullptr;
   std::exception_ptr error;
-  bool abandoned = false;  // stopped because another share failed (its error says why)
 };
 
 }  // namespace
@@ -618,7 +617,7 @@ std::vector<ir::TensorData> Session::run_images_in_parallel(std::span<const Tens
                              *c.out);
       }
     } catch (const BatchRangeExchange::Abandoned&) {
-      share.abandoned = true;
+      // Another share failed: its error is the one rethrown.
     } catch (...) {
       share.error = std::current_exception();
       if (c.exchange) c.exchange->abandon();

@@ -149,15 +149,13 @@ int run_info(const InfoOptions& o) {
                double(kernels::per_core_cache_bytes()) / 1024.0);
   else
     fmt::print("\nbatches    run whole (the images are not computed independently, or --batch-slice 0)\n");
-  if (image_threads > 1 && lockstep)
+  if (image_threads > 1)
     fmt::print("threads    a batch of 2 images or more is shared out over the {} threads, each running its own "
-               "images whole, in lockstep: each DynamicQuantizeLinear combines the threads' ranges, so its scale "
-               "spans the batch; one image splits each step over them\n",
-               image_threads);
-  else if (image_threads > 1)
-    fmt::print("threads    a batch of 2 images or more is shared out over the {} threads, each running its own "
-               "images; one image splits each step over them\n",
-               image_threads);
+               "images{}; one image splits each step over them\n",
+               image_threads,
+               lockstep ? " whole, in lockstep: each DynamicQuantizeLinear combines the threads' ranges, so its "
+                          "scale spans the batch"
+                        : "");
   fmt::print("\nexecution plan at batch {} ({} steps, arena {:.1f} KB, kernels up to {}):\n", o.batch,
              plan.steps().size(), double(plan.arena_bytes()) / 1024.0, engine_summary());
   fmt::print("  {:<4} {:<34} {:<28} {:<18} {:>12}{}\n", "#", "node", "op", "output", "MACs",
