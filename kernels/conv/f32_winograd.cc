@@ -87,6 +87,7 @@ void transform_filter(const float* g, float* u /*[16]*/) {
 
 struct F32WinogradConv::Block {
   size_t image, first_tile, tiles;
+  size_t first_channel, channels;  // the output channels this block computes (all, or one thread's share)
 };
 
 bool F32WinogradConv::supports(const Conv2dShape& s, const Activation&) {
@@ -167,7 +168,8 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
       });
   if (bias != nullptr) std::copy(bias, bias + out_c, bias_.begin());
   // Every block of tiles reads all 16 positions' weights.
-  gemm_form_ = f32_gemm_form(gemm, f32_weights_stream(packed_size(*weights_)));
+  weights_stream_ = f32_weights_stream(packed_size(*weights_));
+  gemm_form_ = f32_gemm_form(gemm, weights_stream_);
 
   tiles_h_ = (s.out_h + 1) / 2;
   tiles_w_ = (s.out_w + 1) / 2;
@@ -177,6 +179,10 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
   block_tiles_ = std::max(mr, block_budget_floats(packed_size(*weights_)) / per_tile / mr * mr);
   if (block_tiles_ >= tiles) block_tiles_ = tiles;
   blocks_per_image_ = (tiles + block_tiles_ - 1) / block_tiles_;
+  // A block's GEMMs walk one chunk of columns over all its row tiles before the next, so that
+  // each position's weights come from beyond the L2 once per block, not once per row tile
+  // (ResNet-18's 512->512 at 7x7: 16 tiles, two rows of 8x32 tiles, 1 MiB per position).
+  column_chunk_ = f32_gemm_column_chunk(gemm, in_c, 1, out_c, block_tiles_);
   // Rows rounded to 16 floats so every slot and matrix starts on a cache line.
   slot_floats_ = round_up(kPositions * block_tiles_ * (in_c + out_c), 16);
 }
@@ -184,7 +190,9 @@ F32WinogradConv::F32WinogradConv(const Conv2dShape& s, const float* weights, con
 void F32WinogradConv::bind(const float*) {
   if (scratch_) return;
   const size_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  slots_ = std::min(hardware, static_cast<size_t>(s_.batch) * blocks_per_image_);
+  // Blocks, or shares of the output channels (run()): at most one a block of nr columns.
+  const size_t channel_shares = (size_t(s_.out_c) + gemm_->nr - 1) / gemm_->nr;
+  slots_ = std::min(hardware, std::max(static_cast<size_t>(s_.batch) * blocks_per_image_, channel_shares));
   const size_t bytes = round_up(slots_ * slot_floats_ * sizeof(float), 64);
   scratch_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
   if (!scratch_) throw std::bad_alloc();
@@ -220,30 +228,48 @@ void F32WinogradConv::run_block(const Block& b, size_t slot, const float* x, flo
     transforms_->input(in_c, pixels, v + t * in_c, v_stride);
   }
 
-  const size_t mr = gemm_->mr;
-  for (size_t xi = 0; xi < kPositions; ++xi)
-    for (size_t r = 0; r < b.tiles; r += mr)
-      gemm_form_(std::min(mr, b.tiles - r), out_c, in_c, v + xi * v_stride + r * in_c, in_c, weights_->positions[xi].data(),
-                 m + xi * m_stride + r * out_c, out_c, kNoClamp);
+  const size_t mr = gemm_->mr, nr = gemm_->nr, row_tiles = (b.tiles + mr - 1) / mr;
+  const size_t c_end = b.first_channel + b.channels;
+  for (size_t xi = 0; xi < kPositions; ++xi) {
+    const F32PackedWeights& w = weights_->positions[xi];
+    for (size_t c = b.first_channel; c < c_end; c += column_chunk_) {
+      const size_t nc = std::min(column_chunk_, c_end - c);
+      // While the tiles compute from the chunk in the L2, they prefetch this position's next
+      // one. Not the next position's first: VGG-11's 56x56 and 28x28 layers ran 6-11% slower
+      // so on an Intel Xeon (docs/kernels.md).
+      const float* next = nullptr;
+      size_t next_bytes = 0;
+      if (weights_stream_ && c + nc < c_end) {
+        next = w.data() + (c + nc) / nr * w.block_stride();
+        next_bytes = (std::min(column_chunk_, c_end - c - nc) + nr - 1) / nr * w.block_stride() * sizeof(float);
+      }
+      for (size_t r = 0; r < b.tiles; r += mr) {
+        const ScopedStreamAhead ahead(next, next_bytes, r / mr, row_tiles);
+        gemm_form_(std::min(mr, b.tiles - r), nc, in_c, v + xi * v_stride + r * in_c, in_c,
+                   w.data() + c / nr * w.block_stride(), m + xi * m_stride + r * out_c + c, out_c, kNoClamp);
+      }
+    }
+  }
 
   const size_t y_row_stride = size_t(s_.out_w) * y_pixel_stride;
   // The epilogue walks a tile row's pixels as one run when they are adjacent, else one by one.
-  const bool dense = y_pixel_stride == out_c;
+  const size_t c0 = b.first_channel, nc = b.channels;
+  const bool dense = y_pixel_stride == out_c && nc == out_c;
   for (size_t t = 0; t < b.tiles; ++t) {
     const size_t tile = b.first_tile + t;
     const size_t oy = tile / tiles_w_ * 2, ox = tile % tiles_w_ * 2;
     const size_t rows = std::min<size_t>(2, s_.out_h - oy), cols = std::min<size_t>(2, s_.out_w - ox);
-    float* out = image_y + oy * y_row_stride + ox * y_pixel_stride;
-    const size_t runs = dense ? 1 : cols, run = dense ? cols * out_c : out_c;
+    float* out = image_y + oy * y_row_stride + ox * y_pixel_stride + c0;
+    const size_t runs = dense ? 1 : cols, run = dense ? cols * nc : nc;
     if (residual) {
-      transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, y_pixel_stride, rows, cols,
-                          kNoClamp);
-      const float* r = residual + ((b.image * image_pixels + oy * s_.out_w + ox) * out_c);
+      transforms_->output(nc, m + t * out_c + c0, m_stride, bias_.data() + c0, out, y_row_stride, y_pixel_stride, rows,
+                          cols, kNoClamp);
+      const float* r = residual + ((b.image * image_pixels + oy * s_.out_w + ox) * out_c) + c0;
       for (size_t q = 0; q < runs; ++q)
         epilogue_.run_residual(rows, run, out + q * y_pixel_stride, y_row_stride, r + q * out_c, size_t(s_.out_w) * out_c);
     } else {
-      transforms_->output(out_c, m + t * out_c, m_stride, bias_.data(), out, y_row_stride, y_pixel_stride, rows, cols,
-                          clamp_);
+      transforms_->output(nc, m + t * out_c + c0, m_stride, bias_.data() + c0, out, y_row_stride, y_pixel_stride, rows,
+                          cols, clamp_);
       for (size_t q = 0; q < runs; ++q) epilogue_.run(rows, run, out + q * y_pixel_stride, y_row_stride);
     }
   }
@@ -258,20 +284,40 @@ struct RunTask {
   const float* residual;
   size_t y_pixel_stride;
   size_t block_tiles, blocks_per_image, tiles_per_image, total_blocks, slots;
+  size_t channel_blocks, nr;  // > 0: each slot runs every block over its share of channel_blocks blocks of nr
+  size_t out_c;
 };
 
 }  // namespace
 
 void F32WinogradConv::run_slot(void* context, size_t slot) {
   const auto& t = *static_cast<const RunTask*>(context);
-  // Static split of the blocks over the slots (each slot owns one scratch area).
-  const size_t first = slot * t.total_blocks / t.slots, last = (slot + 1) * t.total_blocks / t.slots;
+  // Static split of the blocks (or of the output channels) over the slots (each slot owns one
+  // scratch area).
+  size_t first = slot * t.total_blocks / t.slots, last = (slot + 1) * t.total_blocks / t.slots;
+  size_t first_channel = 0, channels = t.out_c;
+  if (t.channel_blocks > 0) {
+    first = 0;
+    last = t.total_blocks;
+    first_channel = slot * t.channel_blocks / t.slots * t.nr;
+    channels = std::min(t.out_c, (slot + 1) * t.channel_blocks / t.slots * t.nr) - first_channel;
+  }
   for (size_t i = first; i < last; ++i) {
     const size_t image = i / t.blocks_per_image, block = i % t.blocks_per_image;
     const size_t first_tile = block * t.block_tiles;
-    const Block b{image, first_tile, std::min(t.block_tiles, t.tiles_per_image - first_tile)};
+    const Block b{image, first_tile, std::min(t.block_tiles, t.tiles_per_image - first_tile), first_channel, channels};
     t.conv->run_block(b, slot, t.x, t.y, t.residual, t.y_pixel_stride);
   }
+}
+
+bool F32WinogradConv::shares_channels(size_t threads) const {
+  // Too few images to give each thread its own: splitting an image's tiles makes every thread
+  // stream all the transformed weights, which past half the L2 come from the L3 or memory
+  // (ResNet-18's 512->512 at 7x7, 16.8 MB, one block of 16 tiles: 2 threads were no faster
+  // than one). Sharing out the output channels instead, each thread streams its share of them
+  // and transforms the block's inputs itself (a few percent of the GEMMs' work).
+  const size_t channel_blocks = (size_t(s_.out_c) + gemm_->nr - 1) / gemm_->nr;
+  return threads > 1 && size_t(s_.batch) < threads && weights_stream_ && channel_blocks >= threads;
 }
 
 void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool, const float* residual,
@@ -279,16 +325,30 @@ void F32WinogradConv::run(const float* x, float* y, pthreadpool_t pool, const fl
   if (!scratch_) throw std::logic_error("F32WinogradConv::run: call bind() first (it allocates the scratch)");
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
   const size_t tiles = tiles_h_ * tiles_w_, batch = s_.batch;
+  const size_t channel_blocks = (size_t(s_.out_c) + gemm_->nr - 1) / gemm_->nr;
+  const bool by_channels = shares_channels(threads);
   size_t block_tiles = block_tiles_;
-  if (threads > 1 && batch < threads) {
+  if (threads > 1 && batch < threads && !by_channels) {
     // Too few images to share out: smaller blocks (still whole GEMM tiles) so every thread gets work.
     const size_t per_image = (threads + batch - 1) / batch;
     block_tiles = std::min(block_tiles, std::max<size_t>(gemm_->mr, round_up((tiles + per_image - 1) / per_image, gemm_->mr)));
   }
   const size_t blocks_per_image = (tiles + block_tiles - 1) / block_tiles;
   const size_t total_blocks = batch * blocks_per_image;
-  const size_t slots = std::min({slots_, threads, total_blocks});
-  RunTask task{this, x, y, residual, y_pixel_stride != 0 ? y_pixel_stride : size_t(s_.out_c), block_tiles, blocks_per_image, tiles, total_blocks, slots};
+  const size_t slots = std::min({slots_, threads, by_channels ? channel_blocks : total_blocks});
+  RunTask task{this,
+               x,
+               y,
+               residual,
+               y_pixel_stride != 0 ? y_pixel_stride : size_t(s_.out_c),
+               block_tiles,
+               blocks_per_image,
+               tiles,
+               total_blocks,
+               slots,
+               by_channels && slots > 1 ? channel_blocks : 0,
+               size_t(gemm_->nr),
+               size_t(s_.out_c)};
   if (slots == 1) {
     run_slot(&task, 0);
     return;

@@ -72,6 +72,9 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
 
   // Most output tiles one block holds (a multiple of the GEMM's MR, or every tile of an image).
   size_t tiles_per_block() const { return block_tiles_; }
+  // Whether run() on `threads` threads shares out the output channels (each thread runs every
+  // block over its share) rather than the blocks.
+  bool shares_channels(size_t threads) const;
 
  private:
   struct Free {
@@ -98,7 +101,9 @@ class F32WinogradConv {  // 3x3, stride 1, dilation 1, groups 1, any pads (incl.
     }
   };
   std::shared_ptr<const TransformedWeights> weights_;  // shared by the Session's plans
-  F32GemmUkernel gemm_form_;               // the GEMM tile's plain or streaming form (f32_weights_stream)
+  bool weights_stream_ = false;            // the transformed weights come from beyond the L2 (f32_weights_stream)
+  F32GemmUkernel gemm_form_;               // the GEMM tile's plain or streaming form
+  size_t column_chunk_ = 0;                // columns a block's GEMMs run over all its tiles at a time
   std::vector<float> bias_;                // out_c (zeros when there is no bias)
   std::vector<float> zero_;                // in_c zeros: the pixel every padding tap reads
   size_t tiles_h_, tiles_w_, block_tiles_, blocks_per_image_;

@@ -385,6 +385,42 @@ TEST(F32Winograd, WeightsPastTheL2RunInBlocksOfTheL2) {
   }
 }
 
+// One image whose transformed weights stream from beyond the L2, each position's past half the
+// L2: the GEMMs walk chunks of columns over the block's tiles, and 2 or 3 threads share out the
+// output channels (out_c not a multiple of any tile's columns) instead of the tiles: every
+// output is the same sum as on one thread, with and without a residual.
+TEST(F32Winograd, StreamedWeightsOfOneImageShareTheChannelsOverThreads) {
+  const auto combos = supported_combos();
+  if (combos.empty()) return;  // skipped (testing::skip_when_none_run)
+  int channels = 16;
+  while (double(channels) * channels * sizeof(float) <= 0.75 * double(octet::kernels::cache_sizes().l2)) channels += 16;
+  Pool two(pthreadpool_create(2)), three(pthreadpool_create(3));
+  ASSERT_NE(two, nullptr);
+  ASSERT_NE(three, nullptr);
+  WinogradTester t;
+  t.batch(1).input(5, 6, channels).out_c(channels + 11).pads(1, 1, 1, 0).activation(Activation::relu()).seed(7).prepare();
+  const std::vector<float> direct = t.test_direct(active_isa());
+  // One pair per GEMM tile width is enough here (the channel split depends on nr alone).
+  std::vector<int> widths;
+  for (const Combo& c : combos) {
+    if (std::find(widths.begin(), widths.end(), c.gemm->nr * 100 + int(c.gemm->isa)) != widths.end()) continue;
+    widths.push_back(c.gemm->nr * 100 + int(c.gemm->isa));
+    const Conv2dShape s = t.conv_shape();
+    std::vector<float> w(size_t(s.out_c) * s.in_c * 9, 0.5f);
+    const F32WinogradConv probe(s, w.data(), nullptr, Activation::relu(), *c.transforms, *c.gemm);
+    EXPECT_FALSE(probe.shares_channels(1)) << c.name();
+    EXPECT_TRUE(probe.shares_channels(2)) << c.name();
+    EXPECT_TRUE(probe.shares_channels(3)) << c.name();
+    const std::vector<float> serial = t.pool(nullptr).test(c);
+    expect_near_direct(t, c, serial, direct, "5x6 " + std::to_string(channels) + " channels");
+    EXPECT_EQ(serial, t.pool(two.get()).test(c)) << c.name() << ": two threads";
+    EXPECT_EQ(serial, t.pool(three.get()).test(c)) << c.name() << ": three threads";
+    const std::vector<float> residual = t.pool(nullptr).test_residual(c);
+    EXPECT_EQ(residual, t.pool(three.get()).test_residual(c)) << c.name() << ": three threads, residual";
+    t.pool(nullptr);
+  }
+}
+
 TEST(F32Winograd, TwoThreadsGiveTheSameOutput) {
   Pool pool(pthreadpool_create(2));
   ASSERT_NE(pool, nullptr);
