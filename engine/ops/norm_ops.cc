@@ -107,11 +107,10 @@ OpImpl layer_norm_op() {
 }
 
 // InstanceNormalization (FP32): each (image, channel) plane normalised over its pixels, then
-// scaled and shifted per channel, as ONNX Runtime computes it bit for bit: the mean and inverse
-// deviation in its summation order (kernels/elementwise/instance_norm.h), then a = inv_std ·
-// scale[c], b = B[c] - mean · a and y = x · a + b (a multiply, then an add) on the SIMD binary
-// Mul and Add, one value per plane. GroupNorm exports (timm's efficientnet_b0_gn) write it over
-// [N, groups, C/groups·H·W].
+// scaled and shifted per channel, as ONNX Runtime computes it bit for bit
+// (kernels/elementwise/instance_norm.h: its statistics in Eigen's summation order, then
+// y = x · a + b per plane, a multiply, then an add). GroupNorm exports (timm's efficientnet_b0_gn)
+// write it over [N, groups, C/groups·H·W].
 OpImpl instance_norm_op() {
   OpImpl op;
   op.want_layout = want_row_major;
@@ -129,28 +128,10 @@ OpImpl instance_norm_op() {
     auto y = static_cast<float*>(out[0]);
     const float eps = c.node.attrs.f("epsilon", 1e-5f);
     if (rows == 0 || n == 0) return [] {};
-    auto affine = std::make_shared<std::vector<float>>(size_t(2 * rows));  // a per row, then b
-    const int64_t dims[] = {rows, n}, x_strides[] = {n, 1}, row_strides[] = {1, 0};
-    auto mul = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::mul, 2, dims, x_strides, row_strides, c.isa);
-    auto add = std::make_shared<const kernels::F32Binary>(kernels::BinaryOp::add, 2, dims, x_strides, row_strides, c.isa);
-    c.report_kernel(kernels::portable_kernel("f32_instance_norm_stats_eigen4") + " + " + mul->kernel_id() + " + " +
-                    add->kernel_id());
+    auto norm = std::make_shared<const kernels::F32InstanceNorm>(size_t(n), c.isa);
+    c.report_kernel(norm->kernel_id());
     pthreadpool_t pool = c.threadpool;
-    return [=] {
-      float* a = affine->data();
-      float* b = a + rows;
-      for (int64_t r = 0; r < rows; ++r) {
-        // ORT's rows start (r · n) mod 4 floats past a 16-byte boundary of its aligned buffer.
-        const size_t start = size_t((4 - (r * n) % 4) % 4);
-        float mean, inv_std;
-        kernels::f32_instance_norm_stats(x + r * n, size_t(n), start, eps, &mean, &inv_std);
-        const int64_t ch = r % channels;
-        a[r] = inv_std * scale[ch];
-        b[r] = bias[ch] - mean * a[r];
-      }
-      mul->run(x, a, y, pool);
-      add->run(y, b, y, pool);
-    };
+    return [=] { norm->run(size_t(rows), size_t(channels), x, scale, bias, eps, y, pool); };
   };
   return op;
 }

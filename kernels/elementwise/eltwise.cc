@@ -10,7 +10,6 @@
 
 #include "kernels/cache_budgets.h"
 #include "kernels/elementwise/axis_offsets.h"
-#include "kernels/elementwise/strided_copy.h"
 #include "kernels/quantize/quantize.h"
 #include "kernels/ref/layernorm.h"
 #include "kernels/ref/pool2d.h"
@@ -569,8 +568,22 @@ void F32GlobalAvgPool::run(const float* x, float* y, pthreadpool_t pool) const {
 }
 
 F32RowSums::F32RowSums(size_t n, Isa isa) : n_(n) {
-  if (n > 0 && n < (size_t{1} << 26)) ukernel_ = first_runnable(kF32RowSumsUkernels, isa);
+  if (n >= kLongRow) long_ = first_runnable(kF32EigenSumsUkernels, isa);
+  else if (n > 0) ukernel_ = first_runnable(kF32RowSumsUkernels, isa);
 }
+
+F32EigenSums::F32EigenSums(Isa isa) : ukernel_(first_runnable(kF32EigenSumsUkernels, isa)) {}
+
+KernelId F32EigenSums::kernel_id() const {
+  return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_eigen_sums__ref");
+}
+
+void F32EigenSums::run(size_t rows, size_t n, const float* const* x, const size_t* lead, const float* center,
+                       float* sums) const {
+  if (ukernel_) ukernel_->fn(rows, n, x, lead, center, sums);
+  else f32_eigen_sums__ref(rows, n, x, lead, center, sums);
+}
+
 
 F32ChannelMoments::F32ChannelMoments(size_t channels, Isa isa) : channels_(channels) {
   if (channels > 0) ukernel_ = first_runnable(kF32ChannelMomentsUkernels, isa);
@@ -586,6 +599,7 @@ void F32ChannelMoments::run(size_t pixels, const float* x, const float* center, 
 }
 
 KernelId F32RowSums::kernel_id() const {
+  if (long_) return row_kernel(*long_);
   return ukernel_ ? row_kernel(*ukernel_) : reference_kernel("f32_row_sums_eigen__ref");
 }
 
@@ -593,6 +607,25 @@ void F32RowSums::run(size_t rows, const float* x, float* y, size_t first_row, fl
                      pthreadpool_t pool) const {
   // Pieces of whole groups of 32 rows (two vectors at every level) and about kEltwiseMinPiece
   // elements; each piece passes its own first row, so the leads stay ORT's.
+  if (long_) {
+    // Pieces of whole calls (kEigenSumsRows rows) of about kEltwiseMinPiece elements.
+    const size_t per_piece = std::max<size_t>(kEigenSumsRows, kEltwiseMinPiece / n_ / kEigenSumsRows * kEigenSumsRows);
+    parallel_pieces(pool, rows, per_piece, [&](size_t start, size_t count) {
+      for (size_t r = start; r < start + count; r += kEigenSumsRows) {
+        const size_t m = std::min(kEigenSumsRows, start + count - r);
+        const float* rows_x[kEigenSumsRows];
+        size_t lead[kEigenSumsRows];
+        float sums[kEigenSumsRows];
+        for (size_t i = 0; i < m; ++i) {
+          rows_x[i] = x + (r + i) * n_;
+          lead[i] = eigen_row_lead(first_row + r + i, n_);
+        }
+        long_->fn(m, n_, rows_x, lead, nullptr, sums);
+        for (size_t i = 0; i < m; ++i) y[r + i] = sums[i] / divisor;
+      }
+    });
+    return;
+  }
   const size_t group = 32;
   const size_t rows_per_piece = std::max<size_t>(group, (kEltwiseMinPiece / std::max<size_t>(1, n_)) / group * group);
   const size_t n = n_;
@@ -862,11 +895,6 @@ void Q8Binary::run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t
 
 namespace {
 
-// Rows at least this long (1 KB of floats) are summed in transposed blocks (Q8ReduceMean's
-// block_rows_): F32RowSums puts a row in each lane and gathers one float per row a step, a cache
-// line per lane, where the transpose reads and writes whole lines.
-constexpr int64_t kTransposedRowLength = 256;
-
 // True when the extents above 1 of `dims`, sorted by stride, tile memory densely from 0: x's
 // elements are the first count elements from its start, in some layout.
 bool dense_layout(int rank, const int64_t* dims, const int64_t* strides) {
@@ -931,23 +959,7 @@ Q8ReduceMean::Q8ReduceMean(Q8 type, int rank, const int64_t* dims, const int64_t
                                                 GapOrder::eigen_packets4, isa);
     } else {
       gather_ = !is_row_major;
-      if (n_ >= kTransposedRowLength && count_ <= INT32_MAX) {
-        // A block starts at a row whose start is 16-byte aligned in ORT's buffer (block_rows_ a
-        // multiple of 4), so each row's lead within its block is its lead in the tensor; its
-        // floats fill a quarter of the L2 at most.
-        block_rows_ = std::clamp<size_t>(per_core_cache_bytes() / 4 / (sizeof(float) * size_t(n_)) / 16 * 16, 16, 64);
-        block_rows_ = std::min(block_rows_, size_t(outputs_ + 3) / 4 * 4);
-        auto make = [&](size_t rows) {
-          const int64_t d[2] = {int64_t(rows), n_}, src[2] = {n_, 1}, dst[2] = {1, int64_t(rows)};
-          return RowBlock{std::make_unique<StridedCopy>(2, d, src, dst, 1, isa),
-                          std::make_unique<F32GlobalAvgPool>(1, int(n_), int(rows), GapOrder::eigen_packets4, isa)};
-        };
-        block_ = make(block_rows_);
-        if (size_t(outputs_) % block_rows_ != 0) last_block_ = make(size_t(outputs_) % block_rows_);
-        transposed_.resize(size_t(count_));
-      } else {
         rows_ = std::make_unique<F32RowSums>(size_t(n_), isa);
-      }
     }
   } else {
     gather_ = !dense_layout(rank, dims, strides);
@@ -963,14 +975,9 @@ Q8ReduceMean::~Q8ReduceMean() = default;
 
 KernelId Q8ReduceMean::kernel_id() const {
   if (nhwc_order_ && (!quantize_ || !gap_)) return reference_kernel("q8_reduce_mean_hw_nhwc__ref");
-  if (!quantize_ || (!rows_ && !gap_ && !strided_ && !block_rows_))
-    return reference_kernel("q8_reduce_mean_strided__ref");
-  const KernelId sum = rows_  ? rows_->kernel_id()
-                       : gap_ ? gap_->kernel_id()
-                       : block_rows_ ? block_.sums->kernel_id()
-                                     : strided_->kernel_id();
-  const std::string transposed = block_rows_ ? std::string(" (") + block_.transpose->kernel_name() + ")" : "";
-  KernelId id{std::string(quantize_->dequantize_name) + (gather_ ? " (gathered)" : "") + transposed + " + " +
+  if (!quantize_ || (!rows_ && !gap_ && !strided_)) return reference_kernel("q8_reduce_mean_strided__ref");
+  const KernelId sum = rows_ ? rows_->kernel_id() : gap_ ? gap_->kernel_id() : strided_->kernel_id();
+  KernelId id{std::string(quantize_->dequantize_name) + (gather_ ? " (gathered)" : "") + " + " +
                   sum.name + " + " + quantize_->name,
               sum.scalar || quantize_->isa == Isa::scalar};
   return id;
@@ -986,7 +993,7 @@ void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y,
                                   static_cast<int8_t*>(y));
     return;
   }
-  if (!quantize_ || (!rows_ && !gap_ && !strided_ && !block_rows_)) {
+  if (!quantize_ || (!rows_ && !gap_ && !strided_)) {
     if (type_ == Q8::u8)
       q8_reduce_mean_strided__ref(rank_, dims_, reduced_, static_cast<const uint8_t*>(x), strides_, x_q, y_q,
                                   static_cast<uint8_t*>(y));
@@ -1014,24 +1021,14 @@ void Q8ReduceMean::run(const void* x, QuantParams x_q, QuantParams y_q, void* y,
     src = gathered_.data();
   }
   const bool is_signed = type_ == Q8::s8;
-  if (block_rows_) {
-    const size_t n = size_t(n_), rows = size_t(outputs_), blocks = (rows + block_rows_ - 1) / block_rows_;
-    parallel_pieces(pool, blocks, 1, [&](size_t start, size_t count) {
-      for (size_t b = start; b < start + count; ++b) {
-        const size_t r = b * block_rows_, k = std::min(block_rows_, rows - r);
-        const RowBlock& block = k == block_rows_ ? block_ : last_block_;
-        int8_t* t = transposed_.data() + r * n;
-        block.transpose->run(static_cast<const int8_t*>(src) + r * n, t);
-        quantize_->dequantize(k * n, t, is_signed, x_q.scale, x_q.zero_point, fx_.data() + r * n);
-        block.sums->run(fx_.data() + r * n, fy_.data() + r, nullptr);
-      }
-    });
-  } else if (rows_) {
+  if (rows_) {
     // Rows dequantized a few at a time and summed while they are still in L1 / L2; each chunk
-    // passes its first row, so the sums keep ORT's row leads. At least 32 rows a chunk: the row
-    // sums put a row in each lane, and one long row a call (an SE mean over 112x112) left all
-    // lanes but one idle, ~7 ns an element.
-    const size_t n = size_t(n_), rows_per_chunk = std::max<size_t>(32, 16384 / n);
+    // passes its first row, so the sums keep ORT's row leads. Short rows: at least 32 a chunk
+    // (the row sums put a row in each lane); long ones a call of the long-row kernel at least.
+    const size_t n = size_t(n_);
+    const size_t rows_per_chunk = n >= F32RowSums::kLongRow
+                                      ? std::max<size_t>(kEigenSumsRows, 16384 / n / kEigenSumsRows * kEigenSumsRows)
+                                      : std::max<size_t>(32, 16384 / n);
     parallel_pieces(pool, size_t(outputs_), rows_per_chunk, [&](size_t start, size_t count) {
       for (size_t r = start; r < start + count; r += rows_per_chunk) {
         const size_t rows = std::min(rows_per_chunk, start + count - r);

@@ -176,9 +176,12 @@ class F32GlobalAvgPool {
 
 // ReduceSum / ReduceMean over the trailing axes of a row-major tensor: y[r] = the sum of row r of
 // x [rows][n] in GapOrder::eigen_packets4 (ORT's row first_row + r), / divisor; bit-identical with
-// f32_row_sums_eigen__ref at every level.
+// f32_row_sums_eigen__ref at every level. Short rows one a lane (f32_row_sums, each lane
+// gathering its row's values); rows of kLongRow floats or more on f32_eigen_sums, each row's
+// packets read in order, a few rows side by side.
 class F32RowSums {
  public:
+  static constexpr size_t kLongRow = 256;
   F32RowSums(size_t n, Isa isa);
   KernelId kernel_id() const;
   std::string kernel_name() const { return kernel_id().name; }
@@ -187,6 +190,20 @@ class F32RowSums {
  private:
   size_t n_;
   const EltwiseUkernel<F32RowSumsUkernel>* ukernel_ = nullptr;
+  const EltwiseUkernel<F32EigenSumsUkernel>* long_ = nullptr;  // set: rows of kLongRow or more
+};
+
+// Eigen's packet sums (F32EigenSumsUkernel) of any number of rows, each with its own start and
+// lead: bit-identical with f32_eigen_sums__ref at every level (the ref when no row runs).
+class F32EigenSums {
+ public:
+  explicit F32EigenSums(Isa isa);
+  KernelId kernel_id() const;
+  // sums[r] of x[r][0 .. n) or, with center, of (x[r][i] - center[r])²; one thread.
+  void run(size_t rows, size_t n, const float* const* x, const size_t* lead, const float* center, float* sums) const;
+
+ private:
+  const EltwiseUkernel<F32EigenSumsUkernel>* ukernel_ = nullptr;
 };
 
 // Per channel of x [pixels][channels], the sum and the sum of squares of x - center[c], in
@@ -284,8 +301,6 @@ class Q8Binary {
   void run_per_run(Fn fn, const Params& p, const int8_t* a, const int8_t* b, int8_t* y, pthreadpool_t pool) const;
 };
 
-class StridedCopy;  // kernels/elementwise/strided_copy.h
-
 // QLinearReduceMean over any set of axes of x read through its strides, y dense over the kept
 // axes: bit-exact with q8_reduce_mean_strided__ref (the QDQ unit as ONNX Runtime runs it, in
 // float). x is dequantized on the SIMD dequantize kernel into a float buffer in its own memory
@@ -318,18 +333,9 @@ class Q8ReduceMean {
   std::unique_ptr<F32RowSums> rows_;
   std::unique_ptr<F32GlobalAvgPool> gap_;
   std::unique_ptr<F32StridedReduce> strided_;
-  // Long rows (ORT's rows case): blocks of block_rows_ rows transposed to [n][rows] bytes, so that
-  // the float sums run one row per lane on plain loads (F32GlobalAvgPool in eigen_packets4)
-  // instead of gathering each lane's row; the last block of the rest's own size.
-  struct RowBlock {
-    std::unique_ptr<StridedCopy> transpose;
-    std::unique_ptr<F32GlobalAvgPool> sums;
-  };
-  size_t block_rows_ = 0;
-  RowBlock block_, last_block_;
   // This step's buffers (one plan runs one call at a time).
   mutable std::vector<float> fx_, fy_;
-  mutable std::vector<int8_t> gathered_, transposed_;
+  mutable std::vector<int8_t> gathered_;
 };
 
 // QLinearGlobalAveragePool NHWC, bit-exact with q8_global_avgpool_nhwc__ref.

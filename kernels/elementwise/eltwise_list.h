@@ -52,6 +52,15 @@ using F32GapUkernel = void (*)(size_t hw, size_t channels, const float* x, float
 // n * kLanes < 2^31 (the gathers' 32-bit offsets).
 using F32RowSumsUkernel = void (*)(size_t rows, size_t n, const float* x, float* y, size_t first_row,
                                    float divisor);
+// Long rows side by side: for r < rows (at most kEigenSumsRows), the float sum over i < n of
+// x[r][i] (center nullptr) or of (x[r][i] - center[r])² (a subtract, then a multiply) in
+// GapOrder::eigen_packets4 with lead[r] values before the first packet. One row reads
+// contiguous memory: Eigen's even and odd packets are one 8-float register (two 4-float ones on
+// NEON), a chain per row, so rows side by side keep several chains in flight. ORT's ReduceSum /
+// ReduceMean over long trailing rows and its InstanceNormalization statistics.
+inline constexpr size_t kEigenSumsRows = 4;
+using F32EigenSumsUkernel = void (*)(size_t rows, size_t n, const float* const* x, const size_t* lead,
+                                     const float* center, float* sums);
 // y[j] = (0 + x[j * lane_stride + offsets[0]] + ... + x[j * lane_stride + offsets[terms - 1]]) /
 // divisor for j < count, each sum a float add chain in the offsets' order: ONNX Runtime's
 // ReduceSum / ReduceMean over axes that are not one run of memory (offsets: the reduced
@@ -129,6 +138,7 @@ struct EltwiseUkernel {
   void f32_layernorm(size_t, size_t, const float*, const float*, const float*, float, float*, float*, float*); \
   void f32_gap(size_t, size_t, const float*, float*, GapOrder, size_t);                                    \
   void f32_row_sums(size_t, size_t, const float*, float*, size_t, float);                                  \
+  void f32_eigen_sums(size_t, size_t, const float* const*, const size_t*, const float*, float*);          \
   void f32_channel_moments(size_t, size_t, const float*, const float*, double*, double*);                  \
   void f32_strided_sums(size_t, size_t, const float*, size_t, const int64_t*, float*, float);              \
   void f32_strided_max(size_t, size_t, const float*, size_t, const int64_t*, float*, float);               \
@@ -164,6 +174,7 @@ OCTET_ELTWISE_TABLE(kF32GeluTanhUkernels, F32ActUkernel, f32_gelu_tanh)
 OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
 OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
 OCTET_ELTWISE_TABLE(kF32RowSumsUkernels, F32RowSumsUkernel, f32_row_sums)
+OCTET_ELTWISE_TABLE(kF32EigenSumsUkernels, F32EigenSumsUkernel, f32_eigen_sums)
 OCTET_ELTWISE_TABLE(kF32ChannelMomentsUkernels, F32ChannelMomentsUkernel, f32_channel_moments)
 OCTET_ELTWISE_TABLE(kF32StridedSumsUkernels, F32StridedSumsUkernel, f32_strided_sums)
 // The same walk picking the max / min (f32_strided_extremum__ref); the last argument is unused.

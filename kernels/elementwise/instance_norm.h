@@ -1,20 +1,48 @@
 #pragma once
-// The statistics of InstanceNormalization over one row of n values, summed the way ONNX
-// Runtime's CPU kernel sums them (onnxruntime/core/providers/cpu/nn/instance_norm.cc: Eigen's
-// mean() and squaredNorm() on 4-float SSE packets), so that a float InstanceNormalization
-// between QDQ units, or before a DynamicQuantizeLinear, gives ORT's codes:
+// InstanceNormalization over rows of n values (each (image, channel) plane), bit for bit as ONNX
+// Runtime's CPU kernel (onnxruntime/core/providers/cpu/nn/instance_norm.cc) computes it, so that a
+// float InstanceNormalization between QDQ units, or before a DynamicQuantizeLinear, gives ORT's
+// codes. Its statistics are Eigen's mean() and squaredNorm() on 4-float SSE packets:
 //
 //   sum(v): Eigen's packet sum, GapOrder::eigen_packets4 (kernels/ref/eigen_sum.h), from the
 //     first 16-byte aligned element `start`.
 //   mean = sum(x) / n with `start` from the row's address (rows of an aligned buffer: (row · n)
 //     mod 4 elements past a 16-byte boundary), var_sum = sum((x - mean)²) with start 0 (the
 //     expression has no address), inv_std = 1 / sqrt(var_sum / n + epsilon).
+//
+// then y = x · a + b per row with a = inv_std · scale[c], b = B[c] - mean · a (a multiply, then
+// an add).
+#include <pthreadpool.h>
+
 #include <cstddef>
+
+#include "kernels/elementwise/eltwise.h"
+#include "kernels/isa.h"
+#include "kernels/kernel_id.h"
 
 namespace octet::kernels {
 
-// mean and 1 / sqrt(var + epsilon) of one row x[0 .. n) whose first element sits `start`
-// elements before a 16-byte boundary's next aligned element (0 when aligned).
+// The reference statistics of one row x[0 .. n) whose first element sits `start` elements before
+// a 16-byte boundary's next aligned element (0 when aligned).
 void f32_instance_norm_stats(const float* x, size_t n, size_t start, float epsilon, float* mean, float* inv_std);
+
+// The whole op on its SIMD kernels: the statistics of kEigenSumsRows rows at a time
+// (F32EigenSums, each row's packets read in order, the rows' chains side by side), then each
+// row's affine on f32_scale_shift while the row is still in the cache. Bit-identical with
+// f32_instance_norm_stats and y = x * a + b at every level.
+class F32InstanceNorm {
+ public:
+  F32InstanceNorm(size_t n, Isa isa);
+  KernelId kernel_id() const;
+  // x, y [rows][n] (y may be x), row r ORT's plane r of its aligned buffer, of channel
+  // r % channels; scale and bias [channels].
+  void run(size_t rows, size_t channels, const float* x, const float* scale, const float* bias, float epsilon,
+           float* y, pthreadpool_t pool) const;
+
+ private:
+  size_t n_;
+  F32EigenSums sums_;
+  const EltwiseUkernel<F32ActUkernel>* affine_ = nullptr;
+};
 
 }  // namespace octet::kernels

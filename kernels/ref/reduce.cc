@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/ref/eigen_sum.h"
 #include "kernels/ref/index_walk.h"
 #include "kernels/ref/pool2d.h"
 
@@ -28,6 +29,22 @@ void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* redu
 void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, size_t first_row, float divisor) {
   for (size_t r = 0; r < rows; ++r)
     y[r] = f32_sum_eigen_packets4(n, eigen_row_lead(first_row + r, n), x + r * n, 1) / divisor;
+}
+
+void f32_eigen_sums__ref(size_t rows, size_t n, const float* const* x, const size_t* lead, const float* center,
+                         float* sums) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = x[r];
+    if (center == nullptr) {
+      sums[r] = sum_eigen_packets4(n, lead[r], [row](size_t i) { return row[i]; });
+    } else {
+      const float c = center[r];
+      sums[r] = sum_eigen_packets4(n, lead[r], [row, c](size_t i) {
+        const float d = row[i] - c;
+        return d * d;
+      });
+    }
+  }
 }
 
 void f32_channel_moments__ref(size_t pixels, size_t channels, const float* x, const float* center, double* sum,

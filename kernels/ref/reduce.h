@@ -19,6 +19,10 @@ void f32_reduce_sum_strided__ref(int rank, const int64_t* dims, const bool* redu
 // y[r] = the sum of row r of x [rows][n] in GapOrder::eigen_packets4, row r being ORT's row
 // first_row + r (kernels/ref/pool2d.h), divided by `divisor`: the oracle of f32_row_sums.
 void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, size_t first_row, float divisor);
+// kernels/elementwise/eltwise_list.h's F32EigenSumsUkernel, any number of rows: sum_eigen_packets4
+// (kernels/ref/eigen_sum.h) of each row's values, x[r][i] or (x[r][i] - center[r])².
+void f32_eigen_sums__ref(size_t rows, size_t n, const float* const* x, const size_t* lead, const float* center,
+                         float* sums);
 
 // Pixels whose float sums f32_channel_moments adds to its double sums at a time: a long map loses
 // no more than a block's float rounding.

@@ -118,7 +118,7 @@ TEST(TimmOpsExact, InstanceNormalizationIsBitIdenticalToOrt) {
 }
 
 // ReduceSum over the axes ORT's fast paths cover sums in ORT's order: trailing axes (rows of 49
-// off a 16-byte boundary, the last axis, every axis), a middle axis and the leading one.
+// off a 16-byte boundary, the last axis, every axis; rows of 257 and 380, long-row kernel), a middle axis and the leading one.
 // ReduceMean too (opset 13: axes an attribute), over the sets that are not one run of memory
 // (RKRK, KRKR: ORT's generic loop), the RK mean and a KRK mean over 3 rows. A KRK sum or mean
 // over more rows (16, 40) is not bit-identical: ORT's order there is neither the rows in order
@@ -133,7 +133,7 @@ TEST(TimmOpsExact, ReduceSumIsBitIdenticalToOrt) {
                         Case{{2, 3, 16, 5, 5}, {1}}, Case{{4, 8, 9}, {0}}, Case{{2, 16, 7, 7}, {0, 2}},
                         Case{{2, 16, 7, 7}, {-3, -1}}, Case{{2, 3, 5, 9, 11}, {1, 3}}, Case{{2, 16, 7, 7}, {0, 2}, true},
                         Case{{2, 16, 7, 7}, {1, 3}, true}, Case{{2, 3, 16, 5, 5}, {1}, true},
-                        Case{{6, 5, 33}, {0}, true}}) {
+                        Case{{6, 5, 33}, {0}, true}, Case{{3, 5, 257}, {-1}}, Case{{2, 7, 19, 20}, {2, 3}, true}}) {
     OnnxBuilder b(13);
     auto x = b.input("x", k.dims);
     std::vector<std::string> in = {x};

@@ -24,6 +24,7 @@
 
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/elementwise/eltwise_list.h"
+#include "kernels/elementwise/instance_norm.h"
 #include "kernels/ref/activation.h"
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/pool2d.h"
@@ -753,6 +754,93 @@ TEST(F32RowSumsUkernel, EqualsTheEigenOrderRefBitForBit) {
   ::testing::Test::RecordProperty("shapes", shapes);
 }
 
+// Long rows side by side (InstanceNormalization's statistics, ReduceMean over long trailing rows):
+// every kernel equals the ref bit for bit for 1 to 9 rows (a call takes kEigenSumsRows at a time),
+// every length up to 5 packet pairs and then long ones, each row with its own lead (0 to 3, and
+// past n: no whole packet) so that the rows' pair loops end at different steps, plain sums and
+// squares about a center (near the values and far from them: 1000 + small spread); values
+// uniform, powers of two of either sign from 2^-24 to 2^24 (whose sums change with the order),
+// and infinities and NaN in a few rows; sums past the rows are never written.
+TEST(F32EigenSumsUkernel, EqualsTheRefBitForBit) {
+  std::mt19937 rng(73);
+  int shapes = 0;
+  for (auto* k : runnable(kF32EigenSumsUkernels)) {
+    for (int i = 0; i < 600; ++i, ++shapes) {
+      const size_t rows = 1 + size_t(i) % 9;
+      const size_t n = i < 200 ? size_t(i) / 4 % 48 : size_t(1 + rng() % 5000);
+      std::vector<std::vector<float>> data(rows);
+      std::vector<const float*> x(rows);
+      std::vector<size_t> lead(rows);
+      std::vector<float> center(rows);
+      for (size_t r = 0; r < rows; ++r) {
+        data[r] = random_floats(rng, std::max<size_t>(1, n), -3.0f, 5.0f);
+        if (i % 3 == 1)
+          for (float& v : data[r]) v = std::ldexp(rng() % 2 ? 1.0f : -1.0f, int(rng() % 49) - 24);
+        if (i % 3 == 2)
+          for (float& v : data[r]) v = 1000.0f + 0.01f * v;
+        if (i % 17 == 5 && n > 0) data[r][rng() % n] = (r % 3 == 0)   ? std::numeric_limits<float>::quiet_NaN()
+                                                    : (r % 3 == 1) ? std::numeric_limits<float>::infinity()
+                                                                   : -std::numeric_limits<float>::infinity();
+        x[r] = data[r].data();
+        lead[r] = rng() % 11 == 0 ? n + 1 + rng() % 3 : size_t(rng() % 4);
+        center[r] = i % 2 == 0 ? float(rng() % 5) - 2.0f : 1000.0f;
+      }
+      for (const float* c : {static_cast<const float*>(nullptr), static_cast<const float*>(center.data())}) {
+        std::vector<float> expected(rows), sums(rows + 3, -7.0f);
+        f32_eigen_sums__ref(rows, n, x.data(), lead.data(), c, expected.data());
+        k->fn(rows, n, x.data(), lead.data(), c, sums.data());
+        for (size_t r = 0; r < rows; ++r)
+          ASSERT_TRUE(same_float(sums[r], expected[r]))
+              << k->name << " rows " << rows << " n " << n << " lead " << lead[r] << (c ? " squares" : " sums")
+              << " at " << r << ": " << sums[r] << " vs " << expected[r];
+        for (size_t r = rows; r < sums.size(); ++r) ASSERT_EQ(sums[r], -7.0f) << k->name << " wrote sums[" << r << "]";
+      }
+    }
+  }
+  ::testing::Test::RecordProperty("shapes", shapes);
+}
+
+// InstanceNormalization on its kernels (the rows' statistics side by side, the affine per row)
+// equals the per-row reference (f32_instance_norm_stats, then x * a + b) bit for bit at every
+// level, the scalar one included: rows 1 to 11 of n off and on a 16-byte boundary (their starts
+// cycle), rows shorter than a packet, large rows split over two threads, in place and not.
+TEST(EltwiseDriver, F32InstanceNormEqualsThePerRowRefBitForBit) {
+  std::mt19937 rng(79);
+  testing::Pool pool(pthreadpool_create(2));
+  for (Isa isa : runnable_isas()) {
+    for (const size_t n : {size_t(3), size_t(7), size_t(49), size_t(63), size_t(300), size_t(12544), size_t(40000)}) {
+      for (const size_t rows : {size_t(1), size_t(5), size_t(11)}) {
+        const size_t channels = rows > 4 ? 4 : rows;
+        std::vector<float> x = random_floats(rng, rows * n, -2.0f, 6.0f);
+        if (n == 49)
+          for (float& v : x) v = 1000.0f + 0.01f * v;  // spread small against the mean
+        const std::vector<float> scale = random_floats(rng, channels, -2.0f, 2.0f);
+        const std::vector<float> bias = random_floats(rng, channels, -1.0f, 1.0f);
+        std::vector<float> expected(rows * n);
+        for (size_t r = 0; r < rows; ++r) {
+          float mean, inv_std;
+          f32_instance_norm_stats(x.data() + r * n, n, eigen_row_lead(r, n), 1e-5f, &mean, &inv_std);
+          const float a = inv_std * scale[r % channels], b = bias[r % channels] - mean * a;
+          for (size_t j = 0; j < n; ++j) {
+            const float t = x[r * n + j] * a;
+            expected[r * n + j] = t + b;
+          }
+        }
+        const F32InstanceNorm norm(n, isa);
+        EXPECT_EQ(norm.kernel_id().scalar, isa == Isa::scalar) << norm.kernel_id().name;
+        std::vector<float> y(rows * n + 1, -7.0f), in_place = x;
+        norm.run(rows, channels, x.data(), scale.data(), bias.data(), 1e-5f, y.data(), rows * n > 100000 ? pool.get() : nullptr);
+        norm.run(rows, channels, in_place.data(), scale.data(), bias.data(), 1e-5f, in_place.data(), nullptr);
+        ASSERT_EQ(y.back(), -7.0f) << "wrote past the output";
+        for (size_t j = 0; j < rows * n; ++j) {
+          ASSERT_TRUE(same_float(y[j], expected[j])) << norm.kernel_id().name << " n " << n << " rows " << rows << " at " << j;
+          ASSERT_TRUE(same_float(in_place[j], expected[j])) << norm.kernel_id().name << " in place, n " << n << " at " << j;
+        }
+      }
+    }
+  }
+}
+
 // Channel moments (GroupNorm's statistics in channels-last): every kernel equals the ref bit for
 // bit for channel counts 1 ... 4 vectors + 3 and past (every chunk width and tail), pixel counts
 // around the block (63, 64, 65, 129) and 0, centers near and far from the values (a map of mean
@@ -1192,12 +1280,17 @@ TEST(EltwiseDriver, UnaryAndPoolsEveryIsa) {
       for (size_t i = 0; i < fy.size(); ++i) ASSERT_TRUE(same_float(fy[i], fe[i])) << isa_name(isa) << " at " << i;
     }
 
-    // Row sums split over two threads: each piece keeps its rows' leads.
-    for (const size_t n : {size_t(49), size_t(3), size_t(1000)}) {
+    // Row sums split over two threads: each piece keeps its rows' leads. Rows of
+    // F32RowSums::kLongRow floats or more run the long-row kernel.
+    for (const size_t n : {size_t(49), size_t(3), size_t(1000), size_t(257), size_t(255)}) {
       const size_t rows = 5000 * 49 / n + 3, first_row = 2;
       auto rx = random_floats(rng, rows * n);
       std::vector<float> ry(rows), re(rows);
       const F32RowSums sums(n, isa);
+      if (isa != Isa::scalar) {
+        EXPECT_EQ(sums.kernel_name().find("f32_eigen_sums") != std::string::npos, n >= F32RowSums::kLongRow)
+            << sums.kernel_name() << " n " << n;
+      }
       sums.run(rows, rx.data(), ry.data(), first_row, float(n), pool.get());
       f32_row_sums_eigen__ref(rows, n, rx.data(), re.data(), first_row, float(n));
       for (size_t i = 0; i < rows; ++i) ASSERT_TRUE(same_float(ry[i], re[i])) << sums.kernel_name() << " at " << i;
@@ -1439,8 +1532,8 @@ TEST(EltwiseDriver, Q8ReduceMeanAnyAxesMatchesTheRef) {
       for (size_t d = 0; d < rank; ++d) dims.push_back(1 + int64_t(rng() % 7));
       if (i % 31 == 2) dims.back() = 300;  // a long row, several threaded pieces
       if (many_rows) dims = {40, 7, 500};
-      // ORT's rows case on long rows (summed in transposed blocks): an SE mean over 56x56 and an
-      // odd row length, rows not a multiple of a block.
+      // ORT's rows case on long rows (the long-row kernel, rows side by side): an SE mean over
+      // 56x56 and an odd row length, rows not a multiple of a call's.
       const bool long_rows = i % 50 == 17 || i % 50 == 43;
       if (long_rows) dims = i % 50 == 17 ? std::vector<int64_t>{1, 37, 56, 56} : std::vector<int64_t>{3, 11, 1, 257};
       std::vector<bool> reduced(rank);
@@ -1485,8 +1578,9 @@ TEST(EltwiseDriver, Q8ReduceMeanAnyAxesMatchesTheRef) {
       y.pop_back();
       ASSERT_EQ(y, expected) << mean.kernel_name() << " dims " << dims_text(dims) << " strides " << dims_text(strides);
       EXPECT_EQ(mean.kernel_id().scalar, isa == Isa::scalar) << mean.kernel_name();
-      if (isa != Isa::scalar && long_rows)
-        EXPECT_NE(mean.kernel_name().find("transpose"), std::string::npos) << mean.kernel_name();
+      if (isa != Isa::scalar && long_rows) {
+        EXPECT_NE(mean.kernel_name().find("f32_eigen_sums"), std::string::npos) << mean.kernel_name();
+      }
       if (isa != Isa::scalar && nhwc_spatial && dims[2] * dims[3] > 1 && dims[1] > 1) {
         EXPECT_NE(mean.kernel_name().find("f32_gap"), std::string::npos) << mean.kernel_name();
       }
