@@ -128,6 +128,12 @@ int drop_broadcast_expands(ir::Graph& g, const DimsAtBatches& dims_of);
 // the channels-last map (engine/passes_group_norm.cc), in a graph that quantizes nothing.
 // Session-run, with the shapes of its plans. Returns the chains fused.
 int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of);
+// The same chain in a QDQ graph, between a DequantizeLinear (of the 8-bit rows [N, G, L]) and a
+// QuantizeLinear, each link read only by the next: one QLinearGroupNorm step (the five steps'
+// float operations row by row, the same bits) and the Reshape back on its 8-bit output
+// (engine/passes_group_norm.cc). Session-run after fuse_group_norm; off with fuse_qdq or
+// fuse_group_norm. Returns the chains fused.
+int fuse_qdq_group_norm(ir::Graph& g, const DimsAtBatches& dims_of);
 
 // A Mul and / or an Add or Sub by scalar float constants after a Conv or PointwiseDepthwise
 // (after its fused activation) into the node, as ops::kScaleShiftAttr = [scale, shift]

@@ -10,6 +10,7 @@
 // rounded as ONNX Runtime's InstanceNormalization rounds them, and a quantizer reading them
 // (a QuantizeLinear, a DynamicQuantizeLinear) must see ORT's float values to give its codes.
 #include <map>
+#include <set>
 
 #include "core/int8_ops.h"
 #include "engine/graph_edit.h"
@@ -18,7 +19,11 @@
 namespace octet::passes {
 namespace {
 
+using graph_edit::is_8bit;
+using graph_edit::per_tensor_quantization;
+using graph_edit::producer_of;
 using graph_edit::sole_consumer;
+using graph_edit::zero_point_type;
 
 // A node of a graph that quantizes, after optimize(): a quantizer or dequantizer left as it is,
 // an op of the INT8 table (core/int8_ops.h: QLinearConv, QGemm, ConvIntegerToFloat, ...), or one
@@ -103,6 +108,87 @@ int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of) {
     dead.insert(back);
     dead.insert(mul);
     fuse_activation_after(g, gn, dead);
+    ++fused;
+  }
+  graph_edit::erase_marked(g, dead);
+  if (fused) remove_unused(g);
+  return fused;
+}
+
+// The same chain in a QDQ graph, left in float between a DequantizeLinear and a QuantizeLinear
+// (the Reshape to groups runs on the 8-bit tensor, a view):
+//
+//   x (8-bit [N, G, L]) ─ DequantizeLinear ─ InstanceNormalization ─ Reshape (x's map [N, C, ...])
+//     ─ Mul gamma [C, 1, 1] ─ Add beta [C, 1, 1] ─ QuantizeLinear
+//
+// becomes QLinearGroupNorm (engine/ops/qgroup_norm_op.cc: the five steps' float operations in
+// order, row by row in a scratch, so ORT's codes) writing the 8-bit [N, G, L], and the Reshape back
+// on its bytes. Any InstanceNormalization scale and bias (they are the op's inputs).
+int fuse_qdq_group_norm(ir::Graph& g, const DimsAtBatches& dims_of) {
+  std::set<const ir::Node*> dead;
+  int fused = 0;
+  for (ir::Node& norm : g.nodes) {
+    if (norm.op != "InstanceNormalization" || !norm.domain.empty() || norm.inputs.size() != 3 || dead.count(&norm))
+      continue;
+    const ir::TensorData* scale = graph_edit::float_constant(g, norm.inputs[1]);
+    const ir::TensorData* bias = graph_edit::float_constant(g, norm.inputs[2]);
+    ir::Node* dq = producer_of(g, norm.inputs[0]);
+    if (!scale || !bias || !dq || dead.count(dq) || dq->op != "DequantizeLinear" || !per_tensor_quantization(g, *dq) ||
+        g.is_constant(dq->input(0)) || !is_8bit(zero_point_type(g, *dq)) || sole_consumer(g, norm.inputs[0]) != &norm)
+      continue;
+    ir::Node* back = sole_consumer(g, norm.outputs[0]);
+    if (!back || back->op != "Reshape" || back->inputs[0] != norm.outputs[0]) continue;
+    ir::Node* mul = sole_consumer(g, back->outputs[0]);
+    if (!mul || mul->op != "Mul" || !mul->domain.empty() || mul->inputs.size() != 2) continue;
+    const std::string& gamma_name = mul->inputs[0] == back->outputs[0] ? mul->inputs[1] : mul->inputs[0];
+    ir::Node* add = sole_consumer(g, mul->outputs[0]);
+    if (!add || add->op != "Add" || !add->domain.empty() || add->inputs.size() != 2) continue;
+    const std::string& beta_name = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
+    ir::Node* q = sole_consumer(g, add->outputs[0]);
+    if (!q || dead.count(q) || q->op != "QuantizeLinear" || q->input(0) != add->outputs[0] ||
+        !per_tensor_quantization(g, *q) || q->outputs.size() != 1 || q->attrs.i("output_dtype", 0) != 0 ||
+        !is_8bit(zero_point_type(g, *q)))
+      continue;
+    // Shapes at both batches: the normalized rows [N, G, L], the map back [N, C, spatial...] of
+    // as many values, C a multiple of G, the Mul's and the Add's results the map's dims.
+    const auto gd = dims_of(norm.inputs[0]), bd = dims_of(back->outputs[0]);
+    const auto md = dims_of(mul->outputs[0]), ad = dims_of(add->outputs[0]);
+    if (!gd || !bd || !md || !ad || gd->empty() || (*bd)[0].size() < 3) continue;
+    const int64_t groups = scale->count(), channels = (*bd)[0][1];
+    bool shapes = bias->count() == groups && groups > 0 && channels % groups == 0;
+    for (size_t b = 0; b < gd->size() && shapes; ++b) {
+      const ir::Dims &gb = (*gd)[b], &bb = (*bd)[b];
+      shapes = gb.size() == 3 && gb[1] == groups && bb.size() == (*bd)[0].size() && bb[0] == gb[0] &&
+               bb[1] == channels && ir::element_count(bb) == ir::element_count(gb) && (*md)[b] == bb && (*ad)[b] == bb;
+    }
+    if (!shapes) continue;
+    const size_t rank = (*bd)[0].size();
+    const ir::TensorData* gamma = per_channel(g, gamma_name, rank, channels);
+    const ir::TensorData* beta = per_channel(g, beta_name, rank, channels);
+    if (!gamma || !beta) continue;
+    auto optional_input = [](const ir::Node& n, size_t i) { return n.has_input(i) ? n.input(i) : std::string(); };
+    const std::string grouped = graph_edit::fresh_name(g, q->outputs[0] + "_grouped");
+    ir::Value v = g.value(q->outputs[0]);
+    v.name = grouped;
+    v.dims.reset();
+    g.values[grouped] = v;
+    const std::string gamma_flat =
+        graph_edit::add_constant(g, gamma_name + "_channels", ir::TensorData::f32({channels}, gamma->values<float>()));
+    const std::string beta_flat =
+        graph_edit::add_constant(g, beta_name + "_channels", ir::TensorData::f32({channels}, beta->values<float>()));
+    const float eps = norm.attrs.f("epsilon", 1e-5f);
+    norm.op = "QLinearGroupNorm";
+    norm.inputs = {dq->input(0), dq->input(1), optional_input(*dq, 2), norm.inputs[1], norm.inputs[2],
+                   gamma_flat,   beta_flat,    q->input(1),            optional_input(*q, 2)};
+    norm.outputs = {grouped};
+    norm.attrs = {};
+    norm.attrs.set("epsilon", eps);
+    back->inputs[0] = grouped;
+    back->outputs = q->outputs;
+    dead.insert(dq);
+    dead.insert(mul);
+    dead.insert(add);
+    dead.insert(q);
     ++fused;
   }
   graph_edit::erase_marked(g, dead);

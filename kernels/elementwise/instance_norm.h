@@ -19,6 +19,9 @@
 #include "kernels/elementwise/eltwise.h"
 #include "kernels/isa.h"
 #include "kernels/kernel_id.h"
+#include "kernels/q8_type.h"
+#include "kernels/quantize/quantize.h"
+#include "kernels/ref/qmath.h"
 
 namespace octet::kernels {
 
@@ -41,6 +44,34 @@ class F32InstanceNorm {
 
  private:
   size_t n_;
+  F32EigenSums sums_;
+  const EltwiseUkernel<F32ActUkernel>* affine_ = nullptr;
+};
+
+// GroupNorm as a QDQ model runs it (torch's export between DequantizeLinear and QuantizeLinear,
+// ORT in float): rows [rows][n] of 8-bit x (row r = image r / groups, group r % groups)
+// dequantized, each row's InstanceNormalization (scale[g], bias[g]) as F32InstanceNorm computes
+// it, then, per channel, `channels_per_row` runs of n / channels_per_row values each, t * gamma[c]
+// + beta[c] (the Mul and the Add after the Reshape back; c = g * channels_per_row + run), and
+// quantized to y. Row by row (a few side by side for the statistics) in a float scratch the
+// caller gives, so the float map never goes to memory: bit for bit the five steps apart.
+class Q8GroupNorm {
+ public:
+  // n a multiple of channels_per_row.
+  Q8GroupNorm(Q8 x_type, Q8 y_type, size_t n, size_t channels_per_row, Isa isa);
+  KernelId kernel_id() const;
+  // Rows at a time (1 to kEigenSumsRows): their floats are the scratch one call needs.
+  size_t rows_per_call() const { return rows_per_call_; }
+  size_t scratch_floats() const { return rows_per_call_ * n_; }
+  // scratch: scratch_floats() per thread of `pool` (threads() of them), 16-byte aligned.
+  void run(size_t rows, size_t groups, const void* x, QuantParams x_q, const float* scale, const float* bias,
+           const float* gamma, const float* beta, float epsilon, QuantParams y_q, void* y, float* scratch,
+           pthreadpool_t pool) const;
+
+ private:
+  Q8 x_type_, y_type_;
+  size_t n_, channels_per_row_, rows_per_call_;
+  const Q8QuantizeKernel* quantize_;  // nullptr: the reference quantize and dequantize
   F32EigenSums sums_;
   const EltwiseUkernel<F32ActUkernel>* affine_ = nullptr;
 };

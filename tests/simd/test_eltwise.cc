@@ -29,6 +29,7 @@
 #include "kernels/ref/elementwise.h"
 #include "kernels/ref/pool2d.h"
 #include "kernels/ref/qelementwise.h"
+#include "kernels/ref/qlinear.h"
 #include "kernels/ref/qpool2d.h"
 #include "kernels/ref/qreduce.h"
 #include "kernels/ref/reduce.h"
@@ -835,6 +836,67 @@ TEST(EltwiseDriver, F32InstanceNormEqualsThePerRowRefBitForBit) {
         for (size_t j = 0; j < rows * n; ++j) {
           ASSERT_TRUE(same_float(y[j], expected[j])) << norm.kernel_id().name << " n " << n << " rows " << rows << " at " << j;
           ASSERT_TRUE(same_float(in_place[j], expected[j])) << norm.kernel_id().name << " in place, n " << n << " at " << j;
+        }
+      }
+    }
+  }
+}
+
+// QDQ GroupNorm on its kernels equals the five steps apart on the reference kernels (dequantize,
+// f32_instance_norm_stats and x * a + b per row, the Mul by gamma and the Add of beta per channel,
+// quantize) byte for byte at every level, the scalar one included: u8 and s8 both ways, 1 to 4
+// channels a row (runs of the row's values), rows short, off a 16-byte boundary and longer than
+// half the L2 (one row a call), one to seven rows over two threads, outputs that saturate.
+TEST(EltwiseDriver, Q8GroupNormEqualsTheStepsApartByteForByte) {
+  std::mt19937 rng(83);
+  testing::Pool pool(pthreadpool_create(2));
+  for (Isa isa : runnable_isas()) {
+    int shape = 0;
+    for (const size_t n : {size_t(12), size_t(63 * 4), size_t(4 * 3136), size_t(4 * 100352)}) {
+      for (const size_t per_row : {size_t(1), size_t(2), size_t(4)}) {
+        const size_t rows = n > 100000 ? 3 : 1 + size_t(shape++) % 7, groups = rows > 2 ? 2 : rows;
+        const Q8 xt = shape % 2 ? Q8::s8 : Q8::u8, yt = shape % 3 ? Q8::u8 : Q8::s8;
+        std::vector<uint8_t> x(rows * n);
+        for (auto& v : x) v = uint8_t(rng());
+        const QuantParams xq{0.05f, xt == Q8::u8 ? 131 : -7}, yq{0.02f, yt == Q8::u8 ? 120 : 3};
+        const std::vector<float> scale = random_floats(rng, groups, 0.5f, 2.0f), bias = random_floats(rng, groups, -1.0f, 1.0f);
+        const std::vector<float> gamma = random_floats(rng, groups * per_row, -2.0f, 2.0f);
+        const std::vector<float> beta = random_floats(rng, groups * per_row, -1.0f, 1.0f);
+        // The steps apart.
+        std::vector<float> f(rows * n);
+        if (xt == Q8::u8) q8_dequantize_linear__ref(int64_t(f.size()), x.data(), xq.scale, xq.zero_point, f.data());
+        else q8_dequantize_linear__ref(int64_t(f.size()), reinterpret_cast<const int8_t*>(x.data()), xq.scale, xq.zero_point, f.data());
+        for (size_t r = 0; r < rows; ++r) {
+          float mean, inv_std;
+          f32_instance_norm_stats(f.data() + r * n, n, eigen_row_lead(r, n), 1e-5f, &mean, &inv_std);
+          const size_t g = r % groups;
+          const float a = inv_std * scale[g], b = bias[g] - mean * a;
+          for (size_t j = 0; j < n; ++j) {
+            const size_t c = g * per_row + j / (n / per_row);
+            float t = f[r * n + j] * a;
+            t = t + b;
+            t = t * gamma[c];
+            f[r * n + j] = t + beta[c];
+          }
+        }
+        std::vector<uint8_t> expected(rows * n);
+        if (yt == Q8::u8) q8_quantize_linear__ref(int64_t(f.size()), f.data(), yq.scale, yq.zero_point, expected.data());
+        else q8_quantize_linear__ref(int64_t(f.size()), f.data(), yq.scale, yq.zero_point, reinterpret_cast<int8_t*>(expected.data()));
+
+        const Q8GroupNorm norm(xt, yt, n, per_row, isa);
+        EXPECT_EQ(norm.kernel_id().scalar, isa == Isa::scalar) << norm.kernel_id().name;
+        if (n > 100000) {
+          EXPECT_EQ(norm.rows_per_call(), 1u);
+        }
+        for (pthreadpool_t p : {static_cast<pthreadpool_t>(nullptr), pool.get()}) {
+          std::vector<float> scratch(2 * norm.scratch_floats(), std::nanf(""));
+          std::vector<uint8_t> y(rows * n + 1, 0x5A);
+          norm.run(rows, groups, x.data(), xq, scale.data(), bias.data(), gamma.data(), beta.data(), 1e-5f, yq, y.data(),
+                   scratch.data(), p);
+          ASSERT_EQ(y.back(), 0x5A) << "wrote past the output";
+          y.pop_back();
+          ASSERT_EQ(y, expected) << norm.kernel_id().name << " n " << n << " rows " << rows << " runs " << per_row
+                                 << (p ? ", two threads" : "");
         }
       }
     }

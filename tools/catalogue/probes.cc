@@ -412,6 +412,13 @@ std::vector<Probe> make() {
                                             b.random_uniform_init("", {16}, 0.5f, 2.0f)});
     b.output(testing::qdq(b, b.node("Relu", {bn}), kAct));
   });
+  row("QLinearGroupNorm", "QDQ GroupNorm as torch exports it, 4 groups (octet's own op)", [](OnnxBuilder& b) {
+    auto grouped = testing::qdq(b, b.node("Reshape", {testing::qdq(b, map(b), kAct), i64s(b, {1, 4, 256})}), kAct);
+    auto norm = b.node("InstanceNormalization", {grouped, init(b, {4}), init(b, {4})});
+    auto back = b.node("Reshape", {norm, i64s(b, {1, 16, 8, 8})});
+    auto affine = b.node("Add", {b.node("Mul", {back, init(b, {16, 1, 1})}), init(b, {16, 1, 1})});
+    b.output(testing::qdq(b, affine, kAct));
+  });
   row("QLinearLeakyRelu", "com.microsoft node", [](OnnxBuilder& b) {
     auto x = b.input("x", kMap, ElemType::u8);
     b.output(ms(b, "QLinearLeakyRelu", {x, f(b, 0.02f), u8(b, 128), f(b, 0.02f), u8(b, 128)}, {{"alpha", 0.1f}}),
