@@ -61,6 +61,10 @@ using F32RowSumsUkernel = void (*)(size_t rows, size_t n, const float* x, float*
 inline constexpr size_t kEigenSumsRows = 4;
 using F32EigenSumsUkernel = void (*)(size_t rows, size_t n, const float* const* x, const size_t* lead,
                                      const float* center, float* sums);
+// The same sums over rows of 8-bit codes (int8 when is_signed, else uint8), each value
+// float(q - zero_point) * scale as DequantizeLinear gives it: a QDQ GroupNorm's statistics.
+using Q8EigenSumsUkernel = void (*)(size_t rows, size_t n, const void* const* x, bool is_signed, float scale,
+                                    int32_t zero_point, const size_t* lead, const float* center, float* sums);
 // y[j] = (0 + x[j * lane_stride + offsets[0]] + ... + x[j * lane_stride + offsets[terms - 1]]) /
 // divisor for j < count, each sum a float add chain in the offsets' order: ONNX Runtime's
 // ReduceSum / ReduceMean over axes that are not one run of memory (offsets: the reduced
@@ -139,6 +143,7 @@ struct EltwiseUkernel {
   void f32_gap(size_t, size_t, const float*, float*, GapOrder, size_t);                                    \
   void f32_row_sums(size_t, size_t, const float*, float*, size_t, float);                                  \
   void f32_eigen_sums(size_t, size_t, const float* const*, const size_t*, const float*, float*);          \
+  void q8_eigen_sums(size_t, size_t, const void* const*, bool, float, int32_t, const size_t*, const float*, float*); \
   void f32_channel_moments(size_t, size_t, const float*, const float*, double*, double*);                  \
   void f32_strided_sums(size_t, size_t, const float*, size_t, const int64_t*, float*, float);              \
   void f32_strided_max(size_t, size_t, const float*, size_t, const int64_t*, float*, float);               \
@@ -175,6 +180,7 @@ OCTET_ELTWISE_TABLE(kF32LayerNormUkernels, F32LayerNormUkernel, f32_layernorm)
 OCTET_ELTWISE_TABLE(kF32GapUkernels, F32GapUkernel, f32_gap)
 OCTET_ELTWISE_TABLE(kF32RowSumsUkernels, F32RowSumsUkernel, f32_row_sums)
 OCTET_ELTWISE_TABLE(kF32EigenSumsUkernels, F32EigenSumsUkernel, f32_eigen_sums)
+OCTET_ELTWISE_TABLE(kQ8EigenSumsUkernels, Q8EigenSumsUkernel, q8_eigen_sums)
 OCTET_ELTWISE_TABLE(kF32ChannelMomentsUkernels, F32ChannelMomentsUkernel, f32_channel_moments)
 OCTET_ELTWISE_TABLE(kF32StridedSumsUkernels, F32StridedSumsUkernel, f32_strided_sums)
 // The same walk picking the max / min (f32_strided_extremum__ref); the last argument is unused.

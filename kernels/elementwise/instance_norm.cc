@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/cache_budgets.h"
 #include "kernels/elementwise/parallel_pieces.h"
 #include "kernels/ref/eigen_sum.h"
 #include "kernels/ref/pool2d.h"
+#include "kernels/ref/reduce.h"
 
 namespace octet::kernels {
 
@@ -74,22 +74,6 @@ void scale_shift(const EltwiseUkernel<F32ActUkernel>* k, size_t n, const float* 
   }
 }
 
-// Row r's InstanceNormalization statistics for rows [r, r + m) of the float rows f (n apart), as
-// F32InstanceNorm takes them: mean[i] and the inverse deviation.
-void row_stats(const F32EigenSums& sums, size_t r, size_t m, size_t n, const float* f, float epsilon, float* mean,
-               float* inv_std) {
-  const float* row[kEigenSumsRows];
-  size_t start[kEigenSumsRows], zero[kEigenSumsRows] = {};
-  for (size_t i = 0; i < m; ++i) {
-    row[i] = f + i * n;
-    start[i] = eigen_row_lead(r + i, n);
-  }
-  sums.run(m, n, row, start, nullptr, mean);
-  for (size_t i = 0; i < m; ++i) mean[i] /= static_cast<float>(n);
-  sums.run(m, n, row, zero, mean, inv_std);
-  for (size_t i = 0; i < m; ++i) inv_std[i] = 1.0f / std::sqrt(inv_std[i] / static_cast<float>(n) + epsilon);
-}
-
 }  // namespace
 
 Q8GroupNorm::Q8GroupNorm(Q8 x_type, Q8 y_type, size_t n, size_t channels_per_row, Isa isa)
@@ -97,47 +81,67 @@ Q8GroupNorm::Q8GroupNorm(Q8 x_type, Q8 y_type, size_t n, size_t channels_per_row
       y_type_(y_type),
       n_(n),
       channels_per_row_(std::max<size_t>(1, channels_per_row)),
-      // Rows side by side while their floats fit half the L2 (one at least).
-      rows_per_call_(std::clamp<size_t>(cache_sizes().l2 / 2 / std::max<size_t>(1, n * sizeof(float)), 1, kEigenSumsRows)),
       quantize_(choose_q8_quantize(isa)),
-      sums_(isa),
+      sums_(first_runnable(kQ8EigenSumsUkernels, isa)),
       affine_(first_runnable(kF32ScaleShiftUkernels, isa)) {}
 
 KernelId Q8GroupNorm::kernel_id() const {
+  const KernelId sums = sums_ ? row_kernel(*sums_) : reference_kernel("q8_eigen_sums__ref");
   const KernelId affine = affine_ ? row_kernel(*affine_) : reference_kernel("f32_scale_shift__ref");
   const KernelId dq = quantize_ ? KernelId{quantize_->dequantize_name, quantize_->isa == Isa::scalar}
                                 : reference_kernel("q8_dequantize_linear__ref");
   const KernelId q = quantize_ ? row_kernel(*quantize_) : reference_kernel("q8_quantize_linear__ref");
-  return dq + " + " + sums_.kernel_id() + " + " + affine + " + " + q;
+  return sums + " + " + dq + " + " + affine + " + " + q;
 }
 
 void Q8GroupNorm::run(size_t rows, size_t groups, const void* x, QuantParams x_q, const float* scale,
                       const float* bias, const float* gamma, const float* beta, float epsilon, QuantParams y_q,
                       void* y, float* scratch, pthreadpool_t pool) const {
-  const size_t n = n_, per_call = rows_per_call_, runs = channels_per_row_, run = n_ / channels_per_row_;
+  const size_t n = n_, runs = channels_per_row_, run = n_ / channels_per_row_;
   if (rows == 0 || n == 0) return;
-  const size_t calls = (rows + per_call - 1) / per_call;
+  const bool is_signed = x_type_ == Q8::s8;
+  const auto* xb = static_cast<const uint8_t*>(x);
+  auto* yb = static_cast<uint8_t*>(y);
+  const size_t calls = (rows + kEigenSumsRows - 1) / kEigenSumsRows;
   const size_t threads = pool ? std::max<size_t>(1, pthreadpool_get_threads_count(pool)) : 1;
   const size_t tasks = std::min(threads, calls), calls_per_task = (calls + tasks - 1) / tasks;
+  auto sums = [&](size_t m, const void* const* rows_x, const size_t* lead, const float* center, float* out) {
+    if (sums_) sums_->fn(m, n, rows_x, is_signed, x_q.scale, x_q.zero_point, lead, center, out);
+    else q8_eigen_sums__ref(m, n, rows_x, is_signed, x_q.scale, x_q.zero_point, lead, center, out);
+  };
   auto task = [&](size_t t) {
     float* f = scratch + t * scratch_floats();
     for (size_t call = t * calls_per_task; call < std::min(calls, (t + 1) * calls_per_task); ++call) {
-      const size_t r = call * per_call, m = std::min(per_call, rows - r);
-      q8_dequantize(quantize_, m * n, static_cast<const uint8_t*>(x) + r * n, x_type_ == Q8::s8, x_q.scale,
-                    x_q.zero_point, f, nullptr);
+      const size_t r = call * kEigenSumsRows, m = std::min(kEigenSumsRows, rows - r);
+      // ORT's statistics (F32InstanceNorm's): the mean from each row's start in ORT's aligned
+      // float buffer, the squares about it from lead 0.
+      const void* row[kEigenSumsRows];
+      size_t start[kEigenSumsRows], zero[kEigenSumsRows] = {};
       float mean[kEigenSumsRows], inv_std[kEigenSumsRows];
-      row_stats(sums_, r, m, n, f, epsilon, mean, inv_std);
       for (size_t i = 0; i < m; ++i) {
+        row[i] = xb + (r + i) * n;
+        start[i] = eigen_row_lead(r + i, n);
+      }
+      sums(m, row, start, nullptr, mean);
+      for (size_t i = 0; i < m; ++i) mean[i] /= static_cast<float>(n);
+      sums(m, row, zero, mean, inv_std);
+      for (size_t i = 0; i < m; ++i) {
+        inv_std[i] = 1.0f / std::sqrt(inv_std[i] / static_cast<float>(n) + epsilon);
         const size_t g = (r + i) % groups;
         const float a = inv_std[i] * scale[g], b = bias[g] - mean[i] * a;
-        float* row = f + i * n;
-        scale_shift(affine_, n, row, row, a, b);
-        for (size_t k = 0; k < runs; ++k) {
-          const size_t c = g * runs + k;
-          scale_shift(affine_, run, row + k * run, row + k * run, gamma[c], beta[c]);
+        // Chunks of the row in the L1D, each channel's part of a chunk its own Mul and Add.
+        for (size_t off = 0; off < n; off += kChunk) {
+          const size_t len = std::min(kChunk, n - off), at = (r + i) * n + off;
+          q8_dequantize(quantize_, len, xb + at, is_signed, x_q.scale, x_q.zero_point, f, nullptr);
+          scale_shift(affine_, len, f, f, a, b);
+          for (size_t j = off; j < off + len;) {
+            const size_t k = j / run, end = std::min(off + len, (k + 1) * run), c = g * runs + k;
+            scale_shift(affine_, end - j, f + (j - off), f + (j - off), gamma[c], beta[c]);
+            j = end;
+          }
+          q8_quantize(quantize_, y_type_, len, f, y_q.scale, y_q.zero_point, yb + at, nullptr);
         }
       }
-      q8_quantize(quantize_, y_type_, m * n, f, y_q.scale, y_q.zero_point, static_cast<uint8_t*>(y) + r * n, nullptr);
     }
   };
   if (tasks == 1) {

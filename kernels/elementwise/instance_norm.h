@@ -53,26 +53,27 @@ class F32InstanceNorm {
 // dequantized, each row's InstanceNormalization (scale[g], bias[g]) as F32InstanceNorm computes
 // it, then, per channel, `channels_per_row` runs of n / channels_per_row values each, t * gamma[c]
 // + beta[c] (the Mul and the Add after the Reshape back; c = g * channels_per_row + run), and
-// quantized to y. Row by row (a few side by side for the statistics) in a float scratch the
-// caller gives, so the float map never goes to memory: bit for bit the five steps apart.
+// quantized to y. The statistics straight from the codes (Q8EigenSumsUkernel, four rows side by
+// side), then each run in chunks of the L1D through a float scratch: bit for bit the five steps
+// apart, and the float map never goes to memory.
 class Q8GroupNorm {
  public:
   // n a multiple of channels_per_row.
   Q8GroupNorm(Q8 x_type, Q8 y_type, size_t n, size_t channels_per_row, Isa isa);
   KernelId kernel_id() const;
-  // Rows at a time (1 to kEigenSumsRows): their floats are the scratch one call needs.
-  size_t rows_per_call() const { return rows_per_call_; }
-  size_t scratch_floats() const { return rows_per_call_ * n_; }
-  // scratch: scratch_floats() per thread of `pool` (threads() of them), 16-byte aligned.
+  // Floats of the scratch each thread needs.
+  static constexpr size_t kChunk = 4096;
+  static constexpr size_t scratch_floats() { return kChunk; }
+  // scratch: scratch_floats() per thread of `pool` (one without a pool).
   void run(size_t rows, size_t groups, const void* x, QuantParams x_q, const float* scale, const float* bias,
            const float* gamma, const float* beta, float epsilon, QuantParams y_q, void* y, float* scratch,
            pthreadpool_t pool) const;
 
  private:
   Q8 x_type_, y_type_;
-  size_t n_, channels_per_row_, rows_per_call_;
+  size_t n_, channels_per_row_;
   const Q8QuantizeKernel* quantize_;  // nullptr: the reference quantize and dequantize
-  F32EigenSums sums_;
+  const EltwiseUkernel<Q8EigenSumsUkernel>* sums_ = nullptr;  // nullptr: the reference
   const EltwiseUkernel<F32ActUkernel>* affine_ = nullptr;
 };
 

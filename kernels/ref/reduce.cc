@@ -47,6 +47,26 @@ void f32_eigen_sums__ref(size_t rows, size_t n, const float* const* x, const siz
   }
 }
 
+void q8_eigen_sums__ref(size_t rows, size_t n, const void* const* x, bool is_signed, float scale, int32_t zero_point,
+                        const size_t* lead, const float* center, float* sums) {
+  for (size_t r = 0; r < rows; ++r) {
+    const void* row = x[r];
+    auto value = [row, is_signed, scale, zero_point](size_t i) {
+      const int32_t q = is_signed ? int32_t(static_cast<const int8_t*>(row)[i]) : int32_t(static_cast<const uint8_t*>(row)[i]);
+      return static_cast<float>(q - zero_point) * scale;
+    };
+    if (center == nullptr) {
+      sums[r] = sum_eigen_packets4(n, lead[r], value);
+    } else {
+      const float c = center[r];
+      sums[r] = sum_eigen_packets4(n, lead[r], [&value, c](size_t i) {
+        const float d = value(i) - c;
+        return d * d;
+      });
+    }
+  }
+}
+
 void f32_channel_moments__ref(size_t pixels, size_t channels, const float* x, const float* center, double* sum,
                               double* sum_sq) {
   for (size_t c = 0; c < channels; ++c) {

@@ -23,6 +23,9 @@ void f32_row_sums_eigen__ref(size_t rows, size_t n, const float* x, float* y, si
 // (kernels/ref/eigen_sum.h) of each row's values, x[r][i] or (x[r][i] - center[r])².
 void f32_eigen_sums__ref(size_t rows, size_t n, const float* const* x, const size_t* lead, const float* center,
                          float* sums);
+// Q8EigenSumsUkernel's reference: the values float(q - zero_point) * scale.
+void q8_eigen_sums__ref(size_t rows, size_t n, const void* const* x, bool is_signed, float scale, int32_t zero_point,
+                        const size_t* lead, const float* center, float* sums);
 
 // Pixels whose float sums f32_channel_moments adds to its double sums at a time: a long map loses
 // no more than a block's float rounding.

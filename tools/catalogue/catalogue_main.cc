@@ -121,7 +121,7 @@ const Family kFamilies[] = {
     {"f32_clamp", kTemplated}, {"f32_sigmoid", kTemplated}, {"f32_where", kTemplated}, {"f32_lrn", kTemplated}, {"f32_maxpool_argmax", kTemplated},
     {"f32_roialign", kTemplated}, {"f32_gridsample", kTemplated},
     {"f32_silu", kTemplated}, {"f32_scale_shift", kTemplated}, {"f32_gap", kTemplated},
-    {"f32_row_sums", kTemplated}, {"f32_eigen_sums", kTemplated}, {"f32_strided_sums", kTemplated}, {"f32_channel_moments", kTemplated},
+    {"f32_row_sums", kTemplated}, {"f32_eigen_sums", kTemplated}, {"q8_eigen_sums", kTemplated}, {"f32_strided_sums", kTemplated}, {"f32_channel_moments", kTemplated},
     {"f32_map_reduce", kTemplated}, {"f32_eigen_fold", kTemplated}, {"f32_sub_div", kTemplated},
     {"f32_cumsum", kTemplated},
     {"qu8_add", kTemplated}, {"qu8_mul", kTemplated},
