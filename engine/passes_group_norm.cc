@@ -10,6 +10,7 @@
 // rounded as ONNX Runtime's InstanceNormalization rounds them, and a quantizer reading them
 // (a QuantizeLinear, a DynamicQuantizeLinear) must see ORT's float values to give its codes.
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/int8_ops.h"
@@ -50,6 +51,25 @@ const ir::TensorData* per_channel(const ir::Graph& g, const std::string& name, s
   return t;
 }
 
+// The tail both chains share after the InstanceNormalization: a Reshape back, then a Mul and an
+// Add (gamma and beta either side), each link read only by the next.
+struct AffineTail {
+  ir::Node *back = nullptr, *mul = nullptr, *add = nullptr;
+  std::string gamma, beta;
+};
+std::optional<AffineTail> affine_tail(ir::Graph& g, const ir::Node& norm) {
+  AffineTail t;
+  t.back = sole_consumer(g, norm.outputs[0]);
+  if (!t.back || t.back->op != "Reshape" || t.back->inputs[0] != norm.outputs[0]) return std::nullopt;
+  t.mul = sole_consumer(g, t.back->outputs[0]);
+  if (!t.mul || t.mul->op != "Mul" || !t.mul->domain.empty() || t.mul->inputs.size() != 2) return std::nullopt;
+  t.gamma = t.mul->inputs[0] == t.back->outputs[0] ? t.mul->inputs[1] : t.mul->inputs[0];
+  t.add = sole_consumer(g, t.mul->outputs[0]);
+  if (!t.add || t.add->op != "Add" || !t.add->domain.empty() || t.add->inputs.size() != 2) return std::nullopt;
+  t.beta = t.add->inputs[0] == t.mul->outputs[0] ? t.add->inputs[1] : t.add->inputs[0];
+  return t;
+}
+
 }  // namespace
 
 int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of) {
@@ -67,14 +87,10 @@ int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of) {
     const ir::Node* grouped = graph_edit::producer_of(g, norm.inputs[0]);
     if (!grouped || grouped->op != "Reshape" || sole_consumer(g, norm.inputs[0]) != &norm) continue;
     const std::string& x = grouped->inputs[0];
-    ir::Node* back = sole_consumer(g, norm.outputs[0]);
-    if (!back || back->op != "Reshape" || back->inputs[0] != norm.outputs[0]) continue;
-    ir::Node* mul = sole_consumer(g, back->outputs[0]);
-    if (!mul || mul->op != "Mul" || !mul->domain.empty() || mul->inputs.size() != 2) continue;
-    const std::string& gamma_name = mul->inputs[0] == back->outputs[0] ? mul->inputs[1] : mul->inputs[0];
-    ir::Node* add = sole_consumer(g, mul->outputs[0]);
-    if (!add || add->op != "Add" || !add->domain.empty() || add->inputs.size() != 2) continue;
-    const std::string& beta_name = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
+    const std::optional<AffineTail> tail = affine_tail(g, norm);
+    if (!tail) continue;
+    ir::Node *back = tail->back, *mul = tail->mul, *add = tail->add;
+    const std::string &gamma_name = tail->gamma, &beta_name = tail->beta;
     // Shapes at both batches: x [N, C, spatial...], grouped [N, G, C / G * spatial], the chain's
     // results all x's dims.
     const auto xd = dims_of(x), gd = dims_of(norm.inputs[0]), yd = dims_of(add->outputs[0]);
@@ -136,14 +152,10 @@ int fuse_qdq_group_norm(ir::Graph& g, const DimsAtBatches& dims_of) {
     if (!scale || !bias || !dq || dead.count(dq) || dq->op != "DequantizeLinear" || !per_tensor_quantization(g, *dq) ||
         g.is_constant(dq->input(0)) || !is_8bit(zero_point_type(g, *dq)) || sole_consumer(g, norm.inputs[0]) != &norm)
       continue;
-    ir::Node* back = sole_consumer(g, norm.outputs[0]);
-    if (!back || back->op != "Reshape" || back->inputs[0] != norm.outputs[0]) continue;
-    ir::Node* mul = sole_consumer(g, back->outputs[0]);
-    if (!mul || mul->op != "Mul" || !mul->domain.empty() || mul->inputs.size() != 2) continue;
-    const std::string& gamma_name = mul->inputs[0] == back->outputs[0] ? mul->inputs[1] : mul->inputs[0];
-    ir::Node* add = sole_consumer(g, mul->outputs[0]);
-    if (!add || add->op != "Add" || !add->domain.empty() || add->inputs.size() != 2) continue;
-    const std::string& beta_name = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
+    const std::optional<AffineTail> tail = affine_tail(g, norm);
+    if (!tail) continue;
+    ir::Node *back = tail->back, *mul = tail->mul, *add = tail->add;
+    const std::string &gamma_name = tail->gamma, &beta_name = tail->beta;
     ir::Node* q = sole_consumer(g, add->outputs[0]);
     if (!q || dead.count(q) || q->op != "QuantizeLinear" || q->input(0) != add->outputs[0] ||
         !per_tensor_quantization(g, *q) || q->outputs.size() != 1 || q->attrs.i("output_dtype", 0) != 0 ||

@@ -22,6 +22,19 @@ void f32_instance_norm_stats(const float* x, size_t n, size_t start, float epsil
   *inv_std = 1.0f / std::sqrt(var_sum / static_cast<float>(n) + epsilon);
 }
 
+namespace {
+
+// f32_instance_norm_stats' last steps on a call's rows: the sums of x into means, the sums of
+// squares about them into inverse deviations.
+void to_mean(size_t m, size_t n, float* sums) {
+  for (size_t i = 0; i < m; ++i) sums[i] /= static_cast<float>(n);
+}
+void to_inv_std(size_t m, size_t n, float epsilon, float* var_sums) {
+  for (size_t i = 0; i < m; ++i) var_sums[i] = 1.0f / std::sqrt(var_sums[i] / static_cast<float>(n) + epsilon);
+}
+
+}  // namespace
+
 F32InstanceNorm::F32InstanceNorm(size_t n, Isa isa)
     : n_(n), sums_(isa), affine_(first_runnable(kF32ScaleShiftUkernels, isa)) {}
 
@@ -46,12 +59,12 @@ void F32InstanceNorm::run(size_t rows, size_t channels, const float* x, const fl
         start[i] = eigen_row_lead(r + i, n);  // ORT's planes start (r · n) mod 4 floats past a boundary
       }
       sums_.run(m, n, row, start, nullptr, mean);
-      for (size_t i = 0; i < m; ++i) mean[i] /= static_cast<float>(n);
+      to_mean(m, n, mean);
       sums_.run(m, n, row, zero, mean, inv_std);
+      to_inv_std(m, n, epsilon, inv_std);
       for (size_t i = 0; i < m; ++i) {
-        const float inv = 1.0f / std::sqrt(inv_std[i] / static_cast<float>(n) + epsilon);
         const size_t c = (r + i) % channels;
-        const float a = inv * scale[c], b = bias[c] - mean[i] * a;
+        const float a = inv_std[i] * scale[c], b = bias[c] - mean[i] * a;
         float* out = y + (r + i) * n;
         if (affine_) {
           affine_->fn(n, row[i], out, a, b);
@@ -123,10 +136,10 @@ void Q8GroupNorm::run(size_t rows, size_t groups, const void* x, QuantParams x_q
         start[i] = eigen_row_lead(r + i, n);
       }
       sums(m, row, start, nullptr, mean);
-      for (size_t i = 0; i < m; ++i) mean[i] /= static_cast<float>(n);
+      to_mean(m, n, mean);
       sums(m, row, zero, mean, inv_std);
+      to_inv_std(m, n, epsilon, inv_std);
       for (size_t i = 0; i < m; ++i) {
-        inv_std[i] = 1.0f / std::sqrt(inv_std[i] / static_cast<float>(n) + epsilon);
         const size_t g = (r + i) % groups;
         const float a = inv_std[i] * scale[g], b = bias[g] - mean[i] * a;
         // Chunks of the row in the L1D, each channel's part of a chunk its own Mul and Add.
