@@ -4,14 +4,14 @@
 //
 //   inputs: x (8-bit), x_scale, x_zero_point, scale, B, mean, var, y_scale, y_zero_point
 //
-// Chunk by chunk of whole pixels, the three steps' own kernels run in turn: dequantize into a
-// float scratch, the BN's multiply, add and fused activation in place, quantize out. The bits
-// are those of the three steps apart, and so ONNX Runtime's; only the float map's trips through
-// memory are gone. The scale and shift rows are laid out over a whole chunk, so the multiply
-// and the add run flat over it: read as a row per pixel (row stride 0), 24 channels ran them at
-// about a cycle an element, and DenseNet-mini's 24-channel BN took longer fused than the three
-// steps apart (a row per pixel only for 64 channels and more was slower on DenseNet-mini and
-// no faster on DenseNet-121).
+// Chunk by chunk of whole pixels. With no activation, a Relu or a Clip, one microkernel
+// (q8_affine_quantize) dequantizes, multiplies, adds, clamps and quantizes in registers; other
+// activations run the steps' own kernels in turn over a float scratch (dequantize, the BN's
+// multiply, add and activation in place, quantize). Either way the bits are those of the steps
+// apart, and so ONNX Runtime's. The scale and shift rows are laid out over a whole chunk, so
+// both paths read them flat: read as a row per pixel (row stride 0), 24 channels ran the
+// multiply and the add at about a cycle an element, and DenseNet-mini's 24-channel BN took
+// longer fused than the three steps apart.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -60,16 +60,22 @@ struct QbnRun {
   const kernels::F32Binary* add[2];
   kernels::Activation act;
   const kernels::F32Unary* activation;  // nullptr: none
-  float* scratch;                        // one chunk of floats per task
+  float* scratch;                        // one chunk of floats per task; nullptr: in registers
+  kernels::Q8AffineQuantize in_registers;
 
   static void task(void* context, size_t t) {
     const auto& r = *static_cast<const QbnRun*>(context);
-    float* f = r.scratch + t * size_t(r.chunk_pixels * r.channels);
+    float* f = r.scratch + (r.scratch ? t * size_t(r.chunk_pixels * r.channels) : 0);
     const int64_t end = std::min(r.chunks, int64_t(t + 1) * r.chunks_per_task);
     for (int64_t i = int64_t(t) * r.chunks_per_task; i < end; ++i) {
       const bool last = i + 1 == r.chunks;
       const int64_t first = i * r.chunk_pixels;
       const size_t n = size_t((last ? r.pixels - first : r.chunk_pixels) * r.channels);
+      if (!r.scratch) {
+        r.fast->affine(n, r.x + first * r.channels, r.affine, r.affine + r.chunk, r.in_registers,
+                       r.y + first * r.channels);
+        continue;
+      }
       kernels::q8_dequantize(r.fast, n, r.x + first * r.channels, r.x_signed, r.x_q.scale, r.x_q.zero_point, f, nullptr);
       r.mul[last]->run(f, r.affine, f, nullptr);
       r.add[last]->run(f, r.affine + r.chunk, f, nullptr);
@@ -117,23 +123,45 @@ OpImpl qbatchnorm_op() {
     auto mul_tail = tail_pixels == chunk_pixels ? mul : pass(kernels::BinaryOp::mul, tail_pixels);
     auto add_tail = tail_pixels == chunk_pixels ? add : pass(kernels::BinaryOp::add, tail_pixels);
     const kernels::Activation act = ops::fused_activation(c.node);
-    auto activation =
-        act.kind != kernels::ActKind::none ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa) : nullptr;
     const kernels::Q8QuantizeKernel* fast = kernels::choose_q8_quantize(c.isa);
-    kernels::KernelId id = fast ? kernels::KernelId{fast->dequantize_name, fast->isa == kernels::Isa::scalar}
-                                : kernels::reference_kernel("q8_dequantize_linear__ref");
-    id = id + " + " + mul->kernel_id() + " + " + add->kernel_id();
-    if (activation) id = id + "+" + activation->kernel_id();
-    id = id + " + " + (fast ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_quantize_linear__ref"));
+    const kernels::Q8 y_type =
+        ops::quantized_output_type(c, kQbnYZeroPoint) == ir::DType::s8 ? kernels::Q8::s8 : kernels::Q8::u8;
+    const kernels::QuantParams x_q = params[kQbnXScale].quant(params[kQbnXZeroPoint]);
+    const kernels::QuantParams y_q = params[kQbnYScale].quant(params[kQbnYZeroPoint]);
+    kernels::Q8AffineQuantize in_registers{x.dtype == ir::DType::s8, x_q.scale, x_q.zero_point};
+    in_registers.y_scale = y_q.scale;
+    in_registers.y_zero_point = y_q.zero_point;
+    in_registers.qmin = kernels::q8_min(y_type);
+    in_registers.qmax = kernels::q8_max(y_type);
+    if (act.kind == kernels::ActKind::relu || act.kind == kernels::ActKind::clip) {
+      in_registers.lo = act.min;
+      if (act.kind == kernels::ActKind::clip) in_registers.hi = act.max;
+    }
+    const bool registers = fast && (act.kind == kernels::ActKind::none || act.kind == kernels::ActKind::relu ||
+                                    (act.kind == kernels::ActKind::clip && !(act.min > act.max)));
+    auto activation = act.kind != kernels::ActKind::none && !registers
+                          ? std::make_shared<const kernels::F32Unary>(act.kind, c.isa)
+                          : nullptr;
+    kernels::KernelId id;
+    if (registers) {
+      id = kernels::KernelId{fast->affine_name, fast->isa == kernels::Isa::scalar};
+      if (act.kind != kernels::ActKind::none) id = id + (act.kind == kernels::ActKind::relu ? "+relu" : "+clip");
+    } else {
+      id = fast ? kernels::KernelId{fast->dequantize_name, fast->isa == kernels::Isa::scalar}
+                : kernels::reference_kernel("q8_dequantize_linear__ref");
+      id = id + " + " + mul->kernel_id() + " + " + add->kernel_id();
+      if (activation) id = id + "+" + activation->kernel_id();
+      id = id + " + " + (fast ? kernels::row_kernel(*fast) : kernels::reference_kernel("q8_quantize_linear__ref"));
+    }
     c.report_kernel(id);
-    auto scratch = std::make_shared<std::vector<float>>(size_t(tasks * chunk_pixels * channels));
+    auto scratch = std::make_shared<std::vector<float>>(registers ? 0 : size_t(tasks * chunk_pixels * channels));
     QbnRun r{fast,
              x.dtype == ir::DType::s8,
-             ops::quantized_output_type(c, kQbnYZeroPoint) == ir::DType::s8 ? kernels::Q8::s8 : kernels::Q8::u8,
+             y_type,
              static_cast<const uint8_t*>(in[kQbnX]),
              static_cast<uint8_t*>(out[0]),
-             params[kQbnXScale].quant(params[kQbnXZeroPoint]),
-             params[kQbnYScale].quant(params[kQbnYZeroPoint]),
+             x_q,
+             y_q,
              affine->data(),
              channels,
              pixels,
@@ -145,7 +173,8 @@ OpImpl qbatchnorm_op() {
              {add.get(), add_tail.get()},
              act,
              activation.get(),
-             scratch->data()};
+             registers ? nullptr : scratch->data(),
+             in_registers};
     pthreadpool_t pool = c.threadpool;
     return [=]() mutable {
       (void)affine, (void)mul, (void)add, (void)mul_tail, (void)add_tail, (void)activation, (void)scratch;  // kept alive

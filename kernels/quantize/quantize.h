@@ -22,6 +22,9 @@ using Q8QuantizeFn = void (*)(size_t n, const float* x, float scale, int32_t zer
 using F32RangeFn = void (*)(size_t n, const float* x, float* min, float* max);
 // y[i] = float(x[i] - zero_point) * scale, x bytes as int8 when is_signed, else uint8.
 using Q8DequantizeFn = void (*)(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);
+// q8_affine_quantize__ref (kernels/ref/qlinear.h) in registers: no float leaves them.
+using Q8AffineQuantizeFn = void (*)(size_t n, const void* x, const float* a, const float* b,
+                                    const Q8AffineQuantize& p, void* y);
 // Every templated level (kernels/template_levels.h) defines a quantize, a dequantize and a
 // range microkernel, in namespace <level>, from kernels/quantize/quantize_level.inc.
 
@@ -30,6 +33,8 @@ using Q8DequantizeFn = void (*)(size_t n, const void* x, bool is_signed, float s
   void q8_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, void* y); \
   void f32_range(size_t n, const float* x, float* min, float* max);                                            \
   void q8_dequantize(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);      \
+  void q8_affine_quantize(size_t n, const void* x, const float* a, const float* b, const Q8AffineQuantize& p,   \
+                          void* y);                                                                            \
   }
 OCTET_TEMPLATE_LEVELS(OCTET_Q8_QUANTIZE_DECLARE, )
 #undef OCTET_Q8_QUANTIZE_DECLARE
@@ -41,9 +46,12 @@ struct Q8QuantizeKernel {
   F32RangeFn range;
   Q8DequantizeFn dequantize;
   const char* dequantize_name;
+  Q8AffineQuantizeFn affine;
+  const char* affine_name;
 };
 #define OCTET_Q8_QUANTIZE_ENTRY(isa, ...)\
-  {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range, isa::q8_dequantize, "q8_dequantize__" #isa},
+  {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range, isa::q8_dequantize, "q8_dequantize__" #isa, \
+   isa::q8_affine_quantize, "q8_affine_quantize__" #isa},
 inline constexpr Q8QuantizeKernel kQ8QuantizeKernelRows[] = {OCTET_TEMPLATE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY, )
                                                                  Q8QuantizeKernel{}};
 inline constexpr std::span<const Q8QuantizeKernel> kQ8QuantizeKernels = rows_before_terminator(kQ8QuantizeKernelRows);

@@ -151,6 +151,19 @@ template void q8_quantize_linear_per_axis__ref<uint8_t>(int, const int64_t*, int
 template void q8_quantize_linear_per_axis__ref<int8_t>(int, const int64_t*, int, const float*,
                                                        std::span<const float>,
                                                        std::span<const int32_t>, int8_t*);
+void q8_affine_quantize__ref(int64_t count, const void* x, const float* a, const float* b,
+                             const Q8AffineQuantize& p, void* y) {
+  for (int64_t i = 0; i < count; ++i) {
+    const int32_t code = p.x_signed ? int32_t(static_cast<const int8_t*>(x)[i]) : int32_t(static_cast<const uint8_t*>(x)[i]);
+    float v = dequantize_value(code, p.x_scale, p.x_zero_point) * a[i];
+    v = v + b[i];
+    v = v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
+    const int32_t q = quantize_value(v, p.y_scale, p.y_zero_point, p.qmin, p.qmax);
+    if (p.qmin < 0) static_cast<int8_t*>(y)[i] = static_cast<int8_t>(q);
+    else static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(q);
+  }
+}
+
 template void q8_dequantize_linear__ref<uint8_t>(int64_t, const uint8_t*, float, int32_t, float*);
 template void q8_dequantize_linear__ref<int8_t>(int64_t, const int8_t*, float, int32_t, float*);
 template void q8_dequantize_linear__ref<int32_t>(int64_t, const int32_t*, float, int32_t, float*);

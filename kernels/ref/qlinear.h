@@ -78,6 +78,22 @@ void dequantize_accumulators__ref(int64_t rows, int64_t n, const int32_t* acc, f
                                   std::span<const float> w_scale, std::span<const float> bias,
                                   float lo, float hi, float* y);
 
+// A float chain a QDQ model leaves between a DequantizeLinear and a QuantizeLinear, element by
+// element: y[i] = quantize(clamp(dequantize(x[i]) * a[i] + b[i], lo, hi)), the multiply and the
+// add rounded apart (the Mul and Add steps, or an inference BatchNormalization's two), the clamp
+// a fused Relu or Clip as kernels/ref/activation.h computes it (NaN passes; lo = -inf and hi =
+// +inf for none). x is int8 when x_signed, y int8 when qmin < 0.
+struct Q8AffineQuantize {
+  bool x_signed = false;
+  float x_scale = 1.0f;
+  int32_t x_zero_point = 0;
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  float y_scale = 1.0f;
+  int32_t y_zero_point = 0, qmin = 0, qmax = 255;
+};
+void q8_affine_quantize__ref(int64_t count, const void* x, const float* a, const float* b,
+                             const Q8AffineQuantize& p, void* y);
+
 // The (outer, axis extent, inner) split of a shape around an axis; throws on a bad axis.
 struct AxisSplit {
   int64_t outer = 1, extent = 1, inner = 1;

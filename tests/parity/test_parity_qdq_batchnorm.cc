@@ -1,7 +1,8 @@
 // A float BatchNormalization between a DequantizeLinear and a QuantizeLinear (DenseNet's
 // pre-activations in a QDQ model: DQ -> BN -> Relu -> Q) runs as one QLinearBatchNormalization
 // step (passes::fuse_qdq_batchnorm), still ONNX Runtime's bytes at every level, over maps of
-// several L1D chunks and a tail; a chain the pass must leave alone (the dequantized map read
+// several L1D chunks and a tail, with a Relu, a Clip, no activation (all in registers) and a
+// LeakyRelu (over a float scratch); a chain the pass must leave alone (the dequantized map read
 // twice) keeps its steps and ORT's bytes too.
 #include <gtest/gtest.h>
 
@@ -44,6 +45,10 @@ TEST(QdqBatchNormParity, BatchNormBetweenDequantizeAndQuantizeIsOneStepWithOrtsB
     const ElemType type = s8 ? ElemType::s8 : ElemType::u8;
     b.output(q(b, b.node("Relu", {batchnorm(b, dq(b, xq, in), 24)}), out), type);  // DenseNet's
     b.output(q(b, batchnorm(b, dq(b, xq, in), 24), out), type);                     // no activation
+    // A Clip (the in-register kernel's clamp at both ends) and a LeakyRelu (the float scratch).
+    b.output(q(b, b.node("Clip", {batchnorm(b, dq(b, xq, in), 24), b.initializer("", {}, {-0.5f}),
+                                  b.initializer("", {}, {1.5f})}), out), type);
+    b.output(q(b, b.node("LeakyRelu", {batchnorm(b, dq(b, xq, in), 24)}, {{"alpha", 0.1f}}), out), type);
     // Left alone: the dequantized map is read by the BN and by the output.
     const auto shared = dq(b, xq, in);
     b.output(q(b, batchnorm(b, shared, 24), out), type);
@@ -52,7 +57,7 @@ TEST(QdqBatchNormParity, BatchNormBetweenDequantizeAndQuantizeIsOneStepWithOrtsB
     qdq_chain::expect_ort_bytes_on_wide_input(b, name, dims, 5, 2.5f);
 
     qdq_chain::at_every_level(b, name, dims, [&](const auto& steps, kernels::Isa isa) {
-      EXPECT_EQ(steps("QLinearBatchNormalization"), 2) << name << " at " << kernels::isa_name(isa);
+      EXPECT_EQ(steps("QLinearBatchNormalization"), 4) << name << " at " << kernels::isa_name(isa);
       EXPECT_EQ(steps("BatchNormalization"), 1) << name << ": only the BN of a shared map stays";
     });
   }

@@ -1,6 +1,7 @@
 // SIMD QuantizeLinear against q8_quantize_linear__ref: bit-exact on random values, exact ties
 // (the rounding rule), saturation, NaN / Inf and every length up to a few vectors (tails);
-// SIMD DequantizeLinear against q8_dequantize_linear__ref, bit for bit.
+// SIMD DequantizeLinear against q8_dequantize_linear__ref, bit for bit; the fused
+// dequantize-affine-quantize against q8_affine_quantize__ref.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -204,6 +205,62 @@ TEST(Q8Dequantize, EveryKernelMatchesTheRefBitForBit) {
     }
   }
   testing::skip_when_none_run(size_t(ran), "dequantize");
+}
+
+// DequantizeLinear -> x * a + b -> Relu / Clip / none -> QuantizeLinear in registers against the
+// ref's steps: every code, both types each way, per-element a and b with negative, zero, huge,
+// NaN and inf factors, shifts that land on exact ties (x_scale and y_scale powers of two, b a
+// half), clamps with NaN passing, every tail, nothing written past the end.
+TEST(Q8AffineQuantize, EveryKernelMatchesTheRefBitForBit) {
+  std::mt19937 rng(29);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float odd_factors[] = {nan, inf, -inf, 0.0f, -0.0f, 3e38f}, odd_shifts[] = {nan, inf, -inf, -0.0f};
+  int ran = 0;
+  for (const auto& k : kQ8QuantizeKernels) {
+    if (!isa_supported(k.isa)) {
+      testing::print_untested(k.affine_name, k.isa, "this CPU lacks it");
+      continue;
+    }
+    ++ran;
+    for (int variant = 0; variant < 24; ++variant) {
+      Q8AffineQuantize p;
+      p.x_signed = variant % 2;
+      const bool y_signed = (variant / 2) % 2;
+      const bool ties = (variant / 4) % 2;
+      p.x_scale = ties ? 0.25f : 0.0173f;
+      p.x_zero_point = p.x_signed ? -5 : 131;
+      p.y_scale = ties ? 0.5f : 0.0291f;
+      p.y_zero_point = y_signed ? 3 : 117;
+      p.qmin = y_signed ? -128 : 0;
+      p.qmax = y_signed ? 127 : 255;
+      switch (variant / 8) {
+        case 0: break;                                // none
+        case 1: p.lo = 0.0f; break;                   // Relu
+        default: p.lo = -0.5f, p.hi = 1.5f; break;    // Clip
+      }
+      std::normal_distribution<float> factor(0.0f, 1.5f);
+      for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(16), size_t(17), size_t(63), size_t(64), size_t(65),
+                       size_t(256), size_t(1000)}) {
+        std::vector<uint8_t> x(n);
+        std::vector<float> a(n), b(n);
+        for (size_t i = 0; i < n; ++i) {
+          x[i] = n == 256 ? uint8_t(i) : uint8_t(rng());
+          a[i] = ties ? float(int(rng() % 9) - 4) : factor(rng);
+          b[i] = ties ? 0.25f * float(int(rng() % 41) - 20) : factor(rng);
+          if (rng() % 53 == 0) a[i] = odd_factors[rng() % 6];
+          if (rng() % 59 == 0) b[i] = odd_shifts[rng() % 4];
+        }
+        std::vector<uint8_t> want(n), got(n + 1, 0x5A);
+        q8_affine_quantize__ref(int64_t(n), x.data(), a.data(), b.data(), p, want.data());
+        k.affine(n, x.data(), a.data(), b.data(), p, got.data());
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_EQ(int(got[i]), int(want[i])) << k.affine_name << " variant " << variant << " n " << n << " x["
+                                               << i << "] = " << int(x[i]) << " a " << a[i] << " b " << b[i];
+        EXPECT_EQ(got[n], 0x5A) << k.affine_name << ": wrote past the end (n " << n << ")";
+      }
+    }
+  }
+  testing::skip_when_none_run(size_t(ran), "affine quantize");
 }
 
 TEST(Q8Quantize, ChoiceFollowsTheIsaCap) {
