@@ -3,7 +3,8 @@
 // quantized per tensor, which fuse_qdq turns into it. As ONNX Runtime computes it: an input
 // whose scale and zero point equal the output's is copied; any other goes through the
 // 256-entry table Q_y(DQ_x(byte)) first (the same division and rounding as QuantizeLinear).
-// Layout and copies are Concat's (engine/ops/concat.h).
+// Layout and copies are Concat's (engine/ops/concat.h); where a copy moves runs of bytes (any
+// channels-last concat) the table runs on each run on its way, else over a scratch image first.
 #include "engine/ops/batch_use.h"
 #include "engine/ops/concat.h"
 #include "engine/ops/qparams.h"
@@ -90,10 +91,15 @@ Kernel build_qconcat(const OpContext& c, std::span<const void* const> in, std::s
       for (size_t k = 0; k < pieces.size(); ++k) {
         if (t[k].empty() && pieces[k].in_place()) continue;
         const void* src = pieces[k].src;
+        const auto* table = reinterpret_cast<const uint8_t*>(t[k].data());
+        if (!t[k].empty() && fast != nullptr && pieces[k].copy->maps_runs()) {
+          pieces[k].copy->run_mapped(src, pieces[k].dst, fast->rows, table, pool);
+          continue;
+        }
         if (!t[k].empty()) {
           if (fast != nullptr)
             kernels::q8_lookup(*fast, size_t(counts[k]), static_cast<const uint8_t*>(src),
-                               reinterpret_cast<const uint8_t*>(t[k].data()), scratch->data(), pool);
+                               table, scratch->data(), pool);
           else
             kernels::q8_lookup__ref(counts[k], static_cast<const T*>(src), t[k].data(), reinterpret_cast<T*>(scratch->data()));
           src = scratch->data();

@@ -46,6 +46,40 @@ void walk(const std::vector<int64_t>& dims, const std::vector<int64_t>& src, con
   }
 }
 
+// walk's units [begin, begin + count) as f(src offset, dst offset, n) for each stretch of n
+// consecutive indices of the innermost walked dimension (rank - 1): one call per row of it.
+template <class F>
+void walk_rows(const std::vector<int64_t>& dims, const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
+               int rank, int64_t begin, int64_t count, F&& f) {
+  if (count <= 0) return;
+  if (rank == 0) return f(int64_t{0}, int64_t{0}, count);
+  int64_t idx[16] = {};
+  int64_t s = 0, d = 0, rest = begin;
+  for (int k = rank - 1; k >= 0; --k) {
+    idx[k] = rest % dims[size_t(k)];
+    rest /= dims[size_t(k)];
+    s += idx[k] * src[size_t(k)];
+    d += idx[k] * dst[size_t(k)];
+  }
+  const int last = rank - 1;
+  while (count > 0) {
+    const int64_t n = std::min(count, dims[size_t(last)] - idx[last]);
+    f(s, d, n);
+    count -= n;
+    s += n * src[size_t(last)];
+    d += n * dst[size_t(last)];
+    idx[last] += n;
+    for (int k = last; k > 0 && idx[k] == dims[size_t(k)]; --k) {  // carry into the outer dimensions
+      s -= dims[size_t(k)] * src[size_t(k)];
+      d -= dims[size_t(k)] * dst[size_t(k)];
+      idx[k] = 0;
+      ++idx[k - 1];
+      s += src[size_t(k - 1)];
+      d += dst[size_t(k - 1)];
+    }
+  }
+}
+
 // Contiguous planes interleaved into pixels of C values (an image to channels-last). With C a
 // constant the compiler vectorizes the interleave, but x86-64's baseline (SSE2) has no byte
 // shuffle for it: the x86 copy is compiled for AVX2 and taken where the CPU has it (about 5x
@@ -257,6 +291,8 @@ struct SlabTask {
   const void* src;
   void* dst;
   int64_t per_slab, total;
+  Q8LookupRowsFn map;
+  const uint8_t* table;
 };
 
 }  // namespace
@@ -353,17 +389,32 @@ const char* StridedCopy::kernel_name() const {
 // fast forms.
 KernelId StridedCopy::kernel_id() const { return {kernel_name(), form_ == Form::elements}; }
 
-void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t end) const {
+void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t end, const RunMap& map) const {
   const auto* s = static_cast<const unsigned char*>(src);
   auto* d = static_cast<unsigned char*>(dst);
   const int r = int(dims_.size());
   const int64_t e = elem_;
   switch (form_) {
     case Form::runs: {
+      // Runs along the innermost walked dimension go out in rows of one stride each.
       const size_t bytes = size_t(run_bytes_);
-      walk(dims_, src_, dst_, r - 1, begin, end - begin,
-           [&](int64_t so, int64_t dof) { std::memcpy(d + dof * e, s + so * e, bytes); });
-      return;
+      const size_t xs = r >= 2 ? size_t(src_[size_t(r - 2)] * e) : 0, ys = r >= 2 ? size_t(dst_[size_t(r - 2)] * e) : 0;
+      auto rows = [&](auto&& copy_rows) {
+        walk_rows(dims_, src_, dst_, r - 1, begin, end - begin,
+                  [&](int64_t so, int64_t dof, int64_t n) { copy_rows(size_t(n), s + so * e, d + dof * e); });
+      };
+      if (map.fn) return rows([&](size_t n, const unsigned char* x, unsigned char* y) { map.fn(n, bytes, x, xs, map.table, y, ys); });
+      // Short runs of whole 16-byte pieces (a channels-last concat of 16 to 256 channels of
+      // bytes, or 4 to 64 floats) as inline vector moves: a memcpy call of a run-time size
+      // costs more than the copy there.
+      if (bytes % 16 == 0 && bytes <= 256)
+        return rows([&](size_t n, const unsigned char* x, unsigned char* y) {
+          for (size_t k = 0; k < n; ++k, x += xs, y += ys)
+            for (size_t i = 0; i < bytes; i += 16) std::memcpy(y + i, x + i, 16);
+        });
+      return rows([&](size_t n, const unsigned char* x, unsigned char* y) {
+        for (size_t k = 0; k < n; ++k, x += xs, y += ys) std::memcpy(y, x, bytes);
+      });
     }
     case Form::transpose: {
       const auto &od = t_dims_, &os = t_src_, &odst = t_dst_;
@@ -411,10 +462,18 @@ void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t e
 void StridedCopy::run_slab(void* ctx, size_t i) {
   const auto& t = *static_cast<const SlabTask*>(ctx);
   const int64_t begin = int64_t(i) * t.per_slab;
-  t.self->run_range(t.src, t.dst, begin, std::min(t.total, begin + t.per_slab));
+  t.self->run_range(t.src, t.dst, begin, std::min(t.total, begin + t.per_slab), RunMap{t.map, t.table});
 }
 
-void StridedCopy::run(const void* src, void* dst, pthreadpool_t pool) const {
+void StridedCopy::run(const void* src, void* dst, pthreadpool_t pool) const { run_with(src, dst, RunMap{}, pool); }
+
+void StridedCopy::run_mapped(const void* src, void* dst, Q8LookupRowsFn map, const uint8_t* table,
+                             pthreadpool_t pool) const {
+  if (!maps_runs()) throw std::logic_error("StridedCopy::run_mapped: not a copy of byte runs");
+  run_with(src, dst, RunMap{map, table}, pool);
+}
+
+void StridedCopy::run_with(const void* src, void* dst, const RunMap& map, pthreadpool_t pool) const {
   if (outer_count_ == 0) return;
   int64_t unit_bytes = elem_;
   if (form_ == Form::runs) unit_bytes = std::max<int64_t>(1, run_bytes_);
@@ -425,10 +484,10 @@ void StridedCopy::run(const void* src, void* dst, pthreadpool_t pool) const {
   }
   const int64_t total_bytes = unit_bytes * outer_count_;
   if (!pool || pthreadpool_get_threads_count(pool) <= 1 || total_bytes < 4 * kSlabBytes) {
-    run_range(src, dst, 0, outer_count_);
+    run_range(src, dst, 0, outer_count_, map);
     return;
   }
-  SlabTask t{this, src, dst, std::max<int64_t>(1, kSlabBytes / unit_bytes), outer_count_};
+  SlabTask t{this, src, dst, std::max<int64_t>(1, kSlabBytes / unit_bytes), outer_count_, map.fn, map.table};
   const size_t slabs = size_t((outer_count_ + t.per_slab - 1) / t.per_slab);
   pthreadpool_parallelize_1d(pool, &StridedCopy::run_slab, &t, slabs, 0);
 }

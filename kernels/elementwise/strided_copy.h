@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kernels/elementwise/strided_gather_list.h"
+#include "kernels/quantize/q8_lookup_list.h"
 #include "kernels/isa.h"
 #include "kernels/kernel_id.h"
 
@@ -40,6 +41,12 @@ class StridedCopy {
               Isa isa = active_isa());
 
   void run(const void* src, void* dst, pthreadpool_t pool = nullptr) const;
+  // Byte runs only (maps_runs()): each run passes through `map` (a kernels/quantize/
+  // q8_lookup_list.h row: y[i] = table[x[i]], called once per row of runs) on its way, so a
+  // QLinearConcat input that needs requantizing is read and written once.
+  bool maps_runs() const { return form_ == Form::runs && elem_ == 1; }
+  void run_mapped(const void* src, void* dst, Q8LookupRowsFn map, const uint8_t* table,
+                  pthreadpool_t pool = nullptr) const;
   const char* kernel_name() const;
   KernelId kernel_id() const;
 
@@ -50,7 +57,12 @@ class StridedCopy {
 
  private:
   enum class Form { runs, transpose, gather, scatter, elements };
-  void run_range(const void* src, void* dst, int64_t begin, int64_t end) const;
+  struct RunMap {
+    Q8LookupRowsFn fn = nullptr;  // nullptr: copy as is
+    const uint8_t* table = nullptr;
+  };
+  void run_with(const void* src, void* dst, const RunMap& map, pthreadpool_t pool) const;
+  void run_range(const void* src, void* dst, int64_t begin, int64_t end, const RunMap& map) const;
   static void run_slab(void* ctx, size_t i);
 
   std::vector<int64_t> dims_, src_, dst_;  // merged, outermost first

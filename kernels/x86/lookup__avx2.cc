@@ -24,16 +24,26 @@ __m256i lookup32(const __m256i (&rows)[16], __m256i x) {
 
 }  // namespace
 
-void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y) {
-  __m256i rows[16];
+void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, size_t x_stride, const uint8_t* table, uint8_t* y,
+                    size_t y_stride) {
+  __m256i lanes[16];
   for (int k = 0; k < 16; ++k)
-    rows[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * k)));
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), lookup32(rows, v));
+    lanes[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * k)));
+  for (size_t r = 0; r < rows; ++r, x += x_stride, y += y_stride) {
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), lookup32(lanes, v));
+    }
+    if (i + 16 <= n) {  // half a vector: a concat run of 16 or 48 channels
+      const __m256i v = _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm256_castsi256_si128(lookup32(lanes, v)));
+      i += 16;
+    }
+    for (; i < n; ++i) y[i] = table[x[i]];
   }
-  for (; i < n; ++i) y[i] = table[x[i]];
 }
+
+void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y) { q8_lookup_rows(1, n, x, n, table, y, n); }
 
 }  // namespace octet::kernels::avx2

@@ -1,5 +1,6 @@
 // The SIMD 256-entry byte table lookups against q8_lookup__ref: every length up to a few vectors
-// (the tails), every index value, random tables, a guard byte past the end.
+// (the tails), every index value, random tables, a guard byte past the end; the rows form
+// with strided rows and untouched gaps.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,6 +44,28 @@ TEST(Q8Lookup, MatchesTheRefForEveryIndexAndLength) {
       }
     }
   }
+}
+
+// The rows form (QLinearConcat's runs): 1 to 5 rows of every run length around the vector
+// widths, rows strided apart with gaps the kernel must leave untouched.
+TEST(Q8Lookup, RowsMatchTheRefAndLeaveTheGaps) {
+  const auto ks = kernels_here();
+  testing::skip_when_none_run(ks.size(), "lookup (the lookup runs q8_lookup__ref)");
+  std::mt19937 rng(13);
+  std::vector<uint8_t> table(256);
+  for (auto& v : table) v = uint8_t(rng());
+  for (const Q8LookupKernel* k : ks)
+    for (size_t rows : {size_t(1), size_t(2), size_t(5)})
+      for (size_t n : {size_t(1), size_t(15), size_t(16), size_t(17), size_t(32), size_t(48), size_t(63), size_t(64),
+                       size_t(65), size_t(100)}) {
+        const size_t xs = n + rng() % 9, ys = n + 1 + rng() % 9;
+        std::vector<uint8_t> x(rows * xs);
+        for (auto& v : x) v = uint8_t(rng());
+        std::vector<uint8_t> want(rows * ys, 0x5A), got = want;
+        for (size_t r = 0; r < rows; ++r) q8_lookup__ref<uint8_t>(int64_t(n), x.data() + r * xs, table.data(), want.data() + r * ys);
+        k->rows(rows, n, x.data(), xs, table.data(), got.data(), ys);
+        ASSERT_EQ(got, want) << k->name << " rows " << rows << " n " << n << " strides " << xs << " " << ys;
+      }
 }
 
 TEST(Q8Lookup, FollowsTheIsaCap) {

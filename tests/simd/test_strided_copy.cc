@@ -3,7 +3,8 @@
 // (copy_runs, transpose_tiles, the gather and scatter rows, the element walk) must write exactly what the
 // walk writes and nothing outside the box. The gather rows of every level that runs here are
 // also called directly, every step from -5 to 5, every row length up to past two vectors, with
-// the source's first or last element against an inaccessible page.
+// the source's first or last element against an inaccessible page. Byte runs mapped through a
+// lookup table on their way (QLinearConcat) against the table, then the walk.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 
 #include "kernels/elementwise/strided_copy.h"
 #include "kernels/elementwise/strided_gather_list.h"
+#include "kernels/quantize/lookup.h"
 #include "kernels/ref/copy.h"
 #include "tests/simd/simd_test_util.h"
 
@@ -238,6 +240,72 @@ TEST(StridedCopy, RandomSlicesAndConcatPiecesMatchTheRef) {
   std::mt19937 rng(11);
   testing::Pool pool(pthreadpool_create(2));
   for (int i = 0; i < 400; ++i) expect_same_as_ref(random_box(rng, i % 2 == 0), rng, i % 3 ? pool.get() : nullptr);
+}
+
+// A box of bytes into (or out of) a larger tensor of `big` dims, every stride its own: nothing
+// merges, so the runs are walked over three outer dimensions with carries between them.
+Case byte_box(const std::vector<int64_t>& big, const std::vector<int64_t>& box, const std::vector<int64_t>& at) {
+  Case c;
+  c.dims = box;
+  c.src = dense_strides(box);
+  c.dst = dense_strides(big);
+  c.src_elems = std::accumulate(box.begin(), box.end(), int64_t{1}, std::multiplies<>());
+  c.dst_elems = std::accumulate(big.begin(), big.end(), int64_t{1}, std::multiplies<>());
+  c.elem = 1;
+  for (size_t k = 0; k < at.size(); ++k) c.start -= at[k] * c.dst[k];  // dst is offset below, not src
+  return c;
+}
+
+// QLinearConcat's runs through a table (run_mapped, rows of runs per call) and plain byte runs:
+// small random boxes and channels-last pieces of several 64 KiB slabs, whose slabs end in the
+// middle of a row of runs and of an image, with and without two threads; each against the
+// table applied to the whole source, then the element walk. Every lookup kernel this CPU runs.
+TEST(StridedCopy, MappedByteRunsMatchTheTableThenTheRef) {
+  std::mt19937 rng(71);
+  testing::Pool pool(pthreadpool_create(2));
+  std::vector<const Q8LookupKernel*> maps;
+  for (Isa isa : runnable_isas())
+    if (const Q8LookupKernel* k = choose_q8_lookup(isa); k != nullptr && std::find(maps.begin(), maps.end(), k) == maps.end())
+      maps.push_back(k);
+  testing::skip_when_none_run(maps.size(), "lookup (the concat runs its table over a scratch copy)");
+  if (maps.empty()) return;
+  std::vector<Case> cases;
+  for (int i = 0; i < 200; ++i) {
+    Case c = random_box(rng, true);
+    c.elem = 1;
+    cases.push_back(c);
+  }
+  for (int64_t channels : {16, 17, 32, 48, 64, 100, 256, 300})  // [2, 37, 45, C] into [2, 40, 47, C + 24]
+    cases.push_back(byte_box({2, 40, 47, channels + 24}, {2, 37, 45, channels}, {0, 2, 1, 5}));
+  std::vector<uint8_t> table(256);
+  for (auto& v : table) v = uint8_t(rng());
+  int mapped = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const int rank = int(c.dims.size());
+    std::vector<uint8_t> src(size_t(c.src_elems)), mapped_src(src.size());
+    for (auto& b : src) b = uint8_t(rng());
+    for (size_t k = 0; k < src.size(); ++k) mapped_src[k] = table[src[k]];
+    // byte_box places the box at -start in the destination (start <= 0); random boxes at 0.
+    const int64_t offset = -c.start;
+    StridedCopy copy(rank, c.dims.data(), c.src.data(), c.dst.data(), 1);
+    pthreadpool_t p = i % 2 ? pool.get() : nullptr;
+    for (bool plain : {true, false}) {
+      if (!plain && !copy.maps_runs()) continue;
+      std::vector<uint8_t> want(size_t(c.dst_elems), 0xA5), got = want;
+      copy_strided(rank, c.dims.data(), (plain ? src : mapped_src).data(), c.src.data(), want.data() + offset,
+                   c.dst.data(), 1);
+      for (const Q8LookupKernel* k : maps) {
+        std::fill(got.begin(), got.end(), 0xA5);
+        if (plain) copy.run(src.data(), got.data() + offset, p);
+        else copy.run_mapped(src.data(), got.data() + offset, k->rows, table.data(), p);
+        ASSERT_EQ(got, want) << describe(c) << (plain ? " plain" : " mapped by ") << (plain ? "" : k->name);
+        mapped += !plain;
+        if (plain) break;
+      }
+    }
+  }
+  EXPECT_GT(mapped, 100);
 }
 
 TEST(StridedCopy, ChannelSliceOfChannelsLastIsOneRunPerPixel) {
