@@ -370,7 +370,7 @@ std::vector<PassCount> optimize(ir::Graph& g, const Options& o) {
     report.push_back({"fuse Reshape + Transpose pairs", fuse_reshape_transpose(g)});
   }
   if (o.fuse_qdq && o.fuse_activations) {
-    report.push_back({"fuse INT8 SiLU (Sigmoid, Mul) into tables", fuse_qlinear_silu(g)});
+    report.push_back({"fuse INT8 SiLU and hard swish (Sigmoid or HardSigmoid, Mul) into tables", fuse_qlinear_silu(g)});
     report.push_back({"fuse float chains between DequantizeLinear and QuantizeLinear into tables",
                       fuse_qdq_float_chains(g)});
     report.push_back({"fuse float BatchNormalization between DequantizeLinear and QuantizeLinear", fuse_qdq_batchnorm(g)});

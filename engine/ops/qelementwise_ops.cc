@@ -216,7 +216,8 @@ OpImpl qtable_op() {
 
 // ---- QLinearSilu (engine/passes_qsilu.cc): x, then QLinearSigmoid's X_scale, X_zero_point,
 // Y_scale, Y_zero_point, then QLinearMul's scale and zero point for x, for the sigmoid's output
-// and for its own output (the zero points may be omitted, "").
+// and for its own output (the zero points may be omitted, ""). Attribute gate: "Sigmoid"
+// (default) or "HardSigmoid" (a QDQ hard swish), whose alpha and beta the node carries.
 
 enum SiluInput : size_t {
   kSiluX,
@@ -244,11 +245,23 @@ void check_qsilu(const OpContext& c) {
 
 // table[byte] = QLinearMul(byte, sigmoid_table[byte]) with the pair's own arithmetic (the
 // sigmoid's table, then MLAS's Mul recipe), so a lookup gives the pair's bits.
+struct SiluGate {
+  std::string op = "QLinearSigmoid";  // the gate's table op
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+SiluGate silu_gate(const OpContext& c) {
+  const std::string gate = c.node.attrs.has("gate") ? c.node.attrs.s("gate") : "Sigmoid";
+  if (gate == "Sigmoid") return {};
+  if (gate != "HardSigmoid") c.fail("gate must be Sigmoid or HardSigmoid, got " + gate);
+  return {"QLinearHardSigmoid", c.node.attrs.f("alpha", 0.2f), c.node.attrs.f("beta", 0.5f)};
+}
+
 template <class T>
-std::array<T, 256> silu_table(const ops::ParamInputs& p) {
+std::array<T, 256> silu_table(const SiluGate& g, const ops::ParamInputs& p) {
   const UnaryParams sigmoid{p[kSigmoidXScale].quant(p[kSigmoidXZeroPoint]),
                             p[kSigmoidYScale].quant(p[kSigmoidYZeroPoint])};
-  const std::array<T, 256> gate = activation_table<T>("QLinearSigmoid", 0.0f, 0.0f, sigmoid);
+  const std::array<T, 256> gate = activation_table<T>(g.op, g.alpha, g.beta, sigmoid);
   std::array<T, 256> x, y;
   for (int byte = 0; byte < 256; ++byte) x[size_t(byte)] = static_cast<T>(static_cast<uint8_t>(byte));
   const int64_t dims[1] = {256}, strides[1] = {1};
@@ -262,8 +275,9 @@ std::array<T, 256> silu_table(const ops::ParamInputs& p) {
 OpImpl qsilu_op() {
   return lookup_op(check_qsilu, [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
     check_qsilu(c);
+    const SiluGate gate = silu_gate(c);
     return lookup_kernel(c, in, out, kSiluParams,
-                         [](auto tag, const ops::ParamInputs& p) { return silu_table<decltype(tag)>(p); });
+                         [gate](auto tag, const ops::ParamInputs& p) { return silu_table<decltype(tag)>(gate, p); });
   });
 }
 
