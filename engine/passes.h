@@ -69,6 +69,9 @@ int fuse_reshape_transpose(ir::Graph& g);
 // QLinearSigmoid(x) times x (QLinearMul) into one QLinearSilu table lookup, bit-identical
 // (engine/passes_qsilu.cc). After remove_unused, like the shuffle.
 int fuse_qlinear_silu(ir::Graph& g);
+// A QuantizeLinear read only by a DequantizeLinear of the same per-tensor scale and zero point
+// (a QDQ model's float output) becomes one QuantizeDequantize step (engine/passes_fake_quantize.cc).
+int fuse_quantize_dequantize(ir::Graph& g);
 // DequantizeLinear -> element-wise float ops exact at every level (Erf, Relu, Neg, Abs, Add /
 // Sub / Mul / Div by a scalar constant), each read only by the next -> QuantizeLinear, per-tensor
 // 8-bit on both ends: one QLinearTable lookup, its table the nodes run on every byte value

@@ -140,6 +140,9 @@ Session::Session(ir::Graph graph, const SessionOptions& options, const StageSetu
     pass_report_.push_back({"fuse residual Add (+activation) into Conv", fuse_residual_adds(shapes)});
   if (options.passes.fuse_activations && options.passes.fuse_scalar_affine)
     pass_report_.push_back({"fuse a Mul / Add by scalars after a conv into its epilogue", passes::fuse_scalar_affine(graph_)});
+  // Last: the QDQ passes above match a DequantizeLinear still fed by its QuantizeLinear.
+  if (options.passes.fuse_qdq)
+    pass_report_.push_back({"fuse QuantizeLinear + DequantizeLinear pairs into one pass", passes::fuse_quantize_dequantize(graph_)});
   const Plan& plan = plan_for(input_dims_at(1));
   activation_bytes_per_image_ = plan.arena_bytes();
   if (options.batch_slice < 0) batch_slice_ = automatic_batch_slice();

@@ -220,6 +220,41 @@ OpImpl quantize_linear_op() {
   return op;
 }
 
+// ---- QuantizeDequantize (octet's own, passes::fuse_quantize_dequantize) ----
+// A QuantizeLinear whose only reader is a DequantizeLinear of the same per-tensor scale and zero
+// point (a QDQ model's float output: x, y_scale, y_zero_point as QuantizeLinear's): one pass
+// from floats to floats, the codes kept in registers.
+
+OpImpl quantize_dequantize_op() {
+  OpImpl op;
+  op.want_layout = any_layout;
+  op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
+    const TensorInfo& x = c.info(0);
+    if (x.dtype != DType::f32) c.fail("x of type " + type_str(x.dtype) + " is not supported (float32 only)");
+    if (granularity(c, "y_scale", "y_zero_point").count != 1) c.fail("takes a per-tensor scale and zero point only");
+    const DType q = quantized_type(c);
+    if (q != DType::u8 && q != DType::s8) c.fail("quantizes to uint8 or int8 only, not " + type_str(q));
+    return {{DType::f32, x.dims, x.layout}};
+  };
+  op.batch_use = per_image_quantization;
+  op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    QuantParamValues params(c, in, 1);
+    const auto* xp = static_cast<const float*>(in[0]);
+    auto* yp = static_cast<float*>(out[0]);
+    const int64_t n = c.info(0).count();
+    const kernels::Q8 type = quantized_type(c) == DType::s8 ? kernels::Q8::s8 : kernels::Q8::u8;
+    const kernels::Q8QuantizeKernel* fast = kernels::choose_q8_quantize(c.isa);
+    c.report_kernel(fast ? kernels::KernelId{fast->fake_quantize_name, fast->isa == kernels::Isa::scalar}
+                         : kernels::reference_kernel("f32_fake_quantize__ref"));
+    pthreadpool_t pool = c.threadpool;
+    return [=]() mutable {
+      params.refresh();
+      kernels::f32_fake_quantize(fast, type, size_t(n), xp, params.scale(), params.zero_point(), yp, pool);
+    };
+  };
+  return op;
+}
+
 // ---- DequantizeLinear ----
 
 OpImpl dequantize_linear_op() {
@@ -401,6 +436,7 @@ OpImpl cast_op() {
 void register_quantize_ops(OpTable& t) {
   t.emplace_back("QuantizeLinear", quantize_linear_op());
   t.emplace_back("DequantizeLinear", dequantize_linear_op());
+  t.emplace_back("QuantizeDequantize", quantize_dequantize_op());
   t.emplace_back("DynamicQuantizeLinear", dynamic_quantize_linear_op());
   t.emplace_back("Cast", cast_op());
   t.emplace_back("CastLike", cast_op());

@@ -56,6 +56,15 @@ void q8_dequantize(const Q8QuantizeKernel* k, size_t n, const void* x, bool is_s
   q8_dequantize_linear__ref(int64_t(n), static_cast<const uint8_t*>(x), scale, zero_point, y);
 }
 
+void f32_fake_quantize(const Q8QuantizeKernel* k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,
+                       float* y, pthreadpool_t pool) {
+  const int32_t lo = q8_min(type), hi = q8_max(type);
+  if (k == nullptr) return f32_fake_quantize__ref(int64_t(n), x, scale, zero_point, lo, hi, y);
+  parallel_elements(pool, n, [&](size_t start, size_t count) {
+    k->fake_quantize(count, x + start, scale, zero_point, lo, hi, y + start);
+  });
+}
+
 F32Range f32_range(const Q8QuantizeKernel* k, size_t n, const float* x, pthreadpool_t pool) {
   // At most kMaxPieces pieces, so their ranges fit on the stack and fold in a fixed order.
   constexpr size_t kMaxPieces = 64;

@@ -22,6 +22,9 @@ using Q8QuantizeFn = void (*)(size_t n, const float* x, float scale, int32_t zer
 using F32RangeFn = void (*)(size_t n, const float* x, float* min, float* max);
 // y[i] = float(x[i] - zero_point) * scale, x bytes as int8 when is_signed, else uint8.
 using Q8DequantizeFn = void (*)(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);
+// f32_fake_quantize__ref (kernels/ref/qlinear.h): the code never leaves the registers.
+using F32FakeQuantizeFn = void (*)(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin,
+                                   int32_t qmax, float* y);
 // q8_affine_quantize__ref (kernels/ref/qlinear.h) in registers: no float leaves them.
 using Q8AffineQuantizeFn = void (*)(size_t n, const void* x, const float* a, const float* b,
                                     const Q8AffineQuantize& p, void* y);
@@ -35,6 +38,8 @@ using Q8AffineQuantizeFn = void (*)(size_t n, const void* x, const float* a, con
   void q8_dequantize(size_t n, const void* x, bool is_signed, float scale, int32_t zero_point, float* y);      \
   void q8_affine_quantize(size_t n, const void* x, const float* a, const float* b, const Q8AffineQuantize& p,   \
                           void* y);                                                                            \
+  void f32_fake_quantize(size_t n, const float* x, float scale, int32_t zero_point, int32_t qmin, int32_t qmax, \
+                         float* y);                                                                            \
   }
 OCTET_TEMPLATE_LEVELS(OCTET_Q8_QUANTIZE_DECLARE, )
 #undef OCTET_Q8_QUANTIZE_DECLARE
@@ -48,10 +53,12 @@ struct Q8QuantizeKernel {
   const char* dequantize_name;
   Q8AffineQuantizeFn affine;
   const char* affine_name;
+  F32FakeQuantizeFn fake_quantize;
+  const char* fake_quantize_name;
 };
 #define OCTET_Q8_QUANTIZE_ENTRY(isa, ...)\
   {"q8_quantize__" #isa, Isa::isa, isa::q8_quantize, isa::f32_range, isa::q8_dequantize, "q8_dequantize__" #isa, \
-   isa::q8_affine_quantize, "q8_affine_quantize__" #isa},
+   isa::q8_affine_quantize, "q8_affine_quantize__" #isa, isa::f32_fake_quantize, "f32_fake_quantize__" #isa},
 inline constexpr Q8QuantizeKernel kQ8QuantizeKernelRows[] = {OCTET_TEMPLATE_LEVELS(OCTET_Q8_QUANTIZE_ENTRY, )
                                                                  Q8QuantizeKernel{}};
 inline constexpr std::span<const Q8QuantizeKernel> kQ8QuantizeKernels = rows_before_terminator(kQ8QuantizeKernelRows);
@@ -82,6 +89,11 @@ void q8_quantize(const Q8QuantizeKernel* k, Q8 type, size_t n, const float* x, f
                  void* y, pthreadpool_t pool);
 void q8_dequantize(const Q8QuantizeKernel* k, size_t n, const void* x, bool is_signed, float scale,
                    int32_t zero_point, float* y, pthreadpool_t pool);
+
+// QuantizeLinear then DequantizeLinear (f32_fake_quantize__ref) on k, split over `pool` like the
+// passes above; k nullptr: the ref on the calling thread.
+void f32_fake_quantize(const Q8QuantizeKernel* k, Q8 type, size_t n, const float* x, float scale, int32_t zero_point,
+                       float* y, pthreadpool_t pool);
 
 // DynamicQuantizeLinear: the range of x, then y = quantize(x) with the derived scale and zero
 // point. A non-finite range (NaN or +-inf in x) is returned as seen and nothing is written.

@@ -151,6 +151,12 @@ template void q8_quantize_linear_per_axis__ref<uint8_t>(int, const int64_t*, int
 template void q8_quantize_linear_per_axis__ref<int8_t>(int, const int64_t*, int, const float*,
                                                        std::span<const float>,
                                                        std::span<const int32_t>, int8_t*);
+void f32_fake_quantize__ref(int64_t count, const float* x, float scale, int32_t zero_point, int32_t qmin,
+                            int32_t qmax, float* y) {
+  for (int64_t i = 0; i < count; ++i)
+    y[i] = dequantize_value(quantize_value(x[i], scale, zero_point, qmin, qmax), scale, zero_point);
+}
+
 void q8_affine_quantize__ref(int64_t count, const void* x, const float* a, const float* b,
                              const Q8AffineQuantize& p, void* y) {
   for (int64_t i = 0; i < count; ++i) {

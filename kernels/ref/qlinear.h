@@ -78,6 +78,11 @@ void dequantize_accumulators__ref(int64_t rows, int64_t n, const int32_t* acc, f
                                   std::span<const float> w_scale, std::span<const float> bias,
                                   float lo, float hi, float* y);
 
+// QuantizeLinear then DequantizeLinear with the same per-tensor scale and zero point (a QDQ
+// model's fake-quantized float output): y = float(q - zero_point) * scale, q the saturated code.
+void f32_fake_quantize__ref(int64_t count, const float* x, float scale, int32_t zero_point, int32_t qmin,
+                            int32_t qmax, float* y);
+
 // A float chain a QDQ model leaves between a DequantizeLinear and a QuantizeLinear, element by
 // element: y[i] = quantize(clamp(dequantize(x[i]) * a[i] + b[i], lo, hi)), the multiply and the
 // add rounded apart (the Mul and Add steps, or an inference BatchNormalization's two), the clamp

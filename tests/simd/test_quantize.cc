@@ -263,6 +263,36 @@ TEST(Q8AffineQuantize, EveryKernelMatchesTheRefBitForBit) {
   testing::skip_when_none_run(size_t(ran), "affine quantize");
 }
 
+// QuantizeLinear then DequantizeLinear in one pass: the quantize test's adversarial values (ties,
+// saturation, NaN, inf), both types, every tail, bit for bit with the ref; nothing written past n.
+TEST(F32FakeQuantize, EveryKernelMatchesTheRefBitForBit) {
+  std::mt19937 rng(31);
+  int ran = 0;
+  for (const auto& k : kQ8QuantizeKernels) {
+    if (!isa_supported(k.isa)) {
+      testing::print_untested(k.fake_quantize_name, k.isa, "this CPU lacks it");
+      continue;
+    }
+    ++ran;
+    for (bool s8 : {false, true})
+      for (float scale : {1.0f / 255.0f, 0.0236f, 1.7f, 3e-5f})
+        for (int32_t zp : s8 ? std::vector<int32_t>{-128, -3, 127} : std::vector<int32_t>{0, 117, 255})
+          for (size_t n : {size_t(0), size_t(1), size_t(7), size_t(16), size_t(17), size_t(100), size_t(3072)}) {
+            const std::vector<float> x = adversarial_values(scale, zp, rng, n);
+            const int32_t lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+            std::vector<float> want(n), got(n + 1, 1234.5f);
+            f32_fake_quantize__ref(int64_t(n), x.data(), scale, zp, lo, hi, want.data());
+            k.fake_quantize(n, x.data(), scale, zp, lo, hi, got.data());
+            for (size_t i = 0; i < n; ++i)
+              ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+                  << k.fake_quantize_name << (s8 ? " s8" : " u8") << " scale " << scale << " zp " << zp << " x[" << i
+                  << "] = " << x[i] << ": " << got[i] << " vs " << want[i];
+            EXPECT_EQ(got[n], 1234.5f) << k.fake_quantize_name << ": wrote past the end (n " << n << ")";
+          }
+  }
+  testing::skip_when_none_run(size_t(ran), "fake quantize");
+}
+
 TEST(Q8Quantize, ChoiceFollowsTheIsaCap) {
   EXPECT_EQ(choose_q8_quantize(Isa::scalar), nullptr);
   if (isa_supported(Isa::avx2)) {

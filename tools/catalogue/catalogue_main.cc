@@ -131,6 +131,7 @@ const Family kFamilies[] = {
     {"qu8_avgpool", kTemplated}, {"qs8_avgpool", kTemplated},
     {"qu8_maxpool", kTemplated}, {"q8_lookup", "arm:lookup"},
     {"q8_quantize", kTemplated}, {"q8_dequantize", kTemplated}, {"q8_affine_quantize", kTemplated},
+    {"f32_fake_quantize", kTemplated},
     {"qu8_dynamic_quantize", kTemplated}, {"qu8_softmax", kTemplated},
     {"qs8_softmax", kTemplated}, {"qs8_maxpool", kTemplated},
     {"f32_sub", kTemplated}, {"f32_div", kTemplated},

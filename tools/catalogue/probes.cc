@@ -397,6 +397,8 @@ std::vector<Probe> make() {
   row("QLinearSigmoid", "QDQ", qdq_unary("Sigmoid"));
   row("QLinearHardSwish", "QDQ (octet's own table op)", qdq_unary("HardSwish"));
   row("QLinearHardSigmoid", "QDQ (octet's own table op)", qdq_unary("HardSigmoid"));
+  row("QuantizeDequantize", "QuantizeLinear read only by a DequantizeLinear of the same scale (octet's own)",
+      [](OnnxBuilder& b) { b.output(testing::qdq(b, map(b), kAct)); });
   row("QLinearSilu", "QDQ Sigmoid or HardSigmoid times x (octet's own table op)", [](OnnxBuilder& b) {
     auto x = testing::qdq(b, map(b), kAct);
     auto s = testing::qdq(b, b.node("Sigmoid", {x}), {1.0f / 256, 0, ElemType::u8});
