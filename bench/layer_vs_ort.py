@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Which layers make octet slower than ONNX Runtime on a model: octet's per-step profile and
-ORT's per-node profile (FP32, both pinned to one CPU), mapped onto the same ONNX nodes and
+ORT's per-node profile (FP32 or a QDQ INT8 file, both pinned to one CPU), mapped onto the same ONNX nodes and
 sorted by the time octet loses.
 
     bench/layer_vs_ort.py MODEL.onnx [--batch 1] [--threads 1] [--rounds 3] [--runs 30] [--cpu 0]
@@ -14,8 +14,9 @@ over rounds.
 
 How rows are formed: every octet step names one ONNX node (pw+dw fusions two); a node octet
 fused away (a Relu, a residual Add, a folded BatchNormalization) counts with the step of its
-latest input producer. ORT names a node it kept by its ONNX name and an NCHWc node by its last
-output tensor ("<tensor>_nchwc"), i.e. by the last node of what it fused; a node ORT fused away
+latest input producer. ORT names a node it kept by its ONNX name, a QDQ unit it fused into one
+INT8 node by the node it was built around plus "_token_N" (a QDQ file's QLinearConv), and an
+NCHWc node by its last output tensor ("<tensor>_nchwc"), i.e. by the last node of what it fused; a node ORT fused away
 counts with the ORT node of the Conv/Gemm before it when it is not one itself (a residual Add,
 an activation, a BatchNormalization ORT fused into that Conv), else with its consumer's. A row is the smallest set of ONNX nodes
 closed under both groupings: octet's steps and ORT's nodes that ran the same part of the graph.
@@ -230,11 +231,15 @@ def map_rows(nodes, steps, ort_names):
         if prods:
             octet_of[n["name"]] = octet_of[max(prods, key=order.get)]
 
-    # ORT: a kept node by its name, an NCHWc node by its last output tensor
+    # ORT: a kept node by its name, a QDQ unit it fused (QLinearConv "<Conv>_token_12") by the
+    # node it was built around, an NCHWc node by its last output tensor
     ort_of, by_tensor = {}, {}
     for name in ort_names:
+        unit = re.sub(r"_token_\d+$", "", name)
         if name in by_name:
             ort_of.setdefault(name, name)
+        elif unit != name and unit in by_name:
+            ort_of.setdefault(unit, name)
         elif name.endswith("_nchwc") and name[:-6] in producer:
             by_tensor[name] = producer[name[:-6]]
             ort_of.setdefault(producer[name[:-6]], name)

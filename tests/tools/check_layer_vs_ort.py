@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""bench/layer_vs_ort.py kept working: one short round on the bundled TinyNet and ResNet8. Not a
-timing test: the markdown table has its nine columns, and in the JSON every octet step and every
-ONNX Runtime node is in exactly one row, every step that names an ONNX node shares its row with
-ORT nodes (the mapping found what ORT ran for it), and each row's figures add up.
+"""bench/layer_vs_ort.py kept working: one short round on the bundled TinyNet and ResNet8, and on
+ResNet8 quantized to QDQ INT8 by `octet quantize` (random calibration inputs). Not a timing test:
+the markdown table has its nine columns, and in the JSON every octet step and every ONNX Runtime
+node is in exactly one row, every step that names an ONNX node shares its row with ORT nodes (the
+mapping found what ORT ran for it), and each row's figures add up. In the INT8 model each
+QLinearConv step has a row of its own (ORT's QLinearConv "<Conv>_token_N" is matched to its Conv).
 
     check_layer_vs_ort.py --build BUILD_DIR     (exit 77: ONNX Runtime unavailable, a skip)
 """
+import array
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -23,7 +27,7 @@ def fail(msg):
     sys.exit(1)
 
 
-def check(build, model, batch, tmp):
+def check(build, model, batch, tmp, one_conv_a_row=False):
     js = os.path.join(tmp, "rows.json")
     cmd = [sys.executable, os.path.join(ROOT, "bench", "layer_vs_ort.py"), model, "--build", build, "--batch",
            str(batch), "--rounds", "2", "--runs", "3", "--warmup", "1", "--top", "0", "--json", js]
@@ -59,6 +63,11 @@ def check(build, model, batch, tmp):
             fail(f"{name}: row {r['label']}: lost µs is not octet - ORT")
     if [r["lost_us"] for r in rows] != sorted((r["lost_us"] for r in rows), reverse=True):
         fail(f"{name}: rows not sorted by time lost")
+    if one_conv_a_row:
+        conv_steps = {s["node"] for s in info["steps"] if s["op"] == "QLinearConv"}
+        for r in rows:
+            if len(conv_steps.intersection(r["octet_steps"])) > 1:
+                fail(f"{name}: one row holds the QLinearConv steps {sorted(conv_steps.intersection(r['octet_steps']))}")
     print(f"{name}: {len(steps)} octet steps and {len(ort_seen)} ORT nodes in {len(rows)} rows")
 
 
@@ -69,7 +78,24 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check(build, os.path.join(ROOT, "models", "tinynet.onnx"), 1, tmp)
         check(build, os.path.join(ROOT, "models", "resnet8.onnx"), 4, tmp)
+        check(build, quantized_resnet8(build, tmp), 1, tmp, one_conv_a_row=True)
     return 0
+
+
+def quantized_resnet8(build, tmp):
+    """models/resnet8.onnx as QDQ INT8, calibrated on 8 random inputs written as a float32 .npy."""
+    calib = os.path.join(tmp, "calib.npy")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (8, 1, 28, 28), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    rng = random.Random(5)
+    values = array.array("f", (rng.random() for _ in range(8 * 28 * 28)))
+    with open(calib, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1"))
+        f.write(values.tobytes())
+    out = os.path.join(tmp, "resnet8_int8.onnx")
+    subprocess.run([os.path.join(build, "apps", "octet"), "quantize", os.path.join(ROOT, "models", "resnet8.onnx"),
+                    "-o", out, "--calib", f"npy:{calib}", "--calib-count", "8"], check=True, capture_output=True)
+    return out
 
 
 if __name__ == "__main__":
