@@ -15,6 +15,7 @@
 
 #include "engine/op_registry.h"
 #include "engine/ops/batch_use.h"
+#include "kernels/quantize/quantize.h"
 #include "kernels/resize/resize.h"
 #include "kernels/ref/resize.h"
 
@@ -211,22 +212,74 @@ kernels::ResizeElement element_of(ir::DType t) {
                               : kernels::ResizeElement::f32;
 }
 
+// A QuantizeLinear + DequantizeLinear pair the Resize's float output went through
+// (passes::fuse_quantize_dequantize): its rows rewritten in place, the codes never stored.
+struct FakeQuantize {
+  const kernels::Q8QuantizeKernel* k;  // nullptr: f32_fake_quantize__ref
+  kernels::Q8 type;
+  float scale;
+  int32_t zero_point;
+
+  static void row(const void* ctx, float* y, size_t n) {
+    const auto& f = *static_cast<const FakeQuantize*>(ctx);
+    kernels::f32_fake_quantize(f.k, f.type, n, y, f.scale, f.zero_point, y, nullptr);
+  }
+};
+
+std::shared_ptr<const FakeQuantize> fake_quantize_of(const OpContext& c) {
+  if (!c.node.attrs.has("fake_quantize_scale")) return nullptr;
+  if (c.info(0).dtype != ir::DType::f32) c.fail("a fused QuantizeLinear + DequantizeLinear needs a float32 input");
+  const bool s8 = c.node.attrs.i("fake_quantize_signed", 0) != 0;
+  return std::make_shared<const FakeQuantize>(FakeQuantize{
+      kernels::choose_q8_quantize(c.isa), s8 ? kernels::Q8::s8 : kernels::Q8::u8, c.node.attrs.f("fake_quantize_scale"),
+      int32_t(c.node.attrs.i("fake_quantize_zero_point", 0))});
+}
+
+kernels::KernelId fake_quantize_name(const FakeQuantize& f) {
+  return f.k ? kernels::KernelId{f.k->fake_quantize_name, f.k->isa == kernels::Isa::scalar}
+             : kernels::reference_kernel("f32_fake_quantize__ref");
+}
+
+// The Resize's own kernel; with fq, each channels-last map row passes through it as written,
+// any other path's output once at the end.
+Kernel build_resize_with(const OpContext& c, std::span<const void* const> in, std::span<void* const> out,
+                         const std::shared_ptr<const FakeQuantize>& fq);
+
 Kernel build_resize(const OpContext& c, std::span<const void* const> in, std::span<void* const> out) {
+  return build_resize_with(c, in, out, fake_quantize_of(c));
+}
+
+Kernel build_resize_with(const OpContext& c, std::span<const void* const> in, std::span<void* const> out,
+                         const std::shared_ptr<const FakeQuantize>& fq) {
   const ResizePlan p = plan_resize(c);
   const TensorInfo& x = c.info(0);
   const void* xp = in[0];
   void* yp = out[0];
   if (ir::element_count(p.out) == 0) return [] {};
+  const size_t count = size_t(ir::element_count(p.out));
+  pthreadpool_t pool = c.threadpool;
+  auto report = [&](const kernels::KernelId& id) { c.report_kernel(fq ? id + " + " + fake_quantize_name(*fq) : id); };
+  auto then_fake_quantize = [&](Kernel k) -> Kernel {
+    if (!fq) return k;
+    auto* y = static_cast<float*>(yp);
+    return [fq, k, y, count, pool] {
+      k();
+      kernels::f32_fake_quantize(fq->k, fq->type, count, y, fq->scale, fq->zero_point, y, pool);
+    };
+  };
   if (p.out == x.dims) {  // ORT copies the input whenever no extent changes, whatever the mode
-    const size_t bytes = size_t(ir::element_count(p.out)) * ir::dtype_size(x.dtype);
-    c.report_kernel(kernels::portable_kernel("resize_identity__copy"));
-    return [=] { std::memcpy(yp, xp, bytes); };
+    const size_t bytes = count * ir::dtype_size(x.dtype);
+    report(kernels::portable_kernel("resize_identity__copy"));
+    return then_fake_quantize([=] { std::memcpy(yp, xp, bytes); });
   }
   if (p.feature_map) {
-    auto resize = std::make_shared<const kernels::Resize2d>(shape_2d(x.dims, p.out), p.params, element_of(x.dtype), c.isa);
-    c.report_kernel(resize->kernel_id());
-    pthreadpool_t pool = c.threadpool;
-    return [=] { resize->run(xp, yp, pool); };
+    auto resize = std::make_shared<kernels::Resize2d>(shape_2d(x.dims, p.out), p.params, element_of(x.dtype), c.isa);
+    if (fq) resize->set_row_epilogue({&FakeQuantize::row, fq.get()});
+    report(resize->kernel_id());
+    return [=] {
+      (void)fq;  // kept alive: the epilogue reads it
+      resize->run(xp, yp, pool);
+    };
   }
   // Nearest over other axes (a resized batch or channel axis, rank 1 or 5+), in memory order.
   const std::vector<int> order = memory_order(int(x.dims.size()), x.layout);
@@ -240,7 +293,7 @@ Kernel build_resize(const OpContext& c, std::span<const void* const> in, std::sp
     in_dims.push_back(x.dims[size_t(d)]);
     out_dims.push_back(p.out[size_t(d)]);
   }
-  c.report_kernel(kernels::reference_kernel("resize_nearest_any__ref"));
+  report(kernels::reference_kernel("resize_nearest_any__ref"));
   c.report_fallback("a nearest resize of the batch or channel axis, or of rank other than 3 and 4");
   const size_t element = ir::dtype_size(x.dtype);
   std::array<unsigned char, sizeof(float)> fill{};
@@ -248,7 +301,7 @@ Kernel build_resize(const OpContext& c, std::span<const void* const> in, std::sp
   if (x.dtype == ir::DType::f32) std::memcpy(fill.data(), &e, sizeof e);
   else if (x.dtype == ir::DType::u8) fill[0] = kernels::extrapolated<uint8_t>(e);
   else fill[0] = static_cast<unsigned char>(kernels::extrapolated<int8_t>(e));
-  return [=] { kernels::resize_nearest_any__ref(in_dims, out_dims, maps, element, xp, yp, fill.data()); };
+  return then_fake_quantize([=] { kernels::resize_nearest_any__ref(in_dims, out_dims, maps, element, xp, yp, fill.data()); });
 }
 
 }  // namespace

@@ -161,7 +161,7 @@ void Resize2d::cubic_task(void* context, size_t task) {
   const size_t n = task / size_t(r.s_.out_h), oy = task % size_t(r.s_.out_h);
   if (resize_outside(r.row_cubic_.outside, oy)) {
     r.extrapolate_row(task, call.y, r.row_cubic_.outside, r.col_cubic_.outside);
-    return;
+    return r.finish_row(call.y, task);
   }
   const size_t row_elems = size_t(r.s_.in_w) * size_t(r.s_.channels);
   const float* image = static_cast<const float*>(call.x) + n * size_t(r.s_.in_h) * row_elems;
@@ -178,6 +178,23 @@ void Resize2d::cubic_task(void* context, size_t task) {
   a.y = static_cast<float*>(call.y) + task * size_t(r.s_.out_w) * a.channels;
   r.cubic_ukernel_->fn(a);
   r.extrapolate_row(task, call.y, r.row_cubic_.outside, r.col_cubic_.outside);
+  r.finish_row(call.y, task);
+}
+
+void Resize2d::set_row_epilogue(const RowEpilogue& e) {
+  if (element_ != ResizeElement::f32) throw std::invalid_argument("Resize2d: a row epilogue rewrites float rows only");
+  epilogue_ = e;
+}
+
+void Resize2d::finish_row(void* y, size_t task) const {
+  if (epilogue_.fn == nullptr) return;
+  const size_t n = size_t(s_.out_w) * size_t(s_.channels);
+  epilogue_.fn(epilogue_.ctx, static_cast<float*>(y) + task * n, n);
+}
+
+void Resize2d::epilogue_task(void* context, size_t task) {
+  const auto& call = *static_cast<const Call*>(context);
+  call.self->finish_row(call.y, task);
 }
 
 void Resize2d::linear_task(void* context, size_t task) {
@@ -185,7 +202,7 @@ void Resize2d::linear_task(void* context, size_t task) {
   const Resize2d& r = *call.self;
   if (resize_outside(r.row_taps_.outside, task % size_t(r.s_.out_h))) {
     r.extrapolate_row(task, call.y, r.row_taps_.outside, r.col_taps_.outside);
-    return;
+    return r.finish_row(call.y, task);
   }
   const size_t n = task / size_t(r.s_.out_h), oy = task % size_t(r.s_.out_h);
   const size_t row_elems = size_t(r.s_.in_w) * size_t(r.s_.channels);
@@ -204,32 +221,33 @@ void Resize2d::linear_task(void* context, size_t task) {
   a.y = static_cast<unsigned char*>(call.y) + task * size_t(r.s_.out_w) * a.channels * r.element_bytes_;
   r.ukernel_->fn(a);
   r.extrapolate_row(task, call.y, r.row_taps_.outside, r.col_taps_.outside);
+  r.finish_row(call.y, task);
 }
 
 void Resize2d::run(const void* x, void* y, pthreadpool_t pool) const {
   Call call{this, x, y};
+  const size_t rows = size_t(s_.batch) * size_t(s_.out_h);
+  // The paths that write whole runs of rows: the epilogue once the output is complete.
+  auto then_epilogue = [&] {
+    if (epilogue_.fn != nullptr) pthreadpool_parallelize_1d(pool, &Resize2d::epilogue_task, &call, rows, 0);
+  };
   if (p_.mode == ResizeMode::nearest) {
     pthreadpool_parallelize_1d(pool, &Resize2d::nearest_task, &call,
                                size_t(s_.batch) * (run_starts_.size() - 1), 0);
-    return;
+    return then_epilogue();
   }
   if (p_.mode == ResizeMode::cubic) {
-    if (cubic_ukernel_ != nullptr)
-      pthreadpool_parallelize_1d(pool, &Resize2d::cubic_task, &call, size_t(s_.batch) * size_t(s_.out_h), 0);
-    else
-      resize_cubic_nhwc__ref(s_, row_cubic_, col_cubic_, static_cast<const float*>(x), static_cast<float*>(y),
-                             p_.extrapolation_value);
-    return;
+    if (cubic_ukernel_ != nullptr) return pthreadpool_parallelize_1d(pool, &Resize2d::cubic_task, &call, rows, 0);
+    resize_cubic_nhwc__ref(s_, row_cubic_, col_cubic_, static_cast<const float*>(x), static_cast<float*>(y),
+                           p_.extrapolation_value);
+    return then_epilogue();
   }
-  if (ukernel_ != nullptr) {
-    pthreadpool_parallelize_1d(pool, &Resize2d::linear_task, &call,
-                               size_t(s_.batch) * size_t(s_.out_h), 0);
-    return;
-  }
+  if (ukernel_ != nullptr) return pthreadpool_parallelize_1d(pool, &Resize2d::linear_task, &call, rows, 0);
   const float e = p_.extrapolation_value;
   switch (element_) {
     case ResizeElement::f32:
-      return resize_linear_nhwc__ref(s_, row_taps_, col_taps_, static_cast<const float*>(x), static_cast<float*>(y), e);
+      resize_linear_nhwc__ref(s_, row_taps_, col_taps_, static_cast<const float*>(x), static_cast<float*>(y), e);
+      return then_epilogue();
     case ResizeElement::u8:
       return resize_linear_nhwc__ref(s_, row_taps_, col_taps_, static_cast<const uint8_t*>(x),
                                      static_cast<uint8_t*>(y), e);

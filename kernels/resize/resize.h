@@ -42,6 +42,16 @@ class Resize2d {
   // Cubic FP32 only: runs exactly `ukernel`, likewise.
   Resize2d(const Resize2dShape& s, const Resize2dParams& p, const ResizeCubicEntry& ukernel);
 
+  // FP32 output only: fn(ctx, row, n) rewrites each output row of n floats in place right after
+  // it is written, while it is in cache (QDQ's fake quantization of a segmentation net's
+  // upsampled logits); on the paths that write whole runs of rows (nearest, the references),
+  // once the output is complete.
+  struct RowEpilogue {
+    void (*fn)(const void* ctx, float* row, size_t n) = nullptr;
+    const void* ctx = nullptr;
+  };
+  void set_row_epilogue(const RowEpilogue& e);
+
   KernelId kernel_id() const;
   std::string kernel_name() const { return kernel_id().name; }
   // x: [batch][in_h][in_w][channels], y: [batch][out_h][out_w][channels].
@@ -57,6 +67,8 @@ class Resize2d {
   static void nearest_task(void* context, size_t run);
   static void linear_task(void* context, size_t row);
   static void cubic_task(void* context, size_t row);
+  void finish_row(void* y, size_t task) const;  // the epilogue on output row `task`, if any
+  static void epilogue_task(void* context, size_t row);
   // tf_crop_and_resize: fills output row `task` where its source row or pixels lie outside the
   // input; true when the whole row was filled.
   bool extrapolate_row(size_t task, void* y, const std::vector<uint8_t>& rows_outside,
@@ -77,6 +89,7 @@ class Resize2d {
   CubicTaps row_cubic_, col_cubic_;                   // cubic
   std::vector<int32_t> cubic_offsets_;                // cubic: 4 per pixel, col_cubic_ indices * channels
   std::vector<float> cubic_wx_;                       // cubic: 4 per pixel, coefficient / sum
+  RowEpilogue epilogue_;
 };
 
 }  // namespace octet::kernels

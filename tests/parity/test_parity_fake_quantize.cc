@@ -1,8 +1,9 @@
 // A QuantizeLinear read only by a DequantizeLinear of the same scale and zero point (a QDQ
-// model's float output: DeepLabV3's and LR-ASPP's upsampled logits end Resize -> Q -> DQ) is one
-// QuantizeDequantize step (passes::fuse_quantize_dequantize) with ONNX Runtime's bits at every
-// level, u8 and s8, on maps of several vectors and a tail. A pair whose codes are also an output,
-// or whose two halves differ in scale, keeps its two steps.
+// model's float output) is one QuantizeDequantize step (passes::fuse_quantize_dequantize), or,
+// after a float Resize (DeepLabV3's and LR-ASPP's upsampled logits end Resize -> Q -> DQ), part of
+// the Resize step: linear (row by row as written) and nearest (over the whole output). ONNX
+// Runtime's bits at every level, u8 and s8, on maps of several vectors and a tail. A pair whose
+// codes are also an output, or whose two halves differ in scale, keeps its two steps.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -34,6 +35,8 @@ TEST(FakeQuantizeParity, QuantizeThenDequantizeIsOneStepWithOrtsBits) {
     const std::string up = b.node("Resize", {dq(b, q(b, x, in), in), "", scales},
                                   {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("half_pixel")}});
     b.output(dq(b, q(b, up, out), out));
+    const std::string near = b.node("Resize", {x, "", scales}, {{"mode", std::string("nearest")}});
+    b.output(dq(b, q(b, near, out), out));
     // Left alone: codes that are an output too, and a DequantizeLinear of another scale.
     const std::string codes = q(b, b.node("Relu", {x}), out);
     b.output(dq(b, codes, out));
@@ -43,7 +46,9 @@ TEST(FakeQuantizeParity, QuantizeThenDequantizeIsOneStepWithOrtsBits) {
     qdq_chain::expect_ort_bytes_on_wide_input(b, name, dims, 3, 2.5f);
 
     qdq_chain::at_every_level(b, name, dims, [&](const auto& steps, kernels::Isa isa) {
-      EXPECT_EQ(steps("QuantizeDequantize"), 3) << name << " at " << kernels::isa_name(isa);
+      EXPECT_EQ(steps("QuantizeDequantize"), 2) << name << ": the plain pair and the one before the linear Resize";
+      EXPECT_EQ(steps("Resize"), 2) << name << ": each with its output's pair";
+      EXPECT_EQ(steps("DequantizeLinear"), 2) << name << ": the shared codes' and the other scale's";
       EXPECT_EQ(steps("QuantizeLinear"), 2) << name << ": the shared codes and the other scale's";
     });
   }
