@@ -1,6 +1,7 @@
 #include "kernels/elementwise/strided_copy.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -17,20 +18,32 @@ namespace {
 constexpr int64_t kTile = 8;
 constexpr int64_t kSlabBytes = 64 * 1024;  // work per thread task
 
+// Where linear index `begin` of the outer dimensions [0, rank) lies: each dimension's index and
+// the source and destination offsets in elements.
+struct WalkPosition {
+  std::array<int64_t, 16> idx{};
+  int64_t s = 0, d = 0;
+};
+WalkPosition walk_start(const std::vector<int64_t>& dims, const std::vector<int64_t>& src,
+                        const std::vector<int64_t>& dst, int rank, int64_t begin) {
+  WalkPosition p;
+  int64_t rest = begin;
+  for (int k = rank - 1; k >= 0; --k) {
+    p.idx[size_t(k)] = rest % dims[size_t(k)];
+    rest /= dims[size_t(k)];
+    p.s += p.idx[size_t(k)] * src[size_t(k)];
+    p.d += p.idx[size_t(k)] * dst[size_t(k)];
+  }
+  return p;
+}
+
 // Walks the outer dimensions [0, rank) from linear index `begin` for `count` steps, calling
 // f(src_offset, dst_offset) in elements: an odometer, so no division per step.
 template <class F>
 void walk(const std::vector<int64_t>& dims, const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
           int rank, int64_t begin, int64_t count, F&& f) {
   if (count <= 0) return;
-  int64_t idx[16] = {};
-  int64_t s = 0, d = 0, rest = begin;
-  for (int k = rank - 1; k >= 0; --k) {
-    idx[k] = rest % dims[size_t(k)];
-    rest /= dims[size_t(k)];
-    s += idx[k] * src[size_t(k)];
-    d += idx[k] * dst[size_t(k)];
-  }
+  auto [idx, s, d] = walk_start(dims, src, dst, rank, begin);
   for (int64_t n = 0; n < count; ++n) {
     f(s, d);
     for (int k = rank - 1; k >= 0; --k) {
@@ -53,14 +66,7 @@ void walk_rows(const std::vector<int64_t>& dims, const std::vector<int64_t>& src
                int rank, int64_t begin, int64_t count, F&& f) {
   if (count <= 0) return;
   if (rank == 0) return f(int64_t{0}, int64_t{0}, count);
-  int64_t idx[16] = {};
-  int64_t s = 0, d = 0, rest = begin;
-  for (int k = rank - 1; k >= 0; --k) {
-    idx[k] = rest % dims[size_t(k)];
-    rest /= dims[size_t(k)];
-    s += idx[k] * src[size_t(k)];
-    d += idx[k] * dst[size_t(k)];
-  }
+  auto [idx, s, d] = walk_start(dims, src, dst, rank, begin);
   const int last = rank - 1;
   while (count > 0) {
     const int64_t n = std::min(count, dims[size_t(last)] - idx[last]);
