@@ -52,8 +52,9 @@ def process_tree(root):
 
 
 def running(procs):
-    """Those of `procs` still running (same pid and start time, not a zombie)."""
-    alive = set()
+    """{(pid, start time): CPU ticks used} of those of `procs` still running (same pid and start time,
+    not a zombie)."""
+    alive = {}
     for pid, start in procs:
         try:
             stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
@@ -61,8 +62,35 @@ def running(procs):
             continue
         fields = stat[stat.rindex(")") + 2:].split()
         if fields[19] == start and fields[0] != "Z":
-            alive.add((pid, start))
+            alive[(pid, start)] = int(fields[11]) + int(fields[12])  # utime + stime
     return alive
+
+
+def command_line(pid):
+    try:
+        return pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:100]
+    except OSError:
+        return "?"
+
+
+def wait_for_exit(procs, stuck_after=20.0, give_up_after=180.0):
+    """Waits while any of `procs` runs and some of them still use CPU; returns those left, each with
+    why: "stuck" (no CPU used for `stuck_after` s: a hang) or "busy" (still working after
+    `give_up_after` s)."""
+    started = time.monotonic()
+    last_progress, last_ticks = started, {}
+    while True:
+        alive = running(procs)
+        now = time.monotonic()
+        if not alive:
+            return {}
+        if any(ticks != last_ticks.get(p) for p, ticks in alive.items()):
+            last_progress, last_ticks = now, alive
+        if now - last_progress > stuck_after:
+            return {p: "stuck" for p in alive}
+        if now - started > give_up_after:
+            return {p: "busy" for p in alive}
+        time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
@@ -80,19 +108,19 @@ def local_ray():
     finally:
         procs = process_tree(os.getpid())
         ray.shutdown()
-        # Ray's processes take seconds to exit on an idle machine; in CI they share two cores
-        # with a compiler (the pip wheel's build) and once took longer than 15 s.
-        deadline = time.monotonic() + 60
-        while running(procs) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        left = running(procs)
+        # Ray's workers exit through Python's finalization, which takes seconds of CPU; in CI they share
+        # two cores with a compiler (the pip wheel's build) and once took longer than 60 s. So a process
+        # that still uses CPU is given time; one that uses none for 20 s hangs.
+        names = {pid: command_line(pid) for pid, _ in procs}
+        left = wait_for_exit(procs)
         for pid, _ in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         shutil.rmtree(tmp, ignore_errors=True)
-        assert not left, f"processes Ray started still ran 60 s after ray.shutdown(): {sorted(left)}"
+        assert not left, "processes Ray started did not exit after ray.shutdown(): " + "; ".join(
+            f"{pid} {why} ({names[pid]})" for (pid, _), why in sorted(left.items()))
 
 
 IMAGES = 2560  # 40 batches of 64 over the 2 workers
