@@ -9,8 +9,8 @@
 
 namespace octet::kernels::neon {
 
-void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, size_t x_stride, const uint8_t* table, uint8_t* y,
-                    size_t y_stride) {
+void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, ptrdiff_t x_stride, const uint8_t* table, uint8_t* y,
+                    ptrdiff_t y_stride) {
   uint8x16x4_t quarter[4];
   for (int q = 0; q < 4; ++q) quarter[q] = vld1q_u8_x4(table + 64 * q);
   const uint8x16_t step = vdupq_n_u8(64);

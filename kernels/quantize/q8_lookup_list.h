@@ -15,8 +15,8 @@ namespace octet::kernels {
 using Q8LookupFn = void (*)(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);
 // The same over `rows` rows of n bytes, row r at x + r * x_stride and y + r * y_stride (the
 // table loaded once: a channels-last concat's runs of a few dozen bytes).
-using Q8LookupRowsFn = void (*)(size_t rows, size_t n, const uint8_t* x, size_t x_stride, const uint8_t* table,
-                                uint8_t* y, size_t y_stride);
+using Q8LookupRowsFn = void (*)(size_t rows, size_t n, const uint8_t* x, ptrdiff_t x_stride, const uint8_t* table,
+                                uint8_t* y, ptrdiff_t y_stride);
 
 struct Q8LookupKernel {
   const char* name;
@@ -26,11 +26,11 @@ struct Q8LookupKernel {
   Q8LookupRowsFn rows;
 };
 
-#define OCTET_Q8_LOOKUP(level, file, extra)                                     \
-  namespace file {                                                              \
-  void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y); \
-  void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, size_t x_stride, \
-                      const uint8_t* table, uint8_t* y, size_t y_stride);       \
+#define OCTET_Q8_LOOKUP(level, file, extra)                                         \
+  namespace file {                                                                  \
+  void q8_lookup(size_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);     \
+  void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, ptrdiff_t x_stride,  \
+                      const uint8_t* table, uint8_t* y, ptrdiff_t y_stride);        \
   }
 #include "kernels/quantize/q8_lookup_list.inc"
 #undef OCTET_Q8_LOOKUP

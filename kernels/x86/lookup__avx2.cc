@@ -24,8 +24,8 @@ __m256i lookup32(const __m256i (&rows)[16], __m256i x) {
 
 }  // namespace
 
-void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, size_t x_stride, const uint8_t* table, uint8_t* y,
-                    size_t y_stride) {
+void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, ptrdiff_t x_stride, const uint8_t* table, uint8_t* y,
+                    ptrdiff_t y_stride) {
   __m256i lanes[16];
   for (int k = 0; k < 16; ++k)
     lanes[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * k)));

@@ -7,8 +7,8 @@
 
 namespace octet::kernels::avx512vbmi {
 
-void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, size_t x_stride, const uint8_t* table, uint8_t* y,
-                    size_t y_stride) {
+void q8_lookup_rows(size_t rows, size_t n, const uint8_t* x, ptrdiff_t x_stride, const uint8_t* table, uint8_t* y,
+                    ptrdiff_t y_stride) {
   const __m512i t0 = _mm512_loadu_si512(table);
   const __m512i t1 = _mm512_loadu_si512(table + 64);
   const __m512i t2 = _mm512_loadu_si512(table + 128);
