@@ -405,7 +405,8 @@ void StridedCopy::run_range(const void* src, void* dst, int64_t begin, int64_t e
       // Runs along the innermost walked dimension go out in rows of one stride each.
       const size_t bytes = size_t(run_bytes_);
       // Strides of bytes, signed: a reversed Slice walks its source backwards.
-      const ptrdiff_t xs = r >= 2 ? ptrdiff_t(src_[size_t(r - 2)] * e) : 0, ys = r >= 2 ? ptrdiff_t(dst_[size_t(r - 2)] * e) : 0;
+      const ptrdiff_t xs = r >= 2 ? ptrdiff_t(src_[size_t(r - 2)] * e) : 0;
+      const ptrdiff_t ys = r >= 2 ? ptrdiff_t(dst_[size_t(r - 2)] * e) : 0;
       auto rows = [&](auto&& copy_rows) {
         walk_rows(dims_, src_, dst_, r - 1, begin, end - begin,
                   [&](int64_t so, int64_t dof, int64_t n) { copy_rows(size_t(n), s + so * e, d + dof * e); });

@@ -31,18 +31,22 @@ from conftest import SOURCE_DIR
 EXAMPLE = SOURCE_DIR / "examples" / "ray_eval.py"
 
 
+def stat_fields(pid):
+    """The fields of /proc/<pid>/stat after the command name (state first); None once it is gone."""
+    try:
+        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2:].split()
+
+
 def process_tree(root):
     """{(pid, start time)} of every process below `root`, from /proc."""
     children = {}
     for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        children.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
+        fields = stat_fields(entry.name) if entry.name.isdigit() else None
+        if fields:
+            children.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
     found, todo = set(), [root]
     while todo:
         for child in children.get(todo.pop(), []):
@@ -56,12 +60,8 @@ def running(procs):
     not a zombie)."""
     alive = {}
     for pid, start in procs:
-        try:
-            stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if fields[19] == start and fields[0] != "Z":
+        fields = stat_fields(pid)
+        if fields and fields[19] == start and fields[0] != "Z":
             alive[(pid, start)] = int(fields[11]) + int(fields[12])  # utime + stime
     return alive
 
@@ -107,11 +107,11 @@ def local_ray():
         yield context.address_info["address"]
     finally:
         procs = process_tree(os.getpid())
+        names = {pid: command_line(pid) for pid, _ in procs}
         ray.shutdown()
         # Ray's workers exit through Python's finalization, which takes seconds of CPU; in CI they share
         # two cores with a compiler (the pip wheel's build) and once took longer than 60 s. So a process
         # that still uses CPU is given time; one that uses none for 20 s hangs.
-        names = {pid: command_line(pid) for pid, _ in procs}
         left = wait_for_exit(procs)
         for pid, _ in left:
             try:
