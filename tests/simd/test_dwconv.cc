@@ -324,8 +324,11 @@ class Q8DwConvTester {
   Q8DwConvTester& per_tensor_multiplier(bool on) { per_tensor_ = on; return *this; }
   Q8DwConvTester& with_bias(bool b) { bias_ = b; return *this; }
   Q8DwConvTester& pool(pthreadpool_t p) { pool_ = p; return *this; }
+  // Runs the bound conv this many times, with new activations in the same buffer each time.
+  Q8DwConvTester& runs(int n) { runs_ = n; return *this; }
 
-  bool test(const Q8DwConvKernel& kernel, std::mt19937& rng) const {
+  // padded_copy (optional) receives whether the conv copied its input into a padded buffer.
+  bool test(const Q8DwConvKernel& kernel, std::mt19937& rng, bool* padded_copy = nullptr) const {
     const size_t C = s_.in_c, taps = static_cast<size_t>(s_.kernel_h) * s_.kernel_w;
     const size_t in_size = static_cast<size_t>(s_.batch) * s_.in_h * s_.in_w * C;
     const size_t out_size = static_cast<size_t>(s_.batch) * s_.out_h * s_.out_w * C;
@@ -334,16 +337,22 @@ class Q8DwConvTester {
     std::vector<int32_t> b(C);
     auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const int xmin = q8_min(x_type_), xmax = q8_max(x_type_);
+    auto fill_x = [&] {
+      if (fill_ == Fill::max_magnitude) {
+        const int xv = uni(0, 1) ? xmax : xmin;
+        for (uint8_t& v : x) v = static_cast<uint8_t>(xv);
+      } else {
+        for (uint8_t& v : x) v = static_cast<uint8_t>(uni(xmin, xmax));
+      }
+    };
+    fill_x();
     if (fill_ == Fill::max_magnitude) {
       // Every activation at one end of its range, every weight +-127 (or -128): the largest
       // products, where an int16 pair sum would saturate.
-      const int xv = uni(0, 1) ? xmax : xmin;
-      for (uint8_t& v : x) v = static_cast<uint8_t>(xv);
       const int wsign = uni(0, 2);
       for (int8_t& v : w) v = static_cast<int8_t>(wsign == 0 ? 127 : wsign == 1 ? -127 : (uni(0, 1) ? 127 : -128));
       for (int32_t& v : b) v = uni(-100000, 100000);
     } else {
-      for (uint8_t& v : x) v = static_cast<uint8_t>(uni(xmin, xmax));
       for (int8_t& v : w) v = static_cast<int8_t>(uni(-127, 127));
       for (int32_t& v : b) v = uni(-20000, 20000);
     }
@@ -374,19 +383,23 @@ class Q8DwConvTester {
     }
     Requantization rq{multiplier, y_zp_, narrowed_ ? qmin_ : q8_min(y_type_), narrowed_ ? qmax_ : q8_max(y_type_)};
 
-    std::vector<uint8_t> expected(out_size), y(out_size, 0x5A);
-    run_ref(x.data(), w.data(), bias, rq, expected.data());
     Q8DwConv conv(s_, x_type_, x_zp_, w.data(), bias, rq, y_type_, kernel);
     EXPECT_EQ(conv.kernel_name(), kernel.name);
+    if (padded_copy) *padded_copy = conv.copies_padded_input();
     conv.bind(x.data());
-    conv.run(x.data(), y.data(), pool_);
-    for (size_t i = 0; i < out_size; ++i) {
-      if (y[i] != expected[i]) {
-        ADD_FAILURE() << kernel.name << " " << describe(s_) << " x " << q8_name(x_type_) << " zp " << x_zp_ << ", y "
-                      << q8_name(y_type_) << " zp " << y_zp_ << " clamp [" << rq.qmin << ", " << rq.qmax << "]: y[" << i
-                      << "] (channel " << i % C << ", acc " << acc[i] << ") = " << int{y[i]} << ", expected "
-                      << int{expected[i]} << " (as bytes)";
-        return false;
+    for (int run = 0; run < runs_; ++run) {
+      if (run > 0) fill_x();
+      std::vector<uint8_t> expected(out_size), y(out_size, 0x5A);
+      run_ref(x.data(), w.data(), bias, rq, expected.data());
+      conv.run(x.data(), y.data(), pool_);
+      for (size_t i = 0; i < out_size; ++i) {
+        if (y[i] != expected[i]) {
+          ADD_FAILURE() << kernel.name << " " << describe(s_) << " x " << q8_name(x_type_) << " zp " << x_zp_
+                        << ", y " << q8_name(y_type_) << " zp " << y_zp_ << " clamp [" << rq.qmin << ", " << rq.qmax
+                        << "] run " << run << ": y[" << i << "] (channel " << i % C << ") = " << int{y[i]}
+                        << ", expected " << int{expected[i]} << " (as bytes)";
+          return false;
+        }
       }
     }
     return true;
@@ -410,6 +423,7 @@ class Q8DwConvTester {
   bool narrowed_ = false, pow2_ = false, per_tensor_ = false, bias_ = true;
   Fill fill_ = Fill::random;
   pthreadpool_t pool_ = nullptr;
+  int runs_ = 1;
 };
 
 int32_t random_zero_point(Q8 t, std::mt19937& rng) {
@@ -506,6 +520,33 @@ TEST(Q8DwConv, ModelLayersEveryKernel) {
       }
     }
     std::printf("%s: %d model layers (%d go to another kernel)\n", kernel.name, i / 2, unfit);
+  }
+}
+
+// The int32_taps kernels on small maps, whose input the driver copies into a horizontally
+// padded buffer of x_zero_point bytes, and on larger ones read in place (the tap_pairs ones
+// always in place): 163
+// channels (a tail tile), strided, dilated, batch 2 on two threads, each conv run three
+// times on new activations at the same address.
+TEST(Q8DwConv, ChannelTailsAndPaddedCopies) {
+  testing::Pool threads(pthreadpool_create(2));
+  for (const Q8DwConvKernel* entry : testing::runnable_entries(kQ8DwConvKernels)) {
+    const Q8DwConvKernel& kernel = *entry;
+    if (kernel.image_rows) continue;  // builds its own rows (Kw4TasksSplitRowsAndChannelBlocks)
+    const bool copies = kernel.packing == Q8DwPacking::int32_taps;
+    std::mt19937 rng(9);
+    int padded = 0, in_place = 0, i = 0;
+    for (int hw : {7, 9, 16}) {
+      for (auto [k, stride, dilation] : {std::array{3, 1, 1}, {3, 2, 1}, {5, 1, 1}, {5, 2, 1}, {7, 1, 1}, {3, 1, 2}}) {
+        Conv2dShape s{};
+        ASSERT_TRUE(square_depthwise(hw, 163, k, stride, dilation, s));
+        bool copied = false;
+        ASSERT_TRUE(random_q8_tester(s, i++, rng).pool(threads.get()).runs(3).test(kernel, rng, &copied));
+        (copied ? padded : in_place)++;
+      }
+    }
+    EXPECT_EQ(padded > 0, copies) << kernel.name;
+    EXPECT_GT(in_place, 0) << kernel.name;
   }
 }
 
