@@ -125,13 +125,25 @@ using Q8DwRowFn = void (*)(const Q8DwRowArgs&);
 using Q8DwIndirectFn = void (*)(const Q8DwIndirectArgs&);
 using Q8DwImageRowsFn = void (*)(const Q8DwImageRowsArgs&);
 
-// The "kw4" format holds up to 4 horizontal taps per lane and keeps the input rows of one
-// output row's window in a ring of (kernel_h - 1) * dilation_h + 1 slots.
+// The "kw4" format holds 4 horizontal taps per lane: entry e of a built input row holds, for
+// each channel, the bytes at columns e * stride_w - pad_left + kx * dilation_w, kx = 0..3. A
+// kernel wider than 4 (up to 8) takes a second word of taps 4..7, which for output column ox
+// are entry ox + 4 * dilation_w / stride_w's first four: so the built row runs that many
+// entries past out_w, and stride_w must divide 4 * dilation_w. The input rows of one output
+// row's window are kept in a ring of (kernel_h - 1) * dilation_h + 1 slots.
 inline constexpr int kDwKw4MaxRing = 16;
 inline int dw_kw4_ring(const Conv2dShape& s) { return (s.kernel_h - 1) * s.dilation_h + 1; }
-inline bool dw_kw4_fits(const Conv2dShape& s) { return s.kernel_w <= 4 && dw_kw4_ring(s) <= kDwKw4MaxRing; }
+inline int dw_kw4_words(const Conv2dShape& s) { return (s.kernel_w + 3) / 4; }  // per kernel row
+inline int dw_kw4_word_shift(const Conv2dShape& s) { return 4 * s.dilation_w / s.stride_w; }  // in entries
+inline int dw_kw4_entries(const Conv2dShape& s) {
+  return s.out_w + (dw_kw4_words(s) - 1) * dw_kw4_word_shift(s);
+}
+inline bool dw_kw4_fits(const Conv2dShape& s) {
+  const bool words_fit = s.kernel_w <= 4 || (s.kernel_w <= 8 && 4 * s.dilation_w % s.stride_w == 0);
+  return words_fit && dw_kw4_ring(s) <= kDwKw4MaxRing;
+}
 inline size_t dw_kw4_scratch_bytes(const Conv2dShape& s) {
-  return static_cast<size_t>(dw_kw4_ring(s)) * s.out_w * ((s.in_c + 15) / 16) * 64;
+  return static_cast<size_t>(dw_kw4_ring(s)) * dw_kw4_entries(s) * ((s.in_c + 15) / 16) * 64;
 }
 
 // How an INT8 entry wants its weights packed (per block of channel_tile channels):
@@ -139,7 +151,8 @@ enum class Q8DwPacking {
   int32_taps,  // [bias'][kh*kw taps][multiplier]: one weight per int32 lane, high half 0
   tap_pairs,   // [bias'][(kh*kw + 1) / 2][multiplier]: taps 2p, 2p + 1 in the low / high
                // int16 of an int32 lane (0 past the last tap)
-  kw4,         // the "kw4" format above
+  kw4,         // the "kw4" format above: [bias'][kernel_h * words][multiplier], word
+               // ky * words + j holding taps 4j .. 4j + 3 of kernel row ky (0 past kernel_w)
 };
 
 struct Q8DwConvKernel {

@@ -59,9 +59,11 @@ Q8DwConv::Q8DwConv(const Conv2dShape& s, Q8 x_type, int32_t x_zero_point, const 
   }
   if (!kernel.fits(s)) {
     throw std::invalid_argument(std::string("Q8DwConv: kernel ") + kernel.name +
-                                " runs kernels up to 4 wide with (kernel_h - 1) * dilation_h < 16; got " +
-                                std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + " dilation " +
-                                std::to_string(s.dilation_h));
+                                " runs kernels up to 4 wide, or up to 8 where stride_w divides 4 * dilation_w, "
+                                "with (kernel_h - 1) * dilation_h < 16; got " +
+                                std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + " stride " +
+                                std::to_string(s.stride_w) + " dilation " + std::to_string(s.dilation_h) + "x" +
+                                std::to_string(s.dilation_w));
   }
   init(w, bias, rq, cache);
 }
@@ -162,11 +164,12 @@ std::vector<int32_t> Q8DwConv::pack_taps(const int8_t* w, const int32_t* bias) c
   return packed;
 }
 
-// The "kw4" format (kernels/conv/dwconv_list.h): per 16 channels [bias'][kernel_h][multiplier],
-// row ky's word holding the bytes w[c][ky][0..3] (0 past kernel_w).
+// The "kw4" format (kernels/conv/dwconv_list.h): per 16 channels [bias'][kernel_h * words]
+// [multiplier], word ky * words + j holding the bytes w[c][ky][4j .. 4j + 3] (0 past kernel_w).
 std::vector<int32_t> Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) const {
   const size_t C = static_cast<size_t>(s_.in_c), kh = s_.kernel_h, kw = s_.kernel_w;
-  const size_t blocks = (C + 15) / 16, block_words = (kh + 2) * 16;
+  const size_t words = static_cast<size_t>(dw_kw4_words(s_));
+  const size_t blocks = (C + 15) / 16, block_words = (kh * words + 2) * 16;
   // s8 activations are read as x ^ 0x80 = x + 128, so the fold uses x_zp + 128.
   const int64_t x_offset = x_zero_point_ + (x_type_ == Q8::s8 ? 128 : 0);
   std::vector<int32_t> packed(blocks * block_words, 0);
@@ -188,16 +191,18 @@ std::vector<int32_t> Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) co
     int32_t* block = packed.data() + group * block_words + lane;
     int64_t sum_w = 0;
     for (size_t ky = 0; ky < kh; ++ky) {
-      uint32_t word = 0;
-      for (size_t kx = 0; kx < kw; ++kx) {
-        const int8_t wt = w[(c * kh + ky) * kw + kx];
-        sum_w += wt;
-        word |= static_cast<uint32_t>(static_cast<uint8_t>(wt)) << (8 * kx);
+      for (size_t j = 0; j < words; ++j) {
+        uint32_t word = 0;
+        for (size_t kx = 4 * j; kx < std::min(kw, 4 * j + 4); ++kx) {
+          const int8_t wt = w[(c * kh + ky) * kw + kx];
+          sum_w += wt;
+          word |= static_cast<uint32_t>(static_cast<uint8_t>(wt)) << (8 * (kx - 4 * j));
+        }
+        block[(ky * words + j + 1) * 16] = static_cast<int32_t>(word);
       }
-      block[(ky + 1) * 16] = static_cast<int32_t>(word);
     }
     block[0] = wrap_to_int32((bias ? bias[c] : 0) - x_offset * sum_w);
-    std::memcpy(&block[(kh + 1) * 16], &multiplier_[c], sizeof(float));
+    std::memcpy(&block[(kh * words + 1) * 16], &multiplier_[c], sizeof(float));
   }
   return packed;
 }

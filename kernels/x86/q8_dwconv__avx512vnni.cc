@@ -7,7 +7,9 @@
 // kx = 0..3 (x_zero_point in the padding; weight 0 for kx >= kernel_w). An output pixel then
 // costs kernel_h vpdpbusd per 16 channels, against kernel_h * kernel_w FMAs in FP32, and a
 // buffered row serves every output row whose window covers it (3 for a 3x3 stride 1), held in
-// a ring keyed by iy mod ((kernel_h - 1) * dilation_h + 1).
+// a ring keyed by iy mod ((kernel_h - 1) * dilation_h + 1). Kernels 5 to 8 wide take a second
+// vpdpbusd per kernel row on the lane 4 * dw / sw entries further (dwconv_list.h), which holds
+// taps 4..7: 10 per 16 channels for a 5x5, against 25 vpdpwssd on the int32-lane kernel.
 // Exact: vpdpbusd adds the four u8 x s8 products in int32 without saturation (unlike
 // vpmaddubsw). s8 activations are flipped to u8 (x ^ 0x80 = x + 128) as the rows are built;
 // the driver folds -(x_zp + 128) * sum(w) into the bias for them, -x_zp * sum(w) for u8.
@@ -188,18 +190,19 @@ void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin
 }
 
 // Rewrites input row iy (the pad row when outside the input) into the kw4 layout:
-// [out_w][(C + 15) / 16 slots of 16 lanes x 4 bytes].
+// [dw_kw4_entries][(C + 15) / 16 slots of 16 lanes x 4 bytes].
 template <bool XSigned>
 void build_row(const Q8DwImageRowsArgs& a, int iy, uint8_t* q) {
   const Conv2dShape& s = *a.shape;
   const uint8_t* row = iy >= 0 && iy < s.in_h ? a.x + static_cast<size_t>(iy) * s.in_w * s.in_c : nullptr;
+  const int entries = dw_kw4_entries(s);
   // Interior: ix0 = ox*sw - pad_left >= 0 and ix0 + 3 <= in_w - 1.
-  int lo = s.out_w, hi = s.out_w;
+  int lo = entries, hi = entries;
   if (row && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
     lo = (s.pad_left + s.stride_w - 1) / s.stride_w;
     const int last = s.in_w - 4 + s.pad_left;
-    hi = last < 0 ? 0 : std::min(last / s.stride_w + 1, s.out_w);
-    if (hi <= lo) lo = hi = s.out_w;
+    hi = last < 0 ? 0 : std::min(last / s.stride_w + 1, entries);
+    if (hi <= lo) lo = hi = entries;
   }
   for (int ox = 0; ox < lo; ++ox) build_entry<XSigned>(a, row, ox, q);
   if (lo < hi) {
@@ -209,7 +212,7 @@ void build_row(const Q8DwImageRowsArgs& a, int iy, uint8_t* q) {
       build_interior<XSigned, 2>(a, row, lo, hi, q);
     }
   }
-  for (int ox = hi; ox < s.out_w; ++ox) build_entry<XSigned>(a, row, ox, q);
+  for (int ox = hi; ox < entries; ++ox) build_entry<XSigned>(a, row, ox, q);
 }
 
 struct Epilogue {
@@ -247,14 +250,21 @@ struct Epilogue {
 // is applied to the bytes. Every step is monotone and exact inside the output range, and a
 // value a step saturates lies beyond that range on the same side, so this equals
 // requantize_value(): 2 byte min/max per 64 channels instead of 8 float ones.
+// qtaps[t]: where word t (kernel row t / words, word t % words) reads entry 0 of its row.
+// KH > 0: KH words (taps is KH), their weights in registers: for the whole block when
+// kSlots * (KH + 2) zmm fit (KH <= kMaxBlockWords), else a slot at a time (kernels wider than
+// 4: a 5x5 has 10 words a slot), its requantized vectors staged for a chunk of pixels and
+// packed once the block's slots are done. KH == 0: any number of words, weights from memory.
+inline constexpr int kMaxBlockWords = 3;
+inline constexpr int kStagedPixels = 16;
 template <int KH, int kSlots, bool IntClamp>
-void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_t* y, size_t g,
+void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int taps, uint8_t* y, size_t g,
                    const int32_t* w, const Epilogue& ep) {
   const Conv2dShape& s = *a.shape;
-  const int kh = KH > 0 ? KH : s.kernel_h;
+  const int n_taps = KH > 0 ? KH : taps;
   const size_t C = static_cast<size_t>(s.in_c);
   const size_t pixel_bytes = (C + kTile - 1) / kTile * 64;
-  const size_t words = (kh + 2) * kTile;  // one group's packed block
+  const size_t words = (n_taps + 2) * kTile;  // one group's packed block
   const bool y_signed = a.ep.y_signed;
   const __m512i half_order = _mm512_setr_epi32(0, 8, 1, 9, 4, 12, 5, 13, 0, 0, 0, 0, 0, 0, 0, 0);
   const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(a.ep.zero_point));
@@ -282,7 +292,33 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint
     if constexpr (IntClamp) return Epilogue::scale_round(acc, multiplier);
     return ep.requantize(acc, multiplier);
   };
-  if constexpr (KH > 0) {
+  if constexpr (KH > kMaxBlockWords) {
+    alignas(64) __m512i stage[kStagedPixels][kSlots];
+    for (int ox0 = 0; ox0 < s.out_w; ox0 += kStagedPixels) {
+      const int n = std::min(kStagedPixels, s.out_w - ox0);
+      for (int r = 0; r < kSlots; ++r) {
+        const int32_t* wr = w + r * words;
+        const __m512i bias = _mm512_loadu_si512(wr);
+        __m512i wv[KH];
+        for (int t = 0; t < KH; ++t) wv[t] = _mm512_loadu_si512(wr + (t + 1) * kTile);
+        const __m512 multiplier = _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (KH + 1) * kTile));
+        const size_t slot = (g + r) * 64 + static_cast<size_t>(ox0) * pixel_bytes;
+        for (int i = 0; i < n; ++i) {
+          // Two chains: vpdpbusd's latency is hidden across the pixels, not inside one.
+          __m512i acc0 = bias, acc1 = _mm512_setzero_si512();
+          for (int t = 0; t + 1 < KH; t += 2) {
+            acc0 = _mm512_dpbusd_epi32(acc0, _mm512_load_si512(qtaps[t] + slot + i * pixel_bytes), wv[t]);
+            acc1 = _mm512_dpbusd_epi32(acc1, _mm512_load_si512(qtaps[t + 1] + slot + i * pixel_bytes), wv[t + 1]);
+          }
+          if constexpr (KH % 2) {
+            acc0 = _mm512_dpbusd_epi32(acc0, _mm512_load_si512(qtaps[KH - 1] + slot + i * pixel_bytes), wv[KH - 1]);
+          }
+          stage[i][r] = requantize(_mm512_add_epi32(acc0, acc1), multiplier);
+        }
+      }
+      for (int i = 0; i < n; ++i, y += C) store(y, stage[i]);
+    }
+  } else if constexpr (KH > 0) {
     // The chunk's taps, biases and multipliers (kSlots * (KH + 2) zmm) stay in registers.
     __m512i bias[kSlots], wv[kSlots][KH];
     __m512 multiplier[kSlots];
@@ -297,7 +333,7 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint
       for (int r = 0; r < kSlots; ++r) {
         __m512i acc = bias[r];
         for (int ky = 0; ky < KH; ++ky) {
-          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + (g + r) * 64), wv[r][ky]);
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qtaps[ky] + ox * pixel_bytes + (g + r) * 64), wv[r][ky]);
         }
         q[r] = requantize(acc, multiplier[r]);
       }
@@ -309,29 +345,29 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint
       for (int r = 0; r < kSlots; ++r) {
         const int32_t* wr = w + r * words;
         __m512i acc = _mm512_loadu_si512(wr);
-        for (int ky = 0; ky < kh; ++ky) {
-          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + (g + r) * 64),
-                                    _mm512_loadu_si512(wr + (ky + 1) * kTile));
+        for (int t = 0; t < n_taps; ++t) {
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qtaps[t] + ox * pixel_bytes + (g + r) * 64),
+                                    _mm512_loadu_si512(wr + (t + 1) * kTile));
         }
-        q[r] = requantize(acc, _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (kh + 1) * kTile)));
+        q[r] = requantize(acc, _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (n_taps + 1) * kTile)));
       }
       store(y, q);
     }
   }
 }
 
-// One output row from its kernel_h buffered input rows. KH > 0: unrolled, weights in
-// registers; KH == 0: any kernel_h.
+// One output row from the words of its buffered input rows (compute_block). KH > 0: one word
+// a row, unrolled, weights in registers; KH == 0: any number of words.
 template <int KH>
-void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_t* y) {
+void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int taps, uint8_t* y) {
   const Conv2dShape& s = *a.shape;
-  const int kh = KH > 0 ? KH : s.kernel_h;
+  const int n_taps = KH > 0 ? KH : taps;
   const size_t C = static_cast<size_t>(s.in_c);
   const size_t groups = (C + kTile - 1) / kTile;
   const size_t pixel_bytes = groups * 64;
   const Epilogue ep(a.ep);
   const int32_t* w = a.packed;
-  const size_t words = (kh + 2) * kTile;  // one slot's packed weights
+  const size_t words = (n_taps + 2) * kTile;  // one slot's packed weights
   const ChunkLayout layout(C);
   const size_t first_block = a.c_begin / 64, end_block = std::min(layout.blocks, a.c_end / 64);
   size_t g = 4 * first_block;  // slot
@@ -339,17 +375,17 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_
   const bool int_clamp = a.ep.small_multipliers;
   for (size_t b = first_block; b < end_block; ++b, g += 4, w += 4 * words) {
     if (int_clamp) {
-      compute_block<KH, 4, true>(a, qrows, y + b * 64, g, w, ep);
+      compute_block<KH, 4, true>(a, qtaps, taps, y + b * 64, g, w, ep);
     } else {
-      compute_block<KH, 4, false>(a, qrows, y + b * 64, g, w, ep);
+      compute_block<KH, 4, false>(a, qtaps, taps, y + b * 64, g, w, ep);
     }
   }
   if (a.c_end < C) return;
   if (layout.half) {
     if (int_clamp) {
-      compute_block<KH, 2, true>(a, qrows, y + layout.blocks * 64, g, w, ep);
+      compute_block<KH, 2, true>(a, qtaps, taps, y + layout.blocks * 64, g, w, ep);
     } else {
-      compute_block<KH, 2, false>(a, qrows, y + layout.blocks * 64, g, w, ep);
+      compute_block<KH, 2, false>(a, qtaps, taps, y + layout.blocks * 64, g, w, ep);
     }
     g += 2;
     w += 2 * words;
@@ -358,14 +394,14 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_
     const size_t c0 = layout.group_c0 + (g - (C / 32) * 2) * kTile;
     const __mmask16 mask = tail_mask(C - c0 < kTile ? C - c0 : kTile);
     const __m512i bias = _mm512_loadu_si512(w);
-    const __m512 multiplier = _mm512_loadu_ps(reinterpret_cast<const float*>(w + (kh + 1) * kTile));
+    const __m512 multiplier = _mm512_loadu_ps(reinterpret_cast<const float*>(w + (n_taps + 1) * kTile));
     uint8_t* yo = y + c0;
     if constexpr (KH > 0) {
       __m512i wv[KH];
       const uint8_t* q[KH];
       for (int ky = 0; ky < KH; ++ky) {
         wv[ky] = _mm512_loadu_si512(w + (ky + 1) * kTile);
-        q[ky] = qrows[ky] + g * 64;
+        q[ky] = qtaps[ky] + g * 64;
       }
       for (int ox = 0; ox < s.out_w; ++ox, yo += C) {
         __m512i acc = bias;
@@ -378,9 +414,9 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qrows, uint8_
     } else {
       for (int ox = 0; ox < s.out_w; ++ox, yo += C) {
         __m512i acc = bias;
-        for (int ky = 0; ky < kh; ++ky) {
-          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qrows[ky] + ox * pixel_bytes + g * 64),
-                                    _mm512_loadu_si512(w + (ky + 1) * kTile));
+        for (int t = 0; t < n_taps; ++t) {
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qtaps[t] + ox * pixel_bytes + g * 64),
+                                    _mm512_loadu_si512(w + (t + 1) * kTile));
         }
         ep.store(yo, acc, multiplier, mask);
       }
@@ -392,10 +428,13 @@ template <bool XSigned>
 void image_rows(const Q8DwImageRowsArgs& a) {
   const Conv2dShape& s = *a.shape;
   const int ring = dw_kw4_ring(s);
-  const size_t slot_bytes = static_cast<size_t>(s.out_w) * ((s.in_c + kTile - 1) / kTile) * 64;
+  const size_t pixel_bytes = (s.in_c + kTile - 1) / kTile * 64;
+  const size_t slot_bytes = static_cast<size_t>(dw_kw4_entries(s)) * pixel_bytes;
+  const int words = dw_kw4_words(s), taps = s.kernel_h * words;
+  const size_t word_bytes = static_cast<size_t>(dw_kw4_word_shift(s)) * pixel_bytes;
   int held[kDwKw4MaxRing];
   for (int i = 0; i < ring; ++i) held[i] = INT_MIN;  // no row
-  const uint8_t* qrows[kDwKw4MaxRing];
+  const uint8_t* qtaps[2 * kDwKw4MaxRing];
   for (int oy = a.oy_begin; oy < a.oy_end; ++oy) {
     for (int ky = 0; ky < s.kernel_h; ++ky) {
       const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
@@ -405,14 +444,16 @@ void image_rows(const Q8DwImageRowsArgs& a) {
         build_row<XSigned>(a, iy, q);
         held[slot] = iy;
       }
-      qrows[ky] = q;
+      for (int j = 0; j < words; ++j) qtaps[ky * words + j] = q + j * word_bytes;
     }
     uint8_t* y = a.y + static_cast<size_t>(oy) * s.out_w * s.in_c;
-    switch (s.kernel_h) {
-      case 1: compute_row<1>(a, qrows, y); break;
-      case 2: compute_row<2>(a, qrows, y); break;
-      case 3: compute_row<3>(a, qrows, y); break;
-      default: compute_row<0>(a, qrows, y); break;
+    switch (taps) {
+      case 1: compute_row<1>(a, qtaps, taps, y); break;
+      case 2: compute_row<2>(a, qtaps, taps, y); break;
+      case 3: compute_row<3>(a, qtaps, taps, y); break;
+      case 10: compute_row<10>(a, qtaps, taps, y); break;  // 5x5
+      case 14: compute_row<14>(a, qtaps, taps, y); break;  // 7x7
+      default: compute_row<0>(a, qtaps, taps, y); break;
     }
   }
 }

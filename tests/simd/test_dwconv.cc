@@ -480,7 +480,7 @@ TEST(Q8DwConv, AdversarialValuesEveryKernel) {
         s = Conv2dShape{};
         s.in_c = 1 + static_cast<int>(rng() % 33);
         s.in_h = s.in_w = 17;
-        const bool tall = rng() % 2;  // 16x3 / 15x4 fit the kw4 kernels, 7x7 / 9x9 the others
+        const bool tall = rng() % 2;  // 16x3 / 15x4 / 7x7 fit the kw4 kernels, 9x9 the others
         s.kernel_h = tall ? 15 + static_cast<int>(rng() % 2) : 7 + 2 * static_cast<int>(rng() % 2);
         s.kernel_w = tall ? 19 - s.kernel_h : s.kernel_h;
         s.pad_top = s.pad_left = static_cast<int>(rng() % 4);
@@ -503,8 +503,8 @@ TEST(Q8DwConv, ModelLayersEveryKernel) {
     std::mt19937 rng(55);
     int i = 0, unfit = 0;
     for (Conv2dShape s : model_dw_shapes()) {
-      // The kw4 kernels take kernels up to 4 wide only; a 5x5 layer must then go to another
-      // SIMD kernel of the same level, never to the scalar ref.
+      // The kw4 kernels take kernels up to 8 wide (dw_kw4_fits); a layer they refuse must go
+      // to another SIMD kernel of the same level, never to the scalar ref.
       if (!kernel.fits(s)) {
         ASSERT_GT(s.kernel_w, 4) << kernel.name << " refuses a layer it should run";
         const Q8DwConvKernel* other = choose_q8_dwconv_kernel(kernel.isa, s);
@@ -642,9 +642,9 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelDownToThePortableRow) {
 }
 
 TEST(Q8DwConv, WideKernelsFallBackToAKernelThatRunsThem) {
-  Conv2dShape s{1, 9, 9, 20, 0, 0, 0, 5, 5, 1, 1, 1, 1, 2, 2};
-  ASSERT_TRUE(finish_shape(s, 2, 2));
-  std::vector<int8_t> w(20 * 25, 1);
+  Conv2dShape s{1, 13, 13, 20, 0, 0, 0, 9, 9, 1, 1, 1, 1, 4, 4};
+  ASSERT_TRUE(finish_shape(s, 4, 4));
+  std::vector<int8_t> w(20 * 81, 1);
   const float one = 1.0f;
   const Requantization rq{{&one, 1}, 0, 0, 255};
   for (const Q8DwConvKernel& k : kQ8DwConvKernels) {
