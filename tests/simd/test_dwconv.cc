@@ -218,7 +218,7 @@ TEST(F32DwConv, ChannelChunksTailsAndPaddedCopies) {
     const F32DwConvKernel& kernel = *entry;
     std::mt19937 rng(7);
     int padded = 0, in_place = 0;
-    for (int hw : {7, 9, 30}) {
+    for (int hw : {7, 9, 16}) {
       for (auto [k, stride, dilation] : {std::array{3, 1, 1}, {3, 2, 1}, {5, 1, 1}, {5, 2, 1}, {7, 1, 1}, {3, 1, 2}}) {
         Conv2dShape s{};
         ASSERT_TRUE(square_depthwise(hw, 163, k, stride, dilation, s));
