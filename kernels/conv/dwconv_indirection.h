@@ -36,30 +36,6 @@ inline DwColumns dw_interior_columns(const Conv2dShape& s) {
   return c;
 }
 
-// Whether copying each image into a horizontally padded buffer costs less than running the
-// border pixels on the indirect microkernel, one pixel at a time with one weight load per tap.
-// Per channel vector, a border tap costs about 1.5 cycles more than a tap of the row kernel;
-// copying an element about 0.25 (FP32, L2 to L2; a byte costs less). Measured on Zen 1 in
-// FP32: pays at 7x7 and 14x14 with 5x5 kernels, not at 56x56 with 3x3.
-inline bool dw_pad_copy_pays(const Conv2dShape& s, const DwColumns& cols) {
-  constexpr double kPadCopyFactor = 3.0;
-  const double border_taps = double(cols.border()) * s.out_h * s.kernel_h * s.kernel_w;
-  const double copied = double(s.in_h) * s.in_w;
-  return cols.border() > 0 && border_taps > kPadCopyFactor * copied;
-}
-
-// One image of the horizontally padded copy: the left padding and as many columns on the
-// right as the last window reaches past the input, pad_left 0. Every output column of it is
-// then interior (dw_interior_columns); the vertical padding stays on the pad row.
-inline Conv2dShape dw_padded_image(const Conv2dShape& s) {
-  const int right = (s.out_w - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w - s.pad_left - (s.in_w - 1);
-  Conv2dShape padded = s;
-  padded.batch = 1;
-  padded.in_w = s.pad_left + s.in_w + (right > 0 ? right : 0);
-  padded.pad_left = 0;
-  return padded;
-}
-
 // rows:   [batch * out_h][kernel_h] pointers at column lo*sw - pad_left of the tap row
 // border: [batch * out_h][border pixels, left then right][kernel_h * kernel_w]
 // pad_row holds at least in_w * C elements of the padding value. row_at(n, iy) is where input

@@ -118,17 +118,6 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
   }
   packed_ = shared_packing<std::vector<int32_t>>(cache, key, [&] { return pack_taps(w, bias); });
   cols_ = dw_interior_columns(s_);
-  // int32_taps row kernels load each weight once for 4 pixels, their border pixels once a
-  // pixel. The tap_pairs (AVX2) windows are bound by the widening shuffles either way, so the
-  // copy would only add its bytes (Zen 4 capped at avx2: MnasNet's 28x28 5x5 layers 8% slower,
-  // its 7x7 ones 4% faster; at avx512vnni its 7x7 ones 28% faster).
-  pad_copy_ = kernel_->packing == Q8DwPacking::int32_taps && dw_pad_copy_pays(s_, cols_);
-  if (pad_copy_) {
-    padded_ = dw_padded_image(s_);
-    cols_ = dw_interior_columns(padded_);
-    padded_x_.assign(static_cast<size_t>(padded_.in_h) * padded_.in_w * C, static_cast<uint8_t>(x_zero_point_));
-    pad_row_.assign(static_cast<size_t>(padded_.in_w) * C, static_cast<uint8_t>(x_zero_point_));
-  }
 }
 
 // int32_taps / tap_pairs (kernels/conv/dwconv_list.h): per channel_tile channels [bias'][weight
@@ -210,11 +199,7 @@ std::vector<int32_t> Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) co
 void Q8DwConv::bind(const void* x) {
   bound_x_ = static_cast<const uint8_t*>(x);
   if (kernel_->image_rows) return;
-  if (pad_copy_) {
-    build_dw_indirection(padded_, cols_, padded_x_.data(), pad_row_.data(), row_ptrs_, border_taps_);
-  } else {
-    build_dw_indirection(s_, cols_, bound_x_, pad_row_.data(), row_ptrs_, border_taps_);
-  }
+  build_dw_indirection(s_, cols_, bound_x_, pad_row_.data(), row_ptrs_, border_taps_);
 }
 
 void Q8DwConv::row_task(void* context, size_t row) {
@@ -312,22 +297,6 @@ void Q8DwConv::run(const void* x, void* y, pthreadpool_t pool) const {
     const DwKw4Split split = dw_kw4_split(s_, std::min<size_t>(threads, kMaxTasks));
     Q8DwRowTask task{this, static_cast<uint8_t*>(y), &split};
     pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, split.row_parts * split.channel_parts, 0);
-    return;
-  }
-  if (pad_copy_) {
-    // Small maps: the copy of one image (tens of KiB) costs less than a task hand-off.
-    const size_t C = static_cast<size_t>(s_.in_c);
-    const size_t row_bytes = static_cast<size_t>(s_.in_w) * C, padded_row = static_cast<size_t>(padded_.in_w) * C;
-    const size_t image_out = static_cast<size_t>(s_.out_h) * s_.out_w * C;
-    for (int n = 0; n < s_.batch; ++n) {
-      const uint8_t* image = bound_x_ + static_cast<size_t>(n) * s_.in_h * row_bytes;
-      for (int iy = 0; iy < s_.in_h; ++iy) {
-        std::memcpy(padded_x_.data() + iy * padded_row + static_cast<size_t>(s_.pad_left) * C, image + iy * row_bytes,
-                    row_bytes);
-      }
-      Q8DwRowTask task{this, static_cast<uint8_t*>(y) + n * image_out, nullptr};
-      pthreadpool_parallelize_1d(pool, &Q8DwConv::row_task, &task, static_cast<size_t>(s_.out_h), 0);
-    }
     return;
   }
   Q8DwRowTask task{this, static_cast<uint8_t*>(y), nullptr};

@@ -56,9 +56,6 @@ class Q8DwConv {
 
   const std::string& kernel_name() const { return name_.name; }
   const KernelId& kernel_id() const { return name_; }
-  // Whether run() copies each image into a horizontally padded buffer (small maps, int32_taps
-  // kernels), so that every output pixel runs on the row kernel.
-  bool copies_padded_input() const { return pad_copy_; }
 
   // x: [batch][in_h][in_w][C] of x_type. run() must then be given the same x.
   void bind(const void* x);
@@ -81,9 +78,6 @@ class Q8DwConv {
   std::vector<float> multiplier_;  // one per channel
   std::vector<uint8_t> pad_row_;  // x_zero_point bytes
   DwColumns cols_;
-  bool pad_copy_ = false;
-  Conv2dShape padded_;  // one image of the padded copy (dw_padded_image)
-  mutable std::vector<uint8_t> padded_x_;  // written by run(); the padding columns keep x_zero_point
   const uint8_t* bound_x_ = nullptr;
   std::vector<const uint8_t*> row_ptrs_;
   std::vector<const uint8_t*> border_taps_;
