@@ -127,9 +127,9 @@ using Q8DwImageRowsFn = void (*)(const Q8DwImageRowsArgs&);
 
 // The "kw4" format holds 4 horizontal taps per lane: entry e of a built input row holds, for
 // each channel, the bytes at columns e * stride_w - pad_left + kx * dilation_w, kx = 0..3. A
-// kernel wider than 4 (up to 8) takes a second word of taps 4..7, which for output column ox
-// are entry ox + 4 * dilation_w / stride_w's first four: so the built row runs that many
-// entries past out_w, and stride_w must divide 4 * dilation_w. The input rows of one output
+// kernel wider than 4 (up to 8; dw_kw4_fits) takes a second word of taps 4..7, which for
+// output column ox are entry ox + 4 * dilation_w / stride_w's first four: so the built row
+// runs that many entries past out_w, and stride_w must divide 4 * dilation_w. The input rows of one output
 // row's window are kept in a ring of (kernel_h - 1) * dilation_h + 1 slots.
 inline constexpr int kDwKw4MaxRing = 16;
 inline int dw_kw4_ring(const Conv2dShape& s) { return (s.kernel_h - 1) * s.dilation_h + 1; }
@@ -138,8 +138,14 @@ inline int dw_kw4_word_shift(const Conv2dShape& s) { return 4 * s.dilation_w / s
 inline int dw_kw4_entries(const Conv2dShape& s) {
   return s.out_w + (dw_kw4_words(s) - 1) * dw_kw4_word_shift(s);
 }
+// Word counts a slot (kernel_h * words) whose weights the kw4 kernel keeps in registers; other
+// counts load them at every pixel, which on 5x5 layers (before their register path) ran 5-17%
+// slower than the int32-lane kernel. Kernels 4 wide or less take any count, as they always
+// have; wider ones only these (heights 1, 5 and 7), the rest going to the int32-lane kernel.
+inline bool dw_kw4_register_words(int words) { return words <= 3 || words == 10 || words == 14; }
 inline bool dw_kw4_fits(const Conv2dShape& s) {
-  const bool words_fit = s.kernel_w <= 4 || (s.kernel_w <= 8 && 4 * s.dilation_w % s.stride_w == 0);
+  const bool words_fit = s.kernel_w <= 4 || (s.kernel_w <= 8 && 4 * s.dilation_w % s.stride_w == 0 &&
+                                             dw_kw4_register_words(s.kernel_h * dw_kw4_words(s)));
   return words_fit && dw_kw4_ring(s) <= kDwKw4MaxRing;
 }
 inline size_t dw_kw4_scratch_bytes(const Conv2dShape& s) {

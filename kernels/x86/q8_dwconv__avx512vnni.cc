@@ -250,18 +250,20 @@ struct Epilogue {
 // is applied to the bytes. Every step is monotone and exact inside the output range, and a
 // value a step saturates lies beyond that range on the same side, so this equals
 // requantize_value(): 2 byte min/max per 64 channels instead of 8 float ones.
-// qtaps[t]: where word t (kernel row t / words, word t % words) reads entry 0 of its row.
-// KH > 0: KH words (taps is KH), their weights in registers: for the whole block when
-// kSlots * (KH + 2) zmm fit (KH <= kMaxBlockWords), else a slot at a time (kernels wider than
-// 4: a 5x5 has 10 words a slot), its requantized vectors staged for a chunk of pixels and
-// packed once the block's slots are done. KH == 0: any number of words, weights from memory.
+//
+// The taps are the packed words of a slot: `taps` of them, word t read at qtaps[t] (kernel row
+// t / row_words, word t % row_words: image_rows). kTaps > 0 (== taps): the weights in
+// registers, for the whole block when kSlots * (kTaps + 2) zmm fit (kTaps <= kMaxBlockWords),
+// else a slot at a time (a 5x5 has 10 words a slot), its requantized vectors staged for a
+// chunk of pixels and packed once the block's slots are done. kTaps == 0: any count, weights
+// from memory at every pixel.
 inline constexpr int kMaxBlockWords = 3;
 inline constexpr int kStagedPixels = 16;
-template <int KH, int kSlots, bool IntClamp>
+template <int kTaps, int kSlots, bool IntClamp>
 void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int taps, uint8_t* y, size_t g,
                    const int32_t* w, const Epilogue& ep) {
   const Conv2dShape& s = *a.shape;
-  const int n_taps = KH > 0 ? KH : taps;
+  const int n_taps = kTaps > 0 ? kTaps : taps;
   const size_t C = static_cast<size_t>(s.in_c);
   const size_t pixel_bytes = (C + kTile - 1) / kTile * 64;
   const size_t words = (n_taps + 2) * kTile;  // one group's packed block
@@ -292,48 +294,49 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int 
     if constexpr (IntClamp) return Epilogue::scale_round(acc, multiplier);
     return ep.requantize(acc, multiplier);
   };
-  if constexpr (KH > kMaxBlockWords) {
+  if constexpr (kTaps > kMaxBlockWords) {
     alignas(64) __m512i stage[kStagedPixels][kSlots];
     for (int ox0 = 0; ox0 < s.out_w; ox0 += kStagedPixels) {
       const int n = std::min(kStagedPixels, s.out_w - ox0);
       for (int r = 0; r < kSlots; ++r) {
         const int32_t* wr = w + r * words;
         const __m512i bias = _mm512_loadu_si512(wr);
-        __m512i wv[KH];
-        for (int t = 0; t < KH; ++t) wv[t] = _mm512_loadu_si512(wr + (t + 1) * kTile);
-        const __m512 multiplier = _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (KH + 1) * kTile));
+        __m512i wv[kTaps];
+        for (int t = 0; t < kTaps; ++t) wv[t] = _mm512_loadu_si512(wr + (t + 1) * kTile);
+        const __m512 multiplier = _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (kTaps + 1) * kTile));
         const size_t slot = (g + r) * 64 + static_cast<size_t>(ox0) * pixel_bytes;
         for (int i = 0; i < n; ++i) {
           // Two chains: vpdpbusd's latency is hidden across the pixels, not inside one.
           __m512i acc0 = bias, acc1 = _mm512_setzero_si512();
-          for (int t = 0; t + 1 < KH; t += 2) {
+          for (int t = 0; t + 1 < kTaps; t += 2) {
             acc0 = _mm512_dpbusd_epi32(acc0, _mm512_load_si512(qtaps[t] + slot + i * pixel_bytes), wv[t]);
             acc1 = _mm512_dpbusd_epi32(acc1, _mm512_load_si512(qtaps[t + 1] + slot + i * pixel_bytes), wv[t + 1]);
           }
-          if constexpr (KH % 2) {
-            acc0 = _mm512_dpbusd_epi32(acc0, _mm512_load_si512(qtaps[KH - 1] + slot + i * pixel_bytes), wv[KH - 1]);
+          if constexpr (kTaps % 2) {
+            const uint8_t* last = qtaps[kTaps - 1] + slot + i * pixel_bytes;
+            acc0 = _mm512_dpbusd_epi32(acc0, _mm512_load_si512(last), wv[kTaps - 1]);
           }
           stage[i][r] = requantize(_mm512_add_epi32(acc0, acc1), multiplier);
         }
       }
       for (int i = 0; i < n; ++i, y += C) store(y, stage[i]);
     }
-  } else if constexpr (KH > 0) {
-    // The chunk's taps, biases and multipliers (kSlots * (KH + 2) zmm) stay in registers.
-    __m512i bias[kSlots], wv[kSlots][KH];
+  } else if constexpr (kTaps > 0) {
+    // The chunk's taps, biases and multipliers (kSlots * (kTaps + 2) zmm) stay in registers.
+    __m512i bias[kSlots], wv[kSlots][kTaps];
     __m512 multiplier[kSlots];
     for (int r = 0; r < kSlots; ++r) {
       const int32_t* wr = w + r * words;
       bias[r] = _mm512_loadu_si512(wr);
-      for (int ky = 0; ky < KH; ++ky) wv[r][ky] = _mm512_loadu_si512(wr + (ky + 1) * kTile);
-      multiplier[r] = _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (KH + 1) * kTile));
+      for (int t = 0; t < kTaps; ++t) wv[r][t] = _mm512_loadu_si512(wr + (t + 1) * kTile);
+      multiplier[r] = _mm512_loadu_ps(reinterpret_cast<const float*>(wr + (kTaps + 1) * kTile));
     }
     for (int ox = 0; ox < s.out_w; ++ox, y += C) {
       __m512i q[kSlots];
       for (int r = 0; r < kSlots; ++r) {
         __m512i acc = bias[r];
-        for (int ky = 0; ky < KH; ++ky) {
-          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qtaps[ky] + ox * pixel_bytes + (g + r) * 64), wv[r][ky]);
+        for (int t = 0; t < kTaps; ++t) {
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(qtaps[t] + ox * pixel_bytes + (g + r) * 64), wv[r][t]);
         }
         q[r] = requantize(acc, multiplier[r]);
       }
@@ -356,12 +359,11 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int 
   }
 }
 
-// One output row from the words of its buffered input rows (compute_block). KH > 0: one word
-// a row, unrolled, weights in registers; KH == 0: any number of words.
-template <int KH>
+// One output row from the words of its buffered input rows; kTaps as compute_block's.
+template <int kTaps>
 void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int taps, uint8_t* y) {
   const Conv2dShape& s = *a.shape;
-  const int n_taps = KH > 0 ? KH : taps;
+  const int n_taps = kTaps > 0 ? kTaps : taps;
   const size_t C = static_cast<size_t>(s.in_c);
   const size_t groups = (C + kTile - 1) / kTile;
   const size_t pixel_bytes = groups * 64;
@@ -375,17 +377,17 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int ta
   const bool int_clamp = a.ep.small_multipliers;
   for (size_t b = first_block; b < end_block; ++b, g += 4, w += 4 * words) {
     if (int_clamp) {
-      compute_block<KH, 4, true>(a, qtaps, taps, y + b * 64, g, w, ep);
+      compute_block<kTaps, 4, true>(a, qtaps, taps, y + b * 64, g, w, ep);
     } else {
-      compute_block<KH, 4, false>(a, qtaps, taps, y + b * 64, g, w, ep);
+      compute_block<kTaps, 4, false>(a, qtaps, taps, y + b * 64, g, w, ep);
     }
   }
   if (a.c_end < C) return;
   if (layout.half) {
     if (int_clamp) {
-      compute_block<KH, 2, true>(a, qtaps, taps, y + layout.blocks * 64, g, w, ep);
+      compute_block<kTaps, 2, true>(a, qtaps, taps, y + layout.blocks * 64, g, w, ep);
     } else {
-      compute_block<KH, 2, false>(a, qtaps, taps, y + layout.blocks * 64, g, w, ep);
+      compute_block<kTaps, 2, false>(a, qtaps, taps, y + layout.blocks * 64, g, w, ep);
     }
     g += 2;
     w += 2 * words;
@@ -396,18 +398,18 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int ta
     const __m512i bias = _mm512_loadu_si512(w);
     const __m512 multiplier = _mm512_loadu_ps(reinterpret_cast<const float*>(w + (n_taps + 1) * kTile));
     uint8_t* yo = y + c0;
-    if constexpr (KH > 0) {
-      __m512i wv[KH];
-      const uint8_t* q[KH];
-      for (int ky = 0; ky < KH; ++ky) {
-        wv[ky] = _mm512_loadu_si512(w + (ky + 1) * kTile);
-        q[ky] = qtaps[ky] + g * 64;
+    if constexpr (kTaps > 0) {
+      __m512i wv[kTaps];
+      const uint8_t* q[kTaps];
+      for (int t = 0; t < kTaps; ++t) {
+        wv[t] = _mm512_loadu_si512(w + (t + 1) * kTile);
+        q[t] = qtaps[t] + g * 64;
       }
       for (int ox = 0; ox < s.out_w; ++ox, yo += C) {
         __m512i acc = bias;
-        for (int ky = 0; ky < KH; ++ky) {
-          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(q[ky]), wv[ky]);
-          q[ky] += pixel_bytes;
+        for (int t = 0; t < kTaps; ++t) {
+          acc = _mm512_dpbusd_epi32(acc, _mm512_load_si512(q[t]), wv[t]);
+          q[t] += pixel_bytes;
         }
         ep.store(yo, acc, multiplier, mask);
       }
@@ -430,7 +432,7 @@ void image_rows(const Q8DwImageRowsArgs& a) {
   const int ring = dw_kw4_ring(s);
   const size_t pixel_bytes = (s.in_c + kTile - 1) / kTile * 64;
   const size_t slot_bytes = static_cast<size_t>(dw_kw4_entries(s)) * pixel_bytes;
-  const int words = dw_kw4_words(s), taps = s.kernel_h * words;
+  const int row_words = dw_kw4_words(s), taps = s.kernel_h * row_words;
   const size_t word_bytes = static_cast<size_t>(dw_kw4_word_shift(s)) * pixel_bytes;
   int held[kDwKw4MaxRing];
   for (int i = 0; i < ring; ++i) held[i] = INT_MIN;  // no row
@@ -444,15 +446,16 @@ void image_rows(const Q8DwImageRowsArgs& a) {
         build_row<XSigned>(a, iy, q);
         held[slot] = iy;
       }
-      for (int j = 0; j < words; ++j) qtaps[ky * words + j] = q + j * word_bytes;
+      for (int j = 0; j < row_words; ++j) qtaps[ky * row_words + j] = q + j * word_bytes;
     }
     uint8_t* y = a.y + static_cast<size_t>(oy) * s.out_w * s.in_c;
+    // The word counts of dw_kw4_register_words; two-word kernels take no other (dw_kw4_fits).
     switch (taps) {
       case 1: compute_row<1>(a, qtaps, taps, y); break;
-      case 2: compute_row<2>(a, qtaps, taps, y); break;
+      case 2: compute_row<2>(a, qtaps, taps, y); break;  // 2xN, or 1x5 .. 1x8
       case 3: compute_row<3>(a, qtaps, taps, y); break;
-      case 10: compute_row<10>(a, qtaps, taps, y); break;  // 5x5
-      case 14: compute_row<14>(a, qtaps, taps, y); break;  // 7x7
+      case 10: compute_row<10>(a, qtaps, taps, y); break;  // 5x5 .. 5x8
+      case 14: compute_row<14>(a, qtaps, taps, y); break;  // 7x5 .. 7x8
       default: compute_row<0>(a, qtaps, taps, y); break;
     }
   }

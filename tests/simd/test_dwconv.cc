@@ -208,6 +208,11 @@ bool square_depthwise(int hw, int c, int k, int stride, int dilation, Conv2dShap
   return finish_shape(s, s.pad_top, s.pad_left);
 }
 
+// Map sides and (kernel, stride, dilation) of the small-map tests: 7 and 9 take FP32's padded
+// copy for the 5x5 and 7x7 kernels, 16 reads every 3x3 in place.
+constexpr int kSmallMapSides[] = {7, 9, 16};
+constexpr std::array<int, 3> kSmallMapKernels[] = {{3, 1, 1}, {3, 2, 1}, {5, 1, 1}, {5, 2, 1}, {7, 1, 1}, {3, 1, 2}};
+
 // Many channel blocks with a tail (163 channels: the row kernel's chunks of blocks end
 // mid-row of the packed weights), on small maps whose input the driver copies into a
 // horizontally padded buffer and on larger ones it reads in place; each conv runs three
@@ -218,8 +223,8 @@ TEST(F32DwConv, ChannelChunksTailsAndPaddedCopies) {
     const F32DwConvKernel& kernel = *entry;
     std::mt19937 rng(7);
     int padded = 0, in_place = 0;
-    for (int hw : {7, 9, 16}) {
-      for (auto [k, stride, dilation] : {std::array{3, 1, 1}, {3, 2, 1}, {5, 1, 1}, {5, 2, 1}, {7, 1, 1}, {3, 1, 2}}) {
+    for (int hw : kSmallMapSides) {
+      for (auto [k, stride, dilation] : kSmallMapKernels) {
         Conv2dShape s{};
         ASSERT_TRUE(square_depthwise(hw, 163, k, stride, dilation, s));
         bool copied = false;
@@ -394,7 +399,8 @@ class Q8DwConvTester {
         if (y[i] != expected[i]) {
           ADD_FAILURE() << kernel.name << " " << describe(s_) << " x " << q8_name(x_type_) << " zp " << x_zp_
                         << ", y " << q8_name(y_type_) << " zp " << y_zp_ << " clamp [" << rq.qmin << ", " << rq.qmax
-                        << "] run " << run << ": y[" << i << "] (channel " << i % C << ") = " << int{y[i]}
+                        << "] run " << run << ": y[" << i << "] (channel " << i % C
+                        << (run == 0 ? ", acc " + std::to_string(acc[i]) : std::string()) << ") = " << int{y[i]}
                         << ", expected " << int{expected[i]} << " (as bytes)";
           return false;
         }
@@ -530,8 +536,8 @@ TEST(Q8DwConv, ChannelTailsAndRepeatedRuns) {
     const Q8DwConvKernel& kernel = *entry;
     std::mt19937 rng(9);
     int i = 0;
-    for (int hw : {7, 9, 16}) {
-      for (auto [k, stride, dilation] : {std::array{3, 1, 1}, {3, 2, 1}, {5, 1, 1}, {5, 2, 1}, {7, 1, 1}, {3, 1, 2}}) {
+    for (int hw : kSmallMapSides) {
+      for (auto [k, stride, dilation] : kSmallMapKernels) {
         Conv2dShape s{};
         ASSERT_TRUE(square_depthwise(hw, 163, k, stride, dilation, s));
         if (!kernel.fits(s)) continue;
@@ -630,6 +636,33 @@ TEST(Q8DwConv, PicksTheHighestAllowedKernelDownToThePortableRow) {
     EXPECT_EQ(y[0], 10 + 4 * 4) << conv.kernel_name();
     EXPECT_EQ(y[(2 * 5 + 2) * 8], 10 + 9 * 4) << conv.kernel_name();
   }
+}
+
+// Which shapes the kw4 kernels take past 4 wide: a second word of taps where the stride
+// divides 4 * dilation and the slot's words stay in registers (dw_kw4_register_words).
+TEST(Q8DwConv, Kw4TakesWideKernelsWithRegisterWordsOnly) {
+  auto shape = [](int kh, int kw, int stride, int dilation) {
+    Conv2dShape s{};
+    s.batch = 1;
+    s.in_h = s.in_w = 20;
+    s.in_c = 16;
+    s.kernel_h = kh;
+    s.kernel_w = kw;
+    s.stride_h = s.stride_w = stride;
+    s.dilation_h = s.dilation_w = dilation;
+    EXPECT_TRUE(finish_shape(s, 0, 0));
+    return s;
+  };
+  for (auto [kh, kw] : {std::array{5, 5}, {7, 7}, {1, 7}, {5, 8}, {7, 6}}) {
+    EXPECT_TRUE(dw_kw4_fits(shape(kh, kw, 1, 1))) << kh << "x" << kw;
+    EXPECT_TRUE(dw_kw4_fits(shape(kh, kw, 2, 1))) << kh << "x" << kw << " stride 2";
+    EXPECT_TRUE(dw_kw4_fits(shape(kh, kw, 1, 2))) << kh << "x" << kw << " dilation 2";
+    EXPECT_FALSE(dw_kw4_fits(shape(kh, kw, 3, 1))) << kh << "x" << kw << " stride 3";
+  }
+  for (auto [kh, kw] : {std::array{3, 5}, {2, 5}, {6, 6}, {9, 9}, {5, 9}}) {
+    EXPECT_FALSE(dw_kw4_fits(shape(kh, kw, 1, 1))) << kh << "x" << kw;
+  }
+  EXPECT_TRUE(dw_kw4_fits(shape(6, 3, 1, 1)));  // up to 4 wide: any height, as before
 }
 
 TEST(Q8DwConv, WideKernelsFallBackToAKernelThatRunsThem) {
