@@ -27,6 +27,7 @@ struct Ops {
   using Mask = size_t;
   static constexpr int kLanes = 4;
   static constexpr bool kBufferedTail = true;
+  static constexpr int kRegisters = 32;  // v0-v31
 
   static Mask tail_mask(size_t n) { return n; }
   static Mask first_lanes(size_t n) { return n >= 4 ? 4 : n; }

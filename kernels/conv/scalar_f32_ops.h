@@ -11,6 +11,7 @@ namespace {
 
 struct Ops {
   static constexpr int kLanes = 4;
+  static constexpr int kRegisters = 16;  // as the narrowest SIMD level: the loops' group sizes
   struct Vec {
     float v[kLanes];
   };

@@ -21,6 +21,7 @@ struct Ops {
   using Mask = __m256i;
   static constexpr int kLanes = 8;
   static constexpr bool kBufferedTail = false;
+  static constexpr int kRegisters = 16;  // ymm0-15
   // vmaskmovps is slow on AMD: the GEMM tiles keep masked stores to the tail.
   static constexpr bool kCheapMaskedStore = false;
 

@@ -28,6 +28,7 @@ struct Ops {
   using Mask = __mmask16;
   static constexpr int kLanes = 16;
   static constexpr bool kBufferedTail = false;
+  static constexpr int kRegisters = 32;  // zmm0-31
   // A k-masked store costs what a plain one does: the GEMM tiles mask every store.
   static constexpr bool kCheapMaskedStore = true;
 
