@@ -399,7 +399,7 @@ void register_f32_layernorm(const Map& m) {
 }
 
 // The activations a conv epilogue runs as a second pass over its tile (F32Epilogue): SiLU,
-// HardSwish and HardSigmoid over a whole map.
+// HardSwish, HardSigmoid and the two GELUs over a whole map.
 void register_f32_epilogue_activations(const Map& m) {
   const double bytes = 8.0 * m.count();
   struct Row {
@@ -409,7 +409,9 @@ void register_f32_epilogue_activations(const Map& m) {
   };
   for (const Row& row : {Row{"f32 silu", kF32SiluUkernels, Activation::silu()},
                          Row{"f32 hswish", kF32HardSwishUkernels, Activation::hard_swish()},
-                         Row{"f32 hsigmoid", kF32HardSigmoidUkernels, Activation::hard_sigmoid(0.2f, 0.5f)}}) {
+                         Row{"f32 hsigmoid", kF32HardSigmoidUkernels, Activation::hard_sigmoid(0.2f, 0.5f)},
+                         Row{"f32 gelu", kF32GeluUkernels, Activation::gelu()},
+                         Row{"f32 gelu_tanh", kF32GeluTanhUkernels, Activation::gelu_tanh()}}) {
     for (const auto& k : row.list) {
       if (!isa_supported(k.isa)) continue;
       const bool pick = is_pick(row.list, k);
