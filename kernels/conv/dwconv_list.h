@@ -16,15 +16,19 @@
 //   FP32: [bias][kh*kw taps][tile] floats
 //   INT8: [bias'][weights][multiplier][tile] 32-bit words; bias' = bias - x_zp*sum(w)
 //         (int32), the multiplier as float, the weights as Q8DwPacking says.
-// INT8 entries with an `image_rows` function use the "kw4" format instead (vpdpbusd over the
-// horizontal taps, q8_dwconv__avx512vnni.cc): they run whole output rows of one image,
-// building per input row a buffer whose 32-bit lane (pixel, channel) holds the 4 bytes
-// x[iy][ox*sw - pad_left + kx*dw][c], kx = 0..3 (padding: x_zero_point). Packed per slot
-// of 16 lanes: [bias'][kernel_h][multiplier][16] 32-bit words, the kernel_h words holding
-// w[c][ky][0..3] as 4 bytes (0 for kx >= kernel_w); bias' = bias - x_zp'*sum(w) with
-// x_zp' = x_zp for u8 activations and x_zp + 128 for s8 ones (flipped to u8 on load). Which
-// channel a slot's lane holds follows the unpack order of the kernel's 64- and 32-channel
-// chunks (ChunkLayout in q8_dwconv__avx512vnni.cc, Q8DwConv::pack_kw4).
+// INT8 entries with an `image_rows` function use the "kw4" format instead (a 4-byte dot
+// product over the horizontal taps: vpdpbusd, q8_dwconv__avx512vnni.cc; SDOT,
+// arm/q8_dwconv__neondot.cc): they run whole output rows of one image, building per input row
+// a buffer whose 32-bit lane (pixel, channel) holds the 4 bytes x[iy][ox*sw - pad_left +
+// kx*dw][c], kx = 0..3 (padding: x_zero_point). Packed per slot of 16 lanes:
+// [bias'][kernel_h * words][multiplier][16] 32-bit words (Q8DwPacking::kw4 below). Which
+// channel a slot's lane holds and how activations are read are the two variants':
+//   kw4       vpdpbusd (u8 x s8): s8 activations flipped to u8 on load, so bias' = bias -
+//             x_zp' * sum(w) with x_zp' = x_zp (u8) or x_zp + 128 (s8); lanes in the unpack
+//             order of the kernel's 64- and 32-channel chunks (ChunkLayout in
+//             q8_dwconv__avx512vnni.cc, Q8DwConv::pack_kw4)
+//   kw4_sdot  SDOT (s8 x s8): u8 activations flipped to s8 on load, x_zp' = x_zp - 128 (u8) or
+//             x_zp (s8); lanes in channel order (slot g, lane l: channel 16g + l)
 #include <cstddef>
 #include <cstdint>
 
@@ -159,7 +163,9 @@ enum class Q8DwPacking {
                // int16 of an int32 lane (0 past the last tap)
   kw4,         // the "kw4" format above: [bias'][kernel_h * words][multiplier], word
                // ky * words + j holding taps 4j .. 4j + 3 of kernel row ky (0 past kernel_w)
+  kw4_sdot,    // the same words, lanes in channel order, activations read as s8 (above)
 };
+inline bool is_kw4(Q8DwPacking p) { return p == Q8DwPacking::kw4 || p == Q8DwPacking::kw4_sdot; }
 
 struct Q8DwConvKernel {
   const char* name;
@@ -168,7 +174,7 @@ struct Q8DwConvKernel {
   Q8DwPacking packing;
   Q8DwRowFn row;                   // int32_taps / tap_pairs
   Q8DwIndirectFn indirect;         //
-  Q8DwImageRowsFn image_rows = nullptr;  // kw4: shapes with dw_kw4_fits() only
+  Q8DwImageRowsFn image_rows = nullptr;  // kw4, kw4_sdot: shapes with dw_kw4_fits() only
 
   bool fits(const Conv2dShape& s) const { return image_rows == nullptr || dw_kw4_fits(s); }
 };
@@ -184,7 +190,7 @@ struct Q8DwConvKernel {
   void q8_dwconv_c##tile##_row(const Q8DwRowArgs& a);          \
   void q8_dwconv_c##tile##_indirect(const Q8DwIndirectArgs& a); \
   }
-#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name)                      \
+#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name, packing)             \
   namespace isa {                                                        \
   void q8_dwconv_c##tile##kw4_image_rows(const Q8DwImageRowsArgs& a);    \
   }
@@ -197,7 +203,7 @@ inline constexpr F32DwConvKernel kF32DwConvKernelRows[] = {
 #define OCTET_F32_DWCONV(isa, tile) \
   {"f32_dwconv_c" #tile "__" #isa, Isa::isa, tile, isa::f32_dwconv_c##tile##_row, isa::f32_dwconv_c##tile##_indirect},
 #define OCTET_Q8_DWCONV(isa, tile, name, packing)
-#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name)
+#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name, packing)
 #include "kernels/conv/dwconv_list.inc"
 #undef OCTET_F32_DWCONV
 #undef OCTET_Q8_DWCONV
@@ -209,8 +215,8 @@ inline constexpr Q8DwConvKernel kQ8DwConvKernelRows[] = {
 #define OCTET_F32_DWCONV(isa, tile)
 #define OCTET_Q8_DWCONV(isa, tile, name, packing) \
   {name, Isa::isa, tile, Q8DwPacking::packing, isa::q8_dwconv_c##tile##_row, isa::q8_dwconv_c##tile##_indirect},
-#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name) \
-  {name, Isa::isa, tile, Q8DwPacking::kw4, nullptr, nullptr, isa::q8_dwconv_c##tile##kw4_image_rows},
+#define OCTET_Q8_DWCONV_IMAGE_ROWS(isa, tile, name, packing) \
+  {name, Isa::isa, tile, Q8DwPacking::packing, nullptr, nullptr, isa::q8_dwconv_c##tile##kw4_image_rows},
 #include "kernels/conv/dwconv_list.inc"
 #undef OCTET_F32_DWCONV
 #undef OCTET_Q8_DWCONV

@@ -110,7 +110,7 @@ void Q8DwConv::init(const int8_t* w, const int32_t* bias, const Requantization& 
                           .add_array(multiplier_.data(), C)
                           .add(int64_t(x_type_ == Q8::s8))
                           .add(x_zero_point_);
-  if (kernel_->packing == Q8DwPacking::kw4) {
+  if (is_kw4(kernel_->packing)) {
     packed_ = shared_packing<std::vector<int32_t>>(cache, key, [&] { return pack_kw4(w, bias); });
     scratch_stride_ = (dw_kw4_scratch_bytes(s_) + 63) / 64 * 64;
     scratch_.assign(scratch_stride_ * kMaxTasks + 64, 0);
@@ -153,21 +153,23 @@ std::vector<int32_t> Q8DwConv::pack_taps(const int8_t* w, const int32_t* bias) c
   return packed;
 }
 
-// The "kw4" format (kernels/conv/dwconv_list.h): per 16 channels [bias'][kernel_h * words]
+// The "kw4" formats (kernels/conv/dwconv_list.h): per 16 channels [bias'][kernel_h * words]
 // [multiplier], word ky * words + j holding the bytes w[c][ky][4j .. 4j + 3] (0 past kernel_w).
 std::vector<int32_t> Q8DwConv::pack_kw4(const int8_t* w, const int32_t* bias) const {
   const size_t C = static_cast<size_t>(s_.in_c), kh = s_.kernel_h, kw = s_.kernel_w;
   const size_t words = static_cast<size_t>(dw_kw4_words(s_));
   const size_t blocks = (C + 15) / 16, block_words = (kh * words + 2) * 16;
-  // s8 activations are read as x ^ 0x80 = x + 128, so the fold uses x_zp + 128.
-  const int64_t x_offset = x_zero_point_ + (x_type_ == Q8::s8 ? 128 : 0);
+  // The activation value the kernel multiplies: kw4 reads s8 as x ^ 0x80 = x + 128 (u8 as it
+  // is), kw4_sdot u8 as x ^ 0x80 = x - 128 (s8 as it is); the fold subtracts that zero point.
+  const bool sdot = kernel_->packing == Q8DwPacking::kw4_sdot;
+  const int64_t x_offset = x_zero_point_ + (sdot ? (x_type_ == Q8::u8 ? -128 : 0) : (x_type_ == Q8::s8 ? 128 : 0));
   std::vector<int32_t> packed(blocks * block_words, 0);
-  const size_t block_channels = C / 64 * 64, half_end = C / 32 * 32;
+  const size_t block_channels = sdot ? 0 : C / 64 * 64, half_end = sdot ? 0 : C / 32 * 32;
   for (size_t c = 0; c < C; ++c) {
-    // Slot ("group") and lane of channel c in the chunk layout of q8_dwconv__avx512vnni.cc:
-    // inside 64-channel block b, channel 64b + 16j + 4r + i is in lane 4j + i of slot
-    // 4b + r; in the 32-channel half block after them, channel 16j + 4r + i (from its start)
-    // is in lane 4(2(r % 2) + j) + i of slot r / 2; past those, channel order.
+    // Slot ("group") and lane of channel c. kw4_sdot: channel order. kw4, the chunk layout of
+    // q8_dwconv__avx512vnni.cc: inside 64-channel block b, channel 64b + 16j + 4r + i is in
+    // lane 4j + i of slot 4b + r; in the 32-channel half block after them, channel 16j + 4r + i
+    // (from its start) is in lane 4(2(r % 2) + j) + i of slot r / 2; past those, channel order.
     size_t group = c / 16, lane = c % 16;
     const size_t j = c % 64 / 16 % 2, r = c % 16 / 4, i = c % 4;
     if (c < block_channels) {
