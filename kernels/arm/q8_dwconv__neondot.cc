@@ -21,9 +21,9 @@
 #include <arm_neon.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstring>
 
+#include "kernels/conv/dwconv_kw4_rows.h"
 #include "kernels/conv/dwconv_list.h"
 #include "kernels/gemm/q8_gemm_list.h"
 
@@ -129,32 +129,6 @@ void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin
       }
     }
   });
-}
-
-// Rewrites input row iy (the pad row when outside the input) into the kw4 layout:
-// [dw_kw4_entries][(C + 15) / 16 slots of 16 lanes x 4 bytes].
-template <bool XSigned>
-void build_row(const Q8DwImageRowsArgs& a, int iy, uint8_t* q) {
-  const Conv2dShape& s = *a.shape;
-  const uint8_t* row = iy >= 0 && iy < s.in_h ? a.x + static_cast<size_t>(iy) * s.in_w * s.in_c : nullptr;
-  const int entries = dw_kw4_entries(s);
-  // Interior: ix0 = ox*sw - pad_left >= 0 and ix0 + 3 <= in_w - 1.
-  int lo = entries, hi = entries;
-  if (row && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
-    lo = (s.pad_left + s.stride_w - 1) / s.stride_w;
-    const int last = s.in_w - 4 + s.pad_left;
-    hi = last < 0 ? 0 : std::min(last / s.stride_w + 1, entries);
-    if (hi <= lo) lo = hi = entries;
-  }
-  for (int ox = 0; ox < lo; ++ox) build_entry<XSigned>(a, row, ox, q);
-  if (lo < hi) {
-    if (s.stride_w == 1) {
-      build_interior<XSigned, 1>(a, row, lo, hi, q);
-    } else {
-      build_interior<XSigned, 2>(a, row, lo, hi, q);
-    }
-  }
-  for (int ox = hi; ox < entries; ++ox) build_entry<XSigned>(a, row, ox, q);
 }
 
 // The four pixels' vectors of one slot vector requantized into 16 bytes with the IGEMM's
@@ -265,36 +239,15 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int ta
 
 template <bool XSigned>
 void image_rows(const Q8DwImageRowsArgs& a) {
-  const Conv2dShape& s = *a.shape;
-  const int ring = dw_kw4_ring(s);
-  const size_t pixel_bytes = entry_bytes(static_cast<size_t>(s.in_c));
-  const size_t slot_bytes = static_cast<size_t>(dw_kw4_entries(s)) * pixel_bytes;
-  const int row_words = dw_kw4_words(s), taps = s.kernel_h * row_words;
-  const size_t word_bytes = static_cast<size_t>(dw_kw4_word_shift(s)) * pixel_bytes;
-  int held[kDwKw4MaxRing];
-  for (int i = 0; i < ring; ++i) held[i] = INT_MIN;  // no row
-  const uint8_t* qtaps[2 * kDwKw4MaxRing];
-  for (int oy = a.oy_begin; oy < a.oy_end; ++oy) {
-    for (int ky = 0; ky < s.kernel_h; ++ky) {
-      const int iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
-      const int slot = ((iy % ring) + ring) % ring;
-      uint8_t* q = a.scratch + slot * slot_bytes;
-      if (held[slot] != iy) {
-        build_row<XSigned>(a, iy, q);
-        held[slot] = iy;
-      }
-      for (int j = 0; j < row_words; ++j) qtaps[ky * row_words + j] = q + j * word_bytes;
-    }
-    uint8_t* y = a.y + static_cast<size_t>(oy) * s.out_w * s.in_c;
-    switch (taps) {
-      case 1: compute_row<1>(a, qtaps, taps, y); break;
-      case 2: compute_row<2>(a, qtaps, taps, y); break;  // 2xN, or 1x5 .. 1x8
-      case 3: compute_row<3>(a, qtaps, taps, y); break;
-      case 10: compute_row<10>(a, qtaps, taps, y); break;  // 5x5 .. 5x8
-      case 14: compute_row<14>(a, qtaps, taps, y); break;  // 7x5 .. 7x8
-      default: compute_row<0>(a, qtaps, taps, y); break;
-    }
-  }
+  auto entry = [&](const uint8_t* row, int ox, uint8_t* q) { build_entry<XSigned>(a, row, ox, q); };
+  auto interior = [&](auto stride, const uint8_t* row, int lo, int hi, uint8_t* q) {
+    build_interior<XSigned, decltype(stride)::value>(a, row, lo, hi, q);
+  };
+  dw_kw4_walk_rows(
+      a, [&](int iy, uint8_t* q) { dw_kw4_build_row(a, iy, q, entry, interior); },
+      [&](auto words, const uint8_t* const* qtaps, int taps, uint8_t* y) {
+        compute_row<decltype(words)::value>(a, qtaps, taps, y);
+      });
 }
 
 }  // namespace
