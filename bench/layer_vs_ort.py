@@ -15,10 +15,13 @@ over rounds.
 How rows are formed: every octet step names one ONNX node (pw+dw fusions two); a node octet
 fused away (a Relu, a residual Add, a folded BatchNormalization) counts with the step of its
 latest input producer. ORT names a node it kept by its ONNX name, a QDQ unit it fused into one
-INT8 node by the node it was built around plus "_token_N" (a QDQ file's QLinearConv), and an
+INT8 node by the node it was built around plus "_token_N" (a QDQ file's QLinearConv) or "/<Fusion>"
+(a MatMul and its bias Add as "<MatMul>/MatMulAddFusion"), and an
 NCHWc node by its last output tensor ("<tensor>_nchwc"), i.e. by the last node of what it fused; a node ORT fused away
 counts with the ORT node of the Conv/Gemm before it when it is not one itself (a residual Add,
-an activation, a BatchNormalization ORT fused into that Conv), else with its consumer's. A row is the smallest set of ONNX nodes
+an activation, a BatchNormalization ORT fused into that Conv), else with its consumer's. A node
+ORT's fusion names by its op type alone (BiasGelu: a bias Add and a GELU after a MatMul) counts
+with the nearest ORT node before it whose output it reads. A row is the smallest set of ONNX nodes
 closed under both groupings: octet's steps and ORT's nodes that ran the same part of the graph.
 ORT's layout reorders (ReorderInput/Output) join the row of the node they feed or follow in
 ORT's execution order; octet's relayout steps have no counterpart and are rows of their own.
@@ -155,23 +158,28 @@ def ort_profile(a, shapes, tmp, round_index):
     os.remove(files[0])
     runs = sorted((e["ts"], e["ts"] + e["dur"]) for e in events if e.get("cat") == "Session" and e.get("name") == "model_run")
     runs = runs[a.warmup:]
-    times, info = {}, {}
-    for e in events:
-        if e.get("cat") != "Node" or not e.get("name", "").endswith("_kernel_time"):
-            continue
+    times, info, first_run = {}, {}, []
+    seen = {}  # (run, name): occurrences so far
+    for e in sorted((e for e in events if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time")),
+                    key=lambda e: e["ts"]):
         run = next((k for k, (t0, t1) in enumerate(runs) if t0 <= e["ts"] <= t1), None)
         if run is None:
             continue
+        # A node ORT built by a fusion may be named by its op type alone (BiasGelu), once per
+        # place it fused: its k-th run within a model run is "<name>#k".
         name = e["name"][:-len("_kernel_time")]
-        times.setdefault(name, {}).setdefault(run, 0.0)
-        times[name][run] += e["dur"]
+        k = seen[(run, name)] = seen.get((run, name), 0) + 1
+        key = name if k == 1 else f"{name}#{k}"
+        times.setdefault(key, {}).setdefault(run, 0.0)
+        times[key][run] += e["dur"]
         args = e.get("args", {})
-        shape = args.get("output_type_shape") or [{}]
-        info[name] = (args.get("op_name", "?"), next(iter(shape[0].values()), None) if shape and shape[0] else None)
-    first_run = sorted((e["ts"], e["name"][:-len("_kernel_time")]) for e in events if e.get("cat") == "Node"
-                       and e.get("name", "").endswith("_kernel_time") and runs and runs[0][0] <= e["ts"] <= runs[0][1])
+        out_shape, in_shape = args.get("output_type_shape") or [{}], args.get("input_type_shape") or [{}]
+        info[key] = (args.get("op_name", "?"), next(iter(out_shape[0].values()), None) if out_shape[0] else None,
+                     next(iter(in_shape[0].values()), None) if in_shape[0] else None)
+        if run == 0:
+            first_run.append(key)
     # in execution order (the reorders are placed by their neighbours)
-    return {n: (statistics.median(times[n].values()), *info[n]) for _, n in first_run if n in times}
+    return {n: (statistics.median(times[n].values()), *info[n]) for n in first_run}
 
 
 # --- mapping -----------------------------------------------------------------------------------
@@ -195,8 +203,10 @@ class Groups:
         self.parent[self.find(x)] = self.find(y)
 
 
-def map_rows(nodes, steps, ort_names):
-    """Rows: [{nodes, steps (indices), ort (names)}], and the octet steps that name no ONNX node."""
+def map_rows(nodes, steps, ort_names, ort_shapes=None):
+    """Rows: [{nodes, steps (indices), ort (names)}], and the octet steps that name no ONNX node.
+    ort_shapes: {ORT name: (output shape, first input shape)}, for the nodes ORT's fusions name by
+    op type alone."""
     by_name = {n["name"]: n for n in nodes}
     producer = {o: n["name"] for n in nodes for o in n["outputs"]}
     consumers = {}
@@ -231,8 +241,9 @@ def map_rows(nodes, steps, ort_names):
         if prods:
             octet_of[n["name"]] = octet_of[max(prods, key=order.get)]
 
-    # ORT: a kept node by its name, a QDQ unit it fused (QLinearConv "<Conv>_token_12") by the
-    # node it was built around, an NCHWc node by its last output tensor
+    # ORT: a kept node by its name, a QDQ unit it fused (QLinearConv "<Conv>_token_12") or a
+    # fusion ("<MatMul>/MatMulAddFusion", a Gemm) by the node it was built around, an NCHWc node
+    # by its last output tensor
     ort_of, by_tensor = {}, {}
     for name in ort_names:
         unit = re.sub(r"_token_\d+$", "", name)
@@ -240,6 +251,8 @@ def map_rows(nodes, steps, ort_names):
             ort_of.setdefault(name, name)
         elif unit != name and unit in by_name:
             ort_of.setdefault(unit, name)
+        elif name.rsplit("/", 1)[0] in by_name:  # a fusion built on a node: "<node>/MatMulAddFusion"
+            ort_of.setdefault(name.rsplit("/", 1)[0], name)
         elif name.endswith("_nchwc") and name[:-6] in producer:
             by_tensor[name] = producer[name[:-6]]
             ort_of.setdefault(producer[name[:-6]], name)
@@ -296,6 +309,18 @@ def map_rows(nodes, steps, ort_names):
         if 0 <= j < len(ort_names):
             row_of[name] = row_of[ort_names[j]]
             row_of[name]["ort"].add(name)
+    # A node that names no ONNX node (a fusion named by its op type: BiasGelu after a MatMul)
+    # joins the row of the nearest node before it in ORT's order whose output it reads (same
+    # shape as its first input)
+    for k, name in enumerate(ort_names):
+        if name in row_of or not ort_shapes or ort_shapes[name][1] is None:
+            continue
+        j = k - 1
+        while j >= 0 and (ort_names[j] not in row_of or ort_shapes[ort_names[j]][0] != ort_shapes[name][1]):
+            j -= 1
+        if j >= 0:
+            row_of[name] = row_of[ort_names[j]]
+            row_of[name]["ort"].add(name)
     for name in ort_names:
         if name not in row_of:
             out.append({"nodes": [], "steps": set(), "ort": {name}, "label": name})
@@ -342,7 +367,7 @@ def main():
     ort_meta = {n: ort_rounds[0][n][1:] for n in ort_names}
 
     rows = []
-    for r in map_rows(nodes, steps, ort_names):
+    for r in map_rows(nodes, steps, ort_names, {n: (ort_meta[n][1], ort_meta[n][2]) for n in ort_names}):
         st = sorted(r["steps"])
         ot = sorted(r["ort"], key=lambda n: ort_names.index(n))
         main_step = max(st, key=lambda i: octet_us[i]) if st else None

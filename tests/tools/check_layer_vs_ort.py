@@ -5,6 +5,8 @@ the markdown table has its nine columns, and in the JSON every octet step and ev
 node is in exactly one row, every step that names an ONNX node shares its row with ORT nodes (the
 mapping found what ORT ran for it), and each row's figures add up. In the INT8 model each
 QLinearConv step has a row of its own (ORT's QLinearConv "<Conv>_token_N" is matched to its Conv).
+In a MatMul + bias + GELU (torch's Erf form, written with python3-onnx) ORT's Gelu or BiasGelu,
+a node named by its op type alone, shares the MatMul's row.
 
     check_layer_vs_ort.py --build BUILD_DIR     (exit 77: ONNX Runtime unavailable, a skip)
 """
@@ -27,7 +29,7 @@ def fail(msg):
     sys.exit(1)
 
 
-def check(build, model, batch, tmp, one_conv_a_row=False):
+def check(build, model, batch, tmp, one_conv_a_row=False, fused_with=None):
     js = os.path.join(tmp, "rows.json")
     cmd = [sys.executable, os.path.join(ROOT, "bench", "layer_vs_ort.py"), model, "--build", build, "--batch",
            str(batch), "--rounds", "2", "--runs", "3", "--warmup", "1", "--top", "0", "--json", js]
@@ -68,6 +70,12 @@ def check(build, model, batch, tmp, one_conv_a_row=False):
         for r in rows:
             if len(conv_steps.intersection(r["octet_steps"])) > 1:
                 fail(f"{name}: one row holds the QLinearConv steps {sorted(conv_steps.intersection(r['octet_steps']))}")
+    if fused_with:  # (octet op, ORT ops): one of the ORT ops in the row of the octet op's step
+        op, ort_ops = fused_with
+        step_rows = [r for r in rows if any(s["op"] == op and s["node"] in r["octet_steps"] for s in info["steps"])]
+        if not step_rows or any(not set(ort_ops) & set(r["ort_kernel"].split("+")) for r in step_rows):
+            fail(f"{name}: none of ORT's {ort_ops} in the row of the {op} step: "
+                 f"{[(r['label'], r['ort_kernel']) for r in rows]}")
     print(f"{name}: {len(steps)} octet steps and {len(ort_seen)} ORT nodes in {len(rows)} rows")
 
 
@@ -79,7 +87,35 @@ def main():
         check(build, os.path.join(ROOT, "models", "tinynet.onnx"), 1, tmp)
         check(build, os.path.join(ROOT, "models", "resnet8.onnx"), 4, tmp)
         check(build, quantized_resnet8(build, tmp), 1, tmp, one_conv_a_row=True)
+        check(build, gelu_mlp(tmp), 1, tmp, fused_with=("MatMul", ("Gelu", "BiasGelu")))
     return 0
+
+
+def gelu_mlp(tmp):
+    """x [1, 8, 8, 32] -> MatMul [32, 64] -> Add bias -> GELU as torch exports it (Div, Erf, Add,
+    Mul, Mul), ConvNeXt's MLP: ORT fuses the GELU into a node named "Gelu" (with the bias,
+    "BiasGelu", in ConvNeXt), the MatMul and its bias into "fc/MatMulAddFusion" here."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(3)
+    init = [numpy_helper.from_array(rng.standard_normal((32, 64)).astype(np.float32) * 0.2, "w"),
+            numpy_helper.from_array(rng.standard_normal(64).astype(np.float32) * 0.1, "b"),
+            numpy_helper.from_array(np.array(1.4142135, np.float32), "sqrt2"),
+            numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+            numpy_helper.from_array(np.array(0.5, np.float32), "half")]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"], name="fc"),
+             helper.make_node("Add", ["mm", "b"], ["h"], name="bias"),
+             helper.make_node("Div", ["h", "sqrt2"], ["d"], name="div"),
+             helper.make_node("Erf", ["d"], ["e"], name="erf"),
+             helper.make_node("Add", ["e", "one"], ["e1"], name="add1"),
+             helper.make_node("Mul", ["h", "e1"], ["m"], name="mul"),
+             helper.make_node("Mul", ["m", "half"], ["y"], name="half_mul")]
+    graph = helper.make_graph(nodes, "gelu_mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 32])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 8, 64])], init)
+    path = os.path.join(tmp, "gelu_mlp.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
 
 
 def quantized_resnet8(build, tmp):
