@@ -157,6 +157,11 @@ struct OpImpl {
   // plan may make it a view of the input (engine/plan_views.cc), and build() then gets the same
   // address for both.
   bool output_is_input = false;
+  // The same decided per node from the planned layouts: true when output 0 (`y`) holds input 0's
+  // (`x`) bytes at the same offsets (a Transpose that keeps the memory order, ConvNeXt's permute
+  // of a channels-last map to [N, H, W, C] and back); build() must then accept one address for
+  // both.
+  std::function<bool(const ir::Node& node, const TensorInfo& x, const TensorInfo& y)> output_is_input_when{};
   // True when build() honours OpContext::out_row_stride for this step: the plan may then have it
   // write output 0 straight into its place in a Concat's output (engine/plan_views.cc).
   std::function<bool(const OpContext&)> strided_output{};

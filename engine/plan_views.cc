@@ -1,7 +1,9 @@
 // Views: values that live inside another value's memory, so that no step copies them there.
 //
 // A Reshape (Flatten, Squeeze, Unsqueeze, Identity: OpImpl::output_is_input) gives its input's
-// bytes another shape: its output is a view of the input, and the step copies nothing.
+// bytes another shape, and a Transpose whose output layout keeps the input's memory order
+// (OpImpl::output_is_input_when) its dimensions another order: the output is a view of the
+// input, and the step copies nothing.
 //
 // A Concat's inputs can be written by their producers straight into their places in its
 // output, and the Concat then copies only the others (its build skips a piece whose source is
@@ -62,9 +64,11 @@ void Plan::choose_views() {
 
   for (const Pending& p : pending_) {
     if (!p.node || p.inputs.empty() || p.inputs[0].empty() || p.outputs.empty() || p.outputs[0].empty()) continue;
-    if (!find_op(p.node->op)->output_is_input) continue;
+    const OpImpl* op = find_op(p.node->op);
     const PlanValue& x = values_.at(p.inputs[0]);
     PlanValue& y = values_.at(p.outputs[0]);
+    if (!op->output_is_input && !(op->output_is_input_when && op->output_is_input_when(*p.node, x.info, y.info)))
+      continue;
     if (x.constant || x.row_stride != 0 || x.info.bytes() != y.info.bytes()) continue;
     std::tie(y.view_of, y.view_offset) = owner_of(p.inputs[0]);
   }

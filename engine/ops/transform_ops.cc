@@ -54,9 +54,27 @@ Layout transpose_layout(const TensorInfo& x, const std::vector<int64_t>& perm) {
   return Layout::row_major;
 }
 
+// True when the transpose's output (its planned layout) holds every element at the input's
+// offset: then the plan makes it a view (engine/plan_views.cc). perm as transpose_perm reads it,
+// already checked by infer.
+bool transpose_keeps_offsets(const ir::Node& node, const TensorInfo& x, const TensorInfo& y) {
+  const int64_t rank = int64_t(x.dims.size());
+  std::vector<int64_t> perm = node.attrs.ints("perm");
+  if (perm.empty())
+    for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
+  if (int64_t(perm.size()) != rank || y.dims.size() != x.dims.size()) return false;
+  const std::vector<int64_t> src = x.strides(), dst = y.strides();
+  for (int64_t k = 0; k < rank; ++k) {
+    const int64_t p = perm[size_t(k)] < 0 ? perm[size_t(k)] + rank : perm[size_t(k)];
+    if (y.dims[size_t(k)] != 1 && dst[size_t(k)] != src[size_t(p)]) return false;
+  }
+  return true;
+}
+
 OpImpl transpose_op() {
   OpImpl op;
   op.want_layout = any_layout;
+  op.output_is_input_when = transpose_keeps_offsets;
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     auto perm = transpose_perm(c, int64_t(c.info(0).dims.size()));
     ir::Dims out;
@@ -67,6 +85,10 @@ OpImpl transpose_op() {
     return ops::keeps_images_apart_if(transpose_perm(c, int64_t(c.info(0).dims.size())).at(0) == 0);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
+    if (in[0] == out[0]) {  // a view (transpose_keeps_offsets)
+      c.report_kernel({"view"});
+      return [] {};
+    }
     const TensorInfo& x = c.info(0);
     auto perm = transpose_perm(c, int64_t(c.info(0).dims.size()));
     auto in_strides = x.strides();

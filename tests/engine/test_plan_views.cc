@@ -168,6 +168,35 @@ TEST(PlanViews, AConcatOfOneInputIsThatInput) {
     }
 }
 
+// ConvNeXt's block: a channels-last map permuted to [N, H, W, C] for a LayerNormalization and a
+// MatMul, then back for the residual Add. Both Transposes keep the memory order of their input
+// and are views; one that swaps H and W (a real reordering) is a copy.
+TEST(PlanViews, TransposesThatKeepTheMemoryOrderAreViews) {
+  OnnxBuilder b(17, "permute", 7);
+  auto x = b.input("x", {-1, 16, 6, 5});
+  auto map = conv(b, x, 16, 16, 3, 16, "dw");
+  auto nhwc = b.node("Transpose", {map}, {{"perm", {0, 2, 3, 1}}});
+  auto normed = b.node("LayerNormalization", {nhwc, b.random_normal_init("ln_s", {16}, 1, 0.1f),
+                                              b.random_normal_init("ln_b", {16})},
+                       {{"axis", int64_t(-1)}});
+  auto mlp = b.node("MatMul", {normed, b.random_normal_init("fc", {16, 16}, 0, 0.3f)});
+  auto nchw = b.node("Transpose", {mlp}, {{"perm", {0, 3, 1, 2}}});
+  b.output(b.node("Add", {nchw, map}));
+  b.output(b.node("Sigmoid", {b.node("Transpose", {map}, {{"perm", {0, 1, 3, 2}}})}));
+  for (const int64_t batch : {int64_t(1), int64_t(2)}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    const ir::Dims dims = {batch, 16, 6, 5};
+    Session viewed = expect_the_bytes_of_copies(loader::load_onnx_bytes(b.serialize(), "permute"), dims, 11);
+    std::vector<std::string> kernels;
+    for (const PlanStep& s : viewed.plan_for({dims}).steps())
+      if (s.op == "Transpose") kernels.push_back(s.kernel);
+    ASSERT_EQ(kernels.size(), 3u);
+    EXPECT_EQ(kernels[0], "view");
+    EXPECT_EQ(kernels[1], "view");
+    EXPECT_NE(kernels[2], "view");
+  }
+}
+
 // A DenseNet block: each layer normalizes the Concat of every map before it, and the block's
 // last Concat joins them all. The layers' Concats are the first channels of the last one, read
 // there by their BatchNormalization (pixels the last one's C apart), and each layer's conv writes
