@@ -4,7 +4,8 @@
 // The scheme of the x86 kw4 kernel (kernels/x86/q8_dwconv__avx512vnni.cc) on 128-bit vectors:
 // each input row is rewritten once into a buffer whose int32 lane (ox, c) holds the 4 bytes
 // x[iy][ox*sw - pad_left + kx*dw][c], kx = 0..3, so one SDOT adds 4 taps of 4 channels, and a
-// built row serves every output row whose window covers it (a ring keyed by iy). ZIP1 / ZIP2
+// built row serves every output row whose window covers it (the ring of
+// kernels/conv/dwconv_kw4_rows.h, shared with x86). ZIP1 / ZIP2
 // interleave whole vectors (x86's unpacks stay inside 128-bit lanes), so the lanes are in
 // channel order: vector k of a 16-channel slot holds channels 4k .. 4k + 3.
 //
@@ -196,7 +197,7 @@ struct VectorWeights {
 template <int kTaps, int R>
 inline void vector_pixels(const VectorWeights<kTaps>& wv, const uint8_t* const* qtaps, size_t at, size_t pixel_bytes,
                           const Epilogue& ep, uint8_t* y, size_t C, size_t n) {
-  int32x4_t acc[kPixels];
+  int32x4_t acc[kPixels];  // all four go through the epilogue; only R are stored
   for (int i = 0; i < kPixels; ++i) acc[i] = wv.bias;
   for (int t = 0; t < wv.taps; ++t) {
     const int8x16_t wt = wv[t];
