@@ -14,11 +14,12 @@ its own. Neither the A57 nor the Cyclone model knows SDOT / SMMLA (they are cost
 vector ALU ops), so read the figures as a comparison of loop shapes under one model, not as a
 prediction. The model behind each -mcpu is printed with the table.
 
-  bench/arm_mca.py [--build build-arm] [--cpu cortex-a55 --cpu cortex-a72 --cpu apple-m1] [--epilogue]
+  bench/arm_mca.py [--build build-arm] [--cpu cortex-a55 --cpu cortex-a72 --cpu apple-m1] [--epilogue | --depthwise]
 
 --epilogue instead compares the INT8 tile epilogue's two ways on one 4x16 tile
 (bench/arm_epilogue_mca.cc, compiled with the neondot kernel's flags): cycles of each function's
-straight-line body.
+straight-line body. --depthwise compares the INT8 depthwise kernels (SMLAL, SDOT kw4) per output
+pixel and 16 channels on 3x3, 5x5 and 7x7 layers.
 """
 import argparse
 import re
@@ -146,6 +147,69 @@ def epilogue_table(build: Path, cpus) -> int:
     return 0
 
 
+def basic_blocks(asm: str):
+    """The straight-line blocks of a file's code: split at labels and after branches."""
+    blocks, cur = [], []
+    for line in asm.splitlines():
+        s = line.strip()
+        if re.match(r"^[\w.$]+:$", s) or s.startswith(".size"):
+            if cur:
+                blocks.append(cur)
+            cur = []
+            continue
+        if not s or s.startswith((".", "//")):
+            continue
+        if re.match(r"^(ret|b|b\.\w+|cbn?z|tbn?z|br)\b", s):
+            if cur:
+                blocks.append(cur)
+            cur = []
+            continue
+        cur.append(s)
+    return blocks + ([cur] if cur else [])
+
+
+def depthwise_table(build: Path, cpus) -> int:
+    """Instructions (and llvm-mca cycles) per output pixel and 16 channels of the two AArch64
+    INT8 depthwise kernels. kw4 (neondot): its step of 4 pixels x 4 channels for a 3x3 / 5x5 /
+    7x7 (12, 40, 56 SDOTs: the same count per pixel and 16 channels), plus the interior row
+    build per entry and 16 channels (one input row per output row at stride 1). SMLAL (neon): its
+    tap loop (4 pixels x 8 channels) times the taps, plus its per-pixel store of 8 channels."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dot, neon = Path(tmp) / "dot.s", Path(tmp) / "neon.s"
+        compile_to_asm(build, "q8_dwconv__neondot", dot)
+        compile_to_asm(build, "q8_dwconv__neon", neon)
+        dot_blocks, neon_blocks = basic_blocks(dot.read_text()), basic_blocks(neon.read_text())
+    count = lambda b, op: sum(1 for i in b if i.split()[0] == op)
+    stores = lambda b: sum(1 for i in b if i.split()[0] in ("st1", "str", "stp"))
+    # the stride-1 interior loop: one new input vector per entry (a q load, no memcpy of a tail),
+    # its pair zipped with the last one, four vectors stored; the u8 form adds the flip
+    builds = sorted((b for b in dot_blocks if sum(1 for i in b if i.startswith("zip")) == 6 and stores(b) >= 2
+                     and any(re.match(r"ldr\s+q", i) for i in b) and not any("memcpy" in i for i in b)), key=len)
+    build_insns = len(builds[-1]) if builds else 0
+    taps_loop = min((b for b in neon_blocks if count(b, "smlal") + count(b, "smlal2") == 8
+                     and count(b, "fcvtns") == 0), key=len)
+    stores_neon = sorted((b for b in neon_blocks if count(b, "fcvtns") == 2), key=len)
+    store_px = stores_neon[len(stores_neon) // 2]  # the median store block of one pixel, 8 channels
+    print("| layer | kernel (level) | instructions | " + " | ".join(f"cycles {c}" for c in cpus) + " |")
+    print("|---|---|---:|" + "---:|" * len(cpus))
+    for name, taps in (("3x3", 9), ("5x5", 25), ("7x7", 49)):
+        words = {9: 3, 25: 10, 49: 14}[taps]
+        step = min((b for b in dot_blocks if count(b, "sdot") == 4 * words), key=len, default=None)
+        if step is None:
+            continue
+        cells = [f"{mca(step, c)[1] + (mca(builds[-1], c)[1] if builds else 0):.0f}" for c in cpus]
+        print(f"| {name} | q8_dwconv_c16kw4 (neondot) | {len(step)} + {build_insns} | " + " | ".join(cells) + " |")
+        cells = [f"{taps * mca(taps_loop, c)[1] * 2 / 4 + 2 * mca(store_px, c)[1]:.0f}" for c in cpus]
+        neon_insns = taps * len(taps_loop) * 2 / 4 + 2 * len(store_px)
+        print(f"| {name} | q8_dwconv_c8 (neon) | {neon_insns:.0f} | " + " | ".join(cells) + " |")
+    print()
+    print(f"kw4: the step's instructions + one interior row-build entry's ({build_insns}); SMLAL: "
+          f"{len(taps_loop)} a tap for 4 pixels x 8 channels, {len(store_px)} to store a pixel's 8 channels. "
+          "Cycles: llvm-mca-14's total per iteration of those blocks (the A57 and Cyclone models cost SDOT "
+          "as a plain vector operation).")
+    return 0
+
+
 def demangle(names):
     out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
     pretty = []
@@ -161,6 +225,8 @@ def main() -> int:
     ap.add_argument("--build", default="build-arm", help="an AArch64 build folder (tools/arm/test.sh makes build-arm)")
     ap.add_argument("--cpu", action="append", help="llvm-mca -mcpu models (default: cortex-a55, cortex-a72, apple-m1)")
     ap.add_argument("--epilogue", action="store_true", help="the INT8 tile epilogue's two ways instead of the loops")
+    ap.add_argument("--depthwise", action="store_true",
+                    help="the INT8 depthwise kernels, SMLAL against SDOT kw4, per output pixel and 16 channels")
     a = ap.parse_args()
     cpus = a.cpu or ["cortex-a55", "cortex-a72", "apple-m1"]
     build = Path(a.build).resolve()
@@ -169,6 +235,8 @@ def main() -> int:
         return 2
     if a.epilogue:
         return epilogue_table(build, cpus)
+    if a.depthwise:
+        return depthwise_table(build, cpus)
     rows, models = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in KERNEL_FILES:
