@@ -37,44 +37,40 @@ std::vector<int64_t> transpose_perm(const OpContext& c, int64_t rank) {
   return perm;
 }
 
-// The output's layout: the one that keeps the input's memory order when there is one, so the
-// transpose is a plain copy and its consumers see the layout the input had (ConvNeXt's permute
-// to [N, H, W, C] of a channels-last feature map and back meet the residual branch channels-last
-// again); row-major otherwise.
-Layout transpose_layout(const TensorInfo& x, const std::vector<int64_t>& perm) {
-  const int rank = int(x.dims.size());
-  const std::vector<int> in_order = memory_order(rank, x.layout);
-  for (Layout l : {Layout::row_major, Layout::channels_last}) {
-    if (l == Layout::channels_last && rank != 4) continue;  // feature maps; [N, L, C] stays for MatMul
-    const std::vector<int> out_order = memory_order(rank, l);
-    bool same = true;
-    for (int k = 0; same && k < rank; ++k) same = perm[size_t(out_order[size_t(k)])] == in_order[size_t(k)];
-    if (same) return l;
-  }
-  return Layout::row_major;
+// True when a transpose by `perm` whose output is laid out `out` keeps the memory order of its
+// input's layout `in`: the output's bytes are then the input's.
+bool keeps_memory_order(int rank, Layout in, const std::vector<int64_t>& perm, Layout out) {
+  const std::vector<int> in_order = memory_order(rank, in), out_order = memory_order(rank, out);
+  for (int k = 0; k < rank; ++k)
+    if (perm[size_t(out_order[size_t(k)])] != in_order[size_t(k)]) return false;
+  return true;
 }
 
-// True when the transpose's output (its planned layout) holds every element at the input's
-// offset: then the plan makes it a view (engine/plan_views.cc). perm as transpose_perm reads it,
-// already checked by infer.
-bool transpose_keeps_offsets(const ir::Node& node, const TensorInfo& x, const TensorInfo& y) {
-  const int64_t rank = int64_t(x.dims.size());
-  std::vector<int64_t> perm = node.attrs.ints("perm");
-  if (perm.empty())
-    for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
-  if (int64_t(perm.size()) != rank || y.dims.size() != x.dims.size()) return false;
-  const std::vector<int64_t> src = x.strides(), dst = y.strides();
-  for (int64_t k = 0; k < rank; ++k) {
-    const int64_t p = perm[size_t(k)] < 0 ? perm[size_t(k)] + rank : perm[size_t(k)];
-    if (y.dims[size_t(k)] != 1 && dst[size_t(k)] != src[size_t(p)]) return false;
+// The output's layout: the one that keeps the input's memory order when there is one, so the
+// output is a view of the input (OpImpl::output_is_input_when) and its consumers see the layout
+// the input had (ConvNeXt's permute to [N, H, W, C] of a channels-last feature map and back
+// meet the residual branch channels-last again); row-major otherwise.
+Layout transpose_layout(const TensorInfo& x, const std::vector<int64_t>& perm) {
+  const int rank = int(x.dims.size());
+  for (Layout l : {Layout::row_major, Layout::channels_last}) {
+    if (l == Layout::channels_last && rank != 4) continue;  // feature maps; [N, L, C] stays for MatMul
+    if (keeps_memory_order(rank, x.layout, perm, l)) return l;
   }
-  return true;
+  return Layout::row_major;
 }
 
 OpImpl transpose_op() {
   OpImpl op;
   op.want_layout = any_layout;
-  op.output_is_input_when = transpose_keeps_offsets;
+  // perm as transpose_perm reads it, checked by infer before the plan asks
+  op.output_is_input_when = [](const ir::Node& node, const TensorInfo& x, const TensorInfo& y) {
+    const int rank = int(x.dims.size());
+    std::vector<int64_t> perm = node.attrs.ints("perm");
+    if (perm.empty())
+      for (int k = rank - 1; k >= 0; --k) perm.push_back(k);
+    for (int64_t& p : perm) p = p < 0 ? p + rank : p;
+    return keeps_memory_order(rank, x.layout, perm, y.layout);
+  };
   op.infer = [](const OpContext& c) -> std::vector<TensorInfo> {
     auto perm = transpose_perm(c, int64_t(c.info(0).dims.size()));
     ir::Dims out;
@@ -85,7 +81,7 @@ OpImpl transpose_op() {
     return ops::keeps_images_apart_if(transpose_perm(c, int64_t(c.info(0).dims.size())).at(0) == 0);
   };
   op.build = [](const OpContext& c, std::span<const void* const> in, std::span<void* const> out) -> Kernel {
-    if (in[0] == out[0]) {  // a view (transpose_keeps_offsets)
+    if (in[0] == out[0]) {  // a view (output_is_input_when)
       c.report_kernel({"view"});
       return [] {};
     }

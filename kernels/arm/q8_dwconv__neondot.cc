@@ -5,7 +5,7 @@
 // each input row is rewritten once into a buffer whose int32 lane (ox, c) holds the 4 bytes
 // x[iy][ox*sw - pad_left + kx*dw][c], kx = 0..3, so one SDOT adds 4 taps of 4 channels, and a
 // built row serves every output row whose window covers it (the ring of
-// kernels/conv/dwconv_kw4_rows.h, shared with x86). ZIP1 / ZIP2
+// kernels/conv/dwconv_kw4_rows.inc, shared with x86). ZIP1 / ZIP2
 // interleave whole vectors (x86's unpacks stay inside 128-bit lanes), so the lanes are in
 // channel order: vector k of a 16-channel slot holds channels 4k .. 4k + 3.
 //
@@ -22,9 +22,9 @@
 #include <arm_neon.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
-#include "kernels/conv/dwconv_kw4_rows.h"
 #include "kernels/conv/dwconv_list.h"
 #include "kernels/gemm/q8_gemm_list.h"
 
@@ -35,7 +35,7 @@ namespace {
 #include "kernels/arm/q8_neon_epilogue.inc"
 
 constexpr size_t kSlot = 16;        // channels per slot
-constexpr size_t kSlotBytes = 64;   // a slot's bytes in a built entry
+constexpr size_t kSlotBytes = 64;   // a slot's bytes in a built entry (dw_kw4_entry_bytes)
 constexpr int kPixels = 4;          // output pixels per step
 
 // n (1..16) channels' bytes at p, the rest zero, as SDOT reads them (u8 flipped to s8).
@@ -68,8 +68,6 @@ inline void store_quads(const Pairs& ab, const Pairs& cd, uint8_t* out) {
   vst1q_u8(out + 48, vreinterpretq_u8_u16(vzip2q_u16(ab_hi, cd_hi)));
 }
 
-inline size_t entry_bytes(size_t C) { return (C + kSlot - 1) / kSlot * kSlotBytes; }
-
 // Calls f(c0, n) for the slots of the range [c_begin, c_end) of Q8DwImageRowsArgs.
 template <class F>
 inline void for_each_slot(const Q8DwImageRowsArgs& a, F&& f) {
@@ -87,7 +85,7 @@ void build_entry(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox, uint8_t
     const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
     src[kx] = row && kx < s.kernel_w && ix >= 0 && ix < s.in_w ? row + static_cast<size_t>(ix) * C : a.pad;
   }
-  uint8_t* out = q + static_cast<size_t>(ox) * entry_bytes(C);
+  uint8_t* out = q + static_cast<size_t>(ox) * dw_kw4_entry_bytes(C);
   for_each_slot(a, [&](size_t c0, size_t n) {
     store_quads(interleave(load_x<XSigned>(src[0] + c0, n), load_x<XSigned>(src[1] + c0, n)),
                 interleave(load_x<XSigned>(src[2] + c0, n), load_x<XSigned>(src[3] + c0, n)), out + 4 * c0);
@@ -102,7 +100,7 @@ template <bool XSigned, int SW>
 void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin, int ox_end, uint8_t* q) {
   const Conv2dShape& s = *a.shape;
   const size_t C = static_cast<size_t>(s.in_c);
-  const size_t step = entry_bytes(C);
+  const size_t step = dw_kw4_entry_bytes(C);
   for_each_slot(a, [&](size_t c0, size_t n) {
     const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + c0;
     uint8_t* out = q + static_cast<size_t>(ox_begin) * step + 4 * c0;
@@ -138,14 +136,7 @@ void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin
 // more than a 3x3's dot products.
 struct Epilogue {
   NeonEpilogue::QuadBounds bounds;
-  explicit Epilogue(const Q8DwEpilogue& e) {
-    const int lo = static_cast<int>(e.lo) + e.zero_point, hi = static_cast<int>(e.hi) + e.zero_point;
-    const int shift = lo < 0 ? 128 : 0;  // only an s8 output reaches below 0 (QuadBytes)
-    bounds = {vdupq_n_f32(e.lo), vreinterpretq_s32_s16(vdupq_n_s16(static_cast<int16_t>(e.zero_point + shift))),
-              vreinterpretq_s32_u8(vdupq_n_u8(static_cast<uint8_t>(lo + shift))),
-              vreinterpretq_s32_u8(vdupq_n_u8(static_cast<uint8_t>(hi + shift))),
-              vreinterpretq_s32_u8(vdupq_n_u8(static_cast<uint8_t>(shift != 0 ? 0x80 : 0)))};
-  }
+  explicit Epilogue(const Q8DwEpilogue& e) : bounds(NeonEpilogue::quad_bounds(e.lo, e.hi, e.zero_point)) {}
   uint8x16_t bytes(const int32x4_t (&acc)[4], float32x4_t multiplier) const {
     const float32x4_t m[4] = {multiplier, multiplier, multiplier, multiplier};
     return NeonEpilogue::requantize4(acc, m, bounds);
@@ -215,7 +206,7 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int ta
   const Conv2dShape& s = *a.shape;
   const int n_taps = kTaps > 0 ? kTaps : taps;
   const size_t C = static_cast<size_t>(s.in_c);
-  const size_t pixel_bytes = entry_bytes(C);
+  const size_t pixel_bytes = dw_kw4_entry_bytes(C);
   const size_t slot_words = static_cast<size_t>(n_taps + 2) * kSlot;  // a slot's packed weights
   const Epilogue ep(a.ep);
   for_each_slot(a, [&](size_t c0, size_t n_slot) {
@@ -238,23 +229,10 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int ta
   });
 }
 
-template <bool XSigned>
-void image_rows(const Q8DwImageRowsArgs& a) {
-  auto entry = [&](const uint8_t* row, int ox, uint8_t* q) { build_entry<XSigned>(a, row, ox, q); };
-  auto interior = [&](auto stride, const uint8_t* row, int lo, int hi, uint8_t* q) {
-    build_interior<XSigned, decltype(stride)::value>(a, row, lo, hi, q);
-  };
-  dw_kw4_walk_rows(
-      a, [&](int iy, uint8_t* q) { dw_kw4_build_row(a, iy, q, entry, interior); },
-      [&](auto words, const uint8_t* const* qtaps, int taps, uint8_t* y) {
-        compute_row<decltype(words)::value>(a, qtaps, taps, y);
-      });
-}
+#include "kernels/conv/dwconv_kw4_rows.inc"
 
 }  // namespace
 
-void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a) {
-  a.ep.x_signed ? image_rows<true>(a) : image_rows<false>(a);
-}
+void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a) { kw4_image_rows(a); }
 
 }  // namespace octet::kernels::neondot

@@ -152,8 +152,10 @@ inline bool dw_kw4_fits(const Conv2dShape& s) {
                                              dw_kw4_register_words(s.kernel_h * dw_kw4_words(s)));
   return words_fit && dw_kw4_ring(s) <= kDwKw4MaxRing;
 }
+// Bytes of one entry of a built row: (C + 15) / 16 slots of 16 lanes x 4 bytes.
+inline size_t dw_kw4_entry_bytes(size_t C) { return (C + 15) / 16 * 64; }
 inline size_t dw_kw4_scratch_bytes(const Conv2dShape& s) {
-  return static_cast<size_t>(dw_kw4_ring(s)) * dw_kw4_entries(s) * ((s.in_c + 15) / 16) * 64;
+  return static_cast<size_t>(dw_kw4_ring(s)) * dw_kw4_entries(s) * dw_kw4_entry_bytes(static_cast<size_t>(s.in_c));
 }
 
 // How an INT8 entry wants its weights packed (per block of channel_tile channels):

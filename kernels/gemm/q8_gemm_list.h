@@ -74,11 +74,13 @@ struct QuadBytes {
   int zp, lo8, hi8;  // zero point and [lo, hi] + zero point, all + 128 for an s8 output
   int flip8;         // 0x80 for an s8 output (undoes the + 128), else 0
 };
-inline QuadBytes quad_bytes(const Q8IgemmArgs& g) {
-  const int lo = static_cast<int>(g.lo) + g.y_zero_point, hi = static_cast<int>(g.hi) + g.y_zero_point;
+// lo, hi: the clamp of the scaled accumulator (qmin - zp, qmax - zp), as Q8IgemmArgs holds it.
+inline QuadBytes quad_bytes(float lo_f, float hi_f, int32_t zero_point) {
+  const int lo = static_cast<int>(lo_f) + zero_point, hi = static_cast<int>(hi_f) + zero_point;
   const int shift = lo < 0 ? 128 : 0;  // only an s8 output reaches below 0
-  return {g.y_zero_point + shift, lo + shift, hi + shift, shift != 0 ? 0x80 : 0};
+  return {zero_point + shift, lo + shift, hi + shift, shift != 0 ? 0x80 : 0};
 }
+inline QuadBytes quad_bytes(const Q8IgemmArgs& g) { return quad_bytes(g.lo, g.hi, g.y_zero_point); }
 
 // What a tile stores: requantized bytes (fn), floats (fn_f32) or the int32 accumulators (fn_i32).
 enum class Q8Out { requantized, dequantized, int32 };

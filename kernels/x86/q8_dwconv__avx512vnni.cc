@@ -23,8 +23,8 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <climits>
 
-#include "kernels/conv/dwconv_kw4_rows.h"
 #include "kernels/conv/dwconv_list.h"
 #include "kernels/conv/q8_dwconv_taps.h"
 
@@ -135,7 +135,7 @@ template <bool XSigned>
 void build_entry(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox, uint8_t* q) {
   const Conv2dShape& s = *a.shape;
   const size_t C = static_cast<size_t>(s.in_c);
-  const size_t entry_bytes = (C + kTile - 1) / kTile * 64;
+  const size_t entry_bytes = dw_kw4_entry_bytes(C);
   const uint8_t* src[4];
   for (int kx = 0; kx < 4; ++kx) {
     const int ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
@@ -157,7 +157,7 @@ template <bool XSigned, int SW>
 void build_interior(const Q8DwImageRowsArgs& a, const uint8_t* row, int ox_begin, int ox_end, uint8_t* q) {
   const Conv2dShape& s = *a.shape;
   const size_t C = static_cast<size_t>(s.in_c);
-  const size_t entry_bytes = (C + kTile - 1) / kTile * 64;
+  const size_t entry_bytes = dw_kw4_entry_bytes(C);
   for_each_chunk(C, a.c_begin, a.c_end, [&](auto v, size_t c0, size_t n) {
     using V = decltype(v);
     const uint8_t* p = row + static_cast<size_t>(ox_begin * SW - s.pad_left) * C + c0;
@@ -226,7 +226,7 @@ struct Epilogue {
 // requantize_value(): 2 byte min/max per 64 channels instead of 8 float ones.
 //
 // The taps are the packed words of a slot: `taps` of them, word t read at qtaps[t] (kernel row
-// t / row_words, word t % row_words: image_rows). kTaps > 0 (== taps): the weights in
+// t / row_words, word t % row_words: dwconv_kw4_rows.inc). kTaps > 0 (== taps): the weights in
 // registers, for the whole block when kSlots * (kTaps + 2) zmm fit (kTaps <= kMaxBlockWords),
 // else a slot at a time (a 5x5 has 10 words a slot), its requantized vectors staged for a
 // chunk of pixels and packed once the block's slots are done. kTaps == 0: any count, weights
@@ -239,7 +239,7 @@ void compute_block(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int 
   const Conv2dShape& s = *a.shape;
   const int n_taps = kTaps > 0 ? kTaps : taps;
   const size_t C = static_cast<size_t>(s.in_c);
-  const size_t pixel_bytes = (C + kTile - 1) / kTile * 64;
+  const size_t pixel_bytes = dw_kw4_entry_bytes(C);
   const size_t words = (n_taps + 2) * kTile;  // one group's packed block
   const bool y_signed = a.ep.y_signed;
   const __m512i half_order = _mm512_setr_epi32(0, 8, 1, 9, 4, 12, 5, 13, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -340,7 +340,7 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int ta
   const int n_taps = kTaps > 0 ? kTaps : taps;
   const size_t C = static_cast<size_t>(s.in_c);
   const size_t groups = (C + kTile - 1) / kTile;
-  const size_t pixel_bytes = groups * 64;
+  const size_t pixel_bytes = dw_kw4_entry_bytes(C);
   const Epilogue ep(a.ep);
   const int32_t* w = a.packed;
   const size_t words = (n_taps + 2) * kTile;  // one slot's packed weights
@@ -400,24 +400,11 @@ void compute_row(const Q8DwImageRowsArgs& a, const uint8_t* const* qtaps, int ta
   }
 }
 
-template <bool XSigned>
-void image_rows(const Q8DwImageRowsArgs& a) {
-  auto entry = [&](const uint8_t* row, int ox, uint8_t* q) { build_entry<XSigned>(a, row, ox, q); };
-  auto interior = [&](auto stride, const uint8_t* row, int lo, int hi, uint8_t* q) {
-    build_interior<XSigned, decltype(stride)::value>(a, row, lo, hi, q);
-  };
-  dw_kw4_walk_rows(
-      a, [&](int iy, uint8_t* q) { dw_kw4_build_row(a, iy, q, entry, interior); },
-      [&](auto words, const uint8_t* const* qtaps, int taps, uint8_t* y) {
-        compute_row<decltype(words)::value>(a, qtaps, taps, y);
-      });
-}
+#include "kernels/conv/dwconv_kw4_rows.inc"
 
 }  // namespace
 
-void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a) {
-  a.ep.x_signed ? image_rows<true>(a) : image_rows<false>(a);
-}
+void q8_dwconv_c16kw4_image_rows(const Q8DwImageRowsArgs& a) { kw4_image_rows(a); }
 
 // The int32-lane kernels of q8_dwconv__avx512.cc with vpdpwssd, which fuses the vpmaddwd and
 // the vpaddd (same exactness argument: the weight's int32 lane has a zero high half).
