@@ -69,13 +69,15 @@ stage_done() {
 }
 stage_done "setup"
 
-# The zoo's small variants (tools/zoo/export.py --small: a model of each family the zoo covers
-# that exports in seconds, with ONNX Runtime's outputs), exported before configuring so that
+# The zoo's small variants (tools/zoo/export.py --small: a model of each torchvision family the
+# zoo covers that exports in seconds; --timm --small: timm's 35 families at 64 px, with timm from
+# the venv setup made; ONNX Runtime's outputs with each), exported before configuring so that
 # ZooParity.* are ctest entries (tests/parity/CMakeLists.txt), then quantized by the build below.
 ZOO="$ROOT/build/zoo"
 if [[ "${OCTET_SKIP_ZOO:-0}" != 1 ]]; then
   echo "== the zoo's small variants (torch export and ONNX Runtime's outputs) into $ZOO"
   /usr/bin/python3 "$ROOT/tools/zoo/export.py" --small --out "$ZOO" --calib-count 8
+  "$ROOT/third_party/timm/venv/bin/python" "$ROOT/tools/zoo/export.py" --timm --small --out "$ZOO" --calib-count 8
   export OCTET_ZOO_DIR="$ZOO"
   stage_done "zoo export"
 fi

@@ -1,18 +1,19 @@
-// The torchvision zoo (tools/zoo/export.py: random weights, re-estimated BatchNorm) against ONNX
-// Runtime, model by model:
+// The zoo (tools/zoo/export.py: torchvision's and timm's CNN families, random weights,
+// re-estimated BatchNorm) against ONNX Runtime, model by model:
 //   FP32  octet on input.npy at batch 2, and on its first image alone, against the stored ort/
-//         outputs: max |octet - ORT| <= 4.6e-5 * max |ORT| (the README's figure) and the same
-//         top-1 for every image.
+//         outputs: max |octet - ORT| <= 1e-4 * max |ORT| (issue 36's bound; a model whose own
+//         rounding amplifies past it has its own bound in zoo_gaps.txt) and the same top-1 for
+//         every image.
 //   INT8  where model_int8.onnx exists (`octet quantize ... --calib npy:calib.npy`, or
 //         bench/zoo_bench.py): octet and ORT on the same QDQ file, the int8 outputs (the final
 //         DequantizeLinear's input, read back through its scale) identical on every value (the
 //         README: "100% identical").
-// The zoo is not part of the project (CI does not export it): both tests skip, naming the export
-// command, when out/zoo is absent, and are ctest entries only when it exists at configure time
-// (tests/parity/CMakeLists.txt). OCTET_ZOO_DIR points them at another folder; OCTET_ZOO_ONLY
-// (comma-separated names) limits them to some models. One more test needs no zoo: a pattern the
-// zoo showed (an initializer shared by two convs, as torch's exporter writes equal tensors once)
-// must quantize into a model ONNX Runtime accepts.
+// The zoo is not part of the project (tools/test.sh exports its small variants into build/zoo):
+// the tests skip, naming the export command, when no zoo is there, and are ctest entries only
+// when it exists at configure time (tests/parity/CMakeLists.txt). OCTET_ZOO_DIR points them at
+// another folder; OCTET_ZOO_ONLY (comma-separated names) limits them to some models. One more
+// test needs no zoo: a pattern the zoo showed (an initializer shared by two convs, as torch's
+// exporter writes equal tensors once) must quantize into a model ONNX Runtime accepts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -48,7 +49,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kExport = "/usr/bin/python3 tools/zoo/export.py";
-constexpr double kFp32RelTolerance = 4.6e-5;
+// Issue 36's FP32 bound. 4.6e-5 held for torchvision's families; timm's at 64 px reach 5.4e-5
+// (CSPDarkNet-53, this Zen 4), and ORT's reference outputs come from the exporting CPU's kernels.
+constexpr double kFp32RelTolerance = 1e-4;
 
 fs::path zoo_dir() {
   if (const char* env = std::getenv("OCTET_ZOO_DIR"); env && *env) return env;
@@ -113,9 +116,18 @@ bool run_or_fail(Session& s, const ir::TensorData& x, const std::string& what, s
   }
 }
 
+std::map<std::string, bool> known_gaps(const std::string& check, std::map<std::string, double>* bounds = nullptr);
+void expect_listed(const std::map<std::string, bool>& gaps, const std::string& check, const std::string& model, bool ok,
+                   const std::string& detail);
+
+// FP32 within kFp32RelTolerance x max |ORT| of ORT's outputs, top-1 identical. A model whose
+// own rounding amplifies (a random net where octet's scalar and SIMD kernels differ as much)
+// has an "fp32 <model> <bound>" line in zoo_gaps.txt: it must stay under that bound instead.
 TEST(ZooParity, Fp32MatchesStoredOrtOutputs) {
   const auto models = zoo_models();
   OCTET_SKIP_WITHOUT_ZOO(models);
+  std::map<std::string, double> bounds;
+  const auto gaps = known_gaps("fp32", &bounds);
   for (const std::string& name : models) {
     SCOPED_TRACE(name);
     const fs::path d = zoo_dir() / name;
@@ -127,6 +139,9 @@ TEST(ZooParity, Fp32MatchesStoredOrtOutputs) {
       continue;
     }
     const ir::TensorData input = from_npy(npy::read((d / "input.npy").string()));
+    const double bound = bounds.count(name) ? bounds.at(name) : kFp32RelTolerance;
+    bool within_default = true;
+    std::string worst;
     for (int64_t batch : {input.dims[0], int64_t{1}}) {
       const ir::TensorData x = batch == input.dims[0] ? input : first_images(input, batch);
       std::vector<ir::TensorData> ours;
@@ -141,17 +156,19 @@ TEST(ZooParity, Fp32MatchesStoredOrtOutputs) {
         const Figures f = compare(ours[i], theirs);
         report({name, batch, out, f});
         EXPECT_TRUE(f.shape_ok) << f.shape_note;
-        EXPECT_TRUE(f.shape_ok && f.max_abs_diff <= kFp32RelTolerance * f.max_abs_ref)
+        EXPECT_TRUE(f.shape_ok && f.max_abs_diff <= bound * f.max_abs_ref)
             << name << " batch " << batch << " " << out << ": " << describe(f);
         EXPECT_TRUE(f.top1_identical()) << name << " batch " << batch << " " << out << ": " << describe(f);
+        if (!(f.max_abs_diff <= kFp32RelTolerance * f.max_abs_ref)) {
+          within_default = false;
+          worst = "batch " + std::to_string(batch) + " " + out + ": " + describe(f);
+        }
       }
     }
+    if (bounds.count(name))
+      expect_listed(gaps, "fp32", name, within_default, "FP32 outputs past the zoo's bound, " + worst);
   }
 }
-
-std::map<std::string, bool> known_gaps(const std::string& check);
-void expect_listed(const std::map<std::string, bool>& gaps, const std::string& check, const std::string& model, bool ok,
-                   const std::string& detail);
 
 TEST(ZooParity, Int8MatchesOrtOnTheSameQdqFile) {
   auto models = zoo_models();
@@ -227,14 +244,21 @@ TEST(ZooParity, Int8MatchesOrtOnTheSameQdqFile) {
 }
 
 // tests/parity/zoo_gaps.txt: "<check> <model> [cpu-dependent]" lines, the known gaps of a check,
-// each model mapped to whether its gap shows on some CPUs only.
-std::map<std::string, bool> known_gaps(const std::string& check) {
+// each model mapped to whether its gap shows on some CPUs only. The fp32 check's lines name a
+// bound after the model ("fp32 <model> <bound> [cpu-dependent]"), read into `bounds`.
+std::map<std::string, bool> known_gaps(const std::string& check, std::map<std::string, double>* bounds) {
   std::map<std::string, bool> out;
   std::ifstream in(fs::path(OCTET_SOURCE_DIR) / "tests" / "parity" / "zoo_gaps.txt");
   for (std::string line; std::getline(in, line);) {
     std::istringstream words(line.substr(0, line.find('#')));
     std::string c, model, flag;
     if (words >> c >> model && c == check) {
+      if (bounds != nullptr) {
+        double bound = 0;
+        if (!(words >> bound) || !(bound > kFp32RelTolerance))
+          ADD_FAILURE() << "zoo_gaps.txt: " << c << " " << model << " needs a bound above " << kFp32RelTolerance;
+        (*bounds)[model] = bound;
+      }
       words >> flag;
       if (!flag.empty() && flag != "cpu-dependent")
         ADD_FAILURE() << "zoo_gaps.txt: '" << flag << "' after " << c << " " << model << " (only cpu-dependent may follow)";
@@ -387,9 +411,17 @@ TEST(ZooParity, OrtToolFilesIdenticalToOrt) {
       SCOPED_TRACE(name + " " + stem);
       const fs::path d = zoo_dir() / name;
       const std::string file = (d / "ort_tool" / (std::string(stem) + ".onnx")).string();
-      ASSERT_TRUE(fs::exists(file)) << file << " is missing: run tools/zoo/ort_quantize_zoo.sh again";
-      // Either engine refusing the file is a gap too, listed with the reason.
+      // Either engine refusing the file is a gap too, listed with the reason; so is the tool
+      // refusing to write it (ort_quantize.py --keep-going leaves <stem>.refused, its error).
       const std::string check = std::string("ort_") + stem;
+      if (const fs::path refused = d / "ort_tool" / (std::string(stem) + ".refused"); fs::exists(refused)) {
+        std::ifstream in(refused);
+        std::string why;
+        std::getline(in, why);
+        expect_listed(gaps, check, name, false, "ONNX Runtime's quantization tool refuses to write it: " + why);
+        continue;
+      }
+      ASSERT_TRUE(fs::exists(file)) << file << " is missing: run tools/zoo/ort_quantize_zoo.sh again";
       std::unique_ptr<Session> loaded;
       try {
         loaded = std::make_unique<Session>(Session::load(file));

@@ -15,7 +15,10 @@ its tool refuses some torch exports without it), saved as preprocessed.onnx, and
 quantized.
 calib.npy is float32 [N, C, H, W] model inputs, fed to the calibrator in batches of 16. The
 venv (tools/setup.sh makes it from third_party/ort-quantization/requirements.txt) holds the
-pinned onnxruntime, onnx and numpy. Errors print one line on stderr and exit 1.
+pinned onnxruntime, onnx and numpy. Errors print one line on stderr and exit 1; with
+--keep-going a file the tool refuses to write (e.g. quantize_static on NF-RegNet, whose conv
+weights are computed in the graph: "Expected ... to be an initializer") is recorded instead, as
+DIR/<file stem>.refused holding the tool's one-line error, and the other files are still written.
 """
 import argparse
 import pathlib
@@ -28,6 +31,8 @@ def main():
     ap.add_argument("--calib", required=True, help="float32 .npy of model inputs [N, C, H, W]")
     ap.add_argument("--out", required=True)
     ap.add_argument("--preprocess", action="store_true", help="run ORT's quant_pre_process first")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="a file the tool refuses becomes <stem>.refused (its error); the others are still written")
     a = ap.parse_args()
 
     import numpy as np
@@ -55,11 +60,23 @@ def main():
             batch = next(self.batches, None)
             return None if batch is None else {input_name: batch}
 
-    for fmt, name in ((QuantFormat.QDQ, "static_qdq.onnx"), (QuantFormat.QOperator, "static_qoperator.onnx")):
-        quantize_static(a.model, str(out / name), Reader(), quant_format=fmt, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        calibrate_method=CalibrationMethod.MinMax)
-    quantize_dynamic(a.model, str(out / "dynamic.onnx"), weight_type=QuantType.QInt8)
+    def static(fmt):
+        return lambda path: quantize_static(a.model, path, Reader(), quant_format=fmt, per_channel=True,
+                                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                                            calibrate_method=CalibrationMethod.MinMax)
+
+    files = (("static_qdq", static(QuantFormat.QDQ)), ("static_qoperator", static(QuantFormat.QOperator)),
+             ("dynamic", lambda path: quantize_dynamic(a.model, path, weight_type=QuantType.QInt8)))
+    for stem, write in files:
+        (out / f"{stem}.refused").unlink(missing_ok=True)
+        try:
+            write(str(out / f"{stem}.onnx"))
+        except Exception as e:
+            if not a.keep_going:
+                raise
+            (out / f"{stem}.onnx").unlink(missing_ok=True)
+            (out / f"{stem}.refused").write_text(f"{type(e).__name__}: {e}".splitlines()[0] + "\n")  # never empty
+            print(f"ort_quantize.py: the tool refuses {stem}: {type(e).__name__}: {e}", file=sys.stderr)
     return 0
 
 

@@ -15,9 +15,10 @@ Every model runs at 224 px (timm's own default is 256 for the CSP ones, ECA-ResN
 GC-ResNeXt-26-TS, MobileNetV4-Medium and FastViT-T8, 192 for NF-RegNet-B0, 299 for Inception-v4
 and Xception-41): the survey runs each through FP32, static and dynamic INT8 on a shared 2-core
 machine, and 224 px keeps the largest under a few seconds a run without changing what the graph
-holds. None is among export.py's --small models, which CI exports with /usr/bin/python3 (no
-timm); a timm stage in CI would start from the cheapest, lcnet_100 or mobilenetv4_conv_small (a
-few seconds to export, about 10 s for the four ZooParity checks).
+holds. The test suite's copies (`export.py --timm --small`, which tools/test.sh runs with the
+venv's python into build/zoo beside torchvision's small models) are the same nets at SMALL_SIDE
+px: every block, weight and op of the 224-px graph, at about a twelfth of its work, so the zoo
+checks (tests/parity/test_zoo_parity.cc) cover all 35 families in CI in seconds.
 """
 import importlib
 
@@ -64,6 +65,10 @@ MODELS = {
 # Reparameterized after BatchNorm re-estimation, as the models are deployed.
 REPARAMETERIZE = {"mobileone_s0"}
 SIDE = 224
+# The test suite's side: every family downsamples 32x, leaving 2x2 maps at 64 px; Inception-v4's
+# unpadded stem and reductions need 75 px for a 1x1 map, so it runs at 96 (2x2 again).
+SMALL_SIDE = 64
+SMALL_SIDES = {"inception_v4": 96}
 
 
 def available():
@@ -100,6 +105,14 @@ def randomize_layer_scale(model, gen):
                     p.uniform_(0.1, 1.0, generator=gen)
 
 
-def zoo_entries():
-    """ZOO's rows: timm_NAME -> (constructor, side, opset, keep BatchNormalization, what)."""
-    return {f"timm_{n}": ((lambda n=n: create(n)), SIDE, opset, False, what) for n, (opset, what) in MODELS.items()}
+def zoo_entries(small=False):
+    """ZOO's rows: timm_NAME -> (constructor, side, opset, keep BatchNormalization, what); small:
+    at SMALL_SIDE px, the test suite's copies."""
+    def side(n):
+        return SMALL_SIDES.get(n, SMALL_SIDE) if small else SIDE
+
+    def note(n):
+        return f" (at {side(n)} px, the test suite's copy)" if small else ""
+
+    return {f"timm_{n}": ((lambda n=n: create(n)), side(n), opset, False, what + note(n))
+            for n, (opset, what) in MODELS.items()}
