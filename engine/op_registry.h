@@ -209,7 +209,7 @@ void register_qelementwise_ops(OpTable& t);  // QLinearAdd/Mul/Sigmoid/Silu/Glob
 void register_se_ops(OpTable& t);            // SqueezeExcite (passes::fuse_squeeze_excitation)
 void register_pwdw_ops(OpTable& t);          // PointwiseDepthwise (passes::fuse_pointwise_depthwise)
 void register_qsoftmax_op(OpTable& t);       // QLinearSoftmax (com.microsoft)
-void register_qbatchnorm_op(OpTable& t);     // QLinearBatchNormalization (octet's own: passes::fuse_qdq_batchnorm)
+void register_qbatchnorm_op(OpTable& t);     // QLinearBatchNormalization, QLinearBiasAdd (octet's own QDQ fusions)
 void register_qgroup_norm_op(OpTable& t);    // QLinearGroupNorm (octet's own: passes::fuse_qdq_group_norm)
 void register_qconcat_op(OpTable& t);        // QLinearConcat (com.microsoft)
 void register_dynamic_ops(OpTable& t);       // ConvIntegerToFloat, MatMulIntegerToFloat (passes::fuse_dynamic_quantization)

@@ -137,6 +137,11 @@ int fuse_group_norm(ir::Graph& g, const DimsAtBatches& dims_of);
 // (engine/passes_group_norm.cc). Session-run after fuse_group_norm; off with fuse_qdq or
 // fuse_group_norm. Returns the chains fused.
 int fuse_qdq_group_norm(ir::Graph& g, const DimsAtBatches& dims_of);
+// DequantizeLinear -> Add of a constant row along the last axis -> QuantizeLinear, per-tensor
+// 8-bit on both ends, each link read only by the next, x's shape kept: one QLinearBiasAdd step
+// (engine/ops/qbatchnorm_op.cc: the three steps' operations in registers, the same bits;
+// engine/passes_qdq_batchnorm.cc). Session-run with the shapes of its plans, off with fuse_qdq.
+int fuse_qdq_bias_add(ir::Graph& g, const DimsAtBatches& dims_of);
 
 // A Mul and / or an Add or Sub by scalar float constants after a Conv or PointwiseDepthwise
 // (after its fused activation) into the node, as ops::kScaleShiftAttr = [scale, shift]

@@ -132,6 +132,9 @@ Session::Session(ir::Graph graph, const SessionOptions& options, const StageSetu
   if (options.passes.fuse_qdq && options.passes.fuse_decompositions && options.passes.fuse_group_norm)
     pass_report_.push_back({"fuse GroupNorm chains between DequantizeLinear and QuantizeLinear",
                             passes::fuse_qdq_group_norm(graph_, dims_at_batches(shapes))});
+  if (options.passes.fuse_qdq)
+    pass_report_.push_back({"fuse a bias Add between DequantizeLinear and QuantizeLinear",
+                            passes::fuse_qdq_bias_add(graph_, dims_at_batches(shapes))});
   if (options.passes.drop_broadcast_expands)
     pass_report_.push_back({"read an Expand's input where its reader broadcasts it anyway", drop_broadcast_expands(shapes)});
   if (options.passes.prune_dead_taps)

@@ -414,6 +414,11 @@ std::vector<Probe> make() {
                                             b.random_uniform_init("", {16}, 0.5f, 2.0f)});
     b.output(testing::qdq(b, b.node("Relu", {bn}), kAct));
   });
+  row("QLinearBiasAdd", "QDQ float Add of a row along the last axis, a Linear's bias (octet's own op)",
+      [](OnnxBuilder& b) {
+        auto x = testing::qdq(b, map(b, {1, 64, 48}), kAct);
+        b.output(testing::qdq(b, b.node("Add", {x, init(b, {48})}), kAct));
+      });
   row("QLinearGroupNorm", "QDQ GroupNorm as torch exports it, 4 groups (octet's own op)", [](OnnxBuilder& b) {
     auto grouped = testing::qdq(b, b.node("Reshape", {testing::qdq(b, map(b), kAct), i64s(b, {1, 4, 256})}), kAct);
     auto norm = b.node("InstanceNormalization", {grouped, init(b, {4}), init(b, {4})});
