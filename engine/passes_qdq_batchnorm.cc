@@ -21,13 +21,31 @@ using graph_edit::producer_of;
 using graph_edit::sole_consumer;
 using graph_edit::zero_point_type;
 
+namespace {
+
+// The QuantizeLinear that ends a chain: per tensor, to an 8-bit type, one output.
+bool ends_chain(const ir::Graph& g, const ir::Node& q, const std::set<const ir::Node*>& dead) {
+  return q.op == "QuantizeLinear" && !dead.count(&q) && per_tensor_quantization(g, q) && q.outputs.size() == 1 &&
+         q.attrs.i("output_dtype", 0) == 0 && is_8bit(zero_point_type(g, q));
+}
+
+// The DequantizeLinear that starts one: per tensor, of an 8-bit map (not a constant), read only
+// by `reader` through `value`.
+bool starts_chain(ir::Graph& g, const ir::Node* dq, const std::string& value, const ir::Node* reader,
+                  const std::set<const ir::Node*>& dead) {
+  return dq != nullptr && !dead.count(dq) && dq->op == "DequantizeLinear" && per_tensor_quantization(g, *dq) &&
+         !g.is_constant(dq->input(0)) && is_8bit(zero_point_type(g, *dq)) && sole_consumer(g, value) == reader;
+}
+
+std::string optional_input(const ir::Node& n, size_t i) { return n.has_input(i) ? n.input(i) : std::string(); }
+
+}  // namespace
+
 int fuse_qdq_batchnorm(ir::Graph& g) {
   std::set<const ir::Node*> dead;
   int fused = 0;
   for (auto& q : g.nodes) {
-    if (q.op != "QuantizeLinear" || dead.count(&q) || !per_tensor_quantization(g, q) || q.outputs.size() != 1 ||
-        q.attrs.i("output_dtype", 0) != 0 || !is_8bit(zero_point_type(g, q)))
-      continue;
+    if (!ends_chain(g, q, dead)) continue;
     ir::Node* bn = producer_of(g, q.input(0));
     if (bn == nullptr || dead.count(bn) || bn->op != "BatchNormalization" || !bn->domain.empty() ||
         bn->outputs.size() != 1 || bn->inputs.size() != 5 || sole_consumer(g, q.input(0)) != &q)
@@ -35,11 +53,7 @@ int fuse_qdq_batchnorm(ir::Graph& g) {
     bool constants = true;
     for (size_t i = 1; i < 5; ++i) constants = constants && graph_edit::float_constant(g, bn->input(i)) != nullptr;
     ir::Node* dq = producer_of(g, bn->input(0));
-    if (!constants || dq == nullptr || dead.count(dq) || dq->op != "DequantizeLinear" ||
-        !per_tensor_quantization(g, *dq) || g.is_constant(dq->input(0)) || !is_8bit(zero_point_type(g, *dq)) ||
-        sole_consumer(g, bn->input(0)) != bn)
-      continue;
-    auto optional_input = [](const ir::Node& n, size_t i) { return n.has_input(i) ? n.input(i) : std::string(); };
+    if (!constants || !starts_chain(g, dq, bn->input(0), bn, dead)) continue;
     bn->op = "QLinearBatchNormalization";
     bn->inputs = {dq->input(0), dq->input(1), optional_input(*dq, 2), bn->input(1), bn->input(2), bn->input(3),
                   bn->input(4), q.input(1),   optional_input(q, 2)};
@@ -65,9 +79,7 @@ int fuse_qdq_bias_add(ir::Graph& g, const DimsAtBatches& dims_of) {
   std::set<const ir::Node*> dead;
   int fused = 0;
   for (auto& q : g.nodes) {
-    if (q.op != "QuantizeLinear" || dead.count(&q) || !per_tensor_quantization(g, q) || q.outputs.size() != 1 ||
-        q.attrs.i("output_dtype", 0) != 0 || !is_8bit(zero_point_type(g, q)))
-      continue;
+    if (!ends_chain(g, q, dead)) continue;
     ir::Node* add = producer_of(g, q.input(0));
     if (add == nullptr || dead.count(add) || add->op != "Add" || !add->domain.empty() || add->inputs.size() != 2 ||
         add->outputs.size() != 1 || sole_consumer(g, q.input(0)) != &q)
@@ -75,10 +87,7 @@ int fuse_qdq_bias_add(ir::Graph& g, const DimsAtBatches& dims_of) {
     const int b_index = graph_edit::float_constant(g, add->input(1)) ? 1 : 0;
     const ir::TensorData* b = graph_edit::float_constant(g, add->input(b_index));
     ir::Node* dq = producer_of(g, add->input(1 - b_index));
-    if (b == nullptr || b->dims.empty() || dq == nullptr || dead.count(dq) || dq->op != "DequantizeLinear" ||
-        !per_tensor_quantization(g, *dq) || g.is_constant(dq->input(0)) || !is_8bit(zero_point_type(g, *dq)) ||
-        sole_consumer(g, add->input(1 - b_index)) != add)
-      continue;
+    if (b == nullptr || b->dims.empty() || !starts_chain(g, dq, add->input(1 - b_index), add, dead)) continue;
     const int64_t c = b->dims.back();
     if (c < 1 || b->count() != c) continue;  // a row along the last axis, nothing else
     const auto xd = dims_of(dq->outputs[0]), yd = dims_of(add->outputs[0]);
@@ -86,7 +95,6 @@ int fuse_qdq_bias_add(ir::Graph& g, const DimsAtBatches& dims_of) {
     for (size_t i = 0; fits && i < xd->size(); ++i)
       fits = (*xd)[i] == (*yd)[i] && !(*xd)[i].empty() && (*xd)[i].back() == c && b->dims.size() <= (*xd)[i].size();
     if (!fits) continue;
-    auto optional_input = [](const ir::Node& n, size_t i) { return n.has_input(i) ? n.input(i) : std::string(); };
     const std::string bias = add->input(b_index);
     add->op = "QLinearBiasAdd";
     add->inputs = {dq->input(0), dq->input(1), optional_input(*dq, 2), bias, q.input(1), optional_input(q, 2)};
