@@ -9,6 +9,8 @@
 // the same bits, without the float map's three trips through memory. The scale and shift stay
 // per channel, so unlike fuse_qdq_float_chains no single 256-byte table holds the chain.
 #include <set>
+#include <string>
+#include <vector>
 
 #include "engine/graph_edit.h"
 #include "engine/passes.h"
@@ -39,6 +41,21 @@ bool starts_chain(ir::Graph& g, const ir::Node* dq, const std::string& value, co
 
 std::string optional_input(const ir::Node& n, size_t i) { return n.has_input(i) ? n.input(i) : std::string(); }
 
+// The float node between dq and q becomes `op` on x (8-bit): inputs x, x_scale, x_zero_point,
+// then `params`, then y_scale, y_zero_point; it writes q's output, and dq and q go.
+void become_step(ir::Node& n, const char* op, const std::vector<std::string>& params, ir::Node& dq, ir::Node& q,
+                 std::set<const ir::Node*>& dead) {
+  std::vector<std::string> inputs = {dq.input(0), dq.input(1), optional_input(dq, 2)};
+  inputs.insert(inputs.end(), params.begin(), params.end());
+  inputs.push_back(q.input(1));
+  inputs.push_back(optional_input(q, 2));
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.outputs = q.outputs;
+  dead.insert(&dq);
+  dead.insert(&q);
+}
+
 }  // namespace
 
 int fuse_qdq_batchnorm(ir::Graph& g) {
@@ -54,12 +71,8 @@ int fuse_qdq_batchnorm(ir::Graph& g) {
     for (size_t i = 1; i < 5; ++i) constants = constants && graph_edit::float_constant(g, bn->input(i)) != nullptr;
     ir::Node* dq = producer_of(g, bn->input(0));
     if (!constants || !starts_chain(g, dq, bn->input(0), bn, dead)) continue;
-    bn->op = "QLinearBatchNormalization";
-    bn->inputs = {dq->input(0), dq->input(1), optional_input(*dq, 2), bn->input(1), bn->input(2), bn->input(3),
-                  bn->input(4), q.input(1),   optional_input(q, 2)};
-    bn->outputs = q.outputs;
-    dead.insert(dq);
-    dead.insert(&q);
+    become_step(*bn, "QLinearBatchNormalization", {bn->input(1), bn->input(2), bn->input(3), bn->input(4)}, *dq, q,
+                dead);
     ++fused;
   }
   graph_edit::erase_marked(g, dead);
@@ -84,8 +97,9 @@ int fuse_qdq_bias_add(ir::Graph& g, const DimsAtBatches& dims_of) {
     if (add == nullptr || dead.count(add) || add->op != "Add" || !add->domain.empty() || add->inputs.size() != 2 ||
         add->outputs.size() != 1 || sole_consumer(g, q.input(0)) != &q)
       continue;
-    const int b_index = graph_edit::float_constant(g, add->input(1)) ? 1 : 0;
-    const ir::TensorData* b = graph_edit::float_constant(g, add->input(b_index));
+    const ir::TensorData* b = graph_edit::float_constant(g, add->input(1));
+    const int b_index = b != nullptr ? 1 : 0;
+    if (b == nullptr) b = graph_edit::float_constant(g, add->input(0));
     ir::Node* dq = producer_of(g, add->input(1 - b_index));
     if (b == nullptr || b->dims.empty() || !starts_chain(g, dq, add->input(1 - b_index), add, dead)) continue;
     const int64_t c = b->dims.back();
@@ -95,12 +109,7 @@ int fuse_qdq_bias_add(ir::Graph& g, const DimsAtBatches& dims_of) {
     for (size_t i = 0; fits && i < xd->size(); ++i)
       fits = (*xd)[i] == (*yd)[i] && !(*xd)[i].empty() && (*xd)[i].back() == c && b->dims.size() <= (*xd)[i].size();
     if (!fits) continue;
-    const std::string bias = add->input(b_index);
-    add->op = "QLinearBiasAdd";
-    add->inputs = {dq->input(0), dq->input(1), optional_input(*dq, 2), bias, q.input(1), optional_input(q, 2)};
-    add->outputs = q.outputs;
-    dead.insert(dq);
-    dead.insert(&q);
+    become_step(*add, "QLinearBiasAdd", {add->input(b_index)}, *dq, q, dead);
     ++fused;
   }
   graph_edit::erase_marked(g, dead);
