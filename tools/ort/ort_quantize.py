@@ -16,7 +16,7 @@ quantized.
 calib.npy is float32 [N, C, H, W] model inputs, fed to the calibrator in batches of 16. The
 venv (tools/setup.sh makes it from third_party/ort-quantization/requirements.txt) holds the
 pinned onnxruntime, onnx and numpy. Errors print one line on stderr and exit 1; with
---keep-going a file the tool refuses to write (e.g. quantize_static on NF-RegNet, whose conv
+--keep-going a file the tool refuses to write (e.g. quantize_dynamic on NF-RegNet, whose conv
 weights are computed in the graph: "Expected ... to be an initializer") is recorded instead, as
 DIR/<file stem>.refused holding the tool's one-line error, and the other files are still written.
 """
@@ -75,7 +75,7 @@ def main():
             if not a.keep_going:
                 raise
             (out / f"{stem}.onnx").unlink(missing_ok=True)
-            (out / f"{stem}.refused").write_text(f"{type(e).__name__}: {e}".splitlines()[0] + "\n")  # never empty
+            (out / f"{stem}.refused").write_text(f"{type(e).__name__}: {e}".splitlines()[0] + "\n")
             print(f"ort_quantize.py: the tool refuses {stem}: {type(e).__name__}: {e}", file=sys.stderr)
     return 0
 
